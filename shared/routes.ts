@@ -1,0 +1,93 @@
+/**
+ * The route table, written once. The CDK stack, the local gateway and each function's router read it,
+ * and `test/unit/routes.test.ts` proves the three agree.
+ */
+
+/** One Lambda per resource group (DESIGN.md). */
+export const resourceGroups = ['auth', 'users'] as const;
+export type ResourceGroup = (typeof resourceGroups)[number];
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** Which configurable area prefix a route lives under (spec "Addressing"). */
+export type Area = 'auth' | 'generative' | 'user';
+
+export interface RouteDefinition {
+  /** Stable name, used by function routers to bind handlers and by `events/` file names. */
+  id: string;
+  group: ResourceGroup;
+  method: HttpMethod;
+  area: Area;
+  /** Path after the area's subpath, in API Gateway syntax (`{name}` parameters). */
+  path: string;
+  /** Whether the route needs a user bearer token (every management route does). */
+  authenticated: boolean;
+}
+
+export const routeDefinitions: readonly RouteDefinition[] = [
+  {
+    id: 'auth.token',
+    group: 'auth',
+    method: 'POST',
+    area: 'auth',
+    path: '/auth/realms/{realm}/protocol/openid-connect/token',
+    authenticated: false,
+  },
+  {
+    id: 'auth.certs',
+    group: 'auth',
+    method: 'GET',
+    area: 'auth',
+    path: '/auth/realms/{realm}/protocol/openid-connect/certs',
+    authenticated: false,
+  },
+  {
+    id: 'users.identityProvider',
+    group: 'users',
+    method: 'GET',
+    area: 'user',
+    path: '/org/{orgUUID}/users/identity-provider',
+    authenticated: true,
+  },
+];
+
+/**
+ * Requests that match no route go to this group, whose router answers the standard 404 body; the
+ * CDK stack wires it as the HTTP API's `$default` route and the local gateway does the same.
+ */
+export const defaultRouteGroup: ResourceGroup = 'auth';
+
+export interface Subpaths {
+  generative: string;
+  user: string;
+}
+
+export interface Route extends RouteDefinition {
+  /** Full path as API Gateway sees it, e.g. `/user-management/org/{orgUUID}/users/identity-provider`. */
+  fullPath: string;
+  /** API Gateway route key, e.g. `GET /user-management/org/{orgUUID}/users`. */
+  routeKey: string;
+}
+
+export const defaultSubpaths: Subpaths = { generative: 'generative', user: 'user-management' };
+
+const SUBPATH = /^[a-z0-9][a-z0-9-]{0,62}$/;
+
+/** Resolves every route against the configured subpaths. */
+export function resolveRoutes(subpaths: Subpaths): Route[] {
+  for (const [area, value] of Object.entries(subpaths)) {
+    if (!SUBPATH.test(value)) {
+      throw new Error(`Subpath for the ${area} area must match ${SUBPATH} (got "${value}")`);
+    }
+  }
+  return routeDefinitions.map((route) => {
+    const prefix = route.area === 'auth' ? '' : `/${route.area === 'generative' ? subpaths.generative : subpaths.user}`;
+    const fullPath = `${prefix}${route.path}`;
+    return { ...route, fullPath, routeKey: `${route.method} ${fullPath}` };
+  });
+}
+
+/** The routes one function serves. */
+export function routesOfGroup(routes: Route[], group: ResourceGroup): Route[] {
+  return routes.filter((route) => route.group === group);
+}
