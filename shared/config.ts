@@ -48,6 +48,14 @@ function parseSigningKey(raw: string): Config['signingKey'] {
   throw new ConfigError('SIGNING_KEY must be "kms:<key id>" or "file:<path>"');
 }
 
+/** The area subpaths, readable without the rest of the configuration (routers need only these). */
+export function subpathsFromEnv(env: NodeJS.ProcessEnv = process.env): Subpaths {
+  return {
+    generative: env.GENERATIVE_SUBPATH || defaultSubpaths.generative,
+    user: env.USER_SUBPATH || defaultSubpaths.user,
+  };
+}
+
 export function readConfig(env: NodeJS.ProcessEnv): Config {
   const optional = (name: string) => (env[name] ? env[name] : undefined);
   return {
@@ -59,10 +67,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     accessTokenSeconds: positiveInt(env, 'ACCESS_TOKEN_SECONDS', 300),
     refreshTokenSeconds: positiveInt(env, 'REFRESH_TOKEN_SECONDS', 1800),
     sessionMaxSeconds: positiveInt(env, 'SESSION_MAX_SECONDS', 36000),
-    subpaths: {
-      generative: optional('GENERATIVE_SUBPATH') ?? defaultSubpaths.generative,
-      user: optional('USER_SUBPATH') ?? defaultSubpaths.user,
-    },
+    subpaths: subpathsFromEnv(env),
     region: optional('AWS_REGION') ?? 'us-east-1',
     endpoints: {
       dynamodb: optional('DYNAMODB_ENDPOINT'),

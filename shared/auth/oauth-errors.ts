@@ -1,0 +1,24 @@
+/** OAuth 2.0 token endpoint errors (RFC 6749 §5.2); the token route answers them in OAuth's own body. */
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type';
+
+const statusOf: Record<OAuthErrorCode, number> = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unsupported_grant_type: 400,
+};
+
+export class OAuthError extends Error {
+  readonly status: number;
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+  ) {
+    super(description);
+    this.name = 'OAuthError';
+    this.status = statusOf[error];
+  }
+}
+
+/** The one answer to every failed credential check, so that no reply hints whether an e-mail exists. */
+export const invalidCredentials = () => new OAuthError('invalid_grant', 'Invalid user credentials');

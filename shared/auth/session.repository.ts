@@ -1,0 +1,40 @@
+import { keys } from '../store/keys';
+import { deleteItem, getItem, putItem, updateItem } from '../store/table';
+
+/** A refresh session: the refresh token's secret is kept only as a hash. */
+export interface Session {
+  sessionId: string;
+  userUuid: string;
+  orgUuid: string;
+  clientId: string;
+  secretHash: string;
+  /** Epoch seconds: the refresh token's expiry (slides on each refresh, never past `endsAt`). */
+  expiresAt: number;
+  /** Epoch seconds: the session's absolute end. */
+  endsAt: number;
+}
+
+export async function createSession(session: Session): Promise<void> {
+  await putItem(
+    { ...keys.session(session.sessionId, session.userUuid), type: 'SESSION', ttl: session.endsAt, ...session },
+    { ConditionExpression: 'attribute_not_exists(PK)' },
+  );
+}
+
+export async function getSession(sessionId: string): Promise<Session | undefined> {
+  return getItem<Session>(keys.sessionKey(sessionId));
+}
+
+/** Replaces the refresh secret; false when another refresh used the old one first. */
+export async function rotateSession(sessionId: string, seenHash: string, newHash: string, expiresAt: number): Promise<boolean> {
+  return updateItem({
+    Key: keys.sessionKey(sessionId),
+    UpdateExpression: 'SET secretHash = :new, expiresAt = :exp',
+    ConditionExpression: 'secretHash = :seen',
+    ExpressionAttributeValues: { ':new': newHash, ':seen': seenHash, ':exp': expiresAt },
+  });
+}
+
+export async function deleteSession(sessionId: string): Promise<void> {
+  await deleteItem({ Key: keys.sessionKey(sessionId) });
+}

@@ -1,0 +1,121 @@
+import type middy from '@middy/core';
+import { OAuthError } from '../auth/oauth-errors';
+import {
+  BadRequestError,
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  NotFoundError,
+  UnauthenticatedError,
+  ValidationError,
+  errorCatalogue,
+  type ErrorCode,
+  type FieldIssue,
+} from '../errors';
+import { logger } from '../logger';
+import type { HttpEvent, HttpResult, RequestContext } from './types';
+
+/** The spec's standard error body (section 7), plus `details` on 422 validation errors. */
+export interface ErrorBody {
+  timestamp: number;
+  errorCode: ErrorCode;
+  errorType: 'API_ERROR' | 'API_INFO' | 'USER_ERROR';
+  message: string;
+  path: string;
+  details?: FieldIssue[];
+}
+
+interface Mapped {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  details?: FieldIssue[];
+}
+
+/** The one table from domain errors to HTTP statuses. */
+const statusByKind: [new (...args: never[]) => DomainError, number][] = [
+  [ValidationError, 422],
+  [BadRequestError, 400],
+  [UnauthenticatedError, 401],
+  [ForbiddenError, 403],
+  [NotFoundError, 404],
+  [ConflictError, 409],
+];
+
+interface HttpErrorLike {
+  statusCode: number;
+  message: string;
+  cause?: { package?: string };
+}
+
+const isHttpError = (error: unknown): error is HttpErrorLike =>
+  typeof error === 'object' && error !== null && typeof (error as HttpErrorLike).statusCode === 'number';
+
+/** Errors raised by middy's own middlewares (body parsers, router), in the spec's terms. */
+function mapMiddyError(error: HttpErrorLike): Mapped {
+  const source = error.cause?.package;
+  if (source === '@middy/http-router') {
+    return { status: 404, code: 'ROUTE_NOT_FOUND', message: errorCatalogue.ROUTE_NOT_FOUND };
+  }
+  if (error.message === 'Unsupported Media Type') {
+    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: errorCatalogue.UNSUPPORTED_MEDIA_TYPE };
+  }
+  if (source === '@middy/http-json-body-parser') {
+    return { status: 400, code: 'MALFORMED_JSON', message: 'The request body is missing or is not valid JSON' };
+  }
+  if (error.statusCode < 500) {
+    return { status: 400, code: 'BAD_REQUEST', message: errorCatalogue.BAD_REQUEST };
+  }
+  return { status: 500, code: 'INTERNAL', message: errorCatalogue.INTERNAL };
+}
+
+export function mapError(error: unknown): Mapped {
+  if (error instanceof DomainError) {
+    const status = statusByKind.find(([kind]) => error instanceof kind)?.[1] ?? 500;
+    const details = error instanceof ValidationError ? error.details : undefined;
+    return { status, code: error.code, message: error.message, details };
+  }
+  if (isHttpError(error)) return mapMiddyError(error);
+  return { status: 500, code: 'INTERNAL', message: errorCatalogue.INTERNAL };
+}
+
+export function errorBody(mapped: Mapped, path: string): ErrorBody {
+  return {
+    timestamp: Date.now(),
+    errorCode: mapped.code,
+    errorType: mapped.status >= 500 ? 'API_ERROR' : 'USER_ERROR',
+    message: mapped.message,
+    path,
+    ...(mapped.details ? { details: mapped.details } : {}),
+  };
+}
+
+/**
+ * Last in the chain, so its onError runs first: every error becomes the spec's body. A 5xx body is
+ * generic; the error itself (stack included) goes only to the log, under the request id.
+ */
+export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
+  return {
+    onError: (request) => {
+      if (request.response !== undefined) return;
+      const { error } = request;
+      if (error instanceof OAuthError) {
+        request.response = {
+          statusCode: error.status,
+          headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache' },
+          body: JSON.stringify({ error: error.error, error_description: error.description }),
+        };
+        return;
+      }
+      const mapped = mapError(error);
+      if (mapped.status >= 500) logger.error('unhandled error', error as Error);
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (mapped.status === 401) headers['www-authenticate'] = 'Bearer';
+      request.response = {
+        statusCode: mapped.status,
+        headers,
+        body: JSON.stringify(errorBody(mapped, request.event.rawPath ?? '')),
+      };
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type middy from '@middy/core';
+import { z } from 'zod';
+import { ValidationError, type FieldIssue } from '../errors';
+import type { HttpEvent, HttpResult, RequestContext } from './types';
+
+export interface RouteSchemas {
+  body?: z.ZodType;
+  query?: z.ZodType;
+  path?: z.ZodType;
+}
+
+/** Turns zod issues into the spec's 422 `details`, one entry per bad field. */
+export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] {
+  const name = (path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.') || '(body)';
+  return error.issues.flatMap((issue): FieldIssue[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        fieldName: name([...issue.path, key]),
+        message: 'This field is not allowed',
+        errorCode: 'FIELD_UNKNOWN',
+      }));
+    }
+    const missing = issue.code === 'invalid_type' && issue.input === undefined;
+    return [
+      {
+        fieldName: name(issue.path),
+        message: missing ? 'This field is required' : issue.message,
+        errorCode: missing ? 'FIELD_REQUIRED' : 'FIELD_INVALID',
+      },
+    ];
+  });
+}
+
+/** Validates path, query and body against the route's schemas; every problem is reported at once. */
+export function validate(schemas: RouteSchemas): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
+  return {
+    before: (request) => {
+      const { event } = request;
+      const issues: FieldIssue[] = [];
+      const parse = (schema: z.ZodType | undefined, value: unknown, prefix?: string) => {
+        if (!schema) return value;
+        const result = schema.safeParse(value);
+        if (result.success) return result.data;
+        issues.push(...toFieldIssues(result.error, prefix));
+        return undefined;
+      };
+      const path = parse(schemas.path, event.pathParameters ?? {});
+      const query = parse(schemas.query, event.queryStringParameters ?? {});
+      const body = parse(schemas.body, event.body);
+      if (issues.length > 0) throw new ValidationError(issues);
+      request.context.input = { body, query, path };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+/** Organization > environment > bot, and the bot's configuration resources (spec 2.1 to 2.6). */
+export interface Organization {
+  uuid: string;
+  name: string;
+  createdAt: string;
+}
+
+export interface Environment {
+  uuid: string;
+  orgUuid: string;
+  name: string;
+  active: boolean;
+  createdAt: string;
+}
+
+export interface Bot {
+  uuid: string;
+  orgUuid: string;
+  envUuid: string;
+  name: string;
+  active: boolean;
+  createdAt: string;
+}
+
+export const communicationStyles = [
+  'POLITE_AND_PERSUASIVE',
+  'WITTY_AND_CASUAL',
+  'EMPATHETIC_AND_HELPFUL',
+  'CONCISE_AND_PROFESSIONAL',
+  'FRIENDLY_AND_APPROACHABLE',
+] as const;
+export type CommunicationStyle = (typeof communicationStyles)[number];
+
+export interface Persona {
+  uuid: string;
+  botUuid: string;
+  name: string;
+  image?: string;
+  backstory?: string;
+  personality?: string;
+  communicationStyle: CommunicationStyle;
+}
+
+export interface BotFunction {
+  uuid: string;
+  botUuid: string;
+  name: string;
+}
+
+export interface Collection {
+  uuid: string;
+  botUuid: string;
+  name: string;
+  description: string;
+  documentCount: number;
+  searchType: { type: string; semanticWeight: number; fullTextWeight: number };
+  previousUserInput: number;
+  threshold: number;
+  topK: number;
+}
+
+export interface Rule {
+  uuid: string;
+  value: string;
+}
+
+export interface Tag {
+  uuid: string;
+  name: string;
+}
+
+export interface Parameters {
+  maximumTokens?: number;
+  requestTimeout: number;
+  temperature: number;
+  topP: number;
+  presencePenalty: number;
+  frequencyPenalty: number;
+}
+
+/** A supervisor or an agent of a bot (read back in the spec's Agent shape). */
+export interface AgentRecord {
+  uuid: string;
+  botUuid: string;
+  kind: 'SUPERVISOR' | 'AGENT';
+  role: string;
+  goal: string;
+  flowUUID: string;
+  instructions?: string;
+  guardrails?: string;
+  personaUuid: string;
+  inheritFromSupervisor: boolean;
+  constraints: Rule[];
+  tags: Tag[];
+  parameters?: Parameters;
+  functionUuids: string[];
+  collectionUuids: string[];
+  createdAt: string;
+  updatedAt: string;
+}

@@ -1,0 +1,72 @@
+/**
+ * The only module that builds key strings. Every item lives in one table under `PK`/`SK`, with one
+ * global secondary index `GSI1` (`GSI1PK`/`GSI1SK`); the README's "Data" section lists the access
+ * patterns.
+ */
+export interface ItemKey {
+  PK: string;
+  SK: string;
+}
+
+export interface IndexedKey extends ItemKey {
+  GSI1PK: string;
+  GSI1SK: string;
+}
+
+export const GSI1 = 'GSI1';
+
+const org = (orgUuid: string) => `ORG#${orgUuid}`;
+
+export const keys = {
+  organization: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'ORG' }),
+  /** Realm names are stored lower-case, so they are unique and looked up without regard to case. */
+  realm: (name: string): ItemKey => ({ PK: `REALM#${name.toLowerCase()}`, SK: 'REALM' }),
+
+  environment: (orgUuid: string, envUuid: string): ItemKey => ({ PK: org(orgUuid), SK: `ENV#${envUuid}` }),
+
+  /** A bot sits under its environment; GSI1 finds it from its uuid alone. */
+  bot: (orgUuid: string, envUuid: string, botUuid: string): IndexedKey => ({
+    PK: org(orgUuid),
+    SK: `ENV#${envUuid}#BOT#${botUuid}`,
+    GSI1PK: `BOT#${botUuid}`,
+    GSI1SK: 'BOT',
+  }),
+  botsOfEnvironment: (orgUuid: string, envUuid: string) => ({ PK: org(orgUuid), SKPrefix: `ENV#${envUuid}#BOT#` }),
+  botByUuid: (botUuid: string) => ({ GSI1PK: `BOT#${botUuid}`, GSI1SK: 'BOT' }),
+
+  agent: (botUuid: string, agentUuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `AGENT#${agentUuid}` }),
+  defaultSupervisor: (botUuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: 'DEFAULT_SUPERVISOR' }),
+  persona: (botUuid: string, uuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `PERSONA#${uuid}` }),
+  botFunction: (botUuid: string, uuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `FUNCTION#${uuid}` }),
+  collection: (botUuid: string, uuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `COLLECTION#${uuid}` }),
+
+  /** Users of an organization, newest first through GSI1. */
+  user: (orgUuid: string, userUuid: string, createdAt: string): IndexedKey => ({
+    PK: org(orgUuid),
+    SK: `USER#${userUuid}`,
+    GSI1PK: `${org(orgUuid)}#USERS`,
+    GSI1SK: `${createdAt}#${userUuid}`,
+  }),
+  userKey: (orgUuid: string, userUuid: string): ItemKey => ({ PK: org(orgUuid), SK: `USER#${userUuid}` }),
+  /** Claims an e-mail within an organization (uniqueness without transactions). */
+  emailClaim: (orgUuid: string, email: string): ItemKey => ({
+    PK: org(orgUuid),
+    SK: `EMAIL#${email.toLowerCase()}`,
+  }),
+
+  /** A refresh session; GSI1 lists a user's sessions so they can be revoked together. */
+  session: (sessionId: string, userUuid: string): IndexedKey => ({
+    PK: `SESSION#${sessionId}`,
+    SK: 'SESSION',
+    GSI1PK: `USER#${userUuid}#SESSIONS`,
+    GSI1SK: sessionId,
+  }),
+  sessionKey: (sessionId: string): ItemKey => ({ PK: `SESSION#${sessionId}`, SK: 'SESSION' }),
+};
+
+const keyAttributes = new Set(['PK', 'SK', 'GSI1PK', 'GSI1SK', 'type', 'ttl']);
+
+/** An item without its key and bookkeeping attributes. */
+export function withoutKeys<T>(item: Record<string, unknown>): T {
+  return Object.fromEntries(Object.entries(item).filter(([name]) => !keyAttributes.has(name))) as T;
+}

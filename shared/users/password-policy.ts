@@ -1,0 +1,12 @@
+/**
+ * The default password policy (spec, bulk-create rule 3): at least 6 characters, one upper-case and one
+ * lower-case letter, and one digit or special character. Returns what is wrong, or undefined.
+ */
+export function passwordProblem(password: string): string | undefined {
+  if (password.length < 6) return 'The password must have at least 6 characters';
+  if (password.length > 256) return 'The password must have at most 256 characters';
+  if (!/\p{Lu}/u.test(password)) return 'The password must contain an upper-case letter';
+  if (!/\p{Ll}/u.test(password)) return 'The password must contain a lower-case letter';
+  if (!/[^\p{L}]/u.test(password)) return 'The password must contain a digit or a special character';
+  return undefined;
+}

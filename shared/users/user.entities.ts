@@ -1,0 +1,24 @@
+export const roles = ['ADMIN', 'SUPERVISOR', 'EDITOR', 'VIEWER'] as const;
+export type Role = (typeof roles)[number];
+
+/** Access to one environment (a SUPERVISOR's environment-wide grant) or to one bot of it. */
+export interface Permission {
+  environmentUuid: string;
+  botUuid?: string;
+}
+
+export type UserStatus = 'ACTIVE' | 'DELETED';
+
+export interface UserRecord {
+  uuid: string;
+  orgUuid: string;
+  name: string;
+  email: string;
+  image?: string;
+  company?: string;
+  role: Role;
+  permissions: Permission[];
+  status: UserStatus;
+  createdAt: string;
+  updatedAt: string;
+}
