@@ -1,0 +1,107 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import { ComparisonOperator, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import * as path from 'node:path';
+
+export interface ServiceFunctionProps {
+  /** Resource group: also the Powertools service name. */
+  readonly group: string;
+  readonly entry: string;
+  /** Directory holding package.json and package-lock.json; esbuild resolves modules from it. */
+  readonly projectRoot: string;
+  readonly logLevel: string;
+  readonly environment?: Record<string, string>;
+  readonly timeout?: Duration;
+  readonly alarmAction?: IAlarmAction;
+}
+
+/**
+ * One resource group's Lambda function with the runtime defaults every group shares: Node.js 22 on
+ * arm64, bundled locally by esbuild, its own role and log group, X-Ray, and error and throttle alarms.
+ * Access to other resources comes only through the `bind…` helpers, which also set the matching
+ * environment variable.
+ */
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+
+    const logGroup = new LogGroup(this, 'Logs', { retention: RetentionDays.ONE_MONTH });
+    // An explicit role instead of the default one, which would carry the AWSLambdaBasicExecutionRole
+    // managed policy (logs on every log group of the account): this one may write to its own only.
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs the ${props.group} function of the management API`,
+    });
+    logGroup.grantWrite(role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      projectRoot: props.projectRoot,
+      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      role,
+      logGroup,
+      tracing: Tracing.ACTIVE,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: props.group,
+        POWERTOOLS_LOG_LEVEL: props.logLevel,
+        // Stack traces point into the TypeScript sources through the bundled source map.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      bundling: {
+        minify: true,
+        sourceMap: true,
+        target: 'node22',
+        format: OutputFormat.CJS,
+        // Bundle the AWS SDK too, so the function runs the versions the lock file pins and tests ran,
+        // not whichever the Lambda runtime happens to ship.
+        externalModules: [],
+        forceDockerBundling: false,
+      },
+    });
+
+    Validations.of(this.function).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is the runtime the project pins (DESIGN.md), matching the esbuild target and the ' +
+        'Node version the tests run on; moving to a newer runtime is a deliberate, tested upgrade.',
+    });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only the X-Ray statement added by active tracing: xray:PutTraceSegments and ' +
+        'xray:PutTelemetryRecords support no resource-level permissions. test/infra checks that no ' +
+        'other statement uses Resource "*".',
+    });
+
+    const alarmProps = {
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    };
+    const period = Duration.minutes(5);
+    const alarms = [
+      this.function.metricErrors({ period, statistic: 'Sum' }).createAlarm(this, 'ErrorsAlarm', {
+        ...alarmProps,
+        alarmDescription: `The ${props.group} function failed (unhandled error or timeout)`,
+      }),
+      this.function.metricThrottles({ period, statistic: 'Sum' }).createAlarm(this, 'ThrottlesAlarm', {
+        ...alarmProps,
+        alarmDescription: `The ${props.group} function was throttled`,
+      }),
+    ];
+    if (props.alarmAction) for (const alarm of alarms) alarm.addAlarmAction(props.alarmAction);
+  }
+}

@@ -1,0 +1,123 @@
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import dynalite from 'dynalite';
+import S3rver from 's3rver';
+import sesModule from 'aws-ses-v2-local';
+import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';
+import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
+import { CryptoService } from 'cognito-local/lib/services/crypto';
+import { StormDBDataStoreFactory } from 'cognito-local/lib/services/dataStore/stormDb';
+import { ConsoleMessageSender } from 'cognito-local/lib/services/messageDelivery/consoleMessageSender';
+import { MessageDeliveryService } from 'cognito-local/lib/services/messageDelivery/messageDelivery';
+import { otp } from 'cognito-local/lib/services/otp';
+import { JwtTokenGenerator } from 'cognito-local/lib/services/tokenGenerator';
+import { UserPoolServiceFactoryImpl } from 'cognito-local/lib/services/userPoolService';
+import { loadConfig } from 'cognito-local/lib/server/config';
+import { Router } from 'cognito-local/lib/server/Router';
+import { createServer } from 'cognito-local/lib/server/server';
+
+const HOST = '127.0.0.1';
+
+// aws-ses-v2-local is CommonJS with an `exports.default`: Node's ESM loader hands over the whole
+// exports object, esbuild's interop (jest) the function itself.
+const sesServer = ((sesModule as unknown as { default?: typeof sesModule }).default ?? sesModule) as typeof sesModule;
+
+export interface Emulators {
+  endpoints: { dynamodb: string; s3: string; cognito: string; ses: string };
+  /** JSON list of the e-mails the SES emulator received. */
+  mailboxUrl: string;
+  stop(): Promise<void>;
+}
+
+const urlOf = (server: Server) => `http://${HOST}:${(server.address() as AddressInfo).port}`;
+
+function listen(server: Server): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, HOST, () => resolve(server));
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections?.();
+    server.close(() => resolve());
+  });
+}
+
+/** A pino-shaped logger that drops everything: cognito-local logs each call otherwise. */
+const silentLogger: Record<string, unknown> = {};
+for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) silentLogger[level] = () => undefined;
+silentLogger.child = () => silentLogger;
+silentLogger.level = 'silent';
+
+/**
+ * cognito-local's own `createDefaultServer` keeps its data under `./.cognito`; this is the same wiring
+ * with the data directory ours to choose.
+ */
+async function startCognito(directory: string): Promise<Server> {
+  mkdirSync(join(directory, 'db'), { recursive: true });
+  const ctx = { logger: silentLogger } as never;
+  const config = await loadConfig(ctx, new StormDBDataStoreFactory(directory));
+  // cognito-local's pools default to e-mail usernames; ours are user uuids, as in the CDK user pool.
+  delete config.UserPoolDefaults.UsernameAttributes;
+  const clock = new DateClock();
+  const dataStoreFactory = new StormDBDataStoreFactory(join(directory, 'db'));
+  const cognito = await new CognitoServiceFactoryImpl(
+    join(directory, 'db'),
+    dataStoreFactory,
+    new UserPoolServiceFactoryImpl(clock, dataStoreFactory),
+  ).create(ctx, config.UserPoolDefaults);
+  // No Lambda triggers are configured, so the Lambda service is never called.
+  const triggers = new TriggersService(clock, cognito, new LambdaService(config.TriggerFunctions, {} as never), new CryptoService(config.KMSConfig));
+  const services = {
+    clock,
+    cognito,
+    config,
+    messages: new MessagesService(triggers, new MessageDeliveryService(new ConsoleMessageSender())),
+    otp,
+    tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig),
+    triggers,
+  };
+  const server = createServer(Router(services as never), silentLogger as never, { port: 0, hostname: HOST }, services as never);
+  return (await server.start()) as Server;
+}
+
+/** Starts dynalite, s3rver, cognito-local and aws-ses-v2-local on free loopback ports. */
+export async function startEmulators(dataDir: string, bucketName: string): Promise<Emulators> {
+  const started: (() => Promise<void>)[] = [];
+  try {
+    mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+    const dynamo = await listen(dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));
+    started.push(() => close(dynamo));
+
+    mkdirSync(join(dataDir, 's3'), { recursive: true });
+    const s3 = new S3rver({ address: HOST, port: 0, directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: bucketName }] });
+    const s3Address = await s3.run();
+    started.push(() => s3.close());
+
+    const cognito = await startCognito(join(dataDir, 'cognito'));
+    started.push(() => close(cognito));
+
+    const ses = await sesServer({ host: HOST, port: 0 });
+    started.push(() => close(ses));
+
+    return {
+      endpoints: {
+        dynamodb: urlOf(dynamo),
+        s3: `http://${HOST}:${s3Address.port}`,
+        cognito: urlOf(cognito),
+        ses: urlOf(ses),
+      },
+      mailboxUrl: `${urlOf(ses)}/store`,
+      stop: async () => {
+        await Promise.all(started.map((stop) => stop()));
+      },
+    };
+  } catch (error) {
+    await Promise.all(started.map((stop) => stop().catch(() => undefined)));
+    throw error;
+  }
+}

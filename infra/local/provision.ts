@@ -1,0 +1,97 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  CognitoIdentityProviderClient,
+  CreateUserPoolClientCommand,
+  CreateUserPoolCommand,
+  DescribeUserPoolClientCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { GSI1 } from '../../shared/store/keys';
+
+export const LOCAL_TABLE = 'management-api';
+export const LOCAL_BUCKET = 'management-api-bulk';
+const REGION = 'us-east-1';
+const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+
+/** The same keys and index as the CDK table (test/infra asserts that side). */
+export async function ensureTable(endpoint: string): Promise<void> {
+  const client = new DynamoDBClient({ endpoint, region: REGION, credentials });
+  try {
+    await client.send(
+      new CreateTableCommand({
+        TableName: LOCAL_TABLE,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: ['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: GSI1,
+            KeySchema: [
+              { AttributeName: 'GSI1PK', KeyType: 'HASH' },
+              { AttributeName: 'GSI1SK', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ResourceInUseException)) throw error;
+  } finally {
+    client.destroy();
+  }
+}
+
+interface PoolState {
+  userPoolId: string;
+  clientId: string;
+}
+
+/** Creates the user pool and console client once; their ids are kept in `.local/` with the data. */
+export async function ensureUserPool(endpoint: string, dataDir: string): Promise<PoolState> {
+  const stateFile = join(dataDir, 'user-pool.json');
+  const client = new CognitoIdentityProviderClient({ endpoint, region: REGION, credentials });
+  try {
+    if (existsSync(stateFile)) {
+      const state = JSON.parse(readFileSync(stateFile, 'utf8')) as PoolState;
+      const found = await client
+        .send(new DescribeUserPoolClientCommand({ UserPoolId: state.userPoolId, ClientId: state.clientId }))
+        .then(() => true)
+        .catch(() => false);
+      if (found) return state;
+    }
+    const { UserPool } = await client.send(
+      new CreateUserPoolCommand({
+        PoolName: 'management-api-local',
+        Policies: { PasswordPolicy: { MinimumLength: 6, RequireLowercase: true, RequireUppercase: true } },
+      }),
+    );
+    const { UserPoolClient } = await client.send(
+      new CreateUserPoolClientCommand({
+        UserPoolId: UserPool!.Id!,
+        ClientName: 'management-console',
+        ExplicitAuthFlows: ['ALLOW_ADMIN_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+      }),
+    );
+    const state = { userPoolId: UserPool!.Id!, clientId: UserPoolClient!.ClientId! };
+    writeFileSync(stateFile, JSON.stringify(state, null, 2));
+    return state;
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The local token signing key: a P-256 private JWK generated once under `.local/` (KMS in AWS). */
+export function ensureSigningKey(dataDir: string): string {
+  const path = join(dataDir, 'signing-key.json');
+  if (!existsSync(path)) {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeFileSync(path, JSON.stringify(privateKey.export({ format: 'jwk' })), { mode: 0o600 });
+  }
+  return path;
+}

@@ -1,0 +1,84 @@
+import {
+  addBot,
+  addCollection,
+  addEnvironment,
+  addFunction,
+  addPersona,
+  addSupervisor,
+  createOrganization,
+} from '../../shared/org/org-admin.service';
+
+export interface SeededBot {
+  uuid: string;
+  name: string;
+  personas: { uuid: string; name: string }[];
+  functions: { uuid: string; name: string }[];
+  collections: { uuid: string; name: string }[];
+}
+
+export interface SeededOrg {
+  uuid: string;
+  name: string;
+  admin: { email: string; password: string };
+  environments: { uuid: string; name: string; bots: SeededBot[] }[];
+}
+
+const named = <T extends { uuid: string; name: string }>({ uuid, name }: T) => ({ uuid, name });
+
+/** Demo content: what `npm start` and the integration tests start from. Passwords are for local use only. */
+export const demoOrganizations = [
+  { name: 'acme', adminName: 'Ada Acme', adminEmail: 'admin@acme.example', adminPassword: 'Acme-Admin-1' },
+  { name: 'globex', adminName: 'Gus Globex', adminEmail: 'admin@globex.example', adminPassword: 'Globex-Admin-1' },
+];
+
+async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<SeededBot> {
+  const bot = await addBot(orgUuid, envUuid, name);
+  const personas = [
+    await addPersona(bot.uuid, {
+      name: 'Helpful guide',
+      backstory: 'Has answered customer questions for years.',
+      personality: 'Patient, clear, warm',
+      communicationStyle: 'EMPATHETIC_AND_HELPFUL',
+    }),
+    await addPersona(bot.uuid, {
+      name: 'Straight shooter',
+      backstory: 'A former support lead who values time.',
+      personality: 'Direct, precise',
+      communicationStyle: 'CONCISE_AND_PROFESSIONAL',
+    }),
+  ];
+  const functions = [
+    await addFunction(bot.uuid, 'lookupOrder'),
+    await addFunction(bot.uuid, 'createTicket'),
+    await addFunction(bot.uuid, 'checkStock'),
+  ];
+  const collections = [
+    await addCollection(bot.uuid, { name: 'Product manuals', description: 'Manuals of every product', documentCount: 42 }),
+    await addCollection(bot.uuid, { name: 'Return policy', description: 'Returns and refunds', documentCount: 3 }),
+  ];
+  await addSupervisor(bot.uuid, {
+    role: 'Supervisor',
+    goal: `Route each conversation of ${name} to the agent that can help`,
+    personaUuid: personas[0]!.uuid,
+    instructions: 'Greet the user, find out what they need and hand over to the right agent.',
+    guardrails: 'Never share personal data of other customers.',
+    isDefault: true,
+  });
+  return { ...named(bot), personas: personas.map(named), functions: functions.map(named), collections: collections.map(named) };
+}
+
+/** Seeds the demo organizations, each with an ADMIN, two environments and two bots per environment. */
+export async function seedDemo(): Promise<SeededOrg[]> {
+  const seeded: SeededOrg[] = [];
+  for (const demo of demoOrganizations) {
+    const { organization } = await createOrganization(demo);
+    const environments = [];
+    for (const envName of ['Production', 'Staging']) {
+      const env = await addEnvironment(organization.uuid, envName);
+      const bots = [await seedBot(organization.uuid, env.uuid, `${envName} sales bot`), await seedBot(organization.uuid, env.uuid, `${envName} support bot`)];
+      environments.push({ ...named(env), bots });
+    }
+    seeded.push({ ...named(organization), admin: { email: demo.adminEmail, password: demo.adminPassword }, environments });
+  }
+  return seeded;
+}

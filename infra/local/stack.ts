@@ -1,0 +1,130 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/routes';
+import { subpathsFromEnv } from '../../shared/config';
+import { startEmulators, type Emulators } from './emulators';
+import { createGateway, type LambdaHandler } from './gateway';
+import { LOCAL_BUCKET, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } from './provision';
+import { seedDemo, type SeededOrg } from './seed';
+
+/** What `.local/stack.json` describes. */
+export interface StackInfo {
+  apiUrl: string;
+  authUrl: string;
+  generativeSubpath: string;
+  userSubpath: string;
+  clientId: string;
+  mailboxUrl: string;
+  orgs: SeededOrg[];
+}
+
+export interface LocalStackOptions {
+  dataDir: string;
+  /** Gateway port; 0 takes a free one. */
+  port: number;
+  /** Discard the data directory and seed anew. */
+  fresh?: boolean;
+  subpaths?: Partial<Subpaths>;
+}
+
+export interface LocalStack {
+  info: StackInfo;
+  stop(): Promise<void>;
+}
+
+const FUNCTION_ENV = [
+  'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'TABLE_NAME', 'BULK_BUCKET_NAME', 'USER_POOL_ID',
+  'USER_POOL_CLIENT_ID', 'SIGNING_KEY', 'TOKEN_ISSUER', 'GENERATIVE_SUBPATH', 'USER_SUBPATH', 'DYNAMODB_ENDPOINT',
+  'COGNITO_ENDPOINT', 'S3_ENDPOINT', 'SES_ENDPOINT',
+];
+
+export class PortInUseError extends Error {}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(`Port ${port} is already in use`) : error),
+    );
+    server.listen(port, '127.0.0.1', () => resolvePort((server.address() as AddressInfo).port));
+  });
+}
+
+/**
+ * Starts the whole local stack in this process: the emulators, the table, bucket, user pool and console
+ * client, the signing key, the demo data, and the gateway in front of the functions' handler modules.
+ * The functions read their configuration from the environment, exactly as in Lambda.
+ */
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const dataDir = resolve(options.dataDir);
+  if (options.fresh) rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(dataDir, { recursive: true });
+
+  const emulators: Emulators = await startEmulators(dataDir, LOCAL_BUCKET);
+  const handlers = {} as Record<ResourceGroup, LambdaHandler>;
+  if (options.subpaths?.generative) process.env.GENERATIVE_SUBPATH = options.subpaths.generative;
+  if (options.subpaths?.user) process.env.USER_SUBPATH = options.subpaths.user;
+  const subpaths = subpathsFromEnv();
+  const gateway = createGateway(resolveRoutes(subpaths), handlers);
+  try {
+    const port = await listen(gateway, options.port);
+    const apiUrl = `http://127.0.0.1:${port}`;
+    const [pool] = await Promise.all([ensureUserPool(emulators.endpoints.cognito, dataDir), ensureTable(emulators.endpoints.dynamodb)]);
+    Object.assign(process.env, {
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      TABLE_NAME: LOCAL_TABLE,
+      BULK_BUCKET_NAME: LOCAL_BUCKET,
+      USER_POOL_ID: pool.userPoolId,
+      USER_POOL_CLIENT_ID: pool.clientId,
+      SIGNING_KEY: `file:${ensureSigningKey(dataDir)}`,
+      TOKEN_ISSUER: `${apiUrl}/auth`,
+      DYNAMODB_ENDPOINT: emulators.endpoints.dynamodb,
+      COGNITO_ENDPOINT: emulators.endpoints.cognito,
+      S3_ENDPOINT: emulators.endpoints.s3,
+      SES_ENDPOINT: emulators.endpoints.ses,
+    });
+    for (const group of resourceGroups) {
+      handlers[group] = ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler;
+    }
+
+    const seedFile = join(dataDir, 'seed.json');
+    let orgs: SeededOrg[];
+    if (existsSync(seedFile)) {
+      orgs = JSON.parse(readFileSync(seedFile, 'utf8')) as SeededOrg[];
+    } else {
+      orgs = await seedDemo();
+      writeFileSync(seedFile, JSON.stringify(orgs, null, 2));
+    }
+
+    const info: StackInfo = {
+      apiUrl,
+      authUrl: apiUrl,
+      generativeSubpath: subpaths.generative,
+      userSubpath: subpaths.user,
+      clientId: pool.clientId,
+      mailboxUrl: emulators.mailboxUrl,
+      orgs,
+    };
+    // The functions' environment, for tools that run handler modules against this stack (the events test).
+    const functionEnv = Object.fromEntries(FUNCTION_ENV.map((name) => [name, process.env[name]]));
+    writeFileSync(join(dataDir, 'function-env.json'), JSON.stringify(functionEnv, null, 2));
+    writeFileSync(join(dataDir, 'stack.json'), JSON.stringify(info, null, 2));
+    return {
+      info,
+      stop: async () => {
+        await new Promise<void>((done) => {
+          gateway.closeAllConnections();
+          gateway.close(() => done());
+        });
+        await emulators.stop();
+      },
+    };
+  } catch (error) {
+    gateway.close();
+    await emulators.stop();
+    throw error;
+  }
+}

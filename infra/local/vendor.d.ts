@@ -1,0 +1,22 @@
+// Minimal typings for the emulators that ship none.
+declare module 'dynalite' {
+  import type { Server } from 'node:http';
+  export default function dynalite(options?: { path?: string; createTableMs?: number; deleteTableMs?: number; updateTableMs?: number }): Server;
+}
+
+declare module 's3rver' {
+  import type { EventEmitter } from 'node:events';
+  import type { AddressInfo } from 'node:net';
+  export default class S3rver extends EventEmitter {
+    constructor(options: {
+      address?: string;
+      port?: number;
+      directory?: string;
+      silent?: boolean;
+      resetOnClose?: boolean;
+      configureBuckets?: { name: string; configs?: (string | Buffer)[] }[];
+    });
+    run(): Promise<AddressInfo>;
+    close(): Promise<void>;
+  }
+}

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import type { IdentityProvider } from '../identity/identity-provider';
+import { passwordProblem } from '../users/password-policy';
+import type { UserRecord } from '../users/user.entities';
+import { registerUser } from '../users/user.service';
+import type { AgentRecord, Bot, BotFunction, Collection, CommunicationStyle, Environment, Organization, Persona } from './org.entities';
+import {
+  claimRealm,
+  findBot,
+  findRealm,
+  getEnvironment,
+  getOrganization,
+  putAgent,
+  putBot,
+  putBotFunction,
+  putCollection,
+  putEnvironment,
+  putOrganization,
+  putPersona,
+} from './org.repository';
+
+/**
+ * Operator actions: how a deployment gets its organizations, their first ADMIN and their bots' content.
+ * The operator CLI and the local seed both call these, against the local stack or AWS alike.
+ */
+
+const REALM = /^[a-z0-9][a-z0-9-]{1,62}$/;
+const nowIso = () => new Date().toISOString();
+
+function invalid(fieldName: string, message: string): ValidationError {
+  return new ValidationError([{ fieldName, message, errorCode: 'FIELD_INVALID' }]);
+}
+
+export async function createOrganization(
+  input: { name: string; adminEmail: string; adminName: string; adminPassword: string },
+  identityProvider?: IdentityProvider,
+): Promise<{ organization: Organization; admin: UserRecord }> {
+  if (!REALM.test(input.name)) {
+    throw invalid('name', 'Use 2 to 63 lower-case letters, digits or hyphens, starting with a letter or digit');
+  }
+  const problem = passwordProblem(input.adminPassword);
+  if (problem) throw invalid('adminPassword', problem);
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.adminEmail)) throw invalid('adminEmail', 'Must be an e-mail address');
+
+  let orgUuid: string = randomUUID();
+  if (!(await claimRealm(input.name, orgUuid))) {
+    // The realm may belong to an earlier attempt that stopped before writing the organization.
+    const claimedBy = (await findRealm(input.name))!;
+    if (await getOrganization(claimedBy)) throw new ConflictError('REALM_TAKEN');
+    orgUuid = claimedBy;
+  }
+  const organization: Organization = { uuid: orgUuid, name: input.name, createdAt: nowIso() };
+  await putOrganization(organization);
+  const admin = await registerUser(
+    {
+      orgUuid,
+      name: input.adminName,
+      email: input.adminEmail,
+      password: input.adminPassword,
+      role: 'ADMIN',
+      permissions: [],
+    },
+    identityProvider,
+  );
+  return { organization, admin };
+}
+
+async function requireOrganization(orgUuid: string): Promise<Organization> {
+  const organization = await getOrganization(orgUuid);
+  if (!organization) throw new NotFoundError(`Organization ${orgUuid} was not found`);
+  return organization;
+}
+
+export async function addEnvironment(orgUuid: string, name: string): Promise<Environment> {
+  await requireOrganization(orgUuid);
+  const environment: Environment = { uuid: randomUUID(), orgUuid, name, active: true, createdAt: nowIso() };
+  await putEnvironment(environment);
+  return environment;
+}
+
+export async function addBot(orgUuid: string, envUuid: string, name: string): Promise<Bot> {
+  if (!(await getEnvironment(orgUuid, envUuid))) throw new NotFoundError(`Environment ${envUuid} was not found`);
+  const bot: Bot = { uuid: randomUUID(), orgUuid, envUuid, name, active: true, createdAt: nowIso() };
+  await putBot(bot);
+  return bot;
+}
+
+async function requireBot(botUuid: string): Promise<Bot> {
+  const bot = await findBot(botUuid);
+  if (!bot) throw new NotFoundError(`Bot ${botUuid} was not found`);
+  return bot;
+}
+
+export async function addPersona(
+  botUuid: string,
+  input: Omit<Persona, 'uuid' | 'botUuid' | 'communicationStyle'> & { communicationStyle?: CommunicationStyle },
+): Promise<Persona> {
+  await requireBot(botUuid);
+  const persona: Persona = { communicationStyle: 'FRIENDLY_AND_APPROACHABLE', ...input, uuid: randomUUID(), botUuid };
+  await putPersona(persona);
+  return persona;
+}
+
+export async function addFunction(botUuid: string, name: string): Promise<BotFunction> {
+  await requireBot(botUuid);
+  const fn: BotFunction = { uuid: randomUUID(), botUuid, name };
+  await putBotFunction(fn);
+  return fn;
+}
+
+export async function addCollection(
+  botUuid: string,
+  input: Partial<Omit<Collection, 'uuid' | 'botUuid'>> & { name: string },
+): Promise<Collection> {
+  await requireBot(botUuid);
+  const collection: Collection = {
+    description: '',
+    documentCount: 0,
+    searchType: { type: 'HYBRID', semanticWeight: 70, fullTextWeight: 30 },
+    previousUserInput: 3,
+    threshold: 0.5,
+    topK: 5,
+    ...input,
+    uuid: randomUUID(),
+    botUuid,
+  };
+  await putCollection(collection);
+  return collection;
+}
+
+/** Adds a supervisor to a bot; the bot's first supervisor becomes its default. */
+export async function addSupervisor(
+  botUuid: string,
+  input: { role: string; goal: string; personaUuid: string; instructions?: string; guardrails?: string; isDefault?: boolean },
+): Promise<AgentRecord> {
+  await requireBot(botUuid);
+  const at = nowIso();
+  const supervisor: AgentRecord = {
+    uuid: randomUUID(),
+    botUuid,
+    kind: 'SUPERVISOR',
+    role: input.role,
+    goal: input.goal,
+    flowUUID: randomUUID(),
+    ...(input.instructions ? { instructions: input.instructions } : {}),
+    ...(input.guardrails ? { guardrails: input.guardrails } : {}),
+    personaUuid: input.personaUuid,
+    inheritFromSupervisor: false,
+    constraints: [],
+    tags: [],
+    functionUuids: [],
+    collectionUuids: [],
+    createdAt: at,
+    updatedAt: at,
+  };
+  await putAgent(supervisor, { isDefault: input.isDefault ?? true });
+  return supervisor;
+}

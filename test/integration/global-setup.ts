@@ -1,0 +1,38 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const READY_TIMEOUT_MS = 60_000;
+
+/**
+ * Starts the real local stack the way `npm start` does (dynalite, s3rver, cognito-local,
+ * aws-ses-v2-local and the gateway, each on a free loopback port) with fresh data in a temporary
+ * directory, and waits for its `stack.json`. Jest's workers inherit the environment set here: the
+ * stack's description, and the functions' environment for tests that call handler modules directly.
+ */
+export default async function globalSetup(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'management-api-test-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts', '--fresh', '--data-dir', dataDir], {
+    cwd: join(__dirname, '..', '..'),
+    env: { ...process.env, PORT: '0', POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  (globalThis as { __localStack?: ChildProcess }).__localStack = child;
+
+  const stackJson = join(dataDir, 'stack.json');
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!existsSync(stackJson)) {
+    if (child.exitCode !== null) throw new Error(`The local stack exited early:\n${output}`);
+    if (Date.now() > deadline) throw new Error(`The local stack was not ready within ${READY_TIMEOUT_MS} ms:\n${output}`);
+    await sleep(50);
+  }
+  Object.assign(process.env, JSON.parse(readFileSync(join(dataDir, 'function-env.json'), 'utf8')) as Record<string, string>);
+  process.env.TEST_STACK_JSON = stackJson;
+  process.env.TEST_STACK_DIR = dataDir;
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
+}
