@@ -6,8 +6,13 @@ const shared = {
   transform: { '\\.[cm]?[jt]s$': '<rootDir>/test/esbuild-transform.cjs' },
   // middy ships only ES modules; esbuild turns them into CommonJS for jest like it does for TypeScript.
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  // Some middy packages export only an `import` condition, which jest's CommonJS resolver skips.
+  moduleNameMapper: { '^@middy/([a-z-]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   moduleFileExtensions: ['ts', 'js', 'cjs', 'mjs', 'json'],
 };
+
+// Node 20 here, Node 22 in Lambda: the SDK's notice about Node 20 is known and says nothing new.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 module.exports = {
   projects: [

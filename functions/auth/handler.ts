@@ -5,7 +5,8 @@ import { NotFoundError } from '../../shared/errors';
 import { createFunction, publicRoute } from '../../shared/http/handler-factory';
 import { ok } from '../../shared/http/types';
 
-const realmPath = z.object({ realm: z.string().min(1).max(64) });
+// Any realm text is accepted here: the token endpoint answers OAuth errors, never a 422 body.
+const realmPath = z.object({ realm: z.string() });
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 /** Token endpoint: password and refresh_token grants, answered in OAuth 2.0's own shapes. */

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { config } from '../config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
+import { REALM_NAME } from '../org/org.entities';
 import { findRealm } from '../org/org.repository';
 import { findActiveUser } from '../users/user.service';
 import { findUserByEmail } from '../users/user.repository';
@@ -18,6 +19,16 @@ export interface TokenResponse {
   'not-before-policy': number;
   session_state: string;
   scope: string;
+}
+
+/** Longest e-mail address (RFC 5321 path limit); longer usernames cannot be anyone's. */
+const MAX_EMAIL = 320;
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const REFRESH_SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+/** The organization of a realm name; a name that cannot be a realm is not looked up. */
+async function organizationOfRealm(realm: string): Promise<string | undefined> {
+  return REALM_NAME.test(realm.toLowerCase()) ? findRealm(realm) : undefined;
 }
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
@@ -73,8 +84,9 @@ async function passwordGrant(
 ): Promise<TokenResponse> {
   const username = requireParam(form, 'username');
   const password = requireParam(form, 'password');
-  const orgUuid = await findRealm(realm);
-  const user = orgUuid ? await findUserByEmail(orgUuid, username.trim()) : undefined;
+  const orgUuid = await organizationOfRealm(realm);
+  const email = username.trim();
+  const user = orgUuid && email.length <= MAX_EMAIL ? await findUserByEmail(orgUuid, email) : undefined;
   // Unknown realm, unknown e-mail, inactive user and wrong password all get the same answer.
   if (!orgUuid || !user || user.status !== 'ACTIVE') throw invalidCredentials();
   if (!(await identityProvider.verifyPassword(user.uuid, password))) throw invalidCredentials();
@@ -97,8 +109,10 @@ async function passwordGrant(
 async function refreshGrant(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
   const [sessionId, secret, ...rest] = requireParam(form, 'refresh_token').split('.');
   const invalid = () => new OAuthError('invalid_grant', 'Invalid refresh token');
-  if (!sessionId || !secret || rest.length > 0) throw invalid();
-  const [session, orgUuid] = await Promise.all([getSession(sessionId), findRealm(realm)]);
+  if (!sessionId || !secret || rest.length > 0 || !SESSION_ID.test(sessionId) || !REFRESH_SECRET.test(secret)) {
+    throw invalid();
+  }
+  const [session, orgUuid] = await Promise.all([getSession(sessionId), organizationOfRealm(realm)]);
   if (!session || session.orgUuid !== orgUuid || session.clientId !== clientId || session.expiresAt <= now()) {
     throw invalid();
   }
@@ -139,5 +153,5 @@ async function respond(session: Session, secret: string): Promise<TokenResponse>
 
 /** The JWKS of a realm (one signing key serves every realm); an unknown realm has none. */
 export async function realmExists(realm: string): Promise<boolean> {
-  return (await findRealm(realm)) !== undefined;
+  return (await organizationOfRealm(realm)) !== undefined;
 }

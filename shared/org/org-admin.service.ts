@@ -4,7 +4,7 @@ import type { IdentityProvider } from '../identity/identity-provider';
 import { passwordProblem } from '../users/password-policy';
 import type { UserRecord } from '../users/user.entities';
 import { registerUser } from '../users/user.service';
-import type { AgentRecord, Bot, BotFunction, Collection, CommunicationStyle, Environment, Organization, Persona } from './org.entities';
+import { REALM_NAME, type AgentRecord, type Bot, type BotFunction, type Collection, type CommunicationStyle, type Environment, type Organization, type Persona } from './org.entities';
 import {
   claimRealm,
   findBot,
@@ -25,7 +25,6 @@ import {
  * The operator CLI and the local seed both call these, against the local stack or AWS alike.
  */
 
-const REALM = /^[a-z0-9][a-z0-9-]{1,62}$/;
 const nowIso = () => new Date().toISOString();
 
 function invalid(fieldName: string, message: string): ValidationError {
@@ -36,7 +35,7 @@ export async function createOrganization(
   input: { name: string; adminEmail: string; adminName: string; adminPassword: string },
   identityProvider?: IdentityProvider,
 ): Promise<{ organization: Organization; admin: UserRecord }> {
-  if (!REALM.test(input.name)) {
+  if (!REALM_NAME.test(input.name)) {
     throw invalid('name', 'Use 2 to 63 lower-case letters, digits or hyphens, starting with a letter or digit');
   }
   const problem = passwordProblem(input.adminPassword);
@@ -129,7 +128,7 @@ export async function addCollection(
   return collection;
 }
 
-/** Adds a supervisor to a bot; the bot's first supervisor becomes its default. */
+/** Adds a supervisor to a bot; it becomes the bot's default supervisor unless `isDefault` is false. */
 export async function addSupervisor(
   botUuid: string,
   input: { role: string; goal: string; personaUuid: string; instructions?: string; guardrails?: string; isDefault?: boolean },

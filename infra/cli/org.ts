@@ -1,0 +1,178 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+/**
+ * Operator CLI: creates organizations (with their first ADMIN) and adds environments, bots, supervisors,
+ * personas, functions and knowledge collections, through the same domain services the local seed uses.
+ *
+ *   npm run org -- create --name acme2 --admin-email ops@acme.example --admin-name "Ops" --admin-password 'S3cret!'
+ *   npm run org -- add-bot --org <uuid> --env <uuid> --name "Sales bot"
+ *
+ * Target: the running local stack (default, read from .local/function-env.json, or --data-dir), or a
+ * deployed stack with --outputs <file> (written by `cdk deploy --outputs-file <file>`) and the usual AWS
+ * credentials in the environment. Prints the result as JSON; a bad argument is one line and exit code 2.
+ */
+
+class UsageError extends Error {}
+
+const commands: Record<string, { required: string[]; optional: string[]; help: string }> = {
+  create: {
+    required: ['name', 'admin-email', 'admin-password'],
+    optional: ['admin-name'],
+    help: '--name <realm> --admin-email <e-mail> --admin-password <password> [--admin-name <name>]',
+  },
+  'add-environment': { required: ['org', 'name'], optional: [], help: '--org <org uuid> --name <name>' },
+  'add-bot': { required: ['org', 'env', 'name'], optional: [], help: '--org <org uuid> --env <env uuid> --name <name>' },
+  'add-persona': {
+    required: ['bot', 'name'],
+    optional: ['backstory', 'personality', 'communication-style', 'image'],
+    help: '--bot <bot uuid> --name <name> [--backstory ..] [--personality ..] [--communication-style ..] [--image <url>]',
+  },
+  'add-function': { required: ['bot', 'name'], optional: [], help: '--bot <bot uuid> --name <name>' },
+  'add-collection': {
+    required: ['bot', 'name'],
+    optional: ['description', 'document-count'],
+    help: '--bot <bot uuid> --name <name> [--description ..] [--document-count <n>]',
+  },
+  'add-supervisor': {
+    required: ['bot', 'role', 'goal', 'persona'],
+    optional: ['instructions', 'guardrails', 'not-default'],
+    help: '--bot <bot uuid> --role <role> --goal <goal> --persona <persona uuid> [--instructions ..] [--guardrails ..] [--not-default]',
+  },
+};
+
+const optionNames = [...new Set(Object.values(commands).flatMap((c) => [...c.required, ...c.optional]))];
+
+function usage(): string {
+  return ['Usage: npm run org -- <command> [options] [--outputs <cdk outputs file> | --data-dir <dir>]', ...Object.entries(commands).map(([name, c]) => `  ${name} ${c.help}`)].join('\n');
+}
+
+/** Points the process's configuration at the target stack before any domain module reads it. */
+function configureTarget(outputsFile: string | undefined, dataDir: string): void {
+  if (outputsFile) {
+    if (!existsSync(outputsFile)) throw new UsageError(`No outputs file at ${outputsFile} (cdk deploy --outputs-file ${outputsFile})`);
+    const stacks = JSON.parse(readFileSync(outputsFile, 'utf8')) as Record<string, Record<string, string>>;
+    const outputs = Object.values(stacks)[0] ?? {};
+    const need = (name: string) => {
+      const value = outputs[name];
+      if (!value) throw new UsageError(`The outputs file has no ${name}`);
+      return value;
+    };
+    Object.assign(process.env, {
+      TABLE_NAME: need('TableName'),
+      USER_POOL_ID: need('UserPoolId'),
+      USER_POOL_CLIENT_ID: need('UserPoolClientId'),
+      SIGNING_KEY: `kms:${need('SigningKeyArn')}`,
+      TOKEN_ISSUER: outputs.TokenIssuer ?? `${need('ApiUrl').replace(/\/$/, '')}/auth`,
+    });
+    return;
+  }
+  const envFile = join(dataDir, 'function-env.json');
+  if (!existsSync(envFile)) throw new UsageError(`No local stack in ${dataDir}: start it with npm start, or pass --outputs <file>`);
+  Object.assign(process.env, JSON.parse(readFileSync(envFile, 'utf8')) as Record<string, string>);
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      ...Object.fromEntries(optionNames.map((name) => [name, { type: name === 'not-default' ? 'boolean' : 'string' } as const])),
+      outputs: { type: 'string' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  }) as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  const [command, ...extra] = positionals;
+  if (values.help || !command) {
+    console.log(usage());
+    return undefined;
+  }
+  const spec = commands[command];
+  if (!spec) throw new UsageError(`Unknown command "${command}"; commands: ${Object.keys(commands).join(', ')}`);
+  if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}"`);
+  const allowed = new Set([...spec.required, ...spec.optional, 'outputs', 'data-dir']);
+  const stray = Object.keys(values).find((name) => !allowed.has(name));
+  if (stray) throw new UsageError(`Option --${stray} does not apply to ${command}`);
+  const missing = spec.required.find((name) => !values[name]);
+  if (missing) throw new UsageError(`${command} needs --${missing} (${spec.help})`);
+  const text = (name: string) => values[name] as string;
+  const optionalText = (name: string) => (values[name] as string | undefined) ?? undefined;
+
+  configureTarget(optionalText('outputs'), optionalText('data-dir') ?? '.local');
+  const admin = await import('../../shared/org/org-admin.service');
+  switch (command) {
+    case 'create': {
+      const { organization, admin: user } = await admin.createOrganization({
+        name: text('name'),
+        adminEmail: text('admin-email'),
+        adminPassword: text('admin-password'),
+        adminName: optionalText('admin-name') ?? text('admin-email').split('@')[0]!,
+      });
+      return { organization, admin: { uuid: user.uuid, email: user.email, role: user.role } };
+    }
+    case 'add-environment':
+      return admin.addEnvironment(text('org'), text('name'));
+    case 'add-bot':
+      return admin.addBot(text('org'), text('env'), text('name'));
+    case 'add-persona': {
+      const style = optionalText('communication-style');
+      const { communicationStyles } = await import('../../shared/org/org.entities');
+      if (style && !(communicationStyles as readonly string[]).includes(style)) {
+        throw new UsageError(`--communication-style must be one of ${communicationStyles.join(', ')}`);
+      }
+      return admin.addPersona(text('bot'), {
+        name: text('name'),
+        backstory: optionalText('backstory'),
+        personality: optionalText('personality'),
+        image: optionalText('image'),
+        ...(style ? { communicationStyle: style as (typeof communicationStyles)[number] } : {}),
+      });
+    }
+    case 'add-function':
+      return admin.addFunction(text('bot'), text('name'));
+    case 'add-collection': {
+      const count = optionalText('document-count');
+      if (count !== undefined && !/^\d+$/.test(count)) throw new UsageError('--document-count must be a whole number');
+      return admin.addCollection(text('bot'), {
+        name: text('name'),
+        description: optionalText('description') ?? '',
+        ...(count !== undefined ? { documentCount: Number(count) } : {}),
+      });
+    }
+    case 'add-supervisor':
+      return admin.addSupervisor(text('bot'), {
+        role: text('role'),
+        goal: text('goal'),
+        personaUuid: text('persona'),
+        instructions: optionalText('instructions'),
+        guardrails: optionalText('guardrails'),
+        isDefault: !values['not-default'],
+      });
+  }
+  return undefined;
+}
+
+/** One line for any failure: usage, domain rule, or an unreachable target. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const details = (error as { details?: { fieldName: string; message: string }[] }).details;
+  if (details?.length) return details.map((d) => `${d.fieldName}: ${d.message}`).join('; ');
+  const code = (error as { code?: string }).code;
+  if (code === 'ECONNREFUSED' || /ECONNREFUSED/.test(String((error as { cause?: unknown }).cause ?? error.message))) {
+    return 'The target stack does not answer: is npm start running?';
+  }
+  return error.message;
+}
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+run(process.argv.slice(2))
+  .then((result) => {
+    if (result !== undefined) console.log(JSON.stringify(result, null, 2));
+  })
+  .catch((error: unknown) => {
+    console.error(`org: ${describe(error)}`);
+    process.exit(error instanceof UsageError || (error instanceof TypeError && 'code' in error) ? 2 : 1);
+  });

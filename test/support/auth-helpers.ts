@@ -1,0 +1,152 @@
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { fileSigner } from '../../shared/auth/signer';
+import { keys } from '../../shared/store/keys';
+import { updateItem } from '../../shared/store/table';
+import type { Role, UserRecord } from '../../shared/users/user.entities';
+import { registerUser } from '../../shared/users/user.service';
+import { requestToken, stack, unique, userArea } from './stack';
+
+/** A password that meets the default policy; every test user gets it. */
+export const TEST_PASSWORD = 'Test-Passw0rd';
+
+export interface TestUser {
+  user: UserRecord;
+  email: string;
+  password: string;
+  realm: string;
+  orgUuid: string;
+}
+
+/** Registers a user with an e-mail unique to the run in a seeded organization (real store and Cognito emulator). */
+export async function createTestUser(
+  options: { orgIndex?: number; role?: Role; email?: string; name?: string; company?: string } = {},
+): Promise<TestUser> {
+  const org = stack().orgs[options.orgIndex ?? 0]!;
+  const email = options.email ?? `user-${unique()}@example.test`;
+  const user = await registerUser({
+    orgUuid: org.uuid,
+    name: options.name ?? 'Test User',
+    email,
+    password: TEST_PASSWORD,
+    role: options.role ?? 'VIEWER',
+    permissions: [],
+    ...(options.company ? { company: options.company } : {}),
+  });
+  return { user, email, password: TEST_PASSWORD, realm: org.name, orgUuid: org.uuid };
+}
+
+/** Marks a user DELETED in the store (there is no delete API yet). */
+export async function markDeleted(orgUuid: string, userUuid: string): Promise<void> {
+  const updated = await updateItem({
+    Key: keys.userKey(orgUuid, userUuid),
+    UpdateExpression: 'SET #status = :deleted',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':deleted': 'DELETED' },
+  });
+  if (!updated) throw new Error(`No user ${userUuid} in organization ${orgUuid}`);
+}
+
+export interface TokenBody {
+  access_token: string;
+  expires_in: number;
+  refresh_expires_in: number;
+  refresh_token: string;
+  token_type: string;
+  'not-before-policy': number;
+  session_state: string;
+  scope: string;
+}
+
+/** A password-grant token for a test user; fails the test when the grant is refused. */
+export async function passwordToken(user: Pick<TestUser, 'realm' | 'email' | 'password'>): Promise<TokenBody> {
+  const response = await requestToken(user.realm, {
+    grant_type: 'password',
+    client_id: stack().clientId,
+    username: user.email,
+    password: user.password,
+  });
+  if (response.status !== 200) throw new Error(`Token request failed with ${response.status}: ${await response.text()}`);
+  return (await response.json()) as TokenBody;
+}
+
+/** Calls the current-user route of an organization with the given headers. */
+export function getCurrentUser(orgUuid: string, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(userArea(orgUuid, '/users/identity-provider'), { headers });
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+const b64url = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** The header and payload of a compact JWT, decoded without any verification. */
+export function decodeJwt(token: string): { header: Record<string, unknown>; payload: Record<string, unknown>; signature: string } {
+  const [header, payload, signature] = token.split('.');
+  return {
+    header: JSON.parse(Buffer.from(header!, 'base64url').toString('utf8')) as Record<string, unknown>,
+    payload: JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8')) as Record<string, unknown>,
+    signature: signature!,
+  };
+}
+
+/** Replaces a token's payload and keeps its original signature (a tampered token). */
+export function withPayload(token: string, payload: Record<string, unknown>): string {
+  const [header, , signature] = token.split('.');
+  return `${header}.${b64url(payload)}.${signature}`;
+}
+
+/** The path of the stack's private signing JWK (SIGNING_KEY=file:<path>, inherited from globalSetup). */
+function signingKeyPath(): string {
+  const value = process.env.SIGNING_KEY ?? '';
+  if (!value.startsWith('file:')) throw new Error('SIGNING_KEY is not a file key: run integration tests through jest');
+  return value.slice('file:'.length);
+}
+
+/** Signs arbitrary header and claims with the stack's real signing key, defaulting the header to ours. */
+export async function signWithStackKey(claims: Record<string, unknown>, header: Record<string, unknown> = {}): Promise<string> {
+  const signer = fileSigner(signingKeyPath());
+  const { kid } = await signer.publicJwk();
+  const input = `${b64url({ alg: 'ES256', typ: 'JWT', kid, ...header })}.${b64url(claims)}`;
+  return `${input}.${(await signer.sign(Buffer.from(input))).toString('base64url')}`;
+}
+
+/** Signs with a freshly generated P-256 key that is not the stack's, under the given key id. */
+export function signWithForeignKey(claims: Record<string, unknown>, kid: string): string {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const input = `${b64url({ alg: 'ES256', typ: 'JWT', kid })}.${b64url(claims)}`;
+  return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+}
+
+/** The standard error body of spec section 7. */
+export interface StandardErrorBody {
+  timestamp: number;
+  errorCode: string;
+  errorType: string;
+  message: string;
+  path: string;
+  details?: { fieldName: string; message: string; errorCode: string }[];
+}
+
+/**
+ * Reads a response that must carry the standard error body with the given status and code, and never
+ * leaks a stack trace or an error's internals.
+ */
+export async function expectStandardError(response: Response, status: number, errorCode: string): Promise<StandardErrorBody> {
+  const text = await response.text();
+  expect({ status: response.status, text }).toMatchObject({ status });
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(text).not.toMatch(/stack|Error:/);
+  const body = JSON.parse(text) as StandardErrorBody;
+  expect(body).toEqual(
+    expect.objectContaining({
+      timestamp: expect.any(Number),
+      errorCode,
+      errorType: status >= 500 ? 'API_ERROR' : 'USER_ERROR',
+      message: expect.any(String),
+      path: new URL(response.url).pathname,
+    }),
+  );
+  expect(Math.abs(body.timestamp - Date.now())).toBeLessThan(60_000);
+  expect(body.message.length).toBeGreaterThan(0);
+  return body;
+}

@@ -1,0 +1,67 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { matchRoute } from '../../infra/local/gateway';
+import { checkHandlers, type RouteHandler } from '../../shared/http/handler-factory';
+import { defaultSubpaths, resolveRoutes, resourceGroups, routesOfGroup } from '../../shared/routes';
+
+const routes = resolveRoutes(defaultSubpaths);
+const compiled = (list = routes) =>
+  list.map((route) => ({
+    route,
+    pattern: new RegExp(`^${route.fullPath.replace(/\{[^}]+\}/g, '([^/]+)')}$`),
+    names: [...route.fullPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
+  }));
+
+describe('the route table', () => {
+  test('has unique ids and unique route keys', () => {
+    expect(new Set(routes.map((r) => r.id)).size).toBe(routes.length);
+    expect(new Set(routes.map((r) => r.routeKey)).size).toBe(routes.length);
+  });
+
+  test('puts every management route behind a user token and the subpath of its area', () => {
+    for (const route of routes.filter((r) => r.area !== 'auth')) {
+      expect(route.authenticated).toBe(true);
+      expect(route.fullPath.startsWith(`/${route.area === 'user' ? defaultSubpaths.user : defaultSubpaths.generative}/`)).toBe(true);
+    }
+  });
+
+  test('follows configured subpaths', () => {
+    const custom = resolveRoutes({ generative: 'gen', user: 'people' });
+    expect(custom.find((r) => r.id === 'users.identityProvider')!.fullPath).toBe('/people/org/{orgUUID}/users/identity-provider');
+  });
+
+  test('refuses a subpath that is not a single path segment', () => {
+    expect(() => resolveRoutes({ generative: 'a/b', user: 'users' })).toThrow(/Subpath/);
+  });
+});
+
+describe('each function router agrees with the route table', () => {
+  test('there is one function per resource group', () => {
+    expect(readdirSync(join(__dirname, '..', '..', 'functions')).sort()).toEqual([...resourceGroups].sort());
+  });
+
+  test.each([...resourceGroups])('%s binds exactly its routes, with the same authentication', async (group) => {
+    const module = (await import(`../../functions/${group}/handler`)) as { handlers: Record<string, RouteHandler> };
+    expect(() => checkHandlers(routesOfGroup(routes, group), module.handlers)).not.toThrow();
+    expect(Object.keys(module.handlers).sort()).toEqual(routesOfGroup(routes, group).map((r) => r.id).sort());
+  });
+
+  test('a handler map that misses or adds a route is refused', () => {
+    const [first] = routesOfGroup(routes, 'auth');
+    expect(() => checkHandlers(routesOfGroup(routes, 'auth'), {})).toThrow(/no handler/);
+    const extra = { [first!.id]: { authenticated: false, build: () => undefined } } as unknown as Record<string, RouteHandler>;
+    expect(() => checkHandlers([], extra)).toThrow(/has no route/);
+  });
+});
+
+describe('the local gateway agrees with the route table', () => {
+  test.each(routes.map((r) => [r.routeKey, r] as const))('%s', (_key, route) => {
+    const concrete = route.fullPath.replace(/\{[^}]+\}/g, 'x1');
+    expect(matchRoute(compiled(), route.method, concrete)?.route.id).toBe(route.id);
+  });
+
+  test('an unknown path or method matches nothing (it goes to $default)', () => {
+    expect(matchRoute(compiled(), 'GET', '/nowhere')).toBeUndefined();
+    expect(matchRoute(compiled(), 'DELETE', routes[0]!.fullPath)).toBeUndefined();
+  });
+});
