@@ -8,6 +8,8 @@ export interface Session {
   orgUuid: string;
   clientId: string;
   secretHash: string;
+  /** Hash of the secret the last rotation replaced: seeing it again means a copy is in other hands. */
+  previousSecretHash?: string;
   /** Epoch seconds: the refresh token's expiry (slides on each refresh, never past `endsAt`). */
   expiresAt: number;
   /** Epoch seconds: the session's absolute end. */
@@ -29,7 +31,7 @@ export async function getSession(sessionId: string): Promise<Session | undefined
 export async function rotateSession(sessionId: string, seenHash: string, newHash: string, expiresAt: number): Promise<boolean> {
   return updateItem({
     Key: keys.sessionKey(sessionId),
-    UpdateExpression: 'SET secretHash = :new, expiresAt = :exp',
+    UpdateExpression: 'SET secretHash = :new, previousSecretHash = :seen, expiresAt = :exp',
     ConditionExpression: 'secretHash = :seen',
     ExpressionAttributeValues: { ':new': newHash, ':seen': seenHash, ':exp': expiresAt },
   });

@@ -118,8 +118,11 @@ async function refreshGrant(realm: string, form: Map<string, string>, clientId: 
   }
   const presented = Buffer.from(hashSecret(secret));
   if (!timingSafeEqual(presented, Buffer.from(session.secretHash))) {
-    // A rotated-out refresh token came back: someone holds a copy, so end the whole session.
-    await deleteSession(sessionId);
+    // The refresh token this one replaced came back: someone holds a copy, so end the whole session.
+    // Any other wrong secret is only refused, so knowing a session id is not enough to end it.
+    if (session.previousSecretHash && timingSafeEqual(presented, Buffer.from(session.previousSecretHash))) {
+      await deleteSession(sessionId);
+    }
     throw invalid();
   }
   if (!(await findActiveUser(session.orgUuid, session.userUuid))) {

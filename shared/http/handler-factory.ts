@@ -119,8 +119,8 @@ export function createFunction(group: ResourceGroup, handlers: Record<string, Ro
 /** The middy order every function shares, around a router (or, in unit tests, one route). */
 export function withHttpChain(inner: (event: HttpEvent, context: RequestContext) => Promise<HttpResult>) {
   return middy<HttpEvent, HttpResult, Error, RequestContext>()
-    .use(requestId())
     .use(httpHeaderNormalizer())
+    .use(requestId())
     .use(httpEventNormalizer())
     // An empty Reporting-Endpoints header says nothing; leave it out.
     .use(httpSecurityHeaders({ reportingEndpoints: false } as never))

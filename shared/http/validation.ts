@@ -39,7 +39,8 @@ export function validate(schemas: RouteSchemas): middy.MiddlewareObj<HttpEvent, 
       const issues: FieldIssue[] = [];
       const parse = (schema: z.ZodType | undefined, value: unknown, prefix?: string) => {
         if (!schema) return value;
-        const result = schema.safeParse(value);
+        // reportInput: zod 4 leaves `input` off its issues otherwise, and missing-vs-wrong needs it.
+        const result = schema.safeParse(value, { reportInput: true });
         if (result.success) return result.data;
         issues.push(...toFieldIssues(result.error, prefix));
         return undefined;
