@@ -6,7 +6,6 @@ import {
   HttpRoute,
   HttpRouteKey,
   LogGroupLogDestination,
-  type HttpStage,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { ComparisonOperator, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
@@ -46,7 +45,6 @@ const noGatewayAuthorizer =
 /** The HTTP API (payload format 2.0): its `$default` stage with throttling and access logs. */
 export class Gateway extends Construct {
   readonly api: HttpApi;
-  readonly stage: HttpStage;
 
   constructor(scope: Construct, id: string, props: GatewayProps) {
     super(scope, id);
@@ -55,10 +53,10 @@ export class Gateway extends Construct {
       createDefaultStage: false,
     });
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH });
-    this.stage = this.api.addStage('DefaultStage', {
+    this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
-      throttle: { rateLimit: props.throttle.rateLimit, burstLimit: props.throttle.burstLimit },
+      throttle: props.throttle,
       accessLogSettings: {
         destination: new LogGroupLogDestination(accessLogs),
         format: AccessLogFormat.custom(JSON.stringify(accessLogFields)),

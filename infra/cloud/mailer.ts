@@ -1,7 +1,7 @@
+import { Stack } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { ConfigurationSet, EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
-import { Stack } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
 
 export interface MailerProps {
@@ -34,7 +34,7 @@ export class Mailer extends Construct {
   }
 }
 
-/** Lets the function send mail as the sender through the configuration set; sets MAIL_FROM and SES_CONFIGURATION_SET. */
+/** Lets the function send mail as the sender, through the configuration set; sets MAIL_FROM and SES_CONFIGURATION_SET. */
 export function bindMailer(fn: LambdaFunction, mailer: Mailer): void {
   fn.addToRolePolicy(
     new PolicyStatement({

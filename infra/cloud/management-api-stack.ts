@@ -83,6 +83,7 @@ export class ManagementApiStack extends Stack {
       TableName: { value: data.table.tableName, description: 'The single DynamoDB table' },
       BulkBucketName: { value: bulkUploads.bucket.bucketName, description: 'Bucket for bulk-operation CSV uploads' },
       SigningKeyArn: { value: signingKey.key.keyArn, description: 'KMS key signing access tokens' },
+      TokenIssuer: { value: tokenIssuer, description: 'The iss claim of access tokens' },
       GenerativeSubpath: { value: settings.subpaths.generative, description: 'Subpath of the agent-configuration area' },
       UserSubpath: { value: settings.subpaths.user, description: 'Subpath of the user-administration area' },
     };

@@ -4,6 +4,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler from '@middy/http-router';
 import httpSecurityHeaders from '@middy/http-security-headers';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { authenticate, type Caller } from '../auth/caller';
 import { subpathsFromEnv } from '../config';
@@ -107,14 +108,17 @@ export function checkHandlers(routes: Route[], handlers: Record<string, RouteHan
  * Builds a resource group's Lambda handler: the group's routes from the route table, each bound to its
  * handler, behind one middy chain whose order is fixed here for every function.
  */
-export function createFunction(group: ResourceGroup, handlers: Record<string, RouteHandler>) {
+export function createFunction(group: ResourceGroup, handlers: Record<string, RouteHandler>): ApiHandler {
   const routes = routesOfGroup(resolveRoutes(subpathsFromEnv()), group);
   checkHandlers(routes, handlers);
   const router = httpRouterHandler(
     routes.map((route) => ({ method: route.method, path: route.fullPath, handler: handlers[route.id]!.build() })),
   );
-  return withHttpChain(router as never);
+  return withHttpChain(router as never) as unknown as ApiHandler;
 }
+
+/** What each function exports: a plain HTTP API (payload 2.0) Lambda handler. */
+export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** The middy order every function shares, around a router (or, in unit tests, one route). */
 export function withHttpChain(inner: (event: HttpEvent, context: RequestContext) => Promise<HttpResult>) {

@@ -1,0 +1,405 @@
+import type { CfnElement } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { readConfig } from '../../shared/config';
+import { defaultRouteGroup, defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/routes';
+import { actionsOf, resolveIntrinsic, resourcesOf, statementsOfRole, synthesize, type Synthesized } from './synth';
+
+// One synthesis (with esbuild bundling) for the whole file.
+let synthesized: Synthesized;
+beforeAll(() => {
+  synthesized = synthesize();
+});
+
+const template = () => synthesized.template;
+const fnOf = (group: ResourceGroup) => synthesized.stack.functions.get(group)!;
+const functionId = (group: ResourceGroup) => synthesized.logicalId(fnOf(group).node.defaultChild as CfnElement);
+const roleId = (group: ResourceGroup) => synthesized.logicalId(fnOf(group).role!.node.defaultChild as CfnElement);
+const singleId = (type: string) => {
+  const ids = Object.keys(template().findResources(type));
+  expect(ids).toHaveLength(1);
+  return ids[0]!;
+};
+const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
+const environmentOf = (group: ResourceGroup): Record<string, unknown> =>
+  template().findResources('AWS::Lambda::Function')[functionId(group)]!.Properties.Environment.Variables;
+
+describe('synthesis', () => {
+  test('cdk-nag and CloudFormation validation leave no finding unacknowledged (synth throws on any nag finding)', () => {
+    expect(synthesized.violations).toEqual([]);
+  });
+
+  test('CDK itself warns about nothing (no deprecated API, no ignored setting)', () => {
+    expect(synthesized.cdkMessages).toEqual([]);
+  });
+});
+
+describe('table', () => {
+  test('has PK/SK, GSI1 on GSI1PK/GSI1SK projecting all, TTL, on-demand, PITR, AWS-managed encryption, retained', () => {
+    template().hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: Match.arrayWith([
+          { AttributeName: 'PK', AttributeType: 'S' },
+          { AttributeName: 'SK', AttributeType: 'S' },
+          { AttributeName: 'GSI1PK', AttributeType: 'S' },
+          { AttributeName: 'GSI1SK', AttributeType: 'S' },
+        ]),
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: 'GSI1',
+            KeySchema: [
+              { AttributeName: 'GSI1PK', KeyType: 'HASH' },
+              { AttributeName: 'GSI1SK', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+        SSESpecification: { SSEEnabled: true },
+      },
+    });
+  });
+});
+
+describe('bulk bucket', () => {
+  const bucketId = () => synthesized.logicalId(synthesized.stack.node.findChild('BulkUploads').node.findChild('Bucket').node.defaultChild as CfnElement);
+
+  test('blocks public access, is S3-encrypted, logs access and expires uploads and incomplete multipart uploads', () => {
+    const bucket = template().findResources('AWS::S3::Bucket')[bucketId()]!;
+    expect(bucket.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      LoggingConfiguration: { DestinationBucketName: { Ref: expect.any(String) } },
+      LifecycleConfiguration: {
+        Rules: [{ Status: 'Enabled', ExpirationInDays: 7, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }],
+      },
+    });
+  });
+
+  test('its policy denies every request not made over TLS', () => {
+    template().hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketId() },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Principal: { AWS: '*' },
+            Action: 's3:*',
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('signing key', () => {
+  test('is an asymmetric P-256 signing key, retained', () => {
+    template().hasResource('AWS::KMS::Key', {
+      DeletionPolicy: 'Retain',
+      Properties: { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' },
+    });
+  });
+});
+
+describe('user pool', () => {
+  test('has uuid usernames (no e-mail sign-in), e-mail attribute, admin-only sign-up, the spec password policy, retained', () => {
+    const pool = template().findResources('AWS::Cognito::UserPool')[singleId('AWS::Cognito::UserPool')]!;
+    expect(pool.DeletionPolicy).toBe('Retain');
+    expect(pool.Properties.UsernameAttributes).toBeUndefined();
+    expect(pool.Properties.AliasAttributes).toBeUndefined();
+    expect(pool.Properties).toMatchObject({
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      Schema: [{ Name: 'email', Required: true, Mutable: true }],
+      Policies: {
+        PasswordPolicy: {
+          MinimumLength: 6,
+          RequireLowercase: true,
+          RequireUppercase: true,
+          RequireNumbers: false,
+          RequireSymbols: false,
+        },
+      },
+    });
+  });
+
+  test('has one console client without secret that allows only admin password auth (and refresh)', () => {
+    template().hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      GenerateSecret: false,
+      ExplicitAuthFlows: ['ALLOW_ADMIN_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+      AllowedOAuthFlowsUserPoolClient: false,
+    });
+  });
+});
+
+describe('mail', () => {
+  test('has the sender identity in a configuration set', () => {
+    template().hasResourceProperties('AWS::SES::EmailIdentity', {
+      EmailIdentity: 'no-reply@example.com',
+      ConfigurationSetAttributes: { ConfigurationSetName: { Ref: singleId('AWS::SES::ConfigurationSet') } },
+    });
+  });
+});
+
+describe('functions', () => {
+  test('there is one per resource group', () => {
+    expect([...synthesized.stack.functions.keys()].sort()).toEqual([...resourceGroups].sort());
+    expect(Object.keys(template().findResources('AWS::Lambda::Function'))).toHaveLength(resourceGroups.length);
+  });
+
+  test.each(resourceGroups)('%s runs Node.js 22 on arm64 with 512 MB, 10 s, X-Ray and its own log group', (group) => {
+    const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;
+    expect(fn.Properties).toMatchObject({
+      Runtime: 'nodejs22.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: 512,
+      Timeout: 10,
+      TracingConfig: { Mode: 'Active' },
+    });
+    const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref as string;
+    expect(template().findResources('AWS::Logs::LogGroup')[logGroupId]!.Properties.RetentionInDays).toBe(30);
+  });
+
+  test.each(resourceGroups)('%s is bundled by esbuild with a source map, leaving the AWS SDK to the runtime', (group) => {
+    const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;
+    const assetDir = path.join(synthesized.assemblyDir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
+    const code = readFileSync(path.join(assetDir, 'index.js'), 'utf8');
+    expect(existsSync(path.join(assetDir, 'index.js.map'))).toBe(true);
+    expect(code).toContain('require("@aws-sdk/client-dynamodb")');
+    expect(code.startsWith('"use strict";')).toBe(true); // CommonJS
+    expect(code.length / code.split('\n').length).toBeGreaterThan(1000); // minified (license comments keep a few lines)
+  });
+
+  test.each(resourceGroups)("%s gets every variable shared/config.ts requires, pointing at this stack's resources", (group) => {
+    const environment = environmentOf(group);
+    const config = readConfig(Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, resolveIntrinsic(v)])));
+    const id = (type: string) => singleId(type);
+    expect(config).toMatchObject({
+      tableName: `<${id('AWS::DynamoDB::Table')}>`,
+      userPoolId: `<${id('AWS::Cognito::UserPool')}>`,
+      userPoolClientId: `<${id('AWS::Cognito::UserPoolClient')}>`,
+      signingKey: { kind: 'kms', keyId: `<${id('AWS::KMS::Key')}.Arn>` },
+      tokenIssuer: `<${id('AWS::ApiGatewayV2::Api')}.ApiEndpoint>/auth`,
+      subpaths: defaultSubpaths,
+    });
+    expect(environment).toMatchObject({
+      POWERTOOLS_SERVICE_NAME: group,
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+  });
+
+  test('only the users function may send mail, as the sender, through the configuration set', () => {
+    expect(environmentOf('users')).toMatchObject({
+      MAIL_FROM: 'no-reply@example.com',
+      SES_CONFIGURATION_SET: { Ref: singleId('AWS::SES::ConfigurationSet') },
+    });
+    for (const group of resourceGroups) {
+      const sesStatements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
+      if (group !== 'users') {
+        expect(sesStatements).toEqual([]);
+        continue;
+      }
+      expect(sesStatements).toHaveLength(1);
+      expect(actionsOf(sesStatements[0]!)).toEqual(['ses:SendEmail']);
+      expect(resourcesOf(sesStatements[0]!).map(resolveIntrinsic)).toEqual([
+        `arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/<${singleId('AWS::SES::EmailIdentity')}>`,
+        `arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:configuration-set/<${singleId('AWS::SES::ConfigurationSet')}>`,
+      ]);
+    }
+  });
+});
+
+describe('IAM', () => {
+  const allStatements = () =>
+    Object.values(template().findResources('AWS::IAM::Policy')).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as Parameters<typeof actionsOf>[0][],
+    );
+
+  test('no statement allows the action "*" or "<service>:*"', () => {
+    const actions = allStatements().flatMap(actionsOf);
+    expect(actions.length).toBeGreaterThan(0);
+    expect(actions.filter((action) => action === '*' || action.endsWith(':*'))).toEqual([]);
+  });
+
+  test('only X-Ray, which has no resource-level permissions, is granted on Resource "*"', () => {
+    const onAnyResource = allStatements().filter((s) => resourcesOf(s).includes('*'));
+    expect(onAnyResource.flatMap(actionsOf).every((action) => action.startsWith('xray:'))).toBe(true);
+  });
+
+  test('function roles carry no managed policy', () => {
+    for (const group of resourceGroups) {
+      expect(template().findResources('AWS::IAM::Role')[roleId(group)]!.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  test.each(resourceGroups)('%s gets item actions on the table and its indexes only', (group) => {
+    const tableId = singleId('AWS::DynamoDB::Table');
+    const statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    expect(statements).toHaveLength(1);
+    expect(actionsOf(statements[0]!).sort()).toEqual(
+      [
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:ConditionCheckItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ].sort(),
+    );
+    expect(resourcesOf(statements[0]!)).toEqual([getAtt(tableId), { 'Fn::Join': ['', [getAtt(tableId), '/index/*']] }]);
+  });
+
+  test.each(resourceGroups)('%s may read the public key of the signing key; only auth may sign', (group) => {
+    const statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
+    expect(statements).toHaveLength(1);
+    expect(resourcesOf(statements[0]!)).toEqual([getAtt(singleId('AWS::KMS::Key'))]);
+    expect(actionsOf(statements[0]!).sort()).toEqual(group === 'auth' ? ['kms:GetPublicKey', 'kms:Sign'] : ['kms:GetPublicKey']);
+  });
+
+  test('auth and users get exactly their Cognito actions, on the pool only; no other group gets any', () => {
+    const expected: Partial<Record<ResourceGroup, string[]>> = {
+      auth: ['cognito-idp:AdminGetUser', 'cognito-idp:AdminInitiateAuth'],
+      users: [
+        'cognito-idp:AdminCreateUser',
+        'cognito-idp:AdminDisableUser',
+        'cognito-idp:AdminEnableUser',
+        'cognito-idp:AdminGetUser',
+        'cognito-idp:AdminSetUserPassword',
+        'cognito-idp:AdminUpdateUserAttributes',
+        'cognito-idp:AdminUserGlobalSignOut',
+      ],
+    };
+    for (const group of resourceGroups) {
+      const statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('cognito-idp:')));
+      expect(statements.flatMap(actionsOf).sort()).toEqual(expected[group] ?? []);
+      for (const statement of statements) {
+        expect(resourcesOf(statement)).toEqual([getAtt(singleId('AWS::Cognito::UserPool'))]);
+      }
+    }
+  });
+});
+
+describe('HTTP API', () => {
+  const routesByKey = () =>
+    new Map(Object.values(template().findResources('AWS::ApiGatewayV2::Route')).map((r) => [r.Properties.RouteKey as string, r.Properties]));
+  const integrations = () => template().findResources('AWS::ApiGatewayV2::Integration');
+  const integrationTarget = (group: ResourceGroup) => {
+    const [id] = Object.entries(integrations()).find(
+      ([, integration]) => JSON.stringify(integration.Properties.IntegrationUri) === JSON.stringify(getAtt(functionId(group))),
+    )!;
+    return { 'Fn::Join': ['', ['integrations/', { Ref: id }]] };
+  };
+
+  test('each group has one Lambda proxy integration with payload format 2.0', () => {
+    const groupsWithRoutes = new Set([...resolveRoutes(defaultSubpaths).map((r) => r.group), defaultRouteGroup]);
+    expect(Object.keys(integrations())).toHaveLength(groupsWithRoutes.size);
+    for (const group of groupsWithRoutes) {
+      template().hasResourceProperties('AWS::ApiGatewayV2::Integration', {
+        IntegrationType: 'AWS_PROXY',
+        IntegrationUri: getAtt(functionId(group)),
+        PayloadFormatVersion: '2.0',
+      });
+    }
+  });
+
+  test.each(resolveRoutes(defaultSubpaths).map((route) => [route.routeKey, route.group] as const))(
+    '%s is routed to the %s function without a gateway authorizer',
+    (routeKey, group) => {
+      expect(routesByKey().get(routeKey)).toEqual({
+        ApiId: { Ref: singleId('AWS::ApiGatewayV2::Api') },
+        RouteKey: routeKey,
+        AuthorizationType: 'NONE',
+        Target: integrationTarget(group),
+      });
+    },
+  );
+
+  test('$default goes to the default group, which API Gateway may invoke for it', () => {
+    expect(routesByKey().get('$default')?.Target).toEqual(integrationTarget(defaultRouteGroup));
+    expect(routesByKey().size).toBe(resolveRoutes(defaultSubpaths).length + 1);
+    const sourceArns = Object.values(template().findResources('AWS::Lambda::Permission'))
+      .filter((p) => JSON.stringify(p.Properties.FunctionName) === JSON.stringify(getAtt(functionId(defaultRouteGroup))))
+      .map((p) => resolveIntrinsic(p.Properties.SourceArn));
+    // $default is invoked as <api>/<stage>/$default: only a two-segment pattern matches it.
+    expect(sourceArns).toContain(
+      `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${singleId('AWS::ApiGatewayV2::Api')}>/*/*`,
+    );
+  });
+
+  test('the $default stage deploys automatically, is throttled and writes JSON access logs', () => {
+    const stage = template().findResources('AWS::ApiGatewayV2::Stage')[singleId('AWS::ApiGatewayV2::Stage')]!.Properties;
+    expect(stage).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [expect.any(String), 'Arn'] } },
+    });
+    expect(JSON.parse(stage.AccessLogSettings.Format as string)).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      routeKey: '$context.routeKey',
+    });
+  });
+});
+
+describe('alarms', () => {
+  test.each(resourceGroups)('%s has an errors and a throttles alarm', (group) => {
+    for (const metricName of ['Errors', 'Throttles']) {
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: metricName,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(group) } }],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    }
+  });
+
+  test('the API has a 5xx alarm', () => {
+    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5xx',
+      Dimensions: [{ Name: 'ApiId', Value: { Ref: singleId('AWS::ApiGatewayV2::Api') } }],
+    });
+  });
+});
+
+describe('outputs', () => {
+  test('name what the operator CLI reads', () => {
+    const apiEndpoint = getAtt(singleId('AWS::ApiGatewayV2::Api'), 'ApiEndpoint');
+    const outputs = template().toJSON().Outputs as Record<string, { Value: unknown; Export?: unknown }>;
+    expect(Object.fromEntries(Object.entries(outputs).map(([id, output]) => [id, output.Value]))).toEqual({
+      ApiUrl: apiEndpoint,
+      AuthUrl: apiEndpoint,
+      UserPoolId: { Ref: singleId('AWS::Cognito::UserPool') },
+      UserPoolClientId: { Ref: singleId('AWS::Cognito::UserPoolClient') },
+      TableName: { Ref: singleId('AWS::DynamoDB::Table') },
+      BulkBucketName: {
+        Ref: synthesized.logicalId(synthesized.stack.node.findChild('BulkUploads').node.findChild('Bucket').node.defaultChild as CfnElement),
+      },
+      SigningKeyArn: getAtt(singleId('AWS::KMS::Key')),
+      TokenIssuer: { 'Fn::Join': ['', [apiEndpoint, '/auth']] },
+      GenerativeSubpath: defaultSubpaths.generative,
+      UserSubpath: defaultSubpaths.user,
+    });
+    expect(Object.values(outputs).filter((output) => output.Export)).toEqual([]);
+  });
+});
