@@ -11,6 +11,14 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': ['error', { allow: ['log', 'error'] }],
+      // `import { z }` hands esbuild one namespace object and bundles all of zod (443 KiB against 72 KiB).
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+          message: "Use `import * as z from 'zod'` so bundles tree-shake zod.",
+        },
+      ],
     },
   },
   {

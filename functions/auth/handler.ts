@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { grantToken, readTokenForm, realmExists } from '../../shared/auth/token.service';
 import { tokenSigner } from '../../shared/auth/signer';
 import { NotFoundError } from '../../shared/errors';

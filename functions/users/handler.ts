@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { uuidSchema } from '../../shared/http/schemas';
 import { ok } from '../../shared/http/types';

@@ -5,7 +5,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler from '@middy/http-router';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { authenticate, type Caller } from '../auth/caller';
 import { subpathsFromEnv } from '../config';
 import { resolveRoutes, routesOfGroup, type ResourceGroup, type Route } from '../routes';

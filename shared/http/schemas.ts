@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Zod pieces shared by request schemas. */
 export const uuidSchema = z.uuid({ message: 'Must be a UUID' });

@@ -1,5 +1,5 @@
 import type middy from '@middy/core';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ValidationError, type FieldIssue } from '../errors';
 import type { HttpEvent, HttpResult, RequestContext } from './types';
 

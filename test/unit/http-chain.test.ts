@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { OAuthError } from '../../shared/auth/oauth-errors';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, errorCatalogue } from '../../shared/errors';
 import { publicRoute, withHttpChain, type RouteHandler, type RouteInput } from '../../shared/http/handler-factory';
