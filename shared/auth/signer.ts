@@ -23,8 +23,8 @@ export interface TokenSigner {
   sign(signingInput: Buffer): Promise<Buffer>;
 }
 
-/** RFC 7638 thumbprint, so the key id follows from the key itself wherever the key lives. */
-function toPublicJwk(key: KeyObject): PublicJwk {
+/** The public JWK of a key; its `kid` is the RFC 7638 thumbprint, so it follows from the key wherever it lives. */
+export function toPublicJwk(key: KeyObject): PublicJwk {
   const { crv, x, y } = key.export({ format: 'jwk' }) as JsonWebKey;
   if (crv !== 'P-256' || !x || !y) throw new Error('The token signing key must be an EC P-256 key');
   const kid = createHash('sha256').update(JSON.stringify({ crv, kty: 'EC', x, y })).digest('base64url');
@@ -41,6 +41,16 @@ export function fileSigner(path: string): TokenSigner {
   };
 }
 
+/** KMS answers a DER-encoded ECDSA signature; JWS wants the raw 64-byte r||s form. */
+export function joseSignatureFromDer(der: Uint8Array): Buffer {
+  return Buffer.from(derToJose(Buffer.from(der), 'ES256'), 'base64url');
+}
+
+/** KMS publishes the public key as DER SubjectPublicKeyInfo. */
+export function publicJwkFromSpki(spki: Uint8Array): PublicJwk {
+  return toPublicJwk(createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' }));
+}
+
 /** Adapter for an asymmetric KMS key (ECC_NIST_P256, SIGN_VERIFY): the private key never leaves KMS. */
 export function kmsSigner(keyId: string): TokenSigner {
   let jwk: Promise<PublicJwk> | undefined;
@@ -48,7 +58,7 @@ export function kmsSigner(keyId: string): TokenSigner {
     publicJwk: () => {
       jwk ??= kmsClient()
         .send(new GetPublicKeyCommand({ KeyId: keyId }))
-        .then(({ PublicKey }) => toPublicJwk(createPublicKey({ key: Buffer.from(PublicKey!), format: 'der', type: 'spki' })))
+        .then(({ PublicKey }) => publicJwkFromSpki(PublicKey!))
         .catch((error: unknown) => {
           jwk = undefined;
           throw error;
@@ -64,8 +74,7 @@ export function kmsSigner(keyId: string): TokenSigner {
           SigningAlgorithm: 'ECDSA_SHA_256',
         }),
       );
-      // KMS answers a DER-encoded ECDSA signature; JWS wants the raw 64-byte r||s form.
-      return Buffer.from(derToJose(Buffer.from(Signature!), 'ES256'), 'base64url');
+      return joseSignatureFromDer(Signature!);
     },
   };
 }
