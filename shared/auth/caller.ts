@@ -1,6 +1,6 @@
 import { UnauthenticatedError } from '../errors';
 import type { UserRecord } from '../users/user.entities';
-import { findActiveUser } from '../users/user.service';
+import { findActiveUser } from '../users/user.repository';
 import { verifyAccessToken, type AccessClaims } from './access-token';
 
 /** Who is calling: the verified token and the user as the store has it now. */

@@ -2,7 +2,7 @@ import { createHash, createPrivateKey, createPublicKey, sign, type JsonWebKey, t
 import { readFileSync } from 'node:fs';
 import { GetPublicKeyCommand, SignCommand } from '@aws-sdk/client-kms';
 import { derToJose } from 'ecdsa-sig-formatter';
-import { kmsClient } from '../clients';
+import { kmsClient } from '../clients/kms';
 import { config } from '../config';
 
 /** The public half of the signing key, as served by the JWKS endpoint. */

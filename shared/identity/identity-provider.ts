@@ -4,7 +4,7 @@ import {
   AdminSetUserPasswordCommand,
   UsernameExistsException,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { cognitoClient } from '../clients';
+import { cognitoClient } from '../clients/cognito';
 import { config } from '../config';
 import { logger } from '../logger';
 

@@ -10,7 +10,7 @@ import {
   type QueryCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../clients';
+import { documentClient } from '../clients/dynamodb';
 import { config } from '../config';
 import { GSI1, withoutKeys, type ItemKey } from './keys';
 

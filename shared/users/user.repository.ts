@@ -61,6 +61,11 @@ export async function getUser(orgUuid: string, userUuid: string): Promise<UserRe
   return getItem<UserRecord>(keys.userKey(orgUuid, userUuid));
 }
 
+export async function findActiveUser(orgUuid: string, userUuid: string): Promise<UserRecord | undefined> {
+  const user = await getUser(orgUuid, userUuid);
+  return user?.status === 'ACTIVE' ? user : undefined;
+}
+
 /** The user holding an e-mail in an organization, whatever the state of its claim. */
 export async function findUserByEmail(orgUuid: string, email: string): Promise<UserRecord | undefined> {
   const claim = await getEmailClaim(orgUuid, email);

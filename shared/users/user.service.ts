@@ -91,8 +91,3 @@ export function currentUser(caller: Caller, pathOrgUuid: string): UserRecord {
   if (caller.user.orgUuid !== pathOrgUuid) throw new NotFoundError('The organization was not found');
   return caller.user;
 }
-
-export async function findActiveUser(orgUuid: string, userUuid: string): Promise<UserRecord | undefined> {
-  const user = await getUser(orgUuid, userUuid);
-  return user?.status === 'ACTIVE' ? user : undefined;
-}
