@@ -21,5 +21,3 @@ export interface RequestContext extends Context {
 }
 
 export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, headers });
-export const created = (body: unknown): Reply => ({ status: 201, body });
-export const noContent = (): Reply => ({ status: 204 });

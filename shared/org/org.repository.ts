@@ -1,6 +1,6 @@
 import { ConflictError } from '../errors';
 import { keys } from '../store/keys';
-import { getItem, putItem, queryIndex, queryPrefix } from '../store/table';
+import { getItem, putItem, queryIndex } from '../store/table';
 import type { AgentRecord, Bot, BotFunction, Collection, Environment, Organization, Persona } from './org.entities';
 
 const mustNotExist = { ConditionExpression: 'attribute_not_exists(PK)' };
@@ -41,11 +41,6 @@ export async function putBot(bot: Bot): Promise<void> {
 export async function findBot(botUuid: string): Promise<Bot | undefined> {
   const { GSI1PK, GSI1SK } = keys.botByUuid(botUuid);
   return (await queryIndex<Bot>(GSI1PK, GSI1SK))[0];
-}
-
-export async function listBotsOfEnvironment(orgUuid: string, envUuid: string): Promise<Bot[]> {
-  const { PK, SKPrefix } = keys.botsOfEnvironment(orgUuid, envUuid);
-  return queryPrefix<Bot>(PK, SKPrefix);
 }
 
 /** Writes a supervisor or agent; the bot's first supervisor is recorded as its default. */

@@ -31,7 +31,6 @@ export const keys = {
     GSI1PK: `BOT#${botUuid}`,
     GSI1SK: 'BOT',
   }),
-  botsOfEnvironment: (orgUuid: string, envUuid: string) => ({ PK: org(orgUuid), SKPrefix: `ENV#${envUuid}#BOT#` }),
   botByUuid: (botUuid: string) => ({ GSI1PK: `BOT#${botUuid}`, GSI1SK: 'BOT' }),
 
   agent: (botUuid: string, agentUuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `AGENT#${agentUuid}` }),

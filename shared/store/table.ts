@@ -38,14 +38,6 @@ export async function deleteItem(input: Omit<DeleteCommandInput, 'TableName'>): 
   return conditional(() => documentClient().send(new DeleteCommand({ TableName: table(), ...input })));
 }
 
-/** Every item under a partition key whose sort key starts with a prefix (all pages). */
-export async function queryPrefix<T>(pk: string, skPrefix: string): Promise<T[]> {
-  return queryAll<T>({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-    ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix },
-  });
-}
-
 /** The items of one GSI1 key (all pages). */
 export async function queryIndex<T>(gsi1pk: string, gsi1sk?: string): Promise<T[]> {
   return queryAll<T>({
