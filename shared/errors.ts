@@ -14,6 +14,7 @@ export const errorCatalogue = {
   NOT_FOUND: 'The resource was not found',
   ROUTE_NOT_FOUND: 'No operation matches this method and path',
   CONFLICT: 'The request conflicts with the current state',
+  VERSION_CONFLICT: 'The resource changed since you read it (If-Match no longer matches)',
   EMAIL_TAKEN: 'The e-mail is already in use in this organization',
   REALM_TAKEN: 'The organization name is already in use',
   TIMEOUT: 'The request took too long',

@@ -4,7 +4,7 @@
  */
 
 /** One Lambda per resource group (DESIGN.md). */
-export const resourceGroups = ['auth', 'users'] as const;
+export const resourceGroups = ['auth', 'users', 'supervisors', 'agents'] as const;
 export type ResourceGroup = (typeof resourceGroups)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -49,7 +49,32 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     path: '/org/{orgUUID}/users/identity-provider',
     authenticated: true,
   },
+  ...botRoutes('supervisors', [
+    ['supervisors.list', 'GET', '/supervisors'],
+    ['supervisors.default', 'GET', '/supervisors/default'],
+    ['supervisors.get', 'GET', '/supervisors/{supervisorUUID}'],
+    ['supervisors.update', 'PUT', '/supervisors/{supervisorUUID}'],
+  ]),
+  ...botRoutes('agents', [
+    ['agents.list', 'GET', '/agents'],
+    ['agents.quicksearch', 'GET', '/agents/quicksearch'],
+    ['agents.create', 'POST', '/agents'],
+    ['agents.get', 'GET', '/agents/{agentUUID}'],
+    ['agents.update', 'PUT', '/agents/{agentUUID}'],
+  ]),
 ];
+
+/** Routes of the agent-configuration area, all under one bot. */
+function botRoutes(group: ResourceGroup, routes: [string, HttpMethod, string][]): RouteDefinition[] {
+  return routes.map(([id, method, path]) => ({
+    id,
+    group,
+    method,
+    area: 'generative' as const,
+    path: `/org/{orgUUID}/env/{envUUID}/bot/{botUUID}${path}`,
+    authenticated: true,
+  }));
+}
 
 /**
  * Requests that match no route go to this group, whose router answers the standard 404 body; the

@@ -26,9 +26,13 @@ function compile(route: Route): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}$`), names };
 }
 
-/** Matches a request like API Gateway does: method and path against the route table, else `$default`. */
+/**
+ * Matches a request like API Gateway does: method and path against the route table, a route with fewer
+ * path parameters first (`/supervisors/default` before `/supervisors/{supervisorUUID}`), else `$default`.
+ */
 export function matchRoute(routes: CompiledRoute[], method: string, path: string) {
-  for (const { route, pattern, names } of routes) {
+  const ordered = [...routes].sort((a, b) => a.names.length - b.names.length);
+  for (const { route, pattern, names } of ordered) {
     if (route.method !== method) continue;
     const match = path.match(pattern);
     if (match) {

@@ -1,3 +1,5 @@
+import { createAgent } from '../../shared/agents/agent.service';
+import { findBot } from '../../shared/org/org.repository';
 import {
   addBot,
   addCollection,
@@ -63,6 +65,29 @@ async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<
     instructions: 'Greet the user, find out what they need and hand over to the right agent.',
     guardrails: 'Never share personal data of other customers.',
     isDefault: true,
+  });
+  const stored = (await findBot(bot.uuid))!;
+  const parameters = { requestTimeout: 30000, temperature: 0.3, topP: 1, presencePenalty: 0, frequencyPenalty: 0 };
+  await createAgent(stored, {
+    role: 'Order assistant',
+    goal: 'Tell customers where their order is and what happens next',
+    persona: { uuid: personas[0]!.uuid },
+    inheritFromSupervisor: true,
+    constraints: [{ value: 'Confirm the order number before sharing any detail' }],
+    tags: [{ name: '#orders' }],
+    parameters,
+    functions: [{ uuid: functions[0]!.uuid }],
+    knowledge: [{ uuid: collections[1]!.uuid }],
+  });
+  await createAgent(stored, {
+    role: 'Product expert',
+    goal: 'Answer questions about products and their availability',
+    persona: { uuid: personas[1]!.uuid },
+    inheritFromSupervisor: false,
+    tags: [{ name: '#products' }],
+    parameters: { ...parameters, maximumTokens: 800 },
+    functions: [{ uuid: functions[2]!.uuid }],
+    knowledge: [{ uuid: collections[0]!.uuid }],
   });
   return { ...named(bot), personas: personas.map(named), functions: functions.map(named), collections: collections.map(named) };
 }

@@ -21,3 +21,10 @@ export interface RequestContext extends Context {
 }
 
 export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, headers });
+
+/** A read or write answered with the resource and its ETag. */
+export const withEtag = (view: { body: unknown; etag: string }, status = 200): Reply => ({
+  status,
+  body: view.body,
+  headers: { etag: view.etag },
+});

@@ -152,6 +152,7 @@ export async function addSupervisor(
     collectionUuids: [],
     createdAt: at,
     updatedAt: at,
+    version: 1,
   };
   await putAgent(supervisor, { isDefault: input.isDefault ?? true });
   return supervisor;

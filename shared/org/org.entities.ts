@@ -100,4 +100,6 @@ export interface AgentRecord {
   collectionUuids: string[];
   createdAt: string;
   updatedAt: string;
+  /** Grows by one on every write; the ETag of reads and the condition of updates. */
+  version: number;
 }

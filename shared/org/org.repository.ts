@@ -38,6 +38,10 @@ export async function putBot(bot: Bot): Promise<void> {
   }
 }
 
+export async function getBot(orgUuid: string, envUuid: string, botUuid: string): Promise<Bot | undefined> {
+  return getItem<Bot>(keys.bot(orgUuid, envUuid, botUuid));
+}
+
 export async function findBot(botUuid: string): Promise<Bot | undefined> {
   const { GSI1PK, GSI1SK } = keys.botByUuid(botUuid);
   return (await queryIndex<Bot>(GSI1PK, GSI1SK))[0];

@@ -34,10 +34,15 @@ export const keys = {
   botByUuid: (botUuid: string) => ({ GSI1PK: `BOT#${botUuid}`, GSI1SK: 'BOT' }),
 
   agent: (botUuid: string, agentUuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `AGENT#${agentUuid}` }),
+  /** Supervisors and agents of a bot share one sort-key prefix; `kind` tells them apart. */
+  agentsOfBot: (botUuid: string) => ({ PK: `BOT#${botUuid}`, SKPrefix: 'AGENT#' }),
   defaultSupervisor: (botUuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: 'DEFAULT_SUPERVISOR' }),
   persona: (botUuid: string, uuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `PERSONA#${uuid}` }),
   botFunction: (botUuid: string, uuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `FUNCTION#${uuid}` }),
   collection: (botUuid: string, uuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `COLLECTION#${uuid}` }),
+
+  /** A tag of an organization, found by its lower-cased `#name`. */
+  tag: (orgUuid: string, name: string): ItemKey => ({ PK: org(orgUuid), SK: `TAG#${name.toLowerCase()}` }),
 
   /** Users of an organization, newest first through GSI1. */
   user: (orgUuid: string, userUuid: string, createdAt: string): IndexedKey => ({

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -17,8 +18,11 @@ import { GSI1, withoutKeys, type ItemKey } from './keys';
 /** Thin helpers over the one table; conditional failures come back as `false`, never as SDK errors. */
 const table = () => config().tableName;
 
+/** A key as DynamoDB takes it: only `PK` and `SK`, even when given an item's index keys too. */
+const primary = ({ PK, SK }: ItemKey): ItemKey => ({ PK, SK });
+
 export async function getItem<T>(key: ItemKey): Promise<T | undefined> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: key }));
+  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: primary(key) }));
   return Item ? withoutKeys<T>(Item) : undefined;
 }
 
@@ -36,6 +40,45 @@ export async function updateItem(input: Omit<UpdateCommandInput, 'TableName'>): 
 
 export async function deleteItem(input: Omit<DeleteCommandInput, 'TableName'>): Promise<boolean> {
   return conditional(() => documentClient().send(new DeleteCommand({ TableName: table(), ...input })));
+}
+
+/**
+ * Every item under a partition key whose sort key starts with a prefix (all pages), optionally only
+ * some attributes.
+ */
+export async function queryPrefix<T>(pk: string, skPrefix: string, attributes?: readonly string[]): Promise<T[]> {
+  const projection = attributes
+    ? {
+        ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+        ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
+      }
+    : {};
+  return queryAll<T>({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
+    ExpressionAttributeValues: { ':pk': pk, ':sk': skPrefix },
+    ...projection,
+  });
+}
+
+const BATCH_GET_LIMIT = 100;
+
+/** The items that exist among `itemKeys` (any order), in batches, retrying what DynamoDB leaves unprocessed. */
+export async function getItems<T>(itemKeys: ItemKey[]): Promise<T[]> {
+  const found: T[] = [];
+  if (itemKeys.length === 0) return found;
+  for (let start = 0; start < itemKeys.length; start += BATCH_GET_LIMIT) {
+    let pending: ItemKey[] = itemKeys.slice(start, start + BATCH_GET_LIMIT);
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
+      const { Responses, UnprocessedKeys } = await documentClient().send(
+        new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending.map(primary) } } }),
+      );
+      found.push(...(Responses?.[table()] ?? []).map((item) => withoutKeys<T>(item)));
+      pending = (UnprocessedKeys?.[table()]?.Keys ?? []) as ItemKey[];
+      if (attempt >= 5 && pending.length > 0) throw new Error('DynamoDB left keys unprocessed after 6 attempts');
+    }
+  }
+  return found;
 }
 
 /** The items of one GSI1 key (all pages). */

@@ -11,16 +11,35 @@ const routes = resolveRoutes(subpathsFromEnv());
 
 const context = { awsRequestId: 'events-test', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
+/** The uuid of the first item a GET of the seeded bot's area answers (default supervisor, first agent). */
+async function firstUuid(token: string, path: string): Promise<string> {
+  const { orgs, apiUrl, generativeSubpath } = stack();
+  const org = orgs[0]!;
+  const bot = org.environments[0]!.bots[0]!;
+  const url = `${apiUrl}/${generativeSubpath}/org/${org.uuid}/env/${org.environments[0]!.uuid}/bot/${bot.uuid}${path}`;
+  const body = (await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).json()) as { uuid?: string; content?: { uuid: string }[] };
+  return body.uuid ?? body.content![0]!.uuid;
+}
+
 async function fill(text: string): Promise<APIGatewayProxyEventV2> {
   const org = stack().orgs[0]!;
+  const env = org.environments[0]!;
+  const bot = env.bots[0]!;
   const values: Record<string, string> = {
     __REALM__: org.name,
     __ORG_UUID__: org.uuid,
+    __ENV_UUID__: env.uuid,
+    __BOT_UUID__: bot.uuid,
+    __PERSONA_UUID__: bot.personas[0]!.uuid,
+    __FUNCTION_UUID__: bot.functions[0]!.uuid,
+    __COLLECTION_UUID__: bot.collections[0]!.uuid,
     __CLIENT_ID__: stack().clientId,
     __ADMIN_EMAIL__: encodeURIComponent(org.admin.email),
     __ADMIN_PASSWORD__: encodeURIComponent(org.admin.password),
   };
   if (text.includes('__ACCESS_TOKEN__')) values.__ACCESS_TOKEN__ = (await adminToken()).accessToken;
+  if (text.includes('__SUPERVISOR_UUID__')) values.__SUPERVISOR_UUID__ = await firstUuid(values.__ACCESS_TOKEN__!, '/supervisors/default');
+  if (text.includes('__AGENT_UUID__')) values.__AGENT_UUID__ = await firstUuid(values.__ACCESS_TOKEN__!, '/agents');
   return JSON.parse(text.replace(/__[A-Z_]+__/g, (name) => values[name] ?? name)) as APIGatewayProxyEventV2;
 }
 

@@ -1,0 +1,37 @@
+import type { Caller } from '../auth/caller';
+import { ForbiddenError, NotFoundError } from '../errors';
+import type { Bot } from '../org/org.entities';
+import { getBot, getEnvironment } from '../org/org.repository';
+
+export interface BotPath {
+  orgUUID: string;
+  envUUID: string;
+  botUUID: string;
+}
+
+/**
+ * The bot a request addresses, if the caller may use it. Scope first (another organization, an unknown
+ * or inactive environment or bot: 404, so existence does not leak), then role: ADMIN any bot of the
+ * organization; SUPERVISOR any bot of its environments; EDITOR read and write, VIEWER read only, on
+ * the bots granted; anything else 403.
+ */
+export async function authorizeBot(caller: Caller, path: BotPath, need: 'read' | 'write'): Promise<Bot> {
+  const { user } = caller;
+  if (user.orgUuid !== path.orgUUID) throw new NotFoundError('The organization was not found');
+  const [environment, bot] = await Promise.all([
+    getEnvironment(path.orgUUID, path.envUUID),
+    getBot(path.orgUUID, path.envUUID, path.botUUID),
+  ]);
+  if (!environment?.active) throw new NotFoundError('The environment was not found');
+  if (!bot?.active) throw new NotFoundError('The bot was not found');
+
+  const grantsBot = user.permissions.some((p) => p.environmentUuid === path.envUUID && p.botUuid === path.botUUID);
+  const grantsEnvironment = user.permissions.some((p) => p.environmentUuid === path.envUUID && !p.botUuid);
+  const allowed =
+    user.role === 'ADMIN' ||
+    (user.role === 'SUPERVISOR' && (grantsEnvironment || grantsBot)) ||
+    (user.role === 'EDITOR' && grantsBot) ||
+    (user.role === 'VIEWER' && grantsBot && need === 'read');
+  if (!allowed) throw new ForbiddenError(need === 'write' ? 'You may not change this bot' : 'You may not read this bot');
+  return bot;
+}
