@@ -1,6 +1,7 @@
 import type { AgentRecord, BotFunction, Collection, Persona, Tag } from '../org/org.entities';
 import { keys } from '../store/keys';
-import { getItem, getItems, putItem, queryPrefix } from '../store/table';
+import type { ItemKey } from '../store/keys';
+import { getItem, getItems, getItemsByKey, keyId, putItem, queryPrefix } from '../store/table';
 
 /** What a listing, a quicksearch and a supervisor's heirs need of each agent, read without the long text. */
 export type AgentSummaryRecord = Pick<
@@ -46,12 +47,17 @@ export async function getBotResources(
   botUuid: string,
   wanted: { personas: string[]; functions: string[]; collections: string[] },
 ): Promise<BotResources> {
-  const [personas, functions, collections] = await Promise.all([
-    getItems<Persona>(wanted.personas.map((uuid) => keys.persona(botUuid, uuid))),
-    getItems<BotFunction>(wanted.functions.map((uuid) => keys.botFunction(botUuid, uuid))),
-    getItems<Collection>(wanted.collections.map((uuid) => keys.collection(botUuid, uuid))),
-  ]);
-  return { personas, functions, collections };
+  const personaKeys = wanted.personas.map((uuid) => keys.persona(botUuid, uuid));
+  const functionKeys = wanted.functions.map((uuid) => keys.botFunction(botUuid, uuid));
+  const collectionKeys = wanted.collections.map((uuid) => keys.collection(botUuid, uuid));
+  // One read for all three kinds; each item is told apart by the key it was asked under.
+  const found = await getItemsByKey<unknown>([...personaKeys, ...functionKeys, ...collectionKeys]);
+  const pick = <T>(itemKeys: ItemKey[]) => itemKeys.flatMap((key) => (found.has(keyId(key)) ? [found.get(keyId(key)) as T] : []));
+  return {
+    personas: pick<Persona>(personaKeys),
+    functions: pick<BotFunction>(functionKeys),
+    collections: pick<Collection>(collectionKeys),
+  };
 }
 
 /** The organization's tags among the given names (lower-cased match). */

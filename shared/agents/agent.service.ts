@@ -202,7 +202,9 @@ function nextConstraints(current: Rule[], given: { uuid?: string; value: string 
   return { rules, issues };
 }
 
-const MAX_ATTEMPTS = 3;
+/** Without If-Match a lost race is run again; enough rounds for many writers of one record at once. */
+const MAX_ATTEMPTS = 12;
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
 
 /**
  * Read, check, write with a condition on the version read. With `If-Match`, a changed version is a 409;
@@ -223,6 +225,7 @@ async function update(
     const written: AgentRecord = { ...next, updatedAt: nowAfter(current.updatedAt), version: current.version + 1 };
     if (await replaceAgent(written, current.version)) return view(written, resources);
     if (ifMatch !== undefined) throw new ConflictError('VERSION_CONFLICT');
+    await backoff(attempt);
   }
   throw new ConflictError('CONFLICT', 'The resource is being changed by other requests; try again');
 }

@@ -62,9 +62,23 @@ export async function queryPrefix<T>(pk: string, skPrefix: string, attributes?: 
 
 const BATCH_GET_LIMIT = 100;
 
-/** The items that exist among `itemKeys` (any order), in batches, retrying what DynamoDB leaves unprocessed. */
+/** The items that exist among `itemKeys` (any order). */
 export async function getItems<T>(itemKeys: ItemKey[]): Promise<T[]> {
-  const found: T[] = [];
+  return (await batchGet(itemKeys)).map((item) => withoutKeys<T>(item));
+}
+
+/** One string per key, to look items up in what `getItemsByKey` returns. */
+export const keyId = ({ PK, SK }: ItemKey): string => `${PK}\u0000${SK}`;
+
+/** The items that exist among `itemKeys`, by `keyId`: one read for items of different kinds. */
+export async function getItemsByKey<T>(itemKeys: ItemKey[]): Promise<Map<string, T>> {
+  const items = await batchGet(itemKeys);
+  return new Map(items.map((item) => [keyId(item as unknown as ItemKey), withoutKeys<T>(item)]));
+}
+
+/** BatchGetItem in batches of 100, retrying with backoff what DynamoDB leaves unprocessed. */
+async function batchGet(itemKeys: ItemKey[]): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
   if (itemKeys.length === 0) return found;
   for (let start = 0; start < itemKeys.length; start += BATCH_GET_LIMIT) {
     let pending: ItemKey[] = itemKeys.slice(start, start + BATCH_GET_LIMIT);
@@ -73,7 +87,7 @@ export async function getItems<T>(itemKeys: ItemKey[]): Promise<T[]> {
       const { Responses, UnprocessedKeys } = await documentClient().send(
         new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending.map(primary) } } }),
       );
-      found.push(...(Responses?.[table()] ?? []).map((item) => withoutKeys<T>(item)));
+      found.push(...(Responses?.[table()] ?? []));
       pending = (UnprocessedKeys?.[table()]?.Keys ?? []) as ItemKey[];
       if (attempt >= 5 && pending.length > 0) throw new Error('DynamoDB left keys unprocessed after 6 attempts');
     }

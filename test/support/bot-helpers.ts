@@ -1,0 +1,340 @@
+import type { AgentRecord, BotFunction, Collection, Persona } from '../../shared/org/org.entities';
+import {
+  addBot,
+  addCollection,
+  addEnvironment,
+  addFunction,
+  addPersona,
+  addSupervisor,
+} from '../../shared/org/org-admin.service';
+import { keys } from '../../shared/store/keys';
+import { updateItem } from '../../shared/store/table';
+import type { Permission, Role } from '../../shared/users/user.entities';
+import { registerUser } from '../../shared/users/user.service';
+import { TEST_PASSWORD, passwordToken } from './auth-helpers';
+import { expectErrorBody, type StandardErrorBody } from './error-body';
+import { adminToken, stack, unique } from './stack';
+
+/** Helpers for the agent-configuration area: fresh bots of one's own, bodies, an HTTP client. */
+
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Where a bot lives: enough to build its paths. */
+export interface BotAddress {
+  orgUuid: string;
+  envUuid: string;
+  botUuid: string;
+}
+
+/** A bot created for one test (or one file), so counts, order and pages are not disturbed by others. */
+export interface FreshBot extends BotAddress {
+  name: string;
+  personas: Persona[];
+  functions: BotFunction[];
+  collections: Collection[];
+  supervisor?: AgentRecord;
+}
+
+/** A new environment of a seeded organization (active). */
+export async function freshEnvironment(orgIndex = 0): Promise<{ orgUuid: string; envUuid: string }> {
+  const orgUuid = stack().orgs[orgIndex]!.uuid;
+  const env = await addEnvironment(orgUuid, `Test env ${unique()}`);
+  return { orgUuid, envUuid: env.uuid };
+}
+
+/**
+ * A new bot with two personas (the first with an image), three functions and two collections, and
+ * (unless `supervisor: false`) a default supervisor. Created in a new environment unless one is given.
+ */
+export async function freshBot(
+  options: { orgIndex?: number; envUuid?: string; supervisor?: boolean } = {},
+): Promise<FreshBot> {
+  const orgUuid = stack().orgs[options.orgIndex ?? 0]!.uuid;
+  const envUuid = options.envUuid ?? (await freshEnvironment(options.orgIndex)).envUuid;
+  const bot = await addBot(orgUuid, envUuid, `Test bot ${unique()}`);
+  const personas = [
+    await addPersona(bot.uuid, {
+      name: 'Test guide',
+      image: 'https://images.example.test/guide.png',
+      backstory: 'Guides test customers.',
+      personality: 'Calm',
+      communicationStyle: 'WITTY_AND_CASUAL',
+    }),
+    await addPersona(bot.uuid, { name: 'Second persona' }),
+  ];
+  const functions = [await addFunction(bot.uuid, 'fnOne'), await addFunction(bot.uuid, 'fnTwo'), await addFunction(bot.uuid, 'fnThree')];
+  const collections = [
+    await addCollection(bot.uuid, {
+      name: 'Manuals',
+      description: 'Every manual',
+      documentCount: 12,
+      searchType: { type: 'SEMANTIC', semanticWeight: 100, fullTextWeight: 0 },
+      previousUserInput: 2,
+      threshold: 0.75,
+      topK: 8,
+    }),
+    await addCollection(bot.uuid, { name: 'FAQ' }),
+  ];
+  const supervisor =
+    options.supervisor === false
+      ? undefined
+      : await addSupervisor(bot.uuid, {
+          role: 'Test supervisor',
+          goal: 'Route each test conversation',
+          personaUuid: personas[0]!.uuid,
+          instructions: 'Hand over to the right agent.',
+          guardrails: 'Stay polite.',
+        });
+  return { orgUuid, envUuid, botUuid: bot.uuid, name: bot.name, personas, functions, collections, supervisor };
+}
+
+/** A seeded bot's address (org 0 unless told), for reads and for foreign-reference tests. */
+export function seededBot(orgIndex = 0, envIndex = 0, botIndex = 0) {
+  const org = stack().orgs[orgIndex]!;
+  const env = org.environments[envIndex]!;
+  const bot = env.bots[botIndex]!;
+  return { orgUuid: org.uuid, envUuid: env.uuid, botUuid: bot.uuid, seeded: bot };
+}
+
+/** The URL of a path under a bot in the agent-configuration area. */
+export function botUrl(bot: BotAddress, path: string): string {
+  return `${stack().apiUrl}/${stack().generativeSubpath}/org/${bot.orgUuid}/env/${bot.envUuid}/bot/${bot.botUuid}${path}`;
+}
+
+/** A valid agent create body for a fresh bot, with every field; `overrides` replace top-level fields. */
+export function agentBody(bot: FreshBot, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    role: `Agent ${unique()}`,
+    goal: 'Help the customer with a test question',
+    instructions: 'Be brief.',
+    guardrails: 'Never promise refunds.',
+    persona: { uuid: bot.personas[0]!.uuid },
+    inheritFromSupervisor: true,
+    constraints: [{ value: 'Always confirm the order number' }, { value: 'Never share e-mail addresses' }],
+    tags: [{ name: `#t${unique()}` }],
+    parameters: { maximumTokens: 500, requestTimeout: 30000, temperature: 0.7, topP: 0.9, presencePenalty: 0.5, frequencyPenalty: -0.5 },
+    functions: [{ uuid: bot.functions[1]!.uuid }, { uuid: bot.functions[0]!.uuid }],
+    knowledge: [{ uuid: bot.collections[0]!.uuid }],
+    ...overrides,
+  };
+}
+
+/** A minimal valid agent create body: only the required fields. */
+export function minimalAgentBody(bot: FreshBot, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { role: `Agent ${unique()}`, goal: 'A goal', persona: { uuid: bot.personas[0]!.uuid }, inheritFromSupervisor: false, ...overrides };
+}
+
+/** The Agent of spec 2.1 as a client reads it. */
+export interface AgentDto {
+  uuid: string;
+  role: string;
+  flowUUID: string;
+  goal: string;
+  instructions: string | null;
+  guardrails: string | null;
+  persona: { uuid: string; name: string; image: string | null; backstory: string | null; personality: string | null; communicationStyle: string } | null;
+  inheritFromSupervisor: boolean;
+  constraints: { uuid: string; value: string }[];
+  tags: { uuid: string; name: string }[];
+  parameters: Record<string, number> | null;
+  functions: { uuid: string; name: string }[];
+  knowledge: Record<string, unknown>[];
+  heirs: { role: string }[];
+}
+
+/** A listing's content item. */
+export interface SummaryDto {
+  uuid: string;
+  role: string;
+  goal: string;
+  tags: { uuid: string; name: string }[];
+  inheritFromSupervisor: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface SortDto {
+  unsorted: boolean;
+  sorted: boolean;
+  empty: boolean;
+}
+
+/** The Page of spec 2.8. */
+export interface PageDto<T = SummaryDto> {
+  content: T[];
+  pageable: { unpaged: boolean; paged: boolean; pageNumber: number; pageSize: number; offset: number; sort: SortDto };
+  totalElements: number;
+  totalPages: number;
+  numberOfElements: number;
+  size: number;
+  number: number;
+  first: boolean;
+  last: boolean;
+  empty: boolean;
+  sort: SortDto;
+}
+
+/** What a client sees of a response. */
+export interface ApiResponse<T = AgentDto> {
+  status: number;
+  headers: Headers;
+  contentType: string | null;
+  /** Parsed JSON when the response is JSON, else undefined. */
+  body: T;
+  text: string;
+  /** The request path, as the error body's `path` carries it. */
+  path: string;
+}
+
+type TokenSource = string | undefined | (() => Promise<string>);
+
+async function call<T>(
+  source: TokenSource,
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse<T>> {
+  const token = typeof source === 'function' ? await source() : source;
+  const init: RequestInit = {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  };
+  const response = await fetch(url, init);
+  const text = await response.text();
+  const contentType = response.headers.get('content-type');
+  return {
+    status: response.status,
+    headers: response.headers,
+    contentType,
+    body: (contentType?.startsWith('application/json') && text ? JSON.parse(text) : undefined) as T,
+    text,
+    path: new URL(url).pathname,
+  };
+}
+
+/**
+ * An HTTP client with a bearer token; a string body is sent as is (for malformed JSON). The body type
+ * defaults to the Agent; listings name `PageDto`.
+ */
+export function api(token: TokenSource) {
+  return {
+    get: <T = AgentDto>(url: string, headers?: Record<string, string>) => call<T>(token, 'GET', url, undefined, headers),
+    post: <T = AgentDto>(url: string, body: unknown, headers?: Record<string, string>) => call<T>(token, 'POST', url, body, headers),
+    put: <T = AgentDto>(url: string, body: unknown, headers?: Record<string, string>) => call<T>(token, 'PUT', url, body, headers),
+  };
+}
+export type Api = ReturnType<typeof api>;
+
+const TOKEN_REUSE_MS = 200_000;
+const adminTokens = new Map<number, { token: string; at: number }>();
+
+async function cachedAdminToken(orgIndex: number): Promise<string> {
+  let cached = adminTokens.get(orgIndex);
+  if (!cached || Date.now() - cached.at > TOKEN_REUSE_MS) {
+    cached = { token: (await adminToken(orgIndex)).accessToken, at: Date.now() };
+    adminTokens.set(orgIndex, cached);
+  }
+  return cached.token;
+}
+
+/** A client with a seeded organization's ADMIN token (fetched once per file, renewed before it expires). */
+export function adminApi(orgIndex = 0): Api {
+  return api(() => cachedAdminToken(orgIndex));
+}
+
+/** A user of a seeded organization with a role and grants (real store and Cognito emulator), signed in. */
+export async function userWithGrants(role: Role, permissions: Permission[], orgIndex = 0): Promise<{ userUuid: string; api: Api }> {
+  const org = stack().orgs[orgIndex]!;
+  const email = `grants-${unique()}@example.test`;
+  const user = await registerUser({ orgUuid: org.uuid, name: `${role} user`, email, password: TEST_PASSWORD, role, permissions });
+  const token = (await passwordToken({ realm: org.name, email, password: TEST_PASSWORD })).access_token;
+  return { userUuid: user.uuid, api: api(token) };
+}
+
+/** Asserts the standard error body (spec 7) with status and code. */
+export function expectError(response: ApiResponse<unknown>, status: number, errorCode: string): StandardErrorBody {
+  return expectErrorBody(
+    { status: response.status, contentType: response.contentType, text: response.text },
+    { status, errorCode, path: response.path },
+  );
+}
+
+/** Asserts a 422 validation body whose `details` name exactly these fields (order ignored), and returns them. */
+export function expectFieldErrors(response: ApiResponse<unknown>, fields: string[]): { fieldName: string; message: string; errorCode: string }[] {
+  const body = expectError(response, 422, 'VALIDATION_FAILED');
+  const details = body.details ?? [];
+  for (const detail of details) {
+    expect(detail).toEqual({ fieldName: expect.any(String), message: expect.any(String), errorCode: expect.any(String) });
+    expect(detail.message.length).toBeGreaterThan(0);
+  }
+  expect(details.map((d) => d.fieldName).sort()).toEqual([...fields].sort());
+  return details;
+}
+
+/** The detail of one field in a 422 body. */
+export function detailOf(response: ApiResponse<unknown>, fieldName: string) {
+  return (response.body as StandardErrorBody).details?.find((d) => d.fieldName === fieldName);
+}
+
+/** Marks an environment inactive in the store (no API does that yet). */
+export async function deactivateEnvironment(orgUuid: string, envUuid: string): Promise<void> {
+  const updated = await updateItem({
+    Key: keys.environment(orgUuid, envUuid),
+    UpdateExpression: 'SET #active = :no',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#active': 'active' },
+    ExpressionAttributeValues: { ':no': false },
+  });
+  if (!updated) throw new Error(`No environment ${envUuid}`);
+}
+
+/** Marks a bot inactive in the store (no API does that yet). */
+export async function deactivateBot(bot: BotAddress): Promise<void> {
+  const { PK, SK } = keys.bot(bot.orgUuid, bot.envUuid, bot.botUuid);
+  const updated = await updateItem({
+    Key: { PK, SK },
+    UpdateExpression: 'SET #active = :no',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#active': 'active' },
+    ExpressionAttributeValues: { ':no': false },
+  });
+  if (!updated) throw new Error(`No bot ${bot.botUuid}`);
+}
+
+/** The fields of a listing's content item (README: summaries). */
+export const SUMMARY_FIELDS = ['createdAt', 'goal', 'inheritFromSupervisor', 'role', 'tags', 'updatedAt', 'uuid'];
+
+/** The fields of the Agent of spec 2.1. */
+export const AGENT_FIELDS = [
+  'constraints',
+  'flowUUID',
+  'functions',
+  'goal',
+  'guardrails',
+  'heirs',
+  'inheritFromSupervisor',
+  'instructions',
+  'knowledge',
+  'parameters',
+  'persona',
+  'role',
+  'tags',
+  'uuid',
+];
+
+/** Every listing item of a bot (agents or supervisors), read page by page at the largest size. */
+export async function listAll(client: Api, bot: BotAddress, resource: 'agents' | 'supervisors', query = ''): Promise<SummaryDto[]> {
+  const items: SummaryDto[] = [];
+  for (let page = 1; ; page++) {
+    const response = await client.get<PageDto>(botUrl(bot, `/${resource}?size=100&page=${page}${query}`));
+    if (response.status !== 200) throw new Error(`Listing failed with ${response.status}: ${response.text}`);
+    items.push(...response.body.content);
+    if (response.body.last) return items;
+  }
+}

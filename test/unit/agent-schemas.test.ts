@@ -1,0 +1,375 @@
+import { randomUUID } from 'node:crypto';
+import type * as z from 'zod';
+import {
+  agentCreateSchema,
+  agentPathSchema,
+  agentUpdateSchema,
+  listQuerySchema,
+  parametersSchema,
+  quicksearchQuerySchema,
+  supervisorUpdateSchema,
+  tagSchema,
+} from '../../shared/agents/agent.schemas';
+import { toFieldIssues } from '../../shared/http/validation';
+
+const uuid = () => randomUUID();
+const parameters = { requestTimeout: 30000, temperature: 1, topP: 0.5, presencePenalty: 0, frequencyPenalty: 0 };
+const agent = (overrides: Record<string, unknown> = {}) => ({
+  role: 'Order assistant',
+  goal: 'Tell customers where their order is',
+  persona: { uuid: uuid() },
+  inheritFromSupervisor: true,
+  ...overrides,
+});
+const supervisor = (overrides: Record<string, unknown> = {}) => ({ persona: { uuid: uuid() }, ...overrides });
+
+/** The 422 details a schema's failure turns into, as `fieldName errorCode`. */
+function problems(schema: z.ZodType, input: unknown): string[] {
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) return [];
+  return toFieldIssues(result.error).map((issue) => `${issue.fieldName} ${issue.errorCode}`);
+}
+
+describe('agentCreateSchema', () => {
+  test('accepts the required fields alone and trims text', () => {
+    const result = agentCreateSchema.safeParse(agent({ role: '  Order assistant  ', goal: '\tA goal\n' }));
+
+    expect(result.success).toBe(true);
+    expect(result.data).toMatchObject({ role: 'Order assistant', goal: 'A goal' });
+  });
+
+  test('accepts every optional field', () => {
+    const body = agent({
+      instructions: 'Be brief',
+      guardrails: 'No refunds',
+      constraints: [{ value: 'Confirm the number' }],
+      tags: [{ name: '#orders' }, { uuid: uuid(), name: '#ñandú_2-b' }],
+      parameters: { ...parameters, maximumTokens: 100 },
+      functions: [{ uuid: uuid() }],
+      knowledge: [{ uuid: uuid() }],
+    });
+
+    expect(problems(agentCreateSchema, body)).toEqual([]);
+  });
+
+  test.each(['role', 'goal', 'persona', 'inheritFromSupervisor'])('requires %s', (field) => {
+    const body: Record<string, unknown> = agent();
+    delete body[field];
+
+    expect(problems(agentCreateSchema, body)).toEqual([`${field} FIELD_REQUIRED`]);
+  });
+
+  test.each([
+    ['role', 200],
+    ['goal', 2000],
+    ['instructions', 20000],
+    ['guardrails', 10000],
+  ])('%s takes at most %d characters', (field, max) => {
+    expect(problems(agentCreateSchema, agent({ [field]: 'x'.repeat(max) }))).toEqual([]);
+    expect(problems(agentCreateSchema, agent({ [field]: 'x'.repeat(max + 1) }))).toEqual([`${field} FIELD_INVALID`]);
+  });
+
+  test.each(['role', 'goal', 'instructions', 'guardrails'])('%s may not be blank', (field) => {
+    expect(problems(agentCreateSchema, agent({ [field]: '' }))).toEqual([`${field} FIELD_INVALID`]);
+    expect(problems(agentCreateSchema, agent({ [field]: ' \t\n ' }))).toEqual([`${field} FIELD_INVALID`]);
+  });
+
+  test.each(['Two\nlines', 'Two\r\nlines', 'Carriage\rreturn'])('role %j must be one line', (role) => {
+    expect(problems(agentCreateSchema, agent({ role }))).toEqual(['role FIELD_INVALID']);
+  });
+
+  test('a goal may span several lines', () => {
+    expect(problems(agentCreateSchema, agent({ goal: 'First\nSecond' }))).toEqual([]);
+  });
+
+  test('refuses wrong types, each named', () => {
+    const body = agent({ role: 7, inheritFromSupervisor: 'yes', persona: 'abc', tags: {}, constraints: 'none' });
+
+    expect(problems(agentCreateSchema, body).sort()).toEqual([
+      'constraints FIELD_INVALID',
+      'inheritFromSupervisor FIELD_INVALID',
+      'persona FIELD_INVALID',
+      'role FIELD_INVALID',
+      'tags FIELD_INVALID',
+    ]);
+  });
+
+  test('refuses unknown fields at every level', () => {
+    const body = agent({ color: 'blue', persona: { uuid: uuid(), name: 'x' }, tags: [{ name: '#a', color: 'red' }] });
+
+    expect(problems(agentCreateSchema, body).sort()).toEqual(['color FIELD_UNKNOWN', 'persona.name FIELD_UNKNOWN', 'tags.0.color FIELD_UNKNOWN']);
+  });
+
+  test('create constraints carry only a value: a uuid is an unknown field', () => {
+    expect(problems(agentCreateSchema, agent({ constraints: [{ value: 'ok' }, { uuid: uuid(), value: 'x' }] }))).toEqual([
+      'constraints.1.uuid FIELD_UNKNOWN',
+    ]);
+  });
+
+  test('a rule takes at most 2000 characters and may not be blank', () => {
+    expect(problems(agentCreateSchema, agent({ constraints: [{ value: 'x'.repeat(2000) }] }))).toEqual([]);
+    expect(problems(agentCreateSchema, agent({ constraints: [{ value: 'x'.repeat(2001) }, { value: ' ' }, {}] }))).toEqual([
+      'constraints.0.value FIELD_INVALID',
+      'constraints.1.value FIELD_INVALID',
+      'constraints.2.value FIELD_REQUIRED',
+    ]);
+  });
+
+  test('references must be UUIDs', () => {
+    const body = agent({ persona: { uuid: 'nope' }, functions: [{ uuid: uuid() }, { uuid: '123' }], knowledge: [{}] });
+
+    expect(problems(agentCreateSchema, body)).toEqual(['persona.uuid FIELD_INVALID', 'functions.1.uuid FIELD_INVALID', 'knowledge.0.uuid FIELD_REQUIRED']);
+  });
+
+  test.each(['functions', 'knowledge'])('a resource listed twice in %s is refused at the repeat', (field) => {
+    const same = uuid();
+
+    expect(problems(agentCreateSchema, agent({ [field]: [{ uuid: same }, { uuid: uuid() }, { uuid: same }] }))).toEqual([
+      `${field}.2.uuid FIELD_INVALID`,
+    ]);
+  });
+
+  test.each(['constraints', 'tags', 'functions', 'knowledge'])('%s hold at most 50 items', (field) => {
+    const item = (i: number) =>
+      field === 'constraints' ? { value: `rule ${i}` } : field === 'tags' ? { name: `#tag${i}` } : { uuid: uuid() };
+    const items = (count: number) => Array.from({ length: count }, (_, i) => item(i));
+
+    expect(problems(agentCreateSchema, agent({ [field]: items(50) }))).toEqual([]);
+    expect(problems(agentCreateSchema, agent({ [field]: items(51) }))).toEqual([`${field} FIELD_INVALID`]);
+  });
+
+  test('reports every problem at once', () => {
+    const body = {
+      role: ' ',
+      goal: 'x'.repeat(2001),
+      persona: { uuid: 'nope' },
+      inheritFromSupervisor: 'yes',
+      parameters: { ...parameters, temperature: 3 },
+      extra: 1,
+    };
+
+    expect(problems(agentCreateSchema, body).sort()).toEqual([
+      'extra FIELD_UNKNOWN',
+      'goal FIELD_INVALID',
+      'inheritFromSupervisor FIELD_INVALID',
+      'parameters.temperature FIELD_INVALID',
+      'persona.uuid FIELD_INVALID',
+      'role FIELD_INVALID',
+    ]);
+  });
+
+  test('a body that is not an object is refused as a whole', () => {
+    expect(problems(agentCreateSchema, [agent()])).toEqual(['(body) FIELD_INVALID']);
+    expect(problems(agentCreateSchema, undefined)).toEqual(['(body) FIELD_REQUIRED']);
+  });
+});
+
+describe('tagSchema (#term)', () => {
+  test.each(['#orders', '#a', '#Órdenes', '#snake_case', '#kebab-case', '#v2', `#${'x'.repeat(50)}`])('accepts %j', (name) => {
+    expect(tagSchema.safeParse({ name }).success).toBe(true);
+  });
+
+  test.each(['orders', '#', '##orders', '#two words', '#dot.ted', `#${'x'.repeat(51)}`, '', '#emoji🙂'])('refuses %j', (name) => {
+    expect(tagSchema.safeParse({ name }).success).toBe(false);
+  });
+
+  test('trims the name and takes an optional uuid, which must be a UUID', () => {
+    expect(tagSchema.parse({ name: '  #orders ' })).toEqual({ name: '#orders' });
+    expect(tagSchema.safeParse({ uuid: 'x', name: '#orders' }).success).toBe(false);
+  });
+});
+
+describe('parametersSchema (documented ranges)', () => {
+  test.each([
+    ['temperature', 0],
+    ['temperature', 2],
+    ['topP', 0],
+    ['topP', 1],
+    ['presencePenalty', -2],
+    ['presencePenalty', 2],
+    ['frequencyPenalty', -2],
+    ['frequencyPenalty', 2],
+    ['requestTimeout', 1],
+    ['requestTimeout', 600000],
+    ['maximumTokens', 1],
+    ['maximumTokens', 1000000],
+  ])('accepts %s = %d', (field, value) => {
+    expect(problems(parametersSchema, { ...parameters, [field]: value })).toEqual([]);
+  });
+
+  test.each([
+    ['temperature', -0.01],
+    ['temperature', 2.01],
+    ['topP', -0.1],
+    ['topP', 1.01],
+    ['presencePenalty', -2.01],
+    ['presencePenalty', 2.01],
+    ['frequencyPenalty', -2.5],
+    ['frequencyPenalty', 2.5],
+    ['requestTimeout', 0],
+    ['requestTimeout', 600001],
+    ['requestTimeout', 1.5],
+    ['maximumTokens', 0],
+    ['maximumTokens', 1000001],
+    ['maximumTokens', 2.5],
+    ['temperature', '1'],
+  ])('refuses %s = %j', (field, value) => {
+    expect(problems(parametersSchema, { ...parameters, [field]: value })).toEqual([`${field} FIELD_INVALID`]);
+  });
+
+  test('requires every field but maximumTokens', () => {
+    expect(problems(parametersSchema, {}).sort()).toEqual([
+      'frequencyPenalty FIELD_REQUIRED',
+      'presencePenalty FIELD_REQUIRED',
+      'requestTimeout FIELD_REQUIRED',
+      'temperature FIELD_REQUIRED',
+      'topP FIELD_REQUIRED',
+    ]);
+  });
+
+  test('is strict', () => {
+    expect(problems(parametersSchema, { ...parameters, seed: 1 })).toEqual(['seed FIELD_UNKNOWN']);
+  });
+});
+
+describe('agentUpdateSchema', () => {
+  test('constraints may carry the uuid of an existing rule, or none for a new one', () => {
+    const body = agent({ constraints: [{ uuid: uuid(), value: 'kept' }, { value: 'new' }] });
+
+    expect(problems(agentUpdateSchema, body)).toEqual([]);
+  });
+
+  test('a constraint uuid must be a UUID', () => {
+    expect(problems(agentUpdateSchema, agent({ constraints: [{ uuid: 'r1', value: 'x' }] }))).toEqual(['constraints.0.uuid FIELD_INVALID']);
+  });
+
+  test('takes the same required fields as create', () => {
+    expect(problems(agentUpdateSchema, {}).sort()).toEqual([
+      'goal FIELD_REQUIRED',
+      'inheritFromSupervisor FIELD_REQUIRED',
+      'persona FIELD_REQUIRED',
+      'role FIELD_REQUIRED',
+    ]);
+  });
+
+  test('refuses server-assigned fields', () => {
+    expect(problems(agentUpdateSchema, agent({ uuid: uuid(), flowUUID: uuid(), heirs: [] })).sort()).toEqual([
+      'flowUUID FIELD_UNKNOWN',
+      'heirs FIELD_UNKNOWN',
+      'uuid FIELD_UNKNOWN',
+    ]);
+  });
+});
+
+describe('supervisorUpdateSchema', () => {
+  test('requires only the persona', () => {
+    expect(problems(supervisorUpdateSchema, supervisor())).toEqual([]);
+    expect(problems(supervisorUpdateSchema, {})).toEqual(['persona FIELD_REQUIRED']);
+  });
+
+  test('accepts instructions, guardrails, constraints with or without uuid, tags and parameters', () => {
+    const body = supervisor({
+      instructions: 'Route',
+      guardrails: 'Polite',
+      constraints: [{ uuid: uuid(), value: 'a' }, { value: 'b' }],
+      tags: [{ name: '#routing' }],
+      parameters,
+    });
+
+    expect(problems(supervisorUpdateSchema, body)).toEqual([]);
+  });
+
+  test('refuses the fields a supervisor update does not carry', () => {
+    const body = supervisor({ role: 'x', goal: 'y', inheritFromSupervisor: true, functions: [], knowledge: [] });
+
+    expect(problems(supervisorUpdateSchema, body).sort()).toEqual([
+      'functions FIELD_UNKNOWN',
+      'goal FIELD_UNKNOWN',
+      'inheritFromSupervisor FIELD_UNKNOWN',
+      'knowledge FIELD_UNKNOWN',
+      'role FIELD_UNKNOWN',
+    ]);
+  });
+
+  test('applies the same limits as agents', () => {
+    const body = supervisor({
+      instructions: 'x'.repeat(20001),
+      guardrails: '',
+      parameters: { ...parameters, topP: 2 },
+      tags: [{ name: 'routing' }],
+    });
+
+    expect(problems(supervisorUpdateSchema, body).sort()).toEqual([
+      'guardrails FIELD_INVALID',
+      'instructions FIELD_INVALID',
+      'parameters.topP FIELD_INVALID',
+      'tags.0.name FIELD_INVALID',
+    ]);
+  });
+});
+
+describe('listQuerySchema', () => {
+  test('defaults to page 1 of 5, updatedAt DESC', () => {
+    expect(listQuerySchema.parse({})).toEqual({ page: 1, size: 5, orderBy: 'updatedAt', direction: 'DESC' });
+  });
+
+  test('reads every parameter', () => {
+    expect(listQuerySchema.parse({ page: '3', size: '100', orderBy: 'role', direction: 'asc', searchTerm: 'réservations' })).toEqual({
+      page: 3,
+      size: 100,
+      orderBy: 'role',
+      direction: 'ASC',
+      searchTerm: 'réservations',
+    });
+  });
+
+  test.each(['updatedAt', 'createdAt', 'role'])('may be ordered by %s', (orderBy) => {
+    expect(listQuerySchema.parse({ orderBy }).orderBy).toBe(orderBy);
+  });
+
+  test('names every bad parameter', () => {
+    const query = { page: '0', size: '101', orderBy: 'goal', direction: 'sideways', searchTerm: 'x'.repeat(201) };
+
+    expect(problems(listQuerySchema, query).sort()).toEqual([
+      'direction FIELD_INVALID',
+      'orderBy FIELD_INVALID',
+      'page FIELD_INVALID',
+      'searchTerm FIELD_INVALID',
+      'size FIELD_INVALID',
+    ]);
+  });
+
+  test.each([
+    ['page', '-1'],
+    ['page', 'x'],
+    ['size', '0'],
+    ['orderBy', 'ROLE'],
+  ])('refuses %s=%j', (name, value) => {
+    expect(problems(listQuerySchema, { [name]: value })).toEqual([`${name} FIELD_INVALID`]);
+  });
+
+  test('ignores parameters it does not know', () => {
+    expect(listQuerySchema.safeParse({ utm: 'x' }).success).toBe(true);
+  });
+});
+
+describe('quicksearchQuerySchema', () => {
+  test('requires name and defaults limit to 6', () => {
+    expect(quicksearchQuerySchema.parse({ name: 'oas' })).toEqual({ name: 'oas', limit: 6 });
+    expect(problems(quicksearchQuerySchema, {})).toEqual(['name FIELD_REQUIRED']);
+  });
+
+  test('limit is 1 to 50', () => {
+    expect(quicksearchQuerySchema.parse({ name: 'a', limit: '50' }).limit).toBe(50);
+    expect(problems(quicksearchQuerySchema, { name: 'a', limit: '51' })).toEqual(['limit FIELD_INVALID']);
+    expect(problems(quicksearchQuerySchema, { name: 'a', limit: '0' })).toEqual(['limit FIELD_INVALID']);
+  });
+});
+
+describe('path schemas', () => {
+  test('every path variable must be a UUID, each named', () => {
+    const path = { orgUUID: uuid(), envUUID: 'env', botUUID: uuid(), agentUUID: 'nope' };
+
+    expect(problems(agentPathSchema, path).sort()).toEqual(['agentUUID FIELD_INVALID', 'envUUID FIELD_INVALID']);
+  });
+});
