@@ -33,7 +33,7 @@ export const create = userRoute({
 
 export const read = userRoute({
   schemas: { path: agentPathSchema },
-  handle: async ({ path, caller }) => withEtag(await readAgent(await authorizeBot(caller, path, 'read'), 'AGENT', path.agentUUID)),
+  handle: async ({ path, caller }) => withEtag(await readAgent(authorizeBot(caller, path, 'read'), path.botUUID, 'AGENT', path.agentUUID)),
 });
 
 export const update = userRoute({

@@ -12,13 +12,13 @@ export const list = userRoute({
 
 export const readDefault = userRoute({
   schemas: { path: botPathSchema },
-  handle: async ({ path, caller }) => withEtag(await readDefaultSupervisor(await authorizeBot(caller, path, 'read'))),
+  handle: async ({ path, caller }) => withEtag(await readDefaultSupervisor(authorizeBot(caller, path, 'read'), path.botUUID)),
 });
 
 export const read = userRoute({
   schemas: { path: supervisorPathSchema },
   handle: async ({ path, caller }) =>
-    withEtag(await readAgent(await authorizeBot(caller, path, 'read'), 'SUPERVISOR', path.supervisorUUID)),
+    withEtag(await readAgent(authorizeBot(caller, path, 'read'), path.botUUID, 'SUPERVISOR', path.supervisorUUID)),
 });
 
 export const update = userRoute({

@@ -52,16 +52,29 @@ export async function quicksearchAgents(bot: Bot, name: string, limit: number): 
     .slice(0, limit);
 }
 
-export async function readAgent(bot: Bot, kind: AgentKind, uuid: string): Promise<AgentView> {
-  const agent = await getAgent(bot.uuid, uuid);
+/**
+ * Starts a read while the caller's access to the bot is still being checked, to save a round trip;
+ * the result is used only once access is granted, and a refusal wins over anything the read finds.
+ */
+async function whileAuthorizing<T>(access: Promise<Bot>, read: Promise<T>): Promise<T> {
+  read.catch(() => undefined);
+  await access;
+  return read;
+}
+
+/** A supervisor or agent of the bot `botUuid` names, once `access` to that bot is granted. */
+export async function readAgent(access: Promise<Bot>, botUuid: string, kind: AgentKind, uuid: string): Promise<AgentView> {
+  const agent = await whileAuthorizing(access, getAgent(botUuid, uuid));
   if (!agent || agent.kind !== kind) throw notFound(kind);
   return view(agent);
 }
 
-export async function readDefaultSupervisor(bot: Bot): Promise<AgentView> {
-  const uuid = await getDefaultSupervisorUuid(bot.uuid);
+export async function readDefaultSupervisor(access: Promise<Bot>, botUuid: string): Promise<AgentView> {
+  const uuid = await whileAuthorizing(access, getDefaultSupervisorUuid(botUuid));
   if (!uuid) throw new NotFoundError('The bot has no default supervisor');
-  return readAgent(bot, 'SUPERVISOR', uuid);
+  const agent = await getAgent(botUuid, uuid);
+  if (!agent || agent.kind !== 'SUPERVISOR') throw notFound('SUPERVISOR');
+  return view(agent);
 }
 
 async function view(agent: AgentRecord, known?: BotResources): Promise<AgentView> {
