@@ -54,17 +54,31 @@ silentLogger.child = () => silentLogger;
 silentLogger.level = 'silent';
 
 /**
+ * cognito-local's stores write their JSON file with asynchronous `fs.writeFile`, so two writes at once
+ * (two users created concurrently) can interleave and leave a corrupt file that fails the next start.
+ * Each store keeps its state in memory, so writing synchronously (one whole file at a time, in this
+ * single process) is enough to keep the file whole.
+ */
+class SyncStormDBDataStoreFactory extends StormDBDataStoreFactory {
+  override async create(...args: Parameters<StormDBDataStoreFactory['create']>) {
+    const store = await super.create(...args);
+    (store as unknown as { db: { engine: { async: boolean } } }).db.engine.async = false;
+    return store;
+  }
+}
+
+/**
  * cognito-local's own `createDefaultServer` keeps its data under `./.cognito`; this is the same wiring
  * with the data directory ours to choose.
  */
 async function startCognito(directory: string): Promise<Server> {
   mkdirSync(join(directory, 'db'), { recursive: true });
   const ctx = { logger: silentLogger } as never;
-  const config = await loadConfig(ctx, new StormDBDataStoreFactory(directory));
+  const config = await loadConfig(ctx, new SyncStormDBDataStoreFactory(directory));
   // cognito-local's pools default to e-mail usernames; ours are user uuids, as in the CDK user pool.
   delete config.UserPoolDefaults.UsernameAttributes;
   const clock = new DateClock();
-  const dataStoreFactory = new StormDBDataStoreFactory(join(directory, 'db'));
+  const dataStoreFactory = new SyncStormDBDataStoreFactory(join(directory, 'db'));
   const cognito = await new CognitoServiceFactoryImpl(
     join(directory, 'db'),
     dataStoreFactory,
