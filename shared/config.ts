@@ -16,6 +16,8 @@ export interface Config {
   sessionMaxSeconds: number;
   subpaths: Subpaths;
   region: string;
+  /** Sender of the e-mails to users, and the SES configuration set (AWS only) they go through. */
+  mail: { from?: string; configurationSet?: string };
   /** Endpoint overrides, set only on the local stack (emulators). */
   endpoints: { dynamodb?: string; cognito?: string; kms?: string; s3?: string; ses?: string };
 }
@@ -69,6 +71,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     sessionMaxSeconds: positiveInt(env, 'SESSION_MAX_SECONDS', 36000),
     subpaths: subpathsFromEnv(env),
     region: optional('AWS_REGION') ?? 'us-east-1',
+    mail: { from: optional('MAIL_FROM'), configurationSet: optional('SES_CONFIGURATION_SET') },
     endpoints: {
       dynamodb: optional('DYNAMODB_ENDPOINT'),
       cognito: optional('COGNITO_ENDPOINT'),
