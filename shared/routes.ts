@@ -4,7 +4,7 @@
  */
 
 /** One Lambda per resource group (DESIGN.md). */
-export const resourceGroups = ['auth', 'users', 'supervisors', 'agents'] as const;
+export const resourceGroups = ['auth', 'users', 'supervisors', 'agents', 'configurations'] as const;
 export type ResourceGroup = (typeof resourceGroups)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -49,6 +49,13 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     path: '/org/{orgUUID}/users/identity-provider',
     authenticated: true,
   },
+  ...userAreaRoutes('configurations', [
+    ['configurations.save', 'POST', '/configurations'],
+    ['configurations.list', 'GET', '/configurations'],
+    ['configurations.has', 'GET', '/configurations/userHasConf'],
+    ['configurations.listOfBot', 'GET', '/configurations/{botUUID}'],
+    ['configurations.hasOfBot', 'GET', '/configurations/{botUUID}/userHasConf'],
+  ]),
   ...botRoutes('supervisors', [
     ['supervisors.list', 'GET', '/supervisors'],
     ['supervisors.default', 'GET', '/supervisors/default'],
@@ -63,6 +70,18 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     ['agents.update', 'PUT', '/agents/{agentUUID}'],
   ]),
 ];
+
+/** Routes of the user-administration area, under one organization. */
+function userAreaRoutes(group: ResourceGroup, routes: [string, HttpMethod, string][]): RouteDefinition[] {
+  return routes.map(([id, method, path]) => ({
+    id,
+    group,
+    method,
+    area: 'user' as const,
+    path: `/org/{orgUUID}${path}`,
+    authenticated: true,
+  }));
+}
 
 /** Routes of the agent-configuration area, all under one bot. */
 function botRoutes(group: ResourceGroup, routes: [string, HttpMethod, string][]): RouteDefinition[] {

@@ -44,6 +44,19 @@ export const keys = {
   /** A tag of an organization, found by its lower-cased `#name`. */
   tag: (orgUuid: string, name: string): ItemKey => ({ PK: org(orgUuid), SK: `TAG#${name.toLowerCase()}` }),
 
+  /** A user's configuration entry: general (`*`) or for one bot. */
+  configuration: (userUuid: string, botUuid: string | undefined, key: string): ItemKey => ({
+    PK: `USER#${userUuid}`,
+    SK: `CONF#${botUuid ?? '*'}#${key}`,
+  }),
+  /** All of a user's entries, or only those of one bot (or only the general ones, with `*`). */
+  configurationsOf: (userUuid: string, botUuid?: string) => ({
+    PK: `USER#${userUuid}`,
+    SKPrefix: botUuid ? `CONF#${botUuid}#` : 'CONF#',
+  }),
+  /** Hands out a user's entry ids. */
+  configurationCounter: (userUuid: string): ItemKey => ({ PK: `USER#${userUuid}`, SK: 'CONF_COUNTER' }),
+
   /** Users of an organization, newest first through GSI1. */
   user: (orgUuid: string, userUuid: string, createdAt: string): IndexedKey => ({
     PK: org(orgUuid),

@@ -1,0 +1,55 @@
+import * as z from 'zod';
+import {
+  hasConfiguration,
+  listAllConfigurations,
+  listBotConfigurations,
+  saveConfiguration,
+} from '../../shared/configurations/configuration.service';
+import { createFunction, userRoute } from '../../shared/http/handler-factory';
+import { uuidSchema } from '../../shared/http/schemas';
+import { ok } from '../../shared/http/types';
+
+/** The caller's own configuration values (spec 4.4); the path's organization is not used. */
+
+const keySchema = z.string().trim().min(1, { message: 'Must not be blank' }).max(200, { message: 'Must be at most 200 characters' });
+const botPath = z.object({ botUUID: uuidSchema });
+const keyQuery = z.object({ key: keySchema });
+
+export const save = userRoute({
+  schemas: {
+    body: z.strictObject({
+      key: keySchema,
+      value: z.string().max(10_000, { message: 'Must be at most 10000 characters' }),
+      botUUID: uuidSchema.optional(),
+    }),
+  },
+  handle: async ({ body, caller }) => ok(await saveConfiguration(caller, body)),
+});
+
+export const list = userRoute({
+  handle: async ({ caller }) => ok(await listAllConfigurations(caller)),
+});
+
+export const has = userRoute({
+  schemas: { query: keyQuery },
+  handle: async ({ query, caller }) => ok(await hasConfiguration(caller, query.key)),
+});
+
+export const listOfBot = userRoute({
+  schemas: { path: botPath },
+  handle: async ({ path, caller }) => ok(await listBotConfigurations(caller, path.botUUID)),
+});
+
+export const hasOfBot = userRoute({
+  schemas: { path: botPath, query: keyQuery },
+  handle: async ({ path, query, caller }) => ok(await hasConfiguration(caller, query.key, path.botUUID)),
+});
+
+export const handlers = {
+  'configurations.save': save,
+  'configurations.list': list,
+  'configurations.has': has,
+  'configurations.listOfBot': listOfBot,
+  'configurations.hasOfBot': hasOfBot,
+};
+export const handler = createFunction('configurations', handlers);

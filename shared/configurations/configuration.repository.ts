@@ -1,0 +1,56 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../clients/dynamodb';
+import { config } from '../config';
+import { keys } from '../store/keys';
+import { getItem, putItem, queryPrefix, updateItem } from '../store/table';
+
+/** A user's configuration entry (spec 2.10). `botUuid` is absent on a general entry. */
+export interface ConfigurationEntry {
+  id: number;
+  userUuid: string;
+  key: string;
+  value: string;
+  botUuid?: string;
+}
+
+export async function getConfiguration(userUuid: string, botUuid: string | undefined, key: string) {
+  return getItem<ConfigurationEntry>(keys.configuration(userUuid, botUuid, key));
+}
+
+export async function listConfigurations(userUuid: string, botUuid?: string): Promise<ConfigurationEntry[]> {
+  const { PK, SKPrefix } = keys.configurationsOf(userUuid, botUuid);
+  return queryPrefix<ConfigurationEntry>(PK, SKPrefix);
+}
+
+/** Changes an existing entry's value; false when there is none. */
+export async function updateConfigurationValue(entry: Omit<ConfigurationEntry, 'id'>): Promise<boolean> {
+  return updateItem({
+    Key: keys.configuration(entry.userUuid, entry.botUuid, entry.key),
+    UpdateExpression: 'SET #value = :value',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#value': 'value' },
+    ExpressionAttributeValues: { ':value': entry.value },
+  });
+}
+
+/** Writes a new entry; false when one with the same key (and bot) appeared meanwhile. */
+export async function insertConfiguration(entry: ConfigurationEntry): Promise<boolean> {
+  return putItem(
+    { ...keys.configuration(entry.userUuid, entry.botUuid, entry.key), type: 'CONF', ...entry },
+    { ConditionExpression: 'attribute_not_exists(PK)' },
+  );
+}
+
+/** The next entry id of a user: an atomic counter, so ids never repeat. */
+export async function nextConfigurationId(userUuid: string): Promise<number> {
+  const { Attributes } = await documentClient().send(
+    new UpdateCommand({
+      TableName: config().tableName,
+      Key: keys.configurationCounter(userUuid),
+      UpdateExpression: 'ADD lastId :one',
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Attributes!.lastId as number;
+}
