@@ -1,0 +1,101 @@
+import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { cognitoClient } from '../../shared/clients/cognito';
+import { config } from '../../shared/config';
+import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
+import { keys } from '../../shared/store/keys';
+import { putItem } from '../../shared/store/table';
+import { getEmailClaim, getUser } from '../../shared/users/user.repository';
+import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/users/user.service';
+import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
+import { stack, unique } from '../support/stack';
+
+// The registration protocol of DESIGN.md, against the real store and Cognito emulator: claim the
+// e-mail, register the credentials, write the user, mark the claim done.
+
+const org = () => stack().orgs[0]!;
+const newUser = (email: string): NewUser => ({
+  orgUuid: org().uuid,
+  name: 'Reg Test',
+  email,
+  password: TEST_PASSWORD,
+  role: 'VIEWER',
+  permissions: [],
+});
+
+async function cognitoHas(username: string): Promise<boolean> {
+  return cognitoClient()
+    .send(new AdminGetUserCommand({ UserPoolId: config().userPoolId, Username: username }))
+    .then(() => true)
+    .catch(() => false);
+}
+
+test('when the identity provider fails, the store is as before and a retry succeeds', async () => {
+  const email = `idp-down-${unique()}@example.com`;
+  const failing: IdentityProvider = {
+    ...cognitoIdentityProvider,
+    createUser: async () => {
+      throw new Error('identity provider unavailable');
+    },
+  };
+
+  await expect(registerUser(newUser(email), failing)).rejects.toThrow('identity provider unavailable');
+
+  expect(await getEmailClaim(org().uuid, email)).toBeUndefined();
+  const user = await registerUser(newUser(email));
+  expect(await getUser(org().uuid, user.uuid)).toMatchObject({ email, status: 'ACTIVE' });
+  expect(await getEmailClaim(org().uuid, email)).toMatchObject({ userUuid: user.uuid, state: 'DONE' });
+});
+
+test('a crash after the identity provider step is repaired by the next attempt, which adopts the account', async () => {
+  const email = `crashed-${unique()}@example.com`;
+  const orphanUuid = crypto.randomUUID();
+  // What a crashed attempt leaves: a stale pending claim and a Cognito account, but no user record.
+  const claimedAt = new Date(Date.now() - STALE_CLAIM_MS - 1000).toISOString();
+  await putItem({ ...keys.emailClaim(org().uuid, email), type: 'EMAIL', userUuid: orphanUuid, state: 'PENDING', claimedAt });
+  await cognitoIdentityProvider.createUser({ username: orphanUuid, email, password: 'Old-Passw0rd' });
+
+  const user = await registerUser(newUser(email));
+
+  expect(user.uuid).toBe(orphanUuid);
+  expect(await getEmailClaim(org().uuid, email)).toMatchObject({ userUuid: orphanUuid, state: 'DONE' });
+  // The adopted account got this attempt's password: the user can sign in with it.
+  const token = await passwordToken({ realm: org().name, email, password: TEST_PASSWORD });
+  expect(token.access_token).toEqual(expect.any(String));
+});
+
+test('a fresh pending claim (another request in progress) is not taken over', async () => {
+  const email = `in-progress-${unique()}@example.com`;
+  await putItem({
+    ...keys.emailClaim(org().uuid, email),
+    type: 'EMAIL',
+    userUuid: crypto.randomUUID(),
+    state: 'PENDING',
+    claimedAt: new Date().toISOString(),
+  });
+
+  await expect(registerUser(newUser(email))).rejects.toMatchObject({ code: 'EMAIL_TAKEN' });
+});
+
+test('concurrent registrations of one e-mail create exactly one user and one identity-provider account', async () => {
+  const email = `race-${unique()}@example.com`;
+
+  const results = await Promise.allSettled(Array.from({ length: 5 }, () => registerUser(newUser(email))));
+
+  const created = results.filter((r): r is PromiseFulfilledResult<Awaited<ReturnType<typeof registerUser>>> => r.status === 'fulfilled');
+  expect(created).toHaveLength(1);
+  for (const failure of results.filter((r) => r.status === 'rejected')) {
+    expect((failure as PromiseRejectedResult).reason).toMatchObject({ code: 'EMAIL_TAKEN' });
+  }
+  const claim = await getEmailClaim(org().uuid, email);
+  expect(claim).toMatchObject({ userUuid: created[0]!.value.uuid, state: 'DONE' });
+  expect(await cognitoHas(created[0]!.value.uuid)).toBe(true);
+});
+
+test('an e-mail is unique in the organization without regard to case, but may exist in another', async () => {
+  const email = `Case-${unique()}@Example.com`;
+  await registerUser(newUser(email));
+
+  await expect(registerUser(newUser(email.toLowerCase()))).rejects.toMatchObject({ code: 'EMAIL_TAKEN' });
+  const elsewhere = await registerUser({ ...newUser(email), orgUuid: stack().orgs[1]!.uuid });
+  expect(elsewhere.orgUuid).toBe(stack().orgs[1]!.uuid);
+});
