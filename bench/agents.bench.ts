@@ -4,20 +4,31 @@
  * reads of the same data, in the same run, interleaved in blocks. Printed as markdown and written to
  * bench/agents-figures.md. A benchmark, not a test: it asserts nothing about the figures.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AgentSummaryRecord } from '../shared/agents/agent.repository';
 import type { Bot, BotFunction, Environment } from '../shared/org/org.entities';
 import type { ItemKey } from '../shared/store/keys';
+import {
+  formatMs,
+  hardware,
+  loadAverage,
+  mean,
+  passwordGrant,
+  percentile,
+  projectRoot,
+  runBenchmark,
+  startStack,
+  stopStack,
+  tempDir,
+  type RunningStack,
+} from './support';
 
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REPORT = join(projectRoot, 'bench', 'agents-figures.md');
 
 const AGENTS = 1000;
@@ -30,87 +41,14 @@ const BLOCK = 10;
 const PAGE = 3;
 const SIZE = 20;
 const CPU_RUNS = 200;
-const START_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 10_000;
 
-// ---------------------------------------------------------------------------------------------------
-// Figures
-
-/** Nearest-rank percentile, as in bench/skeleton.bench.ts. */
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-const mean = (samples: number[]) => samples.reduce((sum, value) => sum + value, 0) / samples.length;
-const ms = (value: number) => (value >= 10 ? value.toFixed(1) : value.toFixed(2));
+const ms = (value: number) => formatMs(value, 2);
 const ratio = (value: number) => `${value.toFixed(2)}×`;
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' / ');
+/** The 1 / 5 / 15 minute load averages. */
+const load = () => loadAverage(3);
 
 // ---------------------------------------------------------------------------------------------------
-// Child processes and temporary directories: cleaned up on success, failure and Ctrl-C
-
-const children = new Set<ChildProcess>();
-const tempDirs = new Set<string>();
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // The whole group is gone already.
-  }
-}
-
-function groupAlive(child: ChildProcess): boolean {
-  if (child.pid === undefined) return false;
-  try {
-    process.kill(-child.pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function cleanUp(): void {
-  for (const child of children) killGroup(child, 'SIGKILL');
-  children.clear();
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-  tempDirs.clear();
-}
-
-process.on('exit', cleanUp);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    cleanUp();
-    process.exit(130);
-  });
-}
-
-// ---------------------------------------------------------------------------------------------------
-// The local stack
-
-interface StackJson {
-  apiUrl: string;
-  authUrl: string;
-  generativeSubpath: string;
-  userSubpath: string;
-  clientId: string;
-  orgs: { uuid: string; name: string; admin: { email: string; password: string } }[];
-}
-
-interface RunningStack {
-  child: ChildProcess;
-  info: StackJson;
-  dataDir: string;
-  /** The last lines the stack printed, for error messages. */
-  output: () => string;
-  /** `durationMs` of the stack's "request completed" log lines, by the `x-request-id` the bench sent. */
-  handlerMs: Map<string, number>;
-}
+// The local stack's output
 
 /**
  * Reads the child's output line by line (so the pipe never fills), keeps a tail for errors, and picks
@@ -141,62 +79,6 @@ function watchOutput(child: ChildProcess, handlerMs: Map<string, number>): () =>
     }
   });
   return () => tail.trim().split('\n').slice(-15).join('\n');
-}
-
-async function answers200(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url);
-    await response.arrayBuffer();
-    return response.status === 200;
-  } catch {
-    return false;
-  }
-}
-
-async function startStack(): Promise<RunningStack> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-agents-'));
-  tempDirs.add(dataDir);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts', '--fresh', '--data-dir', dataDir], {
-    cwd: projectRoot,
-    env: { ...process.env, PORT: '0' },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const handlerMs = new Map<string, number>();
-  const output = watchOutput(child, handlerMs);
-  const started = performance.now();
-  const stackJson = join(dataDir, 'stack.json');
-  try {
-    while (performance.now() - started < START_TIMEOUT_MS) {
-      if (child.exitCode !== null) throw new Error(`it exited with code ${child.exitCode}`);
-      if (existsSync(stackJson)) {
-        try {
-          const info = JSON.parse(readFileSync(stackJson, 'utf8')) as StackJson;
-          const realm = info.orgs[0]?.name;
-          if (realm && (await answers200(`${info.authUrl}/auth/realms/${realm}/protocol/openid-connect/certs`))) {
-            return { child, info, dataDir, output, handlerMs };
-          }
-        } catch {
-          // Caught half-written: poll again.
-        }
-      }
-      await sleep(20);
-    }
-    throw new Error(`it was not serving after ${START_TIMEOUT_MS / 1000} s`);
-  } catch (error) {
-    killGroup(child, 'SIGKILL');
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`The local stack did not start: ${reason}\n${output()}`, { cause: error });
-  }
-}
-
-async function stopStack({ child }: RunningStack): Promise<void> {
-  killGroup(child, 'SIGTERM');
-  const deadline = performance.now() + STOP_TIMEOUT_MS;
-  while (groupAlive(child) && performance.now() < deadline) await sleep(20);
-  if (groupAlive(child)) killGroup(child, 'SIGKILL');
-  children.delete(child);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -456,7 +338,8 @@ interface RunFigures {
   load: { start: string; seeded: string; end: string };
 }
 
-async function run(stack: RunningStack, loadAtStart: string): Promise<RunFigures> {
+/** `handlerMs`: the `durationMs` of the stack's "request completed" log lines, by `x-request-id`. */
+async function run(stack: RunningStack, handlerMs: Map<string, number>, loadAtStart: string): Promise<RunFigures> {
   const { info } = stack;
   const org = info.orgs[0]!;
   const functionEnv = JSON.parse(readFileSync(join(stack.dataDir, 'function-env.json'), 'utf8')) as Record<string, string>;
@@ -468,12 +351,11 @@ async function run(stack: RunningStack, loadAtStart: string): Promise<RunFigures
   const loadAfterSeed = load();
 
   // An ADMIN access token (password grant), renewed well before its lifetime ends.
-  const tokenUrl = `${info.authUrl}/auth/realms/${org.name}/protocol/openid-connect/token`;
+  const requestToken = passwordGrant(info, org);
   let token = { value: '', renewAt: 0 };
   const bearer = async () => {
     if (Date.now() >= token.renewAt) {
-      const form = new URLSearchParams({ grant_type: 'password', client_id: info.clientId, username: org.admin.email, password: org.admin.password });
-      const response = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+      const response = await requestToken();
       const grant = (await response.json()) as { access_token: string; expires_in: number };
       token = { value: grant.access_token, renewAt: Date.now() + (grant.expires_in - 60) * 1000 };
     }
@@ -684,7 +566,7 @@ async function run(stack: RunningStack, loadAtStart: string): Promise<RunFigures
     handlerMs: (key) =>
       series
         .find((s) => s.key === key)!
-        .samples.map((_, j) => stack.handlerMs.get(`bench-${key}-${WARM_UP + j}`))
+        .samples.map((_, j) => handlerMs.get(`bench-${key}-${WARM_UP + j}`))
         .filter((value): value is number => value !== undefined),
     measureMs,
     load: { start: loadAtStart, seeded: loadAfterSeed, end: load() },
@@ -695,8 +577,7 @@ async function run(stack: RunningStack, loadAtStart: string): Promise<RunFigures
 // The report
 
 function machine(): string {
-  const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
-  return `${availableParallelism()} CPUs (nproc) × ${model}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${process.platform}/${process.arch}, Node ${process.version}`;
+  return `${hardware()}, Node ${process.version}`;
 }
 
 /** The product code measured: commit and whether shared/, functions/ or infra/ differ from it (read-only git). */
@@ -816,10 +697,11 @@ async function main(): Promise<void> {
   const benchStarted = performance.now();
   const loadAtStart = load();
   const versionAtStart = productVersion();
-  const stack = await startStack();
+  const handlerMs = new Map<string, number>();
+  const stack = await startStack({ dataDir: tempDir('bench-agents-'), fresh: true, watch: (child) => watchOutput(child, handlerMs) });
   let figures: RunFigures;
   try {
-    figures = await run(stack, loadAtStart);
+    figures = await run(stack, handlerMs, loadAtStart);
   } finally {
     await stopStack(stack);
   }
@@ -829,8 +711,4 @@ async function main(): Promise<void> {
   console.log(`Written to ${REPORT.replace(projectRoot + '/', '')}`);
 }
 
-main().catch((error: unknown) => {
-  console.error(`Benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  cleanUp();
-  process.exit(1);
-});
+runBenchmark(main, { withStack: true });

@@ -7,12 +7,10 @@
  *   c. local stack start to serving: `node --import tsx infra/local/main.ts`, fresh and warm data
  *   d. token endpoint and current-user latency through the local gateway, sequential requests
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { version as esbuildVersion } from 'esbuild';
 import {
   buildBundles,
@@ -24,6 +22,19 @@ import {
   type BundleMode,
   type BundleReport,
 } from '../scripts/build-bundles';
+import {
+  POLL_MS,
+  formatMs as ms,
+  hardware,
+  loadAverage,
+  passwordGrant,
+  percentile,
+  runBenchmark,
+  startStack,
+  stopStack,
+  tempDir,
+  type Launcher,
+} from './support';
 
 const LOAD_RUNS = 10;
 const FRESH_STARTS = 5;
@@ -33,65 +44,8 @@ const TOKEN_REQUESTS = 200;
 const USER_REQUESTS = 500;
 /** Requests sent before measuring, so the figures describe a warm function, not its first call. */
 const WARM_UP_REQUESTS = 5;
-const START_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 10_000;
-const POLL_MS = 20;
 
-/** Nearest-rank percentile: with 10 samples p95 is the slowest one. */
-function percentile(samples: number[], p: number): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-const ms = (value: number) => value.toFixed(1);
 const seconds = (value: number) => (value / 1000).toFixed(2);
-/** Other work on the machine skews every figure: the 1-minute load average says how much there was. */
-const load = () => loadavg()[0]!.toFixed(2);
-
-// ---------------------------------------------------------------------------------------------------
-// Child processes: every stack the bench starts is its own process group, so nothing outlives a failure.
-
-const children = new Set<ChildProcess>();
-const tempDirs = new Set<string>();
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // The whole group is gone already.
-  }
-}
-
-/** Whether any process of the child's group is still alive (`npm start` leaves grandchildren). */
-function groupAlive(child: ChildProcess): boolean {
-  if (child.pid === undefined) return false;
-  try {
-    process.kill(-child.pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function cleanUp(): void {
-  for (const child of children) killGroup(child, 'SIGKILL');
-  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
-}
-
-process.on('exit', cleanUp);
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(signal, () => {
-    cleanUp();
-    process.exit(130);
-  });
-}
-
-function tempDir(prefix: string): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  tempDirs.add(dir);
-  return dir;
-}
 
 // ---------------------------------------------------------------------------------------------------
 // b. Handler module load
@@ -161,100 +115,6 @@ function formatLoads(figures: LoadFigure[]): string {
 // ---------------------------------------------------------------------------------------------------
 // c. and d. The local stack
 
-interface StackJson {
-  apiUrl: string;
-  authUrl: string;
-  userSubpath: string;
-  clientId: string;
-  orgs: { uuid: string; name: string; admin: { email: string; password: string } }[];
-}
-
-interface RunningStack {
-  child: ChildProcess;
-  info: StackJson;
-  /** Milliseconds from spawn until stack.json was written and the JWKS answered 200. */
-  readyMs: number;
-}
-
-/** Keeps the last few KiB of a child's output: read, so the pipe never fills and blocks it. */
-function tail(child: ChildProcess): () => string {
-  let text = '';
-  const keep = (chunk: Buffer) => {
-    text = (text + chunk.toString()).slice(-4000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  return () => text.trim().split('\n').slice(-15).join('\n');
-}
-
-function readStackJson(file: string, notBefore: number): StackJson | undefined {
-  try {
-    // A warm start finds the previous run's stack.json: only one written after this spawn counts.
-    if (statSync(file).mtimeMs < notBefore) return undefined;
-    return JSON.parse(readFileSync(file, 'utf8')) as StackJson;
-  } catch {
-    return undefined; // Not there yet, or caught half-written.
-  }
-}
-
-async function answers200(url: string): Promise<boolean> {
-  try {
-    const response = await fetch(url);
-    await response.arrayBuffer();
-    return response.status === 200;
-  } catch {
-    return false;
-  }
-}
-
-type Launcher = 'node --import tsx' | 'npm start';
-
-async function startStack(dataDir: string, fresh: boolean, launcher: Launcher = 'node --import tsx'): Promise<RunningStack> {
-  const options = [...(fresh ? ['--fresh'] : []), '--data-dir', dataDir];
-  const [command, args] =
-    launcher === 'npm start'
-      ? ['npm', ['start', '--silent', '--', ...options]]
-      : [process.execPath, ['--import', 'tsx', 'infra/local/main.ts', ...options]];
-  const stackJson = join(dataDir, 'stack.json');
-  const wallStart = Date.now();
-  const started = performance.now();
-  const child = spawn(command, args, {
-    cwd: projectRoot,
-    env: { ...process.env, PORT: '0' },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  const output = tail(child);
-  try {
-    while (performance.now() - started < START_TIMEOUT_MS) {
-      if (child.exitCode !== null) throw new Error(`it exited with code ${child.exitCode}`);
-      const info = readStackJson(stackJson, wallStart);
-      const realm = info?.orgs[0]?.name;
-      if (info && realm && (await answers200(`${info.authUrl}/auth/realms/${realm}/protocol/openid-connect/certs`))) {
-        return { child, info, readyMs: performance.now() - started };
-      }
-      await sleep(POLL_MS);
-    }
-    throw new Error(`it was not serving after ${START_TIMEOUT_MS / 1000} s`);
-  } catch (error) {
-    killGroup(child, 'SIGKILL');
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`The local stack (${launcher}) did not start: ${reason}\n${output()}`, { cause: error });
-  }
-}
-
-async function stopStack(stack: RunningStack): Promise<void> {
-  const { child } = stack;
-  killGroup(child, 'SIGTERM');
-  const deadline = performance.now() + STOP_TIMEOUT_MS;
-  while (groupAlive(child) && performance.now() < deadline) await sleep(POLL_MS);
-  const stopped = !groupAlive(child);
-  if (!stopped) killGroup(child, 'SIGKILL');
-  children.delete(child);
-  if (!stopped) throw new Error(`The local stack did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM`);
-}
-
 interface StartFigure {
   label: string;
   samples: number[];
@@ -262,9 +122,9 @@ interface StartFigure {
 
 async function measureStarts(): Promise<StartFigure[]> {
   const dataDir = tempDir('bench-stack-');
-  const run = async (fresh: boolean, launcher?: Launcher) => {
-    const stack = await startStack(dataDir, fresh, launcher);
-    await stopStack(stack);
+  const run = async (fresh: boolean, launcher: Launcher = 'node --import tsx') => {
+    const stack = await startStack({ dataDir, fresh, launcher });
+    await stopStack(stack, { strict: true });
     return stack.readyMs;
   };
   const fresh: number[] = [];
@@ -311,19 +171,11 @@ async function timed(count: number, request: () => Promise<Response>, what: stri
 
 async function measureLatency(): Promise<LatencyFigure[]> {
   const dataDir = tempDir('bench-latency-');
-  const stack = await startStack(dataDir, true);
+  const stack = await startStack({ dataDir, fresh: true, launcher: 'node --import tsx' });
   try {
     const { info } = stack;
     const org = info.orgs[0]!;
-    const tokenUrl = `${info.authUrl}/auth/realms/${org.name}/protocol/openid-connect/token`;
-    const form = new URLSearchParams({
-      grant_type: 'password',
-      client_id: info.clientId,
-      username: org.admin.email,
-      password: org.admin.password,
-    });
-    const grant = () =>
-      fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
+    const grant = passwordGrant(info, org);
     const tokenSamples = await timed(TOKEN_REQUESTS, grant, 'The token endpoint');
 
     const { access_token: accessToken } = (await (await grant()).json()) as { access_token: string };
@@ -335,7 +187,7 @@ async function measureLatency(): Promise<LatencyFigure[]> {
       { label: 'GET /{user_subpath}/org/{orgUUID}/users/identity-provider', samples: userSamples },
     ];
   } finally {
-    await stopStack(stack);
+    await stopStack(stack, { strict: true });
   }
 }
 
@@ -354,11 +206,7 @@ function formatLatency(figures: LatencyFigure[]): string {
 
 function machine(): string {
   const npm = spawnSync('npm', ['--version'], { encoding: 'utf8' }).stdout.trim();
-  const cpu = cpus()[0]?.model.trim() ?? 'unknown CPU';
-  return (
-    `${availableParallelism()} CPUs (nproc) × ${cpu}, ${(totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ` +
-    `${process.platform}/${process.arch}; Node ${process.version}, npm ${npm}, esbuild ${esbuildVersion}`
-  );
+  return `${hardware()}; Node ${process.version}, npm ${npm}, esbuild ${esbuildVersion}`;
 }
 
 async function main(): Promise<void> {
@@ -375,7 +223,7 @@ async function main(): Promise<void> {
       '',
       `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\` (bench/skeleton.bench.ts) on ` +
         `${machine()}. Requests and starts run one at a time on purpose: the machine has few cores, and ` +
-        `the client and the stack share them. Load average (1 min) at the start: ${load()}.`,
+        `the client and the stack share them. Load average (1 min) at the start: ${loadAverage()}.`,
     ].join('\n'),
   );
 
@@ -445,14 +293,10 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
 
-  const total = `The whole benchmark took ${seconds(performance.now() - benchStarted)} s; load average (1 min) at the end: ${load()}.`;
+  const total = `The whole benchmark took ${seconds(performance.now() - benchStarted)} s; load average (1 min) at the end: ${loadAverage()}.`;
   emit(total);
   writeFileSync(join(projectRoot, 'bench', 'README-figures.md'), `${sections.join('\n\n')}\n`);
   console.log('Written to bench/README-figures.md');
 }
 
-main().catch((error: unknown) => {
-  console.error(`Benchmark failed: ${error instanceof Error ? error.message : String(error)}`);
-  cleanUp();
-  process.exit(1);
-});
+runBenchmark(main);

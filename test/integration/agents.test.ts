@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   AGENT_FIELDS,
+  SORTED,
   SUMMARY_FIELDS,
   UUID,
   adminApi,
   agentBody,
+  agentsUrl,
   botUrl,
+  createAgent,
   detailOf,
   expectError,
   expectFieldErrors,
@@ -24,15 +27,6 @@ import {
 import { unique } from '../support/stack';
 
 const admin = adminApi();
-const agentsUrl = (bot: BotAddress, path = '') => botUrl(bot, `/agents${path}`);
-const SORTED = { unsorted: false, sorted: true, empty: false };
-
-/** Creates an agent through the API and fails the test unless it answers 201. */
-async function created(bot: FreshBot, body: Record<string, unknown>): Promise<ApiResponse> {
-  const response = await admin.post(agentsUrl(bot), body);
-  if (response.status !== 201) throw new Error(`Create failed with ${response.status}: ${response.text}`);
-  return response;
-}
 
 /** The listing summary of one agent, found by its (unique) role. */
 async function summaryOf(bot: BotAddress, agent: AgentDto): Promise<SummaryDto> {
@@ -109,7 +103,7 @@ describe('POST /agents', () => {
   });
 
   test('GET /agents/{uuid} answers the created body with the same ETag', async () => {
-    const createdAgent = await created(bot, agentBody(bot));
+    const createdAgent = await createAgent(bot, agentBody(bot));
 
     const response = await admin.get(agentsUrl(bot, `/${createdAgent.body.uuid}`));
 
@@ -150,7 +144,7 @@ describe('POST /agents', () => {
   });
 
   test('gives each agent its own flowUUID', async () => {
-    const [first, second] = [await created(bot, minimalAgentBody(bot)), await created(bot, minimalAgentBody(bot))];
+    const [first, second] = [await createAgent(bot, minimalAgentBody(bot)), await createAgent(bot, minimalAgentBody(bot))];
 
     expect(first.body.flowUUID).not.toBe(second.body.flowUUID);
   });
@@ -179,24 +173,24 @@ describe('tags', () => {
     const name = `#shared${unique()}`;
     const elsewhere = await freshBot();
 
-    const first = await created(bot, agentBody(bot, { tags: [{ name }] }));
-    const second = await created(elsewhere, agentBody(elsewhere, { tags: [{ name }] }));
+    const first = await createAgent(bot, agentBody(bot, { tags: [{ name }] }));
+    const second = await createAgent(elsewhere, agentBody(elsewhere, { tags: [{ name }] }));
 
     expect(second.body.tags).toEqual([{ uuid: first.body.tags[0]!.uuid, name }]);
   });
 
   test('names match without regard to case', async () => {
     const name = `#Case${unique()}`;
-    const first = await created(bot, agentBody(bot, { tags: [{ name }] }));
+    const first = await createAgent(bot, agentBody(bot, { tags: [{ name }] }));
 
-    const second = await created(bot, agentBody(bot, { tags: [{ name: name.toUpperCase() }] }));
+    const second = await createAgent(bot, agentBody(bot, { tags: [{ name: name.toUpperCase() }] }));
 
     expect(second.body.tags[0]!.uuid).toBe(first.body.tags[0]!.uuid);
   });
 
   test("giving an existing tag's uuid with its name works", async () => {
     const name = `#known${unique()}`;
-    const tag = (await created(bot, agentBody(bot, { tags: [{ name }] }))).body.tags[0]!;
+    const tag = (await createAgent(bot, agentBody(bot, { tags: [{ name }] }))).body.tags[0]!;
 
     const response = await admin.post(agentsUrl(bot), agentBody(bot, { tags: [{ name: `#other${unique()}` }, { uuid: tag.uuid, name }] }));
 
@@ -206,9 +200,9 @@ describe('tags', () => {
   });
 
   test("a uuid that is not the named tag's is a 422 naming tags.N.uuid", async () => {
-    const tagA = (await created(bot, agentBody(bot, { tags: [{ name: `#a${unique()}` }] }))).body.tags[0]!;
+    const tagA = (await createAgent(bot, agentBody(bot, { tags: [{ name: `#a${unique()}` }] }))).body.tags[0]!;
     const nameB = `#b${unique()}`;
-    await created(bot, agentBody(bot, { tags: [{ name: nameB }] }));
+    await createAgent(bot, agentBody(bot, { tags: [{ name: nameB }] }));
 
     const response = await admin.post(
       agentsUrl(bot),
@@ -222,7 +216,7 @@ describe('tags', () => {
   test('tags belong to one organization: the same name in another organization is another tag', async () => {
     const name = `#org${unique()}`;
     const globexBot = await freshBot({ orgIndex: 1 });
-    const acmeTag = (await created(bot, agentBody(bot, { tags: [{ name }] }))).body.tags[0]!;
+    const acmeTag = (await createAgent(bot, agentBody(bot, { tags: [{ name }] }))).body.tags[0]!;
 
     const response = await adminApi(1).post(agentsUrl(globexBot), agentBody(globexBot, { tags: [{ name }] }));
 
@@ -410,7 +404,7 @@ describe('validation', () => {
   test('nothing is written by a refused create or update', async () => {
     const own = await freshBot();
     const newTag = `#never${unique()}`;
-    const existing = await created(own, agentBody(own));
+    const existing = await createAgent(own, agentBody(own));
     const before = await admin.get(agentsUrl(own, `/${existing.body.uuid}`));
 
     const refused = [
@@ -439,7 +433,7 @@ describe('GET /agents/{uuid}', () => {
   });
 
   test('a uuid in the path is read without regard to case, as UUIDs are', async () => {
-    const agent = await created(bot, minimalAgentBody(bot));
+    const agent = await createAgent(bot, minimalAgentBody(bot));
 
     const response = await admin.get(agentsUrl(bot, `/${agent.body.uuid.toUpperCase()}`));
 
@@ -453,7 +447,7 @@ describe('GET /agents/{uuid}', () => {
 
   test('an agent of another bot is not found under this bot', async () => {
     const elsewhere = await freshBot();
-    const agent = await created(elsewhere, minimalAgentBody(elsewhere));
+    const agent = await createAgent(elsewhere, minimalAgentBody(elsewhere));
 
     expectError(await admin.get(agentsUrl(bot, `/${agent.body.uuid}`)), 404, 'NOT_FOUND');
   });
@@ -461,7 +455,7 @@ describe('GET /agents/{uuid}', () => {
 
 describe('PUT /agents/{uuid}', () => {
   test('keeps a rule given with its uuid (new text), adds one without, removes those left out', async () => {
-    const agent = (await created(bot, agentBody(bot))).body;
+    const agent = (await createAgent(bot, agentBody(bot))).body;
     const [kept, dropped] = agent.constraints;
 
     const response = await admin.put(
@@ -479,8 +473,8 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test("a rule uuid that is not this agent's is a 422 naming constraints.N.uuid, and nothing changes", async () => {
-    const agent = await created(bot, agentBody(bot));
-    const otherRule = (await created(bot, agentBody(bot))).body.constraints[0]!;
+    const agent = await createAgent(bot, agentBody(bot));
+    const otherRule = (await createAgent(bot, agentBody(bot))).body.constraints[0]!;
 
     const response = await admin.put(
       agentsUrl(bot, `/${agent.body.uuid}`),
@@ -494,7 +488,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('the same rule uuid twice is a 422', async () => {
-    const agent = (await created(bot, agentBody(bot))).body;
+    const agent = (await createAgent(bot, agentBody(bot))).body;
     const rule = agent.constraints[0]!;
 
     const response = await admin.put(
@@ -506,7 +500,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('replaces the agent: optional fields left out are cleared', async () => {
-    const agent = (await created(bot, agentBody(bot))).body;
+    const agent = (await createAgent(bot, agentBody(bot))).body;
     const body = minimalAgentBody(bot, { role: 'Replaced role', goal: 'Replaced goal', persona: { uuid: bot.personas[1]!.uuid }, inheritFromSupervisor: false });
 
     const response = await admin.put(agentsUrl(bot, `/${agent.uuid}`), body);
@@ -530,7 +524,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('keeps uuid and flowUUID and sets every field it is given', async () => {
-    const agent = (await created(bot, minimalAgentBody(bot))).body;
+    const agent = (await createAgent(bot, minimalAgentBody(bot))).body;
     const body = agentBody(bot, { knowledge: [{ uuid: bot.collections[1]!.uuid }], functions: [{ uuid: bot.functions[2]!.uuid }] });
 
     const response = await admin.put(agentsUrl(bot, `/${agent.uuid}`), body);
@@ -548,7 +542,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('updatedAt and the ETag change on every update, createdAt does not', async () => {
-    const agent = await created(bot, agentBody(bot));
+    const agent = await createAgent(bot, agentBody(bot));
     const url = agentsUrl(bot, `/${agent.body.uuid}`);
     const original = await summaryOf(bot, agent.body);
 
@@ -567,7 +561,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('If-Match with the current ETag succeeds', async () => {
-    const agent = await created(bot, agentBody(bot));
+    const agent = await createAgent(bot, agentBody(bot));
 
     const response = await admin.put(agentsUrl(bot, `/${agent.body.uuid}`), agentBody(bot, { goal: 'Matched' }), {
       'if-match': agent.headers.get('etag')!,
@@ -578,7 +572,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('a stale If-Match is a 409 VERSION_CONFLICT and changes nothing', async () => {
-    const agent = await created(bot, agentBody(bot));
+    const agent = await createAgent(bot, agentBody(bot));
     const url = agentsUrl(bot, `/${agent.body.uuid}`);
     const staleEtag = agent.headers.get('etag')!;
     const current = await admin.put(url, agentBody(bot, { role: agent.body.role, goal: 'Newer' }));
@@ -592,7 +586,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('without If-Match the last write wins', async () => {
-    const agent = (await created(bot, agentBody(bot))).body;
+    const agent = (await createAgent(bot, agentBody(bot))).body;
     const url = agentsUrl(bot, `/${agent.uuid}`);
     const second = agentBody(bot, { goal: 'Second write', inheritFromSupervisor: false });
 
@@ -603,7 +597,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('concurrent writes without If-Match never fail with a server error and one of them is the final state', async () => {
-    const agent = (await created(bot, agentBody(bot))).body;
+    const agent = (await createAgent(bot, agentBody(bot))).body;
     const url = agentsUrl(bot, `/${agent.uuid}`);
     const bodies = Array.from({ length: 6 }, (_, i) => agentBody(bot, { goal: `Concurrent ${i}` }));
 
@@ -616,7 +610,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('concurrent writes without If-Match all succeed (last write wins, none is refused)', async () => {
-    const agent = (await created(bot, agentBody(bot))).body;
+    const agent = (await createAgent(bot, agentBody(bot))).body;
     const url = agentsUrl(bot, `/${agent.uuid}`);
     const bodies = Array.from({ length: 6 }, (_, i) => agentBody(bot, { goal: `Racing ${i}` }));
 
@@ -628,7 +622,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('references of another bot are refused on update too, each named', async () => {
-    const agent = await created(bot, agentBody(bot));
+    const agent = await createAgent(bot, agentBody(bot));
     const foreign = otherBot.seeded;
 
     const response = await admin.put(
@@ -645,7 +639,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('a foreign rule uuid and a foreign reference are reported together', async () => {
-    const agent = (await created(bot, agentBody(bot))).body;
+    const agent = (await createAgent(bot, agentBody(bot))).body;
 
     const response = await admin.put(
       agentsUrl(bot, `/${agent.uuid}`),
@@ -656,7 +650,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('validation applies to updates: several problems at once', async () => {
-    const agent = (await created(bot, agentBody(bot))).body;
+    const agent = (await createAgent(bot, agentBody(bot))).body;
 
     const response = await admin.put(
       agentsUrl(bot, `/${agent.uuid}`),
@@ -672,7 +666,7 @@ describe('PUT /agents/{uuid}', () => {
   });
 
   test('unparseable JSON is a 400 MALFORMED_JSON', async () => {
-    const agent = (await created(bot, agentBody(bot))).body;
+    const agent = (await createAgent(bot, agentBody(bot))).body;
 
     expectError(await admin.put(agentsUrl(bot, `/${agent.uuid}`), 'not json'), 400, 'MALFORMED_JSON');
   });
@@ -719,7 +713,7 @@ describe('GET /agents (listing) on a bot of 12 agents', () => {
     for (const [i, role] of ROLES.entries()) {
       const tags = role === 'Gift cards' || role === 'hotel desk' ? [{ name: vipTag }] : [];
       const goal = role === 'Invoices' ? 'Explain the WARRANTY terms on invoices' : `Goal number ${i}`;
-      agents.push((await created(listed, minimalAgentBody(listed, { role, goal, tags, inheritFromSupervisor: i % 2 === 0 }))).body);
+      agents.push((await createAgent(listed, minimalAgentBody(listed, { role, goal, tags, inheritFromSupervisor: i % 2 === 0 }))).body);
       // Distinct creation times, so creation order is the createdAt order.
       await sleep(3);
     }
@@ -910,9 +904,9 @@ describe('GET /agents (listing) on a bot of 12 agents', () => {
 
 test('an update moves the agent to the top of the default listing', async () => {
   const own = await freshBot();
-  const oldest = (await created(own, minimalAgentBody(own))).body;
-  await created(own, minimalAgentBody(own));
-  await created(own, minimalAgentBody(own));
+  const oldest = (await createAgent(own, minimalAgentBody(own))).body;
+  await createAgent(own, minimalAgentBody(own));
+  await createAgent(own, minimalAgentBody(own));
 
   await admin.put(agentsUrl(own, `/${oldest.uuid}`), minimalAgentBody(own, { role: oldest.role }));
 

@@ -3,17 +3,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { addSupervisor } from '../../shared/org/org-admin.service';
 import {
   AGENT_FIELDS,
+  SORTED,
   SUMMARY_FIELDS,
   UUID,
   adminApi,
   agentBody,
+  agentsUrl,
   botUrl,
+  createAgent,
   expectError,
   expectFieldErrors,
   freshBot,
   minimalAgentBody,
   seededBot,
-  type AgentDto,
   type ApiResponse,
   type BotAddress,
   type FreshBot,
@@ -23,15 +25,7 @@ import { unique } from '../support/stack';
 
 const admin = adminApi();
 const supervisorsUrl = (bot: BotAddress, path = '') => botUrl(bot, `/supervisors${path}`);
-const agentsUrl = (bot: BotAddress, path = '') => botUrl(bot, `/agents${path}`);
-const SORTED = { unsorted: false, sorted: true, empty: false };
 const parameters = { maximumTokens: 256, requestTimeout: 20000, temperature: 0.2, topP: 1, presencePenalty: 0, frequencyPenalty: 0.1 };
-
-async function createAgent(bot: FreshBot, body: Record<string, unknown>): Promise<AgentDto> {
-  const response = await admin.post(agentsUrl(bot), body);
-  if (response.status !== 201) throw new Error(`Create failed with ${response.status}: ${response.text}`);
-  return response.body;
-}
 
 /** Reads a fresh bot's default supervisor and fails the test unless it answers 200. */
 async function readSupervisor(bot: FreshBot): Promise<ApiResponse> {
@@ -155,8 +149,8 @@ describe('GET /supervisors/default', () => {
 
   test('heirs follow the agents: one that stops inheriting leaves, one that starts joins', async () => {
     const bot = await freshBot();
-    const leaving = await createAgent(bot, minimalAgentBody(bot, { role: 'Leaving', inheritFromSupervisor: true }));
-    const joining = await createAgent(bot, minimalAgentBody(bot, { role: 'Joining', inheritFromSupervisor: false }));
+    const leaving = (await createAgent(bot, minimalAgentBody(bot, { role: 'Leaving', inheritFromSupervisor: true }))).body;
+    const joining = (await createAgent(bot, minimalAgentBody(bot, { role: 'Joining', inheritFromSupervisor: false }))).body;
 
     await admin.put(agentsUrl(bot, `/${leaving.uuid}`), minimalAgentBody(bot, { role: 'Leaving', inheritFromSupervisor: false }));
     await admin.put(agentsUrl(bot, `/${joining.uuid}`), minimalAgentBody(bot, { role: 'Joining', inheritFromSupervisor: true }));
@@ -219,7 +213,7 @@ describe('GET /supervisors/{uuid}', () => {
   });
 
   test("an agent's uuid is not a supervisor: 404", async () => {
-    const agent = await createAgent(bot, minimalAgentBody(bot));
+    const agent = (await createAgent(bot, minimalAgentBody(bot))).body;
 
     expectError(await admin.get(supervisorsUrl(bot, `/${agent.uuid}`)), 404, 'NOT_FOUND');
   });
@@ -300,7 +294,7 @@ describe('PUT /supervisors/{uuid}', () => {
 
   test("a rule uuid that is not the supervisor's is a 422 naming constraints.N.uuid, and nothing changes", async () => {
     const bot = await freshBot();
-    const agentRule = (await createAgent(bot, agentBody(bot))).constraints[0]!;
+    const agentRule = (await createAgent(bot, agentBody(bot))).body.constraints[0]!;
     const before = await readSupervisor(bot);
 
     const response = await admin.put(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`), {
@@ -342,7 +336,7 @@ describe('PUT /supervisors/{uuid}', () => {
     const bot = await freshBot();
     const url = supervisorsUrl(bot, `/${bot.supervisor!.uuid}`);
     const persona = { uuid: bot.personas[0]!.uuid };
-    const tag = (await createAgent(bot, agentBody(bot))).tags[0]!;
+    const tag = (await createAgent(bot, agentBody(bot))).body.tags[0]!;
 
     const reused = await admin.put(url, { persona, tags: [{ name: tag.name }] });
     const mismatched = await admin.put(url, { persona, tags: [{ uuid: tag.uuid, name: `#other${unique()}` }] });
@@ -381,7 +375,7 @@ describe('PUT /supervisors/{uuid}', () => {
 
   test("an agent's uuid is not a supervisor: 404 and the agent is unchanged", async () => {
     const bot = await freshBot();
-    const agent = await createAgent(bot, agentBody(bot));
+    const agent = (await createAgent(bot, agentBody(bot))).body;
 
     const response = await admin.put(supervisorsUrl(bot, `/${agent.uuid}`), { persona: { uuid: bot.personas[1]!.uuid } });
 

@@ -1,3 +1,5 @@
+import type { AgentResponse, AgentSummary } from '../../shared/agents/agent.mapper';
+import type { Page } from '../../shared/http/page';
 import type { AgentRecord, BotFunction, Collection, Persona } from '../../shared/org/org.entities';
 import {
   addBot,
@@ -7,7 +9,7 @@ import {
   addPersona,
   addSupervisor,
 } from '../../shared/org/org-admin.service';
-import { keys } from '../../shared/store/keys';
+import { keys, type ItemKey } from '../../shared/store/keys';
 import { updateItem } from '../../shared/store/table';
 import type { Permission, Role } from '../../shared/users/user.entities';
 import { registerUser } from '../../shared/users/user.service';
@@ -101,6 +103,9 @@ export function botUrl(bot: BotAddress, path: string): string {
   return `${stack().apiUrl}/${stack().generativeSubpath}/org/${bot.orgUuid}/env/${bot.envUuid}/bot/${bot.botUuid}${path}`;
 }
 
+/** The URL of a bot's agents, or of a path under them. */
+export const agentsUrl = (bot: BotAddress, path = '') => botUrl(bot, `/agents${path}`);
+
 /** A valid agent create body for a fresh bot, with every field; `overrides` replace top-level fields. */
 export function agentBody(bot: FreshBot, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -124,55 +129,14 @@ export function minimalAgentBody(bot: FreshBot, overrides: Record<string, unknow
   return { role: `Agent ${unique()}`, goal: 'A goal', persona: { uuid: bot.personas[0]!.uuid }, inheritFromSupervisor: false, ...overrides };
 }
 
-/** The Agent of spec 2.1 as a client reads it. */
-export interface AgentDto {
-  uuid: string;
-  role: string;
-  flowUUID: string;
-  goal: string;
-  instructions: string | null;
-  guardrails: string | null;
-  persona: { uuid: string; name: string; image: string | null; backstory: string | null; personality: string | null; communicationStyle: string } | null;
-  inheritFromSupervisor: boolean;
-  constraints: { uuid: string; value: string }[];
-  tags: { uuid: string; name: string }[];
-  parameters: Record<string, number> | null;
-  functions: { uuid: string; name: string }[];
-  knowledge: Record<string, unknown>[];
-  heirs: { role: string }[];
-}
+/** The Agent of spec 2.1 as a client reads it: the product's response type. */
+export type AgentDto = AgentResponse;
 
 /** A listing's content item. */
-export interface SummaryDto {
-  uuid: string;
-  role: string;
-  goal: string;
-  tags: { uuid: string; name: string }[];
-  inheritFromSupervisor: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-interface SortDto {
-  unsorted: boolean;
-  sorted: boolean;
-  empty: boolean;
-}
+export type SummaryDto = AgentSummary;
 
 /** The Page of spec 2.8. */
-export interface PageDto<T = SummaryDto> {
-  content: T[];
-  pageable: { unpaged: boolean; paged: boolean; pageNumber: number; pageSize: number; offset: number; sort: SortDto };
-  totalElements: number;
-  totalPages: number;
-  numberOfElements: number;
-  size: number;
-  number: number;
-  first: boolean;
-  last: boolean;
-  empty: boolean;
-  sort: SortDto;
-}
+export type PageDto<T = SummaryDto> = Page<T>;
 
 /** What a client sees of a response. */
 export interface ApiResponse<T = AgentDto> {
@@ -257,6 +221,13 @@ export async function userWithGrants(role: Role, permissions: Permission[], orgI
   return { userUuid: user.uuid, api: api(token) };
 }
 
+/** Creates an agent through the API (as org 0's ADMIN unless told) and fails the test unless it answers 201. */
+export async function createAgent(bot: BotAddress, body: Record<string, unknown>, client: Api = adminApi()): Promise<ApiResponse> {
+  const response = await client.post(agentsUrl(bot), body);
+  if (response.status !== 201) throw new Error(`Create failed with ${response.status}: ${response.text}`);
+  return response;
+}
+
 /** Asserts the standard error body (spec 7) with status and code. */
 export function expectError(response: ApiResponse<unknown>, status: number, errorCode: string): StandardErrorBody {
   return expectErrorBody(
@@ -282,21 +253,8 @@ export function detailOf(response: ApiResponse<unknown>, fieldName: string) {
   return (response.body as StandardErrorBody).details?.find((d) => d.fieldName === fieldName);
 }
 
-/** Marks an environment inactive in the store (no API does that yet). */
-export async function deactivateEnvironment(orgUuid: string, envUuid: string): Promise<void> {
-  const updated = await updateItem({
-    Key: keys.environment(orgUuid, envUuid),
-    UpdateExpression: 'SET #active = :no',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeNames: { '#active': 'active' },
-    ExpressionAttributeValues: { ':no': false },
-  });
-  if (!updated) throw new Error(`No environment ${envUuid}`);
-}
-
-/** Marks a bot inactive in the store (no API does that yet). */
-export async function deactivateBot(bot: BotAddress): Promise<void> {
-  const { PK, SK } = keys.bot(bot.orgUuid, bot.envUuid, bot.botUuid);
+/** Sets `active` to false on an existing item; `what` names it in the error when there is none. */
+async function markInactive({ PK, SK }: ItemKey, what: string): Promise<void> {
   const updated = await updateItem({
     Key: { PK, SK },
     UpdateExpression: 'SET #active = :no',
@@ -304,8 +262,21 @@ export async function deactivateBot(bot: BotAddress): Promise<void> {
     ExpressionAttributeNames: { '#active': 'active' },
     ExpressionAttributeValues: { ':no': false },
   });
-  if (!updated) throw new Error(`No bot ${bot.botUuid}`);
+  if (!updated) throw new Error(`No ${what}`);
 }
+
+/** Marks an environment inactive in the store (no API does that yet). */
+export async function deactivateEnvironment(orgUuid: string, envUuid: string): Promise<void> {
+  await markInactive(keys.environment(orgUuid, envUuid), `environment ${envUuid}`);
+}
+
+/** Marks a bot inactive in the store (no API does that yet). */
+export async function deactivateBot(bot: BotAddress): Promise<void> {
+  await markInactive(keys.bot(bot.orgUuid, bot.envUuid, bot.botUuid), `bot ${bot.botUuid}`);
+}
+
+/** The `sort` of every listing (and of its `pageable`). */
+export const SORTED = { unsorted: false, sorted: true, empty: false };
 
 /** The fields of a listing's content item (README: summaries). */
 export const SUMMARY_FIELDS = ['createdAt', 'goal', 'inheritFromSupervisor', 'role', 'tags', 'updatedAt', 'uuid'];
