@@ -1,0 +1,25 @@
+import type { MailCopy } from '../mail.templates';
+
+export const en: MailCopy = {
+  greeting: (name) => `Hello ${name},`,
+  labels: { organization: 'Organization', email: 'Sign-in e-mail', signInUrl: 'Sign-in address' },
+  colon: ': ',
+  signInButton: 'Sign in',
+  notExpected: "If you weren't expecting this e-mail, please contact your administrator.",
+  automatic: 'This message was sent automatically; replies to it are not read.',
+  welcome: {
+    subject: (realm) => `Your ${realm} account is ready`,
+    lead: (realm) => `An administrator of the ${realm} organization has created an account for you. Here is what you need to sign in:`,
+    passwordLabel: 'Temporary password',
+    withPassword: 'Please change this temporary password after you first sign in.',
+    withoutPassword: 'Your administrator will share your password with you separately.',
+  },
+  reactivation: {
+    subject: (realm) => `Your ${realm} account is active again`,
+    lead: (realm) => `Your access to the ${realm} organization has been restored. You can sign in again with these details:`,
+    passwordLabel: 'New password',
+    withPassword: 'Please change this password after you sign in.',
+    withoutPassword:
+      "Your password hasn't changed: sign in with the one you used before. If you don't remember it, ask your administrator.",
+  },
+};

@@ -1,0 +1,26 @@
+import type { MailCopy } from '../mail.templates';
+
+// Japanese in the polite register of a service notice: 様 after the name, 【…】 around the sender in the subject.
+export const ja: MailCopy = {
+  greeting: (name) => `${name} 様`,
+  labels: { organization: '組織', email: 'サインイン用メールアドレス', signInUrl: 'サインイン URL' },
+  colon: '：',
+  signInButton: 'サインイン',
+  notExpected: 'このメールにお心当たりのない場合は、管理者にお問い合わせください。',
+  automatic: 'このメールは送信専用のアドレスから自動送信しています。ご返信いただいてもお答えできません。',
+  welcome: {
+    subject: (realm) => `【${realm}】アカウント発行のお知らせ`,
+    lead: (realm) => `${realm} の管理者により、アカウントが発行されました。サインインに必要な情報は以下のとおりです。`,
+    passwordLabel: '仮パスワード',
+    withPassword: '初回サインイン後、仮パスワードを変更してください。',
+    withoutPassword: 'パスワードは管理者から別途お知らせします。',
+  },
+  reactivation: {
+    subject: (realm) => `【${realm}】アカウント利用再開のお知らせ`,
+    lead: (realm) => `${realm} でのアカウントの利用が再開されました。以下の情報で、再びサインインできます。`,
+    passwordLabel: '新しいパスワード',
+    withPassword: 'サインイン後、パスワードを変更することをおすすめします。',
+    withoutPassword:
+      'パスワードは変更されていません。以前と同じパスワードでサインインしてください。お忘れの場合は管理者にお問い合わせください。',
+  },
+};

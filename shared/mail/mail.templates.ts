@@ -1,0 +1,157 @@
+import { en } from './locales/en';
+import { es } from './locales/es';
+import { ja } from './locales/ja';
+import { pt } from './locales/pt';
+
+/** The languages of the `language` header, and so of every e-mail to users. */
+export const languages = ['en', 'es', 'ja', 'pt'] as const;
+export type Language = (typeof languages)[number];
+export const defaultLanguage: Language = 'en';
+
+export const isLanguage = (value: unknown): value is Language => languages.includes(value as Language);
+
+/** `welcome`: an ADMIN created the user. `reactivation`: a deleted user was restored. */
+export const mailKinds = ['welcome', 'reactivation'] as const;
+export type MailKind = (typeof mailKinds)[number];
+
+/** What a user needs to sign in: the values every e-mail fills in. */
+export interface MailVars {
+  /** The user's name, as the administrator entered it. */
+  name: string;
+  /** The organization's realm name, which the user signs in to. */
+  realm: string;
+  /** The e-mail address the user signs in with. */
+  email: string;
+  /** Where the user signs in (the console, or the realm's token endpoint). */
+  signInUrl: string;
+  /**
+   * The password the administrator set: the temporary one of a welcome, the new one of a reactivation.
+   * Left out, a welcome says the administrator will share it and a reactivation that it is unchanged.
+   */
+  password?: string;
+}
+
+export interface RenderedMail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** The words of one kind of e-mail in one language. Functions receive values already made safe for the output. */
+export interface KindCopy {
+  subject: (realm: string) => string;
+  /** The paragraph after the greeting: what happened and that the details follow. */
+  lead: (realm: string) => string;
+  passwordLabel: string;
+  /** Shown under the details when a password is given. */
+  withPassword: string;
+  /** Shown instead of a password when none is given. */
+  withoutPassword: string;
+}
+
+/** Everything one language says, in every kind of e-mail. */
+export interface MailCopy {
+  greeting: (name: string) => string;
+  labels: { organization: string; email: string; signInUrl: string };
+  /** Between a label and its value in the text body (Japanese uses the full-width colon). */
+  colon: string;
+  signInButton: string;
+  notExpected: string;
+  automatic: string;
+  welcome: KindCopy;
+  reactivation: KindCopy;
+}
+
+const copies: Record<Language, MailCopy> = { en, es, ja, pt };
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes a value for HTML text and quoted attribute values. */
+export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+
+// A value with line breaks or other control characters could forge lines of the text body or headers.
+// eslint-disable-next-line no-control-regex
+const oneLine = (value: string): string => value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
+
+// Only a web address becomes a link: anything else (`javascript:`, `data:`) is shown as text only.
+const isWebUrl = (value: string): boolean => /^https?:\/\/[^\s]+$/i.test(value);
+
+interface Prepared {
+  vars: Required<Omit<MailVars, 'password'>> & { password?: string };
+  copy: MailCopy;
+  kind: KindCopy;
+}
+
+function renderText({ vars, copy, kind }: Prepared): string {
+  const line = (label: string, value: string) => `${label}${copy.colon}${value}`;
+  const details = [
+    line(copy.labels.organization, vars.realm),
+    line(copy.labels.email, vars.email),
+    line(copy.labels.signInUrl, vars.signInUrl),
+    ...(vars.password !== undefined ? [line(kind.passwordLabel, vars.password)] : []),
+  ];
+  return [
+    copy.greeting(vars.name),
+    kind.lead(vars.realm),
+    details.join('\n'),
+    vars.password !== undefined ? kind.withPassword : kind.withoutPassword,
+    `${copy.notExpected}\n${copy.automatic}`,
+  ].join('\n\n') + '\n';
+}
+
+// Stands for the realm in the lead so the copy can be escaped whole and the realm then set in bold;
+// `oneLine` removes this character from every value, so no value can contain it.
+const MARK = '\u0000';
+
+function renderHtml(language: Language, subject: string, { vars, copy, kind }: Prepared): string {
+  const e = escapeHtml;
+  const url = e(vars.signInUrl);
+  const row = (label: string, value: string) =>
+    `<tr><td style="padding:6px 16px 6px 0;color:#5f6368;white-space:nowrap;vertical-align:top">${e(label)}</td>` +
+    `<td style="padding:6px 0;font-weight:600;word-break:break-all">${value}</td></tr>`;
+  const rows = [
+    row(copy.labels.organization, e(vars.realm)),
+    row(copy.labels.email, e(vars.email)),
+    row(copy.labels.signInUrl, isWebUrl(vars.signInUrl) ? `<a href="${url}" style="color:#1a56db">${url}</a>` : url),
+    ...(vars.password !== undefined
+      ? [row(kind.passwordLabel, `<code style="font-size:15px;background:#f1f3f4;padding:2px 6px;border-radius:4px">${e(vars.password)}</code>`)]
+      : []),
+  ];
+  const button = isWebUrl(vars.signInUrl)
+    ? `<p style="margin:24px 0"><a href="${url}" style="display:inline-block;background:#1a56db;color:#ffffff;text-decoration:none;padding:10px 20px;border-radius:6px;font-weight:600">${e(copy.signInButton)}</a></p>`
+    : '';
+  return `<!doctype html>
+<html lang="${language}">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(subject)}</title></head>
+<body style="margin:0;padding:0;background:#f6f7f9">
+<div style="max-width:560px;margin:0 auto;padding:32px 24px;font-family:-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,'Hiragino Sans','Noto Sans JP',Meiryo,sans-serif;font-size:15px;line-height:1.6;color:#202124;background:#ffffff">
+<p>${e(copy.greeting(vars.name))}</p>
+<p>${e(kind.lead(MARK)).replace(MARK, `<strong>${e(vars.realm)}</strong>`)}</p>
+<table role="presentation" style="border-collapse:collapse;margin:16px 0">${rows.join('')}</table>
+<p>${e(vars.password !== undefined ? kind.withPassword : kind.withoutPassword)}</p>
+${button}
+<p style="font-size:13px;color:#5f6368">${e(copy.notExpected)}<br>${e(copy.automatic)}</p>
+</div>
+</body>
+</html>
+`;
+}
+
+/** Renders one kind of e-mail in one language: every value is HTML-escaped in `html` and plain in `text`. */
+export function renderMail(kind: MailKind, language: Language, vars: MailVars): RenderedMail {
+  const copy = copies[language];
+  const prepared: Prepared = {
+    copy,
+    kind: copy[kind],
+    vars: {
+      name: oneLine(vars.name),
+      realm: oneLine(vars.realm),
+      email: oneLine(vars.email),
+      signInUrl: oneLine(vars.signInUrl),
+      // A password is shown exactly as set (spaces are allowed in it); only an absent one is left out.
+      ...(vars.password !== undefined && vars.password !== '' ? { password: vars.password } : {}),
+    },
+  };
+  const subject = copy[kind].subject(prepared.vars.realm);
+  return { subject, html: renderHtml(language, subject, prepared), text: renderText(prepared) };
+}
