@@ -64,7 +64,7 @@ export class ManagementApiStack extends Stack {
       bindTable(fn, data);
       bindUserPool(fn, directory, access.userPoolActions ?? []);
       bindSigningKey(fn, signingKey, { canSign: access.signsTokens ?? false });
-      if (access.sendsMail) bindMailer(fn, mailer);
+      if (access.sendsMail) bindMailer(fn, mailer, alarmAction);
       if (access.bulkUploads) bindBulkBucket(fn, bulkUploads, access.bulkUploads);
       functions.set(group, fn);
     }

@@ -403,3 +403,20 @@ describe('outputs', () => {
     expect(Object.values(outputs).filter((output) => output.Export)).toEqual([]);
   });
 });
+
+describe('mail failures', () => {
+  test('the log lines of failed sends are counted and alarmed on, for each function that sends mail', () => {
+    const filters = Object.values(template().findResources('AWS::Logs::MetricFilter')).filter(
+      (filter) => filter.Properties.FilterPattern === '{ $.metric = "MailNotSent" }',
+    );
+    expect(filters).toHaveLength(1);
+    expect(filters[0]!.Properties.MetricTransformations).toEqual([
+      expect.objectContaining({ MetricNamespace: 'ManagementApi', MetricName: 'MailNotSent', MetricValue: '$.value' }),
+    ]);
+    const alarms = Object.values(template().findResources('AWS::CloudWatch::Alarm')).filter(
+      (alarm) => alarm.Properties.MetricName === 'MailNotSent',
+    );
+    expect(alarms).toHaveLength(1);
+    expect(alarms[0]!.Properties).toMatchObject({ Namespace: 'ManagementApi', Threshold: 1, Statistic: 'Sum' });
+  });
+});
