@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { handler as authHandler } from '../../functions/auth/handler';
 import { handler as usersHandler } from '../../functions/users/handler';
-import { logger } from '../../shared/logger';
 import { stack } from '../support/stack';
+import { captureLogs } from '../support/capture-logs';
 
 const context = { awsRequestId: 'logging-test', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
@@ -17,28 +17,6 @@ function event(method: string, path: string, headers: Record<string, string>, bo
     isBase64Encoded: false,
     ...(body !== undefined ? { body } : {}),
   };
-}
-
-/** Runs handlers with the real logger at DEBUG and returns every line it wrote. */
-async function captureLogs(run: () => Promise<void>): Promise<string[]> {
-  const lines: string[] = [];
-  const original = process.stdout.write.bind(process.stdout);
-  const originalErr = process.stderr.write.bind(process.stderr);
-  const capture = (chunk: unknown) => {
-    lines.push(...String(chunk).split('\n').filter(Boolean));
-    return true;
-  };
-  process.stdout.write = capture as typeof process.stdout.write;
-  process.stderr.write = capture as typeof process.stderr.write;
-  logger.setLogLevel('DEBUG');
-  try {
-    await run();
-  } finally {
-    logger.setLogLevel('SILENT');
-    process.stdout.write = original;
-    process.stderr.write = originalErr;
-  }
-  return lines;
 }
 
 test('every log line carries the request id, and no line carries a password or a token', async () => {

@@ -4,6 +4,7 @@ import { logger } from '../../shared/logger';
 import { languages, mailKinds, renderMail, type MailVars } from '../../shared/mail/mail.templates';
 import { mailFailures, sendSafely, sesMailer, type MailMessage } from '../../shared/mail/mailer';
 import { stack, unique } from '../support/stack';
+import { captureLogs } from '../support/capture-logs';
 
 /** What the SES emulator keeps of each e-mail (`GET mailboxUrl` answers `{ templates, emails }`). */
 interface ReceivedMail {
@@ -29,29 +30,6 @@ async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise((done) => server.close(done));
   return port;
-}
-
-/** Runs with the real logger at DEBUG and returns every line it wrote to stdout or stderr. */
-async function captureLogs(run: () => Promise<void>): Promise<string[]> {
-  const lines: string[] = [];
-  const level = logger.getLevelName();
-  const stdout = process.stdout.write;
-  const stderr = process.stderr.write;
-  const capture = (chunk: unknown) => {
-    lines.push(...String(chunk).split('\n').filter(Boolean));
-    return true;
-  };
-  process.stdout.write = capture as typeof process.stdout.write;
-  process.stderr.write = capture as typeof process.stderr.write;
-  logger.setLogLevel('DEBUG');
-  try {
-    await run();
-  } finally {
-    logger.setLogLevel(level);
-    process.stdout.write = stdout;
-    process.stderr.write = stderr;
-  }
-  return lines;
 }
 
 const vars = (run: string, password?: string): MailVars => ({
