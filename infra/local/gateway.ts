@@ -27,12 +27,16 @@ function compile(route: Route): CompiledRoute {
 }
 
 /**
- * Matches a request like API Gateway does: method and path against the route table, a route with fewer
- * path parameters first (`/supervisors/default` before `/supervisors/{supervisorUUID}`), else `$default`.
+ * The route table ready for matching, once: a route with fewer path parameters first, as API Gateway
+ * prefers `/supervisors/default` to `/supervisors/{supervisorUUID}`.
  */
+export function compileRoutes(routes: Route[]): CompiledRoute[] {
+  return routes.map(compile).sort((a, b) => a.names.length - b.names.length);
+}
+
+/** Matches a request like API Gateway does: method and path against the compiled routes, else `$default`. */
 export function matchRoute(routes: CompiledRoute[], method: string, path: string) {
-  const ordered = [...routes].sort((a, b) => a.names.length - b.names.length);
-  for (const { route, pattern, names } of ordered) {
+  for (const { route, pattern, names } of routes) {
     if (route.method !== method) continue;
     const match = path.match(pattern);
     if (match) {
@@ -135,7 +139,7 @@ function write(response: ServerResponse, result: APIGatewayProxyStructuredResult
  * group's Lambda runs. An unmatched request goes to the `$default` route's group, as in the cloud.
  */
 export function createGateway(routes: Route[], handlers: Record<ResourceGroup, LambdaHandler>): Server {
-  const compiled = routes.map(compile);
+  const compiled = compileRoutes(routes);
   return createServer((request, response) => {
     void (async () => {
       try {

@@ -1,16 +1,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { matchRoute } from '../../infra/local/gateway';
+import { compileRoutes, matchRoute } from '../../infra/local/gateway';
 import { checkHandlers, type RouteHandler } from '../../shared/http/handler-factory';
 import { defaultSubpaths, resolveRoutes, resourceGroups, routesOfGroup } from '../../shared/routes';
 
 const routes = resolveRoutes(defaultSubpaths);
-const compiled = (list = routes) =>
-  list.map((route) => ({
-    route,
-    pattern: new RegExp(`^${route.fullPath.replace(/\{[^}]+\}/g, '([^/]+)')}$`),
-    names: [...route.fullPath.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
-  }));
+const compiled = () => compileRoutes(routes);
 
 describe('the route table', () => {
   test('has unique ids and unique route keys', () => {
