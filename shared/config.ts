@@ -18,6 +18,11 @@ export interface Config {
   region: string;
   /** Sender of the e-mails to users, and the SES configuration set (AWS only) they go through. */
   mail: { from?: string; configurationSet?: string };
+  /**
+   * The sign-in address e-mails to users give, with `{realm}` standing for the organization's name
+   * (say, the console's). Left out, it is the realm's token endpoint on the API the request came to.
+   */
+  signInUrl?: string;
   /** Endpoint overrides, set only on the local stack (emulators). */
   endpoints: { dynamodb?: string; cognito?: string; kms?: string; s3?: string; ses?: string };
 }
@@ -72,6 +77,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     subpaths: subpathsFromEnv(env),
     region: optional('AWS_REGION') ?? 'us-east-1',
     mail: { from: optional('MAIL_FROM'), configurationSet: optional('SES_CONFIGURATION_SET') },
+    signInUrl: optional('SIGN_IN_URL'),
     endpoints: {
       dynamodb: optional('DYNAMODB_ENDPOINT'),
       cognito: optional('COGNITO_ENDPOINT'),

@@ -17,6 +17,10 @@ export const errorCatalogue = {
   VERSION_CONFLICT: 'The resource changed since you read it (If-Match no longer matches)',
   EMAIL_TAKEN: 'The e-mail is already in use in this organization',
   REALM_TAKEN: 'The organization name is already in use',
+  LAST_ADMIN: 'The organization must keep at least one active ADMIN',
+  SELF_DELETE: 'You cannot delete your own user; another ADMIN can',
+  USER_DELETED: 'The user is deleted; reactivate it first',
+  USER_ACTIVE: 'The user is already active',
   TIMEOUT: 'The request took too long',
   INTERNAL: 'An unexpected error occurred',
   // Field-level codes, used in the `details` of the 422 validation body.

@@ -41,14 +41,18 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     path: '/auth/realms/{realm}/protocol/openid-connect/certs',
     authenticated: false,
   },
-  {
-    id: 'users.identityProvider',
-    group: 'users',
-    method: 'GET',
-    area: 'user',
-    path: '/org/{orgUUID}/users/identity-provider',
-    authenticated: true,
-  },
+  // Literal paths (`identity-provider`, `quicksearch`, `activate`) win over `{userId}` in API Gateway,
+  // in middy's router and in the local gateway alike.
+  ...userAreaRoutes('users', [
+    ['users.identityProvider', 'GET', '/users/identity-provider'],
+    ['users.list', 'GET', '/users'],
+    ['users.quicksearch', 'GET', '/users/quicksearch'],
+    ['users.create', 'POST', '/users'],
+    ['users.activate', 'PUT', '/users/activate'],
+    ['users.get', 'GET', '/users/{userId}'],
+    ['users.update', 'PUT', '/users/{userId}'],
+    ['users.delete', 'DELETE', '/users/{userId}'],
+  ]),
   ...userAreaRoutes('configurations', [
     ['configurations.save', 'POST', '/configurations'],
     ['configurations.list', 'GET', '/configurations'],

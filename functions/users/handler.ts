@@ -1,17 +1,105 @@
-import * as z from 'zod';
+import { config } from '../../shared/config';
+import { ValidationError } from '../../shared/errors';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
-import { uuidSchema } from '../../shared/http/schemas';
-import { ok } from '../../shared/http/types';
+import { ok, type Reply } from '../../shared/http/types';
+import { defaultLanguage, isLanguage, languages } from '../../shared/mail/mail.templates';
+import {
+  activateUser,
+  createUser,
+  deleteUser,
+  listUsers,
+  quicksearchUsers,
+  readUser,
+  updateUser,
+  type MailContext,
+} from '../../shared/users/user-admin.service';
 import { toUserResponse } from '../../shared/users/user.mapper';
+import {
+  activateUserSchema,
+  createUserSchema,
+  orgPathSchema,
+  quicksearchQuerySchema,
+  updateUserSchema,
+  userListQuerySchema,
+  userPathSchema,
+} from '../../shared/users/user.schemas';
 import { currentUser } from '../../shared/users/user.service';
 
-const orgPath = z.object({ orgUUID: uuidSchema });
+/** Users of one organization (spec 4.3). */
+
+/** The `language` header (default `en`) and the sign-in address of the API the request came to. */
+function mailContext(headers: Record<string, string | undefined>): MailContext {
+  const language = headers.language?.trim().toLowerCase() || defaultLanguage;
+  if (!isLanguage(language)) {
+    throw new ValidationError([
+      { fieldName: 'language', message: `Must be one of ${languages.join(', ')}`, errorCode: 'FIELD_INVALID' },
+    ]);
+  }
+  const host = headers.host ?? 'localhost';
+  const scheme = headers['x-forwarded-proto'] ?? (/^(127\.0\.0\.1|localhost)(:\d+)?$/.test(host) ? 'http' : 'https');
+  const template = config().signInUrl ?? `${scheme}://${host}/auth/realms/{realm}/protocol/openid-connect/token`;
+  return { language, signInUrl: (realm) => template.replaceAll('{realm}', encodeURIComponent(realm)) };
+}
+
+const noContent = (): Reply => ({ status: 204 });
 
 /** The user the bearer token belongs to. */
 export const identityProvider = userRoute({
-  schemas: { path: orgPath },
+  schemas: { path: orgPathSchema },
   handle: async ({ path, caller }) => ok(toUserResponse(currentUser(caller, path.orgUUID))),
 });
 
-export const handlers = { 'users.identityProvider': identityProvider };
+export const list = userRoute({
+  schemas: { path: orgPathSchema, query: userListQuerySchema },
+  handle: async ({ path, query, caller }) => {
+    const page = await listUsers(caller, path.orgUUID, query);
+    return ok({ ...page, content: page.content.map(toUserResponse) });
+  },
+});
+
+export const quicksearch = userRoute({
+  schemas: { path: orgPathSchema, query: quicksearchQuerySchema },
+  handle: async ({ path, query, caller }) => ok(await quicksearchUsers(caller, path.orgUUID, query.name, query.limit)),
+});
+
+export const create = userRoute({
+  schemas: { path: orgPathSchema, body: createUserSchema },
+  handle: async ({ path, body, headers, caller }) =>
+    ok(toUserResponse(await createUser(caller, path.orgUUID, body, mailContext(headers)))),
+});
+
+export const activate = userRoute({
+  schemas: { path: orgPathSchema, body: activateUserSchema },
+  handle: async ({ path, body, headers, caller }) =>
+    ok(toUserResponse(await activateUser(caller, path.orgUUID, body, mailContext(headers)))),
+});
+
+export const get = userRoute({
+  schemas: { path: userPathSchema },
+  handle: async ({ path, caller }) => ok(toUserResponse(await readUser(caller, path.orgUUID, path.userId))),
+});
+
+export const update = userRoute({
+  schemas: { path: userPathSchema, body: updateUserSchema },
+  handle: async ({ path, body, caller }) => ok(toUserResponse(await updateUser(caller, path.orgUUID, path.userId, body))),
+});
+
+export const remove = userRoute({
+  schemas: { path: userPathSchema },
+  handle: async ({ path, caller }) => {
+    await deleteUser(caller, path.orgUUID, path.userId);
+    return noContent();
+  },
+});
+
+export const handlers = {
+  'users.identityProvider': identityProvider,
+  'users.list': list,
+  'users.quicksearch': quicksearch,
+  'users.create': create,
+  'users.activate': activate,
+  'users.get': get,
+  'users.update': update,
+  'users.delete': remove,
+};
 export const handler = createFunction('users', handlers);

@@ -1,5 +1,5 @@
 import { keys } from '../store/keys';
-import { deleteItem, getItem, putItem, updateItem } from '../store/table';
+import { deleteItem, getItem, putItem, queryIndex, updateItem } from '../store/table';
 
 /** A refresh session: the refresh token's secret is kept only as a hash. */
 export interface Session {
@@ -39,4 +39,11 @@ export async function rotateSession(sessionId: string, seenHash: string, newHash
 
 export async function deleteSession(sessionId: string): Promise<void> {
   await deleteItem({ Key: keys.sessionKey(sessionId) });
+}
+
+/** Ends every session of a user (its refresh tokens stop working); returns how many there were. */
+export async function revokeSessionsOf(userUuid: string): Promise<number> {
+  const sessions = await queryIndex<Session>(keys.sessionsOf(userUuid));
+  await Promise.all(sessions.map((session) => deleteSession(session.sessionId)));
+  return sessions.length;
 }

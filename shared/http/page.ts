@@ -1,6 +1,9 @@
 import * as z from 'zod';
 
-/** The Page of spec 2.8. `number` and `pageable.pageNumber` are 1-based, as the request's `page` is. */
+/**
+ * The Page of spec 2.8. `number` and `pageable.pageNumber` echo the request's `page`: 1-based in the
+ * agent listings, 0-based in the user listing (spec 8, "First page").
+ */
 export interface Page<T> {
   content: T[];
   pageable: {
@@ -28,22 +31,26 @@ interface SortState {
   empty: boolean;
 }
 
-/** Slices an already filtered and sorted list into page `page` (1-based) of `size`. */
-export function toPage<T>(items: T[], page: number, size: number): Page<T> {
-  const offset = (page - 1) * size;
-  const content = items.slice(offset, offset + size);
-  const totalPages = Math.ceil(items.length / size);
+/** Slices an already filtered and sorted list into page `page` of `size`, pages counted from `firstPage`. */
+export function toPage<T>(items: T[], page: number, size: number, firstPage: 0 | 1 = 1): Page<T> {
+  return pageOf(items.slice((page - firstPage) * size, (page - firstPage + 1) * size), items.length, page, size, firstPage);
+}
+
+/** The page `page` whose `content` is already sliced (and perhaps already loaded) out of `total` items. */
+export function pageOf<T>(content: T[], total: number, page: number, size: number, firstPage: 0 | 1 = 1): Page<T> {
+  const offset = (page - firstPage) * size;
+  const totalPages = Math.ceil(total / size);
   const sort = { unsorted: false, sorted: true, empty: false };
   return {
     content,
     pageable: { unpaged: false, paged: true, pageNumber: page, pageSize: size, offset, sort },
-    totalElements: items.length,
+    totalElements: total,
     totalPages,
     numberOfElements: content.length,
     size,
     number: page,
-    first: page === 1,
-    last: page >= totalPages,
+    first: page === firstPage,
+    last: page - firstPage >= totalPages - 1,
     empty: content.length === 0,
     sort,
   };

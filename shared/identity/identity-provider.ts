@@ -1,7 +1,10 @@
 import {
   AdminCreateUserCommand,
+  AdminDisableUserCommand,
+  AdminEnableUserCommand,
   AdminInitiateAuthCommand,
   AdminSetUserPasswordCommand,
+  AdminUpdateUserAttributesCommand,
   UsernameExistsException,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { cognitoClient } from '../clients/cognito';
@@ -14,6 +17,14 @@ export interface IdentityProvider {
   createUser(input: { username: string; email: string; password: string }): Promise<void>;
   /** True when the password is the user's; false for any credential failure. */
   verifyPassword(username: string, password: string): Promise<boolean>;
+  /** Changes the sign-in e-mail (kept verified: an ADMIN vouches for it). */
+  updateEmail(username: string, email: string): Promise<void>;
+  /** Sets a permanent password. */
+  setPassword(username: string, password: string): Promise<void>;
+  /** Blocks sign-in (logical deletion); idempotent. */
+  disable(username: string): Promise<void>;
+  /** Allows sign-in again (reactivation); idempotent. */
+  enable(username: string): Promise<void>;
 }
 
 const credentialFailures = new Set([
@@ -44,9 +55,34 @@ export const cognitoIdentityProvider: IdentityProvider = {
       // A retry after a crash finds the account made by the earlier attempt: adopt it.
       if (!(error instanceof UsernameExistsException)) throw error;
     }
+    await cognitoIdentityProvider.setPassword(username, password);
+  },
+
+  async updateEmail(username, email) {
     await cognitoClient().send(
-      new AdminSetUserPasswordCommand({ UserPoolId: userPoolId, Username: username, Password: password, Permanent: true }),
+      new AdminUpdateUserAttributesCommand({
+        UserPoolId: config().userPoolId,
+        Username: username,
+        UserAttributes: [
+          { Name: 'email', Value: email },
+          { Name: 'email_verified', Value: 'true' },
+        ],
+      }),
     );
+  },
+
+  async setPassword(username, password) {
+    await cognitoClient().send(
+      new AdminSetUserPasswordCommand({ UserPoolId: config().userPoolId, Username: username, Password: password, Permanent: true }),
+    );
+  },
+
+  async disable(username) {
+    await cognitoClient().send(new AdminDisableUserCommand({ UserPoolId: config().userPoolId, Username: username }));
+  },
+
+  async enable(username) {
+    await cognitoClient().send(new AdminEnableUserCommand({ UserPoolId: config().userPoolId, Username: username }));
   },
 
   async verifyPassword(username, password) {

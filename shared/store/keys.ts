@@ -65,6 +65,16 @@ export const keys = {
     GSI1SK: `${createdAt}#${userUuid}`,
   }),
   userKey: (orgUuid: string, userUuid: string): ItemKey => ({ PK: org(orgUuid), SK: `USER#${userUuid}` }),
+  /**
+   * One shard of an organization's user directory: a map from user uuid to the user's listing fields,
+   * so listings and searches read a few items instead of every user.
+   */
+  userDirectoryShard: (orgUuid: string, shard: number): ItemKey => ({
+    PK: org(orgUuid),
+    SK: `USERDIR#${String(shard).padStart(2, '0')}`,
+  }),
+  /** The set of an organization's active ADMIN uuids: guards the last one. */
+  orgAdmins: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'ADMINS' }),
   /** Claims an e-mail within an organization (uniqueness without transactions). */
   emailClaim: (orgUuid: string, email: string): ItemKey => ({
     PK: org(orgUuid),
@@ -75,10 +85,12 @@ export const keys = {
   session: (sessionId: string, userUuid: string): IndexedKey => ({
     PK: `SESSION#${sessionId}`,
     SK: 'SESSION',
-    GSI1PK: `USER#${userUuid}#SESSIONS`,
+    GSI1PK: keys.sessionsOf(userUuid),
     GSI1SK: sessionId,
   }),
   sessionKey: (sessionId: string): ItemKey => ({ PK: `SESSION#${sessionId}`, SK: 'SESSION' }),
+  /** The GSI1 partition of a user's sessions. */
+  sessionsOf: (userUuid: string): string => `USER#${userUuid}#SESSIONS`,
 };
 
 const keyAttributes = new Set(['PK', 'SK', 'GSI1PK', 'GSI1SK', 'type', 'ttl']);

@@ -19,14 +19,30 @@ export async function getEmailClaim(orgUuid: string, email: string): Promise<Ema
   return getItem<EmailClaim>(keys.emailClaim(orgUuid, email));
 }
 
-/** Takes over a stale pending claim; false when someone else changed it first. */
-export async function takeOverClaim(orgUuid: string, email: string, seenClaimedAt: string, now: string): Promise<boolean> {
+/**
+ * Takes over a claim that no user holds (abandoned by a crashed attempt, or left behind by an e-mail
+ * change) for `userUuid`, as a fresh pending claim; false when someone else changed it first.
+ */
+export async function takeOverClaim(
+  orgUuid: string,
+  email: string,
+  seen: EmailClaim,
+  userUuid: string,
+  now: string,
+): Promise<boolean> {
   return updateItem({
     Key: keys.emailClaim(orgUuid, email),
-    UpdateExpression: 'SET claimedAt = :now',
-    ConditionExpression: '#state = :pending AND claimedAt = :seen',
+    UpdateExpression: 'SET claimedAt = :now, userUuid = :user, #state = :pending',
+    ConditionExpression: '#state = :seenState AND claimedAt = :seen AND userUuid = :seenUser',
     ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: { ':now': now, ':seen': seenClaimedAt, ':pending': 'PENDING' },
+    ExpressionAttributeValues: {
+      ':now': now,
+      ':user': userUuid,
+      ':pending': 'PENDING',
+      ':seen': seen.claimedAt,
+      ':seenState': seen.state,
+      ':seenUser': seen.userUuid,
+    },
   });
 }
 
@@ -40,13 +56,13 @@ export async function completeClaim(orgUuid: string, email: string, userUuid: st
   });
 }
 
-/** Gives up a pending claim this attempt holds (after the identity provider failed). */
-export async function releaseClaim(orgUuid: string, email: string, userUuid: string): Promise<void> {
+/** Gives up a pending claim this attempt holds (after the identity provider failed, or the e-mail left). */
+export async function releaseClaim(orgUuid: string, email: string, userUuid: string, state = 'PENDING'): Promise<void> {
   await deleteItem({
     Key: keys.emailClaim(orgUuid, email),
-    ConditionExpression: 'userUuid = :user AND #state = :pending',
+    ConditionExpression: 'userUuid = :user AND #state = :state',
     ExpressionAttributeNames: { '#state': 'state' },
-    ExpressionAttributeValues: { ':user': userUuid, ':pending': 'PENDING' },
+    ExpressionAttributeValues: { ':user': userUuid, ':state': state },
   });
 }
 
@@ -66,8 +82,60 @@ export async function findActiveUser(orgUuid: string, userUuid: string): Promise
   return user?.status === 'ACTIVE' ? user : undefined;
 }
 
-/** The user holding an e-mail in an organization, whatever the state of its claim. */
+/**
+ * Replaces a user; false when it changed since it was read (`seen`), so two writers never silently
+ * undo each other.
+ */
+export async function saveUser(user: UserRecord, seen: UserRecord): Promise<boolean> {
+  return putItem(
+    { ...keys.user(user.orgUuid, user.uuid, user.createdAt), type: 'USER', ...user },
+    {
+      ConditionExpression: 'updatedAt = :seen AND #status = :status',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':seen': seen.updatedAt, ':status': seen.status },
+    },
+  );
+}
+
+export const sameEmail = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+
+/** The user that has an e-mail in an organization (deleted users keep theirs). */
 export async function findUserByEmail(orgUuid: string, email: string): Promise<UserRecord | undefined> {
   const claim = await getEmailClaim(orgUuid, email);
-  return claim ? getUser(orgUuid, claim.userUuid) : undefined;
+  const user = claim ? await getUser(orgUuid, claim.userUuid) : undefined;
+  return user && sameEmail(user.email, email) ? user : undefined;
+}
+
+/** Records an active ADMIN (idempotent). */
+export async function addAdmin(orgUuid: string, userUuid: string): Promise<void> {
+  await updateItem({
+    Key: keys.orgAdmins(orgUuid),
+    UpdateExpression: 'ADD admins :user',
+    ExpressionAttributeValues: { ':user': new Set([userUuid]) },
+  });
+}
+
+/**
+ * Removes an ADMIN from the organization's set unless it is the last one. `absent` when it was not in
+ * the set (an earlier attempt removed it already); `last` when removing it would leave none.
+ */
+export async function removeAdmin(orgUuid: string, userUuid: string): Promise<'removed' | 'absent' | 'last'> {
+  const removed = await updateItem({
+    Key: keys.orgAdmins(orgUuid),
+    UpdateExpression: 'DELETE admins :user',
+    ConditionExpression: 'contains(admins, :uuid) AND size(admins) > :one',
+    ExpressionAttributeValues: { ':user': new Set([userUuid]), ':uuid': userUuid, ':one': 1 },
+  });
+  if (removed) return 'removed';
+  const current = await getItem<{ admins?: Set<string> }>(keys.orgAdmins(orgUuid));
+  return current?.admins?.has(userUuid) ? 'last' : 'absent';
+}
+
+/** Takes an ADMIN out of the set without the guard: only to repair a state the guard already allowed. */
+export async function forgetAdmin(orgUuid: string, userUuid: string): Promise<void> {
+  await updateItem({
+    Key: keys.orgAdmins(orgUuid),
+    UpdateExpression: 'DELETE admins :user',
+    ExpressionAttributeValues: { ':user': new Set([userUuid]) },
+  });
 }

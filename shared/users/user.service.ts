@@ -3,13 +3,16 @@ import type { Caller } from '../auth/caller';
 import { ConflictError, NotFoundError } from '../errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
 import type { Permission, Role, UserRecord } from './user.entities';
+import { putDirectoryEntry } from './user-directory';
 import {
+  addAdmin,
   claimEmail,
   completeClaim,
   getEmailClaim,
   getUser,
   putNewUser,
   releaseClaim,
+  sameEmail,
   takeOverClaim,
 } from './user.repository';
 
@@ -39,11 +42,7 @@ export async function registerUser(
   const { orgUuid } = input;
   const email = input.email.trim();
   const now = new Date().toISOString();
-  let userUuid: string = randomUUID();
-
-  if (!(await claimEmail(orgUuid, email, userUuid, now))) {
-    userUuid = await recoverClaim(orgUuid, email, now);
-  }
+  const userUuid = await claimEmailFor(orgUuid, email, randomUUID(), now);
 
   try {
     await identityProvider.createUser({ username: userUuid, email, password: input.password });
@@ -66,24 +65,57 @@ export async function registerUser(
     updatedAt: now,
   };
   if (!(await putNewUser(user))) throw new ConflictError('EMAIL_TAKEN');
+  await indexUser(user);
   await completeClaim(orgUuid, email, userUuid);
   return user;
 }
 
-/** Decides what an existing claim means: taken, in progress elsewhere, or abandoned (taken over). */
-async function recoverClaim(orgUuid: string, email: string, now: string): Promise<string> {
+/**
+ * Writes what is derived from a user record: its directory entry and, for an active ADMIN, its place
+ * in the organization's ADMIN set. Idempotent, so a later attempt repairs a crashed one.
+ */
+export async function indexUser(user: UserRecord): Promise<void> {
+  await putDirectoryEntry(user);
+  if (user.role === 'ADMIN' && user.status === 'ACTIVE') await addAdmin(user.orgUuid, user.uuid);
+}
+
+/**
+ * Claims an e-mail in an organization for `userUuid` and returns the uuid that holds the claim now:
+ * `userUuid`, or the uuid of a crashed registration of the same e-mail whose claim was taken over (so
+ * its identity-provider account is adopted). Throws EMAIL_TAKEN when a user has the e-mail.
+ */
+export async function claimEmailFor(
+  orgUuid: string,
+  email: string,
+  userUuid: string,
+  now: string,
+  options: { adoptAbandoned: boolean } = { adoptAbandoned: true },
+): Promise<string> {
+  if (await claimEmail(orgUuid, email, userUuid, now)) return userUuid;
   const claim = await getEmailClaim(orgUuid, email);
-  if (!claim || claim.state === 'DONE') throw new ConflictError('EMAIL_TAKEN');
-  if (await getUser(orgUuid, claim.userUuid)) {
-    // The user was written but the claim never marked done: finish that attempt's work.
-    await completeClaim(orgUuid, email, claim.userUuid);
+  if (!claim) return claimEmailFor(orgUuid, email, userUuid, now, options); // Released meanwhile: try again.
+  const holder = await getUser(orgUuid, claim.userUuid);
+  if (holder && sameEmail(holder.email, email)) {
+    // The user was written but its claim may never have been marked done: finish that attempt's work.
+    if (claim.state === 'PENDING') {
+      await indexUser(holder);
+      await completeClaim(orgUuid, email, claim.userUuid);
+    }
     throw new ConflictError('EMAIL_TAKEN');
   }
+  // No user has the e-mail: a registration or e-mail change in progress, or one that stopped halfway.
   const age = Date.now() - Date.parse(claim.claimedAt);
-  if (age < STALE_CLAIM_MS || !(await takeOverClaim(orgUuid, email, claim.claimedAt, now))) {
+  if (claim.state === 'PENDING' && age < STALE_CLAIM_MS) {
     throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
   }
-  return claim.userUuid;
+  // A crashed registration left no user: a new registration adopts its uuid (and identity-provider
+  // account). A claim left behind by an existing user (an e-mail change that stopped halfway), or one
+  // an existing user's e-mail change finds, is simply taken.
+  const adopted = holder || !options.adoptAbandoned ? userUuid : claim.userUuid;
+  if (!(await takeOverClaim(orgUuid, email, claim, adopted, now))) {
+    throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
+  }
+  return adopted;
 }
 
 /** The user a token belongs to, read under the path's organization (another organization is a 404). */

@@ -1,0 +1,68 @@
+import { keys } from '../store/keys';
+import { getItems, putItem, updateItem } from '../store/table';
+import type { UserRecord, UserStatus } from './user.entities';
+
+/**
+ * An organization's user directory: what listings, searches and quicksearches need of every user
+ * (name, e-mail, company, creation time, status), kept in a few items instead of one item per user.
+ *
+ * Users are spread over `DIRECTORY_SHARDS` items by the first byte of their uuid; each item holds a
+ * map `entries` from user uuid to a compact JSON array. A write sets or removes one map key, which
+ * DynamoDB applies atomically, so concurrent writers of different users never lose each other's
+ * entries and no read-modify-write is needed. A read is one BatchGetItem of every shard.
+ *
+ * At about 130 bytes per entry a shard (at most 400 KB) holds about 3,000 users, so an organization
+ * holds about 90,000: the README's "Limits" says so.
+ */
+export const DIRECTORY_SHARDS = 32;
+
+export interface DirectoryEntry {
+  uuid: string;
+  name: string;
+  email: string;
+  company: string;
+  createdAt: string;
+  status: UserStatus;
+}
+
+type Encoded = [name: string, email: string, company: string, createdAt: string, status: UserStatus];
+
+export function shardOf(userUuid: string): number {
+  return Number.parseInt(userUuid.slice(0, 2), 16) % DIRECTORY_SHARDS;
+}
+
+const encode = (user: UserRecord): string =>
+  JSON.stringify([user.name, user.email, user.company ?? '', user.createdAt, user.status] satisfies Encoded);
+
+function decode(uuid: string, value: string): DirectoryEntry {
+  const [name, email, company, createdAt, status] = JSON.parse(value) as Encoded;
+  return { uuid, name, email, company, createdAt, status };
+}
+
+/** Writes (or rewrites) a user's entry. Idempotent: repeating it after a crash repairs the directory. */
+export async function putDirectoryEntry(user: UserRecord): Promise<void> {
+  const key = keys.userDirectoryShard(user.orgUuid, shardOf(user.uuid));
+  const set = () =>
+    updateItem({
+      Key: key,
+      UpdateExpression: 'SET entries.#user = :entry',
+      ConditionExpression: 'attribute_exists(entries)',
+      ExpressionAttributeNames: { '#user': user.uuid },
+      ExpressionAttributeValues: { ':entry': encode(user) },
+    });
+  if (await set()) return;
+  // The shard's first user: create the item (a concurrent first writer may win; either way it exists).
+  await putItem({ ...key, type: 'USERDIR', entries: {} }, { ConditionExpression: 'attribute_not_exists(PK)' });
+  if (!(await set())) throw new Error('The user directory shard could not be written');
+}
+
+/** Every entry of an organization's directory, in no particular order. */
+export async function readDirectory(orgUuid: string): Promise<DirectoryEntry[]> {
+  const shardKeys = Array.from({ length: DIRECTORY_SHARDS }, (_, shard) => keys.userDirectoryShard(orgUuid, shard));
+  const shards = await getItems<{ entries?: Record<string, string> }>(shardKeys);
+  const entries: DirectoryEntry[] = [];
+  for (const shard of shards) {
+    for (const [uuid, value] of Object.entries(shard.entries ?? {})) entries.push(decode(uuid, value));
+  }
+  return entries;
+}
