@@ -20,7 +20,7 @@ export interface Config {
   mail: { from?: string; configurationSet?: string };
   /**
    * The sign-in address e-mails to users give, with `{realm}` standing for the organization's name
-   * (say, the console's). Left out, it is the realm's token endpoint on the API the request came to.
+   * (say, the console's, or the realm's token endpoint on this API). Both stacks set it.
    */
   signInUrl?: string;
   /** Endpoint overrides, set only on the local stack (emulators). */

@@ -1,4 +1,4 @@
-import { config } from '../../shared/config';
+import { config, ConfigError } from '../../shared/config';
 import { ValidationError } from '../../shared/errors';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { ok, type Reply } from '../../shared/http/types';
@@ -27,7 +27,7 @@ import { currentUser } from '../../shared/users/user.service';
 
 /** Users of one organization (spec 4.3). */
 
-/** The `language` header (default `en`) and the sign-in address of the API the request came to. */
+/** The `language` header (default `en`) and the configured sign-in address. */
 function mailContext(headers: Record<string, string | undefined>): MailContext {
   const language = headers.language?.trim().toLowerCase() || defaultLanguage;
   if (!isLanguage(language)) {
@@ -35,9 +35,8 @@ function mailContext(headers: Record<string, string | undefined>): MailContext {
       { fieldName: 'language', message: `Must be one of ${languages.join(', ')}`, errorCode: 'FIELD_INVALID' },
     ]);
   }
-  const host = headers.host ?? 'localhost';
-  const scheme = headers['x-forwarded-proto'] ?? (/^(127\.0\.0\.1|localhost)(:\d+)?$/.test(host) ? 'http' : 'https');
-  const template = config().signInUrl ?? `${scheme}://${host}/auth/realms/{realm}/protocol/openid-connect/token`;
+  const template = config().signInUrl;
+  if (!template) throw new ConfigError('Missing environment variable SIGN_IN_URL: the sign-in address e-mails give');
   return { language, signInUrl: (realm) => template.replaceAll('{realm}', encodeURIComponent(realm)) };
 }
 

@@ -44,6 +44,7 @@ export class ManagementApiStack extends Stack {
 
     // The API resource does not depend on any function, so the functions may name its endpoint.
     const tokenIssuer = settings.tokenIssuer ?? `${gateway.api.apiEndpoint}/auth`;
+    const signInUrl = settings.signInUrl ?? `${gateway.api.apiEndpoint}/auth/realms/{realm}/protocol/openid-connect/token`;
 
     const functions = new Map<ResourceGroup, LambdaFunction>();
     for (const group of resourceGroups) {
@@ -64,7 +65,10 @@ export class ManagementApiStack extends Stack {
       bindTable(fn, data);
       bindUserPool(fn, directory, access.userPoolActions ?? []);
       bindSigningKey(fn, signingKey, { canSign: access.signsTokens ?? false });
-      if (access.sendsMail) bindMailer(fn, mailer, alarmAction);
+      if (access.sendsMail) {
+        bindMailer(fn, mailer, alarmAction);
+        fn.addEnvironment('SIGN_IN_URL', signInUrl);
+      }
       if (access.bulkUploads) bindBulkBucket(fn, bulkUploads, access.bulkUploads);
       functions.set(group, fn);
     }

@@ -28,6 +28,11 @@ export interface StackSettings {
   readonly subpaths: Subpaths;
   /** Unset: the API's own endpoint followed by `/auth`. */
   readonly tokenIssuer?: string;
+  /**
+   * The sign-in address e-mails to users give, `{realm}` standing for the organization's name (say,
+   * the console's). Unset: the realm's token endpoint on this API.
+   */
+  readonly signInUrl?: string;
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
   readonly logLevel: string;
   /** An existing SNS topic that every alarm notifies. */
@@ -76,6 +81,7 @@ export function readSettings(node: Node): StackSettings {
       user: text('userSubpath') ?? defaultSubpaths.user,
     },
     tokenIssuer: text('tokenIssuer'),
+    signInUrl: text('signInUrl'),
     throttle: {
       rateLimit: positiveInt('throttleRateLimit') ?? contextDefaults.throttleRateLimit,
       burstLimit: positiveInt('throttleBurstLimit') ?? contextDefaults.throttleBurstLimit,

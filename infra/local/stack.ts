@@ -37,7 +37,7 @@ export interface LocalStack {
 const FUNCTION_ENV = [
   'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'TABLE_NAME', 'BULK_BUCKET_NAME', 'USER_POOL_ID',
   'USER_POOL_CLIENT_ID', 'SIGNING_KEY', 'TOKEN_ISSUER', 'GENERATIVE_SUBPATH', 'USER_SUBPATH', 'DYNAMODB_ENDPOINT',
-  'COGNITO_ENDPOINT', 'S3_ENDPOINT', 'SES_ENDPOINT', 'MAIL_FROM',
+  'COGNITO_ENDPOINT', 'S3_ENDPOINT', 'SES_ENDPOINT', 'MAIL_FROM', 'SIGN_IN_URL',
 ];
 
 export class PortInUseError extends Error {}
@@ -86,6 +86,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       S3_ENDPOINT: emulators.endpoints.s3,
       SES_ENDPOINT: emulators.endpoints.ses,
       MAIL_FROM: 'Management API <no-reply@management-api.local>',
+      SIGN_IN_URL: `${apiUrl}/auth/realms/{realm}/protocol/openid-connect/token`,
     });
     for (const group of resourceGroups) {
       handlers[group] = ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler;

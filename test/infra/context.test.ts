@@ -16,6 +16,7 @@ const custom = {
   accessTokenSeconds: '120',
   alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
   senderEmail: 'mail@example.org',
+  signInUrl: 'https://console.example.org/{realm}/sign-in',
 };
 
 let synthesized: Synthesized;
@@ -50,6 +51,12 @@ test('the token issuer, token lifetimes and sender come from context', () => {
   }
   synthesized.template.hasOutput('TokenIssuer', { Value: 'urn:example:issuer' });
   synthesized.template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'mail@example.org' });
+});
+
+test('the sign-in address of e-mails comes from context, for the functions that send mail only', () => {
+  const withSignIn = environments().filter((environment) => 'SIGN_IN_URL' in environment);
+  expect(withSignIn).toHaveLength(1);
+  expect(withSignIn[0]).toMatchObject({ SIGN_IN_URL: 'https://console.example.org/{realm}/sign-in', MAIL_FROM: 'mail@example.org' });
 });
 
 test('throttling comes from context', () => {

@@ -205,7 +205,11 @@ describe('functions', () => {
   });
 
   test('only the users function may send mail, as the sender, through the configuration set', () => {
-    expect(environmentOf('users')).toMatchObject({
+    const users = environmentOf('users');
+    expect(resolveIntrinsic(users.SIGN_IN_URL)).toBe(
+      `<${singleId('AWS::ApiGatewayV2::Api')}.ApiEndpoint>/auth/realms/{realm}/protocol/openid-connect/token`,
+    );
+    expect(users).toMatchObject({
       MAIL_FROM: 'no-reply@example.com',
       SES_CONFIGURATION_SET: { Ref: singleId('AWS::SES::ConfigurationSet') },
     });
