@@ -42,6 +42,8 @@ export function resolveAccess(input: AccessInput, current?: Access): Access | Fi
   }
 
   const permissions = dedupe(input.permissions ?? (role === 'ADMIN' || current?.role === 'ADMIN' ? [] : (current?.permissions ?? [])));
+  // Access the body leaves as it is stays, even if it predates these rules: only a change is checked.
+  if (current && issues.length === 0 && sameAccess({ role, permissions }, current)) return current;
   if (role === 'ADMIN' && permissions.length > 0) {
     issues.push(issue('permissions', 'An ADMIN reaches the whole organization: leave permissions empty'));
   }

@@ -76,7 +76,17 @@ export const activateUserSchema = z
   .superRefine(passwordsAgree);
 
 export const orgPathSchema = z.object({ orgUUID: uuidSchema });
-export const userPathSchema = z.object({ orgUUID: uuidSchema, userId: uuidSchema });
+/**
+ * `userId` is any short text, lower-cased: one that is no user's uuid is a 404 like any unknown user
+ * (it is also what `DELETE …/users/identity-provider` reaches, as in API Gateway).
+ */
+export const userPathSchema = z.object({
+  orgUUID: uuidSchema,
+  userId: z
+    .string()
+    .max(100, { message: 'Must be at most 100 characters' })
+    .transform((id) => id.toLowerCase()),
+});
 
 export const userListQuerySchema = z.object({
   page: queryInt(0, 1_000_000, 0),

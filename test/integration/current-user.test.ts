@@ -10,7 +10,7 @@ import {
   signWithStackKey,
   withPayload,
 } from '../support/auth-helpers';
-import { stack, unique, userArea } from '../support/stack';
+import { adminToken, stack, unique, userArea } from '../support/stack';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -180,9 +180,20 @@ describe('addressing', () => {
   test('a known path with another method is 404 ROUTE_NOT_FOUND', async () => {
     const me = await signedInUser();
 
-    const response = await fetch(userArea(me.orgUuid, '/users/identity-provider'), { method: 'DELETE', headers: bearer(me.token) });
+    const response = await fetch(userArea(me.orgUuid, '/users/identity-provider'), { method: 'PATCH', headers: bearer(me.token) });
 
     await expectStandardError(response, 404, 'ROUTE_NOT_FOUND');
+  });
+
+  test('a method that only `/users/{userId}` has reaches it, as in API Gateway, and finds no such user', async () => {
+    const admin = await adminToken();
+
+    const response = await fetch(userArea(admin.orgUuid, '/users/identity-provider'), {
+      method: 'DELETE',
+      headers: bearer(admin.accessToken),
+    });
+
+    await expectStandardError(response, 404, 'NOT_FOUND');
   });
 });
 
