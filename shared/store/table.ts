@@ -21,8 +21,10 @@ const table = () => config().tableName;
 /** A key as DynamoDB takes it: only `PK` and `SK`, even when given an item's index keys too. */
 const primary = ({ PK, SK }: ItemKey): ItemKey => ({ PK, SK });
 
-export async function getItem<T>(key: ItemKey): Promise<T | undefined> {
-  const { Item } = await documentClient().send(new GetCommand({ TableName: table(), Key: primary(key) }));
+export async function getItem<T>(key: ItemKey, options?: { consistent?: boolean }): Promise<T | undefined> {
+  const { Item } = await documentClient().send(
+    new GetCommand({ TableName: table(), Key: primary(key), ...(options?.consistent ? { ConsistentRead: true } : {}) }),
+  );
   return Item ? withoutKeys<T>(Item) : undefined;
 }
 

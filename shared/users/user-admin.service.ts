@@ -11,7 +11,7 @@ import { keys } from '../store/keys';
 import { getItems } from '../store/table';
 import { compareText, fold, quickMatches } from '../text/matching';
 import { grantProblems, resolveAccess, sameAccess, type Access, type AccessInput } from './access-template';
-import { putDirectoryEntry, readDirectory, type DirectoryEntry } from './user-directory';
+import { readDirectory, type DirectoryEntry } from './user-directory';
 import type { UserRecord } from './user.entities';
 import {
   addAdmin,
@@ -37,7 +37,9 @@ export interface UserPorts {
 }
 
 let defaultPorts: UserPorts | undefined;
-const ports = (): UserPorts => (defaultPorts ??= { identityProvider: cognitoIdentityProvider, mailer: sesMailer() });
+/** The identity provider and mailer of this process (Cognito and SES, or their emulators). */
+export const userPorts = (): UserPorts => (defaultPorts ??= { identityProvider: cognitoIdentityProvider, mailer: sesMailer() });
+const ports = userPorts;
 
 /** Where and how the request's user e-mails are written: the `language` header and the sign-in address. */
 export interface MailContext {
@@ -185,7 +187,8 @@ export function generatePassword(): string {
   return chars.join('');
 }
 
-async function mailUser(kind: MailKind, user: UserRecord, mail: MailContext, mailer: Mailer, password?: string) {
+/** Sends a user the e-mail of `kind`; never throws (see `sendSafely`). */
+export async function mailUser(kind: MailKind, user: UserRecord, mail: MailContext, mailer: Mailer, password?: string) {
   const organization = await getOrganization(user.orgUuid);
   const realm = organization?.name ?? '';
   await sendSafely(
@@ -264,7 +267,11 @@ export async function updateUser(
       if ((await removeAdmin(orgUuid, userUuid)) === 'last') throw new ConflictError('LAST_ADMIN');
       undo.push(() => addAdmin(orgUuid, userUuid));
     }
-    if (email !== target.email) await deps.identityProvider.updateEmail(userUuid, email);
+    if (email !== target.email) {
+      await deps.identityProvider.updateEmail(userUuid, email);
+      undo.push(() => deps.identityProvider.updateEmail(userUuid, target.email));
+    }
+    // Last of the identity-provider steps: a password cannot be put back.
     if (input.password) await deps.identityProvider.setPassword(userUuid, input.password);
     if (!(await saveUser(updated, target))) {
       throw new ConflictError('VERSION_CONFLICT', 'The user changed while it was being updated; read it and try again');
@@ -317,7 +324,7 @@ export async function deleteUser(
     if (removedAdmin) await addAdmin(orgUuid, userUuid);
     throw error;
   }
-  await putDirectoryEntry(deleted);
+  await indexUser(deleted);
   await revokeSessionsOf(userUuid);
 }
 
@@ -342,10 +349,16 @@ export async function activateUser(
   const { email: _email, ...fields } = input;
   const restored: UserRecord = { ...withFields(target, fields, access, new Date().toISOString()), status: 'ACTIVE' };
 
-  if (input.password) await deps.identityProvider.setPassword(target.uuid, input.password);
+  // Enabling can be undone, a new password cannot: enable first, set the password last.
   await deps.identityProvider.enable(target.uuid);
-  if (!(await saveUser(restored, target))) {
-    throw new ConflictError('VERSION_CONFLICT', 'The user changed while it was being reactivated; read it and try again');
+  try {
+    if (input.password) await deps.identityProvider.setPassword(target.uuid, input.password);
+    if (!(await saveUser(restored, target))) {
+      throw new ConflictError('VERSION_CONFLICT', 'The user changed while it was being reactivated; read it and try again');
+    }
+  } catch (error) {
+    await deps.identityProvider.disable(target.uuid);
+    throw error;
   }
   await indexUser(restored);
   await mailUser('reactivation', restored, mail, deps.mailer, input.password);

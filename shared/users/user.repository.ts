@@ -73,8 +73,8 @@ export async function putNewUser(user: UserRecord): Promise<boolean> {
   );
 }
 
-export async function getUser(orgUuid: string, userUuid: string): Promise<UserRecord | undefined> {
-  return getItem<UserRecord>(keys.userKey(orgUuid, userUuid));
+export async function getUser(orgUuid: string, userUuid: string, options?: { consistent?: boolean }): Promise<UserRecord | undefined> {
+  return getItem<UserRecord>(keys.userKey(orgUuid, userUuid), options);
 }
 
 export async function findActiveUser(orgUuid: string, userUuid: string): Promise<UserRecord | undefined> {

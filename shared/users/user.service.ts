@@ -34,15 +34,18 @@ export interface NewUser {
  * Registers a user in the store and the identity provider without transactions: claim the e-mail,
  * register the credentials, write the user, mark the claim done. A failure before the user is written
  * gives the claim back; a crash leaves a pending claim that a later attempt detects and repairs.
+ * `options.uuid` fixes the user's uuid, so that a rerun of the same work (a bulk job) resumes it
+ * instead of meeting its own e-mail claim.
  */
 export async function registerUser(
   input: NewUser,
   identityProvider: IdentityProvider = cognitoIdentityProvider,
+  options: { uuid?: string } = {},
 ): Promise<UserRecord> {
   const { orgUuid } = input;
   const email = input.email.trim();
   const now = new Date().toISOString();
-  const userUuid = await claimEmailFor(orgUuid, email, randomUUID(), now);
+  const userUuid = await claimEmailFor(orgUuid, email, options.uuid ?? randomUUID(), now);
 
   try {
     await identityProvider.createUser({ username: userUuid, email, password: input.password });
@@ -64,7 +67,14 @@ export async function registerUser(
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await putNewUser(user))) throw new ConflictError('EMAIL_TAKEN');
+  if (!(await putNewUser(user))) {
+    // Only an attempt resuming its own claim (a given uuid) finds its user written already.
+    const written = await getUser(orgUuid, userUuid);
+    if (!written || !sameEmail(written.email, email)) throw new ConflictError('EMAIL_TAKEN');
+    await indexUser(written);
+    await completeClaim(orgUuid, email, userUuid);
+    return written;
+  }
   await indexUser(user);
   await completeClaim(orgUuid, email, userUuid);
   return user;
@@ -72,11 +82,16 @@ export async function registerUser(
 
 /**
  * Writes what is derived from a user record: its directory entry and, for an active ADMIN, its place
- * in the organization's ADMIN set. Idempotent, so a later attempt repairs a crashed one.
+ * in the organization's ADMIN set (leaving the set is guarded, so callers do it themselves).
+ * Idempotent, so a later attempt repairs a crashed one.
  */
-export async function indexUser(user: UserRecord): Promise<void> {
+export async function indexUser(user: UserRecord, attempt = 1): Promise<void> {
   await putDirectoryEntry(user);
   if (user.role === 'ADMIN' && user.status === 'ACTIVE') await addAdmin(user.orgUuid, user.uuid);
+  // Two writers of one user may index in the opposite order to their writes: whoever indexes last
+  // checks the record (strongly consistent) and indexes it again if it moved on meanwhile.
+  const current = await getUser(user.orgUuid, user.uuid, { consistent: true });
+  if (current && current.updatedAt !== user.updatedAt && attempt < 3) await indexUser(current, attempt + 1);
 }
 
 /**
@@ -94,6 +109,8 @@ export async function claimEmailFor(
   if (await claimEmail(orgUuid, email, userUuid, now)) return userUuid;
   const claim = await getEmailClaim(orgUuid, email);
   if (!claim) return claimEmailFor(orgUuid, email, userUuid, now, options); // Released meanwhile: try again.
+  // An attempt with a given uuid (a bulk job's rerun) resumes its own claim, whatever its state.
+  if (claim.userUuid === userUuid) return userUuid;
   const holder = await getUser(orgUuid, claim.userUuid);
   if (holder && sameEmail(holder.email, email)) {
     // The user was written but its claim may never have been marked done: finish that attempt's work.

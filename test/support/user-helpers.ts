@@ -1,0 +1,304 @@
+import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { authenticate, type Caller } from '../../shared/auth/caller';
+import { cognitoClient } from '../../shared/clients/cognito';
+import { config } from '../../shared/config';
+import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
+import type { MailMessage, Mailer } from '../../shared/mail/mailer';
+import { addBot, addEnvironment, createOrganization } from '../../shared/org/org-admin.service';
+import { keys } from '../../shared/store/keys';
+import { getItem } from '../../shared/store/table';
+import type { MailContext } from '../../shared/users/user-admin.service';
+import type { UserResponse } from '../../shared/users/user.mapper';
+import type { Permission, Role } from '../../shared/users/user.entities';
+import { registerUser } from '../../shared/users/user.service';
+import { TEST_PASSWORD, type TokenBody } from './auth-helpers';
+import type { ApiResponse, PageDto } from './bot-helpers';
+import { deactivateBot, deactivateEnvironment } from './bot-helpers';
+import { requestToken, stack, unique, userArea } from './stack';
+
+/** Helpers for the users routes: organizations of one's own, an HTTP client with DELETE, the mailbox. */
+
+/** The User a client reads (spec 2.9 plus role, permissions and status). */
+export type UserDto = UserResponse;
+export type UserPage = PageDto<UserDto>;
+
+/** An e-mail address unique to the run; `tag` makes it readable in a failure. */
+export const uniqueEmail = (tag = 'user') => `${tag}-${unique()}@example.test`;
+
+type TokenSource = string | undefined | (() => Promise<string>);
+
+async function call<T>(
+  source: TokenSource,
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse<T>> {
+  const token = typeof source === 'function' ? await source() : source;
+  const response = await fetch(url, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
+  const text = await response.text();
+  const contentType = response.headers.get('content-type');
+  return {
+    status: response.status,
+    headers: response.headers,
+    contentType,
+    body: (contentType?.startsWith('application/json') && text ? JSON.parse(text) : undefined) as T,
+    text,
+    path: new URL(url).pathname,
+  };
+}
+
+/** An HTTP client of the users routes with a bearer token (or none); bodies default to the User. */
+export function usersApi(token: TokenSource) {
+  return {
+    get: <T = UserDto>(url: string, headers?: Record<string, string>) => call<T>(token, 'GET', url, undefined, headers),
+    post: <T = UserDto>(url: string, body: unknown, headers?: Record<string, string>) => call<T>(token, 'POST', url, body, headers),
+    put: <T = UserDto>(url: string, body: unknown, headers?: Record<string, string>) => call<T>(token, 'PUT', url, body, headers),
+    delete: <T = undefined>(url: string, headers?: Record<string, string>) => call<T>(token, 'DELETE', url, undefined, headers),
+  };
+}
+export type UsersApi = ReturnType<typeof usersApi>;
+
+/** The URL of the users collection of an organization, or of a path under it (`/quicksearch`, `/{id}`). */
+export const usersUrl = (orgUuid: string, path = '') => userArea(orgUuid, `/users${path}`);
+
+/** Posts a password grant; answers the raw response (200 or an OAuth error). */
+export function signIn(realm: string, email: string, password: string): Promise<Response> {
+  return requestToken(realm, { grant_type: 'password', client_id: stack().clientId, username: email, password });
+}
+
+/** Posts a refresh grant; answers the raw response. */
+export function refresh(realm: string, refreshToken: string): Promise<Response> {
+  return requestToken(realm, { grant_type: 'refresh_token', client_id: stack().clientId, refresh_token: refreshToken });
+}
+
+/** A password-grant token; fails the test when the grant is refused. */
+export async function tokenOf(realm: string, email: string, password: string): Promise<TokenBody> {
+  const response = await signIn(realm, email, password);
+  if (response.status !== 200) throw new Error(`Token request for ${email} failed with ${response.status}: ${await response.text()}`);
+  return (await response.json()) as TokenBody;
+}
+
+/** A member of a test organization: its record as created, its credentials and a signed-in client. */
+export interface Member {
+  uuid: string;
+  name: string;
+  email: string;
+  password: string;
+  role: Role;
+  token: string;
+  refreshToken: string;
+  api: UsersApi;
+}
+
+/**
+ * An organization of one's own with its ADMIN signed in, an environment with two bots, a second
+ * environment with one bot, an inactive environment and an inactive bot: listings, counts and the
+ * ADMIN set are then the test's alone.
+ */
+export interface TestOrg {
+  orgUuid: string;
+  realm: string;
+  admin: Member;
+  envA: string;
+  botA1: string;
+  botA2: string;
+  envB: string;
+  botB1: string;
+  inactiveEnv: string;
+  inactiveBot: string;
+  /** `usersUrl` of this organization. */
+  url: (path?: string) => string;
+}
+
+export async function freshOrganization(options: { adminName?: string; adminEmail?: string } = {}): Promise<TestOrg> {
+  const realm = `users-${unique()}`;
+  const adminEmail = options.adminEmail ?? uniqueEmail('admin');
+  const adminName = options.adminName ?? 'Org Admin';
+  const { organization, admin } = await createOrganization({ name: realm, adminEmail, adminName, adminPassword: TEST_PASSWORD });
+  const orgUuid = organization.uuid;
+  const [envA, envB, inactiveEnv] = await Promise.all([
+    addEnvironment(orgUuid, 'Env A'),
+    addEnvironment(orgUuid, 'Env B'),
+    addEnvironment(orgUuid, 'Env inactive'),
+  ]);
+  const [botA1, botA2, botB1, inactiveBot] = await Promise.all([
+    addBot(orgUuid, envA.uuid, 'Bot A1'),
+    addBot(orgUuid, envA.uuid, 'Bot A2'),
+    addBot(orgUuid, envB.uuid, 'Bot B1'),
+    addBot(orgUuid, envA.uuid, 'Bot inactive'),
+  ]);
+  await Promise.all([
+    deactivateEnvironment(orgUuid, inactiveEnv.uuid),
+    deactivateBot({ orgUuid, envUuid: envA.uuid, botUuid: inactiveBot.uuid }),
+  ]);
+  const token = await tokenOf(realm, adminEmail, TEST_PASSWORD);
+  return {
+    orgUuid,
+    realm,
+    admin: {
+      uuid: admin.uuid,
+      name: adminName,
+      email: adminEmail,
+      password: TEST_PASSWORD,
+      role: 'ADMIN',
+      token: token.access_token,
+      refreshToken: token.refresh_token,
+      api: usersApi(token.access_token),
+    },
+    envA: envA.uuid,
+    botA1: botA1.uuid,
+    botA2: botA2.uuid,
+    envB: envB.uuid,
+    botB1: botB1.uuid,
+    inactiveEnv: inactiveEnv.uuid,
+    inactiveBot: inactiveBot.uuid,
+    url: (path = '') => usersUrl(orgUuid, path),
+  };
+}
+
+/** The permissions a role needs to be valid in a test organization (none for an ADMIN). */
+export function grantsFor(org: TestOrg, role: Role): Permission[] {
+  if (role === 'ADMIN') return [];
+  if (role === 'SUPERVISOR') return [{ environmentUuid: org.envA }];
+  return [{ environmentUuid: org.envA, botUuid: org.botA1 }];
+}
+
+/** A valid create body for a VIEWER of bot A1 unless `overrides` say otherwise. */
+export function createBody(org: TestOrg, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'New User',
+    email: uniqueEmail('new'),
+    role: 'VIEWER',
+    permissions: grantsFor(org, 'VIEWER'),
+    password: TEST_PASSWORD,
+    confirmPassword: TEST_PASSWORD,
+    ...overrides,
+  };
+}
+
+/** Creates a user through the API as the organization's ADMIN; fails the test unless it answers 200. */
+export async function createViaApi(
+  org: TestOrg,
+  overrides: Record<string, unknown> = {},
+  headers?: Record<string, string>,
+): Promise<UserDto> {
+  const response = await org.admin.api.post(org.url(), createBody(org, overrides), headers);
+  if (response.status !== 200) throw new Error(`Create failed with ${response.status}: ${response.text}`);
+  return response.body;
+}
+
+/** A user of a test organization with a role (valid grants unless given), registered directly and signed in. */
+export async function member(
+  org: TestOrg,
+  role: Role,
+  options: { name?: string; email?: string; permissions?: Permission[] } = {},
+): Promise<Member> {
+  const email = options.email ?? uniqueEmail(role.toLowerCase());
+  const name = options.name ?? `${role} member`;
+  const user = await registerUser({
+    orgUuid: org.orgUuid,
+    name,
+    email,
+    password: TEST_PASSWORD,
+    role,
+    permissions: options.permissions ?? grantsFor(org, role),
+  });
+  const token = await tokenOf(org.realm, email, TEST_PASSWORD);
+  return {
+    uuid: user.uuid,
+    name,
+    email,
+    password: TEST_PASSWORD,
+    role,
+    token: token.access_token,
+    refreshToken: token.refresh_token,
+    api: usersApi(token.access_token),
+  };
+}
+
+/** Deletes a user through the API as the organization's ADMIN; fails the test unless it answers 204. */
+export async function deleteViaApi(org: TestOrg, userUuid: string): Promise<void> {
+  const response = await org.admin.api.delete(org.url(`/${userUuid}`));
+  if (response.status !== 204) throw new Error(`Delete failed with ${response.status}: ${response.text}`);
+}
+
+/** Every user of a listing query (all pages at the largest size), as the given client. */
+export async function listAllUsers(client: UsersApi, org: TestOrg, query = ''): Promise<UserDto[]> {
+  const users: UserDto[] = [];
+  for (let page = 0; ; page++) {
+    const response = await client.get<UserPage>(org.url(`?linesPerPage=100&page=${page}${query}`));
+    if (response.status !== 200) throw new Error(`Listing failed with ${response.status}: ${response.text}`);
+    users.push(...response.body.content);
+    if (response.body.last) return users;
+  }
+}
+
+/** The uuids in the organization's ADMIN set (what guards the last ADMIN). */
+export async function adminSet(orgUuid: string): Promise<string[]> {
+  const item = await getItem<{ admins?: Set<string> }>(keys.orgAdmins(orgUuid));
+  return [...(item?.admins ?? [])].sort();
+}
+
+/** What the SES emulator keeps of each e-mail. */
+export interface ReceivedMail {
+  from: string;
+  destination: { to: string[] };
+  subject: string;
+  body: { html?: string; text?: string };
+  at: number;
+}
+
+/** The e-mails the local SES emulator received for one address, oldest first. */
+export async function mailsTo(address: string): Promise<ReceivedMail[]> {
+  const response = await fetch(stack().mailboxUrl);
+  if (response.status !== 200) throw new Error(`Mailbox read failed with ${response.status}`);
+  const { emails } = (await response.json()) as { emails: ReceivedMail[] };
+  return emails.filter((mail) => mail.destination.to.some((to) => to.toLowerCase() === address.toLowerCase()));
+}
+
+/** The one e-mail an address received; fails the test when there is not exactly one. */
+export async function onlyMailTo(address: string): Promise<ReceivedMail> {
+  const mails = await mailsTo(address);
+  expect(mails.map((mail) => mail.subject)).toHaveLength(1);
+  return mails[0]!;
+}
+
+/** The caller a service function receives, from a real access token (as the HTTP layer builds it). */
+export const callerOf = (token: string): Promise<Caller> => authenticate(`Bearer ${token}`);
+
+/** A mail context for direct service calls. */
+export const mailContext = (language: MailContext['language'] = 'en'): MailContext => ({
+  language,
+  signInUrl: (realm) => `https://console.example.test/${realm}`,
+});
+
+/** A mailer that keeps what it is asked to send, for direct service calls. */
+export function recordingMailer(): Mailer & { sent: MailMessage[] } {
+  const sent: MailMessage[] = [];
+  return { sent, send: async (message) => void sent.push(message) };
+}
+
+/** The Cognito adapter with one operation failing as an unavailable identity provider would. */
+export function failingIdentityProvider(operation: Exclude<keyof IdentityProvider, 'verifyPassword'>): IdentityProvider {
+  return {
+    ...cognitoIdentityProvider,
+    [operation]: async () => {
+      throw new Error(`identity provider unavailable (${operation})`);
+    },
+  };
+}
+
+/** What the identity provider (the Cognito emulator) holds for a user: its e-mail and whether it is enabled. */
+export async function identityOf(userUuid: string): Promise<{ email: string | undefined; enabled: boolean | undefined }> {
+  const user = await cognitoClient().send(new AdminGetUserCommand({ UserPoolId: config().userPoolId, Username: userUuid }));
+  return { email: user.UserAttributes?.find((attribute) => attribute.Name === 'email')?.Value, enabled: user.Enabled };
+}
