@@ -23,6 +23,8 @@ export interface Config {
    * (say, the console's, or the realm's token endpoint on this API). Both stacks set it.
    */
   signInUrl?: string;
+  /** The bucket bulk operations upload their CSV files to (and keep their results in). */
+  bulkBucket?: string;
   /** Endpoint overrides, set only on the local stack (emulators). */
   endpoints: { dynamodb?: string; cognito?: string; kms?: string; s3?: string; ses?: string };
 }
@@ -78,6 +80,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     region: optional('AWS_REGION') ?? 'us-east-1',
     mail: { from: optional('MAIL_FROM'), configurationSet: optional('SES_CONFIGURATION_SET') },
     signInUrl: optional('SIGN_IN_URL'),
+    bulkBucket: optional('BULK_BUCKET_NAME'),
     endpoints: {
       dynamodb: optional('DYNAMODB_ENDPOINT'),
       cognito: optional('COGNITO_ENDPOINT'),

@@ -21,6 +21,12 @@ export const errorCatalogue = {
   SELF_DELETE: 'You cannot delete your own user; another ADMIN can',
   USER_DELETED: 'The user is deleted; reactivate it first',
   USER_ACTIVE: 'The user is already active',
+  EMPTY_FILE: 'The file has no rows',
+  NOT_CSV: 'The file is not a UTF-8 CSV file',
+  MISSING_COLUMNS: 'The file lacks required columns',
+  TOO_MANY_ROWS: 'The file has too many rows',
+  FILE_TOO_LARGE: 'The file is too large',
+  NO_USER_CREATED: 'No user of the file could be created',
   TIMEOUT: 'The request took too long',
   INTERNAL: 'An unexpected error occurred',
   // Field-level codes, used in the `details` of the 422 validation body.
@@ -35,6 +41,15 @@ export interface FieldIssue {
   fieldName: string;
   message: string;
   errorCode: ErrorCode;
+}
+
+/** A `details` entry of a 422: a field issue, or an entry of a bulk error list (which adds `email`, `line`). */
+export interface Detail {
+  fieldName: string;
+  message: string;
+  errorCode: string;
+  email?: string;
+  line?: number;
 }
 
 abstract class DomainError extends Error {
@@ -68,10 +83,17 @@ export class ConflictError extends DomainError {
   }
 }
 export class ValidationError extends DomainError {
-  readonly details: FieldIssue[];
-  constructor(details: FieldIssue[], message?: string) {
-    super('VALIDATION_FAILED', message);
+  readonly details: Detail[];
+  constructor(details: Detail[], message?: string, code: ErrorCode = 'VALIDATION_FAILED') {
+    super(code, message);
     this.details = details;
+  }
+}
+/** The request is well formed but cannot be processed (422 with the standard body), e.g. an unusable file. */
+export class UnprocessableError extends DomainError {}
+export class PayloadTooLargeError extends DomainError {
+  constructor(message?: string) {
+    super('FILE_TOO_LARGE', message);
   }
 }
 

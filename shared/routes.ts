@@ -4,7 +4,7 @@
  */
 
 /** One Lambda per resource group (DESIGN.md). */
-export const resourceGroups = ['auth', 'users', 'supervisors', 'agents', 'configurations'] as const;
+export const resourceGroups = ['auth', 'users', 'supervisors', 'agents', 'configurations', 'bulk', 'bulk-worker'] as const;
 export type ResourceGroup = (typeof resourceGroups)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -52,6 +52,12 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     ['users.get', 'GET', '/users/{userId}'],
     ['users.update', 'PUT', '/users/{userId}'],
     ['users.delete', 'DELETE', '/users/{userId}'],
+  ]),
+  // `bulk-worker` has no route: the bulk bucket's object-created events start it.
+  ...userAreaRoutes('bulk', [
+    ['bulk.create', 'POST', '/users/bulk-create'],
+    ['bulk.job', 'GET', '/users/bulk-jobs/{jobId}'],
+    ['bulk.failedRows', 'GET', '/users/bulk-jobs/{jobId}/failed-rows'],
   ]),
   ...userAreaRoutes('configurations', [
     ['configurations.save', 'POST', '/configurations'],

@@ -1,8 +1,7 @@
 import { config, ConfigError } from '../../shared/config';
-import { ValidationError } from '../../shared/errors';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { ok, type Reply } from '../../shared/http/types';
-import { defaultLanguage, isLanguage, languages } from '../../shared/mail/mail.templates';
+import { languageOf } from '../../shared/mail/language-header';
 import {
   activateUser,
   createUser,
@@ -29,12 +28,7 @@ import { currentUser } from '../../shared/users/user.service';
 
 /** The `language` header (default `en`) and the configured sign-in address. */
 function mailContext(headers: Record<string, string | undefined>): MailContext {
-  const language = headers.language?.trim().toLowerCase() || defaultLanguage;
-  if (!isLanguage(language)) {
-    throw new ValidationError([
-      { fieldName: 'language', message: `Must be one of ${languages.join(', ')}`, errorCode: 'FIELD_INVALID' },
-    ]);
-  }
+  const language = languageOf(headers);
   const template = config().signInUrl;
   if (!template) throw new ConfigError('Missing environment variable SIGN_IN_URL: the sign-in address e-mails give');
   return { language, signInUrl: (realm) => template.replaceAll('{realm}', encodeURIComponent(realm)) };

@@ -11,6 +11,10 @@ export interface GroupAccess {
   readonly signsTokens?: boolean;
   readonly sendsMail?: boolean;
   readonly bulkUploads?: BulkBucketAccess;
+  /** Longer than the default 10 s: the bulk HTTP side waits for its worker, the worker imports files. */
+  readonly timeoutSeconds?: number;
+  /** The function runs when an object is created under the bulk bucket's `uploads/` prefix. */
+  readonly onUpload?: boolean;
 }
 
 export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
@@ -29,5 +33,17 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
       'AdminGetUser',
     ],
     sendsMail: true,
+  },
+  bulk: {
+    bulkUploads: 'readWrite',
+    // API Gateway gives an integration 30 s; the handler answers 202 after waiting 25 s.
+    timeoutSeconds: 29,
+  },
+  'bulk-worker': {
+    userPoolActions: ['AdminCreateUser', 'AdminSetUserPassword'],
+    sendsMail: true,
+    bulkUploads: 'readWrite',
+    timeoutSeconds: 900,
+    onUpload: true,
   },
 };

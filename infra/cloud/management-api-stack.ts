@@ -1,6 +1,8 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
+import { EventType } from 'aws-cdk-lib/aws-s3';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import * as path from 'node:path';
@@ -55,6 +57,7 @@ export class ManagementApiStack extends Stack {
         projectRoot,
         logLevel: settings.logLevel,
         alarmAction,
+        ...(access.timeoutSeconds ? { timeout: Duration.seconds(access.timeoutSeconds) } : {}),
         environment: {
           TOKEN_ISSUER: tokenIssuer,
           GENERATIVE_SUBPATH: settings.subpaths.generative,
@@ -70,9 +73,13 @@ export class ManagementApiStack extends Stack {
         fn.addEnvironment('SIGN_IN_URL', signInUrl);
       }
       if (access.bulkUploads) bindBulkBucket(fn, bulkUploads, access.bulkUploads);
+      if (access.onUpload) {
+        bulkUploads.bucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(fn), { prefix: 'uploads/', suffix: '.csv' });
+      }
       functions.set(group, fn);
     }
     this.functions = functions;
+    acknowledgeNotificationsHandler(this);
 
     gateway.addRoutes(resolveRoutes(settings.subpaths), (group) => functions.get(group)!);
 
@@ -92,5 +99,19 @@ export class ManagementApiStack extends Stack {
       UserSubpath: { value: settings.subpaths.user, description: 'Subpath of the user-administration area' },
     };
     for (const [outputId, output] of Object.entries(outputs)) new CfnOutput(this, outputId, output);
+  }
+}
+
+/**
+ * S3 event notifications are configured by CDK's own singleton custom resource, whose role carries the
+ * AWS managed basic-execution policy (logs only). It is CDK's construct, not ours to reshape.
+ */
+function acknowledgeNotificationsHandler(stack: Stack): void {
+  for (const child of stack.node.children) {
+    if (!child.node.id.startsWith('BucketNotificationsHandler')) continue;
+    Validations.of(child).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      reason: "CDK's bucket-notifications custom resource: its role only writes its own logs through the basic-execution policy.",
+    });
   }
 }

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { S3Event } from 'aws-lambda';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
 import S3rver from 's3rver';
@@ -28,6 +29,8 @@ export interface Emulators {
   endpoints: { dynamodb: string; s3: string; cognito: string; ses: string };
   /** JSON list of the e-mails the SES emulator received. */
   mailboxUrl: string;
+  /** Subscribes to the bucket's object events, shaped as S3 sends them to Lambda. */
+  onS3Event(listener: (event: S3Event) => void): void;
   stop(): Promise<void>;
 }
 
@@ -126,6 +129,9 @@ export async function startEmulators(dataDir: string, bucketName: string): Promi
         ses: urlOf(ses),
       },
       mailboxUrl: `${urlOf(ses)}/store`,
+      onS3Event: (listener) => {
+        s3.on('event', listener);
+      },
       stop: async () => {
         await Promise.all(started.map((stop) => stop()));
       },

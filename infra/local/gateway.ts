@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { groupAccess } from '../cloud/group-access';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/routes';
@@ -96,8 +97,9 @@ export function toEvent(request: IncomingMessage, body: Buffer, routes: Compiled
   return event;
 }
 
+/** The function's timeout as the CDK stack sets it (`infra/cloud/group-access.ts`), 10 s by default. */
 function lambdaContext(group: ResourceGroup): Context {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + (groupAccess[group]?.timeoutSeconds ?? 10) * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: `local-${group}`,

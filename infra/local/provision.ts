@@ -13,7 +13,9 @@ import { GSI1 } from '../../shared/store/keys';
 export const LOCAL_TABLE = 'management-api';
 export const LOCAL_BUCKET = 'management-api-bulk';
 const REGION = 'us-east-1';
-const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
+// s3rver accepts only its own well-known key pair; dynalite and cognito-local accept any.
+export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+const credentials = LOCAL_CREDENTIALS;
 
 /** The same keys and index as the CDK table (test/infra asserts that side). */
 export async function ensureTable(endpoint: string): Promise<void> {

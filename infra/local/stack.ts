@@ -1,12 +1,13 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { S3Event } from 'aws-lambda';
 import { join, resolve } from 'node:path';
 import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/routes';
 import { subpathsFromEnv } from '../../shared/config';
 import { startEmulators, type Emulators } from './emulators';
 import { createGateway, type LambdaHandler } from './gateway';
-import { LOCAL_BUCKET, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } from './provision';
+import { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } from './provision';
 import { seedDemo, type SeededOrg } from './seed';
 
 /** What `.local/stack.json` describes. */
@@ -73,8 +74,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const [pool] = await Promise.all([ensureUserPool(emulators.endpoints.cognito, dataDir), ensureTable(emulators.endpoints.dynamodb)]);
     Object.assign(process.env, {
       AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
       TABLE_NAME: LOCAL_TABLE,
       BULK_BUCKET_NAME: LOCAL_BUCKET,
       USER_POOL_ID: pool.userPoolId,
@@ -91,6 +92,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const group of resourceGroups) {
       handlers[group] = ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler;
     }
+    // As the S3 notification in AWS: an object created under `uploads/` starts the bulk worker, which
+    // runs on its own, as an asynchronous Lambda invocation does.
+    const worker = handlers['bulk-worker'] as unknown as (event: S3Event) => Promise<void>;
+    emulators.onS3Event((event) => {
+      if (!event.Records?.some((record) => record.eventName.startsWith('ObjectCreated') && record.s3.object.key.startsWith('uploads/'))) return;
+      worker(event).catch((error: unknown) => console.error('bulk worker failed:', error instanceof Error ? error.message : error));
+    });
 
     const seedFile = join(dataDir, 'seed.json');
     let orgs: SeededOrg[];

@@ -3,6 +3,8 @@ import { OAuthError } from '../auth/oauth-errors';
 import {
   BadRequestError,
   ConflictError,
+  PayloadTooLargeError,
+  UnprocessableError,
   DomainError,
   ForbiddenError,
   NotFoundError,
@@ -10,7 +12,7 @@ import {
   ValidationError,
   errorCatalogue,
   type ErrorCode,
-  type FieldIssue,
+  type Detail,
 } from '../errors';
 import { logger } from '../logger';
 import type { HttpEvent, HttpResult, RequestContext } from './types';
@@ -22,14 +24,14 @@ export interface ErrorBody {
   errorType: 'API_ERROR' | 'API_INFO' | 'USER_ERROR';
   message: string;
   path: string;
-  details?: FieldIssue[];
+  details?: Detail[];
 }
 
 interface Mapped {
   status: number;
   code: ErrorCode;
   message: string;
-  details?: FieldIssue[];
+  details?: Detail[];
 }
 
 /** The one table from domain errors to HTTP statuses. */
@@ -40,6 +42,8 @@ const statusByKind: [new (...args: never[]) => DomainError, number][] = [
   [ForbiddenError, 403],
   [NotFoundError, 404],
   [ConflictError, 409],
+  [UnprocessableError, 422],
+  [PayloadTooLargeError, 413],
 ];
 
 interface HttpErrorLike {

@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
+import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import httpRouterHandler from '@middy/http-router';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -28,6 +29,11 @@ export interface RouteInput<S extends RouteSchemas> {
 
 interface RouteSpec<S extends RouteSchemas, I> {
   schemas?: S;
+  /**
+   * The body is `multipart/form-data` (parsed by middy's multipart parser into fields and files)
+   * rather than JSON; a file part longer than `maxFileBytes` arrives with `truncated: true`.
+   */
+  multipart?: { maxFileBytes: number };
   handle: (input: I) => Promise<Reply>;
 }
 
@@ -58,7 +64,11 @@ function buildRoute<S extends RouteSchemas, I>(spec: RouteSpec<S, I>, authentica
   const chain = middy<HttpEvent, HttpResult, Error, RequestContext>();
   // Authentication comes before the body is read, so an anonymous caller learns nothing from validation.
   if (authenticated) chain.use(authentication());
-  if (spec.schemas?.body) chain.use(httpJsonBodyParser());
+  if (spec.multipart) {
+    chain.use(httpMultipartBodyParser({ busboy: { limits: { fileSize: spec.multipart.maxFileBytes, files: 1, fields: 20 } } }));
+  } else if (spec.schemas?.body) {
+    chain.use(httpJsonBodyParser());
+  }
   chain.use(validate(spec.schemas ?? {}));
   return chain.handler(async (event, context) => {
     const input = {

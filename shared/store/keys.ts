@@ -75,6 +75,8 @@ export const keys = {
   }),
   /** The set of an organization's active ADMIN uuids: guards the last one. */
   orgAdmins: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'ADMINS' }),
+  /** A bulk-create job of an organization. */
+  bulkJob: (orgUuid: string, jobId: string): ItemKey => ({ PK: org(orgUuid), SK: `JOB#${jobId}` }),
   /** Claims an e-mail within an organization (uniqueness without transactions). */
   emailClaim: (orgUuid: string, email: string): ItemKey => ({
     PK: org(orgUuid),

@@ -1,0 +1,85 @@
+import * as z from 'zod';
+import { PayloadTooLargeError, UnprocessableError, ValidationError, type ErrorCode } from '../../shared/errors';
+import { awaitJob, failedRows, jobView, readJob, submitBulkCreate } from '../../shared/bulk/bulk.service';
+import { bulkCreateLimits } from '../../shared/bulk/bulk-create.worker';
+import { createFunction, userRoute } from '../../shared/http/handler-factory';
+import { uuidSchema } from '../../shared/http/schemas';
+import { ok, type Reply } from '../../shared/http/types';
+import { languageOf } from '../../shared/mail/language-header';
+import { subpathsFromEnv } from '../../shared/config';
+
+/** Bulk operations (spec 4.5): the HTTP side. The work itself is done by `bulk-worker`. */
+
+/** How long `POST /users/bulk-create` waits for the worker before answering 202 (API Gateway allows 30 s). */
+const SYNC_WAIT_MS = 25_000;
+
+const orgPath = z.object({ orgUUID: uuidSchema });
+const jobPath = z.object({ orgUUID: uuidSchema, jobId: uuidSchema });
+const dryRunQuery = z.object({
+  dryRun: z
+    .enum(['true', 'false'], { message: 'Must be true or false' })
+    .optional()
+    .transform((value) => value === 'true'),
+});
+const filePart = z.object(
+  {
+    file: z.object(
+      { content: z.instanceof(Buffer), truncated: z.boolean().optional().default(false) },
+      { message: 'Must be one file part' },
+    ),
+  },
+  { message: 'Must be a multipart form with a file part' },
+);
+
+const jobLocation = (orgUuid: string, jobId: string) => `/${subpathsFromEnv().user}/org/${orgUuid}/users/bulk-jobs/${jobId}`;
+
+export const create = userRoute({
+  multipart: { maxFileBytes: bulkCreateLimits.maxBytes },
+  schemas: { path: orgPath, query: dryRunQuery, body: filePart },
+  handle: async ({ path, query, body, headers, caller }): Promise<Reply> => {
+    const language = languageOf(headers);
+    const job = await submitBulkCreate(caller, path.orgUUID, body.file, { language, dryRun: query.dryRun });
+    const location = jobLocation(path.orgUUID, job.jobId);
+    const async = /(^|[\s,;])respond-async($|[\s,;])/i.test(headers.prefer ?? '');
+    const seen = async ? job : await awaitJob(path.orgUUID, job.jobId, Date.now() + SYNC_WAIT_MS);
+    if (seen.status === 'failed' && seen.failure) {
+      const { errorCode, message, status } = seen.failure;
+      throw status === 413 ? new PayloadTooLargeError(message) : new UnprocessableError(errorCode as ErrorCode, message);
+    }
+    if (seen.status !== 'done') {
+      return {
+        status: 202,
+        body: await jobView(seen),
+        headers: { location, ...(async ? { 'preference-applied': 'respond-async' } : {}) },
+      };
+    }
+    const view = await jobView(seen);
+    const errors = view.errors ?? [];
+    if (seen.counts.created === 0) {
+      throw new ValidationError(
+        errors.map((error) => ({ fieldName: error.email, ...error })),
+        'No user of the file could be created',
+        'NO_USER_CREATED',
+      );
+    }
+    return ok(errors, { location });
+  },
+});
+
+export const job = userRoute({
+  schemas: { path: jobPath },
+  handle: async ({ path, caller }) => ok(await jobView(await readJob(caller, path.orgUUID, path.jobId))),
+});
+
+export const failedRowsOf = userRoute({
+  schemas: { path: jobPath },
+  handle: async ({ path, caller }) => ({
+    status: 200,
+    contentType: 'text/csv; charset=utf-8',
+    body: await failedRows(caller, path.orgUUID, path.jobId),
+    headers: { 'content-disposition': `attachment; filename="failed-rows-${path.jobId}.csv"` },
+  }),
+});
+
+export const handlers = { 'bulk.create': create, 'bulk.job': job, 'bulk.failedRows': failedRowsOf };
+export const handler = createFunction('bulk', handlers);

@@ -1,0 +1,186 @@
+import { createHash } from 'node:crypto';
+import { ConflictError } from '../errors';
+import { logger } from '../logger';
+import type { UserRecord } from '../users/user.entities';
+import { generatePassword, mailUser, userPorts, type UserPorts } from '../users/user-admin.service';
+import { findUserByEmail, getEmailClaim } from '../users/user.repository';
+import { registerUser } from '../users/user.service';
+import { bulkCreateLayout, BulkCreatePlan, bulkError, type BulkError, type Candidate } from './bulk-create.rules';
+import {
+  failedRowsKey,
+  finishJob,
+  getJob,
+  objectStream,
+  putObject,
+  reportProgress,
+  saveErrors,
+  startJob,
+  uploadKey,
+  type BulkJob,
+} from './bulk-job';
+import { csvCell, CsvFileError, readCsv, type CsvLimits } from './csv-file';
+
+/** What a bulk-create file may hold (the README's "Limits"). */
+export const bulkCreateLimits: CsvLimits = { maxRows: 10_000, maxBytes: 5 * 1024 * 1024 };
+
+export interface WorkerOptions {
+  /** Users created at once: bounded, to stay within the identity provider's rate limits. */
+  concurrency?: number;
+  ports?: UserPorts;
+  /** The sign-in address e-mails give, `{realm}` standing for the organization's name. */
+  signInUrl?: string;
+}
+
+/**
+ * The uuid a job gives the user of an e-mail: the same on every run of the job, so a rerun finds the
+ * users it created (and the claims it made) as its own and creates nobody twice.
+ */
+export function jobUserUuid(jobId: string, email: string): string {
+  const hex = createHash('sha256').update(`${jobId}\n${email.trim().toLowerCase()}`).digest('hex');
+  // RFC 9562 version 8 (custom) layout: version nibble 8, variant bits 10.
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+const throttling = new Set(['TooManyRequestsException', 'ThrottlingException', 'LimitExceededException', 'RequestLimitExceeded']);
+
+/** Runs `work` again after a throttling error, with exponential back-off and jitter (6 attempts). */
+async function withBackoff<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const name = (error as { name?: string }).name ?? '';
+      if (!throttling.has(name) || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt * (0.5 + Math.random())));
+    }
+  }
+}
+
+/** Runs `work` on every item with at most `limit` at once. */
+async function eachLimited<T>(items: T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      await work(items[index]!, index);
+    }
+  });
+  await Promise.all(lanes);
+}
+
+/**
+ * Processes one bulk-create job, reading its file from S3: checks every row, creates the valid users
+ * (store, identity provider and welcome e-mail, exactly as `POST /users` does), and records the
+ * outcome. Safe to run twice on the same job, at once or after a crash: it creates nobody twice and
+ * reports the same result.
+ */
+export async function runBulkCreateJob(orgUuid: string, jobId: string, options: WorkerOptions = {}): Promise<BulkJob | undefined> {
+  const job = await getJob(orgUuid, jobId);
+  if (!job) {
+    logger.warn('bulk upload without a job: ignored', { orgUuid, jobId });
+    return undefined;
+  }
+  if (job.status === 'done' || job.status === 'failed') return job;
+  const ports = options.ports ?? userPorts();
+
+  const plan = new BulkCreatePlan();
+  let header: string[] = [];
+  try {
+    for await (const row of readCsv(await objectStream(uploadKey(orgUuid, jobId)), bulkCreateLayout, bulkCreateLimits, (h) => (header = h))) {
+      plan.add(row);
+    }
+  } catch (error) {
+    if (!(error instanceof CsvFileError)) throw error;
+    const status = error.problem === 'FILE_TOO_LARGE' ? 413 : 422;
+    await finishJob(orgUuid, jobId, {
+      status: 'failed',
+      counts: { rows: plan.rows, created: 0, failed: 0 },
+      failure: { errorCode: error.problem, message: error.message, status },
+    });
+    return getJob(orgUuid, jobId);
+  }
+
+  const { candidates, errors, failedLines } = await plan.resolve(orgUuid, async (email) => {
+    const holder = await findUserByEmail(orgUuid, email);
+    return holder !== undefined && holder.uuid !== jobUserUuid(jobId, email);
+  });
+  if (!(await startJob(orgUuid, jobId, candidates.length + errors.length, plan.rows))) return getJob(orgUuid, jobId);
+
+  let created = 0;
+  if (job.dryRun) {
+    created = candidates.length;
+  } else {
+    let processed = errors.length;
+    await eachLimited(candidates, options.concurrency ?? 8, async (candidate) => {
+      const error = await createOne(job, candidate, ports, options.signInUrl);
+      if (error) {
+        errors.push(error);
+        candidate.lines.forEach((line) => failedLines.add(line));
+      } else {
+        created += 1;
+      }
+      processed += 1;
+      if (processed % 25 === 0) await reportProgress(orgUuid, jobId, processed);
+    });
+  }
+
+  errors.sort((a, b) => a.line - b.line);
+  await saveErrors(orgUuid, jobId, errors);
+  if (failedLines.size > 0) await writeFailedRows(job, header, failedLines, errors);
+  await finishJob(orgUuid, jobId, { status: 'done', counts: { rows: plan.rows, created, failed: errors.length } });
+  return getJob(orgUuid, jobId);
+}
+
+/** Creates one user; returns its error, or undefined when it exists now (made by this run or an earlier one). */
+async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, signInUrl?: string): Promise<BulkError | undefined> {
+  const uuid = jobUserUuid(job.jobId, candidate.email);
+  const claim = await getEmailClaim(job.orgUuid, candidate.email);
+  if (claim?.state === 'DONE' && claim.userUuid === uuid) return undefined; // An earlier run finished it.
+  const password = candidate.password ?? generatePassword();
+  let user: UserRecord;
+  try {
+    user = await withBackoff(() =>
+      registerUser(
+        {
+          orgUuid: job.orgUuid,
+          name: candidate.name,
+          email: candidate.email,
+          password,
+          role: candidate.role,
+          permissions: candidate.permissions,
+          ...(candidate.company ? { company: candidate.company } : {}),
+        },
+        ports.identityProvider,
+        { uuid },
+      ),
+    );
+  } catch (error) {
+    if (error instanceof ConflictError) return bulkError(candidate.email, candidate.line, 'EMAIL_TAKEN');
+    const reason = (error as { name?: string }).name ?? 'Error';
+    logger.error('bulk user not created', { orgUuid: job.orgUuid, jobId: job.jobId, line: candidate.line, reason });
+    return bulkError(candidate.email, candidate.line, 'IDENTITY_PROVIDER_FAILED');
+  }
+  await mailUser('welcome', user, { language: job.language, signInUrl: signInUrlFor(signInUrl) }, ports.mailer, password);
+  return undefined;
+}
+
+function signInUrlFor(template: string | undefined): (realm: string) => string {
+  return (realm) => (template ?? '').replaceAll('{realm}', encodeURIComponent(realm));
+}
+
+/**
+ * The failed rows, as a CSV to fix and upload again: the original columns plus `Error`, every value
+ * neutralised against formula injection. Streams the upload a second time rather than keeping rows.
+ */
+async function writeFailedRows(job: BulkJob, header: string[], failedLines: Set<number>, errors: BulkError[]): Promise<void> {
+  const messageByEmail = new Map(errors.map((error) => [error.email.toLowerCase(), error.message]));
+  const lines = [[...header, 'Error'].map(csvCell).join(',')];
+  const limits = { ...bulkCreateLimits };
+  for await (const row of readCsv(await objectStream(uploadKey(job.orgUuid, job.jobId)), bulkCreateLayout, limits)) {
+    if (!failedLines.has(row.line)) continue;
+    const message = messageByEmail.get(row.values.Email.toLowerCase()) ?? '';
+    lines.push([...header.map((_, i) => row.cells[i] ?? ''), message].map(csvCell).join(','));
+  }
+  await putObject(failedRowsKey(job.orgUuid, job.jobId), `${lines.join('\r\n')}\r\n`, 'text/csv; charset=utf-8');
+}

@@ -1,0 +1,136 @@
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
+import { s3Client } from '../clients/s3';
+import { config, ConfigError } from '../config';
+import type { Language } from '../mail/mail.templates';
+import { keys } from '../store/keys';
+import { getItem, putItem, updateItem } from '../store/table';
+import type { BulkError } from './bulk-create.rules';
+
+/**
+ * A bulk-create job: the uploaded file is an S3 object under `uploads/`, the job an item of the table,
+ * the outcome (the error list and the failed rows as CSV) S3 objects under `results/`.
+ */
+export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
+
+export interface BulkJob {
+  jobId: string;
+  orgUuid: string;
+  /** The ADMIN who asked for it. */
+  requestedBy: string;
+  language: Language;
+  dryRun: boolean;
+  status: JobStatus;
+  counts: { rows: number; created: number; failed: number };
+  /** Users handled so far out of those the file asks for. */
+  progress: { processed: number; total: number };
+  /** Why a whole job failed (the file could not be processed): a file-level code and message. */
+  failure?: { errorCode: string; message: string; status: number };
+  createdAt: string;
+  updatedAt: string;
+  /** Epoch seconds after which the table's TTL removes the job. */
+  ttl?: number;
+}
+
+/** Uploaded files and results live as long as the bucket's lifecycle keeps them. */
+export const JOB_DAYS = 7;
+
+export const uploadKey = (orgUuid: string, jobId: string) => `uploads/${orgUuid}/${jobId}.csv`;
+export const resultKey = (orgUuid: string, jobId: string) => `results/${orgUuid}/${jobId}/errors.json`;
+export const failedRowsKey = (orgUuid: string, jobId: string) => `results/${orgUuid}/${jobId}/failed-rows.csv`;
+
+/** The organization and job an upload key names, or undefined for any other key. */
+export function parseUploadKey(key: string): { orgUuid: string; jobId: string } | undefined {
+  const match = /^uploads\/([0-9a-f-]{36})\/([0-9a-f-]{36})\.csv$/.exec(key);
+  return match ? { orgUuid: match[1]!, jobId: match[2]! } : undefined;
+}
+
+function bucket(): string {
+  const name = config().bulkBucket;
+  if (!name) throw new ConfigError('Missing environment variable BULK_BUCKET_NAME');
+  return name;
+}
+
+export async function createJob(job: BulkJob): Promise<void> {
+  const ttl = Math.floor(Date.parse(job.createdAt) / 1000) + JOB_DAYS * 86_400;
+  await putItem({ ...keys.bulkJob(job.orgUuid, job.jobId), type: 'JOB', ...job, ttl }, { ConditionExpression: 'attribute_not_exists(PK)' });
+}
+
+export async function getJob(orgUuid: string, jobId: string): Promise<BulkJob | undefined> {
+  return getItem<BulkJob>(keys.bulkJob(orgUuid, jobId));
+}
+
+/** Moves a job to `running` unless it is already finished; false when it is. */
+export async function startJob(orgUuid: string, jobId: string, total: number, rows: number): Promise<boolean> {
+  return updateItem({
+    Key: keys.bulkJob(orgUuid, jobId),
+    UpdateExpression: 'SET #status = :running, progress = :progress, counts.#rows = :rows, updatedAt = :now',
+    ConditionExpression: 'attribute_exists(PK) AND (#status = :queued OR #status = :running)',
+    ExpressionAttributeNames: { '#status': 'status', '#rows': 'rows' },
+    ExpressionAttributeValues: {
+      ':running': 'running',
+      ':queued': 'queued',
+      ':progress': { processed: 0, total },
+      ':rows': rows,
+      ':now': new Date().toISOString(),
+    },
+  });
+}
+
+export async function reportProgress(orgUuid: string, jobId: string, processed: number): Promise<void> {
+  await updateItem({
+    Key: keys.bulkJob(orgUuid, jobId),
+    UpdateExpression: 'SET progress.#processed = :processed, updatedAt = :now',
+    ConditionExpression: '#status = :running AND progress.#processed < :processed',
+    ExpressionAttributeNames: { '#status': 'status', '#processed': 'processed' },
+    ExpressionAttributeValues: { ':processed': processed, ':running': 'running', ':now': new Date().toISOString() },
+  });
+}
+
+export async function finishJob(
+  orgUuid: string,
+  jobId: string,
+  outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: BulkJob['failure'] },
+): Promise<void> {
+  await updateItem({
+    Key: keys.bulkJob(orgUuid, jobId),
+    UpdateExpression: `SET #status = :status, counts = :counts, progress.#processed = progress.#total, updatedAt = :now${outcome.failure ? ', failure = :failure' : ''}`,
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#status': 'status', '#total': 'total', '#processed': 'processed' },
+    ExpressionAttributeValues: {
+      ':status': outcome.status,
+      ':counts': outcome.counts,
+      ':now': new Date().toISOString(),
+      ...(outcome.failure ? { ':failure': outcome.failure } : {}),
+    },
+  });
+}
+
+export async function putObject(key: string, body: Buffer | string, contentType: string): Promise<void> {
+  await s3Client().send(new PutObjectCommand({ Bucket: bucket(), Key: key, Body: body, ContentType: contentType }));
+}
+
+/** An object's content as a stream (the CSV is read as it arrives, never whole). */
+export async function objectStream(key: string): Promise<Readable> {
+  const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
+  return Body as Readable;
+}
+
+export async function objectText(key: string): Promise<string | undefined> {
+  try {
+    const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
+    return await Body!.transformToString('utf8');
+  } catch (error) {
+    if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
+    throw error;
+  }
+}
+
+export async function saveErrors(orgUuid: string, jobId: string, errors: BulkError[]): Promise<void> {
+  await putObject(resultKey(orgUuid, jobId), JSON.stringify(errors), 'application/json');
+}
+
+export async function readErrors(orgUuid: string, jobId: string): Promise<BulkError[]> {
+  const text = await objectText(resultKey(orgUuid, jobId));
+  return text ? (JSON.parse(text) as BulkError[]) : [];
+}

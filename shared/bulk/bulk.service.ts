@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import type { Caller } from '../auth/caller';
+import { ForbiddenError, NotFoundError, PayloadTooLargeError } from '../errors';
+import type { Language } from '../mail/mail.templates';
+import type { BulkError } from './bulk-create.rules';
+import { bulkCreateLimits } from './bulk-create.worker';
+import { createJob, failedRowsKey, getJob, objectText, putObject, readErrors, uploadKey, type BulkJob } from './bulk-job';
+
+/** The HTTP side of bulk operations (spec 4.5): ADMIN's, scoped to the token's organization. */
+
+function requireAdmin(caller: Caller, orgUuid: string): void {
+  if (caller.user.orgUuid !== orgUuid) throw new NotFoundError('The organization was not found');
+  if (caller.user.role !== 'ADMIN') throw new ForbiddenError('Only an ADMIN runs bulk operations');
+}
+
+/**
+ * Records a bulk-create job and stores its file under the bulk bucket's upload prefix; the object's
+ * creation event starts the worker (in AWS and on the local stack alike).
+ */
+export async function submitBulkCreate(
+  caller: Caller,
+  orgUuid: string,
+  file: { content: Buffer; truncated: boolean },
+  options: { language: Language; dryRun: boolean },
+): Promise<BulkJob> {
+  requireAdmin(caller, orgUuid);
+  if (file.truncated || file.content.length > bulkCreateLimits.maxBytes) {
+    throw new PayloadTooLargeError(`The file is larger than ${bulkCreateLimits.maxBytes} bytes`);
+  }
+  const now = new Date().toISOString();
+  const job: BulkJob = {
+    jobId: randomUUID(),
+    orgUuid,
+    requestedBy: caller.user.uuid,
+    language: options.language,
+    dryRun: options.dryRun,
+    status: 'queued',
+    counts: { rows: 0, created: 0, failed: 0 },
+    progress: { processed: 0, total: 0 },
+    createdAt: now,
+    updatedAt: now,
+  };
+  await createJob(job);
+  await putObject(uploadKey(orgUuid, job.jobId), file.content, 'text/csv');
+  return job;
+}
+
+/** Waits for a job to finish, polling its item, until `deadline` (epoch ms); returns it as last seen. */
+export async function awaitJob(orgUuid: string, jobId: string, deadline: number): Promise<BulkJob> {
+  for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
+    const job = (await getJob(orgUuid, jobId))!;
+    if (job.status === 'done' || job.status === 'failed' || Date.now() + wait > deadline) return job;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
+
+export interface JobView {
+  jobId: string;
+  status: BulkJob['status'];
+  dryRun: boolean;
+  counts: BulkJob['counts'];
+  progress: BulkJob['progress'] & { percent: number };
+  createdAt: string;
+  updatedAt: string;
+  /** When done: the bulk error list. */
+  errors?: BulkError[];
+  /** When the whole file was refused. */
+  failure?: { errorCode: string; message: string };
+}
+
+export async function jobView(job: BulkJob): Promise<JobView> {
+  const { processed, total } = job.progress;
+  return {
+    jobId: job.jobId,
+    status: job.status,
+    dryRun: job.dryRun,
+    counts: job.counts,
+    progress: { processed, total, percent: total === 0 ? (job.status === 'done' ? 100 : 0) : Math.floor((processed / total) * 100) },
+    createdAt: job.createdAt,
+    updatedAt: job.updatedAt,
+    ...(job.status === 'done' ? { errors: await readErrors(job.orgUuid, job.jobId) } : {}),
+    ...(job.failure ? { failure: { errorCode: job.failure.errorCode, message: job.failure.message } } : {}),
+  };
+}
+
+export async function readJob(caller: Caller, orgUuid: string, jobId: string): Promise<BulkJob> {
+  requireAdmin(caller, orgUuid);
+  const job = await getJob(orgUuid, jobId);
+  if (!job) throw new NotFoundError('The bulk job was not found');
+  return job;
+}
+
+/** A finished job's failed rows as CSV (header plus `Error`), or only the header when none failed. */
+export async function failedRows(caller: Caller, orgUuid: string, jobId: string): Promise<string> {
+  const job = await readJob(caller, orgUuid, jobId);
+  if (job.status !== 'done') throw new NotFoundError('The job has not finished: it has no failed rows yet');
+  return (await objectText(failedRowsKey(orgUuid, jobId))) ?? 'Email,Name,Company,Password,Role,EnvironmentUuid,EnvironmentName,Bot,Error\r\n';
+}
