@@ -58,6 +58,9 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     ['bulk.create', 'POST', '/users/bulk-create'],
     ['bulk.job', 'GET', '/users/bulk-jobs/{jobId}'],
     ['bulk.failedRows', 'GET', '/users/bulk-jobs/{jobId}/failed-rows'],
+    ['bulk.delete', 'DELETE', '/users/bulk-delete'],
+    ['bulk.grant', 'POST', '/users/bulk-permissions'],
+    ['bulk.revoke', 'DELETE', '/users/bulk-permissions'],
   ]),
   ...userAreaRoutes('configurations', [
     ['configurations.save', 'POST', '/configurations'],

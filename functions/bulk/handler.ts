@@ -2,6 +2,8 @@ import * as z from 'zod';
 import { PayloadTooLargeError, UnprocessableError, ValidationError, type ErrorCode } from '../../shared/errors';
 import { awaitJob, failedRows, jobView, readJob, submitBulkCreate } from '../../shared/bulk/bulk.service';
 import { bulkCreateLimits } from '../../shared/bulk/bulk-create.worker';
+import { bulkDelete, bulkGrant, bulkPermissionLimits, bulkRevoke } from '../../shared/bulk/bulk-users.service';
+import { CsvFileError } from '../../shared/bulk/csv-file';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { uuidSchema } from '../../shared/http/schemas';
 import { ok, type Reply } from '../../shared/http/types';
@@ -81,5 +83,67 @@ export const failedRowsOf = userRoute({
   }),
 });
 
-export const handlers = { 'bulk.create': create, 'bulk.job': job, 'bulk.failedRows': failedRowsOf };
+const emailList = z
+  .array(z.string().trim().min(1, { message: 'Must not be blank' }).max(254, { message: 'Must be at most 254 characters' }), {
+    message: 'Must be a JSON array of e-mails',
+  })
+  .min(1, { message: 'Must list at least one e-mail' })
+  .max(1000, { message: 'Must list at most 1000 e-mails' });
+
+export const bulkDeleteRoute = userRoute({
+  schemas: { path: orgPath, query: dryRunQuery, body: emailList },
+  handle: async ({ path, query, body, caller }) => ok(await bulkDelete(caller, path.orgUUID, body, query.dryRun)),
+});
+
+export const grant = userRoute({
+  multipart: { maxFileBytes: bulkPermissionLimits.maxBytes },
+  schemas: { path: orgPath, query: dryRunQuery, body: filePart },
+  handle: async ({ path, query, body, caller }) => {
+    if (body.file.truncated) throw new PayloadTooLargeError(`The file is larger than ${bulkPermissionLimits.maxBytes} bytes`);
+    return ok(await fileErrors(() => bulkGrant(caller, path.orgUUID, body.file.content, query.dryRun)));
+  },
+});
+
+const revocations = z
+  .array(
+    z.strictObject({
+      email: z.string().trim().min(1, { message: 'Must not be blank' }).max(254, { message: 'Must be at most 254 characters' }),
+      environmentUuid: uuidSchema.optional(),
+      bot: uuidSchema.optional(),
+    }),
+    { message: 'Must be a JSON array of { email, environmentUuid?, bot? }' },
+  )
+  .min(1, { message: 'Must list at least one item' })
+  .max(1000, { message: 'Must list at most 1000 items' })
+  .superRefine((items, context) => {
+    items.forEach((item, i) => {
+      if (item.bot && !item.environmentUuid) {
+        context.addIssue({ code: 'custom', path: [i, 'environmentUuid'], message: 'Required with bot' });
+      }
+    });
+  });
+
+export const revoke = userRoute({
+  schemas: { path: orgPath, query: dryRunQuery, body: revocations },
+  handle: async ({ path, query, body, caller }) => ok(await bulkRevoke(caller, path.orgUUID, body, query.dryRun)),
+});
+
+/** A file that cannot be read at all is refused whole: 422 (413 for size) with its problem's code. */
+async function fileErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof CsvFileError)) throw error;
+    throw error.problem === 'FILE_TOO_LARGE' ? new PayloadTooLargeError(error.message) : new UnprocessableError(error.problem, error.message);
+  }
+}
+
+export const handlers = {
+  'bulk.create': create,
+  'bulk.job': job,
+  'bulk.failedRows': failedRowsOf,
+  'bulk.delete': bulkDeleteRoute,
+  'bulk.grant': grant,
+  'bulk.revoke': revoke,
+};
 export const handler = createFunction('bulk', handlers);

@@ -131,11 +131,7 @@ export async function removeAdmin(orgUuid: string, userUuid: string): Promise<'r
   return current?.admins?.has(userUuid) ? 'last' : 'absent';
 }
 
-/** Takes an ADMIN out of the set without the guard: only to repair a state the guard already allowed. */
-export async function forgetAdmin(orgUuid: string, userUuid: string): Promise<void> {
-  await updateItem({
-    Key: keys.orgAdmins(orgUuid),
-    UpdateExpression: 'DELETE admins :user',
-    ExpressionAttributeValues: { ':user': new Set([userUuid]) },
-  });
+/** The uuids of the organization's active ADMINs. */
+export async function getAdmins(orgUuid: string): Promise<Set<string>> {
+  return (await getItem<{ admins?: Set<string> }>(keys.orgAdmins(orgUuid)))?.admins ?? new Set();
 }

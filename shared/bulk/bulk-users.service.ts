@@ -1,0 +1,223 @@
+import type { Caller } from '../auth/caller';
+import { ConflictError, ForbiddenError, NotFoundError, type ErrorCode } from '../errors';
+import { logger } from '../logger';
+import type { Permission, UserRecord } from '../users/user.entities';
+import { deleteUser, userPorts } from '../users/user-admin.service';
+import { findUserByEmail, getAdmins, saveUser } from '../users/user.repository';
+import { indexUser } from '../users/user.service';
+import { OrgDirectory } from './bulk-create.rules';
+import { readCsv, type CsvLayout } from './csv-file';
+
+/**
+ * Bulk deletion and bulk permission changes (spec 4.5): each item is handled on its own and the answer
+ * lists the items that failed. They act at once (no worker): their inputs are small.
+ */
+
+/** An entry of these operations' error lists: the e-mail, a message, a stable code, and where it came from. */
+export interface ItemError {
+  email: string;
+  message: string;
+  errorCode: string;
+  /** The item's position in a JSON array (0-based) … */
+  index?: number;
+  /** … or its line in a CSV file. */
+  line?: number;
+}
+
+export const itemErrors = {
+  USER_NOT_FOUND: 'No user of the organization has this e-mail',
+  USER_DELETED: 'The user is already deleted',
+  SELF_DELETE: 'You cannot delete your own user',
+  LAST_ADMIN: 'The organization must keep at least one active ADMIN',
+  ADMIN_HAS_ALL: 'An ADMIN reaches the whole organization: it has no permissions to change',
+  ENVIRONMENT_NOT_FOUND: 'Rule 7: no active environment of the organization has this EnvironmentUuid',
+  ENVIRONMENT_NAME_MISMATCH: 'Rule 7: EnvironmentName is not the name of that environment',
+  BOT_NOT_FOUND: 'Rule 7: no active bot of that environment has this Bot uuid',
+  BOT_REQUIRED: 'Rule 5: a VIEWER or EDITOR is granted bots: Bot is required',
+  ENVIRONMENT_REQUIRED: 'EnvironmentUuid and EnvironmentName are required',
+  GRANT_NOT_FOUND: 'The user has no such permission',
+  CHANGED_MEANWHILE: 'The user changed while this ran; try again',
+  FAILED: 'The user could not be changed; try again',
+} as const;
+type ItemErrorCode = keyof typeof itemErrors;
+
+const itemError = (email: string, errorCode: ItemErrorCode, where: { index?: number; line?: number }): ItemError => ({
+  email,
+  message: itemErrors[errorCode],
+  errorCode,
+  ...where,
+});
+
+function requireAdmin(caller: Caller, orgUuid: string): void {
+  if (caller.user.orgUuid !== orgUuid) throw new NotFoundError('The organization was not found');
+  if (caller.user.role !== 'ADMIN') throw new ForbiddenError('Only an ADMIN runs bulk operations');
+}
+
+/**
+ * Deletes the users with these e-mails, each exactly as `DELETE /users/{userId}` does. Errors: an
+ * unknown e-mail, a user already deleted, the caller itself, and the last ADMIN. With `dryRun` the
+ * same checks run and nothing changes.
+ */
+export async function bulkDelete(caller: Caller, orgUuid: string, emails: string[], dryRun: boolean): Promise<ItemError[]> {
+  requireAdmin(caller, orgUuid);
+  const errors: ItemError[] = [];
+  const seen = new Set<string>();
+  let admins = dryRun ? (await getAdmins(orgUuid)).size : 0;
+  // One at a time, in order: the last-ADMIN rule then depends only on the order of the list.
+  for (const [index, raw] of emails.entries()) {
+    const email = raw.trim();
+    const fail = (code: ItemErrorCode) => errors.push(itemError(email, code, { index }));
+    const user = await findUserByEmail(orgUuid, email);
+    if (!user) {
+      fail('USER_NOT_FOUND');
+      continue;
+    }
+    if (user.uuid === caller.user.uuid) {
+      fail('SELF_DELETE');
+      continue;
+    }
+    if (user.status === 'DELETED' || seen.has(user.uuid)) {
+      fail('USER_DELETED');
+      continue;
+    }
+    seen.add(user.uuid);
+    if (dryRun) {
+      if (user.role === 'ADMIN' && admins <= 1) fail('LAST_ADMIN');
+      else if (user.role === 'ADMIN') admins -= 1;
+      continue;
+    }
+    try {
+      await deleteUser(caller, orgUuid, user.uuid, userPorts());
+    } catch (error) {
+      const code = error instanceof ConflictError ? conflictCode(error.code) : 'FAILED';
+      if (code === 'FAILED') logger.error('bulk delete: user not deleted', { orgUuid, userUuid: user.uuid, reason: (error as Error).name });
+      fail(code);
+    }
+  }
+  return errors;
+}
+
+function conflictCode(code: ErrorCode): ItemErrorCode {
+  return code === 'LAST_ADMIN' || code === 'USER_DELETED' || code === 'SELF_DELETE' ? code : 'CHANGED_MEANWHILE';
+}
+
+/** The columns of a bulk-permissions file (the spec leaves them open): a grant per row. */
+export const permissionColumns = ['Email', 'EnvironmentUuid', 'EnvironmentName', 'Bot'] as const;
+type PermissionColumn = (typeof permissionColumns)[number];
+const permissionLayout: CsvLayout<PermissionColumn> = { columns: permissionColumns, required: ['Email', 'EnvironmentUuid', 'EnvironmentName'] };
+export const bulkPermissionLimits = { maxRows: 5_000, maxBytes: 1024 * 1024 };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const grantId = (p: Permission) => `${p.environmentUuid}/${p.botUuid ?? '*'}`;
+
+/**
+ * Grants the permissions a CSV file lists (`Email, EnvironmentUuid, EnvironmentName, Bot`, one grant
+ * per row; `Bot` left empty grants a SUPERVISOR the whole environment), under rules 5 to 7.
+ */
+export async function bulkGrant(caller: Caller, orgUuid: string, file: Buffer, dryRun: boolean): Promise<ItemError[]> {
+  requireAdmin(caller, orgUuid);
+  const directory = new OrgDirectory(orgUuid);
+  const errors: ItemError[] = [];
+  const grants = new Map<string, { user: UserRecord; add: Permission[]; lines: number[] }>();
+  const users = new Map<string, Promise<UserRecord | undefined>>();
+  for await (const row of readCsv(file, permissionLayout, bulkPermissionLimits)) {
+    const { Email: email, EnvironmentUuid, EnvironmentName, Bot } = row.values;
+    const fail = (code: ItemErrorCode) => errors.push(itemError(email, code, { line: row.line }));
+    const key = email.toLowerCase();
+    if (!users.has(key)) users.set(key, findUserByEmail(orgUuid, email));
+    const user = await users.get(key)!;
+    if (!user || user.status === 'DELETED') {
+      fail('USER_NOT_FOUND');
+      continue;
+    }
+    if (user.role === 'ADMIN') {
+      fail('ADMIN_HAS_ALL');
+      continue;
+    }
+    if (!EnvironmentUuid || !EnvironmentName) {
+      fail('ENVIRONMENT_REQUIRED');
+      continue;
+    }
+    if (!Bot && user.role !== 'SUPERVISOR') {
+      fail('BOT_REQUIRED');
+      continue;
+    }
+    const grant = { environmentUuid: EnvironmentUuid.toLowerCase(), ...(Bot ? { botUuid: Bot.toLowerCase() } : {}) };
+    if (!UUID.test(grant.environmentUuid)) {
+      fail('ENVIRONMENT_NOT_FOUND');
+      continue;
+    }
+    if (grant.botUuid && !UUID.test(grant.botUuid)) {
+      fail('BOT_NOT_FOUND');
+      continue;
+    }
+    const problem = await directory.grantProblem({ ...grant, environmentName: EnvironmentName, line: row.line });
+    if (problem) {
+      fail(problem.code as ItemErrorCode);
+      continue;
+    }
+    const entry = grants.get(user.uuid) ?? { user, add: [], lines: [] };
+    entry.add.push(grant);
+    entry.lines.push(row.line);
+    grants.set(user.uuid, entry);
+  }
+  if (!dryRun) {
+    for (const { user, add, lines } of grants.values()) {
+      const permissions = new Map(user.permissions.map((p) => [grantId(p), p]));
+      for (const p of add) permissions.set(grantId(p), p);
+      if (!(await replacePermissions(user, [...permissions.values()]))) {
+        errors.push(itemError(user.email, 'CHANGED_MEANWHILE', { line: lines[0]! }));
+      }
+    }
+  }
+  return errors.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+export interface Revocation {
+  email: string;
+  environmentUuid?: string;
+  bot?: string;
+}
+
+/**
+ * Revokes permissions: the grant of a bot (`environmentUuid` and `bot`), every grant in an
+ * environment (`environmentUuid` alone), or every grant of the user (`email` alone). A user may be
+ * left with none: it then reaches no bot until granted one.
+ */
+export async function bulkRevoke(caller: Caller, orgUuid: string, items: Revocation[], dryRun: boolean): Promise<ItemError[]> {
+  requireAdmin(caller, orgUuid);
+  const errors: ItemError[] = [];
+  for (const [index, item] of items.entries()) {
+    const fail = (code: ItemErrorCode) => errors.push(itemError(item.email, code, { index }));
+    const user = await findUserByEmail(orgUuid, item.email.trim());
+    if (!user || user.status === 'DELETED') {
+      fail('USER_NOT_FOUND');
+      continue;
+    }
+    if (user.role === 'ADMIN') {
+      fail('ADMIN_HAS_ALL');
+      continue;
+    }
+    const env = item.environmentUuid?.toLowerCase();
+    const bot = item.bot?.toLowerCase();
+    const keep = user.permissions.filter((p) => {
+      if (!env) return false;
+      if (p.environmentUuid !== env) return true;
+      return bot ? p.botUuid !== bot : false;
+    });
+    if (keep.length === user.permissions.length && (env || user.permissions.length > 0)) {
+      fail('GRANT_NOT_FOUND');
+      continue;
+    }
+    if (!dryRun && !(await replacePermissions(user, keep))) fail('CHANGED_MEANWHILE');
+  }
+  return errors;
+}
+
+/** Writes a user's new permissions, conditioned on the record it read. */
+async function replacePermissions(user: UserRecord, permissions: Permission[]): Promise<boolean> {
+  const updated: UserRecord = { ...user, permissions, updatedAt: new Date().toISOString() };
+  if (!(await saveUser(updated, user))) return false;
+  await indexUser(updated);
+  return true;
+}
