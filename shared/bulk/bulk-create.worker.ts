@@ -1,17 +1,20 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ConflictError } from '../errors';
 import { logger } from '../logger';
 import type { UserRecord } from '../users/user.entities';
-import { generatePassword, mailUser, userPorts, type UserPorts } from '../users/user-admin.service';
-import { findUserByEmail, getEmailClaim } from '../users/user.repository';
+import { generatePassword, mailUser, userPorts, type MailContext, type UserPorts } from '../users/user-admin.service';
+import { findUserByEmail, getEmailClaim, getUser, markWelcomed } from '../users/user.repository';
 import { registerUser } from '../users/user.service';
 import { bulkCreateLayout, BulkCreatePlan, bulkError, type BulkError, type Candidate } from './bulk-create.rules';
 import {
+  acquireLease,
   failedRowsKey,
   finishJob,
   getJob,
+  LEASE_MS,
   objectStream,
   putObject,
+  renewLease,
   reportProgress,
   saveErrors,
   startJob,
@@ -76,14 +79,38 @@ async function eachLimited<T>(items: T[], limit: number, work: (item: T, index: 
  * reports the same result.
  */
 export async function runBulkCreateJob(orgUuid: string, jobId: string, options: WorkerOptions = {}): Promise<BulkJob | undefined> {
-  const job = await getJob(orgUuid, jobId);
+  let job = await getJob(orgUuid, jobId);
   if (!job) {
     logger.warn('bulk upload without a job: ignored', { orgUuid, jobId });
     return undefined;
   }
-  if (job.status === 'done' || job.status === 'failed') return job;
-  const ports = options.ports ?? userPorts();
+  // One run at a time: a second delivery waits while the first holds the job, and takes it over if
+  // that run stops renewing its lease (it crashed).
+  const runId = randomUUID();
+  while (!(await acquireLease(orgUuid, jobId, runId))) {
+    job = (await getJob(orgUuid, jobId))!;
+    if (job.status === 'done' || job.status === 'failed') return job;
+    await sleep(Math.min(Math.max((job.lease?.until ?? 0) - Date.now(), 0) + 100, 2_000));
+  }
+  let lost = false;
+  const heartbeat = setInterval(() => {
+    renewLease(orgUuid, jobId, runId).then(
+      (held) => (lost ||= !held),
+      () => undefined,
+    );
+  }, LEASE_MS / 3);
+  try {
+    return await runLeased(job, runId, () => lost, options);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function runLeased(job: BulkJob, runId: string, lost: () => boolean, options: WorkerOptions): Promise<BulkJob | undefined> {
+  const { orgUuid, jobId } = job;
+  const ports = options.ports ?? userPorts();
   const plan = new BulkCreatePlan();
   let header: string[] = [];
   try {
@@ -93,7 +120,7 @@ export async function runBulkCreateJob(orgUuid: string, jobId: string, options: 
   } catch (error) {
     if (!(error instanceof CsvFileError)) throw error;
     const status = error.problem === 'FILE_TOO_LARGE' ? 413 : 422;
-    await finishJob(orgUuid, jobId, {
+    await finishJob(orgUuid, jobId, runId, {
       status: 'failed',
       counts: { rows: plan.rows, created: 0, failed: 0 },
       failure: { errorCode: error.problem, message: error.message, status },
@@ -105,7 +132,7 @@ export async function runBulkCreateJob(orgUuid: string, jobId: string, options: 
     const holder = await findUserByEmail(orgUuid, email);
     return holder !== undefined && holder.uuid !== jobUserUuid(jobId, email);
   });
-  if (!(await startJob(orgUuid, jobId, candidates.length + errors.length, plan.rows))) return getJob(orgUuid, jobId);
+  if (!(await startJob(orgUuid, jobId, runId, candidates.length + errors.length, plan.rows))) return getJob(orgUuid, jobId);
 
   let created = 0;
   if (job.dryRun) {
@@ -113,6 +140,7 @@ export async function runBulkCreateJob(orgUuid: string, jobId: string, options: 
   } else {
     let processed = errors.length;
     await eachLimited(candidates, options.concurrency ?? 8, async (candidate) => {
+      if (lost()) return;
       const error = await createOne(job, candidate, ports, options.signInUrl);
       if (error) {
         errors.push(error);
@@ -124,19 +152,34 @@ export async function runBulkCreateJob(orgUuid: string, jobId: string, options: 
       if (processed % 25 === 0) await reportProgress(orgUuid, jobId, processed);
     });
   }
+  // A run that lost its lease leaves the outcome to the run that took the job over.
+  if (lost()) return getJob(orgUuid, jobId);
 
   errors.sort((a, b) => a.line - b.line);
   await saveErrors(orgUuid, jobId, errors);
   if (failedLines.size > 0) await writeFailedRows(job, header, failedLines, errors);
-  await finishJob(orgUuid, jobId, { status: 'done', counts: { rows: plan.rows, created, failed: errors.length } });
+  await finishJob(orgUuid, jobId, runId, { status: 'done', counts: { rows: plan.rows, created, failed: errors.length } });
   return getJob(orgUuid, jobId);
 }
 
-/** Creates one user; returns its error, or undefined when it exists now (made by this run or an earlier one). */
+/**
+ * Creates one user; returns its error, or undefined when it exists now (made by this run or an earlier
+ * one). The welcome e-mail is sent once: the user record notes it, so a run that takes over after a
+ * crash between the two sends it (with a new password when the file gave none, since the first one
+ * was never seen).
+ */
 async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, signInUrl?: string): Promise<BulkError | undefined> {
   const uuid = jobUserUuid(job.jobId, candidate.email);
+  const mail = { language: job.language, signInUrl: signInUrlFor(signInUrl) };
   const claim = await getEmailClaim(job.orgUuid, candidate.email);
-  if (claim?.state === 'DONE' && claim.userUuid === uuid) return undefined; // An earlier run finished it.
+  if (claim?.state === 'DONE' && claim.userUuid === uuid) {
+    const user = await getUser(job.orgUuid, uuid);
+    if (!user || user.welcomedAt) return undefined;
+    const password = candidate.password ?? generatePassword();
+    if (!candidate.password) await ports.identityProvider.setPassword(uuid, password);
+    await welcome(user, mail, ports, password);
+    return undefined;
+  }
   const password = candidate.password ?? generatePassword();
   let user: UserRecord;
   try {
@@ -161,8 +204,13 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, s
     logger.error('bulk user not created', { orgUuid: job.orgUuid, jobId: job.jobId, line: candidate.line, reason });
     return bulkError(candidate.email, candidate.line, 'IDENTITY_PROVIDER_FAILED');
   }
-  await mailUser('welcome', user, { language: job.language, signInUrl: signInUrlFor(signInUrl) }, ports.mailer, password);
+  await welcome(user, mail, ports, password);
   return undefined;
+}
+
+async function welcome(user: UserRecord, mail: MailContext, ports: UserPorts, password: string): Promise<void> {
+  await mailUser('welcome', user, mail, ports.mailer, password);
+  await markWelcomed(user.orgUuid, user.uuid);
 }
 
 function signInUrlFor(template: string | undefined): (realm: string) => string {

@@ -30,7 +30,12 @@ export interface BulkJob {
   updatedAt: string;
   /** Epoch seconds after which the table's TTL removes the job. */
   ttl?: number;
+  /** The run working on the job, until when (epoch ms) unless it renews: one run at a time. */
+  lease?: { runId: string; until: number };
 }
+
+/** How long a run holds a job without renewing; it renews every third of this. */
+export const LEASE_MS = 60_000;
 
 /** Uploaded files and results live as long as the bucket's lifecycle keeps them. */
 export const JOB_DAYS = 7;
@@ -60,16 +65,50 @@ export async function getJob(orgUuid: string, jobId: string): Promise<BulkJob | 
   return getItem<BulkJob>(keys.bulkJob(orgUuid, jobId));
 }
 
-/** Moves a job to `running` unless it is already finished; false when it is. */
-export async function startJob(orgUuid: string, jobId: string, total: number, rows: number): Promise<boolean> {
+/**
+ * Takes the job for run `runId` (and moves it to `running`) unless it is finished or another run holds
+ * a lease that has not expired; false then.
+ */
+export async function acquireLease(orgUuid: string, jobId: string, runId: string): Promise<boolean> {
+  const now = Date.now();
   return updateItem({
     Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: 'SET #status = :running, progress = :progress, counts.#rows = :rows, updatedAt = :now',
-    ConditionExpression: 'attribute_exists(PK) AND (#status = :queued OR #status = :running)',
-    ExpressionAttributeNames: { '#status': 'status', '#rows': 'rows' },
+    UpdateExpression: 'SET #status = :running, lease = :lease, updatedAt = :now',
+    ConditionExpression:
+      'attribute_exists(PK) AND (#status = :queued OR #status = :running) AND (attribute_not_exists(lease) OR lease.#until < :epoch OR lease.runId = :run)',
+    ExpressionAttributeNames: { '#status': 'status', '#until': 'until' },
     ExpressionAttributeValues: {
       ':running': 'running',
       ':queued': 'queued',
+      ':lease': { runId, until: now + LEASE_MS },
+      ':epoch': now,
+      ':run': runId,
+      ':now': new Date(now).toISOString(),
+    },
+  });
+}
+
+/** Extends this run's lease; false when the run lost the job (it must stop). */
+export async function renewLease(orgUuid: string, jobId: string, runId: string): Promise<boolean> {
+  return updateItem({
+    Key: keys.bulkJob(orgUuid, jobId),
+    UpdateExpression: 'SET lease.#until = :until',
+    ConditionExpression: 'lease.runId = :run AND #status = :running',
+    ExpressionAttributeNames: { '#status': 'status', '#until': 'until' },
+    ExpressionAttributeValues: { ':until': Date.now() + LEASE_MS, ':run': runId, ':running': 'running' },
+  });
+}
+
+/** Records what the file holds, once the run holding the job has read it. */
+export async function startJob(orgUuid: string, jobId: string, runId: string, total: number, rows: number): Promise<boolean> {
+  return updateItem({
+    Key: keys.bulkJob(orgUuid, jobId),
+    UpdateExpression: 'SET progress = :progress, counts.#rows = :rows, updatedAt = :now',
+    ConditionExpression: 'lease.runId = :run AND #status = :running',
+    ExpressionAttributeNames: { '#status': 'status', '#rows': 'rows' },
+    ExpressionAttributeValues: {
+      ':running': 'running',
+      ':run': runId,
       ':progress': { processed: 0, total },
       ':rows': rows,
       ':now': new Date().toISOString(),
@@ -87,17 +126,21 @@ export async function reportProgress(orgUuid: string, jobId: string, processed: 
   });
 }
 
+/** Records a job's outcome, if run `runId` still holds it; false when it does not. */
 export async function finishJob(
   orgUuid: string,
   jobId: string,
+  runId: string,
   outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: BulkJob['failure'] },
-): Promise<void> {
-  await updateItem({
+): Promise<boolean> {
+  return updateItem({
     Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: `SET #status = :status, counts = :counts, progress.#processed = progress.#total, updatedAt = :now${outcome.failure ? ', failure = :failure' : ''}`,
-    ConditionExpression: 'attribute_exists(PK)',
+    UpdateExpression: `SET #status = :status, counts = :counts, progress.#processed = progress.#total, updatedAt = :now${outcome.failure ? ', failure = :failure' : ''} REMOVE lease`,
+    ConditionExpression: 'lease.runId = :run AND #status = :running',
     ExpressionAttributeNames: { '#status': 'status', '#total': 'total', '#processed': 'processed' },
     ExpressionAttributeValues: {
+      ':run': runId,
+      ':running': 'running',
       ':status': outcome.status,
       ':counts': outcome.counts,
       ':now': new Date().toISOString(),

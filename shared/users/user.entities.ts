@@ -21,4 +21,6 @@ export interface UserRecord {
   status: UserStatus;
   createdAt: string;
   updatedAt: string;
+  /** When a bulk job's welcome e-mail went out (a rerun of the job does not send it again). */
+  welcomedAt?: string;
 }

@@ -106,6 +106,16 @@ export async function findUserByEmail(orgUuid: string, email: string): Promise<U
   return user && sameEmail(user.email, email) ? user : undefined;
 }
 
+/** Notes that a user's welcome e-mail went out (so a rerun of a bulk job does not send it again). */
+export async function markWelcomed(orgUuid: string, userUuid: string): Promise<void> {
+  await updateItem({
+    Key: keys.userKey(orgUuid, userUuid),
+    UpdateExpression: 'SET welcomedAt = :now',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':now': new Date().toISOString() },
+  });
+}
+
 /** Records an active ADMIN (idempotent). */
 export async function addAdmin(orgUuid: string, userUuid: string): Promise<void> {
   await updateItem({
