@@ -165,6 +165,7 @@ export async function bulkGrant(caller: Caller, orgUuid: string, file: Buffer, d
     for (const { user, add, lines } of grants.values()) {
       const permissions = new Map(user.permissions.map((p) => [grantId(p), p]));
       for (const p of add) permissions.set(grantId(p), p);
+      if (permissions.size === user.permissions.length) continue; // Every grant was there already.
       if (!(await replacePermissions(user, [...permissions.values()]))) {
         errors.push(itemError(user.email, 'CHANGED_MEANWHILE', { line: lines[0]! }));
       }
@@ -205,8 +206,9 @@ export async function bulkRevoke(caller: Caller, orgUuid: string, items: Revocat
       if (p.environmentUuid !== env) return true;
       return bot ? p.botUuid !== bot : false;
     });
-    if (keep.length === user.permissions.length && (env || user.permissions.length > 0)) {
-      fail('GRANT_NOT_FOUND');
+    if (keep.length === user.permissions.length) {
+      // Nothing to revoke: a grant the user does not have is an error; "every grant" of none is done.
+      if (env) fail('GRANT_NOT_FOUND');
       continue;
     }
     if (!dryRun && !(await replacePermissions(user, keep))) fail('CHANGED_MEANWHILE');

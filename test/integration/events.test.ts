@@ -1,15 +1,28 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, S3Event } from 'aws-lambda';
+import { bulkCreateColumns, bulkError, type BulkError } from '../../shared/bulk/bulk-create.rules';
+import { jobUserUuid } from '../../shared/bulk/bulk-create.worker';
+import { itemErrors, type ItemError } from '../../shared/bulk/bulk-users.service';
+import { getJob, readErrors } from '../../shared/bulk/bulk-job';
+import type { JobView } from '../../shared/bulk/bulk.service';
+import { csvCell } from '../../shared/bulk/csv-file';
 import { subpathsFromEnv } from '../../shared/config';
 import { renderMail, type Language, type MailKind } from '../../shared/mail/mail.templates';
-import { resolveRoutes } from '../../shared/routes';
+import { resourceGroups, resolveRoutes, routesOfGroup } from '../../shared/routes';
+import { passwordProblem } from '../../shared/users/password-policy';
 import type { UserResponse } from '../../shared/users/user.mapper';
+import { findUserByEmail } from '../../shared/users/user.repository';
 import { TEST_PASSWORD, bearer, passwordToken } from '../support/auth-helpers';
 import { adminToken, requestToken, stack, unique, userArea } from '../support/stack';
 
 const eventsDir = join(__dirname, '..', '..', 'events');
 const files = readdirSync(eventsDir).filter((name) => name.endsWith('.json'));
+/** S3 events are named `<function>.s3-<what>.json` after the function their trigger starts; the others after a route. */
+const isS3Event = (name: string) => /^[a-z-]+\.s3-[a-z-]+\.json$/.test(name);
+const httpFiles = files.filter((name) => !isS3Event(name));
+const s3Files = files.filter(isS3Event);
+const idOf = (file: string) => file.replace(/\.json$/, '');
 const routes = resolveRoutes(subpathsFromEnv());
 
 const context = { awsRequestId: 'events-test', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
@@ -53,11 +66,74 @@ async function createUser(token: string): Promise<UserResponse> {
   return (await response.json()) as UserResponse;
 }
 
+/** The test's password no longer signs this e-mail in (to the first organization). */
+async function expectNoSignIn(email: string): Promise<void> {
+  const response = await requestToken(stack().orgs[0]!.name, {
+    grant_type: 'password',
+    client_id: stack().clientId,
+    username: email,
+    password: TEST_PASSWORD,
+  });
+  expect(response.status).not.toBe(200);
+}
+
 async function readUser(token: string, uuid: string): Promise<UserResponse> {
   const response = await usersApi(token, 'GET', `/${uuid}`);
   expect(response.status).toBe(200);
   return (await response.json()) as UserResponse;
 }
+
+/** The rows of a bulk-create file the events and the test's jobs use: a VIEWER to create, and an EDITOR whose password breaks rule 3. */
+function bulkRows(email: string, otherEmail: string): string[][] {
+  const env = stack().orgs[0]!.environments[0]!;
+  const bot = env.bots[0]!.uuid;
+  return [
+    [email, 'Ana Lima', 'Acme Support', '', 'VIEWER', env.uuid, env.name, bot],
+    [otherEmail, 'Bruno Costa', 'Acme Support', 'short', 'EDITOR', env.uuid, env.name, bot],
+  ];
+}
+
+/** The error list of those rows: the EDITOR's, on line 3 of the file. */
+const bulkErrors = (otherEmail: string): BulkError[] => [bulkError(otherEmail, 3, 'PASSWORD_POLICY', passwordProblem('short'))];
+
+/** A bulk-create job the test made through the local stack's gateway (a file of `bulkRows`). */
+interface TestJob {
+  jobId: string;
+  email: string;
+  otherEmail: string;
+  rows: string[][];
+}
+
+const jobIdOf = (location: string | undefined) => /\/bulk-jobs\/([0-9a-f-]{36})$/.exec(location ?? '')?.[1];
+
+/**
+ * Submits a bulk-create job as the first organization's ADMIN, with e-mails unique to the run: a dry run
+ * answered when done, or (`async`) a real one answered at once with 202 while the stack's worker runs it.
+ */
+async function submitJob(token: string, options: { dryRun: boolean; async: boolean }): Promise<TestJob> {
+  const run = unique();
+  const email = `event-bulk-${run}@example.test`;
+  const otherEmail = `event-bulk-other-${run}@example.test`;
+  const rows = bulkRows(email, otherEmail);
+  const csv = `${[[...bulkCreateColumns], ...rows].map((row) => row.join(',')).join('\r\n')}\r\n`;
+  const form = new FormData();
+  form.append('file', new Blob([csv], { type: 'text/csv' }), 'users.csv');
+  const response = await fetch(userArea(stack().orgs[0]!.uuid, `/users/bulk-create${options.dryRun ? '?dryRun=true' : ''}`), {
+    method: 'POST',
+    headers: { ...bearer(token), ...(options.async ? { prefer: 'respond-async' } : {}) },
+    body: form,
+  });
+  expect(response.status).toBe(options.async ? 202 : 200);
+  const jobId = jobIdOf(response.headers.get('location') ?? undefined);
+  expect(jobId).toBeDefined();
+  return { jobId: jobId!, email, otherEmail, rows };
+}
+
+/** The job each event naming `__JOB_ID__` needs: a finished dry run unless listed here. */
+const jobKinds: Record<string, { dryRun: boolean; async: boolean }> = {
+  // Answered at once, so the replay races the stack's own run of the job (as a second delivery would in AWS).
+  'bulk-worker.s3-put': { dryRun: false, async: true },
+};
 
 /** What the SES emulator received for one address (`GET mailboxUrl` answers `{ emails }`). */
 async function mailTo(address: string): Promise<{ subject: string }[]> {
@@ -79,18 +155,32 @@ interface Replay {
   request?: Record<string, unknown>;
   /** The user behind `__USER_UUID__`, `__USER_NAME__` and `__USER_EMAIL__`, as the API answered it. */
   user?: UserResponse;
+  /** A base64 body (multipart), filled in and decoded, as the handler will read it. */
+  decodedBody?: string;
+  /** The job behind `__JOB_ID__`. */
+  job?: TestJob;
 }
 
-/** Fills the placeholders of one event with fresh values (a new user, a new e-mail) for each file. */
-async function fill(text: string): Promise<Replay> {
+/**
+ * Fills the placeholders of one event with fresh values (a new user, new e-mails, a new job) for each
+ * file. A base64 body (multipart) has its placeholders in the decoded text: it is decoded, filled and
+ * encoded again.
+ */
+async function fill(text: string, id: string): Promise<Replay> {
   const org = stack().orgs[0]!;
   const env = org.environments[0]!;
   const bot = env.bots[0]!;
+  const raw = JSON.parse(text) as { body?: string; isBase64Encoded?: boolean };
+  const encoded = raw.isBase64Encoded === true && typeof raw.body === 'string';
+  const decoded = encoded ? Buffer.from(raw.body!, 'base64').toString('utf8') : '';
+  const all = `${text}\n${decoded}`;
   const values: Record<string, string> = {
     __REALM__: org.name,
     __ORG_UUID__: org.uuid,
     __ENV_UUID__: env.uuid,
+    __ENV_NAME__: env.name,
     __BOT_UUID__: bot.uuid,
+    __OTHER_BOT_UUID__: env.bots[1]!.uuid,
     __PERSONA_UUID__: bot.personas[0]!.uuid,
     __FUNCTION_UUID__: bot.functions[0]!.uuid,
     __COLLECTION_UUID__: bot.collections[0]!.uuid,
@@ -98,26 +188,52 @@ async function fill(text: string): Promise<Replay> {
     __ADMIN_EMAIL__: encodeURIComponent(org.admin.email),
     __ADMIN_PASSWORD__: encodeURIComponent(org.admin.password),
     __NEW_EMAIL__: `event-new-${unique()}@example.test`,
+    __OTHER_NEW_EMAIL__: `event-new-other-${unique()}@example.test`,
+    __BUCKET__: process.env.BULK_BUCKET_NAME!,
   };
   const token = (await adminToken()).accessToken;
-  if (text.includes('__ACCESS_TOKEN__')) values.__ACCESS_TOKEN__ = token;
-  if (text.includes('__SUPERVISOR_UUID__')) values.__SUPERVISOR_UUID__ = await firstUuid(token, '/supervisors/default');
-  if (text.includes('__AGENT_UUID__')) values.__AGENT_UUID__ = await firstUuid(token, '/agents');
+  if (all.includes('__ACCESS_TOKEN__')) values.__ACCESS_TOKEN__ = token;
+  if (all.includes('__SUPERVISOR_UUID__')) values.__SUPERVISOR_UUID__ = await firstUuid(token, '/supervisors/default');
+  if (all.includes('__AGENT_UUID__')) values.__AGENT_UUID__ = await firstUuid(token, '/agents');
   let user: UserResponse | undefined;
-  if (/__USER_(UUID|NAME|EMAIL)__/.test(text)) {
+  if (/__USER_(UUID|NAME|EMAIL)__/.test(all)) {
     user = await createUser(token);
     Object.assign(values, { __USER_UUID__: user.uuid, __USER_NAME__: user.name, __USER_EMAIL__: user.email });
   }
-  const event = JSON.parse(text.replace(/__[A-Z_]+__/g, (name) => values[name] ?? name)) as APIGatewayProxyEventV2;
-  const json = event.headers['content-type'] === 'application/json' && typeof event.body === 'string';
+  let job: TestJob | undefined;
+  if (all.includes('__JOB_ID__')) {
+    job = await submitJob(token, jobKinds[id] ?? { dryRun: true, async: false });
+    values.__JOB_ID__ = job.jobId;
+  }
+  const substitute = (source: string) => source.replace(/__[A-Z_]+__/g, (name) => values[name] ?? name);
+  const event = JSON.parse(substitute(text)) as APIGatewayProxyEventV2;
+  const decodedBody = encoded ? substitute(decoded) : undefined;
+  if (decodedBody !== undefined) event.body = Buffer.from(decodedBody, 'utf8').toString('base64');
+  const json = event.headers?.['content-type'] === 'application/json' && typeof event.body === 'string';
   const request = json ? (JSON.parse(event.body!) as Record<string, unknown>) : undefined;
-  return { event, values, ...(request ? { request } : {}), ...(user ? { user } : {}) };
+  return {
+    event,
+    values,
+    ...(request ? { request } : {}),
+    ...(user ? { user } : {}),
+    ...(decodedBody !== undefined ? { decodedBody } : {}),
+    ...(job ? { job } : {}),
+  };
 }
 
 /** What an event's route needs done before the replay (the user it names in the state it expects). */
 const prepare: Record<string, (replay: Replay, token: string) => Promise<void>> = {
   'users.activate': async ({ user }, token) => {
     expect((await usersApi(token, 'DELETE', `/${user!.uuid}`)).status).toBe(204);
+  },
+  // A second grant (the environment's other bot), so the revocation of the first leaves one behind.
+  'bulk.revoke': async (replay, token) => {
+    const { user, values } = replay;
+    const permissions = [...user!.permissions, { environmentUuid: values.__ENV_UUID__!, botUuid: values.__OTHER_BOT_UUID__! }];
+    const response = await usersApi(token, 'PUT', `/${user!.uuid}`, { ...user, permissions });
+    expect(response.status).toBe(200);
+    replay.user = (await response.json()) as UserResponse;
+    expect(replay.user.permissions).toEqual(permissions);
   },
 };
 
@@ -173,46 +289,150 @@ const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, r
     expect(await readUser(token, user!.uuid)).toEqual(expected);
     // The new e-mail signs in; the old one no longer does.
     await expect(passwordToken({ realm: stack().orgs[0]!.name, email: values.__NEW_EMAIL__!, password: TEST_PASSWORD })).resolves.toBeDefined();
-    const old = await requestToken(stack().orgs[0]!.name, {
-      grant_type: 'password',
-      client_id: stack().clientId,
-      username: user!.email,
-      password: TEST_PASSWORD,
+    await expectNoSignIn(user!.email);
+  },
+  'bulk.create': async (result, { event, values }, token) => {
+    expect(result.statusCode).toBe(200);
+    // The file's error list: the EDITOR broke rule 3; the VIEWER was created.
+    expect(bodyOf(result)).toEqual(bulkErrors(values.__OTHER_NEW_EMAIL__!));
+    const orgUuid = values.__ORG_UUID__!;
+    const jobId = jobIdOf(result.headers?.location as string | undefined);
+    expect(result.headers?.location).toBe(`/${stack().userSubpath}/org/${orgUuid}/users/bulk-jobs/${jobId}`);
+    expect(await getJob(orgUuid, jobId!)).toMatchObject({ status: 'done', dryRun: false, language: event.headers.language, counts: { rows: 2, created: 1, failed: 1 } });
+    const [env, bot] = [values.__ENV_UUID__!, values.__BOT_UUID__!];
+    expect(await readUser(token, jobUserUuid(jobId!, values.__NEW_EMAIL__!))).toEqual({
+      uuid: jobUserUuid(jobId!, values.__NEW_EMAIL__!),
+      orgUUID: orgUuid,
+      name: 'Ana Lima',
+      email: values.__NEW_EMAIL__,
+      company: 'Acme Support',
+      role: 'VIEWER',
+      permissions: [{ environmentUuid: env, botUuid: bot }],
+      image: null,
+      admin: false,
+      status: 'ACTIVE',
+      createdAt: expect.any(String),
     });
-    expect(old.status).not.toBe(200);
+    // The welcome e-mail (with the generated password) in the `language` header's language; none for the EDITOR.
+    expect(await mailTo(values.__NEW_EMAIL__!)).toMatchObject([{ subject: subjectOf('welcome', event.headers.language) }]);
+    expect(await mailTo(values.__OTHER_NEW_EMAIL__!)).toEqual([]);
+    expect(await findUserByEmail(orgUuid, values.__OTHER_NEW_EMAIL__!)).toBeUndefined();
+  },
+  'bulk.job': async (result, { job }, token) => {
+    expect(result.statusCode).toBe(200);
+    expect(bodyOf<JobView>(result)).toEqual({
+      jobId: job!.jobId,
+      status: 'done',
+      dryRun: true,
+      counts: { rows: 2, created: 1, failed: 1 },
+      progress: { processed: 2, total: 2, percent: 100 },
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      errors: bulkErrors(job!.otherEmail),
+    });
+    // A dry run counts the VIEWER as created but creates nobody.
+    expect((await usersApi(token, 'GET', `/${jobUserUuid(job!.jobId, job!.email)}`)).status).toBe(404);
+    expect(await mailTo(job!.email)).toEqual([]);
+  },
+  'bulk.failedRows': async (result, { job }) => {
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['content-type']).toBe('text/csv; charset=utf-8');
+    expect(result.headers?.['content-disposition']).toBe(`attachment; filename="failed-rows-${job!.jobId}.csv"`);
+    // The file's header plus `Error`, then the EDITOR's row with its error's message.
+    const [error] = bulkErrors(job!.otherEmail);
+    const lines = [[...bulkCreateColumns, 'Error'], [...job!.rows[1]!, error!.message]].map((cells) => cells.map(csvCell).join(','));
+    expect(result.body).toBe(`${lines.join('\r\n')}\r\n`);
+  },
+  'bulk.delete': async (result, { values, user }, token) => {
+    expect(result.statusCode).toBe(200);
+    // The user is deleted; the unknown e-mail (second in the list) is the only error.
+    const unknown: ItemError = { email: values.__NEW_EMAIL__!, message: itemErrors.USER_NOT_FOUND, errorCode: 'USER_NOT_FOUND', index: 1 };
+    expect(bodyOf(result)).toEqual([unknown]);
+    expect(await readUser(token, user!.uuid)).toEqual({ ...user, status: 'DELETED' });
+    await expectNoSignIn(user!.email);
+    expect(await findUserByEmail(values.__ORG_UUID__!, values.__NEW_EMAIL__!)).toBeUndefined();
+  },
+  'bulk.grant': async (result, { values, user }, token) => {
+    expect(result.statusCode).toBe(200);
+    expect(bodyOf(result)).toEqual([]);
+    // The VIEWER keeps its bot and gains the environment's other one.
+    const granted = { environmentUuid: values.__ENV_UUID__!, botUuid: values.__OTHER_BOT_UUID__! };
+    expect(user!.permissions).not.toContainEqual(granted);
+    expect(await readUser(token, user!.uuid)).toEqual({ ...user, permissions: [...user!.permissions, granted] });
+  },
+  'bulk.revoke': async (result, { values, user }, token) => {
+    expect(result.statusCode).toBe(200);
+    expect(bodyOf(result)).toEqual([]);
+    // The grant of that bot is gone; the other bot's (added by `prepare`) stays.
+    const revoked = { environmentUuid: values.__ENV_UUID__!, botUuid: values.__BOT_UUID__! };
+    expect(user!.permissions).toContainEqual(revoked);
+    const after = await readUser(token, user!.uuid);
+    expect(after.permissions).not.toContainEqual(revoked);
+    expect(after).toEqual({ ...user, permissions: user!.permissions.filter((p) => p.botUuid !== revoked.botUuid) });
+    expect(after.permissions).toEqual([{ environmentUuid: values.__ENV_UUID__!, botUuid: values.__OTHER_BOT_UUID__! }]);
   },
   'users.delete': async (result, { user }, token) => {
     expect(result.statusCode).toBe(204);
     expect(result.body).toBeUndefined();
     expect(await readUser(token, user!.uuid)).toEqual({ ...user, status: 'DELETED' });
-    const signIn = await requestToken(stack().orgs[0]!.name, {
-      grant_type: 'password',
-      client_id: stack().clientId,
-      username: user!.email,
-      password: TEST_PASSWORD,
+    await expectNoSignIn(user!.email);
+  },
+};
+
+/** What each S3 event's replay must leave behind, checked against the stack. */
+const s3Expectations: Record<string, (replay: Replay, token: string) => Promise<void>> = {
+  'bulk-worker.s3-put': async ({ event, values, job }, token) => {
+    expect((event as unknown as S3Event).Records.map((record) => record.s3.bucket.name)).toEqual([process.env.BULK_BUCKET_NAME]);
+    // Whichever run finished it (the replay or the stack's own), the job is done once, with the file's outcome.
+    const orgUuid = values.__ORG_UUID__!;
+    expect(await getJob(orgUuid, job!.jobId)).toMatchObject({
+      status: 'done',
+      dryRun: false,
+      counts: { rows: 2, created: 1, failed: 1 },
+      progress: { processed: 2, total: 2 },
     });
-    expect(signIn.status).not.toBe(200);
+    expect(await readErrors(orgUuid, job!.jobId)).toEqual(bulkErrors(job!.otherEmail));
+    // One user for the VIEWER's e-mail: the one with the job's uuid for it (no run made another).
+    const uuid = jobUserUuid(job!.jobId, job!.email);
+    expect(await readUser(token, uuid)).toMatchObject({ uuid, email: job!.email, name: 'Ana Lima', role: 'VIEWER', status: 'ACTIVE' });
+    expect((await findUserByEmail(orgUuid, job!.email))?.uuid).toBe(uuid);
+    expect(await findUserByEmail(orgUuid, job!.otherEmail)).toBeUndefined();
+    // Welcome e-mails to the VIEWER only (two runs at once may each send one).
+    const mails = await mailTo(job!.email);
+    expect(mails.length).toBeGreaterThanOrEqual(1);
+    expect(mails.map((mail) => mail.subject)).toEqual(mails.map(() => subjectOf('welcome', 'en')));
+    expect(await mailTo(job!.otherEmail)).toEqual([]);
   },
 };
 
 test('every route of the route table has a sample event', () => {
-  expect(files.map((name) => name.replace(/\.json$/, '')).sort()).toEqual(routes.map((route) => route.id).sort());
+  expect(httpFiles.map(idOf).sort()).toEqual(routes.map((route) => route.id).sort());
 });
 
-test('every route-specific expectation names a route', () => {
-  const ids = routes.map((route) => route.id);
-  expect([...Object.keys(prepare), ...Object.keys(expectations)].filter((id) => !ids.includes(id))).toEqual([]);
+test('every function without a route has a sample S3 event, named after it', () => {
+  const triggered = resourceGroups.filter((group) => routesOfGroup(routes, group).length === 0);
+  expect([...new Set(s3Files.map((file) => file.split('.')[0]))].sort()).toEqual([...triggered].sort());
 });
 
-describe.each(files)('events/%s', (file) => {
+test('every route-specific expectation names a route or an S3 event', () => {
+  const ids = [...routes.map((route) => route.id), ...s3Files.map(idOf)];
+  const named = [...Object.keys(prepare), ...Object.keys(expectations), ...Object.keys(s3Expectations), ...Object.keys(jobKinds)];
+  expect(named.filter((id) => !ids.includes(id))).toEqual([]);
+});
+
+/** No placeholder is left in an event (nor in its decoded body), or the README's table and this test disagree. */
+function expectFilled({ event, decodedBody }: Replay): void {
+  expect(`${JSON.stringify(event)}\n${decodedBody ?? ''}`.match(/__[A-Z_]+__/g)).toBeNull();
+}
+
+describe.each(httpFiles)('events/%s', (file) => {
   test('replays through its handler with a 2xx answer', async () => {
-    const replay = await fill(readFileSync(join(eventsDir, file), 'utf8'));
+    const replay = await fill(readFileSync(join(eventsDir, file), 'utf8'), idOf(file));
     const { event } = replay;
-    // Every placeholder of the file has a value here, or the README's table and this test disagree.
-    expect(JSON.stringify(event).match(/__[A-Z_]+__/g)).toBeNull();
+    expectFilled(replay);
     const route = routes.find((candidate) => candidate.routeKey === event.routeKey);
     expect(route).toBeDefined();
-    expect(route!.id).toBe(file.replace(/\.json$/, ''));
+    expect(route!.id).toBe(idOf(file));
     const token = (await adminToken()).accessToken;
     await prepare[route!.id]?.(replay, token);
     const { handler } = (await import(`../../functions/${route!.group}/handler`)) as {
@@ -223,5 +443,18 @@ describe.each(files)('events/%s', (file) => {
     expect(result.statusCode).toBeLessThan(300);
     expect(result.headers?.['x-request-id']).toBe('sample-request-1');
     await expectations[route!.id]?.(result, replay, token);
+  });
+});
+
+describe.each(s3Files)('events/%s', (file) => {
+  test('replays through its function, twice (S3 and Lambda deliver at least once)', async () => {
+    const replay = await fill(readFileSync(join(eventsDir, file), 'utf8'), idOf(file));
+    expectFilled(replay);
+    const event = replay.event as unknown as S3Event;
+    const group = file.split('.')[0]!;
+    const { handler } = (await import(`../../functions/${group}/handler`)) as { handler: (e: S3Event) => Promise<void> };
+    await expect(handler(event)).resolves.toBeUndefined();
+    await expect(handler(event)).resolves.toBeUndefined();
+    await s3Expectations[idOf(file)]?.(replay, (await adminToken()).accessToken);
   });
 });
