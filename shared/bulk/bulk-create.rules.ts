@@ -51,6 +51,15 @@ export const bulkError = (email: string, line: number, errorCode: RowErrorCode, 
   message: detail ? `${rowErrors[errorCode]}: ${detail}` : rowErrors[errorCode],
 });
 
+/** Runs `work` on every item with at most `limit` at once. */
+export async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
 /** A user the file asks for, gathered from its rows. */
 export interface Candidate {
   email: string;
@@ -162,7 +171,8 @@ export class BulkCreatePlan {
   add(row: CsvRow<BulkCreateColumn>): void {
     this.rows += 1;
     const checked = checkRow(row);
-    const key = row.values.Email.toLowerCase();
+    // Rows without a usable e-mail are no one's: each fails on its own.
+    const key = 'error' in checked && checked.error.errorCode === 'EMAIL_INVALID' ? `\u0000${row.line}` : row.values.Email.toLowerCase();
     const seen = this.users.get(key);
     if ('error' in checked) {
       if (!seen) this.users.set(key, { error: checked.error, lines: [row.line] });
@@ -198,8 +208,11 @@ export class BulkCreatePlan {
     const candidates: Candidate[] = [];
     const errors: BulkError[] = [];
     const failedLines = new Set<number>();
-    await Promise.all(
-      [...this.users.values()].map(async (entry) => {
+    // At most 16 users' lookups at once: a file of 10,000 users must not open 10,000 requests.
+    await eachLimited(
+      [...this.users.values()],
+      16,
+      async (entry) => {
         if ('error' in entry) {
           errors.push(entry.error);
           entry.lines.forEach((line) => failedLines.add(line));
@@ -220,7 +233,7 @@ export class BulkCreatePlan {
           permissions.set(`${g.environmentUuid}/${g.botUuid ?? '*'}`, g.botUuid ? { environmentUuid: g.environmentUuid, botUuid: g.botUuid } : { environmentUuid: g.environmentUuid });
         }
         candidates.push({ ...candidate, permissions: [...permissions.values()] });
-      }),
+      },
     );
     const byLine = (a: { line: number }, b: { line: number }) => a.line - b.line;
     return { candidates: candidates.sort(byLine), errors: errors.sort(byLine), failedLines };

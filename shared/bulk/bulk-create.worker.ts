@@ -5,7 +5,7 @@ import type { UserRecord } from '../users/user.entities';
 import { generatePassword, mailUser, userPorts, type MailContext, type UserPorts } from '../users/user-admin.service';
 import { findUserByEmail, getEmailClaim, getUser, markWelcomed } from '../users/user.repository';
 import { registerUser } from '../users/user.service';
-import { bulkCreateLayout, BulkCreatePlan, bulkError, type BulkError, type Candidate } from './bulk-create.rules';
+import { bulkCreateLayout, BulkCreatePlan, bulkError, eachLimited, type BulkError, type Candidate } from './bulk-create.rules';
 import {
   acquireLease,
   failedRowsKey,
@@ -58,18 +58,6 @@ async function withBackoff<T>(work: () => Promise<T>): Promise<T> {
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt * (0.5 + Math.random())));
     }
   }
-}
-
-/** Runs `work` on every item with at most `limit` at once. */
-async function eachLimited<T>(items: T[], limit: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      await work(items[index]!, index);
-    }
-  });
-  await Promise.all(lanes);
 }
 
 /**

@@ -188,6 +188,8 @@ export interface Revocation {
 export async function bulkRevoke(caller: Caller, orgUuid: string, items: Revocation[], dryRun: boolean): Promise<ItemError[]> {
   requireAdmin(caller, orgUuid);
   const errors: ItemError[] = [];
+  // A dry run keeps what earlier items would have revoked, so it reports what the real run would.
+  const dryPermissions = new Map<string, Permission[]>();
   for (const [index, item] of items.entries()) {
     const fail = (code: ItemErrorCode) => errors.push(itemError(item.email, code, { index }));
     const user = await findUserByEmail(orgUuid, item.email.trim());
@@ -201,17 +203,19 @@ export async function bulkRevoke(caller: Caller, orgUuid: string, items: Revocat
     }
     const env = item.environmentUuid?.toLowerCase();
     const bot = item.bot?.toLowerCase();
-    const keep = user.permissions.filter((p) => {
+    const current = (dryRun && dryPermissions.get(user.uuid)) || user.permissions;
+    const keep = current.filter((p) => {
       if (!env) return false;
       if (p.environmentUuid !== env) return true;
       return bot ? p.botUuid !== bot : false;
     });
-    if (keep.length === user.permissions.length) {
+    if (keep.length === current.length) {
       // Nothing to revoke: a grant the user does not have is an error; "every grant" of none is done.
       if (env) fail('GRANT_NOT_FOUND');
       continue;
     }
-    if (!dryRun && !(await replacePermissions(user, keep))) fail('CHANGED_MEANWHILE');
+    if (dryRun) dryPermissions.set(user.uuid, keep);
+    else if (!(await replacePermissions(user, keep))) fail('CHANGED_MEANWHILE');
   }
   return errors;
 }

@@ -67,13 +67,14 @@ export async function* readCsv<C extends string>(
   counted.on('error', (error) => parser.destroy(error));
 
   let positions: Map<C, number> | undefined;
-  let endOfPrevious = 0;
+  // Lines are counted here: csv-parse's own count takes a CRLF inside a quoted field for two lines.
+  let nextLine = 1;
   let emptyLinesBefore = 0;
   let rows = 0;
   try {
-    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number; empty_lines: number } }>) {
-      const line = endOfPrevious + 1 + (info.empty_lines - emptyLinesBefore);
-      endOfPrevious = info.lines;
+    for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { empty_lines: number } }>) {
+      const line = nextLine + (info.empty_lines - emptyLinesBefore);
+      nextLine = line + 1 + record.reduce((breaks, cell) => breaks + (cell.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
       emptyLinesBefore = info.empty_lines;
       if (record.some((cell) => cell.includes('\u0000') || cell.includes('\ufffd'))) {
         throw new CsvFileError('NOT_CSV', 'The file is not UTF-8 text');

@@ -158,17 +158,25 @@ describe('mail', () => {
 describe('functions', () => {
   test('there is one per resource group', () => {
     expect([...synthesized.stack.functions.keys()].sort()).toEqual([...resourceGroups].sort());
-    expect(Object.keys(template().findResources('AWS::Lambda::Function'))).toHaveLength(resourceGroups.length);
+    // Besides ours, only CDK's own handler that configures the bulk bucket's event notification.
+    const others = Object.keys(template().findResources('AWS::Lambda::Function')).filter(
+      (id) => !resourceGroups.some((group) => id === functionId(group)),
+    );
+    expect(others).toHaveLength(1);
+    expect(others[0]).toMatch(/^BucketNotificationsHandler/);
   });
 
-  test.each(resourceGroups)('%s runs Node.js 22 on arm64 with 512 MB, 10 s, X-Ray and its own log group', (group) => {
+  /** 10 s, except the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30) and the worker. */
+  const timeouts: Partial<Record<ResourceGroup, number>> = { bulk: 29, 'bulk-worker': 900 };
+
+  test.each(resourceGroups)('%s runs Node.js 22 on arm64 with 512 MB, its timeout, X-Ray and its own log group', (group) => {
     const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;
     expect(fn.Properties).toMatchObject({
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],
       Handler: 'index.handler',
       MemorySize: 512,
-      Timeout: 10,
+      Timeout: timeouts[group] ?? 10,
       TracingConfig: { Mode: 'Active' },
     });
     const logGroupId = fn.Properties.LoggingConfig.LogGroup.Ref as string;
@@ -204,18 +212,21 @@ describe('functions', () => {
     });
   });
 
-  test('only the users function may send mail, as the sender, through the configuration set', () => {
-    const users = environmentOf('users');
-    expect(resolveIntrinsic(users.SIGN_IN_URL)).toBe(
-      `<${singleId('AWS::ApiGatewayV2::Api')}.ApiEndpoint>/auth/realms/{realm}/protocol/openid-connect/token`,
-    );
-    expect(users).toMatchObject({
-      MAIL_FROM: 'no-reply@example.com',
-      SES_CONFIGURATION_SET: { Ref: singleId('AWS::SES::ConfigurationSet') },
-    });
+  test('only users and bulk-worker may send mail, as the sender, through the configuration set', () => {
+    const senders: ResourceGroup[] = ['users', 'bulk-worker'];
+    for (const group of senders) {
+      const environment = environmentOf(group);
+      expect(resolveIntrinsic(environment.SIGN_IN_URL)).toBe(
+        `<${singleId('AWS::ApiGatewayV2::Api')}.ApiEndpoint>/auth/realms/{realm}/protocol/openid-connect/token`,
+      );
+      expect(environment).toMatchObject({
+        MAIL_FROM: 'no-reply@example.com',
+        SES_CONFIGURATION_SET: { Ref: singleId('AWS::SES::ConfigurationSet') },
+      });
+    }
     for (const group of resourceGroups) {
       const sesStatements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
-      if (group !== 'users') {
+      if (!senders.includes(group)) {
         expect(sesStatements).toEqual([]);
         continue;
       }
@@ -278,7 +289,7 @@ describe('IAM', () => {
     expect(actionsOf(statements[0]!).sort()).toEqual(group === 'auth' ? ['kms:GetPublicKey', 'kms:Sign'] : ['kms:GetPublicKey']);
   });
 
-  test('auth and users get exactly their Cognito actions, on the pool only; no other group gets any', () => {
+  test('auth, users and bulk-worker get exactly their Cognito actions, on the pool only; no other group gets any', () => {
     const expected: Partial<Record<ResourceGroup, string[]>> = {
       auth: ['cognito-idp:AdminGetUser', 'cognito-idp:AdminInitiateAuth'],
       users: [
@@ -290,6 +301,7 @@ describe('IAM', () => {
         'cognito-idp:AdminUpdateUserAttributes',
         'cognito-idp:AdminUserGlobalSignOut',
       ],
+      'bulk-worker': ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminSetUserPassword'],
     };
     for (const group of resourceGroups) {
       const statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('cognito-idp:')));
@@ -413,14 +425,50 @@ describe('mail failures', () => {
     const filters = Object.values(template().findResources('AWS::Logs::MetricFilter')).filter(
       (filter) => filter.Properties.FilterPattern === '{ $.metric = "MailNotSent" }',
     );
-    expect(filters).toHaveLength(1);
-    expect(filters[0]!.Properties.MetricTransformations).toEqual([
-      expect.objectContaining({ MetricNamespace: 'ManagementApi', MetricName: 'MailNotSent', MetricValue: '$.value' }),
-    ]);
+    expect(filters).toHaveLength(2); // users and bulk-worker
+    for (const filter of filters) {
+      expect(filter.Properties.MetricTransformations).toEqual([
+        expect.objectContaining({ MetricNamespace: 'ManagementApi', MetricName: 'MailNotSent', MetricValue: '$.value' }),
+      ]);
+    }
     const alarms = Object.values(template().findResources('AWS::CloudWatch::Alarm')).filter(
       (alarm) => alarm.Properties.MetricName === 'MailNotSent',
     );
-    expect(alarms).toHaveLength(1);
-    expect(alarms[0]!.Properties).toMatchObject({ Namespace: 'ManagementApi', Threshold: 1, Statistic: 'Sum' });
+    expect(alarms).toHaveLength(2);
+    for (const alarm of alarms) {
+      expect(alarm.Properties).toMatchObject({ Namespace: 'ManagementApi', Threshold: 1, Statistic: 'Sum' });
+    }
+  });
+});
+
+describe('bulk uploads', () => {
+  test('an object created under uploads/ (a .csv) starts the bulk worker, and nothing else does', () => {
+    const notifications = Object.values(template().findResources('Custom::S3BucketNotifications'));
+    expect(notifications).toHaveLength(1);
+    const configuration = notifications[0]!.Properties.NotificationConfiguration as {
+      LambdaFunctionConfigurations: { Events: string[]; LambdaFunctionArn: unknown; Filter: { Key: { FilterRules: { Name: string; Value: string }[] } } }[];
+    };
+    expect(configuration.LambdaFunctionConfigurations).toHaveLength(1);
+    const [trigger] = configuration.LambdaFunctionConfigurations;
+    expect(trigger!.Events).toEqual(['s3:ObjectCreated:*']);
+    expect(resolveIntrinsic(trigger!.LambdaFunctionArn)).toBe(`<${functionId('bulk-worker')}.Arn>`);
+    expect(trigger!.Filter.Key.FilterRules).toEqual(
+      expect.arrayContaining([
+        { Name: 'prefix', Value: 'uploads/' },
+        { Name: 'suffix', Value: '.csv' },
+      ]),
+    );
+  });
+
+  test('only bulk and bulk-worker reach the bulk bucket, and only its objects', () => {
+    for (const group of resourceGroups) {
+      const s3Statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('s3:')));
+      if (group !== 'bulk' && group !== 'bulk-worker') {
+        expect(s3Statements).toEqual([]);
+        continue;
+      }
+      expect(s3Statements.flatMap(actionsOf).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+      expect(environmentOf(group).BULK_BUCKET_NAME).toBeDefined();
+    }
   });
 });

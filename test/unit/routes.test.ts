@@ -35,7 +35,16 @@ describe('each function router agrees with the route table', () => {
     expect(readdirSync(join(__dirname, '..', '..', 'functions')).sort()).toEqual([...resourceGroups].sort());
   });
 
-  test.each([...resourceGroups])('%s binds exactly its routes, with the same authentication', async (group) => {
+  const httpGroups = resourceGroups.filter((group) => routesOfGroup(routes, group).length > 0);
+
+  test('only bulk-worker has no route: its trigger is the bulk bucket, and it exports a plain handler', async () => {
+    expect(resourceGroups.filter((group) => !httpGroups.includes(group))).toEqual(['bulk-worker']);
+    const worker = (await import('../../functions/bulk-worker/handler')) as Record<string, unknown>;
+    expect(typeof worker.handler).toBe('function');
+    expect(worker.handlers).toBeUndefined();
+  });
+
+  test.each(httpGroups)('%s binds exactly its routes, with the same authentication', async (group) => {
     const module = (await import(`../../functions/${group}/handler`)) as { handlers: Record<string, RouteHandler> };
     expect(() => checkHandlers(routesOfGroup(routes, group), module.handlers)).not.toThrow();
     expect(Object.keys(module.handlers).sort()).toEqual(routesOfGroup(routes, group).map((r) => r.id).sort());

@@ -1,0 +1,377 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { S3Event } from 'aws-lambda';
+import { handler as bulkWorkerHandler } from '../../functions/bulk-worker/handler';
+import { rowErrors } from '../../shared/bulk/bulk-create.rules';
+import { jobUserUuid, runBulkCreateJob } from '../../shared/bulk/bulk-create.worker';
+import { getJob, readErrors, uploadKey, type BulkJob } from '../../shared/bulk/bulk-job';
+import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
+import type { MailMessage } from '../../shared/mail/mailer';
+import { keys } from '../../shared/store/keys';
+import { putItem, updateItem } from '../../shared/store/table';
+import { claimEmail, getEmailClaim, getUser, markWelcomed } from '../../shared/users/user.repository';
+import { registerUser } from '../../shared/users/user.service';
+import type { Permission, Role } from '../../shared/users/user.entities';
+import { bulkJobUrl, codesOf, csvOf, getBulk, rowFor, stageJob, uploadCsv, type BulkRow, type JobView } from '../support/bulk-helpers';
+import {
+  freshOrganization,
+  identityOf,
+  listAllUsers,
+  mailsTo,
+  recordingMailer,
+  signIn,
+  tokenOf,
+  uniqueEmail,
+  type TestOrg,
+} from '../support/user-helpers';
+
+/**
+ * The bulk-create worker run by the test itself (`runBulkCreateJob`) on jobs staged so that the local
+ * stack's own worker leaves them alone (see `stageJob`): reruns, concurrent runs, a crash halfway, an
+ * identity provider failing on some rows, throttling and bounded concurrency, against the real
+ * store and Cognito emulator.
+ */
+
+let org: TestOrg;
+beforeAll(async () => {
+  org = await freshOrganization();
+});
+
+/** The users of the organization with one of these e-mails, any status, as the listing shows them. */
+async function listed(emails: string[]) {
+  const wanted = new Set(emails.map((email) => email.toLowerCase()));
+  return (await listAllUsers(org.admin.api, org, '&status=ALL')).filter((user) => wanted.has(user.email.toLowerCase()));
+}
+
+/** Each e-mail is exactly one user, with the uuid the job gives it and its claim done. */
+async function expectCreatedOnce(job: BulkJob, emails: string[]): Promise<void> {
+  const users = await listed(emails);
+  expect(users.map((user) => user.email).sort()).toEqual([...emails].sort());
+  for (const user of users) {
+    const uuid = jobUserUuid(job.jobId, user.email);
+    expect(user.uuid).toBe(uuid);
+    expect(await getEmailClaim(org.orgUuid, user.email)).toMatchObject({ userUuid: uuid, state: 'DONE' });
+    expect(await identityOf(uuid)).toEqual({ email: user.email, enabled: true });
+  }
+}
+
+/** Nothing of these e-mails: no user record, no claim, not listed, no sign-in. */
+async function expectNothingFor(job: BulkJob, emails: string[], password: string): Promise<void> {
+  expect(await listed(emails)).toEqual([]);
+  for (const email of emails) {
+    expect(await getEmailClaim(org.orgUuid, email)).toBeUndefined();
+    expect(await getUser(org.orgUuid, jobUserUuid(job.jobId, email))).toBeUndefined();
+    expect((await signIn(org.realm, email, password)).status).toBe(400);
+  }
+}
+
+/** The welcome e-mails sent to each address, across mailers. */
+function sentTo(mailers: { sent: MailMessage[] }[], email: string): MailMessage[] {
+  return mailers.flatMap((mailer) => mailer.sent).filter((message) => message.to === email);
+}
+
+const passwordOf = (message: MailMessage) => message.vars.password;
+const jobView = async (jobId: string) => (await getBulk<JobView>(org, bulkJobUrl(org, jobId))).body;
+const PASSWORD = 'Bulk-Passw0rd';
+
+// ---------------------------------------------------------------------------------------------------
+test('a staged upload is left alone by the stack: its job stays queued until the test runs it', async () => {
+  const email = uniqueEmail('staged');
+  const job = await stageJob(org, csvOf([rowFor(org, 'ADMIN', email)]));
+
+  await sleep(500);
+
+  expect((await getJob(org.orgUuid, job.jobId))?.status).toBe('queued');
+  expect(await listed([email])).toEqual([]);
+});
+
+test('the bulk-worker handler runs the job its S3 key names and ignores keys outside the upload layout', async () => {
+  const email = uniqueEmail('handler');
+  const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', email, { Password: PASSWORD })]));
+  const record = (key: string) => ({ eventName: 'ObjectCreated:Put', s3: { object: { key: encodeURIComponent(key) } } });
+
+  await bulkWorkerHandler({ Records: [record(`results/${org.orgUuid}/${job.jobId}/errors.json`), record(uploadKey(org.orgUuid, job.jobId))] } as unknown as S3Event);
+
+  expect(await getJob(org.orgUuid, job.jobId)).toMatchObject({ status: 'done', counts: { rows: 1, created: 1, failed: 0 } });
+  await expectCreatedOnce(job, [email]);
+  expect(await mailsTo(email)).toHaveLength(1);
+});
+
+// ---------------------------------------------------------------------------------------------------
+describe('a job run twice, one run after the other', () => {
+  test('the second run creates nobody, sends nothing and reports the same result', async () => {
+    const emails = [uniqueEmail('seq-a'), uniqueEmail('seq-b')];
+    const bad = uniqueEmail('seq-bad');
+    const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', emails[0]!, { Password: PASSWORD }), rowFor(org, 'OWNER', bad), rowFor(org, 'EDITOR', emails[1]!)]));
+    const [first, second] = [recordingMailer(), recordingMailer()];
+
+    const firstRun = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer: first } });
+    const errorsAfterFirst = await readErrors(org.orgUuid, job.jobId);
+    const secondRun = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer: second } });
+
+    expect(firstRun).toMatchObject({ status: 'done', counts: { rows: 3, created: 2, failed: 1 } });
+    expect(secondRun).toEqual(firstRun);
+    expect(codesOf(errorsAfterFirst)).toEqual([{ email: bad, line: 3, errorCode: 'ROLE_INVALID' }]);
+    expect(await readErrors(org.orgUuid, job.jobId)).toEqual(errorsAfterFirst);
+    await expectCreatedOnce(job, emails);
+    expect(first.sent.map((message) => message.to).sort()).toEqual([...emails].sort());
+    expect(second.sent).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+describe('a job run twice at once (S3 and Lambda deliver at least once)', () => {
+  const withPassword = [uniqueEmail('twice-pw-a'), uniqueEmail('twice-pw-b'), uniqueEmail('twice-pw-c')];
+  const generated = [uniqueEmail('twice-gen-a'), uniqueEmail('twice-gen-b'), uniqueEmail('twice-gen-c')];
+  const [badRole, badBot] = [uniqueEmail('twice-bad-role'), uniqueEmail('twice-bad-bot')];
+  const mailers = [recordingMailer(), recordingMailer()];
+  let job: BulkJob;
+  let runs: (BulkJob | undefined)[];
+
+  beforeAll(async () => {
+    const rows: BulkRow[] = [
+      ...withPassword.map((email) => rowFor(org, 'VIEWER', email, { Password: PASSWORD })),
+      rowFor(org, 'GUEST', badRole),
+      ...generated.map((email) => rowFor(org, 'SUPERVISOR', email)),
+      rowFor(org, 'EDITOR', badBot, { Bot: org.inactiveBot }),
+    ];
+    job = await stageJob(org, csvOf(rows));
+    runs = await Promise.all(
+      mailers.map((mailer) => runBulkCreateJob(org.orgUuid, job.jobId, { concurrency: 3, ports: { identityProvider: cognitoIdentityProvider, mailer } })),
+    );
+  });
+
+  test('each user is created once, and both runs report the same counts and errors', async () => {
+    for (const run of runs) expect(run).toMatchObject({ status: 'done', counts: { rows: 8, created: 6, failed: 2 } });
+    await expectCreatedOnce(job, [...withPassword, ...generated]);
+    const view = await jobView(job.jobId);
+    expect(view).toMatchObject({ status: 'done', counts: { rows: 8, created: 6, failed: 2 }, progress: { percent: 100 } });
+    expect(codesOf(view.errors!)).toEqual([
+      { email: badRole, line: 5, errorCode: 'ROLE_INVALID' },
+      { email: badBot, line: 9, errorCode: 'BOT_NOT_FOUND' },
+    ]);
+    for (const email of withPassword) expect((await tokenOf(org.realm, email, PASSWORD)).access_token).toEqual(expect.any(String));
+  });
+
+  // The two runs take turns (the job's lease): the second waits for the first and finds the job done.
+  test('each user gets exactly one welcome e-mail, and the password it gives signs in', async () => {
+    for (const email of [...withPassword, ...generated]) {
+      const messages = sentTo(mailers, email);
+      expect(messages).toHaveLength(1);
+      expect((await signIn(org.realm, email, passwordOf(messages[0]!)!)).status).toBe(200);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+describe('a crash halfway', () => {
+  const viewer = (email: string, password: string) => ({
+    orgUuid: org.orgUuid,
+    name: `VIEWER ${email.split('@')[0]}`,
+    email,
+    password,
+    role: 'VIEWER' as Role,
+    permissions: [{ environmentUuid: org.envA, botUuid: org.botA1 }] as Permission[],
+  });
+
+  type Stage = 'claim' | 'identity' | 'record' | 'registered' | 'welcomed';
+
+  /** What a run that stopped leaves of a user: every step up to `until` done, with the job's uuid. */
+  async function leftBy(job: BulkJob, email: string, until: Stage, password = PASSWORD) {
+    const uuid = jobUserUuid(job.jobId, email);
+    if (until === 'claim' || until === 'identity') {
+      await claimEmail(org.orgUuid, email, uuid, new Date().toISOString());
+      if (until === 'identity') await cognitoIdentityProvider.createUser({ username: uuid, email, password: 'Crashed-Passw0rd' });
+      return;
+    }
+    await registerUser(viewer(email, password), cognitoIdentityProvider, { uuid });
+    // Stopped after the user was written but before its claim was marked done: the claim is still pending.
+    if (until === 'record') await putItem({ ...keys.emailClaim(org.orgUuid, email), type: 'EMAIL', userUuid: uuid, state: 'PENDING', claimedAt: new Date().toISOString() });
+    if (until === 'welcomed') await markWelcomed(org.orgUuid, uuid);
+  }
+
+  /** The job as the stopped run left it: running, under that run's lease until `leaseUntil` (epoch ms). */
+  async function stoppedRun(job: BulkJob, rows: number, leaseUntil: number): Promise<void> {
+    const updated = await updateItem({
+      Key: keys.bulkJob(org.orgUuid, job.jobId),
+      UpdateExpression: 'SET #status = :running, lease = :lease, progress = :progress, counts.#rows = :rows',
+      ExpressionAttributeNames: { '#status': 'status', '#rows': 'rows' },
+      ExpressionAttributeValues: { ':running': 'running', ':lease': { runId: randomUUID(), until: leaseUntil }, ':progress': { processed: 1, total: rows }, ':rows': rows },
+    });
+    expect(updated).toBe(true);
+  }
+
+  test('a rerun waits out the stopped run\'s lease, then completes the job: every user once, signed in with its password, mailed once', async () => {
+    const [welcomed, record, identity, claim, untouched] = ['welcomed', 'record', 'identity', 'claim', 'untouched'].map((tag) => uniqueEmail(`crash-${tag}`));
+    const bad = uniqueEmail('crash-bad');
+    const job = await stageJob(
+      org,
+      csvOf([
+        rowFor(org, 'VIEWER', welcomed!, { Password: PASSWORD }),
+        rowFor(org, 'VIEWER', record!),
+        rowFor(org, 'VIEWER', identity!, { Password: PASSWORD }),
+        rowFor(org, 'OWNER', bad),
+        rowFor(org, 'VIEWER', claim!, { Password: PASSWORD }),
+        rowFor(org, 'VIEWER', untouched!),
+      ]),
+    );
+    // The stopped run had finished (and mailed) one user and stopped in the middle of three others.
+    await leftBy(job, welcomed!, 'welcomed');
+    await leftBy(job, record!, 'record', 'Crashed-Passw0rd1');
+    await leftBy(job, identity!, 'identity');
+    await leftBy(job, claim!, 'claim');
+    const leaseUntil = Date.now() + 1_500;
+    await stoppedRun(job, 6, leaseUntil);
+    const mailer = recordingMailer();
+
+    const rerun = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer } });
+
+    expect(Date.now()).toBeGreaterThanOrEqual(leaseUntil);
+    expect(rerun).toMatchObject({ status: 'done', counts: { rows: 6, created: 5, failed: 1 }, progress: { processed: 6, total: 6 } });
+    expect(rerun).not.toHaveProperty('lease');
+    expect(codesOf(await readErrors(org.orgUuid, job.jobId))).toEqual([{ email: bad, line: 5, errorCode: 'ROLE_INVALID' }]);
+    await expectCreatedOnce(job, [welcomed!, record!, identity!, claim!, untouched!]);
+    // The welcomed user was mailed by the stopped run; the others by the rerun, once each.
+    expect(mailer.sent.map((message) => message.to).sort()).toEqual([record!, identity!, claim!, untouched!].sort());
+    for (const email of [welcomed!, identity!, claim!]) expect((await tokenOf(org.realm, email, PASSWORD)).access_token).toEqual(expect.any(String));
+    for (const email of [record!, untouched!]) {
+      const password = passwordOf(mailer.sent.find((message) => message.to === email)!)!;
+      expect((await tokenOf(org.realm, email, password)).access_token).toEqual(expect.any(String));
+    }
+    expect((await signIn(org.realm, identity!, 'Crashed-Passw0rd')).status).toBe(400);
+    expect((await signIn(org.realm, record!, 'Crashed-Passw0rd1')).status).toBe(400);
+  });
+
+  test('users created but not yet mailed when the run stopped are mailed by the rerun, with a password that signs in', async () => {
+    const [generated, given] = [uniqueEmail('crash-unmailed-gen'), uniqueEmail('crash-unmailed-given')];
+    const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', generated), rowFor(org, 'VIEWER', given, { Password: PASSWORD })]));
+    // The generated password of the stopped run was never mailed: nobody knows it.
+    await leftBy(job, generated, 'registered', 'Unknown-Passw0rd1');
+    await leftBy(job, given, 'registered', PASSWORD);
+    await stoppedRun(job, 2, Date.now() - 1);
+    const mailer = recordingMailer();
+
+    const rerun = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer } });
+
+    expect(rerun).toMatchObject({ status: 'done', counts: { rows: 2, created: 2, failed: 0 } });
+    expect(mailer.sent.map((message) => message.to).sort()).toEqual([generated, given].sort());
+    const mailed = passwordOf(sentTo([mailer], generated)[0]!)!;
+    expect(mailed).not.toBe('Unknown-Passw0rd1');
+    expect((await signIn(org.realm, generated, mailed)).status).toBe(200);
+    expect(passwordOf(sentTo([mailer], given)[0]!)).toBe(PASSWORD);
+    expect((await signIn(org.realm, given, PASSWORD)).status).toBe(200);
+    await expectCreatedOnce(job, [generated, given]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+describe('the identity provider', () => {
+  type Failure = { name: string; times: number; after?: boolean };
+
+  /**
+   * Cognito, except that `createUser` fails for some e-mails (an error of `name`) until `times` calls
+   * have failed: before it does anything, or (`after`) once the account exists with its password.
+   */
+  function failingFor(failures: Map<string, Failure>) {
+    const calls = new Map<string, number>();
+    const provider: IdentityProvider = {
+      ...cognitoIdentityProvider,
+      createUser: async (input) => {
+        const n = (calls.get(input.email) ?? 0) + 1;
+        calls.set(input.email, n);
+        const failure = failures.get(input.email);
+        if (!failure || n > failure.times) return cognitoIdentityProvider.createUser(input);
+        if (failure.after) await cognitoIdentityProvider.createUser(input);
+        throw Object.assign(new Error('identity provider unavailable'), { name: failure.name });
+      },
+    };
+    return { provider, calls };
+  }
+
+  test('failing on some rows: those fail with IDENTITY_PROVIDER_FAILED, the others succeed, nothing is half-created, and the failed rows upload again', async () => {
+    const [ok1, failed1, ok2, failed2] = ['ok-1', 'failed-1', 'ok-2', 'failed-2'].map((tag) => uniqueEmail(`idp-${tag}`));
+    const bad = uniqueEmail('idp-bad');
+    const job = await stageJob(
+      org,
+      csvOf([
+        rowFor(org, 'VIEWER', ok1!, { Password: PASSWORD }),
+        rowFor(org, 'VIEWER', failed1!, { Password: PASSWORD }),
+        rowFor(org, 'SUPERVISOR', ok2!),
+        rowFor(org, 'EDITOR', failed2!, { Password: PASSWORD }),
+        rowFor(org, 'VIEWER', bad, { Password: 'no' }),
+      ]),
+    );
+    // One fails before Cognito has an account, the other once the account exists (password set).
+    const down: Failure = { name: 'ServiceUnavailableException', times: Infinity };
+    const { provider, calls } = failingFor(new Map([[failed1!, down], [failed2!, { ...down, after: true }]]));
+    const mailer = recordingMailer();
+
+    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: provider, mailer } });
+
+    expect(run).toMatchObject({ status: 'done', counts: { rows: 5, created: 2, failed: 3 } });
+    const errors = await readErrors(org.orgUuid, job.jobId);
+    expect(errors).toEqual([
+      { email: failed1, line: 3, errorCode: 'IDENTITY_PROVIDER_FAILED', message: rowErrors.IDENTITY_PROVIDER_FAILED },
+      { email: failed2, line: 5, errorCode: 'IDENTITY_PROVIDER_FAILED', message: rowErrors.IDENTITY_PROVIDER_FAILED },
+      expect.objectContaining({ email: bad, line: 6, errorCode: 'PASSWORD_POLICY' }),
+    ]);
+    // An error that is not throttling is not retried.
+    expect([calls.get(failed1!), calls.get(failed2!)]).toEqual([1, 1]);
+    await expectCreatedOnce(job, [ok1!, ok2!]);
+    expect(mailer.sent.map((message) => message.to).sort()).toEqual([ok1!, ok2!].sort());
+    await expectNothingFor(job, [failed1!, failed2!], PASSWORD);
+    await expect(identityOf(jobUserUuid(job.jobId, failed1!))).rejects.toThrow();
+
+    // The failed rows, fetched and uploaded as they are, now create the two users.
+    const failedRows = await getBulk<undefined>(org, bulkJobUrl(org, job.jobId, '/failed-rows'));
+    expect(failedRows.text.split('\r\n').filter(Boolean)).toHaveLength(4);
+    const again = await uploadCsv(org, failedRows.text);
+    expect(again.status).toBe(200);
+    expect(codesOf(again.body)).toEqual([{ email: bad, line: 4, errorCode: 'PASSWORD_POLICY' }]);
+    expect((await listed([failed1!, failed2!])).map((user) => user.email).sort()).toEqual([failed1!, failed2!].sort());
+    expect((await tokenOf(org.realm, failed1!, PASSWORD)).access_token).toEqual(expect.any(String));
+  });
+
+  test('throttling is retried with back-off until the row succeeds', async () => {
+    const [throttled, plain] = [uniqueEmail('throttled'), uniqueEmail('not-throttled')];
+    const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', throttled, { Password: PASSWORD }), rowFor(org, 'VIEWER', plain, { Password: PASSWORD })]));
+    const { provider, calls } = failingFor(new Map([[throttled, { name: 'TooManyRequestsException', times: 2 }]]));
+    const mailer = recordingMailer();
+
+    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: provider, mailer } });
+
+    expect(run).toMatchObject({ status: 'done', counts: { rows: 2, created: 2, failed: 0 } });
+    expect(calls.get(throttled)).toBe(3);
+    expect(calls.get(plain)).toBe(1);
+    await expectCreatedOnce(job, [throttled, plain]);
+    expect(sentTo([mailer], throttled)).toHaveLength(1);
+  });
+
+  test('at most `concurrency` users are registered at once', async () => {
+    const emails = Array.from({ length: 6 }, (_, i) => uniqueEmail(`bounded-${i}`));
+    const job = await stageJob(org, csvOf(emails.map((email) => rowFor(org, 'VIEWER', email, { Password: PASSWORD }))));
+    let inFlight = 0;
+    let peak = 0;
+    const provider: IdentityProvider = {
+      ...cognitoIdentityProvider,
+      createUser: async (input) => {
+        peak = Math.max(peak, ++inFlight);
+        try {
+          await sleep(60);
+          await cognitoIdentityProvider.createUser(input);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+    };
+
+    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { concurrency: 2, ports: { identityProvider: provider, mailer: recordingMailer() } });
+
+    expect(run?.counts).toEqual({ rows: 6, created: 6, failed: 0 });
+    expect(peak).toBe(2);
+  });
+});
+
+test('a job id without a job is ignored', async () => {
+  expect(await runBulkCreateJob(org.orgUuid, randomUUID())).toBeUndefined();
+});

@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BulkError } from '../../shared/bulk/bulk-create.rules';
+import { createJob, putObject, uploadKey, type BulkJob } from '../../shared/bulk/bulk-job';
+import type { JobView } from '../../shared/bulk/bulk.service';
+import { en } from '../../shared/mail/locales/en';
+import { es } from '../../shared/mail/locales/es';
+import { ja } from '../../shared/mail/locales/ja';
+import { pt } from '../../shared/mail/locales/pt';
+import type { Language } from '../../shared/mail/mail.templates';
+import type { ApiResponse } from './bot-helpers';
+import type { StandardErrorBody } from './error-body';
+import type { ReceivedMail, TestOrg } from './user-helpers';
+
+/** Helpers for the bulk operations: CSV files, the multipart upload, the job resource, staged jobs. */
+
+/** The bulk-create columns in the spec's order. */
+export const BULK_COLUMNS = ['Email', 'Name', 'Company', 'Password', 'Role', 'EnvironmentUuid', 'EnvironmentName', 'Bot'] as const;
+export type BulkColumn = (typeof BULK_COLUMNS)[number];
+export type BulkRow = Partial<Record<BulkColumn, string>>;
+
+/** A CSV field as a careful writer quotes it (no neutralisation: the test decides what the file holds). */
+export const quoteField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+
+/** A CSV file from rows; a column a row leaves out is an empty field. */
+export function csvOf(rows: Partial<Record<string, string>>[], options: { columns?: readonly string[]; eol?: string } = {}): string {
+  const columns = options.columns ?? BULK_COLUMNS;
+  const eol = options.eol ?? '\r\n';
+  const lines = [columns.map(quoteField).join(','), ...rows.map((row) => columns.map((c) => quoteField(row[c] ?? '')).join(','))];
+  return `${lines.join(eol)}${eol}`;
+}
+
+/** Valid rows of a test organization for each role (env A / bot A1 unless overridden). */
+export function rowFor(org: TestOrg, role: string, email: string, overrides: BulkRow = {}): BulkRow {
+  const base: BulkRow = { Email: email, Name: `${role} ${email.split('@')[0]}`, Role: role };
+  if (role === 'SUPERVISOR') Object.assign(base, { EnvironmentUuid: org.envA, EnvironmentName: 'Env A' });
+  if (role === 'VIEWER' || role === 'EDITOR') Object.assign(base, { EnvironmentUuid: org.envA, EnvironmentName: 'Env A', Bot: org.botA1 });
+  return { ...base, ...overrides };
+}
+
+/** One entry of the bulk error list as the API answers it. */
+export type BulkErrorDto = BulkError;
+export type { JobView };
+
+export interface BulkRequest {
+  /** The bearer token; the organization's ADMIN unless given (`null`: none). */
+  token?: string | null;
+  language?: string;
+  dryRun?: boolean | string;
+  respondAsync?: boolean;
+  /** Name of the file part (`file` unless given). */
+  part?: string;
+  filename?: string;
+  headers?: Record<string, string>;
+}
+
+/** The bulk-create URL of an organization (with the query of `dryRun`). */
+export const bulkCreateUrl = (org: TestOrg, dryRun?: boolean | string) => org.url(`/bulk-create${dryRun === undefined ? '' : `?dryRun=${dryRun}`}`);
+export const bulkJobUrl = (org: TestOrg, jobId: string, path = '') => org.url(`/bulk-jobs/${jobId}${path}`);
+
+async function send<T>(url: string, init: RequestInit): Promise<ApiResponse<T>> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  const contentType = response.headers.get('content-type');
+  return {
+    status: response.status,
+    headers: response.headers,
+    contentType,
+    body: (contentType?.startsWith('application/json') && text ? JSON.parse(text) : undefined) as T,
+    text,
+    path: new URL(url).pathname,
+  };
+}
+
+const authOf = (org: TestOrg, token: string | null | undefined): Record<string, string> => {
+  const value = token === undefined ? org.admin.token : token;
+  return value ? { authorization: `Bearer ${value}` } : {};
+};
+
+/** Uploads a CSV to `POST /users/bulk-create` as a multipart form. */
+export function uploadCsv<T = BulkErrorDto[]>(org: TestOrg, csv: string | Buffer, request: BulkRequest = {}): Promise<ApiResponse<T>> {
+  const form = new FormData();
+  form.append(request.part ?? 'file', new Blob([csv], { type: 'text/csv' }), request.filename ?? 'users.csv');
+  return send<T>(bulkCreateUrl(org, request.dryRun), {
+    method: 'POST',
+    headers: {
+      ...authOf(org, request.token),
+      ...(request.language ? { language: request.language } : {}),
+      ...(request.respondAsync ? { prefer: 'respond-async' } : {}),
+      ...request.headers,
+    },
+    body: form,
+  });
+}
+
+/** A GET of the bulk routes (job, failed rows) as the ADMIN unless a token is given. */
+export function getBulk<T = JobView>(org: TestOrg, url: string, token?: string | null): Promise<ApiResponse<T>> {
+  return send<T>(url, { method: 'GET', headers: authOf(org, token) });
+}
+
+/** Polls a job resource until it is done or failed; fails the test after `timeoutMs`. */
+export async function pollJob(org: TestOrg, location: string, timeoutMs = 20_000): Promise<{ view: JobView; seen: JobView['status'][] }> {
+  const url = new URL(location, org.url()).toString();
+  const seen: JobView['status'][] = [];
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await getBulk(org, url);
+    if (response.status !== 200) throw new Error(`Job read failed with ${response.status}: ${response.text}`);
+    seen.push(response.body.status);
+    if (response.body.status === 'done' || response.body.status === 'failed') return { view: response.body, seen };
+    if (Date.now() > deadline) throw new Error(`Job still ${response.body.status} after ${timeoutMs} ms`);
+    await sleep(100);
+  }
+}
+
+/** The 422 `NO_USER_CREATED` body's details. */
+export type NoUserCreatedBody = StandardErrorBody & { details: (BulkErrorDto & { fieldName: string })[] };
+
+/** The errors without their messages, for comparing what failed and why. */
+export const codesOf = (errors: BulkErrorDto[]) => errors.map(({ email, line, errorCode }) => ({ email, line, errorCode }));
+
+const copies: Record<Language, typeof en> = { en, es, ja, pt };
+
+/** The temporary password a welcome e-mail in `language` gives, if any. */
+export function mailedPassword(mail: ReceivedMail, language: Language): string | undefined {
+  const copy = copies[language];
+  const label = `${copy.welcome.passwordLabel}${copy.colon}`;
+  const line = (mail.body.text ?? '').split('\n').find((l) => l.startsWith(label));
+  return line?.slice(label.length).trim();
+}
+
+/**
+ * A job whose file is in the bucket, ready for the test to run the worker on itself. The object is
+ * put first and the job recorded only afterwards: the local stack's worker, started by the object's
+ * creation event, finds no job then and ignores the upload ("bulk upload without a job"), so the only
+ * runs of the job are the test's own. s3rver emits the event before it answers the put, and the pause
+ * leaves the stack's worker time to read the (absent) job first.
+ */
+export async function stageJob(
+  org: TestOrg,
+  csv: string,
+  options: { dryRun?: boolean; language?: Language; status?: BulkJob['status'] } = {},
+): Promise<BulkJob> {
+  const jobId = randomUUID();
+  await putObject(uploadKey(org.orgUuid, jobId), csv, 'text/csv');
+  await sleep(300);
+  const now = new Date().toISOString();
+  const job: BulkJob = {
+    jobId,
+    orgUuid: org.orgUuid,
+    requestedBy: org.admin.uuid,
+    language: options.language ?? 'en',
+    dryRun: options.dryRun ?? false,
+    status: options.status ?? 'queued',
+    counts: { rows: 0, created: 0, failed: 0 },
+    progress: { processed: 0, total: 0 },
+    createdAt: now,
+    updatedAt: now,
+  };
+  await createJob(job);
+  return job;
+}
