@@ -56,6 +56,7 @@ export const routeDefinitions: readonly RouteDefinition[] = [
   // `bulk-worker` has no route: the bulk bucket's object-created events start it.
   ...userAreaRoutes('bulk', [
     ['bulk.create', 'POST', '/users/bulk-create'],
+    ['bulk.upload', 'POST', '/users/bulk-uploads'],
     ['bulk.job', 'GET', '/users/bulk-jobs/{jobId}'],
     ['bulk.failedRows', 'GET', '/users/bulk-jobs/{jobId}/failed-rows'],
     ['bulk.delete', 'DELETE', '/users/bulk-delete'],

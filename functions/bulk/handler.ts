@@ -1,7 +1,6 @@
 import * as z from 'zod';
 import { PayloadTooLargeError, UnprocessableError, ValidationError, type ErrorCode } from '../../shared/errors';
-import { awaitJob, failedRows, jobView, readJob, submitBulkCreate } from '../../shared/bulk/bulk.service';
-import { bulkCreateLimits } from '../../shared/bulk/bulk-create.worker';
+import { awaitJob, createUploadJob, failedRows, jobView, MULTIPART_MAX_BYTES, readJob, submitBulkCreate } from '../../shared/bulk/bulk.service';
 import { bulkDelete, bulkGrant, bulkPermissionLimits, bulkRevoke } from '../../shared/bulk/bulk-users.service';
 import { CsvFileError } from '../../shared/bulk/csv-file';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
@@ -36,7 +35,7 @@ const filePart = z.object(
 const jobLocation = (orgUuid: string, jobId: string) => `/${subpathsFromEnv().user}/org/${orgUuid}/users/bulk-jobs/${jobId}`;
 
 export const create = userRoute({
-  multipart: { maxFileBytes: bulkCreateLimits.maxBytes },
+  multipart: { maxFileBytes: MULTIPART_MAX_BYTES },
   schemas: { path: orgPath, query: dryRunQuery, body: filePart },
   handle: async ({ path, query, body, headers, caller }): Promise<Reply> => {
     const language = languageOf(headers);
@@ -65,6 +64,20 @@ export const create = userRoute({
       );
     }
     return ok(errors, { location });
+  },
+});
+
+/** A job whose file the client PUTs to the returned URL itself; the upload starts it. */
+export const upload = userRoute({
+  schemas: { path: orgPath, query: dryRunQuery },
+  handle: async ({ path, query, headers, caller }) => {
+    const { job, url, expiresAt } = await createUploadJob(caller, path.orgUUID, { language: languageOf(headers), dryRun: query.dryRun });
+    const location = jobLocation(path.orgUUID, job.jobId);
+    return {
+      status: 201,
+      headers: { location },
+      body: { jobId: job.jobId, upload: { method: 'PUT', url, expiresAt }, job: location },
+    };
   },
 });
 
@@ -140,6 +153,7 @@ async function fileErrors<T>(work: () => Promise<T>): Promise<T> {
 
 export const handlers = {
   'bulk.create': create,
+  'bulk.upload': upload,
   'bulk.job': job,
   'bulk.failedRows': failedRowsOf,
   'bulk.delete': bulkDeleteRoute,

@@ -1,4 +1,5 @@
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import { s3Client } from '../clients/s3';
 import { config, ConfigError } from '../config';
@@ -147,6 +148,11 @@ export async function finishJob(
       ...(outcome.failure ? { ':failure': outcome.failure } : {}),
     },
   });
+}
+
+/** A URL that lets its holder PUT one object, for `seconds`. */
+export async function presignedPut(key: string, seconds: number): Promise<string> {
+  return getSignedUrl(s3Client(), new PutObjectCommand({ Bucket: bucket(), Key: key }), { expiresIn: seconds });
 }
 
 export async function putObject(key: string, body: Buffer | string, contentType: string): Promise<void> {

@@ -3,8 +3,7 @@ import type { Caller } from '../auth/caller';
 import { ForbiddenError, NotFoundError, PayloadTooLargeError } from '../errors';
 import type { Language } from '../mail/mail.templates';
 import type { BulkError } from './bulk-create.rules';
-import { bulkCreateLimits } from './bulk-create.worker';
-import { createJob, failedRowsKey, getJob, objectText, putObject, readErrors, uploadKey, type BulkJob } from './bulk-job';
+import { createJob, failedRowsKey, getJob, objectText, presignedPut, putObject, readErrors, uploadKey, type BulkJob } from './bulk-job';
 
 /** The HTTP side of bulk operations (spec 4.5): ADMIN's, scoped to the token's organization. */
 
@@ -12,6 +11,9 @@ function requireAdmin(caller: Caller, orgUuid: string): void {
   if (caller.user.orgUuid !== orgUuid) throw new NotFoundError('The organization was not found');
   if (caller.user.role !== 'ADMIN') throw new ForbiddenError('Only an ADMIN runs bulk operations');
 }
+
+/** The largest file `POST /users/bulk-create` takes in its body (API Gateway allows 10 MB, base64 inflates it). */
+export const MULTIPART_MAX_BYTES = 5 * 1024 * 1024;
 
 /**
  * Records a bulk-create job and stores its file under the bulk bucket's upload prefix; the object's
@@ -24,11 +26,38 @@ export async function submitBulkCreate(
   options: { language: Language; dryRun: boolean },
 ): Promise<BulkJob> {
   requireAdmin(caller, orgUuid);
-  if (file.truncated || file.content.length > bulkCreateLimits.maxBytes) {
-    throw new PayloadTooLargeError(`The file is larger than ${bulkCreateLimits.maxBytes} bytes`);
+  if (file.truncated || file.content.length > MULTIPART_MAX_BYTES) {
+    throw new PayloadTooLargeError(`The file is larger than ${MULTIPART_MAX_BYTES} bytes: upload it with POST /users/bulk-uploads`);
   }
+  const job = newJob(caller, orgUuid, options);
+  await createJob(job);
+  await putObject(uploadKey(orgUuid, job.jobId), file.content, 'text/csv');
+  return job;
+}
+
+/** How long a presigned upload URL stays valid. */
+export const UPLOAD_URL_SECONDS = 900;
+
+/**
+ * Records a bulk-create job whose file the client uploads itself, straight to the bulk bucket, with a
+ * presigned PUT (for files the API's 5 MiB body limit would refuse, up to the worker's 50 MiB, or
+ * clients that cannot send multipart). The object's creation starts the worker as for any upload.
+ */
+export async function createUploadJob(
+  caller: Caller,
+  orgUuid: string,
+  options: { language: Language; dryRun: boolean },
+): Promise<{ job: BulkJob; url: string; expiresAt: string }> {
+  requireAdmin(caller, orgUuid);
+  const job = newJob(caller, orgUuid, options);
+  await createJob(job);
+  const url = await presignedPut(uploadKey(orgUuid, job.jobId), UPLOAD_URL_SECONDS);
+  return { job, url, expiresAt: new Date(Date.now() + UPLOAD_URL_SECONDS * 1000).toISOString() };
+}
+
+function newJob(caller: Caller, orgUuid: string, options: { language: Language; dryRun: boolean }): BulkJob {
   const now = new Date().toISOString();
-  const job: BulkJob = {
+  return {
     jobId: randomUUID(),
     orgUuid,
     requestedBy: caller.user.uuid,
@@ -40,9 +69,6 @@ export async function submitBulkCreate(
     createdAt: now,
     updatedAt: now,
   };
-  await createJob(job);
-  await putObject(uploadKey(orgUuid, job.jobId), file.content, 'text/csv');
-  return job;
 }
 
 /** Waits for a job to finish, polling its item, until `deadline` (epoch ms); returns it as last seen. */

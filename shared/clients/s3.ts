@@ -3,7 +3,13 @@ import { config } from '../config';
 import { clientOptions, lazy } from './client-options';
 
 // An endpoint override (the local emulator) is addressed path-style; AWS uses virtual-hosted style.
+// Checksums only where S3 requires them: otherwise a presigned PUT would carry the checksum of an
+// empty body, and S3 would refuse the client's file.
 export const s3Client = lazy(() => {
   const endpoint = config().endpoints.s3;
-  return new S3Client({ ...clientOptions(endpoint), ...(endpoint ? { forcePathStyle: true } : {}) });
+  return new S3Client({
+    ...clientOptions(endpoint),
+    ...(endpoint ? { forcePathStyle: true } : {}),
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+  });
 });

@@ -465,6 +465,33 @@ describe('files refused whole', () => {
 });
 
 // ---------------------------------------------------------------------------------------------------
+describe('presigned uploads (POST /users/bulk-uploads)', () => {
+  test('the client PUTs the file to the URL it gets; the upload runs the job, which reports as any other', async () => {
+    const email = uniqueEmail('presigned');
+    const response = await fetch(org.url('/bulk-uploads'), { method: 'POST', headers: { authorization: `Bearer ${org.admin.token}`, language: 'es' } });
+    expect(response.status).toBe(201);
+    const body = (await response.json()) as { jobId: string; upload: { method: string; url: string; expiresAt: string }; job: string };
+    expect(response.headers.get('location')).toBe(body.job);
+    expect(Date.parse(body.upload.expiresAt) - Date.now()).toBeGreaterThan(14 * 60_000);
+
+    const put = await fetch(body.upload.url, { method: body.upload.method, body: csvOf([rowFor(org, 'VIEWER', email)]) });
+    expect(put.status).toBe(200);
+    const { view } = await pollJob(org, body.job);
+
+    expect(view).toMatchObject({ jobId: body.jobId, status: 'done', counts: { rows: 1, created: 1, failed: 0 }, errors: [] });
+    expect(await usersWith(email)).toHaveLength(1);
+  });
+
+  test('only an ADMIN of the organization gets an upload URL', async () => {
+    const viewer = await member(org, 'VIEWER');
+    const forbidden = await fetch(org.url('/bulk-uploads'), { method: 'POST', headers: { authorization: `Bearer ${viewer.token}` } });
+    expect(forbidden.status).toBe(403);
+    const anonymous = await fetch(org.url('/bulk-uploads'), { method: 'POST' });
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
 describe('Prefer: respond-async and the job resource', () => {
   test('202 with the Location of the job, which reports its progress and, once done, its counts and errors', async () => {
     const created = [uniqueEmail('async-a'), uniqueEmail('async-b')];

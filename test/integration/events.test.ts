@@ -291,6 +291,26 @@ const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, r
     await expect(passwordToken({ realm: stack().orgs[0]!.name, email: values.__NEW_EMAIL__!, password: TEST_PASSWORD })).resolves.toBeDefined();
     await expectNoSignIn(user!.email);
   },
+  // A job whose file the client PUTs itself: the presigned URL takes the file, whose upload runs the job.
+  'bulk.upload': async (result, { event, values }) => {
+    expect(result.statusCode).toBe(201);
+    const body = bodyOf<{ jobId: string; upload: { method: string; url: string; expiresAt: string }; job: string }>(result);
+    const location = `/${stack().userSubpath}/org/${values.__ORG_UUID__}/users/bulk-jobs/${body.jobId}`;
+    expect(result.headers?.location).toBe(location);
+    expect(body).toMatchObject({ upload: { method: 'PUT' }, job: location });
+    const email = `event-upload-${unique()}@example.test`;
+    const put = await fetch(body.upload.url, { method: 'PUT', body: `Email,Name,Role\r\n${email},Upload Probe,ADMIN\r\n` });
+    expect(put.status).toBe(200);
+    let job = await getJob(values.__ORG_UUID__!, body.jobId);
+    for (let waited = 0; job?.status !== 'done' && waited < 10_000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      job = await getJob(values.__ORG_UUID__!, body.jobId);
+    }
+    // The event asks for a dry run in Japanese: the file is checked, nobody is created or mailed.
+    expect(job).toMatchObject({ status: 'done', dryRun: true, language: event.headers.language, counts: { rows: 1, created: 1, failed: 0 } });
+    expect(await findUserByEmail(values.__ORG_UUID__!, email)).toBeUndefined();
+    expect(await mailTo(email)).toEqual([]);
+  },
   'bulk.create': async (result, { event, values }, token) => {
     expect(result.statusCode).toBe(200);
     // The file's error list: the EDITOR broke rule 3; the VIEWER was created.
