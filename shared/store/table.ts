@@ -78,14 +78,16 @@ export async function getItemsByKey<T>(itemKeys: ItemKey[]): Promise<Map<string,
   return new Map(items.map((item) => [keyId(item as unknown as ItemKey), withoutKeys<T>(item)]));
 }
 
-/** BatchGetItem in batches of 100, retrying with backoff what DynamoDB leaves unprocessed. */
+/** BatchGetItem in batches of 100, asking again for what DynamoDB leaves unprocessed. */
 async function batchGet(itemKeys: ItemKey[]): Promise<Record<string, unknown>[]> {
   const found: Record<string, unknown>[] = [];
   if (itemKeys.length === 0) return found;
   for (let start = 0; start < itemKeys.length; start += BATCH_GET_LIMIT) {
     let pending: ItemKey[] = itemKeys.slice(start, start + BATCH_GET_LIMIT);
     for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
+      // A first retry at once: unprocessed keys are usually a response-size cap (16 MB; about 1.4 MB in
+      // dynalite), not throttling. Later retries back off.
+      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
       const { Responses, UnprocessedKeys } = await documentClient().send(
         new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending.map(primary) } } }),
       );
