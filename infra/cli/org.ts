@@ -23,6 +23,7 @@ const commands: Record<string, { required: string[]; optional: string[]; help: s
     help: '--name <realm> --admin-email <e-mail> --admin-password <password> [--admin-name <name>]',
   },
   'add-environment': { required: ['org', 'name'], optional: [], help: '--org <org uuid> --name <name>' },
+  'reindex-users': { required: ['org'], optional: [], help: '--org <org uuid>   (rebuilds the user directory and the ADMIN set from the user items)' },
   'add-bot': { required: ['org', 'env', 'name'], optional: [], help: '--org <org uuid> --env <env uuid> --name <name>' },
   'add-persona': {
     required: ['bot', 'name'],
@@ -115,6 +116,8 @@ async function run(argv: string[]): Promise<unknown> {
     }
     case 'add-environment':
       return admin.addEnvironment(text('org'), text('name'));
+    case 'reindex-users':
+      return admin.reindexUsers(text('org'));
     case 'add-bot':
       return admin.addBot(text('org'), text('env'), text('name'));
     case 'add-persona': {

@@ -4,6 +4,10 @@ import type { IdentityProvider } from '../identity/identity-provider';
 import { passwordProblem } from '../users/password-policy';
 import type { UserRecord } from '../users/user.entities';
 import { registerUser } from '../users/user.service';
+import { rebuildDirectory } from '../users/user-directory';
+import { addAdmin } from '../users/user.repository';
+import { keys } from '../store/keys';
+import { queryIndex } from '../store/table';
 import { REALM_NAME, type AgentRecord, type Bot, type BotFunction, type Collection, type CommunicationStyle, type Environment, type Organization, type Persona } from './org.entities';
 import {
   claimRealm,
@@ -156,4 +160,16 @@ export async function addSupervisor(
   };
   await putAgent(supervisor, { isDefault: input.isDefault ?? true });
   return supervisor;
+}
+
+/**
+ * Repairs what is derived from an organization's user items: the directory listings read, and the set
+ * of active ADMINs the last-ADMIN rule guards.
+ */
+export async function reindexUsers(orgUuid: string): Promise<{ users: number; rewritten: number; removed: number; admins: number }> {
+  await requireOrganization(orgUuid);
+  const directory = await rebuildDirectory(orgUuid);
+  const admins = (await queryIndex<UserRecord>(keys.usersOf(orgUuid))).filter((user) => user.role === 'ADMIN' && user.status === 'ACTIVE');
+  for (const user of admins) await addAdmin(orgUuid, user.uuid);
+  return { ...directory, admins: admins.length };
 }

@@ -61,10 +61,12 @@ export const keys = {
   user: (orgUuid: string, userUuid: string, createdAt: string): IndexedKey => ({
     PK: org(orgUuid),
     SK: `USER#${userUuid}`,
-    GSI1PK: `${org(orgUuid)}#USERS`,
+    GSI1PK: keys.usersOf(orgUuid),
     GSI1SK: `${createdAt}#${userUuid}`,
   }),
   userKey: (orgUuid: string, userUuid: string): ItemKey => ({ PK: org(orgUuid), SK: `USER#${userUuid}` }),
+  /** The GSI1 partition listing every user item of an organization. */
+  usersOf: (orgUuid: string): string => `${org(orgUuid)}#USERS`,
   /**
    * One shard of an organization's user directory: a map from user uuid to the user's listing fields,
    * so listings and searches read a few items instead of every user.

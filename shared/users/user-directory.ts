@@ -1,5 +1,5 @@
 import { keys } from '../store/keys';
-import { getItems, putItem, updateItem } from '../store/table';
+import { getItems, putItem, queryIndex, updateItem } from '../store/table';
 import type { UserRecord, UserStatus } from './user.entities';
 
 /**
@@ -65,4 +65,32 @@ export async function readDirectory(orgUuid: string): Promise<DirectoryEntry[]> 
     for (const [uuid, value] of Object.entries(shard.entries ?? {})) entries.push(decode(uuid, value));
   }
   return entries;
+}
+
+/**
+ * Rebuilds an organization's directory from its user items (GSI1 lists them): writes every user's
+ * entry again and removes entries no user item backs. An operator's repair (`npm run org --
+ * reindex-users`), never on a request path. Returns what it found and fixed.
+ */
+export async function rebuildDirectory(orgUuid: string): Promise<{ users: number; rewritten: number; removed: number }> {
+  const users = await queryIndex<UserRecord>(keys.usersOf(orgUuid));
+  const entries = new Map((await readDirectory(orgUuid)).map((entry) => [entry.uuid, entry]));
+  let rewritten = 0;
+  for (const user of users) {
+    const entry = entries.get(user.uuid);
+    entries.delete(user.uuid);
+    if (entry && entry.name === user.name && entry.email === user.email && entry.company === (user.company ?? '') && entry.status === user.status) {
+      continue;
+    }
+    await putDirectoryEntry(user);
+    rewritten += 1;
+  }
+  for (const uuid of entries.keys()) {
+    await updateItem({
+      Key: keys.userDirectoryShard(orgUuid, shardOf(uuid)),
+      UpdateExpression: 'REMOVE entries.#user',
+      ExpressionAttributeNames: { '#user': uuid },
+    });
+  }
+  return { users: users.length, rewritten, removed: entries.size };
 }

@@ -1,4 +1,9 @@
-import { getEmailClaim } from '../../shared/users/user.repository';
+import { randomUUID } from 'node:crypto';
+import { reindexUsers } from '../../shared/org/org-admin.service';
+import { keys } from '../../shared/store/keys';
+import { updateItem } from '../../shared/store/table';
+import { putDirectoryEntry, shardOf as directoryShardOf } from '../../shared/users/user-directory';
+import { getEmailClaim, getUser } from '../../shared/users/user.repository';
 import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-admin.service';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { expectError, type ApiResponse } from '../support/bot-helpers';
@@ -449,5 +454,34 @@ describe('races', () => {
     const holder = created.status === 200 ? created.body.uuid : user.uuid;
     expect((await listed(wanted)).map((u) => u.uuid)).toEqual([holder]);
     expect(await getEmailClaim(org.orgUuid, wanted)).toMatchObject({ userUuid: holder, state: 'DONE' });
+  });
+});
+
+describe('the operator repair (npm run org -- reindex-users)', () => {
+  test('rebuilds a damaged directory and ADMIN set from the user items', async () => {
+    const org = await freshOrganization();
+    const kept = await createViaApi(org);
+    const lost = await createViaApi(org);
+    const renamed = await createViaApi(org);
+    const before = (await listAllUsers(org.admin.api, org, '&status=ALL')).map((user) => user.uuid).sort();
+    // Damage: an entry gone, an entry stale, an entry no user backs, the ADMIN forgotten.
+    const shardOf = (uuid: string) => keys.userDirectoryShard(org.orgUuid, directoryShardOf(uuid));
+    const ghost = randomUUID();
+    await updateItem({ Key: shardOf(lost.uuid), UpdateExpression: 'REMOVE entries.#u', ExpressionAttributeNames: { '#u': lost.uuid } });
+    await putDirectoryEntry({ ...(await getUser(org.orgUuid, renamed.uuid))!, name: 'Stale Name' });
+    await putDirectoryEntry({ ...(await getUser(org.orgUuid, kept.uuid))!, uuid: ghost });
+    await updateItem({ Key: keys.orgAdmins(org.orgUuid), UpdateExpression: 'DELETE admins :a', ExpressionAttributeValues: { ':a': new Set([org.admin.uuid]) } });
+    expect((await listAllUsers(org.admin.api, org, '&status=ALL')).map((user) => user.uuid)).not.toContain(lost.uuid);
+
+    const repaired = await reindexUsers(org.orgUuid);
+
+    expect(repaired).toEqual({ users: before.length, rewritten: 2, removed: 1, admins: 1 });
+    expect((await listAllUsers(org.admin.api, org, '&status=ALL')).map((user) => user.uuid).sort()).toEqual(before);
+    const search = await org.admin.api.get<{ content: { uuid: string; name: string }[] }>(org.url(`?searchTerms=${encodeURIComponent(renamed.email)}`));
+    expect(search.body.content.map((user) => [user.uuid, user.name])).toEqual([[renamed.uuid, renamed.name]]);
+    const stale = await org.admin.api.get<{ content: unknown[] }>(org.url('?searchTerms=Stale%20Name'));
+    expect(stale.body.content).toEqual([]);
+    expect(await adminSet(org.orgUuid)).toEqual([org.admin.uuid]);
+    expect(await reindexUsers(org.orgUuid)).toEqual({ users: before.length, rewritten: 0, removed: 0, admins: 1 });
   });
 });
