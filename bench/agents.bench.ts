@@ -15,6 +15,9 @@ import type { AgentSummaryRecord } from '../shared/agents/agent.repository';
 import type { Bot, BotFunction, Environment } from '../shared/org/org.entities';
 import type { ItemKey } from '../shared/store/keys';
 import {
+  check,
+  cpu,
+  type CpuFigure,
   formatMs,
   hardware,
   loadAverage,
@@ -23,10 +26,13 @@ import {
   percentile,
   projectRoot,
   runBenchmark,
+  runInterleaved,
+  type RunningStack,
+  type Series,
   startStack,
   stopStack,
   tempDir,
-  type RunningStack,
+  timed,
 } from './support';
 
 const REPORT = join(projectRoot, 'bench', 'agents-figures.md');
@@ -274,55 +280,6 @@ function rawReads(functionEnv: Record<string, string>, product: Product, scope: 
 }
 
 // ---------------------------------------------------------------------------------------------------
-// Series: each operation times its own critical section and checks its result outside it
-
-interface Series {
-  key: string;
-  label: string;
-  /** Runs operation `i` and returns its milliseconds. */
-  op: (i: number) => Promise<number>;
-  samples: number[];
-}
-
-async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
-  const started = performance.now();
-  const result = await work();
-  return [performance.now() - started, result];
-}
-
-function check(condition: boolean, message: string): void {
-  if (!condition) throw new Error(message);
-}
-
-/** Every series in rounds: a block of `BLOCK` operations each, the starting series rotating per round. */
-async function runInterleaved(series: Series[]): Promise<void> {
-  for (const s of series) for (let i = 0; i < WARM_UP; i++) await s.op(i);
-  for (let round = 0; round * BLOCK < SAMPLES; round++) {
-    for (let k = 0; k < series.length; k++) {
-      const s = series[(round + k) % series.length]!;
-      for (let j = 0; j < BLOCK && round * BLOCK + j < SAMPLES; j++) s.samples.push(await s.op(WARM_UP + round * BLOCK + j));
-    }
-  }
-}
-
-interface CpuFigure {
-  label: string;
-  p50: number;
-  mean: number;
-}
-
-/** Work in this process on data the run fetched: median and mean of `CPU_RUNS` runs after 20 warm-ups. */
-async function cpu(label: string, work: () => unknown): Promise<CpuFigure> {
-  const samples: number[] = [];
-  for (let i = 0; i < 20 + CPU_RUNS; i++) {
-    const started = performance.now();
-    await work();
-    if (i >= 20) samples.push(performance.now() - started);
-  }
-  return { label, p50: percentile(samples, 50), mean: mean(samples) };
-}
-
-// ---------------------------------------------------------------------------------------------------
 // The run
 
 interface RunFigures {
@@ -531,7 +488,7 @@ async function run(stack: RunningStack, handlerMs: Map<string, number>, loadAtSt
   check((await product.listAgents(bot, 'AGENT', listParams)).totalElements === AGENTS, 'The listing does not count 1,000 agents');
 
   const measureStarted = performance.now();
-  await runInterleaved(series);
+  await runInterleaved(series, { warmUp: WARM_UP, block: BLOCK, samples: SAMPLES });
   const measureMs = performance.now() - measureStarted;
 
   // CPU the listing spends after its Query, here on the fetched summaries (the stack process runs the same
@@ -546,13 +503,13 @@ async function run(stack: RunningStack, handlerMs: Map<string, number>, loadAtSt
   const agentBody = (await product.readAgent(Promise.resolve(bot), bot.uuid, 'AGENT', agentUuids[0]!)).body;
   const accessToken = await bearer();
   const cpuFigures = {
-    withoutKeys: await cpu(`\`withoutKeys\` over the ${summaries.length} Query items (table.ts queryAll)`, () => summaries.map((item) => product.withoutKeys(item))),
-    sortLocale: await cpu('filter + sort with `localeCompare` (listAgents, default order)', () => agentsOnly().sort(byLocale)),
-    sortOrdinal: await cpu('filter + sort with an ordinal comparator (`<` on the ISO strings)', () => agentsOnly().sort(byOrdinal)),
-    mapPage: await cpu(`\`toAgentSummary\` × ${AGENTS} + \`toPage\``, () => product.toPage(sorted.map(product.toAgentSummary), PAGE, SIZE)),
-    stringifyPage: await cpu(`\`JSON.stringify\` of the ${SIZE}-item page`, () => JSON.stringify(page)),
-    stringifyAgent: await cpu('`JSON.stringify` of one agent (read body)', () => JSON.stringify(agentBody)),
-    verifyJwt: await cpu('`verifyAccessToken` (ES256 signature and claims; the key is cached)', () => product.verifyAccessToken(accessToken)),
+    withoutKeys: await cpu(`\`withoutKeys\` over the ${summaries.length} Query items (table.ts queryAll)`, () => summaries.map((item) => product.withoutKeys(item)), CPU_RUNS),
+    sortLocale: await cpu('filter + sort with `localeCompare` (listAgents, default order)', () => agentsOnly().sort(byLocale), CPU_RUNS),
+    sortOrdinal: await cpu('filter + sort with an ordinal comparator (`<` on the ISO strings)', () => agentsOnly().sort(byOrdinal), CPU_RUNS),
+    mapPage: await cpu(`\`toAgentSummary\` × ${AGENTS} + \`toPage\``, () => product.toPage(sorted.map(product.toAgentSummary), PAGE, SIZE), CPU_RUNS),
+    stringifyPage: await cpu(`\`JSON.stringify\` of the ${SIZE}-item page`, () => JSON.stringify(page), CPU_RUNS),
+    stringifyAgent: await cpu('`JSON.stringify` of one agent (read body)', () => JSON.stringify(agentBody), CPU_RUNS),
+    verifyJwt: await cpu('`verifyAccessToken` (ES256 signature and claims; the key is cached)', () => product.verifyAccessToken(accessToken), CPU_RUNS),
   };
 
   return {

@@ -242,3 +242,55 @@ export function passwordGrant(info: StackJson, org = info.orgs[0]!): () => Promi
   });
   return () => fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
 }
+
+// ---------------------------------------------------------------------------------------------------
+// Series: each operation times its own critical section and checks its result outside it
+
+export interface Series {
+  key: string;
+  label: string;
+  /** Runs operation `i` and returns its milliseconds. */
+  op: (i: number) => Promise<number>;
+  samples: number[];
+}
+
+export async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
+  const started = performance.now();
+  const result = await work();
+  return [performance.now() - started, result];
+}
+
+export function check(condition: boolean, message: string): void {
+  if (!condition) throw new Error(message);
+}
+
+/**
+ * Every series in rounds after `warmUp` unmeasured operations each: a block of `block` operations
+ * per series, the starting series rotating per round, until each has `samples`.
+ */
+export async function runInterleaved(series: Series[], { warmUp, block, samples }: { warmUp: number; block: number; samples: number }): Promise<void> {
+  for (const s of series) for (let i = 0; i < warmUp; i++) await s.op(i);
+  for (let round = 0; round * block < samples; round++) {
+    for (let k = 0; k < series.length; k++) {
+      const s = series[(round + k) % series.length]!;
+      for (let j = 0; j < block && round * block + j < samples; j++) s.samples.push(await s.op(warmUp + round * block + j));
+    }
+  }
+}
+
+export interface CpuFigure {
+  label: string;
+  p50: number;
+  mean: number;
+}
+
+/** Work in this process on data the run fetched: median and mean of `runs` runs after 20 warm-ups. */
+export async function cpu(label: string, work: () => unknown, runs: number): Promise<CpuFigure> {
+  const samples: number[] = [];
+  for (let i = 0; i < 20 + runs; i++) {
+    const started = performance.now();
+    await work();
+    if (i >= 20) samples.push(performance.now() - started);
+  }
+  return { label, p50: percentile(samples, 50), mean: mean(samples) };
+}

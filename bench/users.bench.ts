@@ -20,6 +20,9 @@ import type { DirectoryEntry } from '../shared/users/user-directory';
 import type { UserRecord } from '../shared/users/user.entities';
 import type { UserListQuery } from '../shared/users/user-admin.service';
 import {
+  check,
+  cpu,
+  type CpuFigure,
   formatMs,
   hardware,
   loadAverage,
@@ -28,11 +31,14 @@ import {
   percentile,
   projectRoot,
   runBenchmark,
+  runInterleaved,
+  type RunningStack,
+  type Series,
+  type StackJson,
   startStack,
   stopStack,
   tempDir,
-  type RunningStack,
-  type StackJson,
+  timed,
 } from './support';
 
 const REPORT = join(projectRoot, 'bench', 'users-figures.md');
@@ -520,55 +526,6 @@ const describeCalls = (calls: RecordedCall[]) =>
     .join(' → ');
 
 // ---------------------------------------------------------------------------------------------------
-// Series: each operation times its own critical section and checks its result outside it
-
-interface Series {
-  key: string;
-  label: string;
-  /** Runs operation `i` and returns its milliseconds. */
-  op: (i: number) => Promise<number>;
-  samples: number[];
-}
-
-async function timed<T>(work: () => Promise<T>): Promise<[number, T]> {
-  const started = performance.now();
-  const result = await work();
-  return [performance.now() - started, result];
-}
-
-function check(condition: boolean, message: string): void {
-  if (!condition) throw new Error(message);
-}
-
-/** Every series in rounds: a block of `BLOCK` operations each, the starting series rotating per round. */
-async function runInterleaved(series: Series[]): Promise<void> {
-  for (const s of series) for (let i = 0; i < WARM_UP; i++) await s.op(i);
-  for (let round = 0; round * BLOCK < SAMPLES; round++) {
-    for (let k = 0; k < series.length; k++) {
-      const s = series[(round + k) % series.length]!;
-      for (let j = 0; j < BLOCK && round * BLOCK + j < SAMPLES; j++) s.samples.push(await s.op(WARM_UP + round * BLOCK + j));
-    }
-  }
-}
-
-interface CpuFigure {
-  label: string;
-  p50: number;
-  mean: number;
-}
-
-/** Work in this process on data the run fetched: median and mean of `CPU_RUNS` runs after 20 warm-ups. */
-async function cpu(label: string, work: () => unknown): Promise<CpuFigure> {
-  const samples: number[] = [];
-  for (let i = 0; i < 20 + CPU_RUNS; i++) {
-    const started = performance.now();
-    await work();
-    if (i >= 20) samples.push(performance.now() - started);
-  }
-  return { label, p50: percentile(samples, 50), mean: mean(samples) };
-}
-
-// ---------------------------------------------------------------------------------------------------
 // The listing, step by step: a copy of listUsers / quicksearchUsers / readDirectory with a clock
 // between the steps, run in the bench process and checked against the product's own result
 
@@ -969,7 +926,7 @@ async function run(stack: RunningStack, handlerMs: Map<string, number>, loadAtSt
   for (let i = 0; i < 50; i++) directoryTrips.push((await raw.directory()).trips);
 
   const measureStarted = performance.now();
-  await runInterleaved(series);
+  await runInterleaved(series, { warmUp: WARM_UP, block: BLOCK, samples: SAMPLES });
   const measureMs = performance.now() - measureStarted;
   directoryChecks.push(await checkDirectory(product, seeded, 'after measuring', false));
   console.error(`Measured in ${(measureMs / 1000).toFixed(1)} s; the naive Query and the listing profile…`);
@@ -1006,7 +963,7 @@ async function run(stack: RunningStack, handlerMs: Map<string, number>, loadAtSt
   }
   lowLevel.destroy();
   const accessToken = await bearer();
-  const verifyJwt = await cpu('`verifyAccessToken` (ES256 signature and claims; the key is cached)', () => product.verifyAccessToken(accessToken));
+  const verifyJwt = await cpu('`verifyAccessToken` (ES256 signature and claims; the key is cached)', () => product.verifyAccessToken(accessToken), CPU_RUNS);
 
   return {
     seeded,

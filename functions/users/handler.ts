@@ -9,6 +9,7 @@ import {
   listUsers,
   quicksearchUsers,
   readUser,
+  signInAddress,
   updateUser,
   type MailContext,
 } from '../../shared/users/user-admin.service';
@@ -31,7 +32,7 @@ function mailContext(headers: Record<string, string | undefined>): MailContext {
   const language = languageOf(headers);
   const template = config().signInUrl;
   if (!template) throw new ConfigError('Missing environment variable SIGN_IN_URL: the sign-in address e-mails give');
-  return { language, signInUrl: (realm) => template.replaceAll('{realm}', encodeURIComponent(realm)) };
+  return { language, signInUrl: signInAddress(template) };
 }
 
 const noContent = (): Reply => ({ status: 204 });

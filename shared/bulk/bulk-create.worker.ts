@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ConflictError } from '../errors';
 import { logger } from '../logger';
+import { getOrganization } from '../org/org.repository';
 import type { UserRecord } from '../users/user.entities';
-import { generatePassword, mailUser, userPorts, type MailContext, type UserPorts } from '../users/user-admin.service';
+import { generatePassword, mailUser, signInAddress, userPorts, type MailContext, type UserPorts } from '../users/user-admin.service';
 import { findUserByEmail, getEmailClaim, getUser, markWelcomed } from '../users/user.repository';
 import { registerUser } from '../users/user.service';
 import { bulkCreateLayout, BulkCreatePlan, bulkError, eachLimited, type BulkError, type Candidate } from './bulk-create.rules';
@@ -129,10 +130,13 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
   if (job.dryRun) {
     created = candidates.length;
   } else {
+    // One mail context for the job: the realm is read once, not once per welcome e-mail.
+    const realm = (await getOrganization(orgUuid))?.name ?? '';
+    const mail: MailContext = { language: job.language, signInUrl: signInAddress(options.signInUrl ?? ''), realm };
     let processed = errors.length;
     await eachLimited(candidates, options.concurrency ?? 8, async (candidate) => {
       if (lost()) return;
-      const error = await createOne(job, candidate, ports, options.signInUrl);
+      const error = await createOne(job, candidate, ports, mail);
       if (error) {
         errors.push(error);
         candidate.lines.forEach((line) => failedLines.add(line));
@@ -159,9 +163,8 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
  * crash between the two sends it (with a new password when the file gave none, since the first one
  * was never seen).
  */
-async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, signInUrl?: string): Promise<BulkError | undefined> {
+async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, mail: MailContext): Promise<BulkError | undefined> {
   const uuid = jobUserUuid(job.jobId, candidate.email);
-  const mail = { language: job.language, signInUrl: signInUrlFor(signInUrl) };
   const claim = await getEmailClaim(job.orgUuid, candidate.email);
   if (claim?.state === 'DONE' && claim.userUuid === uuid) {
     const user = await getUser(job.orgUuid, uuid);
@@ -204,9 +207,6 @@ async function welcome(user: UserRecord, mail: MailContext, ports: UserPorts, pa
   await markWelcomed(user.orgUuid, user.uuid);
 }
 
-function signInUrlFor(template: string | undefined): (realm: string) => string {
-  return (realm) => (template ?? '').replaceAll('{realm}', encodeURIComponent(realm));
-}
 
 /**
  * The failed rows, as a CSV to fix and upload again: the original columns plus `Error`, every value

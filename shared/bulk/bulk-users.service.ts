@@ -1,5 +1,6 @@
+import { requireAdmin } from '../access/org-access';
 import type { Caller } from '../auth/caller';
-import { ConflictError, ForbiddenError, NotFoundError, type ErrorCode } from '../errors';
+import { ConflictError, type ErrorCode } from '../errors';
 import { logger } from '../logger';
 import type { Permission, UserRecord } from '../users/user.entities';
 import { deleteUser, userPorts } from '../users/user-admin.service';
@@ -48,10 +49,7 @@ const itemError = (email: string, errorCode: ItemErrorCode, where: { index?: num
   ...where,
 });
 
-function requireAdmin(caller: Caller, orgUuid: string): void {
-  if (caller.user.orgUuid !== orgUuid) throw new NotFoundError('The organization was not found');
-  if (caller.user.role !== 'ADMIN') throw new ForbiddenError('Only an ADMIN runs bulk operations');
-}
+const requireBulkAdmin = (caller: Caller, orgUuid: string) => requireAdmin(caller, orgUuid, 'Only an ADMIN runs bulk operations');
 
 /**
  * Deletes the users with these e-mails, each exactly as `DELETE /users/{userId}` does. Errors: an
@@ -59,7 +57,7 @@ function requireAdmin(caller: Caller, orgUuid: string): void {
  * same checks run and nothing changes.
  */
 export async function bulkDelete(caller: Caller, orgUuid: string, emails: string[], dryRun: boolean): Promise<ItemError[]> {
-  requireAdmin(caller, orgUuid);
+  requireBulkAdmin(caller, orgUuid);
   const errors: ItemError[] = [];
   const seen = new Set<string>();
   let admins = dryRun ? (await getAdmins(orgUuid)).size : 0;
@@ -115,7 +113,7 @@ const grantId = (p: Permission) => `${p.environmentUuid}/${p.botUuid ?? '*'}`;
  * per row; `Bot` left empty grants a SUPERVISOR the whole environment), under rules 5 to 7.
  */
 export async function bulkGrant(caller: Caller, orgUuid: string, file: Buffer, dryRun: boolean): Promise<ItemError[]> {
-  requireAdmin(caller, orgUuid);
+  requireBulkAdmin(caller, orgUuid);
   const directory = new OrgDirectory(orgUuid);
   const errors: ItemError[] = [];
   const grants = new Map<string, { user: UserRecord; add: Permission[]; lines: number[] }>();
@@ -186,7 +184,7 @@ export interface Revocation {
  * left with none: it then reaches no bot until granted one.
  */
 export async function bulkRevoke(caller: Caller, orgUuid: string, items: Revocation[], dryRun: boolean): Promise<ItemError[]> {
-  requireAdmin(caller, orgUuid);
+  requireBulkAdmin(caller, orgUuid);
   const errors: ItemError[] = [];
   // A dry run keeps what earlier items would have revoked, so it reports what the real run would.
   const dryPermissions = new Map<string, Permission[]>();

@@ -1,16 +1,14 @@
+import { requireAdmin } from '../access/org-access';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller';
-import { ForbiddenError, NotFoundError, PayloadTooLargeError } from '../errors';
+import { NotFoundError, PayloadTooLargeError } from '../errors';
 import type { Language } from '../mail/mail.templates';
 import type { BulkError } from './bulk-create.rules';
 import { createJob, failedRowsKey, getJob, objectText, presignedPut, putObject, readErrors, uploadKey, type BulkJob } from './bulk-job';
 
 /** The HTTP side of bulk operations (spec 4.5): ADMIN's, scoped to the token's organization. */
 
-function requireAdmin(caller: Caller, orgUuid: string): void {
-  if (caller.user.orgUuid !== orgUuid) throw new NotFoundError('The organization was not found');
-  if (caller.user.role !== 'ADMIN') throw new ForbiddenError('Only an ADMIN runs bulk operations');
-}
+const requireBulkAdmin = (caller: Caller, orgUuid: string) => requireAdmin(caller, orgUuid, 'Only an ADMIN runs bulk operations');
 
 /** The largest file `POST /users/bulk-create` takes in its body (API Gateway allows 10 MB, base64 inflates it). */
 export const MULTIPART_MAX_BYTES = 5 * 1024 * 1024;
@@ -25,7 +23,7 @@ export async function submitBulkCreate(
   file: { content: Buffer; truncated: boolean },
   options: { language: Language; dryRun: boolean },
 ): Promise<BulkJob> {
-  requireAdmin(caller, orgUuid);
+  requireBulkAdmin(caller, orgUuid);
   if (file.truncated || file.content.length > MULTIPART_MAX_BYTES) {
     throw new PayloadTooLargeError(`The file is larger than ${MULTIPART_MAX_BYTES} bytes: upload it with POST /users/bulk-uploads`);
   }
@@ -48,7 +46,7 @@ export async function createUploadJob(
   orgUuid: string,
   options: { language: Language; dryRun: boolean },
 ): Promise<{ job: BulkJob; url: string; expiresAt: string }> {
-  requireAdmin(caller, orgUuid);
+  requireBulkAdmin(caller, orgUuid);
   const job = newJob(caller, orgUuid, options);
   await createJob(job);
   const url = await presignedPut(uploadKey(orgUuid, job.jobId), UPLOAD_URL_SECONDS);
@@ -110,7 +108,7 @@ export async function jobView(job: BulkJob): Promise<JobView> {
 }
 
 export async function readJob(caller: Caller, orgUuid: string, jobId: string): Promise<BulkJob> {
-  requireAdmin(caller, orgUuid);
+  requireBulkAdmin(caller, orgUuid);
   const job = await getJob(orgUuid, jobId);
   if (!job) throw new NotFoundError('The bulk job was not found');
   return job;

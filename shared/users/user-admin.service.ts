@@ -1,4 +1,5 @@
 import { randomInt } from 'node:crypto';
+import { requireAdmin, requireOrganization } from '../access/org-access';
 import { revokeSessionsOf } from '../auth/session.repository';
 import type { Caller } from '../auth/caller';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
@@ -46,15 +47,8 @@ export interface MailContext {
   language: Language;
   /** The sign-in address for a realm (the console, or the realm's token endpoint). */
   signInUrl: (realm: string) => string;
-}
-
-function requireOrganization(caller: Caller, orgUuid: string): void {
-  if (caller.user.orgUuid !== orgUuid) throw new NotFoundError('The organization was not found');
-}
-
-function requireAdmin(caller: Caller, orgUuid: string): void {
-  requireOrganization(caller, orgUuid);
-  if (caller.user.role !== 'ADMIN') throw new ForbiddenError('Only an ADMIN administers users');
+  /** The organization's realm name, when the caller has it already (a bulk job reads it once). */
+  realm?: string;
 }
 
 async function requireUser(orgUuid: string, userUuid: string): Promise<UserRecord> {
@@ -187,10 +181,15 @@ export function generatePassword(): string {
   return chars.join('');
 }
 
+/** The sign-in address of a realm, from a template where `{realm}` stands for the realm's name. */
+export const signInAddress =
+  (template: string) =>
+  (realm: string): string =>
+    template.replaceAll('{realm}', encodeURIComponent(realm));
+
 /** Sends a user the e-mail of `kind`; never throws (see `sendSafely`). */
 export async function mailUser(kind: MailKind, user: UserRecord, mail: MailContext, mailer: Mailer, password?: string) {
-  const organization = await getOrganization(user.orgUuid);
-  const realm = organization?.name ?? '';
+  const realm = mail.realm ?? (await getOrganization(user.orgUuid))?.name ?? '';
   await sendSafely(
     mailer,
     {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { requireOrganization } from '../access/org-access';
 import type { Caller } from '../auth/caller';
-import { ConflictError, NotFoundError } from '../errors';
+import { ConflictError } from '../errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
 import type { Permission, Role, UserRecord } from './user.entities';
 import { putDirectoryEntry } from './user-directory';
@@ -137,6 +138,6 @@ export async function claimEmailFor(
 
 /** The user a token belongs to, read under the path's organization (another organization is a 404). */
 export function currentUser(caller: Caller, pathOrgUuid: string): UserRecord {
-  if (caller.user.orgUuid !== pathOrgUuid) throw new NotFoundError('The organization was not found');
+  requireOrganization(caller, pathOrgUuid);
   return caller.user;
 }

@@ -150,25 +150,10 @@ export interface ApiResponse<T = AgentDto> {
   path: string;
 }
 
-type TokenSource = string | undefined | (() => Promise<string>);
+export type TokenSource = string | undefined | (() => Promise<string>);
 
-async function call<T>(
-  source: TokenSource,
-  method: string,
-  url: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<ApiResponse<T>> {
-  const token = typeof source === 'function' ? await source() : source;
-  const init: RequestInit = {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...headers,
-    },
-    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-  };
+/** Sends a request and reads the response as a client sees it (JSON parsed when it is JSON). */
+export async function send<T>(url: string, init: RequestInit): Promise<ApiResponse<T>> {
   const response = await fetch(url, init);
   const text = await response.text();
   const contentType = response.headers.get('content-type');
@@ -180,6 +165,26 @@ async function call<T>(
     text,
     path: new URL(url).pathname,
   };
+}
+
+/** A request with a bearer token (or none) and a JSON body; a string body is sent as is. */
+export async function call<T>(
+  source: TokenSource,
+  method: string,
+  url: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse<T>> {
+  const token = typeof source === 'function' ? await source() : source;
+  return send<T>(url, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+  });
 }
 
 /**

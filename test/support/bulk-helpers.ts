@@ -8,7 +8,7 @@ import { es } from '../../shared/mail/locales/es';
 import { ja } from '../../shared/mail/locales/ja';
 import { pt } from '../../shared/mail/locales/pt';
 import type { Language } from '../../shared/mail/mail.templates';
-import type { ApiResponse } from './bot-helpers';
+import { send, type ApiResponse } from './bot-helpers';
 import type { StandardErrorBody } from './error-body';
 import type { ReceivedMail, TestOrg } from './user-helpers';
 
@@ -58,21 +58,7 @@ export interface BulkRequest {
 export const bulkCreateUrl = (org: TestOrg, dryRun?: boolean | string) => org.url(`/bulk-create${dryRun === undefined ? '' : `?dryRun=${dryRun}`}`);
 export const bulkJobUrl = (org: TestOrg, jobId: string, path = '') => org.url(`/bulk-jobs/${jobId}${path}`);
 
-async function send<T>(url: string, init: RequestInit): Promise<ApiResponse<T>> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  const contentType = response.headers.get('content-type');
-  return {
-    status: response.status,
-    headers: response.headers,
-    contentType,
-    body: (contentType?.startsWith('application/json') && text ? JSON.parse(text) : undefined) as T,
-    text,
-    path: new URL(url).pathname,
-  };
-}
-
-const authOf = (org: TestOrg, token: string | null | undefined): Record<string, string> => {
+export const authOf = (org: TestOrg, token: string | null | undefined): Record<string, string> => {
   const value = token === undefined ? org.admin.token : token;
   return value ? { authorization: `Bearer ${value}` } : {};
 };

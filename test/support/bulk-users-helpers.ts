@@ -1,6 +1,7 @@
 import type { ItemError, Revocation } from '../../shared/bulk/bulk-users.service';
 import type { Permission } from '../../shared/users/user.entities';
-import { agentsUrl, type ApiResponse } from './bot-helpers';
+import { agentsUrl, send } from './bot-helpers';
+import { authOf } from './bulk-helpers';
 import type { Member, TestOrg, UserDto } from './user-helpers';
 
 /** Helpers for bulk delete and the bulk permission routes: requests, permission files, bot access. */
@@ -18,25 +19,6 @@ export interface BulkCall {
 const withDryRun = (url: string, dryRun: BulkCall['dryRun']) => (dryRun === undefined ? url : `${url}?dryRun=${dryRun}`);
 export const bulkDeleteUrl = (org: TestOrg, dryRun?: BulkCall['dryRun']) => withDryRun(org.url('/bulk-delete'), dryRun);
 export const bulkPermissionsUrl = (org: TestOrg, dryRun?: BulkCall['dryRun']) => withDryRun(org.url('/bulk-permissions'), dryRun);
-
-async function send<T>(url: string, init: RequestInit): Promise<ApiResponse<T>> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  const contentType = response.headers.get('content-type');
-  return {
-    status: response.status,
-    headers: response.headers,
-    contentType,
-    body: (contentType?.startsWith('application/json') && text ? JSON.parse(text) : undefined) as T,
-    text,
-    path: new URL(url).pathname,
-  };
-}
-
-const authOf = (org: TestOrg, token: BulkCall['token']): Record<string, string> => {
-  const value = token === undefined ? org.admin.token : token;
-  return value ? { authorization: `Bearer ${value}` } : {};
-};
 
 /** A JSON request to a bulk route; a string body is sent as it is (for malformed JSON). */
 export function sendJson<T = ItemErrorDto[]>(org: TestOrg, method: string, url: string, body: unknown, call: BulkCall = {}) {

@@ -12,8 +12,8 @@ import type { UserResponse } from '../../shared/users/user.mapper';
 import type { Permission, Role } from '../../shared/users/user.entities';
 import { registerUser } from '../../shared/users/user.service';
 import { TEST_PASSWORD, type TokenBody } from './auth-helpers';
-import type { ApiResponse, PageDto } from './bot-helpers';
-import { deactivateBot, deactivateEnvironment } from './bot-helpers';
+import type { PageDto, TokenSource } from './bot-helpers';
+import { call, deactivateBot, deactivateEnvironment } from './bot-helpers';
 import { requestToken, stack, unique, userArea } from './stack';
 
 /** Helpers for the users routes: organizations of one's own, an HTTP client with DELETE, the mailbox. */
@@ -24,37 +24,6 @@ export type UserPage = PageDto<UserDto>;
 
 /** An e-mail address unique to the run; `tag` makes it readable in a failure. */
 export const uniqueEmail = (tag = 'user') => `${tag}-${unique()}@example.test`;
-
-type TokenSource = string | undefined | (() => Promise<string>);
-
-async function call<T>(
-  source: TokenSource,
-  method: string,
-  url: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<ApiResponse<T>> {
-  const token = typeof source === 'function' ? await source() : source;
-  const response = await fetch(url, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...headers,
-    },
-    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  const contentType = response.headers.get('content-type');
-  return {
-    status: response.status,
-    headers: response.headers,
-    contentType,
-    body: (contentType?.startsWith('application/json') && text ? JSON.parse(text) : undefined) as T,
-    text,
-    path: new URL(url).pathname,
-  };
-}
 
 /** An HTTP client of the users routes with a bearer token (or none); bodies default to the User. */
 export function usersApi(token: TokenSource) {
