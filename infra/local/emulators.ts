@@ -3,10 +3,10 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
 import { join } from 'node:path';
-import dynalite from 'dynalite';
 import S3rver from 's3rver';
 import sesModule from 'aws-ses-v2-local';
 import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';
+import { startDynamoDBLocal } from './dynamodb-local';
 import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
 import { CryptoService } from 'cognito-local/lib/services/crypto';
 import { StormDBDataStoreFactory } from 'cognito-local/lib/services/dataStore/stormDb';
@@ -102,14 +102,14 @@ async function startCognito(directory: string): Promise<Server> {
   return (await server.start()) as Server;
 }
 
-/** Starts dynalite, s3rver, cognito-local and aws-ses-v2-local on free loopback ports. */
+/**
+ * Starts DynamoDB Local (a JVM, started first since it takes longest), s3rver, cognito-local and
+ * aws-ses-v2-local, each on a free loopback port.
+ */
 export async function startEmulators(dataDir: string, bucketName: string): Promise<Emulators> {
   const started: (() => Promise<void>)[] = [];
+  const dynamoStarting = startDynamoDBLocal(join(dataDir, 'dynamodb'));
   try {
-    mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
-    const dynamo = await listen(dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));
-    started.push(() => close(dynamo));
-
     mkdirSync(join(dataDir, 's3'), { recursive: true });
     const s3 = new S3rver({ address: HOST, port: 0, directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: bucketName }] });
     const s3Address = await s3.run();
@@ -121,9 +121,12 @@ export async function startEmulators(dataDir: string, bucketName: string): Promi
     const ses = await sesServer({ host: HOST, port: 0 });
     started.push(() => close(ses));
 
+    const dynamo = await dynamoStarting;
+    started.push(() => dynamo.stop());
+
     return {
       endpoints: {
-        dynamodb: urlOf(dynamo),
+        dynamodb: dynamo.endpoint,
         s3: `http://${HOST}:${s3Address.port}`,
         cognito: urlOf(cognito),
         ses: urlOf(ses),
@@ -137,6 +140,8 @@ export async function startEmulators(dataDir: string, bucketName: string): Promi
       },
     };
   } catch (error) {
+    // The JVM may still be starting: stop it whether it came up or not.
+    started.push(() => dynamoStarting.then((dynamo) => dynamo.stop()));
     await Promise.all(started.map((stop) => stop().catch(() => undefined)));
     throw error;
   }

@@ -16,6 +16,7 @@ function banner(info: StackInfo, dataDir: string, ms: number): string {
     `  API        ${info.apiUrl}/${info.userSubpath}/...   ${info.apiUrl}/${info.generativeSubpath}/...`,
     `  Tokens     ${info.authUrl}/auth/realms/{org_name}/protocol/openid-connect/token   client_id ${info.clientId}`,
     `  Mailbox    ${info.mailboxUrl}`,
+    `  DynamoDB   ${info.endpoints.dynamodb}   S3 ${info.endpoints.s3}   Cognito ${info.endpoints.cognito}   SES ${info.endpoints.ses}`,
     `  Described  ${dataDir}/stack.json`,
     '  Demo logins:',
     ...info.orgs.map((o) => `    realm ${o.name.padEnd(8)} ${o.admin.email.padEnd(24)} ${o.admin.password}   org ${o.uuid}`),
@@ -45,10 +46,12 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE = '1';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const { PortInUseError, startLocalStack } = await import('./stack');
+  const { JavaMissingError } = await import('./dynamodb-local');
   let stack;
   try {
     stack = await startLocalStack({ dataDir, port, fresh });
   } catch (error) {
+    if (error instanceof JavaMissingError) fail(error.message);
     if (error instanceof PortInUseError) fail(`${error.message}: stop what uses it or start with PORT=<another port> npm start`);
     fail(`The local stack did not start: ${error instanceof Error ? error.message : String(error)}`);
   }

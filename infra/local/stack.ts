@@ -18,6 +18,8 @@ export interface StackInfo {
   userSubpath: string;
   clientId: string;
   mailboxUrl: string;
+  /** The emulators' own endpoints, for pointing other tools (AWS CLI, NoSQL Workbench) at them. */
+  endpoints: Emulators['endpoints'];
   orgs: SeededOrg[];
 }
 
@@ -116,6 +118,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       userSubpath: subpaths.user,
       clientId: pool.clientId,
       mailboxUrl: emulators.mailboxUrl,
+      endpoints: emulators.endpoints,
       orgs,
     };
     // The functions' environment, for tools that run handler modules against this stack (the events test).

@@ -1,9 +1,4 @@
 // Minimal typings for the emulators that ship none.
-declare module 'dynalite' {
-  import type { Server } from 'node:http';
-  export default function dynalite(options?: { path?: string; createTableMs?: number; deleteTableMs?: number; updateTableMs?: number }): Server;
-}
-
 declare module 's3rver' {
   import type { EventEmitter } from 'node:events';
   import type { AddressInfo } from 'node:net';

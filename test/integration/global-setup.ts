@@ -3,12 +3,13 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { JAVA_MISSING } from '../../infra/local/dynamodb-local';
 
 const READY_TIMEOUT_MS = 60_000;
 
 /**
- * Starts the real local stack the way `npm start` does (dynalite, s3rver, cognito-local,
- * aws-ses-v2-local and the gateway, each on a free loopback port) with fresh data in a temporary
+ * Starts the real local stack the way `npm start` does (DynamoDB Local, s3rver,
+ * cognito-local, aws-ses-v2-local and the gateway, each on a free loopback port) with fresh data in a temporary
  * directory, and waits for its `stack.json`. Jest's workers inherit the environment set here: the
  * stack's description, and the functions' environment for tests that call handler modules directly.
  */
@@ -27,7 +28,14 @@ export default async function globalSetup(): Promise<void> {
   const stackJson = join(dataDir, 'stack.json');
   const deadline = Date.now() + READY_TIMEOUT_MS;
   while (!existsSync(stackJson)) {
-    if (child.exitCode !== null) throw new Error(`The local stack exited early:\n${output}`);
+    if (child.exitCode !== null) {
+      // The one thing a newcomer's machine may lack: say what to install, without a stack trace.
+      if (output.includes(JAVA_MISSING)) {
+        console.error(`\n${JAVA_MISSING}`);
+        process.exit(1);
+      }
+      throw new Error(`The local stack exited early:\n${output}`);
+    }
     if (Date.now() > deadline) throw new Error(`The local stack was not ready within ${READY_TIMEOUT_MS} ms:\n${output}`);
     await sleep(50);
   }
