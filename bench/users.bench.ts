@@ -135,6 +135,7 @@ async function loadProduct() {
     createOrganization: orgAdmin.createOrganization,
     addEnvironment: orgAdmin.addEnvironment,
     addBot: orgAdmin.addBot,
+    claimEmail: repository.claimEmail,
     putNewUser: repository.putNewUser,
     putDirectoryEntry: directory.putDirectoryEntry,
     readDirectory: directory.readDirectory,
@@ -163,7 +164,7 @@ type Product = Awaited<ReturnType<typeof loadProduct>>;
 
 // ---------------------------------------------------------------------------------------------------
 // Seeding: a new organization through the operator service (its ADMIN is real: Cognito and all), then
-// 9,999 users written straight to the store, as putNewUser and putDirectoryEntry write them
+// 9,999 users written straight to the store, as claimEmail and putNewUser (user and directory entry) write them
 
 /** mulberry32: a small seeded generator, so every run writes the same kind of data. */
 function seededRandom(seed: number): () => number {
@@ -324,8 +325,9 @@ async function seed(product: Product): Promise<Seeded> {
   const worker = async () => {
     for (let i = next++; i < users.length; i = next++) {
       const user = users[i]!;
+      // As a registration writes them: the e-mail claim, then the user with its directory entry (one transaction).
+      check(await product.claimEmail(user.orgUuid, user.email, user.uuid, user.createdAt), `claimEmail refused ${user.email}`);
       check(await product.putNewUser(user), `putNewUser refused ${user.email}`);
-      await product.putDirectoryEntry(user);
     }
   };
   await Promise.all(Array.from({ length: SEED_CONCURRENCY }, worker));

@@ -5,7 +5,6 @@ import { logger } from '../logger';
 import type { Permission, UserRecord } from '../users/user.entities';
 import { deleteUser, userPorts } from '../users/user-admin.service';
 import { findUserByEmail, getAdmins, saveUser } from '../users/user.repository';
-import { indexUser } from '../users/user.service';
 import { OrgDirectory } from './bulk-create.rules';
 import { readCsv, type CsvLayout } from './csv-file';
 
@@ -221,7 +220,5 @@ export async function bulkRevoke(caller: Caller, orgUuid: string, items: Revocat
 /** Writes a user's new permissions, conditioned on the record it read. */
 async function replacePermissions(user: UserRecord, permissions: Permission[]): Promise<boolean> {
   const updated: UserRecord = { ...user, permissions, updatedAt: new Date().toISOString() };
-  if (!(await saveUser(updated, user))) return false;
-  await indexUser(updated);
-  return true;
+  return saveUser(updated, user);
 }

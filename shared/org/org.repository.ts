@@ -1,6 +1,6 @@
 import { ConflictError } from '../errors';
 import { keys } from '../store/keys';
-import { getItem, putItem, queryIndex } from '../store/table';
+import { getItem, putItem, queryIndex, transactWrite } from '../store/table';
 import type { AgentRecord, Bot, BotFunction, Collection, Environment, Organization, Persona } from './org.entities';
 
 const mustNotExist = { ConditionExpression: 'attribute_not_exists(PK)' };
@@ -47,12 +47,17 @@ export async function findBot(botUuid: string): Promise<Bot | undefined> {
   return (await queryIndex<Bot>(GSI1PK, GSI1SK))[0];
 }
 
-/** Writes a supervisor or agent; the bot's first supervisor is recorded as its default. */
+/** Writes a supervisor or agent; the bot's first supervisor is recorded as its default, in the same transaction. */
 export async function putAgent(agent: AgentRecord, options: { isDefault?: boolean } = {}): Promise<void> {
-  await putItem({ ...keys.agent(agent.botUuid, agent.uuid), type: agent.kind, ...agent });
-  if (options.isDefault) {
-    await putItem({ ...keys.defaultSupervisor(agent.botUuid), type: 'DEFAULT_SUPERVISOR', agentUuid: agent.uuid });
+  const item = { ...keys.agent(agent.botUuid, agent.uuid), type: agent.kind, ...agent };
+  if (!options.isDefault) {
+    await putItem(item);
+    return;
   }
+  await transactWrite([
+    { Put: { Item: item } },
+    { Put: { Item: { ...keys.defaultSupervisor(agent.botUuid), type: 'DEFAULT_SUPERVISOR', agentUuid: agent.uuid } } },
+  ]);
 }
 
 export async function putPersona(persona: Persona): Promise<void> {

@@ -1,6 +1,8 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
   DeleteCommand,
   GetCommand,
   PutCommand,
@@ -85,8 +87,8 @@ async function batchGet(itemKeys: ItemKey[]): Promise<Record<string, unknown>[]>
   for (let start = 0; start < itemKeys.length; start += BATCH_GET_LIMIT) {
     let pending: ItemKey[] = itemKeys.slice(start, start + BATCH_GET_LIMIT);
     for (let attempt = 0; pending.length > 0; attempt++) {
-      // A first retry at once: unprocessed keys are usually a response-size cap (16 MB; about 1.4 MB in
-      // dynalite), not throttling. Later retries back off.
+      // A first retry at once: unprocessed keys are usually the 16 MB response-size cap, not throttling.
+      // Later retries back off.
       if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
       const { Responses, UnprocessedKeys } = await documentClient().send(
         new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending.map(primary) } } }),
@@ -117,6 +119,38 @@ async function queryAll<T>(input: Omit<QueryCommandInput, 'TableName'>): Promise
     start = page.LastEvaluatedKey;
   } while (start);
   return items;
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type WithoutTable<T> = T extends object ? Omit<T, 'TableName'> : T;
+
+/** One write of a transaction, on this table: a Put, Update, Delete or ConditionCheck. */
+export type TableWrite = { [K in keyof TransactItem]: WithoutTable<TransactItem[K]> };
+
+const TRANSACTION_ATTEMPTS = 4;
+
+/**
+ * Writes all of `writes` or none (TransactWriteItems: at most 100 items, no item twice). Returns the
+ * indexes of the writes whose condition failed, empty when everything was written. A transaction that
+ * collided with another one on the same items is tried again, after a short wait.
+ */
+export async function transactWrite(writes: TableWrite[]): Promise<number[]> {
+  const TransactItems = writes.map((write) =>
+    Object.fromEntries(Object.entries(write).map(([kind, input]) => [kind, { TableName: table(), ...input }])),
+  ) as TransactItem[];
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await documentClient().send(new TransactWriteCommand({ TransactItems }));
+      return [];
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException)) throw error;
+      const codes = error.CancellationReasons?.map((reason) => reason.Code) ?? [];
+      const failed = codes.flatMap((code, index) => (code === 'ConditionalCheckFailed' ? [index] : []));
+      if (failed.length > 0) return failed;
+      if (!codes.includes('TransactionConflict') || attempt >= TRANSACTION_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10 + Math.random() * 20));
+    }
+  }
 }
 
 async function conditional(write: () => Promise<unknown>): Promise<boolean> {

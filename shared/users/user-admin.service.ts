@@ -16,7 +16,6 @@ import { readDirectory, type DirectoryEntry } from './user-directory';
 import type { UserRecord } from './user.entities';
 import {
   addAdmin,
-  completeClaim,
   findUserByEmail,
   getUser,
   releaseClaim,
@@ -24,7 +23,7 @@ import {
   sameEmail,
   saveUser,
 } from './user.repository';
-import { claimEmailFor, indexUser, registerUser } from './user.service';
+import { claimEmailFor, registerUser } from './user.service';
 
 /**
  * User administration (spec 4.3): ADMIN's, except that every user reads and updates itself. Another
@@ -272,18 +271,16 @@ export async function updateUser(
     }
     // Last of the identity-provider steps: a password cannot be put back.
     if (input.password) await deps.identityProvider.setPassword(userUuid, input.password);
-    if (!(await saveUser(updated, target))) {
+    if (!(await saveUser(updated, target, emailChanged ? { claimedEmail: email } : {}))) {
       throw new ConflictError('VERSION_CONFLICT', 'The user changed while it was being updated; read it and try again');
     }
   } catch (error) {
     for (const step of undo.reverse()) await step();
     throw error;
   }
-  await indexUser(updated);
-  if (emailChanged) {
-    await completeClaim(orgUuid, email, userUuid);
-    await releaseClaim(orgUuid, target.email, userUuid, 'DONE');
-  }
+  // After the user holds the new e-mail: a crash here leaves a claim no user backs, which the next
+  // claim of that e-mail takes over.
+  if (emailChanged) await releaseClaim(orgUuid, target.email, userUuid, 'DONE');
   // A new password ends the user's refresh sessions: whoever knew the old one signs in again.
   if (input.password) await revokeSessionsOf(userUuid);
   return updated;
@@ -323,7 +320,6 @@ export async function deleteUser(
     if (removedAdmin) await addAdmin(orgUuid, userUuid);
     throw error;
   }
-  await indexUser(deleted);
   await revokeSessionsOf(userUuid);
 }
 
@@ -359,7 +355,6 @@ export async function activateUser(
     await deps.identityProvider.disable(target.uuid);
     throw error;
   }
-  await indexUser(restored);
   await mailUser('reactivation', restored, mail, deps.mailer, input.password);
   return restored;
 }

@@ -1,5 +1,5 @@
 import { keys } from '../store/keys';
-import { getItems, putItem, queryIndex, updateItem } from '../store/table';
+import { getItems, putItem, queryIndex, updateItem, type TableWrite } from '../store/table';
 import type { UserRecord, UserStatus } from './user.entities';
 
 /**
@@ -39,21 +39,34 @@ function decode(uuid: string, value: string): DirectoryEntry {
   return { uuid, name, email, company, createdAt, status };
 }
 
-/** Writes (or rewrites) a user's entry. Idempotent: repeating it after a crash repairs the directory. */
-export async function putDirectoryEntry(user: UserRecord): Promise<void> {
-  const key = keys.userDirectoryShard(user.orgUuid, shardOf(user.uuid));
-  const set = () =>
-    updateItem({
-      Key: key,
+/**
+ * The write that sets a user's entry, for a transaction that writes the user too. It fails its
+ * condition when the user's shard does not exist yet: `ensureDirectoryShard`, then write again.
+ */
+export function directoryEntryWrite(user: UserRecord): TableWrite {
+  return {
+    Update: {
+      Key: keys.userDirectoryShard(user.orgUuid, shardOf(user.uuid)),
       UpdateExpression: 'SET entries.#user = :entry',
       ConditionExpression: 'attribute_exists(entries)',
       ExpressionAttributeNames: { '#user': user.uuid },
       ExpressionAttributeValues: { ':entry': encode(user) },
-    });
-  if (await set()) return;
-  // The shard's first user: create the item (a concurrent first writer may win; either way it exists).
+    },
+  };
+}
+
+/** Creates the shard a user's entry goes to, once per shard (a concurrent first writer may win). */
+export async function ensureDirectoryShard(orgUuid: string, userUuid: string): Promise<void> {
+  const key = keys.userDirectoryShard(orgUuid, shardOf(userUuid));
   await putItem({ ...key, type: 'USERDIR', entries: {} }, { ConditionExpression: 'attribute_not_exists(PK)' });
-  if (!(await set())) throw new Error('The user directory shard could not be written');
+}
+
+/** Writes (or rewrites) a user's entry alone. Idempotent: repeating it after a crash repairs the directory. */
+export async function putDirectoryEntry(user: UserRecord): Promise<void> {
+  const write = directoryEntryWrite(user).Update!;
+  if (await updateItem(write)) return;
+  await ensureDirectoryShard(user.orgUuid, user.uuid);
+  if (!(await updateItem(write))) throw new Error('The user directory shard could not be written');
 }
 
 /** Every entry of an organization's directory, in no particular order. */

@@ -1,5 +1,7 @@
+import { ConflictError } from '../errors';
 import { keys } from '../store/keys';
-import { deleteItem, getItem, putItem, updateItem } from '../store/table';
+import { deleteItem, getItem, putItem, transactWrite, updateItem, type TableWrite } from '../store/table';
+import { directoryEntryWrite, ensureDirectoryShard } from './user-directory';
 import type { UserRecord } from './user.entities';
 
 export interface EmailClaim {
@@ -46,14 +48,18 @@ export async function takeOverClaim(
   });
 }
 
-export async function completeClaim(orgUuid: string, email: string, userUuid: string): Promise<void> {
-  await updateItem({
+const completeClaimWrite = (orgUuid: string, email: string, userUuid: string): TableWrite => ({
+  Update: {
     Key: keys.emailClaim(orgUuid, email),
     UpdateExpression: 'SET #state = :done',
     ConditionExpression: 'userUuid = :user',
     ExpressionAttributeNames: { '#state': 'state' },
     ExpressionAttributeValues: { ':done': 'DONE', ':user': userUuid },
-  });
+  },
+});
+
+export async function completeClaim(orgUuid: string, email: string, userUuid: string): Promise<void> {
+  await updateItem(completeClaimWrite(orgUuid, email, userUuid).Update!);
 }
 
 /** Gives up a pending claim this attempt holds (after the identity provider failed, or the e-mail left). */
@@ -66,11 +72,36 @@ export async function releaseClaim(orgUuid: string, email: string, userUuid: str
   });
 }
 
+const userItem = (user: UserRecord) => ({ ...keys.user(user.orgUuid, user.uuid, user.createdAt), type: 'USER', ...user });
+
+const addAdminWrite = (orgUuid: string, userUuid: string): TableWrite => ({
+  Update: { Key: keys.orgAdmins(orgUuid), UpdateExpression: 'ADD admins :user', ExpressionAttributeValues: { ':user': new Set([userUuid]) } },
+});
+
+/**
+ * Writes a user and what derives from it in one transaction: the user item under `condition`, its
+ * directory entry, its place in the ADMIN set when it is an active ADMIN, and, for a new e-mail, the
+ * e-mail's claim marked done. So listings, the ADMIN set and the claim never disagree with the user.
+ * False when the user item's condition failed; EMAIL_TAKEN when the claim was taken over meanwhile.
+ */
+async function writeUser(user: UserRecord, condition: Omit<TableWrite['Put'] & object, 'Item'>, claimedEmail?: string): Promise<boolean> {
+  const writes: TableWrite[] = [{ Put: { Item: userItem(user), ...condition } }, directoryEntryWrite(user)];
+  if (user.role === 'ADMIN' && user.status === 'ACTIVE') writes.push(addAdminWrite(user.orgUuid, user.uuid));
+  if (claimedEmail) writes.push(completeClaimWrite(user.orgUuid, claimedEmail, user.uuid));
+  let failed = await transactWrite(writes);
+  if (failed.includes(1)) {
+    // The shard's first user: create the shard, then write everything again.
+    await ensureDirectoryShard(user.orgUuid, user.uuid);
+    failed = await transactWrite(writes);
+  }
+  if (failed.includes(0)) return false;
+  if (failed.length > 0) throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
+  return true;
+}
+
+/** Writes a new user (see `writeUser`) and completes its e-mail claim; false when the user exists. */
 export async function putNewUser(user: UserRecord): Promise<boolean> {
-  return putItem(
-    { ...keys.user(user.orgUuid, user.uuid, user.createdAt), type: 'USER', ...user },
-    { ConditionExpression: 'attribute_not_exists(PK)' },
-  );
+  return writeUser(user, { ConditionExpression: 'attribute_not_exists(PK)' }, user.email);
 }
 
 export async function getUser(orgUuid: string, userUuid: string, options?: { consistent?: boolean }): Promise<UserRecord | undefined> {
@@ -83,17 +114,19 @@ export async function findActiveUser(orgUuid: string, userUuid: string): Promise
 }
 
 /**
- * Replaces a user; false when it changed since it was read (`seen`), so two writers never silently
- * undo each other.
+ * Replaces a user with its directory entry and ADMIN-set place (see `writeUser`); false when it
+ * changed since it was read (`seen`), so two writers never silently undo each other. With
+ * `claimedEmail`, the new e-mail's claim is marked done in the same transaction.
  */
-export async function saveUser(user: UserRecord, seen: UserRecord): Promise<boolean> {
-  return putItem(
-    { ...keys.user(user.orgUuid, user.uuid, user.createdAt), type: 'USER', ...user },
+export async function saveUser(user: UserRecord, seen: UserRecord, options: { claimedEmail?: string } = {}): Promise<boolean> {
+  return writeUser(
+    user,
     {
       ConditionExpression: 'updatedAt = :seen AND #status = :status',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':seen': seen.updatedAt, ':status': seen.status },
     },
+    options.claimedEmail,
   );
 }
 
@@ -118,11 +151,7 @@ export async function markWelcomed(orgUuid: string, userUuid: string): Promise<v
 
 /** Records an active ADMIN (idempotent). */
 export async function addAdmin(orgUuid: string, userUuid: string): Promise<void> {
-  await updateItem({
-    Key: keys.orgAdmins(orgUuid),
-    UpdateExpression: 'ADD admins :user',
-    ExpressionAttributeValues: { ':user': new Set([userUuid]) },
-  });
+  await updateItem(addAdminWrite(orgUuid, userUuid).Update!);
 }
 
 /**

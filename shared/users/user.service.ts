@@ -32,8 +32,9 @@ export interface NewUser {
 }
 
 /**
- * Registers a user in the store and the identity provider without transactions: claim the e-mail,
- * register the credentials, write the user, mark the claim done. A failure before the user is written
+ * Registers a user in the store and the identity provider: claim the e-mail, register the credentials,
+ * then write the user, its index entries and the claim's completion in one transaction (the identity
+ * provider cannot join a transaction, hence the claim before it). A failure before the user is written
  * gives the claim back; a crash leaves a pending claim that a later attempt detects and repairs.
  * `options.uuid` fixes the user's uuid, so that a rerun of the same work (a bulk job) resumes it
  * instead of meeting its own e-mail claim.
@@ -72,19 +73,18 @@ export async function registerUser(
     // Only an attempt resuming its own claim (a given uuid) finds its user written already.
     const written = await getUser(orgUuid, userUuid);
     if (!written || !sameEmail(written.email, email)) throw new ConflictError('EMAIL_TAKEN');
+    // Written by an earlier attempt: repair what it may have left undone (idempotent).
     await indexUser(written);
     await completeClaim(orgUuid, email, userUuid);
     return written;
   }
-  await indexUser(user);
-  await completeClaim(orgUuid, email, userUuid);
   return user;
 }
 
 /**
- * Writes what is derived from a user record: its directory entry and, for an active ADMIN, its place
- * in the organization's ADMIN set (leaving the set is guarded, so callers do it themselves).
- * Idempotent, so a later attempt repairs a crashed one.
+ * Writes again what is derived from a user record: its directory entry and, for an active ADMIN, its
+ * place in the organization's ADMIN set. Every write of a user does this in its own transaction; this
+ * is the repair, for data an interrupted attempt or an older version left behind. Idempotent.
  */
 export async function indexUser(user: UserRecord, attempt = 1): Promise<void> {
   await putDirectoryEntry(user);

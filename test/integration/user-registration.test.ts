@@ -4,13 +4,15 @@ import { config } from '../../shared/config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
 import { keys } from '../../shared/store/keys';
 import { putItem } from '../../shared/store/table';
-import { getEmailClaim, getUser } from '../../shared/users/user.repository';
+import { readDirectory } from '../../shared/users/user-directory';
+import { getEmailClaim, getUser, saveUser } from '../../shared/users/user.repository';
 import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/users/user.service';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
 import { stack, unique } from '../support/stack';
 
 // The registration protocol of DESIGN.md, against the real store and Cognito emulator: claim the
-// e-mail, register the credentials, write the user, mark the claim done.
+// e-mail, register the credentials, then write the user, its index entries and the claim's completion
+// in one transaction.
 
 const org = () => stack().orgs[0]!;
 const newUser = (email: string): NewUser => ({
@@ -98,4 +100,37 @@ test('an e-mail is unique in the organization without regard to case, but may ex
   await expect(registerUser(newUser(email.toLowerCase()))).rejects.toMatchObject({ code: 'EMAIL_TAKEN' });
   const elsewhere = await registerUser({ ...newUser(email), orgUuid: stack().orgs[1]!.uuid });
   expect(elsewhere.orgUuid).toBe(stack().orgs[1]!.uuid);
+});
+
+describe('a user and what derives from it are written in one transaction', () => {
+  const entryOf = async (uuid: string) => (await readDirectory(org().uuid)).find((entry) => entry.uuid === uuid);
+
+  test('a registration writes the user, its directory entry and its completed claim together', async () => {
+    const email = `tx-${unique()}@example.com`;
+    const user = await registerUser(newUser(email));
+    expect(await entryOf(user.uuid)).toMatchObject({ name: 'Reg Test', email, status: 'ACTIVE' });
+    expect(await getEmailClaim(org().uuid, email)).toMatchObject({ userUuid: user.uuid, state: 'DONE' });
+  });
+
+  test('a stale write changes neither the user nor its directory entry', async () => {
+    const user = await registerUser(newUser(`tx-stale-${unique()}@example.com`));
+    const renamed = { ...user, name: 'Renamed', updatedAt: new Date(Date.now() + 1000).toISOString() };
+    expect(await saveUser(renamed, user)).toBe(true);
+
+    const stale = { ...user, name: 'Lost Update', updatedAt: new Date(Date.now() + 2000).toISOString() };
+    expect(await saveUser(stale, user)).toBe(false);
+    expect((await getUser(org().uuid, user.uuid))?.name).toBe('Renamed');
+    expect((await entryOf(user.uuid))?.name).toBe('Renamed');
+  });
+
+  test('a new e-mail whose claim was taken over meanwhile writes nothing and answers EMAIL_TAKEN', async () => {
+    const user = await registerUser(newUser(`tx-claim-${unique()}@example.com`));
+    const wanted = `tx-wanted-${unique()}@example.com`;
+    await putItem({ ...keys.emailClaim(org().uuid, wanted), type: 'EMAIL', userUuid: 'someone-else', state: 'PENDING', claimedAt: new Date().toISOString() });
+    const moved = { ...user, email: wanted, updatedAt: new Date(Date.now() + 1000).toISOString() };
+
+    await expect(saveUser(moved, user, { claimedEmail: wanted })).rejects.toMatchObject({ code: 'EMAIL_TAKEN' });
+    expect((await getUser(org().uuid, user.uuid))?.email).toBe(user.email);
+    expect((await entryOf(user.uuid))?.email).toBe(user.email);
+  });
 });
