@@ -7,6 +7,7 @@ import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from
 import { subpathsFromEnv } from '../../shared/config';
 import { startEmulators, type Emulators } from './emulators';
 import { createGateway, type LambdaHandler } from './gateway';
+import { createAsyncInvoker, errorType } from './invoke';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } from './provision';
 import { seedDemo, type SeededOrg } from './seed';
 
@@ -94,12 +95,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const group of resourceGroups) {
       handlers[group] = ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler;
     }
-    // As the S3 notification in AWS: an object created under `uploads/` starts the bulk worker, which
-    // runs on its own, as an asynchronous Lambda invocation does.
-    const worker = handlers['bulk-worker'] as unknown as (event: S3Event) => Promise<void>;
+    // As the S3 notification in AWS: an object created under `uploads/` invokes the bulk worker
+    // asynchronously, with Lambda's retries on a function error and then its on-failure path.
+    const invokeWorker = createAsyncInvoker<S3Event>({
+      group: 'bulk-worker',
+      handler: handlers['bulk-worker'] as unknown as (event: S3Event) => Promise<void>,
+      // Until the handler that marks the job failed is plugged in: one record, the objects' keys (ids only) and no error text.
+      onFailure: (event, error, attempts) => {
+        const keys = event.Records.map((record) => record.s3.object.key);
+        console.error(JSON.stringify({ level: 'ERROR', source: 'local-lambda', function: 'bulk-worker', condition: 'RetriesExhausted', attempts, errorType: errorType(error), keys }));
+      },
+    });
     emulators.onS3Event((event) => {
       if (!event.Records?.some((record) => record.eventName.startsWith('ObjectCreated') && record.s3.object.key.startsWith('uploads/'))) return;
-      worker(event).catch((error: unknown) => console.error('bulk worker failed:', error instanceof Error ? error.message : error));
+      void invokeWorker(event);
     });
 
     const seedFile = join(dataDir, 'seed.json');

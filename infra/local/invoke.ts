@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+import { groupAccess } from '../cloud/group-access';
+import type { ResourceGroup } from '../../shared/routes';
+import { runAsFunction } from './function-context';
+
+/**
+ * Invoking a function of the local stack as Lambda does: one attempt with the function's timeout and
+ * context (used by the gateway for synchronous invocations), and asynchronous invocations with
+ * Lambda's retries and on-failure path (used for the bulk bucket's S3 events).
+ */
+
+/** One line of the local stack's own log (never personal data). */
+export type LocalLog = (record: Record<string, unknown>) => void;
+
+/** One JSON line on stderr, like the functions' structured logs. */
+export const defaultLog: LocalLog = (record) => console.error(JSON.stringify({ timestamp: new Date().toISOString(), ...record }));
+
+/** The function's timeout as the CDK stack sets it (`infra/cloud/group-access.ts`, 10 s by default). */
+export function functionTimeoutMs(group: ResourceGroup): number {
+  return (groupAccess[group]?.timeoutSeconds ?? 10) * 1000;
+}
+
+/** The context Lambda hands the function: its name, request id and remaining time. */
+export function lambdaContext(group: ResourceGroup, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: `local-${group}`,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:local-${group}`,
+    memoryLimitInMB: '512',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/local-${group}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** What Lambda's runtime reports for a function that runs past its timeout. */
+export class FunctionTimeoutError extends Error {
+  override readonly name = 'Sandbox.Timedout';
+  constructor(readonly timeoutMs: number) {
+    super(`Task timed out after ${(timeoutMs / 1000).toFixed(2)} seconds`);
+  }
+}
+
+/** How one invocation ended, as Lambda's Invoke reports it. */
+export type Attempt<R> =
+  | { ok: true; result: R; awsRequestId: string }
+  | { ok: false; error: unknown; awsRequestId: string };
+
+/**
+ * Runs one invocation of `group`'s handler as its function (so local IAM applies that function's role),
+ * with the function's timeout: past it the invocation is a function error (`Sandbox.Timedout`), as
+ * in Lambda. Lambda would stop the function there; here its promise keeps running in this process,
+ * so `onLateSettle` reports when it finally ends.
+ */
+export function invokeOnce<E, R>(
+  group: ResourceGroup,
+  handler: (event: E, context: Context) => Promise<R>,
+  event: E,
+  options: { timeoutMs: number; onLateSettle?: (outcome: 'resolved' | 'rejected') => void },
+): { attempt: Promise<Attempt<R>>; running: Promise<unknown> } {
+  const context = lambdaContext(group, options.timeoutMs);
+  const { awsRequestId } = context;
+  // An async wrapper turns a handler that throws synchronously into a rejection, inside the function's context.
+  const running = runAsFunction(group, async () => handler(event, context));
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<Attempt<R>>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, error: new FunctionTimeoutError(options.timeoutMs), awsRequestId }), options.timeoutMs);
+    timer.unref();
+  });
+  let settled = false;
+  const attempt = Promise.race([
+    running.then(
+      (result): Attempt<R> => ({ ok: true, result, awsRequestId }),
+      (error: unknown): Attempt<R> => ({ ok: false, error, awsRequestId }),
+    ),
+    timedOut,
+  ]).then((outcome) => {
+    settled = true;
+    clearTimeout(timer);
+    return outcome;
+  });
+  running.then(
+    () => settled && options.onLateSettle?.('resolved'),
+    () => settled && options.onLateSettle?.('rejected'),
+  );
+  return { attempt, running };
+}
+
+/** What Lambda does with an event whose every attempt failed (its on-failure destination, locally a callback). */
+export type OnFailure<E> = (event: E, error: unknown, attempts: number) => void | Promise<void>;
+
+export interface AsyncInvokerOptions<E> {
+  group: ResourceGroup;
+  handler: (event: E, context: Context) => Promise<unknown>;
+  onFailure: OnFailure<E>;
+  /**
+   * The waits before each retry; their number is the number of retries (Lambda's 0 to 2, 2 by
+   * default). Lambda waits about 1 and 2 minutes; locally `LOCAL_ASYNC_RETRY_DELAYS_MS` (for example
+   * `60000,120000`) or 1 s and 2 s, so that a failing job ends visibly within seconds.
+   */
+  retryDelaysMs?: readonly number[];
+  /** Defaults to the function's own timeout (900 s for `bulk-worker`). */
+  timeoutMs?: number;
+  log?: LocalLog;
+}
+
+/** The retry delays from `LOCAL_ASYNC_RETRY_DELAYS_MS`, else 1 s and 2 s. */
+export function retryDelaysFromEnv(value = process.env.LOCAL_ASYNC_RETRY_DELAYS_MS): number[] {
+  if (value === undefined || value.trim() === '') return [1000, 2000];
+  const delays = value.split(',').map((part) => Number(part.trim()));
+  if (delays.length > 2 || delays.some((delay) => !Number.isInteger(delay) || delay < 0)) {
+    throw new Error(`LOCAL_ASYNC_RETRY_DELAYS_MS must list at most 2 waits in milliseconds, like "1000,2000" (got "${value}")`);
+  }
+  return delays;
+}
+
+const sleep = (ms: number) =>
+  new Promise<void>((resolve) => {
+    setTimeout(resolve, ms).unref();
+  });
+
+/** How an asynchronous invocation ended, for callers (tests) that wait for it. */
+export interface AsyncOutcome {
+  ok: boolean;
+  attempts: number;
+}
+
+/**
+ * An invoker with Lambda's asynchronous semantics: the caller does not wait (it gets a promise it may
+ * ignore, as S3 gets a 202); each attempt receives its own copy of the event, as Lambda deserialises
+ * it anew; a function error (thrown, or a timeout) is retried after each delay; once the retries are
+ * spent, `onFailure(event, error, attempts)` runs once. A success stops the retries.
+ */
+export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): (event: E) => Promise<AsyncOutcome> {
+  const delays = options.retryDelaysMs ?? retryDelaysFromEnv();
+  const timeoutMs = options.timeoutMs ?? functionTimeoutMs(options.group);
+  const log = options.log ?? defaultLog;
+  return async (event) => {
+    let lastError: unknown;
+    for (let attempt = 1; attempt <= delays.length + 1; attempt++) {
+      if (attempt > 1) await sleep(delays[attempt - 2]!);
+      const { attempt: outcome } = invokeOnce(options.group, options.handler, structuredClone(event), {
+        timeoutMs,
+        onLateSettle: (how) =>
+          log({ level: 'WARN', source: 'local-lambda', function: options.group, message: `a timed-out asynchronous invocation ${how} after all (Lambda would have stopped it)` }),
+      });
+      const result = await outcome;
+      if (result.ok) return { ok: true, attempts: attempt };
+      lastError = result.error;
+      const retrying = attempt <= delays.length;
+      log({
+        level: retrying ? 'WARN' : 'ERROR',
+        source: 'local-lambda',
+        function: options.group,
+        awsRequestId: result.awsRequestId,
+        attempt,
+        errorType: errorType(result.error),
+        message: retrying
+          ? `asynchronous invocation failed; retry in ${delays[attempt - 1]} ms`
+          : 'asynchronous invocation failed; retries spent, running the on-failure path',
+      });
+    }
+    const attempts = delays.length + 1;
+    try {
+      await options.onFailure(event, lastError, attempts);
+    } catch (error) {
+      log({ level: 'ERROR', source: 'local-lambda', function: options.group, errorType: errorType(error), message: 'the on-failure path itself failed' });
+    }
+    return { ok: false, attempts };
+  };
+}
+
+/** An error's type without its message, which may carry data from the request. */
+export function errorType(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
+}
