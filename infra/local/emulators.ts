@@ -36,13 +36,6 @@ export interface Emulators {
 
 const urlOf = (server: Server) => `http://${HOST}:${(server.address() as AddressInfo).port}`;
 
-function listen(server: Server): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, HOST, () => resolve(server));
-  });
-}
-
 function close(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.closeAllConnections?.();
