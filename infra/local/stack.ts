@@ -8,6 +8,7 @@ import { subpathsFromEnv } from '../../shared/config';
 import { startEmulators, type Emulators } from './emulators';
 import { createGateway, type LambdaHandler } from './gateway';
 import { createAsyncInvoker, errorType } from './invoke';
+import { enableLocalIam } from './iam';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } from './provision';
 import { seedDemo, type SeededOrg } from './seed';
 
@@ -64,6 +65,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const dataDir = resolve(options.dataDir);
   if (options.fresh) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
+  // Each function's AWS calls are checked against its role (infra/local/iam); the roles load while the emulators start.
+  const localIam = enableLocalIam({ reportDir: dataDir });
 
   const emulators: Emulators = await startEmulators(dataDir, LOCAL_BUCKET);
   const handlers = {} as Record<ResourceGroup, LambdaHandler>;
@@ -92,6 +95,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       MAIL_FROM: 'Management API <no-reply@management-api.local>',
       SIGN_IN_URL: `${apiUrl}/auth/realms/{realm}/protocol/openid-connect/token`,
     });
+    await localIam.ready;
     for (const group of resourceGroups) {
       handlers[group] = ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler;
     }

@@ -1,3 +1,4 @@
+import type { Pluggable } from '@smithy/types';
 import { config } from '../config';
 
 /**
@@ -14,3 +15,30 @@ export const clientOptions = (endpoint: string | undefined) => ({
   region: config().region,
   ...(endpoint ? { endpoint } : {}),
 });
+
+/** SDK middleware every client of this process carries. */
+export type ClientPlugin = Pluggable<object, object>;
+
+interface PluggableClient {
+  middlewareStack: { use(plugin: ClientPlugin): void };
+}
+
+const plugins: ClientPlugin[] = [];
+const clients: PluggableClient[] = [];
+
+/**
+ * Gives every client of this process, made before or after, one more SDK middleware plugin. Nothing
+ * registers one in Lambda; the local stack registers its IAM check (`infra/local/iam/`).
+ */
+export function addClientPlugin(plugin: ClientPlugin): void {
+  plugins.push(plugin);
+  for (const client of clients) client.middlewareStack.use(plugin);
+}
+
+/** Registers a new client, so that it carries the plugins added by `addClientPlugin`. */
+export function withClientPlugins<C extends { middlewareStack: object }>(client: C): C {
+  const pluggable = client as unknown as PluggableClient;
+  clients.push(pluggable);
+  for (const plugin of plugins) pluggable.middlewareStack.use(plugin);
+  return client;
+}

@@ -1,5 +1,7 @@
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { config } from '../config';
-import { clientOptions, lazy } from './client-options';
+import { clientOptions, lazy, withClientPlugins } from './client-options';
 
-export const cognitoClient = lazy(() => new CognitoIdentityProviderClient(clientOptions(config().endpoints.cognito)));
+export const cognitoClient = lazy(() =>
+  withClientPlugins(new CognitoIdentityProviderClient(clientOptions(config().endpoints.cognito))),
+);

@@ -289,18 +289,18 @@ describe('IAM', () => {
     expect(actionsOf(statements[0]!).sort()).toEqual(group === 'auth' ? ['kms:GetPublicKey', 'kms:Sign'] : ['kms:GetPublicKey']);
   });
 
-  test('auth, users and bulk-worker get exactly their Cognito actions, on the pool only; no other group gets any', () => {
+  test('auth, users, bulk and bulk-worker get exactly their Cognito actions, on the pool only; no other group gets any', () => {
     const expected: Partial<Record<ResourceGroup, string[]>> = {
-      auth: ['cognito-idp:AdminGetUser', 'cognito-idp:AdminInitiateAuth'],
+      auth: ['cognito-idp:AdminInitiateAuth'],
       users: [
         'cognito-idp:AdminCreateUser',
         'cognito-idp:AdminDisableUser',
         'cognito-idp:AdminEnableUser',
-        'cognito-idp:AdminGetUser',
         'cognito-idp:AdminSetUserPassword',
         'cognito-idp:AdminUpdateUserAttributes',
-        'cognito-idp:AdminUserGlobalSignOut',
       ],
+      // bulk-delete deletes users as the users function does (disable, and enable again on rollback).
+      bulk: ['cognito-idp:AdminDisableUser', 'cognito-idp:AdminEnableUser'],
       'bulk-worker': ['cognito-idp:AdminCreateUser', 'cognito-idp:AdminSetUserPassword'],
     };
     for (const group of resourceGroups) {

@@ -1,0 +1,194 @@
+import type { ResourceGroup } from '../../../shared/routes';
+import { accessDeniedMessage, type CallDecision, type CheckerStats } from './role-checker';
+import type { ResolvedPolicies } from './template-policies';
+
+/**
+ * What the local stack's IAM saw: per function, every action its calls needed (with the statement
+ * that allowed it, or the refusal) and every action its role grants, exercised or not. Written as
+ * `<data dir>/iam-report.json` and a readable `iam-report.txt`.
+ */
+
+export interface ActionUse {
+  action: string;
+  outcome: 'allowed' | 'denied' | 'error';
+  /** The statement that allowed it: `<policy logical id>#<index in the policy, from 1>`. */
+  allowedBy?: string;
+  /** Calls (or presigned URLs) that needed it. */
+  count: number;
+  presignedUrls: number;
+  sdkCalls: string[];
+  /** Some of the resources (all when few), and how many more there were. */
+  resources: string[];
+  moreResources: number;
+  /** The refusal the SDK raised (denied), or the error (a call local IAM could not judge). */
+  message?: string;
+}
+
+export interface Grant {
+  action: string;
+  statement: string;
+  resources: string[];
+  exercised: boolean;
+}
+
+export interface FunctionReport {
+  role: string;
+  calls: ActionUse[];
+  grants: Grant[];
+  /** Managed policies from outside the template: not evaluated. */
+  externalManagedPolicies: string[];
+}
+
+export interface IamReport {
+  generatedAt: string;
+  account: string;
+  region: string;
+  policies: { synthesized: boolean; loadMs: number; unresolved: string[] };
+  stats: {
+    checkedCalls: number;
+    deniedCalls: number;
+    /** Milliseconds spent deciding a call, mean and max. */
+    checkMsMean: number;
+    checkMsMax: number;
+    simulations: number;
+    simulationMsMean: number;
+    cacheHits: number;
+  };
+  functions: Partial<Record<ResourceGroup, FunctionReport>>;
+}
+
+const RESOURCE_EXAMPLES = 10;
+
+interface Use {
+  action: string;
+  outcome: ActionUse['outcome'];
+  allowedBy?: string;
+  count: number;
+  presignedUrls: number;
+  sdkCalls: Set<string>;
+  resources: Set<string>;
+  moreResources: number;
+  message?: string;
+}
+
+const arrayOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
+
+/** IAM action patterns match without regard to case, `*` and `?` as wildcards. */
+export function actionMatches(pattern: string, action: string): boolean {
+  const expression = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${expression}$`, 'i').test(action);
+}
+
+export class IamRecorder {
+  private readonly uses = new Map<string, Use>();
+  private calls = 0;
+  private denied = 0;
+
+  record(decision: CallDecision, kind: 'call' | 'presigned-url'): void {
+    this.calls++;
+    if (decision.error || decision.denied) this.denied++;
+    const verdicts = decision.error
+      ? [{ action: `(not mapped) ${decision.sdkCall}`, resource: '', outcome: 'error' as const, message: decision.error.message }]
+      : decision.verdicts.map((verdict) => ({
+          ...verdict,
+          outcome: verdict.allowed ? ('allowed' as const) : ('denied' as const),
+          message: verdict.allowed ? undefined : accessDeniedMessage(decision.principal, verdict),
+        }));
+    for (const verdict of verdicts) {
+      const allowedBy = 'allowedBy' in verdict ? verdict.allowedBy : undefined;
+      const key = [decision.group, verdict.action, verdict.outcome, allowedBy ?? ''].join('\n');
+      let use = this.uses.get(key);
+      if (!use) {
+        use = {
+          action: verdict.action,
+          outcome: verdict.outcome,
+          ...(allowedBy ? { allowedBy } : {}),
+          count: 0,
+          presignedUrls: 0,
+          sdkCalls: new Set(),
+          resources: new Set(),
+          moreResources: 0,
+          ...(verdict.message ? { message: verdict.message } : {}),
+        };
+        this.uses.set(key, use);
+      }
+      use.count++;
+      if (kind === 'presigned-url') use.presignedUrls++;
+      use.sdkCalls.add(decision.sdkCall);
+      if (verdict.resource && !use.resources.has(verdict.resource)) {
+        if (use.resources.size < RESOURCE_EXAMPLES) use.resources.add(verdict.resource);
+        else use.moreResources++;
+      }
+    }
+  }
+
+  report(options: { policies: ResolvedPolicies; account: string; region: string; synthesized: boolean; loadMs: number; stats?: CheckerStats }): IamReport {
+    const { policies, stats } = options;
+    const functions: IamReport['functions'] = {};
+    for (const [group, role] of policies.roles) {
+      const calls: ActionUse[] = [...this.uses.entries()]
+        .filter(([key]) => key.startsWith(`${group}\n`))
+        .map(([, use]) => ({ ...use, sdkCalls: [...use.sdkCalls].sort(), resources: [...use.resources].sort() }))
+        .sort((a, b) => a.action.localeCompare(b.action) || a.outcome.localeCompare(b.outcome));
+      const grants: Grant[] = role.statements.flatMap(({ id, statement }) =>
+        statement.Effect !== 'Allow'
+          ? []
+          : arrayOf(statement.Action).map((action) => ({
+              action,
+              statement: id,
+              resources: arrayOf(statement.Resource),
+              exercised: calls.some((use) => use.outcome === 'allowed' && actionMatches(action, use.action)),
+            })),
+      );
+      functions[group] = { role: role.roleArn, calls, grants, externalManagedPolicies: role.externalManagedPolicies };
+    }
+    const round = (ms: number) => Math.round(ms * 1000) / 1000;
+    return {
+      generatedAt: new Date().toISOString(),
+      account: options.account,
+      region: options.region,
+      policies: { synthesized: options.synthesized, loadMs: round(options.loadMs), unresolved: policies.unresolved },
+      stats: {
+        checkedCalls: this.calls,
+        deniedCalls: this.denied,
+        checkMsMean: stats && stats.calls ? round(stats.totalMs / stats.calls) : 0,
+        checkMsMax: round(stats?.maxMs ?? 0),
+        simulations: stats?.simulations ?? 0,
+        simulationMsMean: stats && stats.simulations ? round(stats.simulationMs / stats.simulations) : 0,
+        cacheHits: stats?.cacheHits ?? 0,
+      },
+      functions,
+    };
+  }
+}
+
+/** The report for a reader: per function, each action's calls and the statement that allowed them, then unused grants. */
+export function reportSummary(report: IamReport, note: (group: ResourceGroup, action: string) => string | undefined = () => undefined): string {
+  const lines = [
+    `Local IAM, ${report.generatedAt}: ${report.stats.checkedCalls} calls checked, ${report.stats.deniedCalls} refused ` +
+      `(deciding a call: ${report.stats.checkMsMean} ms mean, ${report.stats.checkMsMax} ms max)`,
+  ];
+  if (report.policies.unresolved.length > 0) lines.push(`Unresolved template references: ${report.policies.unresolved.join(', ')}`);
+  for (const [group, fn] of Object.entries(report.functions) as [ResourceGroup, FunctionReport][]) {
+    lines.push('', `${group}   ${fn.role}`);
+    const width = Math.max(0, ...fn.calls.map((use) => use.action.length), ...fn.grants.map((grant) => grant.action.length));
+    for (const use of fn.calls) {
+      const label = use.outcome === 'allowed' ? 'allowed' : use.outcome === 'denied' ? 'DENIED ' : 'ERROR  ';
+      const detail =
+        use.outcome === 'allowed'
+          ? `by ${use.allowedBy ?? '?'}`
+          : use.outcome === 'denied'
+            ? `on ${use.resources.join(', ')}${use.moreResources ? ` and ${use.moreResources} more` : ''}`
+            : (use.message ?? '');
+      const presigned = use.presignedUrls > 0 ? `, ${use.presignedUrls} of them presigned URLs` : '';
+      lines.push(`  ${label}  ${use.action.padEnd(width)}  ${String(use.count).padStart(6)}×  ${detail}   (${use.sdkCalls.join(', ')}${presigned})`);
+    }
+    const unused = [...new Map(fn.grants.filter((g) => !g.exercised).map((g) => [g.action, g])).values()];
+    const excused = unused.filter((grant) => note(group, grant.action));
+    for (const grant of unused.filter((g) => !note(group, g.action))) {
+      lines.push(`  UNUSED   ${grant.action.padEnd(width)}           granted by ${grant.statement}`);
+    }
+    if (excused.length > 0) lines.push(`  unused, allow-listed: ${excused.map((grant) => grant.action).join(', ')}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

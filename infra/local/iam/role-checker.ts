@@ -1,0 +1,140 @@
+import { runSimulation, type RunSimulationResults, type SimulationIdentityPolicy } from '@cloud-copilot/iam-simulate';
+import type { ResourceGroup } from '../../../shared/routes';
+import { iamRequestsFor, type ArnScope, type IamRequest, type SdkCall } from './sdk-requests';
+import type { ResolvedPolicies } from './template-policies';
+
+/** IAM's answer for one action on one resource, as the calling function's role. */
+export interface Verdict extends IamRequest {
+  allowed: boolean;
+  /** The statement that allowed it (`<policy>#<index>`). */
+  allowedBy?: string;
+  explicitDeny?: boolean;
+}
+
+/** Everything decided about one SDK call. */
+export interface CallDecision {
+  group: ResourceGroup;
+  /** `DynamoDB TransactWriteItems`. */
+  sdkCall: string;
+  principal: string;
+  verdicts: Verdict[];
+  /** The first refused authorization: the call fails with AccessDenied naming it. */
+  denied?: Verdict;
+  /** A call local IAM cannot judge (not mapped to IAM actions): it fails with this error. */
+  error?: Error;
+}
+
+export interface CheckerStats {
+  /** Calls decided, and the time spent deciding them (policy evaluation included, loading excluded). */
+  calls: number;
+  totalMs: number;
+  maxMs: number;
+  /** Evaluations by iam-simulate (the rest came from the cache of earlier verdicts). */
+  simulations: number;
+  simulationMs: number;
+  cacheHits: number;
+}
+
+/** "User: … is not authorized to perform: …", worded as AWS words it. */
+export function accessDeniedMessage(principal: string, verdict: Verdict, options: { quoteResource?: boolean } = {}): string {
+  const resource = options.quoteResource ? `"${verdict.resource}"` : verdict.resource;
+  const reason = verdict.explicitDeny
+    ? 'with an explicit deny in an identity-based policy'
+    : `because no identity-based policy allows the ${verdict.action} action`;
+  return `User: ${principal} is not authorized to perform: ${verdict.action} on resource: ${resource} ${reason}`;
+}
+
+const CACHE_LIMIT = 10_000;
+
+/**
+ * Decides SDK calls against each function's role with iam-simulate. Policies never change while the
+ * stack runs, so a verdict is cached per function, action and resource.
+ */
+export class RoleChecker {
+  readonly stats: CheckerStats = { calls: 0, totalMs: 0, maxMs: 0, simulations: 0, simulationMs: 0, cacheHits: 0 };
+  private readonly verdicts = new Map<string, Promise<Verdict>>();
+  private readonly identityPolicies = new Map<ResourceGroup, SimulationIdentityPolicy[]>();
+
+  constructor(
+    readonly policies: ResolvedPolicies,
+    private readonly scope: ArnScope,
+  ) {
+    // One policy per statement, named by the statement: the simulator then names the statement that allowed.
+    for (const [group, role] of policies.roles) {
+      this.identityPolicies.set(
+        group,
+        role.statements.map(({ id, statement }) => ({ name: id, policy: { Version: '2012-10-17', Statement: [statement] } })),
+      );
+    }
+  }
+
+  async decide(group: ResourceGroup, call: SdkCall): Promise<CallDecision> {
+    const started = performance.now();
+    const role = this.policies.roles.get(group);
+    const decision: CallDecision = {
+      group,
+      sdkCall: `${call.clientName.replace(/Client$/, '')} ${call.commandName.replace(/Command$/, '')}`,
+      principal: role?.principal ?? group,
+      verdicts: [],
+    };
+    try {
+      if (!role) throw new Error(`The template has no function for the resource group ${group}`);
+      const requests = iamRequestsFor(call, this.scope);
+      decision.verdicts = await Promise.all(requests.map((request) => this.verdict(group, request)));
+      decision.denied = decision.verdicts.find((verdict) => !verdict.allowed);
+    } catch (error) {
+      decision.error = error instanceof Error ? error : new Error(String(error));
+    }
+    const ms = performance.now() - started;
+    this.stats.calls++;
+    this.stats.totalMs += ms;
+    this.stats.maxMs = Math.max(this.stats.maxMs, ms);
+    return decision;
+  }
+
+  private verdict(group: ResourceGroup, request: IamRequest): Promise<Verdict> {
+    const key = `${group}\n${request.action}\n${request.resource}`;
+    const cached = this.verdicts.get(key);
+    if (cached) {
+      this.stats.cacheHits++;
+      return cached;
+    }
+    if (this.verdicts.size >= CACHE_LIMIT) this.verdicts.clear();
+    const evaluated = this.simulate(group, request);
+    this.verdicts.set(key, evaluated);
+    evaluated.catch(() => this.verdicts.delete(key));
+    return evaluated;
+  }
+
+  private async simulate(group: ResourceGroup, request: IamRequest): Promise<Verdict> {
+    const started = performance.now();
+    const result = await runSimulation(
+      {
+        request: {
+          principal: this.policies.roles.get(group)!.principal,
+          action: request.action,
+          resource: { resource: request.resource, accountId: this.scope.account },
+          contextVariables: {},
+        },
+        identityPolicies: this.identityPolicies.get(group) ?? [],
+        serviceControlPolicies: [],
+        resourceControlPolicies: [],
+      },
+      {},
+    );
+    this.stats.simulations++;
+    this.stats.simulationMs += performance.now() - started;
+    return { ...request, ...outcomeOf(result, request) };
+  }
+}
+
+function outcomeOf(result: RunSimulationResults, request: IamRequest): Pick<Verdict, 'allowed' | 'allowedBy' | 'explicitDeny'> {
+  if (result.resultType === 'error') {
+    throw new Error(`Local IAM could not evaluate ${request.action} on ${request.resource}: ${result.errors.message}`);
+  }
+  const analysis = result.resultType === 'single' ? result.result.analysis : result.results[0]?.analysis;
+  if (result.overallResult === 'Allowed') {
+    return { allowed: true, allowedBy: analysis?.identityAnalysis?.allowStatements[0]?.policyId };
+  }
+  return { allowed: false, explicitDeny: result.overallResult === 'ExplicitlyDenied' };
+}

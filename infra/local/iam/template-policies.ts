@@ -1,0 +1,275 @@
+import { resourceGroups, type ResourceGroup } from '../../../shared/routes';
+
+/**
+ * Each function's role policies, read from the synthesized CloudFormation template, then resolved
+ * to the local stack's resources: `Ref`, `Fn::GetAtt`, `Fn::Join`, `Fn::Sub` (and `Fn::Select` of
+ * `Fn::Split`) become the ARNs of the local table, bucket, user pool and sender.
+ */
+
+interface CfnResource {
+  Type: string;
+  Properties?: Record<string, unknown>;
+}
+
+/** A CloudFormation template, as far as local IAM reads it. */
+export interface CfnTemplate {
+  Resources: Record<string, CfnResource>;
+}
+
+/** One statement of a function's role, as the template writes it (intrinsics unresolved). */
+export interface TemplateStatement {
+  /** `<policy logical id>#<1-based index>`, `<role id>/<inline policy name>#<index>`, then `(<Sid>)` if any. */
+  id: string;
+  statement: Record<string, unknown>;
+}
+
+export interface TemplateRole {
+  group: ResourceGroup;
+  functionId: string;
+  roleId: string;
+  statements: TemplateStatement[];
+  /** Managed policies from outside the template (AWS managed ones): not evaluated, named in the report. */
+  externalManagedPolicies: unknown[];
+}
+
+/** What local IAM keeps of the template (cached between runs): every function's role statements. */
+export interface TemplatePolicies {
+  stackName: string;
+  roles: TemplateRole[];
+  /**
+   * Every resource's type, the name it declares, and the environment variable that hands a function its
+   * `Ref` (TABLE_NAME, USER_POOL_ID…): the local stack sets that variable to the local resource.
+   */
+  resources: Record<string, { type: string; name?: string; envVar?: string }>;
+}
+
+const nameProperty: Record<string, string> = {
+  'AWS::DynamoDB::Table': 'TableName',
+  'AWS::S3::Bucket': 'BucketName',
+  'AWS::SES::EmailIdentity': 'EmailIdentity',
+  'AWS::SES::ConfigurationSet': 'Name',
+  'AWS::Logs::LogGroup': 'LogGroupName',
+  'AWS::IAM::Role': 'RoleName',
+  'AWS::Lambda::Function': 'FunctionName',
+};
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const asArray = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
+const refTo = (value: unknown): string | undefined => (isObject(value) && typeof value.Ref === 'string' ? value.Ref : undefined);
+const getAttOf = (value: unknown): string | undefined => {
+  const getAtt = isObject(value) ? value['Fn::GetAtt'] : undefined;
+  return Array.isArray(getAtt) && typeof getAtt[0] === 'string' ? getAtt[0] : undefined;
+};
+
+function statementsOf(document: unknown, prefix: string): TemplateStatement[] {
+  const statements = isObject(document) ? asArray(document.Statement) : [];
+  return statements.filter(isObject).map((statement, index) => ({
+    id: `${prefix}#${index + 1}${typeof statement.Sid === 'string' && statement.Sid ? ` (${statement.Sid})` : ''}`,
+    statement,
+  }));
+}
+
+/**
+ * Finds each resource group's function (its `POWERTOOLS_SERVICE_NAME`), its role and every policy
+ * attached to that role: inline policies, `AWS::IAM::Policy` and `AWS::IAM::ManagedPolicy` resources
+ * naming the role, and managed policy ARNs.
+ */
+export function templatePolicies(template: CfnTemplate, stackName: string): TemplatePolicies {
+  const all = Object.entries(template.Resources);
+  const resources: TemplatePolicies['resources'] = {};
+  for (const [id, resource] of all) {
+    const property = nameProperty[resource.Type];
+    const name = property ? resource.Properties?.[property] : undefined;
+    resources[id] = { type: resource.Type, ...(typeof name === 'string' ? { name } : {}) };
+  }
+  const roles: TemplateRole[] = [];
+  for (const [functionId, resource] of all) {
+    if (resource.Type !== 'AWS::Lambda::Function') continue;
+    const environment = resource.Properties?.Environment;
+    const variables = isObject(environment) && isObject(environment.Variables) ? environment.Variables : {};
+    for (const [variable, value] of Object.entries(variables)) {
+      const target = refTo(value);
+      if (target && resources[target]) resources[target].envVar = variable;
+    }
+    const group = variables.POWERTOOLS_SERVICE_NAME;
+    if (!resourceGroups.includes(group as ResourceGroup)) continue;
+    const roleId = getAttOf(resource.Properties?.Role) ?? refTo(resource.Properties?.Role);
+    const role = roleId ? template.Resources[roleId] : undefined;
+    if (!roleId || role?.Type !== 'AWS::IAM::Role') throw new Error(`The ${String(group)} function's role is not a role of the template`);
+
+    const statements: TemplateStatement[] = [];
+    for (const inline of asArray(role.Properties?.Policies).filter(isObject)) {
+      statements.push(...statementsOf(inline.PolicyDocument, `${roleId}/${String(inline.PolicyName)}`));
+    }
+    const external: unknown[] = [];
+    for (const arn of asArray(role.Properties?.ManagedPolicyArns)) {
+      const managed = refTo(arn);
+      if (managed && template.Resources[managed]?.Type === 'AWS::IAM::ManagedPolicy') continue;
+      external.push(arn);
+    }
+    for (const [policyId, policy] of all) {
+      if (policy.Type !== 'AWS::IAM::Policy' && policy.Type !== 'AWS::IAM::ManagedPolicy') continue;
+      const attached =
+        asArray(policy.Properties?.Roles).some((r) => refTo(r) === roleId) ||
+        asArray(role.Properties?.ManagedPolicyArns).some((arn) => refTo(arn) === policyId);
+      if (attached) statements.push(...statementsOf(policy.Properties?.PolicyDocument, policyId));
+    }
+    roles.push({ group: group as ResourceGroup, functionId, roleId, statements, externalManagedPolicies: external });
+  }
+  roles.sort((a, b) => resourceGroups.indexOf(a.group) - resourceGroups.indexOf(b.group));
+  return { stackName, roles, resources };
+}
+
+/** The local account, region and environment the template's references resolve against. */
+export interface LocalAccount {
+  account: string;
+  region: string;
+  /** The functions' environment on the local stack (TABLE_NAME, USER_POOL_ID, MAIL_FROM…). */
+  env: Record<string, string | undefined>;
+}
+
+export interface ResolvedStatement {
+  id: string;
+  statement: Record<string, unknown>;
+}
+
+export interface ResolvedRole {
+  group: ResourceGroup;
+  roleName: string;
+  roleArn: string;
+  /** The principal a call is made as: the function's session of its role, as in Lambda. */
+  principal: string;
+  statements: ResolvedStatement[];
+  externalManagedPolicies: string[];
+}
+
+export interface ResolvedPolicies {
+  roles: Map<ResourceGroup, ResolvedRole>;
+  /** References local IAM could not map to a local resource (they match nothing). */
+  unresolved: string[];
+}
+
+const PARTITION = 'aws';
+
+/** The address in `Name <address>` or a bare address. */
+export const emailAddressOf = (from: string): string => /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
+
+/** The function name Lambda would give the session of its role; the local gateway's context uses the same. */
+export const localFunctionName = (group: ResourceGroup): string => `local-${group}`;
+
+/** Resolves every role's statements to local ARNs. */
+export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount): ResolvedPolicies {
+  const unresolved = new Set<string>();
+  const { account, region, env } = local;
+  const missing = (what: string) => {
+    unresolved.add(what);
+    return `arn:${PARTITION}:unresolved:${region}:${account}:${what.replace(/[^A-Za-z0-9./_-]/g, '_')}`;
+  };
+
+  const nameOf = (id: string): string => {
+    const resource = policies.resources[id];
+    if (!resource) return missing(`Ref ${id}`);
+    const fromEnv = resource.envVar ? env[resource.envVar] : undefined;
+    if (fromEnv) return fromEnv;
+    if (resource.type === 'AWS::SES::EmailIdentity' && env.MAIL_FROM) return emailAddressOf(env.MAIL_FROM);
+    return resource.name ?? id;
+  };
+
+  const pseudo: Record<string, string> = {
+    'AWS::Region': region,
+    'AWS::AccountId': account,
+    'AWS::Partition': PARTITION,
+    'AWS::URLSuffix': 'amazonaws.com',
+    'AWS::StackName': policies.stackName,
+  };
+
+  const ref = (id: string): string => pseudo[id] ?? nameOf(id);
+
+  const getAtt = (id: string, attribute: string): string => {
+    const type = policies.resources[id]?.type;
+    if (attribute !== 'Arn' || !type) return missing(`GetAtt ${id}.${attribute}`);
+    const name = nameOf(id);
+    switch (type) {
+      case 'AWS::DynamoDB::Table':
+        return `arn:${PARTITION}:dynamodb:${region}:${account}:table/${name}`;
+      case 'AWS::S3::Bucket':
+        return `arn:${PARTITION}:s3:::${name}`;
+      case 'AWS::Cognito::UserPool':
+        return `arn:${PARTITION}:cognito-idp:${region}:${account}:userpool/${name}`;
+      case 'AWS::KMS::Key':
+        return `arn:${PARTITION}:kms:${region}:${account}:key/${name}`;
+      case 'AWS::Logs::LogGroup':
+        return `arn:${PARTITION}:logs:${region}:${account}:log-group:${name}:*`;
+      case 'AWS::IAM::Role':
+        return `arn:${PARTITION}:iam::${account}:role/${name}`;
+      case 'AWS::Lambda::Function':
+        return `arn:${PARTITION}:lambda:${region}:${account}:function:${name}`;
+      default:
+        return missing(`GetAtt ${id}.${attribute}`);
+    }
+  };
+
+  const sub = (text: string, variables: Record<string, unknown>): string =>
+    text.replace(/\$\{([^}]+)\}/g, (match, name: string) => {
+      if (name.startsWith('!')) return `\${${name.slice(1)}}`;
+      if (name in variables) return resolveString(variables[name]);
+      const [id, attribute] = name.split('.');
+      return attribute ? getAtt(id!, attribute) : ref(id!);
+    });
+
+  function resolveList(value: unknown): unknown[] {
+    if (isObject(value) && Array.isArray(value['Fn::Split'])) {
+      const [separator, source] = value['Fn::Split'] as [string, unknown];
+      return resolveString(source).split(separator);
+    }
+    return Array.isArray(value) ? value : [value];
+  }
+
+  function resolveString(value: unknown): string {
+    const resolved = resolve(value);
+    return typeof resolved === 'string' ? resolved : missing(JSON.stringify(value));
+  }
+
+  function resolve(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(resolve);
+    if (!isObject(value)) return value;
+    const keys = Object.keys(value);
+    if (keys.length === 1 && (keys[0] === 'Ref' || keys[0]!.startsWith('Fn::'))) {
+      const [key] = keys as [string];
+      const argument = value[key];
+      if (key === 'Ref' && typeof argument === 'string') return ref(argument);
+      if (key === 'Fn::GetAtt') {
+        const [id, attribute] = typeof argument === 'string' ? argument.split('.') : (argument as string[]);
+        return getAtt(String(id), String(attribute));
+      }
+      if (key === 'Fn::Join' && Array.isArray(argument)) {
+        const [separator, parts] = argument as [string, unknown];
+        return resolveList(parts).map(resolveString).join(separator);
+      }
+      if (key === 'Fn::Sub') {
+        const [text, variables] = typeof argument === 'string' ? [argument, {}] : (argument as [string, Record<string, unknown>]);
+        return sub(text, variables ?? {});
+      }
+      if (key === 'Fn::Select' && Array.isArray(argument)) {
+        const [index, list] = argument as [unknown, unknown];
+        return resolve(resolveList(list).map(resolve)[Number(resolve(index))]);
+      }
+      return missing(JSON.stringify(value));
+    }
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, resolve(inner)]));
+  }
+
+  const roles = new Map<ResourceGroup, ResolvedRole>();
+  for (const role of policies.roles) {
+    const roleName = `${policies.stackName}-${role.roleId}`;
+    roles.set(role.group, {
+      group: role.group,
+      roleName,
+      roleArn: `arn:${PARTITION}:iam::${account}:role/${roleName}`,
+      principal: `arn:${PARTITION}:sts::${account}:assumed-role/${roleName}/${localFunctionName(role.group)}`,
+      statements: role.statements.map(({ id, statement }) => ({ id, statement: resolve(statement) as Record<string, unknown> })),
+      externalManagedPolicies: role.externalManagedPolicies.map(resolveString),
+    });
+  }
+  return { roles, unresolved: [...unresolved] };
+}
