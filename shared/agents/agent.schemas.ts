@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { queryDirection, queryInt } from '../http/page';
-import { uuidSchema } from '../http/schemas';
+import { storable, uuidSchema } from '../http/schemas';
 
 /**
  * Request schemas of the agent-configuration area (spec 4.1, 4.2, 2.3 to 2.7). Bodies are strict:
@@ -49,15 +49,15 @@ export const tagSchema = z.strictObject({
 
 /**
  * Model parameters (2.5). Ranges: requestTimeout 1 to 600000 ms, temperature 0 to 2, topP 0 to 1,
- * penalties -2 to 2, maximumTokens 1 to 1000000.
+ * penalties -2 to 2, maximumTokens 1 to 1000000; each a number DynamoDB can store (no `5e-324`).
  */
 export const parametersSchema = z.strictObject({
-  maximumTokens: z.number().int().min(1).max(1_000_000).optional(),
-  requestTimeout: z.number().int().min(1).max(600_000),
-  temperature: z.number().min(0).max(2),
-  topP: z.number().min(0).max(1),
-  presencePenalty: z.number().min(-2).max(2),
-  frequencyPenalty: z.number().min(-2).max(2),
+  maximumTokens: storable(z.number().int().min(1).max(1_000_000)).optional(),
+  requestTimeout: storable(z.number().int().min(1).max(600_000)),
+  temperature: storable(z.number().min(0).max(2)),
+  topP: storable(z.number().min(0).max(1)),
+  presencePenalty: storable(z.number().min(-2).max(2)),
+  frequencyPenalty: storable(z.number().min(-2).max(2)),
 });
 
 const ruleForCreate = z.strictObject({ value: text(limits.rule) });

@@ -10,8 +10,16 @@ import { createJob, failedRowsKey, getJob, objectText, presignedPut, putObject, 
 
 const requireBulkAdmin = (caller: Caller, orgUuid: string) => requireAdmin(caller, orgUuid, 'Only an ADMIN runs bulk operations');
 
-/** The largest file `POST /users/bulk-create` takes in its body (API Gateway allows 10 MB, base64 inflates it). */
-export const MULTIPART_MAX_BYTES = 5 * 1024 * 1024;
+/**
+ * The largest file `POST /users/bulk-create` takes in its multipart body: 4 MiB. The binding limit is
+ * not API Gateway's 10 MB body but Lambda's 6 MB invocation payload (6,291,456 bytes of event JSON),
+ * in which the body travels base64-encoded (4/3 larger). A 4 MiB file with up to 1 KiB of multipart
+ * framing is 4 × ⌈4,195,328 / 3⌉ = 5,593,772 bytes of base64, which leaves 697,684 bytes for the rest
+ * of the event: headers (API Gateway takes at most 10 KiB of them; JSON escaping can inflate them
+ * sixfold), the path twice, the query and the request context. 4.5 MiB alone would encode to exactly
+ * 6,291,456 bytes. Larger files go through `POST /users/bulk-uploads` (a presigned PUT).
+ */
+export const MULTIPART_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * Records a bulk-create job and stores its file under the bulk bucket's upload prefix; the object's
@@ -25,7 +33,9 @@ export async function submitBulkCreate(
 ): Promise<BulkJob> {
   requireBulkAdmin(caller, orgUuid);
   if (file.truncated || file.content.length > MULTIPART_MAX_BYTES) {
-    throw new PayloadTooLargeError(`The file is larger than ${MULTIPART_MAX_BYTES} bytes: upload it with POST /users/bulk-uploads`);
+    throw new PayloadTooLargeError(
+      `The file is larger than ${MULTIPART_MAX_BYTES / 1024 / 1024} MiB (${MULTIPART_MAX_BYTES} bytes), the most a request body carries: upload it with POST /users/bulk-uploads`,
+    );
   }
   const job = newJob(caller, orgUuid, options);
   await createJob(job);
@@ -38,7 +48,7 @@ export const UPLOAD_URL_SECONDS = 900;
 
 /**
  * Records a bulk-create job whose file the client uploads itself, straight to the bulk bucket, with a
- * presigned PUT (for files the API's 5 MiB body limit would refuse, up to the worker's 50 MiB, or
+ * presigned PUT (for files over the 4 MiB a request body carries, up to the worker's 50 MiB, or
  * clients that cannot send multipart). The object's creation starts the worker as for any upload.
  */
 export async function createUploadJob(

@@ -2,7 +2,6 @@ import middy from '@middy/core';
 import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
-import httpMultipartBodyParser from '@middy/http-multipart-body-parser';
 import httpRouterHandler from '@middy/http-router';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
@@ -11,6 +10,8 @@ import { authenticate, type Caller } from '../auth/caller';
 import { subpathsFromEnv } from '../config';
 import { resolveRoutes, routesOfGroup, type ResourceGroup, type Route } from '../routes';
 import { errorMapper } from './error-mapper';
+import { multipartBodyParser } from './multipart';
+import { pathDecodes } from './path-decoding';
 import { requestId } from './request-id';
 import type { HttpEvent, HttpResult, Reply, RequestContext } from './types';
 import { validate, type RouteSchemas } from './validation';
@@ -30,8 +31,8 @@ export interface RouteInput<S extends RouteSchemas> {
 interface RouteSpec<S extends RouteSchemas, I> {
   schemas?: S;
   /**
-   * The body is `multipart/form-data` (parsed by middy's multipart parser into fields and files)
-   * rather than JSON; a file part longer than `maxFileBytes` arrives with `truncated: true`.
+   * The body is `multipart/form-data` (parsed by `multipart.ts` into fields and files) rather than
+   * JSON; a file part longer than `maxFileBytes` arrives with `truncated: true`.
    */
   multipart?: { maxFileBytes: number };
   handle: (input: I) => Promise<Reply>;
@@ -65,7 +66,7 @@ function buildRoute<S extends RouteSchemas, I>(spec: RouteSpec<S, I>, authentica
   // Authentication comes before the body is read, so an anonymous caller learns nothing from validation.
   if (authenticated) chain.use(authentication());
   if (spec.multipart) {
-    chain.use(httpMultipartBodyParser({ busboy: { limits: { fileSize: spec.multipart.maxFileBytes, files: 1, fields: 20 } } }));
+    chain.use(multipartBodyParser(spec.multipart));
   } else if (spec.schemas?.body) {
     chain.use(httpJsonBodyParser());
   }
@@ -136,6 +137,7 @@ export function withHttpChain(inner: (event: HttpEvent, context: RequestContext)
     .use(httpHeaderNormalizer())
     .use(requestId())
     .use(httpEventNormalizer())
+    .use(pathDecodes())
     // An empty Reporting-Endpoints header says nothing; leave it out.
     .use(httpSecurityHeaders({ reportingEndpoints: false } as never))
     .use(errorMapper())

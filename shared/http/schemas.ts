@@ -3,3 +3,38 @@ import * as z from 'zod';
 /** Zod pieces shared by request schemas. */
 /** A UUID in any case, lower-cased: the store's keys and comparisons use lower case (RFC 9562: case-insensitive on input). */
 export const uuidSchema = z.uuid({ message: 'Must be a UUID' }).transform((uuid) => uuid.toLowerCase());
+
+/**
+ * Whether DynamoDB can store a number as the document client sends it (`String(n)`): 0, or at most 38
+ * significant digits with a magnitude from 1e-130 to 9.9999999999999999999999999999999999999e125
+ * (beyond them DynamoDB refuses the write with a ValidationException: "Number underflow", "Number
+ * overflow", "precision up to 38 digits"). The document client, without `allowImpreciseNumbers`,
+ * also refuses integers past ±`Number.MAX_SAFE_INTEGER` before sending, which bounds stored numbers
+ * further.
+ */
+export function isStorableNumber(value: number): boolean {
+  if (!Number.isFinite(value)) return false;
+  if (value === 0) return true;
+  if (Math.abs(value) > Number.MAX_SAFE_INTEGER) return false;
+  // `String(n)` is what is sent: digits, an optional point, an optional exponent (`5e-324`, `1.5e-7`).
+  const [mantissa = '', exponent = '0'] = String(Math.abs(value)).split('e');
+  const [whole = '', fraction = ''] = mantissa.split('.');
+  const digits = `${whole}${fraction}`;
+  const leadingZeros = digits.length - digits.replace(/^0+/, '').length;
+  const significant = digits.replace(/^0+/, '').replace(/0+$/, '');
+  // The power of ten of the first significant digit: 1.5e-7 → -7, 0.0012 → -3, 123 → 2.
+  const magnitude = Number(exponent) + whole.length - 1 - leadingZeros;
+  return significant.length <= 38 && magnitude >= -130 && magnitude <= 125;
+}
+
+/**
+ * A number schema whose values the store can keep: every request schema whose numbers reach DynamoDB
+ * wraps them in this, so a value such as `5e-324` is a 422 naming the field instead of a write DynamoDB
+ * refuses. The check runs once the schema's own (type, `.int()`, `.min()`, `.max()`) pass, so a field
+ * carries one message: its range when it is out of range, this one otherwise.
+ */
+export const storable = <T extends z.ZodNumber>(schema: T): T =>
+  schema.refine(isStorableNumber, {
+    message: 'Must be 0 or have a magnitude from 1e-130 to 9007199254740991 with at most 38 significant digits',
+    when: (payload) => payload.issues.length === 0,
+  });
