@@ -35,29 +35,28 @@ export const demoOrganizations = [
 
 async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<SeededBot> {
   const bot = await addBot(orgUuid, envUuid, name);
-  const personas = [
-    await addPersona(bot.uuid, {
+  // A bot's parts are independent writes: made at once, so `npm start -- --fresh` seeds in fewer round trips.
+  const [personas, functions, collections] = await Promise.all([
+    Promise.all([
+      addPersona(bot.uuid, {
       name: 'Helpful guide',
       backstory: 'Has answered customer questions for years.',
       personality: 'Patient, clear, warm',
       communicationStyle: 'EMPATHETIC_AND_HELPFUL',
-    }),
-    await addPersona(bot.uuid, {
+      }),
+      addPersona(bot.uuid, {
       name: 'Straight shooter',
       backstory: 'A former support lead who values time.',
       personality: 'Direct, precise',
       communicationStyle: 'CONCISE_AND_PROFESSIONAL',
-    }),
-  ];
-  const functions = [
-    await addFunction(bot.uuid, 'lookupOrder'),
-    await addFunction(bot.uuid, 'createTicket'),
-    await addFunction(bot.uuid, 'checkStock'),
-  ];
-  const collections = [
-    await addCollection(bot.uuid, { name: 'Product manuals', description: 'Manuals of every product', documentCount: 42 }),
-    await addCollection(bot.uuid, { name: 'Return policy', description: 'Returns and refunds', documentCount: 3 }),
-  ];
+      }),
+    ]),
+    Promise.all([addFunction(bot.uuid, 'lookupOrder'), addFunction(bot.uuid, 'createTicket'), addFunction(bot.uuid, 'checkStock')]),
+    Promise.all([
+      addCollection(bot.uuid, { name: 'Product manuals', description: 'Manuals of every product', documentCount: 42 }),
+      addCollection(bot.uuid, { name: 'Return policy', description: 'Returns and refunds', documentCount: 3 }),
+    ]),
+  ]);
   await addSupervisor(bot.uuid, {
     role: 'Supervisor',
     goal: `Route each conversation of ${name} to the agent that can help`,
@@ -68,27 +67,29 @@ async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<
   });
   const stored = (await findBot(bot.uuid))!;
   const parameters = { requestTimeout: 30000, temperature: 0.3, topP: 1, presencePenalty: 0, frequencyPenalty: 0 };
-  await createAgent(stored, {
-    role: 'Order assistant',
-    goal: 'Tell customers where their order is and what happens next',
-    persona: { uuid: personas[0]!.uuid },
-    inheritFromSupervisor: true,
-    constraints: [{ value: 'Confirm the order number before sharing any detail' }],
-    tags: [{ name: '#orders' }],
-    parameters,
-    functions: [{ uuid: functions[0]!.uuid }],
-    knowledge: [{ uuid: collections[1]!.uuid }],
-  });
-  await createAgent(stored, {
-    role: 'Product expert',
-    goal: 'Answer questions about products and their availability',
-    persona: { uuid: personas[1]!.uuid },
-    inheritFromSupervisor: false,
-    tags: [{ name: '#products' }],
-    parameters: { ...parameters, maximumTokens: 800 },
-    functions: [{ uuid: functions[2]!.uuid }],
-    knowledge: [{ uuid: collections[0]!.uuid }],
-  });
+  await Promise.all([
+    createAgent(stored, {
+      role: 'Order assistant',
+      goal: 'Tell customers where their order is and what happens next',
+      persona: { uuid: personas[0]!.uuid },
+      inheritFromSupervisor: true,
+      constraints: [{ value: 'Confirm the order number before sharing any detail' }],
+      tags: [{ name: '#orders' }],
+      parameters,
+      functions: [{ uuid: functions[0]!.uuid }],
+      knowledge: [{ uuid: collections[1]!.uuid }],
+    }),
+    createAgent(stored, {
+      role: 'Product expert',
+      goal: 'Answer questions about products and their availability',
+      persona: { uuid: personas[1]!.uuid },
+      inheritFromSupervisor: false,
+      tags: [{ name: '#products' }],
+      parameters: { ...parameters, maximumTokens: 800 },
+      functions: [{ uuid: functions[2]!.uuid }],
+      knowledge: [{ uuid: collections[0]!.uuid }],
+    }),
+  ]);
   return { ...named(bot), personas: personas.map(named), functions: functions.map(named), collections: collections.map(named) };
 }
 
