@@ -29,9 +29,38 @@ export interface Config {
   endpoints: { dynamodb?: string; cognito?: string; kms?: string; s3?: string; ses?: string };
 }
 
+/**
+ * The name of every environment variable the functions read, written once: `readConfig` reads them,
+ * the CDK bind helpers and the local stack set them, the operator CLI points them at a stack.
+ */
+export const envNames = {
+  tableName: 'TABLE_NAME',
+  userPoolId: 'USER_POOL_ID',
+  userPoolClientId: 'USER_POOL_CLIENT_ID',
+  signingKey: 'SIGNING_KEY',
+  tokenIssuer: 'TOKEN_ISSUER',
+  accessTokenSeconds: 'ACCESS_TOKEN_SECONDS',
+  refreshTokenSeconds: 'REFRESH_TOKEN_SECONDS',
+  sessionMaxSeconds: 'SESSION_MAX_SECONDS',
+  generativeSubpath: 'GENERATIVE_SUBPATH',
+  userSubpath: 'USER_SUBPATH',
+  region: 'AWS_REGION',
+  mailFrom: 'MAIL_FROM',
+  sesConfigurationSet: 'SES_CONFIGURATION_SET',
+  signInUrl: 'SIGN_IN_URL',
+  bulkBucket: 'BULK_BUCKET_NAME',
+  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+  cognitoEndpoint: 'COGNITO_ENDPOINT',
+  kmsEndpoint: 'KMS_ENDPOINT',
+  s3Endpoint: 'S3_ENDPOINT',
+  sesEndpoint: 'SES_ENDPOINT',
+} as const;
+
+export type EnvName = (typeof envNames)[keyof typeof envNames];
+
 export class ConfigError extends Error {}
 
-function required(env: NodeJS.ProcessEnv, name: string): string {
+function required(env: NodeJS.ProcessEnv, name: EnvName): string {
   const value = env[name];
   if (value === undefined || value.trim() === '') {
     throw new ConfigError(`Missing environment variable ${name}`);
@@ -39,7 +68,7 @@ function required(env: NodeJS.ProcessEnv, name: string): string {
   return value;
 }
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+function positiveInt(env: NodeJS.ProcessEnv, name: EnvName, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
@@ -60,33 +89,33 @@ function parseSigningKey(raw: string): Config['signingKey'] {
 /** The area subpaths, readable without the rest of the configuration (routers need only these). */
 export function subpathsFromEnv(env: NodeJS.ProcessEnv = process.env): Subpaths {
   return {
-    generative: env.GENERATIVE_SUBPATH || defaultSubpaths.generative,
-    user: env.USER_SUBPATH || defaultSubpaths.user,
+    generative: env[envNames.generativeSubpath] || defaultSubpaths.generative,
+    user: env[envNames.userSubpath] || defaultSubpaths.user,
   };
 }
 
 export function readConfig(env: NodeJS.ProcessEnv): Config {
-  const optional = (name: string) => (env[name] ? env[name] : undefined);
+  const optional = (name: EnvName) => (env[name] ? env[name] : undefined);
   return {
-    tableName: required(env, 'TABLE_NAME'),
-    userPoolId: required(env, 'USER_POOL_ID'),
-    userPoolClientId: required(env, 'USER_POOL_CLIENT_ID'),
-    signingKey: parseSigningKey(required(env, 'SIGNING_KEY')),
-    tokenIssuer: required(env, 'TOKEN_ISSUER'),
-    accessTokenSeconds: positiveInt(env, 'ACCESS_TOKEN_SECONDS', 300),
-    refreshTokenSeconds: positiveInt(env, 'REFRESH_TOKEN_SECONDS', 1800),
-    sessionMaxSeconds: positiveInt(env, 'SESSION_MAX_SECONDS', 36000),
+    tableName: required(env, envNames.tableName),
+    userPoolId: required(env, envNames.userPoolId),
+    userPoolClientId: required(env, envNames.userPoolClientId),
+    signingKey: parseSigningKey(required(env, envNames.signingKey)),
+    tokenIssuer: required(env, envNames.tokenIssuer),
+    accessTokenSeconds: positiveInt(env, envNames.accessTokenSeconds, 300),
+    refreshTokenSeconds: positiveInt(env, envNames.refreshTokenSeconds, 1800),
+    sessionMaxSeconds: positiveInt(env, envNames.sessionMaxSeconds, 36000),
     subpaths: subpathsFromEnv(env),
-    region: optional('AWS_REGION') ?? 'us-east-1',
-    mail: { from: optional('MAIL_FROM'), configurationSet: optional('SES_CONFIGURATION_SET') },
-    signInUrl: optional('SIGN_IN_URL'),
-    bulkBucket: optional('BULK_BUCKET_NAME'),
+    region: optional(envNames.region) ?? 'us-east-1',
+    mail: { from: optional(envNames.mailFrom), configurationSet: optional(envNames.sesConfigurationSet) },
+    signInUrl: optional(envNames.signInUrl),
+    bulkBucket: optional(envNames.bulkBucket),
     endpoints: {
-      dynamodb: optional('DYNAMODB_ENDPOINT'),
-      cognito: optional('COGNITO_ENDPOINT'),
-      kms: optional('KMS_ENDPOINT'),
-      s3: optional('S3_ENDPOINT'),
-      ses: optional('SES_ENDPOINT'),
+      dynamodb: optional(envNames.dynamodbEndpoint),
+      cognito: optional(envNames.cognitoEndpoint),
+      kms: optional(envNames.kmsEndpoint),
+      s3: optional(envNames.s3Endpoint),
+      ses: optional(envNames.sesEndpoint),
     },
   };
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { envNames } from '../../shared/config';
 
 /**
  * Operator CLI: creates organizations (with their first ADMIN) and adds environments, bots, supervisors,
@@ -61,11 +62,11 @@ function configureTarget(outputsFile: string | undefined, dataDir: string): void
       return value;
     };
     Object.assign(process.env, {
-      TABLE_NAME: need('TableName'),
-      USER_POOL_ID: need('UserPoolId'),
-      USER_POOL_CLIENT_ID: need('UserPoolClientId'),
-      SIGNING_KEY: `kms:${need('SigningKeyArn')}`,
-      TOKEN_ISSUER: outputs.TokenIssuer ?? `${need('ApiUrl').replace(/\/$/, '')}/auth`,
+      [envNames.tableName]: need('TableName'),
+      [envNames.userPoolId]: need('UserPoolId'),
+      [envNames.userPoolClientId]: need('UserPoolClientId'),
+      [envNames.signingKey]: `kms:${need('SigningKeyArn')}`,
+      [envNames.tokenIssuer]: outputs.TokenIssuer ?? `${need('ApiUrl').replace(/\/$/, '')}/auth`,
     });
     return;
   }

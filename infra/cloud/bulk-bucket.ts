@@ -3,6 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { envNames } from '../../shared/config';
 
 export interface BulkBucketProps {
   /** Days an uploaded CSV is kept; the files carry passwords, so not for long. */
@@ -51,7 +52,7 @@ export type BulkBucketAccess = 'read' | 'readWrite';
 export function bindBulkBucket(fn: LambdaFunction, bulk: BulkBucket, access: BulkBucketAccess): void {
   const actions = access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
   fn.addToRolePolicy(new PolicyStatement({ actions, resources: [bulk.bucket.arnForObjects('*')] }));
-  fn.addEnvironment('BULK_BUCKET_NAME', bulk.bucket.bucketName);
+  fn.addEnvironment(envNames.bulkBucket, bulk.bucket.bucketName);
   const bucketId = Stack.of(bulk).getLogicalId(bulk.bucket.node.defaultChild as CfnBucket);
   Validations.of(fn.role!).acknowledge({
     id: `AwsSolutions-IAM5[Resource::<${bucketId}.Arn>/*]`,

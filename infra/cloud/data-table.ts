@@ -2,6 +2,7 @@ import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { envNames } from '../../shared/config';
 
 /** The single table (DESIGN.md "Data"): generic keys, one GSI, TTL on `ttl`. */
 export class DataTable extends Construct {
@@ -43,7 +44,7 @@ const tableActions = [
 /** Lets the function read and write items of the table and its indexes, and sets TABLE_NAME. */
 export function bindTable(fn: LambdaFunction, data: DataTable): void {
   data.table.grant(fn, ...tableActions);
-  fn.addEnvironment('TABLE_NAME', data.table.tableName);
+  fn.addEnvironment(envNames.tableName, data.table.tableName);
   const tableId = Stack.of(data).getLogicalId(data.table.node.defaultChild as CfnTable);
   Validations.of(fn.role!).acknowledge({
     id: `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,

@@ -5,6 +5,7 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { ConfigurationSet, EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import { Construct } from 'constructs';
+import { envNames } from '../../shared/config';
 
 export interface MailerProps {
   /** The sender address; SES mails a verification link to it on first deploy. */
@@ -44,8 +45,8 @@ export function bindMailer(fn: LambdaFunction, mailer: Mailer, alarmAction?: IAl
       resources: [mailer.identity.emailIdentityArn, mailer.configurationSetArn],
     }),
   );
-  fn.addEnvironment('MAIL_FROM', mailer.senderEmail);
-  fn.addEnvironment('SES_CONFIGURATION_SET', mailer.configurationSet.configurationSetName);
+  fn.addEnvironment(envNames.mailFrom, mailer.senderEmail);
+  fn.addEnvironment(envNames.sesConfigurationSet, mailer.configurationSet.configurationSetName);
 
   // A failed send never fails the request (shared/mail/mailer.ts logs it instead): count those lines
   // and alarm on them, so lost welcome and reactivation e-mails are seen.

@@ -17,6 +17,7 @@ import { ServiceFunction } from './service-function';
 import type { StackSettings } from './settings';
 import { bindSigningKey, TokenSigningKey } from './signing-key';
 import { bindUserPool, UserDirectory } from './user-directory';
+import { envNames } from '../../shared/config';
 
 export interface ManagementApiStackProps extends StackProps {
   readonly settings: StackSettings;
@@ -59,9 +60,9 @@ export class ManagementApiStack extends Stack {
         alarmAction,
         ...(access.timeoutSeconds ? { timeout: Duration.seconds(access.timeoutSeconds) } : {}),
         environment: {
-          TOKEN_ISSUER: tokenIssuer,
-          GENERATIVE_SUBPATH: settings.subpaths.generative,
-          USER_SUBPATH: settings.subpaths.user,
+          [envNames.tokenIssuer]: tokenIssuer,
+          [envNames.generativeSubpath]: settings.subpaths.generative,
+          [envNames.userSubpath]: settings.subpaths.user,
           ...settings.tokenLifetimes,
         },
       }).function;
@@ -70,7 +71,7 @@ export class ManagementApiStack extends Stack {
       bindSigningKey(fn, signingKey, { canSign: access.signsTokens ?? false });
       if (access.sendsMail) {
         bindMailer(fn, mailer, alarmAction);
-        fn.addEnvironment('SIGN_IN_URL', signInUrl);
+        fn.addEnvironment(envNames.signInUrl, signInUrl);
       }
       if (access.bulkUploads) bindBulkBucket(fn, bulkUploads, access.bulkUploads);
       if (access.onUpload) {

@@ -1,5 +1,6 @@
 import type { Node } from 'constructs';
 import { defaultSubpaths, type Subpaths } from '../../shared/routes';
+import { envNames } from '../../shared/config';
 
 /**
  * Everything the stack reads from CDK context (`cdk synth -c key=value` or cdk.json), each value
@@ -17,9 +18,9 @@ const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILEN
 
 /** Context keys for token lifetimes, mapped to the environment variables `shared/config.ts` reads. */
 const tokenLifetimeKeys = {
-  accessTokenSeconds: 'ACCESS_TOKEN_SECONDS',
-  refreshTokenSeconds: 'REFRESH_TOKEN_SECONDS',
-  sessionMaxSeconds: 'SESSION_MAX_SECONDS',
+  accessTokenSeconds: envNames.accessTokenSeconds,
+  refreshTokenSeconds: envNames.refreshTokenSeconds,
+  sessionMaxSeconds: envNames.sessionMaxSeconds,
 } as const;
 
 export interface StackSettings {

@@ -2,6 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { envNames } from '../../shared/config';
 
 /** The asymmetric KMS key that signs access tokens (ES256); its private half never leaves KMS. */
 export class TokenSigningKey extends Construct {
@@ -25,5 +26,5 @@ export class TokenSigningKey extends Construct {
 export function bindSigningKey(fn: LambdaFunction, signing: TokenSigningKey, options: { canSign: boolean }): void {
   const actions = options.canSign ? ['kms:Sign', 'kms:GetPublicKey'] : ['kms:GetPublicKey'];
   signing.key.grant(fn, ...actions);
-  fn.addEnvironment('SIGNING_KEY', `kms:${signing.key.keyArn}`);
+  fn.addEnvironment(envNames.signingKey, `kms:${signing.key.keyArn}`);
 }

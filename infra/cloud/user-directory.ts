@@ -2,6 +2,7 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccountRecovery, FeaturePlan, Mfa, UserPool, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import { envNames } from '../../shared/config';
 
 /** The Cognito actions a function may be granted on the user pool. */
 export type UserPoolAction =
@@ -81,6 +82,6 @@ export class UserDirectory extends Construct {
  */
 export function bindUserPool(fn: LambdaFunction, directory: UserDirectory, actions: readonly UserPoolAction[]): void {
   if (actions.length > 0) directory.userPool.grant(fn, ...actions.map((action) => `cognito-idp:${action}`));
-  fn.addEnvironment('USER_POOL_ID', directory.userPool.userPoolId);
-  fn.addEnvironment('USER_POOL_CLIENT_ID', directory.consoleClient.userPoolClientId);
+  fn.addEnvironment(envNames.userPoolId, directory.userPool.userPoolId);
+  fn.addEnvironment(envNames.userPoolClientId, directory.consoleClient.userPoolClientId);
 }

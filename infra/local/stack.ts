@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
 import { join, resolve } from 'node:path';
 import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/routes';
-import { subpathsFromEnv } from '../../shared/config';
+import { envNames, subpathsFromEnv } from '../../shared/config';
 import { startEmulators, type Emulators } from './emulators';
 import { createGateway, type LambdaHandler } from './gateway';
 import { createAsyncInvoker, errorType } from './invoke';
@@ -39,12 +39,6 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
-const FUNCTION_ENV = [
-  'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'TABLE_NAME', 'BULK_BUCKET_NAME', 'USER_POOL_ID',
-  'USER_POOL_CLIENT_ID', 'SIGNING_KEY', 'TOKEN_ISSUER', 'GENERATIVE_SUBPATH', 'USER_SUBPATH', 'DYNAMODB_ENDPOINT',
-  'COGNITO_ENDPOINT', 'S3_ENDPOINT', 'SES_ENDPOINT', 'MAIL_FROM', 'SIGN_IN_URL',
-];
-
 export class PortInUseError extends Error {}
 
 function listen(server: Server, port: number): Promise<number> {
@@ -70,31 +64,35 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   const emulators: Emulators = await startEmulators(dataDir, LOCAL_BUCKET);
   const handlers = {} as Record<ResourceGroup, LambdaHandler>;
-  if (options.subpaths?.generative) process.env.GENERATIVE_SUBPATH = options.subpaths.generative;
-  if (options.subpaths?.user) process.env.USER_SUBPATH = options.subpaths.user;
+  if (options.subpaths?.generative) process.env[envNames.generativeSubpath] = options.subpaths.generative;
+  if (options.subpaths?.user) process.env[envNames.userSubpath] = options.subpaths.user;
   const subpaths = subpathsFromEnv();
   const gateway = createGateway(resolveRoutes(subpaths), handlers);
   try {
     const port = await listen(gateway, options.port);
     const apiUrl = `http://127.0.0.1:${port}`;
     const [pool] = await Promise.all([ensureUserPool(emulators.endpoints.cognito, dataDir), ensureTable(emulators.endpoints.dynamodb)]);
-    Object.assign(process.env, {
-      AWS_REGION: 'us-east-1',
+    // The functions' environment, as the CDK bind helpers set it in AWS (names from shared/config.ts).
+    const functionEnv: Record<string, string> = {
+      [envNames.region]: 'us-east-1',
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      TABLE_NAME: LOCAL_TABLE,
-      BULK_BUCKET_NAME: LOCAL_BUCKET,
-      USER_POOL_ID: pool.userPoolId,
-      USER_POOL_CLIENT_ID: pool.clientId,
-      SIGNING_KEY: `file:${ensureSigningKey(dataDir)}`,
-      TOKEN_ISSUER: `${apiUrl}/auth`,
-      DYNAMODB_ENDPOINT: emulators.endpoints.dynamodb,
-      COGNITO_ENDPOINT: emulators.endpoints.cognito,
-      S3_ENDPOINT: emulators.endpoints.s3,
-      SES_ENDPOINT: emulators.endpoints.ses,
-      MAIL_FROM: 'Management API <no-reply@management-api.local>',
-      SIGN_IN_URL: `${apiUrl}/auth/realms/{realm}/protocol/openid-connect/token`,
-    });
+      [envNames.tableName]: LOCAL_TABLE,
+      [envNames.bulkBucket]: LOCAL_BUCKET,
+      [envNames.userPoolId]: pool.userPoolId,
+      [envNames.userPoolClientId]: pool.clientId,
+      [envNames.signingKey]: `file:${ensureSigningKey(dataDir)}`,
+      [envNames.tokenIssuer]: `${apiUrl}/auth`,
+      [envNames.generativeSubpath]: subpaths.generative,
+      [envNames.userSubpath]: subpaths.user,
+      [envNames.dynamodbEndpoint]: emulators.endpoints.dynamodb,
+      [envNames.cognitoEndpoint]: emulators.endpoints.cognito,
+      [envNames.s3Endpoint]: emulators.endpoints.s3,
+      [envNames.sesEndpoint]: emulators.endpoints.ses,
+      [envNames.mailFrom]: 'Management API <no-reply@management-api.local>',
+      [envNames.signInUrl]: `${apiUrl}/auth/realms/{realm}/protocol/openid-connect/token`,
+    };
+    Object.assign(process.env, functionEnv);
     await localIam.ready;
     for (const group of resourceGroups) {
       handlers[group] = ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler;
@@ -134,8 +132,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       endpoints: emulators.endpoints,
       orgs,
     };
-    // The functions' environment, for tools that run handler modules against this stack (the events test).
-    const functionEnv = Object.fromEntries(FUNCTION_ENV.map((name) => [name, process.env[name]]));
+    // For tools that run handler modules against this stack (the events test, the operator CLI).
     writeFileSync(join(dataDir, 'function-env.json'), JSON.stringify(functionEnv, null, 2));
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify(info, null, 2));
     return {
