@@ -5,15 +5,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { authorizeBot } from '../shared/access/bot-access';
+import { authorizeBot, operatorScope } from '../shared/access/bot-access';
 import { toAgentSummary } from '../shared/agents/agent.mapper';
 import { listAgentSummaries } from '../shared/agents/agent.repository';
 import { agentCreateSchema, listQuerySchema } from '../shared/agents/agent.schemas';
-import { createAgent, listAgents, readAgent } from '../shared/agents/agent.service';
+import { listAgents, readAgent } from '../shared/agents/agent-read.service';
+import { createAgent } from '../shared/agents/agent-write.service';
 import { verifyAccessToken } from '../shared/auth/access-token';
 import { authenticate } from '../shared/auth/caller';
 import { eachLimited } from '../shared/bulk/bulk-create.rules';
-import { toPage } from '../shared/http/page';
+import { pageOf } from '../shared/http/page';
 import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor } from '../shared/org/org-admin.service';
 import { keys, withoutKeys } from '../shared/store/keys';
 import { putItem } from '../shared/store/table';
@@ -75,7 +76,7 @@ benchmark({
         functions: [{ uuid: functions[i % 4]!.uuid }, { uuid: functions[(i + 1) % 4]!.uuid }],
         knowledge: [{ uuid: collections[i % 2]!.uuid }],
       });
-      agentUuids[i] = (await createAgent(bot, body)).body.uuid;
+      agentUuids[i] = (await createAgent(operatorScope(bot), body)).agent.uuid;
     });
     const seedMs = performance.now() - seedStarted;
     mark('after seeding');
@@ -103,11 +104,13 @@ benchmark({
     const authReads = async () => [await getItem(userKey), ...(await Promise.all([getItem(envKey), getItem(botKey)]))];
     const agentReads = async (uuid: string) => (await batchGet(references((await getItem(keys.agent(bot.uuid, uuid)))!))).items;
     const listChain = async () => listAgents(await authorizeBot(await authenticate(token.bearer), path, 'read'), 'AGENT', listQuery);
-    const readChain = async (uuid: string) => readAgent(authorizeBot(await authenticate(token.bearer), path, 'read'), bot.uuid, 'AGENT', uuid);
+    const readChain = async (uuid: string) => readAgent(await authorizeBot(await authenticate(token.bearer), path, 'read'), 'AGENT', uuid);
+    const scope = { bot, access: 'read' } as const;
 
     const base = `${stack.info.apiUrl}/${stack.info.generativeSubpath}/org/${org.uuid}/env/${environment.uuid}/bot/${bot.uuid}`;
     const api = (url: (i: number) => string) => (i: number, id: string) => apiGet(url(i), token.bearer, id);
     const fullPage = (page: { numberOfElements: number; totalElements: number }) => check(page.numberOfElements === SIZE && page.totalElements === AGENTS, 'Unexpected page');
+    const fullSlice = (slice: { items: unknown[]; total: number }) => check(slice.items.length === SIZE && slice.total === AGENTS, 'Unexpected slice');
     const everySummary = ({ items }: { items: unknown[] }) => check(items.length === AGENTS + 1, `The Query returned ${items.length} items`);
     const references4 = (items: unknown[]) => check(items.length === 4, `Found ${items.length} of 4 references`);
     const list = [
@@ -115,13 +118,13 @@ benchmark({
       series('raw.queryAll', 'raw `Query`, every summary of the bot (all pages, the listing\'s projection)', () => query(listing), everySummary),
       series('raw.query20', `raw \`Query\`, \`Limit: ${SIZE}\` (the listing's projection)`, () => query({ ...listing, Limit: SIZE }, 1), (r) => check((r as { items: unknown[] }).items.length === SIZE, 'Too few items')),
       series('raw.count', 'raw `Query`, `Select: COUNT` (all pages): what a total costs without a stored counter', () => query({ ...prefixQuery(PK, SKPrefix), Select: 'COUNT' })),
-      series('svc.listChain', '`authenticate` → `authorizeBot` → `listAgents` in the bench process (the handler\'s calls, no HTTP)', listChain, fullPage),
-      series('svc.list', '`listAgents()` alone in the bench process', () => listAgents(bot, 'AGENT', listQuery), fullPage),
+      series('svc.listChain', '`authenticate` → `authorizeBot` → `listAgents` in the bench process (the handler\'s calls, no HTTP)', listChain, fullSlice),
+      series('svc.list', '`listAgents()` alone in the bench process', () => listAgents(scope, 'AGENT', listQuery), fullSlice),
       series('api.get', 'API `GET …/agents/{uuid}`', api((i) => `${base}/agents/${targets[i]}`), (body, i) => check((JSON.parse(body as string) as { uuid: string }).uuid === targets[i], 'Another agent')),
       series('raw.getItem', 'raw `GetItem` of the same agent item', (i) => getItem(keys.agent(bot.uuid, targets[i]!)), (item, i) => check((item as { uuid?: string })?.uuid === targets[i], 'GetItem missed')),
       series('raw.getRefs', 'raw `GetItem` → its 4 references (persona, functions, collection) in one `BatchGet`', (i) => agentReads(targets[i]!), references4),
-      series('svc.readChain', '`authenticate` → `authorizeBot` ∥ `readAgent` in the bench process (the handler\'s calls, no HTTP)', (i) => readChain(targets[i]!)),
-      series('svc.read', '`readAgent()` alone in the bench process', (i) => readAgent(Promise.resolve(bot), bot.uuid, 'AGENT', targets[i]!)),
+      series('svc.readChain', '`authenticate` → `authorizeBot` → `readAgent` in the bench process (the handler\'s calls, no HTTP)', (i) => readChain(targets[i]!)),
+      series('svc.read', '`readAgent()` alone in the bench process', (i) => readAgent(scope, 'AGENT', targets[i]!)),
       series('alt.summaryItems', `alternative, raw: \`Query\` of the same ${AGENTS + 1} summaries stored as small items of their own (copies under another bot's keys)`, () => query(prefixQuery(keys.agentsOfBot(copyBot).PK, SKPrefix)), everySummary),
       series('alt.twoTrips', 'alternative, raw: (user `GetItem` ∥ `BatchGet` of env, bot, agent) → `BatchGet` of the references: the read\'s data in 2 round trips', async (i) => {
         const [, found] = await Promise.all([getItem(userKey), batchGet([envKey, botKey, keys.agent(bot.uuid, targets[i]!)])]);
@@ -138,12 +141,13 @@ benchmark({
       { label: '`GET …/agents/{uuid}`', calls: (await recordCalls(() => readChain(agentUuids[0]!))).calls },
       { label: '`GET …/users/identity-provider`', calls: (await recordCalls(() => authenticate(token.bearer))).calls },
     ];
-    const page = await listAgents(bot, 'AGENT', listQuery);
-    const agent = (await readAgent(Promise.resolve(bot), bot.uuid, 'AGENT', agentUuids[0]!)).body;
+    const slice = await listAgents(scope, 'AGENT', listQuery);
+    const page = pageOf(slice.items, slice.total, PAGE, SIZE);
+    const { agent } = await readAgent(scope, 'AGENT', agentUuids[0]!);
     const stripped = rawSummaries.map((item) => withoutKeys<(typeof summaries)[number]>(item));
     const cpuFigures = [
       await cpu(`\`withoutKeys\` over the ${rawSummaries.length} Query items (table.ts)`, () => rawSummaries.map((item) => withoutKeys(item)), CPU_RUNS),
-      await cpu(`\`toAgentSummary\` × ${AGENTS + 1} + \`toPage\``, () => toPage(stripped.map(toAgentSummary), PAGE, SIZE), CPU_RUNS),
+      await cpu(`\`toAgentSummary\` × ${AGENTS + 1}`, () => stripped.map(toAgentSummary), CPU_RUNS),
       await cpu(`\`JSON.stringify\` of the ${SIZE}-item page`, () => JSON.stringify(page), CPU_RUNS),
       await cpu('`JSON.stringify` of one agent (the read\'s body)', () => JSON.stringify(agent), CPU_RUNS),
       await cpu('`verifyAccessToken` (ES256 signature and claims; the key is cached)', () => verifyAccessToken(token.value), CPU_RUNS),

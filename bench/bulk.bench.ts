@@ -20,9 +20,10 @@ import { getOrganization } from '../shared/org/org.repository';
 import { addBot, addEnvironment, createOrganization } from '../shared/org/org-admin.service';
 import { keys } from '../shared/store/keys';
 import { updateItem } from '../shared/store/table';
-import { mailUser, signInAddress, userPorts } from '../shared/users/user-admin.service';
+import { sendWelcome, signInAddress } from '../shared/users/user-mail';
+import { userPorts } from '../shared/users/user-ports';
+import { registerUser } from '../shared/users/user-registration';
 import { getEmailClaim, markWelcomed } from '../shared/users/user.repository';
-import { registerUser } from '../shared/users/user.service';
 import { type Tally, startRecording, tally } from './harness/capacity';
 import { cpuCount, loadAverage } from './harness/machine';
 import { fullGc, measurePhase } from './harness/phase';
@@ -63,13 +64,13 @@ benchmark({
         return [u.email, u.name, u.company, u.password, 'VIEWER', org.environment.uuid, org.environment.name, org.bot.uuid].join(',');
       })].join('\r\n') + '\r\n';
 
-    // The ceiling: what the worker's createOne does for a new user (registerUser, the welcome e-mail with
+    // The ceiling: what the worker's createOne does for a new user (registerUser, sendWelcome with
     // the job's one mail context, markWelcomed), without the CSV, rules, job or claim pre-check.
     const mailContext = async (org: Org) => ({ language: 'en' as const, signInUrl: signInAddress(config().signInUrl ?? ''), realm: (await getOrganization(org.uuid))!.name });
     const createDirectly = async (org: Org, u: ReturnType<typeof user>, mail: Awaited<ReturnType<typeof mailContext>>) => {
       const permissions = [{ environmentUuid: org.environment.uuid, botUuid: org.bot.uuid }];
       const created = await registerUser({ orgUuid: org.uuid, name: u.name, email: u.email, password: u.password, role: 'VIEWER', permissions, company: u.company }, ports.identityProvider);
-      await mailUser('welcome', created, mail, ports.mailer, u.password);
+      await sendWelcome(created, u.password, mail, ports.mailer);
       await markWelcomed(org.uuid, created.uuid);
     };
 
@@ -181,7 +182,7 @@ benchmark({
         bullets([
           `One local stack **in the bench's own process** (\`startLocalStack\`, a fresh temporary data directory, PORT 0; ready in ${fmt.s(stack.readyMs)}): gateway, handler modules, the bulk worker that s3rver's object event starts, and the Node emulators (s3rver, cognito-local, aws-ses-v2-local) share one event loop; DynamoDB Local runs in its own JVM. ${cpuCount()} CPUs. Memory figures are the whole Node process's, emulators included.`,
           `Every file, dry run and ceiling writes into a fresh organization; rows are VIEWERs of its one bot with a given password; the API file and the ceiling of one size write the same users. API: \`POST …/users/bulk-create\` (multipart) with the ADMIN's token; ${SMALL.map(fmt.int).join(' and ')} rows synchronously (the call waits up to ${SYNC_WAIT_S} s, then answers 202 and is polled), ${fmt.int(LARGE)} with \`Prefer: respond-async\`, polled every second, abandoned after ${fmt.min(CAP_MS)}.`,
-          `Ceiling: \`registerUser\`, \`mailUser\` (welcome e-mail, the realm read once as the worker does) and \`markWelcomed\`, ${CONCURRENCY} users at a time: the worker's per-user calls for a new user. Charged to the worker by the ratio: the upload, parsing, rules 1-7, \`createOne\`'s claim pre-check, the job's writes and the HTTP side. For ${fmt.int(LARGE)} rows the ceiling is **extrapolated** from reduced runs of ${fmt.int(REDUCED)} users before and after the import.`,
+          `Ceiling: \`registerUser\`, \`sendWelcome\` (the realm read once, as the worker does) and \`markWelcomed\`, ${CONCURRENCY} users at a time: the worker's per-user calls for a new user. Charged to the worker by the ratio: the upload, parsing, rules 1-7, \`createOne\`'s claim pre-check, the job's writes and the HTTP side. For ${fmt.int(LARGE)} rows the ceiling is **extrapolated** from reduced runs of ${fmt.int(REDUCED)} users before and after the import.`,
           `Unreported first: a 20-row import and a 20-user ceiling. Before each phase the SES emulator's mailbox is cleared and two full GCs run (\`--expose-gc\`${fullGc() ? '' : ': **not available in this run**'}); memory is sampled every 50 ms; every AWS call of the process is counted, timed and its DynamoDB units recorded by a middleware on the product's clients. The handlers' INFO log lines (${fmt.int(stack.dropped())}) were dropped after formatting.`,
         ]),
       ],

@@ -7,6 +7,7 @@
  */
 import { BatchGetItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { performance } from 'node:perf_hooks';
+import { authorizeOrgAdmin, authorizeUserAccess } from '../shared/access/org-access';
 import { authenticate } from '../shared/auth/caller';
 import { eachLimited } from '../shared/bulk/bulk-create.rules';
 import { clientOptions } from '../shared/clients/client-options';
@@ -14,7 +15,7 @@ import { config } from '../shared/config';
 import { addBot, addEnvironment, createOrganization } from '../shared/org/org-admin.service';
 import { keys } from '../shared/store/keys';
 import { quickMatches } from '../shared/text/matching';
-import { listUsers, quicksearchUsers, readUser } from '../shared/users/user-admin.service';
+import { listUsers, quicksearchUsers, readUser } from '../shared/users/user-queries';
 import { DIRECTORY_SHARDS, readDirectory } from '../shared/users/user-directory';
 import { claimEmail, putNewUser } from '../shared/users/user.repository';
 import { quicksearchQuerySchema, userListQuerySchema } from '../shared/users/user.schemas';
@@ -62,28 +63,31 @@ benchmark({
 
     const token = await accessToken(stack.info, admin);
     const caller = await authenticate(token.bearer);
+    const scope = await authorizeOrgAdmin(caller, org.uuid);
+    /** The handler's calls, in this process: authentication, authorization, the use case. */
+    const asHandler = async <T>(work: (s: typeof scope) => Promise<T>) => work(await authorizeOrgAdmin(await authenticate(token.bearer), org.uuid));
     const base = `${stack.info.apiUrl}/${stack.info.userSubpath}/org/${org.uuid}/users`;
     const searchTerms = searchTermsFor(users, firstNames);
     const queryStrings = { list: '', search: `searchTerms=${encodeURIComponent(searchTerms)}`, byName: `orderBy=name&direction=ASC&page=${NAME_PAGE}` };
     const queries = Object.fromEntries(Object.entries(queryStrings).map(([k, q]) => [k, userListQuerySchema.parse(Object.fromEntries(new URLSearchParams(q)))])) as Record<keyof typeof queryStrings, ReturnType<typeof userListQuerySchema.parse>>;
     const quick = quicksearchQuerySchema.parse({ name: QUICK_TERM });
     const expected = {
-      list: await listUsers(caller, org.uuid, queries.list),
-      search: await listUsers(caller, org.uuid, queries.search),
-      byName: await listUsers(caller, org.uuid, queries.byName),
+      list: await listUsers(scope, queries.list),
+      search: await listUsers(scope, queries.search),
+      byName: await listUsers(scope, queries.byName),
     };
-    const names = await quicksearchUsers(caller, org.uuid, quick.name, quick.limit);
-    check(expected.search.totalElements > 0 && names.length > 0, 'The search terms or the quicksearch term match nobody');
+    const names = await quicksearchUsers(scope, quick.name, quick.limit);
+    check(expected.search.total > 0 && names.length > 0, 'The search terms or the quicksearch term match nobody');
     const shardKeys = Array.from({ length: DIRECTORY_SHARDS }, (_, shard) => keys.userDirectoryShard(org.uuid, shard));
     const targets = Array.from({ length: WARM_UP + SAMPLES }, () => users[Math.floor(Math.random() * users.length)]!);
 
     const api = (url: (i: number) => string) => (i: number, id: string) => apiGet(url(i), token.bearer, id);
-    const uuidsOf = (page: { content: { uuid: string }[] }) => page.content.map((user) => user.uuid).join();
+    const uuidsOf = (users: { uuid: string }[]) => users.map((user) => user.uuid).join();
     const listSeries = (key: keyof typeof expected, label: string) => [
       series(`api.${key}`, `API \`GET /users${queryStrings[key] ? `?${decodeURIComponent(queryStrings[key])}` : ''}\`${label}`, api(() => `${base}?${queryStrings[key]}`), (body) =>
-        check(uuidsOf(JSON.parse(body as string)) === uuidsOf(expected[key]), `GET /users?${queryStrings[key]} returned another page`)),
-      series(`raw.${key}`, `raw: \`BatchGetItem\` of the ${DIRECTORY_SHARDS} directory shards → of the page's ${expected[key].numberOfElements} users`, async () => [
-        await batchGet(shardKeys), await batchGet(expected[key].content.map((user) => keys.userKey(org.uuid, user.uuid))),
+        check(uuidsOf(JSON.parse(body as string).content) === uuidsOf(expected[key].users), `GET /users?${queryStrings[key]} returned another page`)),
+      series(`raw.${key}`, `raw: \`BatchGetItem\` of the ${DIRECTORY_SHARDS} directory shards → of the page's ${expected[key].users.length} users`, async () => [
+        await batchGet(shardKeys), await batchGet(expected[key].users.map((user) => keys.userKey(org.uuid, user.uuid))),
       ]),
     ];
     const main = [
@@ -109,10 +113,10 @@ benchmark({
       series('p.rawLow', 'raw `BatchGetItem` of the shards, low-level client (not unmarshalled)', () => lowLevel.send(new BatchGetItemCommand({ RequestItems: { [config().tableName]: { Keys: marshalled } } }))),
       series('p.raw', 'raw `BatchGetItem` of the shards, document client (unmarshalled)', () => batchGet(shardKeys)),
       series('p.directory', '`readDirectory()`: the store\'s `getItems` of the shards, then every entry decoded', () => readDirectory(org.uuid)),
-      series('p.list', '`listUsers()`, default page', () => listUsers(caller, org.uuid, queries.list)),
-      series('p.search', `\`listUsers()\`, \`searchTerms=${searchTerms}\``, () => listUsers(caller, org.uuid, queries.search)),
-      series('p.byName', `\`listUsers()\`, by name, page ${NAME_PAGE}`, () => listUsers(caller, org.uuid, queries.byName)),
-      series('p.quick', `\`quicksearchUsers()\`, \`${QUICK_TERM}\``, () => quicksearchUsers(caller, org.uuid, quick.name, quick.limit)),
+      series('p.list', '`listUsers()`, default page', () => listUsers(scope, queries.list)),
+      series('p.search', `\`listUsers()\`, \`searchTerms=${searchTerms}\``, () => listUsers(scope, queries.search)),
+      series('p.byName', `\`listUsers()\`, by name, page ${NAME_PAGE}`, () => listUsers(scope, queries.byName)),
+      series('p.quick', `\`quicksearchUsers()\`, \`${QUICK_TERM}\``, () => quicksearchUsers(scope, quick.name, quick.limit)),
     ];
     progress('the product\'s functions in process');
     await interleave(profile, { warmUp: 5, block: 5, samples: PROFILE_RUNS });
@@ -121,11 +125,11 @@ benchmark({
     await interleave(naive, { warmUp: 2, block: 1, samples: size(20, 5) });
 
     const operations = [
-      { label: '`GET /users` (default page)', calls: (await recordCalls(async () => listUsers(await authenticate(token.bearer), org.uuid, queries.list))).calls },
-      { label: `\`GET /users?searchTerms=${searchTerms}\``, calls: (await recordCalls(async () => listUsers(await authenticate(token.bearer), org.uuid, queries.search))).calls },
-      { label: `\`GET /users?${queryStrings.byName}\``, calls: (await recordCalls(async () => listUsers(await authenticate(token.bearer), org.uuid, queries.byName))).calls },
-      { label: `\`GET /users/quicksearch?name=${QUICK_TERM}\``, calls: (await recordCalls(async () => quicksearchUsers(await authenticate(token.bearer), org.uuid, quick.name, quick.limit))).calls },
-      { label: '`GET /users/{userId}`', calls: (await recordCalls(async () => readUser(await authenticate(token.bearer), org.uuid, users[0]!.uuid))).calls },
+      { label: '`GET /users` (default page)', calls: (await recordCalls(() => asHandler((s) => listUsers(s, queries.list)))).calls },
+      { label: `\`GET /users?searchTerms=${searchTerms}\``, calls: (await recordCalls(() => asHandler((s) => listUsers(s, queries.search)))).calls },
+      { label: `\`GET /users?${queryStrings.byName}\``, calls: (await recordCalls(() => asHandler((s) => listUsers(s, queries.byName)))).calls },
+      { label: `\`GET /users/quicksearch?name=${QUICK_TERM}\``, calls: (await recordCalls(() => asHandler((s) => quicksearchUsers(s, quick.name, quick.limit)))).calls },
+      { label: '`GET /users/{userId}`', calls: (await recordCalls(async () => readUser(await authorizeUserAccess(await authenticate(token.bearer), org.uuid, users[0]!.uuid, 'read'), users[0]!.uuid))).calls },
       { label: 'naive listing (raw, not the product)', calls: (await recordCalls(() => naive[0]!.run(0, ''))).calls },
     ];
     const { items: shards } = await batchGet(shardKeys);
@@ -155,13 +159,13 @@ benchmark({
           `A fresh local stack (\`infra/local/main.ts --fresh\`, PORT=0): gateway and handler modules in one Node process, DynamoDB Local in a JVM, the bench a third process on the same machine.`,
           `Organization \`${admin.name}\` made by \`createOrganization\` (its ADMIN registered in cognito-local; the bench signs in with a password grant), one environment and bot. The other ${fmt.int(USERS - 1)} users written by the product's repository, \`claimEmail\` then \`putNewUser\` (user, directory entry and claim in one transaction), skipping Cognito, 16 at a time: **${fmt.s(seedMs)}** (${((USERS - 1) / (seedMs / 1000)).toFixed(0)} users/s).`,
           `The users: VIEWERs of that bot, seeded names of many languages (${fmt.int(users.filter((u) => /[^\u0020-\u007e]/.test(u.name)).length)} with non-ASCII letters), ${fmt.int(users.filter((u) => u.company).length)} with one of 30 companies, ${fmt.int(users.filter((u) => u.status === 'DELETED').length)} DELETED. The directory: ${DIRECTORY_SHARDS} shards of ${fmt.kib(Math.min(...shardBytes))} to ${fmt.kib(Math.max(...shardBytes))} (${fmt.kib(shardBytes.reduce((a, b) => a + b, 0))} in all). Nothing lost: ${checks.join('; ')}.`,
-          `\`searchTerms=${searchTerms}\` matches ${expected.search.totalElements} active users; quicksearch \`${QUICK_TERM}\` ${users.filter((u) => u.status === 'ACTIVE' && quickMatches(QUICK_TERM, u.name)).length} active users' names (it returns the first ${quick.limit}).`,
+          `\`searchTerms=${searchTerms}\` matches ${expected.search.total} active users; quicksearch \`${QUICK_TERM}\` ${users.filter((u) => u.status === 'ACTIVE' && quickMatches(QUICK_TERM, u.name)).length} active users' names (it returns the first ${quick.limit}).`,
           `Each series: ${WARM_UP} unmeasured operations, then ${SAMPLES} measured, one at a time, in alternating blocks of 10: ${fmt.s(measureMs)} in all. Every response is checked against what the product returned in process before measuring. Raw reads: the product's document client in the bench process.`,
         ]),
       ],
       'DynamoDB calls and units per request': [
         callsTable(operations, describeCalls),
-        "Recorded on one in-process call of `authenticate` and the service function the handler calls, by a middleware on the product's clients; units as DynamoDB Local reports `ConsumedCapacity`.",
+        "Recorded on one in-process run of the handler's calls (`authenticate`, the authorization, the use case), by a middleware on the product's clients; units as DynamoDB Local reports `ConsumedCapacity`.",
       ],
       'Latency (ms)': [seriesTable(main, stack.handlerMs), seriesTable(naive)],
       'Ratios (API ÷ raw)': [

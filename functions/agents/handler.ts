@@ -7,14 +7,20 @@ import {
   listQuerySchema,
   quicksearchQuerySchema,
 } from '../../shared/agents/agent.schemas';
-import { createAgent, listAgents, quicksearchAgents, readAgent, updateAgent } from '../../shared/agents/agent.service';
+import { listAgents, quicksearchAgents, readAgent } from '../../shared/agents/agent-read.service';
+import { createAgent, updateAgent } from '../../shared/agents/agent-write.service';
+import { versionsOfIfMatch, withEtag } from '../../shared/http/etag';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
-import { ok, withEtag } from '../../shared/http/types';
+import { pageOf } from '../../shared/http/page';
+import { ok } from '../../shared/http/types';
 
 /** Agents of a bot (spec 4.2). */
 export const list = userRoute({
   schemas: { path: botPathSchema, query: listQuerySchema },
-  handle: async ({ path, query, caller }) => ok(await listAgents(await authorizeBot(caller, path, 'read'), 'AGENT', query)),
+  handle: async ({ path, query, caller }) => {
+    const { items, total } = await listAgents(await authorizeBot(caller, path, 'read'), 'AGENT', query);
+    return ok(pageOf(items, total, query.page, query.size));
+  },
 });
 
 /** Roles of matching agents as text/plain, one per line. */
@@ -28,25 +34,34 @@ export const quicksearch = userRoute({
 
 export const create = userRoute({
   schemas: { path: botPathSchema, body: agentCreateSchema },
-  handle: async ({ path, body, caller }) => withEtag(await createAgent(await authorizeBot(caller, path, 'write'), body), 201),
+  handle: async ({ path, body, caller }) => {
+    const { agent, version } = await createAgent(await authorizeBot(caller, path, 'write'), body);
+    return withEtag(agent, version, 201);
+  },
 });
 
-export const read = userRoute({
+export const get = userRoute({
   schemas: { path: agentPathSchema },
-  handle: async ({ path, caller }) => withEtag(await readAgent(authorizeBot(caller, path, 'read'), path.botUUID, 'AGENT', path.agentUUID)),
+  handle: async ({ path, caller }) => {
+    const { agent, version } = await readAgent(await authorizeBot(caller, path, 'read'), 'AGENT', path.agentUUID);
+    return withEtag(agent, version);
+  },
 });
 
 export const update = userRoute({
   schemas: { path: agentPathSchema, body: agentUpdateSchema },
-  handle: async ({ path, body, headers, caller }) =>
-    withEtag(await updateAgent(await authorizeBot(caller, path, 'write'), path.agentUUID, body, headers['if-match'])),
+  handle: async ({ path, body, headers, caller }) => {
+    const scope = await authorizeBot(caller, path, 'write');
+    const { agent, version } = await updateAgent(scope, path.agentUUID, body, versionsOfIfMatch(headers['if-match']));
+    return withEtag(agent, version);
+  },
 });
 
 export const handlers = {
   'agents.list': list,
   'agents.quicksearch': quicksearch,
   'agents.create': create,
-  'agents.get': read,
+  'agents.get': get,
   'agents.update': update,
 };
 export const handler = createFunction('agents', handlers);

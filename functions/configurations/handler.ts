@@ -1,10 +1,7 @@
 import * as z from 'zod';
-import {
-  hasConfiguration,
-  listAllConfigurations,
-  listBotConfigurations,
-  saveConfiguration,
-} from '../../shared/configurations/configuration.service';
+import { authorizeOwn } from '../../shared/access/org-access';
+import { toConfigurationResponse } from '../../shared/configurations/configuration.mapper';
+import { hasConfiguration, listConfigurations, saveConfiguration } from '../../shared/configurations/configuration.service';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { uuidSchema } from '../../shared/http/schemas';
 import { ok } from '../../shared/http/types';
@@ -23,26 +20,26 @@ export const save = userRoute({
       botUUID: uuidSchema.optional(),
     }),
   },
-  handle: async ({ body, caller }) => ok(await saveConfiguration(caller, body)),
+  handle: async ({ body, caller }) => ok(toConfigurationResponse(await saveConfiguration(await authorizeOwn(caller, body.botUUID), body))),
 });
 
 export const list = userRoute({
-  handle: async ({ caller }) => ok(await listAllConfigurations(caller)),
+  handle: async ({ caller }) => ok((await listConfigurations(await authorizeOwn(caller))).map(toConfigurationResponse)),
 });
 
 export const has = userRoute({
   schemas: { query: keyQuery },
-  handle: async ({ query, caller }) => ok(await hasConfiguration(caller, query.key)),
+  handle: async ({ query, caller }) => ok(await hasConfiguration(await authorizeOwn(caller), query.key)),
 });
 
 export const listOfBot = userRoute({
   schemas: { path: botPath },
-  handle: async ({ path, caller }) => ok(await listBotConfigurations(caller, path.botUUID)),
+  handle: async ({ path, caller }) => ok((await listConfigurations(await authorizeOwn(caller, path.botUUID))).map(toConfigurationResponse)),
 });
 
 export const hasOfBot = userRoute({
   schemas: { path: botPath, query: keyQuery },
-  handle: async ({ path, query, caller }) => ok(await hasConfiguration(caller, query.key, path.botUUID)),
+  handle: async ({ path, query, caller }) => ok(await hasConfiguration(await authorizeOwn(caller, path.botUUID), query.key)),
 });
 
 export const handlers = {

@@ -1,18 +1,12 @@
+import { authorizeOrgAdmin, authorizeOrgMember, authorizeUserAccess } from '../../shared/access/org-access';
 import { config, ConfigError } from '../../shared/config';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
+import { pageOf } from '../../shared/http/page';
 import { ok, type Reply } from '../../shared/http/types';
 import { languageOf } from '../../shared/mail/language-header';
-import {
-  activateUser,
-  createUser,
-  deleteUser,
-  listUsers,
-  quicksearchUsers,
-  readUser,
-  signInAddress,
-  updateUser,
-  type MailContext,
-} from '../../shared/users/user-admin.service';
+import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-lifecycle';
+import { signInAddress, type MailContext } from '../../shared/users/user-mail';
+import { listUsers, quicksearchUsers, readUser } from '../../shared/users/user-queries';
 import { toUserResponse } from '../../shared/users/user.mapper';
 import {
   activateUserSchema,
@@ -23,7 +17,6 @@ import {
   userListQuerySchema,
   userPathSchema,
 } from '../../shared/users/user.schemas';
-import { currentUser } from '../../shared/users/user.service';
 
 /** Users of one organization (spec 4.3). */
 
@@ -40,48 +33,51 @@ const noContent = (): Reply => ({ status: 204 });
 /** The user the bearer token belongs to. */
 export const identityProvider = userRoute({
   schemas: { path: orgPathSchema },
-  handle: async ({ path, caller }) => ok(toUserResponse(currentUser(caller, path.orgUUID))),
+  handle: async ({ path, caller }) => ok(toUserResponse((await authorizeOrgMember(caller, path.orgUUID)).caller)),
 });
 
 export const list = userRoute({
   schemas: { path: orgPathSchema, query: userListQuerySchema },
   handle: async ({ path, query, caller }) => {
-    const page = await listUsers(caller, path.orgUUID, query);
-    return ok({ ...page, content: page.content.map(toUserResponse) });
+    const { users, total } = await listUsers(await authorizeOrgAdmin(caller, path.orgUUID), query);
+    return ok(pageOf(users.map(toUserResponse), total, query.page, query.linesPerPage, 0));
   },
 });
 
 export const quicksearch = userRoute({
   schemas: { path: orgPathSchema, query: quicksearchQuerySchema },
-  handle: async ({ path, query, caller }) => ok(await quicksearchUsers(caller, path.orgUUID, query.name, query.limit)),
+  handle: async ({ path, query, caller }) =>
+    ok(await quicksearchUsers(await authorizeOrgAdmin(caller, path.orgUUID), query.name, query.limit)),
 });
 
 export const create = userRoute({
   schemas: { path: orgPathSchema, body: createUserSchema },
   handle: async ({ path, body, headers, caller }) =>
-    ok(toUserResponse(await createUser(caller, path.orgUUID, body, mailContext(headers)))),
+    ok(toUserResponse(await createUser(await authorizeOrgAdmin(caller, path.orgUUID), body, mailContext(headers)))),
 });
 
 export const activate = userRoute({
   schemas: { path: orgPathSchema, body: activateUserSchema },
   handle: async ({ path, body, headers, caller }) =>
-    ok(toUserResponse(await activateUser(caller, path.orgUUID, body, mailContext(headers)))),
+    ok(toUserResponse(await activateUser(await authorizeOrgAdmin(caller, path.orgUUID), body, mailContext(headers)))),
 });
 
 export const get = userRoute({
   schemas: { path: userPathSchema },
-  handle: async ({ path, caller }) => ok(toUserResponse(await readUser(caller, path.orgUUID, path.userId))),
+  handle: async ({ path, caller }) =>
+    ok(toUserResponse(await readUser(await authorizeUserAccess(caller, path.orgUUID, path.userId, 'read'), path.userId))),
 });
 
 export const update = userRoute({
   schemas: { path: userPathSchema, body: updateUserSchema },
-  handle: async ({ path, body, caller }) => ok(toUserResponse(await updateUser(caller, path.orgUUID, path.userId, body))),
+  handle: async ({ path, body, caller }) =>
+    ok(toUserResponse(await updateUser(await authorizeUserAccess(caller, path.orgUUID, path.userId, 'update'), path.userId, body))),
 });
 
 export const remove = userRoute({
   schemas: { path: userPathSchema },
   handle: async ({ path, caller }) => {
-    await deleteUser(caller, path.orgUUID, path.userId);
+    await deleteUser(await authorizeOrgAdmin(caller, path.orgUUID), path.userId);
     return noContent();
   },
 });

@@ -1,4 +1,5 @@
-import { createAgent } from '../../shared/agents/agent.service';
+import { operatorScope } from '../../shared/access/bot-access';
+import { createAgent } from '../../shared/agents/agent-write.service';
 import { findBot } from '../../shared/org/org.repository';
 import {
   addBot,
@@ -65,10 +66,10 @@ async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<
     guardrails: 'Never share personal data of other customers.',
     isDefault: true,
   });
-  const stored = (await findBot(bot.uuid))!;
+  const scope = operatorScope((await findBot(bot.uuid))!);
   const parameters = { requestTimeout: 30000, temperature: 0.3, topP: 1, presencePenalty: 0, frequencyPenalty: 0 };
   await Promise.all([
-    createAgent(stored, {
+    createAgent(scope, {
       role: 'Order assistant',
       goal: 'Tell customers where their order is and what happens next',
       persona: { uuid: personas[0]!.uuid },
@@ -79,7 +80,7 @@ async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<
       functions: [{ uuid: functions[0]!.uuid }],
       knowledge: [{ uuid: collections[1]!.uuid }],
     }),
-    createAgent(stored, {
+    createAgent(scope, {
       role: 'Product expert',
       goal: 'Answer questions about products and their availability',
       persona: { uuid: personas[1]!.uuid },

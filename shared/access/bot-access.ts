@@ -9,13 +9,24 @@ export interface BotPath {
   botUUID: string;
 }
 
+export type BotAccess = 'read' | 'write';
+
+/**
+ * A bot someone was found allowed to use, and how. Use cases take one instead of a caller, so they
+ * never authorize; a write use case asks for `BotScope<'write'>`, so a read scope cannot reach it.
+ */
+export interface BotScope<A extends BotAccess = BotAccess> {
+  readonly bot: Bot;
+  readonly access: A;
+}
+
 /**
  * The bot a request addresses, if the caller may use it. Scope first (another organization, an unknown
  * or inactive environment or bot: 404, so existence does not leak), then role: ADMIN any bot of the
  * organization; SUPERVISOR any bot of its environments; EDITOR read and write, VIEWER read only, on
  * the bots granted; anything else 403.
  */
-export async function authorizeBot(caller: Caller, path: BotPath, need: 'read' | 'write'): Promise<Bot> {
+export async function authorizeBot<A extends BotAccess>(caller: Caller, path: BotPath, need: A): Promise<BotScope<A>> {
   const { user } = caller;
   if (user.orgUuid !== path.orgUUID) throw new NotFoundError('The organization was not found');
   const [environment, bot] = await Promise.all([
@@ -33,5 +44,10 @@ export async function authorizeBot(caller: Caller, path: BotPath, need: 'read' |
     (user.role === 'EDITOR' && grantsBot) ||
     (user.role === 'VIEWER' && grantsBot && need === 'read');
   if (!allowed) throw new ForbiddenError(need === 'write' ? 'You may not change this bot' : 'You may not read this bot');
-  return bot;
+  return { bot, access: need };
+}
+
+/** Full access to a bot for operator tools (seed, CLI, benchmarks), which hold the table's credentials and have no caller. */
+export function operatorScope(bot: Bot): BotScope<'write'> {
+  return { bot, access: 'write' };
 }

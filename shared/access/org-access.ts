@@ -1,13 +1,63 @@
 import type { Caller } from '../auth/caller';
 import { ForbiddenError, NotFoundError } from '../errors';
+import { findBot } from '../org/org.repository';
+import type { UserRecord } from '../users/user.entities';
 
-/** The path's organization must be the caller's; another one is a 404, so that existence does not leak. */
-export function requireOrganization(caller: Caller, orgUuid: string): void {
-  if (caller.user.orgUuid !== orgUuid) throw new NotFoundError('The organization was not found');
+/** What a request may reach in its path's organization: the organization, who asks, and whether as ADMIN. */
+export interface OrgScope {
+  orgUuid: string;
+  caller: UserRecord;
+  isAdmin: boolean;
 }
 
-/** The caller is an ADMIN of the path's organization (404 for another organization, then 403). */
-export function requireAdmin(caller: Caller, orgUuid: string, forbidden = 'Only an ADMIN administers users'): void {
-  requireOrganization(caller, orgUuid);
-  if (caller.user.role !== 'ADMIN') throw new ForbiddenError(forbidden);
+/** The caller's own data (configuration entries), optionally narrowed to one bot of its organization. */
+export interface OwnScope {
+  user: UserRecord;
+  botUuid?: string;
+}
+
+const ORG_NOT_FOUND = 'The organization was not found';
+const USER_ADMIN_ONLY = 'Only an ADMIN administers users';
+
+function orgScope(caller: Caller, orgUuid: string): OrgScope {
+  // Another organization is a 404, so that existence does not leak.
+  if (caller.user.orgUuid !== orgUuid) throw new NotFoundError(ORG_NOT_FOUND);
+  return { orgUuid, caller: caller.user, isAdmin: caller.user.role === 'ADMIN' };
+}
+
+/** Any user of the path's organization (404 for another organization). */
+export async function authorizeOrgMember(caller: Caller, orgUuid: string): Promise<OrgScope> {
+  return orgScope(caller, orgUuid);
+}
+
+/** An ADMIN of the path's organization (404 for another organization, then 403). */
+export async function authorizeOrgAdmin(caller: Caller, orgUuid: string, forbidden = USER_ADMIN_ONLY): Promise<OrgScope> {
+  const scope = orgScope(caller, orgUuid);
+  if (!scope.isAdmin) throw new ForbiddenError(forbidden);
+  return scope;
+}
+
+/** An ADMIN, or the user itself, on one user of the path's organization (404 for another organization, then 403). */
+export async function authorizeUserAccess(caller: Caller, orgUuid: string, userUuid: string, need: 'read' | 'update'): Promise<OrgScope> {
+  const scope = orgScope(caller, orgUuid);
+  if (!scope.isAdmin && scope.caller.uuid !== userUuid) {
+    throw new ForbiddenError(need === 'read' ? 'Only an ADMIN reads other users' : 'Only an ADMIN updates other users');
+  }
+  return scope;
+}
+
+/** The caller's own data; with a bot, only an active bot of its organization (another one is a 404). */
+export async function authorizeOwn(caller: Caller, botUuid?: string): Promise<OwnScope> {
+  if (!botUuid) return { user: caller.user };
+  const bot = await findBot(botUuid);
+  if (!bot || bot.orgUuid !== caller.user.orgUuid || !bot.active) throw new NotFoundError('The bot was not found');
+  return { user: caller.user, botUuid };
+}
+
+/**
+ * The caller is an ADMIN of the path's organization (404 for another organization, then 403).
+ * Kept for the bulk operations until they take an `OrgScope` from `authorizeOrgAdmin`.
+ */
+export function requireAdmin(caller: Caller, orgUuid: string, forbidden = USER_ADMIN_ONLY): void {
+  if (!orgScope(caller, orgUuid).isAdmin) throw new ForbiddenError(forbidden);
 }

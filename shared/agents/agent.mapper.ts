@@ -1,5 +1,5 @@
-import type { AgentRecord, BotFunction, Collection, Parameters, Persona, Rule, Tag } from '../org/org.entities';
-import type { AgentSummaryRecord, BotResources } from './agent.repository';
+import type { BotFunction, Collection, Persona, Tag } from '../org/org.entities';
+import type { AgentRecord, AgentSummaryRecord, BotResources, Parameters, Rule } from './agent.repository';
 
 /** Persona (basic) of spec 2.2. */
 export interface PersonaResponse {

@@ -1,7 +1,52 @@
-import type { AgentRecord, BotFunction, Collection, Persona, Tag } from '../org/org.entities';
+import { randomUUID } from 'node:crypto';
+import type { BotFunction, Collection, Persona, Tag } from '../org/org.entities';
 import { keys } from '../store/keys';
 import type { ItemKey } from '../store/keys';
-import { getItem, getItems, getItemsByKey, keyId, putItem, queryPrefix } from '../store/table';
+import { getItem, getItems, getItemsByKey, keyId, putItem, queryPrefix, transactWrite } from '../store/table';
+
+/** The one owner of supervisor and agent items (and of a bot's default-supervisor marker). */
+
+export interface Rule {
+  uuid: string;
+  value: string;
+}
+
+export interface Parameters {
+  maximumTokens?: number;
+  requestTimeout: number;
+  temperature: number;
+  topP: number;
+  presencePenalty: number;
+  frequencyPenalty: number;
+}
+
+/** A supervisor or an agent of a bot (read back in the spec's Agent shape). */
+export interface AgentRecord {
+  uuid: string;
+  botUuid: string;
+  kind: 'SUPERVISOR' | 'AGENT';
+  role: string;
+  goal: string;
+  flowUUID: string;
+  instructions?: string;
+  guardrails?: string;
+  personaUuid: string;
+  inheritFromSupervisor: boolean;
+  constraints: Rule[];
+  tags: Tag[];
+  parameters?: Parameters;
+  functionUuids: string[];
+  collectionUuids: string[];
+  createdAt: string;
+  updatedAt: string;
+  /** Grows by one on every write; the ETag of reads and the condition of updates. */
+  version: number;
+}
+
+export type AgentKind = AgentRecord['kind'];
+
+/** What a caller decides of a new supervisor or agent; identity, timestamps and version are assigned on insert. */
+export type NewAgent = Omit<AgentRecord, 'uuid' | 'flowUUID' | 'createdAt' | 'updatedAt' | 'version'>;
 
 /** What a listing, a quicksearch and a supervisor's heirs need of each agent, read without the long text. */
 export type AgentSummaryRecord = Pick<
@@ -10,6 +55,8 @@ export type AgentSummaryRecord = Pick<
 >;
 
 const summaryAttributes = ['uuid', 'kind', 'role', 'goal', 'tags', 'inheritFromSupervisor', 'createdAt', 'updatedAt'] as const;
+
+const itemOf = (agent: AgentRecord) => ({ ...keys.agent(agent.botUuid, agent.uuid), type: agent.kind, ...agent });
 
 export async function listAgentSummaries(botUuid: string): Promise<AgentSummaryRecord[]> {
   const { PK, SKPrefix } = keys.agentsOfBot(botUuid);
@@ -24,16 +71,30 @@ export async function getDefaultSupervisorUuid(botUuid: string): Promise<string 
   return (await getItem<{ agentUuid: string }>(keys.defaultSupervisor(botUuid)))?.agentUuid;
 }
 
-export async function insertAgent(agent: AgentRecord): Promise<void> {
-  await putItem({ ...keys.agent(agent.botUuid, agent.uuid), type: agent.kind, ...agent }, { ConditionExpression: 'attribute_not_exists(PK)' });
+/**
+ * Writes a new supervisor or agent at version 1 and returns it. With `asDefault` (a supervisor), the
+ * bot's default-supervisor marker points at it, written in the same transaction.
+ */
+export async function insertAgent(fields: NewAgent, options: { asDefault?: boolean } = {}): Promise<AgentRecord> {
+  const at = new Date().toISOString();
+  const agent: AgentRecord = { ...fields, uuid: randomUUID(), flowUUID: randomUUID(), createdAt: at, updatedAt: at, version: 1 };
+  if (!options.asDefault) {
+    await putItem(itemOf(agent), { ConditionExpression: 'attribute_not_exists(PK)' });
+    return agent;
+  }
+  await transactWrite([
+    { Put: { Item: itemOf(agent) } },
+    { Put: { Item: { ...keys.defaultSupervisor(agent.botUuid), type: 'DEFAULT_SUPERVISOR', agentUuid: agent.uuid } } },
+  ]);
+  return agent;
 }
 
 /** Replaces an agent if it is still at `expectedVersion`; false when another write came first. */
 export async function replaceAgent(agent: AgentRecord, expectedVersion: number): Promise<boolean> {
-  return putItem(
-    { ...keys.agent(agent.botUuid, agent.uuid), type: agent.kind, ...agent },
-    { ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } },
-  );
+  return putItem(itemOf(agent), {
+    ConditionExpression: 'version = :expected',
+    ExpressionAttributeValues: { ':expected': expectedVersion },
+  });
 }
 
 export interface BotResources {

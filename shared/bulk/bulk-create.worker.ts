@@ -3,9 +3,11 @@ import { ConflictError } from '../errors';
 import { logger } from '../logger';
 import { getOrganization } from '../org/org.repository';
 import type { UserRecord } from '../users/user.entities';
-import { generatePassword, mailUser, signInAddress, userPorts, type MailContext, type UserPorts } from '../users/user-admin.service';
+import { generatePassword } from '../users/password-policy';
+import { sendWelcome, signInAddress, type MailContext } from '../users/user-mail';
+import { userPorts, type UserPorts } from '../users/user-ports';
 import { findUserByEmail, getEmailClaim, getUser, markWelcomed } from '../users/user.repository';
-import { registerUser } from '../users/user.service';
+import { registerUser } from '../users/user-registration';
 import { bulkCreateLayout, BulkCreatePlan, bulkError, eachLimited, type BulkError, type Candidate } from './bulk-create.rules';
 import {
   acquireLease,
@@ -203,7 +205,7 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, m
 }
 
 async function welcome(user: UserRecord, mail: MailContext, ports: UserPorts, password: string): Promise<void> {
-  await mailUser('welcome', user, mail, ports.mailer, password);
+  await sendWelcome(user, password, mail, ports.mailer);
   await markWelcomed(user.orgUuid, user.uuid);
 }
 

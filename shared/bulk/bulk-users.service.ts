@@ -1,9 +1,10 @@
-import { requireAdmin } from '../access/org-access';
+import { authorizeOrgAdmin, requireAdmin } from '../access/org-access';
 import type { Caller } from '../auth/caller';
 import { ConflictError, type ErrorCode } from '../errors';
 import { logger } from '../logger';
 import type { Permission, UserRecord } from '../users/user.entities';
-import { deleteUser, userPorts } from '../users/user-admin.service';
+import { deleteUser } from '../users/user-lifecycle';
+import { userPorts } from '../users/user-ports';
 import { findUserByEmail, getAdmins, saveUser } from '../users/user.repository';
 import { OrgDirectory } from './bulk-create.rules';
 import { readCsv, type CsvLayout } from './csv-file';
@@ -84,7 +85,7 @@ export async function bulkDelete(caller: Caller, orgUuid: string, emails: string
       continue;
     }
     try {
-      await deleteUser(caller, orgUuid, user.uuid, userPorts());
+      await deleteUser(await authorizeOrgAdmin(caller, orgUuid), user.uuid, userPorts());
     } catch (error) {
       const code = error instanceof ConflictError ? conflictCode(error.code) : 'FAILED';
       if (code === 'FAILED') logger.error('bulk delete: user not deleted', { orgUuid, userUuid: user.uuid, reason: (error as Error).name });

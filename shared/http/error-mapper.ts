@@ -1,4 +1,5 @@
 import type middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { OAuthError } from '../auth/oauth-errors';
 import {
   BadRequestError,
@@ -15,7 +16,7 @@ import {
   type Detail,
 } from '../errors';
 import { logger } from '../logger';
-import type { HttpEvent, HttpResult, RequestContext } from './types';
+import type { HttpEvent, HttpResult } from './types';
 
 /** The spec's standard error body (section 7), plus `details` on 422 validation errors. */
 export interface ErrorBody {
@@ -98,7 +99,7 @@ export function errorBody(mapped: Mapped, path: string): ErrorBody {
  * Last in the chain, so its onError runs first: every error becomes the spec's body. A 5xx body is
  * generic; the error itself (stack included) goes only to the log, under the request id.
  */
-export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
+export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Context> {
   return {
     onError: (request) => {
       if (request.response !== undefined) return;

@@ -4,8 +4,6 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler from '@middy/http-router';
 import httpSecurityHeaders from '@middy/http-security-headers';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type * as z from 'zod';
 import { authenticate, type Caller } from '../auth/caller';
 import { subpathsFromEnv } from '../config';
 import { resolveRoutes, routesOfGroup, type ResourceGroup, type Route } from '../routes';
@@ -14,19 +12,15 @@ import { multipartBodyParser } from './multipart';
 import { pathDecodes } from './path-decoding';
 import { requestId } from './request-id';
 import type { HttpEvent, HttpResult, Reply, RequestContext } from './types';
-import { validate, type RouteSchemas } from './validation';
+import { validate, type RouteSchemas, type ValidInput } from './validation';
 
-type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
-
-export interface RouteInput<S extends RouteSchemas> {
-  body: Infer<S['body']>;
-  query: Infer<S['query']>;
-  path: Infer<S['path']>;
+/** What a route's handler receives: the validated path, query and body, and the request's plain facts. */
+export type RouteInput<S extends RouteSchemas> = ValidInput<S> & {
   headers: Record<string, string | undefined>;
   /** The body as text, for routes that read it themselves (the OAuth form). */
   rawBody: string | undefined;
   requestId: string;
-}
+};
 
 interface RouteSpec<S extends RouteSchemas, I> {
   schemas?: S;
@@ -38,22 +32,43 @@ interface RouteSpec<S extends RouteSchemas, I> {
   handle: (input: I) => Promise<Reply>;
 }
 
+/**
+ * One route's chain, as the router calls it. Its context is `any`, as in the router's own route type:
+ * the chain's middlewares add to the context (caller, input) what no caller supplies.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type RouteChain = middy.MiddyfiedHandler<HttpEvent, HttpResult, Error, any>;
+
 export interface RouteHandler {
   authenticated: boolean;
-  build: () => middy.MiddyfiedHandler<HttpEvent, HttpResult, Error, RequestContext>;
+  build: () => RouteChain;
 }
 
 /** A route anyone may call (the token endpoint and JWKS). */
 export function publicRoute<S extends RouteSchemas>(spec: RouteSpec<S, RouteInput<S>>): RouteHandler {
-  return { authenticated: false, build: () => buildRoute(spec, false) };
+  const build = () =>
+    middy<HttpEvent, HttpResult, Error, RequestContext>()
+      .use(bodyParser(spec))
+      .use(validate(spec.schemas))
+      .handler(async (event, context) => toResult(await spec.handle({ ...context.input, ...requestFacts(event, context) })));
+  return { authenticated: false, build };
 }
 
 /** A route that needs a valid user token; the handler receives the caller. */
 export function userRoute<S extends RouteSchemas>(spec: RouteSpec<S, RouteInput<S> & { caller: Caller }>): RouteHandler {
-  return { authenticated: true, build: () => buildRoute(spec, true) };
+  // Authentication comes before the body is read, so an anonymous caller learns nothing from validation.
+  const build = () =>
+    middy<HttpEvent, HttpResult, Error, RequestContext>()
+      .use(authentication())
+      .use(bodyParser(spec))
+      .use(validate(spec.schemas))
+      .handler(async (event, context) =>
+        toResult(await spec.handle({ ...context.input, ...requestFacts(event, context), caller: context.caller })),
+      );
+  return { authenticated: true, build };
 }
 
-function authentication(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
+function authentication(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & { caller: Caller }> {
   return {
     before: async (request) => {
       request.context.caller = await authenticate(request.event.headers?.authorization);
@@ -61,26 +76,17 @@ function authentication(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Req
   };
 }
 
-function buildRoute<S extends RouteSchemas, I>(spec: RouteSpec<S, I>, authenticated: boolean) {
-  const chain = middy<HttpEvent, HttpResult, Error, RequestContext>();
-  // Authentication comes before the body is read, so an anonymous caller learns nothing from validation.
-  if (authenticated) chain.use(authentication());
-  if (spec.multipart) {
-    chain.use(multipartBodyParser(spec.multipart));
-  } else if (spec.schemas?.body) {
-    chain.use(httpJsonBodyParser());
-  }
-  chain.use(validate(spec.schemas ?? {}));
-  return chain.handler(async (event, context) => {
-    const input = {
-      ...(context.input ?? { body: undefined, query: undefined, path: undefined }),
-      headers: event.headers ?? {},
-      rawBody: rawBodyOf(event),
-      requestId: context.requestId,
-      caller: context.caller,
-    } as I;
-    return toResult(await spec.handle(input));
-  });
+/** The route's body parser: multipart, JSON when it has a body schema, else none (an empty list). */
+function bodyParser(spec: {
+  schemas?: RouteSchemas;
+  multipart?: { maxFileBytes: number };
+}): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext>[] {
+  if (spec.multipart) return [multipartBodyParser(spec.multipart)];
+  return spec.schemas?.body ? [httpJsonBodyParser<HttpEvent>()] : [];
+}
+
+function requestFacts(event: HttpEvent, context: RequestContext) {
+  return { headers: event.headers ?? {}, rawBody: rawBodyOf(event), requestId: context.requestId };
 }
 
 function rawBodyOf(event: HttpEvent): string | undefined {
@@ -115,6 +121,9 @@ export function checkHandlers(routes: Route[], handlers: Record<string, RouteHan
   if (problems.length > 0) throw new Error(`Route table and handlers disagree: ${problems.join('; ')}`);
 }
 
+/** What each function exports: an HTTP API (payload 2.0) Lambda handler, as middy builds it. */
+export type ApiHandler = ReturnType<typeof withHttpChain>;
+
 /**
  * Builds a resource group's Lambda handler: the group's routes from the route table, each bound to its
  * handler, behind one middy chain whose order is fixed here for every function.
@@ -122,24 +131,37 @@ export function checkHandlers(routes: Route[], handlers: Record<string, RouteHan
 export function createFunction(group: ResourceGroup, handlers: Record<string, RouteHandler>): ApiHandler {
   const routes = routesOfGroup(resolveRoutes(subpathsFromEnv()), group);
   checkHandlers(routes, handlers);
-  const router = httpRouterHandler(
+  const router = httpRouterHandler<HttpEvent, HttpResult>(
     routes.map((route) => ({ method: route.method, path: route.fullPath, handler: handlers[route.id]!.build() })),
   );
-  return withHttpChain(router as never) as unknown as ApiHandler;
+  return withHttpChain(router);
 }
 
-/** What each function exports: a plain HTTP API (payload 2.0) Lambda handler. */
-export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
-
-/** The middy order every function shares, around a router (or, in unit tests, one route). */
-export function withHttpChain(inner: (event: HttpEvent, context: RequestContext) => Promise<HttpResult>) {
-  return middy<HttpEvent, HttpResult, Error, RequestContext>()
+/**
+ * The middy order every function shares, around a router (or, in unit tests, one route): header
+ * normaliser, request id and logging, event normaliser, path check, security headers, then the error
+ * mapper, whose `onError` runs first when anything above or in `inner` throws.
+ */
+export function withHttpChain(inner: RouteChain) {
+  return middy<HttpEvent, HttpResult>()
     .use(httpHeaderNormalizer())
     .use(requestId())
-    .use(httpEventNormalizer())
+    .use(eventNormalizer())
     .use(pathDecodes())
-    // An empty Reporting-Endpoints header says nothing; leave it out.
-    .use(httpSecurityHeaders({ reportingEndpoints: false } as never))
+    .use(httpSecurityHeaders(securityHeaderOptions))
     .use(errorMapper())
     .handler(inner);
 }
+
+/**
+ * middy's event normaliser handles payload 2.0 as well, but its type names only the 1.0 event: the one
+ * cast in the chain, at the library's edge.
+ */
+const eventNormalizer = httpEventNormalizer as unknown as () => middy.MiddlewareObj<HttpEvent, HttpResult>;
+
+/**
+ * An empty Reporting-Endpoints header says nothing; leave it out. The option exists in middy's code but
+ * not in its option type, whose properties are all optional, so it passes as a variable beside one
+ * default restated.
+ */
+const securityHeaderOptions = { reportingEndpoints: false, poweredBy: { server: '' } };

@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
+import type { Context } from 'aws-lambda';
 import { NotFoundError } from '../errors';
-import type { HttpEvent, HttpResult, RequestContext } from './types';
+import type { HttpEvent, HttpResult } from './types';
 
 /** Whether a path is valid percent-encoding of UTF-8: `%` then two hex digits, forming whole UTF-8 sequences. */
 export function percentDecodes(raw: string): boolean {
@@ -23,7 +24,7 @@ export function percentDecodes(raw: string): boolean {
  * reads `rawPath` and never depends on how far the gateway got in decoding. It runs inside the chain,
  * so the error mapper answers and the request id is echoed.
  */
-export function pathDecodes(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
+export function pathDecodes(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Context> {
   return {
     before: (request) => {
       if (!percentDecodes(request.event.rawPath ?? '')) {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type middy from '@middy/core';
 import { logger } from '../logger';
-import type { HttpEvent, HttpResult, RequestContext } from './types';
+import type { Context } from 'aws-lambda';
+import type { HttpEvent, HttpResult } from './types';
 
 const MAX_LENGTH = 128;
 const SAFE = /^[A-Za-z0-9._:-]+$/;
@@ -11,25 +12,27 @@ const SAFE = /^[A-Za-z0-9._:-]+$/;
  * one, puts it on every log line of the invocation, echoes it in the response and logs one line per
  * request with its outcome.
  */
-export function requestId(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
-  const started = new WeakMap<object, number>();
-  const finish = (request: middy.Request<HttpEvent, HttpResult, Error, RequestContext>) => {
+export function requestId(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Context> {
+  const started = new WeakMap<object, { at: number; id: string }>();
+  const finish = (request: middy.Request<HttpEvent, HttpResult, Error, Context>) => {
     const response = request.response;
-    if (!response) return;
-    response.headers = { ...response.headers, 'x-request-id': request.context.requestId };
+    const begun = started.get(request);
+    if (!response || !begun) return;
+    response.headers = { ...response.headers, 'x-request-id': begun.id };
     logger.info('request completed', {
       method: request.event.requestContext?.http?.method,
       path: request.event.rawPath,
       status: response.statusCode,
-      durationMs: Date.now() - (started.get(request) ?? Date.now()),
+      durationMs: Date.now() - begun.at,
     });
   };
   return {
     before: (request) => {
-      started.set(request, Date.now());
       const given = request.event.headers?.['x-request-id'];
       const id = given && given.length <= MAX_LENGTH && SAFE.test(given) ? given : randomUUID();
-      request.context.requestId = id;
+      started.set(request, { at: Date.now(), id });
+      // The routes read it from the context (`RequestContext`), past the router, whose context is open.
+      Object.assign(request.context, { requestId: id });
       logger.resetKeys();
       logger.appendKeys({ requestId: id });
     },

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type { Caller } from '../auth/caller';
 
 /** What a route handler returns; the chain turns it into the API Gateway result. */
 export interface Reply {
@@ -13,18 +12,10 @@ export interface Reply {
 export type HttpEvent = APIGatewayProxyEventV2 & { body?: unknown };
 export type HttpResult = APIGatewayProxyStructuredResultV2;
 
-/** The Lambda context plus what the chain learns about the request. */
+/** The Lambda context plus the request id the chain gives every request (route middlewares add more). */
 export interface RequestContext extends Context {
   requestId: string;
-  caller?: Caller;
-  input?: { body: unknown; query: unknown; path: unknown };
 }
 
 export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, headers });
 
-/** A read or write answered with the resource and its ETag. */
-export const withEtag = (view: { body: unknown; etag: string }, status = 200): Reply => ({
-  status,
-  body: view.body,
-  headers: { etag: view.etag },
-});

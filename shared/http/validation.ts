@@ -9,6 +9,15 @@ export interface RouteSchemas {
   path?: z.ZodType;
 }
 
+type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+
+/** A request's path, query and body once the route's schemas accepted them (`undefined` where a route has none). */
+export interface ValidInput<S extends RouteSchemas> {
+  body: Infer<S['body']>;
+  query: Infer<S['query']>;
+  path: Infer<S['path']>;
+}
+
 /** Turns zod issues into the spec's 422 `details`, one entry per bad field. */
 export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] {
   const name = (path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.') || '(body)';
@@ -31,8 +40,13 @@ export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] 
   });
 }
 
-/** Validates path, query and body against the route's schemas; every problem is reported at once. */
-export function validate(schemas: RouteSchemas): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
+/**
+ * Validates path, query and body against the route's schemas, every problem reported at once, and puts
+ * what they accept on `context.input`.
+ */
+export function validate<S extends RouteSchemas>(
+  schemas: S = {} as S,
+): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & { input: ValidInput<S> }> {
   return {
     before: (request) => {
       const { event } = request;
@@ -49,7 +63,8 @@ export function validate(schemas: RouteSchemas): middy.MiddlewareObj<HttpEvent, 
       const query = parse(schemas.query, event.queryStringParameters ?? {});
       const body = parse(schemas.body, event.body);
       if (issues.length > 0) throw new ValidationError(issues);
-      request.context.input = { body, query, path };
+      // zod produced each part from the matching schema, which is what ValidInput<S> says.
+      request.context.input = { body, query, path } as ValidInput<S>;
     },
   };
 }

@@ -3,19 +3,19 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { IdentityProvider } from '../identity/identity-provider';
 import { passwordProblem } from '../users/password-policy';
 import type { UserRecord } from '../users/user.entities';
-import { registerUser } from '../users/user.service';
+import { registerUser } from '../users/user-registration';
 import { rebuildDirectory } from '../users/user-directory';
 import { addAdmin } from '../users/user.repository';
+import { insertAgent, type AgentRecord } from '../agents/agent.repository';
 import { keys } from '../store/keys';
 import { queryIndex } from '../store/table';
-import { REALM_NAME, type AgentRecord, type Bot, type BotFunction, type Collection, type CommunicationStyle, type Environment, type Organization, type Persona } from './org.entities';
+import { REALM_NAME, type Bot, type BotFunction, type Collection, type CommunicationStyle, type Environment, type Organization, type Persona } from './org.entities';
 import {
   claimRealm,
   findBot,
   findRealm,
   getEnvironment,
   getOrganization,
-  putAgent,
   putBot,
   putBotFunction,
   putCollection,
@@ -138,28 +138,23 @@ export async function addSupervisor(
   input: { role: string; goal: string; personaUuid: string; instructions?: string; guardrails?: string; isDefault?: boolean },
 ): Promise<AgentRecord> {
   await requireBot(botUuid);
-  const at = nowIso();
-  const supervisor: AgentRecord = {
-    uuid: randomUUID(),
-    botUuid,
-    kind: 'SUPERVISOR',
-    role: input.role,
-    goal: input.goal,
-    flowUUID: randomUUID(),
-    ...(input.instructions ? { instructions: input.instructions } : {}),
-    ...(input.guardrails ? { guardrails: input.guardrails } : {}),
-    personaUuid: input.personaUuid,
-    inheritFromSupervisor: false,
-    constraints: [],
-    tags: [],
-    functionUuids: [],
-    collectionUuids: [],
-    createdAt: at,
-    updatedAt: at,
-    version: 1,
-  };
-  await putAgent(supervisor, { isDefault: input.isDefault ?? true });
-  return supervisor;
+  return insertAgent(
+    {
+      botUuid,
+      kind: 'SUPERVISOR',
+      role: input.role,
+      goal: input.goal,
+      ...(input.instructions ? { instructions: input.instructions } : {}),
+      ...(input.guardrails ? { guardrails: input.guardrails } : {}),
+      personaUuid: input.personaUuid,
+      inheritFromSupervisor: false,
+      constraints: [],
+      tags: [],
+      functionUuids: [],
+      collectionUuids: [],
+    },
+    { asDefault: input.isDefault ?? true },
+  );
 }
 
 /**

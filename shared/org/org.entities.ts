@@ -62,44 +62,7 @@ export interface Collection {
   topK: number;
 }
 
-export interface Rule {
-  uuid: string;
-  value: string;
-}
-
 export interface Tag {
   uuid: string;
   name: string;
-}
-
-export interface Parameters {
-  maximumTokens?: number;
-  requestTimeout: number;
-  temperature: number;
-  topP: number;
-  presencePenalty: number;
-  frequencyPenalty: number;
-}
-
-/** A supervisor or an agent of a bot (read back in the spec's Agent shape). */
-export interface AgentRecord {
-  uuid: string;
-  botUuid: string;
-  kind: 'SUPERVISOR' | 'AGENT';
-  role: string;
-  goal: string;
-  flowUUID: string;
-  instructions?: string;
-  guardrails?: string;
-  personaUuid: string;
-  inheritFromSupervisor: boolean;
-  constraints: Rule[];
-  tags: Tag[];
-  parameters?: Parameters;
-  functionUuids: string[];
-  collectionUuids: string[];
-  createdAt: string;
-  updatedAt: string;
-  /** Grows by one on every write; the ETag of reads and the condition of updates. */
-  version: number;
 }

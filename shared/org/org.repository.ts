@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors';
 import { keys } from '../store/keys';
-import { getItem, putItem, queryIndex, transactWrite } from '../store/table';
-import type { AgentRecord, Bot, BotFunction, Collection, Environment, Organization, Persona } from './org.entities';
+import { getItem, putItem, queryIndex } from '../store/table';
+import type { Bot, BotFunction, Collection, Environment, Organization, Persona } from './org.entities';
 
 const mustNotExist = { ConditionExpression: 'attribute_not_exists(PK)' };
 
@@ -45,19 +45,6 @@ export async function getBot(orgUuid: string, envUuid: string, botUuid: string):
 export async function findBot(botUuid: string): Promise<Bot | undefined> {
   const { GSI1PK, GSI1SK } = keys.botByUuid(botUuid);
   return (await queryIndex<Bot>(GSI1PK, GSI1SK))[0];
-}
-
-/** Writes a supervisor or agent; the bot's first supervisor is recorded as its default, in the same transaction. */
-export async function putAgent(agent: AgentRecord, options: { isDefault?: boolean } = {}): Promise<void> {
-  const item = { ...keys.agent(agent.botUuid, agent.uuid), type: agent.kind, ...agent };
-  if (!options.isDefault) {
-    await putItem(item);
-    return;
-  }
-  await transactWrite([
-    { Put: { Item: item } },
-    { Put: { Item: { ...keys.defaultSupervisor(agent.botUuid), type: 'DEFAULT_SUPERVISOR', agentUuid: agent.uuid } } },
-  ]);
 }
 
 export async function putPersona(persona: Persona): Promise<void> {

@@ -1,6 +1,6 @@
 import { ConflictError } from '../errors';
 import { keys } from '../store/keys';
-import { deleteItem, getItem, putItem, transactWrite, updateItem, type TableWrite } from '../store/table';
+import { deleteItem, getItem, getItems, putItem, transactWrite, updateItem, type TableWrite } from '../store/table';
 import { directoryEntryWrite, ensureDirectoryShard } from './user-directory';
 import type { UserRecord } from './user.entities';
 
@@ -106,6 +106,13 @@ export async function putNewUser(user: UserRecord): Promise<boolean> {
 
 export async function getUser(orgUuid: string, userUuid: string, options?: { consistent?: boolean }): Promise<UserRecord | undefined> {
   return getItem<UserRecord>(keys.userKey(orgUuid, userUuid), options);
+}
+
+/** The users of an organization among `userUuids` that exist, in the order of `userUuids` (one BatchGetItem per 100). */
+export async function getUsers(orgUuid: string, userUuids: string[]): Promise<UserRecord[]> {
+  const users = await getItems<UserRecord>(userUuids.map((uuid) => keys.userKey(orgUuid, uuid)));
+  const byUuid = new Map(users.map((user) => [user.uuid, user]));
+  return userUuids.flatMap((uuid) => byUuid.get(uuid) ?? []);
 }
 
 export async function findActiveUser(orgUuid: string, userUuid: string): Promise<UserRecord | undefined> {

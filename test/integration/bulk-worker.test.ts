@@ -10,7 +10,7 @@ import type { MailMessage } from '../../shared/mail/mailer';
 import { keys } from '../../shared/store/keys';
 import { putItem, updateItem } from '../../shared/store/table';
 import { claimEmail, getEmailClaim, getUser, markWelcomed } from '../../shared/users/user.repository';
-import { registerUser } from '../../shared/users/user.service';
+import { registerUser } from '../../shared/users/user-registration';
 import type { Permission, Role } from '../../shared/users/user.entities';
 import { bulkJobUrl, codesOf, csvOf, getBulk, rowFor, stageJob, uploadCsv, type BulkRow, type JobView } from '../support/bulk-helpers';
 import {

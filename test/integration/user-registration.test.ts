@@ -6,7 +6,7 @@ import { keys } from '../../shared/store/keys';
 import { putItem } from '../../shared/store/table';
 import { readDirectory } from '../../shared/users/user-directory';
 import { getEmailClaim, getUser, saveUser } from '../../shared/users/user.repository';
-import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/users/user.service';
+import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/users/user-registration';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
 import { stack, unique } from '../support/stack';
 

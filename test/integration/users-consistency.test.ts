@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { authorizeOrgAdmin } from '../../shared/access/org-access';
 import { reindexUsers } from '../../shared/org/org-admin.service';
 import { keys } from '../../shared/store/keys';
 import { updateItem } from '../../shared/store/table';
 import { putDirectoryEntry, shardOf as directoryShardOf } from '../../shared/users/user-directory';
 import { getEmailClaim, getUser } from '../../shared/users/user.repository';
-import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-admin.service';
+import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-lifecycle';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { expectError, type ApiResponse } from '../support/bot-helpers';
 import { unique } from '../support/stack';
@@ -41,6 +42,8 @@ import {
  */
 
 let org: TestOrg;
+/** The scope an ADMIN's request of `on` is authorized with. */
+const adminScope = async (on: TestOrg) => authorizeOrgAdmin(await callerOf(on.admin.token), on.orgUuid);
 beforeAll(async () => {
   org = await freshOrganization();
 });
@@ -58,7 +61,7 @@ describe('the identity provider fails', () => {
     const input = { name: 'Failed Create', email, role: 'VIEWER' as const, permissions: grantsFor(org, 'VIEWER'), password: TEST_PASSWORD };
 
     await expect(
-      createUser(await callerOf(org.admin.token), org.orgUuid, input, mailContext(), {
+      createUser(await adminScope(org), input, mailContext(), {
         identityProvider: failingIdentityProvider('createUser'),
         mailer,
       }),
@@ -79,7 +82,7 @@ describe('the identity provider fails', () => {
     const user = await createViaApi(org, { email: oldEmail });
 
     await expect(
-      updateUser(await callerOf(org.admin.token), org.orgUuid, user.uuid, { name: 'Not Renamed', email: newEmail }, {
+      updateUser(await adminScope(org), user.uuid, { name: 'Not Renamed', email: newEmail }, {
         identityProvider: failingIdentityProvider('updateEmail'),
         mailer: recordingMailer(),
       }),
@@ -107,8 +110,7 @@ describe('the identity provider fails', () => {
 
     await expect(
       updateUser(
-        await callerOf(org.admin.token),
-        org.orgUuid,
+        await adminScope(org),
         target.uuid,
         { name: target.name, email: uniqueEmail('demoted'), role: 'VIEWER', permissions: grantsFor(org, 'VIEWER') },
         { identityProvider: failingIdentityProvider('updateEmail'), mailer: recordingMailer() },
@@ -127,8 +129,7 @@ describe('the identity provider fails', () => {
 
     await expect(
       updateUser(
-        await callerOf(org.admin.token),
-        org.orgUuid,
+        await adminScope(org),
         user.uuid,
         { name: 'Not Renamed', email, password: newPassword },
         { identityProvider: failingIdentityProvider('setPassword'), mailer: recordingMailer() },
@@ -152,8 +153,7 @@ describe('the identity provider fails', () => {
 
     await expect(
       updateUser(
-        await callerOf(org.admin.token),
-        org.orgUuid,
+        await adminScope(org),
         user.uuid,
         { name: user.name, email: newEmail, password: `Never-${unique()}1` },
         { identityProvider: failingIdentityProvider('setPassword'), mailer: recordingMailer() },
@@ -175,7 +175,7 @@ describe('the identity provider fails', () => {
     const before = await read(second.uuid, own);
 
     await expect(
-      deleteUser(await callerOf(own.admin.token), own.orgUuid, second.uuid, {
+      deleteUser(await adminScope(own), second.uuid, {
         identityProvider: failingIdentityProvider('disable'),
         mailer: recordingMailer(),
       }),
@@ -197,7 +197,7 @@ describe('the identity provider fails', () => {
     const user = await createViaApi(org);
 
     await expect(
-      deleteUser(await callerOf(org.admin.token), org.orgUuid, user.uuid, {
+      deleteUser(await adminScope(org), user.uuid, {
         identityProvider: failingIdentityProvider('disable'),
         mailer: recordingMailer(),
       }),
@@ -218,7 +218,7 @@ describe('the identity provider fails', () => {
     const mailer = recordingMailer();
 
     await expect(
-      activateUser(await callerOf(org.admin.token), org.orgUuid, { email: user.email, name: 'Not Back' }, mailContext(), {
+      activateUser(await adminScope(org), { email: user.email, name: 'Not Back' }, mailContext(), {
         identityProvider: failingIdentityProvider('enable'),
         mailer,
       }),
@@ -246,7 +246,7 @@ describe('the identity provider fails', () => {
     const password = `Lost-${unique()}1`;
 
     await expect(
-      activateUser(await callerOf(org.admin.token), org.orgUuid, { email: user.email, password }, mailContext(), {
+      activateUser(await adminScope(org), { email: user.email, password }, mailContext(), {
         identityProvider: failingIdentityProvider('enable'),
         mailer: recordingMailer(),
       }),
@@ -292,10 +292,10 @@ describe('the last ADMIN guard', () => {
   test('a delete that would leave no active ADMIN is 409 LAST_ADMIN and changes nothing', async () => {
     const own = await freshOrganization();
     const second = await member(own, 'ADMIN');
-    const staleFirst = await callerOf(own.admin.token);
+    const staleFirst = await authorizeOrgAdmin(await callerOf(own.admin.token), own.orgUuid);
     expect((await second.api.delete(own.url(`/${own.admin.uuid}`))).status).toBe(204);
 
-    await expect(deleteUser(staleFirst, own.orgUuid, second.uuid)).rejects.toMatchObject({ code: 'LAST_ADMIN' });
+    await expect(deleteUser(staleFirst, second.uuid)).rejects.toMatchObject({ code: 'LAST_ADMIN' });
 
     expect((await second.api.get(own.url(`/${second.uuid}`))).body).toMatchObject({ status: 'ACTIVE', role: 'ADMIN' });
     expect(await adminSet(own.orgUuid)).toEqual([second.uuid]);
@@ -306,13 +306,13 @@ describe('the last ADMIN guard', () => {
   test('a demotion that would leave no ADMIN is 409 LAST_ADMIN and changes nothing', async () => {
     const own = await freshOrganization();
     const second = await member(own, 'ADMIN');
-    const staleFirst = await callerOf(own.admin.token);
+    const staleFirst = await authorizeOrgAdmin(await callerOf(own.admin.token), own.orgUuid);
     const demotion = { role: 'VIEWER' as const, permissions: grantsFor(own, 'VIEWER') };
     expect((await second.api.put(own.url(`/${own.admin.uuid}`), { name: own.admin.name, email: own.admin.email, ...demotion })).status).toBe(200);
     const newEmail = uniqueEmail('last-admin');
 
     await expect(
-      updateUser(staleFirst, own.orgUuid, second.uuid, { name: 'Demoted?', email: newEmail, ...demotion }),
+      updateUser(staleFirst, second.uuid, { name: 'Demoted?', email: newEmail, ...demotion }),
     ).rejects.toMatchObject({ code: 'LAST_ADMIN' });
 
     expect((await second.api.get(own.url(`/${second.uuid}`))).body).toMatchObject({ name: second.name, email: second.email, role: 'ADMIN' });

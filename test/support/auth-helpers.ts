@@ -3,7 +3,7 @@ import { fileSigner } from '../../shared/auth/signer';
 import { keys } from '../../shared/store/keys';
 import { updateItem } from '../../shared/store/table';
 import type { Role, UserRecord } from '../../shared/users/user.entities';
-import { registerUser } from '../../shared/users/user.service';
+import { registerUser } from '../../shared/users/user-registration';
 import { expectErrorBody, type StandardErrorBody } from './error-body';
 import { requestToken, stack, unique, userArea } from './stack';
 

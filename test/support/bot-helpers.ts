@@ -1,6 +1,7 @@
 import type { AgentResponse, AgentSummary } from '../../shared/agents/agent.mapper';
 import type { Page } from '../../shared/http/page';
-import type { AgentRecord, BotFunction, Collection, Persona } from '../../shared/org/org.entities';
+import type { AgentRecord } from '../../shared/agents/agent.repository';
+import type { BotFunction, Collection, Persona } from '../../shared/org/org.entities';
 import {
   addBot,
   addCollection,
@@ -12,7 +13,7 @@ import {
 import { keys, type ItemKey } from '../../shared/store/keys';
 import { updateItem } from '../../shared/store/table';
 import type { Permission, Role } from '../../shared/users/user.entities';
-import { registerUser } from '../../shared/users/user.service';
+import { registerUser } from '../../shared/users/user-registration';
 import { TEST_PASSWORD, passwordToken } from './auth-helpers';
 import { expectErrorBody, type StandardErrorBody } from './error-body';
 import { adminToken, stack, unique } from './stack';

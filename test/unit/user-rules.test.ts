@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolveAccess, sameAccess, type Access } from '../../shared/users/access-template';
-import { passwordProblem } from '../../shared/users/password-policy';
-import { generatePassword } from '../../shared/users/user-admin.service';
+import { generatePassword, passwordProblem } from '../../shared/users/password-policy';
 import { DIRECTORY_SHARDS, shardOf } from '../../shared/users/user-directory';
 import { activateUserSchema, createUserSchema, quicksearchQuerySchema, updateUserSchema, userListQuerySchema } from '../../shared/users/user.schemas';
 

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { requireOrganization } from '../access/org-access';
-import type { Caller } from '../auth/caller';
 import { ConflictError } from '../errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
 import type { Permission, Role, UserRecord } from './user.entities';
@@ -134,10 +132,4 @@ export async function claimEmailFor(
     throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
   }
   return adopted;
-}
-
-/** The user a token belongs to, read under the path's organization (another organization is a 404). */
-export function currentUser(caller: Caller, pathOrgUuid: string): UserRecord {
-  requireOrganization(caller, pathOrgUuid);
-  return caller.user;
 }

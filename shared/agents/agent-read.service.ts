@@ -1,0 +1,91 @@
+import type { BotScope } from '../access/bot-access';
+import { NotFoundError } from '../errors';
+import { compareText, fold, quickMatches } from '../text/matching';
+import { toAgentResponse, toAgentSummary, type AgentResponse, type AgentSummary } from './agent.mapper';
+import {
+  getAgent,
+  getBotResources,
+  getDefaultSupervisorUuid,
+  listAgentSummaries,
+  type AgentKind,
+  type AgentRecord,
+  type AgentSummaryRecord,
+  type BotResources,
+} from './agent.repository';
+import type { ListQuery } from './agent.schemas';
+
+/** A supervisor or agent as the API shows it, with the version a later conditional write must name. */
+export interface VersionedAgent {
+  agent: AgentResponse;
+  version: number;
+}
+
+/** One page of a listing and how many items the whole listing holds. */
+export interface AgentSlice {
+  items: AgentSummary[];
+  total: number;
+}
+
+export const agentNotFound = (kind: AgentKind) =>
+  new NotFoundError(kind === 'SUPERVISOR' ? 'The supervisor was not found' : 'The agent was not found');
+
+/** Supervisors or agents of a bot: filtered by `searchTerm` on role, goal and tag names, sorted, page `query.page` (from 1). */
+export async function listAgents({ bot }: BotScope, kind: AgentKind, query: ListQuery): Promise<AgentSlice> {
+  const term = fold(query.searchTerm?.trim() ?? '');
+  const matches = (agent: AgentSummaryRecord) =>
+    !term || [agent.role, agent.goal, ...agent.tags.map((tag) => tag.name)].some((text) => fold(text).includes(term));
+  const sign = query.direction === 'ASC' ? 1 : -1;
+  const compare = (a: AgentSummaryRecord, b: AgentSummaryRecord) => {
+    const primary = query.orderBy === 'role' ? compareText(a.role, b.role) : a[query.orderBy].localeCompare(b[query.orderBy]);
+    return sign * (primary || a.uuid.localeCompare(b.uuid));
+  };
+  const agents = (await listAgentSummaries(bot.uuid)).filter((agent) => agent.kind === kind && matches(agent)).sort(compare);
+  const start = (query.page - 1) * query.size;
+  return { items: agents.slice(start, start + query.size).map(toAgentSummary), total: agents.length };
+}
+
+/** Roles of the bot's agents whose role matches the quicksearch term, alphabetical, at most `limit`. */
+export async function quicksearchAgents({ bot }: BotScope, name: string, limit: number): Promise<string[]> {
+  return (await listAgentSummaries(bot.uuid))
+    .filter((agent) => agent.kind === 'AGENT' && quickMatches(name, agent.role))
+    .map((agent) => agent.role)
+    .sort(compareText)
+    .slice(0, limit);
+}
+
+/** A supervisor or agent of the scope's bot. */
+export async function readAgent({ bot }: BotScope, kind: AgentKind, uuid: string): Promise<VersionedAgent> {
+  const agent = await getAgent(bot.uuid, uuid);
+  if (!agent || agent.kind !== kind) throw agentNotFound(kind);
+  return versioned(agent);
+}
+
+export async function readDefaultSupervisor({ bot }: BotScope): Promise<VersionedAgent> {
+  const uuid = await getDefaultSupervisorUuid(bot.uuid);
+  if (!uuid) throw new NotFoundError('The bot has no default supervisor');
+  const agent = await getAgent(bot.uuid, uuid);
+  if (!agent || agent.kind !== 'SUPERVISOR') throw agentNotFound('SUPERVISOR');
+  return versioned(agent);
+}
+
+/** The record in the API's shape; `known` saves reading resources a write has just resolved. */
+export async function versioned(agent: AgentRecord, known?: BotResources): Promise<VersionedAgent> {
+  const [resources, heirs] = await Promise.all([
+    known ??
+      getBotResources(agent.botUuid, {
+        personas: [agent.personaUuid],
+        functions: agent.functionUuids,
+        collections: agent.collectionUuids,
+      }),
+    agent.kind === 'SUPERVISOR' ? heirsOf(agent.botUuid) : Promise.resolve([]),
+  ]);
+  return { agent: toAgentResponse(agent, resources, heirs), version: agent.version };
+}
+
+/** Roles of the bot's agents that inherit from the supervisor, alphabetical. */
+async function heirsOf(botUuid: string): Promise<string[]> {
+  return (await listAgentSummaries(botUuid))
+    .filter((agent) => agent.kind === 'AGENT' && agent.inheritFromSupervisor)
+    .map((agent) => agent.role)
+    .sort(compareText);
+}

@@ -1,0 +1,24 @@
+import type { Reply } from './types';
+
+/** ETags here are a resource's version number, quoted (a strong validator). */
+export const etagOf = (version: number): string => `"${version}"`;
+
+const VERSION_TAG = /^"(0|[1-9]\d*)"$/;
+
+/**
+ * The versions an `If-Match` header names: `'any'` for `*`, else the versions of its tags (weak
+ * `W/` tags compared as strong ones). A tag that names no version is dropped, so it matches nothing.
+ * `undefined` when the header is absent.
+ */
+export function versionsOfIfMatch(ifMatch: string | undefined): 'any' | number[] | undefined {
+  if (ifMatch === undefined) return undefined;
+  const tags = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (tags.includes('*')) return 'any';
+  return tags.flatMap((tag) => {
+    const match = VERSION_TAG.exec(tag);
+    return match ? [Number(match[1])] : [];
+  });
+}
+
+/** A resource answered with its version as the ETag. */
+export const withEtag = (body: unknown, version: number, status = 200): Reply => ({ status, body, headers: { etag: etagOf(version) } });

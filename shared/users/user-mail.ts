@@ -1,0 +1,44 @@
+import type { Language, MailKind } from '../mail/mail.templates';
+import { sendSafely, type Mailer } from '../mail/mailer';
+import { getOrganization } from '../org/org.repository';
+import type { UserRecord } from './user.entities';
+
+/** Where and how the request's user e-mails are written: the `language` header and the sign-in address. */
+export interface MailContext {
+  language: Language;
+  /** The sign-in address for a realm (the console, or the realm's token endpoint). */
+  signInUrl: (realm: string) => string;
+  /** The organization's realm name, when the caller has it already (a bulk job reads it once). */
+  realm?: string;
+}
+
+/** The sign-in address of a realm, from a template where `{realm}` stands for the realm's name. */
+export const signInAddress =
+  (template: string) =>
+  (realm: string): string =>
+    template.replaceAll('{realm}', encodeURIComponent(realm));
+
+/** Sends a user the e-mail of `kind`; never throws (see `sendSafely`). */
+async function mailUser(kind: MailKind, user: UserRecord, mail: MailContext, mailer: Mailer, password?: string): Promise<void> {
+  const realm = mail.realm ?? (await getOrganization(user.orgUuid))?.name ?? '';
+  await sendSafely(
+    mailer,
+    {
+      to: user.email,
+      kind,
+      language: mail.language,
+      vars: { name: user.name, realm, email: user.email, signInUrl: mail.signInUrl(realm), ...(password ? { password } : {}) },
+    },
+    { orgUuid: user.orgUuid, userUuid: user.uuid },
+  );
+}
+
+/** Sends a new user its welcome e-mail with its sign-in details; never throws. */
+export async function sendWelcome(user: UserRecord, password: string, mail: MailContext, mailer: Mailer): Promise<void> {
+  await mailUser('welcome', user, mail, mailer, password);
+}
+
+/** Sends a restored user its reactivation e-mail, with its new password if one was set; never throws. */
+export async function sendReactivation(user: UserRecord, password: string | undefined, mail: MailContext, mailer: Mailer): Promise<void> {
+  await mailUser('reactivation', user, mail, mailer, password);
+}
