@@ -62,10 +62,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // Each function's AWS calls are checked against its role (infra/local/iam); the roles load while the emulators start.
   const localIam = enableLocalIam({ reportDir: dataDir });
 
-  const emulators: Emulators = await startEmulators(dataDir, LOCAL_BUCKET);
-  const handlers = {} as Record<ResourceGroup, LambdaHandler>;
   if (options.subpaths?.generative) process.env[envNames.generativeSubpath] = options.subpaths.generative;
   if (options.subpaths?.user) process.env[envNames.userSubpath] = options.subpaths.user;
+  // The handler modules load (and compile) while the emulators start; they read the rest of their
+  // configuration on first use, after the environment below is set.
+  const loading = Promise.all(
+    resourceGroups.map(async (group) => [group, ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler] as const),
+  );
+  const emulators: Emulators = await startEmulators(dataDir, LOCAL_BUCKET);
+  const handlers = {} as Record<ResourceGroup, LambdaHandler>;
   const subpaths = subpathsFromEnv();
   const gateway = createGateway(resolveRoutes(subpaths), handlers);
   try {
@@ -94,9 +99,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     };
     Object.assign(process.env, functionEnv);
     await localIam.ready;
-    for (const group of resourceGroups) {
-      handlers[group] = ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler;
-    }
+    Object.assign(handlers, Object.fromEntries(await loading));
     // As the S3 notification in AWS: an object created under `uploads/` invokes the bulk worker
     // asynchronously, with Lambda's retries on a function error and then its on-failure path.
     const invokeWorker = createAsyncInvoker<S3Event>({
