@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BotScope } from '../access/bot-access';
 import { ConflictError, type FieldIssue } from '../errors';
+import { count } from '../metrics';
 import { getAgent, insertAgent, replaceAgent, type AgentKind, type AgentRecord, type BotResources, type Rule } from './agent.repository';
 import { agentNotFound, versioned, type VersionedAgent } from './agent-read.service';
 import { resolveReferences } from './agent-references';
@@ -29,6 +30,7 @@ export async function createAgent({ bot }: BotScope<'write'>, body: AgentCreate)
     functionUuids: (body.functions ?? []).map((f) => f.uuid),
     collectionUuids: (body.knowledge ?? []).map((k) => k.uuid),
   });
+  count('AgentsCreated');
   return versioned(agent, resources);
 }
 
@@ -132,7 +134,10 @@ async function update(
     if (expected !== undefined && !accepts(expected, current.version)) throw new ConflictError('VERSION_CONFLICT');
     const { next, resources } = await apply(current);
     const written: AgentRecord = { ...next, updatedAt: nowAfter(current.updatedAt), version: current.version + 1 };
-    if (await replaceAgent(written, current.version)) return versioned(written, resources);
+    if (await replaceAgent(written, current.version)) {
+      count(kind === 'AGENT' ? 'AgentsUpdated' : 'SupervisorsUpdated');
+      return versioned(written, resources);
+    }
     if (expected !== undefined) throw new ConflictError('VERSION_CONFLICT');
     await backoff(attempt);
   }

@@ -7,6 +7,7 @@ import { findActiveUser, findUserByEmail } from '../users/user.repository';
 import { TOKEN_SCOPE, issueAccessToken } from './access-token';
 import { OAuthError, invalidCredentials } from './oauth-errors';
 import { createSession, deleteSession, getSession, rotateSession, type Session } from './session.repository';
+import { count } from '../metrics';
 
 /** The token response of a Keycloak-style endpoint (spec section 5). */
 export interface TokenResponse {
@@ -65,8 +66,16 @@ export async function grantToken(
   const grantType = requireParam(form, 'grant_type');
   const clientId = requireParam(form, 'client_id');
   if (clientId !== config().userPoolClientId) throw new OAuthError('invalid_client', 'Unknown client');
-  if (grantType === 'password') return passwordGrant(realm, form, clientId, identityProvider);
-  if (grantType === 'refresh_token') return refreshGrant(realm, form, clientId);
+  if (grantType === 'password' || grantType === 'refresh_token') {
+    try {
+      const granted = await (grantType === 'password' ? passwordGrant(realm, form, clientId, identityProvider) : refreshGrant(realm, form, clientId));
+      count('TokensGranted');
+      return granted;
+    } catch (error) {
+      if (error instanceof OAuthError && error.error === 'invalid_grant') count('TokensRefused');
+      throw error;
+    }
+  }
   throw new OAuthError(
     'unsupported_grant_type',
     grantType === 'client_credentials'

@@ -1,5 +1,6 @@
 import type { Pluggable } from '@smithy/types';
 import { config } from '../config';
+import { tracer } from '../tracer';
 
 /**
  * AWS clients live in `shared/clients/`, one module per service, so a function loads only the SDK
@@ -35,8 +36,12 @@ export function addClientPlugin(plugin: ClientPlugin): void {
   for (const client of clients) client.middlewareStack.use(plugin);
 }
 
-/** Registers a new client, so that it carries the plugins added by `addClientPlugin`. */
+/**
+ * Registers a new client, so that it carries the plugins added by `addClientPlugin`, and hands it to
+ * the Tracer, so that each of its calls is an X-Ray subsegment in Lambda.
+ */
 export function withClientPlugins<C extends { middlewareStack: object }>(client: C): C {
+  tracer.captureAWSv3Client(client);
   const pluggable = client as unknown as PluggableClient;
   clients.push(pluggable);
   for (const plugin of plugins) pluggable.middlewareStack.use(plugin);

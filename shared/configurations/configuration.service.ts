@@ -7,6 +7,7 @@ import {
   updateConfigurationValue,
   type ConfigurationEntry,
 } from './configuration.repository';
+import { count } from '../metrics';
 
 /**
  * The caller's own configuration entries (spec 4.4). The handler authorizes the scope: the caller, and
@@ -18,6 +19,12 @@ import {
  * exists; the entry keeps its id across updates.
  */
 export async function saveConfiguration(scope: OwnScope, input: { key: string; value: string }): Promise<ConfigurationEntry> {
+  const saved = await save(scope, input);
+  count('ConfigurationsSaved');
+  return saved;
+}
+
+async function save(scope: OwnScope, input: { key: string; value: string }): Promise<ConfigurationEntry> {
   const userUuid = scope.user.uuid;
   const { botUuid } = scope;
   const entry = { userUuid, key: input.key, value: input.value, ...(botUuid ? { botUuid } : {}) };

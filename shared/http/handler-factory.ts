@@ -10,6 +10,7 @@ import { resolveRoutes, routesOfGroup, type ResourceGroup, type Route } from '..
 import { errorMapper } from './error-mapper';
 import { multipartBodyParser } from './multipart';
 import { pathDecodes } from './path-decoding';
+import { observability } from './observability';
 import { requestId } from './request-id';
 import type { HttpEvent, HttpResult, Reply, RequestContext } from './types';
 import { validate, type RouteSchemas, type ValidInput } from './validation';
@@ -134,17 +135,18 @@ export function createFunction(group: ResourceGroup, handlers: Record<string, Ro
   const router = httpRouterHandler<HttpEvent, HttpResult>(
     routes.map((route) => ({ method: route.method, path: route.fullPath, handler: handlers[route.id]!.build() })),
   );
-  return withHttpChain(router);
+  return withHttpChain(router, group);
 }
 
 /**
  * The middy order every function shares, around a router (or, in unit tests, one route): header
- * normaliser, request id and logging, event normaliser, path check, security headers, then the error
+ * normaliser, Lambda context and metrics, request id and logging, event normaliser, path check, security headers, then the error
  * mapper, whose `onError` runs first when anything above or in `inner` throws.
  */
-export function withHttpChain(inner: RouteChain) {
+export function withHttpChain(inner: RouteChain, group = 'management-api') {
   return middy<HttpEvent, HttpResult>()
     .use(httpHeaderNormalizer())
+    .use(observability(group))
     .use(requestId())
     .use(eventNormalizer())
     .use(pathDecodes())

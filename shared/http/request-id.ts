@@ -9,7 +9,7 @@ const SAFE = /^[A-Za-z0-9._:-]+$/;
 
 /**
  * Honours a client's `x-request-id` (when short and printable, so it cannot forge log lines) or makes
- * one, puts it on every log line of the invocation, echoes it in the response and logs one line per
+ * one, puts it and API Gateway's request id on every log line of the invocation, echoes it in the response and logs one line per
  * request with its outcome.
  */
 export function requestId(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Context> {
@@ -30,11 +30,14 @@ export function requestId(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, C
     before: (request) => {
       const given = request.event.headers?.['x-request-id'];
       const id = given && given.length <= MAX_LENGTH && SAFE.test(given) ? given : randomUUID();
+      // API Gateway's own id, also in its access log: the correlation key that joins an access-log line
+      // to these lines, beside the client's id.
+      const apiRequestId = request.event.requestContext?.requestId;
       started.set(request, { at: Date.now(), id });
       // The routes read it from the context (`RequestContext`), past the router, whose context is open.
       Object.assign(request.context, { requestId: id });
       logger.resetKeys();
-      logger.appendKeys({ requestId: id });
+      logger.appendKeys({ requestId: id, ...(apiRequestId ? { apiRequestId } : {}) });
     },
     after: finish,
     onError: finish,

@@ -10,6 +10,7 @@ import { requireUser } from './user-queries';
 import { claimEmailFor, registerUser } from './user-registration';
 import type { UserRecord } from './user.entities';
 import { addAdmin, findUserByEmail, releaseClaim, removeAdmin, sameEmail, saveUser } from './user.repository';
+import { count } from '../metrics';
 
 /**
  * A user's lifecycle (spec 4.3): creation, update, logical deletion and reactivation, each a sequence of
@@ -37,6 +38,7 @@ export async function createUser(
     { orgUuid, name: input.name, email: input.email, password, ...access, ...(image ? { image } : {}), ...(company ? { company } : {}) },
     deps.identityProvider,
   );
+  count('UsersCreated');
   await sendWelcome(user, password, mail, deps.mailer);
   return user;
 }
@@ -96,6 +98,7 @@ export async function updateUser(
   if (emailChanged) await releaseClaim(orgUuid, target.email, userUuid, 'DONE');
   // A new password ends the user's refresh sessions: whoever knew the old one signs in again.
   if (input.password) await revokeSessionsOf(userUuid);
+  count('UsersUpdated');
   return updated;
 }
 
@@ -128,6 +131,7 @@ export async function deleteUser(scope: OrgScope, userUuid: string, deps: UserPo
     if (removedAdmin) await addAdmin(orgUuid, userUuid);
     throw error;
   }
+  count('UsersDeleted');
   await revokeSessionsOf(userUuid);
 }
 
@@ -162,6 +166,7 @@ export async function activateUser(
     await deps.identityProvider.disable(target.uuid);
     throw error;
   }
+  count('UsersReactivated');
   await sendReactivation(restored, input.password, mail, deps.mailer);
   return restored;
 }
