@@ -44,11 +44,13 @@ export function count(name: AppMetric, value = 1): void {
 
 /**
  * Writes the invocation's metrics (the middleware of the HTTP chain, and the worker's handler, call it
- * once per invocation). `service` is the function's resource group: on the local stack every function
+ * once per invocation) with the request id as metadata. `service` is the function's resource group: on the local stack every function
  * shares one process, so the dimension is set per invocation rather than from the environment.
  */
-export function publishMetrics(service: string): void {
+export function publishMetrics(service: string, requestId?: string): void {
   if (!metrics.hasStoredMetrics()) return;
   metrics.setDefaultDimensions({ service });
+  // Metadata, not a dimension: the EMF line can be found from the request's logs without a metric per request.
+  if (requestId) metrics.addMetadata('requestId', requestId);
   metrics.publishStoredMetrics();
 }

@@ -9,7 +9,8 @@ import type { HttpEvent, HttpResult } from './types';
  * id, cold start, memory) and writes the invocation's metrics when it ends, failed or not.
  */
 export function observability(group: string): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Context> {
-  const publish = () => publishMetrics(group);
+  const publish = (request: middy.Request<HttpEvent, HttpResult, Error, Context>) =>
+    publishMetrics(group, (request.context as Context & { requestId?: string }).requestId);
   return {
     before: (request) => {
       logger.addContext(request.context);

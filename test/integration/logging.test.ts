@@ -47,6 +47,13 @@ test('every log line carries the request id, and no line carries a password or a
   const records = lines.map((line) => JSON.parse(line) as { requestId?: string });
   expect(records.map((r) => r.requestId).filter((id) => id === 'log-ok' || id === 'log-wrong' || id === 'log-me').length).toBe(records.length);
   expect(new Set(records.map((r) => r.requestId))).toEqual(new Set(['log-ok', 'log-wrong', 'log-me']));
+  // The metric lines (EMF) carry the request id as metadata, so a metric can be traced to its request's logs.
+  const emf = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((r) => '_aws' in r);
+  expect(emf.map((r) => [r.requestId, r.service, r.TokensGranted ?? r.TokensRefused])).toEqual([
+    ['log-ok', 'auth', 1],
+    ['log-wrong', 'auth', 1],
+  ]);
+  expect(emf[1]).toHaveProperty('TokensRefused', 1);
   const all = lines.join('\n');
   expect(all).not.toContain(org.admin.password);
   expect(all).not.toContain('Wrong-Passw0rd!');
