@@ -5,6 +5,7 @@
  * Local as the local stack does (data on disk, in a temporary directory); with one it measures any
  * DynamoDB-compatible endpoint. Report: bench/dynamodb-figures.md.
  */
+import { envNames } from '../shared/config';
 import { startDynamoDBLocal } from '../infra/local/dynamodb-local';
 import { ensureTable, LOCAL_CREDENTIALS, LOCAL_TABLE } from '../infra/local/provision';
 import * as store from '../shared/store/table';
@@ -30,9 +31,12 @@ benchmark({
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-      TABLE_NAME: LOCAL_TABLE,
-      DYNAMODB_ENDPOINT: endpoint,
-      ...{ USER_POOL_ID: 'unused', USER_POOL_CLIENT_ID: 'unused', SIGNING_KEY: 'file:unused', TOKEN_ISSUER: 'http://unused' },
+      [envNames.tableName]: LOCAL_TABLE,
+      [envNames.dynamodbEndpoint]: endpoint,
+      [envNames.userPoolId]: 'unused',
+      [envNames.userPoolClientId]: 'unused',
+      [envNames.signingKey]: 'file:unused',
+      [envNames.tokenIssuer]: 'http://unused',
     });
     try {
       await ensureTable(endpoint);

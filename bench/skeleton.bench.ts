@@ -9,13 +9,19 @@ import { buildBundles, bundleDir, formatBundleTable, kib, modeDescription, type 
 import { projectRoot } from './harness/machine';
 import { benchmark, table } from './harness/report';
 import { check, interleave, series, type Series } from './harness/series';
+import { envNames } from '../shared/config';
 import { accessToken, passwordGrant, POLL_MS, startStack, tempDir, type Launcher } from './harness/stack';
 import { fmt, percentile } from './harness/stats';
 
 /** Harmless values, so that a function reading configuration eagerly at load does not crash. */
 const FUNCTION_ENV = {
   AWS_REGION: 'us-east-1',
-  ...{ TABLE_NAME: 'x', BULK_BUCKET_NAME: 'x', USER_POOL_ID: 'x', USER_POOL_CLIENT_ID: 'x', SIGNING_KEY: 'file:/nonexistent', TOKEN_ISSUER: 'http://x' },
+  [envNames.tableName]: 'x',
+  [envNames.bulkBucket]: 'x',
+  [envNames.userPoolId]: 'x',
+  [envNames.userPoolClientId]: 'x',
+  [envNames.signingKey]: 'file:/nonexistent',
+  [envNames.tokenIssuer]: 'http://x',
   POWERTOOLS_SERVICE_NAME: 'bench',
 };
 const LOAD_PROBE = 'const { performance } = require("node:perf_hooks"); const t = performance.now(); require(process.argv[1]); process.stdout.write(String(performance.now() - t));';

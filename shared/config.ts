@@ -94,6 +94,25 @@ export function subpathsFromEnv(env: NodeJS.ProcessEnv = process.env): Subpaths 
   };
 }
 
+/** What a function that e-mails users needs: the sender, the SES configuration set, the sign-in address. */
+export interface MailSettings {
+  from: string;
+  configurationSet?: string;
+  /** `{realm}` stands for the organization's name. */
+  signInUrl: string;
+}
+
+/**
+ * The mail settings, failing the one way every missing variable fails: a ConfigError naming it, on
+ * the function's first use (the users function and the bulk worker, which both stacks configure).
+ */
+export function mailSettings(from: Config = config()): MailSettings {
+  const { mail, signInUrl } = from;
+  if (!mail.from) throw new ConfigError(`Missing environment variable ${envNames.mailFrom}: the sender of e-mails to users`);
+  if (!signInUrl) throw new ConfigError(`Missing environment variable ${envNames.signInUrl}: the sign-in address e-mails give`);
+  return { from: mail.from, configurationSet: mail.configurationSet, signInUrl };
+}
+
 export function readConfig(env: NodeJS.ProcessEnv): Config {
   const optional = (name: EnvName) => (env[name] ? env[name] : undefined);
   return {

@@ -1,7 +1,6 @@
 import type { S3Event } from 'aws-lambda';
 import { runBulkCreateJob } from '../../shared/bulk/bulk-create.worker';
 import { parseUploadKey } from '../../shared/bulk/bulk-job';
-import { config } from '../../shared/config';
 import { logger } from '../../shared/logger';
 
 /**
@@ -17,6 +16,6 @@ export async function handler(event: S3Event): Promise<void> {
       logger.warn('object outside the upload layout: ignored', { key });
       continue;
     }
-    await runBulkCreateJob(upload.orgUuid, upload.jobId, { signInUrl: config().signInUrl });
+    await runBulkCreateJob(upload.orgUuid, upload.jobId);
   }
 }

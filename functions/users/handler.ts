@@ -1,5 +1,5 @@
 import { authorizeOrgAdmin, authorizeOrgMember, authorizeUserAccess } from '../../shared/access/org-access';
-import { config, ConfigError } from '../../shared/config';
+import { mailSettings } from '../../shared/config';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { pageOf } from '../../shared/http/page';
 import { ok, type Reply } from '../../shared/http/types';
@@ -22,10 +22,7 @@ import {
 
 /** The `language` header (default `en`) and the configured sign-in address. */
 function mailContext(headers: Record<string, string | undefined>): MailContext {
-  const language = languageOf(headers);
-  const template = config().signInUrl;
-  if (!template) throw new ConfigError('Missing environment variable SIGN_IN_URL: the sign-in address e-mails give');
-  return { language, signInUrl: signInAddress(template) };
+  return { language: languageOf(headers), signInUrl: signInAddress(mailSettings().signInUrl) };
 }
 
 const noContent = (): Reply => ({ status: 204 });

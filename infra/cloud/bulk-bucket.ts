@@ -50,7 +50,8 @@ export type BulkBucketAccess = 'read' | 'readWrite';
 
 /** Grants object access in the bulk bucket (objects only, never bucket settings) and sets BULK_BUCKET_NAME. */
 export function bindBulkBucket(fn: LambdaFunction, bulk: BulkBucket, access: BulkBucketAccess): void {
-  const actions = access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'];
+  // No s3:DeleteObject: nothing deletes uploads, the bucket's lifecycle rule expires them.
+  const actions = access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject'];
   fn.addToRolePolicy(new PolicyStatement({ actions, resources: [bulk.bucket.arnForObjects('*')] }));
   fn.addEnvironment(envNames.bulkBucket, bulk.bucket.bucketName);
   const bucketId = Stack.of(bulk).getLogicalId(bulk.bucket.node.defaultChild as CfnBucket);

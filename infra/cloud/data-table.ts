@@ -1,10 +1,12 @@
-import { RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
+import { AttributeType, BillingMode, Operation, ProjectionType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { envNames } from '../../shared/config';
+import { alarmAtLeast } from './monitoring';
 
-/** The single table (DESIGN.md "Data"): generic keys, one GSI, TTL on `ttl`. */
+/** The single table (DESIGN.md "Data"): generic keys, one GSI, TTL on `ttl`; alarms on throttles and system errors. */
 export class DataTable extends Construct {
   readonly table: Table;
 
@@ -26,19 +28,57 @@ export class DataTable extends Construct {
       sortKey: { name: 'GSI1SK', type: AttributeType.STRING },
       projectionType: ProjectionType.ALL,
     });
+
+    const period = Duration.minutes(5);
+    alarmAtLeast(this, 'ThrottlesAlarm', tableThrottles(this.table, period), 'DynamoDB throttled requests to the table (on-demand: a sudden peak or a hot partition)');
+    alarmAtLeast(this, 'SystemErrorsAlarm', tableSystemErrors(this.table, period), 'DynamoDB answered the functions with 500s (its own errors)');
   }
 }
 
-/** Item-level actions only: no Scan, no table management. */
+/**
+ * The operations the code makes (shared/store/): DynamoDB's throttle and system-error metrics are per
+ * operation, and an alarm sums at most 10 metrics, so the list is not every operation there is.
+ */
+const usedOperations = [
+  Operation.GET_ITEM,
+  Operation.PUT_ITEM,
+  Operation.UPDATE_ITEM,
+  Operation.DELETE_ITEM,
+  Operation.QUERY,
+  Operation.BATCH_GET_ITEM,
+  Operation.TRANSACT_WRITE_ITEMS,
+];
+
+/** `ThrottledRequests`, summed over the operations the code makes. */
+export const tableThrottles = (table: Table, period: Duration): IMetric =>
+  table.metricThrottledRequestsForOperations({ operations: usedOperations, period, label: 'throttled requests' });
+
+/** `SystemErrors`, summed over the operations the code makes. */
+export const tableSystemErrors = (table: Table, period: Duration): IMetric =>
+  table.metricSystemErrorsForOperations({ operations: usedOperations, period, label: 'system errors' });
+
+/**
+ * Item-level actions only: no Scan, no table management, no BatchWriteItem (nothing writes in
+ * batches) and no ConditionCheckItem (no transaction has a condition-only item). Transactions need no
+ * action of their own: TransactWriteItems is authorized item by item as PutItem, UpdateItem, DeleteItem.
+ *
+ * No `dynamodb:LeadingKeys` condition, on purpose. Every function authenticates its caller from the
+ * table (the user under `ORG#<org>`, the session under `SESSION#<id>`), and `ORG#<org>` also holds
+ * the organization, its environments, bots, users, e-mail claims, directory shards and bulk jobs:
+ * the prefixes that would be left out of a function's role (`BOT#` for users and bulk, `REALM#` for
+ * all but auth, and so on) guard little, while the boundary that matters, one organization, is
+ * runtime data from the caller's token that no role can name. Such a condition would also go
+ * unchecked where it could break things: local IAM (infra/local/iam) passes no condition keys, and
+ * GSI1 queries bring partition keys of their own (`BOT#…`, `ORG#…#USERS`, `USER#…#SESSIONS`).
+ * Tenant isolation is the store's job: shared/store/keys.ts builds every key from the caller's organization.
+ */
 const tableActions = [
   'dynamodb:GetItem',
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
-  'dynamodb:ConditionCheckItem',
   'dynamodb:Query',
   'dynamodb:BatchGetItem',
-  'dynamodb:BatchWriteItem',
 ];
 
 /** Lets the function read and write items of the table and its indexes, and sets TABLE_NAME. */

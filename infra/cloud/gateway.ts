@@ -8,15 +8,24 @@ import {
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { ComparisonOperator, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
+import type { CfnStage, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/routes';
+import { alarmAtLeast } from './monitoring';
+import type { StackSettings, Throttle } from './settings';
 
 export interface GatewayProps {
-  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
-  readonly alarmAction?: IAlarmAction;
+  /** The stage's default limits: `$default` and routes of groups without their own. */
+  readonly throttle: Throttle;
+  /** Limits of the token endpoint's route and of each group's routes. */
+  readonly routeThrottles: StackSettings['routeThrottles'];
+  /** Route id of the token endpoint (shared/routes.ts). */
+  readonly tokenRouteId: string;
+  readonly errorRatePercent: number;
+  readonly latencyP99Ms: number;
 }
 
 /** API Gateway access-log fields, one JSON object per request. */
@@ -45,15 +54,18 @@ const noGatewayAuthorizer =
 /** The HTTP API (payload format 2.0): its `$default` stage with throttling and access logs. */
 export class Gateway extends Construct {
   readonly api: HttpApi;
+  readonly stage: HttpStage;
+  private readonly props: GatewayProps;
 
   constructor(scope: Construct, id: string, props: GatewayProps) {
     super(scope, id);
+    this.props = props;
     this.api = new HttpApi(this, 'Api', {
       description: 'Management API: agent configuration, user administration and tokens',
       createDefaultStage: false,
     });
     const accessLogs = new LogGroup(this, 'AccessLogs', { retention: RetentionDays.ONE_MONTH });
-    this.api.addStage('DefaultStage', {
+    this.stage = this.api.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,
       throttle: props.throttle,
@@ -63,16 +75,33 @@ export class Gateway extends Construct {
       },
     });
 
-    const serverErrors = this.api
-      .metricServerError({ period: Duration.minutes(5), statistic: 'Sum' })
-      .createAlarm(this, 'ServerErrorsAlarm', {
-        threshold: 1,
-        evaluationPeriods: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-        alarmDescription: 'The management API answered 5xx',
-      });
-    if (props.alarmAction) serverErrors.addAlarmAction(props.alarmAction);
+    // The share of requests answered 5xx, not a count: one failure in a quiet hour and a steady
+    // trickle under load are different pages. No request in the period is no data, not an alarm.
+    const period = Duration.minutes(5);
+    const errorRate = new MathExpression({
+      expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+      usingMetrics: {
+        requests: this.api.metricCount({ period, statistic: 'Sum' }),
+        errors: this.api.metricServerError({ period, statistic: 'Sum' }),
+      },
+      period,
+      label: '5xx answers (% of requests)',
+    });
+    alarmAtLeast(
+      this,
+      'ServerErrorRateAlarm',
+      errorRate,
+      `At least ${props.errorRatePercent}% of the management API's requests were answered 5xx in 5 minutes`,
+      props.errorRatePercent,
+    );
+    // p99 over 15 minutes, not one period: a single bulk-create that waits its 25 s is not a page.
+    this.api.metricLatency({ period, statistic: 'p99' }).createAlarm(this, 'LatencyP99Alarm', {
+      threshold: props.latencyP99Ms,
+      evaluationPeriods: 3,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: `The management API's p99 latency stayed above ${props.latencyP99Ms} ms for 15 minutes`,
+    });
   }
 
   /**
@@ -108,5 +137,23 @@ export class Gateway extends Construct {
     for (const route of created) {
       Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: noGatewayAuthorizer });
     }
+    this.throttleRoutes(routes, created);
+  }
+
+  /**
+   * Per-route limits (stage route settings, keyed by route key): the token endpoint its own, every
+   * other route its group's. CloudFormation refuses settings for a route key that does not exist yet,
+   * so the stage waits for the routes.
+   */
+  private throttleRoutes(routes: readonly Route[], created: readonly HttpRoute[]): void {
+    const { routeThrottles, tokenRouteId } = this.props;
+    const settings: Record<string, { throttlingRateLimit: number; throttlingBurstLimit: number }> = {};
+    for (const route of routes) {
+      const limits = route.id === tokenRouteId ? routeThrottles.token : routeThrottles[route.group];
+      if (limits) settings[route.routeKey] = { throttlingRateLimit: limits.rateLimit, throttlingBurstLimit: limits.burstLimit };
+    }
+    if (!routes.some((route) => route.id === tokenRouteId)) throw new Error(`No route has the token endpoint's id "${tokenRouteId}"`);
+    (this.stage.node.defaultChild as CfnStage).routeSettings = settings;
+    for (const route of created) this.stage.node.addDependency(route);
   }
 }

@@ -1,20 +1,21 @@
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { EventType } from 'aws-cdk-lib/aws-s3';
-import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import * as path from 'node:path';
 import { resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/routes';
 import { bindBulkBucket, BulkBucket } from './bulk-bucket';
+import { BulkPipeline } from './bulk-pipeline';
+import { OperationsDashboard } from './dashboard';
 import { bindTable, DataTable } from './data-table';
 import { Gateway } from './gateway';
 import { groupAccess } from './group-access';
 import { bindMailer, Mailer } from './mailer';
+import { AlarmTopic, alarmAtLeast, appMetric } from './monitoring';
 import { projectRoot } from './project-root';
 import { ServiceFunction } from './service-function';
-import type { StackSettings } from './settings';
+import { pascalCase, type StackSettings } from './settings';
 import { bindSigningKey, TokenSigningKey } from './signing-key';
 import { bindUserPool, UserDirectory } from './user-directory';
 import { envNames } from '../../shared/config';
@@ -23,8 +24,23 @@ export interface ManagementApiStackProps extends StackProps {
   readonly settings: StackSettings;
 }
 
-const pascalCase = (group: string) =>
-  group.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
+/** The token endpoint's route id in shared/routes.ts: it gets throttling of its own. */
+const tokenRouteId = 'auth.token';
+
+/**
+ * Reserved concurrency, by group. The bulk worker's (`workerConcurrency`, default 2) keeps imports
+ * from starving the API and bounds their pressure on Cognito and SES. The bulk HTTP function holds
+ * its invocation up to 25 s while it waits for a job, so it too can pile up; it gets none by
+ * default (`bulkConcurrency` sets one): reserving subtracts from what every other group shares, and
+ * its route throttling (`throttleBulkRate`, default 2/s) already bounds it to about 2 × 25 = 50
+ * waiting invocations at worst. Lambda refuses any reservation that leaves fewer than 10 unreserved
+ * executions, and a new account's quota may be exactly 10: there, deploy with
+ * `-c workerConcurrency=none` or ask for a higher quota first (README).
+ */
+const reservedConcurrency = (settings: StackSettings): Partial<Record<ResourceGroup, number | undefined>> => ({
+  'bulk-worker': settings.workerConcurrency,
+  bulk: settings.bulkConcurrency,
+});
 
 /** The whole cloud side: data, identity, mail, token signing, one function per resource group, the HTTP API. */
 export class ManagementApiStack extends Stack {
@@ -34,16 +50,20 @@ export class ManagementApiStack extends Stack {
   constructor(scope: Construct, id: string, props: ManagementApiStackProps) {
     super(scope, id, props);
     const { settings } = props;
-    const alarmAction = settings.alarmTopicArn
-      ? new SnsAction(Topic.fromTopicArn(this, 'AlarmTopic', settings.alarmTopicArn))
-      : undefined;
+    const alarms = new AlarmTopic(this, 'Alarms', { topicArn: settings.alarmTopicArn, email: settings.alarmEmail });
 
     const data = new DataTable(this, 'Data');
     const bulkUploads = new BulkBucket(this, 'BulkUploads');
     const signingKey = new TokenSigningKey(this, 'TokenSigning');
     const directory = new UserDirectory(this, 'Directory');
-    const mailer = new Mailer(this, 'Mail', { senderEmail: settings.senderEmail });
-    const gateway = new Gateway(this, 'Gateway', { throttle: settings.throttle, alarmAction });
+    const mailer = new Mailer(this, 'Mail', { senderEmail: settings.senderEmail, importedIdentity: settings.importedSenderIdentity });
+    const gateway = new Gateway(this, 'Gateway', {
+      throttle: settings.throttle,
+      routeThrottles: settings.routeThrottles,
+      tokenRouteId,
+      errorRatePercent: settings.apiErrorRatePercent,
+      latencyP99Ms: settings.apiLatencyP99Ms,
+    });
 
     // The API resource does not depend on any function, so the functions may name its endpoint.
     const tokenIssuer = settings.tokenIssuer ?? `${gateway.api.apiEndpoint}/auth`;
@@ -57,7 +77,7 @@ export class ManagementApiStack extends Stack {
         entry: path.join(projectRoot, 'functions', group, 'handler.ts'),
         projectRoot,
         logLevel: settings.logLevel,
-        alarmAction,
+        reservedConcurrency: reservedConcurrency(settings)[group],
         ...(access.timeoutSeconds ? { timeout: Duration.seconds(access.timeoutSeconds) } : {}),
         environment: {
           [envNames.tokenIssuer]: tokenIssuer,
@@ -68,9 +88,17 @@ export class ManagementApiStack extends Stack {
       }).function;
       bindTable(fn, data);
       bindUserPool(fn, directory, access.userPoolActions ?? []);
+      if (access.userPoolActions?.length) {
+        alarmAtLeast(
+          fn,
+          'IdentityProviderThrottledAlarm',
+          appMetric(fn, 'IdentityProviderThrottled', group),
+          `Cognito throttled the ${group} function (metric IdentityProviderThrottled): its quotas are per account`,
+        );
+      }
       bindSigningKey(fn, signingKey, { canSign: access.signsTokens ?? false });
       if (access.sendsMail) {
-        bindMailer(fn, mailer, alarmAction);
+        bindMailer(fn, mailer, group);
         fn.addEnvironment(envNames.signInUrl, signInUrl);
       }
       if (access.bulkUploads) bindBulkBucket(fn, bulkUploads, access.bulkUploads);
@@ -83,6 +111,15 @@ export class ManagementApiStack extends Stack {
     acknowledgeNotificationsHandler(this);
 
     gateway.addRoutes(resolveRoutes(settings.subpaths), (group) => functions.get(group)!);
+    const bulkPipeline = new BulkPipeline(this, 'BulkPipeline', { worker: functions.get('bulk-worker')! });
+    const dashboard = new OperationsDashboard(this, 'Operations', {
+      api: gateway.api,
+      functions,
+      table: data.table,
+      failures: bulkPipeline.failures,
+      deadLetters: bulkPipeline.deadLetters,
+    });
+    alarms.notifyEveryAlarm(this);
 
     const outputs: Record<string, { value: string; description: string }> = {
       ApiUrl: { value: gateway.api.apiEndpoint, description: 'Base URL of the management API ({base_url})' },
@@ -98,6 +135,10 @@ export class ManagementApiStack extends Stack {
       TokenIssuer: { value: tokenIssuer, description: 'The iss claim of access tokens' },
       GenerativeSubpath: { value: settings.subpaths.generative, description: 'Subpath of the agent-configuration area' },
       UserSubpath: { value: settings.subpaths.user, description: 'Subpath of the user-administration area' },
+      AlarmTopicArn: { value: alarms.topic.topicArn, description: 'SNS topic every alarm notifies (ALARM and OK)' },
+      DashboardName: { value: dashboard.dashboard.dashboardName, description: "The on-call engineer's CloudWatch dashboard" },
+      BulkFailureQueueUrl: { value: bulkPipeline.failures.queueUrl, description: 'Bulk uploads whose worker failed after its retries' },
+      BulkDeadLetterQueueUrl: { value: bulkPipeline.deadLetters.queueUrl, description: 'Failed bulk uploads the worker could not settle' },
     };
     for (const [outputId, output] of Object.entries(outputs)) new CfnOutput(this, outputId, output);
   }

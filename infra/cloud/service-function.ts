@@ -1,11 +1,11 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import { ComparisonOperator, TreatMissingData, type IAlarmAction } from 'aws-cdk-lib/aws-cloudwatch';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
+import { alarmAtLeast, metricsNamespace } from './monitoring';
 
 export interface ServiceFunctionProps {
   /** Resource group: also the Powertools service name. */
@@ -16,12 +16,14 @@ export interface ServiceFunctionProps {
   readonly logLevel: string;
   readonly environment?: Record<string, string>;
   readonly timeout?: Duration;
-  readonly alarmAction?: IAlarmAction;
+  /** Concurrency kept for this function and its cap; unset, it shares the account's unreserved pool. */
+  readonly reservedConcurrency?: number;
 }
 
 /**
  * One resource group's Lambda function with the runtime defaults every group shares: Node.js 22 on
- * arm64, bundled locally by esbuild, its own role and log group, X-Ray, and error and throttle alarms.
+ * arm64, bundled locally by esbuild, its own role and log group, X-Ray, Powertools metrics in the
+ * stack's namespace, and error and throttle alarms.
  * Access to other resources comes only through the `bind…` helpers, which also set the matching
  * environment variable.
  */
@@ -49,11 +51,13 @@ export class ServiceFunction extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: 512,
       timeout: props.timeout ?? Duration.seconds(10),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       role,
       logGroup,
       tracing: Tracing.ACTIVE,
       environment: {
         POWERTOOLS_SERVICE_NAME: props.group,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(this),
         POWERTOOLS_LOG_LEVEL: props.logLevel,
         // Stack traces point into the TypeScript sources through the bundled source map.
         NODE_OPTIONS: '--enable-source-maps',
@@ -84,23 +88,14 @@ export class ServiceFunction extends Construct {
         'other statement uses Resource "*".',
     });
 
-    const alarmProps = {
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    };
+    // The stack's AlarmTopic adds the alarm and OK actions to every alarm.
     const period = Duration.minutes(5);
-    const alarms = [
-      this.function.metricErrors({ period, statistic: 'Sum' }).createAlarm(this, 'ErrorsAlarm', {
-        ...alarmProps,
-        alarmDescription: `The ${props.group} function failed (unhandled error or timeout)`,
-      }),
-      this.function.metricThrottles({ period, statistic: 'Sum' }).createAlarm(this, 'ThrottlesAlarm', {
-        ...alarmProps,
-        alarmDescription: `The ${props.group} function was throttled`,
-      }),
-    ];
-    if (props.alarmAction) for (const alarm of alarms) alarm.addAlarmAction(props.alarmAction);
+    alarmAtLeast(
+      this,
+      'ErrorsAlarm',
+      this.function.metricErrors({ period, statistic: 'Sum' }),
+      `The ${props.group} function failed (unhandled error or timeout)`,
+    );
+    alarmAtLeast(this, 'ThrottlesAlarm', this.function.metricThrottles({ period, statistic: 'Sum' }), `The ${props.group} function was throttled`);
   }
 }

@@ -1,5 +1,5 @@
 import type { Node } from 'constructs';
-import { defaultSubpaths, type Subpaths } from '../../shared/routes';
+import { defaultSubpaths, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/routes';
 import { envNames } from '../../shared/config';
 
 /**
@@ -8,11 +8,39 @@ import { envNames } from '../../shared/config';
  */
 export const contextDefaults = {
   stackName: 'AgentPlatformManagementApi',
-  senderEmail: 'no-reply@example.com',
+  /**
+   * A placeholder that can never be verified (`.invalid` is reserved), so `cdk synth` works offline
+   * with no context at all while the address itself says what is missing. `-c deploy=true` (the
+   * README's deploy command) refuses it: a deployed stack needs `-c senderEmail=<address you own>`.
+   */
+  senderEmail: 'set-sender-email@sender-not-configured.invalid',
+  /** The stage's default, for `$default` and any route whose group has no limits of its own. */
   throttleRateLimit: 50,
   throttleBurstLimit: 100,
   logLevel: 'INFO',
+  /** API 5xx answers, in percent of requests in 5 minutes, that raise the alarm. */
+  apiErrorRatePercent: 1,
+  /** API Gateway's p99 `Latency`, over 3 consecutive 5-minute periods (bulk requests may wait 25 s). */
+  apiLatencyP99Ms: 5000,
+  /** Reserved concurrency of the bulk worker: imports never starve the API (see workerConcurrency). */
+  workerConcurrency: 2,
 } as const;
+
+/**
+ * Per-route throttling: the token endpoint (`throttleTokenRate`, `throttleTokenBurst`) and each
+ * resource group's routes (`throttle<Group>Rate`, `throttle<Group>Burst`, e.g. `throttleUsersRate`).
+ * The token endpoint is the one route anyone may call without a token: tight, against password
+ * guessing and Cognito's AdminInitiateAuth quota. Bulk requests hold a function up to 25 s each.
+ */
+export const throttleDefaults: { readonly token: Throttle } & Readonly<Partial<Record<ResourceGroup, Throttle>>> = {
+  token: { rateLimit: 10, burstLimit: 20 },
+  auth: { rateLimit: 50, burstLimit: 100 },
+  users: { rateLimit: 20, burstLimit: 40 },
+  supervisors: { rateLimit: 50, burstLimit: 100 },
+  agents: { rateLimit: 50, burstLimit: 100 },
+  configurations: { rateLimit: 50, burstLimit: 100 },
+  bulk: { rateLimit: 2, burstLimit: 5 },
+};
 
 const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
 
@@ -23,9 +51,20 @@ const tokenLifetimeKeys = {
   sessionMaxSeconds: envNames.sessionMaxSeconds,
 } as const;
 
+export interface Throttle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
+/** `throttleUsersRate`, `throttleBulkWorkerBurst`: the context key of a group's limit. */
+export const pascalCase = (group: string): string =>
+  group.replace(/(^|-)([a-z])/g, (_match, _dash: string, letter: string) => letter.toUpperCase());
+
 export interface StackSettings {
   readonly stackName: string;
   readonly senderEmail: string;
+  /** Use this existing, verified SES identity (the sender's address or its domain) instead of creating one. */
+  readonly importedSenderIdentity?: string;
   readonly subpaths: Subpaths;
   /** Unset: the API's own endpoint followed by `/auth`. */
   readonly tokenIssuer?: string;
@@ -34,13 +73,26 @@ export interface StackSettings {
    * the console's). Unset: the realm's token endpoint on this API.
    */
   readonly signInUrl?: string;
-  readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** The stage's default limits. */
+  readonly throttle: Throttle;
+  /** The token endpoint's limits and each group's (groups without routes have none). */
+  readonly routeThrottles: { readonly token: Throttle } & Readonly<Partial<Record<ResourceGroup, Throttle>>>;
   readonly logLevel: string;
-  /** An existing SNS topic that every alarm notifies. */
+  /** An existing SNS topic that every alarm notifies; unset, the stack creates its own. */
   readonly alarmTopicArn?: string;
+  /** Subscribed by e-mail to the stack's own alarm topic. */
+  readonly alarmEmail?: string;
+  readonly apiErrorRatePercent: number;
+  readonly apiLatencyP99Ms: number;
+  /** Reserved concurrency of the bulk worker; undefined (`-c workerConcurrency=none`) reserves none. */
+  readonly workerConcurrency?: number;
+  /** Reserved concurrency of the bulk HTTP function; none unless given (management-api-stack.ts says why). */
+  readonly bulkConcurrency?: number;
   /** Set only for the lifetimes given in context; the functions' own defaults apply otherwise. */
   readonly tokenLifetimes: Readonly<Record<string, string>>;
 }
+
+const emailPattern = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 /** Reads and checks the stack's context values, failing synth with a message naming the bad key. */
 export function readSettings(node: Node): StackSettings {
@@ -49,6 +101,12 @@ export function readSettings(node: Node): StackSettings {
     if (value === undefined || value === null || value === '') return undefined;
     if (typeof value !== 'string') throw new Error(`Context value "${key}" must be a string`);
     return value;
+  };
+  const flag = (key: string): boolean => {
+    const value: unknown = node.tryGetContext(key);
+    if (value === undefined || value === null || value === '' || value === false || value === 'false') return false;
+    if (value === true || value === 'true') return true;
+    throw new Error(`Context value "${key}" must be true or false (got ${JSON.stringify(value)})`);
   };
   const positiveInt = (key: string): number | undefined => {
     const value: unknown = node.tryGetContext(key);
@@ -59,11 +117,24 @@ export function readSettings(node: Node): StackSettings {
     }
     return parsed;
   };
+  const email = (key: string): string | undefined => {
+    const value = text(key);
+    if (value !== undefined && !emailPattern.test(value)) {
+      throw new Error(`Context value "${key}" must be an e-mail address (got "${value}")`);
+    }
+    return value;
+  };
 
-  const senderEmail = text('senderEmail') ?? contextDefaults.senderEmail;
-  if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(senderEmail)) {
-    throw new Error(`Context value "senderEmail" must be an e-mail address (got "${senderEmail}")`);
+  const givenSender = email('senderEmail');
+  if (flag('deploy') && givenSender === undefined) {
+    throw new Error(
+      'Context value "senderEmail" is required to deploy (-c deploy=true): an address you can receive mail at, ' +
+        'or one in a domain verified in SES; see the README, "Deploying from an empty account"',
+    );
   }
+  const senderEmail = givenSender ?? contextDefaults.senderEmail;
+  const importedSenderIdentity = readImportedIdentity(text('importSenderIdentity'), senderEmail);
+
   const logLevel = (text('logLevel') ?? contextDefaults.logLevel).toUpperCase();
   if (!logLevels.includes(logLevel)) {
     throw new Error(`Context value "logLevel" must be one of ${logLevels.join(', ')} (got "${logLevel}")`);
@@ -73,10 +144,22 @@ export function readSettings(node: Node): StackSettings {
     const seconds = positiveInt(key);
     if (seconds !== undefined) tokenLifetimes[variable] = String(seconds);
   }
+  const throttleOf = (prefix: string, fallback: Throttle): Throttle => ({
+    rateLimit: positiveInt(`${prefix}Rate`) ?? fallback.rateLimit,
+    burstLimit: positiveInt(`${prefix}Burst`) ?? fallback.burstLimit,
+  });
+  const routeThrottles: Partial<Record<ResourceGroup, Throttle>> = {};
+  for (const group of resourceGroups) {
+    const fallback = throttleDefaults[group];
+    if (fallback) routeThrottles[group] = throttleOf(`throttle${pascalCase(group)}`, fallback);
+  }
+  const concurrency = (key: string, fallback?: number): number | undefined =>
+    text(key) === 'none' ? undefined : (positiveInt(key) ?? fallback);
 
   return {
     stackName: text('stackName') ?? contextDefaults.stackName,
     senderEmail,
+    importedSenderIdentity,
     subpaths: {
       generative: text('generativeSubpath') ?? defaultSubpaths.generative,
       user: text('userSubpath') ?? defaultSubpaths.user,
@@ -87,8 +170,30 @@ export function readSettings(node: Node): StackSettings {
       rateLimit: positiveInt('throttleRateLimit') ?? contextDefaults.throttleRateLimit,
       burstLimit: positiveInt('throttleBurstLimit') ?? contextDefaults.throttleBurstLimit,
     },
+    routeThrottles: { token: throttleOf('throttleToken', throttleDefaults.token), ...routeThrottles },
     logLevel,
     alarmTopicArn: text('alarmTopicArn'),
+    alarmEmail: email('alarmEmail'),
+    apiErrorRatePercent: positiveInt('apiErrorRatePercent') ?? contextDefaults.apiErrorRatePercent,
+    apiLatencyP99Ms: positiveInt('apiLatencyP99Ms') ?? contextDefaults.apiLatencyP99Ms,
+    workerConcurrency: concurrency('workerConcurrency', contextDefaults.workerConcurrency),
+    bulkConcurrency: concurrency('bulkConcurrency'),
     tokenLifetimes,
   };
+}
+
+/**
+ * `importSenderIdentity=true` imports the sender's own address identity; any other value names the
+ * existing identity (the sender's address or its domain). `false` or unset: the stack creates one.
+ */
+function readImportedIdentity(value: string | undefined, senderEmail: string): string | undefined {
+  if (value === undefined || value === 'false') return undefined;
+  if (value === 'true') return senderEmail;
+  const domain = senderEmail.slice(senderEmail.indexOf('@') + 1).toLowerCase();
+  if (value.toLowerCase() !== senderEmail.toLowerCase() && value.toLowerCase() !== domain) {
+    throw new Error(
+      `Context value "importSenderIdentity" must be true, false, the sender's address or its domain "${domain}" (got "${value}")`,
+    );
+  }
+  return value;
 }

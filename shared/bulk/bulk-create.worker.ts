@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { mailSettings } from '../config';
 import { ConflictError } from '../errors';
 import { logger } from '../logger';
 import { getOrganization } from '../org/org.repository';
@@ -36,7 +37,7 @@ export interface WorkerOptions {
   /** Users created at once: bounded, to stay within the identity provider's rate limits. */
   concurrency?: number;
   ports?: UserPorts;
-  /** The sign-in address e-mails give, `{realm}` standing for the organization's name. */
+  /** The sign-in address e-mails give, `{realm}` standing for the organization's name; default the function's. */
   signInUrl?: string;
 }
 
@@ -134,7 +135,7 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
   } else {
     // One mail context for the job: the realm is read once, not once per welcome e-mail.
     const realm = (await getOrganization(orgUuid))?.name ?? '';
-    const mail: MailContext = { language: job.language, signInUrl: signInAddress(options.signInUrl ?? ''), realm };
+    const mail: MailContext = { language: job.language, signInUrl: signInAddress(options.signInUrl ?? mailSettings().signInUrl), realm };
     let processed = errors.length;
     await eachLimited(candidates, options.concurrency ?? 8, async (candidate) => {
       if (lost()) return;

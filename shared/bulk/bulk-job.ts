@@ -2,7 +2,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import { s3Client } from '../clients/s3';
-import { config, ConfigError } from '../config';
+import { config, ConfigError, envNames } from '../config';
 import type { Language } from '../mail/mail.templates';
 import { keys } from '../store/keys';
 import { getItem, putItem, updateItem } from '../store/table';
@@ -53,7 +53,7 @@ export function parseUploadKey(key: string): { orgUuid: string; jobId: string } 
 
 function bucket(): string {
   const name = config().bulkBucket;
-  if (!name) throw new ConfigError('Missing environment variable BULK_BUCKET_NAME');
+  if (!name) throw new ConfigError(`Missing environment variable ${envNames.bulkBucket}`);
   return name;
 }
 

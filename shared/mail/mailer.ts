@@ -1,6 +1,6 @@
 import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
 import { sesClient } from '../clients/ses';
-import { config, ConfigError, type Config } from '../config';
+import { mailSettings } from '../config';
 import { logger } from '../logger';
 import { renderMail, type Language, type MailKind, type MailVars } from './mail.templates';
 
@@ -20,16 +20,15 @@ export interface Mailer {
 export interface SesMailerOptions {
   /** Defaults to the process's SES client (`shared/clients/ses.ts`). */
   client?: SESv2Client;
-  /** Sender and configuration set; default `config().mail`, read on the first send. */
-  mail?: Config['mail'];
+  /** Sender and configuration set; default the function's `mailSettings()`, read on the first send. */
+  mail?: { from: string; configurationSet?: string };
 }
 
 /** The Mailer on SES v2: one Simple-content message, HTML and text, in UTF-8. */
 export function sesMailer(options: SesMailerOptions = {}): Mailer {
   return {
     async send({ to, kind, language, vars }) {
-      const { from, configurationSet } = options.mail ?? config().mail;
-      if (!from) throw new ConfigError('Missing environment variable MAIL_FROM: the sender of e-mails to users');
+      const { from, configurationSet } = options.mail ?? mailSettings();
       const mail = renderMail(kind, language, vars);
       await (options.client ?? sesClient()).send(
         new SendEmailCommand({

@@ -20,7 +20,7 @@ test('bindBulkBucket grants object access in the bulk bucket only and sets BULK_
     actionsOf(s).some((a) => a.startsWith('s3:')),
   );
   expect(s3Statements).toHaveLength(1);
-  expect(actionsOf(s3Statements[0]!).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+  expect(actionsOf(s3Statements[0]!).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
   expect(resourcesOf(s3Statements[0]!)).toEqual([{ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/*']] }]);
   expect(template.findResources('AWS::Lambda::Function')[id(fn.node.defaultChild as CfnElement)]!.Properties.Environment.Variables)
     .toMatchObject({ BULK_BUCKET_NAME: { Ref: bucketId } });

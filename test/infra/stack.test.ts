@@ -4,7 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { readConfig } from '../../shared/config';
 import { defaultRouteGroup, defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/routes';
-import { actionsOf, resolveIntrinsic, resourcesOf, statementsOfRole, synthesize, type Synthesized } from './synth';
+import { contextDefaults, throttleDefaults } from '../../infra/cloud/settings';
+import { actionsOf, resolveIntrinsic, resourcesOf, statementsOfRole, synthesize, type PolicyStatementJson, type Synthesized } from './synth';
 
 // One synthesis (with esbuild bundling) for the whole file.
 let synthesized: Synthesized;
@@ -21,7 +22,11 @@ const singleId = (type: string) => {
   expect(ids).toHaveLength(1);
   return ids[0]!;
 };
+/** The token-signing key (the alarm topic has a KMS key of its own). */
+const signingKeyId = () => synthesized.logicalId(synthesized.stack.node.findChild('TokenSigning').node.findChild('Key').node.defaultChild as CfnElement);
 const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
+const queueId = (name: 'Failures' | 'DeadLetters') =>
+  synthesized.logicalId(synthesized.stack.node.findChild('BulkPipeline').node.findChild(name).node.defaultChild as CfnElement);
 const environmentOf = (group: ResourceGroup): Record<string, unknown> =>
   template().findResources('AWS::Lambda::Function')[functionId(group)]!.Properties.Environment.Variables;
 
@@ -149,7 +154,7 @@ describe('user pool', () => {
 describe('mail', () => {
   test('has the sender identity in a configuration set', () => {
     template().hasResourceProperties('AWS::SES::EmailIdentity', {
-      EmailIdentity: 'no-reply@example.com',
+      EmailIdentity: contextDefaults.senderEmail,
       ConfigurationSetAttributes: { ConfigurationSetName: { Ref: singleId('AWS::SES::ConfigurationSet') } },
     });
   });
@@ -183,6 +188,13 @@ describe('functions', () => {
     expect(template().findResources('AWS::Logs::LogGroup')[logGroupId]!.Properties.RetentionInDays).toBe(30);
   });
 
+  test('only the bulk worker has reserved concurrency (workerConcurrency, default 2)', () => {
+    const reserved = Object.fromEntries(
+      resourceGroups.map((group) => [group, template().findResources('AWS::Lambda::Function')[functionId(group)]!.Properties.ReservedConcurrentExecutions]),
+    );
+    expect(reserved).toEqual({ ...Object.fromEntries(resourceGroups.map((group) => [group, undefined])), 'bulk-worker': 2 });
+  });
+
   test.each(resourceGroups)('%s is bundled by esbuild with a source map, leaving the AWS SDK to the runtime', (group) => {
     const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;
     const assetDir = path.join(synthesized.assemblyDir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
@@ -201,18 +213,20 @@ describe('functions', () => {
       tableName: `<${id('AWS::DynamoDB::Table')}>`,
       userPoolId: `<${id('AWS::Cognito::UserPool')}>`,
       userPoolClientId: `<${id('AWS::Cognito::UserPoolClient')}>`,
-      signingKey: { kind: 'kms', keyId: `<${id('AWS::KMS::Key')}.Arn>` },
+      signingKey: { kind: 'kms', keyId: `<${signingKeyId()}.Arn>` },
       tokenIssuer: `<${id('AWS::ApiGatewayV2::Api')}.ApiEndpoint>/auth`,
       subpaths: defaultSubpaths,
     });
     expect(environment).toMatchObject({
       POWERTOOLS_SERVICE_NAME: group,
+      // Powertools' namespace names the stack, so two stacks in one account never share a metric.
+      POWERTOOLS_METRICS_NAMESPACE: 'ManagementApi/AgentPlatformManagementApi',
       POWERTOOLS_LOG_LEVEL: 'INFO',
       NODE_OPTIONS: '--enable-source-maps',
     });
   });
 
-  test('only users and bulk-worker may send mail, as the sender, through the configuration set', () => {
+  test('only users and bulk-worker may send mail, as the sender, through the configuration set, to any recipient', () => {
     const senders: ResourceGroup[] = ['users', 'bulk-worker'];
     for (const group of senders) {
       const environment = environmentOf(group);
@@ -220,7 +234,7 @@ describe('functions', () => {
         `<${singleId('AWS::ApiGatewayV2::Api')}.ApiEndpoint>/auth/realms/{realm}/protocol/openid-connect/token`,
       );
       expect(environment).toMatchObject({
-        MAIL_FROM: 'no-reply@example.com',
+        MAIL_FROM: contextDefaults.senderEmail,
         SES_CONFIGURATION_SET: { Ref: singleId('AWS::SES::ConfigurationSet') },
       });
     }
@@ -230,12 +244,17 @@ describe('functions', () => {
         expect(sesStatements).toEqual([]);
         continue;
       }
-      expect(sesStatements).toHaveLength(1);
-      expect(actionsOf(sesStatements[0]!)).toEqual(['ses:SendEmail']);
-      expect(resourcesOf(sesStatements[0]!).map(resolveIntrinsic)).toEqual([
+      expect(sesStatements).toHaveLength(2);
+      expect(sesStatements.flatMap(actionsOf)).toEqual(['ses:SendEmail', 'ses:SendEmail']);
+      const [asSender, toRecipients] = sesStatements as [PolicyStatementJson, PolicyStatementJson];
+      expect(asSender.Condition).toBeUndefined();
+      expect(resourcesOf(asSender).map(resolveIntrinsic)).toEqual([
         `arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/<${singleId('AWS::SES::EmailIdentity')}>`,
         `arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:configuration-set/<${singleId('AWS::SES::ConfigurationSet')}>`,
       ]);
+      // The SES sandbox authorizes each recipient's identity too: any identity, only as our sender.
+      expect(resourcesOf(toRecipients).map(resolveIntrinsic)).toEqual(['arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*']);
+      expect(toRecipients.Condition).toEqual({ StringEquals: { 'ses:FromAddress': contextDefaults.senderEmail } });
     }
   });
 });
@@ -270,8 +289,6 @@ describe('IAM', () => {
     expect(actionsOf(statements[0]!).sort()).toEqual(
       [
         'dynamodb:BatchGetItem',
-        'dynamodb:BatchWriteItem',
-        'dynamodb:ConditionCheckItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PutItem',
@@ -285,7 +302,7 @@ describe('IAM', () => {
   test.each(resourceGroups)('%s may read the public key of the signing key; only auth may sign', (group) => {
     const statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
     expect(statements).toHaveLength(1);
-    expect(resourcesOf(statements[0]!)).toEqual([getAtt(singleId('AWS::KMS::Key'))]);
+    expect(resourcesOf(statements[0]!)).toEqual([getAtt(signingKeyId())]);
     expect(actionsOf(statements[0]!).sort()).toEqual(group === 'auth' ? ['kms:GetPublicKey', 'kms:Sign'] : ['kms:GetPublicKey']);
   });
 
@@ -360,6 +377,23 @@ describe('HTTP API', () => {
     );
   });
 
+  test('the token endpoint has its own throttling, every other route its group\'s; the stage waits for the routes', () => {
+    const stage = template().findResources('AWS::ApiGatewayV2::Stage')[singleId('AWS::ApiGatewayV2::Stage')]!;
+    const settings = stage.Properties.RouteSettings as Record<string, { throttlingRateLimit: number; throttlingBurstLimit: number }>;
+    const routes = resolveRoutes(defaultSubpaths);
+    expect(Object.keys(settings).sort()).toEqual(routes.map((route) => route.routeKey).sort());
+    for (const route of routes) {
+      const expected = route.id === 'auth.token' ? throttleDefaults.token : throttleDefaults[route.group]!;
+      expect([route.routeKey, settings[route.routeKey]]).toEqual([
+        route.routeKey,
+        { throttlingRateLimit: expected.rateLimit, throttlingBurstLimit: expected.burstLimit },
+      ]);
+    }
+    expect(settings['POST /auth/realms/{realm}/protocol/openid-connect/token']).toEqual({ throttlingRateLimit: 10, throttlingBurstLimit: 20 });
+    const routeIds = Object.keys(template().findResources('AWS::ApiGatewayV2::Route'));
+    expect(stage.DependsOn).toEqual(expect.arrayContaining(routeIds));
+  });
+
   test('the $default stage deploys automatically, is throttled and writes JSON access logs', () => {
     const stage = template().findResources('AWS::ApiGatewayV2::Stage')[singleId('AWS::ApiGatewayV2::Stage')]!.Properties;
     expect(stage).toMatchObject({
@@ -372,28 +406,6 @@ describe('HTTP API', () => {
       requestId: '$context.requestId',
       status: '$context.status',
       routeKey: '$context.routeKey',
-    });
-  });
-});
-
-describe('alarms', () => {
-  test.each(resourceGroups)('%s has an errors and a throttles alarm', (group) => {
-    for (const metricName of ['Errors', 'Throttles']) {
-      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'AWS/Lambda',
-        MetricName: metricName,
-        Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(group) } }],
-        Threshold: 1,
-        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-      });
-    }
-  });
-
-  test('the API has a 5xx alarm', () => {
-    template().hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'AWS/ApiGateway',
-      MetricName: '5xx',
-      Dimensions: [{ Name: 'ApiId', Value: { Ref: singleId('AWS::ApiGatewayV2::Api') } }],
     });
   });
 });
@@ -411,33 +423,16 @@ describe('outputs', () => {
       BulkBucketName: {
         Ref: synthesized.logicalId(synthesized.stack.node.findChild('BulkUploads').node.findChild('Bucket').node.defaultChild as CfnElement),
       },
-      SigningKeyArn: getAtt(singleId('AWS::KMS::Key')),
+      SigningKeyArn: getAtt(signingKeyId()),
       TokenIssuer: { 'Fn::Join': ['', [apiEndpoint, '/auth']] },
       GenerativeSubpath: defaultSubpaths.generative,
       UserSubpath: defaultSubpaths.user,
+      AlarmTopicArn: { Ref: singleId('AWS::SNS::Topic') },
+      DashboardName: { Ref: singleId('AWS::CloudWatch::Dashboard') },
+      BulkFailureQueueUrl: { Ref: queueId('Failures') },
+      BulkDeadLetterQueueUrl: { Ref: queueId('DeadLetters') },
     });
     expect(Object.values(outputs).filter((output) => output.Export)).toEqual([]);
-  });
-});
-
-describe('mail failures', () => {
-  test('the log lines of failed sends are counted and alarmed on, for each function that sends mail', () => {
-    const filters = Object.values(template().findResources('AWS::Logs::MetricFilter')).filter(
-      (filter) => filter.Properties.FilterPattern === '{ $.metric = "MailNotSent" }',
-    );
-    expect(filters).toHaveLength(2); // users and bulk-worker
-    for (const filter of filters) {
-      expect(filter.Properties.MetricTransformations).toEqual([
-        expect.objectContaining({ MetricNamespace: 'ManagementApi', MetricName: 'MailNotSent', MetricValue: '$.value' }),
-      ]);
-    }
-    const alarms = Object.values(template().findResources('AWS::CloudWatch::Alarm')).filter(
-      (alarm) => alarm.Properties.MetricName === 'MailNotSent',
-    );
-    expect(alarms).toHaveLength(2);
-    for (const alarm of alarms) {
-      expect(alarm.Properties).toMatchObject({ Namespace: 'ManagementApi', Threshold: 1, Statistic: 'Sum' });
-    }
   });
 });
 
@@ -467,7 +462,7 @@ describe('bulk uploads', () => {
         expect(s3Statements).toEqual([]);
         continue;
       }
-      expect(s3Statements.flatMap(actionsOf).sort()).toEqual(['s3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+      expect(s3Statements.flatMap(actionsOf).sort()).toEqual(['s3:GetObject', 's3:PutObject']);
       expect(environmentOf(group).BULK_BUCKET_NAME).toBeDefined();
     }
   });

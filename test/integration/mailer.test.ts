@@ -1,5 +1,6 @@
 import { createServer } from 'node:net';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { ConfigError, mailSettings, readConfig } from '../../shared/config';
 import { logger } from '../../shared/logger';
 import { languages, mailKinds, renderMail, type MailVars } from '../../shared/mail/mail.templates';
 import { mailFailures, sendSafely, sesMailer, type MailMessage } from '../../shared/mail/mailer';
@@ -76,11 +77,11 @@ describe('the SES mailer against the local SES emulator', () => {
     expect(mail?.subject).toBe(renderMail('reactivation', 'pt', vars(run)).subject);
   });
 
-  test('without a sender, a send fails naming MAIL_FROM', async () => {
-    const mailer = sesMailer({ mail: {} });
-    await expect(mailer.send({ to: `x.${unique()}@mail.example`, kind: 'welcome', language: 'en', vars: vars('x') })).rejects.toThrow(
-      /MAIL_FROM/,
-    );
+  test('without a sender or a sign-in address, the mail settings fail naming the variable', () => {
+    const env = { ...process.env };
+    expect(mailSettings(readConfig(env))).toMatchObject({ from: process.env.MAIL_FROM, signInUrl: process.env.SIGN_IN_URL });
+    expect(() => mailSettings(readConfig({ ...env, MAIL_FROM: '' }))).toThrow(new ConfigError('Missing environment variable MAIL_FROM: the sender of e-mails to users'));
+    expect(() => mailSettings(readConfig({ ...env, SIGN_IN_URL: undefined }))).toThrow(/^Missing environment variable SIGN_IN_URL/);
   });
 
   test('with SES unreachable, sendSafely returns false, counts the failure and logs it with the request id only', async () => {

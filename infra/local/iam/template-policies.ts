@@ -1,3 +1,4 @@
+import { envNames } from '../../../shared/config';
 import { resourceGroups, type ResourceGroup } from '../../../shared/routes';
 
 /**
@@ -171,7 +172,8 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
     if (!resource) return missing(`Ref ${id}`);
     const fromEnv = resource.envVar ? env[resource.envVar] : undefined;
     if (fromEnv) return fromEnv;
-    if (resource.type === 'AWS::SES::EmailIdentity' && env.MAIL_FROM) return emailAddressOf(env.MAIL_FROM);
+    const sender = env[envNames.mailFrom];
+    if (resource.type === 'AWS::SES::EmailIdentity' && sender) return emailAddressOf(sender);
     return resource.name ?? id;
   };
 

@@ -46,25 +46,10 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
     functions: ['auth'],
     reason: 'locally the signing key is a file (SIGNING_KEY=file:…), so no KMS call is made; test/unit/signer.test.ts covers the KMS signer',
   },
-  {
-    action: 'dynamodb:BatchWriteItem',
-    functions: 'all',
-    reason: 'no code writes items in batches; removed in issue 11 (least privilege)',
-  },
-  {
-    action: 'dynamodb:ConditionCheckItem',
-    functions: 'all',
-    reason: 'no transaction has a ConditionCheck item yet; removed in issue 11 (least privilege)',
-  },
   { action: 'dynamodb:DeleteItem', functions: ['supervisors', 'agents', 'configurations', 'bulk-worker'], reason: TABLE_GRANT },
   { action: 'dynamodb:UpdateItem', functions: ['supervisors', 'agents'], reason: TABLE_GRANT },
   { action: 'dynamodb:Query', functions: ['auth', 'bulk-worker'], reason: TABLE_GRANT },
   { action: 'dynamodb:BatchGetItem', functions: ['auth', 'configurations', 'bulk', 'bulk-worker'], reason: TABLE_GRANT },
-  {
-    action: 's3:DeleteObject',
-    functions: ['bulk', 'bulk-worker'],
-    reason: "no code deletes objects (the bucket's lifecycle rule expires them); removed in issue 11 (least privilege)",
-  },
   {
     action: 'cognito-idp:AdminEnableUser',
     functions: ['bulk'],

@@ -1,0 +1,108 @@
+import { Duration, Stack } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Dashboard, GraphWidget, type IMetric, type IWidget, type Metric, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Queue } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { ResourceGroup } from '../../shared/routes';
+import { tableSystemErrors, tableThrottles } from './data-table';
+import { appMetric } from './monitoring';
+
+export interface OperationsDashboardProps {
+  readonly api: HttpApi;
+  readonly functions: ReadonlyMap<ResourceGroup, LambdaFunction>;
+  readonly table: Table;
+  readonly failures: Queue;
+  readonly deadLetters: Queue;
+}
+
+const period = Duration.minutes(5);
+const sum = { period, statistic: 'Sum' };
+
+/**
+ * The on-call engineer's first stop (`<stack>-operations`): the API's golden signals, each resource
+ * group's function (traffic, errors, throttles, p50/p99 duration), the bulk pipeline and the table.
+ */
+export class OperationsDashboard extends Construct {
+  readonly dashboard: Dashboard;
+
+  constructor(scope: Construct, id: string, props: OperationsDashboardProps) {
+    super(scope, id);
+    const stackName = Stack.of(this).stackName;
+    const { api, functions, table } = props;
+    this.dashboard = new Dashboard(this, 'Dashboard', { dashboardName: `${stackName}-operations`, defaultInterval: Duration.hours(3) });
+
+    const graph = (title: string, left: IMetric[], right: IMetric[] = [], width = 8): GraphWidget =>
+      new GraphWidget({ title, left, right, width, height: 6 });
+    const labelled = (metric: Metric, label: string) => metric.with({ label });
+
+    const rows: IWidget[][] = [
+      [new TextWidget({ markdown: `# ${stackName}\nAlarms notify the stack's SNS topic. Application metrics: namespace \`ManagementApi/${stackName}\`, dimension \`service\`.`, width: 24, height: 2 })],
+      [
+        graph('API requests', [labelled(api.metricCount(sum), 'requests')]),
+        graph('API 4xx / 5xx', [labelled(api.metricClientError(sum), '4xx'), labelled(api.metricServerError(sum), '5xx')]),
+        graph('API latency (ms)', [
+          labelled(api.metricLatency({ period, statistic: 'p50' }), 'p50'),
+          labelled(api.metricLatency({ period, statistic: 'p99' }), 'p99'),
+          labelled(api.metricIntegrationLatency({ period, statistic: 'p99' }), 'integration p99'),
+        ]),
+      ],
+    ];
+    for (const [group, fn] of functions) {
+      rows.push([
+        graph(`${group}: invocations`, [labelled(fn.metricInvocations(sum), 'invocations')], [], 6),
+        graph(`${group}: errors, throttles`, [labelled(fn.metricErrors(sum), 'errors'), labelled(fn.metricThrottles(sum), 'throttles')], [], 6),
+        graph(
+          `${group}: duration (ms)`,
+          [labelled(fn.metricDuration({ period, statistic: 'p50' }), 'p50'), labelled(fn.metricDuration({ period, statistic: 'p99' }), 'p99')],
+          [],
+          6,
+        ),
+        graph(`${group}: identity provider throttled`, [labelled(appMetric(this, 'IdentityProviderThrottled', group), 'IdentityProviderThrottled')], [], 6),
+      ]);
+    }
+    const worker = functions.get('bulk-worker')!;
+    const depth = (queue: Queue, label: string) =>
+      labelled(queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' }), label);
+    rows.push(
+      [new TextWidget({ markdown: '## Bulk pipeline and mail', width: 24, height: 1 })],
+      [
+        graph('Bulk worker', [labelled(worker.metricInvocations(sum), 'invocations'), labelled(worker.metricErrors(sum), 'errors')], [
+          labelled(worker.metricDuration({ period, statistic: 'p99' }), 'duration p99 (ms)'),
+        ]),
+        graph('Bulk failures', [
+          labelled(worker.metric('AsyncEventsDropped', sum), 'async events dropped'),
+          depth(props.failures, 'failure queue'),
+          depth(props.deadLetters, 'dead letters'),
+        ]),
+        graph('Bulk rows', [labelled(appMetric(this, 'BulkRowsCreated', 'bulk-worker'), 'created'), labelled(appMetric(this, 'BulkRowsFailed', 'bulk-worker'), 'failed')]),
+      ],
+      [
+        graph(
+          'Mail',
+          (['users', 'bulk-worker'] as const).flatMap((service) => [
+            labelled(appMetric(this, 'MailsSent', service), `sent (${service})`),
+            labelled(appMetric(this, 'MailsFailed', service), `failed (${service})`),
+          ]),
+        ),
+        graph('Tokens', [labelled(appMetric(this, 'TokensGranted', 'auth'), 'granted'), labelled(appMetric(this, 'TokensRefused', 'auth'), 'refused')]),
+        graph('Users', [
+          labelled(appMetric(this, 'UsersCreated', 'users'), 'created'),
+          labelled(appMetric(this, 'UsersDeleted', 'users'), 'deleted'),
+          labelled(appMetric(this, 'UsersReactivated', 'users'), 'reactivated'),
+        ]),
+      ],
+      [
+        graph('Table: consumed capacity', [
+          labelled(table.metricConsumedReadCapacityUnits(sum), 'read units'),
+          labelled(table.metricConsumedWriteCapacityUnits(sum), 'write units'),
+        ]),
+        // One graph each: both sum per-operation metrics whose ids would clash in one graph.
+        graph('Table: throttled requests', [tableThrottles(table, period)]),
+        graph('Table: system errors', [tableSystemErrors(table, period)]),
+      ],
+    );
+    for (const row of rows) this.dashboard.addWidgets(...row);
+  }
+}
