@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { PayloadTooLargeError, UnprocessableError, ValidationError, type ErrorCode } from '../../shared/errors';
-import { awaitJob, createUploadJob, failedRows, jobView, MULTIPART_MAX_BYTES, readJob, submitBulkCreate } from '../../shared/bulk/bulk.service';
+import { awaitJob, createUploadJob, failedRows, jobView, MULTIPART_MAX_BYTES, readJob, retryJob, submitBulkCreate } from '../../shared/bulk/bulk.service';
 import { bulkDelete, bulkGrant, bulkPermissionLimits, bulkRevoke } from '../../shared/bulk/bulk-users.service';
 import { CsvFileError } from '../../shared/bulk/csv-file';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
@@ -43,7 +43,8 @@ export const create = userRoute({
     const location = jobLocation(path.orgUUID, job.jobId);
     const async = /(^|[\s,;])respond-async($|[\s,;])/i.test(headers.prefer ?? '');
     const seen = async ? job : await awaitJob(path.orgUUID, job.jobId, Date.now() + SYNC_WAIT_MS);
-    if (seen.status === 'failed' && seen.failure) {
+    // A worker failure is not the file's: the client sees the job (failed, retryable) as when it is not done.
+    if (seen.status === 'failed' && seen.failure && !seen.failure.retryable) {
       const { errorCode, message, status } = seen.failure;
       throw status === 413 ? new PayloadTooLargeError(message) : new UnprocessableError(errorCode as ErrorCode, message);
     }
@@ -84,6 +85,16 @@ export const upload = userRoute({
 export const job = userRoute({
   schemas: { path: jobPath },
   handle: async ({ path, caller }) => ok(await jobView(await readJob(caller, path.orgUUID, path.jobId))),
+});
+
+/** A job whose worker failed, run again from its upload: 202 and the job, as a new upload answers. */
+export const retry = userRoute({
+  schemas: { path: jobPath },
+  handle: async ({ path, caller }): Promise<Reply> => ({
+    status: 202,
+    body: await jobView(await retryJob(caller, path.orgUUID, path.jobId)),
+    headers: { location: jobLocation(path.orgUUID, path.jobId) },
+  }),
 });
 
 export const failedRowsOf = userRoute({
@@ -156,6 +167,7 @@ export const handlers = {
   'bulk.upload': upload,
   'bulk.job': job,
   'bulk.failedRows': failedRowsOf,
+  'bulk.retry': retry,
   'bulk.delete': bulkDeleteRoute,
   'bulk.grant': grant,
   'bulk.revoke': revoke,

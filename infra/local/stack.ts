@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { S3Event } from 'aws-lambda';
+import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { join, resolve } from 'node:path';
 import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/routes';
 import { envNames, subpathsFromEnv } from '../../shared/config';
@@ -102,13 +103,27 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     Object.assign(handlers, Object.fromEntries(await loading));
     // As the S3 notification in AWS: an object created under `uploads/` invokes the bulk worker
     // asynchronously, with Lambda's retries on a function error and then its on-failure path.
+    // The worker's on-failure path as in AWS: the destination record (the S3 event as its request
+    // payload) reaches the same function as one SQS message from the failure queue, which marks the job failed.
+    const worker = handlers['bulk-worker'] as unknown as (event: S3Event | SQSEvent) => Promise<SQSBatchResponse | void>;
     const invokeWorker = createAsyncInvoker<S3Event>({
       group: 'bulk-worker',
-      handler: handlers['bulk-worker'] as unknown as (event: S3Event) => Promise<void>,
-      // Until the handler that marks the job failed is plugged in: one record, the objects' keys (ids only) and no error text.
-      onFailure: (event, error, attempts) => {
-        const keys = event.Records.map((record) => record.s3.object.key);
-        console.error(JSON.stringify({ level: 'ERROR', source: 'local-lambda', function: 'bulk-worker', condition: 'RetriesExhausted', attempts, errorType: errorType(error), keys }));
+      handler: (event) => worker(event) as Promise<void>,
+      onFailure: async (event, error, attempts) => {
+        const record = {
+          version: '1.0',
+          timestamp: new Date().toISOString(),
+          requestContext: { requestId: randomUUID(), functionArn: 'bulk-worker', condition: 'RetriesExhausted', approximateInvokeCount: attempts },
+          requestPayload: event,
+          responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+          responsePayload: { errorType: errorType(error) },
+        };
+        const message = { messageId: randomUUID(), body: JSON.stringify(record), eventSource: 'aws:sqs' };
+        const settled = await worker({ Records: [message] } as unknown as SQSEvent);
+        if (settled && settled.batchItemFailures.length > 0) {
+          const keys = event.Records.map((r) => r.s3.object.key);
+          console.error(JSON.stringify({ level: 'ERROR', source: 'local-lambda', function: 'bulk-worker', condition: 'FailureNotSettled', keys }));
+        }
       },
     });
     emulators.onS3Event((event) => {

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { mailSettings } from '../config';
 import { ConflictError } from '../errors';
 import { logger } from '../logger';
+import { count } from '../metrics';
 import { getOrganization } from '../org/org.repository';
 import type { UserRecord } from '../users/user.entities';
 import { generatePassword } from '../users/password-policy';
@@ -156,7 +157,12 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
   errors.sort((a, b) => a.line - b.line);
   await saveErrors(orgUuid, jobId, errors);
   if (failedLines.size > 0) await writeFailedRows(job, header, failedLines, errors);
-  await finishJob(orgUuid, jobId, runId, { status: 'done', counts: { rows: plan.rows, created, failed: errors.length } });
+  const finished = await finishJob(orgUuid, jobId, runId, { status: 'done', counts: { rows: plan.rows, created, failed: errors.length } });
+  // Counted once per job, by the run that recorded its outcome; a dry run creates nobody.
+  if (finished && !job.dryRun) {
+    count('BulkRowsCreated', created);
+    count('BulkRowsFailed', errors.length);
+  }
   return getJob(orgUuid, jobId);
 }
 

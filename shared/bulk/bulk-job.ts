@@ -1,4 +1,4 @@
-import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import { s3Client } from '../clients/s3';
@@ -25,8 +25,11 @@ export interface BulkJob {
   counts: { rows: number; created: number; failed: number };
   /** Users handled so far out of those the file asks for. */
   progress: { processed: number; total: number };
-  /** Why a whole job failed (the file could not be processed): a file-level code and message. */
-  failure?: { errorCode: string; message: string; status: number };
+  /**
+   * Why a whole job failed: the file could not be processed (a file-level code and message), or the
+   * worker failed after its retries (`retryable`: the same file may be run again).
+   */
+  failure?: { errorCode: string; message: string; status: number; retryable?: boolean };
   createdAt: string;
   updatedAt: string;
   /** Epoch seconds after which the table's TTL removes the job. */
@@ -148,6 +151,74 @@ export async function finishJob(
       ...(outcome.failure ? { ':failure': outcome.failure } : {}),
     },
   });
+}
+
+/** The code of a job the worker could not finish (its retries failed, or its lease lapsed). */
+export const WORKER_FAILED = 'BULK_WORKER_FAILED';
+
+/**
+ * The job as a client sees it: a `running` job whose lease lapsed (no run has renewed it for a whole
+ * lease) reads as failed and retryable, since nothing may ever pick it up again. A later delivery
+ * that takes the job over moves it back to running.
+ */
+export function effectiveJob(job: BulkJob, now = Date.now()): BulkJob {
+  if (job.status !== 'running' || !job.lease || job.lease.until >= now) return job;
+  return {
+    ...job,
+    status: 'failed',
+    failure: {
+      errorCode: WORKER_FAILED,
+      message: 'The import stopped without finishing (its worker stopped renewing the job); retry the job to run it again',
+      status: 503,
+      retryable: true,
+    },
+  };
+}
+
+/**
+ * Marks a job that has not finished as failed, retryably (the worker's on-failure path, after
+ * Lambda's retries); false when the job had already finished or does not exist.
+ */
+export async function failJob(orgUuid: string, jobId: string, message: string): Promise<boolean> {
+  const failure: BulkJob['failure'] = { errorCode: WORKER_FAILED, message, status: 503, retryable: true };
+  return updateItem({
+    Key: keys.bulkJob(orgUuid, jobId),
+    UpdateExpression: 'SET #status = :failed, failure = :failure, updatedAt = :now REMOVE lease',
+    ConditionExpression: 'attribute_exists(PK) AND (#status = :queued OR #status = :running)',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':running': 'running', ':failure': failure, ':now': new Date().toISOString() },
+  });
+}
+
+/**
+ * Puts a retryable failed job (or one whose lease lapsed) back in the queue; false when it is not
+ * one (it finished, failed on its file, or a run holds it).
+ */
+export async function requeueJob(orgUuid: string, jobId: string): Promise<boolean> {
+  const now = Date.now();
+  return updateItem({
+    Key: keys.bulkJob(orgUuid, jobId),
+    UpdateExpression: 'SET #status = :queued, updatedAt = :now REMOVE failure, lease',
+    ConditionExpression:
+      '(#status = :failed AND failure.retryable = :true) OR (#status = :running AND lease.#until < :epoch)',
+    ExpressionAttributeNames: { '#status': 'status', '#until': 'until' },
+    ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':running': 'running', ':true': true, ':epoch': now, ':now': new Date(now).toISOString() },
+  });
+}
+
+/** Starts the worker on an upload again: S3 copies the object onto itself, an object-created event as the upload's. */
+export async function touchObject(key: string): Promise<void> {
+  const Bucket = bucket();
+  await s3Client().send(
+    new CopyObjectCommand({
+      Bucket,
+      Key: key,
+      CopySource: `${Bucket}/${key}`,
+      MetadataDirective: 'REPLACE',
+      ContentType: 'text/csv',
+      Metadata: { retried: new Date().toISOString() },
+    }),
+  );
 }
 
 /** A URL that lets its holder PUT one object, for `seconds`. */

@@ -1,10 +1,24 @@
 import { requireAdmin } from '../access/org-access';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller';
-import { NotFoundError, PayloadTooLargeError } from '../errors';
+import { ConflictError, NotFoundError, PayloadTooLargeError } from '../errors';
 import type { Language } from '../mail/mail.templates';
+import { count } from '../metrics';
 import type { BulkError } from './bulk-create.rules';
-import { createJob, failedRowsKey, getJob, objectText, presignedPut, putObject, readErrors, uploadKey, type BulkJob } from './bulk-job';
+import {
+  createJob,
+  effectiveJob,
+  failedRowsKey,
+  getJob,
+  objectText,
+  presignedPut,
+  putObject,
+  readErrors,
+  requeueJob,
+  touchObject,
+  uploadKey,
+  type BulkJob,
+} from './bulk-job';
 
 /** The HTTP side of bulk operations (spec 4.5): ADMIN's, scoped to the token's organization. */
 
@@ -39,6 +53,7 @@ export async function submitBulkCreate(
   }
   const job = newJob(caller, orgUuid, options);
   await createJob(job);
+  count('BulkJobsAccepted');
   await putObject(uploadKey(orgUuid, job.jobId), file.content, 'text/csv');
   return job;
 }
@@ -59,6 +74,7 @@ export async function createUploadJob(
   requireBulkAdmin(caller, orgUuid);
   const job = newJob(caller, orgUuid, options);
   await createJob(job);
+  count('BulkJobsAccepted');
   const url = await presignedPut(uploadKey(orgUuid, job.jobId), UPLOAD_URL_SECONDS);
   return { job, url, expiresAt: new Date(Date.now() + UPLOAD_URL_SECONDS * 1000).toISOString() };
 }
@@ -82,7 +98,7 @@ function newJob(caller: Caller, orgUuid: string, options: { language: Language; 
 /** Waits for a job to finish, polling its item, until `deadline` (epoch ms); returns it as last seen. */
 export async function awaitJob(orgUuid: string, jobId: string, deadline: number): Promise<BulkJob> {
   for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
-    const job = (await getJob(orgUuid, jobId))!;
+    const job = effectiveJob((await getJob(orgUuid, jobId))!);
     if (job.status === 'done' || job.status === 'failed' || Date.now() + wait > deadline) return job;
     await new Promise((resolve) => setTimeout(resolve, wait));
   }
@@ -121,7 +137,21 @@ export async function readJob(caller: Caller, orgUuid: string, jobId: string): P
   requireBulkAdmin(caller, orgUuid);
   const job = await getJob(orgUuid, jobId);
   if (!job) throw new NotFoundError('The bulk job was not found');
-  return job;
+  return effectiveJob(job);
+}
+
+/**
+ * Runs a job the worker could not finish again, from its uploaded file (kept as long as the job): the
+ * job goes back to `queued` and the upload's object-created event starts the worker, as the upload did.
+ * Rows already done are found done (a job runs safely twice). Any other job is a 409.
+ */
+export async function retryJob(caller: Caller, orgUuid: string, jobId: string): Promise<BulkJob> {
+  const job = await readJob(caller, orgUuid, jobId);
+  if (!job.failure?.retryable || !(await requeueJob(orgUuid, jobId))) {
+    throw new ConflictError('CONFLICT', 'Only a job whose worker failed can be retried; this one is ' + job.status);
+  }
+  await touchObject(uploadKey(orgUuid, jobId));
+  return (await getJob(orgUuid, jobId))!;
 }
 
 /** A finished job's failed rows as CSV (header plus `Error`), or only the header when none failed. */
