@@ -44,20 +44,13 @@ export async function updateAgent(
   return update(bot.uuid, 'AGENT', uuid, expected, async (current) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
     const { resources, tags } = await resolveReferences(bot, body, constraints.issues);
-    const { instructions: _i, guardrails: _g, parameters: _p, ...kept } = current;
     return {
       resources,
       next: {
-        ...kept,
+        ...replaceShared(current, body, constraints.rules, tags),
         role: body.role,
         goal: body.goal,
-        ...(body.instructions ? { instructions: body.instructions } : {}),
-        ...(body.guardrails ? { guardrails: body.guardrails } : {}),
-        personaUuid: body.persona.uuid,
         inheritFromSupervisor: body.inheritFromSupervisor,
-        constraints: constraints.rules,
-        tags,
-        ...(body.parameters ? { parameters: body.parameters } : {}),
         functionUuids: (body.functions ?? []).map((f) => f.uuid),
         collectionUuids: (body.knowledge ?? []).map((k) => k.uuid),
       },
@@ -76,19 +69,30 @@ export async function updateSupervisor(
     const constraints = nextConstraints(current.constraints, body.constraints);
     // Functions and knowledge are not part of this body: the read-back loads them.
     const { tags } = await resolveReferences(bot, { persona: body.persona, tags: body.tags }, constraints.issues);
-    const { instructions: _i, guardrails: _g, parameters: _p, ...kept } = current;
-    return {
-      next: {
-        ...kept,
-        ...(body.instructions ? { instructions: body.instructions } : {}),
-        ...(body.guardrails ? { guardrails: body.guardrails } : {}),
-        personaUuid: body.persona.uuid,
-        constraints: constraints.rules,
-        tags,
-        ...(body.parameters ? { parameters: body.parameters } : {}),
-      },
-    };
+    return { next: replaceShared(current, body, constraints.rules, tags) };
   });
+}
+
+/**
+ * What agent and supervisor updates both replace: instructions, guardrails and parameters (cleared
+ * when left out), the persona, the constraints and the tags.
+ */
+function replaceShared(
+  current: AgentRecord,
+  body: Pick<SupervisorUpdate, 'instructions' | 'guardrails' | 'parameters' | 'persona'>,
+  rules: Rule[],
+  tags: AgentRecord['tags'],
+): AgentRecord {
+  const { instructions: _i, guardrails: _g, parameters: _p, ...kept } = current;
+  return {
+    ...kept,
+    ...(body.instructions ? { instructions: body.instructions } : {}),
+    ...(body.guardrails ? { guardrails: body.guardrails } : {}),
+    personaUuid: body.persona.uuid,
+    constraints: rules,
+    tags,
+    ...(body.parameters ? { parameters: body.parameters } : {}),
+  };
 }
 
 /**
