@@ -4,26 +4,23 @@ import {
   AGENT_FIELDS,
   SORTED,
   SUMMARY_FIELDS,
-  UUID,
   adminApi,
   agentBody,
   agentsUrl,
   botUrl,
   createAgent,
-  detailOf,
-  expectError,
-  expectFieldErrors,
   freshBot,
   listAll,
   minimalAgentBody,
   seededBot,
   type AgentDto,
-  type ApiResponse,
   type BotAddress,
   type FreshBot,
   type PageDto,
   type SummaryDto,
 } from '../support/bot-helpers';
+import { detailOf, expectError, expectFieldErrors } from '../support/error-body';
+import { UUID, type ApiResponse } from '../support/http-client';
 import { unique } from '../support/stack';
 
 const admin = adminApi();

@@ -6,18 +6,18 @@ import {
   botUrl,
   deactivateBot,
   deactivateEnvironment,
-  expectError,
   freshBot,
   freshEnvironment,
   minimalAgentBody,
   seededBot,
   userWithGrants,
   type Api,
-  type ApiResponse,
   type BotAddress,
   type FreshBot,
   type PageDto,
 } from '../support/bot-helpers';
+import { expectError } from '../support/error-body';
+import type { ApiResponse } from '../support/http-client';
 
 /**
  * Scope and role checks of the agent-configuration area. The world: a fresh environment A with bots A1

@@ -6,7 +6,8 @@ import { ja } from '../../shared/mail/locales/ja';
 import { pt } from '../../shared/mail/locales/pt';
 import { MULTIPART_MAX_BYTES } from '../../shared/bulk/bulk.service';
 import { getEmailClaim } from '../../shared/users/user.repository';
-import { expectError, type ApiResponse } from '../support/bot-helpers';
+import { expectError } from '../support/error-body';
+import type { ApiResponse } from '../support/http-client';
 import {
   BULK_COLUMNS,
   bulkJobUrl,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { bulkDelete } from '../../shared/bulk/bulk-users.service';
 import { TEST_PASSWORD } from '../support/auth-helpers';
-import { expectError, expectFieldErrors } from '../support/bot-helpers';
+import { expectError, expectFieldErrors } from '../support/error-body';
 import {
   botReach,
   codesOf,
@@ -11,7 +11,6 @@ import {
   grantRow,
   grantsOfUser,
   permissionsCsv,
-  readUser,
   revokeRequest,
   sortedGrants,
   type GrantPlace,
@@ -27,6 +26,7 @@ import {
   listAllUsers,
   mailsTo,
   member,
+  readUser,
   refresh,
   signIn,
   uniqueEmail,

@@ -2,7 +2,6 @@ import {
   bearer,
   createTestUser,
   decodeJwt,
-  expectStandardError,
   getCurrentUser,
   markDeleted,
   passwordToken,
@@ -10,9 +9,9 @@ import {
   signWithStackKey,
   withPayload,
 } from '../support/auth-helpers';
+import { expectError } from '../support/error-body';
+import { UUID, send } from '../support/http-client';
 import { adminToken, stack, unique, userArea } from '../support/stack';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A fresh user with a valid access token, and its decoded claims. */
 async function signedInUser(options: Parameters<typeof createTestUser>[0] = {}) {
@@ -28,7 +27,7 @@ describe('current user', () => {
     const response = await getCurrentUser(me.orgUuid, bearer(me.token));
 
     expect(response.status).toBe(200);
-    const body = (await response.json()) as Record<string, unknown>;
+    const body = response.body as Record<string, unknown>;
     expect(body).toEqual({
       uuid: me.user.uuid,
       orgUUID: me.orgUuid,
@@ -54,7 +53,7 @@ describe('current user', () => {
     const response = await getCurrentUser(org.uuid, bearer(token));
 
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ orgUUID: org.uuid, email: org.admin.email, admin: true, role: 'ADMIN' });
+    expect(response.body).toMatchObject({ orgUUID: org.uuid, email: org.admin.email, admin: true, role: 'ADMIN' });
   });
 });
 
@@ -65,7 +64,7 @@ describe('authentication', () => {
     const response = await getCurrentUser(orgUuid);
 
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    await expectStandardError(response, 401, 'UNAUTHENTICATED');
+    expectError(response, 401, 'UNAUTHENTICATED');
   });
 
   test('a Basic Authorization header is 401', async () => {
@@ -74,7 +73,7 @@ describe('authentication', () => {
     const response = await getCurrentUser(orgUuid, { authorization: 'Basic xyz' });
 
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    await expectStandardError(response, 401, 'UNAUTHENTICATED');
+    expectError(response, 401, 'UNAUTHENTICATED');
   });
 
   test('a token re-signed with the real key and valid claims is accepted (control for the crafted tokens below)', async () => {
@@ -85,7 +84,7 @@ describe('authentication', () => {
     const response = await getCurrentUser(me.orgUuid, bearer(token));
 
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ uuid: me.user.uuid });
+    expect(response.body).toMatchObject({ uuid: me.user.uuid });
   });
 
   test('an expired token signed with the real key is 401', async () => {
@@ -95,7 +94,7 @@ describe('authentication', () => {
     const token = await signWithStackKey({ ...me.claims, iat: now - 3600, exp: now - 600 });
     const response = await getCurrentUser(me.orgUuid, bearer(token));
 
-    await expectStandardError(response, 401, 'UNAUTHENTICATED');
+    expectError(response, 401, 'UNAUTHENTICATED');
   });
 
   test('a token whose sub was changed after signing is 401', async () => {
@@ -105,7 +104,7 @@ describe('authentication', () => {
     const tampered = withPayload(me.token, { ...me.claims, sub: other.user.uuid });
     const response = await getCurrentUser(me.orgUuid, bearer(tampered));
 
-    await expectStandardError(response, 401, 'UNAUTHENTICATED');
+    expectError(response, 401, 'UNAUTHENTICATED');
   });
 
   test('a token whose org was changed after signing is 401', async () => {
@@ -115,7 +114,7 @@ describe('authentication', () => {
     const tampered = withPayload(me.token, { ...me.claims, org: otherOrg });
     const response = await getCurrentUser(otherOrg, bearer(tampered));
 
-    await expectStandardError(response, 401, 'UNAUTHENTICATED');
+    expectError(response, 401, 'UNAUTHENTICATED');
   });
 
   test('a token signed by another P-256 key under the real kid is 401', async () => {
@@ -126,7 +125,7 @@ describe('authentication', () => {
     const forged = signWithForeignKey({ ...me.claims, iat: now, exp: now + 300 }, kid);
     const response = await getCurrentUser(me.orgUuid, bearer(forged));
 
-    await expectStandardError(response, 401, 'UNAUTHENTICATED');
+    expectError(response, 401, 'UNAUTHENTICATED');
   });
 
   test('an unsigned token (alg none) is 401', async () => {
@@ -136,7 +135,7 @@ describe('authentication', () => {
 
     const response = await getCurrentUser(me.orgUuid, bearer(`${header}.${payload}.`));
 
-    await expectStandardError(response, 401, 'UNAUTHENTICATED');
+    expectError(response, 401, 'UNAUTHENTICATED');
   });
 
   test('a token of a user since marked DELETED is 401 at once', async () => {
@@ -147,7 +146,7 @@ describe('authentication', () => {
     const after = await getCurrentUser(me.orgUuid, bearer(me.token));
 
     expect(before.status).toBe(200);
-    await expectStandardError(after, 401, 'UNAUTHENTICATED');
+    expectError(after, 401, 'UNAUTHENTICATED');
   });
 });
 
@@ -157,43 +156,43 @@ describe('addressing', () => {
 
     const response = await getCurrentUser(stack().orgs[1]!.uuid, bearer(me.token));
 
-    await expectStandardError(response, 404, 'NOT_FOUND');
+    expectError(response, 404, 'NOT_FOUND');
   });
 
   test('a malformed orgUUID is 422 naming orgUUID', async () => {
     const me = await signedInUser();
 
-    const response = await fetch(`${stack().apiUrl}/${stack().userSubpath}/org/not-a-uuid/users/identity-provider`, {
+    const response = await send(`${stack().apiUrl}/${stack().userSubpath}/org/not-a-uuid/users/identity-provider`, {
       headers: bearer(me.token),
     });
 
-    const body = await expectStandardError(response, 422, 'VALIDATION_FAILED');
+    const body = expectError(response, 422, 'VALIDATION_FAILED');
     expect(body.details).toEqual([{ fieldName: 'orgUUID', message: expect.any(String), errorCode: expect.any(String) }]);
   });
 
   test('an unknown route is 404 ROUTE_NOT_FOUND', async () => {
-    const response = await fetch(`${stack().apiUrl}/no-such-area/${unique()}`);
+    const response = await send(`${stack().apiUrl}/no-such-area/${unique()}`);
 
-    await expectStandardError(response, 404, 'ROUTE_NOT_FOUND');
+    expectError(response, 404, 'ROUTE_NOT_FOUND');
   });
 
   test('a known path with another method is 404 ROUTE_NOT_FOUND', async () => {
     const me = await signedInUser();
 
-    const response = await fetch(userArea(me.orgUuid, '/users/identity-provider'), { method: 'PATCH', headers: bearer(me.token) });
+    const response = await send(userArea(me.orgUuid, '/users/identity-provider'), { method: 'PATCH', headers: bearer(me.token) });
 
-    await expectStandardError(response, 404, 'ROUTE_NOT_FOUND');
+    expectError(response, 404, 'ROUTE_NOT_FOUND');
   });
 
   test('a method that only `/users/{userId}` has reaches it, as in API Gateway, and finds no such user', async () => {
     const admin = await adminToken();
 
-    const response = await fetch(userArea(admin.orgUuid, '/users/identity-provider'), {
+    const response = await send(userArea(admin.orgUuid, '/users/identity-provider'), {
       method: 'DELETE',
       headers: bearer(admin.accessToken),
     });
 
-    await expectStandardError(response, 404, 'NOT_FOUND');
+    expectError(response, 404, 'NOT_FOUND');
   });
 });
 

@@ -13,8 +13,13 @@ import { resourceGroups, resolveRoutes, routesOfGroup } from '../../shared/route
 import { passwordProblem } from '../../shared/users/password-policy';
 import type { UserResponse } from '../../shared/users/user.mapper';
 import { findUserByEmail } from '../../shared/users/user.repository';
+import { keys } from '../../shared/store/keys';
+import { updateItem } from '../../shared/store/table';
 import { TEST_PASSWORD, bearer, passwordToken } from '../support/auth-helpers';
-import { adminToken, requestToken, stack, unique, userArea } from '../support/stack';
+import { api, botUrl, seededBot, type PageDto } from '../support/bot-helpers';
+import { send } from '../support/http-client';
+import { adminToken, stack, unique, userArea } from '../support/stack';
+import { mailsTo, signIn, usersApi, usersUrl } from '../support/user-helpers';
 
 const eventsDir = join(__dirname, '..', '..', 'events');
 const files = readdirSync(eventsDir).filter((name) => name.endsWith('.json'));
@@ -29,22 +34,12 @@ const context = { awsRequestId: 'events-test', getRemainingTimeInMillis: () => 1
 
 /** The uuid of the first item a GET of the seeded bot's area answers (default supervisor, first agent). */
 async function firstUuid(token: string, path: string): Promise<string> {
-  const { orgs, apiUrl, generativeSubpath } = stack();
-  const org = orgs[0]!;
-  const bot = org.environments[0]!.bots[0]!;
-  const url = `${apiUrl}/${generativeSubpath}/org/${org.uuid}/env/${org.environments[0]!.uuid}/bot/${bot.uuid}${path}`;
-  const body = (await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).json()) as { uuid?: string; content?: { uuid: string }[] };
+  const { body } = await api(token).get<{ uuid?: string } & Partial<PageDto>>(botUrl(seededBot(), path));
   return body.uuid ?? body.content![0]!.uuid;
 }
 
-/** A call of the users routes through the local stack's gateway, as the first organization's ADMIN. */
-async function usersApi(token: string, method: string, path: string, body?: object): Promise<Response> {
-  return fetch(userArea(stack().orgs[0]!.uuid, `/users${path}`), {
-    method,
-    headers: { ...bearer(token), ...(body ? { 'content-type': 'application/json' } : {}) },
-    ...(body ? { body: JSON.stringify(body) } : {}),
-  });
-}
+/** The URL of the first organization's users, or of a path under them. */
+const seededUsersUrl = (path = '') => usersUrl(stack().orgs[0]!.uuid, path);
 
 /**
  * A user of the first organization, created through the API for one event with a name and an e-mail
@@ -54,7 +49,7 @@ async function createUser(token: string): Promise<UserResponse> {
   const org = stack().orgs[0]!;
   const env = org.environments[0]!;
   const run = unique();
-  const response = await usersApi(token, 'POST', '', {
+  const response = await usersApi(token).post(seededUsersUrl(), {
     name: `Probe${run}`,
     email: `event-user-${run}@example.test`,
     password: TEST_PASSWORD,
@@ -63,24 +58,19 @@ async function createUser(token: string): Promise<UserResponse> {
     permissions: [{ environmentUuid: env.uuid, botUuid: env.bots[0]!.uuid }],
   });
   expect(response.status).toBe(200);
-  return (await response.json()) as UserResponse;
+  return response.body;
 }
 
 /** The test's password no longer signs this e-mail in (to the first organization). */
 async function expectNoSignIn(email: string): Promise<void> {
-  const response = await requestToken(stack().orgs[0]!.name, {
-    grant_type: 'password',
-    client_id: stack().clientId,
-    username: email,
-    password: TEST_PASSWORD,
-  });
+  const response = await signIn(stack().orgs[0]!.name, email, TEST_PASSWORD);
   expect(response.status).not.toBe(200);
 }
 
 async function readUser(token: string, uuid: string): Promise<UserResponse> {
-  const response = await usersApi(token, 'GET', `/${uuid}`);
+  const response = await usersApi(token).get(seededUsersUrl(`/${uuid}`));
   expect(response.status).toBe(200);
-  return (await response.json()) as UserResponse;
+  return response.body;
 }
 
 /** The rows of a bulk-create file the events and the test's jobs use: a VIEWER to create, and an EDITOR whose password breaks rule 3. */
@@ -118,7 +108,7 @@ async function submitJob(token: string, options: { dryRun: boolean; async: boole
   const csv = `${[[...bulkCreateColumns], ...rows].map((row) => row.join(',')).join('\r\n')}\r\n`;
   const form = new FormData();
   form.append('file', new Blob([csv], { type: 'text/csv' }), 'users.csv');
-  const response = await fetch(userArea(stack().orgs[0]!.uuid, `/users/bulk-create${options.dryRun ? '?dryRun=true' : ''}`), {
+  const response = await send(userArea(stack().orgs[0]!.uuid, `/users/bulk-create${options.dryRun ? '?dryRun=true' : ''}`), {
     method: 'POST',
     headers: { ...bearer(token), ...(options.async ? { prefer: 'respond-async' } : {}) },
     body: form,
@@ -134,12 +124,6 @@ const jobKinds: Record<string, { dryRun: boolean; async: boolean }> = {
   // Answered at once, so the replay races the stack's own run of the job (as a second delivery would in AWS).
   'bulk-worker.s3-put': { dryRun: false, async: true },
 };
-
-/** What the SES emulator received for one address (`GET mailboxUrl` answers `{ emails }`). */
-async function mailTo(address: string): Promise<{ subject: string }[]> {
-  const { emails } = (await (await fetch(stack().mailboxUrl)).json()) as { emails: { subject: string; destination: { to: string[] } }[] };
-  return emails.filter((mail) => mail.destination.to.includes(address));
-}
 
 /** The subject of an e-mail of the first organization (it depends on the kind, the language and the realm only). */
 function subjectOf(kind: MailKind, language: string | undefined): string {
@@ -224,16 +208,27 @@ async function fill(text: string, id: string): Promise<Replay> {
 /** What an event's route needs done before the replay (the user it names in the state it expects). */
 const prepare: Record<string, (replay: Replay, token: string) => Promise<void>> = {
   'users.activate': async ({ user }, token) => {
-    expect((await usersApi(token, 'DELETE', `/${user!.uuid}`)).status).toBe(204);
+    expect((await usersApi(token).delete(seededUsersUrl(`/${user!.uuid}`))).status).toBe(204);
   },
   // A second grant (the environment's other bot), so the revocation of the first leaves one behind.
   'bulk.revoke': async (replay, token) => {
     const { user, values } = replay;
     const permissions = [...user!.permissions, { environmentUuid: values.__ENV_UUID__!, botUuid: values.__OTHER_BOT_UUID__! }];
-    const response = await usersApi(token, 'PUT', `/${user!.uuid}`, { ...user, permissions });
+    const response = await usersApi(token).put(seededUsersUrl(`/${user!.uuid}`), { ...user, permissions });
     expect(response.status).toBe(200);
-    replay.user = (await response.json()) as UserResponse;
+    replay.user = response.body;
     expect(replay.user.permissions).toEqual(permissions);
+  },
+  // A job whose worker died: still `running`, its lease lapsed a minute ago (it reads as failed, retryable).
+  'bulk.retry': async ({ job, values }) => {
+    const lapsed = { runId: 'a-run-that-died', until: Date.now() - 60_000 };
+    await updateItem({
+      Key: keys.bulkJob(values.__ORG_UUID__!, job!.jobId),
+      UpdateExpression: 'SET #status = :running, lease = :lease',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':running': 'running', ':lease': lapsed },
+    });
+    expect(await getJob(values.__ORG_UUID__!, job!.jobId)).toMatchObject({ status: 'running', lease: lapsed });
   },
 };
 
@@ -264,7 +259,7 @@ const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, r
     });
     expect(await readUser(token, created.uuid)).toEqual(created);
     // The welcome e-mail (with the generated password) in the `language` header's language.
-    expect(await mailTo(values.__NEW_EMAIL__!)).toMatchObject([{ subject: subjectOf('welcome', event.headers.language) }]);
+    expect(await mailsTo(values.__NEW_EMAIL__!)).toMatchObject([{ subject: subjectOf('welcome', event.headers.language) }]);
   },
   'users.activate': async (result, { event, request, user }, token) => {
     expect(result.statusCode).toBe(200);
@@ -273,7 +268,7 @@ const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, r
     // The password of the body signs the user in again, and the reactivation e-mail followed the welcome one.
     const password = request!.password as string;
     await expect(passwordToken({ realm: stack().orgs[0]!.name, email: user!.email, password })).resolves.toBeDefined();
-    expect(await mailTo(user!.email)).toMatchObject([
+    expect(await mailsTo(user!.email)).toMatchObject([
       { subject: subjectOf('welcome', undefined) },
       { subject: subjectOf('reactivation', event.headers.language) },
     ]);
@@ -309,7 +304,7 @@ const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, r
     // The event asks for a dry run in Japanese: the file is checked, nobody is created or mailed.
     expect(job).toMatchObject({ status: 'done', dryRun: true, language: event.headers.language, counts: { rows: 1, created: 1, failed: 0 } });
     expect(await findUserByEmail(values.__ORG_UUID__!, email)).toBeUndefined();
-    expect(await mailTo(email)).toEqual([]);
+    expect(await mailsTo(email)).toEqual([]);
   },
   'bulk.create': async (result, { event, values }, token) => {
     expect(result.statusCode).toBe(200);
@@ -334,9 +329,22 @@ const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, r
       createdAt: expect.any(String),
     });
     // The welcome e-mail (with the generated password) in the `language` header's language; none for the EDITOR.
-    expect(await mailTo(values.__NEW_EMAIL__!)).toMatchObject([{ subject: subjectOf('welcome', event.headers.language) }]);
-    expect(await mailTo(values.__OTHER_NEW_EMAIL__!)).toEqual([]);
+    expect(await mailsTo(values.__NEW_EMAIL__!)).toMatchObject([{ subject: subjectOf('welcome', event.headers.language) }]);
+    expect(await mailsTo(values.__OTHER_NEW_EMAIL__!)).toEqual([]);
     expect(await findUserByEmail(orgUuid, values.__OTHER_NEW_EMAIL__!)).toBeUndefined();
+  },
+  // Requeued, and the upload's copy onto itself runs the job again, to the same outcome.
+  'bulk.retry': async (result, { job, values }) => {
+    expect(result.statusCode).toBe(202);
+    expect(result.headers?.location).toMatch(new RegExp(`/bulk-jobs/${job!.jobId}$`));
+    expect(bodyOf<JobView>(result)).toMatchObject({ jobId: job!.jobId, status: 'queued' });
+    let seen = await getJob(values.__ORG_UUID__!, job!.jobId);
+    for (let waited = 0; seen?.status !== 'done' && waited < 10_000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      seen = await getJob(values.__ORG_UUID__!, job!.jobId);
+    }
+    expect(seen).toMatchObject({ status: 'done', dryRun: true, counts: { rows: 2, created: 1, failed: 1 } });
+    expect(seen).not.toHaveProperty('lease');
   },
   'bulk.job': async (result, { job }, token) => {
     expect(result.statusCode).toBe(200);
@@ -351,8 +359,8 @@ const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, r
       errors: bulkErrors(job!.otherEmail),
     });
     // A dry run counts the VIEWER as created but creates nobody.
-    expect((await usersApi(token, 'GET', `/${jobUserUuid(job!.jobId, job!.email)}`)).status).toBe(404);
-    expect(await mailTo(job!.email)).toEqual([]);
+    expect((await usersApi(token).get(seededUsersUrl(`/${jobUserUuid(job!.jobId, job!.email)}`))).status).toBe(404);
+    expect(await mailsTo(job!.email)).toEqual([]);
   },
   'bulk.failedRows': async (result, { job }) => {
     expect(result.statusCode).toBe(200);
@@ -418,10 +426,10 @@ const s3Expectations: Record<string, (replay: Replay, token: string) => Promise<
     expect((await findUserByEmail(orgUuid, job!.email))?.uuid).toBe(uuid);
     expect(await findUserByEmail(orgUuid, job!.otherEmail)).toBeUndefined();
     // Welcome e-mails to the VIEWER only (two runs at once may each send one).
-    const mails = await mailTo(job!.email);
+    const mails = await mailsTo(job!.email);
     expect(mails.length).toBeGreaterThanOrEqual(1);
     expect(mails.map((mail) => mail.subject)).toEqual(mails.map(() => subjectOf('welcome', 'en')));
-    expect(await mailTo(job!.otherEmail)).toEqual([]);
+    expect(await mailsTo(job!.otherEmail)).toEqual([]);
   },
 };
 

@@ -4,6 +4,7 @@ import { percentDecodes } from '../../shared/http/path-decoding';
 import { addCollection, addFunction, addPersona, addSupervisor } from '../../shared/org/org-admin.service';
 import { resolveRoutes, type Route } from '../../shared/routes';
 import { TEST_PASSWORD } from '../support/auth-helpers';
+import { UUID } from '../support/http-client';
 import { stack } from '../support/stack';
 import { freshOrganization, member, uniqueEmail, type Member, type TestOrg } from '../support/user-helpers';
 
@@ -26,7 +27,6 @@ import { freshOrganization, member, uniqueEmail, type Member, type TestOrg } fro
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_122);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 // ---------------------------------------------------------------------------------------------------
@@ -56,14 +56,9 @@ async function setUp(): Promise<World> {
   const functions = [(await addFunction(bot, 'fnOne')).uuid, (await addFunction(bot, 'fnTwo')).uuid];
   const collections = [(await addCollection(bot, { name: 'Manuals' })).uuid];
   const supervisor = await addSupervisor(bot, { role: 'Fuzz supervisor', goal: 'Route', personaUuid: personas[0]! });
-  const admin = (method: string, path: string, body?: unknown) =>
-    fetch(path, {
-      method,
-      headers: { authorization: `Bearer ${org.admin.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
+  const admin = org.admin.api;
   const botBase = `${stack().apiUrl}/${stack().generativeSubpath}/org/${org.orgUuid}/env/${org.envA}/bot/${bot}`;
-  const agent = await admin('POST', `${botBase}/agents`, {
+  const agent = await admin.post<{ uuid: string }>(`${botBase}/agents`, {
     role: 'Fuzz agent',
     goal: 'Be fuzzed',
     persona: { uuid: personas[0] },
@@ -71,7 +66,7 @@ async function setUp(): Promise<World> {
     parameters: { requestTimeout: 1000, temperature: 0.5, topP: 0.5, presencePenalty: 0, frequencyPenalty: 0 },
   });
   const targetEmail = uniqueEmail('fuzz-target');
-  const user = await admin('POST', org.url(), {
+  const user = await admin.post(org.url(), {
     name: 'Fuzz target',
     email: targetEmail,
     role: 'VIEWER',
@@ -79,7 +74,7 @@ async function setUp(): Promise<World> {
     password: TEST_PASSWORD,
     confirmPassword: TEST_PASSWORD,
   });
-  const job = await admin('POST', org.url('/bulk-uploads'));
+  const job = await admin.post<{ jobId: string }>(org.url('/bulk-uploads'), undefined);
   if (agent.status !== 201 || user.status !== 200 || job.status !== 201) {
     throw new Error(`Fuzz set-up failed: agent ${agent.status}, user ${user.status}, job ${job.status}`);
   }
@@ -94,9 +89,9 @@ async function setUp(): Promise<World> {
       envUUID: org.envA,
       botUUID: bot,
       supervisorUUID: supervisor.uuid,
-      agentUUID: ((await agent.json()) as { uuid: string }).uuid,
-      userId: ((await user.json()) as { uuid: string }).uuid,
-      jobId: ((await job.json()) as { jobId: string }).jobId,
+      agentUUID: agent.body.uuid,
+      userId: user.body.uuid,
+      jobId: job.body.jobId,
     },
     foreign: { realm: seeded.name, orgUUID: seeded.uuid, envUUID: seeded.environments[0]!.uuid, botUUID: seededBot.uuid },
     targetEmail,

@@ -78,8 +78,21 @@ describe('local IAM refuses what the calling function’s role does not grant, a
 
   test('DynamoDB: a transaction is authorized item by item, on each item’s table', async () => {
     const org = stack().orgs[0]!;
+    // A write that leaves the item as it is: the transaction needs dynamodb:UpdateItem on the table.
+    const touch = {
+      Update: {
+        Key: keys.organization(org.uuid),
+        UpdateExpression: 'SET #name = #name',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#name': 'name' },
+      },
+    };
+    await expect(runAsFunction('agents', () => transactWrite([touch]))).resolves.toEqual([]);
+
+    // No role is granted dynamodb:ConditionCheckItem (no code makes a condition-only item), so one is refused.
     const check = { ConditionCheck: { Key: keys.organization(org.uuid), ConditionExpression: 'attribute_exists(PK)' } };
-    await expect(runAsFunction('agents', () => transactWrite([check]))).resolves.toEqual([]);
+    const unchecked = await refused(runAsFunction('agents', () => transactWrite([check])));
+    expect(unchecked.message).toMatch(refusal('Agents', 'dynamodb:ConditionCheckItem', tableArn()));
 
     const elsewhere = `other-table-${unique()}`;
     const error = await refused(
@@ -87,7 +100,7 @@ describe('local IAM refuses what the calling function’s role does not grant, a
         documentClient().send(
           new TransactWriteCommand({
             TransactItems: [
-              { ConditionCheck: { TableName: config().tableName, ...check.ConditionCheck } },
+              { Update: { TableName: config().tableName, ...touch.Update } },
               { Put: { TableName: elsewhere, Item: { PK: 'A', SK: 'B' } } },
             ],
           }),

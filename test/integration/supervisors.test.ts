@@ -5,22 +5,21 @@ import {
   AGENT_FIELDS,
   SORTED,
   SUMMARY_FIELDS,
-  UUID,
   adminApi,
   agentBody,
   agentsUrl,
   botUrl,
   createAgent,
-  expectError,
-  expectFieldErrors,
   freshBot,
   minimalAgentBody,
   seededBot,
-  type ApiResponse,
+  type AgentDto,
   type BotAddress,
   type FreshBot,
   type PageDto,
 } from '../support/bot-helpers';
+import { expectError, expectFieldErrors } from '../support/error-body';
+import { UUID, type ApiResponse } from '../support/http-client';
 import { unique } from '../support/stack';
 
 const admin = adminApi();
@@ -28,7 +27,7 @@ const supervisorsUrl = (bot: BotAddress, path = '') => botUrl(bot, `/supervisors
 const parameters = { maximumTokens: 256, requestTimeout: 20000, temperature: 0.2, topP: 1, presencePenalty: 0, frequencyPenalty: 0.1 };
 
 /** Reads a fresh bot's default supervisor and fails the test unless it answers 200. */
-async function readSupervisor(bot: FreshBot): Promise<ApiResponse> {
+async function readSupervisor(bot: FreshBot): Promise<ApiResponse<AgentDto>> {
   const response = await admin.get(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`));
   if (response.status !== 200) throw new Error(`Read failed with ${response.status}: ${response.text}`);
   return response;

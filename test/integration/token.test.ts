@@ -4,12 +4,13 @@ import {
   bearer,
   createTestUser,
   decodeJwt,
-  expectStandardError,
   getCurrentUser,
   markDeleted,
   passwordToken,
   type TokenBody,
 } from '../support/auth-helpers';
+import { expectError } from '../support/error-body';
+import { send } from '../support/http-client';
 import { requestToken, stack, tokenUrl, unique } from '../support/stack';
 
 const certsUrl = (realm: string) => `${stack().authUrl}/auth/realms/${realm}/protocol/openid-connect/certs`;
@@ -243,7 +244,7 @@ describe('refresh grant', () => {
     expect(second.access_token).not.toBe(first.access_token);
     const me = await getCurrentUser(user.orgUuid, bearer(second.access_token));
     expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ uuid: user.user.uuid, email: user.email });
+    expect(me.body).toMatchObject({ uuid: user.user.uuid, email: user.email });
   });
 
   test('a rotated-out refresh token is invalid_grant and revokes the whole session', async () => {
@@ -315,8 +316,8 @@ describe('refresh grant', () => {
 
 describe('JWKS', () => {
   test('an unknown realm answers 404 with the standard error body', async () => {
-    const response = await fetch(certsUrl(`no-such-realm-${unique()}`));
+    const response = await send(certsUrl(`no-such-realm-${unique()}`));
 
-    await expectStandardError(response, 404, 'NOT_FOUND');
+    expectError(response, 404, 'NOT_FOUND');
   });
 });

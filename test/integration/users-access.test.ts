@@ -1,12 +1,14 @@
 import type { Role } from '../../shared/users/user.entities';
 import { TEST_PASSWORD } from '../support/auth-helpers';
-import { expectError, type ApiResponse } from '../support/bot-helpers';
+import { expectError } from '../support/error-body';
+import type { ApiResponse } from '../support/http-client';
 import {
   createBody,
   createViaApi,
   deleteViaApi,
   freshOrganization,
   member,
+  readUser,
   signIn,
   uniqueEmail,
   usersApi,
@@ -39,8 +41,6 @@ beforeAll(async () => {
   Object.assign(callers, { ADMIN: admin, SUPERVISOR: supervisor, EDITOR: editor, VIEWER: viewer });
   awayViewer = otherViewer;
 });
-
-const read = async (org: TestOrg, uuid: string) => (await org.admin.api.get(org.url(`/${uuid}`))).body;
 
 /** Calls every users route once as `client` against organization `org` and answers each status. */
 async function exercise(client: UsersApi, org: TestOrg, self: Member) {
@@ -81,9 +81,9 @@ test('an ADMIN may call every route', async () => {
     activate: 200,
   });
   expect(responses.create!.body).toMatchObject({ email: newEmail, status: 'ACTIVE' });
-  expect(await read(home, target.uuid)).toMatchObject({ name: 'Changed by caller' });
-  expect(await read(home, victim.uuid)).toMatchObject({ status: 'DELETED' });
-  expect(await read(home, deleted.uuid)).toMatchObject({ status: 'ACTIVE' });
+  expect(await readUser(home, target.uuid)).toMatchObject({ name: 'Changed by caller' });
+  expect(await readUser(home, victim.uuid)).toMatchObject({ status: 'DELETED' });
+  expect(await readUser(home, deleted.uuid)).toMatchObject({ status: 'ACTIVE' });
 });
 
 test.each<Role>(['SUPERVISOR', 'EDITOR', 'VIEWER'])('a non-admin (%s) reads and updates itself only; every admin route is 403 and changes nothing', async (role) => {
@@ -107,9 +107,9 @@ test.each<Role>(['SUPERVISOR', 'EDITOR', 'VIEWER'])('a non-admin (%s) reads and 
   }
   expect(responses.getSelf!.body).toMatchObject({ uuid: caller.uuid, role, email: caller.email });
   expect(responses.updateSelf!.body).toMatchObject({ uuid: caller.uuid, role, name: `${role} renamed` });
-  expect(await read(home, target.uuid)).toEqual(target);
-  expect(await read(home, victim.uuid)).toMatchObject({ status: 'ACTIVE' });
-  expect(await read(home, deleted.uuid)).toMatchObject({ status: 'DELETED' });
+  expect(await readUser(home, target.uuid)).toEqual(target);
+  expect(await readUser(home, victim.uuid)).toMatchObject({ status: 'ACTIVE' });
+  expect(await readUser(home, deleted.uuid)).toMatchObject({ status: 'DELETED' });
   // The e-mail the forbidden create named is still free.
   await createViaApi(home, { email: newEmail });
 });
@@ -140,12 +140,12 @@ describe('a non-admin on itself', () => {
     ['its permissions', (o) => ({ permissions: [{ environmentUuid: o.envA, botUuid: o.botA2 }] })],
     ['its e-mail', () => ({ email: uniqueEmail('self-change') })],
   ])('may not change %s (403, nothing changes)', async (_what, change) => {
-    const before = await read(home, me.uuid);
+    const before = await readUser(home, me.uuid);
 
     const response = await me.api.put(self(), { name: 'Attempt', email: me.email, ...change(home) });
 
     expectError(response, 403, 'FORBIDDEN');
-    expect(await read(home, me.uuid)).toEqual(before);
+    expect(await readUser(home, me.uuid)).toEqual(before);
   });
 });
 
@@ -188,8 +188,8 @@ describe('another organization', () => {
       expect({ route, status: response.status }).toEqual({ route, status: 404 });
       expectError(response, 404, 'NOT_FOUND');
     }
-    expect(await read(home, homeUser.uuid)).toEqual(homeUser);
-    expect(await read(home, homeDeleted.uuid)).toMatchObject({ status: 'DELETED' });
+    expect(await readUser(home, homeUser.uuid)).toEqual(homeUser);
+    expect(await readUser(home, homeDeleted.uuid)).toMatchObject({ status: 'DELETED' });
   });
 
   test("a user of another organization addressed under the caller's organization is 404 and is left alone", async () => {
@@ -203,8 +203,8 @@ describe('another organization', () => {
       expect({ route, status: response.status }).toEqual({ route, status: 404 });
       expectError(response, 404, 'NOT_FOUND');
     }
-    expect(await read(away, awayUser.uuid)).toEqual(awayUser);
-    expect(await read(away, awayDeleted.uuid)).toMatchObject({ status: 'DELETED' });
+    expect(await readUser(away, awayUser.uuid)).toEqual(awayUser);
+    expect(await readUser(away, awayDeleted.uuid)).toMatchObject({ status: 'DELETED' });
   });
 
   test("a user of another organization reading itself under this organization's path is 404", async () => {
@@ -261,7 +261,7 @@ describe('authentication', () => {
       expect({ route, status: response.status }).toEqual({ route, status: 401 });
       expectError(response, 401, 'UNAUTHENTICATED');
     }
-    expect(await read(home, target.uuid)).toEqual(target);
-    expect(await read(home, deleted.uuid)).toMatchObject({ status: 'DELETED' });
+    expect(await readUser(home, target.uuid)).toEqual(target);
+    expect(await readUser(home, deleted.uuid)).toMatchObject({ status: 'DELETED' });
   });
 });

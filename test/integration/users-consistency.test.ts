@@ -7,7 +7,8 @@ import { putDirectoryEntry, shardOf as directoryShardOf } from '../../shared/use
 import { getEmailClaim, getUser } from '../../shared/users/user.repository';
 import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-lifecycle';
 import { TEST_PASSWORD } from '../support/auth-helpers';
-import { expectError, type ApiResponse } from '../support/bot-helpers';
+import { expectError } from '../support/error-body';
+import type { ApiResponse } from '../support/http-client';
 import { unique } from '../support/stack';
 import {
   adminSet,
@@ -23,6 +24,7 @@ import {
   mailContext,
   mailsTo,
   member,
+  readUser,
   recordingMailer,
   refresh,
   signIn,
@@ -48,7 +50,6 @@ beforeAll(async () => {
   org = await freshOrganization();
 });
 
-const read = async (uuid: string, on: TestOrg = org) => (await on.admin.api.get(on.url(`/${uuid}`))).body;
 const signInStatus = async (email: string, password: string, on: TestOrg = org) => (await signIn(on.realm, email, password)).status;
 /** The listing's users whose name, e-mail or company contain `term`, any status. */
 const listed = (term: string, on: TestOrg = org) => listAllUsers(on.admin.api, on, `&status=ALL&searchTerms=${encodeURIComponent(term)}`);
@@ -88,7 +89,7 @@ describe('the identity provider fails', () => {
       }),
     ).rejects.toThrow('identity provider unavailable');
 
-    expect(await read(user.uuid)).toEqual(user);
+    expect(await readUser(org, user.uuid)).toEqual(user);
     expect(await getEmailClaim(org.orgUuid, oldEmail)).toMatchObject({ userUuid: user.uuid, state: 'DONE' });
     expect(await getEmailClaim(org.orgUuid, newEmail)).toBeUndefined();
     expect(await listed(oldEmail)).toEqual([user]);
@@ -117,7 +118,7 @@ describe('the identity provider fails', () => {
       ),
     ).rejects.toThrow('identity provider unavailable');
 
-    expect(await read(target.uuid)).toEqual(target);
+    expect(await readUser(org, target.uuid)).toEqual(target);
     expect(await adminSet(org.orgUuid)).toEqual(admins);
   });
 
@@ -136,7 +137,7 @@ describe('the identity provider fails', () => {
       ),
     ).rejects.toThrow('identity provider unavailable');
 
-    expect(await read(user.uuid)).toEqual(user);
+    expect(await readUser(org, user.uuid)).toEqual(user);
     expect(await listed(email)).toEqual([user]);
     expect(await getEmailClaim(org.orgUuid, email)).toMatchObject({ userUuid: user.uuid, state: 'DONE' });
     expect(await signInStatus(email, TEST_PASSWORD)).toBe(200);
@@ -161,7 +162,7 @@ describe('the identity provider fails', () => {
     ).rejects.toThrow('identity provider unavailable');
 
     // What the store says (these hold today) ...
-    expect(await read(user.uuid)).toEqual(user);
+    expect(await readUser(org, user.uuid)).toEqual(user);
     expect(await getEmailClaim(org.orgUuid, oldEmail)).toMatchObject({ userUuid: user.uuid, state: 'DONE' });
     expect(await getEmailClaim(org.orgUuid, newEmail)).toBeUndefined();
     // ... and what the identity provider says (fails today: it has `newEmail`).
@@ -172,7 +173,7 @@ describe('the identity provider fails', () => {
     const own = await freshOrganization();
     const second = await member(own, 'ADMIN');
     const session = await tokenOf(own.realm, second.email, TEST_PASSWORD);
-    const before = await read(second.uuid, own);
+    const before = await readUser(own, second.uuid);
 
     await expect(
       deleteUser(await adminScope(own), second.uuid, {
@@ -181,7 +182,7 @@ describe('the identity provider fails', () => {
       }),
     ).rejects.toThrow('identity provider unavailable');
 
-    expect(await read(second.uuid, own)).toEqual(before);
+    expect(await readUser(own, second.uuid)).toEqual(before);
     expect(await listed(second.email, own)).toEqual([before]);
     expect(await adminSet(own.orgUuid)).toEqual([own.admin.uuid, second.uuid].sort());
     expect(await identityOf(second.uuid)).toMatchObject({ enabled: true });
@@ -203,7 +204,7 @@ describe('the identity provider fails', () => {
       }),
     ).rejects.toThrow('identity provider unavailable');
 
-    expect(await read(user.uuid)).toEqual(user);
+    expect(await readUser(org, user.uuid)).toEqual(user);
     expect(await signInStatus(user.email, TEST_PASSWORD)).toBe(200);
     expect((await org.admin.api.delete(org.url(`/${user.uuid}`))).status).toBe(204);
     expect(await identityOf(user.uuid)).toMatchObject({ enabled: false });
@@ -225,7 +226,7 @@ describe('the identity provider fails', () => {
     ).rejects.toThrow('identity provider unavailable');
 
     const deleted = { ...user, status: 'DELETED' };
-    expect(await read(user.uuid)).toEqual(deleted);
+    expect(await readUser(org, user.uuid)).toEqual(deleted);
     expect(await listed(user.email)).toEqual([deleted]);
     expect(await identityOf(user.uuid)).toMatchObject({ enabled: false });
     expect(await signInStatus(user.email, TEST_PASSWORD)).toBe(400);
@@ -414,8 +415,8 @@ describe('races', () => {
     expectError(responses[1 - winnerIndex]!, 409, 'EMAIL_TAKEN');
     const winner = [one, two][winnerIndex]!;
     const loser = [one, two][1 - winnerIndex]!;
-    expect(await read(winner.uuid)).toEqual({ ...winner, email: wanted });
-    expect(await read(loser.uuid)).toEqual(loser);
+    expect(await readUser(org, winner.uuid)).toEqual({ ...winner, email: wanted });
+    expect(await readUser(org, loser.uuid)).toEqual(loser);
     expect(await getEmailClaim(org.orgUuid, wanted)).toMatchObject({ userUuid: winner.uuid, state: 'DONE' });
     expect(await getEmailClaim(org.orgUuid, loser.email)).toMatchObject({ userUuid: loser.uuid });
     expect(await getEmailClaim(org.orgUuid, winner.email)).toBeUndefined();
@@ -436,7 +437,7 @@ describe('races', () => {
     const won = names.filter((_, i) => responses[i]!.status === 200);
     expect(won.length).toBeGreaterThanOrEqual(1);
     for (const response of responses.filter((r) => r.status !== 200)) expectError(response, 409, 'VERSION_CONFLICT');
-    const stored = await read(user.uuid);
+    const stored = await readUser(org, user.uuid);
     expect(won).toContain(stored.name);
     expect(await listed(user.email)).toEqual([stored]);
   });

@@ -1,5 +1,6 @@
 import { TEST_PASSWORD } from '../support/auth-helpers';
-import { UUID, expectError, expectFieldErrors, type ApiResponse } from '../support/bot-helpers';
+import { expectError, expectFieldErrors } from '../support/error-body';
+import { UUID, type ApiResponse } from '../support/http-client';
 import { unique } from '../support/stack';
 import {
   createBody,

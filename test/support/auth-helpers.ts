@@ -4,7 +4,7 @@ import { keys } from '../../shared/store/keys';
 import { updateItem } from '../../shared/store/table';
 import type { Role, UserRecord } from '../../shared/users/user.entities';
 import { registerUser } from '../../shared/users/user-registration';
-import { expectErrorBody, type StandardErrorBody } from './error-body';
+import { send, type ApiResponse } from './http-client';
 import { requestToken, stack, unique, userArea } from './stack';
 
 /** A password that meets the default policy; every test user gets it. */
@@ -72,8 +72,8 @@ export async function passwordToken(user: Pick<TestUser, 'realm' | 'email' | 'pa
 }
 
 /** Calls the current-user route of an organization with the given headers. */
-export function getCurrentUser(orgUuid: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(userArea(orgUuid, '/users/identity-provider'), { headers });
+export function getCurrentUser(orgUuid: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
+  return send(userArea(orgUuid, '/users/identity-provider'), { headers });
 }
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -116,15 +116,4 @@ export function signWithForeignKey(claims: Record<string, unknown>, kid: string)
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const input = `${b64url({ alg: 'ES256', typ: 'JWT', kid })}.${b64url(claims)}`;
   return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
-}
-
-/** The standard error body of spec section 7. */
-export type { StandardErrorBody } from './error-body';
-
-/** Asserts a response carries the spec's standard error body and nothing internal. */
-export async function expectStandardError(response: Response, status: number, errorCode: string): Promise<StandardErrorBody> {
-  return expectErrorBody(
-    { status: response.status, contentType: response.headers.get('content-type'), text: await response.text() },
-    { status, errorCode, path: new URL(response.url).pathname },
-  );
 }

@@ -15,12 +15,10 @@ import { updateItem } from '../../shared/store/table';
 import type { Permission, Role } from '../../shared/users/user.entities';
 import { registerUser } from '../../shared/users/user-registration';
 import { TEST_PASSWORD, passwordToken } from './auth-helpers';
-import { expectErrorBody, type StandardErrorBody } from './error-body';
-import { adminToken, stack, unique } from './stack';
+import { httpClient, seededAdminToken, type ApiResponse, type TokenSource } from './http-client';
+import { stack, unique } from './stack';
 
-/** Helpers for the agent-configuration area: fresh bots of one's own, bodies, an HTTP client. */
-
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Helpers for the agent-configuration area: fresh bots of one's own, bodies, URLs, a typed client. */
 
 /** Where a bot lives: enough to build its paths. */
 export interface BotAddress {
@@ -139,84 +137,12 @@ export type SummaryDto = AgentSummary;
 /** The Page of spec 2.8. */
 export type PageDto<T = SummaryDto> = Page<T>;
 
-/** What a client sees of a response. */
-export interface ApiResponse<T = AgentDto> {
-  status: number;
-  headers: Headers;
-  contentType: string | null;
-  /** Parsed JSON when the response is JSON, else undefined. */
-  body: T;
-  text: string;
-  /** The request path, as the error body's `path` carries it. */
-  path: string;
-}
-
-export type TokenSource = string | undefined | (() => Promise<string>);
-
-/** Sends a request and reads the response as a client sees it (JSON parsed when it is JSON). */
-export async function send<T>(url: string, init: RequestInit): Promise<ApiResponse<T>> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  const contentType = response.headers.get('content-type');
-  return {
-    status: response.status,
-    headers: response.headers,
-    contentType,
-    body: (contentType?.startsWith('application/json') && text ? JSON.parse(text) : undefined) as T,
-    text,
-    path: new URL(url).pathname,
-  };
-}
-
-/** A request with a bearer token (or none) and a JSON body; a string body is sent as is. */
-export async function call<T>(
-  source: TokenSource,
-  method: string,
-  url: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-): Promise<ApiResponse<T>> {
-  const token = typeof source === 'function' ? await source() : source;
-  return send<T>(url, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      ...headers,
-    },
-    ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
-  });
-}
-
-/**
- * An HTTP client with a bearer token; a string body is sent as is (for malformed JSON). The body type
- * defaults to the Agent; listings name `PageDto`.
- */
-export function api(token: TokenSource) {
-  return {
-    get: <T = AgentDto>(url: string, headers?: Record<string, string>) => call<T>(token, 'GET', url, undefined, headers),
-    post: <T = AgentDto>(url: string, body: unknown, headers?: Record<string, string>) => call<T>(token, 'POST', url, body, headers),
-    put: <T = AgentDto>(url: string, body: unknown, headers?: Record<string, string>) => call<T>(token, 'PUT', url, body, headers),
-  };
-}
+/** A client of the agent-configuration area; bodies default to the Agent, listings name `PageDto`. */
+export const api = (token: TokenSource) => httpClient<AgentDto>(token);
 export type Api = ReturnType<typeof api>;
 
-const TOKEN_REUSE_MS = 200_000;
-const adminTokens = new Map<number, { token: string; at: number }>();
-
-async function cachedAdminToken(orgIndex: number): Promise<string> {
-  let cached = adminTokens.get(orgIndex);
-  if (!cached || Date.now() - cached.at > TOKEN_REUSE_MS) {
-    cached = { token: (await adminToken(orgIndex)).accessToken, at: Date.now() };
-    adminTokens.set(orgIndex, cached);
-  }
-  return cached.token;
-}
-
-/** A client with a seeded organization's ADMIN token (fetched once per file, renewed before it expires). */
-export function adminApi(orgIndex = 0): Api {
-  return api(() => cachedAdminToken(orgIndex));
-}
+/** A client with a seeded organization's ADMIN token. */
+export const adminApi = (orgIndex = 0): Api => api(seededAdminToken(orgIndex));
 
 /** A user of a seeded organization with a role and grants (real store and Cognito emulator), signed in. */
 export async function userWithGrants(role: Role, permissions: Permission[], orgIndex = 0): Promise<{ userUuid: string; api: Api }> {
@@ -228,35 +154,10 @@ export async function userWithGrants(role: Role, permissions: Permission[], orgI
 }
 
 /** Creates an agent through the API (as org 0's ADMIN unless told) and fails the test unless it answers 201. */
-export async function createAgent(bot: BotAddress, body: Record<string, unknown>, client: Api = adminApi()): Promise<ApiResponse> {
+export async function createAgent(bot: BotAddress, body: Record<string, unknown>, client: Api = adminApi()): Promise<ApiResponse<AgentDto>> {
   const response = await client.post(agentsUrl(bot), body);
   if (response.status !== 201) throw new Error(`Create failed with ${response.status}: ${response.text}`);
   return response;
-}
-
-/** Asserts the standard error body (spec 7) with status and code. */
-export function expectError(response: ApiResponse<unknown>, status: number, errorCode: string): StandardErrorBody {
-  return expectErrorBody(
-    { status: response.status, contentType: response.contentType, text: response.text },
-    { status, errorCode, path: response.path },
-  );
-}
-
-/** Asserts a 422 validation body whose `details` name exactly these fields (order ignored), and returns them. */
-export function expectFieldErrors(response: ApiResponse<unknown>, fields: string[]): { fieldName: string; message: string; errorCode: string }[] {
-  const body = expectError(response, 422, 'VALIDATION_FAILED');
-  const details = body.details ?? [];
-  for (const detail of details) {
-    expect(detail).toEqual({ fieldName: expect.any(String), message: expect.any(String), errorCode: expect.any(String) });
-    expect(detail.message.length).toBeGreaterThan(0);
-  }
-  expect(details.map((d) => d.fieldName).sort()).toEqual([...fields].sort());
-  return details;
-}
-
-/** The detail of one field in a 422 body. */
-export function detailOf(response: ApiResponse<unknown>, fieldName: string) {
-  return (response.body as StandardErrorBody).details?.find((d) => d.fieldName === fieldName);
 }
 
 /** Sets `active` to false on an existing item; `what` names it in the error when there is none. */

@@ -8,8 +8,8 @@ import { es } from '../../shared/mail/locales/es';
 import { ja } from '../../shared/mail/locales/ja';
 import { pt } from '../../shared/mail/locales/pt';
 import type { Language } from '../../shared/mail/mail.templates';
-import { send, type ApiResponse } from './bot-helpers';
 import type { StandardErrorBody } from './error-body';
+import { send, type ApiResponse } from './http-client';
 import type { ReceivedMail, TestOrg } from './user-helpers';
 
 /** Helpers for the bulk operations: CSV files, the multipart upload, the job resource, staged jobs. */

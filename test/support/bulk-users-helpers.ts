@@ -1,8 +1,9 @@
 import type { ItemError, Revocation } from '../../shared/bulk/bulk-users.service';
 import type { Permission } from '../../shared/users/user.entities';
-import { agentsUrl, send } from './bot-helpers';
-import { authOf } from './bulk-helpers';
-import type { Member, TestOrg, UserDto } from './user-helpers';
+import { agentsUrl } from './bot-helpers';
+import { authOf, csvOf } from './bulk-helpers';
+import { send } from './http-client';
+import { readUser, type Member, type TestOrg } from './user-helpers';
 
 /** Helpers for bulk delete and the bulk permission routes: requests, permission files, bot access. */
 
@@ -47,13 +48,8 @@ export function grantRequest(org: TestOrg, csv: string | Buffer, call: BulkCall 
 export const PERMISSION_COLUMNS = ['Email', 'EnvironmentUuid', 'EnvironmentName', 'Bot'] as const;
 export type PermissionRow = Partial<Record<(typeof PERMISSION_COLUMNS)[number], string>>;
 
-const quote = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
-
 /** A permissions CSV from rows (header on line 1, so the n-th row is on line n + 1). */
-export function permissionsCsv(rows: PermissionRow[], columns: readonly string[] = PERMISSION_COLUMNS): string {
-  const cell = (row: PermissionRow, column: string) => quote(row[column as keyof PermissionRow] ?? '');
-  return [columns.map(quote).join(','), ...rows.map((row) => columns.map((c) => cell(row, c)).join(','))].join('\r\n') + '\r\n';
-}
+export const permissionsCsv = (rows: PermissionRow[], columns: readonly string[] = PERMISSION_COLUMNS) => csvOf(rows, { columns });
 
 export type GrantPlace = 'A1' | 'A2' | 'B1' | 'envA' | 'envB';
 
@@ -100,13 +96,6 @@ const grantKey = (p: Permission) => `${p.environmentUuid}/${p.botUuid ?? '*'}`;
 
 /** Permissions in one order, for comparing sets of grants. */
 export const sortedGrants = (permissions: Permission[]) => [...permissions].sort((a, b) => grantKey(a).localeCompare(grantKey(b)));
-
-/** A user as the organization's ADMIN reads it; fails the test unless it answers 200. */
-export async function readUser(org: TestOrg, userUuid: string): Promise<UserDto> {
-  const response = await org.admin.api.get(org.url(`/${userUuid}`));
-  if (response.status !== 200) throw new Error(`Read failed with ${response.status}: ${response.text}`);
-  return response.body;
-}
 
 /** A user's permissions as the ADMIN reads them, in `sortedGrants` order. */
 export const grantsOfUser = async (org: TestOrg, userUuid: string) => sortedGrants((await readUser(org, userUuid)).permissions);

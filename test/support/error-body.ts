@@ -1,3 +1,5 @@
+import type { ApiResponse } from './http-client';
+
 /** The standard error body of spec section 7. */
 export interface StandardErrorBody {
   timestamp: number;
@@ -10,7 +12,8 @@ export interface StandardErrorBody {
 
 /**
  * Asserts an answer carries the standard error body with the given status, code and path, and never
- * leaks a stack trace or an error's internals. Works for a fetched response and a Lambda result alike.
+ * leaks a stack trace or an error's internals. Works for a Lambda result too; `expectError` is its
+ * form for a response of the HTTP test client.
  */
 export function expectErrorBody(
   answer: { status: number | undefined; contentType: string | null | undefined; text: string },
@@ -32,4 +35,26 @@ export function expectErrorBody(
   expect(Math.abs(body.timestamp - Date.now())).toBeLessThan(60_000);
   expect(body.message.length).toBeGreaterThan(0);
   return body;
+}
+
+/** Asserts a response of the HTTP test client carries the standard error body with this status and code. */
+export function expectError(response: ApiResponse, status: number, errorCode: string): StandardErrorBody {
+  return expectErrorBody(response, { status, errorCode, path: response.path });
+}
+
+/** Asserts a 422 validation body whose `details` name exactly these fields (order ignored), and returns them. */
+export function expectFieldErrors(response: ApiResponse, fields: string[]): NonNullable<StandardErrorBody['details']> {
+  const body = expectError(response, 422, 'VALIDATION_FAILED');
+  const details = body.details ?? [];
+  for (const detail of details) {
+    expect(detail).toEqual({ fieldName: expect.any(String), message: expect.any(String), errorCode: expect.any(String) });
+    expect(detail.message.length).toBeGreaterThan(0);
+  }
+  expect(details.map((d) => d.fieldName).sort()).toEqual([...fields].sort());
+  return details;
+}
+
+/** The detail of one field in a 422 body. */
+export function detailOf(response: ApiResponse, fieldName: string) {
+  return (response.body as StandardErrorBody).details?.find((d) => d.fieldName === fieldName);
 }

@@ -12,11 +12,11 @@ import type { UserResponse } from '../../shared/users/user.mapper';
 import type { Permission, Role } from '../../shared/users/user.entities';
 import { registerUser } from '../../shared/users/user-registration';
 import { TEST_PASSWORD, type TokenBody } from './auth-helpers';
-import type { PageDto, TokenSource } from './bot-helpers';
-import { call, deactivateBot, deactivateEnvironment } from './bot-helpers';
+import { deactivateBot, deactivateEnvironment, type PageDto } from './bot-helpers';
+import { httpClient, type TokenSource } from './http-client';
 import { requestToken, stack, unique, userArea } from './stack';
 
-/** Helpers for the users routes: organizations of one's own, an HTTP client with DELETE, the mailbox. */
+/** Helpers for the users routes: organizations of one's own, a typed client, the mailbox. */
 
 /** The User a client reads (spec 2.9 plus role, permissions and status). */
 export type UserDto = UserResponse;
@@ -25,15 +25,8 @@ export type UserPage = PageDto<UserDto>;
 /** An e-mail address unique to the run; `tag` makes it readable in a failure. */
 export const uniqueEmail = (tag = 'user') => `${tag}-${unique()}@example.test`;
 
-/** An HTTP client of the users routes with a bearer token (or none); bodies default to the User. */
-export function usersApi(token: TokenSource) {
-  return {
-    get: <T = UserDto>(url: string, headers?: Record<string, string>) => call<T>(token, 'GET', url, undefined, headers),
-    post: <T = UserDto>(url: string, body: unknown, headers?: Record<string, string>) => call<T>(token, 'POST', url, body, headers),
-    put: <T = UserDto>(url: string, body: unknown, headers?: Record<string, string>) => call<T>(token, 'PUT', url, body, headers),
-    delete: <T = undefined>(url: string, headers?: Record<string, string>) => call<T>(token, 'DELETE', url, undefined, headers),
-  };
-}
+/** A client of the users routes with a bearer token (or none); bodies default to the User. */
+export const usersApi = (token: TokenSource) => httpClient<UserDto>(token);
 export type UsersApi = ReturnType<typeof usersApi>;
 
 /** The URL of the users collection of an organization, or of a path under it (`/quicksearch`, `/{id}`). */
@@ -192,6 +185,13 @@ export async function member(
     refreshToken: token.refresh_token,
     api: usersApi(token.access_token),
   };
+}
+
+/** A user as the organization's ADMIN reads it; fails the test unless it answers 200. */
+export async function readUser(org: TestOrg, userUuid: string): Promise<UserDto> {
+  const response = await org.admin.api.get(org.url(`/${userUuid}`));
+  if (response.status !== 200) throw new Error(`Read failed with ${response.status}: ${response.text}`);
+  return response.body;
 }
 
 /** Deletes a user through the API as the organization's ADMIN; fails the test unless it answers 204. */

@@ -206,6 +206,8 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
         return `arn:${PARTITION}:iam::${account}:role/${name}`;
       case 'AWS::Lambda::Function':
         return `arn:${PARTITION}:lambda:${region}:${account}:function:${name}`;
+      case 'AWS::SQS::Queue':
+        return `arn:${PARTITION}:sqs:${region}:${account}:${name}`;
       default:
         return missing(`GetAtt ${id}.${attribute}`);
     }

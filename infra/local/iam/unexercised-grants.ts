@@ -57,4 +57,18 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
       "bulk-delete's rollback only (deleteUser re-enables the account when writing the deleted user fails), which no " +
       'test provokes through the stack; test/integration/local-iam.test.ts proves the grant',
   },
+  {
+    action: 'sqs:SendMessage',
+    functions: ['bulk-worker'],
+    reason:
+      "the on-failure destination: Lambda's service sends the failure record to the failure queue with the worker's role; " +
+      "the function's code never calls SQS (locally the async invoker hands the record to the same handler)",
+  },
+  ...['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
+    action,
+    functions: ['bulk-worker'] as const,
+    reason:
+      "the failure queue's event source mapping: Lambda's pollers receive and delete messages with the worker's role; " +
+      "the function's code never calls SQS (locally the async invoker's on-failure path runs the same handler)",
+  })),
 ];
