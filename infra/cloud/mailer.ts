@@ -73,6 +73,13 @@ export function bindMailer(fn: LambdaFunction, mailer: Mailer, service: string):
       conditions: { StringEquals: { 'ses:FromAddress': mailer.senderEmail } },
     }),
   );
+  // The send quota (GetAccount's SendQuota.MaxSendRate), read once per process to pace the sends.
+  // SES authorizes GetAccount on no resource but "*"; it reads the account's sending settings only.
+  fn.addToRolePolicy(new PolicyStatement({ actions: ['ses:GetAccount'], resources: ['*'] }));
+  Validations.of(fn.role!).acknowledge({
+    id: 'AwsSolutions-IAM5[Resource::*]',
+    reason: 'ses:GetAccount (the send quota) supports no resource-level permission; it reads sending settings only.',
+  });
   Validations.of(fn.role!).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
     reason:

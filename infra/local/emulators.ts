@@ -21,6 +21,24 @@ import { createServer } from 'cognito-local/lib/server/server';
 
 const HOST = '127.0.0.1';
 
+/** The SES account the emulator reports (aws-ses-v2-local validates every field). */
+export const localSesAccount = {
+  DedicatedIpAutoWarmupEnabled: false,
+  Details: {
+    AdditionalContactEmailAddresses: [],
+    ContactLanguage: 'EN',
+    MailType: 'TRANSACTIONAL',
+    ReviewDetails: { CaseId: 'local', Status: 'GRANTED' },
+    UseCaseDescription: 'local stack',
+    WebsiteURL: 'http://localhost',
+  },
+  EnforcementStatus: 'HEALTHY',
+  ProductionAccessEnabled: true,
+  SendingEnabled: true,
+  SendQuota: { Max24HourSend: 50_000, MaxSendRate: 14, SentLast24Hours: 0 },
+  SuppressionAttributes: { SuppressedReasons: [] },
+};
+
 // aws-ses-v2-local is CommonJS with an `exports.default`: Node's ESM loader hands over the whole
 // exports object, esbuild's interop (jest) the function itself.
 const sesServer = ((sesModule as unknown as { default?: typeof sesModule }).default ?? sesModule) as typeof sesModule;
@@ -111,6 +129,9 @@ export async function startEmulators(dataDir: string, bucketName: string): Promi
     const cognito = await startCognito(join(dataDir, 'cognito'));
     started.push(() => close(cognito));
 
+    // aws-ses-v2-local answers GetAccount from this variable only: a production account's default
+    // quota (14 messages a second, 50,000 a day), so the code reads a send rate as it does in AWS.
+    process.env.AWS_SES_ACCOUNT ??= JSON.stringify(localSesAccount);
     const ses = await sesServer({ host: HOST, port: 0 });
     started.push(() => close(ses));
 

@@ -2,7 +2,10 @@ import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
 import { sesClient } from '../clients/ses';
 import { mailSettings } from '../config';
 import { logger } from '../logger';
+import { count } from '../metrics';
+import { isThrottling, reasonOf } from './mail-errors';
 import { renderMail, type Language, type MailKind, type MailVars } from './mail.templates';
+import { systemClock, type Clock } from './send-rate';
 
 /** One e-mail to one user: the kind and language choose the template, `vars` fill it in. */
 export interface MailMessage {
@@ -50,34 +53,73 @@ export function sesMailer(options: SesMailerOptions = {}): Mailer {
 /** Failed sends in this process (the log line below is what CloudWatch counts). */
 export const mailFailures = { count: 0 };
 
-/** Ids only (never an address, a name or a password): added to the failure's log line. */
+/** Ids only (never an address, a name or a password): added to the mail's log lines. */
 export interface MailLogContext {
   orgUuid?: string;
   userUuid?: string;
 }
 
-// SDK and network error messages can quote the recipient or the request: only a name or code is logged.
-// Duck-typed, not `instanceof Error`: errors from another realm (Node's sockets under jest) are errors too.
-function reasonOf(error: unknown): string {
-  const { name, code } = (typeof error === 'object' && error !== null ? error : {}) as { name?: unknown; code?: unknown };
-  if (typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) && (name === 'Error' || name === undefined)) return code;
-  return typeof name === 'string' && /^[A-Za-z][A-Za-z0-9_.]*$/.test(name) ? name : 'UnknownError';
+/** Whether SES accepted the message; if not, the error's name or code (`TooManyRequestsException`, `MessageRejected`). */
+export type MailResult = { sent: true } | { sent: false; reason: string };
+
+/**
+ * How a send refused for SES's rate is tried again, after the SDK's own retries gave up: up to
+ * `maxAttempts` in all, waiting a random time up to `baseDelayMs · 2^n` (at most `maxDelayMs`) before
+ * attempt n+1 ("full jitter", so lanes refused together do not return together). Other errors are final.
+ */
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  clock: Clock;
+  /** In [0, 1); `Math.random` but in tests. */
+  random: () => number;
+}
+
+/** Five attempts: at most 0.5 + 1 + 2 + 4 = 7.5 s of waiting, within an API request's 29 s. */
+export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 4_000, clock: systemClock, random: Math.random };
+
+/** Runs `work`, and again after a throttling error, as `policy` says; throws the last error. */
+export async function retryThrottled<T>(work: () => Promise<T>, policy: Partial<RetryPolicy> = {}, onRetry?: (attempt: number, delayMs: number) => void): Promise<T> {
+  const { maxAttempts, baseDelayMs, maxDelayMs, clock, random } = { ...defaultRetryPolicy, ...policy };
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isThrottling(error) || attempt >= maxAttempts) throw error;
+      const delayMs = Math.round(random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
+      onRetry?.(attempt, delayMs);
+      await clock.sleep(delayMs);
+    }
+  }
 }
 
 /**
- * Sends and never throws: a user is created or restored whether its e-mail leaves or not. A failure
- * is logged (with the request id the logger carries, and no address, subject, body or password) and
- * counted. Returns whether the e-mail was sent.
+ * Sends and never throws, trying again while SES refuses for its rate: the result says whether SES
+ * accepted the message. Each outcome is logged (with the request id the logger carries, and no
+ * address, subject, body or password) and counted (`MailsSent`, `MailsFailed`).
  */
-export async function sendSafely(mailer: Mailer, message: MailMessage, context: MailLogContext = {}): Promise<boolean> {
+export async function sendMail(mailer: Mailer, message: MailMessage, context: MailLogContext = {}, retry: Partial<RetryPolicy> = {}): Promise<MailResult> {
   const { kind, language } = message;
   try {
-    await mailer.send(message);
+    await retryThrottled(
+      () => mailer.send(message),
+      retry,
+      (attempt, delayMs) => logger.warn('mail throttled: trying again', { kind, language, ...context, attempt, delayMs }),
+    );
+    count('MailsSent');
     logger.info('mail sent', { kind, language, ...context });
-    return true;
+    return { sent: true };
   } catch (error) {
+    const reason = reasonOf(error);
     mailFailures.count += 1;
-    logger.error('mail not sent', { kind, language, ...context, reason: reasonOf(error), metric: 'MailNotSent', value: 1 });
-    return false;
+    count('MailsFailed');
+    logger.error('mail not sent', { kind, language, ...context, reason, metric: 'MailNotSent', value: 1 });
+    return { sent: false, reason };
   }
+}
+
+/** `sendMail`, answering only whether the e-mail was sent. */
+export async function sendSafely(mailer: Mailer, message: MailMessage, context: MailLogContext = {}, retry: Partial<RetryPolicy> = {}): Promise<boolean> {
+  return (await sendMail(mailer, message, context, retry)).sent;
 }

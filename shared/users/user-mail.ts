@@ -1,5 +1,5 @@
 import type { Language, MailKind } from '../mail/mail.templates';
-import { sendSafely, type Mailer } from '../mail/mailer';
+import { sendMail, type Mailer, type MailResult } from '../mail/mailer';
 import { getOrganization } from '../org/org.repository';
 import type { UserRecord } from './user.entities';
 
@@ -18,10 +18,10 @@ export const signInAddress =
   (realm: string): string =>
     template.replaceAll('{realm}', encodeURIComponent(realm));
 
-/** Sends a user the e-mail of `kind`; never throws (see `sendSafely`). */
-async function mailUser(kind: MailKind, user: UserRecord, mail: MailContext, mailer: Mailer, password?: string): Promise<void> {
+/** Sends a user the e-mail of `kind`; never throws, and says whether SES accepted it (see `sendMail`). */
+async function mailUser(kind: MailKind, user: UserRecord, mail: MailContext, mailer: Mailer, password?: string): Promise<MailResult> {
   const realm = mail.realm ?? (await getOrganization(user.orgUuid))?.name ?? '';
-  await sendSafely(
+  return sendMail(
     mailer,
     {
       to: user.email,
@@ -33,12 +33,12 @@ async function mailUser(kind: MailKind, user: UserRecord, mail: MailContext, mai
   );
 }
 
-/** Sends a new user its welcome e-mail with its sign-in details; never throws. */
-export async function sendWelcome(user: UserRecord, password: string, mail: MailContext, mailer: Mailer): Promise<void> {
-  await mailUser('welcome', user, mail, mailer, password);
+/** Sends a new user its welcome e-mail with its sign-in details; never throws, and says whether SES accepted it. */
+export async function sendWelcome(user: UserRecord, password: string, mail: MailContext, mailer: Mailer): Promise<MailResult> {
+  return mailUser('welcome', user, mail, mailer, password);
 }
 
-/** Sends a restored user its reactivation e-mail, with its new password if one was set; never throws. */
-export async function sendReactivation(user: UserRecord, password: string | undefined, mail: MailContext, mailer: Mailer): Promise<void> {
-  await mailUser('reactivation', user, mail, mailer, password);
+/** Sends a restored user its reactivation e-mail, with its new password if one was set; never throws, and says whether SES accepted it. */
+export async function sendReactivation(user: UserRecord, password: string | undefined, mail: MailContext, mailer: Mailer): Promise<MailResult> {
+  return mailUser('reactivation', user, mail, mailer, password);
 }

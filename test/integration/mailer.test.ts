@@ -1,9 +1,12 @@
+import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
+import sesModule from 'aws-ses-v2-local';
 import { ConfigError, mailSettings, readConfig } from '../../shared/config';
 import { logger } from '../../shared/logger';
 import { languages, mailKinds, renderMail, type MailVars } from '../../shared/mail/mail.templates';
-import { mailFailures, sendSafely, sesMailer, type MailMessage } from '../../shared/mail/mailer';
+import { mailFailures, sendMail, sendSafely, sesMailer, type Mailer, type MailMessage } from '../../shared/mail/mailer';
+import { rateLimited, readSendRate, systemClock, TokenBucket, type Clock } from '../../shared/mail/send-rate';
 import { stack, unique } from '../support/stack';
 import { captureLogs } from '../support/capture-logs';
 
@@ -124,3 +127,157 @@ describe('the SES mailer against the local SES emulator', () => {
     expect(all).not.toContain('127.0.0.1');
   });
 });
+
+// CommonJS with an `exports.default`, as infra/local/emulators.ts notes.
+const sesServer = ((sesModule as unknown as { default?: typeof sesModule }).default ?? sesModule) as typeof sesModule;
+
+const urlOf = (server: Server) => `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+const closeServer = (server: Server) =>
+  new Promise<void>((done) => {
+    server.closeAllConnections();
+    server.close(() => done());
+  });
+const clientAt = (endpoint: string) => new SESv2Client({ region: 'us-east-1', endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+
+describe("SES's send rate, read with GetAccount from the SES emulator", () => {
+  // An emulator of this test's own: it answers GetAccount from AWS_SES_ACCOUNT in its process's environment.
+  let emulator: Server;
+  beforeAll(async () => {
+    emulator = await sesServer({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    delete process.env.AWS_SES_ACCOUNT;
+    await closeServer(emulator);
+  });
+
+  test('without an account configured (the local stack as it starts), GetAccount is refused and the fallback rate applies', async () => {
+    delete process.env.AWS_SES_ACCOUNT;
+
+    // The emulator answers 400 with `{ type: 'BadRequestException' }`, a body the SDK cannot name: `Unknown`.
+    expect(await readSendRate(clientAt(urlOf(emulator)))).toEqual({ ratePerSecond: 1, source: 'fallback', reason: 'Unknown' });
+  });
+
+  test("with an account configured, the rate is the account's SendQuota.MaxSendRate", async () => {
+    process.env.AWS_SES_ACCOUNT = JSON.stringify(emulatedAccount(5));
+
+    expect(await readSendRate(clientAt(urlOf(emulator)))).toEqual({ ratePerSecond: 5, source: 'account' });
+  });
+
+  test('eight lanes sending through one bucket at the read rate deliver every e-mail, none sooner than the rate allows', async () => {
+    process.env.AWS_SES_ACCOUNT = JSON.stringify(emulatedAccount(5));
+    const { ratePerSecond } = await readSendRate(clientAt(urlOf(emulator)));
+    const clock = recordingClock();
+    const origin = clock.now();
+    const bucket = new TokenBucket({ ratePerSecond, clock });
+    const starts: number[] = [];
+    const timed: Mailer = { send: (message) => (starts.push(clock.now()), sesMailer().send(message)) };
+    const mailer = rateLimited(timed, bucket);
+    const run = unique();
+    const queue = Array.from({ length: 12 }, (_, i) => `rate.${i}.${run}@mail.example`);
+
+    const results = await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        const sent = [];
+        for (let to = queue.shift(); to; to = queue.shift()) sent.push(await sendMail(mailer, { to, kind: 'welcome', language: 'en', vars: vars(run) }));
+        return sent;
+      }),
+    );
+
+    expect(results.flat()).toEqual(Array.from({ length: 12 }, () => ({ sent: true })));
+    for (let i = 0; i < 12; i++) expect(await receivedBy(`rate.${i}.${run}@mail.example`)).toHaveLength(1);
+    // A burst of 5 at once, then one every 200 ms: the k-th send (from 0) starts no sooner than (k - 4) · 200 ms
+    // after the bucket was made. Lower bounds only (a timer may fire 1 ms early), so a slow machine cannot fail it.
+    expect(bucket.burst).toBe(5);
+    starts.sort((a, b) => a - b).forEach((start, k) => expect(start - origin).toBeGreaterThanOrEqual(Math.max(0, k - 4) * 200 - 2));
+    expect(clock.sleeps.length).toBeGreaterThan(0);
+  });
+});
+
+describe('throttling answered by SES, through the real SDK', () => {
+  /** A server in front of the stack's SES emulator that answers the first `refusals` SendEmail calls 429, as SES does. */
+  async function throttlingSes(refusals: number): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+    let requests = 0;
+    const server = createHttpServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        requests += 1;
+        if (requests <= refusals) {
+          response.writeHead(429, { 'content-type': 'application/json', 'x-amzn-errortype': 'TooManyRequestsException' });
+          response.end(JSON.stringify({ message: 'Maximum sending rate exceeded.' }));
+          return;
+        }
+        const headers = { 'content-type': 'application/json', authorization: request.headers.authorization ?? '' };
+        fetch(`${stack().endpoints.ses}${request.url}`, { method: request.method, headers, body: Buffer.concat(chunks) }).then(
+          async (answer) => {
+            response.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+            response.end(Buffer.from(await answer.arrayBuffer()));
+          },
+          () => response.destroy(),
+        );
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    return { url: urlOf(server), requests: () => requests, close: () => closeServer(server) };
+  }
+
+  const fastRetry = { baseDelayMs: 10, maxDelayMs: 40 };
+
+  test('a message throttled twice is sent on the third attempt and arrives once', async () => {
+    const ses = await throttlingSes(2);
+    const run = unique();
+    const to = `throttled.${run}@mail.example`;
+    try {
+      const result = await sendMail(sesMailer({ client: clientAt(ses.url) }), { to, kind: 'welcome', language: 'en', vars: vars(run) }, {}, fastRetry);
+
+      expect(result).toEqual({ sent: true });
+      expect(ses.requests()).toBe(3);
+      expect(await receivedBy(to)).toHaveLength(1);
+    } finally {
+      await ses.close();
+    }
+  });
+
+  test('a message throttled on every attempt is reported not sent, with the throttling reason', async () => {
+    const ses = await throttlingSes(Number.POSITIVE_INFINITY);
+    const run = unique();
+    const to = `always-throttled.${run}@mail.example`;
+    const failuresBefore = mailFailures.count;
+    try {
+      const result = await sendMail(sesMailer({ client: clientAt(ses.url) }), { to, kind: 'welcome', language: 'en', vars: vars(run) }, {}, { ...fastRetry, maxAttempts: 3 });
+
+      expect(result).toEqual({ sent: false, reason: 'TooManyRequestsException' });
+      expect(ses.requests()).toBe(3);
+      expect(mailFailures.count).toBe(failuresBefore + 1);
+      expect(await receivedBy(to)).toEqual([]);
+    } finally {
+      await ses.close();
+    }
+  });
+});
+
+/** An account as SES v2 GetAccount describes it (the emulator checks every field is there). */
+function emulatedAccount(maxSendRate: number) {
+  return {
+    DedicatedIpAutoWarmupEnabled: false,
+    Details: {
+      AdditionalContactEmailAddresses: [],
+      ContactLanguage: 'EN',
+      MailType: 'TRANSACTIONAL',
+      ReviewDetails: { CaseId: 'local', Status: 'GRANTED' },
+      UseCaseDescription: 'local',
+      WebsiteURL: 'http://localhost',
+    },
+    EnforcementStatus: 'HEALTHY',
+    ProductionAccessEnabled: true,
+    SendingEnabled: true,
+    SendQuota: { Max24HourSend: 50_000, MaxSendRate: maxSendRate, SentLast24Hours: 0 },
+    SuppressionAttributes: { SuppressedReasons: [] },
+  };
+}
+
+/** The system clock, noting each wait the bucket asks for. */
+function recordingClock(): Clock & { sleeps: number[] } {
+  const sleeps: number[] = [];
+  return { sleeps, now: systemClock.now, sleep: (ms) => (sleeps.push(ms), systemClock.sleep(ms)) };
+}

@@ -130,6 +130,8 @@ function s3(operation: string, input: Record<string, unknown>): IamRequest[] | u
 }
 
 function ses(operation: string, input: Record<string, unknown>, { account, region }: ArnScope): IamRequest[] | undefined {
+  // GetAccount (the send quota) takes no resource: IAM authorizes it on "*".
+  if (operation === 'GetAccount') return [{ action: 'ses:GetAccount', resource: '*' }];
   if (operation !== 'SendEmail' && operation !== 'SendBulkEmail') return undefined;
   const arn = (kind: string, name: string) => `arn:${PARTITION}:ses:${region}:${account}:${kind}/${name}`;
   const from = text(input.FromEmailAddress);

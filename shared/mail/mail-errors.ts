@@ -1,0 +1,28 @@
+/**
+ * What the mailer may say about a failed send. SDK and network error messages can quote the recipient
+ * or the request, so only an error's name or code leaves this module.
+ */
+
+// Duck-typed, not `instanceof Error`: errors from another realm (Node's sockets under jest) are errors too.
+function fieldsOf(error: unknown): { name?: unknown; code?: unknown; status?: unknown } {
+  if (typeof error !== 'object' || error === null) return {};
+  const { name, code, $metadata } = error as { name?: unknown; code?: unknown; $metadata?: { httpStatusCode?: unknown } };
+  return { name, code, status: $metadata?.httpStatusCode };
+}
+
+/** The error's name or code (`TooManyRequestsException`, `ECONNREFUSED`), never its message. */
+export function reasonOf(error: unknown): string {
+  const { name, code } = fieldsOf(error);
+  if (typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) && (name === 'Error' || name === undefined)) return code;
+  return typeof name === 'string' && /^[A-Za-z][A-Za-z0-9_.]*$/.test(name) ? name : 'UnknownError';
+}
+
+// SES v2 refuses for rate with TooManyRequestsException (429); "Maximum sending rate exceeded" comes as
+// LimitExceededException or, from the v1 endpoints, Throttling.
+const throttlingNames = new Set(['TooManyRequestsException', 'LimitExceededException', 'Throttling', 'ThrottlingException']);
+
+/** Whether SES refused the call for the account's rate rather than for the message itself. */
+export function isThrottling(error: unknown): boolean {
+  const { name, status } = fieldsOf(error);
+  return (typeof name === 'string' && throttlingNames.has(name)) || status === 429;
+}

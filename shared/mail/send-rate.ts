@@ -1,0 +1,103 @@
+import { GetAccountCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
+import { sesClient } from '../clients/ses';
+import { logger } from '../logger';
+import { reasonOf } from './mail-errors';
+import type { Mailer } from './mailer';
+
+/** Time as the send-rate bucket and the throttling back-off see it; tests inject one that never waits. */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/**
+ * Messages per second when SES's quota cannot be read: the SES sandbox's rate, the lowest an account
+ * has. The local SES emulator answers `GetAccount` only when its process has `AWS_SES_ACCOUNT` set
+ * (a JSON account), so without it the local stack sends at this rate too.
+ */
+export const FALLBACK_SEND_RATE = 1;
+
+export interface TokenBucketOptions {
+  /** Tokens added per second: SES's `MaxSendRate`. */
+  ratePerSecond: number;
+  /** Tokens the bucket holds when full (sent at once after a pause); default one second's worth, at least 1. */
+  burst?: number;
+  clock?: Clock;
+}
+
+/**
+ * A token bucket: `take()` resolves when the caller may send one message. Each call reserves the next
+ * token before it waits (the bucket goes into debt), so concurrent lanes are served in the order they
+ * asked and together never pass the rate.
+ */
+export class TokenBucket {
+  readonly ratePerSecond: number;
+  readonly burst: number;
+  private readonly clock: Clock;
+  private tokens: number;
+  private updatedAt: number;
+
+  constructor({ ratePerSecond, burst, clock = systemClock }: TokenBucketOptions) {
+    if (!Number.isFinite(ratePerSecond) || ratePerSecond <= 0) throw new RangeError(`A send rate must be a positive number, not ${ratePerSecond}`);
+    this.ratePerSecond = ratePerSecond;
+    this.burst = burst ?? Math.max(1, Math.floor(ratePerSecond));
+    this.clock = clock;
+    this.tokens = this.burst;
+    this.updatedAt = clock.now();
+  }
+
+  async take(): Promise<void> {
+    const now = this.clock.now();
+    this.tokens = Math.min(this.burst, this.tokens + ((now - this.updatedAt) * this.ratePerSecond) / 1000);
+    this.updatedAt = now;
+    this.tokens -= 1;
+    if (this.tokens < 0) await this.clock.sleep((-this.tokens * 1000) / this.ratePerSecond);
+  }
+}
+
+/** SES's send rate for this account and region, or the fallback and why the quota was not read. */
+export type SendRate = { ratePerSecond: number; source: 'account' } | { ratePerSecond: number; source: 'fallback'; reason: string };
+
+/** Reads `SendQuota.MaxSendRate` with SES v2 `GetAccount` (v1's `GetSendQuota`); never throws. */
+export async function readSendRate(client: SESv2Client = sesClient()): Promise<SendRate> {
+  let reason: string;
+  try {
+    const rate = (await client.send(new GetAccountCommand({}))).SendQuota?.MaxSendRate;
+    if (typeof rate === 'number' && Number.isFinite(rate) && rate > 0) return { ratePerSecond: rate, source: 'account' };
+    reason = 'NoSendQuota';
+  } catch (error) {
+    reason = reasonOf(error);
+  }
+  logger.warn('SES send quota not read: sending at the fallback rate', { reason, ratePerSecond: FALLBACK_SEND_RATE });
+  return { ratePerSecond: FALLBACK_SEND_RATE, source: 'fallback', reason };
+}
+
+let processBucket: Promise<TokenBucket> | undefined;
+
+/**
+ * The bucket every sender of this process shares (a bulk job's lanes), sized from SES's send rate,
+ * which is read once, on first use; a failed read falls back to `FALLBACK_SEND_RATE` for the process's life.
+ */
+export function sendRateBucket(client?: SESv2Client): Promise<TokenBucket> {
+  return (processBucket ??= readSendRate(client).then(({ ratePerSecond }) => new TokenBucket({ ratePerSecond })));
+}
+
+/** Forgets the process's bucket, so that the next `sendRateBucket` reads the quota again (tests). */
+export function forgetSendRateBucket(): void {
+  processBucket = undefined;
+}
+
+/** A mailer whose every attempt (a retry too) first waits for a token of `bucket`. */
+export function rateLimited(mailer: Mailer, bucket: Pick<TokenBucket, 'take'>): Mailer {
+  return {
+    async send(message) {
+      await bucket.take();
+      await mailer.send(message);
+    },
+  };
+}
