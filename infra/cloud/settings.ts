@@ -153,8 +153,9 @@ export function readSettings(node: Node): StackSettings {
     const fallback = throttleDefaults[group];
     if (fallback) routeThrottles[group] = throttleOf(`throttle${pascalCase(group)}`, fallback);
   }
+  // Not text(key): that refuses the numbers cdk.json may give (`"workerConcurrency": 4`).
   const concurrency = (key: string, fallback?: number): number | undefined =>
-    text(key) === 'none' ? undefined : (positiveInt(key) ?? fallback);
+    node.tryGetContext(key) === 'none' ? undefined : (positiveInt(key) ?? fallback);
 
   return {
     stackName: text('stackName') ?? contextDefaults.stackName,
