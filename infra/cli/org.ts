@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { envNames } from '../../shared/config';
+import { readOutputs, UsageError } from './outputs';
 
 /**
  * Operator CLI: creates organizations (with their first ADMIN) and adds environments, bots, supervisors,
@@ -15,7 +16,6 @@ import { envNames } from '../../shared/config';
  * credentials in the environment. Prints the result as JSON; a bad argument is one line and exit code 2.
  */
 
-class UsageError extends Error {}
 
 const commands: Record<string, { required: string[]; optional: string[]; help: string }> = {
   create: {
@@ -53,9 +53,7 @@ function usage(): string {
 /** Points the process's configuration at the target stack before any domain module reads it. */
 function configureTarget(outputsFile: string | undefined, dataDir: string): void {
   if (outputsFile) {
-    if (!existsSync(outputsFile)) throw new UsageError(`No outputs file at ${outputsFile} (cdk deploy --outputs-file ${outputsFile})`);
-    const stacks = JSON.parse(readFileSync(outputsFile, 'utf8')) as Record<string, Record<string, string>>;
-    const outputs = Object.values(stacks)[0] ?? {};
+    const { outputs } = readOutputs(outputsFile);
     const need = (name: string) => {
       const value = outputs[name];
       if (!value) throw new UsageError(`The outputs file has no ${name}`);

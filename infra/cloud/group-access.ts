@@ -9,7 +9,8 @@ import type { UserPoolAction } from './user-directory';
 export interface GroupAccess {
   readonly userPoolActions?: readonly UserPoolAction[];
   readonly signsTokens?: boolean;
-  readonly sendsMail?: boolean;
+  /** `paced`: sends many in one run, at SES's send rate, which it reads with ses:GetAccount. */
+  readonly sendsMail?: boolean | 'paced';
   readonly bulkUploads?: BulkBucketAccess;
   /** Longer than the default 10 s: the bulk HTTP side waits for its worker, the worker imports files. */
   readonly timeoutSeconds?: number;
@@ -41,7 +42,7 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
   },
   'bulk-worker': {
     userPoolActions: ['AdminCreateUser', 'AdminSetUserPassword'],
-    sendsMail: true,
+    sendsMail: 'paced',
     bulkUploads: 'readWrite',
     timeoutSeconds: 900,
     onUpload: true,

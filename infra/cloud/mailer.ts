@@ -59,7 +59,7 @@ export class Mailer extends Construct {
  * SES_CONFIGURATION_SET; alarms when a send fails (the code counts `MailsFailed` and goes on, so a
  * lost welcome or reactivation e-mail would otherwise go unseen).
  */
-export function bindMailer(fn: LambdaFunction, mailer: Mailer, service: string): void {
+export function bindMailer(fn: LambdaFunction, mailer: Mailer, service: string, options: { readsSendQuota?: boolean } = {}): void {
   fn.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail'], resources: [mailer.identityArn, mailer.configurationSetArn] }));
   // In the SES sandbox (every new account) SendEmail is also authorized against each recipient's
   // identity, so the sender identity alone is refused there. Least privilege still holds: these
@@ -73,13 +73,16 @@ export function bindMailer(fn: LambdaFunction, mailer: Mailer, service: string):
       conditions: { StringEquals: { 'ses:FromAddress': mailer.senderEmail } },
     }),
   );
-  // The send quota (GetAccount's SendQuota.MaxSendRate), read once per process to pace the sends.
+  // The send quota (GetAccount's SendQuota.MaxSendRate), read once per run by a function that sends
+  // many (the bulk worker) to pace its sends.
   // SES authorizes GetAccount on no resource but "*"; it reads the account's sending settings only.
-  fn.addToRolePolicy(new PolicyStatement({ actions: ['ses:GetAccount'], resources: ['*'] }));
-  Validations.of(fn.role!).acknowledge({
-    id: 'AwsSolutions-IAM5[Resource::*]',
-    reason: 'ses:GetAccount (the send quota) supports no resource-level permission; it reads sending settings only.',
-  });
+  if (options.readsSendQuota) {
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['ses:GetAccount'], resources: ['*'] }));
+    Validations.of(fn.role!).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'ses:GetAccount (the send quota) supports no resource-level permission; it reads sending settings only.',
+    });
+  }
   Validations.of(fn.role!).acknowledge({
     id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
     reason:

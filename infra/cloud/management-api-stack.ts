@@ -98,7 +98,7 @@ export class ManagementApiStack extends Stack {
       }
       bindSigningKey(fn, signingKey, { canSign: access.signsTokens ?? false });
       if (access.sendsMail) {
-        bindMailer(fn, mailer, group);
+        bindMailer(fn, mailer, group, { readsSendQuota: access.sendsMail === 'paced' });
         fn.addEnvironment(envNames.signInUrl, signInUrl);
       }
       if (access.bulkUploads) bindBulkBucket(fn, bulkUploads, access.bulkUploads);
@@ -135,6 +135,7 @@ export class ManagementApiStack extends Stack {
       TokenIssuer: { value: tokenIssuer, description: 'The iss claim of access tokens' },
       GenerativeSubpath: { value: settings.subpaths.generative, description: 'Subpath of the agent-configuration area' },
       UserSubpath: { value: settings.subpaths.user, description: 'Subpath of the user-administration area' },
+      MailConfigurationSetName: { value: mailer.configurationSet.configurationSetName, description: 'SES configuration set every e-mail goes through' },
       AlarmTopicArn: { value: alarms.topic.topicArn, description: 'SNS topic every alarm notifies (ALARM and OK)' },
       DashboardName: { value: dashboard.dashboard.dashboardName, description: "The on-call engineer's CloudWatch dashboard" },
       BulkFailureQueueUrl: { value: bulkPipeline.failures.queueUrl, description: 'Bulk uploads whose worker failed after its retries' },

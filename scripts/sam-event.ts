@@ -1,0 +1,253 @@
+/**
+ * `npm run sam:event -- <route id> [--outputs cdk-outputs.json | --data-dir .local] [--set __NAME__=value ...]`:
+ * prints `events/<route id>.json` with its placeholders (events/README.md) filled from a stack.
+ *
+ * The running local stack gives every value (`.local/stack.json`: its first organization). A deployed
+ * stack gives the API, the client id and the bucket; the organization's values come with `--set`
+ * (what `npm run org -- create` printed). What the event needs beyond that is made through the stack's
+ * API as its ADMIN: an access token, the default supervisor or the first agent, a user of its own, a
+ * bulk job; and the state a route expects (`users.activate` gets its user deleted first).
+ */
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { bulkCreateColumns } from '../shared/bulk/bulk-create.rules';
+import { envNames } from '../shared/config';
+import { defaultSubpaths, routeDefinitions, type Subpaths } from '../shared/routes';
+import { generatePassword } from '../shared/users/password-policy';
+import { projectRoot } from '../infra/cloud/project-root';
+import type { StackInfo } from '../infra/local/stack';
+import { readOutputs, UsageError } from '../infra/cli/outputs';
+import { bundledFunctions, readAssembly } from './sam-env';
+
+export const eventsDir = join(projectRoot, 'events');
+
+/** Where an event's values come from: the stack's addresses and the placeholders it fills by itself. */
+export interface EventStack {
+  apiUrl: string;
+  authUrl: string;
+  subpaths: Subpaths;
+  values: Record<string, string>;
+}
+
+export interface FilledEvent {
+  event: Record<string, unknown>;
+  values: Record<string, string>;
+}
+
+
+/** The local stack described in `dataDir` (stack.json, function-env.json), as its first organization. */
+export function localStack(dataDir: string): EventStack {
+  const info = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as StackInfo;
+  const env = JSON.parse(readFileSync(join(dataDir, 'function-env.json'), 'utf8')) as Record<string, string>;
+  const org = info.orgs[0]!;
+  const environment = org.environments[0]!;
+  const [bot, otherBot] = environment.bots;
+  return {
+    apiUrl: info.apiUrl,
+    authUrl: info.authUrl,
+    subpaths: { generative: info.generativeSubpath, user: info.userSubpath },
+    values: {
+      __REALM__: org.name,
+      __ORG_UUID__: org.uuid,
+      __ADMIN_EMAIL__: org.admin.email,
+      __ADMIN_PASSWORD__: org.admin.password,
+      __ENV_UUID__: environment.uuid,
+      __ENV_NAME__: environment.name,
+      __BOT_UUID__: bot!.uuid,
+      __OTHER_BOT_UUID__: otherBot!.uuid,
+      __PERSONA_UUID__: bot!.personas[0]!.uuid,
+      __FUNCTION_UUID__: bot!.functions[0]!.uuid,
+      __COLLECTION_UUID__: bot!.collections[0]!.uuid,
+      __CLIENT_ID__: info.clientId,
+      __BUCKET__: env[envNames.bulkBucket]!,
+    },
+  };
+}
+
+/** A deployed stack, from `cdk deploy --outputs-file`'s file. */
+export function deployedStack(outputsFile: string): EventStack {
+  const { outputs } = readOutputs(outputsFile);
+  const base = (url: string | undefined) => (url ?? '').replace(/\/$/, '');
+  return {
+    apiUrl: base(outputs.ApiUrl),
+    authUrl: base(outputs.AuthUrl ?? outputs.ApiUrl),
+    subpaths: { generative: outputs.GenerativeSubpath ?? defaultSubpaths.generative, user: outputs.UserSubpath ?? defaultSubpaths.user },
+    values: { __CLIENT_ID__: outputs.UserPoolClientId ?? '', __BUCKET__: outputs.BulkBucketName ?? '' },
+  };
+}
+
+/** The event files' ids: route ids, and `<function>.s3-<what>` for S3 events. */
+export function eventIds(): string[] {
+  return readdirSync(eventsDir)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => name.replace(/\.json$/, ''));
+}
+
+const placeholders = (text: string) => new Set(text.match(/__[A-Z_]+__/g) ?? []);
+const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+
+/** The stack's API as its ADMIN. */
+function client(stack: EventStack, values: Record<string, string>) {
+  const call = async (method: string, path: string, token: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const json = body !== undefined && !(body instanceof FormData);
+    const response = await fetch(`${stack.apiUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(json ? { 'content-type': 'application/json' } : {}), ...headers },
+      ...(body !== undefined ? { body: json ? JSON.stringify(body) : (body as FormData) } : {}),
+    });
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
+    return response;
+  };
+  const userArea = (path: string) => `/${stack.subpaths.user}/org/${values.__ORG_UUID__}${path}`;
+  const botArea = (path: string) =>
+    `/${stack.subpaths.generative}/org/${values.__ORG_UUID__}/env/${values.__ENV_UUID__}/bot/${values.__BOT_UUID__}${path}`;
+  return { call, userArea, botArea };
+}
+
+async function accessToken(stack: EventStack, values: Record<string, string>): Promise<string> {
+  const response = await fetch(`${stack.authUrl}/auth/realms/${values.__REALM__}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', client_id: values.__CLIENT_ID__!, username: values.__ADMIN_EMAIL__!, password: values.__ADMIN_PASSWORD__! }),
+  });
+  if (response.status !== 200) throw new Error(`The token endpoint answered ${response.status}: ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** Values made through the API, each only when the event names it. */
+async function makeValues(id: string, needed: Set<string>, stack: EventStack, values: Record<string, string>): Promise<void> {
+  const set = (name: string, make: () => string) => {
+    if (needed.has(name) && values[name] === undefined) values[name] = make();
+  };
+  set('__NEW_EMAIL__', () => `sam-new-${unique()}@example.test`);
+  set('__OTHER_NEW_EMAIL__', () => `sam-new-other-${unique()}@example.test`);
+  const derived = ['__ACCESS_TOKEN__', '__SUPERVISOR_UUID__', '__AGENT_UUID__', '__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__', '__JOB_ID__'];
+  if (!derived.some((name) => needed.has(name) && values[name] === undefined)) return;
+  const missing = ['__REALM__', '__CLIENT_ID__', '__ADMIN_EMAIL__', '__ADMIN_PASSWORD__', '__ORG_UUID__', '__ENV_UUID__', '__BOT_UUID__'].filter((name) => !values[name]);
+  if (missing.length > 0) throw new UsageError(`To make the event's values through the API, give ${missing.join(', ')} with --set`);
+  const token = (values.__ACCESS_TOKEN__ ??= await accessToken(stack, values));
+  const { call, userArea, botArea } = client(stack, values);
+  const json = async <T>(response: Response) => (await response.json()) as T;
+
+  if (needed.has('__SUPERVISOR_UUID__')) values.__SUPERVISOR_UUID__ ??= (await json<{ uuid: string }>(await call('GET', botArea('/supervisors/default'), token))).uuid;
+  if (needed.has('__AGENT_UUID__')) values.__AGENT_UUID__ ??= (await json<{ content: { uuid: string }[] }>(await call('GET', botArea('/agents'), token))).content[0]!.uuid;
+  if (['__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__'].some((name) => needed.has(name)) && !values.__USER_UUID__) {
+    // A VIEWER of the first bot, named in one word so it goes into a query string as it is.
+    const run = unique();
+    const password = generatePassword();
+    const user = await json<{ uuid: string; name: string; email: string; permissions: unknown[] }>(
+      await call('POST', userArea('/users'), token, {
+        name: `Probe${run}`,
+        email: `sam-user-${run}@example.test`,
+        password,
+        confirmPassword: password,
+        role: 'VIEWER',
+        permissions: [{ environmentUuid: values.__ENV_UUID__, botUuid: values.__BOT_UUID__ }],
+      }),
+    );
+    Object.assign(values, { __USER_UUID__: user.uuid, __USER_NAME__: user.name, __USER_EMAIL__: user.email });
+    if (id === 'users.activate') await call('DELETE', userArea(`/users/${user.uuid}`), token);
+    // A second grant, so revoking the first leaves one.
+    if (id === 'bulk.revoke') {
+      const permissions = [...user.permissions, { environmentUuid: values.__ENV_UUID__, botUuid: values.__OTHER_BOT_UUID__ }];
+      await call('PUT', userArea(`/users/${user.uuid}`), token, { ...user, permissions });
+    }
+  }
+  if (needed.has('__JOB_ID__') && !values.__JOB_ID__) {
+    // A finished dry run of a VIEWER and an EDITOR whose password breaks rule 3; for an S3 event, a real
+    // job whose file is uploaded (answered at once; the stack runs it too, and a job runs safely twice).
+    const s3 = id.includes('.s3-');
+    const rows = [
+      [`sam-job-${unique()}@example.test`, 'Ana Lima', 'Acme Support', '', 'VIEWER', values.__ENV_UUID__, values.__ENV_NAME__ ?? '', values.__BOT_UUID__],
+      [`sam-job-other-${unique()}@example.test`, 'Bruno Costa', 'Acme Support', 'short', 'EDITOR', values.__ENV_UUID__, values.__ENV_NAME__ ?? '', values.__BOT_UUID__],
+    ];
+    const form = new FormData();
+    const csv = [bulkCreateColumns, ...rows].map((row) => row.join(',')).join('\r\n');
+    form.append('file', new Blob([`${csv}\r\n`], { type: 'text/csv' }), 'users.csv');
+    const response = await call('POST', userArea(`/users/bulk-create${s3 ? '' : '?dryRun=true'}`), token, form, s3 ? { prefer: 'respond-async' } : {});
+    values.__JOB_ID__ = /\/bulk-jobs\/([0-9a-f-]{36})$/.exec(response.headers.get('location') ?? '')?.[1] ?? '';
+  }
+}
+
+/**
+ * Fills `events/<id>.json` from the stack, as `npm run sam:event` prints it. Values go into every string
+ * of the event; URL-encoded where the text is (a form body, the raw query string); into the decoded text
+ * of a base64 body (multipart), which is encoded again.
+ */
+export async function fillEvent(id: string, stack: EventStack, given: Record<string, string> = {}): Promise<FilledEvent> {
+  if (!eventIds().includes(id)) throw new UsageError(`No event ${id}; events: ${eventIds().join(', ')}`);
+  const raw = JSON.parse(readFileSync(join(eventsDir, `${id}.json`), 'utf8')) as Record<string, unknown>;
+  const base64 = raw.isBase64Encoded === true && typeof raw.body === 'string';
+  const decoded = base64 ? Buffer.from(raw.body as string, 'base64').toString('utf8') : '';
+  const needed = placeholders(`${JSON.stringify(raw)}\n${decoded}`);
+  const values = { ...stack.values, ...given };
+  await makeValues(id, needed, stack, values);
+  const missing = [...needed].filter((name) => values[name] === undefined || values[name] === '');
+  if (missing.length > 0) throw new UsageError(`Give ${missing.join(', ')} with --set <name>=<value> (events/README.md)`);
+
+  const substitute = (text: string, encode = (value: string) => value) => text.replace(/__[A-Z_]+__/g, (name) => encode(values[name]!));
+  const fill = (value: unknown): unknown =>
+    typeof value === 'string' ? substitute(value) : Array.isArray(value) ? value.map(fill) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)])) : value;
+  const event = fill(raw) as Record<string, unknown>;
+  const headers = (raw.headers ?? {}) as Record<string, string>;
+  if (typeof raw.rawQueryString === 'string') event.rawQueryString = substitute(raw.rawQueryString, encodeURIComponent);
+  if (base64) event.body = Buffer.from(substitute(decoded), 'utf8').toString('base64');
+  else if (typeof raw.body === 'string' && headers['content-type']?.startsWith('application/x-www-form-urlencoded')) {
+    event.body = substitute(raw.body, encodeURIComponent);
+  }
+  return { event: withSubpaths(event, stack.subpaths), values };
+}
+
+/** The files are written for the default subpaths; a stack with others gets its own in the paths. */
+function withSubpaths(event: Record<string, unknown>, subpaths: Subpaths): Record<string, unknown> {
+  let text = JSON.stringify(event);
+  for (const area of ['generative', 'user'] as const) {
+    if (subpaths[area] !== defaultSubpaths[area]) text = text.replaceAll(` /${defaultSubpaths[area]}/`, ` /${subpaths[area]}/`).replaceAll(`"/${defaultSubpaths[area]}/`, `"/${subpaths[area]}/`);
+  }
+  return JSON.parse(text) as Record<string, unknown>;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      outputs: { type: 'string' },
+      'data-dir': { type: 'string', default: '.local' },
+      set: { type: 'string', multiple: true, default: [] },
+      out: { type: 'string' },
+      'cdk-out': { type: 'string', default: 'cdk.out' },
+    },
+  });
+  const [id, ...extra] = positionals;
+  if (!id || extra.length > 0) throw new UsageError('Usage: npm run sam:event -- <route id> [--outputs <cdk outputs file> | --data-dir .local] [--set __NAME__=value ...] [--out <file>]');
+  const given = Object.fromEntries(
+    values.set.map((pair) => {
+      const match = /^(__[A-Z_]+__)=(.*)$/s.exec(pair);
+      if (!match) throw new UsageError(`--set takes __NAME__=value (got "${pair}")`);
+      return [match[1]!, match[2]!];
+    }),
+  );
+  const stack = values.outputs ? deployedStack(values.outputs) : localStack(values['data-dir']);
+  const { event } = await fillEvent(id, stack, given);
+  const text = `${JSON.stringify(event, null, 2)}\n`;
+  if (values.out) writeFileSync(values.out, text);
+  else process.stdout.write(text);
+  // The function SAM invokes: the group the route (or the S3 event's name) belongs to.
+  try {
+    const group = id.includes('.s3-') ? id.split('.')[0] : routeDefinitions.find((route) => route.id === id)?.group;
+    const fn = bundledFunctions(readAssembly(values['cdk-out'])).find((candidate) => candidate.group === group);
+    if (fn) console.error(`Function: ${fn.logicalId}`);
+  } catch {
+    // No synthesized assembly yet: the event is still printed.
+  }
+}
+
+if (process.argv[1]?.endsWith('sam-event.ts')) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exit(error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1);
+  });
+}

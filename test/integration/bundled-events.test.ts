@@ -1,0 +1,144 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildApp } from '../../infra/cloud/build-app';
+import { envNames } from '../../shared/config';
+import { resourceGroups, routeDefinitions } from '../../shared/routes';
+import { bundledFunctions, deployedEnvVars, readAssembly, writeLocalSam, type Assembly, type BundledFunction, type LocalSam } from '../../scripts/sam-env';
+import { eventIds, fillEvent, localStack } from '../../scripts/sam-event';
+import { invokeBundle, samEnvironment, type EnvVarsFile, type Outcome } from '../support/sam-invoke';
+
+/**
+ * What `sam local invoke` runs, without Docker: each function's bundle from a cloud assembly synthesized
+ * with bundling (the asset `aws:asset:path` names), given what SAM would give it from the files
+ * `npm run sam:env -- --local` writes, invoked with each `events/*.json` as `npm run sam:event` fills it
+ * for the test's local stack.
+ */
+
+/** The status each event's replay answers; an S3 event's function answers nothing (undefined). */
+const expectedStatus: Record<string, number | undefined> = {
+  'auth.token': 200,
+  'auth.certs': 200,
+  'users.identityProvider': 200,
+  'users.list': 200,
+  'users.quicksearch': 200,
+  'users.create': 200,
+  'users.activate': 200,
+  'users.get': 200,
+  'users.update': 200,
+  'users.delete': 204,
+  'bulk.create': 200,
+  'bulk.upload': 201,
+  'bulk.job': 200,
+  'bulk.failedRows': 200,
+  'bulk.delete': 200,
+  'bulk.grant': 200,
+  'bulk.revoke': 200,
+  // The job sam:event makes has not failed, so there is nothing to retry: the function reads it and refuses.
+  'bulk.retry': 409,
+  'configurations.save': 200,
+  'configurations.list': 200,
+  'configurations.has': 200,
+  'configurations.listOfBot': 200,
+  'configurations.hasOfBot': 200,
+  'supervisors.list': 200,
+  'supervisors.default': 200,
+  'supervisors.get': 200,
+  'supervisors.update': 200,
+  'agents.list': 200,
+  'agents.quicksearch': 200,
+  'agents.create': 201,
+  'agents.get': 200,
+  'agents.update': 200,
+  'bulk-worker.s3-put': undefined,
+};
+
+const groupOf = (id: string) => (id.includes('.s3-') ? id.split('.')[0] : routeDefinitions.find((route) => route.id === id)?.group);
+
+let outDir: string;
+let assembly: Assembly;
+let functions: BundledFunction[];
+let local: LocalSam;
+/** Each event's replay: what its function answered and printed, or why it could not be filled or run. */
+const replays = new Map<string, { event: unknown; outcome: Outcome; output: string } | { failure: string }>();
+
+/** Fills every event (a few at a time: each may create a user or a job), then runs each function once on all of its events. */
+async function replayEvents(): Promise<void> {
+  const ids = Object.keys(expectedStatus);
+  const filled = new Map<string, unknown>();
+  const pending = [...ids];
+  const fillNext = async (): Promise<void> => {
+    for (let id = pending.shift(); id; id = pending.shift()) {
+      await fillEvent(id, localStack(process.env.TEST_STACK_DIR!)).then(
+        ({ event }) => filled.set(id!, event),
+        (error: unknown) => replays.set(id!, { failure: `sam:event could not fill it: ${String(error)}` }),
+      );
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, fillNext));
+  const template = JSON.parse(readFileSync(local.templateFile, 'utf8')) as Assembly['template'];
+  const envVars = JSON.parse(readFileSync(local.envFile, 'utf8')) as EnvVarsFile;
+  await Promise.all(
+    functions.map(async (fn) => {
+      const mine = ids.filter((id) => groupOf(id) === fn.group && filled.has(id));
+      const events = mine.map((id) => filled.get(id));
+      try {
+        const { outcomes, output } = await invokeBundle(local.codeDirs[fn.logicalId]!, samEnvironment(template, fn.logicalId, envVars), events);
+        mine.forEach((id, index) => replays.set(id, { event: events[index], outcome: outcomes[index]!, output }));
+      } catch (error) {
+        for (const id of mine) replays.set(id, { failure: String(error) });
+      }
+    }),
+  );
+}
+
+beforeAll(async () => {
+  // Outside the project, as /var/task is: no package.json above the bundle makes it an ES module.
+  outDir = mkdtempSync(join(tmpdir(), 'bundled-events-'));
+  process.env.CDK_OUTDIR = outDir;
+  try {
+    // As the CDK CLI synthesizes: with the asset metadata SAM (and this test) find each bundle by.
+    buildApp({ 'aws:cdk:enable-asset-metadata': true }).app.synth();
+  } finally {
+    delete process.env.CDK_OUTDIR;
+  }
+  assembly = readAssembly(outDir);
+  functions = bundledFunctions(assembly);
+  expect(functions).toHaveLength(resourceGroups.length);
+  local = writeLocalSam(assembly, { dataDir: process.env.TEST_STACK_DIR!, outDir: join(outDir, 'sam'), host: '127.0.0.1' });
+  await replayEvents();
+}, 120_000);
+
+afterAll(() => {
+  if (outDir) rmSync(outDir, { recursive: true, force: true });
+});
+
+test('every event has an expected status, and every function a bundled asset', () => {
+  expect(eventIds().sort()).toEqual(Object.keys(expectedStatus).sort());
+  expect(functions.map((fn) => fn.group).sort()).toEqual([...new Set(eventIds().map(groupOf))].sort());
+  for (const fn of functions) expect(readFileSync(join(local.codeDirs[fn.logicalId]!, 'index.js'))).toEqual(readFileSync(join(fn.assetDir, 'index.js')));
+});
+
+test('sam:env --outputs gives every expression of the template a deployed value, from the outputs', () => {
+  const outputs = Object.fromEntries(Object.keys(assembly.template.Outputs ?? {}).map((key) => [key, `deployed-${key}`]));
+  const { envVars, unresolved } = deployedEnvVars(assembly, outputs);
+  for (const fn of functions) {
+    expect(envVars[fn.logicalId]).toMatchObject({
+      [envNames.tableName]: outputs.TableName,
+      [envNames.userPoolId]: outputs.UserPoolId,
+      [envNames.userPoolClientId]: outputs.UserPoolClientId,
+      [envNames.signingKey]: `kms:${outputs.SigningKeyArn}`,
+      [envNames.tokenIssuer]: outputs.TokenIssuer,
+    });
+  }
+  // The SES configuration set's name is the one value no output gives today.
+  expect(unresolved.filter((name) => !name.endsWith(`.${envNames.sesConfigurationSet}`))).toEqual([]);
+});
+
+test.each(Object.keys(expectedStatus))('events/%s.json, filled for the local stack, runs in its bundled function with the status it expects', (id) => {
+  const replay = replays.get(id);
+  if (!replay || 'failure' in replay) throw new Error(replay?.failure ?? 'not replayed: its function has no bundle');
+  expect(JSON.stringify(replay.event)).not.toMatch(/__[A-Z_]+__/);
+  if (!replay.outcome.ok) throw new Error(`The function failed: ${JSON.stringify(replay.outcome.error)}\n${replay.output}`);
+  expect((replay.outcome.result as { statusCode?: number } | undefined)?.statusCode).toBe(expectedStatus[id]);
+});
