@@ -14,6 +14,7 @@ export type AppMetric =
   | 'SupervisorsUpdated'
   | 'ConfigurationsSaved'
   | 'BulkJobsAccepted'
+  | 'BulkJobsFailed'
   | 'BulkRowsCreated'
   | 'BulkRowsFailed'
   | 'MailsSent'

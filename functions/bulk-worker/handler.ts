@@ -2,7 +2,7 @@ import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { runBulkCreateJob } from '../../shared/bulk/bulk-create.worker';
 import { failJob, parseUploadKey } from '../../shared/bulk/bulk-job';
 import { logger } from '../../shared/logger';
-import { publishMetrics } from '../../shared/metrics';
+import { count, publishMetrics } from '../../shared/metrics';
 
 /**
  * What Lambda writes to the on-failure destination once an asynchronous invocation has failed its
@@ -66,6 +66,7 @@ export async function settleFailure(failure: AsyncFailureRecord): Promise<void> 
         ? 'The import could not start in time; retry the job to run it again'
         : `The import failed ${approximateInvokeCount} times; retry the job to run it again`;
     const marked = await failJob(orgUuid, jobId, message);
+    if (marked) count('BulkJobsFailed');
     logger.warn(marked ? 'bulk job failed in the worker' : 'failed upload of a job already finished', {
       orgUuid,
       jobId,

@@ -6,19 +6,10 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct, type IConstruct } from 'constructs';
+import type { AppMetric } from '../../shared/metrics';
 
 /** The application metrics the code emits through Powertools (shared/metrics.ts), unit Count. */
-export type AppMetricName =
-  | 'UsersCreated'
-  | 'UsersDeleted'
-  | 'UsersReactivated'
-  | 'BulkRowsCreated'
-  | 'BulkRowsFailed'
-  | 'MailsSent'
-  | 'MailsFailed'
-  | 'TokensGranted'
-  | 'TokensRefused'
-  | 'IdentityProviderThrottled';
+export type AppMetricName = AppMetric;
 
 /**
  * The functions' POWERTOOLS_METRICS_NAMESPACE: named for the stack, so two stacks in one account

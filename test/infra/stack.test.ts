@@ -431,6 +431,7 @@ describe('outputs', () => {
       UserSubpath: defaultSubpaths.user,
       AlarmTopicArn: { Ref: singleId('AWS::SNS::Topic') },
       DashboardName: { Ref: singleId('AWS::CloudWatch::Dashboard') },
+      MailConfigurationSetName: { Ref: singleId('AWS::SES::ConfigurationSet') },
       BulkFailureQueueUrl: { Ref: queueId('Failures') },
       BulkDeadLetterQueueUrl: { Ref: queueId('DeadLetters') },
     });
