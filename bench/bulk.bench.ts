@@ -34,7 +34,7 @@ import { fmt, sum } from './harness/stats';
 import { bulkTables, type ImportResult, type Run } from './bulk.report';
 
 const CONCURRENCY = 8; // the worker's default (runBulkCreateJob)
-const SYNC_WAIT_S = 25; // how long POST …/bulk-create waits before answering 202 (functions/bulk/handler.ts)
+const SYNC_WAIT_S = 25; // how long POST …/bulk-create waits before answering 202 (SYNC_WAIT_MS, shared/bulk/bulk.service.ts)
 
 benchmark({
   name: 'bulk',

@@ -3,39 +3,89 @@
  * of HTTP; `shared/http/error-mapper.ts` maps each kind to a status and the spec's error body.
  */
 
+/**
+ * How a code is worded. `message` is its wording in the standard error body and wherever no other is
+ * given; `row` (an entry of the bulk-create error list) and `item` (an entry of the other bulk
+ * operations' lists) word the same fact for one user of a file or list, where that differs.
+ */
+interface Wording {
+  message: string;
+  row?: string;
+  item?: string;
+}
+
+/** Where a message is shown: the standard error body, or an entry of a bulk error list. */
+export type MessageContext = 'request' | 'row' | 'item';
+
 /** Every `errorCode` a client can see, with the message it carries by default. */
 export const errorCatalogue = {
-  BAD_REQUEST: 'The request could not be read',
-  MALFORMED_JSON: 'The request body is not valid JSON',
-  UNSUPPORTED_MEDIA_TYPE: 'The request body has an unsupported content type',
-  VALIDATION_FAILED: 'The request has invalid fields',
-  UNAUTHENTICATED: 'A valid bearer token is required',
-  FORBIDDEN: 'You are not allowed to do this',
-  NOT_FOUND: 'The resource was not found',
-  ROUTE_NOT_FOUND: 'No operation matches this method and path',
-  CONFLICT: 'The request conflicts with the current state',
-  VERSION_CONFLICT: 'The resource changed since you read it (If-Match no longer matches)',
-  EMAIL_TAKEN: 'The e-mail is already in use in this organization',
-  REALM_TAKEN: 'The organization name is already in use',
-  LAST_ADMIN: 'The organization must keep at least one active ADMIN',
-  SELF_DELETE: 'You cannot delete your own user; another ADMIN can',
-  USER_DELETED: 'The user is deleted; reactivate it first',
-  USER_ACTIVE: 'The user is already active',
-  EMPTY_FILE: 'The file has no rows',
-  NOT_CSV: 'The file is not a UTF-8 CSV file',
-  MISSING_COLUMNS: 'The file lacks required columns',
-  TOO_MANY_ROWS: 'The file has too many rows',
-  FILE_TOO_LARGE: 'The file is too large',
-  NO_USER_CREATED: 'No user of the file could be created',
-  TIMEOUT: 'The request took too long',
-  INTERNAL: 'An unexpected error occurred',
+  BAD_REQUEST: { message: 'The request could not be read' },
+  MALFORMED_JSON: { message: 'The request body is not valid JSON' },
+  UNSUPPORTED_MEDIA_TYPE: { message: 'The request body has an unsupported content type' },
+  VALIDATION_FAILED: { message: 'The request has invalid fields' },
+  UNAUTHENTICATED: { message: 'A valid bearer token is required' },
+  FORBIDDEN: { message: 'You are not allowed to do this' },
+  NOT_FOUND: { message: 'The resource was not found' },
+  ROUTE_NOT_FOUND: { message: 'No operation matches this method and path' },
+  CONFLICT: { message: 'The request conflicts with the current state' },
+  VERSION_CONFLICT: { message: 'The resource changed since you read it (If-Match no longer matches)' },
+  EMAIL_TAKEN: { message: 'The e-mail is already in use in this organization', row: 'Rule 1: the e-mail is already used in the organization' },
+  REALM_TAKEN: { message: 'The organization name is already in use' },
+  LAST_ADMIN: { message: 'The organization must keep at least one active ADMIN' },
+  SELF_DELETE: { message: 'You cannot delete your own user; another ADMIN can', item: 'You cannot delete your own user' },
+  USER_DELETED: { message: 'The user is deleted; reactivate it first', item: 'The user is already deleted' },
+  USER_ACTIVE: { message: 'The user is already active' },
+  // A file refused whole, before any row is processed (`FileProblem`).
+  EMPTY_FILE: { message: 'The file has no rows' },
+  NOT_CSV: { message: 'The file is not a UTF-8 CSV file' },
+  MISSING_COLUMNS: { message: 'The file lacks required columns' },
+  TOO_MANY_ROWS: { message: 'The file has too many rows' },
+  FILE_TOO_LARGE: { message: 'The file is too large' },
+  NO_USER_CREATED: { message: 'No user of the file could be created' },
+  BULK_WORKER_FAILED: { message: 'The import stopped without finishing; retry the job to run it again' },
+  TIMEOUT: { message: 'The request took too long' },
+  INTERNAL: { message: 'An unexpected error occurred' },
   // Field-level codes, used in the `details` of the 422 validation body.
-  FIELD_REQUIRED: 'The field is required',
-  FIELD_INVALID: 'The field is invalid',
-  FIELD_UNKNOWN: 'The field is not allowed',
-} as const;
+  FIELD_REQUIRED: { message: 'The field is required' },
+  FIELD_INVALID: { message: 'The field is invalid' },
+  FIELD_UNKNOWN: { message: 'The field is not allowed' },
+  // One user of a bulk file or list (spec 2.11); the rules are bulk-create's (spec 4.5).
+  EMAIL_INVALID: { message: 'The e-mail is missing or is not an e-mail address' },
+  NAME_REQUIRED: { message: 'The name is missing' },
+  FIELD_TOO_LONG: { message: 'A value is too long' },
+  CONFLICTING_ROWS: { message: 'Rules 1 and 2: the e-mail appears again in the file with a different role, name or password' },
+  PASSWORD_POLICY: { message: 'Rule 3: the password does not follow the policy' },
+  ROLE_REQUIRED: { message: 'Rule 4: the role is missing' },
+  ROLE_INVALID: { message: 'Rule 4: the role must be ADMIN, SUPERVISOR, EDITOR or VIEWER' },
+  ENVIRONMENT_AND_BOT_REQUIRED: { message: 'Rule 5: a VIEWER or EDITOR needs EnvironmentUuid, EnvironmentName and Bot' },
+  BOT_REQUIRED: { message: 'Rule 5: a VIEWER or EDITOR is granted bots: Bot is required' },
+  ENVIRONMENT_REQUIRED: {
+    message: 'EnvironmentUuid and EnvironmentName are required',
+    row: 'Rule 6: a SUPERVISOR needs EnvironmentUuid and EnvironmentName',
+  },
+  ENVIRONMENT_NOT_FOUND: { message: 'Rule 7: no active environment of the organization has this EnvironmentUuid' },
+  ENVIRONMENT_NAME_MISMATCH: { message: 'Rule 7: EnvironmentName is not the name of that environment' },
+  BOT_NOT_FOUND: { message: 'Rule 7: no active bot of that environment has this Bot uuid' },
+  IDENTITY_PROVIDER_FAILED: { message: 'The identity provider did not register the user; try again' },
+  CREATE_FAILED: { message: 'The user could not be created; try again' },
+  USER_NOT_FOUND: { message: 'No user of the organization has this e-mail' },
+  ADMIN_HAS_ALL: { message: 'An ADMIN reaches the whole organization: it has no permissions to change' },
+  GRANT_NOT_FOUND: { message: 'The user has no such permission' },
+  CHANGED_MEANWHILE: { message: 'The user changed while this ran; try again' },
+  FAILED: { message: 'The user could not be changed; try again' },
+} as const satisfies Record<string, Wording>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
+
+/** The message of `code` where it is shown. */
+export function errorMessage(code: ErrorCode, where: MessageContext = 'request'): string {
+  const wording: Wording = errorCatalogue[code];
+  return (where !== 'request' && wording[where]) || wording.message;
+}
+
+/** Why a whole file is refused before any row is processed. */
+export const fileProblems = ['EMPTY_FILE', 'NOT_CSV', 'MISSING_COLUMNS', 'TOO_MANY_ROWS', 'FILE_TOO_LARGE'] as const;
+export type FileProblem = (typeof fileProblems)[number];
 
 export interface FieldIssue {
   fieldName: string;
@@ -47,15 +97,20 @@ export interface FieldIssue {
 export interface Detail {
   fieldName: string;
   message: string;
-  errorCode: string;
+  errorCode: ErrorCode;
   email?: string;
   line?: number;
 }
 
+interface ErrorOptions {
+  /** The error this one wraps (kept for the log, never shown to a client). */
+  cause?: unknown;
+}
+
 abstract class DomainError extends Error {
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown }) {
-    super(message ?? errorCatalogue[code], options);
+  constructor(code: ErrorCode, message?: string, options?: ErrorOptions) {
+    super(message ?? errorMessage(code), options);
     this.code = code;
     this.name = new.target.name;
   }
@@ -63,38 +118,49 @@ abstract class DomainError extends Error {
 
 export class BadRequestError extends DomainError {}
 export class UnauthenticatedError extends DomainError {
-  constructor(message?: string, options?: { cause?: unknown }) {
+  constructor(message?: string, options?: ErrorOptions) {
     super('UNAUTHENTICATED', message, options);
   }
 }
 export class ForbiddenError extends DomainError {
-  constructor(message?: string) {
-    super('FORBIDDEN', message);
+  constructor(message?: string, options?: ErrorOptions) {
+    super('FORBIDDEN', message, options);
   }
 }
 export class NotFoundError extends DomainError {
-  constructor(message?: string, code: ErrorCode = 'NOT_FOUND') {
-    super(code, message);
+  constructor(message?: string, code: ErrorCode = 'NOT_FOUND', options?: ErrorOptions) {
+    super(code, message, options);
   }
 }
 export class ConflictError extends DomainError {
-  constructor(code: ErrorCode = 'CONFLICT', message?: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode = 'CONFLICT', message?: string, options?: ErrorOptions) {
     super(code, message, options);
   }
 }
 export class ValidationError extends DomainError {
   readonly details: Detail[];
-  constructor(details: Detail[], message?: string, code: ErrorCode = 'VALIDATION_FAILED') {
-    super(code, message);
+  constructor(details: Detail[], message?: string, code: ErrorCode = 'VALIDATION_FAILED', options?: ErrorOptions) {
+    super(code, message, options);
     this.details = details;
   }
 }
 /** The request is well formed but cannot be processed (422 with the standard body), e.g. an unusable file. */
 export class UnprocessableError extends DomainError {}
 export class PayloadTooLargeError extends DomainError {
-  constructor(message?: string) {
-    super('FILE_TOO_LARGE', message);
+  constructor(message?: string, options?: ErrorOptions) {
+    super('FILE_TOO_LARGE', message, options);
   }
+}
+
+/** A whole file refused: too large (`PayloadTooLargeError`), or unusable (`UnprocessableError`). */
+export function fileRefused(problem: FileProblem, message?: string, options?: ErrorOptions): DomainError {
+  return problem === 'FILE_TOO_LARGE' ? new PayloadTooLargeError(message, options) : new UnprocessableError(problem, message, options);
+}
+
+/** Whether `error` is a refusal of a whole file, and which. */
+export function fileProblemOf(error: unknown): FileProblem | undefined {
+  const code = error instanceof DomainError ? error.code : undefined;
+  return fileProblems.find((problem) => problem === code);
 }
 
 export { DomainError };

@@ -150,3 +150,14 @@ export function resolveRoutes(subpaths: Subpaths): Route[] {
 export function routesOfGroup(routes: Route[], group: ResourceGroup): Route[] {
   return routes.filter((route) => route.group === group);
 }
+
+/** A route's full path with its `{name}` parameters filled in, e.g. for a Location header. */
+export function routePath(id: string, params: Record<string, string>, subpaths: Subpaths): string {
+  const route = resolveRoutes(subpaths).find((candidate) => candidate.id === id);
+  if (!route) throw new Error(`No route ${id} in the route table`);
+  return route.fullPath.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`Route ${id} needs the parameter ${name}`);
+    return encodeURIComponent(value);
+  });
+}

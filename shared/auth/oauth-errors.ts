@@ -13,8 +13,9 @@ export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
+    options?: { cause?: unknown },
   ) {
-    super(description);
+    super(description, options);
     this.name = 'OAuthError';
     this.status = statusOf[error];
   }

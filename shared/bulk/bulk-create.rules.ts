@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { errorMessage, type ErrorCode } from '../errors';
 import { getBot, getEnvironment } from '../org/org.repository';
 import type { Bot, Environment } from '../org/org.entities';
 import { passwordProblem } from '../users/password-policy';
@@ -16,39 +17,20 @@ export type BulkCreateColumn = (typeof bulkCreateColumns)[number];
 /** Email, Name and Role must be columns of every file; the others may be left out when no row needs them. */
 export const bulkCreateLayout: CsvLayout<BulkCreateColumn> = { columns: bulkCreateColumns, required: ['Email', 'Name', 'Role'] };
 
-/** The stable codes of per-user errors, with the rule each names. */
-export const rowErrors = {
-  EMAIL_INVALID: 'The e-mail is missing or is not an e-mail address',
-  NAME_REQUIRED: 'The name is missing',
-  FIELD_TOO_LONG: 'A value is too long',
-  EMAIL_TAKEN: 'Rule 1: the e-mail is already used in the organization',
-  CONFLICTING_ROWS: 'Rules 1 and 2: the e-mail appears again in the file with a different role, name or password',
-  PASSWORD_POLICY: 'Rule 3: the password does not follow the policy',
-  ROLE_REQUIRED: 'Rule 4: the role is missing',
-  ROLE_INVALID: 'Rule 4: the role must be ADMIN, SUPERVISOR, EDITOR or VIEWER',
-  ENVIRONMENT_AND_BOT_REQUIRED: 'Rule 5: a VIEWER or EDITOR needs EnvironmentUuid, EnvironmentName and Bot',
-  ENVIRONMENT_REQUIRED: 'Rule 6: a SUPERVISOR needs EnvironmentUuid and EnvironmentName',
-  ENVIRONMENT_NOT_FOUND: 'Rule 7: no active environment of the organization has this EnvironmentUuid',
-  ENVIRONMENT_NAME_MISMATCH: 'Rule 7: EnvironmentName is not the name of that environment',
-  BOT_NOT_FOUND: 'Rule 7: no active bot of that environment has this Bot uuid',
-  IDENTITY_PROVIDER_FAILED: 'The identity provider did not register the user; try again',
-  CREATE_FAILED: 'The user could not be created; try again',
-} as const;
-export type RowErrorCode = keyof typeof rowErrors;
 
 /** One entry of the bulk error list (spec 2.11): the user's e-mail, a message, the line and a stable code. */
 export interface BulkError {
   email: string;
   message: string;
   line: number;
-  errorCode: RowErrorCode;
+  errorCode: ErrorCode;
 }
 
-export const bulkError = (email: string, line: number, errorCode: RowErrorCode, detail?: string): BulkError => ({
+export const bulkError = (email: string, line: number, errorCode: ErrorCode, detail?: string): BulkError => ({
   email,
   line,
   errorCode,
-  message: detail ? `${rowErrors[errorCode]}: ${detail}` : rowErrors[errorCode],
+  message: detail ? `${errorMessage(errorCode, 'row')}: ${detail}` : errorMessage(errorCode, 'row'),
 });
 
 /** Runs `work` on every item with at most `limit` at once. */
@@ -87,7 +69,7 @@ interface RowGrant {
 function checkRow(row: CsvRow<BulkCreateColumn>): { error: BulkError } | { candidate: Candidate; grant?: RowGrant } {
   const v = row.values;
   const email = v.Email;
-  const fail = (code: RowErrorCode, detail?: string) => ({ error: bulkError(email, row.line, code, detail) });
+  const fail = (code: ErrorCode, detail?: string) => ({ error: bulkError(email, row.line, code, detail) });
   if (!email || email.length > 254 || !emailFormat.safeParse(email).success) return fail('EMAIL_INVALID');
   if (!v.Name) return fail('NAME_REQUIRED');
   if (v.Name.length > 200 || v.Company.length > 200 || /\p{Cc}/u.test(v.Name + v.Company)) {
@@ -147,7 +129,7 @@ export class OrgDirectory {
     return this.bots.get(key)!;
   }
 
-  async grantProblem(grant: RowGrant): Promise<{ code: RowErrorCode; line: number } | undefined> {
+  async grantProblem(grant: RowGrant): Promise<{ code: ErrorCode; line: number } | undefined> {
     const environment = await this.environment(grant.environmentUuid);
     if (!environment?.active) return { code: 'ENVIRONMENT_NOT_FOUND', line: grant.line };
     if (environment.name.trim().toLowerCase() !== grant.environmentName.trim().toLowerCase()) {

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mailSettings } from '../config';
-import { ConflictError } from '../errors';
+import { ConflictError, fileProblemOf } from '../errors';
 import { logger } from '../logger';
 import { count } from '../metrics';
 import { getOrganization } from '../org/org.repository';
@@ -26,7 +26,7 @@ import {
   uploadKey,
   type BulkJob,
 } from './bulk-job';
-import { csvCell, CsvFileError, readCsv, type CsvLimits } from './csv-file';
+import { csvCell, readCsv, type CsvLimits } from './csv-file';
 
 /**
  * What a bulk-create file may hold (the README's "Limits"): 10,000 rows, and 50 MiB for a file uploaded
@@ -114,12 +114,12 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
       plan.add(row);
     }
   } catch (error) {
-    if (!(error instanceof CsvFileError)) throw error;
-    const status = error.problem === 'FILE_TOO_LARGE' ? 413 : 422;
+    const problem = fileProblemOf(error);
+    if (!problem) throw error;
     await finishJob(orgUuid, jobId, runId, {
       status: 'failed',
       counts: { rows: plan.rows, created: 0, failed: 0 },
-      failure: { errorCode: error.problem, message: error.message, status },
+      failure: { errorCode: problem, message: (error as Error).message },
     });
     return getJob(orgUuid, jobId);
   }

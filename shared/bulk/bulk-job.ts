@@ -3,6 +3,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import { s3Client } from '../clients/s3';
 import { config, ConfigError, envNames } from '../config';
+import type { ErrorCode, FileProblem } from '../errors';
 import type { Language } from '../mail/mail.templates';
 import { keys } from '../store/keys';
 import { getItem, putItem, updateItem } from '../store/table';
@@ -13,6 +14,14 @@ import type { BulkError } from './bulk-create.rules';
  * the outcome (the error list and the failed rows as CSV) S3 objects under `results/`.
  */
 export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
+
+/**
+ * Why a whole job failed: the file could not be processed (its problem and message), or the worker
+ * failed after its retries (`retryable`: the same file may be run again).
+ */
+export type JobFailure =
+  | { errorCode: FileProblem; message: string; retryable?: false }
+  | { errorCode: typeof WORKER_FAILED; message: string; retryable: true };
 
 export interface BulkJob {
   jobId: string;
@@ -25,11 +34,8 @@ export interface BulkJob {
   counts: { rows: number; created: number; failed: number };
   /** Users handled so far out of those the file asks for. */
   progress: { processed: number; total: number };
-  /**
-   * Why a whole job failed: the file could not be processed (a file-level code and message), or the
-   * worker failed after its retries (`retryable`: the same file may be run again).
-   */
-  failure?: { errorCode: string; message: string; status: number; retryable?: boolean };
+  /** Why a whole job failed (items written before failures had codes only may also hold a `status`: never read). */
+  failure?: JobFailure;
   createdAt: string;
   updatedAt: string;
   /** Epoch seconds after which the table's TTL removes the job. */
@@ -135,7 +141,7 @@ export async function finishJob(
   orgUuid: string,
   jobId: string,
   runId: string,
-  outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: BulkJob['failure'] },
+  outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: JobFailure },
 ): Promise<boolean> {
   return updateItem({
     Key: keys.bulkJob(orgUuid, jobId),
@@ -154,7 +160,7 @@ export async function finishJob(
 }
 
 /** The code of a job the worker could not finish (its retries failed, or its lease lapsed). */
-export const WORKER_FAILED = 'BULK_WORKER_FAILED';
+export const WORKER_FAILED = 'BULK_WORKER_FAILED' satisfies ErrorCode;
 
 /**
  * The job as a client sees it: a `running` job whose lease lapsed (no run has renewed it for a whole
@@ -169,7 +175,6 @@ export function effectiveJob(job: BulkJob, now = Date.now()): BulkJob {
     failure: {
       errorCode: WORKER_FAILED,
       message: 'The import stopped without finishing (its worker stopped renewing the job); retry the job to run it again',
-      status: 503,
       retryable: true,
     },
   };
@@ -180,7 +185,7 @@ export function effectiveJob(job: BulkJob, now = Date.now()): BulkJob {
  * Lambda's retries); false when the job had already finished or does not exist.
  */
 export async function failJob(orgUuid: string, jobId: string, message: string): Promise<boolean> {
-  const failure: BulkJob['failure'] = { errorCode: WORKER_FAILED, message, status: 503, retryable: true };
+  const failure: JobFailure = { errorCode: WORKER_FAILED, message, retryable: true };
   return updateItem({
     Key: keys.bulkJob(orgUuid, jobId),
     UpdateExpression: 'SET #status = :failed, failure = :failure, updatedAt = :now REMOVE lease',

@@ -1,13 +1,13 @@
 import { authorizeOrgAdmin, requireAdmin } from '../access/org-access';
 import type { Caller } from '../auth/caller';
-import { ConflictError, type ErrorCode } from '../errors';
+import { ConflictError, errorMessage, type ErrorCode } from '../errors';
 import { logger } from '../logger';
 import type { Permission, UserRecord } from '../users/user.entities';
 import { deleteUser } from '../users/user-lifecycle';
 import { userPorts } from '../users/user-ports';
 import { findUserByEmail, getAdmins, saveUser } from '../users/user.repository';
 import { OrgDirectory } from './bulk-create.rules';
-import { readCsv, type CsvLayout } from './csv-file';
+import { readCsv, requireWithin, type CsvLayout, type UploadedFile } from './csv-file';
 
 /**
  * Bulk deletion and bulk permission changes (spec 4.5): each item is handled on its own and the answer
@@ -18,33 +18,17 @@ import { readCsv, type CsvLayout } from './csv-file';
 export interface ItemError {
   email: string;
   message: string;
-  errorCode: string;
+  errorCode: ErrorCode;
   /** The item's position in a JSON array (0-based) … */
   index?: number;
   /** … or its line in a CSV file. */
   line?: number;
 }
 
-export const itemErrors = {
-  USER_NOT_FOUND: 'No user of the organization has this e-mail',
-  USER_DELETED: 'The user is already deleted',
-  SELF_DELETE: 'You cannot delete your own user',
-  LAST_ADMIN: 'The organization must keep at least one active ADMIN',
-  ADMIN_HAS_ALL: 'An ADMIN reaches the whole organization: it has no permissions to change',
-  ENVIRONMENT_NOT_FOUND: 'Rule 7: no active environment of the organization has this EnvironmentUuid',
-  ENVIRONMENT_NAME_MISMATCH: 'Rule 7: EnvironmentName is not the name of that environment',
-  BOT_NOT_FOUND: 'Rule 7: no active bot of that environment has this Bot uuid',
-  BOT_REQUIRED: 'Rule 5: a VIEWER or EDITOR is granted bots: Bot is required',
-  ENVIRONMENT_REQUIRED: 'EnvironmentUuid and EnvironmentName are required',
-  GRANT_NOT_FOUND: 'The user has no such permission',
-  CHANGED_MEANWHILE: 'The user changed while this ran; try again',
-  FAILED: 'The user could not be changed; try again',
-} as const;
-type ItemErrorCode = keyof typeof itemErrors;
 
-const itemError = (email: string, errorCode: ItemErrorCode, where: { index?: number; line?: number }): ItemError => ({
+const itemError = (email: string, errorCode: ErrorCode, where: { index?: number; line?: number }): ItemError => ({
   email,
-  message: itemErrors[errorCode],
+  message: errorMessage(errorCode, 'item'),
   errorCode,
   ...where,
 });
@@ -64,7 +48,7 @@ export async function bulkDelete(caller: Caller, orgUuid: string, emails: string
   // One at a time, in order: the last-ADMIN rule then depends only on the order of the list.
   for (const [index, raw] of emails.entries()) {
     const email = raw.trim();
-    const fail = (code: ItemErrorCode) => errors.push(itemError(email, code, { index }));
+    const fail = (code: ErrorCode) => errors.push(itemError(email, code, { index }));
     const user = await findUserByEmail(orgUuid, email);
     if (!user) {
       fail('USER_NOT_FOUND');
@@ -95,7 +79,7 @@ export async function bulkDelete(caller: Caller, orgUuid: string, emails: string
   return errors;
 }
 
-function conflictCode(code: ErrorCode): ItemErrorCode {
+function conflictCode(code: ErrorCode): ErrorCode {
   return code === 'LAST_ADMIN' || code === 'USER_DELETED' || code === 'SELF_DELETE' ? code : 'CHANGED_MEANWHILE';
 }
 
@@ -112,15 +96,17 @@ const grantId = (p: Permission) => `${p.environmentUuid}/${p.botUuid ?? '*'}`;
  * Grants the permissions a CSV file lists (`Email, EnvironmentUuid, EnvironmentName, Bot`, one grant
  * per row; `Bot` left empty grants a SUPERVISOR the whole environment), under rules 5 to 7.
  */
-export async function bulkGrant(caller: Caller, orgUuid: string, file: Buffer, dryRun: boolean): Promise<ItemError[]> {
+export async function bulkGrant(caller: Caller, orgUuid: string, file: UploadedFile, dryRun: boolean): Promise<ItemError[]> {
+  // Before the caller is checked, as the multipart limit refuses the body before anything reads it.
+  requireWithin(file, bulkPermissionLimits.maxBytes);
   requireBulkAdmin(caller, orgUuid);
   const directory = new OrgDirectory(orgUuid);
   const errors: ItemError[] = [];
   const grants = new Map<string, { user: UserRecord; add: Permission[]; lines: number[] }>();
   const users = new Map<string, Promise<UserRecord | undefined>>();
-  for await (const row of readCsv(file, permissionLayout, bulkPermissionLimits)) {
+  for await (const row of readCsv(file.content, permissionLayout, bulkPermissionLimits)) {
     const { Email: email, EnvironmentUuid, EnvironmentName, Bot } = row.values;
-    const fail = (code: ItemErrorCode) => errors.push(itemError(email, code, { line: row.line }));
+    const fail = (code: ErrorCode) => errors.push(itemError(email, code, { line: row.line }));
     const key = email.toLowerCase();
     if (!users.has(key)) users.set(key, findUserByEmail(orgUuid, email));
     const user = await users.get(key)!;
@@ -151,7 +137,7 @@ export async function bulkGrant(caller: Caller, orgUuid: string, file: Buffer, d
     }
     const problem = await directory.grantProblem({ ...grant, environmentName: EnvironmentName, line: row.line });
     if (problem) {
-      fail(problem.code as ItemErrorCode);
+      fail(problem.code);
       continue;
     }
     const entry = grants.get(user.uuid) ?? { user, add: [], lines: [] };
@@ -189,7 +175,7 @@ export async function bulkRevoke(caller: Caller, orgUuid: string, items: Revocat
   // A dry run keeps what earlier items would have revoked, so it reports what the real run would.
   const dryPermissions = new Map<string, Permission[]>();
   for (const [index, item] of items.entries()) {
-    const fail = (code: ItemErrorCode) => errors.push(itemError(item.email, code, { index }));
+    const fail = (code: ErrorCode) => errors.push(itemError(item.email, code, { index }));
     const user = await findUserByEmail(orgUuid, item.email.trim());
     if (!user || user.status === 'DELETED') {
       fail('USER_NOT_FOUND');

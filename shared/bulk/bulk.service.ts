@@ -1,7 +1,7 @@
 import { requireAdmin } from '../access/org-access';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller';
-import { ConflictError, NotFoundError, PayloadTooLargeError } from '../errors';
+import { ConflictError, fileRefused, NotFoundError, ValidationError, type ErrorCode } from '../errors';
 import type { Language } from '../mail/mail.templates';
 import { count } from '../metrics';
 import type { BulkError } from './bulk-create.rules';
@@ -19,6 +19,7 @@ import {
   uploadKey,
   type BulkJob,
 } from './bulk-job';
+import { requireWithin, type UploadedFile } from './csv-file';
 
 /** The HTTP side of bulk operations (spec 4.5): ADMIN's, scoped to the token's organization. */
 
@@ -35,27 +36,41 @@ const requireBulkAdmin = (caller: Caller, orgUuid: string) => requireAdmin(calle
  */
 export const MULTIPART_MAX_BYTES = 4 * 1024 * 1024;
 
+/** How long `POST /users/bulk-create` waits for the worker before answering with the job (API Gateway allows 30 s). */
+export const SYNC_WAIT_MS = 25_000;
+
 /**
- * Records a bulk-create job and stores its file under the bulk bucket's upload prefix; the object's
- * creation event starts the worker (in AWS and on the local stack alike).
+ * Bulk-create with the file in the request: records the job and stores its file under the bulk
+ * bucket's upload prefix (the object's creation event starts the worker, in AWS and on the local
+ * stack alike), then, with `wait`, waits for the worker up to `SYNC_WAIT_MS`. Returns the job as last
+ * seen. A file refused whole throws its refusal; a finished job that created nobody throws
+ * `NO_USER_CREATED` with its error list. A worker failure is not the file's: that job (failed,
+ * retryable) comes back as one not done.
  */
-export async function submitBulkCreate(
+export async function bulkCreate(
   caller: Caller,
   orgUuid: string,
-  file: { content: Buffer; truncated: boolean },
-  options: { language: Language; dryRun: boolean },
-): Promise<BulkJob> {
+  file: UploadedFile,
+  options: { language: Language; dryRun: boolean; wait: boolean },
+): Promise<JobView> {
   requireBulkAdmin(caller, orgUuid);
-  if (file.truncated || file.content.length > MULTIPART_MAX_BYTES) {
-    throw new PayloadTooLargeError(
-      `The file is larger than ${MULTIPART_MAX_BYTES / 1024 / 1024} MiB (${MULTIPART_MAX_BYTES} bytes), the most a request body carries: upload it with POST /users/bulk-uploads`,
-    );
-  }
+  requireWithin(
+    file,
+    MULTIPART_MAX_BYTES,
+    `The file is larger than ${MULTIPART_MAX_BYTES / 1024 / 1024} MiB (${MULTIPART_MAX_BYTES} bytes), the most a request body carries: upload it with POST /users/bulk-uploads`,
+  );
   const job = newJob(caller, orgUuid, options);
   await createJob(job);
   count('BulkJobsAccepted');
   await putObject(uploadKey(orgUuid, job.jobId), file.content, 'text/csv');
-  return job;
+  const seen = options.wait ? await awaitJob(orgUuid, job.jobId, Date.now() + SYNC_WAIT_MS) : job;
+  if (seen.status === 'failed' && seen.failure && !seen.failure.retryable) throw fileRefused(seen.failure.errorCode, seen.failure.message);
+  const view = await jobView(seen);
+  if (seen.status === 'done' && seen.counts.created === 0) {
+    const details = (view.errors ?? []).map((error) => ({ fieldName: error.email, ...error }));
+    throw new ValidationError(details, undefined, 'NO_USER_CREATED');
+  }
+  return view;
 }
 
 /** How long a presigned upload URL stays valid. */
@@ -96,7 +111,7 @@ function newJob(caller: Caller, orgUuid: string, options: { language: Language; 
 }
 
 /** Waits for a job to finish, polling its item, until `deadline` (epoch ms); returns it as last seen. */
-export async function awaitJob(orgUuid: string, jobId: string, deadline: number): Promise<BulkJob> {
+async function awaitJob(orgUuid: string, jobId: string, deadline: number): Promise<BulkJob> {
   for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
     const job = effectiveJob((await getJob(orgUuid, jobId))!);
     if (job.status === 'done' || job.status === 'failed' || Date.now() + wait > deadline) return job;
@@ -114,8 +129,8 @@ export interface JobView {
   updatedAt: string;
   /** When done: the bulk error list. */
   errors?: BulkError[];
-  /** When the whole file was refused. */
-  failure?: { errorCode: string; message: string };
+  /** When the whole file was refused, or the worker failed. */
+  failure?: { errorCode: ErrorCode; message: string };
 }
 
 export async function jobView(job: BulkJob): Promise<JobView> {
@@ -150,8 +165,10 @@ export async function retryJob(caller: Caller, orgUuid: string, jobId: string): 
   if (!job.failure?.retryable || !(await requeueJob(orgUuid, jobId))) {
     throw new ConflictError('CONFLICT', 'Only a job whose worker failed can be retried; this one is ' + job.status);
   }
+  // Read before the upload is touched: the worker that starts may take the job at once.
+  const queued = (await getJob(orgUuid, jobId))!;
   await touchObject(uploadKey(orgUuid, jobId));
-  return (await getJob(orgUuid, jobId))!;
+  return queued;
 }
 
 /** A finished job's failed rows as CSV (header plus `Error`), or only the header when none failed. */

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
+import { fileProblemOf, fileRefused } from '../errors';
 
 /**
  * Reads an uploaded CSV file as a stream of rows, so memory does not grow with the file. Columns are
@@ -7,19 +8,6 @@ import { parse } from 'csv-parse';
  * LF or CRLF; quoted fields may hold commas, quotes and newlines. Values are text and nothing more:
  * nothing from the file is ever evaluated.
  */
-
-/** Why a whole file is refused before any row is processed. */
-export type FileProblem = 'EMPTY_FILE' | 'NOT_CSV' | 'MISSING_COLUMNS' | 'TOO_MANY_ROWS' | 'FILE_TOO_LARGE';
-
-export class CsvFileError extends Error {
-  constructor(
-    readonly problem: FileProblem,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'CsvFileError';
-  }
-}
 
 export interface CsvRow<C extends string> {
   /** The line of the file the row starts on (the header is line 1). */
@@ -41,10 +29,23 @@ export interface CsvLimits {
   maxBytes: number;
 }
 
+/** A file part of a multipart body: cut at the route's limit, and then `truncated`. */
+export interface UploadedFile {
+  content: Buffer;
+  truncated: boolean;
+}
+
+const largerThan = (maxBytes: number) => `The file is larger than ${maxBytes} bytes`;
+
+/** Refuses (413) a file the request could not carry whole or that is over `maxBytes`. */
+export function requireWithin(file: UploadedFile, maxBytes: number, message = largerThan(maxBytes)): void {
+  if (file.truncated || file.content.length > maxBytes) throw fileRefused('FILE_TOO_LARGE', message);
+}
+
 const canonical = (name: string) => name.trim().toLowerCase();
 
 /**
- * The rows of a CSV file. Throws `CsvFileError` for a file that cannot be processed at all: no header,
+ * The rows of a CSV file. Throws `fileRefused` errors for a file that cannot be processed at all: no header,
  * a missing column, not text, not CSV, or over the limits.
  */
 export async function* readCsv<C extends string>(
@@ -58,7 +59,7 @@ export async function* readCsv<C extends string>(
   const counted = stream.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
     if (bytes > limits.maxBytes) {
-      stream.destroy(new CsvFileError('FILE_TOO_LARGE', `The file is larger than ${limits.maxBytes} bytes`));
+      stream.destroy(fileRefused('FILE_TOO_LARGE', largerThan(limits.maxBytes)));
     }
   });
   const parser = counted.pipe(
@@ -77,7 +78,7 @@ export async function* readCsv<C extends string>(
       nextLine = line + 1 + record.reduce((breaks, cell) => breaks + (cell.match(/\r\n|\r|\n/g)?.length ?? 0), 0);
       emptyLinesBefore = info.empty_lines;
       if (record.some((cell) => cell.includes('\u0000') || cell.includes('\ufffd'))) {
-        throw new CsvFileError('NOT_CSV', 'The file is not UTF-8 text');
+        throw fileRefused('NOT_CSV', 'The file is not UTF-8 text');
       }
       if (!positions) {
         positions = headerPositions(record, layout);
@@ -85,7 +86,7 @@ export async function* readCsv<C extends string>(
         continue;
       }
       if (record.every((cell) => cell.trim() === '')) continue;
-      if (++rows > limits.maxRows) throw new CsvFileError('TOO_MANY_ROWS', `The file has more than ${limits.maxRows} rows`);
+      if (++rows > limits.maxRows) throw fileRefused('TOO_MANY_ROWS', `The file has more than ${limits.maxRows} rows`);
       const values = {} as Record<C, string>;
       for (const column of layout.columns) {
         const at = positions.get(column);
@@ -94,12 +95,14 @@ export async function* readCsv<C extends string>(
       yield { line, values, cells: record };
     }
   } catch (error) {
-    if (error instanceof CsvFileError) throw error;
+    if (fileProblemOf(error)) throw error;
     const code = (error as { code?: string }).code ?? '';
-    throw new CsvFileError('NOT_CSV', code.startsWith('CSV_') ? `The file is not valid CSV (${code})` : 'The file could not be read as CSV');
+    throw fileRefused('NOT_CSV', code.startsWith('CSV_') ? `The file is not valid CSV (${code})` : 'The file could not be read as CSV', {
+      cause: error,
+    });
   }
-  if (!positions) throw new CsvFileError('EMPTY_FILE', 'The file is empty: it needs a header row and at least one row');
-  if (rows === 0) throw new CsvFileError('EMPTY_FILE', 'The file has a header but no rows');
+  if (!positions) throw fileRefused('EMPTY_FILE', 'The file is empty: it needs a header row and at least one row');
+  if (rows === 0) throw fileRefused('EMPTY_FILE', 'The file has a header but no rows');
 }
 
 function headerPositions<C extends string>(header: string[], layout: CsvLayout<C>): Map<C, number> {
@@ -114,7 +117,7 @@ function headerPositions<C extends string>(header: string[], layout: CsvLayout<C
   }
   const missing = layout.required.filter((column) => !positions.has(column));
   if (missing.length > 0) {
-    throw new CsvFileError('MISSING_COLUMNS', `The file lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+    throw fileRefused('MISSING_COLUMNS', `The file lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
   }
   return positions;
 }

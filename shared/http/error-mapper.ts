@@ -11,7 +11,7 @@ import {
   NotFoundError,
   UnauthenticatedError,
   ValidationError,
-  errorCatalogue,
+  errorMessage,
   type ErrorCode,
   type Detail,
 } from '../errors';
@@ -60,18 +60,18 @@ const isHttpError = (error: unknown): error is HttpErrorLike =>
 function mapMiddyError(error: HttpErrorLike): Mapped {
   const source = error.cause?.package;
   if (source === '@middy/http-router') {
-    return { status: 404, code: 'ROUTE_NOT_FOUND', message: errorCatalogue.ROUTE_NOT_FOUND };
+    return { status: 404, code: 'ROUTE_NOT_FOUND', message: errorMessage('ROUTE_NOT_FOUND') };
   }
   if (error.message === 'Unsupported Media Type') {
-    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: errorCatalogue.UNSUPPORTED_MEDIA_TYPE };
+    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: errorMessage('UNSUPPORTED_MEDIA_TYPE') };
   }
   if (source === '@middy/http-json-body-parser') {
     return { status: 400, code: 'MALFORMED_JSON', message: 'The request body is missing or is not valid JSON' };
   }
   if (error.statusCode < 500) {
-    return { status: 400, code: 'BAD_REQUEST', message: errorCatalogue.BAD_REQUEST };
+    return { status: 400, code: 'BAD_REQUEST', message: errorMessage('BAD_REQUEST') };
   }
-  return { status: 500, code: 'INTERNAL', message: errorCatalogue.INTERNAL };
+  return { status: 500, code: 'INTERNAL', message: errorMessage('INTERNAL') };
 }
 
 export function mapError(error: unknown): Mapped {
@@ -81,7 +81,7 @@ export function mapError(error: unknown): Mapped {
     return { status, code: error.code, message: error.message, details };
   }
   if (isHttpError(error)) return mapMiddyError(error);
-  return { status: 500, code: 'INTERNAL', message: errorCatalogue.INTERNAL };
+  return { status: 500, code: 'INTERNAL', message: errorMessage('INTERNAL') };
 }
 
 export function errorBody(mapped: Mapped, path: string): ErrorBody {

@@ -1,8 +1,8 @@
+import { errorMessage } from '../../shared/errors';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { S3Event } from 'aws-lambda';
 import { handler as bulkWorkerHandler } from '../../functions/bulk-worker/handler';
-import { rowErrors } from '../../shared/bulk/bulk-create.rules';
 import { jobUserUuid, runBulkCreateJob } from '../../shared/bulk/bulk-create.worker';
 import { getJob, readErrors, uploadKey, type BulkJob } from '../../shared/bulk/bulk-job';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
@@ -311,8 +311,8 @@ describe('the identity provider', () => {
     expect(run).toMatchObject({ status: 'done', counts: { rows: 5, created: 2, failed: 3 } });
     const errors = await readErrors(org.orgUuid, job.jobId);
     expect(errors).toEqual([
-      { email: failed1, line: 3, errorCode: 'IDENTITY_PROVIDER_FAILED', message: rowErrors.IDENTITY_PROVIDER_FAILED },
-      { email: failed2, line: 5, errorCode: 'IDENTITY_PROVIDER_FAILED', message: rowErrors.IDENTITY_PROVIDER_FAILED },
+      { email: failed1, line: 3, errorCode: 'IDENTITY_PROVIDER_FAILED', message: errorMessage('IDENTITY_PROVIDER_FAILED', 'row') },
+      { email: failed2, line: 5, errorCode: 'IDENTITY_PROVIDER_FAILED', message: errorMessage('IDENTITY_PROVIDER_FAILED', 'row') },
       expect.objectContaining({ email: bad, line: 6, errorCode: 'PASSWORD_POLICY' }),
     ]);
     // An error that is not throttling is not retried.

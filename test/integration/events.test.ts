@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, S3Event } from 'aws-lambda';
 import { bulkCreateColumns, bulkError, type BulkError } from '../../shared/bulk/bulk-create.rules';
 import { jobUserUuid } from '../../shared/bulk/bulk-create.worker';
-import { itemErrors, type ItemError } from '../../shared/bulk/bulk-users.service';
+import type { ItemError } from '../../shared/bulk/bulk-users.service';
+import { errorMessage } from '../../shared/errors';
 import { getJob, readErrors } from '../../shared/bulk/bulk-job';
 import type { JobView } from '../../shared/bulk/bulk.service';
 import { csvCell } from '../../shared/bulk/csv-file';
@@ -374,7 +375,7 @@ const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, r
   'bulk.delete': async (result, { values, user }, token) => {
     expect(result.statusCode).toBe(200);
     // The user is deleted; the unknown e-mail (second in the list) is the only error.
-    const unknown: ItemError = { email: values.__NEW_EMAIL__!, message: itemErrors.USER_NOT_FOUND, errorCode: 'USER_NOT_FOUND', index: 1 };
+    const unknown: ItemError = { email: values.__NEW_EMAIL__!, message: errorMessage('USER_NOT_FOUND', 'item'), errorCode: 'USER_NOT_FOUND', index: 1 };
     expect(bodyOf(result)).toEqual([unknown]);
     expect(await readUser(token, user!.uuid)).toEqual({ ...user, status: 'DELETED' });
     await expectNoSignIn(user!.email);

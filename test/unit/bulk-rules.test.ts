@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { bulkCreateLayout, BulkCreatePlan, rowErrors, type RowErrorCode } from '../../shared/bulk/bulk-create.rules';
+import { bulkCreateLayout, BulkCreatePlan } from '../../shared/bulk/bulk-create.rules';
+import { errorMessage, type ErrorCode } from '../../shared/errors';
 import { bulkCreateLimits, jobUserUuid } from '../../shared/bulk/bulk-create.worker';
 import { readCsv } from '../../shared/bulk/csv-file';
 
@@ -59,7 +60,7 @@ describe('one row alone', () => {
     expect(candidates[0]).toMatchObject({ role: 'ADMIN', permissions: [] });
   });
 
-  test.each<{ what: string; line: string; code: RowErrorCode }>([
+  test.each<{ what: string; line: string; code: ErrorCode }>([
     { what: 'a missing e-mail', line: ',Ann,,,ADMIN,,,', code: 'EMAIL_INVALID' },
     { what: 'an e-mail without @', line: 'ann.example.test,Ann,,,ADMIN,,,', code: 'EMAIL_INVALID' },
     { what: 'an e-mail over 254 characters', line: `${'a'.repeat(250)}@example.test,Ann,,,ADMIN,,,`, code: 'EMAIL_INVALID' },
@@ -83,7 +84,7 @@ describe('one row alone', () => {
   ])('$what fails the row with $code', async ({ line, code }) => {
     const error = await errorOf(line);
 
-    expect(error).toEqual({ email: expect.any(String), line: 2, errorCode: code, message: expect.stringContaining(rowErrors[code]) });
+    expect(error).toEqual({ email: expect.any(String), line: 2, errorCode: code, message: expect.stringContaining(errorMessage(code, 'row')) });
   });
 
   test('a rule error names its rule in the message; a password error also says what is wrong', async () => {

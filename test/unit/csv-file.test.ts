@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
-import { csvCell, CsvFileError, readCsv, type CsvLayout, type CsvLimits, type FileProblem } from '../../shared/bulk/csv-file';
+import { csvCell, readCsv, type CsvLayout, type CsvLimits } from '../../shared/bulk/csv-file';
+import { fileProblemOf, type FileProblem } from '../../shared/errors';
 
 type Column = 'Email' | 'Name' | 'Role' | 'Company';
 const layout: CsvLayout<Column> = { columns: ['Email', 'Name', 'Role', 'Company'], required: ['Email', 'Name', 'Role'] };
@@ -17,7 +18,8 @@ async function problemOf(source: string | Buffer | Readable, limits: CsvLimits =
   try {
     await rowsOf(source, limits);
   } catch (error) {
-    if (error instanceof CsvFileError) return { problem: error.problem, message: error.message };
+    const problem = fileProblemOf(error);
+    if (problem) return { problem, message: (error as Error).message };
     throw error;
   }
   throw new Error('The file was read without a problem');

@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
 import { OAuthError } from '../../shared/auth/oauth-errors';
-import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, errorCatalogue } from '../../shared/errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, errorMessage } from '../../shared/errors';
 import { publicRoute, withHttpChain, type RouteHandler, type RouteInput } from '../../shared/http/handler-factory';
 import type { RouteSchemas } from '../../shared/http/validation';
 import { ok, type HttpEvent, type HttpResult, type Reply, type RequestContext } from '../../shared/http/types';
@@ -237,7 +237,7 @@ describe('errors from the handler', () => {
     const result = await handler(event({ method: 'GET' }), context());
 
     const body = expectStandardBody(result, 500, 'INTERNAL');
-    expect(body.message).toBe(errorCatalogue.INTERNAL);
+    expect(body.message).toBe(errorMessage('INTERNAL'));
     expect(String(result.body)).not.toMatch(/secret|\/var\/task|\bat\s/);
     expect(Object.keys(body).sort()).toEqual(['errorCode', 'errorType', 'message', 'path', 'timestamp']);
     expect(logged).toHaveBeenCalledWith(expect.any(String), failure);
@@ -257,9 +257,9 @@ describe('errors from the handler', () => {
 
   test.each([
     ['NotFoundError', () => new NotFoundError('The bot was not found'), 404, 'NOT_FOUND', 'The bot was not found'],
-    ['ConflictError', () => new ConflictError('EMAIL_TAKEN'), 409, 'EMAIL_TAKEN', errorCatalogue.EMAIL_TAKEN],
-    ['ForbiddenError', () => new ForbiddenError(), 403, 'FORBIDDEN', errorCatalogue.FORBIDDEN],
-    ['UnauthenticatedError', () => new UnauthenticatedError(), 401, 'UNAUTHENTICATED', errorCatalogue.UNAUTHENTICATED],
+    ['ConflictError', () => new ConflictError('EMAIL_TAKEN'), 409, 'EMAIL_TAKEN', errorMessage('EMAIL_TAKEN')],
+    ['ForbiddenError', () => new ForbiddenError(), 403, 'FORBIDDEN', errorMessage('FORBIDDEN')],
+    ['UnauthenticatedError', () => new UnauthenticatedError(), 401, 'UNAUTHENTICATED', errorMessage('UNAUTHENTICATED')],
   ])('%s maps to %i with its catalogue code', async (_name, makeError, status, code, message) => {
     const handler = plainRoute(async () => {
       throw makeError();

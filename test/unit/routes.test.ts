@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileRoutes, matchRoute } from '../../infra/local/gateway';
 import { checkHandlers, type RouteHandler } from '../../shared/http/handler-factory';
-import { defaultSubpaths, resolveRoutes, resourceGroups, routesOfGroup } from '../../shared/routes';
+import { defaultSubpaths, resolveRoutes, resourceGroups, routePath, routesOfGroup } from '../../shared/routes';
 
 const routes = resolveRoutes(defaultSubpaths);
 const compiled = () => compileRoutes(routes);
@@ -27,6 +27,17 @@ describe('the route table', () => {
 
   test('refuses a subpath that is not a single path segment', () => {
     expect(() => resolveRoutes({ generative: 'a/b', user: 'users' })).toThrow(/Subpath/);
+  });
+
+  test('fills the path parameters of a route under the configured subpath', () => {
+    const path = routePath('bulk.job', { orgUUID: 'o-1', jobId: 'j 2' }, { generative: 'gen', user: 'people' });
+
+    expect(path).toBe('/people/org/o-1/users/bulk-jobs/j%202');
+  });
+
+  test('refuses to fill an unknown route or one missing a parameter', () => {
+    expect(() => routePath('bulk.nothing', {}, defaultSubpaths)).toThrow(/No route bulk.nothing/);
+    expect(() => routePath('bulk.job', { orgUUID: 'o-1' }, defaultSubpaths)).toThrow(/jobId/);
   });
 });
 
