@@ -60,6 +60,7 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     ['bulk.job', 'GET', '/users/bulk-jobs/{jobId}'],
     ['bulk.failedRows', 'GET', '/users/bulk-jobs/{jobId}/failed-rows'],
     ['bulk.retry', 'POST', '/users/bulk-jobs/{jobId}/retry'],
+    ['bulk.welcomes', 'POST', '/users/bulk-jobs/{jobId}/welcomes'],
     ['bulk.delete', 'DELETE', '/users/bulk-delete'],
     ['bulk.grant', 'POST', '/users/bulk-permissions'],
     ['bulk.revoke', 'DELETE', '/users/bulk-permissions'],

@@ -1,4 +1,5 @@
-import { bulkCreate, createUploadJob, failedRows, jobView, MULTIPART_MAX_BYTES, readJob, retryJob } from '../../shared/bulk/bulk.service';
+import { bulkCreate, createUploadJob, failedRows, jobView, MULTIPART_MAX_BYTES, readJob, resendWelcomes, retryJob } from '../../shared/bulk/bulk.service';
+import type { BulkJob } from '../../shared/bulk/bulk-job';
 import {
   bulkDeleteBodySchema,
   dryRunQuerySchema,
@@ -48,14 +49,23 @@ export const job = userRoute({
   handle: async ({ path, caller }) => ok(await jobView(await readJob(caller, path.orgUUID, path.jobId))),
 });
 
-/** A job whose worker failed, run again from its upload: 202 and the job, as a new upload answers. */
+/** A job queued again: 202, the job and where to poll it, as a new upload answers. */
+const requeued = async (path: { orgUUID: string; jobId: string }, job: Promise<BulkJob>): Promise<Reply> => ({
+  status: 202,
+  body: await jobView(await job),
+  headers: { location: jobLocation(path) },
+});
+
+/** A job whose worker failed, run again from its upload. */
 export const retry = userRoute({
   schemas: { path: jobPathSchema },
-  handle: async ({ path, caller }) => ({
-    status: 202,
-    body: await jobView(await retryJob(caller, path.orgUUID, path.jobId)),
-    headers: { location: jobLocation(path) },
-  }),
+  handle: ({ path, caller }) => requeued(path, retryJob(caller, path.orgUUID, path.jobId)),
+});
+
+/** The welcome e-mails SES did not accept, sent again by the worker. */
+export const welcomes = userRoute({
+  schemas: { path: jobPathSchema },
+  handle: ({ path, caller }) => requeued(path, resendWelcomes(caller, path.orgUUID, path.jobId)),
 });
 
 export const failedRowsOf = userRoute({
@@ -90,6 +100,7 @@ export const handlers = {
   'bulk.job': job,
   'bulk.failedRows': failedRowsOf,
   'bulk.retry': retry,
+  'bulk.welcomes': welcomes,
   'bulk.delete': bulkDeleteRoute,
   'bulk.grant': grant,
   'bulk.revoke': revoke,

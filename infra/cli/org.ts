@@ -24,6 +24,11 @@ const commands: Record<string, { required: string[]; optional: string[]; help: s
     help: '--name <realm> --admin-email <e-mail> --admin-password <password> [--admin-name <name>]',
   },
   'add-environment': { required: ['org', 'name'], optional: [], help: '--org <org uuid> --name <name>' },
+  'resend-welcomes': {
+    required: ['org', 'job'],
+    optional: [],
+    help: '--org <org uuid> --job <job id>   (a bulk job\'s welcome e-mails SES did not accept, sent again by the worker)',
+  },
   'reindex-users': { required: ['org'], optional: [], help: '--org <org uuid>   (rebuilds the user directory and the ADMIN set from the user items)' },
   'add-bot': { required: ['org', 'env', 'name'], optional: [], help: '--org <org uuid> --env <env uuid> --name <name>' },
   'add-persona': {
@@ -65,6 +70,7 @@ function configureTarget(outputsFile: string | undefined, dataDir: string): void
       [envNames.userPoolClientId]: need('UserPoolClientId'),
       [envNames.signingKey]: `kms:${need('SigningKeyArn')}`,
       [envNames.tokenIssuer]: outputs.TokenIssuer ?? `${need('ApiUrl').replace(/\/$/, '')}/auth`,
+      [envNames.bulkBucket]: need('BulkBucketName'),
     });
     return;
   }
@@ -117,6 +123,10 @@ async function run(argv: string[]): Promise<unknown> {
       return admin.addEnvironment(text('org'), text('name'));
     case 'reindex-users':
       return admin.reindexUsers(text('org'));
+    case 'resend-welcomes': {
+      const { requeueWelcomesOf, jobView } = await import('../../shared/bulk/bulk.service');
+      return jobView(await requeueWelcomesOf(text('org'), text('job')));
+    }
     case 'add-bot':
       return admin.addBot(text('org'), text('env'), text('name'));
     case 'add-persona': {

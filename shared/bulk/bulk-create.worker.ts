@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mailSettings } from '../config';
+import { rateLimited, sendRateBucket, type TokenBucket } from '../mail/send-rate';
 import { ConflictError, fileProblemOf } from '../errors';
 import { logger } from '../logger';
 import { count } from '../metrics';
@@ -25,6 +26,7 @@ import {
   startJob,
   uploadKey,
   type BulkJob,
+  type WelcomeFailure,
 } from './bulk-job';
 import { csvCell, readCsv, type CsvLimits } from './csv-file';
 
@@ -38,6 +40,8 @@ export interface WorkerOptions {
   /** Users created at once: bounded, to stay within the identity provider's rate limits. */
   concurrency?: number;
   ports?: UserPorts;
+  /** Paces the welcome e-mails of all lanes; default one bucket per process at SES's send rate. */
+  sendRate?: Pick<TokenBucket, 'take'>;
   /** The sign-in address e-mails give, `{realm}` standing for the organization's name; default the function's. */
   signInUrl?: string;
 }
@@ -131,21 +135,25 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
   if (!(await startJob(orgUuid, jobId, runId, candidates.length + errors.length, plan.rows))) return getJob(orgUuid, jobId);
 
   let created = 0;
+  const welcomeFailures: WelcomeFailure[] = [];
   if (job.dryRun) {
     created = candidates.length;
   } else {
     // One mail context for the job: the realm is read once, not once per welcome e-mail.
     const realm = (await getOrganization(orgUuid))?.name ?? '';
     const mail: MailContext = { language: job.language, signInUrl: signInAddress(options.signInUrl ?? mailSettings().signInUrl), realm };
+    // Every lane takes its turn from one bucket: together they stay within SES's send rate.
+    const mailer = rateLimited(ports.mailer, options.sendRate ?? (await sendRateBucket()));
     let processed = errors.length;
     await eachLimited(candidates, options.concurrency ?? 8, async (candidate) => {
       if (lost()) return;
-      const error = await createOne(job, candidate, ports, mail);
-      if (error) {
-        errors.push(error);
+      const outcome = await createOne(job, candidate, { ...ports, mailer }, mail);
+      if ('error' in outcome) {
+        errors.push(outcome.error);
         candidate.lines.forEach((line) => failedLines.add(line));
       } else {
         created += 1;
+        if (outcome.welcomeFailure) welcomeFailures.push(outcome.welcomeFailure);
       }
       processed += 1;
       if (processed % 25 === 0) await reportProgress(orgUuid, jobId, processed);
@@ -157,7 +165,12 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
   errors.sort((a, b) => a.line - b.line);
   await saveErrors(orgUuid, jobId, errors);
   if (failedLines.size > 0) await writeFailedRows(job, header, failedLines, errors);
-  const finished = await finishJob(orgUuid, jobId, runId, { status: 'done', counts: { rows: plan.rows, created, failed: errors.length } });
+  welcomeFailures.sort((a, b) => a.line - b.line);
+  const finished = await finishJob(orgUuid, jobId, runId, {
+    status: 'done',
+    counts: { rows: plan.rows, created, failed: errors.length },
+    welcomeFailures,
+  });
   // Counted once per job, by the run that recorded its outcome; a dry run creates nobody.
   if (finished && !job.dryRun) {
     count('BulkRowsCreated', created);
@@ -166,22 +179,24 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
   return getJob(orgUuid, jobId);
 }
 
+/** A row's outcome: its error, or the user exists now (and whether its welcome e-mail failed). */
+type RowOutcome = { error: BulkError } | { welcomeFailure?: WelcomeFailure };
+
 /**
- * Creates one user; returns its error, or undefined when it exists now (made by this run or an earlier
- * one). The welcome e-mail is sent once: the user record notes it, so a run that takes over after a
- * crash between the two sends it (with a new password when the file gave none, since the first one
- * was never seen).
+ * Creates one user, or finds it made by this job's earlier run. The welcome e-mail is sent once: the
+ * user record notes it once SES accepted it, so a later run (a takeover after a crash, a retry, a
+ * resend of failed welcomes) sends the ones missing, with a new password when the file gave none,
+ * since the first one was never seen.
  */
-async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, mail: MailContext): Promise<BulkError | undefined> {
+async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, mail: MailContext): Promise<RowOutcome> {
   const uuid = jobUserUuid(job.jobId, candidate.email);
   const claim = await getEmailClaim(job.orgUuid, candidate.email);
   if (claim?.state === 'DONE' && claim.userUuid === uuid) {
     const user = await getUser(job.orgUuid, uuid);
-    if (!user || user.welcomedAt) return undefined;
+    if (!user || user.welcomedAt) return {};
     const password = candidate.password ?? generatePassword();
     if (!candidate.password) await ports.identityProvider.setPassword(uuid, password);
-    await welcome(user, mail, ports, password);
-    return undefined;
+    return welcome(user, candidate.line, mail, ports, password);
   }
   const password = candidate.password ?? generatePassword();
   let user: UserRecord;
@@ -202,20 +217,21 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, m
       ),
     );
   } catch (error) {
-    if (error instanceof ConflictError) return bulkError(candidate.email, candidate.line, 'EMAIL_TAKEN');
+    if (error instanceof ConflictError) return { error: bulkError(candidate.email, candidate.line, 'EMAIL_TAKEN') };
     const reason = (error as { name?: string }).name ?? 'Error';
     logger.error('bulk user not created', { orgUuid: job.orgUuid, jobId: job.jobId, line: candidate.line, reason });
-    return bulkError(candidate.email, candidate.line, 'IDENTITY_PROVIDER_FAILED');
+    return { error: bulkError(candidate.email, candidate.line, 'IDENTITY_PROVIDER_FAILED') };
   }
-  await welcome(user, mail, ports, password);
-  return undefined;
+  return welcome(user, candidate.line, mail, ports, password);
 }
 
-async function welcome(user: UserRecord, mail: MailContext, ports: UserPorts, password: string): Promise<void> {
-  await sendWelcome(user, password, mail, ports.mailer);
+/** Sends the welcome e-mail (the mailer paces and retries it); the user is marked welcomed only once SES accepted it. */
+async function welcome(user: UserRecord, line: number, mail: MailContext, ports: UserPorts, password: string): Promise<RowOutcome> {
+  const result = await sendWelcome(user, password, mail, ports.mailer);
+  if (!result.sent) return { welcomeFailure: { line, userUuid: user.uuid, reason: result.reason } };
   await markWelcomed(user.orgUuid, user.uuid);
+  return {};
 }
-
 
 /**
  * The failed rows, as a CSV to fix and upload again: the original columns plus `Error`, every value

@@ -32,6 +32,11 @@ export interface BulkJob {
   dryRun: boolean;
   status: JobStatus;
   counts: { rows: number; created: number; failed: number };
+  /**
+   * Users the job created whose welcome e-mail SES did not accept (ids only, never an address): they
+   * can sign in only once it is sent again (`POST …/bulk-jobs/{jobId}/welcomes`, or the operator CLI).
+   */
+  welcomeFailures?: WelcomeFailure[];
   /** Users handled so far out of those the file asks for. */
   progress: { processed: number; total: number };
   /** Why a whole job failed (items written before failures had codes only may also hold a `status`: never read). */
@@ -42,6 +47,13 @@ export interface BulkJob {
   ttl?: number;
   /** The run working on the job, until when (epoch ms) unless it renews: one run at a time. */
   lease?: { runId: string; until: number };
+}
+
+export interface WelcomeFailure {
+  line: number;
+  userUuid: string;
+  /** The error's name or code (SES's), never its message. */
+  reason: string;
 }
 
 /** How long a run holds a job without renewing; it renews every third of this. */
@@ -141,11 +153,11 @@ export async function finishJob(
   orgUuid: string,
   jobId: string,
   runId: string,
-  outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: JobFailure },
+  outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: JobFailure; welcomeFailures?: WelcomeFailure[] },
 ): Promise<boolean> {
   return updateItem({
     Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: `SET #status = :status, counts = :counts, progress.#processed = progress.#total, updatedAt = :now${outcome.failure ? ', failure = :failure' : ''} REMOVE lease`,
+    UpdateExpression: `SET #status = :status, counts = :counts, welcomeFailures = :welcomes, progress.#processed = progress.#total, updatedAt = :now${outcome.failure ? ', failure = :failure' : ''} REMOVE lease`,
     ConditionExpression: 'lease.runId = :run AND #status = :running',
     ExpressionAttributeNames: { '#status': 'status', '#total': 'total', '#processed': 'processed' },
     ExpressionAttributeValues: {
@@ -153,6 +165,7 @@ export async function finishJob(
       ':running': 'running',
       ':status': outcome.status,
       ':counts': outcome.counts,
+      ':welcomes': outcome.welcomeFailures ?? [],
       ':now': new Date().toISOString(),
       ...(outcome.failure ? { ':failure': outcome.failure } : {}),
     },
@@ -208,6 +221,21 @@ export async function requeueJob(orgUuid: string, jobId: string): Promise<boolea
       '(#status = :failed AND failure.retryable = :true) OR (#status = :running AND lease.#until < :epoch)',
     ExpressionAttributeNames: { '#status': 'status', '#until': 'until' },
     ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':running': 'running', ':true': true, ':epoch': now, ':now': new Date(now).toISOString() },
+  });
+}
+
+/**
+ * Puts a finished job with welcome e-mails SES did not accept back in the queue: its next run finds
+ * every user created and sends the welcomes still missing (with new passwords when the file gave
+ * none). False when the job is not one.
+ */
+export async function requeueWelcomes(orgUuid: string, jobId: string): Promise<boolean> {
+  return updateItem({
+    Key: keys.bulkJob(orgUuid, jobId),
+    UpdateExpression: 'SET #status = :queued, updatedAt = :now',
+    ConditionExpression: '#status = :done AND size(welcomeFailures) > :none',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':queued': 'queued', ':done': 'done', ':none': 0, ':now': new Date().toISOString() },
   });
 }
 

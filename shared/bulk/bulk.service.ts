@@ -15,6 +15,7 @@ import {
   putObject,
   readErrors,
   requeueJob,
+  requeueWelcomes,
   touchObject,
   uploadKey,
   type BulkJob,
@@ -131,6 +132,8 @@ export interface JobView {
   errors?: BulkError[];
   /** When the whole file was refused, or the worker failed. */
   failure?: { errorCode: ErrorCode; message: string };
+  /** Users created whose welcome e-mail SES did not accept (`POST …/welcomes` sends them again). */
+  welcomeFailures?: BulkJob['welcomeFailures'];
 }
 
 export async function jobView(job: BulkJob): Promise<JobView> {
@@ -145,6 +148,7 @@ export async function jobView(job: BulkJob): Promise<JobView> {
     updatedAt: job.updatedAt,
     ...(job.status === 'done' ? { errors: await readErrors(job.orgUuid, job.jobId) } : {}),
     ...(job.failure ? { failure: { errorCode: job.failure.errorCode, message: job.failure.message } } : {}),
+    ...(job.welcomeFailures?.length ? { welcomeFailures: job.welcomeFailures } : {}),
   };
 }
 
@@ -166,6 +170,26 @@ export async function retryJob(caller: Caller, orgUuid: string, jobId: string): 
     throw new ConflictError('CONFLICT', 'Only a job whose worker failed can be retried; this one is ' + job.status);
   }
   // Read before the upload is touched: the worker that starts may take the job at once.
+  const queued = (await getJob(orgUuid, jobId))!;
+  await touchObject(uploadKey(orgUuid, jobId));
+  return queued;
+}
+
+/**
+ * Sends again the welcome e-mails of a finished job that SES did not accept: the job goes back to
+ * `queued` and its upload starts the worker, which finds every user created and welcomes those not
+ * welcomed yet (new passwords where the file gave none). A job without such failures is a 409.
+ */
+export async function resendWelcomes(caller: Caller, orgUuid: string, jobId: string): Promise<BulkJob> {
+  await readJob(caller, orgUuid, jobId);
+  return requeueWelcomesOf(orgUuid, jobId);
+}
+
+/** `resendWelcomes` without a caller: the operator CLI's. */
+export async function requeueWelcomesOf(orgUuid: string, jobId: string): Promise<BulkJob> {
+  if (!(await requeueWelcomes(orgUuid, jobId))) {
+    throw new ConflictError('CONFLICT', 'The job has no welcome e-mail to send again (or it has not finished)');
+  }
   const queued = (await getJob(orgUuid, jobId))!;
   await touchObject(uploadKey(orgUuid, jobId));
   return queued;

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { S3Event } from 'aws-lambda';
 import { handler as bulkWorkerHandler } from '../../functions/bulk-worker/handler';
 import { jobUserUuid, runBulkCreateJob } from '../../shared/bulk/bulk-create.worker';
-import { getJob, readErrors, uploadKey, type BulkJob } from '../../shared/bulk/bulk-job';
+import { getJob, readErrors, requeueWelcomes, uploadKey, type BulkJob } from '../../shared/bulk/bulk-job';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
 import type { MailMessage } from '../../shared/mail/mailer';
 import { keys } from '../../shared/store/keys';
@@ -369,6 +369,50 @@ describe('the identity provider', () => {
 
     expect(run?.counts).toEqual({ rows: 6, created: 6, failed: 0 });
     expect(peak).toBe(2);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+describe('a welcome e-mail SES does not accept', () => {
+  test('the user is created but not marked welcomed, the job lists it, and a resend welcomes it with a new password', async () => {
+    const [refused, accepted] = [uniqueEmail('welcome-refused'), uniqueEmail('welcome-accepted')];
+    const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', refused), rowFor(org, 'EDITOR', accepted)]));
+    const first = recordingMailer();
+    const refusing = {
+      sent: first.sent,
+      send: async (message: MailMessage) => {
+        if (message.to === refused) throw Object.assign(new Error('Email address is not verified.'), { name: 'MessageRejected' });
+        await first.send(message);
+      },
+    };
+    // Every send waits for a token of the shared bucket.
+    let tokens = 0;
+    const sendRate = { take: async () => void (tokens += 1) };
+
+    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer: refusing }, sendRate });
+
+    const refusedUuid = jobUserUuid(job.jobId, refused);
+    expect(run).toMatchObject({
+      status: 'done',
+      counts: { rows: 2, created: 2, failed: 0 },
+      welcomeFailures: [{ line: 2, userUuid: refusedUuid, reason: 'MessageRejected' }],
+    });
+    expect(tokens).toBe(2);
+    expect(first.sent.map((message) => message.to)).toEqual([accepted]);
+    expect((await getUser(org.orgUuid, refusedUuid))?.welcomedAt).toBeUndefined();
+    expect((await getUser(org.orgUuid, jobUserUuid(job.jobId, accepted)))?.welcomedAt).toEqual(expect.any(String));
+    // Nothing to resend on a job that is not done, nor twice.
+    expect(await requeueWelcomes(org.orgUuid, job.jobId)).toBe(true);
+    expect(await requeueWelcomes(org.orgUuid, job.jobId)).toBe(false);
+
+    const second = recordingMailer();
+    const resent = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer: second }, sendRate });
+
+    expect(resent).toMatchObject({ status: 'done', counts: { rows: 2, created: 2, failed: 0 }, welcomeFailures: [] });
+    expect(second.sent.map((message) => message.to)).toEqual([refused]);
+    expect((await getUser(org.orgUuid, refusedUuid))?.welcomedAt).toEqual(expect.any(String));
+    const password = second.sent[0]!.vars.password!;
+    expect((await signIn(org.realm, refused, password)).status).toBe(200);
   });
 });
 

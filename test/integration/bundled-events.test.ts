@@ -36,6 +36,8 @@ const expectedStatus: Record<string, number | undefined> = {
   'bulk.revoke': 200,
   // The job sam:event makes has not failed, so there is nothing to retry: the function reads it and refuses.
   'bulk.retry': 409,
+  // Nor any welcome e-mail to send again (a dry run sends none).
+  'bulk.welcomes': 409,
   'configurations.save': 200,
   'configurations.list': 200,
   'configurations.has': 200,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, S3Event } from 'aws-lambda';
@@ -5,7 +6,7 @@ import { bulkCreateColumns, bulkError, type BulkError } from '../../shared/bulk/
 import { jobUserUuid } from '../../shared/bulk/bulk-create.worker';
 import type { ItemError } from '../../shared/bulk/bulk-users.service';
 import { errorMessage } from '../../shared/errors';
-import { getJob, readErrors } from '../../shared/bulk/bulk-job';
+import { getJob, readErrors, type BulkJob } from '../../shared/bulk/bulk-job';
 import type { JobView } from '../../shared/bulk/bulk.service';
 import { csvCell } from '../../shared/bulk/csv-file';
 import { subpathsFromEnv } from '../../shared/config';
@@ -220,6 +221,16 @@ const prepare: Record<string, (replay: Replay, token: string) => Promise<void>> 
     replay.user = response.body;
     expect(replay.user.permissions).toEqual(permissions);
   },
+  // A finished job with a welcome SES did not accept (a dry run's rerun sends none and clears the list).
+  'bulk.welcomes': async ({ job, values }) => {
+    const failure = { line: 2, userUuid: randomUUID(), reason: 'MessageRejected' };
+    await updateItem({
+      Key: keys.bulkJob(values.__ORG_UUID__!, job!.jobId),
+      UpdateExpression: 'SET welcomeFailures = :failures',
+      ExpressionAttributeValues: { ':failures': [failure] },
+    });
+    expect(await getJob(values.__ORG_UUID__!, job!.jobId)).toMatchObject({ status: 'done', welcomeFailures: [failure] });
+  },
   // A job whose worker died: still `running`, its lease lapsed a minute ago (it reads as failed, retryable).
   'bulk.retry': async ({ job, values }) => {
     const lapsed = { runId: 'a-run-that-died', until: Date.now() - 60_000 };
@@ -234,6 +245,20 @@ const prepare: Record<string, (replay: Replay, token: string) => Promise<void>> 
 };
 
 const bodyOf = <T>(result: APIGatewayProxyStructuredResultV2): T => JSON.parse(result.body!) as T;
+
+/** A 202 with the job queued again; its upload's copy onto itself runs it again, to the same outcome. */
+async function expectRequeuedThenDone(result: APIGatewayProxyStructuredResultV2, { job, values }: Replay, more: Partial<BulkJob>): Promise<void> {
+  expect(result.statusCode).toBe(202);
+  expect(result.headers?.location).toMatch(new RegExp(`/bulk-jobs/${job!.jobId}$`));
+  expect(bodyOf<JobView>(result)).toMatchObject({ jobId: job!.jobId, status: 'queued' });
+  let seen = await getJob(values.__ORG_UUID__!, job!.jobId);
+  for (let waited = 0; seen?.status !== 'done' && waited < 10_000; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    seen = await getJob(values.__ORG_UUID__!, job!.jobId);
+  }
+  expect(seen).toMatchObject({ status: 'done', dryRun: true, counts: { rows: 2, created: 1, failed: 1 }, ...more });
+  expect(seen).not.toHaveProperty('lease');
+}
 
 /** What each route's answer must be beyond a 2xx status, checked against the stack where it changed something. */
 const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, replay: Replay, token: string) => Promise<void>> = {
@@ -334,19 +359,9 @@ const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, r
     expect(await mailsTo(values.__OTHER_NEW_EMAIL__!)).toEqual([]);
     expect(await findUserByEmail(orgUuid, values.__OTHER_NEW_EMAIL__!)).toBeUndefined();
   },
+  'bulk.welcomes': async (result, replay) => expectRequeuedThenDone(result, replay, { welcomeFailures: [] }),
   // Requeued, and the upload's copy onto itself runs the job again, to the same outcome.
-  'bulk.retry': async (result, { job, values }) => {
-    expect(result.statusCode).toBe(202);
-    expect(result.headers?.location).toMatch(new RegExp(`/bulk-jobs/${job!.jobId}$`));
-    expect(bodyOf<JobView>(result)).toMatchObject({ jobId: job!.jobId, status: 'queued' });
-    let seen = await getJob(values.__ORG_UUID__!, job!.jobId);
-    for (let waited = 0; seen?.status !== 'done' && waited < 10_000; waited += 100) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      seen = await getJob(values.__ORG_UUID__!, job!.jobId);
-    }
-    expect(seen).toMatchObject({ status: 'done', dryRun: true, counts: { rows: 2, created: 1, failed: 1 } });
-    expect(seen).not.toHaveProperty('lease');
-  },
+  'bulk.retry': async (result, replay) => expectRequeuedThenDone(result, replay, {}),
   'bulk.job': async (result, { job }, token) => {
     expect(result.statusCode).toBe(200);
     expect(bodyOf<JobView>(result)).toEqual({
