@@ -33,7 +33,8 @@ export class BulkPipeline extends Construct {
       ...queue,
       // Six times the worker's timeout, as Lambda advises for a queue a function consumes.
       visibilityTimeout: Duration.seconds(props.worker.timeout!.toSeconds() * 6),
-      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: 3 },
+      // At least 5 receives, as AWS advises for a queue a function consumes (a throttled poll counts as one).
+      deadLetterQueue: { queue: this.deadLetters, maxReceiveCount: 5 },
     });
 
     props.worker.configureAsyncInvoke({
@@ -42,7 +43,13 @@ export class BulkPipeline extends Construct {
       onFailure: new SqsDestination(this.failures),
     });
     props.worker.addEventSource(
-      new SqsEventSource(this.failures, { batchSize: 5, reportBatchItemFailures: true, maxBatchingWindow: Duration.seconds(5) }),
+      new SqsEventSource(this.failures, {
+        batchSize: 5,
+        reportBatchItemFailures: true,
+        maxBatchingWindow: Duration.seconds(5),
+        // No more pollers' invocations than the worker's own slots (the mapping's minimum is 2).
+        maxConcurrency: 2,
+      }),
     );
 
     const depth = (queue: Queue) => queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(1), statistic: 'Maximum' });
@@ -62,7 +69,13 @@ export class BulkPipeline extends Construct {
       this,
       'AsyncEventsDroppedAlarm',
       props.worker.metric('AsyncEventsDropped', { period: Duration.minutes(5), statistic: 'Sum' }),
-      'Lambda dropped an upload event of the bulk worker (not even the failure queue got it): that job never ends by itself',
+      'Lambda discarded an upload event of the bulk worker (retries spent or too old): it went to the failure queue, which marks its job failed',
+    );
+    alarmAtLeast(
+      this,
+      'DestinationDeliveryFailuresAlarm',
+      props.worker.metric('DestinationDeliveryFailures', { period: Duration.minutes(5), statistic: 'Sum' }),
+      'Lambda could not deliver a failed upload to the failure queue: that job stays queued or running until it expires',
     );
 
     Validations.of(this.deadLetters).acknowledge({

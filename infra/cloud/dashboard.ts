@@ -73,6 +73,8 @@ export class OperationsDashboard extends Construct {
         ]),
         graph('Bulk failures', [
           labelled(worker.metric('AsyncEventsDropped', sum), 'async events dropped'),
+          labelled(worker.metric('DestinationDeliveryFailures', sum), 'destination delivery failures'),
+          labelled(appMetric(this, 'BulkJobsFailed', 'bulk-worker'), 'jobs failed'),
           depth(props.failures, 'failure queue'),
           depth(props.deadLetters, 'dead letters'),
         ]),

@@ -142,18 +142,27 @@ export class Gateway extends Construct {
 
   /**
    * Per-route limits (stage route settings, keyed by route key): the token endpoint its own, every
-   * other route its group's. CloudFormation refuses settings for a route key that does not exist yet,
+   * other route its group's, except the bulk group's reads (a job's status, its failed rows), which
+   * clients poll and which take the stage's default. CloudFormation refuses settings for a route key that does not exist yet,
    * so the stage waits for the routes.
    */
   private throttleRoutes(routes: readonly Route[], created: readonly HttpRoute[]): void {
     const { routeThrottles, tokenRouteId } = this.props;
-    const settings: Record<string, { throttlingRateLimit: number; throttlingBurstLimit: number }> = {};
+    // A raw JSON property, which CDK passes as written: CloudFormation's RouteSettings keys are PascalCase.
+    const settings: Record<string, { ThrottlingRateLimit: number; ThrottlingBurstLimit: number }> = {};
     for (const route of routes) {
-      const limits = route.id === tokenRouteId ? routeThrottles.token : routeThrottles[route.group];
-      if (limits) settings[route.routeKey] = { throttlingRateLimit: limits.rateLimit, throttlingBurstLimit: limits.burstLimit };
+      const limits = limitsOf(route, tokenRouteId, routeThrottles);
+      if (limits) settings[route.routeKey] = { ThrottlingRateLimit: limits.rateLimit, ThrottlingBurstLimit: limits.burstLimit };
     }
     if (!routes.some((route) => route.id === tokenRouteId)) throw new Error(`No route has the token endpoint's id "${tokenRouteId}"`);
     (this.stage.node.defaultChild as CfnStage).routeSettings = settings;
     for (const route of created) this.stage.node.addDependency(route);
   }
+}
+
+/** A route's limits: the token endpoint's, its group's, or none (the stage's default). */
+function limitsOf(route: Route, tokenRouteId: string, routeThrottles: StackSettings['routeThrottles']): Throttle | undefined {
+  if (route.id === tokenRouteId) return routeThrottles.token;
+  if (route.group === 'bulk' && route.method === 'GET') return undefined;
+  return routeThrottles[route.group];
 }

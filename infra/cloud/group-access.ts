@@ -32,6 +32,9 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
       'AdminEnableUser',
     ],
     sendsMail: true,
+    // A welcome or reactivation e-mail SES throttles is retried for up to 7.5 s (plus the SDK's own
+    // retries) after Cognito and DynamoDB have answered: 20 s, within API Gateway's 30 s.
+    timeoutSeconds: 20,
   },
   bulk: {
     // bulk-delete deletes each user as DELETE /users/{id} does: disables the account, re-enables it on rollback.

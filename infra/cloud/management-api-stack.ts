@@ -32,10 +32,11 @@ const tokenRouteId = 'auth.token';
  * from starving the API and bounds their pressure on Cognito and SES. The bulk HTTP function holds
  * its invocation up to 25 s while it waits for a job, so it too can pile up; it gets none by
  * default (`bulkConcurrency` sets one): reserving subtracts from what every other group shares, and
- * its route throttling (`throttleBulkRate`, default 2/s) already bounds it to about 2 × 25 = 50
- * waiting invocations at worst. Lambda refuses any reservation that leaves fewer than 10 unreserved
- * executions, and a new account's quota may be exactly 10: there, deploy with
- * `-c workerConcurrency=none` or ask for a higher quota first (README).
+ * its route throttling (`throttleBulkRate`, default 5/s on each of its write routes, 25 s each)
+ * already bounds how many wait. Lambda refuses a reservation that leaves fewer than 100 unreserved
+ * executions, and a new account's quota may be as low as 10: there (UnreservedConcurrentExecutions
+ * under 102 in `aws lambda get-account-settings`), deploy with `-c workerConcurrency=none` or ask for
+ * a higher quota first (README).
  */
 const reservedConcurrency = (settings: StackSettings): Partial<Record<ResourceGroup, number | undefined>> => ({
   'bulk-worker': settings.workerConcurrency,

@@ -29,17 +29,21 @@ export const contextDefaults = {
 /**
  * Per-route throttling: the token endpoint (`throttleTokenRate`, `throttleTokenBurst`) and each
  * resource group's routes (`throttle<Group>Rate`, `throttle<Group>Burst`, e.g. `throttleUsersRate`).
- * The token endpoint is the one route anyone may call without a token: tight, against password
- * guessing and Cognito's AdminInitiateAuth quota. Bulk requests hold a function up to 25 s each.
+ * The token endpoint is the one route anyone may call without a token: its own limits keep a client
+ * hammering it from the other routes' account-wide share, and stay under Cognito's default
+ * AdminInitiateAuth quota (120 requests a second per account) with sign-ins and refreshes of a busy
+ * month (about 16 a second at 100 million requests, README "Cost") well within them. Bulk writes
+ * hold a function up to 25 s each; bulk reads (a job's status, polled) take the stage's default.
+ * At 100 million requests a month (about 160 a second in business hours) raise the stage's limits.
  */
 export const throttleDefaults: { readonly token: Throttle } & Readonly<Partial<Record<ResourceGroup, Throttle>>> = {
-  token: { rateLimit: 10, burstLimit: 20 },
+  token: { rateLimit: 40, burstLimit: 80 },
   auth: { rateLimit: 50, burstLimit: 100 },
-  users: { rateLimit: 20, burstLimit: 40 },
+  users: { rateLimit: 50, burstLimit: 100 },
   supervisors: { rateLimit: 50, burstLimit: 100 },
   agents: { rateLimit: 50, burstLimit: 100 },
   configurations: { rateLimit: 50, burstLimit: 100 },
-  bulk: { rateLimit: 2, burstLimit: 5 },
+  bulk: { rateLimit: 5, burstLimit: 10 },
 };
 
 const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];

@@ -239,6 +239,17 @@ export async function requeueWelcomes(orgUuid: string, jobId: string): Promise<b
   });
 }
 
+/** Puts a job queued for its welcomes back to `done`, if no run took it meanwhile. */
+export async function settleQueued(orgUuid: string, jobId: string): Promise<boolean> {
+  return updateItem({
+    Key: keys.bulkJob(orgUuid, jobId),
+    UpdateExpression: 'SET #status = :done, updatedAt = :now',
+    ConditionExpression: '#status = :queued',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: { ':done': 'done', ':queued': 'queued', ':now': new Date().toISOString() },
+  });
+}
+
 /** Starts the worker on an upload again: S3 copies the object onto itself, an object-created event as the upload's. */
 export async function touchObject(key: string): Promise<void> {
   const Bucket = bucket();

@@ -16,6 +16,9 @@ import {
   readErrors,
   requeueJob,
   requeueWelcomes,
+  settleQueued,
+  failJob,
+  JOB_DAYS,
   touchObject,
   uploadKey,
   type BulkJob,
@@ -169,10 +172,7 @@ export async function retryJob(caller: Caller, orgUuid: string, jobId: string): 
   if (!job.failure?.retryable || !(await requeueJob(orgUuid, jobId))) {
     throw new ConflictError('CONFLICT', 'Only a job whose worker failed can be retried; this one is ' + job.status);
   }
-  // Read before the upload is touched: the worker that starts may take the job at once.
-  const queued = (await getJob(orgUuid, jobId))!;
-  await touchObject(uploadKey(orgUuid, jobId));
-  return queued;
+  return startAgain(orgUuid, jobId, () => failJob(orgUuid, jobId, 'The import could not be started again; retry the job'));
 }
 
 /**
@@ -190,8 +190,26 @@ export async function requeueWelcomesOf(orgUuid: string, jobId: string): Promise
   if (!(await requeueWelcomes(orgUuid, jobId))) {
     throw new ConflictError('CONFLICT', 'The job has no welcome e-mail to send again (or it has not finished)');
   }
+  return startAgain(orgUuid, jobId, () => settleQueued(orgUuid, jobId));
+}
+
+/**
+ * Starts the worker on a job just queued again, by copying its upload onto itself, and returns the
+ * job as queued (read first: the worker may take it at once). When the copy fails (S3, or an upload
+ * the bucket's lifecycle removed), `undo` puts the job back as it was, so it never waits in the queue
+ * for a run that will not come.
+ */
+async function startAgain(orgUuid: string, jobId: string, undo: () => Promise<unknown>): Promise<BulkJob> {
   const queued = (await getJob(orgUuid, jobId))!;
-  await touchObject(uploadKey(orgUuid, jobId));
+  try {
+    await touchObject(uploadKey(orgUuid, jobId));
+  } catch (error) {
+    await undo();
+    if ((error as { name?: string }).name === 'NoSuchKey') {
+      throw new ConflictError('CONFLICT', `The job's file is no longer kept (uploads expire after ${JOB_DAYS} days): upload it again`);
+    }
+    throw error;
+  }
   return queued;
 }
 

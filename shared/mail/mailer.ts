@@ -76,7 +76,7 @@ export interface RetryPolicy {
   random: () => number;
 }
 
-/** Five attempts: at most 0.5 + 1 + 2 + 4 = 7.5 s of waiting, within an API request's 29 s. */
+/** Five attempts: at most 0.5 + 1 + 2 + 4 = 7.5 s of waiting, within the users function's 20 s (infra/cloud/group-access.ts). */
 export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 4_000, clock: systemClock, random: Math.random };
 
 /** Runs `work`, and again after a throttling error, as `policy` says; throws the last error. */

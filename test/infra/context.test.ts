@@ -155,13 +155,15 @@ test('the test names every group that has route throttling of its own', () => {
 test('throttleToken* and throttle<Group>* set the stage route settings of the token route and of each group\'s routes', () => {
   const stage = Object.values(synthesized.template.findResources('AWS::ApiGatewayV2::Stage'))[0]!;
   const expected = Object.fromEntries(
-    resolveRoutes({ generative: 'gen-ai', user: 'admin' }).map((route) => {
-      const limits = route.id === 'auth.token' ? { rateLimit: 3, burstLimit: 6 } : groupThrottles[route.group]!;
-      return [route.routeKey, { throttlingRateLimit: limits.rateLimit, throttlingBurstLimit: limits.burstLimit }];
-    }),
+    resolveRoutes({ generative: 'gen-ai', user: 'admin' })
+      .filter((route) => !(route.group === 'bulk' && route.method === 'GET'))
+      .map((route) => {
+        const limits = route.id === 'auth.token' ? { rateLimit: 3, burstLimit: 6 } : groupThrottles[route.group]!;
+        return [route.routeKey, { ThrottlingRateLimit: limits.rateLimit, ThrottlingBurstLimit: limits.burstLimit }];
+      }),
   );
   expect(stage.Properties.RouteSettings).toEqual(expected);
-  expect(expected['POST /auth/realms/{realm}/protocol/openid-connect/token']).toEqual({ throttlingRateLimit: 3, throttlingBurstLimit: 6 });
+  expect(expected['POST /auth/realms/{realm}/protocol/openid-connect/token']).toEqual({ ThrottlingRateLimit: 3, ThrottlingBurstLimit: 6 });
 });
 
 test('logLevel (any case) sets POWERTOOLS_LOG_LEVEL of every function', () => {

@@ -29,7 +29,22 @@ describe('alarm topic', () => {
     const statements = key.Properties.KeyPolicy.Statement as { Principal?: { Service?: string }; Action: string[] }[];
     expect(statements.find((s) => s.Principal?.Service === 'cloudwatch.amazonaws.com')?.Action).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
     synthesized.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
-      PolicyDocument: { Statement: [Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })] },
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
+    });
+    // The topic policy replaces SNS's default one: CloudWatch alarms of this account may still publish.
+    synthesized.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudwatch.amazonaws.com' },
+            Action: 'sns:Publish',
+            Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } }, ArnLike: { 'aws:SourceArn': Match.anyValue() } },
+          }),
+        ]),
+      },
     });
     expect(synthesized.template.findResources('AWS::SNS::Subscription')).toEqual({});
   });
@@ -107,6 +122,12 @@ describe('alarms', () => {
       );
       for (const m of stats) expect(m.MetricStat!.Metric.Dimensions).toContainEqual({ Name: 'TableName', Value: tableId });
     }
+  });
+
+  test("the bulk worker's failed deliveries to its failure queue alarm", () => {
+    expect(alarmsOn('DestinationDeliveryFailures').map((alarm) => alarm.Properties)).toEqual([
+      expect.objectContaining({ Namespace: 'AWS/Lambda', Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId('bulk-worker') } }], Threshold: 1 }),
+    ]);
   });
 
   test("the bulk worker's dropped asynchronous events alarm", () => {

@@ -4,7 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { S3Event } from 'aws-lambda';
 import { handler as bulkWorkerHandler } from '../../functions/bulk-worker/handler';
 import { jobUserUuid, runBulkCreateJob } from '../../shared/bulk/bulk-create.worker';
-import { getJob, readErrors, requeueWelcomes, uploadKey, type BulkJob } from '../../shared/bulk/bulk-job';
+import { failJob, getJob, readErrors, requeueWelcomes, uploadKey, type BulkJob } from '../../shared/bulk/bulk-job';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
+import { s3Client } from '../../shared/clients/s3';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
 import type { MailMessage } from '../../shared/mail/mailer';
 import { keys } from '../../shared/store/keys';
@@ -414,6 +416,19 @@ describe('a welcome e-mail SES does not accept', () => {
     const password = second.sent[0]!.vars.password!;
     expect((await signIn(org.realm, refused, password)).status).toBe(200);
   });
+});
+
+test("retrying a job whose upload is gone is a 409, and the job stays failed and retryable", async () => {
+  const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', uniqueEmail('gone'))]));
+  await failJob(org.orgUuid, job.jobId, 'The import failed 3 times; retry the job to run it again');
+  // As the bucket's lifecycle would: the upload expired.
+  await s3Client().send(new DeleteObjectCommand({ Bucket: process.env.BULK_BUCKET_NAME!, Key: uploadKey(org.orgUuid, job.jobId) }));
+
+  const response = await org.admin.api.post(bulkJobUrl(org, job.jobId, '/retry'), undefined);
+
+  expect(response.status).toBe(409);
+  expect(response.body).toMatchObject({ errorCode: 'CONFLICT', message: expect.stringContaining('no longer kept') });
+  expect(await getJob(org.orgUuid, job.jobId)).toMatchObject({ status: 'failed', failure: { retryable: true } });
 });
 
 test('a job id without a job is ignored', async () => {
