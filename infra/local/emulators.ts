@@ -5,6 +5,7 @@ import type { S3Event } from 'aws-lambda';
 import { join } from 'node:path';
 import S3rver from 's3rver';
 import sesModule from 'aws-ses-v2-local';
+import { localSesAccount } from './ses-account';
 import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';
 import { startDynamoDBLocal } from './dynamodb-local';
 import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
@@ -20,24 +21,6 @@ import { Router } from 'cognito-local/lib/server/Router';
 import { createServer } from 'cognito-local/lib/server/server';
 
 const HOST = '127.0.0.1';
-
-/** The SES account the emulator reports (aws-ses-v2-local validates every field). */
-export const localSesAccount = {
-  DedicatedIpAutoWarmupEnabled: false,
-  Details: {
-    AdditionalContactEmailAddresses: [],
-    ContactLanguage: 'EN',
-    MailType: 'TRANSACTIONAL',
-    ReviewDetails: { CaseId: 'local', Status: 'GRANTED' },
-    UseCaseDescription: 'local stack',
-    WebsiteURL: 'http://localhost',
-  },
-  EnforcementStatus: 'HEALTHY',
-  ProductionAccessEnabled: true,
-  SendingEnabled: true,
-  SendQuota: { Max24HourSend: 50_000, MaxSendRate: 14, SentLast24Hours: 0 },
-  SuppressionAttributes: { SuppressedReasons: [] },
-};
 
 // aws-ses-v2-local is CommonJS with an `exports.default`: Node's ESM loader hands over the whole
 // exports object, esbuild's interop (jest) the function itself.

@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import sesModule from 'aws-ses-v2-local';
 import { ConfigError, mailSettings, readConfig } from '../../shared/config';
+import { localSesAccount } from '../../infra/local/ses-account';
 import { logger } from '../../shared/logger';
 import { languages, mailKinds, renderMail, type MailVars } from '../../shared/mail/mail.templates';
 import { mailFailures, sendMail, sendSafely, sesMailer, type Mailer, type MailMessage } from '../../shared/mail/mailer';
@@ -256,24 +257,9 @@ describe('throttling answered by SES, through the real SDK', () => {
   });
 });
 
-/** An account as SES v2 GetAccount describes it (the emulator checks every field is there). */
+/** The local stack's SES account (the emulator checks every field is there), at another send rate. */
 function emulatedAccount(maxSendRate: number) {
-  return {
-    DedicatedIpAutoWarmupEnabled: false,
-    Details: {
-      AdditionalContactEmailAddresses: [],
-      ContactLanguage: 'EN',
-      MailType: 'TRANSACTIONAL',
-      ReviewDetails: { CaseId: 'local', Status: 'GRANTED' },
-      UseCaseDescription: 'local',
-      WebsiteURL: 'http://localhost',
-    },
-    EnforcementStatus: 'HEALTHY',
-    ProductionAccessEnabled: true,
-    SendingEnabled: true,
-    SendQuota: { Max24HourSend: 50_000, MaxSendRate: maxSendRate, SentLast24Hours: 0 },
-    SuppressionAttributes: { SuppressedReasons: [] },
-  };
+  return { ...localSesAccount, SendQuota: { ...localSesAccount.SendQuota, MaxSendRate: maxSendRate } };
 }
 
 /** The system clock, noting each wait the bucket asks for. */
