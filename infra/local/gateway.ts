@@ -289,7 +289,7 @@ export function createGateway(routes: Route[], handlers: Record<ResourceGroup, L
     }
   }
 
-  return createServer((request, response) => {
+  const server = createServer((request, response) => {
     serve(request, response).catch((error: unknown) => {
       if (response.destroyed || request.destroyed) return; // the client went away
       log({ level: 'ERROR', source: 'local-gateway', errorType: errorType(error), message: 'the local gateway itself failed: 500' });
@@ -297,4 +297,10 @@ export function createGateway(routes: Route[], handlers: Record<ResourceGroup, L
       else response.destroy();
     });
   });
+  // Idle keep-alive connections are closed by the client, as with API Gateway (which keeps them far
+  // longer than Node's 5 s default): a server closing one just as a client reuses it fails that
+  // request ("fetch failed"), which a loaded machine makes likely.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
 }
