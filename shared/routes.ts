@@ -33,14 +33,14 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     path: '/auth/realms/{realm}/protocol/openid-connect/token',
     authenticated: false,
   },
-  {
-    id: 'auth.certs',
-    group: 'auth',
-    method: 'GET',
-    area: 'auth',
-    path: '/auth/realms/{realm}/protocol/openid-connect/certs',
-    authenticated: false,
-  },
+  ...authRoutes([
+    ['auth.certs', 'GET', '/protocol/openid-connect/certs'],
+    ['auth.discovery', 'GET', '/.well-known/openid-configuration'],
+    ['auth.userinfo', 'GET', '/protocol/openid-connect/userinfo'],
+    ['auth.userinfoPost', 'POST', '/protocol/openid-connect/userinfo'],
+    ['auth.revoke', 'POST', '/protocol/openid-connect/revoke'],
+    ['auth.logout', 'POST', '/protocol/openid-connect/logout'],
+  ]),
   // Literal paths (`identity-provider`, `quicksearch`, `activate`) win over `{userId}` in API Gateway,
   // in middy's router and in the local gateway alike.
   ...userAreaRoutes('users', [
@@ -86,6 +86,18 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     ['agents.update', 'PUT', '/agents/{agentUUID}'],
   ]),
 ];
+
+/** OpenID Connect routes of one realm (public: they check their own credentials, OAuth's way). */
+function authRoutes(routes: [string, HttpMethod, string][]): RouteDefinition[] {
+  return routes.map(([id, method, path]) => ({
+    id,
+    group: 'auth' as const,
+    method,
+    area: 'auth' as const,
+    path: `/auth/realms/{realm}${path}`,
+    authenticated: false,
+  }));
+}
 
 /** Routes of the user-administration area, under one organization. */
 function userAreaRoutes(group: ResourceGroup, routes: [string, HttpMethod, string][]): RouteDefinition[] {

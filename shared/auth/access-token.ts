@@ -1,90 +1,128 @@
-import { randomUUID } from 'node:crypto';
-import { JwtVerifier } from 'aws-jwt-verify';
-import { decomposeUnverifiedJwt } from 'aws-jwt-verify/jwt';
+import { randomBytes } from 'node:crypto';
 import { config } from '../config';
 import { UnauthenticatedError } from '../errors';
-import { tokenSigner } from './signer';
+import { realmIssuer, realmOfIssuer, signJwt, verifyJwt } from './jwt';
 
-/** Claims of our access tokens: kept few so a token stays well under the spec's 800 characters. */
+/**
+ * Claims of our access tokens, Keycloak's names: kept few and short (no organization id, 128-bit `jti`
+ * and `sid`) so that a token stays under the spec's 800 characters. The session (`sid`) names the
+ * organization.
+ */
 export interface AccessClaims {
   iss: string;
+  aud: string;
+  azp: string;
   sub: string;
-  org: string;
   sid: string;
   jti: string;
-  azp: string;
   typ: 'Bearer';
   scope: string;
   iat: number;
   exp: number;
+  email: string;
+  preferred_username: string;
 }
 
-export const TOKEN_SCOPE = 'profile email';
+/** Claims of an ID token (issued when the scope contains `openid`). */
+export interface IdClaims {
+  iss: string;
+  aud: string;
+  azp: string;
+  sub: string;
+  sid: string;
+  jti: string;
+  typ: 'ID';
+  iat: number;
+  exp: number;
+  auth_time: number;
+  email: string;
+  preferred_username: string;
+  name: string;
+}
 
-const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+export const DEFAULT_SCOPE = 'profile email';
 
-/** Issues a compact ES256 access token for a user session. */
-export async function issueAccessToken(subject: {
+/** The granted scope: ours always, plus `openid` when the client asked for it. */
+export function grantedScope(requested: string | undefined): string {
+  return requested?.split(' ').includes('openid') ? `openid ${DEFAULT_SCOPE}` : DEFAULT_SCOPE;
+}
+
+export interface TokenSubject {
+  realm: string;
   userUuid: string;
-  orgUuid: string;
+  email: string;
+  name: string;
   sessionId: string;
   clientId: string;
-}): Promise<{ token: string; expiresIn: number }> {
-  const { tokenIssuer, accessTokenSeconds } = config();
-  const signer = tokenSigner();
-  const { kid } = await signer.publicJwk();
+  scope: string;
+  /** Epoch seconds of the password grant that began the session. */
+  authTime: number;
+}
+
+export const randomId = () => randomBytes(16).toString('base64url');
+
+/** Issues a compact ES256 access token for a user session, bound to its realm by `iss`. */
+export async function issueAccessToken(subject: TokenSubject): Promise<{ token: string; expiresIn: number }> {
+  const { accessTokenSeconds } = config();
   const iat = Math.floor(Date.now() / 1000);
   const claims: AccessClaims = {
-    iss: tokenIssuer,
-    sub: subject.userUuid,
-    org: subject.orgUuid,
-    sid: subject.sessionId,
-    jti: randomUUID(),
+    iss: realmIssuer(subject.realm),
+    aud: subject.clientId,
     azp: subject.clientId,
+    sub: subject.userUuid,
+    sid: subject.sessionId,
+    jti: randomId(),
     typ: 'Bearer',
-    scope: TOKEN_SCOPE,
+    scope: subject.scope,
     iat,
     exp: iat + accessTokenSeconds,
+    email: subject.email,
+    preferred_username: subject.email,
   };
-  const signingInput = `${b64({ alg: 'ES256', typ: 'JWT', kid })}.${b64(claims)}`;
-  const signature = await signer.sign(Buffer.from(signingInput));
-  return { token: `${signingInput}.${signature.toString('base64url')}`, expiresIn: accessTokenSeconds };
+  return { token: await signJwt(claims), expiresIn: accessTokenSeconds };
 }
 
-let verifier: Promise<{ verify: (token: string) => Promise<unknown>; kid: string }> | undefined;
-
-function accessTokenVerifier() {
-  verifier ??= tokenSigner()
-    .publicJwk()
-    .then((jwk) => {
-      const jwtVerifier = JwtVerifier.create({
-        issuer: config().tokenIssuer,
-        audience: null,
-        jwksUri: `${config().tokenIssuer}/certs`,
-        customJwtCheck: ({ payload }) => {
-          if (payload.typ !== 'Bearer' || typeof payload.org !== 'string' || typeof payload.sub !== 'string') {
-            throw new Error('Not an access token');
-          }
-        },
-      });
-      // The key is loaded from the signer, so verification never calls out over HTTP.
-      jwtVerifier.cacheJwks({ keys: [jwk] });
-      return { verify: (token: string) => jwtVerifier.verify(token), kid: jwk.kid };
-    })
-    .catch((error: unknown) => {
-      verifier = undefined;
-      throw error;
-    });
-  return verifier;
+/** Issues the OpenID Connect ID token of a session (audience: the client). */
+export async function issueIdToken(subject: TokenSubject): Promise<string> {
+  const iat = Math.floor(Date.now() / 1000);
+  const claims: IdClaims = {
+    iss: realmIssuer(subject.realm),
+    aud: subject.clientId,
+    azp: subject.clientId,
+    sub: subject.userUuid,
+    sid: subject.sessionId,
+    jti: randomId(),
+    typ: 'ID',
+    iat,
+    exp: iat + config().accessTokenSeconds,
+    auth_time: subject.authTime,
+    email: subject.email,
+    preferred_username: subject.email,
+    name: subject.name,
+  };
+  return signJwt(claims);
 }
 
-/** Verifies signature, issuer, expiry and shape of an access token; any failure is a 401. */
-export async function verifyAccessToken(token: string): Promise<AccessClaims> {
-  const { verify, kid } = await accessTokenVerifier();
+const hasAudience = (aud: unknown, clientId: string) => aud === clientId || (Array.isArray(aud) && aud.includes(clientId));
+
+/**
+ * Verifies signature, expiry, issuer (one of our realms), audience and shape of an access token; any
+ * failure is a 401. Whether its session is still live is the caller's check (`caller.ts`).
+ */
+export async function verifyAccessToken(token: string): Promise<AccessClaims & { realm: string }> {
   try {
-    // A token naming a key we do not hold is refused here, before the verifier would try to fetch it.
-    if (decomposeUnverifiedJwt(token).header.kid !== kid) throw new Error('Unknown key id');
-    return (await verify(token)) as AccessClaims;
+    const claims = await verifyJwt(token);
+    const realm = realmOfIssuer(claims.iss);
+    if (
+      !realm ||
+      claims.typ !== 'Bearer' ||
+      !hasAudience(claims.aud, config().userPoolClientId) ||
+      typeof claims.sub !== 'string' ||
+      typeof claims.sid !== 'string'
+    ) {
+      throw new Error('Not an access token');
+    }
+    return { ...(claims as unknown as AccessClaims), realm };
   } catch (error) {
     throw new UnauthenticatedError('The bearer token is invalid or expired', { cause: error });
   }

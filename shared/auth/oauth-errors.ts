@@ -1,11 +1,13 @@
 /** OAuth 2.0 token endpoint errors (RFC 6749 §5.2); the token route answers them in OAuth's own body. */
-export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type';
+export type OAuthErrorCode = 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'invalid_token';
 
 const statusOf: Record<OAuthErrorCode, number> = {
   invalid_request: 400,
   invalid_client: 401,
   invalid_grant: 400,
   unsupported_grant_type: 400,
+  // RFC 6750 §3.1: a bearer token refused by a protected resource (userinfo).
+  invalid_token: 401,
 };
 
 export class OAuthError extends Error {

@@ -7,6 +7,10 @@ export interface Session {
   userUuid: string;
   orgUuid: string;
   clientId: string;
+  /** The scope granted at sign-in (`openid` adds ID tokens on every refresh). */
+  scope?: string;
+  /** Epoch seconds of the password grant that began the session (the ID token's `auth_time`). */
+  authTime?: number;
   secretHash: string;
   /** Hash of the secret the last rotation replaced: seeing it again means a copy is in other hands. */
   previousSecretHash?: string;
@@ -35,6 +39,12 @@ export async function rotateSession(sessionId: string, seenHash: string, newHash
     ConditionExpression: 'secretHash = :seen',
     ExpressionAttributeValues: { ':new': newHash, ':seen': seenHash, ':exp': expiresAt },
   });
+}
+
+/** A session that exists and has not reached its absolute end. */
+export async function getLiveSession(sessionId: string): Promise<Session | undefined> {
+  const session = await getSession(sessionId);
+  return session && session.endsAt > Math.floor(Date.now() / 1000) ? session : undefined;
 }
 
 export async function deleteSession(sessionId: string): Promise<void> {

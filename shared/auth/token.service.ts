@@ -1,11 +1,13 @@
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
 import { REALM_NAME } from '../org/org.entities';
 import { findRealm } from '../org/org.repository';
+import type { UserRecord } from '../users/user.entities';
 import { findActiveUser, findUserByEmail } from '../users/user.repository';
-import { TOKEN_SCOPE, issueAccessToken } from './access-token';
+import { grantedScope, issueAccessToken, issueIdToken, randomId } from './access-token';
 import { OAuthError, invalidCredentials } from './oauth-errors';
+import { readRefreshToken, issueRefreshToken } from './refresh-token';
 import { createSession, deleteSession, getSession, rotateSession, type Session } from './session.repository';
 import { count } from '../metrics';
 
@@ -19,17 +21,20 @@ export interface TokenResponse {
   'not-before-policy': number;
   session_state: string;
   scope: string;
+  /** Only when the scope contains `openid`. */
+  id_token?: string;
 }
 
 /** Longest e-mail address (RFC 5321 path limit); longer usernames cannot be anyone's. */
 const MAX_EMAIL = 320;
-const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const REFRESH_SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 /** The organization of a realm name; a name that cannot be a realm is not looked up. */
-async function organizationOfRealm(realm: string): Promise<string | undefined> {
+export async function organizationOfRealm(realm: string): Promise<string | undefined> {
   return REALM_NAME.test(realm.toLowerCase()) ? findRealm(realm) : undefined;
 }
+
+/** Realm names match without regard to case; tokens name the realm in its one (lower-case) spelling. */
+export const canonicalRealm = (realm: string) => realm.toLowerCase();
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 
@@ -48,7 +53,7 @@ export function readTokenForm(contentType: string | undefined, body: string | un
   return form;
 }
 
-function requireParam(form: Map<string, string>, name: string): string {
+export function requireParam(form: Map<string, string>, name: string): string {
   const value = form.get(name);
   if (!value) throw new OAuthError('invalid_request', `Missing parameter: ${name}`);
   return value;
@@ -56,6 +61,14 @@ function requireParam(form: Map<string, string>, name: string): string {
 
 const now = () => Math.floor(Date.now() / 1000);
 const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const newSecret = () => randomBytes(32).toString('base64url');
+
+/** The console is the one client: a public client, identified by its `client_id` alone. */
+export function requireClient(form: Map<string, string>): string {
+  const clientId = requireParam(form, 'client_id');
+  if (clientId !== config().userPoolClientId) throw new OAuthError('invalid_client', 'Unknown client');
+  return clientId;
+}
 
 /** Grants tokens on the realm's token endpoint (password and refresh_token grants only). */
 export async function grantToken(
@@ -64,8 +77,7 @@ export async function grantToken(
   identityProvider: IdentityProvider = cognitoIdentityProvider,
 ): Promise<TokenResponse> {
   const grantType = requireParam(form, 'grant_type');
-  const clientId = requireParam(form, 'client_id');
-  if (clientId !== config().userPoolClientId) throw new OAuthError('invalid_client', 'Unknown client');
+  const clientId = requireClient(form);
   if (grantType === 'password' || grantType === 'refresh_token') {
     try {
       const granted = await (grantType === 'password' ? passwordGrant(realm, form, clientId, identityProvider) : refreshGrant(realm, form, clientId));
@@ -100,69 +112,81 @@ async function passwordGrant(
   if (!(await identityProvider.verifyPassword(user.uuid, password))) throw invalidCredentials();
 
   const { refreshTokenSeconds, sessionMaxSeconds } = config();
-  const secret = randomBytes(32).toString('base64url');
+  const secret = newSecret();
   const session: Session = {
-    sessionId: randomUUID(),
+    sessionId: randomId(),
     userUuid: user.uuid,
     orgUuid,
     clientId,
+    scope: grantedScope(form.get('scope')),
+    authTime: now(),
     secretHash: hashSecret(secret),
     expiresAt: now() + Math.min(refreshTokenSeconds, sessionMaxSeconds),
     endsAt: now() + sessionMaxSeconds,
   };
   await createSession(session);
-  return respond(session, secret);
+  return respond(canonicalRealm(realm), session, user, secret);
 }
 
 async function refreshGrant(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
-  const [sessionId, secret, ...rest] = requireParam(form, 'refresh_token').split('.');
   const invalid = () => new OAuthError('invalid_grant', 'Invalid refresh token');
-  if (!sessionId || !secret || rest.length > 0 || !SESSION_ID.test(sessionId) || !REFRESH_SECRET.test(secret)) {
-    throw invalid();
-  }
-  const [session, orgUuid] = await Promise.all([getSession(sessionId), organizationOfRealm(realm)]);
+  const claims = await readRefreshToken(requireParam(form, 'refresh_token'), canonicalRealm(realm), clientId);
+  if (!claims) throw invalid();
+  const [session, orgUuid] = await Promise.all([getSession(claims.sid), organizationOfRealm(realm)]);
   if (!session || session.orgUuid !== orgUuid || session.clientId !== clientId || session.expiresAt <= now()) {
     throw invalid();
   }
-  const presented = Buffer.from(hashSecret(secret));
+  const presented = Buffer.from(hashSecret(claims.jti));
   if (!timingSafeEqual(presented, Buffer.from(session.secretHash))) {
     // The refresh token this one replaced came back: someone holds a copy, so end the whole session.
-    // Any other wrong secret is only refused, so knowing a session id is not enough to end it.
+    // Only a token we signed gets this far, so knowing a session id is not enough to end a session.
     if (session.previousSecretHash && timingSafeEqual(presented, Buffer.from(session.previousSecretHash))) {
-      await deleteSession(sessionId);
+      await deleteSession(session.sessionId);
     }
     throw invalid();
   }
-  if (!(await findActiveUser(session.orgUuid, session.userUuid))) {
-    await deleteSession(sessionId);
+  const user = await findActiveUser(session.orgUuid, session.userUuid);
+  if (!user) {
+    await deleteSession(session.sessionId);
     throw invalid();
   }
-  const nextSecret = randomBytes(32).toString('base64url');
+  const nextSecret = newSecret();
   const expiresAt = Math.min(now() + config().refreshTokenSeconds, session.endsAt);
-  if (!(await rotateSession(sessionId, session.secretHash, hashSecret(nextSecret), expiresAt))) throw invalid();
-  return respond({ ...session, expiresAt }, nextSecret);
+  if (!(await rotateSession(session.sessionId, session.secretHash, hashSecret(nextSecret), expiresAt))) throw invalid();
+  return respond(canonicalRealm(realm), { ...session, expiresAt }, user, nextSecret);
 }
 
-async function respond(session: Session, secret: string): Promise<TokenResponse> {
-  const access = await issueAccessToken({
+async function respond(realm: string, session: Session, user: UserRecord, secret: string): Promise<TokenResponse> {
+  const scope = session.scope ?? grantedScope(undefined);
+  const subject = {
+    realm,
     userUuid: session.userUuid,
-    orgUuid: session.orgUuid,
+    email: user.email,
+    name: user.name,
     sessionId: session.sessionId,
     clientId: session.clientId,
-  });
+    scope,
+    authTime: session.authTime ?? now(),
+  };
+  const [access, refreshToken, idToken] = await Promise.all([
+    issueAccessToken(subject),
+    issueRefreshToken({ ...subject, secret, expiresAt: session.expiresAt }),
+    scope.split(' ').includes('openid') ? issueIdToken(subject) : undefined,
+  ]);
   return {
     access_token: access.token,
     expires_in: access.expiresIn,
     refresh_expires_in: Math.max(0, session.expiresAt - now()),
-    refresh_token: `${session.sessionId}.${secret}`,
+    refresh_token: refreshToken,
     token_type: 'Bearer',
+    ...(idToken ? { id_token: idToken } : {}),
     'not-before-policy': 0,
     session_state: session.sessionId,
-    scope: TOKEN_SCOPE,
+    scope,
   };
 }
 
-/** The JWKS of a realm (one signing key serves every realm); an unknown realm has none. */
+/** Whether a realm exists (one signing key serves every realm, but an unknown realm has no endpoints). */
 export async function realmExists(realm: string): Promise<boolean> {
   return (await organizationOfRealm(realm)) !== undefined;
 }

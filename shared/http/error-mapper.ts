@@ -105,9 +105,10 @@ export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error,
       if (request.response !== undefined) return;
       const { error } = request;
       if (error instanceof OAuthError) {
+        const challenge: Record<string, string> = error.error === 'invalid_token' ? { 'www-authenticate': 'Bearer error="invalid_token"' } : {};
         request.response = {
           statusCode: error.status,
-          headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache' },
+          headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache', ...challenge },
           body: JSON.stringify({ error: error.error, error_description: error.description }),
         };
         return;

@@ -19,6 +19,13 @@ import { invokeBundle, samEnvironment, type EnvVarsFile, type Outcome } from '..
 const expectedStatus: Record<string, number | undefined> = {
   'auth.token': 200,
   'auth.certs': 200,
+  'auth.discovery': 200,
+  'auth.userinfo': 200,
+  'auth.userinfoPost': 200,
+  // RFC 7009: a token the realm never issued is revoked without complaint.
+  'auth.revoke': 200,
+  // sam:event has no refresh token to give, and the access token in its place is refused.
+  'auth.logout': 400,
   'users.identityProvider': 200,
   'users.list': 200,
   'users.quicksearch': 200,

@@ -87,6 +87,27 @@ describe('authentication', () => {
     expect(response.body).toMatchObject({ uuid: me.user.uuid });
   });
 
+  test('a token signed with the real key whose session (sid) does not exist is 401', async () => {
+    const me = await signedInUser();
+    const now = Math.floor(Date.now() / 1000);
+
+    const token = await signWithStackKey({ ...me.claims, sid: 'no-such-session', iat: now, exp: now + 300 });
+    const response = await getCurrentUser(me.orgUuid, bearer(token));
+
+    expectError(response, 401, 'UNAUTHENTICATED');
+  });
+
+  test("a token signed with the real key naming another user's live session is 401", async () => {
+    const me = await signedInUser();
+    const other = await signedInUser();
+    const now = Math.floor(Date.now() / 1000);
+
+    const token = await signWithStackKey({ ...me.claims, sid: other.claims.sid, iat: now, exp: now + 300 });
+    const response = await getCurrentUser(me.orgUuid, bearer(token));
+
+    expectError(response, 401, 'UNAUTHENTICATED');
+  });
+
   test('an expired token signed with the real key is 401', async () => {
     const me = await signedInUser();
     const now = Math.floor(Date.now() / 1000);
@@ -107,12 +128,12 @@ describe('authentication', () => {
     expectError(response, 401, 'UNAUTHENTICATED');
   });
 
-  test('a token whose org was changed after signing is 401', async () => {
+  test("a token whose realm (iss) was changed to another organization's after signing is 401", async () => {
     const me = await signedInUser();
-    const otherOrg = stack().orgs[1]!.uuid;
+    const other = stack().orgs[1]!;
 
-    const tampered = withPayload(me.token, { ...me.claims, org: otherOrg });
-    const response = await getCurrentUser(otherOrg, bearer(tampered));
+    const tampered = withPayload(me.token, { ...me.claims, iss: `${stack().authUrl}/auth/realms/${other.name}` });
+    const response = await getCurrentUser(other.uuid, bearer(tampered));
 
     expectError(response, 401, 'UNAUTHENTICATED');
   });

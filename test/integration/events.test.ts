@@ -21,7 +21,7 @@ import { TEST_PASSWORD, bearer, passwordToken } from '../support/auth-helpers';
 import { api, botUrl, seededBot, type PageDto } from '../support/bot-helpers';
 import { send } from '../support/http-client';
 import { adminToken, stack, unique, userArea } from '../support/stack';
-import { mailsTo, signIn, usersApi, usersUrl } from '../support/user-helpers';
+import { mailsTo, refresh, signIn, usersApi, usersUrl } from '../support/user-helpers';
 
 const eventsDir = join(__dirname, '..', '..', 'events');
 const files = readdirSync(eventsDir).filter((name) => name.endsWith('.json'));
@@ -209,6 +209,9 @@ async function fill(text: string, id: string): Promise<Replay> {
 
 /** What an event's route needs done before the replay (the user it names in the state it expects). */
 const prepare: Record<string, (replay: Replay, token: string) => Promise<void>> = {
+  // The files cannot hold a refresh token (`sam:event` has none to give): a fresh sign-in's goes in.
+  'auth.revoke': async (replay) => withFreshRefreshToken(replay, (refreshToken) => ({ token: refreshToken, token_type_hint: 'refresh_token' })),
+  'auth.logout': async (replay) => withFreshRefreshToken(replay, (refreshToken) => ({ refresh_token: refreshToken })),
   'users.activate': async ({ user }, token) => {
     expect((await usersApi(token).delete(seededUsersUrl(`/${user!.uuid}`))).status).toBe(204);
   },
@@ -244,6 +247,19 @@ const prepare: Record<string, (replay: Replay, token: string) => Promise<void>> 
   },
 };
 
+/** Signs the organization's ADMIN in again and puts the new refresh token into the event's form. */
+async function withFreshRefreshToken(replay: Replay, form: (refreshToken: string) => Record<string, string>): Promise<void> {
+  const { admin } = stack().orgs[0]!;
+  const { refresh_token } = await passwordToken({ realm: replay.values.__REALM__!, email: admin.email, password: admin.password });
+  replay.values.__REFRESH_TOKEN__ = refresh_token;
+  replay.event.body = new URLSearchParams({ client_id: stack().clientId, ...form(refresh_token) }).toString();
+}
+
+/** The session of the refresh token `withFreshRefreshToken` gave the event has ended. */
+async function expectSessionEnded(values: Record<string, string>): Promise<void> {
+  expect((await refresh(values.__REALM__!, values.__REFRESH_TOKEN__!)).status).toBe(400);
+}
+
 const bodyOf = <T>(result: APIGatewayProxyStructuredResultV2): T => JSON.parse(result.body!) as T;
 
 /** A 202 with the job queued again; its upload's copy onto itself runs it again, to the same outcome. */
@@ -262,6 +278,27 @@ async function expectRequeuedThenDone(result: APIGatewayProxyStructuredResultV2,
 
 /** What each route's answer must be beyond a 2xx status, checked against the stack where it changed something. */
 const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, replay: Replay, token: string) => Promise<void>> = {
+  'auth.discovery': async (result, { values }) => {
+    expect(result.statusCode).toBe(200);
+    const issuer = `${stack().authUrl}/auth/realms/${values.__REALM__}`;
+    expect(bodyOf(result)).toMatchObject({ issuer, token_endpoint: `${issuer}/protocol/openid-connect/token` });
+  },
+  'auth.userinfo': async (result) => {
+    expect(result.statusCode).toBe(200);
+    expect(bodyOf(result)).toMatchObject({ sub: expect.any(String), email: stack().orgs[0]!.admin.email });
+  },
+  'auth.userinfoPost': async (result) => {
+    expect(result.statusCode).toBe(200);
+    expect(bodyOf(result)).toMatchObject({ sub: expect.any(String), email: stack().orgs[0]!.admin.email });
+  },
+  'auth.revoke': async (result, { values }) => {
+    expect(result.statusCode).toBe(200);
+    await expectSessionEnded(values);
+  },
+  'auth.logout': async (result, { values }) => {
+    expect(result.statusCode).toBe(204);
+    await expectSessionEnded(values);
+  },
   'users.list': async (result, { user }) => {
     expect(result.statusCode).toBe(200);
     expect(bodyOf(result)).toMatchObject({ content: [user], totalElements: 1, number: 0, size: 5, first: true, last: true });

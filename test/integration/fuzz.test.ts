@@ -391,6 +391,10 @@ function template(route: Route): unknown {
   }
 }
 
+/** The OpenID Connect routes that read an OAuth form, and those that answer OAuth's own error body. */
+const formRoutes = new Set(['auth.token', 'auth.revoke', 'auth.logout']);
+const oauthRoutes = new Set([...formRoutes, 'auth.userinfo', 'auth.userinfoPost']);
+
 /** Every place in a JSON value a mutation can reach: the root, each object and array, each member. */
 function places(value: unknown, at: (string | number)[] = []): (string | number)[][] {
   const found = [at];
@@ -424,7 +428,7 @@ const jsonText = (value: unknown) => (JSON.stringify(value) ?? 'null').replace(M
 /** The body as bytes, and the content type it would naturally carry. */
 function bodyOf(fuzz: FuzzRequest): { bytes: Buffer | undefined; naturalType: string | undefined } {
   const { body, route } = fuzz;
-  const form = route.id === 'auth.token';
+  const form = formRoutes.has(route.id);
   switch (body.kind) {
     case 'none':
       return { bytes: undefined, naturalType: undefined };
@@ -592,7 +596,7 @@ function errorBodyProblems(fuzz: FuzzRequest, sent: Sent, answer: Answer): strin
   } catch {
     return ['an error body that is not JSON'];
   }
-  const oauth = fuzz.route.id === 'auth.token' && typeof body.error === 'string' && typeof body.error_description === 'string';
+  const oauth = oauthRoutes.has(fuzz.route.id) && typeof body.error === 'string' && typeof body.error_description === 'string';
   if (oauth) return [];
   const problems: string[] = [];
   const expected = {

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { handler as authHandler } from '../../functions/auth/handler';
 import { handler as usersHandler } from '../../functions/users/handler';
+import { decodeJwt } from '../support/auth-helpers';
 import { stack } from '../support/stack';
 import { captureLogs } from '../support/capture-logs';
 
@@ -59,5 +60,8 @@ test('every log line carries the request id, and no line carries a password or a
   expect(all).not.toContain('Wrong-Passw0rd!');
   expect(all).not.toContain(accessToken);
   expect(all).not.toContain(accessToken.split('.')[2]);
-  expect(all).not.toContain(refreshToken.split('.')[1]);
+  // The refresh token's secret is its jti (the session keeps only the hash).
+  expect(all).not.toContain(refreshToken);
+  expect(all).not.toContain(refreshToken.split('.')[2]);
+  expect(all).not.toContain(decodeJwt(refreshToken).payload.jti as string);
 });

@@ -7,6 +7,8 @@ import {
   getCurrentUser,
   markDeleted,
   passwordToken,
+  signWithStackKey,
+  withPayload,
   type TokenBody,
 } from '../support/auth-helpers';
 import { expectError } from '../support/error-body';
@@ -59,8 +61,49 @@ describe('password grant', () => {
     });
     expect(Number.isInteger(body.expires_in) && body.expires_in > 0).toBe(true);
     expect(Number.isInteger(body.refresh_expires_in) && body.refresh_expires_in >= body.expires_in).toBe(true);
-    expect(body.refresh_token.length).toBeGreaterThan(20);
+    expect(decodeJwt(body.refresh_token).payload).toMatchObject({ typ: 'Refresh', sid: body.session_state });
     expect(body.session_state.length).toBeGreaterThan(0);
+    expect(body).not.toHaveProperty('id_token');
+  });
+
+  test('a refresh token is a signed JWT in Keycloak\'s shape, bound to the realm and the session', async () => {
+    const user = await createTestUser();
+    const issuer = `${stack().authUrl}/auth/realms/${user.realm}`;
+
+    const body = await passwordToken(user);
+
+    const { header, payload } = decodeJwt(body.refresh_token);
+    expect(header).toMatchObject({ alg: 'ES256', kid: decodeJwt(body.access_token).header.kid });
+    expect(payload).toEqual({
+      iss: issuer,
+      aud: issuer,
+      azp: stack().clientId,
+      sub: user.user.uuid,
+      sid: body.session_state,
+      jti: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      typ: 'Refresh',
+      scope: body.scope,
+      iat: expect.any(Number),
+      exp: expect.any(Number),
+    });
+    expect((payload.exp as number) - (payload.iat as number)).toBe(body.refresh_expires_in);
+  });
+
+  test('scope openid adds an ID token for the client; the granted scope says so', async () => {
+    const user = await createTestUser();
+
+    const response = await requestToken(user.realm, { ...passwordForm(user), scope: 'openid' });
+
+    const body = (await response.json()) as TokenBody & { id_token?: string };
+    expect(body.scope.split(' ')).toEqual(expect.arrayContaining(['openid', 'profile', 'email']));
+    expect(decodeJwt(body.id_token!).payload).toMatchObject({
+      iss: `${stack().authUrl}/auth/realms/${user.realm}`,
+      aud: stack().clientId,
+      typ: 'ID',
+      sub: user.user.uuid,
+      sid: body.session_state,
+      email: user.email,
+    });
   });
 
   test('issues an ES256 JWT of at most 800 characters whose kid is in the realm JWKS and whose signature verifies', async () => {
@@ -77,17 +120,19 @@ describe('password grant', () => {
     expect(jwksResponse.status).toBe(200);
     const jwks = (await jwksResponse.json()) as Jwks;
     expect(jwks.keys.map((key) => key.kid)).toContain(header.kid);
-    const verifier = JwtVerifier.create({ issuer: payload.iss as string, audience: null, jwksUri: certsUrl(user.realm) });
+    const issuer = `${stack().authUrl}/auth/realms/${user.realm}`;
+    expect(payload.iss).toBe(issuer);
+    const verifier = JwtVerifier.create({ issuer, audience: stack().clientId, jwksUri: certsUrl(user.realm) });
     verifier.cacheJwks(jwks);
     const verified = await verifier.verify(token);
-    expect(verified).toMatchObject({ sub: user.user.uuid, org: user.orgUuid });
+    expect(verified).toMatchObject({ sub: user.user.uuid, sid: body.session_state, azp: stack().clientId, typ: 'Bearer' });
     expect((verified.exp as number) - (verified.iat as number)).toBe(body.expires_in);
   });
 
   test('keeps the access token within 800 characters with a cloud-length issuer', async () => {
     const user = await createTestUser();
     // The deployed issuer is the API's own URL, longer than the loopback one; base64url grows by 4/3.
-    const cloudIssuer = 'https://abcdefghij.execute-api.ap-southeast-2.amazonaws.com/auth';
+    const cloudIssuer = `https://abcdefghij.execute-api.ap-southeast-2.amazonaws.com/auth/realms/${user.realm}`;
 
     const token = (await passwordToken(user)).access_token;
 
@@ -273,6 +318,7 @@ describe('refresh grant', () => {
     ['two made-up parts', 'made.up'],
     ['three parts', 'a.b.c'],
     ['an over-long session id', `${'x'.repeat(5000)}.secret`],
+    ["the old shape (`<session id>.<secret>`)", `${'a'.repeat(22)}.${'A'.repeat(43)}`],
   ])('a refresh token of %s is invalid_grant', async (_label, refreshToken) => {
     const realm = stack().orgs[0]!.name;
 
@@ -281,26 +327,35 @@ describe('refresh grant', () => {
     expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
-  test('a refresh token with a well-formed but wrong secret is invalid_grant', async () => {
+  test('a refresh token with a wrong secret, signed with the real key, is invalid_grant', async () => {
     const user = await createTestUser();
     const { refresh_token } = await passwordToken(user);
-    const [sessionId, secret] = refresh_token.split('.');
-    const wrongSecret = 'A'.repeat(secret!.length);
+    const { payload } = decodeJwt(refresh_token);
 
-    const answer = await oauthError(await requestToken(user.realm, refreshForm(`${sessionId}.${wrongSecret}`)));
+    const answer = await oauthError(await requestToken(user.realm, refreshForm(await signWithStackKey({ ...payload, jti: 'A'.repeat(43) }))));
 
     expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
-  test('a wrong secret for a known session id does not end that session (the id is in every access token)', async () => {
+  test('a refresh token whose secret was changed after signing is invalid_grant and does not end the session', async () => {
     const user = await createTestUser();
     const { refresh_token } = await passwordToken(user);
-    const [sessionId, secret] = refresh_token.split('.');
-    await requestToken(user.realm, refreshForm(`${sessionId}.${'B'.repeat(secret!.length)}`));
+    const { payload } = decodeJwt(refresh_token);
+    const tampered = await oauthError(await requestToken(user.realm, refreshForm(withPayload(refresh_token, { ...payload, jti: 'B'.repeat(43) }))));
 
     const genuine = await requestToken(user.realm, refreshForm(refresh_token));
 
+    expect(tampered).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(genuine.status).toBe(200);
+  });
+
+  test('an access token presented as a refresh token is invalid_grant', async () => {
+    const user = await createTestUser();
+    const { access_token } = await passwordToken(user);
+
+    const answer = await oauthError(await requestToken(user.realm, refreshForm(access_token)));
+
+    expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
   test('a refresh after the user was marked DELETED is invalid_grant', async () => {

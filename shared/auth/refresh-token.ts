@@ -1,0 +1,63 @@
+import { realmIssuer, signJwt, verifyJwt } from './jwt';
+
+/**
+ * A refresh token in Keycloak's shape (a JWT of `typ` "Refresh", `aud` the realm's issuer), so that
+ * clients which decode it work. Its `jti` is the session's current rotation secret: the session keeps
+ * only the secret's hash, so the token is single-use and the session store stays the truth.
+ */
+export interface RefreshClaims {
+  iss: string;
+  aud: string;
+  azp: string;
+  sub: string;
+  sid: string;
+  jti: string;
+  typ: 'Refresh';
+  scope: string;
+  iat: number;
+  exp: number;
+}
+
+const SECRET = /^[A-Za-z0-9_-]{43}$/;
+
+export async function issueRefreshToken(subject: {
+  realm: string;
+  userUuid: string;
+  sessionId: string;
+  clientId: string;
+  scope: string;
+  secret: string;
+  expiresAt: number;
+}): Promise<string> {
+  const issuer = realmIssuer(subject.realm);
+  const claims: RefreshClaims = {
+    iss: issuer,
+    aud: issuer,
+    azp: subject.clientId,
+    sub: subject.userUuid,
+    sid: subject.sessionId,
+    jti: subject.secret,
+    typ: 'Refresh',
+    scope: subject.scope,
+    iat: Math.floor(Date.now() / 1000),
+    exp: subject.expiresAt,
+  };
+  return signJwt(claims);
+}
+
+/** The claims of a genuine, unexpired refresh token of this realm and client; undefined for anything else. */
+export async function readRefreshToken(token: string, realm: string, clientId: string): Promise<RefreshClaims | undefined> {
+  const claims = await verifyJwt(token).catch(() => undefined);
+  if (!claims) return undefined;
+  const issuer = realmIssuer(realm);
+  const valid =
+    claims.typ === 'Refresh' &&
+    claims.iss === issuer &&
+    claims.aud === issuer &&
+    claims.azp === clientId &&
+    typeof claims.sid === 'string' &&
+    typeof claims.sub === 'string' &&
+    typeof claims.jti === 'string' &&
+    SECRET.test(claims.jti);
+  return valid ? (claims as unknown as RefreshClaims) : undefined;
+}
