@@ -43,6 +43,9 @@ export type RouteChain = middy.MiddyfiedHandler<HttpEvent, HttpResult, Error, an
 export interface RouteHandler {
   authenticated: boolean;
   build: () => RouteChain;
+  /** The route's request schemas and body kind, read by the OpenAPI generator (`shared/openapi/`). */
+  readonly schemas?: RouteSchemas;
+  readonly multipart?: { maxFileBytes: number };
 }
 
 /** A route anyone may call (the token endpoint and JWKS). */
@@ -52,7 +55,7 @@ export function publicRoute<S extends RouteSchemas>(spec: RouteSpec<S, RouteInpu
       .use(bodyParser(spec))
       .use(validate(spec.schemas))
       .handler(async (event, context) => toResult(await spec.handle({ ...context.input, ...requestFacts(event, context) })));
-  return { authenticated: false, build };
+  return { authenticated: false, build, schemas: spec.schemas, multipart: spec.multipart };
 }
 
 /** A route that needs a valid user token; the handler receives the caller. */
@@ -66,7 +69,7 @@ export function userRoute<S extends RouteSchemas>(spec: RouteSpec<S, RouteInput<
       .handler(async (event, context) =>
         toResult(await spec.handle({ ...context.input, ...requestFacts(event, context), caller: context.caller })),
       );
-  return { authenticated: true, build };
+  return { authenticated: true, build, schemas: spec.schemas, multipart: spec.multipart };
 }
 
 function authentication(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & { caller: Caller }> {

@@ -1,3 +1,4 @@
+import { assertContract } from './contract';
 import { adminToken } from './stack';
 
 /** The project's HTTP test client: requests as a client sends them, responses as a client sees them. */
@@ -20,19 +21,18 @@ export interface ApiResponse<T = unknown> {
 /** A bearer token, none, or a function that fetches one when the request is sent. */
 export type TokenSource = string | undefined | (() => Promise<string>);
 
-/** Sends a request and reads the response as a client sees it (JSON parsed when it is JSON). */
+/**
+ * Sends a request and reads the response as a client sees it (JSON parsed when it is JSON). Every
+ * response of the API is checked against the OpenAPI document (`contract.ts`): one that breaks it
+ * fails the test.
+ */
 export async function send<T>(url: string, init: RequestInit = {}): Promise<ApiResponse<T>> {
   const response = await fetch(url, init);
   const text = await response.text();
   const contentType = response.headers.get('content-type');
-  return {
-    status: response.status,
-    headers: response.headers,
-    contentType,
-    body: (contentType?.startsWith('application/json') && text ? JSON.parse(text) : undefined) as T,
-    text,
-    path: new URL(url).pathname,
-  };
+  const body = (contentType?.startsWith('application/json') && text ? JSON.parse(text) : undefined) as T;
+  assertContract({ method: init.method ?? 'GET', url, status: response.status, contentType, body, text });
+  return { status: response.status, headers: response.headers, contentType, body, text, path: new URL(url).pathname };
 }
 
 /** A request with a bearer token (or none) and a JSON body; a string body is sent as is. */

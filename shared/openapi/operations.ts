@@ -1,0 +1,182 @@
+import * as z from 'zod';
+import {
+  agentPageSchema,
+  agentSchema,
+  bulkErrorSchema,
+  bulkJobSchema,
+  bulkUploadSchema,
+  configurationSchema,
+  discoverySchema,
+  itemErrorSchema,
+  jwksSchema,
+  logoutRequestSchema,
+  revocationRequestSchema,
+  tokenRequestSchema,
+  tokenResponseSchema,
+  userPageSchema,
+  userInfoSchema,
+  userSchema,
+} from './responses';
+
+/** What the document says of each route beyond its request schemas: its answers and extra headers. */
+
+/** Response headers, each a `components.headers` entry. */
+export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Content-Disposition' | 'Cache-Control';
+/** Request headers, each a `components.parameters` entry. */
+export type RequestHeader = 'Language' | 'IfMatch' | 'Prefer';
+
+export interface Outcome {
+  status: number;
+  description: string;
+  /** A JSON body (a schema of `responses.ts`), or a text body of `text` media type. */
+  json?: z.ZodType;
+  text?: { mediaType: string; description: string };
+  headers?: ResponseHeader[];
+}
+
+export interface OperationSpec {
+  summary: string;
+  description?: string;
+  outcomes: Outcome[];
+  requestHeaders?: RequestHeader[];
+  /** A body the handler reads itself (the OAuth form), in place of its schemas' body. */
+  formBody?: z.ZodType;
+  /** The route answers OAuth's error body (RFC 6749 §5.2) instead of the standard one. */
+  oauthErrors?: boolean;
+  /** Statuses beyond the common ones (e.g. 413 for a file upload). */
+  extraErrors?: number[];
+  /** The error statuses, in place of the common ones. */
+  errors?: number[];
+  /** A public route that reads a bearer token itself (userinfo). */
+  bearer?: boolean;
+}
+
+/** The errors of a public route that answers OAuth's body: its own 400 and 401, and the gateway's. */
+const oauthStatuses = [400, 401, 429, 500, 503];
+/** The errors of a public route that answers JSON: an unknown realm, and the gateway's. */
+const realmStatuses = [404, 429, 500, 503];
+
+const userInfo: OperationSpec = {
+  summary: "The bearer token's user (OpenID Connect userinfo)",
+  bearer: true,
+  oauthErrors: true,
+  errors: [401, 429, 500, 503],
+  outcomes: [{ status: 200, description: 'Claims of the user', json: userInfoSchema, headers: ['Cache-Control'] }],
+};
+
+const agentRead = (description: string, status = 200): Outcome => ({ status, description, json: agentSchema, headers: ['ETag'] });
+const jobAccepted: Outcome = { status: 202, description: 'The job, queued; poll it at Location', json: bulkJobSchema, headers: ['Location'] };
+const itemErrors: Outcome = { status: 200, description: 'The bulk error list (spec 2.11): one entry per item not processed', json: z.array(itemErrorSchema) };
+
+export const operationSpecs: Record<string, OperationSpec> = {
+  'auth.token': {
+    summary: 'Obtain or renew tokens (password and refresh_token grants)',
+    formBody: tokenRequestSchema,
+    oauthErrors: true,
+    errors: oauthStatuses,
+    outcomes: [{ status: 200, description: 'Tokens', json: tokenResponseSchema, headers: ['Cache-Control'] }],
+  },
+  'auth.certs': {
+    summary: "The realm's JSON Web Key Set",
+    errors: realmStatuses,
+    outcomes: [{ status: 200, description: 'The public keys that verify access tokens', json: jwksSchema, headers: ['Cache-Control'] }],
+  },
+  'auth.discovery': {
+    summary: "The realm's OpenID Connect discovery document",
+    errors: realmStatuses,
+    outcomes: [{ status: 200, description: 'The OpenID configuration', json: discoverySchema, headers: ['Cache-Control'] }],
+  },
+  'auth.userinfo': userInfo,
+  'auth.userinfoPost': { ...userInfo, summary: `${userInfo.summary}, by POST` },
+  'auth.revoke': {
+    summary: 'Revoke a token (RFC 7009): ends its session',
+    formBody: revocationRequestSchema,
+    oauthErrors: true,
+    errors: oauthStatuses,
+    outcomes: [{ status: 200, description: 'Revoked, or a token unknown here (the same answer)', headers: ['Cache-Control'] }],
+  },
+  'auth.logout': {
+    summary: "End the refresh token's session (Keycloak's logout)",
+    formBody: logoutRequestSchema,
+    oauthErrors: true,
+    errors: oauthStatuses,
+    outcomes: [{ status: 204, description: 'Signed out', headers: ['Cache-Control'] }],
+  },
+  'users.identityProvider': { summary: 'The user the bearer token belongs to', outcomes: [{ status: 200, description: 'The user', json: userSchema }] },
+  'users.list': { summary: 'List users of the organization', outcomes: [{ status: 200, description: 'A page of users (0-based)', json: userPageSchema }] },
+  'users.quicksearch': {
+    summary: 'User names matching a term',
+    outcomes: [{ status: 200, description: 'At most `limit` names, in alphabetical order', json: z.array(z.string()) }],
+  },
+  'users.create': {
+    summary: 'Create a user and send the welcome e-mail',
+    requestHeaders: ['Language'],
+    outcomes: [{ status: 200, description: 'The user created', json: userSchema }],
+  },
+  'users.activate': {
+    summary: 'Reactivate a deleted user (named by e-mail)',
+    requestHeaders: ['Language'],
+    outcomes: [{ status: 200, description: 'The user, active again', json: userSchema }],
+  },
+  'users.get': { summary: 'Read a user', outcomes: [{ status: 200, description: 'The user', json: userSchema }] },
+  'users.update': { summary: 'Update a user', outcomes: [{ status: 200, description: 'The user, updated', json: userSchema }] },
+  'users.delete': { summary: 'Delete a user (logically)', outcomes: [{ status: 204, description: 'Deleted' }] },
+  'bulk.create': {
+    summary: 'Create users from a CSV file',
+    description: 'Waits for the job unless `Prefer: respond-async` is sent or the job outlasts the wait; then 202 and the job.',
+    requestHeaders: ['Language', 'Prefer'],
+    extraErrors: [413],
+    outcomes: [
+      { status: 200, description: 'The bulk error list (spec 2.11)', json: z.array(bulkErrorSchema), headers: ['Location'] },
+      { ...jobAccepted, headers: ['Location', 'Preference-Applied'] },
+    ],
+  },
+  'bulk.upload': {
+    summary: 'Start a bulk-create job whose file is uploaded to a presigned URL',
+    requestHeaders: ['Language'],
+    outcomes: [{ status: 201, description: 'The job and where to PUT the file', json: bulkUploadSchema, headers: ['Location'] }],
+  },
+  'bulk.job': { summary: 'Read a bulk-create job', outcomes: [{ status: 200, description: 'The job', json: bulkJobSchema }] },
+  'bulk.failedRows': {
+    summary: "The job's failed rows as CSV",
+    outcomes: [
+      {
+        status: 200,
+        description: 'The rows not processed, with the header row and an error column',
+        text: { mediaType: 'text/csv', description: 'CSV' },
+        headers: ['Content-Disposition'],
+      },
+    ],
+  },
+  'bulk.retry': { summary: 'Run a failed job again', outcomes: [jobAccepted] },
+  'bulk.welcomes': { summary: 'Send again the welcome e-mails SES did not accept', outcomes: [jobAccepted] },
+  'bulk.delete': { summary: 'Delete users by e-mail', outcomes: [itemErrors] },
+  'bulk.grant': { summary: 'Grant permissions from a CSV file', extraErrors: [413], outcomes: [itemErrors] },
+  'bulk.revoke': { summary: 'Revoke permissions', outcomes: [itemErrors] },
+  'configurations.save': { summary: 'Save a configuration value of the caller', outcomes: [{ status: 200, description: 'The entry', json: configurationSchema }] },
+  'configurations.list': {
+    summary: "The caller's configuration values",
+    outcomes: [{ status: 200, description: 'Every entry', json: z.array(configurationSchema) }],
+  },
+  'configurations.has': { summary: 'Whether the caller has a value for a key', outcomes: [{ status: 200, description: 'Whether it exists', json: z.boolean() }] },
+  'configurations.listOfBot': {
+    summary: "The caller's configuration values for one bot",
+    outcomes: [{ status: 200, description: 'Every bot-specific entry', json: z.array(configurationSchema) }],
+  },
+  'configurations.hasOfBot': {
+    summary: 'Whether the caller has a bot-specific value for a key',
+    outcomes: [{ status: 200, description: 'Whether it exists', json: z.boolean() }],
+  },
+  'supervisors.list': { summary: 'List supervisors of a bot', outcomes: [{ status: 200, description: 'A page of supervisors (1-based)', json: agentPageSchema }] },
+  'supervisors.default': { summary: 'The default supervisor of the bot', outcomes: [agentRead('The supervisor')] },
+  'supervisors.get': { summary: 'Read a supervisor', outcomes: [agentRead('The supervisor')] },
+  'supervisors.update': { summary: 'Update a supervisor', requestHeaders: ['IfMatch'], outcomes: [agentRead('The supervisor, updated')] },
+  'agents.list': { summary: 'List agents of a bot', outcomes: [{ status: 200, description: 'A page of agents (1-based)', json: agentPageSchema }] },
+  'agents.quicksearch': {
+    summary: 'Roles of agents matching a term',
+    outcomes: [{ status: 200, description: 'Matching roles', text: { mediaType: 'text/plain', description: 'One role per line' } }],
+  },
+  'agents.create': { summary: 'Create an agent', outcomes: [agentRead('The agent created', 201)] },
+  'agents.get': { summary: 'Read an agent', outcomes: [agentRead('The agent')] },
+  'agents.update': { summary: 'Update an agent', requestHeaders: ['IfMatch'], outcomes: [agentRead('The agent, updated')] },
+};

@@ -1,0 +1,67 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultSubpaths, resolveRoutes } from '../../shared/routes';
+import { openApiDocument } from '../../shared/openapi/document';
+
+type Json = Record<string, unknown>;
+const serverUrl = 'https://management.agents.test';
+const subpaths = { generative: 'gen-ai', user: 'admin' };
+const document = openApiDocument(subpaths, serverUrl);
+const paths = document.paths as Record<string, Record<string, Json>>;
+
+describe('the OpenAPI document', () => {
+  it('passes redocly lint with its recommended rules: no errors, no warnings', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'openapi-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    const run = () =>
+      execFileSync('npx', ['redocly', 'lint', file, '--config', join(__dirname, '../../redocly.yaml'), '--format', 'json'], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    let output: string;
+    try {
+      output = run();
+    } catch (error) {
+      throw new Error(`redocly lint failed:\n${(error as { stdout?: string }).stdout ?? String(error)}`, { cause: error });
+    }
+    const report = JSON.parse(output.slice(output.indexOf('{'))) as { totals: { errors: number; warnings: number }; problems: unknown[] };
+    expect(report.problems).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  }, 60_000);
+
+  it('has every route of the route table, under the configured subpaths', () => {
+    const documented = Object.entries(paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(documented.sort()).toEqual(resolveRoutes(subpaths).map((route) => route.routeKey).sort());
+    expect(Object.keys(paths).some((path) => path.startsWith(`/${defaultSubpaths.user}/`))).toBe(false);
+  });
+
+  it('documents query constraints and defaults from the zod schemas', () => {
+    const list = paths['/admin/org/{orgUUID}/users']!.get!;
+    const linesPerPage = (list.parameters as Json[]).find((parameter) => parameter.name === 'linesPerPage');
+    expect(linesPerPage).toMatchObject({ in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 5 } });
+  });
+
+  it('documents request bodies as zod accepts them, strict where zod is', () => {
+    const create = paths['/gen-ai/org/{orgUUID}/env/{envUUID}/bot/{botUUID}/agents']!.post!;
+    const schema = ((create.requestBody as Json).content as Record<string, { schema: Json }>)['application/json']!.schema;
+    expect(schema).toMatchObject({ type: 'object', additionalProperties: false, required: expect.arrayContaining(['role', 'goal', 'persona']) });
+  });
+
+  it('documents the standard, validation and OAuth error bodies', () => {
+    const responsesOf = (path: string, method: string) => paths[path]![method]!.responses as Record<string, Json>;
+    const update = responsesOf('/admin/org/{orgUUID}/users/{userId}', 'put');
+    expect(update['404']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } } });
+    expect(update['422']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationErrorBody' } } } });
+    const token = responsesOf('/auth/realms/{realm}/protocol/openid-connect/token', 'post');
+    expect(token['400']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } } });
+  });
+
+  it('documents the CSV of failed rows and the ETag of agent reads', () => {
+    const failedRows = paths['/admin/org/{orgUUID}/users/bulk-jobs/{jobId}/failed-rows']!.get!.responses as Record<string, Json>;
+    expect(Object.keys(failedRows['200']!.content as Json)).toEqual(['text/csv']);
+    const agent = paths['/gen-ai/org/{orgUUID}/env/{envUUID}/bot/{botUUID}/agents/{agentUUID}']!.get!.responses as Record<string, Json>;
+    expect(agent['200']!.headers).toHaveProperty('ETag');
+  });
+});
