@@ -1,39 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { config } from '../config';
 import { UnauthenticatedError } from '../errors';
-import { realmIssuer, realmOfIssuer, signJwt, verifyJwt } from './jwt';
+import { realmIssuer, realmOfIssuer, signJwt, verifyJwt, type SessionClaims } from './jwt';
 
 /**
  * Claims of our access tokens, Keycloak's names: kept few and short (no organization id, 128-bit `jti`
  * and `sid`) so that a token stays under the spec's 800 characters. The session (`sid`) names the
  * organization.
  */
-export interface AccessClaims {
-  iss: string;
-  aud: string;
-  azp: string;
-  sub: string;
-  sid: string;
-  jti: string;
+export interface AccessClaims extends SessionClaims {
   typ: 'Bearer';
   scope: string;
-  iat: number;
-  exp: number;
   email: string;
   preferred_username: string;
 }
 
 /** Claims of an ID token (issued when the scope contains `openid`). */
-export interface IdClaims {
-  iss: string;
-  aud: string;
-  azp: string;
-  sub: string;
-  sid: string;
-  jti: string;
+export interface IdClaims extends SessionClaims {
   typ: 'ID';
-  iat: number;
-  exp: number;
   auth_time: number;
   email: string;
   preferred_username: string;
@@ -61,21 +45,28 @@ export interface TokenSubject {
 
 export const randomId = () => randomBytes(16).toString('base64url');
 
-/** Issues a compact ES256 access token for a user session, bound to its realm by `iss`. */
-export async function issueAccessToken(subject: TokenSubject): Promise<{ token: string; expiresIn: number }> {
-  const { accessTokenSeconds } = config();
+/** What an access and an ID token of a session share: issuer, client, subject, session, a new id, times. */
+function sessionClaims(subject: TokenSubject, seconds: number): SessionClaims {
   const iat = Math.floor(Date.now() / 1000);
-  const claims: AccessClaims = {
+  return {
     iss: realmIssuer(subject.realm),
     aud: subject.clientId,
     azp: subject.clientId,
     sub: subject.userUuid,
     sid: subject.sessionId,
     jti: randomId(),
+    iat,
+    exp: iat + seconds,
+  };
+}
+
+/** Issues a compact ES256 access token for a user session, bound to its realm by `iss`. */
+export async function issueAccessToken(subject: TokenSubject): Promise<{ token: string; expiresIn: number }> {
+  const { accessTokenSeconds } = config();
+  const claims: AccessClaims = {
+    ...sessionClaims(subject, accessTokenSeconds),
     typ: 'Bearer',
     scope: subject.scope,
-    iat,
-    exp: iat + accessTokenSeconds,
     email: subject.email,
     preferred_username: subject.email,
   };
@@ -84,17 +75,9 @@ export async function issueAccessToken(subject: TokenSubject): Promise<{ token: 
 
 /** Issues the OpenID Connect ID token of a session (audience: the client). */
 export async function issueIdToken(subject: TokenSubject): Promise<string> {
-  const iat = Math.floor(Date.now() / 1000);
   const claims: IdClaims = {
-    iss: realmIssuer(subject.realm),
-    aud: subject.clientId,
-    azp: subject.clientId,
-    sub: subject.userUuid,
-    sid: subject.sessionId,
-    jti: randomId(),
+    ...sessionClaims(subject, config().accessTokenSeconds),
     typ: 'ID',
-    iat,
-    exp: iat + config().accessTokenSeconds,
     auth_time: subject.authTime,
     email: subject.email,
     preferred_username: subject.email,

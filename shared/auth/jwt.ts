@@ -5,6 +5,18 @@ import { REALM_NAME } from '../org/org.entities';
 import { tokenSigner } from './signer';
 
 /** The issuer of a realm, Keycloak's `{api}/auth/realms/{realm}`; `TOKEN_ISSUER` is the `{api}/auth` base. */
+/** The claims every token of a session carries (Keycloak's names). */
+export interface SessionClaims {
+  iss: string;
+  aud: string;
+  azp: string;
+  sub: string;
+  sid: string;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
 export function realmIssuer(realm: string): string {
   return `${config().tokenIssuer}/realms/${realm}`;
 }

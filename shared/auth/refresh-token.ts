@@ -1,21 +1,13 @@
-import { realmIssuer, signJwt, verifyJwt } from './jwt';
+import { realmIssuer, signJwt, verifyJwt, type SessionClaims } from './jwt';
 
 /**
  * A refresh token in Keycloak's shape (a JWT of `typ` "Refresh", `aud` the realm's issuer), so that
  * clients which decode it work. Its `jti` is the session's current rotation secret: the session keeps
  * only the secret's hash, so the token is single-use and the session store stays the truth.
  */
-export interface RefreshClaims {
-  iss: string;
-  aud: string;
-  azp: string;
-  sub: string;
-  sid: string;
-  jti: string;
+export interface RefreshClaims extends SessionClaims {
   typ: 'Refresh';
   scope: string;
-  iat: number;
-  exp: number;
 }
 
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
