@@ -70,7 +70,7 @@ benchmark({
     const createDirectly = async (org: Org, u: ReturnType<typeof user>, mail: Awaited<ReturnType<typeof mailContext>>) => {
       const permissions = [{ environmentUuid: org.environment.uuid, botUuid: org.bot.uuid }];
       const created = await registerUser({ orgUuid: org.uuid, name: u.name, email: u.email, password: u.password, role: 'VIEWER', permissions, company: u.company }, ports.identityProvider);
-      await sendWelcome(created, u.password, mail, ports.mailer);
+      await sendWelcome(created, { value: u.password, temporary: false }, mail, ports.mailer);
       await markWelcomed(org.uuid, created.uuid);
     };
 

@@ -115,6 +115,9 @@ export async function buildBundles(options: BuildOptions = {}): Promise<BundleRe
       format: 'cjs',
       minify: true,
       sourcemap: true,
+      // As service-function.ts bundles: import.meta.url from an injected export (see bundle-import-meta.ts).
+      inject: [join(projectRoot, 'infra', 'cloud', 'bundle-import-meta.ts')],
+      define: { 'import.meta.url': 'bundleImportMetaUrl' },
       external,
       metafile: true,
       logLevel: 'warning',

@@ -5,6 +5,7 @@ import { logger } from './logger';
 export type AppMetric =
   | 'TokensGranted'
   | 'TokensRefused'
+  | 'UsersLockedOut'
   | 'UsersCreated'
   | 'UsersUpdated'
   | 'UsersDeleted'

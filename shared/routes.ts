@@ -4,13 +4,14 @@
  */
 
 /** One Lambda per resource group (DESIGN.md). */
-export const resourceGroups = ['auth', 'users', 'supervisors', 'agents', 'configurations', 'bulk', 'bulk-worker'] as const;
+export const resourceGroups = ['auth', 'docs', 'users', 'supervisors', 'agents', 'configurations', 'bulk', 'bulk-worker'] as const;
 export type ResourceGroup = (typeof resourceGroups)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Which configurable area prefix a route lives under (spec "Addressing"). */
-export type Area = 'auth' | 'generative' | 'user';
+/** `auth` and `root` sit at the API's root; the other two under their configurable subpath. */
+export type Area = 'auth' | 'root' | 'generative' | 'user';
 
 export interface RouteDefinition {
   /** Stable name, used by function routers to bind handlers and by `events/` file names. */
@@ -40,7 +41,16 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     ['auth.userinfoPost', 'POST', '/protocol/openid-connect/userinfo'],
     ['auth.revoke', 'POST', '/protocol/openid-connect/revoke'],
     ['auth.logout', 'POST', '/protocol/openid-connect/logout'],
+    // The account page (HTML forms, no script): sign in, set or change the password, sign out.
+    ['auth.account', 'GET', '/account'],
+    ['auth.accountSignIn', 'POST', '/account/sign-in'],
+    ['auth.accountPassword', 'POST', '/account/password'],
+    ['auth.accountSignOut', 'POST', '/account/sign-out'],
   ]),
+  // The API's own description and its interactive reference, public like the OpenID discovery.
+  { id: 'docs.openapi', group: 'docs', method: 'GET', area: 'root', path: '/openapi.json', authenticated: false },
+  { id: 'docs.ui', group: 'docs', method: 'GET', area: 'root', path: '/docs', authenticated: false },
+  { id: 'docs.asset', group: 'docs', method: 'GET', area: 'root', path: '/docs/{asset}', authenticated: false },
   // Literal paths (`identity-provider`, `quicksearch`, `activate`) win over `{userId}` in API Gateway,
   // in middy's router and in the local gateway alike.
   ...userAreaRoutes('users', [
@@ -52,6 +62,10 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     ['users.get', 'GET', '/users/{userId}'],
     ['users.update', 'PUT', '/users/{userId}'],
     ['users.delete', 'DELETE', '/users/{userId}'],
+    // Keycloak's attack detection (its admin path, under the organization): a user's failed sign-ins
+    // and temporary lock, and clearing them.
+    ['users.bruteForce', 'GET', '/attack-detection/brute-force/users/{userId}'],
+    ['users.clearBruteForce', 'DELETE', '/attack-detection/brute-force/users/{userId}'],
   ]),
   // `bulk-worker` has no route: the bulk bucket's object-created events start it.
   ...userAreaRoutes('bulk', [
@@ -153,7 +167,7 @@ export function resolveRoutes(subpaths: Subpaths): Route[] {
     }
   }
   return routeDefinitions.map((route) => {
-    const prefix = route.area === 'auth' ? '' : `/${route.area === 'generative' ? subpaths.generative : subpaths.user}`;
+    const prefix = route.area === 'auth' || route.area === 'root' ? '' : `/${route.area === 'generative' ? subpaths.generative : subpaths.user}`;
     const fullPath = `${prefix}${route.path}`;
     return { ...route, fullPath, routeKey: `${route.method} ${fullPath}` };
   });

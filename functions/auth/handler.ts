@@ -1,11 +1,15 @@
 import * as z from 'zod';
+import { ACCOUNT_PAGE_POLICY } from '../../shared/account/account-page';
+import { changePassword, showAccount, signIn, signOut, type AccountAnswer, type AccountRequest } from '../../shared/account/account.service';
 import { bearerToken } from '../../shared/auth/caller';
 import { discovery, logout, revokeToken, userInfo } from '../../shared/auth/openid.service';
-import { grantToken, readTokenForm, realmExists } from '../../shared/auth/token.service';
+import { realmExists } from '../../shared/auth/realm';
+import { grantToken, readTokenForm } from '../../shared/auth/token.service';
 import { tokenSigner } from '../../shared/auth/signer';
 import { NotFoundError } from '../../shared/errors';
 import { createFunction, publicRoute } from '../../shared/http/handler-factory';
-import { ok } from '../../shared/http/types';
+import { ok, type Reply } from '../../shared/http/types';
+import type { RouteInput } from '../../shared/http/handler-factory';
 
 // Any realm text is accepted here: the OpenID Connect endpoints answer OAuth errors, never a 422 body.
 const realmPath = z.object({ realm: z.string() });
@@ -59,6 +63,42 @@ export const endSession = publicRoute({
   },
 });
 
+const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
+
+/** What the account page's handlers read of a request; a form body only when it is a form. */
+function accountRequest(input: RouteInput<{ path: typeof realmPath }>): AccountRequest {
+  const { path, headers, rawQuery, cookies, rawBody } = input;
+  const isForm = FORM_TYPE.test(headers['content-type'] ?? '');
+  return {
+    realm: path.realm,
+    cookies,
+    locale: rawQuery.kc_locale,
+    acceptLanguage: headers['accept-language'],
+    status: rawQuery.status,
+    ...(isForm ? { form: new URLSearchParams(rawBody ?? '') } : {}),
+  };
+}
+
+/** A page, or a 303 back to the page; never stored, never framed, only its own style and forms. */
+function pageReply(answer: AccountAnswer): Reply {
+  const headers = { 'cache-control': 'no-store', pragma: 'no-cache' };
+  const cookies = answer.cookies ? { cookies: answer.cookies } : {};
+  if (answer.kind === 'redirect') return { status: 303, headers: { ...headers, location: answer.location }, ...cookies };
+  return {
+    status: 200,
+    body: answer.html,
+    contentType: 'text/html; charset=utf-8',
+    headers: { ...headers, 'content-security-policy': ACCOUNT_PAGE_POLICY },
+    ...cookies,
+  };
+}
+
+const accountRoute = (handle: (request: AccountRequest) => Promise<AccountAnswer>) =>
+  publicRoute({
+    schemas: { path: realmPath },
+    handle: async (input) => pageReply(await handle(accountRequest(input))),
+  });
+
 export const handlers = {
   'auth.token': token,
   'auth.certs': certs,
@@ -67,5 +107,9 @@ export const handlers = {
   'auth.userinfoPost': userinfoRoute(),
   'auth.revoke': revoke,
   'auth.logout': endSession,
+  'auth.account': accountRoute((request) => showAccount(request)),
+  'auth.accountSignIn': accountRoute((request) => signIn(request)),
+  'auth.accountPassword': accountRoute((request) => changePassword(request)),
+  'auth.accountSignOut': accountRoute((request) => signOut(request)),
 };
 export const handler = createFunction('auth', handlers);

@@ -7,6 +7,7 @@ import { languageOf } from '../../shared/mail/language-header';
 import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-lifecycle';
 import { signInAddress, type MailContext } from '../../shared/users/user-mail';
 import { listUsers, quicksearchUsers, readUser } from '../../shared/users/user-queries';
+import { clearSignInLock, readSignInLock } from '../../shared/users/user-sign-in-lock';
 import { toUserResponse } from '../../shared/users/user.mapper';
 import {
   activateUserSchema,
@@ -79,6 +80,20 @@ export const remove = userRoute({
   },
 });
 
+/** The user's failed sign-ins and lock: ADMIN only, like Keycloak's attack-detection endpoint. */
+export const bruteForce = userRoute({
+  schemas: { path: userPathSchema },
+  handle: async ({ path, caller }) => ok(await readSignInLock(await authorizeOrgAdmin(caller, path.orgUUID), path.userId)),
+});
+
+export const clearBruteForce = userRoute({
+  schemas: { path: userPathSchema },
+  handle: async ({ path, caller }) => {
+    await clearSignInLock(await authorizeOrgAdmin(caller, path.orgUUID), path.userId);
+    return noContent();
+  },
+});
+
 export const handlers = {
   'users.identityProvider': identityProvider,
   'users.list': list,
@@ -88,5 +103,7 @@ export const handlers = {
   'users.get': get,
   'users.update': update,
   'users.delete': remove,
+  'users.bruteForce': bruteForce,
+  'users.clearBruteForce': clearBruteForce,
 };
 export const handler = createFunction('users', handlers);

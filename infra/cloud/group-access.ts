@@ -1,6 +1,13 @@
+import { SWAGGER_UI_PACKAGE, swaggerUiBundledFiles } from '../../shared/docs/swagger-ui-files';
 import type { ResourceGroup } from '../../shared/routes';
 import type { BulkBucketAccess } from './bulk-bucket';
 import type { UserPoolAction } from './user-directory';
+
+/** Files of an npm package a function reads at run time, put beside its bundle (`node_modules/<package>/`). */
+export interface PackageFiles {
+  readonly packageName: string;
+  readonly files: readonly string[];
+}
 
 /**
  * What each resource group needs beyond what every function gets (items of the table, the signing
@@ -16,12 +23,25 @@ export interface GroupAccess {
   readonly timeoutSeconds?: number;
   /** The function runs when an object is created under the bulk bucket's `uploads/` prefix. */
   readonly onUpload?: boolean;
+  /**
+   * Reads none of the stack's data: gets none of what every other function gets (table, user pool,
+   * signing key, nor their settings), only the routing settings.
+   */
+  readonly noData?: boolean;
+  /** Files the function reads from an npm package (the docs function's Swagger UI). */
+  readonly packageFiles?: PackageFiles;
 }
 
 export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
   auth: {
-    userPoolActions: ['AdminInitiateAuth'],
+    // AdminSetUserPassword: the account page sets the password a user chooses (permanent).
+    userPoolActions: ['AdminInitiateAuth', 'AdminSetUserPassword'],
     signsTokens: true,
+  },
+  // The API reference: the OpenAPI document and Swagger UI's files, nothing of the stack's data.
+  docs: {
+    noData: true,
+    packageFiles: { packageName: SWAGGER_UI_PACKAGE, files: swaggerUiBundledFiles },
   },
   users: {
     userPoolActions: [

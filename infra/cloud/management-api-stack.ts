@@ -68,7 +68,7 @@ export class ManagementApiStack extends Stack {
 
     // The API resource does not depend on any function, so the functions may name its endpoint.
     const tokenIssuer = settings.tokenIssuer ?? `${gateway.api.apiEndpoint}/auth`;
-    const signInUrl = settings.signInUrl ?? `${gateway.api.apiEndpoint}/auth/realms/{realm}/protocol/openid-connect/token`;
+    const signInUrl = settings.signInUrl ?? `${gateway.api.apiEndpoint}/auth/realms/{realm}/account?kc_locale={locale}`;
 
     const functions = new Map<ResourceGroup, LambdaFunction>();
     for (const group of resourceGroups) {
@@ -80,13 +80,16 @@ export class ManagementApiStack extends Stack {
         logLevel: settings.logLevel,
         reservedConcurrency: reservedConcurrency(settings)[group],
         ...(access.timeoutSeconds ? { timeout: Duration.seconds(access.timeoutSeconds) } : {}),
+        ...(access.packageFiles ? { packageFiles: access.packageFiles } : {}),
         environment: {
-          [envNames.tokenIssuer]: tokenIssuer,
           [envNames.generativeSubpath]: settings.subpaths.generative,
           [envNames.userSubpath]: settings.subpaths.user,
-          ...settings.tokenLifetimes,
+          ...(access.noData ? {} : { [envNames.tokenIssuer]: tokenIssuer, ...settings.tokenLifetimes }),
         },
       }).function;
+      functions.set(group, fn);
+      // Least privilege: a group that reads no data (the API reference) gets no grant and no setting for it.
+      if (access.noData) continue;
       bindTable(fn, data);
       bindUserPool(fn, directory, access.userPoolActions ?? []);
       if (access.userPoolActions?.length) {
@@ -106,7 +109,6 @@ export class ManagementApiStack extends Stack {
       if (access.onUpload) {
         bulkUploads.bucket.addEventNotification(EventType.OBJECT_CREATED, new LambdaDestination(fn), { prefix: 'uploads/', suffix: '.csv' });
       }
-      functions.set(group, fn);
     }
     this.functions = functions;
     acknowledgeNotificationsHandler(this);

@@ -5,6 +5,7 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
+import type { PackageFiles } from './group-access';
 import { alarmAtLeast, metricsNamespace } from './monitoring';
 
 export interface ServiceFunctionProps {
@@ -18,6 +19,8 @@ export interface ServiceFunctionProps {
   readonly timeout?: Duration;
   /** Concurrency kept for this function and its cap; unset, it shares the account's unreserved pool. */
   readonly reservedConcurrency?: number;
+  /** Files of a package the code reads at run time, copied beside the bundle. */
+  readonly packageFiles?: PackageFiles;
 }
 
 /**
@@ -71,6 +74,11 @@ export class ServiceFunction extends Construct {
         // The AWS SDK v3 and its @smithy packages (cdk.json's sdkV3ExcludeSmithyPackages flag) are left
         // to the copy the Node.js 22 runtime ships: that halves the bundle, and both come from one source.
         forceDockerBundling: false,
+        // `import.meta.url` in the CommonJS bundle: the bundle's own URL, as in an ES module (esbuild
+        // would leave it empty, with a warning); esbuild's own recipe, an injected export.
+        inject: [path.join(props.projectRoot, 'infra', 'cloud', 'bundle-import-meta.ts')],
+        define: { 'import.meta.url': 'bundleImportMetaUrl' },
+        ...(props.packageFiles ? { commandHooks: copyPackageFiles(props.packageFiles) } : {}),
       },
     });
 
@@ -98,4 +106,23 @@ export class ServiceFunction extends Construct {
     );
     alarmAtLeast(this, 'ThrottlesAlarm', this.function.metricThrottles({ period, statistic: 'Sum' }), `The ${props.group} function was throttled`);
   }
+}
+
+const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Copies a package's files into `node_modules/<package>/` beside `index.js`, where the code finds them
+ * as it finds the package in the sources: the nearest `node_modules` above it. After esbuild, in the
+ * same shell steps whether bundling runs locally or in Docker.
+ */
+function copyPackageFiles({ packageName, files }: PackageFiles) {
+  return {
+    beforeBundling: () => [],
+    beforeInstall: () => [],
+    afterBundling: (inputDir: string, outputDir: string) => {
+      const from = path.posix.join(inputDir, 'node_modules', packageName);
+      const to = path.posix.join(outputDir, 'node_modules', packageName);
+      return [`mkdir -p ${shellQuote(to)}`, ...files.map((file) => `cp ${shellQuote(path.posix.join(from, file))} ${shellQuote(to)}/`)];
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -64,6 +65,45 @@ class SyncStormDBDataStoreFactory extends StormDBDataStoreFactory {
   }
 }
 
+type TargetHandler = (ctx: unknown, req: Record<string, never>) => Promise<unknown>;
+interface PoolLookup {
+  getUserPoolForClientId(ctx: never, clientId: string): Promise<{ getUserByUsername(ctx: never, username: string): Promise<PoolUser | null> }>;
+}
+interface PoolUser {
+  Username: string;
+  Password?: string;
+  UserStatus?: string;
+}
+
+/**
+ * Cognito answers a sign-in with a temporary password (a user in FORCE_CHANGE_PASSWORD, set by
+ * AdminSetUserPassword with `Permanent: false`) with the NEW_PASSWORD_REQUIRED challenge, never with
+ * tokens; cognito-local's AdminInitiateAuth returns tokens. This restores Cognito's answer, so the
+ * local stack refuses what AWS refuses. A wrong password still gets cognito-local's own error.
+ */
+function withTemporaryPasswords(router: (target: string) => TargetHandler, cognito: unknown): (target: string) => TargetHandler {
+  return (target) => {
+    const handle = router(target);
+    if (target !== 'AdminInitiateAuth') return handle;
+    return async (ctx, req) => {
+      const request = req as { ClientId?: string; AuthParameters?: Record<string, string> };
+      const { USERNAME, PASSWORD } = request.AuthParameters ?? {};
+      if (request.ClientId && USERNAME && PASSWORD) {
+        const pool = await (cognito as PoolLookup).getUserPoolForClientId(ctx as never, request.ClientId);
+        const user = await pool.getUserByUsername(ctx as never, USERNAME);
+        if (user?.UserStatus === 'FORCE_CHANGE_PASSWORD' && user.Password === PASSWORD) {
+          return {
+            ChallengeName: 'NEW_PASSWORD_REQUIRED',
+            ChallengeParameters: { USER_ID_FOR_SRP: user.Username, requiredAttributes: '[]', userAttributes: '{}' },
+            Session: randomUUID(),
+          };
+        }
+      }
+      return handle(ctx, req);
+    };
+  };
+}
+
 /**
  * cognito-local's own `createDefaultServer` keeps its data under `./.cognito`; this is the same wiring
  * with the data directory ours to choose.
@@ -92,7 +132,7 @@ async function startCognito(directory: string): Promise<Server> {
     tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig),
     triggers,
   };
-  const server = createServer(Router(services as never), silentLogger as never, { port: 0, hostname: HOST }, services as never);
+  const server = createServer(withTemporaryPasswords(Router(services as never) as never, cognito) as never, silentLogger as never, { port: 0, hostname: HOST }, services as never);
   return (await server.start()) as Server;
 }
 

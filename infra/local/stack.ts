@@ -96,7 +96,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [envNames.s3Endpoint]: emulators.endpoints.s3,
       [envNames.sesEndpoint]: emulators.endpoints.ses,
       [envNames.mailFrom]: 'Management API <no-reply@management-api.local>',
-      [envNames.signInUrl]: `${apiUrl}/auth/realms/{realm}/protocol/openid-connect/token`,
+      [envNames.signInUrl]: `${apiUrl}/auth/realms/{realm}/account?kc_locale={locale}`,
     };
     Object.assign(process.env, functionEnv);
     await localIam.ready;

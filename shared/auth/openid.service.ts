@@ -4,7 +4,8 @@ import { callerOfToken } from './caller';
 import { OAuthError } from './oauth-errors';
 import { readRefreshToken } from './refresh-token';
 import { deleteSession, getSession } from './session.repository';
-import { canonicalRealm, organizationOfRealm, requireClient, requireParam } from './token.service';
+import { canonicalRealm, organizationOfRealm } from './realm';
+import { requireClient, requireParam } from './token.service';
 
 const CLAIMS = ['iss', 'aud', 'azp', 'sub', 'sid', 'jti', 'typ', 'scope', 'iat', 'exp', 'auth_time', 'email', 'preferred_username', 'name'];
 

@@ -18,6 +18,8 @@ export interface Session {
   expiresAt: number;
   /** Epoch seconds: the session's absolute end. */
   endsAt: number;
+  /** An account-page session begun with a temporary password: it may only set a new password. */
+  mustSetPassword?: boolean;
 }
 
 export async function createSession(session: Session): Promise<void> {
@@ -45,6 +47,11 @@ export async function rotateSession(sessionId: string, seenHash: string, newHash
 export async function getLiveSession(sessionId: string): Promise<Session | undefined> {
   const session = await getSession(sessionId);
   return session && session.endsAt > Math.floor(Date.now() / 1000) ? session : undefined;
+}
+
+/** An account-page session whose user has now set its password. */
+export async function clearMustSetPassword(sessionId: string): Promise<void> {
+  await updateItem({ Key: keys.sessionKey(sessionId), UpdateExpression: 'REMOVE mustSetPassword', ConditionExpression: 'attribute_exists(PK)' });
 }
 
 export async function deleteSession(sessionId: string): Promise<void> {

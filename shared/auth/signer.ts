@@ -23,11 +23,15 @@ export interface TokenSigner {
   sign(signingInput: Buffer): Promise<Buffer>;
 }
 
-/** The public JWK of a key; its `kid` is the RFC 7638 thumbprint, so it follows from the key wherever it lives. */
+/**
+ * The public JWK of a key; its `kid` is the first 16 characters (96 bits) of the RFC 7638 thumbprint,
+ * so it follows from the key wherever it lives. Shortened because every access token's header carries
+ * it, and the token must stay under 800 characters: 96 bits tell our few keys apart.
+ */
 export function toPublicJwk(key: KeyObject): PublicJwk {
   const { crv, x, y } = key.export({ format: 'jwk' }) as JsonWebKey;
   if (crv !== 'P-256' || !x || !y) throw new Error('The token signing key must be an EC P-256 key');
-  const kid = createHash('sha256').update(JSON.stringify({ crv, kty: 'EC', x, y })).digest('base64url');
+  const kid = createHash('sha256').update(JSON.stringify({ crv, kty: 'EC', x, y })).digest('base64url').slice(0, 16);
   return { kty: 'EC', crv: 'P-256', x, y, kid, alg: 'ES256', use: 'sig' };
 }
 

@@ -1,13 +1,13 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
-import { REALM_NAME } from '../org/org.entities';
-import { findRealm } from '../org/org.repository';
 import type { UserRecord } from '../users/user.entities';
-import { findActiveUser, findUserByEmail } from '../users/user.repository';
+import { findActiveUser } from '../users/user.repository';
 import { grantedScope, issueAccessToken, issueIdToken, randomId } from './access-token';
-import { OAuthError, invalidCredentials } from './oauth-errors';
+import { OAuthError } from './oauth-errors';
+import { canonicalRealm, organizationOfRealm } from './realm';
 import { readRefreshToken, issueRefreshToken } from './refresh-token';
+import { checkPassword, notFullySetUp } from './sign-in';
 import { createSession, deleteSession, getSession, rotateSession, type Session } from './session.repository';
 import { count } from '../metrics';
 
@@ -24,17 +24,6 @@ export interface TokenResponse {
   /** Only when the scope contains `openid`. */
   id_token?: string;
 }
-
-/** Longest e-mail address (RFC 5321 path limit); longer usernames cannot be anyone's. */
-const MAX_EMAIL = 320;
-
-/** The organization of a realm name; a name that cannot be a realm is not looked up. */
-export async function organizationOfRealm(realm: string): Promise<string | undefined> {
-  return REALM_NAME.test(realm.toLowerCase()) ? findRealm(realm) : undefined;
-}
-
-/** Realm names match without regard to case; tokens name the realm in its one (lower-case) spelling. */
-export const canonicalRealm = (realm: string) => realm.toLowerCase();
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 
@@ -104,12 +93,8 @@ async function passwordGrant(
 ): Promise<TokenResponse> {
   const username = requireParam(form, 'username');
   const password = requireParam(form, 'password');
-  const orgUuid = await organizationOfRealm(realm);
-  const email = username.trim();
-  const user = orgUuid && email.length <= MAX_EMAIL ? await findUserByEmail(orgUuid, email) : undefined;
-  // Unknown realm, unknown e-mail, inactive user and wrong password all get the same answer.
-  if (!orgUuid || !user || user.status !== 'ACTIVE') throw invalidCredentials();
-  if (!(await identityProvider.verifyPassword(user.uuid, password))) throw invalidCredentials();
+  const { orgUuid, user, temporary } = await checkPassword(realm, username, password, identityProvider);
+  if (temporary) throw notFullySetUp();
 
   const { refreshTokenSeconds, sessionMaxSeconds } = config();
   const secret = newSecret();
@@ -184,9 +169,4 @@ async function respond(realm: string, session: Session, user: UserRecord, secret
     session_state: session.sessionId,
     scope,
   };
-}
-
-/** Whether a realm exists (one signing key serves every realm, but an unknown realm has no endpoints). */
-export async function realmExists(realm: string): Promise<boolean> {
-  return (await organizationOfRealm(realm)) !== undefined;
 }

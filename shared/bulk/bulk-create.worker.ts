@@ -195,8 +195,8 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, m
     const user = await getUser(job.orgUuid, uuid);
     if (!user || user.welcomedAt) return {};
     const password = candidate.password ?? generatePassword();
-    if (!candidate.password) await ports.identityProvider.setPassword(uuid, password);
-    return welcome(user, candidate.line, mail, ports, password);
+    if (!candidate.password) await ports.identityProvider.setPassword(uuid, password, { temporary: true });
+    return welcome(user, candidate.line, mail, ports, { value: password, temporary: !candidate.password });
   }
   const password = candidate.password ?? generatePassword();
   let user: UserRecord;
@@ -208,6 +208,7 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, m
           name: candidate.name,
           email: candidate.email,
           password,
+          temporaryPassword: !candidate.password,
           role: candidate.role,
           permissions: candidate.permissions,
           ...(candidate.company ? { company: candidate.company } : {}),
@@ -222,11 +223,17 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, m
     logger.error('bulk user not created', { orgUuid: job.orgUuid, jobId: job.jobId, line: candidate.line, reason });
     return { error: bulkError(candidate.email, candidate.line, 'IDENTITY_PROVIDER_FAILED') };
   }
-  return welcome(user, candidate.line, mail, ports, password);
+  return welcome(user, candidate.line, mail, ports, { value: password, temporary: !candidate.password });
 }
 
 /** Sends the welcome e-mail (the mailer paces and retries it); the user is marked welcomed only once SES accepted it. */
-async function welcome(user: UserRecord, line: number, mail: MailContext, ports: UserPorts, password: string): Promise<RowOutcome> {
+async function welcome(
+  user: UserRecord,
+  line: number,
+  mail: MailContext,
+  ports: UserPorts,
+  password: { value: string; temporary: boolean },
+): Promise<RowOutcome> {
   const result = await sendWelcome(user, password, mail, ports.mailer);
   if (!result.sent) return { welcomeFailure: { line, userUuid: user.uuid, reason: result.reason } };
   await markWelcomed(user.orgUuid, user.uuid);

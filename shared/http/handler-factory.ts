@@ -20,6 +20,10 @@ export type RouteInput<S extends RouteSchemas> = ValidInput<S> & {
   headers: Record<string, string | undefined>;
   /** The body as text, for routes that read it themselves (the OAuth form). */
   rawBody: string | undefined;
+  /** The request's cookies (`name=value` each), which payload 2.0 carries apart from the headers. */
+  cookies: string[];
+  /** The request's query string parameters, for routes that read them without a schema. */
+  rawQuery: Record<string, string | undefined>;
   requestId: string;
 };
 
@@ -90,7 +94,13 @@ function bodyParser(spec: {
 }
 
 function requestFacts(event: HttpEvent, context: RequestContext) {
-  return { headers: event.headers ?? {}, rawBody: rawBodyOf(event), requestId: context.requestId };
+  return {
+    headers: event.headers ?? {},
+    rawBody: rawBodyOf(event),
+    cookies: event.cookies ?? [],
+    rawQuery: event.queryStringParameters ?? {},
+    requestId: context.requestId,
+  };
 }
 
 function rawBodyOf(event: HttpEvent): string | undefined {
@@ -98,11 +108,23 @@ function rawBodyOf(event: HttpEvent): string | undefined {
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
 }
 
+/**
+ * The Content-Security-Policy of an HTML page that sets none: nothing loads, nothing submits. A page
+ * that needs more (the account page's forms and style, the API reference's script) states its own.
+ */
+export const STRICT_PAGE_POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+const hasHeader = (headers: Record<string, string>, name: string) => Object.keys(headers).some((key) => key.toLowerCase() === name);
+
 function toResult(reply: Reply): HttpResult {
   const headers = { ...reply.headers };
-  if (reply.body === undefined) return { statusCode: reply.status, headers };
+  const cookies = reply.cookies?.length ? { cookies: reply.cookies } : {};
+  if (reply.body === undefined) return { statusCode: reply.status, headers, ...cookies };
   if (reply.contentType) {
-    return { statusCode: reply.status, headers: { ...headers, 'content-type': reply.contentType }, body: String(reply.body) };
+    if (/^text\/html\b/i.test(reply.contentType) && !hasHeader(headers, 'content-security-policy')) {
+      headers['content-security-policy'] = STRICT_PAGE_POLICY;
+    }
+    return { statusCode: reply.status, headers: { ...headers, 'content-type': reply.contentType }, body: String(reply.body), ...cookies };
   }
   return {
     statusCode: reply.status,
@@ -167,6 +189,7 @@ const eventNormalizer = httpEventNormalizer as unknown as () => middy.Middleware
 /**
  * An empty Reporting-Endpoints header says nothing; leave it out. The option exists in middy's code but
  * not in its option type, whose properties are all optional, so it passes as a variable beside one
- * default restated.
+ * default restated. middy's Content-Security-Policy (on HTML only) would replace a page's own with one
+ * that sandboxes it and forbids every form, so `toResult` gives HTML its policy instead.
  */
-const securityHeaderOptions = { reportingEndpoints: false, poweredBy: { server: '' } };
+const securityHeaderOptions = { reportingEndpoints: false, poweredBy: { server: '' }, contentSecurityPolicy: false };

@@ -7,6 +7,8 @@ export interface Reply {
   body?: unknown;
   contentType?: string;
   headers?: Record<string, string>;
+  /** Set-Cookie values (payload 2.0 answers them apart from the headers). */
+  cookies?: string[];
 }
 
 export type HttpEvent = APIGatewayProxyEventV2 & { body?: unknown };

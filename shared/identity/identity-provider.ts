@@ -11,16 +11,26 @@ import { cognitoClient } from '../clients/cognito';
 import { config } from '../config';
 import { logger } from '../logger';
 
+/**
+ * What a password check found: the user's password; the user's temporary password (one we generated
+ * and e-mailed, good only for choosing a new one); or any credential failure.
+ */
+export type PasswordCheck = 'valid' | 'temporary' | 'invalid';
+
+export interface PasswordOptions {
+  /** A generated password: it lets the user do one thing, set a password of its own. */
+  temporary?: boolean;
+}
+
 /** Port: where credentials live. The username is always our user uuid. */
 export interface IdentityProvider {
-  /** Registers a user with a permanent password; registering an existing username again resets it. */
-  createUser(input: { username: string; email: string; password: string }): Promise<void>;
-  /** True when the password is the user's; false for any credential failure. */
-  verifyPassword(username: string, password: string): Promise<boolean>;
+  /** Registers a user with a password; registering an existing username again resets it. */
+  createUser(input: { username: string; email: string; password: string } & PasswordOptions): Promise<void>;
+  verifyPassword(username: string, password: string): Promise<PasswordCheck>;
   /** Changes the sign-in e-mail (kept verified: an ADMIN vouches for it). */
   updateEmail(username: string, email: string): Promise<void>;
-  /** Sets a permanent password. */
-  setPassword(username: string, password: string): Promise<void>;
+  /** Sets a password: permanent unless `temporary`. */
+  setPassword(username: string, password: string, options?: PasswordOptions): Promise<void>;
   /** Blocks sign-in (logical deletion); idempotent. */
   disable(username: string): Promise<void>;
   /** Allows sign-in again (reactivation); idempotent. */
@@ -37,7 +47,7 @@ const credentialFailures = new Set([
 
 /** Amazon Cognito adapter (cognito-local on the local stack). */
 export const cognitoIdentityProvider: IdentityProvider = {
-  async createUser({ username, email, password }) {
+  async createUser({ username, email, password, temporary }) {
     const { userPoolId } = config();
     try {
       await cognitoClient().send(
@@ -55,7 +65,7 @@ export const cognitoIdentityProvider: IdentityProvider = {
       // A retry after a crash finds the account made by the earlier attempt: adopt it.
       if (!(error instanceof UsernameExistsException)) throw error;
     }
-    await cognitoIdentityProvider.setPassword(username, password);
+    await cognitoIdentityProvider.setPassword(username, password, { temporary });
   },
 
   async updateEmail(username, email) {
@@ -71,9 +81,17 @@ export const cognitoIdentityProvider: IdentityProvider = {
     );
   },
 
-  async setPassword(username, password) {
+  async setPassword(username, password, options = {}) {
+    // A temporary password puts the Cognito user in FORCE_CHANGE_PASSWORD: signing in with it answers
+    // the NEW_PASSWORD_REQUIRED challenge instead of tokens, and it expires after the pool's
+    // temporary-password validity.
     await cognitoClient().send(
-      new AdminSetUserPasswordCommand({ UserPoolId: config().userPoolId, Username: username, Password: password, Permanent: true }),
+      new AdminSetUserPasswordCommand({
+        UserPoolId: config().userPoolId,
+        Username: username,
+        Password: password,
+        Permanent: !options.temporary,
+      }),
     );
   },
 
@@ -96,15 +114,17 @@ export const cognitoIdentityProvider: IdentityProvider = {
           AuthParameters: { USERNAME: username, PASSWORD: password },
         }),
       );
+      // Cognito checks the password before it asks for a new one: the challenge means it was right.
+      if (result.ChallengeName === 'NEW_PASSWORD_REQUIRED') return 'temporary';
       if (result.ChallengeName) {
         logger.warn('identity provider asked for a challenge; refusing the password grant', {
           challenge: result.ChallengeName,
         });
-        return false;
+        return 'invalid';
       }
-      return Boolean(result.AuthenticationResult);
+      return result.AuthenticationResult ? 'valid' : 'invalid';
     } catch (error) {
-      if (error instanceof Error && credentialFailures.has(error.name)) return false;
+      if (error instanceof Error && credentialFailures.has(error.name)) return 'invalid';
       throw error;
     }
   },

@@ -29,6 +29,8 @@ export interface MailVars {
    * Left out, a welcome says the administrator will share it and a reactivation that it is unchanged.
    */
   password?: string;
+  /** The password is a generated, temporary one: the user must choose its own before signing in. */
+  temporaryPassword?: boolean;
 }
 
 export interface RenderedMail {
@@ -49,6 +51,12 @@ export interface KindCopy {
   withoutPassword: string;
 }
 
+/** A welcome may carry a generated password, which is temporary (only for choosing one's own). */
+export interface TemporaryPasswordCopy {
+  temporaryPasswordLabel: string;
+  withTemporaryPassword: string;
+}
+
 /** Everything one language says, in every kind of e-mail. */
 export interface MailCopy {
   greeting: (name: string) => string;
@@ -58,7 +66,7 @@ export interface MailCopy {
   signInButton: string;
   notExpected: string;
   automatic: string;
-  welcome: KindCopy;
+  welcome: KindCopy & TemporaryPasswordCopy;
   reactivation: KindCopy;
 }
 
@@ -77,9 +85,16 @@ const oneLine = (value: string): string => value.replace(/[\u0000-\u001f\u007f]+
 const isWebUrl = (value: string): boolean => /^https?:\/\/[^\s]+$/i.test(value);
 
 interface Prepared {
-  vars: Required<Omit<MailVars, 'password'>> & { password?: string };
+  vars: Required<Omit<MailVars, 'password' | 'temporaryPassword'>> & { password?: string };
   copy: MailCopy;
+  /** The kind's words, with the temporary-password ones in place when the password is temporary. */
   kind: KindCopy;
+}
+
+function kindCopy(copy: MailCopy, kind: MailKind, temporaryPassword: boolean): KindCopy {
+  if (kind !== 'welcome' || !temporaryPassword) return copy[kind];
+  const { temporaryPasswordLabel, withTemporaryPassword, ...welcome } = copy.welcome;
+  return { ...welcome, passwordLabel: temporaryPasswordLabel, withPassword: withTemporaryPassword };
 }
 
 function renderText({ vars, copy, kind }: Prepared): string {
@@ -142,7 +157,7 @@ export function renderMail(kind: MailKind, language: Language, vars: MailVars): 
   const copy = copies[language];
   const prepared: Prepared = {
     copy,
-    kind: copy[kind],
+    kind: kindCopy(copy, kind, Boolean(vars.temporaryPassword)),
     vars: {
       name: oneLine(vars.name),
       realm: oneLine(vars.realm),

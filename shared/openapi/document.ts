@@ -63,6 +63,7 @@ export function openApiDocument(
       { name: 'configurations', description: "The caller's configuration values (spec 4.4)" },
       { name: 'supervisors', description: 'Supervisors of a bot (spec 4.1)' },
       { name: 'agents', description: 'Agents of a bot (spec 4.2)' },
+      { name: 'docs', description: 'This description and its interactive reference' },
     ],
     paths,
     components: {
@@ -230,10 +231,11 @@ function responseHeaders(): Record<ResponseHeader | 'X-Request-Id' | 'WWW-Authen
   return {
     'X-Request-Id': text("The request's id: the client's `x-request-id` when usable, else a new UUID"),
     ETag: text("The resource's version, quoted; send it back in If-Match"),
-    Location: text('Where the job is polled'),
+    Location: text('Where the job is polled, or the page to see next'),
     'Preference-Applied': text('`respond-async` when the Prefer header was honoured'),
     'Content-Disposition': text('attachment; filename="failed-rows-{jobId}.csv"'),
-    'Cache-Control': text('no-store on tokens; public, max-age=300 on keys'),
+    'Cache-Control': text('no-store on tokens and pages; public, max-age=300 on keys'),
+    'Set-Cookie': text("The account page's session (HttpOnly, SameSite=Strict, scoped to the page's path)"),
     'WWW-Authenticate': text('Bearer'),
   };
 }

@@ -1,7 +1,11 @@
 import * as z from 'zod';
 import {
   agentPageSchema,
+  accountPasswordSchema,
+  accountSignInSchema,
+  accountSignOutSchema,
   agentSchema,
+  bruteForceStatusSchema,
   bulkErrorSchema,
   bulkJobSchema,
   bulkUploadSchema,
@@ -21,7 +25,7 @@ import {
 /** What the document says of each route beyond its request schemas: its answers and extra headers. */
 
 /** Response headers, each a `components.headers` entry. */
-export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Content-Disposition' | 'Cache-Control';
+export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Content-Disposition' | 'Cache-Control' | 'Set-Cookie';
 /** Request headers, each a `components.parameters` entry. */
 export type RequestHeader = 'Language' | 'IfMatch' | 'Prefer';
 
@@ -64,6 +68,22 @@ const userInfo: OperationSpec = {
   outcomes: [{ status: 200, description: 'Claims of the user', json: userInfoSchema, headers: ['Cache-Control'] }],
 };
 
+/** The errors of a public route with nothing to look up: only the gateway's. */
+const publicStatuses = [429, 500, 503];
+const htmlPage = { mediaType: 'text/html', description: 'HTML' };
+/** A form of the account page: it answers the next page (or the same form with its error), never JSON. */
+function accountForm(summary: string, formBody: z.ZodType): OperationSpec {
+  return {
+    summary,
+    formBody,
+    errors: realmStatuses,
+    outcomes: [
+      { status: 200, description: 'The next page, or the form again with what was wrong (in the page)', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 303, description: 'Done: see the account page', headers: ['Location', 'Set-Cookie'] },
+    ],
+  };
+}
+
 const agentRead = (description: string, status = 200): Outcome => ({ status, description, json: agentSchema, headers: ['ETag'] });
 const jobAccepted: Outcome = { status: 202, description: 'The job, queued; poll it at Location', json: bulkJobSchema, headers: ['Location'] };
 const itemErrors: Outcome = { status: 200, description: 'The bulk error list (spec 2.11): one entry per item not processed', json: z.array(itemErrorSchema) };
@@ -102,6 +122,15 @@ export const operationSpecs: Record<string, OperationSpec> = {
     errors: oauthStatuses,
     outcomes: [{ status: 204, description: 'Signed out', headers: ['Cache-Control'] }],
   },
+  'auth.account': {
+    summary: 'The account page: sign in, or see one\'s profile when signed in',
+    description: 'HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). `login_hint` fills the e-mail field.',
+    errors: realmStatuses,
+    outcomes: [{ status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] }],
+  },
+  'auth.accountSignIn': accountForm('Sign in to the account page', accountSignInSchema),
+  'auth.accountPassword': accountForm('Set a new password (required when the current one is temporary) or change it', accountPasswordSchema),
+  'auth.accountSignOut': accountForm('Sign out of the account page', accountSignOutSchema),
   'users.identityProvider': { summary: 'The user the bearer token belongs to', outcomes: [{ status: 200, description: 'The user', json: userSchema }] },
   'users.list': { summary: 'List users of the organization', outcomes: [{ status: 200, description: 'A page of users (0-based)', json: userPageSchema }] },
   'users.quicksearch': {
@@ -121,6 +150,11 @@ export const operationSpecs: Record<string, OperationSpec> = {
   'users.get': { summary: 'Read a user', outcomes: [{ status: 200, description: 'The user', json: userSchema }] },
   'users.update': { summary: 'Update a user', outcomes: [{ status: 200, description: 'The user, updated', json: userSchema }] },
   'users.delete': { summary: 'Delete a user (logically)', outcomes: [{ status: 204, description: 'Deleted' }] },
+  'users.bruteForce': {
+    summary: "The user's failed sign-ins and temporary lock (Keycloak's attack detection)",
+    outcomes: [{ status: 200, description: 'The failure count and lock', json: bruteForceStatusSchema }],
+  },
+  'users.clearBruteForce': { summary: "Clear the user's failed sign-ins and lock", outcomes: [{ status: 204, description: 'Cleared' }] },
   'bulk.create': {
     summary: 'Create users from a CSV file',
     description: 'Waits for the job unless `Prefer: respond-async` is sent or the job outlasts the wait; then 202 and the job.',
@@ -179,4 +213,19 @@ export const operationSpecs: Record<string, OperationSpec> = {
   'agents.create': { summary: 'Create an agent', outcomes: [agentRead('The agent created', 201)] },
   'agents.get': { summary: 'Read an agent', outcomes: [agentRead('The agent')] },
   'agents.update': { summary: 'Update an agent', requestHeaders: ['IfMatch'], outcomes: [agentRead('The agent, updated')] },
+  'docs.openapi': {
+    summary: 'This document (OpenAPI 3.1)',
+    errors: publicStatuses,
+    outcomes: [{ status: 200, description: 'The OpenAPI description of this API, for its configured subpaths', json: z.looseObject({ openapi: z.string() }), headers: ['Cache-Control'] }],
+  },
+  'docs.ui': {
+    summary: 'The interactive API reference (Swagger UI, served with the API)',
+    errors: publicStatuses,
+    outcomes: [{ status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] }],
+  },
+  'docs.asset': {
+    summary: "A file of the interactive reference (its script, style sheet or initializer)",
+    errors: [404, ...publicStatuses],
+    outcomes: [{ status: 200, description: 'The file', text: { mediaType: '*/*', description: 'JavaScript, CSS or PNG' }, headers: ['Cache-Control'] }],
+  },
 };

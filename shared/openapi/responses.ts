@@ -94,6 +94,33 @@ export const logoutRequestSchema = z
   .object({ client_id: z.string(), refresh_token: z.string() })
   .register(responseRegistry, { id: 'LogoutRequest' });
 
+/** The account page's sign-in form. */
+export const accountSignInSchema = z
+  .object({ username: z.string().describe('E-mail address'), password: z.string(), kc_locale: z.enum(['en', 'es', 'ja', 'pt']).optional() })
+  .register(responseRegistry, { id: 'AccountSignInForm' });
+
+/** The account page's password form: the current password is asked for unless the sign-in just proved it. */
+export const accountPasswordSchema = z
+  .object({
+    csrf: z.string().describe('The token of the page that sent the form'),
+    password: z.string().optional().describe('The current password (when changing it)'),
+    'password-new': z.string(),
+    'password-confirm': z.string(),
+  })
+  .register(responseRegistry, { id: 'AccountPasswordForm' });
+
+export const accountSignOutSchema = z.object({ csrf: z.string() }).register(responseRegistry, { id: 'AccountSignOutForm' });
+
+/** Keycloak's attack-detection view of one user. */
+export const bruteForceStatusSchema = z
+  .object({
+    disabled: z.boolean().describe('Whether sign-in is locked now'),
+    numFailures: z.int().min(0).describe('Consecutive failed password sign-ins'),
+    lastFailure: z.int().min(0).describe('When the last one was, in epoch milliseconds (0 if none)'),
+    lockedUntil: z.iso.datetime().nullable().describe('When the lock ends, if locked'),
+  })
+  .register(responseRegistry, { id: 'BruteForceStatus' });
+
 /** OpenID Connect Discovery 1.0 §3, the fields a client needs; the document has more. */
 export const discoverySchema = z
   .looseObject({

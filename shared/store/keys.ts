@@ -85,6 +85,9 @@ export const keys = {
     SK: `EMAIL#${email.toLowerCase()}`,
   }),
 
+  /** A user's consecutive failed sign-ins and temporary lock (brute-force protection). */
+  loginFailure: (userUuid: string): ItemKey => ({ PK: `USER#${userUuid}`, SK: 'LOGIN_FAILURE' }),
+
   /** A refresh session; GSI1 lists a user's sessions so they can be revoked together. */
   session: (sessionId: string, userUuid: string): IndexedKey => ({
     PK: `SESSION#${sessionId}`,

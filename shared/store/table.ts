@@ -42,6 +42,16 @@ export async function updateItem(input: Omit<UpdateCommandInput, 'TableName'>): 
   return conditional(() => documentClient().send(new UpdateCommand({ TableName: table(), ...input })));
 }
 
+/** Updates an item and returns it as written; undefined when the condition does not hold. */
+export async function updateItemReturning<T>(input: Omit<UpdateCommandInput, 'TableName' | 'ReturnValues'>): Promise<T | undefined> {
+  let written: T | undefined;
+  const applied = await conditional(async () => {
+    const { Attributes } = await documentClient().send(new UpdateCommand({ TableName: table(), ...input, ReturnValues: 'ALL_NEW' }));
+    written = Attributes ? withoutKeys<T>(Attributes) : undefined;
+  });
+  return applied ? written : undefined;
+}
+
 export async function deleteItem(input: Omit<DeleteCommandInput, 'TableName'>): Promise<boolean> {
   return conditional(() => documentClient().send(new DeleteCommand({ TableName: table(), ...input })));
 }

@@ -35,11 +35,20 @@ export async function createUser(
   const image = optionalText(input.image, undefined).value;
   const company = optionalText(input.company, undefined).value;
   const user = await registerUser(
-    { orgUuid, name: input.name, email: input.email, password, ...access, ...(image ? { image } : {}), ...(company ? { company } : {}) },
+    {
+      orgUuid,
+      name: input.name,
+      email: input.email,
+      password,
+      temporaryPassword: !input.password,
+      ...access,
+      ...(image ? { image } : {}),
+      ...(company ? { company } : {}),
+    },
     deps.identityProvider,
   );
   count('UsersCreated');
-  await sendWelcome(user, password, mail, deps.mailer);
+  await sendWelcome(user, { value: password, temporary: !input.password }, mail, deps.mailer);
   return user;
 }
 

@@ -23,6 +23,8 @@ export interface NewUser {
   name: string;
   email: string;
   password: string;
+  /** A generated password, e-mailed to the user, who must replace it before signing in. */
+  temporaryPassword?: boolean;
   role: Role;
   permissions: Permission[];
   image?: string;
@@ -48,7 +50,7 @@ export async function registerUser(
   const userUuid = await claimEmailFor(orgUuid, email, options.uuid ?? randomUUID(), now);
 
   try {
-    await identityProvider.createUser({ username: userUuid, email, password: input.password });
+    await identityProvider.createUser({ username: userUuid, email, password: input.password, temporary: input.temporaryPassword });
   } catch (error) {
     await releaseClaim(orgUuid, email, userUuid);
     throw error;

@@ -1,6 +1,7 @@
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { buildApp } from '../../infra/cloud/build-app';
+import { groupAccess } from '../../infra/cloud/group-access';
 import { contextDefaults, readSettings, throttleDefaults, type Throttle } from '../../infra/cloud/settings';
 import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/routes';
 import { skipBundling, statementsOfRole, synthesize, type Synthesized } from './synth';
@@ -20,6 +21,7 @@ const groupThrottleContext: Record<string, [key: string, value: string]> = {
   agents: ['throttleAgents', '34'],
   configurations: ['throttleConfigurations', '35'],
   bulk: ['throttleBulk', '36'],
+  docs: ['throttleDocs', '37'],
 };
 /** Rate `n`, burst `2n`. */
 const groupThrottles = Object.fromEntries(
@@ -82,6 +84,8 @@ const environments = (of = synthesized) =>
   Object.values(of.template.findResources('AWS::Lambda::Function'))
     .filter((fn) => fn.Properties.Environment)
     .map((fn) => fn.Properties.Environment.Variables as Record<string, unknown>);
+/** Whether a function's group reads the stack's data (every group but the API reference: `noData`). */
+const readsData = (environment: Record<string, unknown>) => !groupAccess[environment.POWERTOOLS_SERVICE_NAME as ResourceGroup]?.noData;
 const functionOf = (of: Synthesized, group: ResourceGroup) =>
   of.template.findResources('AWS::Lambda::Function')[of.logicalId(of.stack.functions.get(group)!.node.defaultChild as CfnElement)]!;
 const reservedConcurrency = (of: Synthesized) =>
@@ -115,9 +119,13 @@ test('custom subpaths change the route keys, the functions and the outputs', () 
 });
 
 test('the token issuer, token lifetimes and sender come from context', () => {
-  for (const environment of environments()) {
+  for (const environment of environments().filter(readsData)) {
     expect(environment).toMatchObject({ TOKEN_ISSUER: 'urn:example:issuer', ACCESS_TOKEN_SECONDS: '120' });
     expect(environment.REFRESH_TOKEN_SECONDS).toBeUndefined();
+  }
+  // The API reference reads no token: it is given none of their settings.
+  for (const environment of environments().filter((environment) => !readsData(environment))) {
+    expect(Object.keys(environment).filter((name) => /TOKEN|SESSION/.test(name))).toEqual([]);
   }
   synthesized.template.hasOutput('TokenIssuer', { Value: 'urn:example:issuer' });
   synthesized.template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'mail@example.org' });
@@ -127,7 +135,8 @@ test('refreshTokenSeconds and sessionMaxSeconds set their variables in every fun
   const environmentsOf = environments(stagingSynth);
   expect(environmentsOf).toHaveLength(resourceGroups.length);
   const apiId = Object.keys(stagingSynth.template.findResources('AWS::ApiGatewayV2::Api'))[0]!;
-  for (const environment of environmentsOf) {
+  expect(environmentsOf.filter((environment) => !readsData(environment)).map((environment) => environment.POWERTOOLS_SERVICE_NAME)).toEqual(['docs']);
+  for (const environment of environmentsOf.filter(readsData)) {
     expect(environment).toMatchObject({ REFRESH_TOKEN_SECONDS: '900', SESSION_MAX_SECONDS: '7200' });
     expect(environment.ACCESS_TOKEN_SECONDS).toBeUndefined();
     expect(environment.TOKEN_ISSUER).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, '/auth']] });

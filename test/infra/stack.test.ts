@@ -1,9 +1,10 @@
 import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { readConfig } from '../../shared/config';
 import { defaultRouteGroup, defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/routes';
+import { groupAccess } from '../../infra/cloud/group-access';
 import { contextDefaults, throttleDefaults } from '../../infra/cloud/settings';
 import { actionsOf, resolveIntrinsic, resourcesOf, statementsOfRole, synthesize, type PolicyStatementJson, type Synthesized } from './synth';
 
@@ -27,6 +28,8 @@ const signingKeyId = () => synthesized.logicalId(synthesized.stack.node.findChil
 const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
 const queueId = (name: 'Failures' | 'DeadLetters') =>
   synthesized.logicalId(synthesized.stack.node.findChild('BulkPipeline').node.findChild(name).node.defaultChild as CfnElement);
+/** Every group but the API reference, which reads none of the stack's data (`noData`). */
+const dataGroups = resourceGroups.filter((group) => !groupAccess[group]?.noData);
 const environmentOf = (group: ResourceGroup): Record<string, unknown> =>
   template().findResources('AWS::Lambda::Function')[functionId(group)]!.Properties.Environment.Variables;
 
@@ -205,7 +208,7 @@ describe('functions', () => {
     expect(code.length / code.split('\n').length).toBeGreaterThan(1000); // minified (license comments keep a few lines)
   });
 
-  test.each(resourceGroups)("%s gets every variable shared/config.ts requires, pointing at this stack's resources", (group) => {
+  test.each(dataGroups)("%s gets every variable shared/config.ts requires, pointing at this stack's resources", (group) => {
     const environment = environmentOf(group);
     const config = readConfig(Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, resolveIntrinsic(v)])));
     const id = (type: string) => singleId(type);
@@ -226,12 +229,32 @@ describe('functions', () => {
     });
   });
 
+  test('docs, the API reference, gets only the routing settings and its runtime own: no table, pool, key nor token settings', () => {
+    expect(resourceGroups.filter((group) => !dataGroups.includes(group))).toEqual(['docs']);
+    expect(environmentOf('docs')).toEqual({
+      POWERTOOLS_SERVICE_NAME: 'docs',
+      POWERTOOLS_METRICS_NAMESPACE: 'ManagementApi/AgentPlatformManagementApi',
+      POWERTOOLS_LOG_LEVEL: 'INFO',
+      NODE_OPTIONS: '--enable-source-maps',
+      GENERATIVE_SUBPATH: defaultSubpaths.generative,
+      USER_SUBPATH: defaultSubpaths.user,
+    });
+  });
+
+  test('docs carries Swagger UI beside its bundle, where the code finds it, with its licences and nothing else of the package', () => {
+    const fn = template().findResources('AWS::Lambda::Function')[functionId('docs')]!;
+    const assetDir = path.join(synthesized.assemblyDir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
+    const packageDir = path.join(assetDir, 'node_modules', 'swagger-ui-dist');
+    expect(readdirSync(packageDir).sort()).toEqual(['LICENSE', 'NOTICE', 'swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css']);
+    expect(readFileSync(path.join(packageDir, 'swagger-ui-bundle.js'))).toEqual(readFileSync(path.join('node_modules', 'swagger-ui-dist', 'swagger-ui-bundle.js')));
+  });
+
   test('only users and bulk-worker may send mail, as the sender, through the configuration set, to any recipient', () => {
     const senders: ResourceGroup[] = ['users', 'bulk-worker'];
     for (const group of senders) {
       const environment = environmentOf(group);
       expect(resolveIntrinsic(environment.SIGN_IN_URL)).toBe(
-        `<${singleId('AWS::ApiGatewayV2::Api')}.ApiEndpoint>/auth/realms/{realm}/protocol/openid-connect/token`,
+        `<${singleId('AWS::ApiGatewayV2::Api')}.ApiEndpoint>/auth/realms/{realm}/account?kc_locale={locale}`,
       );
       expect(environment).toMatchObject({
         MAIL_FROM: contextDefaults.senderEmail,
@@ -284,7 +307,12 @@ describe('IAM', () => {
     }
   });
 
-  test.each(resourceGroups)('%s gets item actions on the table and its indexes only', (group) => {
+  test('docs, the API reference, is granted nothing but its own logs and X-Ray', () => {
+    const actions = statementsOfRole(template(), roleId('docs')).flatMap(actionsOf);
+    expect([...new Set(actions)].sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+  });
+
+  test.each(dataGroups)('%s gets item actions on the table and its indexes only', (group) => {
     const tableId = singleId('AWS::DynamoDB::Table');
     const statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
     expect(statements).toHaveLength(1);
@@ -301,7 +329,7 @@ describe('IAM', () => {
     expect(resourcesOf(statements[0]!)).toEqual([getAtt(tableId), { 'Fn::Join': ['', [getAtt(tableId), '/index/*']] }]);
   });
 
-  test.each(resourceGroups)('%s may read the public key of the signing key; only auth may sign', (group) => {
+  test.each(dataGroups)('%s may read the public key of the signing key; only auth may sign', (group) => {
     const statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
     expect(statements).toHaveLength(1);
     expect(resourcesOf(statements[0]!)).toEqual([getAtt(signingKeyId())]);
@@ -310,7 +338,7 @@ describe('IAM', () => {
 
   test('auth, users, bulk and bulk-worker get exactly their Cognito actions, on the pool only; no other group gets any', () => {
     const expected: Partial<Record<ResourceGroup, string[]>> = {
-      auth: ['cognito-idp:AdminInitiateAuth'],
+      auth: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminSetUserPassword'],
       users: [
         'cognito-idp:AdminCreateUser',
         'cognito-idp:AdminDisableUser',

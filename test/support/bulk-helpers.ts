@@ -110,9 +110,12 @@ const copies: Record<Language, typeof en> = { en, es, ja, pt };
 /** The temporary password a welcome e-mail in `language` gives, if any. */
 export function mailedPassword(mail: ReceivedMail, language: Language): string | undefined {
   const copy = copies[language];
-  const label = `${copy.welcome.passwordLabel}${copy.colon}`;
-  const line = (mail.body.text ?? '').split('\n').find((l) => l.startsWith(label));
-  return line?.slice(label.length).trim();
+  // A generated password is labelled temporary; one the ADMIN (or the file) set is not.
+  for (const label of [copy.welcome.temporaryPasswordLabel, copy.welcome.passwordLabel].map((text) => `${text}${copy.colon}`)) {
+    const line = (mail.body.text ?? '').split('\n').find((l) => l.startsWith(label));
+    if (line) return line.slice(label.length).trim();
+  }
+  return undefined;
 }
 
 /**

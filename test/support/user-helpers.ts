@@ -49,6 +49,18 @@ export async function tokenOf(realm: string, email: string, password: string): P
   return (await response.json()) as TokenBody;
 }
 
+/**
+ * A generated password is temporary: the grant with it answers that the account is not fully set up,
+ * which also proves it is the user's password (a wrong one is "Invalid user credentials").
+ */
+export async function expectTemporaryPassword(realm: string, email: string, password: string): Promise<void> {
+  const response = await signIn(realm, email, password);
+  expect({ status: response.status, body: await response.json() }).toEqual({
+    status: 400,
+    body: { error: 'invalid_grant', error_description: 'Account is not fully set up' },
+  });
+}
+
 /** A member of a test organization: its record as created, its credentials and a signed-in client. */
 export interface Member {
   uuid: string;

@@ -14,10 +14,20 @@ describe('the route table', () => {
   });
 
   test('puts every management route behind a user token and the subpath of its area', () => {
-    for (const route of routes.filter((r) => r.area !== 'auth')) {
+    for (const route of routes.filter((r) => r.area !== 'auth' && r.area !== 'root')) {
       expect(route.authenticated).toBe(true);
       expect(route.fullPath.startsWith(`/${route.area === 'user' ? defaultSubpaths.user : defaultSubpaths.generative}/`)).toBe(true);
     }
+  });
+
+  test('has at the root only the public API reference: /openapi.json, /docs and its files', () => {
+    const root = routes.filter((r) => r.area === 'root');
+    expect(root.map((r) => `${r.routeKey} ${r.group} ${r.authenticated}`)).toEqual([
+      'GET /openapi.json docs false',
+      'GET /docs docs false',
+      'GET /docs/{asset} docs false',
+    ]);
+    expect(resolveRoutes({ generative: 'gen', user: 'people' }).filter((r) => r.area === 'root').map((r) => r.fullPath)).toEqual(root.map((r) => r.fullPath));
   });
 
   test('follows configured subpaths', () => {

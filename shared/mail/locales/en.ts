@@ -10,8 +10,11 @@ export const en: MailCopy = {
   welcome: {
     subject: (realm) => `Your ${realm} account is ready`,
     lead: (realm) => `An administrator of the ${realm} organization has created an account for you. Here is what you need to sign in:`,
-    passwordLabel: 'Temporary password',
-    withPassword: 'Please change this temporary password after you first sign in.',
+    passwordLabel: 'Password',
+    withPassword: 'You can change this password on your account page once you have signed in.',
+    temporaryPasswordLabel: 'Temporary password',
+    withTemporaryPassword:
+      'This password is temporary: open the sign-in address and choose your own password. Until you do, you cannot sign in anywhere else.',
     withoutPassword: 'Your administrator will share your password with you separately.',
   },
   reactivation: {

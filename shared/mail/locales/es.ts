@@ -12,8 +12,11 @@ export const es: MailCopy = {
     subject: (realm) => `Tu cuenta de ${realm} ya está lista`,
     lead: (realm) =>
       `Un administrador de la organización ${realm} ha creado una cuenta para ti. Estos son los datos que necesitas para iniciar sesión:`,
-    passwordLabel: 'Contraseña temporal',
-    withPassword: 'Cambia esta contraseña temporal la primera vez que inicies sesión.',
+    passwordLabel: 'Contraseña',
+    withPassword: 'Puedes cambiar esta contraseña en la página de tu cuenta después de iniciar sesión.',
+    temporaryPasswordLabel: 'Contraseña temporal',
+    withTemporaryPassword:
+      'Esta contraseña es temporal: abre la dirección de acceso y elige tu propia contraseña. Hasta que lo hagas, no podrás iniciar sesión en ningún otro sitio.',
     withoutPassword: 'Tu administrador te facilitará la contraseña por otra vía.',
   },
   reactivation: {

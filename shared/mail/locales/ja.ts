@@ -11,8 +11,11 @@ export const ja: MailCopy = {
   welcome: {
     subject: (realm) => `【${realm}】アカウント発行のお知らせ`,
     lead: (realm) => `${realm} の管理者により、アカウントが発行されました。サインインに必要な情報は以下のとおりです。`,
-    passwordLabel: '仮パスワード',
-    withPassword: '初回サインイン後、仮パスワードを変更してください。',
+    passwordLabel: 'パスワード',
+    withPassword: 'このパスワードは、サインイン後にアカウントページで変更できます。',
+    temporaryPasswordLabel: '仮パスワード',
+    withTemporaryPassword:
+      'この仮パスワードは一時的なものです。サインイン URL を開き、ご自身のパスワードを設定してください。設定が完了するまで、ほかの方法ではサインインできません。',
     withoutPassword: 'パスワードは管理者から別途お知らせします。',
   },
   reactivation: {

@@ -12,8 +12,11 @@ export const pt: MailCopy = {
     subject: (realm) => `Sua conta de ${realm} está pronta`,
     lead: (realm) =>
       `Um administrador da organização ${realm} criou uma conta para você. Confira os dados de que você precisa para entrar:`,
-    passwordLabel: 'Senha temporária',
-    withPassword: 'Troque esta senha temporária no seu primeiro acesso.',
+    passwordLabel: 'Senha',
+    withPassword: 'Você pode trocar esta senha na página da sua conta depois de entrar.',
+    temporaryPasswordLabel: 'Senha temporária',
+    withTemporaryPassword:
+      'Esta senha é temporária: abra o endereço de acesso e escolha a sua própria senha. Até fazer isso, você não poderá entrar em nenhum outro lugar.',
     withoutPassword: 'O seu administrador vai enviar a senha para você separadamente.',
   },
   reactivation: {

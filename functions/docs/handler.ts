@@ -1,0 +1,44 @@
+import * as z from 'zod';
+import { subpathsFromEnv } from '../../shared/config';
+import { apiDescription, serverUrlOf } from '../../shared/docs/api-description';
+import { REFERENCE_POLICY, referenceFile, referencePage } from '../../shared/docs/reference-page';
+import { NotFoundError } from '../../shared/errors';
+import { createFunction, publicRoute } from '../../shared/http/handler-factory';
+
+// Every answer carries the reference's policy: the page's, and its files' for when one is opened alone.
+const policy = { 'content-security-policy': REFERENCE_POLICY };
+const shortCache = { 'cache-control': 'public, max-age=300' };
+const dayCache = { 'cache-control': 'public, max-age=86400' };
+
+/** The OpenAPI 3.1 document, with this API's own address as its server. */
+export const openapi = publicRoute({
+  handle: async ({ headers }) => ({
+    status: 200,
+    body: apiDescription(subpathsFromEnv(), serverUrlOf(headers)),
+    contentType: 'application/json',
+    headers: { ...shortCache, ...policy },
+  }),
+});
+
+/** The interactive reference (Swagger UI). */
+export const page = publicRoute({
+  handle: async () => ({
+    status: 200,
+    body: referencePage(),
+    contentType: 'text/html; charset=utf-8',
+    headers: { ...shortCache, ...policy },
+  }),
+});
+
+/** One of the reference's files, from a fixed list; any other name is the standard 404. */
+export const asset = publicRoute({
+  schemas: { path: z.object({ asset: z.string() }) },
+  handle: async ({ path }) => {
+    const file = referenceFile(path.asset);
+    if (!file) throw new NotFoundError('The reference has no such file');
+    return { status: 200, body: file.text, contentType: file.contentType, headers: { ...dayCache, ...policy } };
+  },
+});
+
+export const handlers = { 'docs.openapi': openapi, 'docs.ui': page, 'docs.asset': asset };
+export const handler = createFunction('docs', handlers);

@@ -1,0 +1,105 @@
+import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
+import { logger } from '../logger';
+import { count } from '../metrics';
+import type { UserRecord } from '../users/user.entities';
+import { findUserByEmail } from '../users/user.repository';
+import { addLoginFailure, clearLoginFailures, getLoginFailure, lockUntil, type LoginFailure } from './login-failure.repository';
+import { invalidCredentials, OAuthError } from './oauth-errors';
+import { organizationOfRealm } from './realm';
+
+/**
+ * Keycloak's brute-force detection (temporary lockout), with the numbers the issue sets: from the 5th
+ * consecutive failure each failure locks the user for 1 minute per 5 failures, at most 15 minutes; a
+ * failure more than 12 hours after the previous one starts the count again (Keycloak's defaults for
+ * the reset). Keycloak's "quick login check" (a lock for failures under a second apart) is not applied.
+ */
+export const bruteForcePolicy = {
+  failureFactor: 5,
+  waitIncrementSeconds: 60,
+  maxWaitSeconds: 15 * 60,
+  failureResetSeconds: 12 * 60 * 60,
+} as const;
+
+/** Longest e-mail address (RFC 5321 path limit); longer usernames cannot be anyone's. */
+const MAX_EMAIL = 320;
+
+/** How long the `numFailures`-th consecutive failure locks sign-in, in seconds (0: not at all). */
+export function lockSecondsAfter(numFailures: number): number {
+  const { failureFactor, waitIncrementSeconds, maxWaitSeconds } = bruteForcePolicy;
+  return Math.min(maxWaitSeconds, waitIncrementSeconds * Math.floor(numFailures / failureFactor));
+}
+
+export interface SignedInUser {
+  orgUuid: string;
+  user: UserRecord;
+  /** The password is a temporary one: good only for setting a new password. */
+  temporary: boolean;
+}
+
+/**
+ * Checks a realm user's e-mail and password, for the token endpoint and the account page alike.
+ * Unknown realm, unknown e-mail, inactive user, wrong password and a locked user all throw the same
+ * `invalid_grant`, so that no answer tells an attacker which one it was; a locked user's password is
+ * not even tried. A right password clears the failures, a temporary one included.
+ */
+export async function checkPassword(
+  realm: string,
+  username: string,
+  password: string,
+  identityProvider: IdentityProvider = cognitoIdentityProvider,
+): Promise<SignedInUser> {
+  const orgUuid = await organizationOfRealm(realm);
+  const email = username.trim();
+  const user = orgUuid && email.length <= MAX_EMAIL ? await findUserByEmail(orgUuid, email) : undefined;
+  if (!orgUuid || !user || user.status !== 'ACTIVE') throw invalidCredentials();
+
+  const failure = await getLoginFailure(user.uuid);
+  const now = Date.now();
+  if (failure && failure.notBefore * 1000 > now) throw invalidCredentials();
+  const checked = await identityProvider.verifyPassword(user.uuid, password);
+  if (checked === 'invalid') {
+    await countFailure(user.uuid, now);
+    throw invalidCredentials();
+  }
+  if (failure) await clearLoginFailures(user.uuid);
+  return { orgUuid, user, temporary: checked === 'temporary' };
+}
+
+/** A user whose password is only temporary may not have tokens: Keycloak's required-action answer. */
+export const notFullySetUp = () => new OAuthError('invalid_grant', 'Account is not fully set up');
+
+async function countFailure(userUuid: string, at: number): Promise<void> {
+  const { failureResetSeconds } = bruteForcePolicy;
+  const failure = await addLoginFailure(userUuid, at, at - failureResetSeconds * 1000, Math.ceil(at / 1000) + failureResetSeconds);
+  const lockSeconds = lockSecondsAfter(failure.numFailures);
+  if (lockSeconds === 0) return;
+  await lockUntil(userUuid, Math.floor(at / 1000) + lockSeconds);
+  count('UsersLockedOut');
+  logger.warn('user temporarily locked out after failed sign-ins', { userUuid, numFailures: failure.numFailures, lockSeconds });
+}
+
+/** Keycloak's attack-detection view of a user: its failures (none once they are too old to count) and lock. */
+export interface BruteForceStatus {
+  disabled: boolean;
+  numFailures: number;
+  lastFailure: number;
+  lockedUntil: string | null;
+}
+
+export function bruteForceStatusOf(failure: LoginFailure | undefined, now = Date.now()): BruteForceStatus {
+  const current = failure && failure.lastFailure >= now - bruteForcePolicy.failureResetSeconds * 1000 ? failure : undefined;
+  const notBefore = current?.notBefore ?? 0;
+  const locked = notBefore * 1000 > now;
+  return {
+    disabled: locked,
+    numFailures: current?.numFailures ?? 0,
+    lastFailure: current?.lastFailure ?? 0,
+    lockedUntil: locked ? new Date(notBefore * 1000).toISOString() : null,
+  };
+}
+
+export async function readBruteForceStatus(userUuid: string): Promise<BruteForceStatus> {
+  return bruteForceStatusOf(await getLoginFailure(userUuid));
+}
+
+export { clearLoginFailures };

@@ -1,0 +1,67 @@
+import { createHash } from 'node:crypto';
+import { ACCOUNT_PAGE_POLICY, renderAccountPage } from '../../shared/account/account-page';
+import { accountCopies } from '../../shared/account/account-copy';
+import { pageLanguage } from '../../shared/account/account.service';
+import { languages } from '../../shared/mail/mail.templates';
+
+describe('the account page HTML', () => {
+  const profile = { name: '<script>alert(1)</script>', email: 'a"b@example.test', realm: 'acme', role: 'VIEWER' };
+
+  test('escapes every value it shows', () => {
+    const html = renderAccountPage({ kind: 'profile', profile, csrf: '"><x', notice: 'password-saved' }, 'en', 'page');
+    expect(html).not.toContain('<script');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).toContain('a&quot;b@example.test');
+    expect(html).toContain('value="&quot;&gt;&lt;x"');
+  });
+
+  test("its one inline style is the one the policy's hash allows, and nothing else loads", () => {
+    const html = renderAccountPage({ kind: 'sign-in', realm: 'acme' }, 'en', 'page');
+    const style = html.match(/<style>([\s\S]*?)<\/style>/)![1]!;
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(ACCOUNT_PAGE_POLICY).toContain(`style-src 'sha256-${hash}'`);
+    expect(ACCOUNT_PAGE_POLICY).toMatch(/^default-src 'none'; .*form-action 'self'; base-uri 'none'; frame-ancestors 'none'$/);
+    expect(html).not.toMatch(/<script|<img|<link|<iframe|style="|https?:\/\//);
+  });
+
+  test('forms and links resolve to the page from the page and from a form', () => {
+    const fromPage = renderAccountPage({ kind: 'set-password', realm: 'acme', csrf: 't' }, 'es', 'page');
+    const fromForm = renderAccountPage({ kind: 'set-password', realm: 'acme', csrf: 't' }, 'es', 'form');
+    expect(fromPage).toContain('action="account/password?kc_locale=es"');
+    expect(fromForm).toContain('action="password?kc_locale=es"');
+    expect(fromPage).toContain('href="account?kc_locale=ja"');
+    expect(fromForm).toContain('href="../account?kc_locale=ja"');
+  });
+
+  test('labels every field and ties an error to the fields it concerns', () => {
+    const html = renderAccountPage({ kind: 'sign-in', realm: 'acme', error: 'invalid-credentials', email: 'x@example.test' }, 'pt', 'form');
+    expect(html).toContain('<html lang="pt">');
+    expect(html).toContain('<label for="username">E-mail</label>');
+    expect(html).toContain('<label for="password">Senha</label>');
+    expect(html).toMatch(/<p class="alert" role="alert" id="form-error">E-mail ou senha inválidos.<\/p>/);
+    expect(html).toMatch(/id="password"[^>]*aria-invalid="true" aria-describedby="form-error"/);
+    expect(html).toMatch(/autocomplete="username"/);
+  });
+
+  test('every language says every text', () => {
+    for (const language of languages) {
+      for (const [key, value] of Object.entries(accountCopies[language])) {
+        expect([key, typeof value === 'function' ? (value as (realm: string) => string)('acme') : value]).toEqual([key, expect.stringMatching(/\S/)]);
+      }
+    }
+  });
+});
+
+describe('the page language', () => {
+  test.each([
+    ['ja', undefined, 'ja'],
+    ['PT', undefined, 'pt'],
+    ['xx', 'es-MX,es;q=0.9', 'es'],
+    [undefined, 'fr-FR, ja;q=0.8, es;q=0.9', 'es'],
+    [undefined, 'de, en;q=0', 'en'],
+    [undefined, 'garbage;;q=x', 'en'],
+    [undefined, undefined, 'en'],
+  ])('kc_locale %s with Accept-Language %s is %s', (locale, accept, expected) => {
+    expect(pageLanguage(locale, accept)).toBe(expected);
+  });
+});
