@@ -11,7 +11,7 @@ import { DateClock, LambdaService, MessagesService, TriggersService } from 'cogn
 import { startDynamoDBLocal } from './dynamodb-local';
 import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
 import { CryptoService } from 'cognito-local/lib/services/crypto';
-import { StormDBDataStoreFactory } from 'cognito-local/lib/services/dataStore/stormDb';
+import { JournaledDataStoreFactory } from './cognito-store';
 import { ConsoleMessageSender } from 'cognito-local/lib/services/messageDelivery/consoleMessageSender';
 import { MessageDeliveryService } from 'cognito-local/lib/services/messageDelivery/messageDelivery';
 import { otp } from 'cognito-local/lib/services/otp';
@@ -50,20 +50,6 @@ const silentLogger: Record<string, unknown> = {};
 for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) silentLogger[level] = () => undefined;
 silentLogger.child = () => silentLogger;
 silentLogger.level = 'silent';
-
-/**
- * cognito-local's stores write their JSON file with asynchronous `fs.writeFile`, so two writes at once
- * (two users created concurrently) can interleave and leave a corrupt file that fails the next start.
- * Each store keeps its state in memory, so writing synchronously (one whole file at a time, in this
- * single process) is enough to keep the file whole.
- */
-class SyncStormDBDataStoreFactory extends StormDBDataStoreFactory {
-  override async create(...args: Parameters<StormDBDataStoreFactory['create']>) {
-    const store = await super.create(...args);
-    (store as unknown as { db: { engine: { async: boolean } } }).db.engine.async = false;
-    return store;
-  }
-}
 
 type TargetHandler = (ctx: unknown, req: Record<string, never>) => Promise<unknown>;
 interface PoolLookup {
@@ -111,11 +97,11 @@ function withTemporaryPasswords(router: (target: string) => TargetHandler, cogni
 async function startCognito(directory: string): Promise<Server> {
   mkdirSync(join(directory, 'db'), { recursive: true });
   const ctx = { logger: silentLogger } as never;
-  const config = await loadConfig(ctx, new SyncStormDBDataStoreFactory(directory));
+  const config = await loadConfig(ctx, new JournaledDataStoreFactory(directory) as never);
   // cognito-local's pools default to e-mail usernames; ours are user uuids, as in the CDK user pool.
   delete config.UserPoolDefaults.UsernameAttributes;
   const clock = new DateClock();
-  const dataStoreFactory = new SyncStormDBDataStoreFactory(join(directory, 'db'));
+  const dataStoreFactory = new JournaledDataStoreFactory(join(directory, 'db')) as never;
   const cognito = await new CognitoServiceFactoryImpl(
     join(directory, 'db'),
     dataStoreFactory,
