@@ -1,0 +1,78 @@
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import { defaultSubpaths, type Subpaths } from '../../shared/routes';
+import { assertContract } from './contract';
+import type { paths } from './generated/api-types';
+import { stack } from './stack';
+
+/**
+ * A typed client of the API made by openapi-fetch from the types openapi-typescript generates from the
+ * OpenAPI document (`generated/api-types.ts`): paths, parameters, bodies and answers are the document's.
+ */
+
+export type ApiClient = Client<paths>;
+
+export interface ApiClientOptions {
+  /** The API's address (scheme, host, port), without a subpath. */
+  baseUrl: string;
+  /** The bearer token sent on every request, or a function asked for one on every request. */
+  token?: string | (() => Promise<string>);
+  /** An `x-request-id` for every request, so the call can be found in the logs. */
+  requestId?: string;
+  /** The subpaths the API is served under, when not the defaults the types were generated for. */
+  subpaths?: Subpaths;
+  /** Also check every answer against the OpenAPI document (status, content type, body schema). */
+  checkContract?: boolean;
+}
+
+/** A client of the API at `baseUrl` with a bearer token. */
+export function apiClient(options: ApiClientOptions): ApiClient {
+  const client = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/$/, '') });
+  client.use(authorization(options));
+  if (options.subpaths) client.use(subpathRewrite(options.subpaths));
+  if (options.checkContract) client.use(contractCheck);
+  return client;
+}
+
+/** A client of the local stack this test run started, with a bearer token; every answer is checked against the document. */
+export function stackApiClient(token: ApiClientOptions['token'], options: Pick<ApiClientOptions, 'requestId'> = {}): ApiClient {
+  const { apiUrl, generativeSubpath, userSubpath } = stack();
+  return apiClient({ baseUrl: apiUrl, token, subpaths: { generative: generativeSubpath, user: userSubpath }, checkContract: true, ...options });
+}
+
+function authorization({ token, requestId }: ApiClientOptions): Middleware {
+  return {
+    async onRequest({ request }) {
+      const value = typeof token === 'function' ? await token() : token;
+      if (value) request.headers.set('authorization', `Bearer ${value}`);
+      if (requestId && !request.headers.has('x-request-id')) request.headers.set('x-request-id', requestId);
+      return request;
+    },
+  };
+}
+
+/** The types carry the default subpaths; a stack configured with others serves the same paths under its own. */
+function subpathRewrite(subpaths: Subpaths): Middleware {
+  const prefixes = (['generative', 'user'] as const)
+    .filter((area) => subpaths[area] !== defaultSubpaths[area])
+    .map((area) => [`/${defaultSubpaths[area]}/`, `/${subpaths[area]}/`] as const);
+  return {
+    async onRequest({ request }) {
+      const url = new URL(request.url);
+      const prefix = prefixes.find(([from]) => url.pathname.startsWith(from));
+      if (!prefix) return undefined;
+      url.pathname = prefix[1] + url.pathname.slice(prefix[0].length);
+      const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
+      return new Request(url, { method: request.method, headers: request.headers, body, signal: request.signal });
+    },
+  };
+}
+
+const contractCheck: Middleware = {
+  async onResponse({ request, response }) {
+    const text = await response.clone().text();
+    const contentType = response.headers.get('content-type');
+    const body: unknown = contentType?.startsWith('application/json') && text ? JSON.parse(text) : undefined;
+    assertContract({ method: request.method, url: request.url, status: response.status, contentType, body, text });
+    return undefined;
+  },
+};
