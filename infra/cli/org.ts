@@ -29,7 +29,11 @@ const commands: Record<string, { required: string[]; optional: string[]; help: s
     optional: [],
     help: '--org <org uuid> --job <job id>   (a bulk job\'s welcome e-mails SES did not accept, sent again by the worker)',
   },
-  'reindex-users': { required: ['org'], optional: [], help: '--org <org uuid>   (rebuilds the user directory and the ADMIN set from the user items)' },
+  'index-users': {
+    required: ['org'],
+    optional: [],
+    help: '--org <org uuid>   (builds the users index and the ADMIN set from the user items; safe on a live organization)',
+  },
   'add-bot': { required: ['org', 'env', 'name'], optional: [], help: '--org <org uuid> --env <env uuid> --name <name>' },
   'add-persona': {
     required: ['bot', 'name'],
@@ -121,8 +125,8 @@ async function run(argv: string[]): Promise<unknown> {
     }
     case 'add-environment':
       return admin.addEnvironment(text('org'), text('name'));
-    case 'reindex-users':
-      return admin.reindexUsers(text('org'));
+    case 'index-users':
+      return admin.indexUsers(text('org'));
     case 'resend-welcomes': {
       const { requeueWelcomesOf, jobView } = await import('../../shared/bulk/bulk.service');
       return jobView(await requeueWelcomesOf(text('org'), text('job')));

@@ -4,7 +4,7 @@ import type { IdentityProvider } from '../identity/identity-provider';
 import { passwordProblem } from '../users/password-policy';
 import type { UserRecord } from '../users/user.entities';
 import { registerUser } from '../users/user-registration';
-import { rebuildDirectory } from '../users/user-directory';
+import { indexUsers as buildUsersIndex, type IndexReport } from '../users/user-index-migration';
 import { addAdmin } from '../users/user.repository';
 import { insertAgent, type AgentRecord } from '../agents/agent.repository';
 import { keys } from '../store/keys';
@@ -158,13 +158,14 @@ export async function addSupervisor(
 }
 
 /**
- * Repairs what is derived from an organization's user items: the directory listings read, and the set
- * of active ADMINs the last-ADMIN rule guards.
+ * Builds (or repairs) what is derived from an organization's user items: the users index (listing
+ * entries, search postings, the count) and the set of active ADMINs the last-ADMIN rule guards. Safe
+ * while the organization is live (see `user-index-migration.ts`).
  */
-export async function reindexUsers(orgUuid: string): Promise<{ users: number; rewritten: number; removed: number; admins: number }> {
+export async function indexUsers(orgUuid: string): Promise<IndexReport & { admins: number }> {
   await requireOrganization(orgUuid);
-  const directory = await rebuildDirectory(orgUuid);
+  const report = await buildUsersIndex(orgUuid);
   const admins = (await queryIndex<UserRecord>(keys.usersOf(orgUuid))).filter((user) => user.role === 'ADMIN' && user.status === 'ACTIVE');
   for (const user of admins) await addAdmin(orgUuid, user.uuid);
-  return { ...directory, admins: admins.length };
+  return { ...report, admins: admins.length };
 }

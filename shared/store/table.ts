@@ -120,6 +120,41 @@ export async function queryIndex<T>(gsi1pk: string, gsi1sk?: string): Promise<T[
   });
 }
 
+/**
+ * The first `limit` items of a partition in sort-key order (`forward`) or its reverse, all of them
+ * when `limit` is undefined; reads page after page until it has them.
+ */
+export async function queryPartition<T>(
+  pk: string,
+  options: { forward: boolean; limit?: number; attributes?: readonly string[]; consistent?: boolean },
+): Promise<T[]> {
+  const { forward, limit, attributes, consistent } = options;
+  const items: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: table(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ScanIndexForward: forward,
+        ...(consistent ? { ConsistentRead: true } : {}),
+        ...(limit !== undefined ? { Limit: limit - items.length } : {}),
+        ...(attributes
+          ? {
+              ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+              ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
+            }
+          : {}),
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []).map((item) => withoutKeys<T>(item)));
+    start = page.LastEvaluatedKey;
+  } while (start && (limit === undefined || items.length < limit));
+  return items;
+}
+
 async function queryAll<T>(input: Omit<QueryCommandInput, 'TableName'>): Promise<T[]> {
   const items: T[] = [];
   let start: Record<string, unknown> | undefined;

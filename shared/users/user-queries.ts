@@ -1,16 +1,28 @@
 import type { OrgScope } from '../access/org-access';
 import { NotFoundError } from '../errors';
-import { compareText, fold, quickMatches } from '../text/matching';
-import { readDirectory, type DirectoryEntry } from './user-directory';
-import type { UserRecord } from './user.entities';
+import { getItem, queryPartition } from '../store/table';
+import { compareText, quickMatches } from '../text/matching';
+import {
+  indexKeys,
+  POSTING_PREFIX,
+  postingMatches,
+  prefixOf,
+  sortKeyOf,
+  wordsIn,
+  type ListingEntry,
+  type ListingOrder,
+  type Posting,
+} from './user-index';
+import type { UserRecord, UserStatus } from './user.entities';
 import { getUser, getUsers } from './user.repository';
 
 /**
- * Reading users (spec 4.3): a listing and a quicksearch from one read of the organization's directory,
- * then only the users the answer holds; and one user. The handler authorizes the scope.
+ * Reading users (spec 4.3) from the users index (`user-index.ts`): a page reads the first entries of
+ * one listing partition per status, the count and then the page's users; a search reads the postings
+ * of one word prefix; a quicksearch a list of names each container keeps. The handler authorizes the scope.
  */
 
-export type UserOrder = 'createdAt' | 'name' | 'email' | 'company';
+export type UserOrder = ListingOrder;
 
 export interface UserListQuery {
   page: number;
@@ -27,43 +39,105 @@ export interface UserListing {
   total: number;
 }
 
-const comparators: Record<UserOrder, (a: DirectoryEntry, b: DirectoryEntry) => number> = {
-  createdAt: (a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0),
-  name: (a, b) => compareText(a.name, b.name),
-  email: (a, b) => compareText(a.email, b.email),
-  company: (a, b) => compareText(a.company, b.company),
-};
-
-/**
- * The users of page `query.page` (0-based) and the number matching. Reads: the directory's shards (one
- * BatchGetItem), then the page's users (one BatchGetItem of at most `linesPerPage` items).
- */
-export async function listUsers(scope: OrgScope, query: UserListQuery): Promise<UserListing> {
-  const words = fold(query.searchTerms ?? '').split(/\s+/).filter(Boolean);
-  const matches = (entry: DirectoryEntry) => {
-    if (query.status !== 'ALL' && entry.status !== query.status) return false;
-    if (words.length === 0) return true;
-    const text = fold(`${entry.name}\n${entry.email}\n${entry.company}`);
-    return words.every((word) => text.includes(word));
-  };
-  const sign = query.direction === 'ASC' ? 1 : -1;
-  const compare = comparators[query.orderBy];
-  const found = (await readDirectory(scope.orgUuid))
-    .filter(matches)
-    .sort((a, b) => sign * (compare(a, b) || comparators.createdAt(a, b) || (a.uuid < b.uuid ? -1 : 1)));
-
-  const slice = found.slice(query.page * query.linesPerPage, (query.page + 1) * query.linesPerPage);
-  const users = await getUsers(scope.orgUuid, slice.map((entry) => entry.uuid));
-  return { users, total: found.length };
+interface UserCount {
+  ACTIVE?: number;
+  DELETED?: number;
+  version?: number;
 }
 
-/** Names of the organization's active users matching the quicksearch rule, alphabetical. Reads: the directory. */
+const statusesOf = (status: UserListQuery['status']): UserStatus[] => (status === 'ALL' ? ['ACTIVE', 'DELETED'] : [status]);
+
+export async function readUserCount(orgUuid: string, options?: { consistent?: boolean }): Promise<UserCount> {
+  return (await getItem<UserCount>(indexKeys.count(orgUuid), options)) ?? {};
+}
+
+/**
+ * The users of page `query.page` (0-based) and the number matching. Without search terms: the first
+ * `(page + 1) × linesPerPage` entries of each status's listing partition in the order asked (one Query
+ * each, merged for `ALL`) beside the count (one GetItem), then the page's users (one BatchGetItem). With
+ * search terms: see `searchEntries`.
+ */
+export async function listUsers(scope: OrgScope, query: UserListQuery): Promise<UserListing> {
+  const { orgUuid } = scope;
+  const offset = query.page * query.linesPerPage;
+  const words = wordsIn(query.searchTerms ?? '');
+  const sign = query.direction === 'ASC' ? 1 : -1;
+  const order = (a: ListingEntry, b: ListingEntry) => {
+    const [x, y] = [sortKeyOf(query.orderBy, a), sortKeyOf(query.orderBy, b)];
+    return sign * (x < y ? -1 : x > y ? 1 : 0);
+  };
+  let page: ListingEntry[];
+  let total: number;
+  if (words.length > 0) {
+    const found = (await searchEntries(orgUuid, words, statusesOf(query.status))).sort(order);
+    page = found.slice(offset, offset + query.linesPerPage);
+    total = found.length;
+  } else {
+    const [count, ...partitions] = await Promise.all([
+      readUserCount(orgUuid),
+      ...statusesOf(query.status).map((status) =>
+        queryPartition<ListingEntry>(indexKeys.listing(orgUuid, status, query.orderBy), { forward: sign > 0, limit: offset + query.linesPerPage }),
+      ),
+    ]);
+    page = partitions.flat().sort(order).slice(offset, offset + query.linesPerPage);
+    total = statusesOf(query.status).reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0);
+  }
+  return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total };
+}
+
+/**
+ * The entries whose words each search word begins (case- and accent-insensitively). Reads the
+ * postings of the first three characters of the longest search word; when every search word is
+ * shorter than that, no posting narrows the search and the listing partitions are read whole.
+ */
+async function searchEntries(orgUuid: string, words: string[], statuses: UserStatus[]): Promise<ListingEntry[]> {
+  const longest = [...words].sort((a, b) => Array.from(b).length - Array.from(a).length)[0]!;
+  const candidates =
+    Array.from(longest).length >= POSTING_PREFIX
+      ? await queryPartition<Posting>(indexKeys.posting(orgUuid, prefixOf(longest)), { forward: true })
+      : (
+          await Promise.all(
+            statuses.map((status) => queryPartition<ListingEntry>(indexKeys.listing(orgUuid, status, 'createdAt'), { forward: true })),
+          )
+        )
+          .flat()
+          .map((entry) => ({ ...entry, words: [...new Set([...wordsIn(entry.name), ...wordsIn(entry.email), ...wordsIn(entry.company)])] }));
+  return candidates.filter((posting) => statuses.includes(posting.status) && postingMatches(posting, words));
+}
+
+/** The names each container keeps per organization for quicksearch, and the count version they were read at. */
+interface NameList {
+  version: number;
+  names: string[];
+}
+const nameLists = new Map<string, NameList>();
+
+/**
+ * Names of the organization's active users matching the quicksearch rule, alphabetical, at most
+ * `limit`. Reads: the count (its version: every user write moves it), and, when the version moved
+ * since this container last read them, the active users' names from their listing partition.
+ */
 export async function quicksearchUsers(scope: OrgScope, term: string, limit: number): Promise<string[]> {
-  return (await readDirectory(scope.orgUuid))
-    .filter((entry) => entry.status === 'ACTIVE' && quickMatches(term, entry.name))
-    .map((entry) => entry.name)
-    .sort(compareText)
-    .slice(0, limit);
+  const names = await activeNames(scope.orgUuid);
+  const found: string[] = [];
+  for (const name of names) if (quickMatches(term, name)) found.push(name);
+  return found.sort(compareText).slice(0, limit);
+}
+
+async function activeNames(orgUuid: string): Promise<string[]> {
+  // Strongly consistent, both: an eventual read could pair a new version with names from before it,
+  // and the container would keep them until the next write.
+  const { version = 0 } = await readUserCount(orgUuid, { consistent: true });
+  const cached = nameLists.get(orgUuid);
+  if (cached?.version === version) return cached.names;
+  const entries = await queryPartition<{ name: string }>(indexKeys.listing(orgUuid, 'ACTIVE', 'name'), {
+    forward: true,
+    attributes: ['name'],
+    consistent: true,
+  });
+  const list = { version, names: entries.map((entry) => entry.name) };
+  nameLists.set(orgUuid, list);
+  return list.names;
 }
 
 /** A user of the scope's organization, or 404. */

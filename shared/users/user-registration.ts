@@ -2,14 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { ConflictError } from '../errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
 import type { Permission, Role, UserRecord } from './user.entities';
-import { putDirectoryEntry } from './user-directory';
 import {
-  addAdmin,
   claimEmail,
   completeClaim,
   getEmailClaim,
   getUser,
   putNewUser,
+  reindexStoredUser,
   releaseClaim,
   sameEmail,
   takeOverClaim,
@@ -82,17 +81,16 @@ export async function registerUser(
 }
 
 /**
- * Writes again what is derived from a user record: its directory entry and, for an active ADMIN, its
+ * Writes again what is derived from a user record: its index items and, for an active ADMIN, its
  * place in the organization's ADMIN set. Every write of a user does this in its own transaction; this
- * is the repair, for data an interrupted attempt or an older version left behind. Idempotent.
+ * is the repair, for data an interrupted attempt or an older version left behind. Idempotent: it
+ * rewrites the record as it reads it now (strongly consistent), and a change meanwhile wins.
  */
-export async function indexUser(user: UserRecord, attempt = 1): Promise<void> {
-  await putDirectoryEntry(user);
-  if (user.role === 'ADMIN' && user.status === 'ACTIVE') await addAdmin(user.orgUuid, user.uuid);
-  // Two writers of one user may index in the opposite order to their writes: whoever indexes last
-  // checks the record (strongly consistent) and indexes it again if it moved on meanwhile.
-  const current = await getUser(user.orgUuid, user.uuid, { consistent: true });
-  if (current && current.updatedAt !== user.updatedAt && attempt < 3) await indexUser(current, attempt + 1);
+export async function indexUser(user: UserRecord): Promise<void> {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const current = await getUser(user.orgUuid, user.uuid, { consistent: true });
+    if (!current || (await reindexStoredUser(current))) return;
+  }
 }
 
 /**

@@ -1,8 +1,8 @@
 import { ConflictError } from '../errors';
 import { keys } from '../store/keys';
 import { deleteItem, getItem, getItems, putItem, transactWrite, updateItem, type TableWrite } from '../store/table';
-import { directoryEntryWrite, ensureDirectoryShard } from './user-directory';
-import type { UserRecord } from './user.entities';
+import { indexWrites } from './user-index';
+import type { UserRecord, UserStatus } from './user.entities';
 
 export interface EmailClaim {
   userUuid: string;
@@ -72,7 +72,10 @@ export async function releaseClaim(orgUuid: string, email: string, userUuid: str
   });
 }
 
-const userItem = (user: UserRecord) => ({ ...keys.user(user.orgUuid, user.uuid, user.createdAt), type: 'USER', ...user });
+/** A user as stored: `countedStatus` is the status the organization's user count holds it under. */
+export type StoredUser = UserRecord & { countedStatus?: UserStatus };
+
+const userItem = (user: StoredUser) => ({ ...keys.user(user.orgUuid, user.uuid, user.createdAt), type: 'USER', ...user });
 
 const addAdminWrite = (orgUuid: string, userUuid: string): TableWrite => ({
   Update: { Key: keys.orgAdmins(orgUuid), UpdateExpression: 'ADD admins :user', ExpressionAttributeValues: { ':user': new Set([userUuid]) } },
@@ -80,20 +83,23 @@ const addAdminWrite = (orgUuid: string, userUuid: string): TableWrite => ({
 
 /**
  * Writes a user and what derives from it in one transaction: the user item under `condition`, its
- * directory entry, its place in the ADMIN set when it is an active ADMIN, and, for a new e-mail, the
- * e-mail's claim marked done. So listings, the ADMIN set and the claim never disagree with the user.
- * False when the user item's condition failed; EMAIL_TAKEN when the claim was taken over meanwhile.
+ * index items (listing entries, search postings, the count; see `user-index.ts`) moved on from what
+ * `previous` had, its place in the ADMIN set when it is an active ADMIN, and, for a new e-mail, the
+ * e-mail's claim marked done. So listings, counts, the ADMIN set and the claim never disagree with the
+ * user. False when the user item's condition failed; EMAIL_TAKEN when the claim was taken over meanwhile.
  */
-async function writeUser(user: UserRecord, condition: Omit<TableWrite['Put'] & object, 'Item'>, claimedEmail?: string): Promise<boolean> {
-  const writes: TableWrite[] = [{ Put: { Item: userItem(user), ...condition } }, directoryEntryWrite(user)];
+async function writeUser(
+  user: UserRecord,
+  condition: Omit<TableWrite['Put'] & object, 'Item'>,
+  previous: StoredUser | undefined,
+  claimedEmail?: string,
+): Promise<boolean> {
+  const { countedStatus: _counted, ...record } = user as StoredUser;
+  const stored: StoredUser = { ...record, countedStatus: record.status };
+  const writes: TableWrite[] = [{ Put: { Item: userItem(stored), ...condition } }, ...indexWrites(stored, previous)];
   if (user.role === 'ADMIN' && user.status === 'ACTIVE') writes.push(addAdminWrite(user.orgUuid, user.uuid));
   if (claimedEmail) writes.push(completeClaimWrite(user.orgUuid, claimedEmail, user.uuid));
-  let failed = await transactWrite(writes);
-  if (failed.includes(1)) {
-    // The shard's first user: create the shard, then write everything again.
-    await ensureDirectoryShard(user.orgUuid, user.uuid);
-    failed = await transactWrite(writes);
-  }
+  const failed = await transactWrite(writes);
   if (failed.includes(0)) return false;
   if (failed.length > 0) throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
   return true;
@@ -101,7 +107,7 @@ async function writeUser(user: UserRecord, condition: Omit<TableWrite['Put'] & o
 
 /** Writes a new user (see `writeUser`) and completes its e-mail claim; false when the user exists. */
 export async function putNewUser(user: UserRecord): Promise<boolean> {
-  return writeUser(user, { ConditionExpression: 'attribute_not_exists(PK)' }, user.email);
+  return writeUser(user, { ConditionExpression: 'attribute_not_exists(PK)' }, undefined, user.email);
 }
 
 export async function getUser(orgUuid: string, userUuid: string, options?: { consistent?: boolean }): Promise<UserRecord | undefined> {
@@ -125,16 +131,39 @@ export async function findActiveUser(orgUuid: string, userUuid: string): Promise
  * changed since it was read (`seen`), so two writers never silently undo each other. With
  * `claimedEmail`, the new e-mail's claim is marked done in the same transaction.
  */
-export async function saveUser(user: UserRecord, seen: UserRecord, options: { claimedEmail?: string } = {}): Promise<boolean> {
-  return writeUser(
-    user,
-    {
-      ConditionExpression: 'updatedAt = :seen AND #status = :status',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':seen': seen.updatedAt, ':status': seen.status },
-    },
-    options.claimedEmail,
-  );
+export async function saveUser(user: UserRecord, seen: StoredUser, options: { claimedEmail?: string } = {}): Promise<boolean> {
+  let previous = seen;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const counted = previous.countedStatus;
+    const written = await writeUser(
+      user,
+      {
+        // `countedStatus` too: the users index migration may index the record meanwhile without
+        // changing it, and this write must then move the count from where the migration left it.
+        ConditionExpression: `updatedAt = :seen AND #status = :status AND ${counted ? 'countedStatus = :counted' : 'attribute_not_exists(countedStatus)'}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':seen': seen.updatedAt, ':status': seen.status, ...(counted ? { ':counted': counted } : {}) },
+      },
+      previous,
+      options.claimedEmail,
+    );
+    if (written) return true;
+    const current = (await getUser(user.orgUuid, user.uuid, { consistent: true })) as StoredUser | undefined;
+    // Changed by someone else (or gone): the caller reads it again. Indexed meanwhile: write again.
+    if (!current || current.updatedAt !== seen.updatedAt || current.status !== seen.status || current.countedStatus === counted) return false;
+    previous = current;
+  }
+  return false;
+}
+
+/**
+ * Writes a user's index again from its record (the migration to the users index, and the repair of a
+ * write an older version or an interrupted attempt left): the record itself unchanged, under the same
+ * condition as any write, so a concurrent change wins and is indexed by its own transaction. Returns
+ * false when the record changed meanwhile (read it again and retry) or no longer exists.
+ */
+export async function reindexStoredUser(seen: StoredUser): Promise<boolean> {
+  return saveUser(seen, seen);
 }
 
 export const sameEmail = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();

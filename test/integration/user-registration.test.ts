@@ -3,10 +3,11 @@ import { cognitoClient } from '../../shared/clients/cognito';
 import { config } from '../../shared/config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
 import { keys } from '../../shared/store/keys';
-import { putItem } from '../../shared/store/table';
-import { readDirectory } from '../../shared/users/user-directory';
+import { getItem, putItem } from '../../shared/store/table';
+import { entryOf as listingEntryOf, indexKeys, sortKeyOf } from '../../shared/users/user-index';
 import { getEmailClaim, getUser, saveUser } from '../../shared/users/user.repository';
 import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/users/user-registration';
+import type { UserRecord } from '../../shared/users/user.entities';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
 import { stack, unique } from '../support/stack';
 
@@ -103,12 +104,17 @@ test('an e-mail is unique in the organization without regard to case, but may ex
 });
 
 describe('a user and what derives from it are written in one transaction', () => {
-  const entryOf = async (uuid: string) => (await readDirectory(org().uuid)).find((entry) => entry.uuid === uuid);
+  /** The user's entry in the by-name listing, if the index has one for the record `as`. */
+  const entryOf = async (as: UserRecord, order: 'name' | 'email' = 'name') =>
+    getItem<{ name: string; email: string; status: string }>({
+      PK: indexKeys.listing(as.orgUuid, as.status, order),
+      SK: sortKeyOf(order, listingEntryOf(as)),
+    });
 
   test('a registration writes the user, its directory entry and its completed claim together', async () => {
     const email = `tx-${unique()}@example.com`;
     const user = await registerUser(newUser(email));
-    expect(await entryOf(user.uuid)).toMatchObject({ name: 'Reg Test', email, status: 'ACTIVE' });
+    expect(await entryOf(user)).toMatchObject({ name: 'Reg Test', email, status: 'ACTIVE' });
     expect(await getEmailClaim(org().uuid, email)).toMatchObject({ userUuid: user.uuid, state: 'DONE' });
   });
 
@@ -120,7 +126,9 @@ describe('a user and what derives from it are written in one transaction', () =>
     const stale = { ...user, name: 'Lost Update', updatedAt: new Date(Date.now() + 2000).toISOString() };
     expect(await saveUser(stale, user)).toBe(false);
     expect((await getUser(org().uuid, user.uuid))?.name).toBe('Renamed');
-    expect((await entryOf(user.uuid))?.name).toBe('Renamed');
+    expect((await entryOf(renamed))?.name).toBe('Renamed');
+    expect(await entryOf(user)).toBeUndefined();
+    expect(await entryOf(stale)).toBeUndefined();
   });
 
   test('a new e-mail whose claim was taken over meanwhile writes nothing and answers EMAIL_TAKEN', async () => {
@@ -131,6 +139,7 @@ describe('a user and what derives from it are written in one transaction', () =>
 
     await expect(saveUser(moved, user, { claimedEmail: wanted })).rejects.toMatchObject({ code: 'EMAIL_TAKEN' });
     expect((await getUser(org().uuid, user.uuid))?.email).toBe(user.email);
-    expect((await entryOf(user.uuid))?.email).toBe(user.email);
+    expect((await entryOf(user, 'email'))?.email).toBe(user.email);
+    expect(await entryOf(moved, 'email')).toBeUndefined();
   });
 });

@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { authorizeOrgAdmin } from '../../shared/access/org-access';
-import { reindexUsers } from '../../shared/org/org-admin.service';
+import { indexUsers } from '../../shared/org/org-admin.service';
 import { keys } from '../../shared/store/keys';
-import { updateItem } from '../../shared/store/table';
-import { putDirectoryEntry, shardOf as directoryShardOf } from '../../shared/users/user-directory';
-import { getEmailClaim, getUser } from '../../shared/users/user.repository';
+import { deleteItem, getItem, putItem, updateItem } from '../../shared/store/table';
+import { indexKeys, indexWrites } from '../../shared/users/user-index';
+import { getEmailClaim, getUser, type StoredUser } from '../../shared/users/user.repository';
 import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-lifecycle';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { expectError } from '../support/error-body';
@@ -458,31 +457,57 @@ describe('races', () => {
   });
 });
 
-describe('the operator repair (npm run org -- reindex-users)', () => {
-  test('rebuilds a damaged directory and ADMIN set from the user items', async () => {
+describe('building the users index on a live organization (npm run org -- index-users)', () => {
+  /** Takes a user back to before the users index: its listing entries, postings and counted status gone. */
+  async function unindex(orgUuid: string, userUuid: string): Promise<void> {
+    const user = (await getUser(orgUuid, userUuid)) as StoredUser;
+    for (const write of indexWrites(user, undefined)) {
+      const item = write.Put?.Item;
+      if (item) await deleteItem({ Key: { PK: item.PK as string, SK: item.SK as string } });
+    }
+    await updateItem({ Key: keys.userKey(orgUuid, userUuid), UpdateExpression: 'REMOVE countedStatus' });
+  }
+
+  const listedUuids = async (org: TestOrg, query: string) => (await listAllUsers(org.admin.api, org, query)).map((user) => user.uuid).sort();
+  const total = async (org: TestOrg, query: string) =>
+    (await org.admin.api.get<{ totalElements: number }>(org.url(`?linesPerPage=1${query}`))).body.totalElements;
+
+  test('users created, renamed and deleted while it runs are all listed, found and counted right afterwards', async () => {
     const org = await freshOrganization();
-    const kept = await createViaApi(org);
-    const lost = await createViaApi(org);
-    const renamed = await createViaApi(org);
-    const before = (await listAllUsers(org.admin.api, org, '&status=ALL')).map((user) => user.uuid).sort();
-    // Damage: an entry gone, an entry stale, an entry no user backs, the ADMIN forgotten.
-    const shardOf = (uuid: string) => keys.userDirectoryShard(org.orgUuid, directoryShardOf(uuid));
-    const ghost = randomUUID();
-    await updateItem({ Key: shardOf(lost.uuid), UpdateExpression: 'REMOVE entries.#u', ExpressionAttributeNames: { '#u': lost.uuid } });
-    await putDirectoryEntry({ ...(await getUser(org.orgUuid, renamed.uuid))!, name: 'Stale Name' });
-    await putDirectoryEntry({ ...(await getUser(org.orgUuid, kept.uuid))!, uuid: ghost });
-    await updateItem({ Key: keys.orgAdmins(org.orgUuid), UpdateExpression: 'DELETE admins :a', ExpressionAttributeValues: { ':a': new Set([org.admin.uuid]) } });
-    expect((await listAllUsers(org.admin.api, org, '&status=ALL')).map((user) => user.uuid)).not.toContain(lost.uuid);
+    const legacy = [];
+    for (let i = 0; i < 24; i++) legacy.push(await createViaApi(org, { name: `Legacy ${i} Person` }));
+    // As before the index: none of these users is in it, the count knows only the ADMIN, the old shards are there.
+    for (const user of legacy) await unindex(org.orgUuid, user.uuid);
+    await deleteItem({ Key: indexKeys.count(org.orgUuid) });
+    await unindex(org.orgUuid, org.admin.uuid);
+    await putItem({ PK: `ORG#${org.orgUuid}`, SK: 'USERDIR#07', type: 'USERDIR', entries: {} });
+    expect(await listedUuids(org, '&status=ALL')).toEqual([]);
 
-    const repaired = await reindexUsers(org.orgUuid);
+    const migration = indexUsers(org.orgUuid);
+    const during = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => createViaApi(org, { name: `During ${i} Person` })),
+      ...legacy.slice(0, 6).map((user, i) => org.admin.api.put(org.url(`/${user.uuid}`), { ...user, name: `Renamed ${i} Zed` })),
+      ...legacy.slice(6, 12).map((user) => org.admin.api.delete(org.url(`/${user.uuid}`))),
+    ]);
+    const report = await migration;
 
-    expect(repaired).toEqual({ users: before.length, rewritten: 2, removed: 1, admins: 1 });
-    expect((await listAllUsers(org.admin.api, org, '&status=ALL')).map((user) => user.uuid).sort()).toEqual(before);
-    const search = await org.admin.api.get<{ content: { uuid: string; name: string }[] }>(org.url(`?searchTerms=${encodeURIComponent(renamed.email)}`));
-    expect(search.body.content.map((user) => [user.uuid, user.name])).toEqual([[renamed.uuid, renamed.name]]);
-    const stale = await org.admin.api.get<{ content: unknown[] }>(org.url('?searchTerms=Stale%20Name'));
-    expect(stale.body.content).toEqual([]);
-    expect(await adminSet(org.orgUuid)).toEqual([org.admin.uuid]);
-    expect(await reindexUsers(org.orgUuid)).toEqual({ users: before.length, rewritten: 0, removed: 0, admins: 1 });
-  });
+    expect(during.filter((answer) => 'status' in answer && typeof answer.status === 'number').every((answer) => (answer as ApiResponse).status < 300)).toBe(true);
+    expect(report.users).toBeGreaterThanOrEqual(25);
+    const active = [org.admin.uuid, ...legacy.slice(0, 6).map((u) => u.uuid), ...legacy.slice(12).map((u) => u.uuid), ...during.slice(0, 6).map((u) => (u as UserDto).uuid)].sort();
+    const deleted = legacy.slice(6, 12).map((u) => u.uuid).sort();
+    expect(await listedUuids(org, '&status=ACTIVE')).toEqual(active);
+    expect(await listedUuids(org, '&status=DELETED')).toEqual(deleted);
+    expect(await total(org, '&status=ALL')).toBe(active.length + deleted.length);
+    expect(await total(org, '&status=ACTIVE')).toBe(active.length);
+    expect(await total(org, '&status=DELETED')).toBe(deleted.length);
+    // Renames are found by their new names only; the old names find nobody.
+    expect(await total(org, '&searchTerms=zed&status=ALL')).toBe(6);
+    expect(await total(org, '&searchTerms=legacy%200&status=ACTIVE')).toBe(0);
+    expect((await org.admin.api.get<string[]>(org.url('/quicksearch?name=renamedzed&limit=50'))).body).toHaveLength(6);
+    expect(await getItem(keys.userDirectoryShard(org.orgUuid, 7))).toBeUndefined();
+    // A second run finds everything in place.
+    const again = await indexUsers(org.orgUuid);
+    expect(again).toMatchObject({ users: active.length + deleted.length, indexed: active.length + deleted.length, retried: 0, admins: 1 });
+    expect(await total(org, '&status=ALL')).toBe(active.length + deleted.length);
+  }, 60_000);
 });

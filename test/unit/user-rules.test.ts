@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolveAccess, sameAccess, type Access } from '../../shared/users/access-template';
 import { generatePassword, passwordProblem } from '../../shared/users/password-policy';
-import { DIRECTORY_SHARDS, shardOf } from '../../shared/users/user-directory';
 import { activateUserSchema, createUserSchema, quicksearchQuerySchema, updateUserSchema, userListQuerySchema } from '../../shared/users/user.schemas';
 
 const env = randomUUID();
@@ -156,10 +155,3 @@ test('generated passwords meet the policy and differ', () => {
   expect(new Set(passwords).size).toBe(passwords.length);
 });
 
-test('users spread evenly over the directory shards', () => {
-  const counts = new Array<number>(DIRECTORY_SHARDS).fill(0);
-  for (let i = 0; i < 32_000; i++) counts[shardOf(randomUUID())]! += 1;
-  // 1,000 expected per shard; 4 standard deviations (about 125) either side.
-  expect(Math.min(...counts)).toBeGreaterThan(875);
-  expect(Math.max(...counts)).toBeLessThan(1125);
-});

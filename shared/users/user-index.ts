@@ -1,0 +1,140 @@
+import { fold } from '../text/matching';
+import type { ItemKey } from '../store/keys';
+import type { TableWrite } from '../store/table';
+import type { UserRecord, UserStatus } from './user.entities';
+
+/**
+ * The users index: what listings, searches and quicksearches read, in items that never grow with the
+ * organization (README "Data"). Written in the same transaction as the user item it derives from.
+ *
+ * - **Listing entries**: one item per user, status and sort order, under
+ *   `ORG#<org>#USERS#<status>#<order>`, sorted by a key that orders as the listing does (name, e-mail
+ *   and company folded, with numbers zero-padded so `user 9` comes before `user 10`; ties by creation
+ *   time, then uuid). A page is a Query of one partition (two for `status=ALL`, merged).
+ * - **Word-prefix postings**: one item per distinct first-3-characters of the user's words (name,
+ *   e-mail and company split into words, folded), under `ORG#<org>#TERM#<prefix>`, carrying the
+ *   listing fields and the words: a search reads the postings of one prefix of its longest word and
+ *   filters the rest in memory.
+ * - **The count**: one item per organization with the number of ACTIVE and DELETED users and a
+ *   version that every user write moves (quicksearch caches read it).
+ */
+
+export const listingOrders = ['createdAt', 'name', 'email', 'company'] as const;
+export type ListingOrder = (typeof listingOrders)[number];
+
+/** What a listing, search or quicksearch needs of a user (the page's users are read whole afterwards). */
+export interface ListingEntry {
+  uuid: string;
+  name: string;
+  email: string;
+  company: string;
+  createdAt: string;
+  status: UserStatus;
+}
+
+/** A posting: the listing entry and the user's indexed words. */
+export interface Posting extends ListingEntry {
+  words: string[];
+}
+
+/** At most this many distinct words of a user are searchable (its postings stay within one transaction). */
+export const MAX_INDEXED_WORDS = 24;
+/** The length of the word prefix a posting is filed under. */
+export const POSTING_PREFIX = 3;
+
+const org = (orgUuid: string) => `ORG#${orgUuid}`;
+
+export const indexKeys = {
+  listing: (orgUuid: string, status: UserStatus, order: ListingOrder) => `${org(orgUuid)}#USERS#${status}#${order}`,
+  posting: (orgUuid: string, prefix: string) => `${org(orgUuid)}#TERM#${prefix}`,
+  count: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'USERCOUNT' }),
+};
+
+export function entryOf(user: UserRecord): ListingEntry {
+  return { uuid: user.uuid, name: user.name, email: user.email, company: user.company ?? '', createdAt: user.createdAt, status: user.status };
+}
+
+/** Folded, numbers zero-padded to 12 digits: byte order then follows the listing's natural order. */
+const sortable = (text: string) => Array.from(fold(text).replace(/\d+/g, (digits) => digits.padStart(12, '0'))).slice(0, 200).join('');
+
+/** The sort key of a user's entry in one order (at most a few hundred bytes; DynamoDB allows 1,024). */
+export function sortKeyOf(order: ListingOrder, entry: ListingEntry): string {
+  const tail = `${entry.createdAt}#${entry.uuid}`;
+  switch (order) {
+    case 'createdAt':
+      return tail;
+    case 'name':
+      return `${sortable(entry.name)}\u0001${tail}`;
+    case 'email':
+      return `${sortable(entry.email)}\u0001${tail}`;
+    case 'company':
+      return `${sortable(entry.company)}\u0001${tail}`;
+  }
+}
+
+/** Words as a search splits them: folded, split on anything but letters and digits. */
+export const wordsIn = (text: string): string[] => fold(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+
+/** A user's searchable words: those of its name, e-mail and company, distinct, at most MAX_INDEXED_WORDS. */
+export function indexedWords(entry: ListingEntry): string[] {
+  return [...new Set([...wordsIn(entry.name), ...wordsIn(entry.email), ...wordsIn(entry.company)])].slice(0, MAX_INDEXED_WORDS);
+}
+
+export const prefixOf = (word: string) => Array.from(word).slice(0, POSTING_PREFIX).join('');
+
+/** Whether every search word begins one of the user's words. */
+export const postingMatches = (posting: Posting, searchWords: string[]) =>
+  searchWords.every((wanted) => posting.words.some((word) => word.startsWith(wanted)));
+
+interface IndexItem {
+  key: ItemKey;
+  item?: Record<string, unknown>;
+}
+
+/** Every index item a user record has (none for a record not yet written). */
+function indexItemsOf(user: UserRecord): IndexItem[] {
+  const entry = entryOf(user);
+  const listings = listingOrders.map((order) => {
+    const key = { PK: indexKeys.listing(user.orgUuid, user.status, order), SK: sortKeyOf(order, entry) };
+    return { key, item: { ...key, type: 'USERLIST', ...entry } };
+  });
+  const words = indexedWords(entry);
+  const prefixes = [...new Set(words.map(prefixOf))];
+  const postings = prefixes.map((prefix) => {
+    const key = { PK: indexKeys.posting(user.orgUuid, prefix), SK: user.uuid };
+    return { key, item: { ...key, type: 'USERTERM', ...entry, words } };
+  });
+  return [...listings, ...postings];
+}
+
+const keyOf = ({ PK, SK }: ItemKey) => `${PK}\u0000${SK}`;
+
+/**
+ * The writes that bring the index from what `previous` had (nothing for a new user, or for a user
+ * the index has not seen yet: `countedStatus` absent) to what `user` needs: the items it no longer
+ * has deleted, its items put, and the count moved when the counted status changes.
+ */
+export function indexWrites(user: UserRecord & { countedStatus?: UserStatus }, previous: (UserRecord & { countedStatus?: UserStatus }) | undefined): TableWrite[] {
+  const next = indexItemsOf(user);
+  const kept = new Set(next.map((item) => keyOf(item.key)));
+  const removed = previous ? indexItemsOf(previous).filter((item) => !kept.has(keyOf(item.key))) : [];
+  const counted = previous?.countedStatus;
+  const count: Record<string, number> = { version: 1 };
+  if (counted !== user.status) {
+    count[user.status] = 1;
+    if (counted) count[counted] = -1;
+  }
+  const names = Object.keys(count);
+  return [
+    ...removed.map((item): TableWrite => ({ Delete: { Key: item.key } })),
+    ...next.map((item): TableWrite => ({ Put: { Item: item.item! } })),
+    {
+      Update: {
+        Key: indexKeys.count(user.orgUuid),
+        UpdateExpression: `ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:c${i}`, count[name]])),
+      },
+    },
+  ];
+}
