@@ -69,9 +69,21 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 function accountRequest(input: RouteInput<{ path: typeof realmPath }>): AccountRequest {
   const { path, headers, rawQuery, cookies, rawBody } = input;
   const isForm = FORM_TYPE.test(headers['content-type'] ?? '');
+  // Browsers say where a request comes from in Sec-Fetch-Site; older ones only in Origin (which the
+  // page's no-referrer policy makes `null` for its own forms, so `null` is not held against it).
+  const site = headers['sec-fetch-site'];
+  let crossSite = site === 'cross-site';
+  if (site === undefined && headers.origin && headers.origin !== 'null') {
+    try {
+      crossSite = new URL(headers.origin).host !== headers.host;
+    } catch {
+      crossSite = true;
+    }
+  }
   return {
     realm: path.realm,
     cookies,
+    crossSite,
     locale: rawQuery.kc_locale,
     acceptLanguage: headers['accept-language'],
     status: rawQuery.status,

@@ -3,6 +3,7 @@ import { AccountRecovery, FeaturePlan, Mfa, UserPool, type UserPoolClient } from
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { envNames } from '../../shared/config';
+import { TEMPORARY_PASSWORD_DAYS } from '../../shared/users/password-policy';
 
 /** The Cognito actions a function may be granted on the user pool. */
 export type UserPoolAction =
@@ -37,7 +38,7 @@ export class UserDirectory extends Construct {
         requireUppercase: true,
         requireDigits: false,
         requireSymbols: false,
-        tempPasswordValidity: Duration.days(7),
+        tempPasswordValidity: Duration.days(TEMPORARY_PASSWORD_DAYS),
       },
       accountRecovery: AccountRecovery.NONE,
       mfa: Mfa.OFF,

@@ -59,6 +59,7 @@ interface PoolUser {
   Username: string;
   Password?: string;
   UserStatus?: string;
+  Enabled?: boolean;
 }
 
 /**
@@ -77,7 +78,7 @@ function withTemporaryPasswords(router: (target: string) => TargetHandler, cogni
       if (request.ClientId && USERNAME && PASSWORD) {
         const pool = await (cognito as PoolLookup).getUserPoolForClientId(ctx as never, request.ClientId);
         const user = await pool.getUserByUsername(ctx as never, USERNAME);
-        if (user?.UserStatus === 'FORCE_CHANGE_PASSWORD' && user.Password === PASSWORD) {
+        if (user?.UserStatus === 'FORCE_CHANGE_PASSWORD' && user.Enabled !== false && user.Password === PASSWORD) {
           return {
             ChallengeName: 'NEW_PASSWORD_REQUIRED',
             ChallengeParameters: { USER_ID_FOR_SRP: user.Username, requiredAttributes: '[]', userAttributes: '{}' },

@@ -20,7 +20,11 @@ export interface AccountCopy {
   savePassword: string;
   passwordMismatch: string;
   passwordWeak: string;
+  passwordReused: string;
+  passwordExpired: string;
   passwordSaved: string;
+  /** Put before the page title when a form came back with an error (screen readers announce titles). */
+  errorTitle: string;
   profileTitle: string;
   name: string;
   organization: string;
@@ -48,7 +52,10 @@ const en: AccountCopy = {
   passwordRule: 'At least 6 characters, with an upper-case letter, a lower-case letter, and a digit or a special character.',
   savePassword: 'Save password',
   passwordMismatch: 'The two new passwords do not match.',
-  passwordWeak: 'The new password does not follow the rule below.',
+  passwordWeak: 'The new password does not follow the password rule.',
+  passwordReused: 'Choose a password other than the temporary one.',
+  passwordExpired: 'Your temporary password has expired. Ask your administrator for a new one.',
+  errorTitle: 'Error',
   passwordSaved: 'Your password has been saved.',
   profileTitle: 'Your account',
   name: 'Name',
@@ -77,7 +84,10 @@ const es: AccountCopy = {
   passwordRule: 'Al menos 6 caracteres, con una mayúscula, una minúscula y un dígito o un carácter especial.',
   savePassword: 'Guardar contraseña',
   passwordMismatch: 'Las dos contraseñas nuevas no coinciden.',
-  passwordWeak: 'La nueva contraseña no cumple la regla indicada abajo.',
+  passwordWeak: 'La nueva contraseña no cumple la regla de contraseñas.',
+  passwordReused: 'Elige una contraseña distinta de la temporal.',
+  passwordExpired: 'Tu contraseña temporal ha caducado. Pide una nueva a tu administrador.',
+  errorTitle: 'Error',
   passwordSaved: 'Se ha guardado tu contraseña.',
   profileTitle: 'Tu cuenta',
   name: 'Nombre',
@@ -106,7 +116,10 @@ const ja: AccountCopy = {
   passwordRule: '6 文字以上で、英大文字、英小文字、数字または記号をそれぞれ 1 文字以上含めてください。',
   savePassword: 'パスワードを保存',
   passwordMismatch: '2 つの新しいパスワードが一致しません。',
-  passwordWeak: '新しいパスワードが下記の条件を満たしていません。',
+  passwordWeak: '新しいパスワードがパスワードの条件を満たしていません。',
+  passwordReused: '仮パスワードとは異なるパスワードを設定してください。',
+  passwordExpired: '仮パスワードの有効期限が切れています。管理者に新しいパスワードの発行を依頼してください。',
+  errorTitle: 'エラー',
   passwordSaved: 'パスワードを保存しました。',
   profileTitle: 'アカウント情報',
   name: '氏名',
@@ -126,8 +139,8 @@ const pt: AccountCopy = {
   password: 'Senha',
   signIn: 'Entrar',
   invalidCredentials: 'E-mail ou senha inválidos.',
-  setPasswordTitle: 'Escolha a sua senha',
-  setPasswordLead: 'A sua senha é temporária. Escolha uma nova senha para concluir a configuração da sua conta.',
+  setPasswordTitle: 'Escolha sua senha',
+  setPasswordLead: 'Sua senha é temporária. Escolha uma nova senha para concluir a configuração da sua conta.',
   changePasswordTitle: 'Trocar a senha',
   currentPassword: 'Senha atual',
   newPassword: 'Nova senha',
@@ -135,15 +148,18 @@ const pt: AccountCopy = {
   passwordRule: 'Pelo menos 6 caracteres, com uma letra maiúscula, uma minúscula e um dígito ou caractere especial.',
   savePassword: 'Salvar senha',
   passwordMismatch: 'As duas novas senhas não são iguais.',
-  passwordWeak: 'A nova senha não segue a regra abaixo.',
-  passwordSaved: 'A sua senha foi salva.',
-  profileTitle: 'A sua conta',
+  passwordWeak: 'A nova senha não segue a regra de senhas.',
+  passwordReused: 'Escolha uma senha diferente da temporária.',
+  passwordExpired: 'Sua senha temporária expirou. Peça uma nova ao seu administrador.',
+  errorTitle: 'Erro',
+  passwordSaved: 'Sua senha foi salva.',
+  profileTitle: 'Sua conta',
   name: 'Nome',
   organization: 'Organização',
   role: 'Função',
   signOut: 'Sair',
   signedOut: 'Você saiu da conta.',
-  sessionEnded: 'A sua sessão terminou. Entre novamente.',
+  sessionEnded: 'Sua sessão terminou. Entre novamente.',
   languages: 'Idioma',
 };
 

@@ -10,7 +10,7 @@ import { accountCopies, type AccountCopy } from './account-copy';
 export type PageAt = 'page' | 'form';
 
 export type Notice = 'password-saved' | 'signed-out' | 'session-ended';
-export type FieldError = 'invalid-credentials' | 'password-mismatch' | 'password-weak';
+export type FieldError = 'invalid-credentials' | 'password-expired' | 'password-mismatch' | 'password-weak' | 'password-reused';
 
 export interface Profile {
   name: string;
@@ -21,7 +21,7 @@ export interface Profile {
 
 export type View =
   | { kind: 'sign-in'; realm: string; email?: string; error?: FieldError; notice?: Notice }
-  | { kind: 'set-password'; realm: string; csrf: string; error?: FieldError }
+  | { kind: 'set-password'; realm: string; email: string; csrf: string; error?: FieldError }
   | { kind: 'profile'; profile: Profile; csrf: string; error?: FieldError; notice?: Notice };
 
 const STYLE = `
@@ -54,7 +54,13 @@ export const ACCOUNT_PAGE_POLICY = [
 ].join('; ');
 
 const fieldErrorText = (copy: AccountCopy, error: FieldError) =>
-  ({ 'invalid-credentials': copy.invalidCredentials, 'password-mismatch': copy.passwordMismatch, 'password-weak': copy.passwordWeak })[error];
+  ({
+    'invalid-credentials': copy.invalidCredentials,
+    'password-expired': copy.passwordExpired,
+    'password-mismatch': copy.passwordMismatch,
+    'password-weak': copy.passwordWeak,
+    'password-reused': copy.passwordReused,
+  })[error];
 
 const noticeText = (copy: AccountCopy, notice: Notice) =>
   ({ 'password-saved': copy.passwordSaved, 'signed-out': copy.signedOut, 'session-ended': copy.sessionEnded })[notice];
@@ -70,7 +76,7 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
   const invalid = (on: boolean) => (on ? ` aria-invalid="true" aria-describedby="${errorId}"` : '');
   const passwordFields = (error: FieldError | undefined) => `
 <label for="password-new">${e(copy.newPassword)}</label>
-<input id="password-new" name="password-new" type="password" autocomplete="new-password" required aria-describedby="password-rule${error === 'password-weak' || error === 'password-mismatch' ? ` ${errorId}` : ''}"${error === 'password-weak' ? ' aria-invalid="true"' : ''}>
+<input id="password-new" name="password-new" type="password" autocomplete="new-password" required aria-describedby="password-rule${newPasswordWrong(error) || error === 'password-mismatch' ? ` ${errorId}` : ''}"${newPasswordWrong(error) ? ' aria-invalid="true"' : ''}>
 <p class="hint" id="password-rule">${e(copy.passwordRule)}</p>
 <label for="password-confirm">${e(copy.confirmPassword)}</label>
 <input id="password-confirm" name="password-confirm" type="password" autocomplete="new-password" required${invalid(error === 'password-mismatch')}>`;
@@ -85,7 +91,7 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
 <label for="username">${e(copy.email)}</label>
 <input id="username" name="username" type="email" autocomplete="username" required value="${e(view.email ?? '')}"${invalid(view.error === 'invalid-credentials')}>
 <label for="password">${e(copy.password)}</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials')}>
+<input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials' || view.error === 'password-expired')}>
 <button type="submit">${e(copy.signIn)}</button>
 </form>`;
       break;
@@ -93,7 +99,8 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
       title = copy.setPasswordTitle;
       body = `<h1>${e(title)}</h1><p>${e(copy.setPasswordLead)}</p>${alert}
 <form method="post" action="${action('password')}">
-<input type="hidden" name="csrf" value="${e(view.csrf)}">${passwordFields(view.error)}
+<input type="hidden" name="csrf" value="${e(view.csrf)}">
+<input type="email" name="username" autocomplete="username" value="${e(view.email)}" hidden readonly>${passwordFields(view.error)}
 <button type="submit">${e(copy.savePassword)}</button>
 </form>${signOutForm(copy, action, view.csrf)}`;
       break;
@@ -130,7 +137,7 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${e(title)} · ${e(copy.title)}</title>
+<title>${view.error ? `${e(copy.errorTitle)}: ` : ''}${e(title)} · ${e(copy.title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
@@ -141,6 +148,8 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
 </html>
 `;
 }
+
+const newPasswordWrong = (error: FieldError | undefined) => error === 'password-weak' || error === 'password-reused';
 
 function signOutForm(copy: AccountCopy, action: (form: string) => string, csrf: string): string {
   return `

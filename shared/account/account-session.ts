@@ -27,8 +27,8 @@ export interface AccountSession {
 
 const csrfOf = (secret: string) => sha256(`csrf:${secret}`).toString('base64url');
 
-/** Begins a page session; returns the cookie value. */
-export async function beginAccountSession(orgUuid: string, userUuid: string, mustSetPassword: boolean): Promise<string> {
+/** Begins a page session; returns the cookie value and how long the session lasts. */
+export async function beginAccountSession(orgUuid: string, userUuid: string, mustSetPassword: boolean): Promise<{ value: string; seconds: number }> {
   const secret = randomBytes(32).toString('base64url');
   const { sessionMaxSeconds, refreshTokenSeconds } = config();
   const lifetime = mustSetPassword ? SET_PASSWORD_SECONDS : Math.min(refreshTokenSeconds, sessionMaxSeconds);
@@ -44,7 +44,7 @@ export async function beginAccountSession(orgUuid: string, userUuid: string, mus
     ...(mustSetPassword ? { mustSetPassword: true } : {}),
   };
   await createSession(session);
-  return `${session.sessionId}.${secret}`;
+  return { value: `${session.sessionId}.${secret}`, seconds: lifetime };
 }
 
 /** The page session a cookie names, if it is live, of this organization, and the cookie holds its secret. */
@@ -52,7 +52,8 @@ export async function readAccountSession(cookies: string[], orgUuid: string): Pr
   const value = cookieValue(cookies, COOKIE);
   const [sessionId, secret, extra] = value?.split('.') ?? [];
   if (!sessionId || !secret || extra !== undefined || sessionId.length > 64 || secret.length > 64) return undefined;
-  const session = await getLiveSession(sessionId);
+  // Strongly consistent: the page right after sign-in must see the session, and one after sign-out not.
+  const session = await getLiveSession(sessionId, { consistent: true });
   if (!session || session.clientId !== ACCOUNT_CLIENT || session.orgUuid !== orgUuid || session.expiresAt <= now()) return undefined;
   const presented = Buffer.from(sha256(secret).toString('hex'));
   if (!timingSafeEqual(presented, Buffer.from(session.secretHash))) return undefined;

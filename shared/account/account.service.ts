@@ -2,8 +2,8 @@ import { OAuthError } from '../auth/oauth-errors';
 import { organizationOfRealm } from '../auth/realm';
 import { realmIssuer } from '../auth/jwt';
 import { revokeSessionsOf } from '../auth/session.repository';
-import { checkPassword } from '../auth/sign-in';
-import { NotFoundError } from '../errors';
+import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
+import { ForbiddenError, NotFoundError } from '../errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
 import { defaultLanguage, isLanguage, languages, type Language } from '../mail/mail.templates';
 import { passwordProblem } from '../users/password-policy';
@@ -35,6 +35,8 @@ export interface AccountRequest {
   acceptLanguage: string | undefined;
   form?: URLSearchParams;
   status?: string;
+  /** The browser says the form was posted from another site (`Sec-Fetch-Site`, or an `Origin` not this host). */
+  crossSite?: boolean;
 }
 
 export type AccountAnswer =
@@ -75,11 +77,12 @@ export async function signIn(request: AccountRequest, identityProvider: Identity
     const { orgUuid, user, temporary } = await checkPassword(context.realm, username, password, identityProvider);
     // A sign-in replaces the page session the browser had, if any.
     if (context.account) await endAccountSession(context.account);
-    const cookie = await beginAccountSession(orgUuid, user.uuid, temporary);
-    return redirect(context, undefined, [context.cookie(cookie)]);
+    const session = await beginAccountSession(orgUuid, user.uuid, temporary);
+    return redirect(context, undefined, [context.cookie(session)]);
   } catch (error) {
     if (!(error instanceof OAuthError && error.error === 'invalid_grant')) throw error;
-    return render(context, 'form', { kind: 'sign-in', realm: context.realm, email: username.slice(0, 320), error: 'invalid-credentials' });
+    const reason = error instanceof ExpiredTemporaryPassword ? 'password-expired' : 'invalid-credentials';
+    return render(context, 'form', { kind: 'sign-in', realm: context.realm, email: username.slice(0, 320), error: reason });
   }
 }
 
@@ -96,10 +99,16 @@ export async function changePassword(
 
   const firstPassword = Boolean(account.session.mustSetPassword);
   const retry = async (error: FieldError) =>
-    render(context, 'form', firstPassword ? { kind: 'set-password', realm: context.realm, csrf: account.csrf, error } : await profileView(context, account, error));
+    render(
+      context,
+      'form',
+      firstPassword ? { kind: 'set-password', realm: context.realm, email: user.email, csrf: account.csrf, error } : await profileView(context, account, error),
+    );
   const next = form.get('password-new') ?? '';
   if (next !== (form.get('password-confirm') ?? '')) return retry('password-mismatch');
   if (passwordProblem(next)) return retry('password-weak');
+  // The temporary password sits in the user's mailbox: it may not become the permanent one.
+  if (firstPassword && (await identityProvider.verifyPassword(user.uuid, next)) === 'temporary') return retry('password-reused');
   if (!firstPassword) {
     // Changing a password asks for the current one, checked as a sign-in is (a failure counts).
     try {
@@ -119,8 +128,8 @@ export async function changePassword(
   // A new password ends every session of the user (its tokens stop at once), this page's included;
   // the page goes on in a new one.
   await revokeSessionsOf(user.uuid);
-  const cookie = await beginAccountSession(user.orgUuid, user.uuid, false);
-  return redirect(context, 'password-saved', [context.cookie(cookie)]);
+  const session = await beginAccountSession(user.orgUuid, user.uuid, false);
+  return redirect(context, 'password-saved', [context.cookie(session)]);
 }
 
 /** POST `…/account/sign-out`. */
@@ -140,11 +149,13 @@ interface PageContext {
   language: Language;
   account: AccountSession | undefined;
   form: URLSearchParams;
-  /** The Set-Cookie value for a page session (undefined: remove it). */
-  cookie: (value: string | undefined) => string;
+  /** The Set-Cookie value for a page session (undefined: remove it), lasting as long as the session. */
+  cookie: (session: { value: string; seconds: number } | undefined) => string;
 }
 
 async function pageContext(request: AccountRequest): Promise<PageContext> {
+  // Login CSRF: another site's form could sign the browser in to an account of its choosing.
+  if (request.form && request.crossSite) throw new ForbiddenError('The form was posted from another site');
   const orgUuid = await organizationOfRealm(request.realm);
   if (!orgUuid) throw new NotFoundError('The realm was not found');
   const issuer = new URL(realmIssuer(request.realm.toLowerCase()));
@@ -157,14 +168,18 @@ async function pageContext(request: AccountRequest): Promise<PageContext> {
     language: pageLanguage(request.locale, request.acceptLanguage),
     account: await readAccountSession(request.cookies, orgUuid),
     form: request.form ?? new URLSearchParams(),
-    cookie: (value) => sessionCookie(value, path, secure, 12 * 60 * 60),
+    cookie: (session) => sessionCookie(session?.value, path, secure, session?.seconds ?? 0),
   };
 }
 
 async function currentView(context: PageContext, notice: Notice | undefined): Promise<View> {
   const { account } = context;
   if (!account) return { kind: 'sign-in', realm: context.realm, ...(notice ? { notice } : {}) };
-  if (account.session.mustSetPassword) return { kind: 'set-password', realm: context.realm, csrf: account.csrf };
+  if (account.session.mustSetPassword) {
+    const user = await findActiveUser(account.session.orgUuid, account.session.userUuid);
+    if (!user) return { kind: 'sign-in', realm: context.realm, notice: 'session-ended' };
+    return { kind: 'set-password', realm: context.realm, email: user.email, csrf: account.csrf };
+  }
   return profileView(context, account, undefined, notice);
 }
 

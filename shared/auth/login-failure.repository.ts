@@ -11,7 +11,7 @@ export interface LoginFailure {
 }
 
 export async function getLoginFailure(userUuid: string): Promise<LoginFailure | undefined> {
-  return getItem<LoginFailure>(keys.loginFailure(userUuid));
+  return getItem<LoginFailure>(keys.loginFailure(userUuid), { consistent: true });
 }
 
 /**

@@ -29,8 +29,8 @@ export async function createSession(session: Session): Promise<void> {
   );
 }
 
-export async function getSession(sessionId: string): Promise<Session | undefined> {
-  return getItem<Session>(keys.sessionKey(sessionId));
+export async function getSession(sessionId: string, options?: { consistent?: boolean }): Promise<Session | undefined> {
+  return getItem<Session>(keys.sessionKey(sessionId), options);
 }
 
 /** Replaces the refresh secret; false when another refresh used the old one first. */
@@ -44,14 +44,9 @@ export async function rotateSession(sessionId: string, seenHash: string, newHash
 }
 
 /** A session that exists and has not reached its absolute end. */
-export async function getLiveSession(sessionId: string): Promise<Session | undefined> {
-  const session = await getSession(sessionId);
+export async function getLiveSession(sessionId: string, options?: { consistent?: boolean }): Promise<Session | undefined> {
+  const session = await getSession(sessionId, options);
   return session && session.endsAt > Math.floor(Date.now() / 1000) ? session : undefined;
-}
-
-/** An account-page session whose user has now set its password. */
-export async function clearMustSetPassword(sessionId: string): Promise<void> {
-  await updateItem({ Key: keys.sessionKey(sessionId), UpdateExpression: 'REMOVE mustSetPassword', ConditionExpression: 'attribute_exists(PK)' });
 }
 
 export async function deleteSession(sessionId: string): Promise<void> {

@@ -36,6 +36,19 @@ export interface SignedInUser {
   temporary: boolean;
 }
 
+/** The temporary password was right but has expired: only an ADMIN can give a new one. */
+export class ExpiredTemporaryPassword extends OAuthError {
+  constructor() {
+    super('invalid_grant', 'Account is not fully set up');
+  }
+}
+
+/**
+ * A username no user has: refusals that need no password check still make one, against it, so that
+ * an unknown e-mail, an inactive user and a locked user take as long to refuse as a wrong password.
+ */
+const DECOY_USERNAME = '00000000-0000-4000-8000-000000000000';
+
 /**
  * Checks a realm user's e-mail and password, for the token endpoint and the account page alike.
  * Unknown realm, unknown e-mail, inactive user, wrong password and a locked user all throw the same
@@ -51,16 +64,25 @@ export async function checkPassword(
   const orgUuid = await organizationOfRealm(realm);
   const email = username.trim();
   const user = orgUuid && email.length <= MAX_EMAIL ? await findUserByEmail(orgUuid, email) : undefined;
-  if (!orgUuid || !user || user.status !== 'ACTIVE') throw invalidCredentials();
+  const refuse = async () => {
+    // Its answer is not needed, only its time; its failure must not fail the refusal.
+    await identityProvider.verifyPassword(DECOY_USERNAME, password).catch(() => undefined);
+    return invalidCredentials();
+  };
+  if (!orgUuid || !user || user.status !== 'ACTIVE') throw await refuse();
 
+  // Strongly consistent: a lock written by the previous failure must be seen by the next attempt.
   const failure = await getLoginFailure(user.uuid);
   const now = Date.now();
-  if (failure && failure.notBefore * 1000 > now) throw invalidCredentials();
+  if (failure && failure.notBefore * 1000 > now) throw await refuse();
   const checked = await identityProvider.verifyPassword(user.uuid, password);
   if (checked === 'invalid') {
     await countFailure(user.uuid, now);
     throw invalidCredentials();
   }
+  // Cognito's own lockout, or an expired temporary password: not this attempt's guess, so not counted.
+  if (checked === 'throttled') throw invalidCredentials();
+  if (checked === 'expired') throw new ExpiredTemporaryPassword();
   if (failure) await clearLoginFailures(user.uuid);
   return { orgUuid, user, temporary: checked === 'temporary' };
 }

@@ -13,9 +13,11 @@ import { logger } from '../logger';
 
 /**
  * What a password check found: the user's password; the user's temporary password (one we generated
- * and e-mailed, good only for choosing a new one); or any credential failure.
+ * and e-mailed, good only for choosing a new one); a temporary password past its validity (only an
+ * ADMIN can help: not the user's mistake); the identity provider's own lockout (Cognito's, after
+ * repeated failures: says nothing of this password); or any other credential failure.
  */
-export type PasswordCheck = 'valid' | 'temporary' | 'invalid';
+export type PasswordCheck = 'valid' | 'temporary' | 'expired' | 'throttled' | 'invalid';
 
 export interface PasswordOptions {
   /** A generated password: it lets the user do one thing, set a password of its own. */
@@ -38,6 +40,8 @@ export interface IdentityProvider {
 }
 
 const credentialFailures = new Set([
+  // A password Cognito cannot even take (empty, over 256 characters): no one's password.
+  'InvalidParameterException',
   'NotAuthorizedException',
   'UserNotFoundException',
   'InvalidPasswordException',
@@ -124,6 +128,11 @@ export const cognitoIdentityProvider: IdentityProvider = {
       }
       return result.AuthenticationResult ? 'valid' : 'invalid';
     } catch (error) {
+      if (error instanceof Error && error.name === 'NotAuthorizedException') {
+        // Cognito tells these apart only by message (its API reference documents both).
+        if (/temporary password has expired/i.test(error.message)) return 'expired';
+        if (/password attempts exceeded/i.test(error.message)) return 'throttled';
+      }
       if (error instanceof Error && credentialFailures.has(error.name)) return 'invalid';
       throw error;
     }

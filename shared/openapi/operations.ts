@@ -76,7 +76,8 @@ function accountForm(summary: string, formBody: z.ZodType): OperationSpec {
   return {
     summary,
     formBody,
-    errors: realmStatuses,
+    // 403: posted from another site (login CSRF).
+    errors: [403, ...realmStatuses],
     outcomes: [
       { status: 200, description: 'The next page, or the form again with what was wrong (in the page)', text: htmlPage, headers: ['Cache-Control'] },
       { status: 303, description: 'Done: see the account page', headers: ['Location', 'Set-Cookie'] },

@@ -13,6 +13,9 @@ export function passwordProblem(password: string): string | undefined {
   return undefined;
 }
 
+/** How long a generated (temporary) password works: the Cognito pool's temporary-password validity. */
+export const TEMPORARY_PASSWORD_DAYS = 7;
+
 /** A password the welcome e-mail carries when the ADMIN set none: 16 characters meeting the policy. */
 export function generatePassword(): string {
   const sets = ['ABCDEFGHJKLMNPQRSTUVWXYZ', 'abcdefghijkmnopqrstuvwxyz', '23456789', '!#%+-=?@'];

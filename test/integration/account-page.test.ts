@@ -114,7 +114,8 @@ describe('the account page', () => {
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get('location')).toBe('../account?kc_locale=en');
     const cookie = signedIn.headers.getSetCookie()[0]!;
-    expect(cookie).toMatch(new RegExp(`^ACCOUNT_SESSION=[^;]+; Path=/auth/realms/${org.realm}/account; HttpOnly; SameSite=Strict; Max-Age=\\d+$`));
+    // A session begun with a temporary password lasts 10 minutes, and so does its cookie.
+    expect(cookie).toMatch(new RegExp(`^ACCOUNT_SESSION=[^;]+; Path=/auth/realms/${org.realm}/account; HttpOnly; SameSite=Strict; Max-Age=600$`));
 
     const setPassword = await browser.get();
     expect(heading(setPassword)).toBe('Choose your password');
@@ -123,7 +124,10 @@ describe('the account page', () => {
     const mismatch = await browser.post('password', { csrf, 'password-new': 'Mine-Passw0rd', 'password-confirm': 'Other-Passw0rd' });
     expect(alertOf(mismatch)).toBe('The two new passwords do not match.');
     const weak = await browser.post('password', { csrf, 'password-new': 'short', 'password-confirm': 'short' });
-    expect(alertOf(weak)).toBe('The new password does not follow the rule below.');
+    expect(alertOf(weak)).toBe('The new password does not follow the password rule.');
+    const reused = await browser.post('password', { csrf, 'password-new': temporary, 'password-confirm': temporary });
+    expect(alertOf(reused)).toBe('Choose a password other than the temporary one.');
+    expect(reused.text).toContain('<title>Error: Choose your password · Account</title>');
     const forged = await browser.post('password', { csrf: 'not-the-token', 'password-new': 'Mine-Passw0rd', 'password-confirm': 'Mine-Passw0rd' });
     expect(forged.status).toBe(303);
     expect((await signIn(org.realm, created.email, 'Mine-Passw0rd')).status).toBe(400);
@@ -185,6 +189,22 @@ describe('the account page', () => {
     elsewhere.session = browser.session;
 
     expect(heading(await elsewhere.get())).toBe(`Sign in to ${other.realm}`);
+  });
+
+  test('a form posted from another site is refused, and signs nobody in', async () => {
+    const user = await member(org, 'VIEWER');
+    const fields = new URLSearchParams({ username: user.email, password: TEST_PASSWORD }).toString();
+    const post = (headers: Record<string, string>) =>
+      send(accountUrl(org.realm, '/sign-in'), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: fields, redirect: 'manual' });
+
+    const crossSite: Record<string, string>[] = [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'cross-site', origin: 'null' }, { origin: 'https://attacker.example' }];
+    for (const headers of crossSite) {
+      const refused = await post(headers);
+      expect(refused.status).toBe(403);
+      expect(refused.headers.getSetCookie()).toEqual([]);
+    }
+    expect((await post({ 'sec-fetch-site': 'same-origin', origin: 'null' })).status).toBe(303);
+    expect((await post({ origin: new URL(stack().authUrl).origin })).status).toBe(303);
   });
 
   test("the page's sign-in counts toward the lockout like the token endpoint's", async () => {

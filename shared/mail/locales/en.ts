@@ -1,3 +1,4 @@
+import { TEMPORARY_PASSWORD_DAYS } from '../../users/password-policy';
 import type { MailCopy } from '../mail.templates';
 
 export const en: MailCopy = {
@@ -14,7 +15,7 @@ export const en: MailCopy = {
     withPassword: 'You can change this password on your account page once you have signed in.',
     temporaryPasswordLabel: 'Temporary password',
     withTemporaryPassword:
-      'This password is temporary: open the sign-in address and choose your own password. Until you do, you cannot sign in anywhere else.',
+      `This password is temporary and works for ${TEMPORARY_PASSWORD_DAYS} days: open the sign-in address and choose your own password. Until then, you cannot sign in to other applications.`,
     withoutPassword: 'Your administrator will share your password with you separately.',
   },
   reactivation: {

@@ -1,3 +1,4 @@
+import { TEMPORARY_PASSWORD_DAYS } from '../../users/password-policy';
 import type { MailCopy } from '../mail.templates';
 
 // Spanish as a product team writes it to its users: tú, and the letter greeting with a colon.
@@ -16,7 +17,7 @@ export const es: MailCopy = {
     withPassword: 'Puedes cambiar esta contraseña en la página de tu cuenta después de iniciar sesión.',
     temporaryPasswordLabel: 'Contraseña temporal',
     withTemporaryPassword:
-      'Esta contraseña es temporal: abre la dirección de acceso y elige tu propia contraseña. Hasta que lo hagas, no podrás iniciar sesión en ningún otro sitio.',
+      `Esta contraseña es temporal y vale durante ${TEMPORARY_PASSWORD_DAYS} días: abre la dirección de acceso y elige tu propia contraseña. Hasta entonces, no podrás iniciar sesión en otras aplicaciones.`,
     withoutPassword: 'Tu administrador te facilitará la contraseña por otra vía.',
   },
   reactivation: {

@@ -1,3 +1,4 @@
+import { TEMPORARY_PASSWORD_DAYS } from '../../users/password-policy';
 import type { MailCopy } from '../mail.templates';
 
 // Japanese in the polite register of a service notice: 様 after the name, 【…】 around the sender in the subject.
@@ -15,7 +16,7 @@ export const ja: MailCopy = {
     withPassword: 'このパスワードは、サインイン後にアカウントページで変更できます。',
     temporaryPasswordLabel: '仮パスワード',
     withTemporaryPassword:
-      'この仮パスワードは一時的なものです。サインイン URL を開き、ご自身のパスワードを設定してください。設定が完了するまで、ほかの方法ではサインインできません。',
+      `このパスワードは仮パスワードです（有効期間 ${TEMPORARY_PASSWORD_DAYS} 日）。サインイン URL を開き、ご自身のパスワードを設定してください。設定が完了するまで、ほかのアプリケーションにはサインインできません。`,
     withoutPassword: 'パスワードは管理者から別途お知らせします。',
   },
   reactivation: {

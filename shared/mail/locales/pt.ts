@@ -1,3 +1,4 @@
+import { TEMPORARY_PASSWORD_DAYS } from '../../users/password-policy';
 import type { MailCopy } from '../mail.templates';
 
 // Brazilian Portuguese ("você"), the variant most product teams write `pt` in.
@@ -16,7 +17,7 @@ export const pt: MailCopy = {
     withPassword: 'Você pode trocar esta senha na página da sua conta depois de entrar.',
     temporaryPasswordLabel: 'Senha temporária',
     withTemporaryPassword:
-      'Esta senha é temporária: abra o endereço de acesso e escolha a sua própria senha. Até fazer isso, você não poderá entrar em nenhum outro lugar.',
+      `Esta senha é temporária e vale por ${TEMPORARY_PASSWORD_DAYS} dias: abra o endereço de acesso e escolha sua própria senha. Até lá, você não poderá entrar em outros aplicativos.`,
     withoutPassword: 'O seu administrador vai enviar a senha para você separadamente.',
   },
   reactivation: {
