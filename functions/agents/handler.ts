@@ -1,4 +1,4 @@
-import { authorizeBot } from '../../shared/access/bot-access';
+import { authorizeBot, botScopeKeys } from '../../shared/access/bot-access';
 import {
   agentCreateSchema,
   agentPathSchema,
@@ -7,7 +7,7 @@ import {
   listQuerySchema,
   quicksearchQuerySchema,
 } from '../../shared/agents/agent.schemas';
-import { listAgents, quicksearchAgents, readAgent } from '../../shared/agents/agent-read.service';
+import { agentReadKeys, listAgents, quicksearchAgents, readAgent } from '../../shared/agents/agent-read.service';
 import { createAgent, updateAgent } from '../../shared/agents/agent-write.service';
 import { versionsOfIfMatch, withEtag } from '../../shared/http/etag';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
@@ -17,8 +17,9 @@ import { ok } from '../../shared/http/types';
 /** Agents of a bot (spec 4.2). */
 export const list = userRoute({
   schemas: { path: botPathSchema, query: listQuerySchema },
-  handle: async ({ path, query, caller }) => {
-    const { items, total } = await listAgents(await authorizeBot(caller, path, 'read'), 'AGENT', query);
+  prefetch: botScopeKeys,
+  handle: async ({ path, query, caller, prefetched }) => {
+    const { items, total } = await listAgents(await authorizeBot(caller, path, 'read', prefetched), 'AGENT', query);
     return ok(pageOf(items, total, query.page, query.size));
   },
 });
@@ -26,33 +27,38 @@ export const list = userRoute({
 /** Roles of matching agents as text/plain, one per line. */
 export const quicksearch = userRoute({
   schemas: { path: botPathSchema, query: quicksearchQuerySchema },
-  handle: async ({ path, query, caller }) => {
-    const roles = await quicksearchAgents(await authorizeBot(caller, path, 'read'), query.name, query.limit);
+  prefetch: botScopeKeys,
+  handle: async ({ path, query, caller, prefetched }) => {
+    const roles = await quicksearchAgents(await authorizeBot(caller, path, 'read', prefetched), query.name, query.limit);
     return { status: 200, contentType: 'text/plain; charset=utf-8', body: roles.join('\n') };
   },
 });
 
 export const create = userRoute({
   schemas: { path: botPathSchema, body: agentCreateSchema },
-  handle: async ({ path, body, caller }) => {
-    const { agent, version } = await createAgent(await authorizeBot(caller, path, 'write'), body);
+  prefetch: botScopeKeys,
+  handle: async ({ path, body, caller, prefetched }) => {
+    const { agent, version } = await createAgent(await authorizeBot(caller, path, 'write', prefetched), body);
     return withEtag(agent, version, 201);
   },
 });
 
 export const get = userRoute({
   schemas: { path: agentPathSchema },
-  handle: async ({ path, caller }) => {
-    const { agent, version } = await readAgent(await authorizeBot(caller, path, 'read'), 'AGENT', path.agentUUID);
+  prefetch: (path) => agentReadKeys(path, path.agentUUID),
+  handle: async ({ path, caller, prefetched }) => {
+    const scope = await authorizeBot(caller, path, 'read', prefetched);
+    const { agent, version } = await readAgent(scope, 'AGENT', path.agentUUID, prefetched);
     return withEtag(agent, version);
   },
 });
 
 export const update = userRoute({
   schemas: { path: agentPathSchema, body: agentUpdateSchema },
-  handle: async ({ path, body, headers, caller }) => {
-    const scope = await authorizeBot(caller, path, 'write');
-    const { agent, version } = await updateAgent(scope, path.agentUUID, body, versionsOfIfMatch(headers['if-match']));
+  prefetch: (path) => agentReadKeys(path, path.agentUUID),
+  handle: async ({ path, body, headers, caller, prefetched }) => {
+    const scope = await authorizeBot(caller, path, 'write', prefetched);
+    const { agent, version } = await updateAgent(scope, path.agentUUID, body, versionsOfIfMatch(headers['if-match']), prefetched);
     return withEtag(agent, version);
   },
 });

@@ -1,6 +1,6 @@
-import { authorizeBot } from '../../shared/access/bot-access';
+import { authorizeBot, botScopeKeys } from '../../shared/access/bot-access';
 import { botPathSchema, listQuerySchema, supervisorPathSchema, supervisorUpdateSchema } from '../../shared/agents/agent.schemas';
-import { listAgents, readAgent, readDefaultSupervisor } from '../../shared/agents/agent-read.service';
+import { agentReadKeys, defaultSupervisorReadKeys, listAgents, readAgent, readDefaultSupervisor } from '../../shared/agents/agent-read.service';
 import { updateSupervisor } from '../../shared/agents/agent-write.service';
 import { versionsOfIfMatch, withEtag } from '../../shared/http/etag';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
@@ -10,8 +10,9 @@ import { ok } from '../../shared/http/types';
 /** Supervisors of a bot (spec 4.1). */
 export const list = userRoute({
   schemas: { path: botPathSchema, query: listQuerySchema },
-  handle: async ({ path, query, caller }) => {
-    const { items, total } = await listAgents(await authorizeBot(caller, path, 'read'), 'SUPERVISOR', query);
+  prefetch: botScopeKeys,
+  handle: async ({ path, query, caller, prefetched }) => {
+    const { items, total } = await listAgents(await authorizeBot(caller, path, 'read', prefetched), 'SUPERVISOR', query);
     return ok(pageOf(items, total, query.page, query.size));
   },
 });
@@ -19,25 +20,29 @@ export const list = userRoute({
 /** Route `supervisors.default` (`default` cannot name an export). */
 export const getDefault = userRoute({
   schemas: { path: botPathSchema },
-  handle: async ({ path, caller }) => {
-    const { agent, version } = await readDefaultSupervisor(await authorizeBot(caller, path, 'read'));
+  prefetch: defaultSupervisorReadKeys,
+  handle: async ({ path, caller, prefetched }) => {
+    const { agent, version } = await readDefaultSupervisor(await authorizeBot(caller, path, 'read', prefetched), prefetched);
     return withEtag(agent, version);
   },
 });
 
 export const get = userRoute({
   schemas: { path: supervisorPathSchema },
-  handle: async ({ path, caller }) => {
-    const { agent, version } = await readAgent(await authorizeBot(caller, path, 'read'), 'SUPERVISOR', path.supervisorUUID);
+  prefetch: (path) => agentReadKeys(path, path.supervisorUUID),
+  handle: async ({ path, caller, prefetched }) => {
+    const scope = await authorizeBot(caller, path, 'read', prefetched);
+    const { agent, version } = await readAgent(scope, 'SUPERVISOR', path.supervisorUUID, prefetched);
     return withEtag(agent, version);
   },
 });
 
 export const update = userRoute({
   schemas: { path: supervisorPathSchema, body: supervisorUpdateSchema },
-  handle: async ({ path, body, headers, caller }) => {
-    const scope = await authorizeBot(caller, path, 'write');
-    const { agent, version } = await updateSupervisor(scope, path.supervisorUUID, body, versionsOfIfMatch(headers['if-match']));
+  prefetch: (path) => agentReadKeys(path, path.supervisorUUID),
+  handle: async ({ path, body, headers, caller, prefetched }) => {
+    const scope = await authorizeBot(caller, path, 'write', prefetched);
+    const { agent, version } = await updateSupervisor(scope, path.supervisorUUID, body, versionsOfIfMatch(headers['if-match']), prefetched);
     return withEtag(agent, version);
   },
 });

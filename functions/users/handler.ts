@@ -6,7 +6,7 @@ import { ok, type Reply } from '../../shared/http/types';
 import { languageOf } from '../../shared/mail/language-header';
 import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-lifecycle';
 import { signInAddress, type MailContext } from '../../shared/users/user-mail';
-import { listUsers, quicksearchUsers, readUser } from '../../shared/users/user-queries';
+import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/users/user-queries';
 import { clearSignInLock, readSignInLock } from '../../shared/users/user-sign-in-lock';
 import { toUserResponse } from '../../shared/users/user.mapper';
 import {
@@ -62,8 +62,10 @@ export const activate = userRoute({
 
 export const get = userRoute({
   schemas: { path: userPathSchema },
-  handle: async ({ path, caller }) =>
-    ok(toUserResponse(await readUser(await authorizeUserAccess(caller, path.orgUUID, path.userId, 'read'), path.userId))),
+  // The addressed user comes in the caller's read; `readUser` reads it only when it was not prefetched.
+  prefetch: (path) => [userReadKey(path.orgUUID, path.userId)],
+  handle: async ({ path, caller, prefetched }) =>
+    ok(toUserResponse(await readUser(await authorizeUserAccess(caller, path.orgUUID, path.userId, 'read'), path.userId, prefetched))),
 });
 
 export const update = userRoute({

@@ -1,7 +1,8 @@
-import type { Caller } from '../auth/caller';
+import { Prefetched, type Caller } from '../auth/caller';
 import { ForbiddenError, NotFoundError } from '../errors';
 import type { Bot } from '../org/org.entities';
 import { getBot, getEnvironment } from '../org/org.repository';
+import { keys, type ItemKey } from '../store/keys';
 
 export interface BotPath {
   orgUUID: string;
@@ -20,18 +21,30 @@ export interface BotScope<A extends BotAccess = BotAccess> {
   readonly access: A;
 }
 
+/** What `authorizeBot` reads: a route's prefetch, so they come in the caller's BatchGetItem. */
+export const botScopeKeys = (path: BotPath): ItemKey[] => [
+  keys.environment(path.orgUUID, path.envUUID),
+  keys.bot(path.orgUUID, path.envUUID, path.botUUID),
+];
+
 /**
  * The bot a request addresses, if the caller may use it. Scope first (another organization, an unknown
  * or inactive environment or bot: 404, so existence does not leak), then role: ADMIN any bot of the
  * organization; SUPERVISOR any bot of its environments; EDITOR read and write, VIEWER read only, on
- * the bots granted; anything else 403.
+ * the bots granted; anything else 403. Environment and bot come from `prefetched` when the caller's
+ * read brought them (`botScopeKeys`).
  */
-export async function authorizeBot<A extends BotAccess>(caller: Caller, path: BotPath, need: A): Promise<BotScope<A>> {
+export async function authorizeBot<A extends BotAccess>(
+  caller: Caller,
+  path: BotPath,
+  need: A,
+  prefetched: Prefetched = Prefetched.none,
+): Promise<BotScope<A>> {
   const { user } = caller;
   if (user.orgUuid !== path.orgUUID) throw new NotFoundError('The organization was not found');
   const [environment, bot] = await Promise.all([
-    getEnvironment(path.orgUUID, path.envUUID),
-    getBot(path.orgUUID, path.envUUID, path.botUUID),
+    prefetched.or(keys.environment(path.orgUUID, path.envUUID), () => getEnvironment(path.orgUUID, path.envUUID)),
+    prefetched.or(keys.bot(path.orgUUID, path.envUUID, path.botUUID), () => getBot(path.orgUUID, path.envUUID, path.botUUID)),
   ]);
   if (!environment?.active) throw new NotFoundError('The environment was not found');
   if (!bot?.active) throw new NotFoundError('The bot was not found');

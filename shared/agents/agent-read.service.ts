@@ -1,5 +1,7 @@
-import type { BotScope } from '../access/bot-access';
+import { botScopeKeys, type BotPath, type BotScope } from '../access/bot-access';
+import { Prefetched } from '../auth/caller';
 import { NotFoundError } from '../errors';
+import { keys, type ItemKey } from '../store/keys';
 import { compareText, fold, quickMatches } from '../text/matching';
 import { toAgentResponse, toAgentSummary, type AgentResponse, type AgentSummary } from './agent.mapper';
 import {
@@ -53,15 +55,25 @@ export async function quicksearchAgents({ bot }: BotScope, name: string, limit: 
     .slice(0, limit);
 }
 
-/** A supervisor or agent of the scope's bot. */
-export async function readAgent({ bot }: BotScope, kind: AgentKind, uuid: string): Promise<VersionedAgent> {
-  const agent = await getAgent(bot.uuid, uuid);
+/** What authorizing a path and `readAgent` read, for a route's prefetch: environment, bot and the agent. */
+export const agentReadKeys = (path: BotPath, uuid: string): ItemKey[] => [...botScopeKeys(path), keys.agent(path.botUUID, uuid)];
+
+/** What authorizing a path and `readDefaultSupervisor` read first: environment, bot and the default pointer. */
+export const defaultSupervisorReadKeys = (path: BotPath): ItemKey[] => [...botScopeKeys(path), keys.defaultSupervisor(path.botUUID)];
+
+/** A supervisor or agent of the scope's bot (from `prefetched` when the caller's read brought it); then its references. */
+export async function readAgent({ bot }: BotScope, kind: AgentKind, uuid: string, prefetched = Prefetched.none): Promise<VersionedAgent> {
+  const agent = await prefetched.or(keys.agent(bot.uuid, uuid), () => getAgent(bot.uuid, uuid));
   if (!agent || agent.kind !== kind) throw agentNotFound(kind);
   return versioned(agent);
 }
 
-export async function readDefaultSupervisor({ bot }: BotScope): Promise<VersionedAgent> {
-  const uuid = await getDefaultSupervisorUuid(bot.uuid);
+export async function readDefaultSupervisor({ bot }: BotScope, prefetched = Prefetched.none): Promise<VersionedAgent> {
+  const pointer = await prefetched.or(keys.defaultSupervisor(bot.uuid), async () => {
+    const agentUuid = await getDefaultSupervisorUuid(bot.uuid);
+    return agentUuid ? { agentUuid } : undefined;
+  });
+  const uuid = pointer?.agentUuid;
   if (!uuid) throw new NotFoundError('The bot has no default supervisor');
   const agent = await getAgent(bot.uuid, uuid);
   if (!agent || agent.kind !== 'SUPERVISOR') throw agentNotFound('SUPERVISOR');

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { BotScope } from '../access/bot-access';
+import { Prefetched } from '../auth/caller';
 import { ConflictError, type FieldIssue } from '../errors';
 import { count } from '../metrics';
+import { keys } from '../store/keys';
 import { getAgent, insertAgent, replaceAgent, type AgentKind, type AgentRecord, type BotResources, type Rule } from './agent.repository';
 import { agentNotFound, versioned, type VersionedAgent } from './agent-read.service';
 import { resolveReferences } from './agent-references';
@@ -40,8 +42,9 @@ export async function updateAgent(
   uuid: string,
   body: AgentUpdate,
   expected?: ExpectedVersions,
+  prefetched = Prefetched.none,
 ): Promise<VersionedAgent> {
-  return update(bot.uuid, 'AGENT', uuid, expected, async (current) => {
+  return update({ botUuid: bot.uuid, kind: 'AGENT', uuid, expected, prefetched }, async (current) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
     const { resources, tags } = await resolveReferences(bot, body, constraints.issues);
     return {
@@ -64,8 +67,9 @@ export async function updateSupervisor(
   uuid: string,
   body: SupervisorUpdate,
   expected?: ExpectedVersions,
+  prefetched = Prefetched.none,
 ): Promise<VersionedAgent> {
-  return update(bot.uuid, 'SUPERVISOR', uuid, expected, async (current) => {
+  return update({ botUuid: bot.uuid, kind: 'SUPERVISOR', uuid, expected, prefetched }, async (current) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
     // Functions and knowledge are not part of this body: the read-back loads them.
     const { tags } = await resolveReferences(bot, { persona: body.persona, tags: body.tags }, constraints.issues);
@@ -126,14 +130,12 @@ const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve
  * a conflict; without, the last write wins, so a lost race is simply run again on the newer version.
  */
 async function update(
-  botUuid: string,
-  kind: AgentKind,
-  uuid: string,
-  expected: ExpectedVersions | undefined,
+  { botUuid, kind, uuid, expected, prefetched }: { botUuid: string; kind: AgentKind; uuid: string; expected?: ExpectedVersions; prefetched: Prefetched },
   apply: (current: AgentRecord) => Promise<{ next: Omit<AgentRecord, 'updatedAt' | 'version'>; resources?: BotResources }>,
 ): Promise<VersionedAgent> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const current = await getAgent(botUuid, uuid);
+    // The caller's read may have brought the agent; a retry reads the version that beat us.
+    const current = attempt === 1 ? await prefetched.or(keys.agent(botUuid, uuid), () => getAgent(botUuid, uuid)) : await getAgent(botUuid, uuid);
     if (!current || current.kind !== kind) throw agentNotFound(kind);
     if (expected !== undefined && !accepts(expected, current.version)) throw new ConflictError('VERSION_CONFLICT');
     const { next, resources } = await apply(current);

@@ -1,8 +1,10 @@
 import { UnauthenticatedError } from '../errors';
+import { keys, type ItemKey } from '../store/keys';
+import { getItemsByKey, keyId } from '../store/table';
 import type { UserRecord } from '../users/user.entities';
-import { findActiveUser } from '../users/user.repository';
+import { getUser } from '../users/user.repository';
 import { verifyAccessToken, type AccessClaims } from './access-token';
-import { getLiveSession } from './session.repository';
+import { getSession } from './session.repository';
 
 /** Who is calling: the verified token and the user as the store has it now. */
 export interface Caller {
@@ -10,27 +12,85 @@ export interface Caller {
   user: UserRecord;
 }
 
+/**
+ * Items read in the caller's BatchGetItem, by key. Use cases look up the exact key they would read
+ * and read it themselves when it was not asked for, so what a route prefetches only saves round
+ * trips: it never decides what a use case sees.
+ */
+export class Prefetched {
+  /** Nothing was read ahead (operator tools, benchmarks, tests calling use cases directly). */
+  static readonly none = new Prefetched([], new Map());
+
+  private readonly asked: Set<string>;
+
+  constructor(
+    asked: ItemKey[],
+    private readonly found: Map<string, unknown>,
+  ) {
+    this.asked = new Set(asked.map(keyId));
+  }
+
+  /** The item under `key` as the batch found it (undefined: it does not exist), or `read()`'s when the batch did not ask for it. */
+  async or<T>(key: ItemKey, read: () => Promise<T | undefined>): Promise<T | undefined> {
+    const id = keyId(key);
+    return this.asked.has(id) ? (this.found.get(id) as T | undefined) : read();
+  }
+}
+
+/** What a request names before its data is read: the organization of its path and the items its route will read. */
+export interface Addressed {
+  /** The path's organization, when valid: the user is read under it in the same batch as the session. */
+  orgUuid?: string;
+  prefetch?: ItemKey[];
+}
+
+export interface Authenticated {
+  caller: Caller;
+  prefetched: Prefetched;
+}
+
 const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 
 /** The token of a `Bearer` Authorization header, if it has one. */
 export const bearerToken = (authorization: string | undefined) => authorization?.trim().match(BEARER)?.[1];
 
+const invalidToken = () => new UnauthenticatedError('The bearer token is invalid or expired');
+
+/** The verified claims of a `Bearer` Authorization header: no read, so a bad token is refused before anything else. */
+export async function verifyBearer(authorization: string | undefined): Promise<Caller['claims']> {
+  const token = bearerToken(authorization);
+  if (!token) throw new UnauthenticatedError('A bearer token is required');
+  return verifyAccessToken(token);
+}
+
 /**
- * Verifies an access token and loads its session and user. Both are read on every call, so an ended
- * session (logout, revocation, reuse detection) or a deleted user loses access at once. The session
- * read is one GetItem more per request, and it comes first because the session names the organization.
+ * Loads a verified token's session and user, with the items the request addresses, in one
+ * BatchGetItem. Session and user are read on every call, so an ended session (logout, revocation,
+ * reuse detection) or a deleted user loses access at once. The session names the organization; the
+ * user is read under the path's, and read again under the session's only when the two differ (a
+ * request for another organization's path, which authorization then answers 404).
  */
+export async function readCaller(claims: Caller['claims'], addressed: Addressed = {}): Promise<Authenticated> {
+  const sessionKey = keys.sessionKey(claims.sid);
+  const userGuess = addressed.orgUuid ? [keys.userKey(addressed.orgUuid, claims.sub)] : [];
+  // BatchGetItem refuses a key asked twice (a user reading itself names the caller's own item).
+  const asked = [...new Map([sessionKey, ...userGuess, ...(addressed.prefetch ?? [])].map((key) => [keyId(key), key])).values()];
+  const prefetched = new Prefetched(asked, await getItemsByKey(asked));
+
+  const session = await prefetched.or(sessionKey, () => getSession(claims.sid));
+  if (!session || session.endsAt <= Math.floor(Date.now() / 1000) || session.userUuid !== claims.sub) throw invalidToken();
+  const { orgUuid } = session;
+  const user = await prefetched.or(keys.userKey(orgUuid, claims.sub), () => getUser(orgUuid, claims.sub));
+  if (user?.status !== 'ACTIVE') throw invalidToken();
+  return { caller: { claims, user }, prefetched };
+}
+
+/** Verifies an access token and loads its session and user (see `readCaller`). */
 export async function callerOfToken(token: string): Promise<Caller> {
-  const claims = await verifyAccessToken(token);
-  const session = await getLiveSession(claims.sid);
-  const user = session?.userUuid === claims.sub ? await findActiveUser(session.orgUuid, claims.sub) : undefined;
-  if (!user) throw new UnauthenticatedError('The bearer token is invalid or expired');
-  return { claims, user };
+  return (await readCaller(await verifyAccessToken(token))).caller;
 }
 
 /** Authenticates a request's `Authorization` header. */
 export async function authenticate(authorization: string | undefined): Promise<Caller> {
-  const token = bearerToken(authorization);
-  if (!token) throw new UnauthenticatedError('A bearer token is required');
-  return callerOfToken(token);
+  return (await readCaller(await verifyBearer(authorization))).caller;
 }

@@ -4,14 +4,17 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler from '@middy/http-router';
 import httpSecurityHeaders from '@middy/http-security-headers';
-import { authenticate, type Caller } from '../auth/caller';
+import * as z from 'zod';
+import { readCaller, verifyBearer, type Addressed, type Caller, type Prefetched } from '../auth/caller';
 import { subpathsFromEnv } from '../config';
 import { resolveRoutes, routesOfGroup, type ResourceGroup, type Route } from '../routes';
+import type { ItemKey } from '../store/keys';
 import { errorMapper } from './error-mapper';
 import { multipartBodyParser } from './multipart';
 import { pathDecodes } from './path-decoding';
 import { observability } from './observability';
 import { requestId } from './request-id';
+import { uuidSchema } from './schemas';
 import type { HttpEvent, HttpResult, Reply, RequestContext } from './types';
 import { validate, type RouteSchemas, type ValidInput } from './validation';
 
@@ -62,25 +65,64 @@ export function publicRoute<S extends RouteSchemas>(spec: RouteSpec<S, RouteInpu
   return { authenticated: false, build, schemas: spec.schemas, multipart: spec.multipart };
 }
 
+/** What an authenticated route's handler receives besides its input: the caller, and the items read with it. */
+export interface CallerInput {
+  caller: Caller;
+  prefetched: Prefetched;
+}
+
+interface UserRouteSpec<S extends RouteSchemas> extends RouteSpec<S, RouteInput<S> & CallerInput> {
+  /**
+   * The items the handler will read, from its valid path: read in the caller's BatchGetItem. Only a
+   * saving: the use cases read what was not prefetched themselves.
+   */
+  prefetch?: (path: ValidInput<S>['path']) => ItemKey[];
+}
+
 /** A route that needs a valid user token; the handler receives the caller. */
-export function userRoute<S extends RouteSchemas>(spec: RouteSpec<S, RouteInput<S> & { caller: Caller }>): RouteHandler {
+export function userRoute<S extends RouteSchemas>(spec: UserRouteSpec<S>): RouteHandler {
   // Authentication comes before the body is read, so an anonymous caller learns nothing from validation.
   const build = () =>
     middy<HttpEvent, HttpResult, Error, RequestContext>()
-      .use(authentication())
+      .use(authentication(spec))
       .use(bodyParser(spec))
       .use(validate(spec.schemas))
       .handler(async (event, context) =>
-        toResult(await spec.handle({ ...context.input, ...requestFacts(event, context), caller: context.caller })),
+        toResult(await spec.handle({ ...context.input, ...requestFacts(event, context), caller: context.caller, prefetched: context.prefetched })),
       );
   return { authenticated: true, build, schemas: spec.schemas, multipart: spec.multipart };
 }
 
-function authentication(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & { caller: Caller }> {
+/** Every authenticated route lives under `/org/{orgUUID}`. */
+const orgPath = z.object({ orgUUID: uuidSchema });
+
+/**
+ * The token's signature and claims first (a bad token is a 401 before any read), then one
+ * BatchGetItem of the session, the user and what the route prefetches, then (in `validate`) the
+ * request. The path is only peeked at here: when it is invalid nothing is prefetched, and validation
+ * answers 422 once the caller is known to be valid.
+ */
+function authentication<S extends RouteSchemas>(
+  spec: UserRouteSpec<S>,
+): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput> {
   return {
     before: async (request) => {
-      request.context.caller = await authenticate(request.event.headers?.authorization);
+      const claims = await verifyBearer(request.event.headers?.authorization);
+      const { caller, prefetched } = await readCaller(claims, addressedBy(request.event, spec));
+      request.context.caller = caller;
+      request.context.prefetched = prefetched;
     },
+  };
+}
+
+function addressedBy<S extends RouteSchemas>(event: HttpEvent, spec: UserRouteSpec<S>): Addressed {
+  const params = event.pathParameters ?? {};
+  const org = orgPath.safeParse(params);
+  const path = spec.prefetch && spec.schemas?.path?.safeParse(params);
+  return {
+    orgUuid: org.success ? org.data.orgUUID : undefined,
+    // The route's own path schema accepted it, which is what ValidInput<S>['path'] says.
+    prefetch: path && path.success ? spec.prefetch!(path.data as ValidInput<S>['path']) : [],
   };
 }
 

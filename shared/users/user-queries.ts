@@ -1,5 +1,7 @@
 import type { OrgScope } from '../access/org-access';
+import { Prefetched } from '../auth/caller';
 import { NotFoundError } from '../errors';
+import { keys } from '../store/keys';
 import { getItem, queryPartition } from '../store/table';
 import { compareText, quickMatches } from '../text/matching';
 import {
@@ -140,14 +142,17 @@ async function activeNames(orgUuid: string): Promise<string[]> {
   return list.names;
 }
 
-/** A user of the scope's organization, or 404. */
-export async function requireUser(orgUuid: string, userUuid: string): Promise<UserRecord> {
-  const user = await getUser(orgUuid, userUuid);
+/** A user of the scope's organization (from the request's first read when it was prefetched), or 404. */
+export async function requireUser(orgUuid: string, userUuid: string, prefetched: Prefetched = Prefetched.none): Promise<UserRecord> {
+  const user = await prefetched.or(userReadKey(orgUuid, userUuid), () => getUser(orgUuid, userUuid));
   if (!user) throw new NotFoundError('The user was not found');
   return user;
 }
 
 /** One user of the scope's organization; the caller itself is answered as authentication loaded it. */
-export async function readUser(scope: OrgScope, userUuid: string): Promise<UserRecord> {
-  return userUuid === scope.caller.uuid ? scope.caller : requireUser(scope.orgUuid, userUuid);
+export async function readUser(scope: OrgScope, userUuid: string, prefetched: Prefetched = Prefetched.none): Promise<UserRecord> {
+  return userUuid === scope.caller.uuid ? scope.caller : requireUser(scope.orgUuid, userUuid, prefetched);
 }
+
+/** The item `readUser` reads, for a route to read it together with its caller (`prefetch`). */
+export const userReadKey = (orgUuid: string, userUuid: string) => keys.userKey(orgUuid, userUuid);
