@@ -457,6 +457,29 @@ describe('races', () => {
   });
 });
 
+describe("the users index's limits", () => {
+  test('a user as long and wordy as the schema allows is created, renamed, listed, counted and found', async () => {
+    const org = await freshOrganization();
+    // 100 one-character words of digits (each zero-padded in the sort key), a 200-character company of
+    // 40 words, a 254-character e-mail of 60 words: the most index items and the longest sort keys.
+    const name = (seed: number) => Array.from({ length: 100 }, (_, i) => String((i * 7 + seed) % 10)).join(' ');
+    const company = Array.from({ length: 40 }, (_, i) => `w${String(i).padStart(2, '0')}`).join(' ');
+    const local = Array.from({ length: 60 }, (_, i) => `p${i % 10}`).join('.').slice(0, 180);
+    const email = `${local}@${'d'.repeat(254 - local.length - 6)}.test`.slice(0, 254);
+    const created = await createViaApi(org, { name: name(1), company, email });
+    expect(created.email).toBe(email);
+
+    const renamed = await org.admin.api.put(org.url(`/${created.uuid}`), { ...created, name: name(2), company: `${company.slice(0, 190)} zz` });
+    expect(renamed.status).toBe(200);
+
+    const byName = await org.admin.api.get<{ content: { uuid: string }[]; totalElements: number }>(org.url('?orderBy=name&direction=ASC&linesPerPage=100'));
+    expect(byName.body.content.map((user) => user.uuid)).toContain(created.uuid);
+    expect(byName.body.totalElements).toBe(2);
+    const found = await org.admin.api.get<{ content: { uuid: string }[] }>(org.url('?searchTerms=w00%20w01'));
+    expect(found.body.content.map((user) => user.uuid)).toEqual([created.uuid]);
+  });
+});
+
 describe('building the users index on a live organization (npm run org -- index-users)', () => {
   /** Takes a user back to before the users index: its listing entries, postings and counted status gone. */
   async function unindex(orgUuid: string, userUuid: string): Promise<void> {
