@@ -61,7 +61,7 @@ describe('the users index', () => {
       { PK: 'ORG#org-1#USERS#ACTIVE#email', SK: expect.stringMatching(/^ana\.lima@/) },
       { PK: 'ORG#org-1#TERM#lim', SK: user().uuid },
     ]);
-    expect(writes.filter((w) => w.Put).map((w) => w.Put!.Item.PK)).toContain('ORG#org-1#TERM#sou');
+    expect(writes.filter((w) => w.Put).map((w) => w.Put!.Item!.PK)).toContain('ORG#org-1#TERM#sou');
     expect(writes.at(-1)!.Update!.ExpressionAttributeNames).toEqual({ '#c0': 'version', '#c1': 'ACTIVE' });
   });
 });
