@@ -47,13 +47,17 @@ export class JournaledDataStore {
   ) {}
 
   async get<T>(_ctx: unknown, key: Key, defaultValue?: T): Promise<T | null> {
+    const parts = path(key);
     let node: unknown = this.root;
-    for (const part of path(key)) {
+    for (const part of parts) {
       if (node === null || typeof node !== 'object') return defaultValue ?? null;
       node = (node as Tree)[part];
     }
-    // A copy, so a caller that changes what it read changes nothing until it sets it.
-    return node === undefined ? (defaultValue ?? null) : (structuredClone(node) as T);
+    if (node === undefined) return defaultValue ?? null;
+    // A whole collection (every user of a pool) is what cognito-local scans and filters, never changes
+    // in place: handed over as it is, or each scan would copy the pool. One item is a copy, so a caller
+    // that changes what it read changes nothing until it sets it.
+    return (parts.length === 1 ? node : structuredClone(node)) as T;
   }
 
   async getRoot<T>(): Promise<T | null> {
@@ -62,6 +66,10 @@ export class JournaledDataStore {
 
   async set<T>(_ctx: unknown, key: Key, value: T): Promise<void> {
     const parts = path(key);
+    // cognito-local keeps every refresh token it issues on its user, one more per sign-in (the API's
+    // password grant signs in through it each time), and none is ever used here: keep the last few,
+    // so a user's record, and its journal line, do not grow with its sign-ins.
+    if (parts[0] === 'Users' && parts.length === 2) value = withFewRefreshTokens(value);
     let node = this.root;
     for (const part of parts.slice(0, -1)) {
       const next = node[part];
@@ -113,6 +121,13 @@ export class JournaledDataStore {
     // least 1 MB): each write then pays a constant share of it.
     if (this.journalBytes > Math.max(1 << 20, this.snapshotBytes)) setImmediate(() => this.compact());
   }
+}
+
+const KEPT_REFRESH_TOKENS = 5;
+
+function withFewRefreshTokens<T>(user: T): T {
+  const tokens = (user as { RefreshTokens?: unknown }).RefreshTokens;
+  return Array.isArray(tokens) && tokens.length > KEPT_REFRESH_TOKENS ? { ...user, RefreshTokens: tokens.slice(-KEPT_REFRESH_TOKENS) } : user;
 }
 
 /** Reads a snapshot and replays its journal over it; a torn last journal line is dropped. */

@@ -16,7 +16,7 @@ import { ConsoleMessageSender } from 'cognito-local/lib/services/messageDelivery
 import { MessageDeliveryService } from 'cognito-local/lib/services/messageDelivery/messageDelivery';
 import { otp } from 'cognito-local/lib/services/otp';
 import { JwtTokenGenerator } from 'cognito-local/lib/services/tokenGenerator';
-import { UserPoolServiceFactoryImpl } from 'cognito-local/lib/services/userPoolService';
+import { UserPoolServiceFactoryImpl, UserPoolServiceImpl } from 'cognito-local/lib/services/userPoolService';
 import { loadConfig } from 'cognito-local/lib/server/config';
 import { Router } from 'cognito-local/lib/server/Router';
 import { createServer } from 'cognito-local/lib/server/server';
@@ -50,6 +50,26 @@ const silentLogger: Record<string, unknown> = {};
 for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) silentLogger[level] = () => undefined;
 silentLogger.child = () => silentLogger;
 silentLogger.level = 'silent';
+
+/**
+ * cognito-local looks a missing username up again by scanning every user of the pool for a matching
+ * `sub` (or e-mail alias), so each AdminCreateUser (whose username is new) costs the pool's size. Our
+ * pools have no alias attributes and our code names users only by username (their uuid), so a miss is
+ * a miss: answered without the scan, which keeps creating a user constant-cost.
+ */
+function withoutAliasScans(): void {
+  const prototype = UserPoolServiceImpl.prototype as unknown as {
+    getUserByUsername: (this: { options: { UsernameAttributes?: string[] }; dataStore: { get: (ctx: unknown, key: string[]) => Promise<unknown> } }, ctx: unknown, username: string) => Promise<unknown>;
+    __noAliasScan?: boolean;
+  };
+  if (prototype.__noAliasScan) return;
+  const original = prototype.getUserByUsername;
+  prototype.getUserByUsername = async function (ctx, username) {
+    if (this.options.UsernameAttributes?.length) return original.call(this, ctx, username);
+    return (await this.dataStore.get(ctx, ['Users', username])) ?? null;
+  };
+  prototype.__noAliasScan = true;
+}
 
 type TargetHandler = (ctx: unknown, req: Record<string, never>) => Promise<unknown>;
 interface PoolLookup {
@@ -101,6 +121,7 @@ async function startCognito(directory: string): Promise<Server> {
   const config = await loadConfig(ctx, new JournaledDataStoreFactory(directory) as never);
   // cognito-local's pools default to e-mail usernames; ours are user uuids, as in the CDK user pool.
   delete config.UserPoolDefaults.UsernameAttributes;
+  withoutAliasScans();
   const clock = new DateClock();
   const dataStoreFactory = new JournaledDataStoreFactory(join(directory, 'db')) as never;
   const cognito = await new CognitoServiceFactoryImpl(

@@ -76,3 +76,9 @@ test('a crash between writing the snapshot and emptying the journal replays to t
 
   expect(await reopened.getRoot()).toEqual({ Users: { b: user('b') }, Options: { Id: 'pool' } });
 });
+
+test("a user's record keeps only its last few refresh tokens, so it does not grow with its sign-ins", async () => {
+  const store = await open();
+  await store.set(ctx, ['Users', 'a'], { ...user('a'), RefreshTokens: Array.from({ length: 50 }, (_, i) => `t${i}`) });
+  expect((await store.get<{ RefreshTokens: string[] }>(ctx, ['Users', 'a']))!.RefreshTokens).toEqual(['t45', 't46', 't47', 't48', 't49']);
+});
