@@ -122,21 +122,22 @@ export async function queryIndex<T>(gsi1pk: string, gsi1sk?: string): Promise<T[
 
 /**
  * The first `limit` items of a partition in sort-key order (`forward`) or its reverse, all of them
- * when `limit` is undefined; reads page after page until it has them.
+ * when `limit` is undefined (from the sort key `after` on, when given); reads page after page until
+ * it has them.
  */
 export async function queryPartition<T>(
   pk: string,
-  options: { forward: boolean; limit?: number; attributes?: readonly string[]; consistent?: boolean },
+  options: { forward: boolean; limit?: number; attributes?: readonly string[]; consistent?: boolean; after?: string },
 ): Promise<T[]> {
-  const { forward, limit, attributes, consistent } = options;
+  const { forward, limit, attributes, consistent, after } = options;
   const items: T[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await documentClient().send(
       new QueryCommand({
         TableName: table(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': pk },
+        KeyConditionExpression: after === undefined ? 'PK = :pk' : 'PK = :pk AND SK >= :after',
+        ExpressionAttributeValues: { ':pk': pk, ...(after === undefined ? {} : { ':after': after }) },
         ScanIndexForward: forward,
         ...(consistent ? { ConsistentRead: true } : {}),
         ...(limit !== undefined ? { Limit: limit - items.length } : {}),

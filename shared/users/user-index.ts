@@ -37,6 +37,17 @@ export interface Posting extends ListingEntry {
   words: string[];
 }
 
+/** How long a name change stays readable: a quicksearch cache older than this reads every name again. */
+export const NAME_CHANGE_TTL_SECONDS = 2 * 24 * 3600;
+
+/** One change a quicksearch cache applies: the user's name now, or that it is no longer active. */
+export interface NameChange {
+  uuid: string;
+  name: string;
+  active: boolean;
+  changedAt: string;
+}
+
 /** At most this many distinct words of a user are searchable (its postings stay within one transaction). */
 export const MAX_INDEXED_WORDS = 24;
 /** The length of the word prefix a posting is filed under. */
@@ -46,6 +57,8 @@ const org = (orgUuid: string) => `ORG#${orgUuid}`;
 
 export const indexKeys = {
   listing: (orgUuid: string, status: UserStatus, order: ListingOrder) => `${org(orgUuid)}#USERS#${status}#${order}`,
+  /** Each change of a user's name or status, in time order, for quicksearch caches to catch up (TTL). */
+  nameChanges: (orgUuid: string) => `${org(orgUuid)}#NAMECHANGES`,
   posting: (orgUuid: string, prefix: string) => `${org(orgUuid)}#TERM#${prefix}`,
   count: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'USERCOUNT' }),
 };
@@ -125,9 +138,28 @@ export function indexWrites(user: UserRecord & { countedStatus?: UserStatus }, p
     if (counted) count[counted] = -1;
   }
   const names = Object.keys(count);
+  const nameMoved = !previous?.countedStatus || previous.name !== user.name || previous.status !== user.status;
+  // Filed under the time of this write (not the record's `updatedAt`: the migration writes old records).
+  const changedAt = new Date().toISOString();
+  const change: NameChange = { uuid: user.uuid, name: user.name, active: user.status === 'ACTIVE', changedAt };
   return [
     ...removed.map((item): TableWrite => ({ Delete: { Key: item.key } })),
     ...next.map((item): TableWrite => ({ Put: { Item: item.item! } })),
+    ...(nameMoved
+      ? [
+          {
+            Put: {
+              Item: {
+                PK: indexKeys.nameChanges(user.orgUuid),
+                SK: `${changedAt}#${user.uuid}`,
+                type: 'USERNAMECHANGE',
+                ...change,
+                ttl: Math.floor(Date.now() / 1000) + NAME_CHANGE_TTL_SECONDS,
+              },
+            },
+          } satisfies TableWrite,
+        ]
+      : []),
     {
       Update: {
         Key: indexKeys.count(user.orgUuid),

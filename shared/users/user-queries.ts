@@ -6,6 +6,7 @@ import { getItem, queryPartition } from '../store/table';
 import { compareText, quickMatches } from '../text/matching';
 import {
   indexKeys,
+  NAME_CHANGE_TTL_SECONDS,
   POSTING_PREFIX,
   postingMatches,
   prefixOf,
@@ -13,6 +14,7 @@ import {
   wordsIn,
   type ListingEntry,
   type ListingOrder,
+  type NameChange,
   type Posting,
 } from './user-index';
 import type { UserRecord, UserStatus } from './user.entities';
@@ -107,37 +109,58 @@ async function searchEntries(orgUuid: string, words: string[], statuses: UserSta
   return candidates.filter((posting) => statuses.includes(posting.status) && postingMatches(posting, words));
 }
 
-/** The names each container keeps per organization for quicksearch, and the count version they were read at. */
+/**
+ * The active users' names each container keeps per organization for quicksearch: by uuid, the count
+ * version they are up to, and how far into the name changes they have read.
+ */
 interface NameList {
   version: number;
-  names: string[];
+  names: Map<string, string>;
+  /** Name changes filed at or after this time are read again on the next catch-up (see CLOCK_MARGIN_MS). */
+  readFrom: string;
+  loadedAt: number;
 }
 const nameLists = new Map<string, NameList>();
+/** Writers' clocks may differ by this much: a catch-up reads again the changes of this last stretch. */
+const CLOCK_MARGIN_MS = 10_000;
 
 /**
  * Names of the organization's active users matching the quicksearch rule, alphabetical, at most
- * `limit`. Reads: the count (its version: every user write moves it), and, when the version moved
- * since this container last read them, the active users' names from their listing partition.
+ * `limit`. Reads: the count (its version: every user write moves it); when the version moved since
+ * this container's last look, the name changes filed since (one Query, a few items); when the
+ * container has no list, or one older than the changes are kept, every active user's name.
  */
 export async function quicksearchUsers(scope: OrgScope, term: string, limit: number): Promise<string[]> {
   const names = await activeNames(scope.orgUuid);
   const found: string[] = [];
-  for (const name of names) if (quickMatches(term, name)) found.push(name);
+  for (const name of names.values()) if (quickMatches(term, name)) found.push(name);
   return found.sort(compareText).slice(0, limit);
 }
 
-async function activeNames(orgUuid: string): Promise<string[]> {
-  // Strongly consistent, both: an eventual read could pair a new version with names from before it,
-  // and the container would keep them until the next write.
+async function activeNames(orgUuid: string): Promise<Map<string, string>> {
+  // Strongly consistent throughout: an eventual read could pair a new version with names from before
+  // it, and the container would keep them until the next write.
   const { version = 0 } = await readUserCount(orgUuid, { consistent: true });
   const cached = nameLists.get(orgUuid);
   if (cached?.version === version) return cached.names;
-  const entries = await queryPartition<{ name: string }>(indexKeys.listing(orgUuid, 'ACTIVE', 'name'), {
+  const startedAt = Date.now();
+  const readFrom = new Date(startedAt - CLOCK_MARGIN_MS).toISOString();
+  if (cached && startedAt - cached.loadedAt < (NAME_CHANGE_TTL_SECONDS * 1000) / 2) {
+    const changes = await queryPartition<NameChange>(indexKeys.nameChanges(orgUuid), { forward: true, consistent: true, after: cached.readFrom });
+    // In time order: the last change of a user is its state now.
+    for (const change of changes) {
+      if (change.active) cached.names.set(change.uuid, change.name);
+      else cached.names.delete(change.uuid);
+    }
+    Object.assign(cached, { version, readFrom });
+    return cached.names;
+  }
+  const entries = await queryPartition<{ uuid: string; name: string }>(indexKeys.listing(orgUuid, 'ACTIVE', 'name'), {
     forward: true,
-    attributes: ['name'],
+    attributes: ['uuid', 'name'],
     consistent: true,
   });
-  const list = { version, names: entries.map((entry) => entry.name) };
+  const list: NameList = { version, names: new Map(entries.map((entry) => [entry.uuid, entry.name])), readFrom, loadedAt: startedAt };
   nameLists.set(orgUuid, list);
   return list.names;
 }

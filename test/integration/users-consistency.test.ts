@@ -457,6 +457,22 @@ describe('races', () => {
   });
 });
 
+describe('quicksearch', () => {
+  test("a container's name list catches up with creates, renames and deletes", async () => {
+    const org = await freshOrganization();
+    const quick = async (name: string) => (await org.admin.api.get<string[]>(org.url(`/quicksearch?name=${encodeURIComponent(name)}&limit=50`))).body;
+    const renamed = await createViaApi(org, { name: 'Quincy Original' });
+    const deleted = await createViaApi(org, { name: 'Quincy Leaving' });
+    expect(await quick('quincy')).toEqual(['Quincy Leaving', 'Quincy Original']);
+
+    await createViaApi(org, { name: 'Quincy Newcomer' });
+    expect((await org.admin.api.put(org.url(`/${renamed.uuid}`), { ...renamed, name: 'Quincy Renamed' })).status).toBe(200);
+    expect((await org.admin.api.delete(org.url(`/${deleted.uuid}`))).status).toBe(204);
+
+    expect(await quick('quincy')).toEqual(['Quincy Newcomer', 'Quincy Renamed']);
+  });
+});
+
 describe("the users index's limits", () => {
   test('a user as long and wordy as the schema allows is created, renamed, listed, counted and found', async () => {
     const org = await freshOrganization();

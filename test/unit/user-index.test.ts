@@ -40,7 +40,9 @@ describe('the users index', () => {
   test('a new user: its entries and postings put, and counted once', () => {
     const writes = indexWrites(user(), undefined);
     expect(writes.filter((w) => w.Delete)).toEqual([]);
-    expect(writes.filter((w) => w.Put)).toHaveLength(4 + 5);
+    // 4 listing entries, 5 postings, and the name change quicksearch caches catch up with.
+    expect(writes.filter((w) => w.Put)).toHaveLength(4 + 5 + 1);
+    expect(writes.filter((w) => w.Put).at(-1)!.Put!.Item).toMatchObject({ PK: 'ORG#org-1#NAMECHANGES', name: 'Ana Lima', active: true });
     expect(writes.at(-1)!.Update!.ExpressionAttributeValues).toEqual({ ':c0': 1, ':c1': 1 });
     expect(writes.at(-1)!.Update!.ExpressionAttributeNames).toEqual({ '#c0': 'version', '#c1': 'ACTIVE' });
   });
@@ -49,8 +51,15 @@ describe('the users index', () => {
     const before = { ...user(), countedStatus: 'ACTIVE' as const };
     const writes = indexWrites({ ...user({ status: 'DELETED' }), countedStatus: 'DELETED' }, before);
     expect(writes.filter((w) => w.Delete)).toHaveLength(4);
+    expect(writes.filter((w) => w.Put).at(-1)!.Put!.Item).toMatchObject({ PK: 'ORG#org-1#NAMECHANGES', active: false });
     expect(writes.at(-1)!.Update!.ExpressionAttributeNames).toEqual({ '#c0': 'version', '#c1': 'DELETED', '#c2': 'ACTIVE' });
     expect(writes.at(-1)!.Update!.ExpressionAttributeValues).toEqual({ ':c0': 1, ':c1': 1, ':c2': -1 });
+  });
+
+  test('a write that changes neither name nor status files no name change', () => {
+    const before = { ...user(), countedStatus: 'ACTIVE' as const };
+    const writes = indexWrites({ ...user({ company: 'Other' }), countedStatus: 'ACTIVE' }, before);
+    expect(writes.filter((w) => w.Put?.Item?.PK === 'ORG#org-1#NAMECHANGES')).toEqual([]);
   });
 
   test('a rename replaces only what changed; a user the index never counted is counted now', () => {
