@@ -49,7 +49,7 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
   { action: 'dynamodb:DeleteItem', functions: ['supervisors', 'agents', 'configurations', 'bulk-worker'], reason: TABLE_GRANT },
   { action: 'dynamodb:UpdateItem', functions: ['supervisors', 'agents'], reason: TABLE_GRANT },
   { action: 'dynamodb:Query', functions: ['bulk-worker'], reason: TABLE_GRANT },
-  { action: 'dynamodb:BatchGetItem', functions: ['auth', 'configurations', 'bulk', 'bulk-worker'], reason: TABLE_GRANT },
+  { action: 'dynamodb:BatchGetItem', functions: ['bulk-worker'], reason: TABLE_GRANT },
   {
     action: 'cognito-idp:AdminEnableUser',
     functions: ['bulk'],
