@@ -3,8 +3,11 @@
  * companies, statuses and dates every run; only the uuids differ).
  */
 import { randomUUID } from 'node:crypto';
+import { keys } from '../shared/store/keys';
 import { fold } from '../shared/text/matching';
+import { indexWrites } from '../shared/users/user-index';
 import type { Permission, UserRecord } from '../shared/users/user.entities';
+import type { StoredUser } from '../shared/users/user.repository';
 
 const list = (text: string) => text.split(', ');
 export const FIRST_NAMES = list(
@@ -53,8 +56,8 @@ const mailbox = (text: string) => fold(text).replace(/[łøæßıđ]/g, (char) =
  * of 30 companies (skewed; about 8 % without), a third with an image, created over four years, about
  * 5 % DELETED; every one a VIEWER with `permission`. Also each user's first name, to pick search terms.
  */
-export function generateUsers(orgUuid: string, permission: Permission, count: number) {
-  const random = seeded(20_261_121);
+export function generateUsers(orgUuid: string, permission: Permission, count: number, seed = 20_261_121) {
+  const random = seeded(seed);
   const pick = <T>(from: readonly T[]) => from[Math.floor(random() * from.length)]!;
   const end = Date.now() - 24 * 3600_000;
   const start = end - 4 * 365 * 24 * 3600_000;
@@ -100,4 +103,16 @@ export function searchTermsFor(users: UserRecord[], firstNames: string[]): strin
     counts.set(pair, (counts.get(pair) ?? 0) + 1);
   });
   return [...counts].sort(([a, x], [b, y]) => Math.abs(x - 8) - Math.abs(y - 8) || (a < b ? -1 : 1))[0]![0];
+}
+
+/**
+ * The items the product holds for a user it registered: the user item as `writeUser` stores it
+ * (counted under its status), its users-index items (`indexWrites` of a new user, less the count
+ * update: the seeder sets the count once), and its e-mail claim, done.
+ */
+export function storedItemsOf(user: UserRecord): Record<string, unknown>[] {
+  const stored: StoredUser = { ...user, countedStatus: user.status };
+  const index = indexWrites(stored, undefined).flatMap((write) => (write.Put ? [write.Put.Item as Record<string, unknown>] : []));
+  const claim = { ...keys.emailClaim(user.orgUuid, user.email), type: 'EMAIL', userUuid: user.uuid, state: 'DONE', claimedAt: user.createdAt };
+  return [{ ...keys.user(user.orgUuid, user.uuid, user.createdAt), type: 'USER', ...stored }, ...index, claim];
 }

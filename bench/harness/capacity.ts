@@ -12,6 +12,7 @@ export interface Call {
   command: string;
   sentAt: number;
   ms: number;
+  /** Keys asked for or written (a transaction's items). */
   keys: number;
   items: number;
   unprocessed: number;
@@ -26,7 +27,7 @@ let sink: ((call: Call) => void) | undefined;
 let askCapacity = false;
 let installed = false;
 
-type Input = { ReturnConsumedCapacity?: string; Key?: unknown; RequestItems?: Record<string, { Keys?: unknown[] } | unknown[]> };
+type Input = { ReturnConsumedCapacity?: string; Key?: unknown; TransactItems?: unknown[]; RequestItems?: Record<string, { Keys?: unknown[] } | unknown[]> };
 type Units = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
 type Output = { Item?: unknown; Items?: unknown[]; Responses?: Record<string, unknown[]>; UnprocessedKeys?: Record<string, { Keys?: unknown[] }>; ConsumedCapacity?: Units | Units[] };
 type Next = (args: { input: object }) => Promise<{ output: object }>;
@@ -57,7 +58,7 @@ const recorder: ClientPlugin = {
             command,
             sentAt,
             ms: performance.now() - sentAt,
-            keys: input.Key ? 1 : count(input.RequestItems, (request) => (Array.isArray(request) ? request.length : (request.Keys?.length ?? 0))),
+            keys: input.Key ? 1 : input.TransactItems ? input.TransactItems.length : count(input.RequestItems, (request) => (Array.isArray(request) ? request.length : (request.Keys?.length ?? 0))),
             items: output.Item ? 1 : (output.Items?.length ?? count(output.Responses, (items) => items.length)),
             unprocessed: count(output.UnprocessedKeys, (request) => request.Keys?.length ?? 0),
             read: units.reduce((total, u) => total + (u.ReadCapacityUnits ?? (write ? 0 : (u.CapacityUnits ?? 0))), 0),

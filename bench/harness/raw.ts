@@ -51,3 +51,17 @@ export const prefixQuery = (pk: string, prefix: string, attributes?: readonly st
     ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
   }),
 });
+
+/** The first `limit` items of a Query (all of them without `limit`): `Limit` lowered page by page to what is still wanted. */
+export async function queryFirst(input: Omit<QueryCommandInput, 'TableName' | 'Limit'>, limit?: number): Promise<{ items: Item[]; pages: number }> {
+  const result = { items: [] as Item[], pages: 0 };
+  let start: Item | undefined;
+  do {
+    const Limit = limit === undefined ? undefined : limit - result.items.length;
+    const page = await documentClient().send(new QueryCommand({ TableName: config().tableName, ...input, ...(Limit !== undefined && { Limit }), ExclusiveStartKey: start }));
+    result.items.push(...(page.Items ?? []));
+    result.pages++;
+    start = page.LastEvaluatedKey;
+  } while (start && (limit === undefined || result.items.length < limit));
+  return result;
+}

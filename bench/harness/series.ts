@@ -9,13 +9,15 @@ export interface Series<T = unknown> {
   run: (i: number, requestId: string) => Promise<T>;
   /** Checks a result, untimed; throws when it is wrong. */
   verify?: (result: T, i: number) => void;
+  /** Untimed work before operation `i` (a write the operation must then see). */
+  prepare?: (i: number) => Promise<unknown>;
   samples: number[];
   /** Index of the first measured operation (after the warm-up), set by `interleave`. */
   first?: number;
 }
 
-export const series = <T>(key: string, label: string, run: Series<T>['run'], verify?: Series<T>['verify']): Series =>
-  ({ key, label, run, verify, samples: [] }) as Series;
+export const series = <T>(key: string, label: string, run: Series<T>['run'], verify?: Series<T>['verify'], prepare?: Series<T>['prepare']): Series =>
+  ({ key, label, run, verify, prepare, samples: [] }) as Series;
 
 export function check(condition: unknown, message: string): asserts condition {
   if (!condition) throw new Error(message);
@@ -45,6 +47,7 @@ export async function interleave(list: Series[], { warmUp, block, samples, betwe
   const started = performance.now();
   const one = async (s: Series, i: number) => {
     await between?.();
+    await s.prepare?.(i);
     const [elapsed, result] = await timed(() => s.run(i, `bench-${s.key}-${i}`));
     s.verify?.(result, i);
     return elapsed;

@@ -153,10 +153,13 @@ export async function startInProcess({ quiet = false } = {}): Promise<RunningSta
     process.stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
       typeof chunk === 'string' && chunk.startsWith('{') && chunk.includes('"level":"INFO"') ? (dropped++, true) : write(chunk, ...rest)) as typeof process.stdout.write;
   }
-  const dataDir = tempDir('bench-stack-');
+  // Removed at exit, after the listeners the stack registers (cognito-local's store folds its journal into
+  // the data directory on exit), rather than with the other clean-ups.
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
   const started = performance.now();
   const { startLocalStack } = await import('../../infra/local/stack');
   const stack = await startLocalStack({ dataDir, port: 0, fresh: true });
+  process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   const stop = () => stack.stop().catch(() => undefined);
   cleanups.add(stop);
   return { info: stack.info, dataDir, readyMs: performance.now() - started, handlerMs: new Map(), stop, dropped: () => dropped };
@@ -201,4 +204,20 @@ export async function apiGet(url: string, authorization: string, requestId?: str
   const body = await response.text();
   if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${body.slice(0, 200)}`);
   return body;
+}
+
+/**
+ * The product's handlers of `groups` behind the local gateway, in this process (after `useFunctionEnv`):
+ * a request sent to `url` runs the very handler the stack runs, so the capacity recorder sees every
+ * AWS call it makes.
+ */
+export async function inProcessGateway(groups: string[]): Promise<{ url: string; close: () => Promise<void> }> {
+  const [{ createGateway }, { resolveRoutes }, { subpathsFromEnv }] = await Promise.all([import('../../infra/local/gateway'), import('../../shared/routes'), import('../../shared/config')]);
+  type Handlers = Parameters<typeof createGateway>[1];
+  const handlers = Object.fromEntries(await Promise.all(groups.map(async (group) => [group, ((await import(`../../functions/${group}/handler`)) as { handler: unknown }).handler]))) as Handlers;
+  const server = createGateway(resolveRoutes(subpathsFromEnv()), handlers, { log: () => undefined });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  cleanups.add(close);
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close };
 }
