@@ -14,6 +14,8 @@ export interface Config {
   accessTokenSeconds: number;
   refreshTokenSeconds: number;
   sessionMaxSeconds: number;
+  /** How long audit events are kept (their TTL), in days. */
+  auditRetentionDays: number;
   subpaths: Subpaths;
   region: string;
   /** Sender of the e-mails to users, and the SES configuration set (AWS only) they go through. */
@@ -42,6 +44,7 @@ export const envNames = {
   accessTokenSeconds: 'ACCESS_TOKEN_SECONDS',
   refreshTokenSeconds: 'REFRESH_TOKEN_SECONDS',
   sessionMaxSeconds: 'SESSION_MAX_SECONDS',
+  auditRetentionDays: 'AUDIT_RETENTION_DAYS',
   generativeSubpath: 'GENERATIVE_SUBPATH',
   userSubpath: 'USER_SUBPATH',
   region: 'AWS_REGION',
@@ -124,6 +127,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     accessTokenSeconds: positiveInt(env, envNames.accessTokenSeconds, 300),
     refreshTokenSeconds: positiveInt(env, envNames.refreshTokenSeconds, 1800),
     sessionMaxSeconds: positiveInt(env, envNames.sessionMaxSeconds, 36000),
+    auditRetentionDays: positiveInt(env, envNames.auditRetentionDays, 400),
     subpaths: subpathsFromEnv(env),
     region: optional(envNames.region) ?? 'us-east-1',
     mail: { from: optional(envNames.mailFrom), configurationSet: optional(envNames.sesConfigurationSet) },

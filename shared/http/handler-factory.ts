@@ -5,6 +5,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpRouterHandler from '@middy/http-router';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import * as z from 'zod';
+import { withAuditContext } from '../audit/audit-context';
 import { readCaller, verifyBearer, type Addressed, type Caller, type Prefetched } from '../auth/caller';
 import { subpathsFromEnv } from '../config';
 import { resolveRoutes, routesOfGroup, type ResourceGroup, type Route } from '../routes';
@@ -87,9 +88,12 @@ export function userRoute<S extends RouteSchemas>(spec: UserRouteSpec<S>): Route
       .use(authentication(spec))
       .use(bodyParser(spec))
       .use(validate(spec.schemas))
-      .handler(async (event, context) =>
-        toResult(await spec.handle({ ...context.input, ...requestFacts(event, context), caller: context.caller, prefetched: context.prefetched })),
-      );
+      .handler(async (event, context) => {
+        const { caller, prefetched } = context;
+        // The caller and the request are the cause of every change the handler makes (audit events).
+        const cause = { actor: { uuid: caller.user.uuid, email: caller.user.email }, requestId: context.requestId };
+        return toResult(await withAuditContext(cause, () => spec.handle({ ...context.input, ...requestFacts(event, context), caller, prefetched })));
+      });
   return { authenticated: true, build, schemas: spec.schemas, multipart: spec.multipart };
 }
 

@@ -85,6 +85,20 @@ export const keys = {
     SK: `EMAIL#${email.toLowerCase()}`,
   }),
 
+  /**
+   * An audit event of an organization: one partition per organization, ordered by time (then id), so
+   * a page is the newest events of a time range.
+   */
+  auditEvent: (orgUuid: string, at: string, id: string): ItemKey => ({ PK: `${org(orgUuid)}#AUDIT`, SK: `${at}#${id}` }),
+  auditEventsOf: (orgUuid: string): string => `${org(orgUuid)}#AUDIT`,
+
+  /** A revision of a supervisor or agent: its snapshot as read right after that write. */
+  agentRevision: (botUuid: string, agentUuid: string, revision: number): ItemKey => ({
+    PK: `BOT#${botUuid}#AGENT#${agentUuid}#REVISIONS`,
+    SK: `REV#${String(revision).padStart(10, '0')}`,
+  }),
+  agentRevisionsOf: (botUuid: string, agentUuid: string): string => `BOT#${botUuid}#AGENT#${agentUuid}#REVISIONS`,
+
   /** A user's consecutive failed sign-ins and temporary lock (brute-force protection). */
   loginFailure: (userUuid: string): ItemKey => ({ PK: `USER#${userUuid}`, SK: 'LOGIN_FAILURE' }),
 

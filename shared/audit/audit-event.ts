@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { compare, type Operation } from 'fast-json-patch';
+import { config } from '../config';
+import { keys } from '../store/keys';
+import type { TableWrite } from '../store/table';
+import { auditContext, type AuditActor } from './audit-context';
+
+/**
+ * Audit events (issue 14): who changed what, when, in which request. An event is a table item written
+ * in the transaction of the change it records, so neither exists without the other; it expires after
+ * the configured retention (`AUDIT_RETENTION_DAYS`, 400 days by default) through the table's TTL.
+ */
+
+export const auditResourceTypes = ['AGENT', 'SUPERVISOR', 'USER', 'CONFIGURATION', 'BULK_JOB'] as const;
+export type AuditResourceType = (typeof auditResourceTypes)[number];
+
+export const auditActions = [
+  'AGENT_CREATED',
+  'AGENT_UPDATED',
+  'AGENT_RESTORED',
+  'SUPERVISOR_CREATED',
+  'SUPERVISOR_UPDATED',
+  'SUPERVISOR_RESTORED',
+  'USER_CREATED',
+  'USER_UPDATED',
+  'USER_DELETED',
+  'USER_REACTIVATED',
+  'USER_LOCKED_OUT',
+  'CONFIGURATION_SAVED',
+  'BULK_JOB_STARTED',
+  'BULK_JOB_FINISHED',
+] as const;
+export type AuditAction = (typeof auditActions)[number];
+
+/** One RFC 6902 operation. */
+export type PatchOperation = Operation;
+
+export interface AuditEvent {
+  id: string;
+  at: string;
+  actor: AuditActor;
+  action: AuditAction;
+  resource: { type: AuditResourceType; uuid: string };
+  requestId: string | null;
+  /** For changes of agents, supervisors and users: what changed, as an RFC 6902 patch. */
+  changes?: PatchOperation[];
+}
+
+export interface AuditedChange {
+  orgUuid: string;
+  action: AuditAction;
+  resource: { type: AuditResourceType; uuid: string };
+  changes?: PatchOperation[];
+  /** When the change happened (defaults to now); also the event's place in the listing. */
+  at?: string;
+}
+
+/** What stands for a secret's value in `changes`: that it changed, never what it is. */
+export const REDACTED = '[REDACTED]';
+
+/**
+ * The RFC 6902 patch turning `before` into `after` (an `add` of every field for a creation, with
+ * `before` undefined), plus an `add` of `REDACTED` for each secret that changed (a password).
+ */
+export function changesBetween(before: object | undefined, after: object, changedSecrets: readonly string[] = []): PatchOperation[] {
+  const patch = before === undefined ? [{ op: 'add', path: '', value: after } as Operation] : compare(before, after);
+  return [...patch, ...changedSecrets.map((name): Operation => ({ op: 'add', path: `/${escapePointer(name)}`, value: REDACTED }))];
+}
+
+const escapePointer = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** The event of a change, attributed to the current actor and request (`withAuditContext`). */
+export function auditEventOf(change: AuditedChange): AuditEvent {
+  const { actor, requestId } = auditContext();
+  return {
+    id: randomUUID(),
+    at: change.at ?? new Date().toISOString(),
+    actor,
+    action: change.action,
+    resource: change.resource,
+    requestId,
+    ...(change.changes ? { changes: change.changes } : {}),
+  };
+}
+
+/** The Put that records `change`, for the transaction that makes it. */
+export function auditWrite(change: AuditedChange): TableWrite {
+  const event = auditEventOf(change);
+  return { Put: { Item: auditItem(change.orgUuid, event), ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+export function auditItem(orgUuid: string, event: AuditEvent): Record<string, unknown> {
+  const expiresAt = Math.floor(Date.parse(event.at) / 1000) + config().auditRetentionDays * 86_400;
+  // Flat attributes beside the event let a listing filter by actor and resource without parsing it.
+  return {
+    ...keys.auditEvent(orgUuid, event.at, event.id),
+    type: 'AUDIT_EVENT',
+    ...event,
+    actorUuid: event.actor.uuid ?? '-',
+    resourceType: event.resource.type,
+    resourceUuid: event.resource.uuid,
+    ttl: expiresAt,
+  };
+}
