@@ -43,6 +43,9 @@ export const errorCatalogue = {
   FILE_TOO_LARGE: { message: 'The file is too large' },
   NO_USER_CREATED: { message: 'No user of the file could be created' },
   BULK_WORKER_FAILED: { message: 'The import stopped without finishing; retry the job to run it again' },
+  // An Idempotency-Key (shared/http/idempotency.ts) seen before.
+  IDEMPOTENCY_KEY_REUSED: { message: 'The Idempotency-Key was already used for a different request (method, path or body)' },
+  IDEMPOTENCY_IN_PROGRESS: { message: 'A request with this Idempotency-Key is still running; retry once it has answered' },
   TIMEOUT: { message: 'The request took too long' },
   INTERNAL: { message: 'An unexpected error occurred' },
   // Field-level codes, used in the `details` of the 422 validation body.

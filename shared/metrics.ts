@@ -13,6 +13,7 @@ export type AppMetric =
   | 'AgentsCreated'
   | 'AgentsUpdated'
   | 'SupervisorsUpdated'
+  | 'RevisionsRestored'
   | 'ConfigurationsSaved'
   | 'BulkJobsAccepted'
   | 'BulkJobsFailed'

@@ -91,6 +91,10 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     ['supervisors.default', 'GET', '/supervisors/default'],
     ['supervisors.get', 'GET', '/supervisors/{supervisorUUID}'],
     ['supervisors.update', 'PUT', '/supervisors/{supervisorUUID}'],
+    ['supervisors.revisions', 'GET', '/supervisors/{supervisorUUID}/revisions'],
+    ['supervisors.revision', 'GET', '/supervisors/{supervisorUUID}/revisions/{revision}'],
+    ['supervisors.revisionDiff', 'GET', '/supervisors/{supervisorUUID}/revisions/{revision}/diff'],
+    ['supervisors.restore', 'POST', '/supervisors/{supervisorUUID}/revisions/{revision}/restore'],
   ]),
   ...botRoutes('agents', [
     ['agents.list', 'GET', '/agents'],
@@ -98,6 +102,10 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     ['agents.create', 'POST', '/agents'],
     ['agents.get', 'GET', '/agents/{agentUUID}'],
     ['agents.update', 'PUT', '/agents/{agentUUID}'],
+    ['agents.revisions', 'GET', '/agents/{agentUUID}/revisions'],
+    ['agents.revision', 'GET', '/agents/{agentUUID}/revisions/{revision}'],
+    ['agents.revisionDiff', 'GET', '/agents/{agentUUID}/revisions/{revision}/diff'],
+    ['agents.restore', 'POST', '/agents/{agentUUID}/revisions/{revision}/restore'],
   ]),
 ];
 

@@ -10,6 +10,7 @@ import {
 import { agentReadKeys, listAgents, quicksearchAgents, readAgent } from '../../shared/agents/agent-read.service';
 import { createAgent, updateAgent } from '../../shared/agents/agent-write.service';
 import { versionsOfIfMatch, withEtag } from '../../shared/http/etag';
+import { agentRevisionRoutes } from '../../shared/agents/revision-routes';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { pageOf } from '../../shared/http/page';
 import { ok } from '../../shared/http/types';
@@ -37,6 +38,7 @@ export const quicksearch = userRoute({
 export const create = userRoute({
   schemas: { path: botPathSchema, body: agentCreateSchema },
   prefetch: botScopeKeys,
+  idempotent: true,
   handle: async ({ path, body, caller, prefetched }) => {
     const { agent, version } = await createAgent(await authorizeBot(caller, path, 'write', prefetched), body);
     return withEtag(agent, version, 201);
@@ -69,5 +71,9 @@ export const handlers = {
   'agents.create': create,
   'agents.get': get,
   'agents.update': update,
+  'agents.revisions': agentRevisionRoutes.list,
+  'agents.revision': agentRevisionRoutes.get,
+  'agents.revisionDiff': agentRevisionRoutes.diff,
+  'agents.restore': agentRevisionRoutes.restore,
 };
 export const handler = createFunction('agents', handlers);

@@ -24,6 +24,7 @@ const jobLocation = (params: { orgUUID: string; jobId: string }) => routePath('b
 export const create = userRoute({
   multipart: { maxFileBytes: MULTIPART_MAX_BYTES },
   schemas: { path: orgPathSchema, query: dryRunQuerySchema, body: filePartSchema },
+  idempotent: true,
   handle: async ({ path, query, body, headers, caller }): Promise<Reply> => {
     const respondAsync = respondAsyncSchema.parse(headers.prefer);
     const options = { language: languageOf(headers), dryRun: query.dryRun, wait: !respondAsync };

@@ -50,12 +50,14 @@ export const quicksearch = userRoute({
 
 export const create = userRoute({
   schemas: { path: orgPathSchema, body: createUserSchema },
+  idempotent: true,
   handle: async ({ path, body, headers, caller }) =>
     ok(toUserResponse(await createUser(await authorizeOrgAdmin(caller, path.orgUUID), body, mailContext(headers)))),
 });
 
 export const activate = userRoute({
   schemas: { path: orgPathSchema, body: activateUserSchema },
+  idempotent: true,
   handle: async ({ path, body, headers, caller }) =>
     ok(toUserResponse(await activateUser(await authorizeOrgAdmin(caller, path.orgUUID), body, mailContext(headers)))),
 });

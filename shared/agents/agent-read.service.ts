@@ -62,10 +62,15 @@ export const agentReadKeys = (path: BotPath, uuid: string): ItemKey[] => [...bot
 export const defaultSupervisorReadKeys = (path: BotPath): ItemKey[] => [...botScopeKeys(path), keys.defaultSupervisor(path.botUUID)];
 
 /** A supervisor or agent of the scope's bot (from `prefetched` when the caller's read brought it); then its references. */
-export async function readAgent({ bot }: BotScope, kind: AgentKind, uuid: string, prefetched = Prefetched.none): Promise<VersionedAgent> {
+export async function readAgent(scope: BotScope, kind: AgentKind, uuid: string, prefetched = Prefetched.none): Promise<VersionedAgent> {
+  return versioned(await requireRecord(scope, kind, uuid, prefetched));
+}
+
+/** The stored record of a supervisor or agent of the scope's bot, or 404. */
+export async function requireRecord({ bot }: BotScope, kind: AgentKind, uuid: string, prefetched = Prefetched.none): Promise<AgentRecord> {
   const agent = await prefetched.or(keys.agent(bot.uuid, uuid), () => getAgent(bot.uuid, uuid));
   if (!agent || agent.kind !== kind) throw agentNotFound(kind);
-  return versioned(agent);
+  return agent;
 }
 
 export async function readDefaultSupervisor({ bot }: BotScope, prefetched = Prefetched.none): Promise<VersionedAgent> {

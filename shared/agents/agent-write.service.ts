@@ -4,8 +4,23 @@ import { Prefetched } from '../auth/caller';
 import { ConflictError, type FieldIssue } from '../errors';
 import { count } from '../metrics';
 import { keys } from '../store/keys';
-import { getAgent, insertAgent, replaceAgent, type AgentKind, type AgentRecord, type BotResources, type Rule } from './agent.repository';
+import { auditWrite, changesBetween } from '../audit/audit-event';
+import type { Bot } from '../org/org.entities';
+import type { TableWrite } from '../store/table';
+import type { AgentResponse } from './agent.mapper';
+import {
+  getAgent,
+  insertAgent,
+  newAgent,
+  replaceAgent,
+  type AgentKind,
+  type AgentRecord,
+  type BotResources,
+  type NewAgent,
+  type Rule,
+} from './agent.repository';
 import { agentNotFound, versioned, type VersionedAgent } from './agent-read.service';
+import { readRevision, revisionWrite, type RevisionAction } from './agent-revisions';
 import { resolveReferences } from './agent-references';
 import type { AgentCreate, AgentUpdate, SupervisorUpdate } from './agent.schemas';
 
@@ -17,23 +32,58 @@ export type ExpectedVersions = 'any' | readonly number[];
 
 export async function createAgent({ bot }: BotScope<'write'>, body: AgentCreate): Promise<VersionedAgent> {
   const { resources, tags } = await resolveReferences(bot, body);
-  const agent = await insertAgent({
-    botUuid: bot.uuid,
-    kind: 'AGENT',
-    role: body.role,
-    goal: body.goal,
-    ...(body.instructions ? { instructions: body.instructions } : {}),
-    ...(body.guardrails ? { guardrails: body.guardrails } : {}),
-    personaUuid: body.persona.uuid,
-    inheritFromSupervisor: body.inheritFromSupervisor,
-    constraints: (body.constraints ?? []).map(({ value }) => ({ uuid: randomUUID(), value })),
-    tags,
-    ...(body.parameters ? { parameters: body.parameters } : {}),
-    functionUuids: (body.functions ?? []).map((f) => f.uuid),
-    collectionUuids: (body.knowledge ?? []).map((k) => k.uuid),
-  });
+  const created = await insertWithHistory(
+    bot,
+    {
+      botUuid: bot.uuid,
+      kind: 'AGENT',
+      role: body.role,
+      goal: body.goal,
+      ...(body.instructions ? { instructions: body.instructions } : {}),
+      ...(body.guardrails ? { guardrails: body.guardrails } : {}),
+      personaUuid: body.persona.uuid,
+      inheritFromSupervisor: body.inheritFromSupervisor,
+      constraints: (body.constraints ?? []).map(({ value }) => ({ uuid: randomUUID(), value })),
+      tags,
+      ...(body.parameters ? { parameters: body.parameters } : {}),
+      functionUuids: (body.functions ?? []).map((f) => f.uuid),
+      collectionUuids: (body.knowledge ?? []).map((k) => k.uuid),
+    },
+    {},
+    resources,
+  );
   count('AgentsCreated');
-  return versioned(agent, resources);
+  return { agent: created.agent, version: created.version };
+}
+
+/**
+ * Writes a new supervisor or agent with its first revision and its audit event, all in one
+ * transaction (the operator's supervisors too, through `org-admin.service`).
+ */
+export async function insertWithHistory(
+  bot: Bot,
+  fields: NewAgent,
+  options: { asDefault?: boolean } = {},
+  known?: BotResources,
+): Promise<VersionedAgent & { record: AgentRecord }> {
+  const record = newAgent(fields);
+  const read = await versioned(record, known);
+  await insertAgent(record, historyOf(bot, record, 'CREATED', undefined, read.agent), options);
+  return { ...read, record };
+}
+
+/** The revision and the audit event of a write that made `record`, read as `after`. */
+function historyOf(bot: Bot, record: AgentRecord, action: RevisionAction, before: AgentResponse | undefined, after: AgentResponse): TableWrite[] {
+  return [
+    revisionWrite(record, after, action),
+    auditWrite({
+      orgUuid: bot.orgUuid,
+      action: `${record.kind}_${action}`,
+      resource: { type: record.kind, uuid: record.uuid },
+      changes: changesBetween(before, after),
+      at: record.updatedAt,
+    }),
+  ];
 }
 
 /** Replaces the agent's editable fields: optional fields left out are cleared. */
@@ -44,7 +94,7 @@ export async function updateAgent(
   expected?: ExpectedVersions,
   prefetched = Prefetched.none,
 ): Promise<VersionedAgent> {
-  return update({ botUuid: bot.uuid, kind: 'AGENT', uuid, expected, prefetched }, async (current) => {
+  return update({ bot, kind: 'AGENT', uuid, expected, prefetched, action: 'UPDATED' }, async (current) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
     const { resources, tags } = await resolveReferences(bot, body, constraints.issues);
     return {
@@ -69,12 +119,41 @@ export async function updateSupervisor(
   expected?: ExpectedVersions,
   prefetched = Prefetched.none,
 ): Promise<VersionedAgent> {
-  return update({ botUuid: bot.uuid, kind: 'SUPERVISOR', uuid, expected, prefetched }, async (current) => {
+  return update({ bot, kind: 'SUPERVISOR', uuid, expected, prefetched, action: 'UPDATED' }, async (current) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
     // Functions and knowledge are not part of this body: the read-back loads them.
     const { tags } = await resolveReferences(bot, { persona: body.persona, tags: body.tags }, constraints.issues);
     return { next: replaceShared(current, body, constraints.rules, tags) };
   });
+}
+
+/**
+ * Makes the content of a supervisor or agent that of its revision `revision` (everything
+ * `AgentContent` holds), as a new revision `RESTORED`. `expected` as for updates. A reference of that
+ * revision the bot no longer has is a ValidationError naming it (as the revision's Agent names it),
+ * and nothing changes.
+ */
+export async function restoreRevision(
+  { bot }: BotScope<'write'>,
+  kind: AgentKind,
+  uuid: string,
+  revision: number,
+  expected?: ExpectedVersions,
+  prefetched = Prefetched.none,
+): Promise<VersionedAgent> {
+  const restored = await update({ bot, kind, uuid, expected, prefetched, action: 'RESTORED' }, async (current) => {
+    const { content } = await readRevision(current, revision, kind);
+    const { resources, tags } = await resolveReferences(bot, {
+      persona: { uuid: content.personaUuid },
+      functions: content.functionUuids.map((reference) => ({ uuid: reference })),
+      knowledge: content.collectionUuids.map((reference) => ({ uuid: reference })),
+      tags: content.tags,
+    });
+    const { instructions: _i, guardrails: _g, parameters: _p, ...kept } = current;
+    return { resources, next: { ...kept, ...content, tags } };
+  });
+  count('RevisionsRestored');
+  return restored;
 }
 
 /**
@@ -126,23 +205,36 @@ const MAX_ATTEMPTS = 12;
 const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
 
 /**
- * Read, check, write with a condition on the version read. With expected versions, another version is
- * a conflict; without, the last write wins, so a lost race is simply run again on the newer version.
+ * Read, check, write with a condition on the version read, together with the new revision and the
+ * audit event (the patch between the Agent as read before and after). With expected versions, another
+ * version is a conflict; without, the last write wins, so a lost race is simply run again on the
+ * newer version.
  */
 async function update(
-  { botUuid, kind, uuid, expected, prefetched }: { botUuid: string; kind: AgentKind; uuid: string; expected?: ExpectedVersions; prefetched: Prefetched },
+  {
+    bot,
+    kind,
+    uuid,
+    expected,
+    prefetched,
+    action,
+  }: { bot: Bot; kind: AgentKind; uuid: string; expected?: ExpectedVersions; prefetched: Prefetched; action: RevisionAction },
   apply: (current: AgentRecord) => Promise<{ next: Omit<AgentRecord, 'updatedAt' | 'version'>; resources?: BotResources }>,
 ): Promise<VersionedAgent> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     // The caller's read may have brought the agent; a retry reads the version that beat us.
-    const current = attempt === 1 ? await prefetched.or(keys.agent(botUuid, uuid), () => getAgent(botUuid, uuid)) : await getAgent(botUuid, uuid);
+    const current =
+      attempt === 1 ? await prefetched.or(keys.agent(bot.uuid, uuid), () => getAgent(bot.uuid, uuid)) : await getAgent(bot.uuid, uuid);
     if (!current || current.kind !== kind) throw agentNotFound(kind);
     if (expected !== undefined && !accepts(expected, current.version)) throw new ConflictError('VERSION_CONFLICT');
-    const { next, resources } = await apply(current);
-    const written: AgentRecord = { ...next, updatedAt: nowAfter(current.updatedAt), version: current.version + 1 };
-    if (await replaceAgent(written, current.version)) {
-      count(kind === 'AGENT' ? 'AgentsUpdated' : 'SupervisorsUpdated');
-      return versioned(written, resources);
+    const [{ next, resources }, before] = await Promise.all([apply(current), versioned(current)]);
+    const version = current.version + 1;
+    // Revisions began at this record's creation, or begin now for a record older than them.
+    const written: AgentRecord = { ...next, updatedAt: nowAfter(current.updatedAt), version, revisionsFrom: current.revisionsFrom ?? version };
+    const after = await versioned(written, resources);
+    if (await replaceAgent(written, current.version, historyOf(bot, written, action, before.agent, after.agent))) {
+      if (action === 'UPDATED') count(kind === 'AGENT' ? 'AgentsUpdated' : 'SupervisorsUpdated');
+      return after;
     }
     if (expected !== undefined) throw new ConflictError('VERSION_CONFLICT');
     await backoff(attempt);

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { BotFunction, Collection, Persona, Tag } from '../org/org.entities';
 import { keys } from '../store/keys';
 import type { ItemKey } from '../store/keys';
-import { getItem, getItems, getItemsByKey, keyId, putItem, queryPrefix, transactWrite } from '../store/table';
+import { ConflictError } from '../errors';
+import { getItem, getItems, getItemsByKey, keyId, putItem, queryPrefix, transactWrite, type TableWrite } from '../store/table';
 
 /** The one owner of supervisor and agent items (and of a bot's default-supervisor marker). */
 
@@ -41,6 +42,8 @@ export interface AgentRecord {
   updatedAt: string;
   /** Grows by one on every write; the ETag of reads and the condition of updates. */
   version: number;
+  /** The first revision kept (`agent-revisions.ts`); absent on a record not written since revisions began. */
+  revisionsFrom?: number;
 }
 
 export type AgentKind = AgentRecord['kind'];
@@ -71,30 +74,36 @@ export async function getDefaultSupervisorUuid(botUuid: string): Promise<string 
   return (await getItem<{ agentUuid: string }>(keys.defaultSupervisor(botUuid)))?.agentUuid;
 }
 
-/**
- * Writes a new supervisor or agent at version 1 and returns it. With `asDefault` (a supervisor), the
- * bot's default-supervisor marker points at it, written in the same transaction.
- */
-export async function insertAgent(fields: NewAgent, options: { asDefault?: boolean } = {}): Promise<AgentRecord> {
+/** A new supervisor or agent at version 1, not yet written. */
+export function newAgent(fields: NewAgent): AgentRecord {
   const at = new Date().toISOString();
-  const agent: AgentRecord = { ...fields, uuid: randomUUID(), flowUUID: randomUUID(), createdAt: at, updatedAt: at, version: 1 };
-  if (!options.asDefault) {
-    await putItem(itemOf(agent), { ConditionExpression: 'attribute_not_exists(PK)' });
-    return agent;
-  }
-  await transactWrite([
-    { Put: { Item: itemOf(agent) } },
-    { Put: { Item: { ...keys.defaultSupervisor(agent.botUuid), type: 'DEFAULT_SUPERVISOR', agentUuid: agent.uuid } } },
-  ]);
-  return agent;
+  return { ...fields, uuid: randomUUID(), flowUUID: randomUUID(), createdAt: at, updatedAt: at, version: 1, revisionsFrom: 1 };
 }
 
-/** Replaces an agent if it is still at `expectedVersion`; false when another write came first. */
-export async function replaceAgent(agent: AgentRecord, expectedVersion: number): Promise<boolean> {
-  return putItem(itemOf(agent), {
-    ConditionExpression: 'version = :expected',
-    ExpressionAttributeValues: { ':expected': expectedVersion },
-  });
+/**
+ * Writes a new supervisor or agent in one transaction with `alongside` (its revision and audit event).
+ * With `asDefault` (a supervisor), the bot's default-supervisor marker points at it.
+ */
+export async function insertAgent(agent: AgentRecord, alongside: TableWrite[], options: { asDefault?: boolean } = {}): Promise<void> {
+  const marker: TableWrite[] = options.asDefault
+    ? [{ Put: { Item: { ...keys.defaultSupervisor(agent.botUuid), type: 'DEFAULT_SUPERVISOR', agentUuid: agent.uuid } } }]
+    : [];
+  const failed = await transactWrite([{ Put: { Item: itemOf(agent), ConditionExpression: 'attribute_not_exists(PK)' } }, ...marker, ...alongside]);
+  if (failed.length > 0) throw new ConflictError('CONFLICT', 'The agent exists already');
+}
+
+/**
+ * Replaces an agent if it is still at `expectedVersion`, with `alongside` in the same transaction;
+ * false when another write came first.
+ */
+export async function replaceAgent(agent: AgentRecord, expectedVersion: number, alongside: TableWrite[]): Promise<boolean> {
+  const failed = await transactWrite([
+    { Put: { Item: itemOf(agent), ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } },
+    ...alongside,
+  ]);
+  if (failed.includes(0)) return false;
+  if (failed.length > 0) throw new ConflictError('CONFLICT', 'The resource is being changed by other requests; try again');
+  return true;
 }
 
 export interface BotResources {

@@ -116,3 +116,20 @@ export const quicksearchQuerySchema = z.object({
 export const botPathSchema = z.object({ orgUUID: uuidSchema, envUUID: uuidSchema, botUUID: uuidSchema });
 export const supervisorPathSchema = botPathSchema.extend({ supervisorUUID: uuidSchema });
 export const agentPathSchema = botPathSchema.extend({ agentUUID: uuidSchema });
+
+/** A revision number in a path or query: a whole number from 1. */
+const revisionNumber = z
+  .string()
+  .regex(/^[1-9]\d{0,9}$/, { message: 'Must be a revision number (a whole number from 1)' })
+  .transform(Number);
+
+export const agentRevisionPathSchema = agentPathSchema.extend({ revision: revisionNumber });
+export const supervisorRevisionPathSchema = supervisorPathSchema.extend({ revision: revisionNumber });
+
+/** A page of revisions, newest first: pages from 1, 5 by default, like the agent listings. */
+export const revisionListQuerySchema = z.object({
+  page: queryInt(1, 1_000_000, 1),
+  size: queryInt(1, 100, 5),
+});
+
+export const revisionDiffQuerySchema = z.object({ against: revisionNumber.optional() });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { compare, type Operation } from 'fast-json-patch';
+import jsonPatch, { type Operation } from 'fast-json-patch';
 import { config } from '../config';
 import { keys } from '../store/keys';
 import type { TableWrite } from '../store/table';
@@ -63,7 +63,7 @@ export const REDACTED = '[REDACTED]';
  * `before` undefined), plus an `add` of `REDACTED` for each secret that changed (a password).
  */
 export function changesBetween(before: object | undefined, after: object, changedSecrets: readonly string[] = []): PatchOperation[] {
-  const patch = before === undefined ? [{ op: 'add', path: '', value: after } as Operation] : compare(before, after);
+  const patch = before === undefined ? [{ op: 'add', path: '', value: after } as Operation] : jsonPatch.compare(before, after);
   return [...patch, ...changedSecrets.map((name): Operation => ({ op: 'add', path: `/${escapePointer(name)}`, value: REDACTED }))];
 }
 

@@ -11,6 +11,7 @@ import { subpathsFromEnv } from '../config';
 import { resolveRoutes, routesOfGroup, type ResourceGroup, type Route } from '../routes';
 import type { ItemKey } from '../store/keys';
 import { errorMapper } from './error-mapper';
+import { idempotencyKeyCheck, idempotently } from './idempotency';
 import { multipartBodyParser } from './multipart';
 import { pathDecodes } from './path-decoding';
 import { observability } from './observability';
@@ -78,6 +79,11 @@ interface UserRouteSpec<S extends RouteSchemas> extends RouteSpec<S, RouteInput<
    * saving: the use cases read what was not prefetched themselves.
    */
   prefetch?: (path: ValidInput<S>['path']) => ItemKey[];
+  /**
+   * The route honours `Idempotency-Key` (`idempotency.ts`): with the header, the same request within
+   * 24 hours answers the first answer again and has no second effect. Without it, nothing changes.
+   */
+  idempotent?: boolean;
 }
 
 /** A route that needs a valid user token; the handler receives the caller. */
@@ -86,13 +92,17 @@ export function userRoute<S extends RouteSchemas>(spec: UserRouteSpec<S>): Route
   const build = () =>
     middy<HttpEvent, HttpResult, Error, RequestContext>()
       .use(authentication(spec))
+      .use(spec.idempotent ? [idempotencyKeyCheck()] : [])
       .use(bodyParser(spec))
       .use(validate(spec.schemas))
       .handler(async (event, context) => {
-        const { caller, prefetched } = context;
+        const { caller, prefetched, idempotencyKey } = context;
         // The caller and the request are the cause of every change the handler makes (audit events).
         const cause = { actor: { uuid: caller.user.uuid, email: caller.user.email }, requestId: context.requestId };
-        return toResult(await withAuditContext(cause, () => spec.handle({ ...context.input, ...requestFacts(event, context), caller, prefetched })));
+        const answer = async () =>
+          toResult(await withAuditContext(cause, () => spec.handle({ ...context.input, ...requestFacts(event, context), caller, prefetched })));
+        if (idempotencyKey === undefined) return answer();
+        return idempotently({ userUuid: caller.user.uuid, key: idempotencyKey, event, context }, answer);
       });
   return { authenticated: true, build, schemas: spec.schemas, multipart: spec.multipart };
 }

@@ -223,6 +223,18 @@ function requestHeaderParameters(): Record<RequestHeader | 'XRequestId', Json> {
       description: '`respond-async` answers 202 and the job at once (RFC 7240).',
       schema: { type: 'string' },
     },
+    IdempotencyKey: {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        "A key of the caller's choosing (one per intended operation, e.g. a UUID), scoped to the calling user and kept 24 hours. " +
+        'The same key with the same request (method, path and query, body) answers the first answer again, status, body and headers, ' +
+        'with `Idempotent-Replayed: true`, and does nothing more; with a different request it is a 422 `IDEMPOTENCY_KEY_REUSED`; ' +
+        'while the first request still runs, a 409 `IDEMPOTENCY_IN_PROGRESS`. An error answer is not kept: a retry runs again. ' +
+        'A malformed key is a 422 naming `Idempotency-Key`.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+    },
   };
 }
 
@@ -237,6 +249,7 @@ function responseHeaders(): Record<ResponseHeader | 'X-Request-Id' | 'WWW-Authen
     'Cache-Control': text('no-store on tokens and pages; public, max-age=300 on keys'),
     'Set-Cookie': text("The account page's session (HttpOnly, SameSite=Strict, scoped to the page's path)"),
     'WWW-Authenticate': text('Bearer'),
+    'Idempotent-Replayed': { description: '`true` on an answer replayed for an `Idempotency-Key` seen before', schema: { type: 'string', enum: ['true'] } },
   };
 }
 

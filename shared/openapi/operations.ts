@@ -13,6 +13,8 @@ import {
   discoverySchema,
   itemErrorSchema,
   jwksSchema,
+  revisionDiffSchema,
+  revisionPageSchema,
   logoutRequestSchema,
   revocationRequestSchema,
   tokenRequestSchema,
@@ -25,9 +27,9 @@ import {
 /** What the document says of each route beyond its request schemas: its answers and extra headers. */
 
 /** Response headers, each a `components.headers` entry. */
-export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Content-Disposition' | 'Cache-Control' | 'Set-Cookie';
+export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Content-Disposition' | 'Cache-Control' | 'Set-Cookie' | 'Idempotent-Replayed';
 /** Request headers, each a `components.parameters` entry. */
-export type RequestHeader = 'Language' | 'IfMatch' | 'Prefer';
+export type RequestHeader = 'Language' | 'IfMatch' | 'Prefer' | 'IdempotencyKey';
 
 export interface Outcome {
   status: number;
@@ -89,6 +91,29 @@ const agentRead = (description: string, status = 200): Outcome => ({ status, des
 const jobAccepted: Outcome = { status: 202, description: 'The job, queued; poll it at Location', json: bulkJobSchema, headers: ['Location'] };
 const itemErrors: Outcome = { status: 200, description: 'The bulk error list (spec 2.11): one entry per item not processed', json: z.array(itemErrorSchema) };
 
+/** The four revision operations of supervisors or agents (`prefix`), whose one is `noun`. */
+function revisionOperations(prefix: 'supervisors' | 'agents', noun: string): Record<string, OperationSpec> {
+  return {
+    [`${prefix}.revisions`]: {
+      summary: `List the revisions of ${noun}, newest first`,
+      outcomes: [{ status: 200, description: 'A page of revisions (1-based); revision N is the write that gave ETag "N"', json: revisionPageSchema }],
+    },
+    [`${prefix}.revision`]: {
+      summary: `${noun[0]!.toUpperCase()}${noun.slice(1)} as it read right after a revision`,
+      outcomes: [{ status: 200, description: 'The Agent (spec 2.1) of that revision', json: agentSchema }],
+    },
+    [`${prefix}.revisionDiff`]: {
+      summary: 'What a revision changed: an RFC 6902 patch from another revision (by default the one before)',
+      outcomes: [{ status: 200, description: 'The patch', json: revisionDiffSchema }],
+    },
+    [`${prefix}.restore`]: {
+      summary: `Make the content of ${noun} that of a revision (a new revision, RESTORED)`,
+      requestHeaders: ['IfMatch'],
+      outcomes: [agentRead('The content restored, with its new ETag')],
+    },
+  };
+}
+
 export const operationSpecs: Record<string, OperationSpec> = {
   'auth.token': {
     summary: 'Obtain or renew tokens (password and refresh_token grants)',
@@ -140,13 +165,15 @@ export const operationSpecs: Record<string, OperationSpec> = {
   },
   'users.create': {
     summary: 'Create a user and send the welcome e-mail',
-    requestHeaders: ['Language'],
-    outcomes: [{ status: 200, description: 'The user created', json: userSchema }],
+    description: 'Idempotent with `Idempotency-Key`: a replay creates no second user and sends no second e-mail.',
+    requestHeaders: ['Language', 'IdempotencyKey'],
+    outcomes: [{ status: 200, description: 'The user created', json: userSchema, headers: ['Idempotent-Replayed'] }],
   },
   'users.activate': {
     summary: 'Reactivate a deleted user (named by e-mail)',
-    requestHeaders: ['Language'],
-    outcomes: [{ status: 200, description: 'The user, active again', json: userSchema }],
+    description: 'Idempotent with `Idempotency-Key`: a replay sends no second e-mail.',
+    requestHeaders: ['Language', 'IdempotencyKey'],
+    outcomes: [{ status: 200, description: 'The user, active again', json: userSchema, headers: ['Idempotent-Replayed'] }],
   },
   'users.get': { summary: 'Read a user', outcomes: [{ status: 200, description: 'The user', json: userSchema }] },
   'users.update': { summary: 'Update a user', outcomes: [{ status: 200, description: 'The user, updated', json: userSchema }] },
@@ -158,12 +185,14 @@ export const operationSpecs: Record<string, OperationSpec> = {
   'users.clearBruteForce': { summary: "Clear the user's failed sign-ins and lock", outcomes: [{ status: 204, description: 'Cleared' }] },
   'bulk.create': {
     summary: 'Create users from a CSV file',
-    description: 'Waits for the job unless `Prefer: respond-async` is sent or the job outlasts the wait; then 202 and the job.',
-    requestHeaders: ['Language', 'Prefer'],
+    description:
+      'Waits for the job unless `Prefer: respond-async` is sent or the job outlasts the wait; then 202 and the job. ' +
+      'Idempotent with `Idempotency-Key`: a replay starts no second job.',
+    requestHeaders: ['Language', 'Prefer', 'IdempotencyKey'],
     extraErrors: [413],
     outcomes: [
-      { status: 200, description: 'The bulk error list (spec 2.11)', json: z.array(bulkErrorSchema), headers: ['Location'] },
-      { ...jobAccepted, headers: ['Location', 'Preference-Applied'] },
+      { status: 200, description: 'The bulk error list (spec 2.11)', json: z.array(bulkErrorSchema), headers: ['Location', 'Idempotent-Replayed'] },
+      { ...jobAccepted, headers: ['Location', 'Preference-Applied', 'Idempotent-Replayed'] },
     ],
   },
   'bulk.upload': {
@@ -206,14 +235,21 @@ export const operationSpecs: Record<string, OperationSpec> = {
   'supervisors.default': { summary: 'The default supervisor of the bot', outcomes: [agentRead('The supervisor')] },
   'supervisors.get': { summary: 'Read a supervisor', outcomes: [agentRead('The supervisor')] },
   'supervisors.update': { summary: 'Update a supervisor', requestHeaders: ['IfMatch'], outcomes: [agentRead('The supervisor, updated')] },
+  ...revisionOperations('supervisors', 'the supervisor'),
   'agents.list': { summary: 'List agents of a bot', outcomes: [{ status: 200, description: 'A page of agents (1-based)', json: agentPageSchema }] },
   'agents.quicksearch': {
     summary: 'Roles of agents matching a term',
     outcomes: [{ status: 200, description: 'Matching roles', text: { mediaType: 'text/plain', description: 'One role per line' } }],
   },
-  'agents.create': { summary: 'Create an agent', outcomes: [agentRead('The agent created', 201)] },
+  'agents.create': {
+    summary: 'Create an agent',
+    description: 'Idempotent with `Idempotency-Key`: a replay creates no second agent.',
+    requestHeaders: ['IdempotencyKey'],
+    outcomes: [{ ...agentRead('The agent created', 201), headers: ['ETag', 'Idempotent-Replayed'] }],
+  },
   'agents.get': { summary: 'Read an agent', outcomes: [agentRead('The agent')] },
   'agents.update': { summary: 'Update an agent', requestHeaders: ['IfMatch'], outcomes: [agentRead('The agent, updated')] },
+  ...revisionOperations('agents', 'the agent'),
   'docs.openapi': {
     summary: 'This document (OpenAPI 3.1)',
     errors: publicStatuses,

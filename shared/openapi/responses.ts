@@ -313,3 +313,31 @@ export const bulkUploadSchema = z
     job: z.string().meta({ description: "The job's path, to poll" }),
   })
   .register(responseRegistry, { id: 'BulkUpload' });
+
+/** One RFC 6902 operation, as revision diffs and audit events carry them. */
+export const patchOperationSchema = z
+  .looseObject({
+    op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
+    path: z.string(),
+    value: z.unknown().optional(),
+    from: z.string().optional(),
+  })
+  .meta({ description: 'An RFC 6902 JSON Patch operation' })
+  .register(responseRegistry, { id: 'JsonPatchOperation' });
+
+const actorSchema = z
+  .strictObject({ uuid: z.uuid().nullable(), email: z.string().nullable() })
+  .meta({ description: 'Who made a change (both null for the operator command line)' })
+  .register(responseRegistry, { id: 'Actor' });
+
+/** `toRevisionSummary`: an item of a revision listing. */
+export const revisionSummarySchema = z
+  .strictObject({ revision: z.int(), createdAt: dateTime, author: actorSchema, action: z.enum(['CREATED', 'UPDATED', 'RESTORED']) })
+  .register(responseRegistry, { id: 'RevisionSummary' });
+
+export const revisionPageSchema = pageOf(revisionSummarySchema, 'RevisionPage', 'Page (spec 2.8) of revisions, newest first; `number` is 1-based.');
+
+/** `diffRevisions`: the patch turning revision `from`'s Agent into revision `to`'s (`from` null: from nothing). */
+export const revisionDiffSchema = z
+  .strictObject({ from: z.int().nullable(), to: z.int(), patch: z.array(patchOperationSchema) })
+  .register(responseRegistry, { id: 'RevisionDiff' });

@@ -6,7 +6,8 @@ import type { UserRecord } from '../users/user.entities';
 import { registerUser } from '../users/user-registration';
 import { indexUsers as buildUsersIndex, type IndexReport } from '../users/user-index-migration';
 import { addAdmin } from '../users/user.repository';
-import { insertAgent, type AgentRecord } from '../agents/agent.repository';
+import type { AgentRecord } from '../agents/agent.repository';
+import { insertWithHistory } from '../agents/agent-write.service';
 import { keys } from '../store/keys';
 import { queryIndex } from '../store/table';
 import { REALM_NAME, type Bot, type BotFunction, type Collection, type CommunicationStyle, type Environment, type Organization, type Persona } from './org.entities';
@@ -137,8 +138,9 @@ export async function addSupervisor(
   botUuid: string,
   input: { role: string; goal: string; personaUuid: string; instructions?: string; guardrails?: string; isDefault?: boolean },
 ): Promise<AgentRecord> {
-  await requireBot(botUuid);
-  return insertAgent(
+  const bot = await requireBot(botUuid);
+  const { record } = await insertWithHistory(
+    bot,
     {
       botUuid,
       kind: 'SUPERVISOR',
@@ -155,6 +157,7 @@ export async function addSupervisor(
     },
     { asDefault: input.isDefault ?? true },
   );
+  return record;
 }
 
 /**

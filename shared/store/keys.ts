@@ -99,6 +99,13 @@ export const keys = {
   }),
   agentRevisionsOf: (botUuid: string, agentUuid: string): string => `BOT#${botUuid}#AGENT#${agentUuid}#REVISIONS`,
 
+  /**
+   * A request a user sent with an `Idempotency-Key` and its first answer (shared/http/idempotency.ts):
+   * in the user's partition, so a key is the user's alone. `recordId` is Powertools' idempotency key
+   * (a version prefix and the hash of the header); the item expires through `ttl` after 24 hours.
+   */
+  idempotencyRecord: (userUuid: string, recordId: string): ItemKey => ({ PK: `USER#${userUuid}`, SK: `IDEMPOTENCY#${recordId}` }),
+
   /** A user's consecutive failed sign-ins and temporary lock (brute-force protection). */
   loginFailure: (userUuid: string): ItemKey => ({ PK: `USER#${userUuid}`, SK: 'LOGIN_FAILURE' }),
 

@@ -127,17 +127,23 @@ export async function queryIndex<T>(gsi1pk: string, gsi1sk?: string): Promise<T[
  */
 export async function queryPartition<T>(
   pk: string,
-  options: { forward: boolean; limit?: number; attributes?: readonly string[]; consistent?: boolean; after?: string },
+  options: { forward: boolean; limit?: number; attributes?: readonly string[]; consistent?: boolean; after?: string; between?: readonly [string, string] },
 ): Promise<T[]> {
-  const { forward, limit, attributes, consistent, after } = options;
+  const { forward, limit, attributes, consistent, after, between } = options;
+  const range =
+    between !== undefined
+      ? { condition: 'PK = :pk AND SK BETWEEN :low AND :high', values: { ':low': between[0], ':high': between[1] } }
+      : after !== undefined
+        ? { condition: 'PK = :pk AND SK >= :after', values: { ':after': after } }
+        : { condition: 'PK = :pk', values: {} };
   const items: T[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await documentClient().send(
       new QueryCommand({
         TableName: table(),
-        KeyConditionExpression: after === undefined ? 'PK = :pk' : 'PK = :pk AND SK >= :after',
-        ExpressionAttributeValues: { ':pk': pk, ...(after === undefined ? {} : { ':after': after }) },
+        KeyConditionExpression: range.condition,
+        ExpressionAttributeValues: { ':pk': pk, ...range.values },
         ScanIndexForward: forward,
         ...(consistent ? { ConsistentRead: true } : {}),
         ...(limit !== undefined ? { Limit: limit - items.length } : {}),

@@ -303,7 +303,42 @@ async function expectRequeuedThenDone(result: APIGatewayProxyStructuredResultV2,
 }
 
 /** What each route's answer must be beyond a 2xx status, checked against the stack where it changed something. */
-const expectations: Record<string, (result: APIGatewayProxyStructuredResultV2, replay: Replay, token: string) => Promise<void>> = {
+type Expectation = (result: APIGatewayProxyStructuredResultV2, replay: Replay, token: string) => Promise<void>;
+
+/** The revision events of agents or supervisors: the first listed item's revision 1 (its creation by the seed). */
+function revisionExpectations(kind: 'agents' | 'supervisors', placeholder: string): Record<string, Expectation> {
+  return {
+    [`${kind}.revisions`]: async (result) => {
+      expect(result.statusCode).toBe(200);
+      const page = bodyOf(result) as PageDto & { content: { revision: number; action: string }[] };
+      expect(page.totalElements).toBeGreaterThanOrEqual(1);
+      // Newest first: the latest revision is the total's number, since revisions have no gaps.
+      expect(page.content[0]!.revision).toBe(page.totalElements);
+      expect(page.number).toBe(1);
+    },
+    [`${kind}.revision`]: async (result, { values }) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toMatchObject({ uuid: values[placeholder] });
+    },
+    [`${kind}.revisionDiff`]: async (result, { values }) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toMatchObject({ from: null, to: 1, patch: [{ op: 'add', path: '', value: { uuid: values[placeholder] } }] });
+    },
+    [`${kind}.restore`]: async (result, { values }, token) => {
+      expect(result.statusCode).toBe(200);
+      const etag = String(result.headers?.etag);
+      expect(etag).toMatch(/^"\d+"$/);
+      const revisions = await api(token).get<PageDto & { content: { revision: number; action: string }[] }>(
+        botUrl(seededBot(), `/${kind}/${values[placeholder]}/revisions`),
+      );
+      expect(revisions.body.content[0]).toMatchObject({ revision: Number(etag.replace(/"/g, '')), action: 'RESTORED' });
+    },
+  };
+}
+
+const expectations: Record<string, Expectation> = {
+  ...revisionExpectations('agents', '__AGENT_UUID__'),
+  ...revisionExpectations('supervisors', '__SUPERVISOR_UUID__'),
   'auth.discovery': async (result, { values }) => {
     expect(result.statusCode).toBe(200);
     const issuer = `${stack().authUrl}/auth/realms/${values.__REALM__}`;

@@ -1,0 +1,143 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { auditContext, type AuditActor } from '../audit/audit-context';
+import { changesBetween, type PatchOperation } from '../audit/audit-event';
+import { NotFoundError, ValidationError } from '../errors';
+import { keys } from '../store/keys';
+import { getItem, queryPartition, type TableWrite } from '../store/table';
+import type { AgentResponse } from './agent.mapper';
+import type { AgentKind, AgentRecord } from './agent.repository';
+
+/**
+ * Revisions of supervisors and agents (issue 14): every create, update or restore writes, in its own
+ * transaction, one revision item numbered by the version the write gives the record (the ETag). The
+ * item holds the Agent as read right after the write and the record's content (the uuids a restore
+ * needs, including references the read leaves out once they are gone), gzipped in one binary
+ * attribute. Revision numbers are contiguous from the record's `revisionsFrom` (1, or the first write
+ * after revisions began for a record older than them), so a page is a key range and the total a subtraction.
+ */
+
+export const revisionActions = ['CREATED', 'UPDATED', 'RESTORED'] as const;
+export type RevisionAction = (typeof revisionActions)[number];
+
+/** What a restore sets again: everything an agent's author decides. */
+export type AgentContent = Pick<
+  AgentRecord,
+  | 'role'
+  | 'goal'
+  | 'instructions'
+  | 'guardrails'
+  | 'personaUuid'
+  | 'inheritFromSupervisor'
+  | 'constraints'
+  | 'tags'
+  | 'parameters'
+  | 'functionUuids'
+  | 'collectionUuids'
+>;
+
+export interface RevisionSummary {
+  revision: number;
+  createdAt: string;
+  author: AuditActor;
+  action: RevisionAction;
+}
+
+export interface Revision extends RevisionSummary {
+  agent: AgentResponse;
+  content: AgentContent;
+}
+
+interface RevisionItem extends RevisionSummary {
+  /** gzip of `{ agent, content }` as JSON. */
+  body: Uint8Array;
+}
+
+export function contentOf(record: AgentRecord): AgentContent {
+  return {
+    role: record.role,
+    goal: record.goal,
+    ...(record.instructions !== undefined ? { instructions: record.instructions } : {}),
+    ...(record.guardrails !== undefined ? { guardrails: record.guardrails } : {}),
+    personaUuid: record.personaUuid,
+    inheritFromSupervisor: record.inheritFromSupervisor,
+    constraints: record.constraints.map(({ uuid, value }) => ({ uuid, value })),
+    tags: record.tags.map(({ uuid, name }) => ({ uuid, name })),
+    ...(record.parameters !== undefined ? { parameters: record.parameters } : {}),
+    functionUuids: [...record.functionUuids],
+    collectionUuids: [...record.collectionUuids],
+  };
+}
+
+/** The Put of the revision `record.version` of `record`, read as `agent`, for the write's transaction. */
+export function revisionWrite(record: AgentRecord, agent: AgentResponse, action: RevisionAction): TableWrite {
+  const body = gzipSync(JSON.stringify({ agent, content: contentOf(record) }));
+  const item: RevisionItem & { type: string } = {
+    type: 'AGENT_REVISION',
+    revision: record.version,
+    createdAt: record.updatedAt,
+    author: auditContext().actor,
+    action,
+    body,
+  };
+  return {
+    Put: { Item: { ...keys.agentRevision(record.botUuid, record.uuid, record.version), ...item }, ConditionExpression: 'attribute_not_exists(PK)' },
+  };
+}
+
+/** The first revision kept of a record: revisions began at its creation, or at its first write since. */
+export const firstRevisionOf = (record: AgentRecord): number | undefined => record.revisionsFrom;
+
+/** The number of revisions kept of a record. */
+export const revisionCount = (record: AgentRecord): number =>
+  record.revisionsFrom === undefined ? 0 : record.version - record.revisionsFrom + 1;
+
+/** Revisions `page` (from 1) of `size`, newest first: one Query over a key range. */
+export async function listRevisions(record: AgentRecord, page: number, size: number): Promise<{ items: RevisionSummary[]; total: number }> {
+  const total = revisionCount(record);
+  const newest = record.version - (page - 1) * size;
+  const oldest = Math.max(record.version - page * size + 1, record.revisionsFrom ?? newest + 1);
+  if (total === 0 || newest < oldest) return { items: [], total };
+  const items = await queryPartition<RevisionSummary>(keys.agentRevisionsOf(record.botUuid, record.uuid), {
+    forward: false,
+    between: [keys.agentRevision(record.botUuid, record.uuid, oldest).SK, keys.agentRevision(record.botUuid, record.uuid, newest).SK],
+    attributes: ['revision', 'createdAt', 'author', 'action'],
+  });
+  return { items: items.map(toRevisionSummary), total };
+}
+
+export const toRevisionSummary = (item: RevisionSummary): RevisionSummary => ({
+  revision: item.revision,
+  createdAt: item.createdAt,
+  author: { uuid: item.author.uuid, email: item.author.email },
+  action: item.action,
+});
+
+/** One revision of a record, or 404. */
+export async function readRevision(record: AgentRecord, revision: number, kind: AgentKind): Promise<Revision> {
+  const item = revision <= record.version ? await getItem<RevisionItem>(keys.agentRevision(record.botUuid, record.uuid, revision)) : undefined;
+  if (!item) throw new NotFoundError(`The ${kind === 'SUPERVISOR' ? 'supervisor' : 'agent'} has no revision ${revision}`);
+  const { agent, content } = JSON.parse(gunzipSync(item.body).toString('utf8')) as { agent: AgentResponse; content: AgentContent };
+  return { ...toRevisionSummary(item), agent, content };
+}
+
+/** `{ from, to, patch }`: the RFC 6902 patch turning revision `from`'s Agent into revision `to`'s. */
+export interface RevisionDiff {
+  from: number | null;
+  to: number;
+  patch: PatchOperation[];
+}
+
+/**
+ * The patch from revision `against` (by default the one before) to revision `revision`. For the first
+ * revision kept, with no revision before it, `from` is null and the patch adds the whole Agent.
+ */
+export async function diffRevisions(record: AgentRecord, kind: AgentKind, revision: number, against?: number): Promise<RevisionDiff> {
+  const to = await readRevision(record, revision, kind);
+  const fromNumber = against ?? revision - 1;
+  if (against === undefined && (record.revisionsFrom === undefined || revision <= record.revisionsFrom)) {
+    return { from: null, to: revision, patch: changesBetween(undefined, to.agent) };
+  }
+  if (fromNumber < 1) throw new ValidationError([{ fieldName: 'against', message: 'Must be a revision number', errorCode: 'FIELD_INVALID' }]);
+  const from = await readRevision(record, fromNumber, kind);
+  return { from: fromNumber, to: revision, patch: changesBetween(from.agent, to.agent) };
+}

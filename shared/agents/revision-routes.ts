@@ -1,0 +1,65 @@
+import { authorizeBot } from '../access/bot-access';
+import { versionsOfIfMatch, withEtag } from '../http/etag';
+import { userRoute, type RouteHandler } from '../http/handler-factory';
+import { pageOf } from '../http/page';
+import { ok } from '../http/types';
+import { agentReadKeys, requireRecord } from './agent-read.service';
+import type { AgentKind } from './agent.repository';
+import { diffRevisions, listRevisions, readRevision } from './agent-revisions';
+import { restoreRevision } from './agent-write.service';
+import { agentRevisionPathSchema, agentPathSchema, revisionDiffQuerySchema, revisionListQuerySchema, supervisorPathSchema, supervisorRevisionPathSchema } from './agent.schemas';
+
+/**
+ * The four revision routes (issue 14), the same for supervisors and agents: listing, one revision,
+ * a diff between two, and a restore. Whoever may read the bot reads its revisions; restoring needs
+ * write access and honours `If-Match` as an update does.
+ */
+function revisionRoutes<P extends typeof agentPathSchema | typeof supervisorPathSchema, R extends typeof agentRevisionPathSchema | typeof supervisorRevisionPathSchema>(
+  kind: AgentKind,
+  schemas: { path: P; revisionPath: R },
+  uuidOf: (path: { agentUUID?: string; supervisorUUID?: string }) => string,
+): Record<'list' | 'get' | 'diff' | 'restore', RouteHandler> {
+  return {
+    list: userRoute({
+      schemas: { path: schemas.path, query: revisionListQuerySchema },
+      prefetch: (path) => agentReadKeys(path, uuidOf(path)),
+      handle: async ({ path, query, caller, prefetched }) => {
+        const record = await requireRecord(await authorizeBot(caller, path, 'read', prefetched), kind, uuidOf(path), prefetched);
+        const { items, total } = await listRevisions(record, query.page, query.size);
+        return ok(pageOf(items, total, query.page, query.size));
+      },
+    }),
+    get: userRoute({
+      schemas: { path: schemas.revisionPath },
+      prefetch: (path) => agentReadKeys(path, uuidOf(path)),
+      handle: async ({ path, caller, prefetched }) => {
+        const record = await requireRecord(await authorizeBot(caller, path, 'read', prefetched), kind, uuidOf(path), prefetched);
+        return ok((await readRevision(record, path.revision, kind)).agent);
+      },
+    }),
+    diff: userRoute({
+      schemas: { path: schemas.revisionPath, query: revisionDiffQuerySchema },
+      prefetch: (path) => agentReadKeys(path, uuidOf(path)),
+      handle: async ({ path, query, caller, prefetched }) => {
+        const record = await requireRecord(await authorizeBot(caller, path, 'read', prefetched), kind, uuidOf(path), prefetched);
+        return ok(await diffRevisions(record, kind, path.revision, query.against));
+      },
+    }),
+    restore: userRoute({
+      schemas: { path: schemas.revisionPath },
+      prefetch: (path) => agentReadKeys(path, uuidOf(path)),
+      handle: async ({ path, headers, caller, prefetched }) => {
+        const scope = await authorizeBot(caller, path, 'write', prefetched);
+        const { agent, version } = await restoreRevision(scope, kind, uuidOf(path), path.revision, versionsOfIfMatch(headers['if-match']), prefetched);
+        return withEtag(agent, version);
+      },
+    }),
+  };
+}
+
+export const agentRevisionRoutes = revisionRoutes('AGENT', { path: agentPathSchema, revisionPath: agentRevisionPathSchema }, (path) => path.agentUUID!);
+export const supervisorRevisionRoutes = revisionRoutes(
+  'SUPERVISOR',
+  { path: supervisorPathSchema, revisionPath: supervisorRevisionPathSchema },
+  (path) => path.supervisorUUID!,
+);
