@@ -68,7 +68,19 @@ export async function readAgent(scope: BotScope, kind: AgentKind, uuid: string, 
 
 /** The stored record of a supervisor or agent of the scope's bot, or 404. */
 export async function requireRecord({ bot }: BotScope, kind: AgentKind, uuid: string, prefetched = Prefetched.none): Promise<AgentRecord> {
-  const agent = await prefetched.or(keys.agent(bot.uuid, uuid), () => getAgent(bot.uuid, uuid));
+  return found(kind, await prefetched.or(keys.agent(bot.uuid, uuid), () => getAgent(bot.uuid, uuid)));
+}
+
+/**
+ * The record read strongly consistent, or 404: what the revision routes start from, so a revision
+ * written just before is counted and found (an eventually consistent read could return the version
+ * before it).
+ */
+export async function requireLatestRecord({ bot }: BotScope, kind: AgentKind, uuid: string): Promise<AgentRecord> {
+  return found(kind, await getAgent(bot.uuid, uuid, { consistent: true }));
+}
+
+function found(kind: AgentKind, agent: AgentRecord | undefined): AgentRecord {
   if (!agent || agent.kind !== kind) throw agentNotFound(kind);
   return agent;
 }

@@ -34,12 +34,12 @@ export async function resolveReferences(
   ]);
   const issues = [...extraIssues];
   const invalid = (fieldName: string, message: string) => issues.push({ fieldName, message, errorCode: 'FIELD_INVALID' });
-  if (!resources.personas.some((p) => p.uuid === body.persona.uuid)) invalid('persona.uuid', 'No persona with this uuid in this bot');
+  if (!resources.personas.some((p) => p.uuid === body.persona.uuid)) invalid('persona.uuid', `No persona ${body.persona.uuid} in this bot`);
   functions.forEach((f, i) => {
-    if (!resources.functions.some((found) => found.uuid === f.uuid)) invalid(`functions.${i}.uuid`, 'No function with this uuid in this bot');
+    if (!resources.functions.some((found) => found.uuid === f.uuid)) invalid(`functions.${i}.uuid`, `No function ${f.uuid} in this bot`);
   });
   knowledge.forEach((k, i) => {
-    if (!resources.collections.some((found) => found.uuid === k.uuid)) invalid(`knowledge.${i}.uuid`, 'No knowledge collection with this uuid in this bot');
+    if (!resources.collections.some((found) => found.uuid === k.uuid)) invalid(`knowledge.${i}.uuid`, `No knowledge collection ${k.uuid} in this bot`);
   });
   const byName = new Map(existingTags.map((tag) => [tag.name.toLowerCase(), tag]));
   const seen = new Set<string>();

@@ -10,10 +10,11 @@ import type { AgentKind, AgentRecord } from './agent.repository';
 /**
  * Revisions of supervisors and agents (issue 14): every create, update or restore writes, in its own
  * transaction, one revision item numbered by the version the write gives the record (the ETag). The
- * item holds the Agent as read right after the write and the record's content (the uuids a restore
- * needs, including references the read leaves out once they are gone), gzipped in one binary
- * attribute. Revision numbers are contiguous from the record's `revisionsFrom` (1, or the first write
- * after revisions began for a record older than them), so a page is a key range and the total a subtraction.
+ * item holds the Agent as read right after the write and the uuids of its persona, functions and
+ * collections (which the Agent leaves out once they are gone, and a restore must name), gzipped in
+ * one binary attribute: the long texts are stored once. Revision numbers are contiguous from the
+ * record's `revisionsFrom` (1, or the first write after revisions began for a record older than
+ * them), so a page is a key range and the total a subtraction.
  */
 
 export const revisionActions = ['CREATED', 'UPDATED', 'RESTORED'] as const;
@@ -48,29 +49,34 @@ export interface Revision extends RevisionSummary {
 }
 
 interface RevisionItem extends RevisionSummary {
-  /** gzip of `{ agent, content }` as JSON. */
+  /** gzip of `{ agent, references }` as JSON. */
   body: Uint8Array;
 }
 
-export function contentOf(record: AgentRecord): AgentContent {
+/** What a revision keeps beside the Agent: the uuids its references had, found or not. */
+type References = Pick<AgentRecord, 'personaUuid' | 'functionUuids' | 'collectionUuids'>;
+
+/** The content of a record as a restore sets it again, from the Agent it read as and its references. */
+function contentOf(agent: AgentResponse, references: References): AgentContent {
   return {
-    role: record.role,
-    goal: record.goal,
-    ...(record.instructions !== undefined ? { instructions: record.instructions } : {}),
-    ...(record.guardrails !== undefined ? { guardrails: record.guardrails } : {}),
-    personaUuid: record.personaUuid,
-    inheritFromSupervisor: record.inheritFromSupervisor,
-    constraints: record.constraints.map(({ uuid, value }) => ({ uuid, value })),
-    tags: record.tags.map(({ uuid, name }) => ({ uuid, name })),
-    ...(record.parameters !== undefined ? { parameters: record.parameters } : {}),
-    functionUuids: [...record.functionUuids],
-    collectionUuids: [...record.collectionUuids],
+    role: agent.role,
+    goal: agent.goal,
+    ...(agent.instructions !== null ? { instructions: agent.instructions } : {}),
+    ...(agent.guardrails !== null ? { guardrails: agent.guardrails } : {}),
+    personaUuid: references.personaUuid,
+    inheritFromSupervisor: agent.inheritFromSupervisor,
+    constraints: agent.constraints.map(({ uuid, value }) => ({ uuid, value })),
+    tags: agent.tags.map(({ uuid, name }) => ({ uuid, name })),
+    ...(agent.parameters !== null ? { parameters: agent.parameters } : {}),
+    functionUuids: references.functionUuids,
+    collectionUuids: references.collectionUuids,
   };
 }
 
 /** The Put of the revision `record.version` of `record`, read as `agent`, for the write's transaction. */
 export function revisionWrite(record: AgentRecord, agent: AgentResponse, action: RevisionAction): TableWrite {
-  const body = gzipSync(JSON.stringify({ agent, content: contentOf(record) }));
+  const references: References = { personaUuid: record.personaUuid, functionUuids: record.functionUuids, collectionUuids: record.collectionUuids };
+  const body = gzipSync(JSON.stringify({ agent, references }));
   const item: RevisionItem & { type: string } = {
     type: 'AGENT_REVISION',
     revision: record.version,
@@ -83,9 +89,6 @@ export function revisionWrite(record: AgentRecord, agent: AgentResponse, action:
     Put: { Item: { ...keys.agentRevision(record.botUuid, record.uuid, record.version), ...item }, ConditionExpression: 'attribute_not_exists(PK)' },
   };
 }
-
-/** The first revision kept of a record: revisions began at its creation, or at its first write since. */
-export const firstRevisionOf = (record: AgentRecord): number | undefined => record.revisionsFrom;
 
 /** The number of revisions kept of a record. */
 export const revisionCount = (record: AgentRecord): number =>
@@ -101,6 +104,8 @@ export async function listRevisions(record: AgentRecord, page: number, size: num
     forward: false,
     between: [keys.agentRevision(record.botUuid, record.uuid, oldest).SK, keys.agentRevision(record.botUuid, record.uuid, newest).SK],
     attributes: ['revision', 'createdAt', 'author', 'action'],
+    // The record was read consistently: so is what it counts.
+    consistent: true,
   });
   return { items: items.map(toRevisionSummary), total };
 }
@@ -114,10 +119,11 @@ export const toRevisionSummary = (item: RevisionSummary): RevisionSummary => ({
 
 /** One revision of a record, or 404. */
 export async function readRevision(record: AgentRecord, revision: number, kind: AgentKind): Promise<Revision> {
-  const item = revision <= record.version ? await getItem<RevisionItem>(keys.agentRevision(record.botUuid, record.uuid, revision)) : undefined;
+  // Consistent: a revision written just before this request (by its client, say) is found.
+  const item = await getItem<RevisionItem>(keys.agentRevision(record.botUuid, record.uuid, revision), { consistent: true });
   if (!item) throw new NotFoundError(`The ${kind === 'SUPERVISOR' ? 'supervisor' : 'agent'} has no revision ${revision}`);
-  const { agent, content } = JSON.parse(gunzipSync(item.body).toString('utf8')) as { agent: AgentResponse; content: AgentContent };
-  return { ...toRevisionSummary(item), agent, content };
+  const { agent, references } = JSON.parse(gunzipSync(item.body).toString('utf8')) as { agent: AgentResponse; references: References };
+  return { ...toRevisionSummary(item), agent, content: contentOf(agent, references) };
 }
 
 /** `{ from, to, patch }`: the RFC 6902 patch turning revision `from`'s Agent into revision `to`'s. */

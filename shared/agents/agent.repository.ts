@@ -66,8 +66,8 @@ export async function listAgentSummaries(botUuid: string): Promise<AgentSummaryR
   return queryPrefix<AgentSummaryRecord>(PK, SKPrefix, summaryAttributes);
 }
 
-export async function getAgent(botUuid: string, agentUuid: string): Promise<AgentRecord | undefined> {
-  return getItem<AgentRecord>(keys.agent(botUuid, agentUuid));
+export async function getAgent(botUuid: string, agentUuid: string, options?: { consistent?: boolean }): Promise<AgentRecord | undefined> {
+  return getItem<AgentRecord>(keys.agent(botUuid, agentUuid), options);
 }
 
 export async function getDefaultSupervisorUuid(botUuid: string): Promise<string | undefined> {

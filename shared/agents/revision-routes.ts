@@ -1,9 +1,9 @@
-import { authorizeBot } from '../access/bot-access';
+import { authorizeBot, botScopeKeys } from '../access/bot-access';
 import { versionsOfIfMatch, withEtag } from '../http/etag';
 import { userRoute, type RouteHandler } from '../http/handler-factory';
 import { pageOf } from '../http/page';
 import { ok } from '../http/types';
-import { agentReadKeys, requireRecord } from './agent-read.service';
+import { agentReadKeys, requireLatestRecord } from './agent-read.service';
 import type { AgentKind } from './agent.repository';
 import { diffRevisions, listRevisions, readRevision } from './agent-revisions';
 import { restoreRevision } from './agent-write.service';
@@ -22,26 +22,26 @@ function revisionRoutes<P extends typeof agentPathSchema | typeof supervisorPath
   return {
     list: userRoute({
       schemas: { path: schemas.path, query: revisionListQuerySchema },
-      prefetch: (path) => agentReadKeys(path, uuidOf(path)),
+      prefetch: botScopeKeys,
       handle: async ({ path, query, caller, prefetched }) => {
-        const record = await requireRecord(await authorizeBot(caller, path, 'read', prefetched), kind, uuidOf(path), prefetched);
+        const record = await requireLatestRecord(await authorizeBot(caller, path, 'read', prefetched), kind, uuidOf(path));
         const { items, total } = await listRevisions(record, query.page, query.size);
         return ok(pageOf(items, total, query.page, query.size));
       },
     }),
     get: userRoute({
       schemas: { path: schemas.revisionPath },
-      prefetch: (path) => agentReadKeys(path, uuidOf(path)),
+      prefetch: botScopeKeys,
       handle: async ({ path, caller, prefetched }) => {
-        const record = await requireRecord(await authorizeBot(caller, path, 'read', prefetched), kind, uuidOf(path), prefetched);
+        const record = await requireLatestRecord(await authorizeBot(caller, path, 'read', prefetched), kind, uuidOf(path));
         return ok((await readRevision(record, path.revision, kind)).agent);
       },
     }),
     diff: userRoute({
       schemas: { path: schemas.revisionPath, query: revisionDiffQuerySchema },
-      prefetch: (path) => agentReadKeys(path, uuidOf(path)),
+      prefetch: botScopeKeys,
       handle: async ({ path, query, caller, prefetched }) => {
-        const record = await requireRecord(await authorizeBot(caller, path, 'read', prefetched), kind, uuidOf(path), prefetched);
+        const record = await requireLatestRecord(await authorizeBot(caller, path, 'read', prefetched), kind, uuidOf(path));
         return ok(await diffRevisions(record, kind, path.revision, query.against));
       },
     }),
