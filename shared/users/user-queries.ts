@@ -1,6 +1,6 @@
 import type { OrgScope } from '../access/org-access';
 import { Prefetched } from '../auth/caller';
-import { NotFoundError } from '../errors';
+import { NotFoundError, ValidationError } from '../errors';
 import { keys } from '../store/keys';
 import { getItem, queryPartition } from '../store/table';
 import { compareText, quickMatches } from '../text/matching';
@@ -90,23 +90,41 @@ export async function listUsers(scope: OrgScope, query: UserListQuery): Promise<
 }
 
 /**
+ * The most users a search whose every word is shorter than `POSTING_PREFIX` reads: such a search has
+ * no posting to narrow it and reads the listing partitions whole (about 20,000 entries, some 1,500
+ * read units and a second on DynamoDB Local, well inside the users function's 20 s). Beyond it the
+ * search is refused with a 422 asking for a longer word, rather than timing out.
+ */
+export const SHORT_SEARCH_MAX_USERS = 20_000;
+
+/**
  * The entries whose words each search word begins (case- and accent-insensitively). Reads the
  * postings of the first three characters of the longest search word; when every search word is
- * shorter than that, no posting narrows the search and the listing partitions are read whole.
+ * shorter than that, no posting narrows the search and the listing partitions are read whole, up to
+ * `SHORT_SEARCH_MAX_USERS` users.
  */
 async function searchEntries(orgUuid: string, words: string[], statuses: UserStatus[]): Promise<ListingEntry[]> {
   const longest = [...words].sort((a, b) => Array.from(b).length - Array.from(a).length)[0]!;
   const candidates =
     Array.from(longest).length >= POSTING_PREFIX
       ? await queryPartition<Posting>(indexKeys.posting(orgUuid, prefixOf(longest)), { forward: true })
-      : (
-          await Promise.all(
-            statuses.map((status) => queryPartition<ListingEntry>(indexKeys.listing(orgUuid, status, 'createdAt'), { forward: true })),
-          )
-        )
-          .flat()
-          .map((entry) => ({ ...entry, words: [...new Set([...wordsIn(entry.name), ...wordsIn(entry.email), ...wordsIn(entry.company)])] }));
+      : await shortSearchCandidates(orgUuid, statuses);
   return candidates.filter((posting) => statuses.includes(posting.status) && postingMatches(posting, words));
+}
+
+async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[]): Promise<Posting[]> {
+  const count = await readUserCount(orgUuid);
+  if (statuses.reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0) > SHORT_SEARCH_MAX_USERS) {
+    throw new ValidationError([
+      {
+        fieldName: 'searchTerms',
+        message: `With more than ${SHORT_SEARCH_MAX_USERS.toLocaleString('en')} users, at least one search word must have ${POSTING_PREFIX} or more characters`,
+        errorCode: 'FIELD_INVALID',
+      },
+    ]);
+  }
+  const entries = await Promise.all(statuses.map((status) => queryPartition<ListingEntry>(indexKeys.listing(orgUuid, status, 'createdAt'), { forward: true })));
+  return entries.flat().map((entry) => ({ ...entry, words: [...new Set([...wordsIn(entry.name), ...wordsIn(entry.email), ...wordsIn(entry.company)])] }));
 }
 
 /**
