@@ -66,6 +66,8 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     // and temporary lock, and clearing them.
     ['users.bruteForce', 'GET', '/attack-detection/brute-force/users/{userId}'],
     ['users.clearBruteForce', 'DELETE', '/attack-detection/brute-force/users/{userId}'],
+    // Who changed what, when, in which request (issue 14): ADMIN's.
+    ['users.auditEvents', 'GET', '/audit-events'],
   ]),
   // `bulk-worker` has no route: the bulk bucket's object-created events start it.
   ...userAreaRoutes('bulk', [

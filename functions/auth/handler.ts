@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { ACCOUNT_PAGE_POLICY } from '../../shared/account/account-page';
+import { withAuditContext } from '../../shared/audit/audit-context';
 import { changePassword, showAccount, signIn, signOut, type AccountAnswer, type AccountRequest } from '../../shared/account/account.service';
 import { bearerToken } from '../../shared/auth/caller';
 import { discovery, logout, revokeToken, userInfo } from '../../shared/auth/openid.service';
@@ -16,11 +17,18 @@ const realmPath = z.object({ realm: z.string() });
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 const publicCache = { 'cache-control': 'public, max-age=300' };
 
+/**
+ * A sign-in's request, as the cause of what it changes: no caller is known yet, and a lock-out it
+ * starts names the locked user itself (`sign-in.ts`).
+ */
+const asSignIn = <T>(requestId: string, work: () => Promise<T>): Promise<T> =>
+  withAuditContext({ actor: { uuid: null, email: null }, requestId }, work);
+
 /** Token endpoint: password and refresh_token grants, answered in OAuth 2.0's own shapes. */
 export const token = publicRoute({
   schemas: { path: realmPath },
-  handle: async ({ path, headers, rawBody }) =>
-    ok(await grantToken(path.realm, readTokenForm(headers['content-type'], rawBody)), noStore),
+  handle: async ({ path, headers, rawBody, requestId }) =>
+    ok(await asSignIn(requestId, () => grantToken(path.realm, readTokenForm(headers['content-type'], rawBody))), noStore),
 });
 
 /** JWKS: the public key that verifies every realm's tokens. */
@@ -108,7 +116,7 @@ function pageReply(answer: AccountAnswer): Reply {
 const accountRoute = (handle: (request: AccountRequest) => Promise<AccountAnswer>) =>
   publicRoute({
     schemas: { path: realmPath },
-    handle: async (input) => pageReply(await handle(accountRequest(input))),
+    handle: async (input) => pageReply(await asSignIn(input.requestId, () => handle(accountRequest(input)))),
   });
 
 export const handlers = {

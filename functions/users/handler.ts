@@ -1,4 +1,7 @@
 import { authorizeOrgAdmin, authorizeOrgMember, authorizeUserAccess } from '../../shared/access/org-access';
+import { auditEventsQuerySchema } from '../../shared/audit/audit.schemas';
+import { toAuditEventResponse } from '../../shared/audit/audit.mapper';
+import { listAuditEvents } from '../../shared/audit/audit.service';
 import { mailSettings } from '../../shared/config';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { pageOf } from '../../shared/http/page';
@@ -98,6 +101,16 @@ export const clearBruteForce = userRoute({
   },
 });
 
+/** The organization's audit events, newest first, filtered: ADMIN only. */
+export const auditEvents = userRoute({
+  schemas: { path: orgPathSchema, query: auditEventsQuerySchema },
+  handle: async ({ path, query, caller }) => {
+    const scope = await authorizeOrgAdmin(caller, path.orgUUID, 'Only an ADMIN reads audit events');
+    const { events, total } = await listAuditEvents(scope, query);
+    return ok(pageOf(events.map(toAuditEventResponse), total, query.page, query.linesPerPage, 0));
+  },
+});
+
 export const handlers = {
   'users.identityProvider': identityProvider,
   'users.list': list,
@@ -109,5 +122,6 @@ export const handlers = {
   'users.delete': remove,
   'users.bruteForce': bruteForce,
   'users.clearBruteForce': clearBruteForce,
+  'users.auditEvents': auditEvents,
 };
 export const handler = createFunction('users', handlers);

@@ -43,6 +43,13 @@ const reservedConcurrency = (settings: StackSettings): Partial<Record<ResourceGr
   bulk: settings.bulkConcurrency,
 });
 
+/**
+ * The audit events' retention (`-c auditRetentionDays=…`), for every function that writes data: each
+ * event's TTL is set when it is written, so a change applies to events written after the deploy.
+ */
+const auditRetention = (settings: StackSettings): Record<string, string> =>
+  settings.auditRetentionDays === undefined ? {} : { [envNames.auditRetentionDays]: String(settings.auditRetentionDays) };
+
 /** The whole cloud side: data, identity, mail, token signing, one function per resource group, the HTTP API. */
 export class ManagementApiStack extends Stack {
   /** Each resource group's function, for tests and later wiring (S3 notifications to bulk-worker). */
@@ -84,7 +91,7 @@ export class ManagementApiStack extends Stack {
         environment: {
           [envNames.generativeSubpath]: settings.subpaths.generative,
           [envNames.userSubpath]: settings.subpaths.user,
-          ...(access.noData ? {} : { [envNames.tokenIssuer]: tokenIssuer, ...settings.tokenLifetimes }),
+          ...(access.noData ? {} : { [envNames.tokenIssuer]: tokenIssuer, ...settings.tokenLifetimes, ...auditRetention(settings) }),
         },
       }).function;
       functions.set(group, fn);

@@ -96,6 +96,8 @@ export interface StackSettings {
   readonly bulkConcurrency?: number;
   /** Set only for the lifetimes given in context; the functions' own defaults apply otherwise. */
   readonly tokenLifetimes: Readonly<Record<string, string>>;
+  /** How long audit events are kept, in days (their TTL); unset, the functions' default (400 days). */
+  readonly auditRetentionDays?: number;
 }
 
 const emailPattern = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -186,6 +188,7 @@ export function readSettings(node: Node): StackSettings {
     workerConcurrency: concurrency('workerConcurrency', contextDefaults.workerConcurrency),
     bulkConcurrency: concurrency('bulkConcurrency'),
     tokenLifetimes,
+    auditRetentionDays: positiveInt('auditRetentionDays'),
   };
 }
 

@@ -4,6 +4,7 @@ import { config } from '../config';
 import { keys } from '../store/keys';
 import type { TableWrite } from '../store/table';
 import { auditContext, type AuditActor } from './audit-context';
+import type { AuditAction, AuditResourceType } from './audit-kinds';
 
 /**
  * Audit events (issue 14): who changed what, when, in which request. An event is a table item written
@@ -11,26 +12,7 @@ import { auditContext, type AuditActor } from './audit-context';
  * the configured retention (`AUDIT_RETENTION_DAYS`, 400 days by default) through the table's TTL.
  */
 
-export const auditResourceTypes = ['AGENT', 'SUPERVISOR', 'USER', 'CONFIGURATION', 'BULK_JOB'] as const;
-export type AuditResourceType = (typeof auditResourceTypes)[number];
-
-export const auditActions = [
-  'AGENT_CREATED',
-  'AGENT_UPDATED',
-  'AGENT_RESTORED',
-  'SUPERVISOR_CREATED',
-  'SUPERVISOR_UPDATED',
-  'SUPERVISOR_RESTORED',
-  'USER_CREATED',
-  'USER_UPDATED',
-  'USER_DELETED',
-  'USER_REACTIVATED',
-  'USER_LOCKED_OUT',
-  'CONFIGURATION_SAVED',
-  'BULK_JOB_STARTED',
-  'BULK_JOB_FINISHED',
-] as const;
-export type AuditAction = (typeof auditActions)[number];
+export { auditActions, auditResourceTypes, type AuditAction, type AuditResourceType } from './audit-kinds';
 
 /** One RFC 6902 operation. */
 export type PatchOperation = Operation;
@@ -94,6 +76,7 @@ export function auditItem(orgUuid: string, event: AuditEvent): Record<string, un
   // Flat attributes beside the event let a listing filter by actor and resource without parsing it.
   return {
     ...keys.auditEvent(orgUuid, event.at, event.id),
+    ...keys.auditEventOfResource(orgUuid, event.resource.uuid, event.at, event.id),
     type: 'AUDIT_EVENT',
     ...event,
     actorUuid: event.actor.uuid ?? '-',

@@ -1,5 +1,5 @@
 import { keys } from '../store/keys';
-import { deleteItem, getItem, updateItem, updateItemReturning } from '../store/table';
+import { deleteItem, getItem, transactWrite, updateItem, updateItemReturning, type TableWrite } from '../store/table';
 
 /** A user's consecutive failed sign-ins (Keycloak's `UserLoginFailure`). */
 export interface LoginFailure {
@@ -50,6 +50,23 @@ export async function lockUntil(userUuid: string, notBefore: number): Promise<vo
     ConditionExpression: 'attribute_exists(numFailures) AND notBefore < :nb',
     ExpressionAttributeValues: { ':nb': notBefore },
   });
+}
+
+/**
+ * Starts a lock until `notBefore` (epoch seconds) on a user not locked at `now` (epoch seconds), with
+ * `alongside` (the USER_LOCKED_OUT audit event) in the same transaction. False, writing nothing, when
+ * the user is locked already (a concurrent failure started the lock first: `lockUntil` extends it).
+ */
+export async function startLock(userUuid: string, notBefore: number, now: number, alongside: readonly TableWrite[]): Promise<boolean> {
+  const lock: TableWrite = {
+    Update: {
+      Key: keys.loginFailure(userUuid),
+      UpdateExpression: 'SET notBefore = :nb',
+      ConditionExpression: 'attribute_exists(numFailures) AND notBefore <= :now AND notBefore < :nb',
+      ExpressionAttributeValues: { ':nb': notBefore, ':now': now },
+    },
+  };
+  return (await transactWrite([lock, ...alongside])).length === 0;
 }
 
 /** Forgets the failures: a successful sign-in, or an ADMIN clearing the lock. */

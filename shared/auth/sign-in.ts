@@ -1,9 +1,11 @@
+import { auditContext, withAuditContext } from '../audit/audit-context';
+import { auditWrite } from '../audit/audit-event';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
 import { logger } from '../logger';
 import { count } from '../metrics';
 import type { UserRecord } from '../users/user.entities';
 import { findUserByEmail } from '../users/user.repository';
-import { addLoginFailure, clearLoginFailures, getLoginFailure, lockUntil, type LoginFailure } from './login-failure.repository';
+import { addLoginFailure, clearLoginFailures, getLoginFailure, lockUntil, startLock, type LoginFailure } from './login-failure.repository';
 import { invalidCredentials, OAuthError } from './oauth-errors';
 import { organizationOfRealm } from './realm';
 
@@ -77,7 +79,7 @@ export async function checkPassword(
   if (failure && failure.notBefore * 1000 > now) throw await refuse();
   const checked = await identityProvider.verifyPassword(user.uuid, password);
   if (checked === 'invalid') {
-    await countFailure(user.uuid, now);
+    await countFailure(user, now);
     throw invalidCredentials();
   }
   // Cognito's own lockout, or an expired temporary password: not this attempt's guess, so not counted.
@@ -90,12 +92,36 @@ export async function checkPassword(
 /** A user whose password is only temporary may not have tokens: Keycloak's required-action answer. */
 export const notFullySetUp = () => new OAuthError('invalid_grant', 'Account is not fully set up');
 
-async function countFailure(userUuid: string, at: number): Promise<void> {
+/**
+ * Counts a failed sign-in and, from the policy's threshold on, locks the user. A lock that starts (the
+ * user was not locked) is written with its USER_LOCKED_OUT audit event in one transaction: the user is
+ * the actor (nobody else acted), the request is the sign-in's (`x-request-id`, set by the route). A
+ * failure arriving while another one's lock is being set only extends it, without an event.
+ */
+async function countFailure(user: UserRecord, at: number): Promise<void> {
   const { failureResetSeconds } = bruteForcePolicy;
+  const userUuid = user.uuid;
   const failure = await addLoginFailure(userUuid, at, at - failureResetSeconds * 1000, Math.ceil(at / 1000) + failureResetSeconds);
   const lockSeconds = lockSecondsAfter(failure.numFailures);
   if (lockSeconds === 0) return;
-  await lockUntil(userUuid, Math.floor(at / 1000) + lockSeconds);
+  const notBefore = Math.floor(at / 1000) + lockSeconds;
+  const cause = { actor: { uuid: userUuid, email: user.email }, requestId: auditContext().requestId };
+  const event = await withAuditContext(cause, async () =>
+    auditWrite({
+      orgUuid: user.orgUuid,
+      action: 'USER_LOCKED_OUT',
+      resource: { type: 'USER', uuid: userUuid },
+      changes: [
+        { op: 'add', path: '/lockedUntil', value: new Date(notBefore * 1000).toISOString() },
+        { op: 'add', path: '/numFailures', value: failure.numFailures },
+      ],
+      at: new Date(at).toISOString(),
+    }),
+  );
+  if (!(await startLock(userUuid, notBefore, Math.floor(at / 1000), [event]))) {
+    await lockUntil(userUuid, notBefore);
+    return;
+  }
   count('UsersLockedOut');
   logger.warn('user temporarily locked out after failed sign-ins', { userUuid, numFailures: failure.numFailures, lockSeconds });
 }

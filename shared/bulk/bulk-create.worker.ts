@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { withAuditContext } from '../audit/audit-context';
 import { mailSettings } from '../config';
 import { rateLimited, sendRateBucket, type TokenBucket } from '../mail/send-rate';
 import { ConflictError, fileProblemOf } from '../errors';
@@ -14,6 +15,7 @@ import { registerUser } from '../users/user-registration';
 import { bulkCreateLayout, BulkCreatePlan, bulkError, eachLimited, type BulkError, type Candidate } from './bulk-create.rules';
 import {
   acquireLease,
+  causeOfJob,
   failedRowsKey,
   finishJob,
   getJob,
@@ -100,7 +102,10 @@ export async function runBulkCreateJob(orgUuid: string, jobId: string, options: 
     );
   }, LEASE_MS / 3);
   try {
-    return await runLeased(job, runId, () => lost, options);
+    // On the job's behalf: the users it creates and its outcome are its author's changes, made in the
+    // request that created it (their audit events say so).
+    const leased = job;
+    return await withAuditContext(causeOfJob(leased), () => runLeased(leased, runId, () => lost, options));
   } finally {
     clearInterval(heartbeat);
   }

@@ -1,12 +1,14 @@
 import { CopyObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
+import { withAuditContext, type AuditContext } from '../audit/audit-context';
+import { auditWrite, type PatchOperation } from '../audit/audit-event';
 import { s3Client } from '../clients/s3';
 import { config, ConfigError, envNames } from '../config';
 import type { ErrorCode, FileProblem } from '../errors';
 import type { Language } from '../mail/mail.templates';
 import { keys } from '../store/keys';
-import { getItem, putItem, updateItem } from '../store/table';
+import { getItem, transactWrite, updateItem, type TableWrite } from '../store/table';
 import type { BulkError } from './bulk-create.rules';
 
 /**
@@ -28,6 +30,11 @@ export interface BulkJob {
   orgUuid: string;
   /** The ADMIN who asked for it. */
   requestedBy: string;
+  /**
+   * The cause of the job's changes (audit events): its author and the id of the request that created
+   * it. The worker makes every change of the job (the users it creates, its outcome) on its behalf.
+   */
+  cause?: AuditContext;
   language: Language;
   dryRun: boolean;
   status: JobStatus;
@@ -78,9 +85,34 @@ function bucket(): string {
   return name;
 }
 
+/** Who a job's changes are attributed to: its stored cause (a job from before causes were stored: its author alone). */
+export const causeOfJob = (job: BulkJob): AuditContext => job.cause ?? { actor: { uuid: job.requestedBy, email: null }, requestId: null };
+
+/** The audit event of a job's status change, attributed to the current cause (`withAuditContext`). */
+function jobAudit(orgUuid: string, jobId: string, action: 'BULK_JOB_STARTED' | 'BULK_JOB_FINISHED', changes: PatchOperation[], at: string): TableWrite {
+  return auditWrite({ orgUuid, action, resource: { type: 'BULK_JOB', uuid: jobId }, changes, at });
+}
+
+/** What a finished job's event records: its status and, as they ended, its counts and failure. */
+function outcomeChanges(outcome: { status: JobStatus; counts?: BulkJob['counts']; failure?: JobFailure; welcomeFailures?: WelcomeFailure[] }): PatchOperation[] {
+  return [
+    { op: 'replace', path: '/status', value: outcome.status },
+    ...(outcome.counts ? [{ op: 'add' as const, path: '/counts', value: outcome.counts }] : []),
+    ...(outcome.failure ? [{ op: 'add' as const, path: '/failure', value: { errorCode: outcome.failure.errorCode, message: outcome.failure.message } }] : []),
+    ...(outcome.welcomeFailures?.length ? [{ op: 'add' as const, path: '/welcomeFailures', value: outcome.welcomeFailures.length }] : []),
+  ];
+}
+
+/** Records a new job with its BULK_JOB_STARTED event (one transaction), attributed to the job's cause. */
 export async function createJob(job: BulkJob): Promise<void> {
   const ttl = Math.floor(Date.parse(job.createdAt) / 1000) + JOB_DAYS * 86_400;
-  await putItem({ ...keys.bulkJob(job.orgUuid, job.jobId), type: 'JOB', ...job, ttl }, { ConditionExpression: 'attribute_not_exists(PK)' });
+  const started = { status: job.status, dryRun: job.dryRun, language: job.language };
+  await withAuditContext(causeOfJob(job), () =>
+    transactWrite([
+      { Put: { Item: { ...keys.bulkJob(job.orgUuid, job.jobId), type: 'JOB', ...job, ttl }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      jobAudit(job.orgUuid, job.jobId, 'BULK_JOB_STARTED', [{ op: 'add', path: '', value: started }], job.createdAt),
+    ]),
+  );
 }
 
 export async function getJob(orgUuid: string, jobId: string): Promise<BulkJob | undefined> {
@@ -148,14 +180,29 @@ export async function reportProgress(orgUuid: string, jobId: string, processed: 
   });
 }
 
-/** Records a job's outcome, if run `runId` still holds it; false when it does not. */
+/**
+ * Records a job's outcome with its BULK_JOB_FINISHED event (one transaction, attributed to the
+ * current cause: the worker runs as the job's), if run `runId` still holds it; false when it does not.
+ */
 export async function finishJob(
   orgUuid: string,
   jobId: string,
   runId: string,
   outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: JobFailure; welcomeFailures?: WelcomeFailure[] },
 ): Promise<boolean> {
-  return updateItem({
+  const now = new Date().toISOString();
+  const failed = await transactWrite([{ Update: finishUpdate(orgUuid, jobId, runId, outcome, now) }, jobAudit(orgUuid, jobId, 'BULK_JOB_FINISHED', outcomeChanges(outcome), now)]);
+  return failed.length === 0;
+}
+
+function finishUpdate(
+  orgUuid: string,
+  jobId: string,
+  runId: string,
+  outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: JobFailure; welcomeFailures?: WelcomeFailure[] },
+  now: string,
+): NonNullable<TableWrite['Update']> {
+  return {
     Key: keys.bulkJob(orgUuid, jobId),
     UpdateExpression: `SET #status = :status, counts = :counts, welcomeFailures = :welcomes, progress.#processed = progress.#total, updatedAt = :now${outcome.failure ? ', failure = :failure' : ''} REMOVE lease`,
     ConditionExpression: 'lease.runId = :run AND #status = :running',
@@ -166,10 +213,10 @@ export async function finishJob(
       ':status': outcome.status,
       ':counts': outcome.counts,
       ':welcomes': outcome.welcomeFailures ?? [],
-      ':now': new Date().toISOString(),
+      ':now': now,
       ...(outcome.failure ? { ':failure': outcome.failure } : {}),
     },
-  });
+  };
 }
 
 /** The code of a job the worker could not finish (its retries failed, or its lease lapsed). */
@@ -195,17 +242,29 @@ export function effectiveJob(job: BulkJob, now = Date.now()): BulkJob {
 
 /**
  * Marks a job that has not finished as failed, retryably (the worker's on-failure path, after
- * Lambda's retries); false when the job had already finished or does not exist.
+ * Lambda's retries), with its BULK_JOB_FINISHED event attributed to the job's cause; false when the
+ * job had already finished or does not exist.
  */
 export async function failJob(orgUuid: string, jobId: string, message: string): Promise<boolean> {
+  const job = await getJob(orgUuid, jobId);
+  if (!job) return false;
   const failure: JobFailure = { errorCode: WORKER_FAILED, message, retryable: true };
-  return updateItem({
-    Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: 'SET #status = :failed, failure = :failure, updatedAt = :now REMOVE lease',
-    ConditionExpression: 'attribute_exists(PK) AND (#status = :queued OR #status = :running)',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':running': 'running', ':failure': failure, ':now': new Date().toISOString() },
-  });
+  const now = new Date().toISOString();
+  const failed = await withAuditContext(causeOfJob(job), () =>
+    transactWrite([
+      {
+        Update: {
+          Key: keys.bulkJob(orgUuid, jobId),
+          UpdateExpression: 'SET #status = :failed, failure = :failure, updatedAt = :now REMOVE lease',
+          ConditionExpression: 'attribute_exists(PK) AND (#status = :queued OR #status = :running)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':running': 'running', ':failure': failure, ':now': now },
+        },
+      },
+      jobAudit(orgUuid, jobId, 'BULK_JOB_FINISHED', outcomeChanges({ status: 'failed', failure }), now),
+    ]),
+  );
+  return failed.length === 0;
 }
 
 /**

@@ -5,6 +5,7 @@ import { logger } from '../logger';
 import type { Permission, UserRecord } from '../users/user.entities';
 import { deleteUser } from '../users/user-lifecycle';
 import { userPorts } from '../users/user-ports';
+import { userAuditWrites } from '../users/user-audit';
 import { findUserByEmail, getAdmins, saveUser } from '../users/user.repository';
 import { OrgDirectory } from './bulk-create.rules';
 import { readCsv, requireWithin, type CsvLayout, type UploadedFile } from './csv-file';
@@ -204,8 +205,8 @@ export async function bulkRevoke(caller: Caller, orgUuid: string, items: Revocat
   return errors;
 }
 
-/** Writes a user's new permissions, conditioned on the record it read. */
+/** Writes a user's new permissions, conditioned on the record it read, with its USER_UPDATED event. */
 async function replacePermissions(user: UserRecord, permissions: Permission[]): Promise<boolean> {
   const updated: UserRecord = { ...user, permissions, updatedAt: new Date().toISOString() };
-  return saveUser(updated, user);
+  return saveUser(updated, user, { alongside: userAuditWrites('USER_UPDATED', user, updated) });
 }

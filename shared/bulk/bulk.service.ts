@@ -1,4 +1,5 @@
 import { requireAdmin } from '../access/org-access';
+import { auditContext } from '../audit/audit-context';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../auth/caller';
 import { ConflictError, fileRefused, NotFoundError, ValidationError, type ErrorCode } from '../errors';
@@ -104,6 +105,8 @@ function newJob(caller: Caller, orgUuid: string, options: { language: Language; 
     jobId: randomUUID(),
     orgUuid,
     requestedBy: caller.user.uuid,
+    // The request creating the job: its author and request id are the cause of all the job does.
+    cause: auditContext(),
     language: options.language,
     dryRun: options.dryRun,
     status: 'queued',

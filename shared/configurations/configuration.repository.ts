@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../clients/dynamodb';
 import { config } from '../config';
 import { keys } from '../store/keys';
-import { getItem, putItem, queryPrefix, updateItem } from '../store/table';
+import { getItem, queryPrefix, transactWrite, type TableWrite } from '../store/table';
 
 /** A user's configuration entry (spec 2.10). `botUuid` is absent on a general entry. */
 export interface ConfigurationEntry {
@@ -22,23 +22,32 @@ export async function listConfigurations(userUuid: string, botUuid?: string): Pr
   return queryPrefix<ConfigurationEntry>(PK, SKPrefix);
 }
 
-/** Changes an existing entry's value; false when there is none. */
-export async function updateConfigurationValue(entry: Omit<ConfigurationEntry, 'id'>): Promise<boolean> {
-  return updateItem({
-    Key: keys.configuration(entry.userUuid, entry.botUuid, entry.key),
-    UpdateExpression: 'SET #value = :value',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeNames: { '#value': 'value' },
-    ExpressionAttributeValues: { ':value': entry.value },
-  });
+/**
+ * Changes an existing entry's value, with `alongside` (its audit event) in the same transaction;
+ * false when there is none (nothing is written then).
+ */
+export async function updateConfigurationValue(entry: Omit<ConfigurationEntry, 'id'>, alongside: readonly TableWrite[] = []): Promise<boolean> {
+  const update: TableWrite = {
+    Update: {
+      Key: keys.configuration(entry.userUuid, entry.botUuid, entry.key),
+      UpdateExpression: 'SET #value = :value',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#value': 'value' },
+      ExpressionAttributeValues: { ':value': entry.value },
+    },
+  };
+  return (await transactWrite([update, ...alongside])).length === 0;
 }
 
-/** Writes a new entry; false when one with the same key (and bot) appeared meanwhile. */
-export async function insertConfiguration(entry: ConfigurationEntry): Promise<boolean> {
-  return putItem(
-    { ...keys.configuration(entry.userUuid, entry.botUuid, entry.key), type: 'CONF', ...entry },
-    { ConditionExpression: 'attribute_not_exists(PK)' },
-  );
+/**
+ * Writes a new entry with `alongside` (its audit event) in the same transaction; false when one with
+ * the same key (and bot) appeared meanwhile (nothing is written then).
+ */
+export async function insertConfiguration(entry: ConfigurationEntry, alongside: readonly TableWrite[] = []): Promise<boolean> {
+  const put: TableWrite = {
+    Put: { Item: { ...keys.configuration(entry.userUuid, entry.botUuid, entry.key), type: 'CONF', ...entry }, ConditionExpression: 'attribute_not_exists(PK)' },
+  };
+  return (await transactWrite([put, ...alongside])).length === 0;
 }
 
 /** The next entry id of a user: an atomic counter, so ids never repeat. */

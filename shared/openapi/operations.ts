@@ -5,6 +5,7 @@ import {
   accountSignInSchema,
   accountSignOutSchema,
   agentSchema,
+  auditEventPageSchema,
   bruteForceStatusSchema,
   bulkErrorSchema,
   bulkJobSchema,
@@ -183,6 +184,14 @@ export const operationSpecs: Record<string, OperationSpec> = {
     outcomes: [{ status: 200, description: 'The failure count and lock', json: bruteForceStatusSchema }],
   },
   'users.clearBruteForce': { summary: "Clear the user's failed sign-ins and lock", outcomes: [{ status: 204, description: 'Cleared' }] },
+  'users.auditEvents': {
+    summary: "The organization's audit events (ADMIN only)",
+    description:
+      'Who changed what, when, in which request: newest first, filtered by `actor`, `resourceType`, `resourceUuid` and the inclusive ' +
+      'time range `from`–`to` (all combined). Events are kept for the configured retention (400 days by default). A request reads ' +
+      'every event of its time range (of one resource with `resourceUuid`): give `from`/`to` or `resourceUuid` on large organizations.',
+    outcomes: [{ status: 200, description: 'A page of audit events (0-based)', json: auditEventPageSchema }],
+  },
   'bulk.create': {
     summary: 'Create users from a CSV file',
     description:

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { errorCatalogue, type ErrorCode } from '../errors';
 import { communicationStyles } from '../org/org.entities';
 import { roles } from '../users/user.entities';
+import { auditActions, auditResourceTypes } from '../audit/audit-kinds';
 
 /**
  * Response bodies as zod schemas: the contract the mappers (`shared/*\/*.mapper.ts`) and handlers must
@@ -341,3 +342,21 @@ export const revisionPageSchema = pageOf(revisionSummarySchema, 'RevisionPage', 
 export const revisionDiffSchema = z
   .strictObject({ from: z.int().nullable(), to: z.int(), patch: z.array(patchOperationSchema) })
   .register(responseRegistry, { id: 'RevisionDiff' });
+
+/** `toAuditEventResponse`: one audit event. */
+export const auditEventSchema = z
+  .strictObject({
+    id: z.uuid(),
+    at: dateTime,
+    actor: actorSchema,
+    action: z.enum(auditActions),
+    resource: z.strictObject({ type: z.enum(auditResourceTypes), uuid: z.string().describe("The resource's uuid (a job's id; for a configuration entry, its user's uuid)") }),
+    requestId: z.string().nullable().describe("The `x-request-id` of the request that made the change (for a bulk job's, the request that created the job)"),
+    changes: z
+      .array(patchOperationSchema)
+      .optional()
+      .describe('What changed, as an RFC 6902 patch; a secret that changed appears only as `[REDACTED]`'),
+  })
+  .register(responseRegistry, { id: 'AuditEvent' });
+
+export const auditEventPageSchema = pageOf(auditEventSchema, 'AuditEventPage', 'Page (spec 2.8) of audit events, newest first; `number` is 0-based.');

@@ -91,6 +91,15 @@ export const keys = {
    */
   auditEvent: (orgUuid: string, at: string, id: string): ItemKey => ({ PK: `${org(orgUuid)}#AUDIT`, SK: `${at}#${id}` }),
   auditEventsOf: (orgUuid: string): string => `${org(orgUuid)}#AUDIT`,
+  /**
+   * The same event in GSI1 under its resource, in the same time order: what happened to one agent,
+   * user or job is read without reading the rest of the organization's events.
+   */
+  auditEventOfResource: (orgUuid: string, resourceUuid: string, at: string, id: string) => ({
+    GSI1PK: keys.auditEventsOfResource(orgUuid, resourceUuid),
+    GSI1SK: `${at}#${id}`,
+  }),
+  auditEventsOfResource: (orgUuid: string, resourceUuid: string): string => `${org(orgUuid)}#AUDIT#${resourceUuid}`,
 
   /** A revision of a supervisor or agent: its snapshot as read right after that write. */
   agentRevision: (botUuid: string, agentUuid: string, revision: number): ItemKey => ({

@@ -3,6 +3,7 @@ import { revokeSessionsOf } from '../auth/session.repository';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { sameAccess, type AccessInput } from './access-template';
 import { generatePassword } from './password-policy';
+import { userAuditWrites } from './user-audit';
 import { accessOrThrow, checkGrants, optionalText, withFields, type UserFields } from './user-changes';
 import { sendReactivation, sendWelcome, type MailContext } from './user-mail';
 import { userPorts, type UserPorts } from './user-ports';
@@ -95,7 +96,8 @@ export async function updateUser(
     }
     // Last of the identity-provider steps: a password cannot be put back.
     if (input.password) await deps.identityProvider.setPassword(userUuid, input.password);
-    if (!(await saveUser(updated, target, emailChanged ? { claimedEmail: email } : {}))) {
+    const alongside = userAuditWrites('USER_UPDATED', target, updated, { passwordSet: input.password !== undefined });
+    if (!(await saveUser(updated, target, { ...(emailChanged ? { claimedEmail: email } : {}), alongside }))) {
       throw new ConflictError('VERSION_CONFLICT', 'The user changed while it was being updated; read it and try again');
     }
   } catch (error) {
@@ -132,7 +134,7 @@ export async function deleteUser(scope: OrgScope, userUuid: string, deps: UserPo
   try {
     await deps.identityProvider.disable(userUuid);
     disabled = true;
-    if (!(await saveUser(deleted, target))) {
+    if (!(await saveUser(deleted, target, { alongside: userAuditWrites('USER_DELETED', target, deleted) }))) {
       throw new ConflictError('VERSION_CONFLICT', 'The user changed while it was being deleted; read it and try again');
     }
   } catch (error) {
@@ -168,7 +170,8 @@ export async function activateUser(
   await deps.identityProvider.enable(target.uuid);
   try {
     if (input.password) await deps.identityProvider.setPassword(target.uuid, input.password);
-    if (!(await saveUser(restored, target))) {
+    const alongside = userAuditWrites('USER_REACTIVATED', target, restored, { passwordSet: input.password !== undefined });
+    if (!(await saveUser(restored, target, { alongside }))) {
       throw new ConflictError('VERSION_CONFLICT', 'The user changed while it was being reactivated; read it and try again');
     }
   } catch (error) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError } from '../errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
+import { userAuditWrites } from './user-audit';
 import type { Permission, Role, UserRecord } from './user.entities';
 import {
   claimEmail,
@@ -32,7 +33,8 @@ export interface NewUser {
 
 /**
  * Registers a user in the store and the identity provider: claim the e-mail, register the credentials,
- * then write the user, its index entries and the claim's completion in one transaction (the identity
+ * then write the user, its index entries, the claim's completion and the USER_CREATED audit event
+ * (with `/password` redacted when the password was chosen, not generated) in one transaction (the identity
  * provider cannot join a transaction, hence the claim before it). A failure before the user is written
  * gives the claim back; a crash leaves a pending claim that a later attempt detects and repairs.
  * `options.uuid` fixes the user's uuid, so that a rerun of the same work (a bulk job) resumes it
@@ -68,7 +70,7 @@ export async function registerUser(
     createdAt: now,
     updatedAt: now,
   };
-  if (!(await putNewUser(user))) {
+  if (!(await putNewUser(user, userAuditWrites('USER_CREATED', undefined, user, { passwordSet: !input.temporaryPassword })))) {
     // Only an attempt resuming its own claim (a given uuid) finds its user written already.
     const written = await getUser(orgUuid, userUuid);
     if (!written || !sameEmail(written.email, email)) throw new ConflictError('EMAIL_TAKEN');

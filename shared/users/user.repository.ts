@@ -86,28 +86,35 @@ const addAdminWrite = (orgUuid: string, userUuid: string): TableWrite => ({
  * index items (listing entries, search postings, the count; see `user-index.ts`) moved on from what
  * `previous` had, its place in the ADMIN set when it is an active ADMIN, and, for a new e-mail, the
  * e-mail's claim marked done. So listings, counts, the ADMIN set and the claim never disagree with the
- * user. False when the user item's condition failed; EMAIL_TAKEN when the claim was taken over meanwhile.
+ * user. `alongside` joins the same transaction: the change's audit event, so neither is written
+ * without the other. False when the user item's condition failed (nothing is written then);
+ * EMAIL_TAKEN when the claim was taken over meanwhile.
  */
 async function writeUser(
   user: UserRecord,
   condition: Omit<TableWrite['Put'] & object, 'Item'>,
   previous: StoredUser | undefined,
-  claimedEmail?: string,
+  claimedEmail: string | undefined,
+  alongside: readonly TableWrite[],
 ): Promise<boolean> {
   const { countedStatus: _counted, ...record } = user as StoredUser;
   const stored: StoredUser = { ...record, countedStatus: record.status };
   const writes: TableWrite[] = [{ Put: { Item: userItem(stored), ...condition } }, ...indexWrites(stored, previous)];
   if (user.role === 'ADMIN' && user.status === 'ACTIVE') writes.push(addAdminWrite(user.orgUuid, user.uuid));
   if (claimedEmail) writes.push(completeClaimWrite(user.orgUuid, claimedEmail, user.uuid));
+  writes.push(...alongside);
   const failed = await transactWrite(writes);
   if (failed.includes(0)) return false;
   if (failed.length > 0) throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
   return true;
 }
 
-/** Writes a new user (see `writeUser`) and completes its e-mail claim; false when the user exists. */
-export async function putNewUser(user: UserRecord): Promise<boolean> {
-  return writeUser(user, { ConditionExpression: 'attribute_not_exists(PK)' }, undefined, user.email);
+/**
+ * Writes a new user (see `writeUser`) with `alongside` (its audit event) and completes its e-mail
+ * claim; false when the user exists.
+ */
+export async function putNewUser(user: UserRecord, alongside: readonly TableWrite[] = []): Promise<boolean> {
+  return writeUser(user, { ConditionExpression: 'attribute_not_exists(PK)' }, undefined, user.email, alongside);
 }
 
 export async function getUser(orgUuid: string, userUuid: string, options?: { consistent?: boolean }): Promise<UserRecord | undefined> {
@@ -129,9 +136,15 @@ export async function findActiveUser(orgUuid: string, userUuid: string): Promise
 /**
  * Replaces a user with its directory entry and ADMIN-set place (see `writeUser`); false when it
  * changed since it was read (`seen`), so two writers never silently undo each other. With
- * `claimedEmail`, the new e-mail's claim is marked done in the same transaction.
+ * `claimedEmail`, the new e-mail's claim is marked done in the same transaction; `alongside` (the
+ * change's audit event) joins it too. Every attempt carries the same `alongside` and only the attempt
+ * that succeeds writes anything, so the event is written once, and never for a change refused.
  */
-export async function saveUser(user: UserRecord, seen: StoredUser, options: { claimedEmail?: string } = {}): Promise<boolean> {
+export async function saveUser(
+  user: UserRecord,
+  seen: StoredUser,
+  options: { claimedEmail?: string; alongside?: readonly TableWrite[] } = {},
+): Promise<boolean> {
   let previous = seen;
   for (let attempt = 1; attempt <= 3; attempt++) {
     const counted = previous.countedStatus;
@@ -146,6 +159,7 @@ export async function saveUser(user: UserRecord, seen: StoredUser, options: { cl
       },
       previous,
       options.claimedEmail,
+      options.alongside ?? [],
     );
     if (written) return true;
     const current = (await getUser(user.orgUuid, user.uuid, { consistent: true })) as StoredUser | undefined;

@@ -45,6 +45,7 @@ const custom = {
     ]),
   ),
   accessTokenSeconds: '120',
+  auditRetentionDays: '30',
   alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
   senderEmail: 'mail@example.org',
   importSenderIdentity: 'false',
@@ -141,6 +142,14 @@ test('refreshTokenSeconds and sessionMaxSeconds set their variables in every fun
     expect(environment.ACCESS_TOKEN_SECONDS).toBeUndefined();
     expect(environment.TOKEN_ISSUER).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, '/auth']] });
   }
+});
+
+test('auditRetentionDays sets the audit events\' retention in every function that writes data; unset, their default applies', () => {
+  const withData = environments().filter(readsData);
+  expect(withData.length).toBeGreaterThan(0);
+  for (const environment of withData) expect(environment.AUDIT_RETENTION_DAYS).toBe('30');
+  for (const environment of environments().filter((environment) => !readsData(environment))) expect(environment.AUDIT_RETENTION_DAYS).toBeUndefined();
+  for (const environment of environments(stagingSynth)) expect(environment.AUDIT_RETENTION_DAYS).toBeUndefined();
 });
 
 test('the sign-in address of e-mails comes from context, for the functions that send mail only', () => {
@@ -308,6 +317,7 @@ describe('invalid context fails synth with the key named', () => {
     [{ workerConcurrency: 'all' }, /"workerConcurrency" must be a positive integer/],
     [{ bulkConcurrency: -1 }, /"bulkConcurrency" must be a positive integer/],
     [{ accessTokenSeconds: '0' }, /"accessTokenSeconds" must be a positive integer/],
+    [{ auditRetentionDays: '1.5' }, /"auditRetentionDays" must be a positive integer/],
     [{ refreshTokenSeconds: 'long' }, /"refreshTokenSeconds" must be a positive integer/],
   ])('buildApp(%j)', (context, message) => {
     expect(() => buildApp({ ...skipBundling, ...context })).toThrow(message);

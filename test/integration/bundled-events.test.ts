@@ -47,6 +47,7 @@ const expectedStatus: Record<string, number | undefined> = {
   'users.delete': 204,
   'users.bruteForce': 200,
   'users.clearBruteForce': 204,
+  'users.auditEvents': 200,
   'bulk.create': 200,
   'bulk.upload': 201,
   'bulk.job': 200,

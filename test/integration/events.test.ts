@@ -397,6 +397,26 @@ const expectations: Record<string, Expectation> = {
     expect(result.statusCode).toBe(200);
     expect(bodyOf(result)).toMatchObject({ content: [user], totalElements: 1, number: 0, size: 5, first: true, last: true });
   },
+  // The user the test created has one event: its creation by the ADMIN, with the whole user as the patch.
+  'users.auditEvents': async (result, { user }) => {
+    expect(result.statusCode).toBe(200);
+    expect(bodyOf(result)).toMatchObject({
+      totalElements: 1,
+      number: 0,
+      size: 20,
+      content: [
+        {
+          action: 'USER_CREATED',
+          resource: { type: 'USER', uuid: user!.uuid },
+          actor: { email: stack().orgs[0]!.admin.email },
+          changes: [
+            { op: 'add', path: '', value: user },
+            { op: 'add', path: '/password', value: '[REDACTED]' },
+          ],
+        },
+      ],
+    });
+  },
   'users.quicksearch': async (result, { user }) => {
     expect(result.statusCode).toBe(200);
     expect(bodyOf(result)).toEqual([user!.name]);

@@ -491,6 +491,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user-management/org/{orgUUID}/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's audit events (ADMIN only)
+         * @description Who changed what, when, in which request: newest first, filtered by `actor`, `resourceType`, `resourceUuid` and the inclusive time range `from`–`to` (all combined). Events are kept for the configured retention (400 days by default). A request reads every event of its time range (of one resource with `resourceUuid`): give `from`/`to` or `resourceUuid` on large organizations.
+         */
+        get: operations["users.auditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user-management/org/{orgUUID}/configurations": {
         parameters: {
             query?: never;
@@ -912,6 +932,54 @@ export interface components {
             updatedAt: string;
             /** Format: uuid */
             uuid: string;
+        };
+        AuditEvent: {
+            /** @enum {string} */
+            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED";
+            actor: components["schemas"]["Actor"];
+            /** Format: date-time */
+            at: string;
+            /** @description What changed, as an RFC 6902 patch; a secret that changed appears only as `[REDACTED]` */
+            changes?: components["schemas"]["JsonPatchOperation"][];
+            /** Format: uuid */
+            id: string;
+            /** @description The `x-request-id` of the request that made the change (for a bulk job's, the request that created the job) */
+            requestId: string | null;
+            resource: {
+                /** @enum {string} */
+                type: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB";
+                /** @description The resource's uuid (a job's id; for a configuration entry, its user's uuid) */
+                uuid: string;
+            };
+        };
+        /** @description Page (spec 2.8) of audit events, newest first; `number` is 0-based. */
+        AuditEventPage: {
+            content: components["schemas"]["AuditEvent"][];
+            empty: boolean;
+            first: boolean;
+            last: boolean;
+            number: number;
+            numberOfElements: number;
+            pageable: {
+                offset: number;
+                paged: boolean;
+                pageNumber: number;
+                pageSize: number;
+                sort: {
+                    empty: boolean;
+                    sorted: boolean;
+                    unsorted: boolean;
+                };
+                unpaged: boolean;
+            };
+            size: number;
+            sort: {
+                empty: boolean;
+                sorted: boolean;
+                unsorted: boolean;
+            };
+            totalElements: number;
+            totalPages: number;
         };
         BruteForceStatus: {
             /** @description Whether sign-in is locked now */
@@ -4708,6 +4776,131 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "users.auditEvents": {
+        parameters: {
+            query?: {
+                actor?: string;
+                from?: string;
+                linesPerPage?: number;
+                page?: number;
+                resourceType?: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB";
+                resourceUuid?: string;
+                to?: string;
+            };
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit events (0-based) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEventPage"];
+                };
             };
             /** @description Bad request */
             400: {

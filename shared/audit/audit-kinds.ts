@@ -1,0 +1,22 @@
+/** What audit events name: the kinds of resource and the actions (no dependencies, so the API description can import them). */
+
+export const auditResourceTypes = ['AGENT', 'SUPERVISOR', 'USER', 'CONFIGURATION', 'BULK_JOB'] as const;
+export type AuditResourceType = (typeof auditResourceTypes)[number];
+
+export const auditActions = [
+  'AGENT_CREATED',
+  'AGENT_UPDATED',
+  'AGENT_RESTORED',
+  'SUPERVISOR_CREATED',
+  'SUPERVISOR_UPDATED',
+  'SUPERVISOR_RESTORED',
+  'USER_CREATED',
+  'USER_UPDATED',
+  'USER_DELETED',
+  'USER_REACTIVATED',
+  'USER_LOCKED_OUT',
+  'CONFIGURATION_SAVED',
+  'BULK_JOB_STARTED',
+  'BULK_JOB_FINISHED',
+] as const;
+export type AuditAction = (typeof auditActions)[number];
