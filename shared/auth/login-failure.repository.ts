@@ -73,3 +73,12 @@ export async function startLock(userUuid: string, notBefore: number, now: number
 export async function clearLoginFailures(userUuid: string): Promise<void> {
   await deleteItem({ Key: keys.loginFailure(userUuid) });
 }
+
+/**
+ * Deletes a user's failure record, if there is one, with `alongside` (the audit event of an ADMIN's
+ * unlock) in the same transaction; false when there was nothing to clear (then nothing is written).
+ */
+export async function clearLoginFailuresWith(userUuid: string, alongside: readonly TableWrite[]): Promise<boolean> {
+  const failed = await transactWrite([{ Delete: { Key: keys.loginFailure(userUuid), ConditionExpression: 'attribute_exists(PK)' } }, ...alongside]);
+  return failed.length === 0;
+}

@@ -5,7 +5,7 @@ import { logger } from '../logger';
 import { count } from '../metrics';
 import type { UserRecord } from '../users/user.entities';
 import { findUserByEmail } from '../users/user.repository';
-import { addLoginFailure, clearLoginFailures, getLoginFailure, lockUntil, startLock, type LoginFailure } from './login-failure.repository';
+import { addLoginFailure, clearLoginFailures, clearLoginFailuresWith, getLoginFailure, lockUntil, startLock, type LoginFailure } from './login-failure.repository';
 import { invalidCredentials, OAuthError } from './oauth-errors';
 import { organizationOfRealm } from './realm';
 
@@ -150,4 +150,4 @@ export async function readBruteForceStatus(userUuid: string): Promise<BruteForce
   return bruteForceStatusOf(await getLoginFailure(userUuid));
 }
 
-export { clearLoginFailures };
+export { clearLoginFailures, clearLoginFailuresWith };

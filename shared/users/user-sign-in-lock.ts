@@ -1,5 +1,6 @@
 import type { OrgScope } from '../access/org-access';
-import { clearLoginFailures, readBruteForceStatus, type BruteForceStatus } from '../auth/sign-in';
+import { auditWrite, changesBetween } from '../audit/audit-event';
+import { clearLoginFailuresWith, readBruteForceStatus, type BruteForceStatus } from '../auth/sign-in';
 import { readUser } from './user-queries';
 
 /** An ADMIN's view of a user's failed sign-ins and temporary lock (Keycloak's attack detection). */
@@ -8,8 +9,18 @@ export async function readSignInLock(scope: OrgScope, userUuid: string): Promise
   return readBruteForceStatus(user.uuid);
 }
 
-/** Forgets a user's failed sign-ins, which ends its lock at once. */
+/**
+ * Forgets a user's failed sign-ins, which ends its lock at once, with its audit event `USER_UNLOCKED`
+ * (the failures and lock cleared) in the same transaction. Nothing to clear: nothing written, no event.
+ */
 export async function clearSignInLock(scope: OrgScope, userUuid: string): Promise<void> {
   const user = await readUser(scope, userUuid);
-  await clearLoginFailures(user.uuid);
+  const { numFailures, lockedUntil } = await readBruteForceStatus(user.uuid);
+  const event = auditWrite({
+    orgUuid: user.orgUuid,
+    action: 'USER_UNLOCKED',
+    resource: { type: 'USER', uuid: user.uuid },
+    changes: changesBetween({ numFailures, lockedUntil }, { numFailures: 0, lockedUntil: null }),
+  });
+  await clearLoginFailuresWith(user.uuid, [event]);
 }

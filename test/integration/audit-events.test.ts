@@ -283,6 +283,32 @@ test('five bad passwords on the token endpoint lock the user: one USER_LOCKED_OU
   expect(lockedFor).toBeLessThanOrEqual(60_000);
 });
 
+test('an ADMIN clearing a lock records USER_UNLOCKED with what was cleared; clearing nothing records nothing', async () => {
+  const user = await member(org, 'VIEWER');
+  for (let i = 0; i < 5; i++) {
+    const response = await fetch(tokenUrl(org.realm), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'password', client_id: stack().clientId, username: user.email, password: 'Wrong-passw0rd' }).toString(),
+    });
+    expect(response.status).toBe(400);
+  }
+  const lockUrl = userArea(org.orgUuid, `/attack-detection/brute-force/users/${user.uuid}`);
+  const requestId = rid('unlock');
+
+  expect((await org.admin.api.delete(lockUrl, { 'x-request-id': requestId })).status).toBe(204);
+  expect((await org.admin.api.delete(lockUrl)).status).toBe(204);
+
+  const page = await eventsOf(`resourceUuid=${user.uuid}`);
+  expect(page.content.map((event) => event.action)).toEqual(['USER_UNLOCKED', 'USER_LOCKED_OUT', 'USER_CREATED']);
+  const [unlocked] = page.content;
+  expect(unlocked).toMatchObject({ actor: { uuid: org.admin.uuid, email: org.admin.email }, requestId, resource: { type: 'USER', uuid: user.uuid } });
+  expect(unlocked!.changes).toEqual([
+    { op: 'replace', path: '/lockedUntil', value: null },
+    { op: 'replace', path: '/numFailures', value: 0 },
+  ]);
+});
+
 test('retention: an event expires (TTL) 400 days after it happened, by default', async () => {
   const user = await createViaApi(org);
   const [event] = (await eventsOf(`resourceUuid=${user.uuid}`)).content;

@@ -935,7 +935,7 @@ export interface components {
         };
         AuditEvent: {
             /** @enum {string} */
-            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED";
+            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED";
             actor: components["schemas"]["Actor"];
             /** Format: date-time */
             at: string;
