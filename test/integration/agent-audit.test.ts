@@ -3,21 +3,13 @@ import { queryPartition } from '../../shared/store/table';
 import { adminApi, agentBody, agentsUrl, botUrl, createAgent, freshBot, type FreshBot, type PageDto } from '../support/bot-helpers';
 import { expectError } from '../support/error-body';
 import { stack, unique, userArea } from '../support/stack';
+import type { AuditEventDto } from '../support/audit-helpers';
 
 /**
  * Audit events of supervisors and agents (issue 14, part 2): written in the transaction of the change,
  * read through `GET …/audit-events` as an incident responder would.
  */
 
-interface AuditEventDto {
-  id: string;
-  at: string;
-  actor: { uuid: string | null; email: string | null };
-  action: string;
-  resource: { type: string; uuid: string };
-  requestId: string | null;
-  changes?: { op: string; path: string; value?: unknown }[];
-}
 
 const admin = adminApi();
 const org = () => stack().orgs[0]!;

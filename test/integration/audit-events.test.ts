@@ -11,21 +11,13 @@ import { expectError, expectFieldErrors } from '../support/error-body';
 import { send, UUID } from '../support/http-client';
 import { stack, tokenUrl, unique, userArea } from '../support/stack';
 import { createBody, createViaApi, freshOrganization, member, uniqueEmail, type TestOrg } from '../support/user-helpers';
+import type { AuditEventDto } from '../support/audit-helpers';
 
 /**
  * Audit events of users, configuration entries, bulk jobs and sign-in lock-outs (issue 14, part 2),
  * read through `GET …/audit-events` as an ADMIN investigating an incident would.
  */
 
-interface AuditEventDto {
-  id: string;
-  at: string;
-  actor: { uuid: string | null; email: string | null };
-  action: string;
-  resource: { type: string; uuid: string };
-  requestId: string | null;
-  changes?: { op: string; path: string; value?: unknown }[];
-}
 type AuditPage = PageDto<AuditEventDto>;
 
 let org: TestOrg;
