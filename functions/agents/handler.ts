@@ -38,9 +38,16 @@ export const quicksearch = userRoute({
 export const create = userRoute({
   schemas: { path: botPathSchema, body: agentCreateSchema },
   prefetch: botScopeKeys,
-  idempotent: true,
-  handle: async ({ path, body, caller, prefetched }) => {
-    const { agent, version } = await createAgent(await authorizeBot(caller, path, 'write', prefetched), body);
+  authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
+  idempotent: {
+    // A keyed create whose answer was lost answers the agent it created, as it reads now.
+    replay: async ({ uuid }, { scope }) => {
+      const { agent, version } = await readAgent(scope, 'AGENT', uuid);
+      return withEtag(agent, version, 201);
+    },
+  },
+  handle: async ({ scope, body }) => {
+    const { agent, version } = await createAgent(scope, body);
     return withEtag(agent, version, 201);
   },
 });

@@ -73,21 +73,24 @@ export const endSession = publicRoute({
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 
+function isOwnOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host;
+  } catch {
+    return false; // `null`, or not an origin at all
+  }
+}
+
 /** What the account page's handlers read of a request; a form body only when it is a form. */
 function accountRequest(input: RouteInput<{ path: typeof realmPath }>): AccountRequest {
   const { path, headers, rawQuery, cookies, rawBody } = input;
   const isForm = FORM_TYPE.test(headers['content-type'] ?? '');
-  // Browsers say where a request comes from in Sec-Fetch-Site; older ones only in Origin (which the
-  // page's no-referrer policy makes `null` for its own forms, so `null` is not held against it).
+  // Browsers say where a request comes from in Sec-Fetch-Site and Origin; anything but this API's own
+  // origin is another site, `null` (a sandboxed frame, a data: page) included. The page's same-origin
+  // referrer policy makes its own forms send their real Origin. A client that sends neither header
+  // (curl, a script) is not a browser another site could steer.
   const site = headers['sec-fetch-site'];
-  let crossSite = site === 'cross-site';
-  if (site === undefined && headers.origin && headers.origin !== 'null') {
-    try {
-      crossSite = new URL(headers.origin).host !== headers.host;
-    } catch {
-      crossSite = true;
-    }
-  }
+  const crossSite = (site !== undefined && site !== 'same-origin' && site !== 'none') || (headers.origin !== undefined && !isOwnOrigin(headers.origin, headers.host));
   return {
     realm: path.realm,
     cookies,

@@ -1,3 +1,4 @@
+import { authorizeOrgAdmin } from '../../shared/access/org-access';
 import { bulkCreate, createUploadJob, failedRows, jobView, MULTIPART_MAX_BYTES, readJob, resendWelcomes, retryJob } from '../../shared/bulk/bulk.service';
 import type { BulkJob } from '../../shared/bulk/bulk-job';
 import {
@@ -24,6 +25,7 @@ const jobLocation = (params: { orgUUID: string; jobId: string }) => routePath('b
 export const create = userRoute({
   multipart: { maxFileBytes: MULTIPART_MAX_BYTES },
   schemas: { path: orgPathSchema, query: dryRunQuerySchema, body: filePartSchema },
+  authorize: ({ path, caller }) => authorizeOrgAdmin(caller, path.orgUUID),
   idempotent: true,
   handle: async ({ path, query, body, headers, caller }): Promise<Reply> => {
     const respondAsync = respondAsyncSchema.parse(headers.prefer);

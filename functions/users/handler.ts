@@ -1,4 +1,4 @@
-import { authorizeOrgAdmin, authorizeOrgMember, authorizeUserAccess } from '../../shared/access/org-access';
+import { authorizeOrgAdmin, authorizeOrgMember, authorizeUserAccess, type OrgScope } from '../../shared/access/org-access';
 import { auditEventsQuerySchema } from '../../shared/audit/audit.schemas';
 import { toAuditEventResponse } from '../../shared/audit/audit.mapper';
 import { listAuditEvents } from '../../shared/audit/audit.service';
@@ -51,18 +51,21 @@ export const quicksearch = userRoute({
     ok(await quicksearchUsers(await authorizeOrgAdmin(caller, path.orgUUID), query.name, query.limit)),
 });
 
+/** A keyed create or reactivation whose answer was lost answers the user it changed, as it reads now. */
+const replayUser = { replay: async ({ uuid }: { uuid: string }, { scope }: { scope: OrgScope }) => ok(toUserResponse(await readUser(scope, uuid))) };
+
 export const create = userRoute({
   schemas: { path: orgPathSchema, body: createUserSchema },
-  idempotent: true,
-  handle: async ({ path, body, headers, caller }) =>
-    ok(toUserResponse(await createUser(await authorizeOrgAdmin(caller, path.orgUUID), body, mailContext(headers)))),
+  authorize: ({ path, caller }) => authorizeOrgAdmin(caller, path.orgUUID),
+  idempotent: replayUser,
+  handle: async ({ scope, body, headers }) => ok(toUserResponse(await createUser(scope, body, mailContext(headers)))),
 });
 
 export const activate = userRoute({
   schemas: { path: orgPathSchema, body: activateUserSchema },
-  idempotent: true,
-  handle: async ({ path, body, headers, caller }) =>
-    ok(toUserResponse(await activateUser(await authorizeOrgAdmin(caller, path.orgUUID), body, mailContext(headers)))),
+  authorize: ({ path, caller }) => authorizeOrgAdmin(caller, path.orgUUID),
+  idempotent: replayUser,
+  handle: async ({ scope, body, headers }) => ok(toUserResponse(await activateUser(scope, body, mailContext(headers)))),
 });
 
 export const get = userRoute({

@@ -136,7 +136,7 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${view.error ? `${e(copy.errorTitle)}: ` : ''}${e(title)} · ${e(copy.title)}</title>
 <style>${STYLE}</style>
 </head>

@@ -4,7 +4,7 @@ import { Prefetched } from '../auth/caller';
 import { ConflictError, type FieldIssue } from '../errors';
 import { count } from '../metrics';
 import { keys } from '../store/keys';
-import { auditWrite, changesBetween } from '../audit/audit-event';
+import { auditWrites, changesBetween } from '../audit/audit-event';
 import type { Bot } from '../org/org.entities';
 import type { TableWrite } from '../store/table';
 import type { AgentResponse } from './agent.mapper';
@@ -76,7 +76,7 @@ export async function insertWithHistory(
 function historyOf(bot: Bot, record: AgentRecord, action: RevisionAction, before: AgentResponse | undefined, after: AgentResponse): TableWrite[] {
   return [
     revisionWrite(record, after, action),
-    auditWrite({
+    ...auditWrites({
       orgUuid: bot.orgUuid,
       action: `${record.kind}_${action}`,
       resource: { type: record.kind, uuid: record.uuid },

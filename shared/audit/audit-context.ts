@@ -6,10 +6,23 @@ export interface AuditActor {
   email: string | null;
 }
 
+/**
+ * A request sent with an `Idempotency-Key` whose change must be findable after a crash: the change's
+ * transaction records it (`keyedRequestWrite`), so a retry finds what the first attempt did.
+ */
+export interface KeyedRequest {
+  userUuid: string;
+  /** The key's digest: the record's place in the user's partition. */
+  recordId: string;
+  /** The digest of the request (method, path and query, body), to refuse the key on another request. */
+  fingerprint: string;
+}
+
 export interface AuditContext {
   actor: AuditActor;
   /** The request's `x-request-id` (for a bulk job's changes, the id of the request that started it). */
   requestId: string | null;
+  keyedRequest?: KeyedRequest;
 }
 
 /** Outside any request or job (the operator CLI, seeding): no user acted. */

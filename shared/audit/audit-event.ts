@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { config } from '../config';
 import { keys } from '../store/keys';
-import type { TableWrite } from '../store/table';
-import { auditContext, type AuditActor } from './audit-context';
+import { getItem, type TableWrite } from '../store/table';
+import { auditContext, type AuditActor, type KeyedRequest } from './audit-context';
 import type { AuditAction, AuditResourceType } from './audit-kinds';
 
 /**
@@ -65,10 +65,45 @@ export function auditEventOf(change: AuditedChange): AuditEvent {
   };
 }
 
-/** The Put that records `change`, for the transaction that makes it. */
-export function auditWrite(change: AuditedChange): TableWrite {
+/**
+ * The writes that record `change`, for the transaction that makes it: its audit event and, inside a
+ * keyed request whose route can replay (`KeyedRequest`), which resource that request changed.
+ */
+export function auditWrites(change: AuditedChange): TableWrite[] {
   const event = auditEventOf(change);
-  return { Put: { Item: auditItem(change.orgUuid, event), ConditionExpression: 'attribute_not_exists(PK)' } };
+  const { keyedRequest } = auditContext();
+  return [
+    { Put: { Item: auditItem(change.orgUuid, event), ConditionExpression: 'attribute_not_exists(PK)' } },
+    ...(keyedRequest ? [keyedRequestWrite(keyedRequest, change.resource)] : []),
+  ];
+}
+
+/** How long a keyed request's change is remembered: as long as Powertools keeps the key's answer. */
+export const KEYED_REQUEST_SECONDS = 24 * 60 * 60;
+
+/** What a keyed request changed, as the change's transaction recorded it. */
+export interface KeyedChange {
+  fingerprint: string;
+  resource: { type: AuditResourceType; uuid: string };
+}
+
+function keyedRequestWrite(request: KeyedRequest, resource: KeyedChange['resource']): TableWrite {
+  const change: KeyedChange = { fingerprint: request.fingerprint, resource };
+  return {
+    Put: {
+      Item: {
+        ...keys.keyedChange(request.userUuid, request.recordId),
+        type: 'KEYED_CHANGE',
+        ...change,
+        ttl: Math.floor(Date.now() / 1000) + KEYED_REQUEST_SECONDS,
+      },
+    },
+  };
+}
+
+/** What the keyed request `recordId` of a user changed, if its change committed. */
+export async function readKeyedChange(userUuid: string, recordId: string): Promise<KeyedChange | undefined> {
+  return getItem<KeyedChange>(keys.keyedChange(userUuid, recordId), { consistent: true });
 }
 
 export function auditItem(orgUuid: string, event: AuditEvent): Record<string, unknown> {

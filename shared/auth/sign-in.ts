@@ -1,5 +1,5 @@
 import { auditContext, withAuditContext } from '../audit/audit-context';
-import { auditWrite } from '../audit/audit-event';
+import { auditWrites } from '../audit/audit-event';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
 import { logger } from '../logger';
 import { count } from '../metrics';
@@ -106,8 +106,8 @@ async function countFailure(user: UserRecord, at: number): Promise<void> {
   if (lockSeconds === 0) return;
   const notBefore = Math.floor(at / 1000) + lockSeconds;
   const cause = { actor: { uuid: userUuid, email: user.email }, requestId: auditContext().requestId };
-  const event = await withAuditContext(cause, async () =>
-    auditWrite({
+  const events = await withAuditContext(cause, async () =>
+    auditWrites({
       orgUuid: user.orgUuid,
       action: 'USER_LOCKED_OUT',
       resource: { type: 'USER', uuid: userUuid },
@@ -118,7 +118,7 @@ async function countFailure(user: UserRecord, at: number): Promise<void> {
       at: new Date(at).toISOString(),
     }),
   );
-  if (!(await startLock(userUuid, notBefore, Math.floor(at / 1000), [event]))) {
+  if (!(await startLock(userUuid, notBefore, Math.floor(at / 1000), events))) {
     await lockUntil(userUuid, notBefore);
     return;
   }

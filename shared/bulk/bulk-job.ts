@@ -2,7 +2,7 @@ import { CopyObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Readable } from 'node:stream';
 import { withAuditContext, type AuditContext } from '../audit/audit-context';
-import { auditWrite, type PatchOperation } from '../audit/audit-event';
+import { auditWrites, type PatchOperation } from '../audit/audit-event';
 import { s3Client } from '../clients/s3';
 import { config, ConfigError, envNames } from '../config';
 import type { ErrorCode, FileProblem } from '../errors';
@@ -89,8 +89,8 @@ function bucket(): string {
 export const causeOfJob = (job: BulkJob): AuditContext => job.cause ?? { actor: { uuid: job.requestedBy, email: null }, requestId: null };
 
 /** The audit event of a job's status change, attributed to the current cause (`withAuditContext`). */
-function jobAudit(orgUuid: string, jobId: string, action: 'BULK_JOB_STARTED' | 'BULK_JOB_FINISHED', changes: PatchOperation[], at: string): TableWrite {
-  return auditWrite({ orgUuid, action, resource: { type: 'BULK_JOB', uuid: jobId }, changes, at });
+function jobAudit(orgUuid: string, jobId: string, action: 'BULK_JOB_STARTED' | 'BULK_JOB_FINISHED', changes: PatchOperation[], at: string): TableWrite[] {
+  return auditWrites({ orgUuid, action, resource: { type: 'BULK_JOB', uuid: jobId }, changes, at });
 }
 
 /** What a finished job's event records: its status and, as they ended, its counts and failure. */
@@ -110,7 +110,7 @@ export async function createJob(job: BulkJob): Promise<void> {
   await withAuditContext(causeOfJob(job), () =>
     transactWrite([
       { Put: { Item: { ...keys.bulkJob(job.orgUuid, job.jobId), type: 'JOB', ...job, ttl }, ConditionExpression: 'attribute_not_exists(PK)' } },
-      jobAudit(job.orgUuid, job.jobId, 'BULK_JOB_STARTED', [{ op: 'add', path: '', value: started }], job.createdAt),
+      ...jobAudit(job.orgUuid, job.jobId, 'BULK_JOB_STARTED', [{ op: 'add', path: '', value: started }], job.createdAt),
     ]),
   );
 }
@@ -191,7 +191,7 @@ export async function finishJob(
   outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: JobFailure; welcomeFailures?: WelcomeFailure[] },
 ): Promise<boolean> {
   const now = new Date().toISOString();
-  const failed = await transactWrite([{ Update: finishUpdate(orgUuid, jobId, runId, outcome, now) }, jobAudit(orgUuid, jobId, 'BULK_JOB_FINISHED', outcomeChanges(outcome), now)]);
+  const failed = await transactWrite([{ Update: finishUpdate(orgUuid, jobId, runId, outcome, now) }, ...jobAudit(orgUuid, jobId, 'BULK_JOB_FINISHED', outcomeChanges(outcome), now)]);
   return failed.length === 0;
 }
 
@@ -261,7 +261,7 @@ export async function failJob(orgUuid: string, jobId: string, message: string): 
           ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':running': 'running', ':failure': failure, ':now': now },
         },
       },
-      jobAudit(orgUuid, jobId, 'BULK_JOB_FINISHED', outcomeChanges({ status: 'failed', failure }), now),
+      ...jobAudit(orgUuid, jobId, 'BULK_JOB_FINISHED', outcomeChanges({ status: 'failed', failure }), now),
     ]),
   );
   return failed.length === 0;

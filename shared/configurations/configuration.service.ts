@@ -1,5 +1,5 @@
 import type { OwnScope } from '../access/org-access';
-import { auditWrite, changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
+import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
 import type { TableWrite } from '../store/table';
 import {
   getConfiguration,
@@ -56,7 +56,7 @@ function savedEvent(orgUuid: string, before: ConfigurationEntry | undefined, aft
         ...(before.value !== after.value ? [{ op: 'replace' as const, path: '/value', value: REDACTED }] : []),
       ]
     : changesBetween(undefined, entry, ['value']);
-  return [auditWrite({ orgUuid, action: 'CONFIGURATION_SAVED', resource: { type: 'CONFIGURATION', uuid: after.userUuid }, changes })];
+  return auditWrites({ orgUuid, action: 'CONFIGURATION_SAVED', resource: { type: 'CONFIGURATION', uuid: after.userUuid }, changes });
 }
 
 /** The scope's entries by id: every entry, general and bot-specific, or with a bot only that bot's. */

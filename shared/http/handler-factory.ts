@@ -11,7 +11,7 @@ import { subpathsFromEnv } from '../config';
 import { resolveRoutes, routesOfGroup, type ResourceGroup, type Route } from '../routes';
 import type { ItemKey } from '../store/keys';
 import { errorMapper } from './error-mapper';
-import { idempotencyKeyCheck, idempotently } from './idempotency';
+import { idempotencyKeyCheck, idempotently, keyedRequestOf } from './idempotency';
 import { multipartBodyParser } from './multipart';
 import { pathDecodes } from './path-decoding';
 import { observability } from './observability';
@@ -73,21 +73,41 @@ export interface CallerInput {
   prefetched: Prefetched;
 }
 
-interface UserRouteSpec<S extends RouteSchemas> extends RouteSpec<S, RouteInput<S> & CallerInput> {
+/** The resource a keyed request changed, as its change recorded it (`shared/audit/audit-event.ts`). */
+export interface ChangedResource {
+  type: string;
+  uuid: string;
+}
+
+/** What an authenticated route's steps receive: the request, the caller and what was read with it. */
+export type UserRouteInput<S extends RouteSchemas> = RouteInput<S> & CallerInput;
+
+interface UserRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, UserRouteInput<S> & { scope: A }> {
   /**
    * The items the handler will read, from its valid path: read in the caller's BatchGetItem. Only a
    * saving: the use cases read what was not prefetched themselves.
    */
   prefetch?: (path: ValidInput<S>['path']) => ItemKey[];
   /**
+   * Who may call, in what scope: runs after validation and before anything else, an `Idempotency-Key`
+   * replay included, so a caller who lost access gets the 403 or 404 it would get without a key. Its
+   * result reaches `handle` as `scope`.
+   */
+  authorize?: (input: UserRouteInput<S>) => Promise<A>;
+  /**
    * The route honours `Idempotency-Key` (`idempotency.ts`): with the header, the same request within
    * 24 hours answers the first answer again and has no second effect. Without it, nothing changes.
+   * `replay` answers a request whose change committed but whose answer was never kept (the process
+   * stopped in between): it renders the resource the change recorded, as the first answer did.
+   * Requires `authorize`.
    */
-  idempotent?: boolean;
+  idempotent?: true | { replay: (resource: ChangedResource, input: UserRouteInput<S> & { scope: A }) => Promise<Reply> };
 }
 
-/** A route that needs a valid user token; the handler receives the caller. */
-export function userRoute<S extends RouteSchemas>(spec: UserRouteSpec<S>): RouteHandler {
+/** A route that needs a valid user token; the handler receives the caller and, with `authorize`, its scope. */
+export function userRoute<S extends RouteSchemas, A = undefined>(spec: UserRouteSpec<S, A>): RouteHandler {
+  if (spec.idempotent && !spec.authorize) throw new Error('A route that honours Idempotency-Key authorizes before the key is looked up: give it `authorize`');
+  const replay = typeof spec.idempotent === 'object' ? spec.idempotent.replay : undefined;
   // Authentication comes before the body is read, so an anonymous caller learns nothing from validation.
   const build = () =>
     middy<HttpEvent, HttpResult, Error, RequestContext>()
@@ -97,12 +117,20 @@ export function userRoute<S extends RouteSchemas>(spec: UserRouteSpec<S>): Route
       .use(validate(spec.schemas))
       .handler(async (event, context) => {
         const { caller, prefetched, idempotencyKey } = context;
-        // The caller and the request are the cause of every change the handler makes (audit events).
-        const cause = { actor: { uuid: caller.user.uuid, email: caller.user.email }, requestId: context.requestId };
-        const answer = async () =>
-          toResult(await withAuditContext(cause, () => spec.handle({ ...context.input, ...requestFacts(event, context), caller, prefetched })));
-        if (idempotencyKey === undefined) return answer();
-        return idempotently({ userUuid: caller.user.uuid, key: idempotencyKey, event, context }, answer);
+        const input: UserRouteInput<S> = { ...context.input, ...requestFacts(event, context), caller, prefetched };
+        // Authorized before any idempotency record is read: a replay is answered only to whom a new request would be.
+        const scope = spec.authorize ? await spec.authorize(input) : (undefined as A);
+        const keyed = idempotencyKey === undefined ? undefined : keyedRequestOf(caller.user.uuid, idempotencyKey, event);
+        // The caller and the request are the cause of every change the handler makes (audit events);
+        // a keyed request's change records the key too, in the change's own transaction.
+        const cause = {
+          actor: { uuid: caller.user.uuid, email: caller.user.email },
+          requestId: context.requestId,
+          ...(keyed && replay ? { keyedRequest: keyed } : {}),
+        };
+        const answer = async () => toResult(await withAuditContext(cause, () => spec.handle({ ...input, scope })));
+        if (keyed === undefined) return answer();
+        return idempotently({ keyed, event, context }, answer, replay && (async (resource) => toResult(await replay(resource, { ...input, scope }))));
       });
   return { authenticated: true, build, schemas: spec.schemas, multipart: spec.multipart };
 }
@@ -116,8 +144,8 @@ const orgPath = z.object({ orgUUID: uuidSchema });
  * request. The path is only peeked at here: when it is invalid nothing is prefetched, and validation
  * answers 422 once the caller is known to be valid.
  */
-function authentication<S extends RouteSchemas>(
-  spec: UserRouteSpec<S>,
+function authentication<S extends RouteSchemas, A>(
+  spec: UserRouteSpec<S, A>,
 ): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput> {
   return {
     before: async (request) => {
@@ -129,7 +157,7 @@ function authentication<S extends RouteSchemas>(
   };
 }
 
-function addressedBy<S extends RouteSchemas>(event: HttpEvent, spec: UserRouteSpec<S>): Addressed {
+function addressedBy<S extends RouteSchemas, A>(event: HttpEvent, spec: UserRouteSpec<S, A>): Addressed {
   const params = event.pathParameters ?? {};
   const org = orgPath.safeParse(params);
   const path = spec.prefetch && spec.schemas?.path?.safeParse(params);

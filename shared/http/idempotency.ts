@@ -13,6 +13,8 @@ import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { dynamodbClient } from '../clients/dynamodb';
 import { config } from '../config';
+import { readKeyedChange, type KeyedChange } from '../audit/audit-event';
+import type { KeyedRequest } from '../audit/audit-context';
 import { ConflictError, UnprocessableError, ValidationError } from '../errors';
 import { keys } from '../store/keys';
 import type { HttpEvent, HttpResult, RequestContext } from './types';
@@ -88,20 +90,33 @@ interface StoredAnswer {
   gzippedBody?: string;
 }
 
-/** The user's request under `key`, run by `answer` at most once in 24 hours. */
+/** The user's request under a key, run by `answer` at most once in 24 hours. */
 export interface IdempotentRequest {
-  userUuid: string;
-  key: string;
+  keyed: KeyedRequest & { key: string };
   event: HttpEvent;
   context: Context;
 }
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The keyed request as its change records it (`auditWrites`): where the record of what it changed
+ * lives, and the request's digest, so that the key sent with another request is not taken for it.
+ */
+export function keyedRequestOf(userUuid: string, key: string, event: HttpEvent): KeyedRequest & { key: string } {
+  return { userUuid, key, recordId: `${RECORD_VERSION}#${sha256(key)}`, fingerprint: sha256(JSON.stringify(fingerprintOf(event))) };
+}
+
+/** Answers a request whose change committed before its answer was kept, from the resource it changed. */
+export type ReplayChange = (resource: KeyedChange['resource']) => Promise<HttpResult>;
 
 /**
  * Runs `answer` once per user, key and request: a replay answers the stored result with
  * `Idempotent-Replayed: true`; the key with another request is a 422 `IDEMPOTENCY_KEY_REUSED`; the
  * key while its first request runs is a 409 `IDEMPOTENCY_IN_PROGRESS`.
  */
-export async function idempotently(request: IdempotentRequest, answer: () => Promise<HttpResult>): Promise<HttpResult> {
+export async function idempotently(request: IdempotentRequest, answer: () => Promise<HttpResult>, replayChange?: ReplayChange): Promise<HttpResult> {
+  const { keyed } = request;
   const idempotencyConfig = new IdempotencyConfig({
     eventKeyJmesPath: 'key',
     payloadValidationJmesPath: 'request',
@@ -115,12 +130,22 @@ export async function idempotently(request: IdempotentRequest, answer: () => Pro
   });
   // One store per request: Powertools' store keeps per-call state, and on the local stack every
   // function shares one process, so a shared one would mix up concurrent requests.
-  const run = makeIdempotent(async (_payload: JSONValue) => toStored(await answer()), {
-    persistenceStore: new UserIdempotencyStore(request.userUuid),
+  // Powertools runs this when it holds no answer for the key: the first request, or a retry of one
+  // whose process stopped before its answer was kept. In the second case the change may have
+  // committed all the same; its own transaction recorded what it changed, and that is answered again.
+  const firstOrRecovered = async (): Promise<HttpResult> => {
+    const committed = replayChange ? await readKeyedChange(keyed.userUuid, keyed.recordId) : undefined;
+    if (!committed || !replayChange) return answer();
+    if (committed.fingerprint !== keyed.fingerprint) throw new UnprocessableError('IDEMPOTENCY_KEY_REUSED');
+    const again = await replayChange(committed.resource);
+    return { ...again, headers: { ...again.headers, [REPLAYED_HEADER]: 'true' } };
+  };
+  const run = makeIdempotent(async (_payload: JSONValue) => toStored(await firstOrRecovered()), {
+    persistenceStore: new UserIdempotencyStore(keyed.userUuid),
     config: idempotencyConfig,
     keyPrefix: RECORD_VERSION,
   });
-  const payload = { key: request.key, request: fingerprintOf(request.event) as unknown as JSONValue };
+  const payload = { key: keyed.key, request: fingerprintOf(request.event) as unknown as JSONValue };
   try {
     return fromStored((await run(payload)) as unknown as StoredAnswer);
   } catch (error) {

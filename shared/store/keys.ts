@@ -114,6 +114,11 @@ export const keys = {
    * (a version prefix and the hash of the header); the item expires through `ttl` after 24 hours.
    */
   idempotencyRecord: (userUuid: string, recordId: string): ItemKey => ({ PK: `USER#${userUuid}`, SK: `IDEMPOTENCY#${recordId}` }),
+  /**
+   * What a keyed request changed, written in the change's own transaction: a retry after a crash
+   * between the change and its answer's record finds it and answers the same resource again.
+   */
+  keyedChange: (userUuid: string, recordId: string): ItemKey => ({ PK: `USER#${userUuid}`, SK: `KEYEDCHANGE#${recordId}` }),
 
   /** A user's consecutive failed sign-ins and temporary lock (brute-force protection). */
   loginFailure: (userUuid: string): ItemKey => ({ PK: `USER#${userUuid}`, SK: 'LOGIN_FAILURE' }),

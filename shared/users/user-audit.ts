@@ -1,4 +1,4 @@
-import { auditWrite, changesBetween, type AuditAction } from '../audit/audit-event';
+import { auditWrites, changesBetween, type AuditAction } from '../audit/audit-event';
 import type { TableWrite } from '../store/table';
 import type { UserRecord } from './user.entities';
 import { toUserResponse } from './user.mapper';
@@ -17,13 +17,11 @@ export function userAuditWrites(
   after: UserRecord,
   options: { passwordSet?: boolean } = {},
 ): TableWrite[] {
-  return [
-    auditWrite({
-      orgUuid: after.orgUuid,
-      action,
-      resource: { type: 'USER', uuid: after.uuid },
-      changes: changesBetween(before && toUserResponse(before), toUserResponse(after), options.passwordSet ? ['password'] : []),
-      at: after.updatedAt,
-    }),
-  ];
+  return auditWrites({
+    orgUuid: after.orgUuid,
+    action,
+    resource: { type: 'USER', uuid: after.uuid },
+    changes: changesBetween(before && toUserResponse(before), toUserResponse(after), options.passwordSet ? ['password'] : []),
+    at: after.updatedAt,
+  });
 }

@@ -1,5 +1,5 @@
 import type { OrgScope } from '../access/org-access';
-import { auditWrite, changesBetween } from '../audit/audit-event';
+import { auditWrites, changesBetween } from '../audit/audit-event';
 import { clearLoginFailuresWith, readBruteForceStatus, type BruteForceStatus } from '../auth/sign-in';
 import { readUser } from './user-queries';
 
@@ -16,11 +16,11 @@ export async function readSignInLock(scope: OrgScope, userUuid: string): Promise
 export async function clearSignInLock(scope: OrgScope, userUuid: string): Promise<void> {
   const user = await readUser(scope, userUuid);
   const { numFailures, lockedUntil } = await readBruteForceStatus(user.uuid);
-  const event = auditWrite({
+  const events = auditWrites({
     orgUuid: user.orgUuid,
     action: 'USER_UNLOCKED',
     resource: { type: 'USER', uuid: user.uuid },
     changes: changesBetween({ numFailures, lockedUntil }, { numFailures: 0, lockedUntil: null }),
   });
-  await clearLoginFailuresWith(user.uuid, [event]);
+  await clearLoginFailuresWith(user.uuid, events);
 }

@@ -197,14 +197,24 @@ describe('the account page', () => {
     const post = (headers: Record<string, string>) =>
       send(accountUrl(org.realm, '/sign-in'), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: fields, redirect: 'manual' });
 
-    const crossSite: Record<string, string>[] = [{ 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'cross-site', origin: 'null' }, { origin: 'https://attacker.example' }];
+    const crossSite: Record<string, string>[] = [
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+      { 'sec-fetch-site': 'cross-site', origin: 'null' },
+      { origin: 'https://attacker.example' },
+      // A sandboxed frame or a data: page, in a browser that sends no Sec-Fetch-Site.
+      { origin: 'null' },
+      { 'sec-fetch-site': 'same-origin', origin: 'null' },
+    ];
     for (const headers of crossSite) {
       const refused = await post(headers);
       expect(refused.status).toBe(403);
       expect(refused.headers.getSetCookie()).toEqual([]);
     }
-    expect((await post({ 'sec-fetch-site': 'same-origin', origin: 'null' })).status).toBe(303);
-    expect((await post({ origin: new URL(stack().authUrl).origin })).status).toBe(303);
+    const ownOrigin = new URL(stack().authUrl).origin;
+    expect((await post({ 'sec-fetch-site': 'same-origin', origin: ownOrigin })).status).toBe(303);
+    expect((await post({ origin: ownOrigin })).status).toBe(303);
+    expect((await post({})).status).toBe(303);
   });
 
   test("the page's sign-in counts toward the lockout like the token endpoint's", async () => {

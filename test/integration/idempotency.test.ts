@@ -7,12 +7,14 @@ import { getItem, updateItem } from '../../shared/store/table';
 import { agentsUrl, freshBot, listAll, minimalAgentBody, userWithGrants, type FreshBot } from '../support/bot-helpers';
 import { csvOf, rowFor, uploadCsv, type BulkErrorDto } from '../support/bulk-helpers';
 import { expectError } from '../support/error-body';
+import { userArea } from '../support/stack';
 import type { ApiResponse } from '../support/http-client';
 import {
   createBody,
   createViaApi,
   deleteViaApi,
   freshOrganization,
+  grantsFor,
   listAllUsers,
   mailsTo,
   member,
@@ -355,5 +357,112 @@ describe('POST /users/bulk-create with Idempotency-Key', () => {
     expectReplay(first, second);
     const stored = (await recordsOf(org.admin.uuid)).map((item) => item.data as { gzippedBody?: string; body?: string } | undefined);
     expect(stored.some((data) => data?.gzippedBody !== undefined && data.body === undefined)).toBe(true);
+  });
+});
+
+/**
+ * What a crash between a change and its answer's record leaves: Powertools' record still in progress,
+ * its time up (the function stopped), and no answer kept.
+ */
+async function asIfCrashedAfterCommit(userUuid: string, resourceUuid: string): Promise<void> {
+  const record = (await recordsOf(userUuid)).find((item) => JSON.stringify(item.data).includes(resourceUuid))!;
+  await updateItem({
+    Key: { PK: record.PK as string, SK: record.SK as string },
+    UpdateExpression: 'SET #status = :status, #until = :until REMOVE #data',
+    ExpressionAttributeNames: { '#status': 'status', '#until': 'in_progress_expiration', '#data': 'data' },
+    ExpressionAttributeValues: { ':status': 'INPROGRESS', ':until': Date.now() - 1000 },
+  });
+}
+
+describe('a keyed request whose change committed just before a crash', () => {
+  test('POST /users retried with the key answers the user it created, not EMAIL_TAKEN, and sends no second e-mail', async () => {
+    const body = createBody(org);
+    const idempotencyKey = key();
+    const first = await createUser(body, idempotencyKey);
+    expect(first.status).toBe(200);
+    await asIfCrashedAfterCommit(org.admin.uuid, first.body.uuid);
+
+    const retried = await createUser(body, idempotencyKey);
+    const again = await createUser(body, idempotencyKey);
+
+    expectReplay(first, retried);
+    expectReplay(first, again);
+    expect((await usersWithEmail(body.email as string)).map((user) => user.uuid)).toEqual([first.body.uuid]);
+    expect(await mailsTo(body.email as string)).toHaveLength(1);
+  });
+
+  test('the key sent with another request after the crash is still a 422 IDEMPOTENCY_KEY_REUSED', async () => {
+    const idempotencyKey = key();
+    const first = await createUser(createBody(org), idempotencyKey);
+    await asIfCrashedAfterCommit(org.admin.uuid, first.body.uuid);
+    const other = createBody(org);
+
+    const reused = await createUser(other, idempotencyKey);
+
+    expectError(reused, 422, 'IDEMPOTENCY_KEY_REUSED');
+    expect(await usersWithEmail(other.email as string)).toEqual([]);
+  });
+
+  test('POST …/agents retried with the key answers the agent it created with its ETag: the bot has one agent', async () => {
+    const bot = await freshBot();
+    const admin = await userWithGrants('ADMIN', [], 0);
+    const body = minimalAgentBody(bot);
+    const idempotencyKey = key();
+    const first = await admin.api.post(agentsUrl(bot), body, withKey(idempotencyKey));
+    expect(first.status).toBe(201);
+    await asIfCrashedAfterCommit(admin.userUuid, first.body.uuid);
+
+    const retried = await admin.api.post(agentsUrl(bot), body, withKey(idempotencyKey));
+
+    expectReplay(first, retried);
+    expect((await listAll(admin.api, bot, 'agents')).map((agent) => agent.uuid)).toEqual([first.body.uuid]);
+  });
+});
+
+describe('a replay is authorized like a new request', () => {
+  test('an ADMIN demoted to VIEWER gets the 403 of a new request, not its keyed POST /users answer', async () => {
+    const formerAdmin = await member(org, 'ADMIN');
+    const body = createBody(org);
+    const idempotencyKey = key();
+    expect((await createUser(body, idempotencyKey, formerAdmin.api)).status).toBe(200);
+    const demote = await org.admin.api.put(org.url(`/${formerAdmin.uuid}`), {
+      name: formerAdmin.name,
+      email: formerAdmin.email,
+      role: 'VIEWER',
+      permissions: grantsFor(org, 'VIEWER'),
+    });
+    expect(demote.status).toBe(200);
+
+    const replayed = await createUser(body, idempotencyKey, formerAdmin.api);
+    const unkeyed = await createUser(createBody(org), undefined, formerAdmin.api);
+
+    expectError(replayed, 403, 'FORBIDDEN');
+    expect(replayed.headers.get('idempotent-replayed')).toBeNull();
+    expectError(unkeyed, 403, 'FORBIDDEN');
+  });
+
+  test("an EDITOR whose grant on the bot was revoked gets the 403 of a new request, not its keyed agent's 201", async () => {
+    const bot = await freshBot();
+    const otherBot = await freshBot({ envUuid: bot.envUuid, supervisor: false });
+    const editor = await userWithGrants('EDITOR', [{ environmentUuid: bot.envUuid, botUuid: bot.botUuid }], 0);
+    const body = minimalAgentBody(bot);
+    const idempotencyKey = key();
+    expect((await editor.api.post(agentsUrl(bot), body, withKey(idempotencyKey))).status).toBe(201);
+    const admin = await userWithGrants('ADMIN', [], 0);
+    const editorRecord = await admin.api.get(userArea(bot.orgUuid, `/users/${editor.userUuid}`));
+    const revoke = await admin.api.put(userArea(bot.orgUuid, `/users/${editor.userUuid}`), {
+      name: (editorRecord.body as unknown as UserDto).name,
+      email: (editorRecord.body as unknown as UserDto).email,
+      role: 'EDITOR',
+      permissions: [{ environmentUuid: bot.envUuid, botUuid: otherBot.botUuid }],
+    });
+    expect(revoke.status).toBe(200);
+
+    const replayed = await editor.api.post(agentsUrl(bot), body, withKey(idempotencyKey));
+    const unkeyed = await editor.api.post(agentsUrl(bot), minimalAgentBody(bot));
+
+    expectError(replayed, 403, 'FORBIDDEN');
+    expect(replayed.headers.get('idempotent-replayed')).toBeNull();
+    expectError(unkeyed, 403, 'FORBIDDEN');
   });
 });
