@@ -121,8 +121,11 @@ abstract class DomainError extends Error {
 
 export class BadRequestError extends DomainError {}
 export class UnauthenticatedError extends DomainError {
-  constructor(message?: string, options?: ErrorOptions) {
+  /** Whether the request carried credentials that were refused (RFC 6750 `invalid_token`), or none. */
+  readonly tokenRefused: boolean;
+  constructor(message?: string, options?: ErrorOptions & { tokenRefused?: boolean }) {
     super('UNAUTHENTICATED', message, options);
+    this.tokenRefused = options?.tokenRefused ?? false;
   }
 }
 export class ForbiddenError extends DomainError {

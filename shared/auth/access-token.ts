@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { config } from '../config';
+import { JwtExpiredError } from 'aws-jwt-verify/error';
 import { UnauthenticatedError } from '../errors';
 import { realmIssuer, realmOfIssuer, signJwt, verifyJwt, type SessionClaims } from './jwt';
 
@@ -88,6 +89,11 @@ export async function issueIdToken(subject: TokenSubject): Promise<string> {
 
 const hasAudience = (aud: unknown, clientId: string) => aud === clientId || (Array.isArray(aud) && aud.includes(clientId));
 
+/** A token that is not one of this API's access tokens (not a JWT, another signer, an ID or refresh token). */
+export const MALFORMED_TOKEN = 'The bearer token is not an access token of this API: get one from the token endpoint (grant_type=password)';
+/** A genuine access token past its `exp`. */
+export const EXPIRED_TOKEN = 'The access token has expired: renew it with grant_type=refresh_token, or sign in again';
+
 /**
  * Verifies signature, expiry, issuer (one of our realms), audience and shape of an access token; any
  * failure is a 401. Whether its session is still live is the caller's check (`caller.ts`).
@@ -107,6 +113,7 @@ export async function verifyAccessToken(token: string): Promise<AccessClaims & {
     }
     return { ...(claims as unknown as AccessClaims), realm };
   } catch (error) {
-    throw new UnauthenticatedError('The bearer token is invalid or expired', { cause: error });
+    if (error instanceof JwtExpiredError) throw new UnauthenticatedError(EXPIRED_TOKEN, { cause: error, tokenRefused: true });
+    throw new UnauthenticatedError(MALFORMED_TOKEN, { cause: error, tokenRefused: true });
   }
 }

@@ -3,7 +3,7 @@ import { keys, type ItemKey } from '../store/keys';
 import { getItemsByKey, keyId } from '../store/table';
 import type { UserRecord } from '../users/user.entities';
 import { getUser } from '../users/user.repository';
-import { verifyAccessToken, type AccessClaims } from './access-token';
+import { MALFORMED_TOKEN, verifyAccessToken, type AccessClaims } from './access-token';
 import { getSession } from './session.repository';
 
 /** Who is calling: the verified token and the user as the store has it now. */
@@ -54,12 +54,21 @@ const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 /** The token of a `Bearer` Authorization header, if it has one. */
 export const bearerToken = (authorization: string | undefined) => authorization?.trim().match(BEARER)?.[1];
 
-const invalidToken = () => new UnauthenticatedError('The bearer token is invalid or expired');
+const sessionEnded = () =>
+  new UnauthenticatedError('The session of this token has ended (signed out, revoked, or the user was deleted): sign in again for a new token', {
+    tokenRefused: true,
+  });
 
 /** The verified claims of a `Bearer` Authorization header: no read, so a bad token is refused before anything else. */
 export async function verifyBearer(authorization: string | undefined): Promise<Caller['claims']> {
+  if (authorization === undefined || authorization.trim() === '') {
+    throw new UnauthenticatedError('A bearer token is required: send Authorization: Bearer <access_token>, from the token endpoint');
+  }
+  if (!/^Bearer\s/i.test(authorization.trim())) {
+    throw new UnauthenticatedError('The Authorization header must use the Bearer scheme: Authorization: Bearer <access_token>', { tokenRefused: true });
+  }
   const token = bearerToken(authorization);
-  if (!token) throw new UnauthenticatedError('A bearer token is required');
+  if (!token) throw new UnauthenticatedError(MALFORMED_TOKEN, { tokenRefused: true });
   return verifyAccessToken(token);
 }
 
@@ -78,10 +87,10 @@ export async function readCaller(claims: Caller['claims'], addressed: Addressed 
   const prefetched = new Prefetched(asked, await getItemsByKey(asked));
 
   const session = await prefetched.or(sessionKey, () => getSession(claims.sid));
-  if (!session || session.endsAt <= Math.floor(Date.now() / 1000) || session.userUuid !== claims.sub) throw invalidToken();
+  if (!session || session.endsAt <= Math.floor(Date.now() / 1000) || session.userUuid !== claims.sub) throw sessionEnded();
   const { orgUuid } = session;
   const user = await prefetched.or(keys.userKey(orgUuid, claims.sub), () => getUser(orgUuid, claims.sub));
-  if (user?.status !== 'ACTIVE') throw invalidToken();
+  if (user?.status !== 'ACTIVE') throw sessionEnded();
   return { caller: { claims, user }, prefetched };
 }
 

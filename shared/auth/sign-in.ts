@@ -6,6 +6,7 @@ import { count } from '../metrics';
 import type { UserRecord } from '../users/user.entities';
 import { findUserByEmail } from '../users/user.repository';
 import { addLoginFailure, clearLoginFailures, clearLoginFailuresWith, getLoginFailure, lockUntil, startLock, type LoginFailure } from './login-failure.repository';
+import { realmIssuer } from './jwt';
 import { invalidCredentials, OAuthError } from './oauth-errors';
 import { organizationOfRealm } from './realm';
 
@@ -41,7 +42,7 @@ export interface SignedInUser {
 /** The temporary password was right but has expired: only an ADMIN can give a new one. */
 export class ExpiredTemporaryPassword extends OAuthError {
   constructor() {
-    super('invalid_grant', 'Account is not fully set up');
+    super('invalid_grant', 'Account is not fully set up: the temporary password has expired; ask an administrator of your organization for a new one');
   }
 }
 
@@ -89,8 +90,12 @@ export async function checkPassword(
   return { orgUuid, user, temporary: checked === 'temporary' };
 }
 
-/** A user whose password is only temporary may not have tokens: Keycloak's required-action answer. */
-export const notFullySetUp = () => new OAuthError('invalid_grant', 'Account is not fully set up');
+/**
+ * A user whose password is only temporary may not have tokens: Keycloak's required-action answer
+ * (its description begins as Keycloak's), naming the realm's account page, where the password is set.
+ */
+export const notFullySetUp = (realm: string) =>
+  new OAuthError('invalid_grant', `Account is not fully set up: choose your own password on the account page, ${realmIssuer(realm)}/account, then sign in again`);
 
 /**
  * Counts a failed sign-in and, from the policy's threshold on, locks the user. A lock that starts (the

@@ -94,7 +94,7 @@ async function passwordGrant(
   const username = requireParam(form, 'username');
   const password = requireParam(form, 'password');
   const { orgUuid, user, temporary } = await checkPassword(realm, username, password, identityProvider);
-  if (temporary) throw notFullySetUp();
+  if (temporary) throw notFullySetUp(realm);
 
   const { refreshTokenSeconds, sessionMaxSeconds } = config();
   const secret = newSecret();

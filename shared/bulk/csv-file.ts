@@ -117,9 +117,33 @@ function headerPositions<C extends string>(header: string[], layout: CsvLayout<C
   }
   const missing = layout.required.filter((column) => !positions.has(column));
   if (missing.length > 0) {
-    throw fileRefused('MISSING_COLUMNS', `The file lacks the column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`);
+    const separator = otherSeparatorOf(header, layout);
+    if (separator) {
+      throw fileRefused(
+        'MISSING_COLUMNS',
+        `The header row is separated by ${separator}, not commas: save the file as comma-separated CSV (in Excel, "CSV UTF-8 (Comma delimited)") and upload it again`,
+      );
+    }
+    const columns = `column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`;
+    throw fileRefused('MISSING_COLUMNS', `The file lacks the ${columns}: add ${missing.length > 1 ? 'them' : 'it'} to the header row (the first line), spelled as documented`);
   }
   return positions;
+}
+
+/**
+ * The separator a header row uses instead of commas (Excel's exports in many locales use semicolons,
+ * "Unicode text" tabs), when splitting on it would have found the required columns.
+ */
+function otherSeparatorOf<C extends string>(header: string[], layout: CsvLayout<C>): string | undefined {
+  const separators = [
+    [';', 'semicolons (;)'],
+    ['\t', 'tabs'],
+  ] as const;
+  for (const [character, name] of separators) {
+    const names = new Set(header.flatMap((cell) => cell.split(character)).map(canonical));
+    if (layout.required.every((column) => names.has(canonical(column)))) return name;
+  }
+  return undefined;
 }
 
 /**

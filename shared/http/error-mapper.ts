@@ -51,7 +51,15 @@ interface HttpErrorLike {
   statusCode: number;
   message: string;
   cause?: { package?: string };
+  /** The media type the route reads (set by the multipart parser; JSON otherwise). */
+  expected?: string;
 }
+
+/** What a 415 tells the client to send, by the media type the route reads. */
+const mediaTypeAdvice: Record<string, string> = {
+  'multipart/form-data': 'This operation reads a multipart/form-data body with the CSV file in a part named "file" (curl -F file=@users.csv)',
+  'application/json': 'This operation reads a JSON body: send it with Content-Type: application/json',
+};
 
 const isHttpError = (error: unknown): error is HttpErrorLike =>
   typeof error === 'object' && error !== null && typeof (error as HttpErrorLike).statusCode === 'number';
@@ -63,7 +71,7 @@ function mapMiddyError(error: HttpErrorLike): Mapped {
     return { status: 404, code: 'ROUTE_NOT_FOUND', message: errorMessage('ROUTE_NOT_FOUND') };
   }
   if (error.message === 'Unsupported Media Type') {
-    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: errorMessage('UNSUPPORTED_MEDIA_TYPE') };
+    return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: mediaTypeAdvice[error.expected ?? 'application/json']! };
   }
   if (source === '@middy/http-json-body-parser') {
     return { status: 400, code: 'MALFORMED_JSON', message: 'The request body is missing or is not valid JSON' };
@@ -95,6 +103,17 @@ export function errorBody(mapped: Mapped, path: string): ErrorBody {
   };
 }
 
+/** A text as an RFC 7230 quoted-string holds it: without the quote and backslash it cannot carry unescaped. */
+const quotable = (text: string) => text.replace(/["\\]/g, "'");
+
+/**
+ * RFC 6750's challenge: a request without a token gets `Bearer` alone; a token that was refused
+ * (malformed, expired, its session ended) gets `error="invalid_token"` and the same description as the body.
+ */
+function bearerChallenge(error: unknown, message: string): string {
+  return error instanceof UnauthenticatedError && error.tokenRefused ? `Bearer error="invalid_token", error_description="${quotable(message)}"` : 'Bearer';
+}
+
 /**
  * Last in the chain, so its onError runs first: every error becomes the spec's body. A 5xx body is
  * generic; the error itself (stack included) goes only to the log, under the request id.
@@ -105,7 +124,8 @@ export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error,
       if (request.response !== undefined) return;
       const { error } = request;
       if (error instanceof OAuthError) {
-        const challenge: Record<string, string> = error.error === 'invalid_token' ? { 'www-authenticate': 'Bearer error="invalid_token"' } : {};
+        const challenge: Record<string, string> =
+          error.error === 'invalid_token' ? { 'www-authenticate': `Bearer error="invalid_token", error_description="${quotable(error.description)}"` } : {};
         request.response = {
           statusCode: error.status,
           headers: { 'content-type': 'application/json', 'cache-control': 'no-store', pragma: 'no-cache', ...challenge },
@@ -116,7 +136,7 @@ export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error,
       const mapped = mapError(error);
       if (mapped.status >= 500) logger.error('unhandled error', error as Error);
       const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (mapped.status === 401) headers['www-authenticate'] = 'Bearer';
+      if (mapped.status === 401) headers['www-authenticate'] = bearerChallenge(error, mapped.message);
       request.response = {
         statusCode: mapped.status,
         headers,

@@ -24,6 +24,8 @@ export interface MultipartLimits {
 /** Like the error middy's own parsers throw for a media type they do not read, so the mapper answers 415 for both. */
 class UnsupportedMediaTypeError extends Error {
   readonly statusCode = 415;
+  /** What the mapper tells the client to send instead. */
+  readonly expected = 'multipart/form-data';
   constructor() {
     super('Unsupported Media Type');
   }

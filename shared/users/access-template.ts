@@ -17,6 +17,9 @@ export interface Access {
   permissions: Permission[];
 }
 
+/** A role's name with its article, as read aloud: an ADMIN, an EDITOR, a VIEWER, a SUPERVISOR. */
+const withArticle = (role: Role) => `${/^[AEIOU]/.test(role) ? 'An' : 'A'} ${role}`;
+
 const issue = (fieldName: string, message: string, errorCode: FieldIssue['errorCode'] = 'FIELD_INVALID'): FieldIssue => ({
   fieldName,
   message,
@@ -49,12 +52,12 @@ export function resolveAccess(input: AccessInput, current?: Access): Access | Fi
   }
   if (role !== 'ADMIN' && permissions.length === 0) {
     const what = role === 'SUPERVISOR' ? 'an environment' : 'a bot';
-    issues.push(issue('permissions', `A ${role} needs at least one permission naming ${what}`, 'FIELD_REQUIRED'));
+    issues.push(issue('permissions', `${withArticle(role)} needs at least one permission naming ${what}`, 'FIELD_REQUIRED'));
   }
   if (role === 'VIEWER' || role === 'EDITOR') {
     permissions.forEach((permission, i) => {
       if (!permission.botUuid) {
-        issues.push(issue(`permissions.${i}.botUuid`, `A ${role} is granted bots: botUuid is required`, 'FIELD_REQUIRED'));
+        issues.push(issue(`permissions.${i}.botUuid`, `${withArticle(role)} is granted bots: botUuid is required`, 'FIELD_REQUIRED'));
       }
     });
   }

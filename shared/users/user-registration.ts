@@ -15,6 +15,10 @@ import {
   takeOverClaim,
 } from './user.repository';
 
+/** EMAIL_TAKEN by a user that was deleted (logically): the user comes back through reactivation. */
+export const DELETED_USER_HAS_EMAIL =
+  'The e-mail belongs to a deleted user of this organization: reactivate that user with PUT /users/activate (its e-mail in the body) instead of creating a new one';
+
 /** A pending e-mail claim older than this, whose user never appeared, is taken over by the next attempt. */
 export const STALE_CLAIM_MS = 60_000;
 
@@ -119,6 +123,7 @@ export async function claimEmailFor(
       await indexUser(holder);
       await completeClaim(orgUuid, email, claim.userUuid);
     }
+    if (holder.status === 'DELETED') throw new ConflictError('EMAIL_TAKEN', DELETED_USER_HAS_EMAIL);
     throw new ConflictError('EMAIL_TAKEN');
   }
   // No user has the e-mail: a registration or e-mail change in progress, or one that stopped halfway.

@@ -5,7 +5,7 @@ import { expectError } from '../support/error-body';
 import { csvOf, rowFor, uploadCsv } from '../support/bulk-helpers';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { userArea } from '../support/stack';
-import { createBody, createViaApi, freshOrganization, member, onlyMailTo, signIn, uniqueEmail, type TestOrg } from '../support/user-helpers';
+import { createBody, createViaApi, freshOrganization, member, notFullySetUpFor, onlyMailTo, signIn, uniqueEmail, type TestOrg } from '../support/user-helpers';
 
 /** Keycloak's brute-force protection and temporary passwords, through the token endpoint and the users API. */
 
@@ -138,7 +138,7 @@ describe('temporary passwords', () => {
 
     expect(await oauthAnswer(await signIn(org.realm, created.email, temporary!))).toEqual({
       status: 400,
-      body: { error: 'invalid_grant', error_description: 'Account is not fully set up' },
+      body: { error: 'invalid_grant', error_description: notFullySetUpFor(org.realm) },
     });
     expect(await oauthAnswer(await signIn(org.realm, created.email, 'Wrong-passw0rd'))).toEqual(invalidCredentials);
   });
@@ -171,7 +171,7 @@ describe('temporary passwords', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual([]);
     const temporary = temporaryPasswordIn((await onlyMailTo(temporaryEmail)).body.text ?? '');
-    expect((await oauthAnswer(await signIn(org.realm, temporaryEmail, temporary!))).body.error_description).toBe('Account is not fully set up');
+    expect((await oauthAnswer(await signIn(org.realm, temporaryEmail, temporary!))).body.error_description).toBe(notFullySetUpFor(org.realm));
     expect((await signIn(org.realm, permanentEmail, 'File-Passw0rd')).status).toBe(200);
   });
 });

@@ -49,6 +49,10 @@ export async function tokenOf(realm: string, email: string, password: string): P
   return (await response.json()) as TokenBody;
 }
 
+/** The token endpoint's description for a user whose password is still temporary: Keycloak's words, and where to set one. */
+export const notFullySetUpFor = (realm: string) =>
+  `Account is not fully set up: choose your own password on the account page, ${stack().authUrl}/auth/realms/${realm}/account, then sign in again`;
+
 /**
  * A generated password is temporary: the grant with it answers that the account is not fully set up,
  * which also proves it is the user's password (a wrong one is "Invalid user credentials").
@@ -57,7 +61,7 @@ export async function expectTemporaryPassword(realm: string, email: string, pass
   const response = await signIn(realm, email, password);
   expect({ status: response.status, body: await response.json() }).toEqual({
     status: 400,
-    body: { error: 'invalid_grant', error_description: 'Account is not fully set up' },
+    body: { error: 'invalid_grant', error_description: notFullySetUpFor(realm) },
   });
 }
 

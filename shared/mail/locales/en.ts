@@ -24,6 +24,6 @@ export const en: MailCopy = {
     passwordLabel: 'New password',
     withPassword: 'Please change this password after you sign in.',
     withoutPassword:
-      "Your password hasn't changed: sign in with the one you used before. If you don't remember it, ask your administrator.",
+      "Your password hasn't changed: sign in with the one you chose before. If you never chose one, or don't remember it, ask your administrator to set a new one for you.",
   },
 };

@@ -27,6 +27,6 @@ export const es: MailCopy = {
     passwordLabel: 'Nueva contraseña',
     withPassword: 'Te recomendamos cambiar esta contraseña después de iniciar sesión.',
     withoutPassword:
-      'Tu contraseña no ha cambiado: inicia sesión con la que usabas antes. Si no la recuerdas, pídesela a tu administrador.',
+      'Tu contraseña no ha cambiado: inicia sesión con la que elegiste. Si nunca elegiste una, o no la recuerdas, pide a tu administrador que te asigne una nueva.',
   },
 };

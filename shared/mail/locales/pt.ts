@@ -26,6 +26,6 @@ export const pt: MailCopy = {
     passwordLabel: 'Nova senha',
     withPassword: 'Recomendamos trocar esta senha depois de entrar.',
     withoutPassword:
-      'Sua senha não mudou: entre com a mesma senha que você usava antes. Se não se lembrar dela, peça ajuda ao seu administrador.',
+      'Sua senha não mudou: entre com a senha que você escolheu. Se você nunca escolheu uma, ou não se lembra dela, peça ao seu administrador que defina uma nova.',
   },
 };
