@@ -142,7 +142,7 @@ function indexItemsOf(user: UserRecord): IndexItem[] {
   const prefixes = [...new Set(words.map(prefixOf))];
   const postings = prefixes.map((prefix) => {
     const key = { PK: indexKeys.posting(user.orgUuid, prefix), SK: user.uuid };
-    return { key, item: { ...key, type: 'USERTERM', ...entry, words } };
+    return { key, item: { ...key, type: 'USERTERM', ...entry } };
   });
   return [...listings, ...postings];
 }

@@ -95,6 +95,13 @@ describe('the users index', () => {
     expect(writes.filter((w) => w.Delete)).toEqual([]);
     // 4 listing entries, 5 postings, and the name change quicksearch caches catch up with.
     expect(writes.filter((w) => w.Put)).toHaveLength(4 + 5 + 1);
+    // A posting carries the listing fields a search checks and shows, and nothing else.
+    expect(writes.find((w) => w.Put?.Item?.PK === 'ORG#org-1#TERM#lim')!.Put!.Item).toEqual({
+      PK: 'ORG#org-1#TERM#lim',
+      SK: user().uuid,
+      type: 'USERTERM',
+      ...entryOf(user()),
+    });
     expect(writes.filter((w) => w.Put).at(-1)!.Put!.Item).toMatchObject({ PK: 'ORG#org-1#NAMECHANGES', name: 'Ana Lima', active: true });
     expect(writes.at(-1)!.Update!.ExpressionAttributeValues).toEqual({ ':c0': 1, ':c1': 1 });
     expect(writes.at(-1)!.Update!.ExpressionAttributeNames).toEqual({ '#c0': 'version', '#c1': 'ACTIVE' });
