@@ -13,8 +13,8 @@ import type { UserRecord, UserStatus } from './user.entities';
  *   time, then uuid). A page is a Query of one partition (two for `status=ALL`, merged).
  * - **Word-prefix postings**: one item per distinct first-3-characters of the user's words (name,
  *   e-mail and company split into words, folded), under `ORG#<org>#TERM#<prefix>`, carrying the
- *   listing fields and the words: a search reads the postings of one prefix of its longest word and
- *   filters the rest in memory.
+ *   listing fields: a search reads the postings of one prefix of its longest word and checks each
+ *   candidate's name, e-mail and company against the whole search in memory (`matchesSearch`).
  * - **The count**: one item per organization with the number of ACTIVE and DELETED users and a
  *   version that every user write moves (quicksearch caches read it).
  */
@@ -32,11 +32,6 @@ export interface ListingEntry {
   status: UserStatus;
 }
 
-/** A posting: the listing entry and the user's indexed words. */
-export interface Posting extends ListingEntry {
-  words: string[];
-}
-
 /** How long a name change stays readable: a quicksearch cache older than this reads every name again. */
 export const NAME_CHANGE_TTL_SECONDS = 2 * 24 * 3600;
 
@@ -48,7 +43,10 @@ export interface NameChange {
   changedAt: string;
 }
 
-/** At most this many distinct words of a user are searchable (its postings stay within one transaction). */
+/**
+ * A user has postings for the prefixes of at most this many of its distinct words (its postings stay
+ * within one transaction): a search whose longest word begins none of them does not find the user.
+ */
 export const MAX_INDEXED_WORDS = 24;
 /** The length of the word prefix a posting is filed under. */
 export const POSTING_PREFIX = 3;
@@ -85,19 +83,48 @@ export function sortKeyOf(order: ListingOrder, entry: ListingEntry): string {
   }
 }
 
-/** Words as a search splits them: folded, split on anything but letters and digits. */
+/** The words of a text: folded, split on anything but letters and digits (`Ana.Lima@x` → ana, lima, x). */
 export const wordsIn = (text: string): string[] => fold(text).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 
-/** A user's searchable words: those of its name, e-mail and company, distinct, at most MAX_INDEXED_WORDS. */
+/** The words a user's postings are filed under: those of its name, e-mail and company, distinct, at most MAX_INDEXED_WORDS. */
 export function indexedWords(entry: ListingEntry): string[] {
   return [...new Set([...wordsIn(entry.name), ...wordsIn(entry.email), ...wordsIn(entry.company)])].slice(0, MAX_INDEXED_WORDS);
 }
 
 export const prefixOf = (word: string) => Array.from(word).slice(0, POSTING_PREFIX).join('');
 
-/** Whether every search word begins one of the user's words. */
-export const postingMatches = (posting: Posting, searchWords: string[]) =>
-  searchWords.every((wanted) => posting.words.some((word) => word.startsWith(wanted)));
+/**
+ * A search as typed: its space-separated search words, each as the words it joins with punctuation
+ * (`ana lima@example` → [ana], [lima, example]). A search word of punctuation alone joins nothing
+ * and is dropped.
+ */
+export type Search = string[][];
+
+export const searchOf = (text: string): Search => text.split(/\s+/u).map(wordsIn).filter((joined) => joined.length > 0);
+
+/**
+ * Whether `joined` stands in `words` as typed: next to each other and in that order, each a whole
+ * word but the last, which begins its word (`john.do` in john, doe).
+ */
+function standsIn(joined: string[], words: string[]): boolean {
+  const last = joined.length - 1;
+  for (let start = 0; start + last < words.length; start++) {
+    if (joined.every((part, i) => (i < last ? words[start + i] === part : words[start + i]!.startsWith(part)))) return true;
+  }
+  return false;
+}
+
+/**
+ * The search rule: every search word stands in the user's name, e-mail or company (README "Data").
+ * A plain word begins one of their words; words joined by punctuation (`john.doe`, `a_b`, a whole
+ * e-mail) stand next to each other in that order in one of those fields, the last one as a prefix.
+ * Punctuation only separates words, whichever it is: `john_doe` finds john.doe@x and John Doe alike,
+ * and nothing is a wildcard. Both sides are folded (case and accents ignored).
+ */
+export function matchesSearch(entry: ListingEntry, search: Search): boolean {
+  const fields = [wordsIn(entry.name), wordsIn(entry.email), wordsIn(entry.company)];
+  return search.every((joined) => fields.some((words) => standsIn(joined, words)));
+}
 
 interface IndexItem {
   key: ItemKey;
@@ -115,7 +142,7 @@ function indexItemsOf(user: UserRecord): IndexItem[] {
   const prefixes = [...new Set(words.map(prefixOf))];
   const postings = prefixes.map((prefix) => {
     const key = { PK: indexKeys.posting(user.orgUuid, prefix), SK: user.uuid };
-    return { key, item: { ...key, type: 'USERTERM', ...entry, words } };
+    return { key, item: { ...key, type: 'USERTERM', ...entry } };
   });
   return [...listings, ...postings];
 }

@@ -6,16 +6,16 @@ import { getItem, queryPartition } from '../store/table';
 import { compareText, quickMatches } from '../text/matching';
 import {
   indexKeys,
+  matchesSearch,
   NAME_CHANGE_TTL_SECONDS,
   POSTING_PREFIX,
-  postingMatches,
   prefixOf,
+  searchOf,
   sortKeyOf,
-  wordsIn,
   type ListingEntry,
   type ListingOrder,
   type NameChange,
-  type Posting,
+  type Search,
 } from './user-index';
 import type { UserRecord, UserStatus } from './user.entities';
 import { getUser, getUsers } from './user.repository';
@@ -64,7 +64,7 @@ export async function readUserCount(orgUuid: string, options?: { consistent?: bo
 export async function listUsers(scope: OrgScope, query: UserListQuery): Promise<UserListing> {
   const { orgUuid } = scope;
   const offset = query.page * query.linesPerPage;
-  const words = wordsIn(query.searchTerms ?? '');
+  const search = searchOf(query.searchTerms ?? '');
   const sign = query.direction === 'ASC' ? 1 : -1;
   const order = (a: ListingEntry, b: ListingEntry) => {
     const [x, y] = [sortKeyOf(query.orderBy, a), sortKeyOf(query.orderBy, b)];
@@ -72,8 +72,8 @@ export async function listUsers(scope: OrgScope, query: UserListQuery): Promise<
   };
   let page: ListingEntry[];
   let total: number;
-  if (words.length > 0) {
-    const found = (await searchEntries(orgUuid, words, statusesOf(query.status))).sort(order);
+  if (search.length > 0) {
+    const found = (await searchEntries(orgUuid, search, statusesOf(query.status))).sort(order);
     page = found.slice(offset, offset + query.linesPerPage);
     total = found.length;
   } else {
@@ -98,21 +98,22 @@ export async function listUsers(scope: OrgScope, query: UserListQuery): Promise<
 export const SHORT_SEARCH_MAX_USERS = 20_000;
 
 /**
- * The entries whose words each search word begins (case- and accent-insensitively). Reads the
- * postings of the first three characters of the longest search word; when every search word is
- * shorter than that, no posting narrows the search and the listing partitions are read whole, up to
- * `SHORT_SEARCH_MAX_USERS` users.
+ * The entries matching the search (`matchesSearch`). Reads the postings of the first three characters
+ * of the search's longest word (a word joined to others by punctuation counts on its own: every
+ * matching user has a word it begins), then checks each candidate's name, e-mail and company; when
+ * every word is shorter than that, no posting narrows the search and the listing partitions are read
+ * whole, up to `SHORT_SEARCH_MAX_USERS` users.
  */
-async function searchEntries(orgUuid: string, words: string[], statuses: UserStatus[]): Promise<ListingEntry[]> {
-  const longest = [...words].sort((a, b) => Array.from(b).length - Array.from(a).length)[0]!;
+async function searchEntries(orgUuid: string, search: Search, statuses: UserStatus[]): Promise<ListingEntry[]> {
+  const longest = search.flat().sort((a, b) => Array.from(b).length - Array.from(a).length)[0]!;
   const candidates =
     Array.from(longest).length >= POSTING_PREFIX
-      ? await queryPartition<Posting>(indexKeys.posting(orgUuid, prefixOf(longest)), { forward: true })
+      ? await queryPartition<ListingEntry>(indexKeys.posting(orgUuid, prefixOf(longest)), { forward: true })
       : await shortSearchCandidates(orgUuid, statuses);
-  return candidates.filter((posting) => statuses.includes(posting.status) && postingMatches(posting, words));
+  return candidates.filter((entry) => statuses.includes(entry.status) && matchesSearch(entry, search));
 }
 
-async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[]): Promise<Posting[]> {
+async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[]): Promise<ListingEntry[]> {
   const count = await readUserCount(orgUuid);
   if (statuses.reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0) > SHORT_SEARCH_MAX_USERS) {
     throw new ValidationError([
@@ -124,7 +125,7 @@ async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[]): P
     ]);
   }
   const entries = await Promise.all(statuses.map((status) => queryPartition<ListingEntry>(indexKeys.listing(orgUuid, status, 'createdAt'), { forward: true })));
-  return entries.flat().map((entry) => ({ ...entry, words: [...new Set([...wordsIn(entry.name), ...wordsIn(entry.email), ...wordsIn(entry.company)])] }));
+  return entries.flat();
 }
 
 /**
