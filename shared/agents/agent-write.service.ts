@@ -128,8 +128,9 @@ export async function updateSupervisor(
 ): Promise<VersionedAgent> {
   return update({ bot, kind: 'SUPERVISOR', uuid, expected, prefetched, action: 'UPDATED' }, async (current, before) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
-    const shown = (await before).agent;
-    const issues = [...assignedIssues(current, body), ...keptIssues(shown, body), ...constraints.issues];
+    // Only a body carrying the fields this route keeps waits for the read to compare them with.
+    const kept = keptFields.some((field) => body[field] !== undefined) ? keptIssues((await before).agent, body) : [];
+    const issues = [...assignedIssues(current, body), ...kept, ...constraints.issues];
     // Functions and knowledge are not changed by this body: the read-back loads them.
     const { tags } = await resolveReferences(bot, { persona: body.persona, tags: body.tags }, issues);
     return { next: replaceShared(current, body, constraints.rules, tags) };
@@ -154,7 +155,10 @@ function assignedIssues(current: AgentRecord, body: { uuid?: string; flowUUID?: 
   ];
 }
 
-/** Fields of a supervisor's read that its update does not change: when given, they must be as `shown`. */
+/** Fields of a supervisor's read that its update does not change. */
+const keptFields = ['role', 'goal', 'inheritFromSupervisor', 'functions', 'knowledge'] as const;
+
+/** The `keptFields` a body gives with another value than the supervisor's read `shown`. */
 function keptIssues(shown: AgentResponse, body: SupervisorUpdate): FieldIssue[] {
   const uuids = (items: { uuid: string }[]) => items.map((item) => item.uuid).join(',');
   const differs = {
