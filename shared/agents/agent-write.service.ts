@@ -86,7 +86,11 @@ function historyOf(bot: Bot, record: AgentRecord, action: RevisionAction, before
   ];
 }
 
-/** Replaces the agent's editable fields: optional fields left out are cleared. */
+/**
+ * Replaces the agent's editable fields: optional fields left out are cleared. What the body carries
+ * of a read besides (`uuid`, `flowUUID`, `heirs`, the details of its references) is checked or
+ * ignored as `assignedIssues` says.
+ */
 export async function updateAgent(
   { bot }: BotScope<'write'>,
   uuid: string,
@@ -96,7 +100,7 @@ export async function updateAgent(
 ): Promise<VersionedAgent> {
   return update({ bot, kind: 'AGENT', uuid, expected, prefetched, action: 'UPDATED' }, async (current) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
-    const { resources, tags } = await resolveReferences(bot, body, constraints.issues);
+    const { resources, tags } = await resolveReferences(bot, body, [...assignedIssues(current, body), ...constraints.issues]);
     return {
       resources,
       next: {
@@ -111,7 +115,10 @@ export async function updateAgent(
   });
 }
 
-/** Replaces what a supervisor update body carries; role, goal, functions and knowledge stay. */
+/**
+ * Replaces what a supervisor update body carries; role, goal, functions and knowledge stay. A body
+ * may carry them too, as a read shows them, but only unchanged (`keptIssues`).
+ */
 export async function updateSupervisor(
   { bot }: BotScope<'write'>,
   uuid: string,
@@ -119,12 +126,51 @@ export async function updateSupervisor(
   expected?: ExpectedVersions,
   prefetched = Prefetched.none,
 ): Promise<VersionedAgent> {
-  return update({ bot, kind: 'SUPERVISOR', uuid, expected, prefetched, action: 'UPDATED' }, async (current) => {
+  return update({ bot, kind: 'SUPERVISOR', uuid, expected, prefetched, action: 'UPDATED' }, async (current, before) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
-    // Functions and knowledge are not part of this body: the read-back loads them.
-    const { tags } = await resolveReferences(bot, { persona: body.persona, tags: body.tags }, constraints.issues);
+    // Only a body carrying the fields this route keeps waits for the read to compare them with.
+    const kept = keptFields.some((field) => body[field] !== undefined) ? keptIssues((await before).agent, body) : [];
+    const issues = [...assignedIssues(current, body), ...kept, ...constraints.issues];
+    // Functions and knowledge are not changed by this body: the read-back loads them.
+    const { tags } = await resolveReferences(bot, { persona: body.persona, tags: body.tags }, issues);
     return { next: replaceShared(current, body, constraints.rules, tags) };
   });
+}
+
+const invalid = (fieldName: string, message: string): FieldIssue => ({ fieldName, message, errorCode: 'FIELD_INVALID' });
+
+/**
+ * `uuid` and `flowUUID`, which a read shows and no write sets: when given, they must be the record's
+ * (the path names the record). `heirs` is derived from the bot's agents, so it is not checked.
+ */
+function assignedIssues(current: AgentRecord, body: { uuid?: string; flowUUID?: string }): FieldIssue[] {
+  const what = current.kind === 'AGENT' ? 'agent' : 'supervisor';
+  return [
+    ...(body.uuid !== undefined && body.uuid !== current.uuid
+      ? [invalid('uuid', `Is not the uuid of this ${what} (${current.uuid}, as in the path); send that or leave the field out`)]
+      : []),
+    ...(body.flowUUID !== undefined && body.flowUUID !== current.flowUUID
+      ? [invalid('flowUUID', `Is read-only and cannot be changed; send the current value (${current.flowUUID}) or leave the field out`)]
+      : []),
+  ];
+}
+
+/** Fields of a supervisor's read that its update does not change. */
+const keptFields = ['role', 'goal', 'inheritFromSupervisor', 'functions', 'knowledge'] as const;
+
+/** The `keptFields` a body gives with another value than the supervisor's read `shown`. */
+function keptIssues(shown: AgentResponse, body: SupervisorUpdate): FieldIssue[] {
+  const uuids = (items: { uuid: string }[]) => items.map((item) => item.uuid).join(',');
+  const differs = {
+    role: body.role !== undefined && body.role !== shown.role,
+    goal: body.goal !== undefined && body.goal !== shown.goal,
+    inheritFromSupervisor: body.inheritFromSupervisor !== undefined && body.inheritFromSupervisor !== shown.inheritFromSupervisor,
+    functions: body.functions !== undefined && uuids(body.functions) !== uuids(shown.functions),
+    knowledge: body.knowledge !== undefined && uuids(body.knowledge) !== uuids(shown.knowledge),
+  };
+  return Object.entries(differs)
+    .filter(([, changed]) => changed)
+    .map(([field]) => invalid(field, 'Cannot be changed through the supervisor update; send the current value (as a read shows it) or leave the field out'));
 }
 
 /**
@@ -219,7 +265,10 @@ async function update(
     prefetched,
     action,
   }: { bot: Bot; kind: AgentKind; uuid: string; expected?: ExpectedVersions; prefetched: Prefetched; action: RevisionAction },
-  apply: (current: AgentRecord) => Promise<{ next: Omit<AgentRecord, 'updatedAt' | 'version'>; resources?: BotResources }>,
+  apply: (
+    current: AgentRecord,
+    before: Promise<VersionedAgent>,
+  ) => Promise<{ next: Omit<AgentRecord, 'updatedAt' | 'version'>; resources?: BotResources }>,
 ): Promise<VersionedAgent> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     // The caller's read may have brought the agent; a retry reads the version that beat us.
@@ -227,7 +276,9 @@ async function update(
       attempt === 1 ? await prefetched.or(keys.agent(bot.uuid, uuid), () => getAgent(bot.uuid, uuid)) : await getAgent(bot.uuid, uuid);
     if (!current || current.kind !== kind) throw agentNotFound(kind);
     if (expected !== undefined && !accepts(expected, current.version)) throw new ConflictError('VERSION_CONFLICT');
-    const [{ next, resources }, before] = await Promise.all([apply(current), versioned(current)]);
+    // The read of `current`, as the audit event's `before`, and for `apply` to compare a body with.
+    const shown = versioned(current);
+    const [{ next, resources }, before] = await Promise.all([apply(current, shown), shown]);
     const version = current.version + 1;
     // Revisions began at this record's creation, or begin now for a record older than them.
     const written: AgentRecord = { ...next, updatedAt: nowAfter(current.updatedAt), version, revisionsFrom: current.revisionsFrom ?? version };

@@ -1,10 +1,14 @@
 import * as z from 'zod';
 import { queryDirection, queryInt } from '../http/page';
 import { storable, uuidSchema } from '../http/schemas';
+import { communicationStyles } from '../org/org.entities';
 
 /**
  * Request schemas of the agent-configuration area (spec 4.1, 4.2, 2.3 to 2.7). Bodies are strict:
- * an unknown field is a 422. Text is trimmed; blank or over-long text is refused.
+ * an unknown field is a 422. Text is trimmed; blank or over-long text is refused. `null` where a field
+ * is optional means the field is absent, as reads show absent optional fields. Update bodies also take
+ * what a read of the same resource shows (the Agent of spec 2.1), so a read can be sent back as it is:
+ * its read-only fields are ignored or checked against the resource by `agent-write.service.ts`.
  */
 
 const text = (max: number) =>
@@ -13,6 +17,14 @@ const text = (max: number) =>
     .trim()
     .min(1, { message: 'Must not be blank' })
     .max(max, { message: `Must be at most ${max} characters` });
+
+/** An optional field: absent, or `null` (which reads show for an absent value and which means the same). */
+const optional = <T extends z.ZodType>(schema: T) =>
+  // The outer `optional` keeps the key optional in the inferred type, as the transform alone would not.
+  schema
+    .nullish()
+    .transform((value) => value ?? undefined)
+    .optional();
 
 export const limits = {
   role: 200,
@@ -24,23 +36,58 @@ export const limits = {
   searchTerm: 200,
 } as const;
 
-const reference = z.strictObject({ uuid: uuidSchema });
-
 const list = <T extends z.ZodType>(item: T) =>
   z.array(item).max(limits.listItems, { message: `At most ${limits.listItems} items` });
 
-/** A list of references naming each resource once. */
-const references = list(reference).superRefine((items, ctx) => {
-  const seen = new Set<string>();
-  items.forEach((item, index) => {
-    if (seen.has(item.uuid)) ctx.addIssue({ code: 'custom', message: 'Listed more than once', path: [index, 'uuid'] });
-    seen.add(item.uuid);
+/** A list naming each resource once. */
+const uniqueByUuid = <T extends z.ZodType<{ uuid: string }>>(item: T) =>
+  list(item).superRefine((items, ctx) => {
+    const seen = new Set<string>();
+    items.forEach((entry, index) => {
+      if (seen.has(entry.uuid)) ctx.addIssue({ code: 'custom', message: 'Listed more than once', path: [index, 'uuid'] });
+      seen.add(entry.uuid);
+    });
   });
+
+const personaMessage = { error: 'Must be an object whose uuid names one of the bot’s personas, e.g. {"uuid": "…"}' };
+
+/** A reference (2.7) as create bodies take it: the uuid alone. */
+const reference = z.strictObject({ uuid: uuidSchema });
+
+// Resources as reads show them: the uuid is the reference; the other fields, being the bot's
+// resource's, are accepted and ignored.
+
+/** The persona as reads show it (2.2). */
+const personaAsRead = z.strictObject(
+  {
+    uuid: uuidSchema,
+    name: optional(z.string()),
+    image: optional(z.string()),
+    backstory: optional(z.string()),
+    personality: optional(z.string()),
+    communicationStyle: optional(z.enum(communicationStyles)),
+  },
+  personaMessage,
+);
+
+/** A function as reads show it: `uuid` and `name`. */
+const functionAsRead = z.strictObject({ uuid: uuidSchema, name: optional(z.string()) });
+
+/** A knowledge collection as reads show it (2.6). */
+const collectionAsRead = z.strictObject({
+  uuid: uuidSchema,
+  name: optional(z.string()),
+  description: optional(z.string()),
+  documentCount: optional(z.number().int()),
+  searchType: optional(z.strictObject({ type: z.string(), semanticWeight: z.number().int(), fullTextWeight: z.number().int() })),
+  previousUserInput: optional(z.number().int()),
+  threshold: optional(z.number()),
+  topK: optional(z.number().int()),
 });
 
 /** `#term`: a hash and 1 to 50 letters, digits, `_` or `-`. */
 export const tagSchema = z.strictObject({
-  uuid: uuidSchema.optional(),
+  uuid: optional(uuidSchema),
   name: z
     .string()
     .trim()
@@ -52,7 +99,7 @@ export const tagSchema = z.strictObject({
  * penalties -2 to 2, maximumTokens 1 to 1000000; each a number DynamoDB can store (no `5e-324`).
  */
 export const parametersSchema = z.strictObject({
-  maximumTokens: storable(z.number().int().min(1).max(1_000_000)).optional(),
+  maximumTokens: optional(storable(z.number().int().min(1).max(1_000_000))),
   requestTimeout: storable(z.number().int().min(1).max(600_000)),
   temperature: storable(z.number().min(0).max(2)),
   topP: storable(z.number().min(0).max(1)),
@@ -61,32 +108,69 @@ export const parametersSchema = z.strictObject({
 });
 
 const ruleForCreate = z.strictObject({ value: text(limits.rule) });
-const ruleForUpdate = z.strictObject({ uuid: uuidSchema.optional(), value: text(limits.rule) });
+const ruleForUpdate = z.strictObject({ uuid: optional(uuidSchema), value: text(limits.rule) });
 
-const agentFields = {
+const instructions = optional(text(limits.instructions));
+const guardrails = optional(text(limits.guardrails));
+const tags = optional(list(tagSchema));
+const parameters = optional(parametersSchema);
+
+/**
+ * Fields every read shows and no body sets: `uuid` must be the path's and `flowUUID` the current one
+ * when given; `heirs`, derived from the bot's agents, is ignored.
+ */
+const assignedFields = {
+  uuid: optional(uuidSchema),
+  flowUUID: optional(uuidSchema),
+  heirs: optional(z.array(z.strictObject({ role: z.string() }))),
+};
+
+/** The fields of agent create and update bodies (spec 4.2), with each kind of reference in its flavour. */
+const agentFields = <P extends z.ZodType, R extends z.ZodType, F extends z.ZodType<{ uuid: string }>, K extends z.ZodType<{ uuid: string }>>(
+  flavour: { persona: P; rule: R; function: F; collection: K },
+) => ({
   // One line: quicksearch answers one role per line.
   role: text(limits.role).regex(/^[^\r\n]*$/, { message: 'Must be a single line' }),
   goal: text(limits.goal),
-  instructions: text(limits.instructions).optional(),
-  guardrails: text(limits.guardrails).optional(),
-  persona: reference,
+  instructions,
+  guardrails,
+  persona: flavour.persona,
   inheritFromSupervisor: z.boolean(),
-  tags: list(tagSchema).optional(),
-  parameters: parametersSchema.optional(),
-  functions: references.optional(),
-  knowledge: references.optional(),
-};
+  constraints: optional(list(flavour.rule)),
+  tags,
+  parameters,
+  functions: optional(uniqueByUuid(flavour.function)),
+  knowledge: optional(uniqueByUuid(flavour.collection)),
+});
 
-export const agentCreateSchema = z.strictObject({ ...agentFields, constraints: list(ruleForCreate).optional() });
-export const agentUpdateSchema = z.strictObject({ ...agentFields, constraints: list(ruleForUpdate).optional() });
+/** Create takes references by uuid alone: nothing exists yet that read-only fields could agree with. */
+export const agentCreateSchema = z.strictObject(
+  agentFields({ persona: z.strictObject({ uuid: uuidSchema }, personaMessage), rule: ruleForCreate, function: reference, collection: reference }),
+);
 
+export const agentUpdateSchema = z.strictObject({
+  ...agentFields({ persona: personaAsRead, rule: ruleForUpdate, function: functionAsRead, collection: collectionAsRead }),
+  ...assignedFields,
+});
+
+/**
+ * The supervisor update body of spec 4.1, and what a supervisor read shows besides: `role`, `goal`,
+ * `inheritFromSupervisor`, `functions` and `knowledge` are not changed by this route, so they are
+ * accepted only with the current value (checked by `agent-write.service.ts`).
+ */
 export const supervisorUpdateSchema = z.strictObject({
-  persona: reference,
-  instructions: text(limits.instructions).optional(),
-  guardrails: text(limits.guardrails).optional(),
-  constraints: list(ruleForUpdate).optional(),
-  tags: list(tagSchema).optional(),
-  parameters: parametersSchema.optional(),
+  persona: personaAsRead,
+  instructions,
+  guardrails,
+  constraints: optional(list(ruleForUpdate)),
+  tags,
+  parameters,
+  ...assignedFields,
+  role: optional(z.string()),
+  goal: optional(z.string()),
+  inheritFromSupervisor: optional(z.boolean()),
+  functions: optional(z.array(functionAsRead)),
+  knowledge: optional(z.array(collectionAsRead)),
 });
 
 export type AgentCreate = z.infer<typeof agentCreateSchema>;

@@ -651,10 +651,10 @@ describe('PUT /agents/{uuid}', () => {
 
     const response = await admin.put(
       agentsUrl(bot, `/${agent.uuid}`),
-      agentBody(bot, { role: '', uuid: agent.uuid, parameters: { requestTimeout: 0, temperature: 1, topP: 1, presencePenalty: 0, frequencyPenalty: 0 } }),
+      agentBody(bot, { role: '', color: 'blue', parameters: { requestTimeout: 0, temperature: 1, topP: 1, presencePenalty: 0, frequencyPenalty: 0 } }),
     );
 
-    expectFieldErrors(response, ['role', 'uuid', 'parameters.requestTimeout']);
+    expectFieldErrors(response, ['role', 'color', 'parameters.requestTimeout']);
   });
 
   test('an unknown agent is a 404, and so is the supervisor', async () => {

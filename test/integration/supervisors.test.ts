@@ -308,20 +308,20 @@ describe('PUT /supervisors/{uuid}', () => {
     expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
   });
 
-  test('the persona is required, role and goal are not accepted, and problems are reported together', async () => {
+  test('the persona is required and shape problems are reported together; a role or goal it does not change is refused next', async () => {
     const bot = await freshBot();
+    const url = supervisorsUrl(bot, `/${bot.supervisor!.uuid}`);
+    const changed = { role: 'New role', goal: 'New goal' };
 
-    const response = await admin.put(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`), {
-      role: 'New role',
-      goal: 'New goal',
-      instructions: '',
-      parameters: { ...parameters, temperature: 2.5, topP: undefined },
-    });
+    const shape = await admin.put(url, { ...changed, instructions: '', parameters: { ...parameters, temperature: 2.5, topP: undefined } });
+    const kept = await admin.put(url, { ...changed, persona: { uuid: bot.personas[0]!.uuid }, parameters });
 
-    const details = expectFieldErrors(response, ['persona', 'role', 'goal', 'instructions', 'parameters.temperature', 'parameters.topP']);
+    const details = expectFieldErrors(shape, ['persona', 'instructions', 'parameters.temperature', 'parameters.topP']);
     expect(details.find((d) => d.fieldName === 'persona')!.errorCode).toBe('FIELD_REQUIRED');
-    expect(details.find((d) => d.fieldName === 'role')!.errorCode).toBe('FIELD_UNKNOWN');
     expect(details.find((d) => d.fieldName === 'parameters.topP')!.errorCode).toBe('FIELD_REQUIRED');
+    const refused = expectFieldErrors(kept, ['role', 'goal']);
+    expect(refused.map((d) => d.errorCode)).toEqual(['FIELD_INVALID', 'FIELD_INVALID']);
+    expect((await readSupervisor(bot)).body).toMatchObject({ role: 'Test supervisor', goal: 'Route each test conversation', parameters: null });
   });
 
   test("a persona of another bot is a 422 naming persona.uuid", async () => {

@@ -23,6 +23,43 @@ const agent = (overrides: Record<string, unknown> = {}) => ({
 });
 const supervisor = (overrides: Record<string, unknown> = {}) => ({ persona: { uuid: uuid() }, ...overrides });
 
+/** An Agent (spec 2.1) as `GET /agents/{uuid}` answers it, every field populated. */
+const agentAsRead = (overrides: Record<string, unknown> = {}) => ({
+  uuid: uuid(),
+  role: 'Order assistant',
+  flowUUID: uuid(),
+  goal: 'Tell customers where their order is',
+  instructions: 'Be brief',
+  guardrails: 'No refunds',
+  persona: {
+    uuid: uuid(),
+    name: 'Guide',
+    image: 'https://images.example.test/guide.png',
+    backstory: 'Guides customers.',
+    personality: 'Calm',
+    communicationStyle: 'WITTY_AND_CASUAL',
+  },
+  inheritFromSupervisor: true,
+  constraints: [{ uuid: uuid(), value: 'Confirm the number' }],
+  tags: [{ uuid: uuid(), name: '#orders' }],
+  parameters: { ...parameters, maximumTokens: 100 },
+  functions: [{ uuid: uuid(), name: 'trackOrder' }],
+  knowledge: [
+    {
+      uuid: uuid(),
+      name: 'Manuals',
+      description: 'Every manual',
+      documentCount: 12,
+      searchType: { type: 'SEMANTIC', semanticWeight: 100, fullTextWeight: 0 },
+      previousUserInput: 2,
+      threshold: 0.75,
+      topK: 8,
+    },
+  ],
+  heirs: [],
+  ...overrides,
+});
+
 /** The 422 details a schema's failure turns into, as `fieldName errorCode`. */
 function problems(schema: z.ZodType, input: unknown): string[] {
   const result = schema.safeParse(input, { reportInput: true });
@@ -98,6 +135,41 @@ describe('agentCreateSchema', () => {
     const body = agent({ color: 'blue', persona: { uuid: uuid(), name: 'x' }, tags: [{ name: '#a', color: 'red' }] });
 
     expect(problems(agentCreateSchema, body).sort()).toEqual(['color FIELD_UNKNOWN', 'persona.name FIELD_UNKNOWN', 'tags.0.color FIELD_UNKNOWN']);
+    // Unlike updates, create takes none of a read's read-only fields: nothing exists yet for them to agree with.
+    expect(problems(agentCreateSchema, agent({ uuid: uuid(), flowUUID: uuid(), heirs: [], functions: [{ uuid: uuid(), name: 'f' }] })).sort()).toEqual([
+      'flowUUID FIELD_UNKNOWN',
+      'functions.0.name FIELD_UNKNOWN',
+      'heirs FIELD_UNKNOWN',
+      'uuid FIELD_UNKNOWN',
+    ]);
+  });
+
+  test('takes null for every optional field, as absent, but not for a required one', () => {
+    const body = agent({
+      instructions: null,
+      guardrails: null,
+      constraints: null,
+      tags: [{ uuid: null, name: '#orders' }],
+      parameters: { ...parameters, maximumTokens: null },
+      functions: null,
+      knowledge: null,
+    });
+
+    const result = agentCreateSchema.safeParse(body);
+
+    expect(result.error?.issues).toBeUndefined();
+    const { instructions, guardrails, constraints, tags, parameters: model, functions, knowledge } = result.data!;
+    expect({ instructions, guardrails, constraints, functions, knowledge }).toEqual({});
+    expect(tags![0]!.uuid).toBeUndefined();
+    expect(model!.maximumTokens).toBeUndefined();
+    // Null is no value for a required field.
+    expect(problems(agentCreateSchema, agent({ role: null, goal: null, persona: null, inheritFromSupervisor: null })).sort()).toEqual([
+      'goal FIELD_INVALID',
+      'inheritFromSupervisor FIELD_INVALID',
+      'persona FIELD_INVALID',
+      'role FIELD_INVALID',
+    ]);
+    expect(problems(parametersSchema, { ...parameters, topP: null })).toEqual(['topP FIELD_INVALID']);
   });
 
   test('create constraints carry only a value: a uuid is an unknown field', () => {
@@ -252,11 +324,60 @@ describe('agentUpdateSchema', () => {
     ]);
   });
 
-  test('refuses server-assigned fields', () => {
-    expect(problems(agentUpdateSchema, agent({ uuid: uuid(), flowUUID: uuid(), heirs: [] })).sort()).toEqual([
-      'flowUUID FIELD_UNKNOWN',
-      'heirs FIELD_UNKNOWN',
-      'uuid FIELD_UNKNOWN',
+  test('takes an Agent as a read shows it, every field populated, and keeps the references', () => {
+    const read = agentAsRead();
+
+    const result = agentUpdateSchema.safeParse(read);
+
+    expect(result.error?.issues).toBeUndefined();
+    expect(result.data).toMatchObject({ uuid: read.uuid, flowUUID: read.flowUUID, persona: { uuid: read.persona.uuid }, constraints: read.constraints });
+    expect(result.data!.functions!.map((f) => f.uuid)).toEqual([read.functions[0]!.uuid]);
+    expect(result.data!.knowledge!.map((k) => k.uuid)).toEqual([read.knowledge[0]!.uuid]);
+  });
+
+  test('takes an Agent whose optional fields are absent, read as null', () => {
+    const read = agentAsRead({
+      instructions: null,
+      guardrails: null,
+      parameters: null,
+      persona: { uuid: uuid(), name: 'Plain', image: null, backstory: null, personality: null, communicationStyle: 'FRIENDLY_AND_APPROACHABLE' },
+      constraints: [],
+      tags: [],
+      functions: [],
+      knowledge: [],
+    });
+
+    expect(problems(agentUpdateSchema, read)).toEqual([]);
+  });
+
+  test('read-only fields keep their types, and unknown fields stay unknown at every level', () => {
+    const read = agentAsRead();
+    const body = {
+      ...read,
+      uuid: 'u1',
+      heirs: [{ role: 1 }],
+      createdAt: 'x',
+      persona: { ...read.persona, communicationStyle: 'LOUD', mood: 'happy' },
+      knowledge: [{ ...read.knowledge[0]!, documentCount: 'many' }],
+      functions: [{ ...read.functions[0]!, kind: 'http' }],
+    };
+
+    expect(problems(agentUpdateSchema, body).sort()).toEqual([
+      'createdAt FIELD_UNKNOWN',
+      'functions.0.kind FIELD_UNKNOWN',
+      'heirs.0.role FIELD_INVALID',
+      'knowledge.0.documentCount FIELD_INVALID',
+      'persona.communicationStyle FIELD_INVALID',
+      'persona.mood FIELD_UNKNOWN',
+      'uuid FIELD_INVALID',
+    ]);
+  });
+
+  test('a persona read as null must be named again, and the message says how', () => {
+    const result = agentUpdateSchema.safeParse(agentAsRead({ persona: null }), { reportInput: true });
+
+    expect(toFieldIssues(result.error!)).toEqual([
+      { fieldName: 'persona', errorCode: 'FIELD_INVALID', message: expect.stringContaining('uuid names one of the bot’s personas') },
     ]);
   });
 });
@@ -279,16 +400,24 @@ describe('supervisorUpdateSchema', () => {
     expect(problems(supervisorUpdateSchema, body)).toEqual([]);
   });
 
-  test('refuses the fields a supervisor update does not carry', () => {
-    const body = supervisor({ role: 'x', goal: 'y', inheritFromSupervisor: true, functions: [], knowledge: [] });
+  test('takes a supervisor as a read shows it, with the fields it does not change (the service compares them)', () => {
+    const read = agentAsRead({ inheritFromSupervisor: false, heirs: [{ role: 'Order assistant' }] });
 
-    expect(problems(supervisorUpdateSchema, body).sort()).toEqual([
-      'functions FIELD_UNKNOWN',
-      'goal FIELD_UNKNOWN',
-      'inheritFromSupervisor FIELD_UNKNOWN',
-      'knowledge FIELD_UNKNOWN',
-      'role FIELD_UNKNOWN',
+    const result = supervisorUpdateSchema.safeParse(read);
+
+    expect(result.error?.issues).toBeUndefined();
+    expect(result.data).toMatchObject({ role: read.role, goal: read.goal, inheritFromSupervisor: false, uuid: read.uuid });
+    // What is neither in a read nor in the update body stays unknown.
+    expect(problems(supervisorUpdateSchema, { ...read, updatedAt: 'x', kind: 'SUPERVISOR' }).sort()).toEqual([
+      'kind FIELD_UNKNOWN',
+      'updatedAt FIELD_UNKNOWN',
     ]);
+  });
+
+  test('takes a supervisor read with its optional fields null', () => {
+    const body = agentAsRead({ instructions: null, guardrails: null, parameters: null, constraints: [], tags: [], functions: [], knowledge: [] });
+
+    expect(problems(supervisorUpdateSchema, body)).toEqual([]);
   });
 
   test('applies the same limits as agents', () => {

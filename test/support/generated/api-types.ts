@@ -2471,27 +2471,27 @@ export interface operations {
                 "application/json": {
                     constraints?: {
                         value: string;
-                    }[];
+                    }[] | null;
                     functions?: {
                         /** Format: uuid */
                         uuid: string;
-                    }[];
+                    }[] | null;
                     goal: string;
-                    guardrails?: string;
+                    guardrails?: string | null;
                     inheritFromSupervisor: boolean;
-                    instructions?: string;
+                    instructions?: string | null;
                     knowledge?: {
                         /** Format: uuid */
                         uuid: string;
-                    }[];
+                    }[] | null;
                     parameters?: {
                         frequencyPenalty: number;
-                        maximumTokens?: number;
+                        maximumTokens?: number | null;
                         presencePenalty: number;
                         requestTimeout: number;
                         temperature: number;
                         topP: number;
-                    };
+                    } | null;
                     persona: {
                         /** Format: uuid */
                         uuid: string;
@@ -2499,9 +2499,8 @@ export interface operations {
                     role: string;
                     tags?: {
                         name: string;
-                        /** Format: uuid */
-                        uuid?: string;
-                    }[];
+                        uuid?: string | null;
+                    }[] | null;
                 };
             };
         };
@@ -2773,40 +2772,60 @@ export interface operations {
             content: {
                 "application/json": {
                     constraints?: {
-                        /** Format: uuid */
-                        uuid?: string;
+                        uuid?: string | null;
                         value: string;
-                    }[];
+                    }[] | null;
+                    flowUUID?: string | null;
                     functions?: {
+                        name?: string | null;
                         /** Format: uuid */
                         uuid: string;
-                    }[];
+                    }[] | null;
                     goal: string;
-                    guardrails?: string;
+                    guardrails?: string | null;
+                    heirs?: {
+                        role: string;
+                    }[] | null;
                     inheritFromSupervisor: boolean;
-                    instructions?: string;
+                    instructions?: string | null;
                     knowledge?: {
+                        description?: string | null;
+                        documentCount?: number | null;
+                        name?: string | null;
+                        previousUserInput?: number | null;
+                        searchType?: {
+                            fullTextWeight: number;
+                            semanticWeight: number;
+                            type: string;
+                        } | null;
+                        threshold?: number | null;
+                        topK?: number | null;
                         /** Format: uuid */
                         uuid: string;
-                    }[];
+                    }[] | null;
                     parameters?: {
                         frequencyPenalty: number;
-                        maximumTokens?: number;
+                        maximumTokens?: number | null;
                         presencePenalty: number;
                         requestTimeout: number;
                         temperature: number;
                         topP: number;
-                    };
+                    } | null;
                     persona: {
+                        backstory?: string | null;
+                        communicationStyle?: ("POLITE_AND_PERSUASIVE" | "WITTY_AND_CASUAL" | "EMPATHETIC_AND_HELPFUL" | "CONCISE_AND_PROFESSIONAL" | "FRIENDLY_AND_APPROACHABLE") | null;
+                        image?: string | null;
+                        name?: string | null;
+                        personality?: string | null;
                         /** Format: uuid */
                         uuid: string;
                     };
                     role: string;
                     tags?: {
                         name: string;
-                        /** Format: uuid */
-                        uuid?: string;
-                    }[];
+                        uuid?: string | null;
+                    }[] | null;
+                    uuid?: string | null;
                 };
             };
         };
@@ -3815,29 +3834,60 @@ export interface operations {
             content: {
                 "application/json": {
                     constraints?: {
-                        /** Format: uuid */
-                        uuid?: string;
+                        uuid?: string | null;
                         value: string;
-                    }[];
-                    guardrails?: string;
-                    instructions?: string;
+                    }[] | null;
+                    flowUUID?: string | null;
+                    functions?: {
+                        name?: string | null;
+                        /** Format: uuid */
+                        uuid: string;
+                    }[] | null;
+                    goal?: string | null;
+                    guardrails?: string | null;
+                    heirs?: {
+                        role: string;
+                    }[] | null;
+                    inheritFromSupervisor?: boolean | null;
+                    instructions?: string | null;
+                    knowledge?: {
+                        description?: string | null;
+                        documentCount?: number | null;
+                        name?: string | null;
+                        previousUserInput?: number | null;
+                        searchType?: {
+                            fullTextWeight: number;
+                            semanticWeight: number;
+                            type: string;
+                        } | null;
+                        threshold?: number | null;
+                        topK?: number | null;
+                        /** Format: uuid */
+                        uuid: string;
+                    }[] | null;
                     parameters?: {
                         frequencyPenalty: number;
-                        maximumTokens?: number;
+                        maximumTokens?: number | null;
                         presencePenalty: number;
                         requestTimeout: number;
                         temperature: number;
                         topP: number;
-                    };
+                    } | null;
                     persona: {
+                        backstory?: string | null;
+                        communicationStyle?: ("POLITE_AND_PERSUASIVE" | "WITTY_AND_CASUAL" | "EMPATHETIC_AND_HELPFUL" | "CONCISE_AND_PROFESSIONAL" | "FRIENDLY_AND_APPROACHABLE") | null;
+                        image?: string | null;
+                        name?: string | null;
+                        personality?: string | null;
                         /** Format: uuid */
                         uuid: string;
                     };
+                    role?: string | null;
                     tags?: {
                         name: string;
-                        /** Format: uuid */
-                        uuid?: string;
-                    }[];
+                        uuid?: string | null;
+                    }[] | null;
+                    uuid?: string | null;
                 };
             };
         };
