@@ -47,7 +47,9 @@ export const routeDefinitions: readonly RouteDefinition[] = [
     ['auth.accountPassword', 'POST', '/account/password'],
     ['auth.accountSignOut', 'POST', '/account/sign-out'],
   ]),
-  // The API's own description and its interactive reference, public like the OpenID discovery.
+  // The API's own description and its interactive reference, public like the OpenID discovery; the
+  // API's root address leads a person to the reference.
+  { id: 'docs.root', group: 'docs', method: 'GET', area: 'root', path: '/', authenticated: false },
   { id: 'docs.openapi', group: 'docs', method: 'GET', area: 'root', path: '/openapi.json', authenticated: false },
   { id: 'docs.ui', group: 'docs', method: 'GET', area: 'root', path: '/docs', authenticated: false },
   { id: 'docs.asset', group: 'docs', method: 'GET', area: 'root', path: '/docs/{asset}', authenticated: false },

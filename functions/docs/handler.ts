@@ -1,30 +1,37 @@
 import * as z from 'zod';
 import { subpathsFromEnv } from '../../shared/config';
-import { apiDescription, serverUrlOf } from '../../shared/docs/api-description';
-import { REFERENCE_POLICY, referenceFile, referencePage } from '../../shared/docs/reference-page';
+import { apiDescription, realmQuerySchema, serverUrlOf } from '../../shared/docs/api-description';
+import { REFERENCE_PERMISSIONS, REFERENCE_POLICY, referenceFile, referencePage } from '../../shared/docs/reference-page';
 import { NotFoundError } from '../../shared/errors';
 import { createFunction, publicRoute } from '../../shared/http/handler-factory';
 
-// Every answer carries the reference's policy: the page's, and its files' for when one is opened alone.
-const policy = { 'content-security-policy': REFERENCE_POLICY };
+// Every answer carries the reference's policies: the page's, and its files' for when one is opened alone.
+const policy = { 'content-security-policy': REFERENCE_POLICY, 'permissions-policy': REFERENCE_PERMISSIONS };
 const shortCache = { 'cache-control': 'public, max-age=300' };
 const dayCache = { 'cache-control': 'public, max-age=86400' };
 
-/** The OpenAPI 3.1 document, with this API's own address as its server. */
+/** The API's root address leads a person to the reference. */
+export const root = publicRoute({
+  handle: async () => ({ status: 302, headers: { location: '/docs' } }),
+});
+
+/** The OpenAPI 3.1 document, with this API's own address as its server and, if named, the realm to sign in to. */
 export const openapi = publicRoute({
-  handle: async ({ headers }) => ({
+  schemas: { query: realmQuerySchema },
+  handle: async ({ query, headers }) => ({
     status: 200,
-    body: apiDescription(subpathsFromEnv(), serverUrlOf(headers)),
+    body: apiDescription(subpathsFromEnv(), serverUrlOf(headers), query.realm),
     contentType: 'application/json',
     headers: { ...shortCache, ...policy },
   }),
 });
 
-/** The interactive reference (Swagger UI). */
+/** The interactive reference (Swagger UI), for the realm named if any. */
 export const page = publicRoute({
-  handle: async () => ({
+  schemas: { query: realmQuerySchema },
+  handle: async ({ query }) => ({
     status: 200,
-    body: referencePage(),
+    body: referencePage(query.realm),
     contentType: 'text/html; charset=utf-8',
     headers: { ...shortCache, ...policy },
   }),
@@ -40,5 +47,5 @@ export const asset = publicRoute({
   },
 });
 
-export const handlers = { 'docs.openapi': openapi, 'docs.ui': page, 'docs.asset': asset };
+export const handlers = { 'docs.root': root, 'docs.openapi': openapi, 'docs.ui': page, 'docs.asset': asset };
 export const handler = createFunction('docs', handlers);

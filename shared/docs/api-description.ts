@@ -1,10 +1,28 @@
+import * as z from 'zod';
 import { openApiDocument } from '../openapi/document';
+import { REALM_NAME } from '../org/org.entities';
 import type { Subpaths } from '../routes';
 
 /**
- * The OpenAPI document as `/openapi.json` serves it: for the function's subpaths and the address the
- * request reached, built once per container and address.
+ * The OpenAPI document as `/openapi.json` serves it: for the function's subpaths, the address the
+ * request reached and the organization (realm) the reader signs in to, built once per container,
+ * address and realm.
  */
+
+/**
+ * `?realm=` of the reference and its document: an organization's name, in any case. Any such name is
+ * taken as it is: the docs function reads none of the API's data, so an unknown one is found out at
+ * sign-in (the token endpoint's 404).
+ */
+export const realmQuerySchema = z.object({
+  realm: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(REALM_NAME, { message: "Must be an organization's name: 2 to 63 lower-case letters, digits and hyphens, starting with a letter or digit" })
+    .optional()
+    .meta({ description: 'The organization (realm) whose token endpoint the OAuth2 password flow names' }),
+});
 
 /** A host as API Gateway hands it over: a name or an IPv4 address, and a port only on the local stack. */
 const HOST = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:\d{1,5})?$/i;
@@ -23,19 +41,21 @@ export function serverUrlOf(headers: Record<string, string | undefined>): string
 }
 
 /**
- * Several addresses reach one API (its execute-api name, a custom domain); more than a few means Host
- * headers are being made up, so past that the cache starts over rather than grow.
+ * Several addresses reach one API (its execute-api name, a custom domain), each read for a few
+ * organizations; more than that means Host headers or realms are being made up, so past that the
+ * cache starts over rather than grow.
  */
-const MAX_ADDRESSES = 8;
+const MAX_DOCUMENTS = 32;
 const documents = new Map<string, string>();
 
-/** The document, serialised, for this server URL. */
-export function apiDescription(subpaths: Subpaths, serverUrl: string): string {
-  let text = documents.get(serverUrl);
+/** The document, serialised, for this server URL and realm (none: the bearer token only). */
+export function apiDescription(subpaths: Subpaths, serverUrl: string, realm?: string): string {
+  const key = `${serverUrl} ${realm ?? ''}`;
+  let text = documents.get(key);
   if (text === undefined) {
-    if (documents.size >= MAX_ADDRESSES) documents.clear();
-    text = JSON.stringify(openApiDocument(subpaths, serverUrl));
-    documents.set(serverUrl, text);
+    if (documents.size >= MAX_DOCUMENTS) documents.clear();
+    text = JSON.stringify(openApiDocument(subpaths, serverUrl, { realm }));
+    documents.set(key, text);
   }
   return text;
 }

@@ -1,9 +1,11 @@
+import { denyingPermissions, PAGE_DENIED_FEATURES } from '../http/handler-factory';
 import { isSwaggerUiFile, swaggerUiFile, swaggerUiFiles } from './swagger-ui-files';
 
 /**
  * The interactive API reference at `/docs`: Swagger UI on `/openapi.json`, every file served by the
  * docs function itself (no CDN), under a policy that lets the page load only those files and call only
- * this API.
+ * this API. `/docs?realm=<organization>` loads the document whose OAuth2 password flow signs in to
+ * that organization; the page's Organization field sets it.
  */
 
 /**
@@ -25,13 +27,35 @@ export const REFERENCE_POLICY = [
 ].join('; ');
 
 /**
- * Swagger UI's start. The token given in Authorize lives in the page only (persistAuthorization off);
- * no validator badge (it would load an image from swagger.io); the document's own query parameters
- * cannot point the page at another document (queryConfigEnabled off).
+ * The reference's Permissions-Policy: that of every page, less `web-share`, which Chromium on Linux
+ * does not know and reports as a console warning; the reference runs only its own scripts and embeds
+ * nothing, so there is nothing that could share.
+ */
+export const REFERENCE_PERMISSIONS = denyingPermissions(PAGE_DENIED_FEATURES.filter((feature) => feature !== 'web-share'));
+
+/**
+ * Swagger UI's start, on the document the page names (`data-url`, for its realm). The token given in
+ * Authorize lives in the page only (persistAuthorization off); no validator badge (it would load an
+ * image from swagger.io); the document's own query parameters cannot point the page at another
+ * document (queryConfigEnabled off).
+ *
+ * Swagger UI's password flow sends the client id in an `Authorization: Basic` header unless its
+ * "Client credentials location" is set to "Request body"; the console is a public client whose
+ * `client_id` the token endpoint reads from the form (spec 5.3), so the page moves it there.
  */
 const initializer = `'use strict';
+function clientIdInForm(request) {
+  const basic = /^Basic (.+)$/.exec(request.headers.Authorization || '');
+  if (!basic || !/\\/protocol\\/openid-connect\\/token$/.test(request.url)) return request;
+  const credentials = atob(basic[1]);
+  const form = new URLSearchParams(request.body);
+  if (!form.has('client_id')) form.set('client_id', credentials.split(':')[0]);
+  delete request.headers.Authorization;
+  request.body = form.toString();
+  return request;
+}
 window.ui = SwaggerUIBundle({
-  url: 'openapi.json',
+  url: document.getElementById('swagger-ui').dataset.url,
   dom_id: '#swagger-ui',
   presets: [SwaggerUIBundle.presets.apis],
   layout: 'BaseLayout',
@@ -39,37 +63,69 @@ window.ui = SwaggerUIBundle({
   persistAuthorization: false,
   queryConfigEnabled: false,
   validatorUrl: null,
+  requestInterceptor: clientIdInForm,
 });
+`;
+
+/** The Organization field's look, beside Swagger UI's (whose width and colours it follows). */
+const styles = `.realm { box-sizing: border-box; max-width: 1460px; margin: 0 auto; padding: 16px 20px 0; display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; font-family: sans-serif; font-size: 14px; color: #3b4151; }
+.realm label { font-weight: 700; }
+.realm input { min-width: 14em; padding: 6px 10px; border: 1px solid #d9d9d9; border-radius: 4px; font: inherit; }
+.realm button { padding: 6px 16px; border: 2px solid #49cc90; border-radius: 4px; background: #fff; color: #49cc90; font: inherit; font-weight: 700; cursor: pointer; }
+.realm p { margin: 0; }
 `;
 
 /** A small icon of our own: Swagger UI's are PNG files, and the route answers text only. */
 const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#49cc90"/><text x="16" y="22" font-family="monospace" font-size="16" font-weight="bold" text-anchor="middle" fill="#fff">{ }</text></svg>`;
 
-/** Relative addresses: the page is at `/docs`, so `docs/…` are its files and `openapi.json` the document. */
-const page = `<!DOCTYPE html>
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * What the Organization field accepts: `REALM_NAME` in any case (the `realm` query lower-cases it), the
+ * hyphen escaped as a pattern attribute (compiled with the `v` flag) needs.
+ */
+const realmPattern = '[A-Za-z0-9][A-Za-z0-9\\-]{1,62}';
+
+/**
+ * The page, for a realm or none. Relative addresses: the page is at `/docs`, so `docs/…` are its
+ * files, `openapi.json` the document and the form's `docs` the page again.
+ */
+export function referencePage(realm?: string): string {
+  const url = realm ? `openapi.json?realm=${encodeURIComponent(realm)}` : 'openapi.json';
+  const hint = realm
+    ? `<strong>Authorize</strong> signs in to <strong>${escapeHtml(realm)}</strong> with your e-mail and password.`
+    : "Name your organization to sign in to it under <strong>Authorize</strong> with your e-mail and password.";
+  return `<!DOCTYPE html>
 <html lang="en">
   <head>
     <meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>Agent platform management API reference</title>
     <link rel="stylesheet" href="docs/swagger-ui.css">
+    <link rel="stylesheet" href="docs/reference.css">
     <link rel="icon" href="docs/favicon.svg" type="image/svg+xml">
   </head>
   <body>
-    <div id="swagger-ui"></div>
+    <form class="realm" action="docs" method="get">
+      <label for="realm">Organization</label>
+      <input id="realm" name="realm" value="${escapeHtml(realm ?? '')}" required pattern="${realmPattern}" placeholder="its name, e.g. acme" autocapitalize="none" spellcheck="false">
+      <button type="submit">Use</button>
+      <p>${hint}</p>
+    </form>
+    <div id="swagger-ui" data-url="${escapeHtml(url)}"></div>
     <script src="docs/swagger-ui-bundle.js"></script>
     <script src="docs/initializer.js"></script>
   </body>
 </html>
 `;
+}
 
 /** The page's own files, besides Swagger UI's. */
 const ownFiles = {
   'initializer.js': { text: initializer, contentType: 'text/javascript; charset=utf-8' },
+  'reference.css': { text: styles, contentType: 'text/css; charset=utf-8' },
   'favicon.svg': { text: favicon, contentType: 'image/svg+xml' },
 } as const;
-
-export const referencePage = (): string => page;
 
 /** A file of the reference by its name under `/docs/`, or undefined when it is not one. */
 export function referenceFile(name: string): { text: string; contentType: string } | undefined {

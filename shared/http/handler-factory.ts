@@ -198,6 +198,23 @@ function rawBodyOf(event: HttpEvent): string | undefined {
  */
 export const STRICT_PAGE_POLICY = "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+/**
+ * The features an HTML page is denied (Permissions-Policy), unless it states its own. middy's list
+ * also names features Chromium no longer knows or never shipped (`battery`, `document-domain`,
+ * `window-placement`, `sync-script`, …): it ignores each of them with a console warning, so they are
+ * left out; what Chromium enforces is the same. `web-share` is known only where the platform shares
+ * (not on Linux).
+ */
+export const PAGE_DENIED_FEATURES = [
+  'accelerometer', 'autoplay', 'camera', 'cross-origin-isolated', 'display-capture', 'encrypted-media', 'fullscreen',
+  'geolocation', 'gyroscope', 'keyboard-map', 'magnetometer', 'microphone', 'midi', 'payment', 'picture-in-picture',
+  'publickey-credentials-get', 'screen-wake-lock', 'sync-xhr', 'usb', 'web-share', 'xr-spatial-tracking', 'clipboard-read',
+  'clipboard-write', 'gamepad', 'hid', 'idle-detection', 'interest-cohort', 'serial',
+] as const;
+
+/** A Permissions-Policy header's value that denies these features to every origin. */
+export const denyingPermissions = (features: readonly string[]): string => features.map((feature) => `${feature}=()`).join(', ');
+
 const hasHeader = (headers: Record<string, string>, name: string) => Object.keys(headers).some((key) => key.toLowerCase() === name);
 
 function toResult(reply: Reply): HttpResult {
@@ -205,8 +222,9 @@ function toResult(reply: Reply): HttpResult {
   const cookies = reply.cookies?.length ? { cookies: reply.cookies } : {};
   if (reply.body === undefined) return { statusCode: reply.status, headers, ...cookies };
   if (reply.contentType) {
-    if (/^text\/html\b/i.test(reply.contentType) && !hasHeader(headers, 'content-security-policy')) {
-      headers['content-security-policy'] = STRICT_PAGE_POLICY;
+    if (/^text\/html\b/i.test(reply.contentType)) {
+      if (!hasHeader(headers, 'content-security-policy')) headers['content-security-policy'] = STRICT_PAGE_POLICY;
+      if (!hasHeader(headers, 'permissions-policy')) headers['permissions-policy'] = denyingPermissions(PAGE_DENIED_FEATURES);
     }
     return { statusCode: reply.status, headers: { ...headers, 'content-type': reply.contentType }, body: String(reply.body), ...cookies };
   }
@@ -274,6 +292,7 @@ const eventNormalizer = httpEventNormalizer as unknown as () => middy.Middleware
  * An empty Reporting-Endpoints header says nothing; leave it out. The option exists in middy's code but
  * not in its option type, whose properties are all optional, so it passes as a variable beside one
  * default restated. middy's Content-Security-Policy (on HTML only) would replace a page's own with one
- * that sandboxes it and forbids every form, so `toResult` gives HTML its policy instead.
+ * that sandboxes it and forbids every form, and its Permissions-Policy (HTML only too) would replace a
+ * page's own and has features Chromium warns about, so `toResult` gives HTML both instead.
  */
-const securityHeaderOptions = { reportingEndpoints: false, poweredBy: { server: '' }, contentSecurityPolicy: false };
+const securityHeaderOptions = { reportingEndpoints: false, poweredBy: { server: '' }, contentSecurityPolicy: false, permissionsPolicy: false };

@@ -2,7 +2,9 @@ import * as z from 'zod';
 import type { RouteHandler } from '../http/handler-factory';
 import { languages } from '../mail/mail.templates';
 import { resolveRoutes, type Route, type Subpaths } from '../routes';
+import { introduction, securitySchemes } from './introduction';
 import { operationSpecs, type OperationSpec, type Outcome, type RequestHeader, type ResponseHeader } from './operations';
+import { requestExamples } from './request-examples';
 import { routeHandlers } from './route-handlers';
 import { responseRegistry } from './responses';
 
@@ -33,26 +35,31 @@ const statusText: Record<number, string> = {
   503: 'Service unavailable (API Gateway integration timeout)',
 };
 
+export interface DocumentOptions {
+  /**
+   * The organization (realm) whose token endpoint the OAuth2 password flow names, so that a client
+   * (Swagger UI's Authorize) signs in there. Without it the document offers the bearer token only:
+   * the API cannot list its realms to the reference, which reads none of its data.
+   */
+  realm?: string;
+}
+
 /** Builds the document for the API served at `serverUrl` with these subpaths. */
-export function openApiDocument(
-  subpaths: Subpaths,
-  serverUrl: string,
-  handlers: Record<string, RouteHandler> = routeHandlers(),
-): Json {
+export function openApiDocument(subpaths: Subpaths, serverUrl: string, options: DocumentOptions = {}): Json {
+  const handlers = routeHandlers();
   const converter = new SchemaConverter();
+  const security = options.realm ? [{ bearerAuth: [] }, { oauth2: [] }] : [{ bearerAuth: [] }];
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of resolveRoutes(subpaths)) {
-    const operation = operationOf(route, handlers[route.id], converter);
+    const operation = operationOf(route, handlers[route.id], converter, security);
     (paths[route.fullPath] ??= {})[route.method.toLowerCase()] = operation;
   }
-  const tokenUrl = `${serverUrl.replace(/\/$/, '')}/auth/realms/{realm}/protocol/openid-connect/token`;
   return {
     openapi: '3.1.0',
     info: {
       title: 'Agent platform management API',
       version: '4.8.0',
-      description:
-        'Agent configuration and user administration of a conversational-agent platform. Generated from the zod schemas that validate requests (`shared/openapi/`).',
+      description: introduction(serverUrl, options.realm),
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: serverUrl.replace(/\/$/, '') }],
@@ -68,21 +75,14 @@ export function openApiDocument(
     paths,
     components: {
       schemas: converter.components(),
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "An access token of the caller's realm" },
-        oauth2: {
-          type: 'oauth2',
-          description: 'The password grant on the token endpoint of the organization\'s realm (replace `{realm}`).',
-          flows: { password: { tokenUrl, refreshUrl: tokenUrl, scopes: { openid: 'Also return an ID token' } } },
-        },
-      },
+      securitySchemes: securitySchemes(serverUrl, options.realm),
       parameters: requestHeaderParameters(),
       headers: responseHeaders(),
     },
   };
 }
 
-function operationOf(route: Route, handler: RouteHandler | undefined, converter: SchemaConverter): Json {
+function operationOf(route: Route, handler: RouteHandler | undefined, converter: SchemaConverter, security: Json[]): Json {
   const spec: OperationSpec | undefined = operationSpecs[route.id];
   const schemas = handler?.schemas ?? {};
   const hasBody = Boolean(schemas.body || handler?.multipart || spec?.formBody);
@@ -97,9 +97,9 @@ function operationOf(route: Route, handler: RouteHandler | undefined, converter:
     operationId: route.id,
     summary: spec?.summary ?? `${route.method} ${route.path}`,
     ...(spec?.description ? { description: spec.description } : {}),
-    ...(spec ? {} : { description: 'Described generically: its answers are not yet in `shared/openapi/operations.ts`.' }),
+    ...(spec ? {} : { description: 'Described generically: any success, and the error bodies the API answers.' }),
     tags: [route.group],
-    security: route.authenticated || spec?.bearer ? [{ bearerAuth: [] }, { oauth2: [] }] : [],
+    security: route.authenticated || spec?.bearer ? security : [],
     parameters,
     ...(requestBody ? { requestBody } : {}),
     responses: spec ? responsesOf(route, spec, hasBody, converter) : genericResponses(),
@@ -134,20 +134,22 @@ function queryParameters(schema: z.ZodType | undefined, converter: SchemaConvert
   });
 }
 
+/** The request body, with the operation's example (`request-examples.ts`) when it has one. */
 function requestBodyOf(route: Route, handler: RouteHandler | undefined, spec: OperationSpec | undefined, converter: SchemaConverter): Json | undefined {
+  const example = Object.hasOwn(requestExamples, route.id) ? { example: requestExamples[route.id] } : {};
   if (spec?.formBody) {
-    return { required: true, content: { 'application/x-www-form-urlencoded': { schema: converter.request(spec.formBody) } } };
+    return { required: true, content: { 'application/x-www-form-urlencoded': { schema: converter.request(spec.formBody), ...example } } };
   }
   if (handler?.multipart) {
     const file = { type: 'string', contentMediaType: 'text/csv', description: `A CSV file of at most ${handler.multipart.maxFileBytes} bytes` };
     return {
       required: true,
-      content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file } } } },
+      content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file } }, ...example } },
     };
   }
   const body = handler?.schemas?.body;
   if (!body) return undefined;
-  return { required: !body.safeParse(undefined).success, content: { 'application/json': { schema: converter.request(body) } } };
+  return { required: !body.safeParse(undefined).success, content: { 'application/json': { schema: converter.request(body), ...example } } };
 }
 
 function responsesOf(route: Route, spec: OperationSpec, hasBody: boolean, converter: SchemaConverter): Json {
@@ -155,6 +157,10 @@ function responsesOf(route: Route, spec: OperationSpec, hasBody: boolean, conver
   for (const outcome of spec.outcomes) responses[String(outcome.status)] = outcomeResponse(outcome, converter);
   const errors = spec.errors ?? [...commonErrors, ...(hasBody ? bodyErrors : []), ...(spec.extraErrors ?? [])];
   for (const status of [...new Set(errors)].sort()) responses[String(status)] = errorResponse(status, spec, route);
+  if (spec.defaultError) {
+    const schema = { oneOf: [schemaRef('ErrorBody'), schemaRef('GatewayError')] };
+    responses.default = { description: 'Any other error', headers: headerRefs([]), content: { 'application/json': { schema } } };
+  }
   return responses;
 }
 

@@ -24,6 +24,13 @@ import {
   userInfoSchema,
   userSchema,
 } from './responses';
+import {
+  bulkCreateDescription,
+  bulkDeleteDescription,
+  bulkGrantDescription,
+  bulkRevokeDescription,
+  bulkUploadDescription,
+} from './bulk-descriptions';
 
 /** What the document says of each route beyond its request schemas: its answers and extra headers. */
 
@@ -54,6 +61,11 @@ export interface OperationSpec {
   extraErrors?: number[];
   /** The error statuses, in place of the common ones. */
   errors?: number[];
+  /**
+   * Also a `default` response, any other error, for an operation whose only outcome is a redirect:
+   * linters want every operation to name a success (a 2XX or `default`).
+   */
+  defaultError?: boolean;
   /** A public route that reads a bearer token itself (userinfo). */
   bearer?: boolean;
 }
@@ -73,6 +85,8 @@ const userInfo: OperationSpec = {
 
 /** The errors of a public route with nothing to look up: only the gateway's. */
 const publicStatuses = [429, 500, 503];
+/** The errors of the reference's page and document: a `realm` that is no organization name, and the gateway's. */
+const realmQueryStatuses = [422, ...publicStatuses];
 const htmlPage = { mediaType: 'text/html', description: 'HTML' };
 /** A form of the account page: it answers the next page (or the same form with its error), never JSON. */
 function accountForm(summary: string, formBody: z.ZodType): OperationSpec {
@@ -194,9 +208,7 @@ export const operationSpecs: Record<string, OperationSpec> = {
   },
   'bulk.create': {
     summary: 'Create users from a CSV file',
-    description:
-      'Waits for the job unless `Prefer: respond-async` is sent or the job outlasts the wait; then 202 and the job. ' +
-      'Idempotent with `Idempotency-Key`: a replay starts no second job.',
+    description: bulkCreateDescription,
     requestHeaders: ['Language', 'Prefer', 'IdempotencyKey'],
     extraErrors: [413],
     outcomes: [
@@ -206,6 +218,7 @@ export const operationSpecs: Record<string, OperationSpec> = {
   },
   'bulk.upload': {
     summary: 'Start a bulk-create job whose file is uploaded to a presigned URL',
+    description: bulkUploadDescription,
     requestHeaders: ['Language'],
     outcomes: [{ status: 201, description: 'The job and where to PUT the file', json: bulkUploadSchema, headers: ['Location'] }],
   },
@@ -223,9 +236,9 @@ export const operationSpecs: Record<string, OperationSpec> = {
   },
   'bulk.retry': { summary: 'Run a failed job again', outcomes: [jobAccepted] },
   'bulk.welcomes': { summary: 'Send again the welcome e-mails SES did not accept', outcomes: [jobAccepted] },
-  'bulk.delete': { summary: 'Delete users by e-mail', outcomes: [itemErrors] },
-  'bulk.grant': { summary: 'Grant permissions from a CSV file', extraErrors: [413], outcomes: [itemErrors] },
-  'bulk.revoke': { summary: 'Revoke permissions', outcomes: [itemErrors] },
+  'bulk.delete': { summary: 'Delete users by e-mail', description: bulkDeleteDescription, outcomes: [itemErrors] },
+  'bulk.grant': { summary: 'Grant permissions from a CSV file', description: bulkGrantDescription, extraErrors: [413], outcomes: [itemErrors] },
+  'bulk.revoke': { summary: 'Revoke permissions', description: bulkRevokeDescription, outcomes: [itemErrors] },
   'configurations.save': { summary: 'Save a configuration value of the caller', outcomes: [{ status: 200, description: 'The entry', json: configurationSchema }] },
   'configurations.list': {
     summary: "The caller's configuration values",
@@ -259,14 +272,22 @@ export const operationSpecs: Record<string, OperationSpec> = {
   'agents.get': { summary: 'Read an agent', outcomes: [agentRead('The agent')] },
   'agents.update': { summary: 'Update an agent', requestHeaders: ['IfMatch'], outcomes: [agentRead('The agent, updated')] },
   ...revisionOperations('agents', 'the agent'),
+  'docs.root': {
+    summary: "The API's root address: the interactive reference",
+    errors: publicStatuses,
+    defaultError: true,
+    outcomes: [{ status: 302, description: 'See the reference, at `/docs`', headers: ['Location'] }],
+  },
   'docs.openapi': {
     summary: 'This document (OpenAPI 3.1)',
-    errors: publicStatuses,
+    description: 'With `realm`, its OAuth2 password flow signs in to that organization; without, it offers the bearer token only.',
+    errors: realmQueryStatuses,
     outcomes: [{ status: 200, description: 'The OpenAPI description of this API, for its configured subpaths', json: z.looseObject({ openapi: z.string() }), headers: ['Cache-Control'] }],
   },
   'docs.ui': {
     summary: 'The interactive API reference (Swagger UI, served with the API)',
-    errors: publicStatuses,
+    description: "With `realm`, its Authorize button signs in to that organization with an e-mail and password; the page's Organization field sets it.",
+    errors: realmQueryStatuses,
     outcomes: [{ status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] }],
   },
   'docs.asset': {

@@ -33,6 +33,7 @@ const expectedStatus: Record<string, number | undefined> = {
   // No page session (a file cannot hold one): back to the page, which asks to sign in.
   'auth.accountPassword': 303,
   'auth.accountSignOut': 303,
+  'docs.root': 302,
   'docs.openapi': 200,
   'docs.ui': 200,
   // swagger-ui-bundle.js: read from the package files the stack copies beside the bundle.

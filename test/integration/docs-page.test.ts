@@ -1,9 +1,9 @@
-import { REFERENCE_POLICY } from '../../shared/docs/reference-page';
+import { REFERENCE_PERMISSIONS, REFERENCE_POLICY } from '../../shared/docs/reference-page';
 import { swaggerUiFiles } from '../../shared/docs/swagger-ui-files';
 import { resolveRoutes } from '../../shared/routes';
 import { createTestUser, passwordToken } from '../support/auth-helpers';
 import { withPage } from '../support/browser';
-import { expectErrorBody } from '../support/error-body';
+import { expectErrorBody, expectFieldErrors } from '../support/error-body';
 import { send } from '../support/http-client';
 import { stack } from '../support/stack';
 
@@ -16,9 +16,21 @@ const LAMBDA_ANSWER_BYTES = 6 * 1024 * 1024;
 
 interface OpenApiDocument {
   openapi: string;
+  info: { description: string };
   servers: { url: string }[];
   paths: Record<string, Record<string, { operationId: string }>>;
+  components: { securitySchemes: Record<string, { type: string; flows?: { password: { tokenUrl: string } } }> };
 }
+
+describe('GET /', () => {
+  test('redirects (302) to the reference at /docs', async () => {
+    const response = await send(`${api()}/`, { redirect: 'manual' });
+
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/docs');
+    expect(response.text).toBe('');
+  });
+});
 
 describe('GET /openapi.json', () => {
   test('is the OpenAPI 3.1 document of every route, with this API as its server, cacheable for 5 minutes', async () => {
@@ -34,6 +46,43 @@ describe('GET /openapi.json', () => {
     );
     const routes = resolveRoutes(subpaths()).map((route) => `${route.id} ${route.routeKey}`);
     expect(documented.sort()).toEqual(routes.sort());
+  });
+
+  test('says how to get a token in three steps, with curl and with Authorize, and cites no source file', async () => {
+    const { body } = await send<OpenApiDocument>(`${api()}/openapi.json`);
+
+    const steps = body.info.description.split('\n').filter((line) => /^\d\. /.test(line));
+    expect(steps).toHaveLength(3);
+    expect(steps[1]).toContain(`curl -s ${api()}/auth/realms/<realm>/protocol/openid-connect/token -d grant_type=password`);
+    expect(steps[1]).toContain('`/docs?realm=<realm>`');
+    expect(steps[1]).toContain('**Authorize**');
+    expect(steps[2]).toContain('Authorization: Bearer <access_token>');
+    expect(body.info.description).not.toMatch(/shared\/|\.ts\b/);
+    // Without a realm there is no token endpoint to name: the bearer token only.
+    expect(Object.keys(body.components.securitySchemes)).toEqual(['bearerAuth']);
+  });
+
+  test("with ?realm=, its OAuth2 password flow names that organization's token endpoint, which grants a token", async () => {
+    const org = stack().orgs[0]!;
+    const { body } = await send<OpenApiDocument>(`${api()}/openapi.json?realm=${org.name.toUpperCase()}`);
+
+    const tokenUrl = `${api()}/auth/realms/${org.name}/protocol/openid-connect/token`;
+    expect(body.components.securitySchemes.oauth2).toMatchObject({ type: 'oauth2', flows: { password: { tokenUrl } } });
+    expect(body.info.description).toContain(`curl -s ${tokenUrl} `);
+    const form = { grant_type: 'password', client_id: stack().clientId, username: org.admin.email, password: org.admin.password };
+    const granted = await send<{ access_token: string }>(body.components.securitySchemes.oauth2!.flows!.password.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(form).toString(),
+    });
+    expect(granted.status).toBe(200);
+    expect(granted.body.access_token).toEqual(expect.any(String));
+  });
+
+  test.each(['/openapi.json', '/docs'])('%s refuses a realm that is no organization name, naming it (422)', async (path) => {
+    const response = await send(`${api()}${path}?realm=${encodeURIComponent('acme corp')}`);
+
+    expect(expectFieldErrors(response, ['realm'])[0]!.message).toMatch(/organization's name/);
   });
 });
 
@@ -53,12 +102,29 @@ describe('GET /docs', () => {
     expect(scripts.every(([, , inline]) => inline === '')).toBe(true);
     expect(response.text).toContain('<link rel="stylesheet" href="docs/swagger-ui.css">');
     expect(response.text).not.toMatch(/https?:\/\/|\/\/[a-z]/i);
+    // Its own Permissions-Policy, once: features Chromium knows, every one denied.
+    expect(response.headers.get('permissions-policy')).toBe(REFERENCE_PERMISSIONS);
+    expect(REFERENCE_PERMISSIONS.split(', ')).toEqual(expect.arrayContaining(['camera=()', 'geolocation=()', 'microphone=()', 'payment=()', 'usb=()']));
+    expect(REFERENCE_PERMISSIONS).not.toMatch(/battery|document-domain|window-placement|web-share/);
+    // No realm yet: the Organization field asks for one, and the document is the one without.
+    expect(response.text).toContain('<div id="swagger-ui" data-url="openapi.json"></div>');
+    expect(response.text).toMatch(/<form class="realm" action="docs" method="get">[^]*<input id="realm" name="realm" value="" required /);
+  });
+
+  test('with ?realm=, loads the document of that organization and says so', async () => {
+    const response = await send(`${api()}/docs?realm=Acme`);
+
+    expect(response.status).toBe(200);
+    expect(response.text).toContain('<div id="swagger-ui" data-url="openapi.json?realm=acme"></div>');
+    expect(response.text).toContain('<input id="realm" name="realm" value="acme" required');
+    expect(response.text).toContain('signs in to <strong>acme</strong>');
   });
 
   test.each([
     ['swagger-ui-bundle.js', 'text/javascript; charset=utf-8'],
     ['swagger-ui.css', 'text/css; charset=utf-8'],
     ['initializer.js', 'text/javascript; charset=utf-8'],
+    ['reference.css', 'text/css; charset=utf-8'],
     ['favicon.svg', 'image/svg+xml'],
   ])('/docs/%s is served as %s, cacheable for a day, under the policy and Lambda’s 6 MB', async (name, contentType) => {
     const response = await send(`${api()}/docs/${name}`);
@@ -87,6 +153,53 @@ describe('GET /docs', () => {
 });
 
 describe('the reference in a browser', () => {
+  test('from the root, a person names the organization, signs in under Authorize (password flow) and tries users.identityProvider: 200, and the console stays quiet', async () => {
+    const org = stack().orgs[0]!;
+    const apiOrigin = new URL(api()).origin;
+    const tokenUrl = `${apiOrigin}/auth/realms/${org.name}/protocol/openid-connect/token`;
+    const identityUrl = `${apiOrigin}/${stack().userSubpath}/org/${org.uuid}/users/identity-provider`;
+
+    await withPage(async (page, activity) => {
+      await page.goto(`${api()}/`);
+      expect(page.url()).toBe(`${api()}/docs`);
+      await page.getByLabel('Organization').fill(org.name);
+      await Promise.all([page.waitForURL(`${api()}/docs?realm=${org.name}`), page.getByRole('button', { name: 'Use', exact: true }).click()]);
+      const operation = page.locator('[id="operations-users-users\\\\.identityProvider"]');
+      await operation.waitFor();
+
+      // Authorize: the password flow of the organization's realm, with the fields left as Swagger UI shows them.
+      await page.locator('.auth-wrapper button.authorize').click();
+      const oauth2 = page.locator('.modal-ux .auth-container').filter({ hasText: 'OAuth2' });
+      expect(await oauth2.textContent()).toContain(tokenUrl);
+      await oauth2.locator('#oauth_username').fill(org.admin.email);
+      await oauth2.locator('#oauth_password').fill(org.admin.password);
+      await oauth2.getByLabel('client_id:').fill(stack().clientId);
+      const [token] = await Promise.all([page.waitForResponse(tokenUrl), oauth2.locator('button.authorize').click()]);
+      expect(token.status()).toBe(200);
+      await oauth2.getByRole('button', { name: 'Remove authorization' }).waitFor();
+      await oauth2.getByRole('button', { name: 'Close' }).click();
+
+      await operation.locator('.opblock-summary-control').click();
+      await operation.locator('button.try-out__btn').click();
+      await operation.locator('tr[data-param-name="orgUUID"] input').fill(org.uuid);
+      const [call] = await Promise.all([page.waitForRequest(identityUrl), operation.locator('button.execute').click()]);
+      expect(call.headers().authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+
+      const shown = operation.locator('.live-responses-table .response');
+      await shown.first().waitFor();
+      expect((await shown.locator('.response-col_status').first().textContent())?.trim()).toBe('200');
+      expect(await shown.locator('.response-col_description').first().textContent()).toContain(org.admin.email);
+
+      // The token request went to the realm itself, with the client id in the form, and only the API was asked for anything.
+      expect(activity.requests.filter((url) => url.includes('/protocol/openid-connect/token'))).toEqual([tokenUrl]);
+      const origins = new Set(activity.requests.filter((url) => !url.startsWith('data:')).map((url) => new URL(url).origin));
+      expect([...origins]).toEqual([apiOrigin]);
+      expect(activity.errors).toEqual([]);
+      expect(activity.warnings).toEqual([]);
+      expect(await activity.violations()).toEqual([]);
+    });
+  });
+
   test('authorizes with a bearer token, tries users.identityProvider and shows 200 with the user, talking only to the API under its policy', async () => {
     const user = await createTestUser({ role: 'VIEWER' });
     const token = (await passwordToken(user)).access_token;
@@ -121,6 +234,7 @@ describe('the reference in a browser', () => {
       expect(activity.requests).toContain(`${apiOrigin}/openapi.json`);
       expect(activity.requests).toContain(`${apiOrigin}/${stack().userSubpath}/org/${user.orgUuid}/users/identity-provider`);
       expect(activity.errors).toEqual([]);
+      expect(activity.warnings).toEqual([]);
       expect(await activity.violations()).toEqual([]);
 
       // The policy is in force: a call to another host is refused, and reported as the checks above would see it.

@@ -373,6 +373,9 @@ const expectations: Record<string, Expectation> = {
     await expect(passwordToken({ realm: values.__REALM__!, email: values.__ACCOUNT_EMAIL__!, password: 'Events-Passw0rd' })).resolves.toBeDefined();
   },
   // The API reference: its document names the address the event reached (Host, x-forwarded-proto).
+  'docs.root': async (result) => {
+    expect(result.headers?.location).toBe('/docs');
+  },
   'docs.openapi': async (result) => {
     expect(result.statusCode).toBe(200);
     expect(bodyOf(result)).toMatchObject({ openapi: '3.1.0', servers: [{ url: 'https://api.example.com' }] });
@@ -639,8 +642,10 @@ describe.each(httpFiles)('events/%s', (file) => {
       handler: (e: APIGatewayProxyEventV2, c: Context) => Promise<APIGatewayProxyStructuredResultV2>;
     };
     const result = await handler(event, context);
-    // The account page's forms answer 303 back to the page, as a browser expects; every other route a 2xx.
+    // The account page's forms answer 303 back to the page, as a browser expects, and the API's root
+    // 302 to the reference; every other route a 2xx.
     if (accountForms.has(route!.id)) expect(result.statusCode).toBe(303);
+    else if (route!.id === 'docs.root') expect(result.statusCode).toBe(302);
     else {
       expect(result.statusCode).toBeGreaterThanOrEqual(200);
       expect(result.statusCode).toBeLessThan(300);

@@ -50,13 +50,15 @@ export interface PageActivity {
   requests: string[];
   /** Console messages of type error, and uncaught exceptions. */
   errors: string[];
+  /** Console messages of type warning (the browser's own, such as a header it cannot read, and the page's). */
+  warnings: string[];
   /** Content-Security-Policy violations the page reported so far (directive and blocked URL). */
   violations: () => Promise<{ directive: string; blockedURI: string }[]>;
 }
 
 /**
  * Runs `use` with a new page of a fresh browser (closed afterwards), recording the page's requests,
- * errors and CSP violations. A typical test: `await page.goto(url)`, `await page.fill(selector, text)`,
+ * errors, warnings and CSP violations. A typical test: `await page.goto(url)`, `await page.fill(selector, text)`,
  * `await page.click(selector)`, `await page.textContent(selector)`.
  */
 export async function withPage<T>(use: (page: Page, activity: PageActivity) => Promise<T>): Promise<T> {
@@ -66,9 +68,11 @@ export async function withPage<T>(use: (page: Page, activity: PageActivity) => P
     page.setDefaultTimeout(15_000);
     const requests: string[] = [];
     const errors: string[] = [];
+    const warnings: string[] = [];
     page.on('request', (request) => requests.push(request.url()));
     page.on('console', (message) => {
       if (message.type() === 'error') errors.push(message.text());
+      if (message.type() === 'warning') warnings.push(message.text());
     });
     page.on('pageerror', (error) => errors.push(`${error.name}: ${error.message}`));
     // Injected by the browser itself, before the page's own scripts: a page's CSP does not apply to it.
@@ -79,6 +83,6 @@ export async function withPage<T>(use: (page: Page, activity: PageActivity) => P
         "document.addEventListener('securitypolicyviolation', (event) => seen.push({ directive: event.effectiveDirective, blockedURI: event.blockedURI }));",
     });
     const violations = () => page.evaluate<{ directive: string; blockedURI: string }[]>('window.__cspViolations ?? []');
-    return use(page, { requests, errors, violations });
+    return use(page, { requests, errors, warnings, violations });
   });
 }

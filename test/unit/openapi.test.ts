@@ -2,14 +2,19 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { bulkCreateColumns } from '../../shared/bulk/bulk-create.rules';
+import { permissionColumns } from '../../shared/bulk/bulk-users.service';
 import { defaultSubpaths, resolveRoutes } from '../../shared/routes';
 import { openApiDocument } from '../../shared/openapi/document';
 
 type Json = Record<string, unknown>;
 const serverUrl = 'https://management.agents.test';
 const subpaths = { generative: 'gen-ai', user: 'admin' };
-const document = openApiDocument(subpaths, serverUrl);
+// The fuller of the two variants: with a realm, the document also has the OAuth2 password flow.
+const document = openApiDocument(subpaths, serverUrl, { realm: 'acme' });
+const withoutRealm = openApiDocument(subpaths, serverUrl);
 const paths = document.paths as Record<string, Record<string, Json>>;
+const descriptionOf = (path: string, method: string) => String(paths[path]![method]!.description);
 
 describe('the OpenAPI document', () => {
   it('passes redocly lint with its recommended rules: no errors, no warnings', () => {
@@ -56,6 +61,44 @@ describe('the OpenAPI document', () => {
     expect(update['422']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationErrorBody' } } } });
     const token = responsesOf('/auth/realms/{realm}/protocol/openid-connect/token', 'post');
     expect(token['400']).toMatchObject({ content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } } });
+  });
+
+  it('says how to get a token in three steps, with curl and with the Authorize button, and cites no source file', () => {
+    const description = String((document.info as Json).description);
+    const steps = description.split('\n').filter((line) => /^\d\. /.test(line));
+    expect(steps.map((step) => step.slice(0, 3))).toEqual(['1. ', '2. ', '3. ']);
+    expect(steps[1]).toContain(`curl -s ${serverUrl}/auth/realms/acme/protocol/openid-connect/token -d grant_type=password -d client_id=<client id>`);
+    expect(steps[1]).toContain('**Authorize**');
+    expect(steps[2]).toContain('Authorization: Bearer <access_token>');
+    expect(String((withoutRealm.info as Json).description)).toContain('`/docs?realm=<realm>`');
+    const everyDescription = JSON.stringify(document).match(/"description":"(?:[^"\\]|\\.)*"/g) ?? [];
+    expect(everyDescription.filter((text) => /\b(shared|functions|infra)\/|\.ts\b/.test(text))).toEqual([]);
+  });
+
+  it("with a realm, signs in through that realm's token endpoint (OAuth2 password flow); without, offers the bearer token only", () => {
+    const schemes = (document.components as Json).securitySchemes as Record<string, Json>;
+    const tokenUrl = `${serverUrl}/auth/realms/acme/protocol/openid-connect/token`;
+    expect(schemes.oauth2).toMatchObject({ type: 'oauth2', flows: { password: { tokenUrl, refreshUrl: tokenUrl } } });
+    expect(paths['/admin/org/{orgUUID}/users/identity-provider']!.get!.security).toEqual([{ bearerAuth: [] }, { oauth2: [] }]);
+
+    expect(Object.keys((withoutRealm.components as Json).securitySchemes as Json)).toEqual(['bearerAuth']);
+    expect(JSON.stringify(withoutRealm.paths)).not.toContain('"oauth2":[]');
+    expect(JSON.stringify(schemes)).not.toContain('{realm}');
+  });
+
+  it('lists the columns, rules and an example file of the bulk files', () => {
+    for (const [path, method] of [['/admin/org/{orgUUID}/users/bulk-create', 'post'], ['/admin/org/{orgUUID}/users/bulk-uploads', 'post']] as const) {
+      const description = descriptionOf(path, method);
+      // Each column is explained in a list item of its own (EnvironmentUuid and EnvironmentName share one).
+      for (const column of bulkCreateColumns) expect(description).toMatch(new RegExp(`^- (\`\\w+\`, )?\`${column}\`(, \`\\w+\`)?: `, 'm'));
+      expect(description).toContain(`\`${bulkCreateColumns.join('`, `')}\``);
+      expect(description.match(/^\d\. /gm)).toHaveLength(7);
+    }
+    expect(descriptionOf('/admin/org/{orgUUID}/users/bulk-create', 'post')).toContain(`\`\`\`csv\n${bulkCreateColumns.join(',')}\n`);
+    const grant = descriptionOf('/admin/org/{orgUUID}/users/bulk-permissions', 'post');
+    expect(grant).toContain(`\`\`\`csv\n${permissionColumns.join(',')}\n`);
+    expect(grant).toContain('`BOT_REQUIRED`');
+    expect(descriptionOf('/admin/org/{orgUUID}/users/bulk-permissions', 'delete')).toContain('`GRANT_NOT_FOUND`');
   });
 
   it('documents the CSV of failed rows and the ETag of agent reads', () => {

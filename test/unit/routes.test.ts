@@ -20,9 +20,10 @@ describe('the route table', () => {
     }
   });
 
-  test('has at the root only the public API reference: /openapi.json, /docs and its files', () => {
+  test('has at the root only the public API reference: / (leading to it), /openapi.json, /docs and its files', () => {
     const root = routes.filter((r) => r.area === 'root');
     expect(root.map((r) => `${r.routeKey} ${r.group} ${r.authenticated}`)).toEqual([
+      'GET / docs false',
       'GET /openapi.json docs false',
       'GET /docs docs false',
       'GET /docs/{asset} docs false',

@@ -4,6 +4,23 @@
  */
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The API's root address: the interactive reference */
+        get: operations["docs.root"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/realms/{realm}/.well-known/openid-configuration": {
         parameters: {
             query?: never;
@@ -185,7 +202,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The interactive API reference (Swagger UI, served with the API) */
+        /**
+         * The interactive API reference (Swagger UI, served with the API)
+         * @description With `realm`, its Authorize button signs in to that organization with an e-mail and password; the page's Organization field sets it.
+         */
         get: operations["docs.ui"];
         put?: never;
         post?: never;
@@ -463,7 +483,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This document (OpenAPI 3.1) */
+        /**
+         * This document (OpenAPI 3.1)
+         * @description With `realm`, its OAuth2 password flow signs in to that organization; without, it offers the bearer token only.
+         */
         get: operations["docs.openapi"];
         put?: never;
         post?: never;
@@ -651,7 +674,43 @@ export interface paths {
         put?: never;
         /**
          * Create users from a CSV file
-         * @description Waits for the job unless `Prefer: respond-async` is sent or the job outlasts the wait; then 202 and the job. Idempotent with `Idempotency-Key`: a replay starts no second job.
+         * @description Creates the users a CSV file lists, as `POST …/users` does, each welcomed by e-mail in the `language` header's language. ADMIN only.
+         *
+         *     **The file**: the part `file` of a `multipart/form-data` body, at most 4 MiB (413 `FILE_TOO_LARGE`; larger files go through `POST …/users/bulk-uploads`) and 10,000 rows (422 `TOO_MANY_ROWS`). UTF-8 CSV, with or without a byte-order mark, lines ending in LF or CRLF; a quoted field may hold commas, quotes (doubled) and line breaks. The first line names the columns, in any order and any case (surrounding spaces ignored).
+         *
+         *     **Columns** (`Email`, `Name`, `Company`, `Password`, `Role`, `EnvironmentUuid`, `EnvironmentName`, `Bot`; `Email`, `Name`, `Role` must be there, the others may be left out when no row needs them, else 422 `MISSING_COLUMNS`):
+         *
+         *     - `Email`: the user's e-mail address (required).
+         *     - `Name`: the user's name, one line of at most 200 characters (required).
+         *     - `Company`: one line of at most 200 characters; a user's first row gives it.
+         *     - `Password`: the user's password; left blank, a temporary one is generated and sent in the welcome e-mail.
+         *     - `Role`: `ADMIN`, `SUPERVISOR`, `EDITOR` or `VIEWER`, in any case (required).
+         *     - `EnvironmentUuid`, `EnvironmentName`: the environment the user is granted, by its uuid and its name (which must agree, ignoring case).
+         *     - `Bot`: the uuid of a bot of that environment.
+         *
+         *     **Rules** (each failed user gets one error naming the rule it broke):
+         *
+         *     1. E-mails are unique across the organization (`EMAIL_TAKEN`); rows with the same e-mail are one user.
+         *     2. A user has exactly one role: rows of one user that agree on role, name and password add up their grants; rows that disagree fail the user (`CONFLICTING_ROWS`).
+         *     3. A password has at least 6 characters, an upper-case and a lower-case letter, and a digit or a special character (`PASSWORD_POLICY`).
+         *     4. `Role` is required and one of the four (`ROLE_REQUIRED`, `ROLE_INVALID`).
+         *     5. `VIEWER` and `EDITOR` need `EnvironmentUuid`, `EnvironmentName` and `Bot` (`ENVIRONMENT_AND_BOT_REQUIRED`).
+         *     6. `SUPERVISOR` needs `EnvironmentUuid` and `EnvironmentName` (`ENVIRONMENT_REQUIRED`); without `Bot` the grant is the whole environment. `ADMIN` needs none (it reaches every bot).
+         *     7. The environment and the bot exist, are active and belong together, and the name is the environment's (`ENVIRONMENT_NOT_FOUND`, `ENVIRONMENT_NAME_MISMATCH`, `BOT_NOT_FOUND`).
+         *
+         *     Also: `EMAIL_INVALID`, `NAME_REQUIRED`, `FIELD_TOO_LONG`, and `IDENTITY_PROVIDER_FAILED` when the identity provider refused the user. An empty file is 422 `EMPTY_FILE`, one that is not UTF-8 CSV 422 `NOT_CSV`; either creates nobody. Values are stored as text; nothing in the file is evaluated.
+         *
+         *     **Example file:**
+         *
+         *     ```csv
+         *     Email,Name,Company,Password,Role,EnvironmentUuid,EnvironmentName,Bot
+         *     ada@example.com,Ada Lovelace,Acme Support,,ADMIN,,,
+         *     grace@example.com,Grace Hopper,Acme Support,Cobol-1959,SUPERVISOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,
+         *     alan@example.com,Alan Turing,"Acme Support, Night shift",,EDITOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,8d7c6b5a-4e3f-4a1b-8c9d-0e1f2a3b4c5d
+         *     alan@example.com,Alan Turing,,,EDITOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e
+         *     ```
+         *
+         *     **The answer.** The request waits for the job up to 25 s: 200 with the bulk error list when at least one user was created (`[]` when all were), one `{ email, message, line, errorCode }` per failed user, `line` the file line at fault (the header is line 1); 422 `NO_USER_CREATED` with the same entries in `details` when none was. Past the wait, or with `Prefer: respond-async`, 202 and the job, polled at `Location`. `?dryRun=true` runs every check and answers the same list, creating nobody. Idempotent with `Idempotency-Key`: a replay starts no second job.
          */
         post: operations["bulk.create"];
         delete?: never;
@@ -670,7 +729,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete users by e-mail */
+        /**
+         * Delete users by e-mail
+         * @description Deletes the users with these e-mails (1 to 1,000), each as `DELETE …/users/{userId}` does, in order. ADMIN only. Answers 200 with one `{ email, message, errorCode, index }` per e-mail not deleted: `USER_NOT_FOUND`, `USER_DELETED` (also an e-mail listed twice), `SELF_DELETE`, `LAST_ADMIN`. `?dryRun=true` checks every e-mail and deletes nobody.
+         */
         delete: operations["bulk.delete"];
         options?: never;
         head?: never;
@@ -754,9 +816,37 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Grant permissions from a CSV file */
+        /**
+         * Grant permissions from a CSV file
+         * @description Grants permissions listed in a CSV file, one grant per row, added to the user's own (a grant already held is kept once). ADMIN only.
+         *
+         *     **The file**: the part `file` of a `multipart/form-data` body, at most 1 MiB and 5,000 rows. UTF-8 CSV, with or without a byte-order mark, lines ending in LF or CRLF; a quoted field may hold commas, quotes (doubled) and line breaks. The first line names the columns, in any order and any case (surrounding spaces ignored).
+         *
+         *     **Columns** (`Email`, `EnvironmentUuid`, `EnvironmentName`, `Bot`; `Email`, `EnvironmentUuid` and `EnvironmentName` must be there):
+         *
+         *     - `Email`: an active user of the organization.
+         *     - `EnvironmentUuid`, `EnvironmentName`: the environment, by its uuid and its name (which must agree, ignoring case).
+         *     - `Bot`: the uuid of a bot of that environment; left blank, a `SUPERVISOR` is granted the whole environment.
+         *
+         *     **Rules**: the user exists and is not deleted (`USER_NOT_FOUND`); an `ADMIN` already reaches every bot (`ADMIN_HAS_ALL`); every row names an environment (`ENVIRONMENT_REQUIRED`); a `VIEWER` or `EDITOR` row names a bot (`BOT_REQUIRED`); the environment and the bot exist, are active and belong together (`ENVIRONMENT_NOT_FOUND`, `ENVIRONMENT_NAME_MISMATCH`, `BOT_NOT_FOUND`). A user changed by someone else meanwhile is `CHANGED_MEANWHILE`: send its rows again.
+         *
+         *     **The answer**: 200 with one `{ email, message, errorCode, line }` per row not applied (`[]` when all were). `?dryRun=true` checks every row and changes nothing.
+         *
+         *     **Example file:**
+         *
+         *     ```csv
+         *     Email,EnvironmentUuid,EnvironmentName,Bot
+         *     alan@example.com,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e
+         *     grace@example.com,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,
+         *     ```
+         */
         post: operations["bulk.grant"];
-        /** Revoke permissions */
+        /**
+         * Revoke permissions
+         * @description Revokes permissions, each item of the JSON array one of: `{ email, environmentUuid, bot }` the grant of that bot; `{ email, environmentUuid }` every grant in that environment; `{ email }` every grant of the user. A user may be left with none: it then reaches no bot. ADMIN only.
+         *
+         *     **The answer**: 200 with one `{ email, message, errorCode, index }` per item not applied (`index` in the array): `USER_NOT_FOUND`, `ADMIN_HAS_ALL`, `GRANT_NOT_FOUND`. `?dryRun=true` checks every item and changes nothing.
+         */
         delete: operations["bulk.revoke"];
         options?: never;
         head?: never;
@@ -772,7 +862,46 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a bulk-create job whose file is uploaded to a presigned URL */
+        /**
+         * Start a bulk-create job whose file is uploaded to a presigned URL
+         * @description Starts a bulk-create job whose CSV file the client uploads itself: for files over the request body's 4 MiB, or clients that cannot send multipart. ADMIN only.
+         *
+         *     Answers 201 with the job's id and `upload`: PUT the file's bytes to `upload.url` within 15 minutes. The upload starts the job, which reads the file exactly as `POST …/users/bulk-create` does; poll it at `Location`, whose `errors` list the failed users once it is `done`. `?dryRun=true` and the `language` header apply as there.
+         *
+         *     **The file**: at most 50 MiB and 10,000 rows. UTF-8 CSV, with or without a byte-order mark, lines ending in LF or CRLF; a quoted field may hold commas, quotes (doubled) and line breaks. The first line names the columns, in any order and any case (surrounding spaces ignored).
+         *
+         *     **Columns** (`Email`, `Name`, `Company`, `Password`, `Role`, `EnvironmentUuid`, `EnvironmentName`, `Bot`; `Email`, `Name`, `Role` must be there, the others may be left out when no row needs them, else 422 `MISSING_COLUMNS`):
+         *
+         *     - `Email`: the user's e-mail address (required).
+         *     - `Name`: the user's name, one line of at most 200 characters (required).
+         *     - `Company`: one line of at most 200 characters; a user's first row gives it.
+         *     - `Password`: the user's password; left blank, a temporary one is generated and sent in the welcome e-mail.
+         *     - `Role`: `ADMIN`, `SUPERVISOR`, `EDITOR` or `VIEWER`, in any case (required).
+         *     - `EnvironmentUuid`, `EnvironmentName`: the environment the user is granted, by its uuid and its name (which must agree, ignoring case).
+         *     - `Bot`: the uuid of a bot of that environment.
+         *
+         *     **Rules** (each failed user gets one error naming the rule it broke):
+         *
+         *     1. E-mails are unique across the organization (`EMAIL_TAKEN`); rows with the same e-mail are one user.
+         *     2. A user has exactly one role: rows of one user that agree on role, name and password add up their grants; rows that disagree fail the user (`CONFLICTING_ROWS`).
+         *     3. A password has at least 6 characters, an upper-case and a lower-case letter, and a digit or a special character (`PASSWORD_POLICY`).
+         *     4. `Role` is required and one of the four (`ROLE_REQUIRED`, `ROLE_INVALID`).
+         *     5. `VIEWER` and `EDITOR` need `EnvironmentUuid`, `EnvironmentName` and `Bot` (`ENVIRONMENT_AND_BOT_REQUIRED`).
+         *     6. `SUPERVISOR` needs `EnvironmentUuid` and `EnvironmentName` (`ENVIRONMENT_REQUIRED`); without `Bot` the grant is the whole environment. `ADMIN` needs none (it reaches every bot).
+         *     7. The environment and the bot exist, are active and belong together, and the name is the environment's (`ENVIRONMENT_NOT_FOUND`, `ENVIRONMENT_NAME_MISMATCH`, `BOT_NOT_FOUND`).
+         *
+         *     Also: `EMAIL_INVALID`, `NAME_REQUIRED`, `FIELD_TOO_LONG`, and `IDENTITY_PROVIDER_FAILED` when the identity provider refused the user. An empty file is 422 `EMPTY_FILE`, one that is not UTF-8 CSV 422 `NOT_CSV`; either creates nobody. Values are stored as text; nothing in the file is evaluated.
+         *
+         *     **Example file:**
+         *
+         *     ```csv
+         *     Email,Name,Company,Password,Role,EnvironmentUuid,EnvironmentName,Bot
+         *     ada@example.com,Ada Lovelace,Acme Support,,ADMIN,,,
+         *     grace@example.com,Grace Hopper,Acme Support,Cobol-1959,SUPERVISOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,
+         *     alan@example.com,Alan Turing,"Acme Support, Night shift",,EDITOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,8d7c6b5a-4e3f-4a1b-8c9d-0e1f2a3b4c5d
+         *     alan@example.com,Alan Turing,,,EDITOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e
+         *     ```
+         */
         post: operations["bulk.upload"];
         delete?: never;
         options?: never;
@@ -1354,6 +1483,69 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    "docs.root": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description See the reference, at `/docs` */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
     "auth.discovery": {
         parameters: {
             query?: never;
@@ -1502,6 +1694,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf": "<csrf of the page>",
+                 *       "password": "Analytical-1843",
+                 *       "password-new": "Difference-Engine-1822",
+                 *       "password-confirm": "Difference-Engine-1822"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["AccountPasswordForm"];
             };
         };
@@ -1593,6 +1793,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "username": "ada@example.com",
+                 *       "password": "Analytical-1843",
+                 *       "kc_locale": "en"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["AccountSignInForm"];
             };
         };
@@ -1684,6 +1891,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "csrf": "<csrf of the page>"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["AccountSignOutForm"];
             };
         };
@@ -1842,6 +2054,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "client_id": "<client_id>",
+                 *       "refresh_token": "<refresh_token>"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["LogoutRequest"];
             };
         };
@@ -1921,6 +2139,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "client_id": "<client_id>",
+                 *       "token": "<refresh_token>",
+                 *       "token_type_hint": "refresh_token"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["RevocationRequest"];
             };
         };
@@ -2000,6 +2225,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grant_type": "password",
+                 *       "client_id": "<client_id>",
+                 *       "username": "ada@example.com",
+                 *       "password": "Analytical-1843",
+                 *       "scope": "openid"
+                 *     }
+                 */
                 "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
             };
         };
@@ -2205,7 +2439,9 @@ export interface operations {
     };
     "docs.ui": {
         parameters: {
-            query?: never;
+            query?: {
+                realm?: string;
+            };
             header?: {
                 /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
                 "x-request-id"?: components["parameters"]["XRequestId"];
@@ -2224,6 +2460,16 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description Too many requests (API Gateway throttling) */
@@ -2468,6 +2714,46 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "Billing specialist",
+                 *       "goal": "Answer questions about invoices, refunds and payment methods.",
+                 *       "instructions": "Ask for the invoice number before looking anything up. Quote amounts with their currency.",
+                 *       "guardrails": "Never read out a full card number.",
+                 *       "persona": {
+                 *         "uuid": "5e4d3c2b-1a09-4f8e-a7d6-c5b4a3928170"
+                 *       },
+                 *       "inheritFromSupervisor": true,
+                 *       "tags": [
+                 *         {
+                 *           "name": "#billing"
+                 *         }
+                 *       ],
+                 *       "parameters": {
+                 *         "maximumTokens": 1024,
+                 *         "requestTimeout": 30000,
+                 *         "temperature": 0.2,
+                 *         "topP": 0.9,
+                 *         "presencePenalty": 0,
+                 *         "frequencyPenalty": 0
+                 *       },
+                 *       "functions": [
+                 *         {
+                 *           "uuid": "0c1d2e3f-4a5b-4c6d-9e8f-7a6b5c4d3e2f"
+                 *         }
+                 *       ],
+                 *       "knowledge": [
+                 *         {
+                 *           "uuid": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+                 *         }
+                 *       ],
+                 *       "constraints": [
+                 *         {
+                 *           "value": "Refer refunds over 500 EUR to a person."
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     constraints?: {
                         value: string;
@@ -2770,6 +3056,47 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "role": "Billing specialist",
+                 *       "goal": "Answer questions about invoices, refunds and payment methods.",
+                 *       "instructions": "Ask for the invoice number before looking anything up. Quote amounts with their currency.",
+                 *       "guardrails": "Never read out a full card number.",
+                 *       "persona": {
+                 *         "uuid": "5e4d3c2b-1a09-4f8e-a7d6-c5b4a3928170"
+                 *       },
+                 *       "inheritFromSupervisor": true,
+                 *       "tags": [
+                 *         {
+                 *           "name": "#billing"
+                 *         }
+                 *       ],
+                 *       "parameters": {
+                 *         "maximumTokens": 1024,
+                 *         "requestTimeout": 30000,
+                 *         "temperature": 0.2,
+                 *         "topP": 0.9,
+                 *         "presencePenalty": 0,
+                 *         "frequencyPenalty": 0
+                 *       },
+                 *       "functions": [
+                 *         {
+                 *           "uuid": "0c1d2e3f-4a5b-4c6d-9e8f-7a6b5c4d3e2f"
+                 *         }
+                 *       ],
+                 *       "knowledge": [
+                 *         {
+                 *           "uuid": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+                 *         }
+                 *       ],
+                 *       "constraints": [
+                 *         {
+                 *           "uuid": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                 *           "value": "Refer refunds over 1000 EUR to a person."
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     constraints?: {
                         uuid?: string | null;
@@ -3832,6 +4159,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "persona": {
+                 *         "uuid": "5e4d3c2b-1a09-4f8e-a7d6-c5b4a3928170"
+                 *       },
+                 *       "instructions": "Route each question to the agent whose role fits it; answer greetings yourself.",
+                 *       "guardrails": "Stay on the topics of Acme products.",
+                 *       "constraints": [
+                 *         {
+                 *           "uuid": "c3d4e5f6-a7b8-4c9d-8e0f-1a2b3c4d5e6f",
+                 *           "value": "Answer in the language of the question."
+                 *         }
+                 *       ],
+                 *       "tags": [
+                 *         {
+                 *           "uuid": "d4e5f6a7-b8c9-4d0e-9f1a-2b3c4d5e6f7a",
+                 *           "name": "#support"
+                 *         }
+                 *       ],
+                 *       "parameters": {
+                 *         "maximumTokens": 1024,
+                 *         "requestTimeout": 30000,
+                 *         "temperature": 0.2,
+                 *         "topP": 0.9,
+                 *         "presencePenalty": 0,
+                 *         "frequencyPenalty": 0
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     constraints?: {
                         uuid?: string | null;
@@ -4629,7 +4985,9 @@ export interface operations {
     };
     "docs.openapi": {
         parameters: {
-            query?: never;
+            query?: {
+                realm?: string;
+            };
             header?: {
                 /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
                 "x-request-id"?: components["parameters"]["XRequestId"];
@@ -4652,6 +5010,16 @@ export interface operations {
                     } & {
                         [key: string]: unknown;
                     };
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
             /** @description Too many requests (API Gateway throttling) */
@@ -5178,6 +5546,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "key": "theme",
+                 *       "value": "dark",
+                 *       "botUUID": "8d7c6b5a-4e3f-4a1b-8c9d-0e1f2a3b4c5d"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     botUUID?: string;
@@ -5812,6 +6187,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Alan Turing",
+                 *       "email": "alan@example.com",
+                 *       "company": "Acme Support",
+                 *       "password": "Enigma-1912",
+                 *       "confirmPassword": "Enigma-1912",
+                 *       "role": "EDITOR",
+                 *       "permissions": [
+                 *         {
+                 *           "environmentUuid": "3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21",
+                 *           "botUuid": "8d7c6b5a-4e3f-4a1b-8c9d-0e1f2a3b4c5d"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     admin?: boolean;
                     company?: string | null;
@@ -6089,6 +6480,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Alan Turing",
+                 *       "email": "alan@example.com",
+                 *       "company": "Acme Support",
+                 *       "role": "EDITOR",
+                 *       "permissions": [
+                 *         {
+                 *           "environmentUuid": "3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21",
+                 *           "botUuid": "8d7c6b5a-4e3f-4a1b-8c9d-0e1f2a3b4c5d"
+                 *         },
+                 *         {
+                 *           "environmentUuid": "3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21",
+                 *           "botUuid": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     admin?: boolean;
                     company?: string | null;
@@ -6370,6 +6779,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "alan@example.com",
+                 *       "role": "VIEWER",
+                 *       "permissions": [
+                 *         {
+                 *           "environmentUuid": "3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21",
+                 *           "botUuid": "8d7c6b5a-4e3f-4a1b-8c9d-0e1f2a3b4c5d"
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     admin?: boolean;
                     company?: string | null;
@@ -6540,6 +6961,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file": "Email,Name,Company,Password,Role,EnvironmentUuid,EnvironmentName,Bot\nada@example.com,Ada Lovelace,Acme Support,,ADMIN,,,\ngrace@example.com,Grace Hopper,Acme Support,Cobol-1959,SUPERVISOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,\nalan@example.com,Alan Turing,\"Acme Support, Night shift\",,EDITOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,8d7c6b5a-4e3f-4a1b-8c9d-0e1f2a3b4c5d\nalan@example.com,Alan Turing,,,EDITOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e\n"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /** @description A CSV file of at most 4194304 bytes */
                     file: string;
@@ -6701,6 +7127,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       "alan@example.com",
+                 *       "grace@example.com"
+                 *     ]
+                 */
                 "application/json": string[];
             };
         };
@@ -7319,6 +7751,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file": "Email,EnvironmentUuid,EnvironmentName,Bot\nalan@example.com,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e\ngrace@example.com,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,\n"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /** @description A CSV file of at most 1048576 bytes */
                     file: string;
@@ -7465,6 +7902,22 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example [
+                 *       {
+                 *         "email": "alan@example.com",
+                 *         "environmentUuid": "3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21",
+                 *         "bot": "b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e"
+                 *       },
+                 *       {
+                 *         "email": "grace@example.com",
+                 *         "environmentUuid": "3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21"
+                 *       },
+                 *       {
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     ]
+                 */
                 "application/json": {
                     /** Format: uuid */
                     bot?: string;
