@@ -88,7 +88,7 @@ describe('a stack on its data directory', () => {
     info = await whenReady(first, dataDir);
   });
 
-  test('answers 503 with Retry-After and the standard error body until it is ready, then serves; stack.json appears at that moment', () => {
+  test('answers 503 with Retry-After and the standard error body until it is ready, then serves; stack.json and the banner appear at that moment', async () => {
     const starting = answers.slice(0, -1);
     const firstServed = answers.at(-1)!;
 
@@ -105,6 +105,8 @@ describe('a stack on its data directory', () => {
     }
     expect(firstServed.status).toBe(200);
     expect(existsSync(join(dataDir, 'stack.json'))).toBe(true);
+    // Printed before the first 200 was sent; the pipe may deliver it a moment after the response.
+    for (let waited = 0; !first.output().includes('ready in') && waited < 5000; waited += 50) await sleep(50);
     expect(first.output()).toContain('ready in');
   });
 
