@@ -40,7 +40,10 @@ export function tempDir(prefix: string): string {
 export interface RunningStack {
   info: StackInfo;
   dataDir: string;
-  /** Milliseconds from start until stack.json was written and the first realm's JWKS answered 200. */
+  /**
+   * Milliseconds from spawn until a real API call answered 200: the first organization's ADMIN got a
+   * token (password grant) and read itself with it (`GET /{user_subpath}/org/{org}/users/identity-provider`).
+   */
   readyMs: number;
   /** The handlers' own `durationMs` ("request completed" log lines), by `x-request-id` starting `bench-`. */
   handlerMs: Map<string, number>;
@@ -78,20 +81,26 @@ function watch(child: ChildProcess, handlerMs: Map<string, number>): () => strin
   return () => tail.trim().split('\n').slice(-15).join('\n');
 }
 
-async function answers200(url: string): Promise<boolean> {
+/** Whether the stack serves a real API call: a password grant, then a read with its token, both 200. */
+async function servesApiCall(info: StackInfo): Promise<boolean> {
+  const org = info.orgs[0];
+  if (!org) return false;
   try {
-    const response = await fetch(url);
-    await response.arrayBuffer();
-    return response.status === 200;
+    const grant = await passwordGrant(info, org)();
+    const { access_token } = (await grant.json()) as { access_token?: string };
+    if (grant.status !== 200 || !access_token) return false;
+    const me = await fetch(`${info.apiUrl}/${info.userSubpath}/org/${org.uuid}/users/identity-provider`, { headers: { authorization: `Bearer ${access_token}` } });
+    await me.arrayBuffer();
+    return me.status === 200;
   } catch {
-    return false;
+    return false; // Not listening yet.
   }
 }
 
 function stackJson(dataDir: string, notBefore: number): StackInfo | undefined {
   const file = join(dataDir, 'stack.json');
   try {
-    // A warm start finds the previous run's stack.json: only one written after this start counts.
+    // Only a stack.json written after this start counts (a killed stack leaves its own behind).
     return statSync(file).mtimeMs < notBefore ? undefined : (JSON.parse(readFileSync(file, 'utf8')) as StackInfo);
   } catch {
     return undefined; // Not there yet, or caught half-written.
@@ -123,10 +132,7 @@ export async function startStack(options: { dataDir?: string; fresh?: boolean; l
     while (performance.now() - started < START_TIMEOUT_MS) {
       if (child.exitCode !== null) throw new Error(`it exited with code ${child.exitCode}`);
       const info = stackJson(dataDir, wallStart);
-      const realm = info?.orgs[0]?.name;
-      if (info && realm && (await answers200(`${info.authUrl}/auth/realms/${realm}/protocol/openid-connect/certs`))) {
-        return { info, dataDir, readyMs: performance.now() - started, handlerMs, stop };
-      }
+      if (info && (await servesApiCall(info))) return { info, dataDir, readyMs: performance.now() - started, handlerMs, stop };
       await sleep(POLL_MS);
     }
     throw new Error(`it was not serving after ${START_TIMEOUT_MS / 1000} s`);

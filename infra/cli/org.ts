@@ -13,7 +13,9 @@ import { readOutputs, UsageError } from './outputs';
  *
  * Target: the running local stack (default, read from .local/function-env.json, or --data-dir), or a
  * deployed stack with --outputs <file> (written by `cdk deploy --outputs-file <file>`) and the usual AWS
- * credentials in the environment. Prints the result as JSON; a bad argument is one line and exit code 2.
+ * credentials in the environment. Prints the result as JSON (exit code 0). A bad argument is one line and
+ * exit code 2 (no command at all: the usage, exit code 2; `--help`: the usage, exit code 0); a refused
+ * operation or an unreachable stack is one line and exit code 1.
  */
 
 
@@ -96,10 +98,11 @@ async function run(argv: string[]): Promise<unknown> {
     },
   }) as { values: Record<string, string | boolean | undefined>; positionals: string[] };
   const [command, ...extra] = positionals;
-  if (values.help || !command) {
+  if (values.help) {
     console.log(usage());
     return undefined;
   }
+  if (!command) throw new UsageError(`No command given\n${usage()}`);
   const spec = commands[command];
   if (!spec) throw new UsageError(`Unknown command "${command}"; commands: ${Object.keys(commands).join(', ')}`);
   if (extra.length > 0) throw new UsageError(`Unexpected argument "${extra[0]}"`);

@@ -47,24 +47,37 @@ function compiledLauncher(classPath: string): string {
 
 export interface DynamoDBLocal {
   endpoint: string;
+  port: number;
   stop(): Promise<void>;
 }
 
+/** The port was taken between the check and the JVM's bind. */
+class PortTakenError extends Error {}
+
 /**
- * Starts AWS's DynamoDB Local (3.x) on Java with its data under `dbPath`, on a free loopback port.
- * `-sharedDb`: one database whatever credentials and region a client signs with, so tools pointed at
- * the endpoint see the stack's table.
+ * Starts AWS's DynamoDB Local (3.x) on Java with its data under `dbPath`, on loopback `port` (0: a free
+ * one; when `port` cannot be bound, a free one too). `-sharedDb`: one database whatever credentials and
+ * region a client signs with, so tools pointed at the endpoint see the stack's table.
  */
-export async function startDynamoDBLocal(dbPath: string): Promise<DynamoDBLocal> {
+export async function startDynamoDBLocal(dbPath: string, port = 0): Promise<DynamoDBLocal> {
+  try {
+    return await startOn(dbPath, port);
+  } catch (error) {
+    if (port === 0 || !(error instanceof PortTakenError)) throw error;
+    return startOn(dbPath, 0);
+  }
+}
+
+async function startOn(dbPath: string, requestedPort: number): Promise<DynamoDBLocal> {
   mkdirSync(dbPath, { recursive: true });
   const { jar, libraries } = distribution();
   const classPath = [jar, join(libraries, '*')].join(':');
   const options = ['-dbPath', dbPath, '-sharedDb', '-disableTelemetry'];
   const launcher = compiledLauncher(classPath);
-  // Port 2 only passes the CLI's check; the launcher rebinds to a free loopback port.
+  // Port 2 only passes the CLI's check; the launcher rebinds to `loopback.port` on 127.0.0.1.
   const child: ChildProcess = spawn(
     'java',
-    [`-Djava.library.path=${libraries}`, '-cp', `${launcher}:${classPath}`, 'LoopbackDynamoDBLocal', ...options, '-port', '2'],
+    [`-Djava.library.path=${libraries}`, `-Dloopback.port=${requestedPort}`, '-cp', `${launcher}:${classPath}`, 'LoopbackDynamoDBLocal', ...options, '-port', '2'],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
   const port = await new Promise<number>((resolve, reject) => {
@@ -77,8 +90,9 @@ export async function startDynamoDBLocal(dbPath: string): Promise<DynamoDBLocal>
     }
     child.once('error', (error: NodeJS.ErrnoException) => fail(error.code === 'ENOENT' ? new JavaMissingError() : error));
     child.once('exit', (code) => {
-      const tooOld = /UnsupportedClassVersionError/.test(output);
-      fail(tooOld ? new JavaMissingError() : new Error(`DynamoDB Local exited with code ${code}:\n${output}`));
+      if (/UnsupportedClassVersionError/.test(output)) return fail(new JavaMissingError());
+      if (/BindException/.test(output)) return fail(new PortTakenError(`Port ${requestedPort} is taken`));
+      fail(new Error(`DynamoDB Local exited with code ${code}:\n${output}`));
     });
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -96,6 +110,7 @@ export async function startDynamoDBLocal(dbPath: string): Promise<DynamoDBLocal>
   });
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    port,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

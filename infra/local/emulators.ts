@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -9,6 +9,7 @@ import sesModule from 'aws-ses-v2-local';
 import { localSesAccount } from './ses-account';
 import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';
 import { startDynamoDBLocal } from './dynamodb-local';
+import { keepMailboxIn } from './ses-mailbox';
 import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
 import { CryptoService } from 'cognito-local/lib/services/crypto';
 import { JournaledDataStoreFactory } from './cognito-store';
@@ -31,12 +32,36 @@ export interface Emulators {
   endpoints: { dynamodb: string; s3: string; cognito: string; ses: string };
   /** JSON list of the e-mails the SES emulator received. */
   mailboxUrl: string;
+  /** The SES emulator's web page listing the same e-mails. */
+  mailboxViewerUrl: string;
   /** Subscribes to the bucket's object events, shaped as S3 sends them to Lambda. */
   onS3Event(listener: (event: S3Event) => void): void;
   stop(): Promise<void>;
 }
 
-const urlOf = (server: Server) => `http://${HOST}:${(server.address() as AddressInfo).port}`;
+const portOf = (server: Server) => (server.address() as AddressInfo).port;
+
+type EmulatorName = keyof Emulators['endpoints'];
+type Ports = Partial<Record<EmulatorName, number>>;
+
+/** The ports the emulators had last time, kept with the data so that their URLs survive a restart. */
+function previousPorts(file: string): Ports {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Ports;
+  } catch {
+    return {};
+  }
+}
+
+/** `port` if nothing listens on it now, else 0 (a free one): a restart keeps its URLs when it can. */
+function portIfFree(port: number | undefined): Promise<number> {
+  if (!port) return Promise.resolve(0);
+  return new Promise((resolve) => {
+    const probe = createNetServer();
+    probe.once('error', () => resolve(0));
+    probe.listen(port, HOST, () => probe.close(() => resolve(port)));
+  });
+}
 
 function close(server: Server): Promise<void> {
   return new Promise((resolve) => {
@@ -115,7 +140,7 @@ function withTemporaryPasswords(router: (target: string) => TargetHandler, cogni
  * cognito-local's own `createDefaultServer` keeps its data under `./.cognito`; this is the same wiring
  * with the data directory ours to choose.
  */
-async function startCognito(directory: string): Promise<Server> {
+async function startCognito(directory: string, port: number): Promise<Server> {
   mkdirSync(join(directory, 'db'), { recursive: true });
   const ctx = { logger: silentLogger } as never;
   const config = await loadConfig(ctx, new JournaledDataStoreFactory(directory) as never);
@@ -140,43 +165,49 @@ async function startCognito(directory: string): Promise<Server> {
     tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig),
     triggers,
   };
-  const server = createServer(withTemporaryPasswords(Router(services as never) as never, cognito) as never, silentLogger as never, { port: 0, hostname: HOST }, services as never);
+  const server = createServer(withTemporaryPasswords(Router(services as never) as never, cognito) as never, silentLogger as never, { port, hostname: HOST }, services as never);
   return (await server.start()) as Server;
 }
 
 /**
  * Starts DynamoDB Local (a JVM, started first since it takes longest), s3rver, cognito-local and
- * aws-ses-v2-local, each on a free loopback port.
+ * aws-ses-v2-local on loopback ports: each on the port it had last time with this data directory
+ * when that port is free, else on a free one. The SES emulator's mailbox is kept in the data directory.
  */
 export async function startEmulators(dataDir: string, bucketName: string): Promise<Emulators> {
+  const portsFile = join(dataDir, 'ports.json');
+  const previous = previousPorts(portsFile);
   const started: (() => Promise<void>)[] = [];
-  const dynamoStarting = startDynamoDBLocal(join(dataDir, 'dynamodb'));
+  const dynamoStarting = portIfFree(previous.dynamodb).then((port) => startDynamoDBLocal(join(dataDir, 'dynamodb'), port));
+  // Awaited below, after the other emulators; a failure meanwhile (no Java) must not go unhandled.
+  dynamoStarting.catch(() => undefined);
   try {
     mkdirSync(join(dataDir, 's3'), { recursive: true });
-    const s3 = new S3rver({ address: HOST, port: 0, directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: bucketName }] });
+    const s3 = new S3rver({ address: HOST, port: await portIfFree(previous.s3), directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: bucketName }] });
     const s3Address = await s3.run();
     started.push(() => s3.close());
 
-    const cognito = await startCognito(join(dataDir, 'cognito'));
+    const cognito = await startCognito(join(dataDir, 'cognito'), await portIfFree(previous.cognito));
     started.push(() => close(cognito));
 
     // aws-ses-v2-local answers GetAccount from this variable only: a production account's default
     // quota (14 messages a second, 50,000 a day), so the code reads a send rate as it does in AWS.
     process.env.AWS_SES_ACCOUNT ??= JSON.stringify(localSesAccount);
-    const ses = await sesServer({ host: HOST, port: 0 });
+    mkdirSync(join(dataDir, 'ses'), { recursive: true });
+    keepMailboxIn(join(dataDir, 'ses', 'mailbox.jsonl'));
+    const ses = await sesServer({ host: HOST, port: await portIfFree(previous.ses) });
     started.push(() => close(ses));
 
     const dynamo = await dynamoStarting;
     started.push(() => dynamo.stop());
 
+    const ports: Record<EmulatorName, number> = { dynamodb: dynamo.port, s3: s3Address.port, cognito: portOf(cognito), ses: portOf(ses) };
+    writeFileSync(portsFile, JSON.stringify(ports, null, 2));
+    const url = (name: EmulatorName) => `http://${HOST}:${ports[name]}`;
     return {
-      endpoints: {
-        dynamodb: dynamo.endpoint,
-        s3: `http://${HOST}:${s3Address.port}`,
-        cognito: urlOf(cognito),
-        ses: urlOf(ses),
-      },
-      mailboxUrl: `${urlOf(ses)}/store`,
+      endpoints: { dynamodb: url('dynamodb'), s3: url('s3'), cognito: url('cognito'), ses: url('ses') },
+      mailboxUrl: `${url('ses')}/store`,
+      mailboxViewerUrl: `${url('ses')}/`,
       onS3Event: (listener) => {
         s3.on('event', listener);
       },

@@ -211,6 +211,29 @@ export interface GatewayOptions {
   functionTimeoutMs?: (group: ResourceGroup) => number;
   /** Where the gateway writes what it did instead of the function (one JSON line each; stderr by default). */
   log?: LocalLog;
+  /**
+   * Whether the stack behind the gateway is ready (every handler loaded, the demo data written). Until
+   * it is, every request is answered `startingAnswer`, so no client meets a half-started stack.
+   */
+  ready?: () => boolean;
+}
+
+/** How long a client told "starting" waits before it tries again, in seconds. */
+export const STARTING_RETRY_AFTER_S = 1;
+
+/**
+ * The answer while the stack starts: 503 with `Retry-After` and the spec's standard error body. The
+ * code is the local gateway's own (a deployed API is never half-started).
+ */
+export function startingAnswer(path: string): { statusCode: 503; headers: Record<string, string>; body: string } {
+  const body = {
+    timestamp: Date.now(),
+    errorCode: 'STACK_STARTING',
+    errorType: 'API_ERROR',
+    message: `The local stack is still starting: retry in a moment (Retry-After: ${STARTING_RETRY_AFTER_S} s)`,
+    path,
+  };
+  return { statusCode: 503, headers: { 'content-type': 'application/json', 'retry-after': String(STARTING_RETRY_AFTER_S) }, body: JSON.stringify(body) };
 }
 
 /**
@@ -294,6 +317,10 @@ export function createGateway(routes: Route[], handlers: Record<ResourceGroup, L
   }
 
   const server = createServer((request, response) => {
+    if (options.ready && !options.ready()) {
+      request.resume(); // The body is not read, but must be drained for the connection to be reused.
+      return write(response, startingAnswer((request.url ?? '/').split('?')[0]!));
+    }
     serve(request, response).catch((error: unknown) => {
       if (response.destroyed || request.destroyed) return; // the client went away
       log({ level: 'ERROR', source: 'local-gateway', errorType: errorType(error), message: 'the local gateway itself failed: 500' });

@@ -1,45 +1,107 @@
+import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import type { StackInfo } from './stack';
 
 /** `npm start`: the local stack in one process, until Ctrl-C. */
 
-function fail(message: string): never {
+const DEFAULT_DATA_DIR = '.local';
+
+const USAGE = `Usage: npm start [-- [--fresh] [--data-dir <dir>]]
+
+Runs the API on the embedded local stack (DynamoDB Local, s3rver, cognito-local, the SES emulator and
+the local API gateway) in this terminal until Ctrl-C, which stops it and keeps its data.
+
+Options (after \`--\`, so that npm passes them on):
+  --data-dir <dir>  where the stack keeps its data (default ${DEFAULT_DATA_DIR}); one running stack per directory
+  --fresh           empties the data directory and seeds the demo organizations anew, once this stack
+                    holds the directory and its port (a directory another stack runs on is never touched)
+  --help            prints this and exits
+
+Environment:
+  PORT=<port>       the API's port on 127.0.0.1 (default 3000; 0 takes a free one)
+
+Exit codes: 0 after Ctrl-C (or SIGTERM), 1 when the stack cannot start, 2 for a bad option.`;
+
+/** One line, then the exit code: what the user reads instead of a stack trace. */
+function fail(message: string, code = 1): never {
   console.error(message);
-  process.exit(1);
+  process.exit(code);
+}
+
+function usageError(message: string): never {
+  console.error(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+/** The command that starts this stack again on another port, for the port-in-use line. */
+function restartHint(dataDir: string): string {
+  const dirArgs = dataDir === DEFAULT_DATA_DIR ? '' : ` -- --data-dir ${dataDir}`;
+  return `PORT=<another port> npm start${dirArgs}`;
 }
 
 function banner(info: StackInfo, dataDir: string, ms: number): string {
   const org = info.orgs[0]!;
+  const inside = relative(process.cwd(), dataDir);
+  const shown = inside === '' ? '.' : inside.startsWith('..') ? dataDir : inside;
   const lines = [
     '',
     `Management API (local) ready in ${(ms / 1000).toFixed(1)} s`,
     `  API        ${info.apiUrl}/${info.userSubpath}/...   ${info.apiUrl}/${info.generativeSubpath}/...`,
+    `  Reference  ${info.docsUrl}   (OpenAPI document ${info.apiUrl}/openapi.json)`,
     `  Tokens     ${info.authUrl}/auth/realms/{org_name}/protocol/openid-connect/token   client_id ${info.clientId}`,
-    `  Mailbox    ${info.mailboxUrl}`,
+    `  Account    ${info.accountUrl.replace('{realm}', org.name)}   (any realm: ${info.accountUrl})`,
+    `  Mailbox    ${info.mailboxViewerUrl}   (JSON: ${info.mailboxUrl}; kept across restarts)`,
     `  DynamoDB   ${info.endpoints.dynamodb}   S3 ${info.endpoints.s3}   Cognito ${info.endpoints.cognito}   SES ${info.endpoints.ses}`,
-    `  Described  ${dataDir}/stack.json`,
+    `  Data       ${shown}/ (this stack's alone while it runs)   described in ${shown}/stack.json`,
     '  Demo logins:',
     ...info.orgs.map((o) => `    realm ${o.name.padEnd(8)} ${o.admin.email.padEnd(24)} ${o.admin.password}   org ${o.uuid}`),
     '  Get a token:',
     `    curl -s ${info.authUrl}/auth/realms/${org.name}/protocol/openid-connect/token -d grant_type=password -d client_id=${info.clientId} --data-urlencode username=${org.admin.email} --data-urlencode password=${org.admin.password}`,
-    'Ctrl-C stops everything.',
+    'Ctrl-C stops everything and keeps the data.',
     '',
   ];
   return lines.join('\n');
 }
 
+function readOptions(): { fresh: boolean; dataDir: string; port: number } {
+  // `npm start --fresh` (no `--`) hands --fresh to npm, which keeps it as its own setting and starts
+  // the script without it: say so rather than start on old data.
+  for (const [option, variable] of [
+    ['--fresh', 'npm_config_fresh'],
+    ['--data-dir <dir>', 'npm_config_data_dir'],
+  ] as const) {
+    if (process.env[variable] !== undefined) {
+      fail(`npm took ${option.split(' ')[0]} as its own option and would not pass it on: run npm start -- ${option}`, 2);
+    }
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: process.argv.slice(2),
+      strict: true,
+      allowPositionals: false,
+      options: { fresh: { type: 'boolean' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    usageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values } = parsed;
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const dataDir = values['data-dir'] ?? DEFAULT_DATA_DIR;
+  if (dataDir === '') usageError('--data-dir needs a directory');
+  const portText = process.env.PORT ?? '3000';
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) fail(`PORT must be a port number from 0 to 65535 (got "${portText}")`, 2);
+  return { fresh: values.fresh ?? false, dataDir, port };
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
-  const args = process.argv.slice(2);
-  let fresh = false;
-  let dataDir = '.local';
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === '--fresh') fresh = true;
-    else if (args[i] === '--data-dir' && args[i + 1]) dataDir = args[++i]!;
-    else fail(`Unknown option ${args[i]}; options are --fresh and --data-dir <dir>`);
-  }
-  const port = Number(process.env.PORT ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) fail(`PORT must be a port number (got "${process.env.PORT}")`);
+  const { fresh, dataDir, port } = readOptions();
 
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
   // The emulators pull in AWS SDK v2 (cognito-local) and SDK v3 warns on Node 20: notices, not problems.
@@ -47,28 +109,43 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const { PortInUseError, startLocalStack } = await import('./stack');
   const { JavaMissingError } = await import('./dynamodb-local');
-  let stack;
+  const { DataDirInUseError } = await import('./data-dir-lock');
+
+  // Ctrl-C while starting: stop once started, with the data consistent; a second Ctrl-C does not wait.
+  let stack: Awaited<ReturnType<typeof startLocalStack>> | undefined;
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      if (!stack) process.exit(130);
+      return;
+    }
+    stopping = true;
+    console.log(`\n${signal}: stopping the local stack…`);
+    stack
+      ?.stop()
+      .then(() => process.exit(0))
+      .catch(() => process.exit(1));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+
   try {
     stack = await startLocalStack({ dataDir, port, fresh });
   } catch (error) {
     if (error instanceof JavaMissingError) fail(error.message);
-    if (error instanceof PortInUseError) fail(`${error.message}: stop what uses it or start with PORT=<another port> npm start`);
+    if (error instanceof DataDirInUseError) {
+      fail(`${error.message}: stop that stack first (Ctrl-C in its terminal), or run another one with npm start -- --data-dir <another dir>`);
+    }
+    if (error instanceof PortInUseError) {
+      fail(`${error.message} (by another program, or a stack on another data directory): stop it, or start this one with ${restartHint(dataDir)}`);
+    }
     fail(`The local stack did not start: ${error instanceof Error ? error.message : String(error)}`);
   }
-  console.log(banner(stack.info, dataDir, performance.now() - started));
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`\n${signal}: stopping the local stack…`);
-    stack
-      .stop()
-      .then(() => process.exit(0))
-      .catch(() => process.exit(1));
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  if (stopping) {
+    await stack.stop().catch(() => process.exit(1));
+    process.exit(0);
+  }
+  console.log(banner(stack.info, stack.dataDir, performance.now() - started));
 }
 
 void main();

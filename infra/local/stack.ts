@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,17 +10,25 @@ import { startEmulators, type Emulators } from './emulators';
 import { createGateway, type LambdaHandler } from './gateway';
 import { createAsyncInvoker, errorType } from './invoke';
 import { enableLocalIam } from './iam';
+import { LOCK_FILE, lockDataDir } from './data-dir-lock';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } from './provision';
 import { seedDemo, type SeededOrg } from './seed';
 
-/** What `.local/stack.json` describes. */
+/** What `.local/stack.json` describes: written once the stack answers, removed while it starts. */
 export interface StackInfo {
   apiUrl: string;
   authUrl: string;
   generativeSubpath: string;
   userSubpath: string;
   clientId: string;
+  /** The API reference (Swagger UI over `/openapi.json`). */
+  docsUrl: string;
+  /** The account page of a realm: `{realm}` stands for the organization's name. */
+  accountUrl: string;
+  /** JSON list of the e-mails sent (`{ emails }`), kept in the data directory across restarts. */
   mailboxUrl: string;
+  /** The same e-mails as a web page. */
+  mailboxViewerUrl: string;
   /** The emulators' own endpoints, for pointing other tools (AWS CLI, NoSQL Workbench) at them. */
   endpoints: Emulators['endpoints'];
   orgs: SeededOrg[];
@@ -30,53 +38,91 @@ export interface LocalStackOptions {
   dataDir: string;
   /** Gateway port; 0 takes a free one. */
   port: number;
-  /** Discard the data directory and seed anew. */
+  /** Discard the data directory's content and seed anew, once the port and the directory are this stack's. */
   fresh?: boolean;
   subpaths?: Partial<Subpaths>;
 }
 
 export interface LocalStack {
   info: StackInfo;
+  /** The data directory, absolute. */
+  dataDir: string;
   stop(): Promise<void>;
 }
 
-export class PortInUseError extends Error {}
+export class PortInUseError extends Error {
+  constructor(readonly port: number) {
+    super(`Port ${port} is already in use`);
+  }
+}
 
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolvePort, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new PortInUseError(`Port ${port} is already in use`) : error),
+      reject(error.code === 'EADDRINUSE' ? new PortInUseError(port) : error),
     );
     server.listen(port, '127.0.0.1', () => resolvePort((server.address() as AddressInfo).port));
   });
+}
+
+/** Empties the data directory but for its lock. */
+function emptyDataDir(dataDir: string): void {
+  for (const name of readdirSync(dataDir)) {
+    if (name !== LOCK_FILE) rmSync(join(dataDir, name), { recursive: true, force: true });
+  }
 }
 
 /**
  * Starts the whole local stack in this process: the emulators, the table, bucket, user pool and console
  * client, the signing key, the demo data, and the gateway in front of the functions' handler modules.
  * The functions read their configuration from the environment, exactly as in Lambda.
+ *
+ * The data directory is this stack's alone (`DataDirInUseError` when another live stack holds it), and
+ * nothing in it is touched before both the directory and the port are held. The gateway listens from
+ * the start and answers 503 (`startingAnswer`) until the stack is ready; `stack.json` is written at
+ * that moment.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const dataDir = resolve(options.dataDir);
-  if (options.fresh) rmSync(dataDir, { recursive: true, force: true });
   mkdirSync(dataDir, { recursive: true });
-  // Each function's AWS calls are checked against its role (infra/local/iam); the roles load while the emulators start.
-  const localIam = enableLocalIam({ reportDir: dataDir });
+  const lock = lockDataDir(dataDir);
 
   if (options.subpaths?.generative) process.env[envNames.generativeSubpath] = options.subpaths.generative;
   if (options.subpaths?.user) process.env[envNames.userSubpath] = options.subpaths.user;
+  const handlers = {} as Record<ResourceGroup, LambdaHandler>;
+  const subpaths = subpathsFromEnv();
+  let ready = false;
+  const gateway = createGateway(resolveRoutes(subpaths), handlers, { ready: () => ready });
+  let port: number;
+  try {
+    port = await listen(gateway, options.port);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+  const apiUrl = `http://127.0.0.1:${port}`;
+  lock.describe(apiUrl);
+  if (options.fresh) emptyDataDir(dataDir);
+  // Present only while it describes a stack that answers.
+  rmSync(join(dataDir, 'stack.json'), { force: true });
+
+  // Each function's AWS calls are checked against its role (infra/local/iam); the roles load while the emulators start.
+  const localIam = enableLocalIam({ reportDir: dataDir });
   // The handler modules load (and compile) while the emulators start; they read the rest of their
   // configuration on first use, after the environment below is set.
   const loading = Promise.all(
     resourceGroups.map(async (group) => [group, ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler] as const),
   );
-  const emulators: Emulators = await startEmulators(dataDir, LOCAL_BUCKET);
-  const handlers = {} as Record<ResourceGroup, LambdaHandler>;
-  const subpaths = subpathsFromEnv();
-  const gateway = createGateway(resolveRoutes(subpaths), handlers);
+  loading.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
+  let emulators: Emulators;
   try {
-    const port = await listen(gateway, options.port);
-    const apiUrl = `http://127.0.0.1:${port}`;
+    emulators = await startEmulators(dataDir, LOCAL_BUCKET);
+  } catch (error) {
+    await new Promise<void>((done) => gateway.close(() => done()));
+    lock.release();
+    throw error;
+  }
+  try {
     const [pool] = await Promise.all([ensureUserPool(emulators.endpoints.cognito, dataDir), ensureTable(emulators.endpoints.dynamodb)]);
     // The functions' environment, as the CDK bind helpers set it in AWS (names from shared/config.ts).
     const functionEnv: Record<string, string> = {
@@ -146,26 +192,36 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       generativeSubpath: subpaths.generative,
       userSubpath: subpaths.user,
       clientId: pool.clientId,
+      docsUrl: `${apiUrl}/docs`,
+      accountUrl: `${apiUrl}/auth/realms/{realm}/account`,
       mailboxUrl: emulators.mailboxUrl,
+      mailboxViewerUrl: emulators.mailboxViewerUrl,
       endpoints: emulators.endpoints,
       orgs,
     };
     // For tools that run handler modules against this stack (the events test, the operator CLI).
     writeFileSync(join(dataDir, 'function-env.json'), JSON.stringify(functionEnv, null, 2));
+    ready = true;
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify(info, null, 2));
     return {
       info,
+      dataDir,
       stop: async () => {
         await new Promise<void>((done) => {
           gateway.closeAllConnections();
           gateway.close(() => done());
         });
         await emulators.stop();
+        // It describes a stack that answers: gone with it, so that a reader never finds a stopped stack's URLs.
+        rmSync(join(dataDir, 'stack.json'), { force: true });
+        lock.release();
       },
     };
   } catch (error) {
+    gateway.closeAllConnections();
     gateway.close();
     await emulators.stop();
+    lock.release();
     throw error;
   }
 }

@@ -6,9 +6,9 @@ import software.amazon.dynamodb.services.local.main.ServerRunner;
 import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
 
 /**
- * AWS's DynamoDB Local, started with its own command-line options, but listening on 127.0.0.1 and on a
- * free port: its CLI has no bind address and refuses port 0, so the Jetty connector it built is
- * rebound before it starts. Prints "listening <port>" once serving, and exits when its standard input
+ * AWS's DynamoDB Local, started with its own command-line options, but listening on 127.0.0.1 and on
+ * the port of the system property `loopback.port` (a free one when it is absent or 0): its CLI has no
+ * bind address and refuses port 0, so the Jetty connector it built is rebound before it starts. Prints "listening <port>" once serving, and exits when its standard input
  * closes, so it never outlives the Node process that started it.
  */
 public class LoopbackDynamoDBLocal {
@@ -21,7 +21,7 @@ public class LoopbackDynamoDBLocal {
     for (Connector connector : server.getConnectors()) {
       ServerConnector bound = (ServerConnector) connector;
       bound.setHost("127.0.0.1");
-      bound.setPort(0);
+      bound.setPort(Integer.getInteger("loopback.port", 0));
     }
     proxy.start();
     ServerConnector first = (ServerConnector) server.getConnectors()[0];

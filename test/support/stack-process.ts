@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { StackInfo } from '../../infra/local/stack';
+
+/** Starting and stopping local stacks of a test's own, as `npm start` runs them (not the run's shared stack). */
+
+export const projectRoot = join(__dirname, '..', '..');
+const READY_TIMEOUT_MS = 90_000;
+
+/** A temporary directory removed when `cleanUp` runs. */
+export function tempDir(prefix: string, made: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+export function removeAll(dirs: string[]): void {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A loopback port nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as { port: number };
+  await new Promise((done) => server.close(done));
+  return port;
+}
+
+/** The environment of a stack child: quiet handlers, and no npm setting inherited from a parent `npm test`. */
+export function stackEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) if (!/^npm_/i.test(name)) env[name] = value;
+  return { ...env, POWERTOOLS_LOG_LEVEL: 'SILENT', ...extra };
+}
+
+export interface StackProcess {
+  child: ChildProcess;
+  /** stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code (or the signal's name) once the process has ended. */
+  exited: Promise<number | string>;
+}
+
+/**
+ * Spawns `infra/local/main.ts` (or `npm start`, the way a user types it) in a process group of its
+ * own, so that a signal can reach the whole group as a terminal's Ctrl-C does.
+ */
+export function spawnStack(args: string[], env: NodeJS.ProcessEnv, launcher: 'node' | 'npm start' = 'node'): StackProcess {
+  const [command, argv] = launcher === 'npm start' ? ['npm', ['start', '--silent', '--', ...args]] : [process.execPath, ['--import', 'tsx', 'infra/local/main.ts', ...args]];
+  const child = spawn(command, argv, { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  return { child, output: () => output, exited };
+}
+
+/**
+ * Runs a command that should end by itself (a refusal, `--help`) to its end: exit code, stdout and
+ * stderr. One that is still running after `timeoutMs` (a stack that started where it should have
+ * refused) is killed with its whole process group and answers the code `'timeout'`.
+ */
+export async function runToEnd(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  command = process.execPath,
+  timeoutMs = 60_000,
+): Promise<{ code: number | string; stdout: string; stderr: string }> {
+  const child = spawn(command, argv, { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let [stdout, stderr] = ['', ''];
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // Ended meanwhile.
+    }
+  }, timeoutMs);
+  const code = await new Promise<number | string>((resolve) => child.once('close', (exit, signal) => resolve(exit ?? signal ?? 'unknown')));
+  clearTimeout(timer);
+  return { code: timedOut ? 'timeout' : code, stdout, stderr };
+}
+
+/** Waits for the stack's `stack.json` (written once it answers); fails with its output if it ends first. */
+export async function whenReady(stack: StackProcess, dataDir: string): Promise<StackInfo> {
+  const file = join(dataDir, 'stack.json');
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  while (!existsSync(file)) {
+    if (stack.child.exitCode !== null) throw new Error(`The stack exited early:\n${stack.output()}`);
+    if (Date.now() > deadline) throw new Error(`The stack was not ready within ${READY_TIMEOUT_MS} ms:\n${stack.output()}`);
+    await sleep(50);
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
+}
+
+/** Sends `signal` to the stack's whole process group and waits for it to end; SIGKILL after 15 s. */
+export async function stopStack(stack: StackProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> {
+  if (stack.child.exitCode === null && stack.child.signalCode === null) {
+    try {
+      process.kill(-stack.child.pid!, signal);
+    } catch {
+      // The group is gone already.
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-stack.child.pid!, 'SIGKILL');
+      } catch {
+        // Gone meanwhile.
+      }
+    }, 15_000);
+    const code = await stack.exited;
+    clearTimeout(timer);
+    return code;
+  }
+  return stack.exited;
+}
+
+/** A password grant for a realm's user, against the stack `info` describes. */
+export function passwordGrant(info: StackInfo, realm: string, username: string, password: string): Promise<Response> {
+  return fetch(`${info.authUrl}/auth/realms/${realm}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', client_id: info.clientId, username, password }),
+  });
+}
