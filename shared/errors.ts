@@ -47,6 +47,8 @@ export const errorCatalogue = {
   IDEMPOTENCY_KEY_REUSED: { message: 'The Idempotency-Key was already used for a different request (method, path or body)' },
   IDEMPOTENCY_IN_PROGRESS: { message: 'A request with this Idempotency-Key is still running; retry once it has answered' },
   TIMEOUT: { message: 'The request took too long' },
+  // The local stack's gateway while its functions load and its demo data is written (never in AWS).
+  STACK_STARTING: { message: 'The local stack is still starting: retry in a moment' },
   INTERNAL: { message: 'An unexpected error occurred' },
   // Field-level codes, used in the `details` of the 422 validation body.
   FIELD_REQUIRED: { message: 'The field is required' },

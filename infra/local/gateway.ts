@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { ErrorCode } from '../../shared/errors';
 import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/routes';
 import { defaultLog, errorType, FunctionTimeoutError, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 
@@ -228,7 +229,7 @@ export const STARTING_RETRY_AFTER_S = 1;
 export function startingAnswer(path: string): { statusCode: 503; headers: Record<string, string>; body: string } {
   const body = {
     timestamp: Date.now(),
-    errorCode: 'STACK_STARTING',
+    errorCode: 'STACK_STARTING' satisfies ErrorCode,
     errorType: 'API_ERROR',
     message: `The local stack is still starting: retry in a moment (Retry-After: ${STARTING_RETRY_AFTER_S} s)`,
     path,
