@@ -28,7 +28,7 @@ const asSignIn = <T>(requestId: string, work: () => Promise<T>): Promise<T> =>
 export const token = publicRoute({
   schemas: { path: realmPath },
   handle: async ({ path, headers, rawBody, requestId }) =>
-    ok(await asSignIn(requestId, () => grantToken(path.realm, readTokenForm(headers['content-type'], rawBody))), noStore),
+    ok(await asSignIn(requestId, () => grantToken(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization))), noStore),
 });
 
 /** JWKS: the public key that verifies every realm's tokens. */
@@ -57,7 +57,7 @@ const userinfoRoute = () =>
 export const revoke = publicRoute({
   schemas: { path: realmPath },
   handle: async ({ path, headers, rawBody }) => {
-    await revokeToken(path.realm, readTokenForm(headers['content-type'], rawBody));
+    await revokeToken(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization));
     return { status: 200, headers: noStore };
   },
 });
@@ -66,7 +66,7 @@ export const revoke = publicRoute({
 export const endSession = publicRoute({
   schemas: { path: realmPath },
   handle: async ({ path, headers, rawBody }) => {
-    await logout(path.realm, readTokenForm(headers['content-type'], rawBody));
+    await logout(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization));
     return { status: 204, headers: noStore };
   },
 });

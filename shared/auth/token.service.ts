@@ -28,7 +28,7 @@ export interface TokenResponse {
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 
 /** Reads the token request's form; a body that is not a form is an `invalid_request`. */
-export function readTokenForm(contentType: string | undefined, body: string | undefined): Map<string, string> {
+export function readTokenForm(contentType: string | undefined, body: string | undefined, authorization?: string): Map<string, string> {
   if (!contentType || !FORM_TYPE.test(contentType)) {
     throw new OAuthError('invalid_request', 'The request must be application/x-www-form-urlencoded');
   }
@@ -39,7 +39,29 @@ export function readTokenForm(contentType: string | undefined, body: string | un
     if (form.has(name)) throw new OAuthError('invalid_request', `Parameter ${name} is repeated`);
     form.set(name, value);
   }
+  const basic = basicClientOf(authorization);
+  if (basic !== undefined) {
+    if (form.has('client_id') && form.get('client_id') !== basic) {
+      throw new OAuthError('invalid_request', 'The client_id of the form and of the Authorization header differ: send one');
+    }
+    form.set('client_id', basic);
+  }
   return form;
+}
+
+/**
+ * The client id of an RFC 6749 §2.3.1 `Basic` header (id and secret form-encoded, then base64), which
+ * many tools send by default (Postman, Swagger UI). The console is a public client: its secret is empty.
+ */
+function basicClientOf(authorization: string | undefined): string | undefined {
+  const encoded = authorization?.trim().match(/^Basic\s+([A-Za-z0-9+/=]+)$/i)?.[1];
+  if (!encoded) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new OAuthError('invalid_client', 'The Basic Authorization header must hold client_id:client_secret');
+  const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+  if (decode(decoded.slice(colon + 1)) !== '') throw new OAuthError('invalid_client', 'This client is public: send its client_id with an empty secret, or in the form');
+  return decode(decoded.slice(0, colon));
 }
 
 export function requireParam(form: Map<string, string>, name: string): string {

@@ -274,6 +274,39 @@ describe('token request errors', () => {
   });
 });
 
+describe('client authentication in a Basic header (RFC 6749 §2.3.1), as Postman and Swagger UI send it', () => {
+  const basic = (id: string, secret = '') => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+  const postWithBasic = (realm: string, form: Record<string, string>, authorization: string) =>
+    fetch(tokenUrl(realm), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization }, body: new URLSearchParams(form).toString() });
+
+  test('the client id with an empty secret, and none in the form, is the console client', async () => {
+    const user = await createTestUser();
+    const { client_id: _, ...form } = passwordForm(user);
+
+    const response = await postWithBasic(user.realm, form, basic(stack().clientId));
+
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as TokenBody).access_token).toBeTruthy();
+  });
+
+  test('a secret is invalid_client: the console is a public client', async () => {
+    const user = await createTestUser();
+    const { client_id: _, ...form } = passwordForm(user);
+
+    const answer = await oauthError(await postWithBasic(user.realm, form, basic(stack().clientId, 'a-secret')));
+
+    expect(answer).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+  });
+
+  test('a header naming another client than the form is invalid_request', async () => {
+    const user = await createTestUser();
+
+    const answer = await oauthError(await postWithBasic(user.realm, passwordForm(user), basic('another-client')));
+
+    expect(answer).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+  });
+});
+
 describe('refresh grant', () => {
   test('returns new tokens, and the new access token reads the current user', async () => {
     const user = await createTestUser();
