@@ -5,7 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { authorizeBot, operatorScope } from '../shared/access/bot-access';
+import { authorizeBot } from '../shared/access/bot-access';
+import { operatorScope } from '../shared/agents/bot-scope';
 import { toAgentSummary } from '../shared/agents/agent.mapper';
 import { listAgentSummaries } from '../shared/agents/agent.repository';
 import { agentCreateSchema, listQuerySchema } from '../shared/agents/agent.schemas';
@@ -15,7 +16,7 @@ import { verifyAccessToken } from '../shared/auth/access-token';
 import { authenticate } from '../shared/auth/caller';
 import { eachLimited } from '../shared/bulk/bulk-create.rules';
 import { pageOf } from '../shared/http/page';
-import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor } from '../shared/org/org-admin.service';
+import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor } from '../shared/operator/operator.service';
 import { keys, withoutKeys } from '../shared/store/keys';
 import { putItem } from '../shared/store/table';
 import { describeCalls, recordCalls } from './harness/capacity';

@@ -18,7 +18,7 @@ import type { JobView } from '../shared/bulk/bulk.service';
 import { loadState } from '../infra/local/cognito-store';
 import { config } from '../shared/config';
 import { getOrganization } from '../shared/org/org.repository';
-import { addBot, addEnvironment, createOrganization } from '../shared/org/org-admin.service';
+import { addBot, addEnvironment, createOrganization } from '../shared/operator/operator.service';
 import { keys } from '../shared/store/keys';
 import { updateItem } from '../shared/store/table';
 import { sendWelcome, signInAddress } from '../shared/users/user-mail';

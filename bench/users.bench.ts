@@ -11,11 +11,11 @@
 import { performance } from 'node:perf_hooks';
 import { authorizeOrgAdmin } from '../shared/access/org-access';
 import { authenticate } from '../shared/auth/caller';
-import { addBot, addEnvironment, createOrganization } from '../shared/org/org-admin.service';
+import { addBot, addEnvironment, createOrganization } from '../shared/operator/operator.service';
 import { keys } from '../shared/store/keys';
 import { updateItem } from '../shared/store/table';
 import { quickMatches } from '../shared/text/matching';
-import { indexKeys, POSTING_PREFIX, prefixOf, wordsIn, type ListingOrder } from '../shared/users/user-index';
+import { POSTING_PREFIX, prefixOf, wordsIn, type ListingOrder } from '../shared/users/user-index';
 import { listUsers, quicksearchUsers, readUserCount, SHORT_SEARCH_MAX_USERS, type UserListQuery } from '../shared/users/user-queries';
 import { registerUser } from '../shared/users/user-registration';
 import { getUser, saveUser, type StoredUser } from '../shared/users/user.repository';
@@ -67,7 +67,7 @@ benchmark({
       }
       const active = users.filter((u) => u.status === 'ACTIVE').length;
       await updateItem({
-        Key: indexKeys.count(org.uuid),
+        Key: keys.userCount(org.uuid),
         UpdateExpression: 'ADD ACTIVE :a, DELETED :d, version :v',
         ExpressionAttributeValues: { ':a': active, ':d': users.length - active, ':v': 1 },
       });
@@ -92,7 +92,7 @@ benchmark({
     const partitionSizes: string[] = [];
     for (const status of ['ACTIVE', 'DELETED'] as const) {
       for (const order of ['createdAt', 'name', 'email', 'company'] as ListingOrder[]) {
-        const pk = indexKeys.listing(big.uuid, status, order);
+        const pk = keys.userListing(big.uuid, status, order);
         const found = await query({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ProjectionExpression: '#u', ExpressionAttributeNames: { '#u': 'uuid' } });
         const uuids = new Set(found.items.map((item) => item.uuid as string));
         const want = users.filter((u) => u.status === status);
@@ -163,15 +163,15 @@ benchmark({
       const words = wordsIn(q.searchTerms ?? '');
       const longest = [...words].sort((a, b) => b.length - a.length)[0];
       if (longest && longest.length >= POSTING_PREFIX) {
-        return { what: `\`Query\` of the postings of \`${prefixOf(longest)}\` → \`BatchGetItem\` of the page's users`, run: async () => [await firstOf(indexKeys.posting(big.uuid, prefixOf(longest)), true), await batchGet(pageKeys(shape.key))] };
+        return { what: `\`Query\` of the postings of \`${prefixOf(longest)}\` → \`BatchGetItem\` of the page's users`, run: async () => [await firstOf(keys.userPostings(big.uuid, prefixOf(longest)), true), await batchGet(pageKeys(shape.key))] };
       }
       if (longest) {
-        return { what: `\`Query\` of the whole createdAt partition of ${statuses.join(' and ')} → \`BatchGetItem\` of the page's users`, run: async () => [await Promise.all(statuses.map((s) => firstOf(indexKeys.listing(big.uuid, s, 'createdAt'), true))), await batchGet(pageKeys(shape.key))] };
+        return { what: `\`Query\` of the whole createdAt partition of ${statuses.join(' and ')} → \`BatchGetItem\` of the page's users`, run: async () => [await Promise.all(statuses.map((s) => firstOf(keys.userListing(big.uuid, s, 'createdAt'), true))), await batchGet(pageKeys(shape.key))] };
       }
       const limit = (q.page + 1) * q.linesPerPage;
       return {
         what: `\`Query\` of the first ${fmt.int(limit)} entries of ${statuses.length} listing partition${statuses.length > 1 ? 's' : ''} ∥ \`GetItem\` of the count → \`BatchGetItem\` of the page's users`,
-        run: async () => [await Promise.all([getItem(indexKeys.count(big.uuid)), ...statuses.map((s) => firstOf(indexKeys.listing(big.uuid, s, q.orderBy), q.direction === 'ASC', limit))]), await batchGet(pageKeys(shape.key))],
+        run: async () => [await Promise.all([getItem(keys.userCount(big.uuid)), ...statuses.map((s) => firstOf(keys.userListing(big.uuid, s, q.orderBy), q.direction === 'ASC', limit))]), await batchGet(pageKeys(shape.key))],
       };
     };
     const api = (url: (i: number) => string) => (i: number, id: string) => apiGet(url(i), token.bearer, id);
@@ -182,7 +182,7 @@ benchmark({
       const seen = (await getUser(big.uuid, written.uuid, { consistent: true })) as StoredUser;
       check(await saveUser({ ...seen, updatedAt: new Date().toISOString() }, seen), 'saveUser refused the write');
     };
-    const activeNamesPk = indexKeys.listing(big.uuid, 'ACTIVE', 'name');
+    const activeNamesPk = keys.userListing(big.uuid, 'ACTIVE', 'name');
 
     const listing: Series[] = shapes.flatMap((shape) => {
       const raw = rawList(shape);
@@ -198,9 +198,9 @@ benchmark({
     const heavyKeys = new Set(shapes.filter((s) => s.heavy).flatMap((s) => [`api.${s.key}`, `raw.${s.key}`]));
     const quickSeries = [
       series('api.quick', `API \`GET /users/quicksearch?name=${QUICK_TERM}\`, warm container`, api(() => `${base}/quicksearch?name=${encodeURIComponent(QUICK_TERM)}`), (body) => check(body === JSON.stringify(names), 'Quicksearch returned other names')),
-      series('raw.quick', 'raw: `GetItem` of the count (strongly consistent)', () => getItem(indexKeys.count(big.uuid))),
+      series('raw.quick', 'raw: `GetItem` of the count (strongly consistent)', () => getItem(keys.userCount(big.uuid))),
       series('api.reload', `API \`GET /users/quicksearch?name=${QUICK_TERM}\` right after a user write (names reloaded)`, api(() => `${base}/quicksearch?name=${encodeURIComponent(QUICK_TERM)}`), (body) => check(body === JSON.stringify(names), 'Quicksearch returned other names'), writeOneUser),
-      series('raw.reload', 'raw: `GetItem` of the count → `Query` of every active user\'s name (ACTIVE by name, projected, strongly consistent)', async () => [await getItem(indexKeys.count(big.uuid)), await firstOf(activeNamesPk, true, undefined, ['name'], true)]),
+      series('raw.reload', 'raw: `GetItem` of the count → `Query` of every active user\'s name (ACTIVE by name, projected, strongly consistent)', async () => [await getItem(keys.userCount(big.uuid)), await firstOf(activeNamesPk, true, undefined, ['name'], true)]),
     ];
     const single = [
       series('api.get', `API \`GET /users/{userId}\` (a random user of the ${fmt.int(users.length)})`, api((i) => `${base}/${targets[i]!.uuid}`), (body, i) => check(JSON.parse(body as string).uuid === targets[i]!.uuid, 'Another user')),

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { subpathsFromEnv } from '../shared/config';
 import { openApiDocument } from '../shared/openapi/document';
-import { defaultSubpaths } from '../shared/routes';
+import { defaultSubpaths } from '../shared/api/routes';
 
 /**
  * Writes the OpenAPI document for publishing: `npm run openapi -- [file] [server URL]`. The subpaths

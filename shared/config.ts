@@ -1,4 +1,10 @@
-import { defaultSubpaths, type Subpaths } from './routes';
+/** The configurable path segments of the two areas (spec "Addressing"). */
+export interface Subpaths {
+  generative: string;
+  user: string;
+}
+
+export const defaultSubpaths: Subpaths = { generative: 'generative', user: 'user-management' };
 
 /**
  * Every environment variable the code reads, read once (at cold start, on first use) and checked.

@@ -218,7 +218,7 @@ export async function apiGet(url: string, authorization: string, requestId?: str
  * AWS call it makes.
  */
 export async function inProcessGateway(groups: string[]): Promise<{ url: string; close: () => Promise<void> }> {
-  const [{ createGateway }, { resolveRoutes }, { subpathsFromEnv }] = await Promise.all([import('../../infra/local/gateway'), import('../../shared/routes'), import('../../shared/config')]);
+  const [{ createGateway }, { resolveRoutes }, { subpathsFromEnv }] = await Promise.all([import('../../infra/local/gateway'), import('../../shared/api/routes'), import('../../shared/config')]);
   type Handlers = Parameters<typeof createGateway>[1];
   const handlers = Object.fromEntries(await Promise.all(groups.map(async (group) => [group, ((await import(`../../functions/${group}/handler`)) as { handler: unknown }).handler]))) as Handlers;
   const server = createGateway(resolveRoutes(subpathsFromEnv()), handlers, { log: () => undefined });

@@ -10,7 +10,7 @@ import {
 import { agentReadKeys, listAgents, quicksearchAgents, readAgent } from '../../shared/agents/agent-read.service';
 import { createAgent, updateAgent } from '../../shared/agents/agent-write.service';
 import { versionsOfIfMatch, withEtag } from '../../shared/http/etag';
-import { agentRevisionRoutes } from '../../shared/agents/revision-routes';
+import { agentRevisionRoutes } from '../common/revision-routes';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { pageOf } from '../../shared/http/page';
 import { ok } from '../../shared/http/types';

@@ -15,7 +15,7 @@ import { subpathsFromEnv } from '../../shared/config';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { ok, type Reply } from '../../shared/http/types';
 import { languageOf } from '../../shared/mail/language-header';
-import { routePath } from '../../shared/routes';
+import { routePath } from '../../shared/api/routes';
 
 /** Bulk operations (spec 4.5): the HTTP side. The work itself is done by `bulk-worker`. */
 

@@ -3,7 +3,7 @@ import { authorizeOwn } from '../../shared/access/org-access';
 import { toConfigurationResponse } from '../../shared/configurations/configuration.mapper';
 import { hasConfiguration, listConfigurations, saveConfiguration } from '../../shared/configurations/configuration.service';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
-import { uuidSchema } from '../../shared/http/schemas';
+import { uuidSchema } from '../../shared/schemas/fields';
 import { ok } from '../../shared/http/types';
 
 /** The caller's own configuration values (spec 4.4); the path's organization is not used. */

@@ -3,7 +3,7 @@ import { botPathSchema, listQuerySchema, supervisorPathSchema, supervisorUpdateS
 import { agentReadKeys, defaultSupervisorReadKeys, listAgents, readAgent, readDefaultSupervisor } from '../../shared/agents/agent-read.service';
 import { updateSupervisor } from '../../shared/agents/agent-write.service';
 import { versionsOfIfMatch, withEtag } from '../../shared/http/etag';
-import { supervisorRevisionRoutes } from '../../shared/agents/revision-routes';
+import { supervisorRevisionRoutes } from '../common/revision-routes';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { pageOf } from '../../shared/http/page';
 import { ok } from '../../shared/http/types';

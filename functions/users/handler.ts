@@ -1,7 +1,7 @@
 import { authorizeOrgAdmin, authorizeOrgMember, authorizeUserAccess, type OrgScope } from '../../shared/access/org-access';
-import { auditEventsQuerySchema } from '../../shared/audit/audit.schemas';
-import { toAuditEventResponse } from '../../shared/audit/audit.mapper';
-import { listAuditEvents } from '../../shared/audit/audit.service';
+import { auditEventsQuerySchema } from '../../shared/audit-trail/audit-trail.schemas';
+import { toAuditEventResponse } from '../../shared/audit-trail/audit-trail.mapper';
+import { listAuditEvents } from '../../shared/audit-trail/audit-trail.service';
 import { mailSettings } from '../../shared/config';
 import { createFunction, userRoute } from '../../shared/http/handler-factory';
 import { pageOf } from '../../shared/http/page';

@@ -115,7 +115,7 @@ async function run(argv: string[]): Promise<unknown> {
   const optionalText = (name: string) => (values[name] as string | undefined) ?? undefined;
 
   configureTarget(optionalText('outputs'), optionalText('data-dir') ?? '.local');
-  const admin = await import('../../shared/org/org-admin.service');
+  const admin = await import('../../shared/operator/operator.service');
   switch (command) {
     case 'create': {
       const { organization, admin: user } = await admin.createOrganization({

@@ -13,7 +13,7 @@ import { ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-li
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/routes';
+import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/api/routes';
 import { alarmAtLeast } from './monitoring';
 import type { StackSettings, Throttle } from './settings';
 

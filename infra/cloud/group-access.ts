@@ -1,5 +1,5 @@
 import { SWAGGER_UI_PACKAGE, swaggerUiBundledFiles } from '../../shared/docs/swagger-ui-files';
-import type { ResourceGroup } from '../../shared/routes';
+import type { ResourceGroup } from '../../shared/api/routes';
 import type { BulkBucketAccess } from './bulk-bucket';
 import type { UserPoolAction } from './user-directory';
 

@@ -4,7 +4,7 @@ import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { EventType } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import * as path from 'node:path';
-import { resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/routes';
+import { resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 import { bindBulkBucket, BulkBucket } from './bulk-bucket';
 import { BulkPipeline } from './bulk-pipeline';
 import { OperationsDashboard } from './dashboard';

@@ -1,5 +1,5 @@
 import type { Node } from 'constructs';
-import { defaultSubpaths, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/routes';
+import { defaultSubpaths, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/api/routes';
 import { envNames } from '../../shared/config';
 
 /**

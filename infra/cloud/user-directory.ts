@@ -3,7 +3,7 @@ import { AccountRecovery, FeaturePlan, Mfa, UserPool, type UserPoolClient } from
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { envNames } from '../../shared/config';
-import { TEMPORARY_PASSWORD_DAYS } from '../../shared/users/password-policy';
+import { TEMPORARY_PASSWORD_DAYS } from '../../shared/identity/password-policy';
 
 /** The Cognito actions a function may be granted on the user pool. */
 export type UserPoolAction =

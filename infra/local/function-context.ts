@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ResourceGroup } from '../../shared/routes';
+import type { ResourceGroup } from '../../shared/api/routes';
 
 /**
  * Every function runs in this one process on the local stack, so which function made an AWS call is

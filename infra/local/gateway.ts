@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type { ErrorCode } from '../../shared/errors';
-import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/routes';
+import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/api/routes';
 import { defaultLog, errorType, FunctionTimeoutError, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 
 /** A Lambda handler as the functions export it. */

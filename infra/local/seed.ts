@@ -1,4 +1,4 @@
-import { operatorScope } from '../../shared/access/bot-access';
+import { operatorScope } from '../../shared/agents/bot-scope';
 import { createAgent } from '../../shared/agents/agent-write.service';
 import { findBot } from '../../shared/org/org.repository';
 import {
@@ -9,7 +9,7 @@ import {
   addPersona,
   addSupervisor,
   createOrganization,
-} from '../../shared/org/org-admin.service';
+} from '../../shared/operator/operator.service';
 
 export interface SeededBot {
   uuid: string;

@@ -4,7 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { join, resolve } from 'node:path';
-import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/routes';
+import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/config';
 import { startEmulators, type Emulators } from './emulators';
 import { createGateway, type LambdaHandler } from './gateway';

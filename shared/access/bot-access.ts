@@ -1,31 +1,11 @@
-import { Prefetched, type Caller } from '../auth/caller';
+import type { Caller } from '../auth/caller';
+import { Prefetched } from '../store/prefetched';
 import { ForbiddenError, NotFoundError } from '../errors';
-import type { Bot } from '../org/org.entities';
 import { getBot, getEnvironment } from '../org/org.repository';
-import { keys, type ItemKey } from '../store/keys';
+import { botScopeKeys, type BotAccess, type BotPath, type BotScope } from '../agents/bot-scope';
+import { keys } from '../store/keys';
 
-export interface BotPath {
-  orgUUID: string;
-  envUUID: string;
-  botUUID: string;
-}
-
-export type BotAccess = 'read' | 'write';
-
-/**
- * A bot someone was found allowed to use, and how. Use cases take one instead of a caller, so they
- * never authorize; a write use case asks for `BotScope<'write'>`, so a read scope cannot reach it.
- */
-export interface BotScope<A extends BotAccess = BotAccess> {
-  readonly bot: Bot;
-  readonly access: A;
-}
-
-/** What `authorizeBot` reads: a route's prefetch, so they come in the caller's BatchGetItem. */
-export const botScopeKeys = (path: BotPath): ItemKey[] => [
-  keys.environment(path.orgUUID, path.envUUID),
-  keys.bot(path.orgUUID, path.envUUID, path.botUUID),
-];
+export { botScopeKeys, type BotAccess, type BotPath, type BotScope };
 
 /**
  * The bot a request addresses, if the caller may use it. Scope first (another organization, an unknown
@@ -58,9 +38,4 @@ export async function authorizeBot<A extends BotAccess>(
     (user.role === 'VIEWER' && grantsBot && need === 'read');
   if (!allowed) throw new ForbiddenError(need === 'write' ? 'You may not change this bot' : 'You may not read this bot');
   return { bot, access: need };
-}
-
-/** Full access to a bot for operator tools (seed, CLI, benchmarks), which hold the table's credentials and have no caller. */
-export function operatorScope(bot: Bot): BotScope<'write'> {
-  return { bot, access: 'write' };
 }

@@ -1,20 +1,10 @@
 import type { Caller } from '../auth/caller';
 import { ForbiddenError, NotFoundError } from '../errors';
 import { findBot } from '../org/org.repository';
-import type { UserRecord } from '../users/user.entities';
+import type { OwnScope } from '../configurations/own-scope';
+import type { OrgScope } from '../users/org-scope';
 
-/** What a request may reach in its path's organization: the organization, who asks, and whether as ADMIN. */
-export interface OrgScope {
-  orgUuid: string;
-  caller: UserRecord;
-  isAdmin: boolean;
-}
-
-/** The caller's own data (configuration entries), optionally narrowed to one bot of its organization. */
-export interface OwnScope {
-  user: UserRecord;
-  botUuid?: string;
-}
+export type { OrgScope, OwnScope };
 
 const ORG_NOT_FOUND = 'The organization was not found';
 const USER_ADMIN_ONLY = 'Only an ADMIN administers users';

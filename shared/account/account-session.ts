@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { randomId } from '../auth/access-token';
-import { createSession, deleteSession, getLiveSession, type Session } from '../auth/session.repository';
+import { createSession, deleteSession, getLiveSession, type Session } from '../sessions/session.repository';
 import { config } from '../config';
 
 /**

@@ -1,12 +1,12 @@
 import { OAuthError } from '../auth/oauth-errors';
 import { organizationOfRealm } from '../auth/realm';
 import { realmIssuer } from '../auth/jwt';
-import { revokeSessionsOf } from '../auth/session.repository';
+import { revokeSessionsOf } from '../sessions/session.repository';
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
 import { ForbiddenError, NotFoundError } from '../errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../identity/identity-provider';
 import { defaultLanguage, isLanguage, languages, type Language } from '../mail/mail.templates';
-import { passwordProblem } from '../users/password-policy';
+import { passwordProblem } from '../identity/password-policy';
 import { findActiveUser } from '../users/user.repository';
 import { renderAccountPage, type FieldError, type Notice, type PageAt, type View } from './account-page';
 import {

@@ -1,5 +1,5 @@
-import { botScopeKeys, type BotPath, type BotScope } from '../access/bot-access';
-import { Prefetched } from '../auth/caller';
+import { botScopeKeys, type BotPath, type BotScope } from './bot-scope';
+import { Prefetched } from '../store/prefetched';
 import { NotFoundError } from '../errors';
 import { keys, type ItemKey } from '../store/keys';
 import { compareText, fold, quickMatches } from '../text/matching';

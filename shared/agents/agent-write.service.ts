@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { BotScope } from '../access/bot-access';
-import { Prefetched } from '../auth/caller';
+import type { BotScope } from './bot-scope';
+import { Prefetched } from '../store/prefetched';
 import { ConflictError, type FieldIssue } from '../errors';
 import { count } from '../metrics';
 import { keys } from '../store/keys';

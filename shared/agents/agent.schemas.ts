@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { queryDirection, queryInt } from '../http/page';
-import { storable, uuidSchema } from '../http/schemas';
+import { queryDirection, queryInt, storable, uuidSchema } from '../schemas/fields';
 import { communicationStyles } from '../org/org.entities';
 
 /**

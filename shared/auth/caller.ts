@@ -1,40 +1,16 @@
 import { UnauthenticatedError } from '../errors';
 import { keys, type ItemKey } from '../store/keys';
+import { Prefetched } from '../store/prefetched';
 import { getItemsByKey, keyId } from '../store/table';
 import type { UserRecord } from '../users/user.entities';
 import { getUser } from '../users/user.repository';
 import { MALFORMED_TOKEN, verifyAccessToken, type AccessClaims } from './access-token';
-import { getSession } from './session.repository';
+import { getSession } from '../sessions/session.repository';
 
 /** Who is calling: the verified token and the user as the store has it now. */
 export interface Caller {
   claims: AccessClaims & { realm: string };
   user: UserRecord;
-}
-
-/**
- * Items read in the caller's BatchGetItem, by key. Use cases look up the exact key they would read
- * and read it themselves when it was not asked for, so what a route prefetches only saves round
- * trips: it never decides what a use case sees.
- */
-export class Prefetched {
-  /** Nothing was read ahead (operator tools, benchmarks, tests calling use cases directly). */
-  static readonly none = new Prefetched([], new Map());
-
-  private readonly asked: Set<string>;
-
-  constructor(
-    asked: ItemKey[],
-    private readonly found: Map<string, unknown>,
-  ) {
-    this.asked = new Set(asked.map(keyId));
-  }
-
-  /** The item under `key` as the batch found it (undefined: it does not exist), or `read()`'s when the batch did not ask for it. */
-  async or<T>(key: ItemKey, read: () => Promise<T | undefined>): Promise<T | undefined> {
-    const id = keyId(key);
-    return this.asked.has(id) ? (this.found.get(id) as T | undefined) : read();
-  }
 }
 
 /** What a request names before its data is read: the organization of its path and the items its route will read. */

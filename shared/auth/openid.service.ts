@@ -3,7 +3,7 @@ import { realmIssuer, verifyJwt } from './jwt';
 import { callerOfToken } from './caller';
 import { OAuthError } from './oauth-errors';
 import { readRefreshToken } from './refresh-token';
-import { deleteSession, getSession } from './session.repository';
+import { deleteSession, getSession } from '../sessions/session.repository';
 import { canonicalRealm, organizationOfRealm } from './realm';
 import { requireClient, requireParam } from './token.service';
 

@@ -5,32 +5,14 @@ import { logger } from '../logger';
 import { count } from '../metrics';
 import type { UserRecord } from '../users/user.entities';
 import { findUserByEmail } from '../users/user.repository';
-import { addLoginFailure, clearLoginFailures, clearLoginFailuresWith, getLoginFailure, lockUntil, startLock, type LoginFailure } from './login-failure.repository';
+import { bruteForcePolicy, lockSecondsAfter } from '../sessions/brute-force';
+import { addLoginFailure, clearLoginFailures, getLoginFailure, lockUntil, startLock } from '../sessions/login-failure.repository';
 import { realmIssuer } from './jwt';
 import { invalidCredentials, OAuthError } from './oauth-errors';
 import { organizationOfRealm } from './realm';
 
-/**
- * Keycloak's brute-force detection (temporary lockout), with the numbers the issue sets: from the 5th
- * consecutive failure each failure locks the user for 1 minute per 5 failures, at most 15 minutes; a
- * failure more than 12 hours after the previous one starts the count again (Keycloak's defaults for
- * the reset). Keycloak's "quick login check" (a lock for failures under a second apart) is not applied.
- */
-export const bruteForcePolicy = {
-  failureFactor: 5,
-  waitIncrementSeconds: 60,
-  maxWaitSeconds: 15 * 60,
-  failureResetSeconds: 12 * 60 * 60,
-} as const;
-
 /** Longest e-mail address (RFC 5321 path limit); longer usernames cannot be anyone's. */
 const MAX_EMAIL = 320;
-
-/** How long the `numFailures`-th consecutive failure locks sign-in, in seconds (0: not at all). */
-export function lockSecondsAfter(numFailures: number): number {
-  const { failureFactor, waitIncrementSeconds, maxWaitSeconds } = bruteForcePolicy;
-  return Math.min(maxWaitSeconds, waitIncrementSeconds * Math.floor(numFailures / failureFactor));
-}
 
 export interface SignedInUser {
   orgUuid: string;
@@ -130,29 +112,3 @@ async function countFailure(user: UserRecord, at: number): Promise<void> {
   count('UsersLockedOut');
   logger.warn('user temporarily locked out after failed sign-ins', { userUuid, numFailures: failure.numFailures, lockSeconds });
 }
-
-/** Keycloak's attack-detection view of a user: its failures (none once they are too old to count) and lock. */
-export interface BruteForceStatus {
-  disabled: boolean;
-  numFailures: number;
-  lastFailure: number;
-  lockedUntil: string | null;
-}
-
-export function bruteForceStatusOf(failure: LoginFailure | undefined, now = Date.now()): BruteForceStatus {
-  const current = failure && failure.lastFailure >= now - bruteForcePolicy.failureResetSeconds * 1000 ? failure : undefined;
-  const notBefore = current?.notBefore ?? 0;
-  const locked = notBefore * 1000 > now;
-  return {
-    disabled: locked,
-    numFailures: current?.numFailures ?? 0,
-    lastFailure: current?.lastFailure ?? 0,
-    lockedUntil: locked ? new Date(notBefore * 1000).toISOString() : null,
-  };
-}
-
-export async function readBruteForceStatus(userUuid: string): Promise<BruteForceStatus> {
-  return bruteForceStatusOf(await getLoginFailure(userUuid));
-}
-
-export { clearLoginFailures, clearLoginFailuresWith };

@@ -8,7 +8,7 @@ import { OAuthError } from './oauth-errors';
 import { canonicalRealm, organizationOfRealm } from './realm';
 import { readRefreshToken, issueRefreshToken } from './refresh-token';
 import { checkPassword, notFullySetUp } from './sign-in';
-import { createSession, deleteSession, getSession, rotateSession, type Session } from './session.repository';
+import { createSession, deleteSession, getSession, rotateSession, type Session } from '../sessions/session.repository';
 import { count } from '../metrics';
 
 /** The token response of a Keycloak-style endpoint (spec section 5). */

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { errorMessage, type ErrorCode } from '../errors';
 import { getBot, getEnvironment } from '../org/org.repository';
 import type { Bot, Environment } from '../org/org.entities';
-import { passwordProblem } from '../users/password-policy';
+import { passwordProblem } from '../identity/password-policy';
 import { roles, type Permission, type Role } from '../users/user.entities';
 import type { CsvLayout, CsvRow } from './csv-file';
 

@@ -7,7 +7,7 @@ import { logger } from '../logger';
 import { count } from '../metrics';
 import { getOrganization } from '../org/org.repository';
 import type { UserRecord } from '../users/user.entities';
-import { generatePassword } from '../users/password-policy';
+import { generatePassword } from '../identity/password-policy';
 import { sendWelcome, signInAddress, type MailContext } from '../users/user-mail';
 import { userPorts, type UserPorts } from '../users/user-ports';
 import { findUserByEmail, getEmailClaim, getUser, markWelcomed } from '../users/user.repository';

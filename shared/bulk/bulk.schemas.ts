@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { uuidSchema } from '../http/schemas';
+import { uuidSchema } from '../schemas/fields';
 
 /** Request schemas of the bulk operations (spec 4.5). */
 

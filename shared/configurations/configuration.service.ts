@@ -1,4 +1,4 @@
-import type { OwnScope } from '../access/org-access';
+import type { OwnScope } from './own-scope';
 import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
 import type { TableWrite } from '../store/table';
 import {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { openApiDocument } from '../openapi/document';
 import { REALM_NAME } from '../org/org.entities';
-import type { Subpaths } from '../routes';
+import type { Subpaths } from '../api/routes';
 
 /**
  * The OpenAPI document as `/openapi.json` serves it: for the function's subpaths, the address the

@@ -1,5 +1,3 @@
-import * as z from 'zod';
-
 /**
  * The Page of spec 2.8. `number` and `pageable.pageNumber` echo the request's `page`: 1-based in the
  * agent listings, 0-based in the user listing (spec 8, "First page").
@@ -55,21 +53,3 @@ export function pageOf<T>(content: T[], total: number, page: number, size: numbe
     sort,
   };
 }
-
-/** A whole number from a query string, in a range, with a default when the parameter is absent. */
-export const queryInt = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .regex(/^-?\d+$/, { message: 'Must be a whole number' })
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
-    .optional()
-    .transform((value) => value ?? fallback);
-
-/** `ASC` or `DESC` in any case, `DESC` when absent. */
-export const queryDirection = z
-  .string()
-  .transform((value) => value.toUpperCase())
-  .pipe(z.enum(['ASC', 'DESC'], { message: 'Must be ASC or DESC' }))
-  .optional()
-  .transform((value) => value ?? 'DESC');

@@ -5,7 +5,7 @@ import { logger } from '../logger';
 import { count } from '../metrics';
 import { isThrottling, reasonOf } from './mail-errors';
 import { renderMail, type Language, type MailKind, type MailVars } from './mail.templates';
-import { systemClock, type Clock } from './send-rate';
+import { systemClock, type Clock } from './clock';
 
 /** One e-mail to one user: the kind and language choose the template, `vars` fill it in. */
 export interface MailMessage {

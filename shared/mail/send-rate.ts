@@ -2,18 +2,10 @@ import { GetAccountCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
 import { sesClient } from '../clients/ses';
 import { logger } from '../logger';
 import { reasonOf } from './mail-errors';
+import { systemClock, type Clock } from './clock';
 import type { Mailer } from './mailer';
 
-/** Time as the send-rate bucket and the throttling back-off see it; tests inject one that never waits. */
-export interface Clock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-}
-
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-};
+export { systemClock, type Clock };
 
 /**
  * Messages per second when SES's quota cannot be read: the SES sandbox's rate, the lowest an account

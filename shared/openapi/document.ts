@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { RouteHandler } from '../http/handler-factory';
 import { languages } from '../mail/mail.templates';
-import { resolveRoutes, type Route, type Subpaths } from '../routes';
+import { resolveRoutes, type Route, type Subpaths } from '../api/routes';
 import { introduction, securitySchemes } from './introduction';
 import { operationSpecs, type OperationSpec, type Outcome, type RequestHeader, type ResponseHeader } from './operations';
 import { requestExamples } from './request-examples';

@@ -75,6 +75,26 @@ export const keys = {
     PK: org(orgUuid),
     SK: `USERDIR#${String(shard).padStart(2, '0')}`,
   }),
+  /**
+   * The users index (`shared/users/user-index.ts`): one listing partition per status and order, whose
+   * entries sort by `sortKey` (the order's folded value, then creation time and uuid).
+   */
+  userListing: (orgUuid: string, status: string, order: string): string => `${org(orgUuid)}#USERS#${status}#${order}`,
+  userListingEntry: (orgUuid: string, status: string, order: string, sortKey: string): ItemKey => ({
+    PK: keys.userListing(orgUuid, status, order),
+    SK: sortKey,
+  }),
+  /** The users whose words begin with one prefix (a search's postings), one item per user. */
+  userPostings: (orgUuid: string, prefix: string): string => `${org(orgUuid)}#TERM#${prefix}`,
+  userPosting: (orgUuid: string, prefix: string, userUuid: string): ItemKey => ({ PK: keys.userPostings(orgUuid, prefix), SK: userUuid }),
+  /** Each change of a user's name or status, in time order, for quicksearch caches to catch up (TTL). */
+  userNameChanges: (orgUuid: string): string => `${org(orgUuid)}#NAMECHANGES`,
+  userNameChange: (orgUuid: string, changedAt: string, userUuid: string): ItemKey => ({
+    PK: keys.userNameChanges(orgUuid),
+    SK: `${changedAt}#${userUuid}`,
+  }),
+  /** The number of ACTIVE and DELETED users of an organization, and the version every user write moves. */
+  userCount: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'USERCOUNT' }),
   /** The set of an organization's active ADMIN uuids: guards the last one. */
   orgAdmins: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'ADMINS' }),
   /** A bulk-create job of an organization. */

@@ -46,7 +46,7 @@ export async function indexUsers(orgUuid: string): Promise<IndexReport> {
   await Promise.all(Array.from({ length: LANES }, lane));
   await Promise.all(
     Array.from({ length: LEGACY_DIRECTORY_SHARDS }, (_, shard) =>
-      deleteItem({ Key: { PK: `ORG#${orgUuid}`, SK: `USERDIR#${String(shard).padStart(2, '0')}` } }),
+      deleteItem({ Key: keys.userDirectoryShard(orgUuid, shard) }),
     ),
   );
   return report;

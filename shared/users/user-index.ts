@@ -1,5 +1,5 @@
 import { fold } from '../text/matching';
-import type { ItemKey } from '../store/keys';
+import { keys, type ItemKey } from '../store/keys';
 import type { TableWrite } from '../store/table';
 import type { UserRecord, UserStatus } from './user.entities';
 
@@ -50,16 +50,6 @@ export interface NameChange {
 export const MAX_INDEXED_WORDS = 24;
 /** The length of the word prefix a posting is filed under. */
 export const POSTING_PREFIX = 3;
-
-const org = (orgUuid: string) => `ORG#${orgUuid}`;
-
-export const indexKeys = {
-  listing: (orgUuid: string, status: UserStatus, order: ListingOrder) => `${org(orgUuid)}#USERS#${status}#${order}`,
-  /** Each change of a user's name or status, in time order, for quicksearch caches to catch up (TTL). */
-  nameChanges: (orgUuid: string) => `${org(orgUuid)}#NAMECHANGES`,
-  posting: (orgUuid: string, prefix: string) => `${org(orgUuid)}#TERM#${prefix}`,
-  count: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'USERCOUNT' }),
-};
 
 export function entryOf(user: UserRecord): ListingEntry {
   return { uuid: user.uuid, name: user.name, email: user.email, company: user.company ?? '', createdAt: user.createdAt, status: user.status };
@@ -135,13 +125,13 @@ interface IndexItem {
 function indexItemsOf(user: UserRecord): IndexItem[] {
   const entry = entryOf(user);
   const listings = listingOrders.map((order) => {
-    const key = { PK: indexKeys.listing(user.orgUuid, user.status, order), SK: sortKeyOf(order, entry) };
+    const key = keys.userListingEntry(user.orgUuid, user.status, order, sortKeyOf(order, entry));
     return { key, item: { ...key, type: 'USERLIST', ...entry } };
   });
   const words = indexedWords(entry);
   const prefixes = [...new Set(words.map(prefixOf))];
   const postings = prefixes.map((prefix) => {
-    const key = { PK: indexKeys.posting(user.orgUuid, prefix), SK: user.uuid };
+    const key = keys.userPosting(user.orgUuid, prefix, user.uuid);
     return { key, item: { ...key, type: 'USERTERM', ...entry } };
   });
   return [...listings, ...postings];
@@ -177,8 +167,7 @@ export function indexWrites(user: UserRecord & { countedStatus?: UserStatus }, p
           {
             Put: {
               Item: {
-                PK: indexKeys.nameChanges(user.orgUuid),
-                SK: `${changedAt}#${user.uuid}`,
+                ...keys.userNameChange(user.orgUuid, changedAt, user.uuid),
                 type: 'USERNAMECHANGE',
                 ...change,
                 ttl: Math.floor(Date.now() / 1000) + NAME_CHANGE_TTL_SECONDS,
@@ -189,7 +178,7 @@ export function indexWrites(user: UserRecord & { countedStatus?: UserStatus }, p
       : []),
     {
       Update: {
-        Key: indexKeys.count(user.orgUuid),
+        Key: keys.userCount(user.orgUuid),
         UpdateExpression: `ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
         ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
         ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:c${i}`, count[name]])),

@@ -1,8 +1,8 @@
-import type { OrgScope } from '../access/org-access';
-import { revokeSessionsOf } from '../auth/session.repository';
+import type { OrgScope } from './org-scope';
+import { revokeSessionsOf } from '../sessions/session.repository';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors';
 import { sameAccess, type AccessInput } from './access-template';
-import { generatePassword } from './password-policy';
+import { generatePassword } from '../identity/password-policy';
 import { userAuditWrites } from './user-audit';
 import { accessOrThrow, checkGrants, optionalText, withFields, type UserFields } from './user-changes';
 import { sendReactivation, sendWelcome, type MailContext } from './user-mail';

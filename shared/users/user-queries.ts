@@ -1,11 +1,10 @@
-import type { OrgScope } from '../access/org-access';
-import { Prefetched } from '../auth/caller';
+import type { OrgScope } from './org-scope';
+import { Prefetched } from '../store/prefetched';
 import { NotFoundError, ValidationError } from '../errors';
 import { keys } from '../store/keys';
 import { getItem, queryPartition } from '../store/table';
 import { compareText, quickMatches } from '../text/matching';
 import {
-  indexKeys,
   matchesSearch,
   NAME_CHANGE_TTL_SECONDS,
   POSTING_PREFIX,
@@ -52,7 +51,7 @@ interface UserCount {
 const statusesOf = (status: UserListQuery['status']): UserStatus[] => (status === 'ALL' ? ['ACTIVE', 'DELETED'] : [status]);
 
 export async function readUserCount(orgUuid: string, options?: { consistent?: boolean }): Promise<UserCount> {
-  return (await getItem<UserCount>(indexKeys.count(orgUuid), options)) ?? {};
+  return (await getItem<UserCount>(keys.userCount(orgUuid), options)) ?? {};
 }
 
 /**
@@ -80,7 +79,7 @@ export async function listUsers(scope: OrgScope, query: UserListQuery): Promise<
     const [count, ...partitions] = await Promise.all([
       readUserCount(orgUuid),
       ...statusesOf(query.status).map((status) =>
-        queryPartition<ListingEntry>(indexKeys.listing(orgUuid, status, query.orderBy), { forward: sign > 0, limit: offset + query.linesPerPage }),
+        queryPartition<ListingEntry>(keys.userListing(orgUuid, status, query.orderBy), { forward: sign > 0, limit: offset + query.linesPerPage }),
       ),
     ]);
     page = partitions.flat().sort(order).slice(offset, offset + query.linesPerPage);
@@ -108,7 +107,7 @@ async function searchEntries(orgUuid: string, search: Search, statuses: UserStat
   const longest = search.flat().sort((a, b) => Array.from(b).length - Array.from(a).length)[0]!;
   const candidates =
     Array.from(longest).length >= POSTING_PREFIX
-      ? await queryPartition<ListingEntry>(indexKeys.posting(orgUuid, prefixOf(longest)), { forward: true })
+      ? await queryPartition<ListingEntry>(keys.userPostings(orgUuid, prefixOf(longest)), { forward: true })
       : await shortSearchCandidates(orgUuid, statuses);
   return candidates.filter((entry) => statuses.includes(entry.status) && matchesSearch(entry, search));
 }
@@ -124,7 +123,7 @@ async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[]): P
       },
     ]);
   }
-  const entries = await Promise.all(statuses.map((status) => queryPartition<ListingEntry>(indexKeys.listing(orgUuid, status, 'createdAt'), { forward: true })));
+  const entries = await Promise.all(statuses.map((status) => queryPartition<ListingEntry>(keys.userListing(orgUuid, status, 'createdAt'), { forward: true })));
   return entries.flat();
 }
 
@@ -165,7 +164,7 @@ async function activeNames(orgUuid: string): Promise<Map<string, string>> {
   const startedAt = Date.now();
   const readFrom = new Date(startedAt - CLOCK_MARGIN_MS).toISOString();
   if (cached && startedAt - cached.loadedAt < (NAME_CHANGE_TTL_SECONDS * 1000) / 2) {
-    const changes = await queryPartition<NameChange>(indexKeys.nameChanges(orgUuid), { forward: true, consistent: true, after: cached.readFrom });
+    const changes = await queryPartition<NameChange>(keys.userNameChanges(orgUuid), { forward: true, consistent: true, after: cached.readFrom });
     // In time order: the last change of a user is its state now.
     for (const change of changes) {
       if (change.active) cached.names.set(change.uuid, change.name);
@@ -174,7 +173,7 @@ async function activeNames(orgUuid: string): Promise<Map<string, string>> {
     Object.assign(cached, { version, readFrom });
     return cached.names;
   }
-  const entries = await queryPartition<{ uuid: string; name: string }>(indexKeys.listing(orgUuid, 'ACTIVE', 'name'), {
+  const entries = await queryPartition<{ uuid: string; name: string }>(keys.userListing(orgUuid, 'ACTIVE', 'name'), {
     forward: true,
     attributes: ['uuid', 'name'],
     consistent: true,

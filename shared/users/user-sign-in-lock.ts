@@ -1,6 +1,7 @@
-import type { OrgScope } from '../access/org-access';
+import type { OrgScope } from './org-scope';
 import { auditWrites, changesBetween } from '../audit/audit-event';
-import { clearLoginFailuresWith, readBruteForceStatus, type BruteForceStatus } from '../auth/sign-in';
+import { readBruteForceStatus, type BruteForceStatus } from '../sessions/brute-force';
+import { clearLoginFailuresWith } from '../sessions/login-failure.repository';
 import { readUser } from './user-queries';
 
 /** An ADMIN's view of a user's failed sign-ins and temporary lock (Keycloak's attack detection). */

@@ -1,7 +1,6 @@
 import * as z from 'zod';
-import { queryDirection, queryInt } from '../http/page';
-import { uuidSchema } from '../http/schemas';
-import { passwordProblem } from './password-policy';
+import { queryDirection, queryInt, uuidSchema } from '../schemas/fields';
+import { passwordProblem } from '../identity/password-policy';
 import { roles } from './user.entities';
 
 /** Request schemas of the users group (spec 2.9 plus the access template). */

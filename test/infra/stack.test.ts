@@ -3,7 +3,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { readConfig } from '../../shared/config';
-import { defaultRouteGroup, defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/routes';
+import { defaultRouteGroup, defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 import { groupAccess } from '../../infra/cloud/group-access';
 import { contextDefaults, throttleDefaults } from '../../infra/cloud/settings';
 import { actionsOf, resolveIntrinsic, resourcesOf, statementsOfRole, synthesize, type PolicyStatementJson, type Synthesized } from './synth';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { insertWithHistory } from '../../shared/agents/agent-write.service';
-import { addSupervisor } from '../../shared/org/org-admin.service';
+import { addSupervisor } from '../../shared/operator/operator.service';
 import { findBot } from '../../shared/org/org.repository';
 import {
   adminApi,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { buildApp } from '../../infra/cloud/build-app';
 import { envNames } from '../../shared/config';
 import { groupAccess } from '../../infra/cloud/group-access';
-import { resourceGroups, routeDefinitions, type ResourceGroup } from '../../shared/routes';
+import { resourceGroups, routeDefinitions, type ResourceGroup } from '../../shared/api/routes';
 import { bundledFunctions, deployedEnvVars, readAssembly, writeLocalSam, type Assembly, type BundledFunction, type LocalSam } from '../../scripts/sam-env';
 import { eventIds, fillEvent, localStack } from '../../scripts/sam-event';
 import { invokeBundle, samEnvironment, type EnvVarsFile, type Outcome } from '../support/sam-invoke';

@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { fillEvent, localStack } from '../../scripts/sam-event';
 import { createJob, getJob, type BulkJob } from '../../shared/bulk/bulk-job';
 import type { AppMetric } from '../../shared/metrics';
-import type { ResourceGroup } from '../../shared/routes';
+import type { ResourceGroup } from '../../shared/api/routes';
 import { captureLogs } from '../support/capture-logs';
 import { stack } from '../support/stack';
 

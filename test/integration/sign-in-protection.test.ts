@@ -1,4 +1,4 @@
-import { lockSecondsAfter } from '../../shared/auth/sign-in';
+import { lockSecondsAfter } from '../../shared/sessions/brute-force';
 import { keys } from '../../shared/store/keys';
 import { updateItem } from '../../shared/store/table';
 import { expectError } from '../support/error-body';

@@ -4,7 +4,7 @@ import { config } from '../../shared/config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
 import { keys } from '../../shared/store/keys';
 import { getItem, putItem } from '../../shared/store/table';
-import { entryOf as listingEntryOf, indexKeys, sortKeyOf } from '../../shared/users/user-index';
+import { entryOf as listingEntryOf, sortKeyOf } from '../../shared/users/user-index';
 import { getEmailClaim, getUser, saveUser } from '../../shared/users/user.repository';
 import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/users/user-registration';
 import type { UserRecord } from '../../shared/users/user.entities';
@@ -107,7 +107,7 @@ describe('a user and what derives from it are written in one transaction', () =>
   /** The user's entry in the by-name listing, if the index has one for the record `as`. */
   const entryOf = async (as: UserRecord, order: 'name' | 'email' = 'name') =>
     getItem<{ name: string; email: string; status: string }>({
-      PK: indexKeys.listing(as.orgUuid, as.status, order),
+      PK: keys.userListing(as.orgUuid, as.status, order),
       SK: sortKeyOf(order, listingEntryOf(as)),
     });
 

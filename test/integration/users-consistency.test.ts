@@ -1,8 +1,8 @@
 import { authorizeOrgAdmin } from '../../shared/access/org-access';
-import { indexUsers } from '../../shared/org/org-admin.service';
+import { indexUsers } from '../../shared/operator/operator.service';
 import { keys } from '../../shared/store/keys';
 import { deleteItem, getItem, putItem, updateItem } from '../../shared/store/table';
-import { indexKeys, indexWrites } from '../../shared/users/user-index';
+import { indexWrites } from '../../shared/users/user-index';
 import { getEmailClaim, getUser, type StoredUser } from '../../shared/users/user.repository';
 import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-lifecycle';
 import { TEST_PASSWORD } from '../support/auth-helpers';
@@ -517,7 +517,7 @@ describe('building the users index on a live organization (npm run org -- index-
     for (let i = 0; i < 24; i++) legacy.push(await createViaApi(org, { name: `Legacy ${i} Person` }));
     // As before the index: none of these users is in it, the count knows only the ADMIN, the old shards are there.
     for (const user of legacy) await unindex(org.orgUuid, user.uuid);
-    await deleteItem({ Key: indexKeys.count(org.orgUuid) });
+    await deleteItem({ Key: keys.userCount(org.orgUuid) });
     await unindex(org.orgUuid, org.admin.uuid);
     await putItem({ PK: `ORG#${org.orgUuid}`, SK: 'USERDIR#07', type: 'USERDIR', entries: {} });
     expect(await listedUuids(org, '&status=ALL')).toEqual([]);

@@ -1,8 +1,8 @@
 import { updateItem } from '../../shared/store/table';
-import { indexKeys } from '../../shared/users/user-index';
 import { SHORT_SEARCH_MAX_USERS } from '../../shared/users/user-queries';
 import { expectFieldErrors } from '../support/error-body';
 import { freshOrganization, type TestOrg } from '../support/user-helpers';
+import { keys } from '../../shared/store/keys';
 
 /**
  * A search whose every word is shorter than three characters has no posting to narrow it and reads
@@ -14,7 +14,7 @@ let org: TestOrg;
 const search = (terms: string, query = '') => org.admin.api.get<{ totalElements: number }>(org.url(`?searchTerms=${encodeURIComponent(terms)}${query}`));
 /** Makes the organization count as `extra` users larger than it is (the count is what the bound reads). */
 const grow = (status: 'ACTIVE' | 'DELETED', extra: number) =>
-  updateItem({ Key: indexKeys.count(org.orgUuid), UpdateExpression: 'ADD #s :n', ExpressionAttributeNames: { '#s': status }, ExpressionAttributeValues: { ':n': extra } });
+  updateItem({ Key: keys.userCount(org.orgUuid), UpdateExpression: 'ADD #s :n', ExpressionAttributeNames: { '#s': status }, ExpressionAttributeValues: { ':n': extra } });
 
 beforeAll(async () => {
   org = await freshOrganization({ adminName: 'Orla Admin' });

@@ -9,7 +9,7 @@ import {
   addFunction,
   addPersona,
   addSupervisor,
-} from '../../shared/org/org-admin.service';
+} from '../../shared/operator/operator.service';
 import { keys, type ItemKey } from '../../shared/store/keys';
 import { updateItem } from '../../shared/store/table';
 import type { Permission, Role } from '../../shared/users/user.entities';

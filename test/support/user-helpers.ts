@@ -4,7 +4,7 @@ import { cognitoClient } from '../../shared/clients/cognito';
 import { config } from '../../shared/config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
 import type { MailMessage, Mailer } from '../../shared/mail/mailer';
-import { addBot, addEnvironment, createOrganization } from '../../shared/org/org-admin.service';
+import { addBot, addEnvironment, createOrganization } from '../../shared/operator/operator.service';
 import { keys } from '../../shared/store/keys';
 import { getItem } from '../../shared/store/table';
 import type { MailContext } from '../../shared/users/user-mail';

@@ -1,4 +1,4 @@
-import { bruteForceStatusOf, lockSecondsAfter } from '../../shared/auth/sign-in';
+import { bruteForceStatusOf, lockSecondsAfter } from '../../shared/sessions/brute-force';
 
 describe("Keycloak's temporary lockout", () => {
   test.each([

@@ -5,7 +5,7 @@ import { parametersSchema } from '../../shared/agents/agent.schemas';
 import { publicRoute, withHttpChain, type RouteHandler } from '../../shared/http/handler-factory';
 import { parseMultipart } from '../../shared/http/multipart';
 import { percentDecodes } from '../../shared/http/path-decoding';
-import { isStorableNumber, storable } from '../../shared/http/schemas';
+import { isStorableNumber, storable } from '../../shared/schemas/fields';
 import { ok, type HttpEvent, type HttpResult, type RequestContext } from '../../shared/http/types';
 import { toFieldIssues } from '../../shared/http/validation';
 import { logger } from '../../shared/logger';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createGateway, decodePathValue, HTTP_API_LIMITS, type GatewayOptions, type LambdaHandler } from '../../infra/local/gateway';
 import { currentFunction } from '../../infra/local/function-context';
-import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/routes';
+import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 
 // The gateway factory with fake handlers: API Gateway's (HTTP API) and Lambda's rules, no AWS.
 

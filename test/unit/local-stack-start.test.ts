@@ -9,7 +9,7 @@ import type { Email } from 'aws-ses-v2-local/dist/store';
 import { createGateway, type LambdaHandler } from '../../infra/local/gateway';
 import { DataDirInUseError, LOCK_FILE, lockDataDir } from '../../infra/local/data-dir-lock';
 import { keepMailboxIn, readMailbox } from '../../infra/local/ses-mailbox';
-import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/routes';
+import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 
 // The local stack's start-up parts, without the emulators: the gateway while starting, the data
 // directory's lock, and the file that keeps the SES emulator's mailbox.

@@ -1,5 +1,5 @@
 import { contractOf, contractViolation, type ObservedResponse } from '../support/contract';
-import { defaultSubpaths } from '../../shared/routes';
+import { defaultSubpaths } from '../../shared/api/routes';
 import { openApiDocument } from '../../shared/openapi/document';
 
 const server = 'https://management.agents.test';

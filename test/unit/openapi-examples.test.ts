@@ -9,7 +9,7 @@ import { bulkCreateExampleFile, bulkPermissionsExampleFile } from '../../shared/
 import { openApiDocument } from '../../shared/openapi/document';
 import { operationSpecs } from '../../shared/openapi/operations';
 import { routeHandlers } from '../../shared/openapi/route-handlers';
-import { defaultSubpaths } from '../../shared/routes';
+import { defaultSubpaths } from '../../shared/api/routes';
 
 /** Every request body of the document has an example that its schema, and the route's zod schema, accept. */
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bulkCreateColumns } from '../../shared/bulk/bulk-create.rules';
 import { permissionColumns } from '../../shared/bulk/bulk-users.service';
-import { defaultSubpaths, resolveRoutes } from '../../shared/routes';
+import { defaultSubpaths, resolveRoutes } from '../../shared/api/routes';
 import { openApiDocument } from '../../shared/openapi/document';
 
 type Json = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { resolveAccess, sameAccess, type Access } from '../../shared/users/access-template';
-import { generatePassword, passwordProblem } from '../../shared/users/password-policy';
+import { generatePassword, passwordProblem } from '../../shared/identity/password-policy';
 import { activateUserSchema, createUserSchema, quicksearchQuerySchema, updateUserSchema, userListQuerySchema } from '../../shared/users/user.schemas';
 
 const env = randomUUID();

@@ -8,7 +8,7 @@ import type {
   InitializeMiddleware,
 } from '@smithy/types';
 import type { ClientPlugin } from '../../../shared/clients/client-options';
-import type { ResourceGroup } from '../../../shared/routes';
+import type { ResourceGroup } from '../../../shared/api/routes';
 import { accessDeniedMessage, type CallDecision } from './role-checker';
 import type { SdkCall } from './sdk-requests';
 

@@ -1,5 +1,5 @@
 import { envNames } from '../../../shared/config';
-import { resourceGroups, type ResourceGroup } from '../../../shared/routes';
+import { resourceGroups, type ResourceGroup } from '../../../shared/api/routes';
 
 /**
  * Each function's role policies, read from the synthesized CloudFormation template, then resolved

@@ -1,4 +1,4 @@
-import type { ResourceGroup } from '../../../shared/routes';
+import type { ResourceGroup } from '../../../shared/api/routes';
 
 /**
  * Actions a role grants that no integration test exercises through the local stack, each with the

@@ -1,5 +1,5 @@
-import { TEMPORARY_PASSWORD_DAYS } from '../../users/password-policy';
-import type { MailCopy } from '../mail.templates';
+import { TEMPORARY_PASSWORD_DAYS } from '../../identity/password-policy';
+import type { MailCopy } from '../mail-copy';
 
 export const en: MailCopy = {
   greeting: (name) => `Hello ${name},`,

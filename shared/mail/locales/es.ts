@@ -1,5 +1,5 @@
-import { TEMPORARY_PASSWORD_DAYS } from '../../users/password-policy';
-import type { MailCopy } from '../mail.templates';
+import { TEMPORARY_PASSWORD_DAYS } from '../../identity/password-policy';
+import type { MailCopy } from '../mail-copy';
 
 // Spanish as a product team writes it to its users: tú, and the letter greeting with a colon.
 export const es: MailCopy = {

@@ -1,5 +1,5 @@
-import { TEMPORARY_PASSWORD_DAYS } from '../../users/password-policy';
-import type { MailCopy } from '../mail.templates';
+import { TEMPORARY_PASSWORD_DAYS } from '../../identity/password-policy';
+import type { MailCopy } from '../mail-copy';
 
 // Japanese in the polite register of a service notice: 様 after the name, 【…】 around the sender in the subject.
 export const ja: MailCopy = {

@@ -1,5 +1,5 @@
-import { TEMPORARY_PASSWORD_DAYS } from '../../users/password-policy';
-import type { MailCopy } from '../mail.templates';
+import { TEMPORARY_PASSWORD_DAYS } from '../../identity/password-policy';
+import type { MailCopy } from '../mail-copy';
 
 // Brazilian Portuguese ("você"), the variant most product teams write `pt` in.
 export const pt: MailCopy = {

@@ -1,4 +1,4 @@
-import type { AuditEvent } from './audit-event';
+import type { AuditEvent } from '../audit/audit-event';
 
 /** An audit event as the API answers it: only these fields leave (never the item's keys, ttl or filter attributes). */
 export interface AuditEventResponse {

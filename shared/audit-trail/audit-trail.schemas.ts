@@ -1,7 +1,6 @@
 import * as z from 'zod';
-import { queryInt } from '../http/page';
-import { uuidSchema } from '../http/schemas';
-import { auditResourceTypes } from './audit-kinds';
+import { queryInt, uuidSchema } from '../schemas/fields';
+import { auditResourceTypes } from '../audit/audit-kinds';
 
 /** A date-time with an offset, read as the instant it names (stored events are dated in UTC, ms). */
 const instant = z.iso

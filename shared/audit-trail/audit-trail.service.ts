@@ -1,6 +1,6 @@
-import type { OrgScope } from '../access/org-access';
-import type { AuditEvent } from './audit-event';
-import { findAuditEvents, type AuditFilter } from './audit.repository';
+import type { OrgScope } from '../users/org-scope';
+import type { AuditEvent } from '../audit/audit-event';
+import { findAuditEvents, type AuditFilter } from './audit-trail.repository';
 
 /**
  * The organization's audit events (issue 14), newest first: page `page` (0-based) of `linesPerPage`,

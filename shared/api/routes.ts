@@ -1,3 +1,6 @@
+import { defaultSubpaths, type Subpaths } from '../config';
+
+export { defaultSubpaths, type Subpaths };
 /**
  * The route table, written once. The CDK stack, the local gateway and each function's router read it,
  * and `test/unit/routes.test.ts` proves the three agree.
@@ -155,10 +158,6 @@ function botRoutes(group: ResourceGroup, routes: [string, HttpMethod, string][])
  */
 export const defaultRouteGroup: ResourceGroup = 'auth';
 
-export interface Subpaths {
-  generative: string;
-  user: string;
-}
 
 export interface Route extends RouteDefinition {
   /** Full path as API Gateway sees it, e.g. `/user-management/org/{orgUUID}/users/identity-provider`. */
@@ -167,7 +166,6 @@ export interface Route extends RouteDefinition {
   routeKey: string;
 }
 
-export const defaultSubpaths: Subpaths = { generative: 'generative', user: 'user-management' };
 
 const SUBPATH = /^[a-z0-9][a-z0-9-]{0,62}$/;
 

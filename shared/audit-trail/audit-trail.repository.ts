@@ -3,7 +3,7 @@ import { documentClient } from '../clients/dynamodb';
 import { config } from '../config';
 import { GSI1, keys, type ItemKey } from '../store/keys';
 import { getItemsByKey, keyId } from '../store/table';
-import type { AuditEvent, AuditResourceType } from './audit-event';
+import type { AuditEvent, AuditResourceType } from '../audit/audit-event';
 
 /** What an audit listing selects: every condition given must hold. `from` and `to` are inclusive ISO instants (UTC, ms). */
 export interface AuditFilter {

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 
-/** Zod pieces shared by request schemas. */
+/** Zod pieces shared by the request schemas of every area. */
+
 /** A UUID in any case, lower-cased: the store's keys and comparisons use lower case (RFC 9562: case-insensitive on input). */
 export const uuidSchema = z.uuid({ message: 'Must be a UUID' }).transform((uuid) => uuid.toLowerCase());
 
@@ -38,3 +39,21 @@ export const storable = <T extends z.ZodNumber>(schema: T): T =>
     message: 'Must be 0 or have a magnitude from 1e-130 to 9007199254740991 with at most 38 significant digits',
     when: (payload) => payload.issues.length === 0,
   });
+
+/** A whole number from a query string, in a range, with a default when the parameter is absent. */
+export const queryInt = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^-?\d+$/, { message: 'Must be a whole number' })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((value) => value ?? fallback);
+
+/** `ASC` or `DESC` in any case, `DESC` when absent. */
+export const queryDirection = z
+  .string()
+  .transform((value) => value.toUpperCase())
+  .pipe(z.enum(['ASC', 'DESC'], { message: 'Must be ASC or DESC' }))
+  .optional()
+  .transform((value) => value ?? 'DESC');

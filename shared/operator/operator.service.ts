@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { IdentityProvider } from '../identity/identity-provider';
-import { passwordProblem } from '../users/password-policy';
+import { passwordProblem } from '../identity/password-policy';
 import type { UserRecord } from '../users/user.entities';
 import { registerUser } from '../users/user-registration';
 import { indexUsers as buildUsersIndex, type IndexReport } from '../users/user-index-migration';
@@ -10,7 +10,7 @@ import type { AgentRecord } from '../agents/agent.repository';
 import { insertWithHistory } from '../agents/agent-write.service';
 import { keys } from '../store/keys';
 import { queryIndex } from '../store/table';
-import { REALM_NAME, type Bot, type BotFunction, type Collection, type CommunicationStyle, type Environment, type Organization, type Persona } from './org.entities';
+import { REALM_NAME, type Bot, type BotFunction, type Collection, type CommunicationStyle, type Environment, type Organization, type Persona } from '../org/org.entities';
 import {
   claimRealm,
   findBot,
@@ -23,7 +23,7 @@ import {
   putEnvironment,
   putOrganization,
   putPersona,
-} from './org.repository';
+} from '../org/org.repository';
 
 /**
  * Operator actions: how a deployment gets its organizations, their first ADMIN and their bots' content.

@@ -1,13 +1,13 @@
-import { authorizeBot, botScopeKeys } from '../access/bot-access';
-import { versionsOfIfMatch, withEtag } from '../http/etag';
-import { userRoute, type RouteHandler } from '../http/handler-factory';
-import { pageOf } from '../http/page';
-import { ok } from '../http/types';
-import { agentReadKeys, requireLatestRecord } from './agent-read.service';
-import type { AgentKind } from './agent.repository';
-import { diffRevisions, listRevisions, readRevision } from './agent-revisions';
-import { restoreRevision } from './agent-write.service';
-import { agentRevisionPathSchema, agentPathSchema, revisionDiffQuerySchema, revisionListQuerySchema, supervisorPathSchema, supervisorRevisionPathSchema } from './agent.schemas';
+import { authorizeBot, botScopeKeys } from '../../shared/access/bot-access';
+import { versionsOfIfMatch, withEtag } from '../../shared/http/etag';
+import { userRoute, type RouteHandler } from '../../shared/http/handler-factory';
+import { pageOf } from '../../shared/http/page';
+import { ok } from '../../shared/http/types';
+import { agentReadKeys, requireLatestRecord } from '../../shared/agents/agent-read.service';
+import type { AgentKind } from '../../shared/agents/agent.repository';
+import { diffRevisions, listRevisions, readRevision } from '../../shared/agents/agent-revisions';
+import { restoreRevision } from '../../shared/agents/agent-write.service';
+import { agentRevisionPathSchema, agentPathSchema, revisionDiffQuerySchema, revisionListQuerySchema, supervisorPathSchema, supervisorRevisionPathSchema } from '../../shared/agents/agent.schemas';
 
 /**
  * The four revision routes (issue 14), the same for supervisors and agents: listing, one revision,
