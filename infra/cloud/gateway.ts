@@ -22,7 +22,7 @@ export interface GatewayProps {
   readonly throttle: Throttle;
   /** Limits of the token endpoint's route and of each group's routes. */
   readonly routeThrottles: StackSettings['routeThrottles'];
-  /** Route id of the token endpoint (shared/routes.ts). */
+  /** Route id of the token endpoint (shared/api/). */
   readonly tokenRouteId: string;
   readonly errorRatePercent: number;
   readonly latencyP99Ms: number;
