@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { authorizeBot } from '../shared/access/bot-access';
 import { operatorScope } from '../shared/agents/bot-scope';
-import { toAgentSummary } from '../shared/agents/agent.mapper';
+import { toAgentResponse, toAgentSummary } from '../shared/agents/agent.mapper';
 import { listAgentSummaries } from '../shared/agents/agent.repository';
 import { agentCreateSchema, listQuerySchema } from '../shared/agents/agent.schemas';
 import { listAgents, readAgent } from '../shared/agents/agent-read.service';
@@ -77,7 +77,7 @@ benchmark({
         functions: [{ uuid: functions[i % 4]!.uuid }, { uuid: functions[(i + 1) % 4]!.uuid }],
         knowledge: [{ uuid: collections[i % 2]!.uuid }],
       });
-      agentUuids[i] = (await createAgent(operatorScope(bot), body)).agent.uuid;
+      agentUuids[i] = (await createAgent(operatorScope(bot), body)).record.uuid;
     });
     const seedMs = performance.now() - seedStarted;
     mark('after seeding');
@@ -143,8 +143,8 @@ benchmark({
       { label: '`GET …/users/identity-provider`', calls: (await recordCalls(() => authenticate(token.bearer))).calls },
     ];
     const slice = await listAgents(scope, 'AGENT', listQuery);
-    const page = pageOf(slice.items, slice.total, PAGE, SIZE);
-    const { agent } = await readAgent(scope, 'AGENT', agentUuids[0]!);
+    const page = pageOf(slice.items.map(toAgentSummary), slice.total, PAGE, SIZE);
+    const agent = toAgentResponse(await readAgent(scope, 'AGENT', agentUuids[0]!));
     const stripped = rawSummaries.map((item) => withoutKeys<(typeof summaries)[number]>(item));
     const cpuFigures = [
       await cpu(`\`withoutKeys\` over the ${rawSummaries.length} Query items (table.ts)`, () => rawSummaries.map((item) => withoutKeys(item)), CPU_RUNS),

@@ -13,7 +13,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { bulkCreateColumns } from '../shared/bulk/bulk-create.rules';
 import { envNames } from '../shared/config';
-import { defaultSubpaths, routeDefinitions, type Subpaths } from '../shared/api/routes';
+import { catalogue } from '../shared/api/catalogue';
+import { defaultSubpaths, type Subpaths } from '../shared/api/routes';
 import { generatePassword } from '../shared/identity/password-policy';
 import { projectRoot } from '../infra/cloud/project-root';
 import type { StackInfo } from '../infra/local/stack';
@@ -237,7 +238,7 @@ async function main(argv: string[]): Promise<void> {
   else process.stdout.write(text);
   // The function SAM invokes: the group the route (or the S3 event's name) belongs to.
   try {
-    const group = id.includes('.s3-') ? id.split('.')[0] : routeDefinitions.find((route) => route.id === id)?.group;
+    const group = id.includes('.s3-') ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group;
     const fn = bundledFunctions(readAssembly(values['cdk-out'])).find((candidate) => candidate.group === group);
     if (fn) console.error(`Function: ${fn.logicalId}`);
   } catch {

@@ -1,19 +1,21 @@
-import * as z from 'zod';
 import { ACCOUNT_PAGE_POLICY } from '../../shared/account/account-page';
-import { withAuditContext } from '../../shared/audit/audit-context';
 import { changePassword, showAccount, signIn, signOut, type AccountAnswer, type AccountRequest } from '../../shared/account/account.service';
+import { authApi } from '../../shared/api/catalogue';
+import { withAuditContext } from '../../shared/audit/audit-context';
 import { bearerToken } from '../../shared/auth/caller';
+import { realmIssuer } from '../../shared/auth/jwt';
 import { discovery, logout, revokeToken, userInfo } from '../../shared/auth/openid.service';
 import { realmExists } from '../../shared/auth/realm';
-import { grantToken, readTokenForm } from '../../shared/auth/token.service';
 import { tokenSigner } from '../../shared/auth/signer';
+import { grantToken, readTokenForm } from '../../shared/auth/token.service';
 import { NotFoundError } from '../../shared/errors';
-import { createFunction, publicRoute } from '../../shared/http/handler-factory';
+import { cookieValue, strictCookie } from '../../shared/http/cookies';
+import { createFunction, type RouteInput } from '../../shared/http/handler-factory';
+import { route, routes } from '../../shared/http/operation-route';
 import { ok, type Reply } from '../../shared/http/types';
-import type { RouteInput } from '../../shared/http/handler-factory';
 
-// Any realm text is accepted here: the OpenID Connect endpoints answer OAuth errors, never a 422 body.
-const realmPath = z.object({ realm: z.string() });
+/** The OpenID Connect provider of each realm and its account page. */
+
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 const publicCache = { 'cache-control': 'public, max-age=300' };
 
@@ -24,65 +26,14 @@ const publicCache = { 'cache-control': 'public, max-age=300' };
 const asSignIn = <T>(requestId: string, work: () => Promise<T>): Promise<T> =>
   withAuditContext({ actor: { uuid: null, email: null }, requestId }, work);
 
-/** Token endpoint: password and refresh_token grants, answered in OAuth 2.0's own shapes. */
-export const token = publicRoute({
-  schemas: { path: realmPath },
-  handle: async ({ path, headers, rawBody, requestId }) =>
-    ok(await asSignIn(requestId, () => grantToken(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization))), noStore),
-});
-
-/** JWKS: the public key that verifies every realm's tokens. */
-export const certs = publicRoute({
-  schemas: { path: realmPath },
-  handle: async ({ path }) => {
-    if (!(await realmExists(path.realm))) throw new NotFoundError('The realm was not found');
-    return ok({ keys: [await tokenSigner().publicJwk()] }, publicCache);
-  },
-});
-
-/** The realm's OpenID Connect discovery document. */
-export const discoveryDocument = publicRoute({
-  schemas: { path: realmPath },
-  handle: async ({ path }) => ok(await discovery(path.realm), publicCache),
-});
-
-/** userinfo, GET and POST alike: the bearer token's user. */
-const userinfoRoute = () =>
-  publicRoute({
-    schemas: { path: realmPath },
-    handle: async ({ path, headers }) => ok(await userInfo(path.realm, bearerToken(headers.authorization)), noStore),
-  });
-
-/** RFC 7009 revocation: always 200 once the client is known. */
-export const revoke = publicRoute({
-  schemas: { path: realmPath },
-  handle: async ({ path, headers, rawBody }) => {
-    await revokeToken(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization));
-    return { status: 200, headers: noStore };
-  },
-});
-
-/** Logout with a refresh token; 204 as Keycloak answers. */
-export const endSession = publicRoute({
-  schemas: { path: realmPath },
-  handle: async ({ path, headers, rawBody }) => {
-    await logout(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization));
-    return { status: 204, headers: noStore };
-  },
-});
-
+/** The account page's session cookie: `<session id>.<secret>`, sent to the realm's page only. */
+const ACCOUNT_COOKIE = 'ACCOUNT_SESSION';
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 
-function isOwnOrigin(origin: string, host: string | undefined): boolean {
-  try {
-    return host !== undefined && new URL(origin).host === host;
-  } catch {
-    return false; // `null`, or not an origin at all
-  }
-}
+type RealmInput = RouteInput<{ path: typeof authApi.account.request.path; query: undefined; body: undefined }>;
 
-/** What the account page's handlers read of a request; a form body only when it is a form. */
-function accountRequest(input: RouteInput<{ path: typeof realmPath }>): AccountRequest {
+/** What the account page's use cases read of a request; a form body only when it is a form. */
+function accountRequest(input: RealmInput): AccountRequest {
   const { path, headers, rawQuery, cookies, rawBody } = input;
   const isForm = FORM_TYPE.test(headers['content-type'] ?? '');
   // Browsers say where a request comes from in Sec-Fetch-Site and Origin; anything but this API's own
@@ -93,7 +44,7 @@ function accountRequest(input: RouteInput<{ path: typeof realmPath }>): AccountR
   const crossSite = (site !== undefined && site !== 'same-origin' && site !== 'none') || (headers.origin !== undefined && !isOwnOrigin(headers.origin, headers.host));
   return {
     realm: path.realm,
-    cookies,
+    sessionToken: cookieValue(cookies, ACCOUNT_COOKIE),
     crossSite,
     locale: rawQuery.kc_locale,
     acceptLanguage: headers['accept-language'],
@@ -102,37 +53,76 @@ function accountRequest(input: RouteInput<{ path: typeof realmPath }>): AccountR
   };
 }
 
-/** A page, or a 303 back to the page; never stored, never framed, only its own style and forms. */
-function pageReply(answer: AccountAnswer): Reply {
-  const headers = { 'cache-control': 'no-store', pragma: 'no-cache' };
-  const cookies = answer.cookies ? { cookies: answer.cookies } : {};
-  if (answer.kind === 'redirect') return { status: 303, headers: { ...headers, location: answer.location }, ...cookies };
-  return {
-    status: 200,
-    body: answer.html,
-    contentType: 'text/html; charset=utf-8',
-    headers: { ...headers, 'content-security-policy': ACCOUNT_PAGE_POLICY },
-    ...cookies,
-  };
+function isOwnOrigin(origin: string, host: string | undefined): boolean {
+  try {
+    return host !== undefined && new URL(origin).host === host;
+  } catch {
+    return false; // `null`, or not an origin at all
+  }
 }
 
-const accountRoute = (handle: (request: AccountRequest) => Promise<AccountAnswer>) =>
-  publicRoute({
-    schemas: { path: realmPath },
-    handle: async (input) => pageReply(await asSignIn(input.requestId, () => handle(accountRequest(input)))),
-  });
+/**
+ * A page, or a 303 back to the page (from `…/account/<form>` to `…/account`) that sets or removes the
+ * page session's cookie; never stored, never framed, only its own style and forms.
+ */
+function pageReply(answer: AccountAnswer, realm: string): Reply {
+  const headers = { 'cache-control': 'no-store', pragma: 'no-cache' };
+  if (answer.kind === 'page') {
+    return { status: 200, body: answer.html, contentType: 'text/html; charset=utf-8', headers: { ...headers, 'content-security-policy': ACCOUNT_PAGE_POLICY } };
+  }
+  const query = new URLSearchParams({ kc_locale: answer.language, ...(answer.notice ? { status: answer.notice } : {}) });
+  const cookies = answer.session === undefined ? [] : [accountCookie(realm, answer.session)];
+  return { status: 303, headers: { ...headers, location: `../account?${query}` }, ...(cookies.length ? { cookies } : {}) };
+}
 
-export const handlers = {
-  'auth.token': token,
-  'auth.certs': certs,
-  'auth.discovery': discoveryDocument,
-  'auth.userinfo': userinfoRoute(),
-  'auth.userinfoPost': userinfoRoute(),
-  'auth.revoke': revoke,
-  'auth.logout': endSession,
-  'auth.account': accountRoute((request) => showAccount(request)),
-  'auth.accountSignIn': accountRoute((request) => signIn(request)),
-  'auth.accountPassword': accountRoute((request) => changePassword(request)),
-  'auth.accountSignOut': accountRoute((request) => signOut(request)),
-};
+/** The Set-Cookie of a page session begun (or ended: `null`), for this realm's page only, spelt as the browser requested it (paths match by case). */
+function accountCookie(realm: string, session: { token: string; seconds: number } | null): string {
+  const issuer = new URL(realmIssuer(realm.toLowerCase()));
+  const path = `${issuer.pathname.replace(/\/realms\/[^/]*$/, '')}/realms/${encodeURIComponent(realm)}/account`;
+  return strictCookie(ACCOUNT_COOKIE, session?.token, { path, secure: issuer.protocol === 'https:', maxAgeSeconds: session?.seconds ?? 0 });
+}
+
+const accountPage = (handle: (request: AccountRequest) => Promise<AccountAnswer>) => ({
+  handle: async (input: RealmInput) => pageReply(await asSignIn(input.requestId, () => handle(accountRequest(input))), input.path.realm),
+});
+
+/** userinfo, GET and POST alike: the bearer token's user. */
+const userinfo = { handle: async ({ path, headers }: RealmInput) => ok(await userInfo(path.realm, bearerToken(headers.authorization)), noStore) };
+
+export const handlers = routes(
+  // Token endpoint: password and refresh_token grants, answered in OAuth 2.0's own shapes.
+  route(authApi.token, {
+    handle: async ({ path, headers, rawBody, requestId }) =>
+      ok(await asSignIn(requestId, () => grantToken(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization))), noStore),
+  }),
+  // JWKS: the public key that verifies every realm's tokens.
+  route(authApi.certs, {
+    handle: async ({ path }) => {
+      if (!(await realmExists(path.realm))) throw new NotFoundError('The realm was not found');
+      return ok({ keys: [await tokenSigner().publicJwk()] }, publicCache);
+    },
+  }),
+  route(authApi.discovery, { handle: async ({ path }) => ok(await discovery(path.realm), publicCache) }),
+  route(authApi.userinfo, userinfo),
+  route(authApi.userinfoPost, userinfo),
+  // RFC 7009 revocation: always 200 once the client is known.
+  route(authApi.revoke, {
+    handle: async ({ path, headers, rawBody }) => {
+      await revokeToken(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization));
+      return { status: 200, headers: noStore };
+    },
+  }),
+  // Logout with a refresh token; 204 as Keycloak answers.
+  route(authApi.logout, {
+    handle: async ({ path, headers, rawBody }) => {
+      await logout(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization));
+      return { status: 204, headers: noStore };
+    },
+  }),
+  route(authApi.account, accountPage((request) => showAccount(request))),
+  route(authApi.accountSignIn, accountPage((request) => signIn(request))),
+  route(authApi.accountPassword, accountPage((request) => changePassword(request))),
+  route(authApi.accountSignOut, accountPage((request) => signOut(request))),
+);
+
 export const handler = createFunction('auth', handlers);

@@ -1,51 +1,47 @@
-import * as z from 'zod';
+import { docsApi } from '../../shared/api/catalogue';
 import { subpathsFromEnv } from '../../shared/config';
-import { apiDescription, realmQuerySchema, serverUrlOf } from '../../shared/docs/api-description';
+import { apiDescription, serverUrlOf } from '../../shared/docs/api-description';
 import { REFERENCE_PERMISSIONS, REFERENCE_POLICY, referenceFile, referencePage } from '../../shared/docs/reference-page';
 import { NotFoundError } from '../../shared/errors';
-import { createFunction, publicRoute } from '../../shared/http/handler-factory';
+import { createFunction } from '../../shared/http/handler-factory';
+import { route, routes } from '../../shared/http/operation-route';
+
+/** The API's description and its interactive reference. */
 
 // Every answer carries the reference's policies: the page's, and its files' for when one is opened alone.
 const policy = { 'content-security-policy': REFERENCE_POLICY, 'permissions-policy': REFERENCE_PERMISSIONS };
 const shortCache = { 'cache-control': 'public, max-age=300' };
 const dayCache = { 'cache-control': 'public, max-age=86400' };
 
-/** The API's root address leads a person to the reference. */
-export const root = publicRoute({
-  handle: async () => ({ status: 302, headers: { location: '/docs' } }),
-});
-
-/** The OpenAPI 3.1 document, with this API's own address as its server and, if named, the realm to sign in to. */
-export const openapi = publicRoute({
-  schemas: { query: realmQuerySchema },
-  handle: async ({ query, headers }) => ({
-    status: 200,
-    body: apiDescription(subpathsFromEnv(), serverUrlOf(headers), query.realm),
-    contentType: 'application/json',
-    headers: { ...shortCache, ...policy },
+export const handlers = routes(
+  // The API's root address leads a person to the reference.
+  route(docsApi.root, { handle: async () => ({ status: 302, headers: { location: '/docs' } }) }),
+  // The OpenAPI 3.1 document, with this API's own address as its server and, if named, the realm to sign in to.
+  route(docsApi.openapi, {
+    handle: async ({ query, headers }) => ({
+      status: 200,
+      body: apiDescription(subpathsFromEnv(), serverUrlOf(headers), query.realm),
+      contentType: 'application/json',
+      headers: { ...shortCache, ...policy },
+    }),
   }),
-});
-
-/** The interactive reference (Swagger UI), for the realm named if any. */
-export const page = publicRoute({
-  schemas: { query: realmQuerySchema },
-  handle: async ({ query }) => ({
-    status: 200,
-    body: referencePage(query.realm),
-    contentType: 'text/html; charset=utf-8',
-    headers: { ...shortCache, ...policy },
+  // The interactive reference (Swagger UI), for the realm named if any.
+  route(docsApi.ui, {
+    handle: async ({ query }) => ({
+      status: 200,
+      body: referencePage(query.realm),
+      contentType: 'text/html; charset=utf-8',
+      headers: { ...shortCache, ...policy },
+    }),
   }),
-});
+  // One of the reference's files, from a fixed list; any other name is the standard 404.
+  route(docsApi.asset, {
+    handle: async ({ path }) => {
+      const file = referenceFile(path.asset);
+      if (!file) throw new NotFoundError('The reference has no such file');
+      return { status: 200, body: file.text, contentType: file.contentType, headers: { ...dayCache, ...policy } };
+    },
+  }),
+);
 
-/** One of the reference's files, from a fixed list; any other name is the standard 404. */
-export const asset = publicRoute({
-  schemas: { path: z.object({ asset: z.string() }) },
-  handle: async ({ path }) => {
-    const file = referenceFile(path.asset);
-    if (!file) throw new NotFoundError('The reference has no such file');
-    return { status: 200, body: file.text, contentType: file.contentType, headers: { ...dayCache, ...policy } };
-  },
-});
-
-export const handlers = { 'docs.root': root, 'docs.openapi': openapi, 'docs.ui': page, 'docs.asset': asset };
 export const handler = createFunction('docs', handlers);

@@ -1,6 +1,5 @@
 import { OAuthError } from '../auth/oauth-errors';
 import { organizationOfRealm } from '../auth/realm';
-import { realmIssuer } from '../auth/jwt';
 import { revokeSessionsOf } from '../sessions/session.repository';
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
 import { ForbiddenError, NotFoundError } from '../errors';
@@ -9,27 +8,22 @@ import { defaultLanguage, isLanguage, languages, type Language } from '../mail/m
 import { passwordProblem } from '../identity/password-policy';
 import { findActiveUser } from '../users/user.repository';
 import { renderAccountPage, type FieldError, type Notice, type PageAt, type View } from './account-page';
-import {
-  beginAccountSession,
-  csrfMatches,
-  endAccountSession,
-  readAccountSession,
-  sessionCookie,
-  type AccountSession,
-} from './account-session';
+import { beginAccountSession, csrfMatches, endAccountSession, readAccountSession, type AccountSession } from './account-session';
 
 /**
  * The account page at `{issuer}/account` (Keycloak's account console, reduced to what a new user
  * needs): sign in with e-mail and password; set a password of one's own when the current one is the
  * temporary one of a welcome e-mail (nothing else is possible until then); see one's profile; change
  * the password; sign out. Sign-in goes through the token endpoint's own check, brute-force lockout
- * included. Forms answer a redirect when done (so a reload never posts twice) or the form again with
- * what was wrong.
+ * included. Forms answer "back to the page" when done (so a reload never posts twice), with the page
+ * session begun or ended, or the form again with what was wrong; the HTTP layer turns those into a
+ * redirect and a cookie.
  */
 
 export interface AccountRequest {
   realm: string;
-  cookies: string[];
+  /** The token of the browser's page session (its cookie), if it sent one. */
+  sessionToken: string | undefined;
   /** `kc_locale`, as Keycloak names it; else the browser's Accept-Language; else English. */
   locale: string | undefined;
   acceptLanguage: string | undefined;
@@ -39,9 +33,13 @@ export interface AccountRequest {
   crossSite?: boolean;
 }
 
+/** A page session begun (its token and lifetime), or `null`: the browser's session has ended. */
+export type SessionChange = { token: string; seconds: number } | null;
+
 export type AccountAnswer =
-  | { kind: 'page'; html: string; cookies?: string[] }
-  | { kind: 'redirect'; location: string; cookies?: string[] };
+  | { kind: 'page'; html: string }
+  /** Back to the page, in its language, with a notice; `session` when the page session began or ended. */
+  | { kind: 'back'; language: Language; notice?: Notice; session?: SessionChange };
 
 /** The language of the page: `kc_locale` if it is one of ours, else the first of Accept-Language we speak. */
 export function pageLanguage(locale: string | undefined, acceptLanguage: string | undefined): Language {
@@ -78,7 +76,7 @@ export async function signIn(request: AccountRequest, identityProvider: Identity
     // A sign-in replaces the page session the browser had, if any.
     if (context.account) await endAccountSession(context.account);
     const session = await beginAccountSession(orgUuid, user.uuid, temporary);
-    return redirect(context, undefined, [context.cookie(session)]);
+    return back(context, undefined, session);
   } catch (error) {
     if (!(error instanceof OAuthError && error.error === 'invalid_grant')) throw error;
     const reason = error instanceof ExpiredTemporaryPassword ? 'password-expired' : 'invalid-credentials';
@@ -93,7 +91,7 @@ export async function changePassword(
 ): Promise<AccountAnswer> {
   const context = await pageContext(request);
   const { account, form } = context;
-  if (!account || !csrfMatches(account, form.get('csrf') ?? undefined)) return redirect(context, account ? undefined : 'session-ended');
+  if (!account || !csrfMatches(account, form.get('csrf') ?? undefined)) return back(context, account ? undefined : 'session-ended');
   const user = await findActiveUser(account.session.orgUuid, account.session.userUuid);
   if (!user) return endAndSignIn(context, account);
 
@@ -129,7 +127,7 @@ export async function changePassword(
   // the page goes on in a new one.
   await revokeSessionsOf(user.uuid);
   const session = await beginAccountSession(user.orgUuid, user.uuid, false);
-  return redirect(context, 'password-saved', [context.cookie(session)]);
+  return back(context, 'password-saved', session);
 }
 
 /** POST `…/account/sign-out`. */
@@ -138,9 +136,9 @@ export async function signOut(request: AccountRequest): Promise<AccountAnswer> {
   const { account } = context;
   if (account && csrfMatches(account, context.form.get('csrf') ?? undefined)) {
     await endAccountSession(account);
-    return redirect(context, 'signed-out', [context.cookie(undefined)]);
+    return back(context, 'signed-out', null);
   }
-  return redirect(context, account ? undefined : 'signed-out');
+  return back(context, account ? undefined : 'signed-out');
 }
 
 interface PageContext {
@@ -149,8 +147,6 @@ interface PageContext {
   language: Language;
   account: AccountSession | undefined;
   form: URLSearchParams;
-  /** The Set-Cookie value for a page session (undefined: remove it), lasting as long as the session. */
-  cookie: (session: { value: string; seconds: number } | undefined) => string;
 }
 
 async function pageContext(request: AccountRequest): Promise<PageContext> {
@@ -158,17 +154,12 @@ async function pageContext(request: AccountRequest): Promise<PageContext> {
   if (request.form && request.crossSite) throw new ForbiddenError('The form was posted from another site');
   const orgUuid = await organizationOfRealm(request.realm);
   if (!orgUuid) throw new NotFoundError('The realm was not found');
-  const issuer = new URL(realmIssuer(request.realm.toLowerCase()));
-  // The cookie goes to this realm's page only, spelt as the browser requested it (paths match by case).
-  const path = `${issuer.pathname.replace(/\/realms\/[^/]*$/, '')}/realms/${encodeURIComponent(request.realm)}/account`;
-  const secure = issuer.protocol === 'https:';
   return {
     realm: request.realm.toLowerCase(),
     orgUuid,
     language: pageLanguage(request.locale, request.acceptLanguage),
-    account: await readAccountSession(request.cookies, orgUuid),
+    account: await readAccountSession(request.sessionToken, orgUuid),
     form: request.form ?? new URLSearchParams(),
-    cookie: (session) => sessionCookie(session?.value, path, secure, session?.seconds ?? 0),
   };
 }
 
@@ -197,15 +188,14 @@ async function profileView(context: PageContext, account: AccountSession, error?
 
 async function endAndSignIn(context: PageContext, account: AccountSession): Promise<AccountAnswer> {
   await endAccountSession(account);
-  return redirect(context, 'session-ended', [context.cookie(undefined)]);
+  return back(context, 'session-ended', null);
 }
 
 function render(context: PageContext, at: PageAt, view: View): AccountAnswer {
   return { kind: 'page', html: renderAccountPage(view, context.language, at) };
 }
 
-/** Back to the page from a form (`…/account/<form>` → `…/account`), in the page's language. */
-function redirect(context: PageContext, status: Notice | undefined, cookies?: string[]): AccountAnswer {
-  const query = new URLSearchParams({ kc_locale: context.language, ...(status ? { status } : {}) });
-  return { kind: 'redirect', location: `../account?${query}`, ...(cookies ? { cookies } : {}) };
+/** Back to the page from a form, in the page's language. */
+function back(context: PageContext, notice: Notice | undefined, session?: SessionChange): AccountAnswer {
+  return { kind: 'back', language: context.language, ...(notice ? { notice } : {}), ...(session !== undefined ? { session } : {}) };
 }

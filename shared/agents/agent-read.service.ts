@@ -3,7 +3,7 @@ import { Prefetched } from '../store/prefetched';
 import { NotFoundError } from '../errors';
 import { keys, type ItemKey } from '../store/keys';
 import { compareText, fold, quickMatches } from '../text/matching';
-import { toAgentResponse, toAgentSummary, type AgentResponse, type AgentSummary } from './agent.mapper';
+import type { AgentView } from './agent.mapper';
 import {
   getAgent,
   getBotResources,
@@ -16,15 +16,9 @@ import {
 } from './agent.repository';
 import type { ListQuery } from './agent.schemas';
 
-/** A supervisor or agent as the API shows it, with the version a later conditional write must name. */
-export interface VersionedAgent {
-  agent: AgentResponse;
-  version: number;
-}
-
 /** One page of a listing and how many items the whole listing holds. */
 export interface AgentSlice {
-  items: AgentSummary[];
+  items: AgentSummaryRecord[];
   total: number;
 }
 
@@ -43,7 +37,7 @@ export async function listAgents({ bot }: BotScope, kind: AgentKind, query: List
   };
   const agents = (await listAgentSummaries(bot.uuid)).filter((agent) => agent.kind === kind && matches(agent)).sort(compare);
   const start = (query.page - 1) * query.size;
-  return { items: agents.slice(start, start + query.size).map(toAgentSummary), total: agents.length };
+  return { items: agents.slice(start, start + query.size), total: agents.length };
 }
 
 /** Roles of the bot's agents whose role matches the quicksearch term, alphabetical, at most `limit`. */
@@ -62,8 +56,8 @@ export const agentReadKeys = (path: BotPath, uuid: string): ItemKey[] => [...bot
 export const defaultSupervisorReadKeys = (path: BotPath): ItemKey[] => [...botScopeKeys(path), keys.defaultSupervisor(path.botUUID)];
 
 /** A supervisor or agent of the scope's bot (from `prefetched` when the caller's read brought it); then its references. */
-export async function readAgent(scope: BotScope, kind: AgentKind, uuid: string, prefetched = Prefetched.none): Promise<VersionedAgent> {
-  return versioned(await requireRecord(scope, kind, uuid, prefetched));
+export async function readAgent(scope: BotScope, kind: AgentKind, uuid: string, prefetched = Prefetched.none): Promise<AgentView> {
+  return viewOf(await requireRecord(scope, kind, uuid, prefetched));
 }
 
 /** The stored record of a supervisor or agent of the scope's bot, or 404. */
@@ -85,7 +79,7 @@ function found(kind: AgentKind, agent: AgentRecord | undefined): AgentRecord {
   return agent;
 }
 
-export async function readDefaultSupervisor({ bot }: BotScope, prefetched = Prefetched.none): Promise<VersionedAgent> {
+export async function readDefaultSupervisor({ bot }: BotScope, prefetched = Prefetched.none): Promise<AgentView> {
   const pointer = await prefetched.or(keys.defaultSupervisor(bot.uuid), async () => {
     const agentUuid = await getDefaultSupervisorUuid(bot.uuid);
     return agentUuid ? { agentUuid } : undefined;
@@ -94,11 +88,11 @@ export async function readDefaultSupervisor({ bot }: BotScope, prefetched = Pref
   if (!uuid) throw new NotFoundError('The bot has no default supervisor');
   const agent = await getAgent(bot.uuid, uuid);
   if (!agent || agent.kind !== 'SUPERVISOR') throw agentNotFound('SUPERVISOR');
-  return versioned(agent);
+  return viewOf(agent);
 }
 
-/** The record in the API's shape; `known` saves reading resources a write has just resolved. */
-export async function versioned(agent: AgentRecord, known?: BotResources): Promise<VersionedAgent> {
+/** The record with what its answer names; `known` saves reading resources a write has just resolved. */
+export async function viewOf(agent: AgentRecord, known?: BotResources): Promise<AgentView> {
   const [resources, heirs] = await Promise.all([
     known ??
       getBotResources(agent.botUuid, {
@@ -108,7 +102,7 @@ export async function versioned(agent: AgentRecord, known?: BotResources): Promi
       }),
     agent.kind === 'SUPERVISOR' ? heirsOf(agent.botUuid) : Promise.resolve([]),
   ]);
-  return { agent: toAgentResponse(agent, resources, heirs), version: agent.version };
+  return { record: agent, resources, heirs };
 }
 
 /** Roles of the bot's agents that inherit from the supervisor, alphabetical. */

@@ -1,10 +1,16 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { auditContext, type AuditActor } from '../audit/audit-context';
+import { auditContext } from '../audit/audit-context';
 import { changesBetween, type PatchOperation } from '../audit/audit-event';
 import { NotFoundError, ValidationError } from '../errors';
 import { keys } from '../store/keys';
 import { getItem, queryPartition, type TableWrite } from '../store/table';
-import type { AgentResponse } from './agent.mapper';
+import { toRevisionSummary } from './agent.mapper';
+import type { AgentResponse, RevisionDiff, RevisionSummary } from './agent.responses';
+
+export type { RevisionDiff, RevisionSummary };
+
+/** fast-json-patch's operation types are closed interfaces; the answer's patch operation is open to extensions. */
+const asPatch = (patch: PatchOperation[]) => patch as RevisionDiff['patch'];
 import type { AgentKind, AgentRecord } from './agent.repository';
 
 /**
@@ -35,13 +41,6 @@ export type AgentContent = Pick<
   | 'functionUuids'
   | 'collectionUuids'
 >;
-
-export interface RevisionSummary {
-  revision: number;
-  createdAt: string;
-  author: AuditActor;
-  action: RevisionAction;
-}
 
 export interface Revision extends RevisionSummary {
   agent: AgentResponse;
@@ -94,7 +93,7 @@ export function revisionWrite(record: AgentRecord, agent: AgentResponse, action:
 export const revisionCount = (record: AgentRecord): number =>
   record.revisionsFrom === undefined ? 0 : record.version - record.revisionsFrom + 1;
 
-/** Revisions `page` (from 1) of `size`, newest first: one Query over a key range. */
+/** Revisions `page` (from 1) of `size`, newest first, as stored (`toRevisionSummary` answers them): one Query over a key range. */
 export async function listRevisions(record: AgentRecord, page: number, size: number): Promise<{ items: RevisionSummary[]; total: number }> {
   const total = revisionCount(record);
   const newest = record.version - (page - 1) * size;
@@ -107,15 +106,8 @@ export async function listRevisions(record: AgentRecord, page: number, size: num
     // The record was read consistently: so is what it counts.
     consistent: true,
   });
-  return { items: items.map(toRevisionSummary), total };
+  return { items, total };
 }
-
-export const toRevisionSummary = (item: RevisionSummary): RevisionSummary => ({
-  revision: item.revision,
-  createdAt: item.createdAt,
-  author: { uuid: item.author.uuid, email: item.author.email },
-  action: item.action,
-});
 
 /** One revision of a record, or 404. */
 export async function readRevision(record: AgentRecord, revision: number, kind: AgentKind): Promise<Revision> {
@@ -126,13 +118,6 @@ export async function readRevision(record: AgentRecord, revision: number, kind: 
   return { ...toRevisionSummary(item), agent, content: contentOf(agent, references) };
 }
 
-/** `{ from, to, patch }`: the RFC 6902 patch turning revision `from`'s Agent into revision `to`'s. */
-export interface RevisionDiff {
-  from: number | null;
-  to: number;
-  patch: PatchOperation[];
-}
-
 /**
  * The patch from revision `against` (by default the one before) to revision `revision`. For the first
  * revision kept, with no revision before it, `from` is null and the patch adds the whole Agent.
@@ -141,9 +126,9 @@ export async function diffRevisions(record: AgentRecord, kind: AgentKind, revisi
   const to = await readRevision(record, revision, kind);
   const fromNumber = against ?? revision - 1;
   if (against === undefined && (record.revisionsFrom === undefined || revision <= record.revisionsFrom)) {
-    return { from: null, to: revision, patch: changesBetween(undefined, to.agent) };
+    return { from: null, to: revision, patch: asPatch(changesBetween(undefined, to.agent)) };
   }
   if (fromNumber < 1) throw new ValidationError([{ fieldName: 'against', message: 'Must be a revision number', errorCode: 'FIELD_INVALID' }]);
   const from = await readRevision(record, fromNumber, kind);
-  return { from: fromNumber, to: revision, patch: changesBetween(from.agent, to.agent) };
+  return { from: fromNumber, to: revision, patch: asPatch(changesBetween(from.agent, to.agent)) };
 }

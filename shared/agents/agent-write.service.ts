@@ -7,7 +7,7 @@ import { keys } from '../store/keys';
 import { auditWrites, changesBetween } from '../audit/audit-event';
 import type { Bot } from '../org/org.entities';
 import type { TableWrite } from '../store/table';
-import type { AgentResponse } from './agent.mapper';
+import { toAgentResponse, type AgentResponse, type AgentView } from './agent.mapper';
 import {
   getAgent,
   insertAgent,
@@ -19,7 +19,7 @@ import {
   type NewAgent,
   type Rule,
 } from './agent.repository';
-import { agentNotFound, versioned, type VersionedAgent } from './agent-read.service';
+import { agentNotFound, viewOf } from './agent-read.service';
 import { readRevision, revisionWrite, type RevisionAction } from './agent-revisions';
 import { resolveReferences } from './agent-references';
 import type { AgentCreate, AgentUpdate, SupervisorUpdate } from './agent.schemas';
@@ -30,7 +30,7 @@ import type { AgentCreate, AgentUpdate, SupervisorUpdate } from './agent.schemas
  */
 export type ExpectedVersions = 'any' | readonly number[];
 
-export async function createAgent({ bot }: BotScope<'write'>, body: AgentCreate): Promise<VersionedAgent> {
+export async function createAgent({ bot }: BotScope<'write'>, body: AgentCreate): Promise<AgentView> {
   const { resources, tags } = await resolveReferences(bot, body);
   const created = await insertWithHistory(
     bot,
@@ -53,7 +53,7 @@ export async function createAgent({ bot }: BotScope<'write'>, body: AgentCreate)
     resources,
   );
   count('AgentsCreated');
-  return { agent: created.agent, version: created.version };
+  return created;
 }
 
 /**
@@ -65,11 +65,22 @@ export async function insertWithHistory(
   fields: NewAgent,
   options: { asDefault?: boolean } = {},
   known?: BotResources,
-): Promise<VersionedAgent & { record: AgentRecord }> {
+): Promise<AgentView> {
   const record = newAgent(fields);
-  const read = await versioned(record, known);
-  await insertAgent(record, historyOf(bot, record, 'CREATED', undefined, read.agent), options);
-  return { ...read, record };
+  const created = await shownAs(record, known);
+  await insertAgent(record, historyOf(bot, record, 'CREATED', undefined, created.agent), options);
+  return created.view;
+}
+
+/** A record as its answer shows it: what its revision and audit event keep. */
+interface Shown {
+  view: AgentView;
+  agent: AgentResponse;
+}
+
+async function shownAs(record: AgentRecord, known?: BotResources): Promise<Shown> {
+  const view = await viewOf(record, known);
+  return { view, agent: toAgentResponse(view) };
 }
 
 /** The revision and the audit event of a write that made `record`, read as `after`. */
@@ -97,7 +108,7 @@ export async function updateAgent(
   body: AgentUpdate,
   expected?: ExpectedVersions,
   prefetched = Prefetched.none,
-): Promise<VersionedAgent> {
+): Promise<AgentView> {
   return update({ bot, kind: 'AGENT', uuid, expected, prefetched, action: 'UPDATED' }, async (current) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
     const { resources, tags } = await resolveReferences(bot, body, [...assignedIssues(current, body), ...constraints.issues]);
@@ -125,7 +136,7 @@ export async function updateSupervisor(
   body: SupervisorUpdate,
   expected?: ExpectedVersions,
   prefetched = Prefetched.none,
-): Promise<VersionedAgent> {
+): Promise<AgentView> {
   return update({ bot, kind: 'SUPERVISOR', uuid, expected, prefetched, action: 'UPDATED' }, async (current, before) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
     // Only a body carrying the fields this route keeps waits for the read to compare them with.
@@ -186,7 +197,7 @@ export async function restoreRevision(
   revision: number,
   expected?: ExpectedVersions,
   prefetched = Prefetched.none,
-): Promise<VersionedAgent> {
+): Promise<AgentView> {
   const restored = await update({ bot, kind, uuid, expected, prefetched, action: 'RESTORED' }, async (current) => {
     const { content } = await readRevision(current, revision, kind);
     const { resources, tags } = await resolveReferences(bot, {
@@ -267,9 +278,9 @@ async function update(
   }: { bot: Bot; kind: AgentKind; uuid: string; expected?: ExpectedVersions; prefetched: Prefetched; action: RevisionAction },
   apply: (
     current: AgentRecord,
-    before: Promise<VersionedAgent>,
+    before: Promise<Shown>,
   ) => Promise<{ next: Omit<AgentRecord, 'updatedAt' | 'version'>; resources?: BotResources }>,
-): Promise<VersionedAgent> {
+): Promise<AgentView> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     // The caller's read may have brought the agent; a retry reads the version that beat us.
     const current =
@@ -277,15 +288,15 @@ async function update(
     if (!current || current.kind !== kind) throw agentNotFound(kind);
     if (expected !== undefined && !accepts(expected, current.version)) throw new ConflictError('VERSION_CONFLICT');
     // The read of `current`, as the audit event's `before`, and for `apply` to compare a body with.
-    const shown = versioned(current);
+    const shown = shownAs(current);
     const [{ next, resources }, before] = await Promise.all([apply(current, shown), shown]);
     const version = current.version + 1;
     // Revisions began at this record's creation, or begin now for a record older than them.
     const written: AgentRecord = { ...next, updatedAt: nowAfter(current.updatedAt), version, revisionsFrom: current.revisionsFrom ?? version };
-    const after = await versioned(written, resources);
+    const after = await shownAs(written, resources);
     if (await replaceAgent(written, current.version, historyOf(bot, written, action, before.agent, after.agent))) {
       if (action === 'UPDATED') count(kind === 'AGENT' ? 'AgentsUpdated' : 'SupervisorsUpdated');
-      return after;
+      return after.view;
     }
     if (expected !== undefined) throw new ConflictError('VERSION_CONFLICT');
     await backoff(attempt);

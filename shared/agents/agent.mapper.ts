@@ -1,47 +1,10 @@
-import type { BotFunction, Collection, Persona, Tag } from '../org/org.entities';
-import type { AgentRecord, AgentSummaryRecord, BotResources, Parameters, Rule } from './agent.repository';
+import type { BotFunction, Collection, Persona } from '../org/org.entities';
+import type { AgentRecord, AgentSummaryRecord, BotResources, Parameters } from './agent.repository';
+import type { AgentResponse, AgentSummary, CollectionResponse, PersonaResponse, RevisionSummary } from './agent.responses';
 
-/** Persona (basic) of spec 2.2. */
-export interface PersonaResponse {
-  uuid: string;
-  name: string;
-  image: string | null;
-  backstory: string | null;
-  personality: string | null;
-  communicationStyle: Persona['communicationStyle'];
-}
+export type { AgentResponse, AgentSummary, CollectionResponse, PersonaResponse, RevisionSummary };
 
-/** Collection of spec 2.6. */
-export type CollectionResponse = Omit<Collection, 'botUuid'>;
-
-/** The Agent of spec 2.1, also the shape supervisors are read in. */
-export interface AgentResponse {
-  uuid: string;
-  role: string;
-  flowUUID: string;
-  goal: string;
-  instructions: string | null;
-  guardrails: string | null;
-  persona: PersonaResponse | null;
-  inheritFromSupervisor: boolean;
-  constraints: Rule[];
-  tags: Tag[];
-  parameters: Parameters | null;
-  functions: { uuid: string; name: string }[];
-  knowledge: CollectionResponse[];
-  heirs: { role: string }[];
-}
-
-/** A listing's content item: the summary fields documented in the README. */
-export interface AgentSummary {
-  uuid: string;
-  role: string;
-  goal: string;
-  tags: Tag[];
-  inheritFromSupervisor: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+/** Records to the shapes of `agent.responses.ts`: only the fields listed there ever leave. */
 
 const toPersona = (p: Persona): PersonaResponse => ({
   uuid: p.uuid,
@@ -77,7 +40,17 @@ function inOrder<T extends { uuid: string }>(uuids: string[], found: T[]): T[] {
   return uuids.flatMap((uuid) => found.filter((item) => item.uuid === uuid));
 }
 
-export function toAgentResponse(agent: AgentRecord, resources: BotResources, heirs: string[]): AgentResponse {
+/**
+ * A supervisor or agent with what its answer names: the bot's resources it references and, for a
+ * supervisor, its heirs' roles. Use cases return one; the handler maps it with `toAgentResponse`.
+ */
+export interface AgentView {
+  record: AgentRecord;
+  resources: BotResources;
+  heirs: string[];
+}
+
+export function toAgentResponse({ record: agent, resources, heirs }: AgentView): AgentResponse {
   const persona = resources.personas.find((p) => p.uuid === agent.personaUuid);
   return {
     uuid: agent.uuid,
@@ -108,3 +81,11 @@ export function toAgentSummary(agent: AgentSummaryRecord): AgentSummary {
     updatedAt: agent.updatedAt,
   };
 }
+
+/** A revision listing's item. */
+export const toRevisionSummary = (item: RevisionSummary): RevisionSummary => ({
+  revision: item.revision,
+  createdAt: item.createdAt,
+  author: { uuid: item.author.uuid, email: item.author.email },
+  action: item.action,
+});

@@ -1,16 +1,7 @@
 import type { AuditEvent } from '../audit/audit-event';
+import type { AuditEventResponse } from './audit-trail.responses';
 
-/** An audit event as the API answers it: only these fields leave (never the item's keys, ttl or filter attributes). */
-export interface AuditEventResponse {
-  id: string;
-  at: string;
-  actor: { uuid: string | null; email: string | null };
-  action: AuditEvent['action'];
-  resource: { type: AuditEvent['resource']['type']; uuid: string };
-  requestId: string | null;
-  changes?: AuditEvent['changes'];
-}
-
+/** An audit event as the API answers it (`audit-trail.responses.ts`). */
 export function toAuditEventResponse(event: AuditEvent): AuditEventResponse {
   return {
     id: event.id,
@@ -19,6 +10,7 @@ export function toAuditEventResponse(event: AuditEvent): AuditEventResponse {
     action: event.action,
     resource: { type: event.resource.type, uuid: event.resource.uuid },
     requestId: event.requestId ?? null,
-    ...(event.changes ? { changes: event.changes } : {}),
+    // fast-json-patch's operation types are closed interfaces; the schema's patch operation is open to extensions.
+    ...(event.changes ? { changes: event.changes as AuditEventResponse['changes'] } : {}),
   };
 }

@@ -1,13 +1,7 @@
 import type { ConfigurationEntry } from './configuration.repository';
+import type { ConfigurationResponse } from './configuration.responses';
 
-/** An entry as the spec answers it: `botUuid` is null on a general entry. */
-export interface ConfigurationResponse {
-  id: number;
-  key: string;
-  value: string;
-  botUuid: string | null;
-}
-
+/** An entry as the spec answers it (`configuration.responses.ts`). */
 export const toConfigurationResponse = (entry: ConfigurationEntry): ConfigurationResponse => ({
   id: entry.id,
   key: entry.key,

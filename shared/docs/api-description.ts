@@ -1,28 +1,11 @@
-import * as z from 'zod';
 import { openApiDocument } from '../openapi/document';
-import { REALM_NAME } from '../org/org.entities';
-import type { Subpaths } from '../api/routes';
+import type { Subpaths } from '../config';
 
 /**
  * The OpenAPI document as `/openapi.json` serves it: for the function's subpaths, the address the
  * request reached and the organization (realm) the reader signs in to, built once per container,
  * address and realm.
  */
-
-/**
- * `?realm=` of the reference and its document: an organization's name, in any case. Any such name is
- * taken as it is: the docs function reads none of the API's data, so an unknown one is found out at
- * sign-in (the token endpoint's 404).
- */
-export const realmQuerySchema = z.object({
-  realm: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(REALM_NAME, { message: "Must be an organization's name: 2 to 63 lower-case letters, digits and hyphens, starting with a letter or digit" })
-    .optional()
-    .meta({ description: 'The organization (realm) whose token endpoint the OAuth2 password flow names' }),
-});
 
 /** A host as API Gateway hands it over: a name or an IPv4 address, and a port only on the local stack. */
 const HOST = /^[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?(:\d{1,5})?$/i;

@@ -33,7 +33,7 @@ export type RouteInput<S extends RouteSchemas> = ValidInput<S> & {
   requestId: string;
 };
 
-interface RouteSpec<S extends RouteSchemas, I> {
+export interface RouteSpec<S extends RouteSchemas, I> {
   schemas?: S;
   /**
    * The body is `multipart/form-data` (parsed by `multipart.ts` into fields and files) rather than
@@ -53,9 +53,8 @@ export type RouteChain = middy.MiddyfiedHandler<HttpEvent, HttpResult, Error, an
 export interface RouteHandler {
   authenticated: boolean;
   build: () => RouteChain;
-  /** The route's request schemas and body kind, read by the OpenAPI generator (`shared/openapi/`). */
-  readonly schemas?: RouteSchemas;
-  readonly multipart?: { maxFileBytes: number };
+  /** The catalogue operation it serves (`route()` in `operation-route.ts`). */
+  readonly operationId?: string;
 }
 
 /** A route anyone may call (the token endpoint and JWKS). */
@@ -65,7 +64,7 @@ export function publicRoute<S extends RouteSchemas>(spec: RouteSpec<S, RouteInpu
       .use(bodyParser(spec))
       .use(validate(spec.schemas))
       .handler(async (event, context) => toResult(await spec.handle({ ...context.input, ...requestFacts(event, context) })));
-  return { authenticated: false, build, schemas: spec.schemas, multipart: spec.multipart };
+  return { authenticated: false, build };
 }
 
 /** What an authenticated route's handler receives besides its input: the caller, and the items read with it. */
@@ -83,7 +82,7 @@ export interface ChangedResource {
 /** What an authenticated route's steps receive: the request, the caller and what was read with it. */
 export type UserRouteInput<S extends RouteSchemas> = RouteInput<S> & CallerInput;
 
-interface UserRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, UserRouteInput<S> & { scope: A }> {
+export interface UserRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, UserRouteInput<S> & { scope: A }> {
   /**
    * The items the handler will read, from its valid path: read in the caller's BatchGetItem. Only a
    * saving: the use cases read what was not prefetched themselves.
@@ -133,7 +132,7 @@ export function userRoute<S extends RouteSchemas, A = undefined>(spec: UserRoute
         if (keyed === undefined) return answer();
         return idempotently({ keyed, event, context }, answer, replay && (async (resource) => toResult(await replay(resource, { ...input, scope }))));
       });
-  return { authenticated: true, build, schemas: spec.schemas, multipart: spec.multipart };
+  return { authenticated: true, build };
 }
 
 /** Every authenticated route lives under `/org/{orgUUID}`. */
@@ -243,6 +242,7 @@ export function checkHandlers(routes: Route[], handlers: Record<string, RouteHan
     const handler = handlers[route.id];
     if (!handler) problems.push(`no handler for ${route.id}`);
     else if (handler.authenticated !== route.authenticated) problems.push(`${route.id} disagrees on authentication`);
+    else if (handler.operationId !== undefined && handler.operationId !== route.id) problems.push(`${route.id} is bound to ${handler.operationId}`);
   }
   for (const id of Object.keys(handlers)) {
     if (!routes.some((route) => route.id === id)) problems.push(`handler ${id} has no route`);

@@ -1,19 +1,9 @@
 import type { UserRecord } from './user.entities';
+import type { UserResponse } from './user.responses';
 
-/** The User of spec 2.9 plus `role`, `permissions` and `status`; only these fields ever leave. */
-export interface UserResponse {
-  uuid: string;
-  orgUUID: string;
-  name: string;
-  email: string;
-  image: string | null;
-  company: string | null;
-  admin: boolean;
-  role: UserRecord['role'];
-  permissions: { environmentUuid: string; botUuid?: string }[];
-  status: UserRecord['status'];
-  createdAt: string;
-}
+export type { UserResponse };
+
+/** The User of spec 2.9 plus `role`, `permissions` and `status` (`user.responses.ts`): only these fields ever leave. */
 
 export function toUserResponse(user: UserRecord): UserResponse {
   return {

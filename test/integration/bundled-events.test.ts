@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { buildApp } from '../../infra/cloud/build-app';
 import { envNames } from '../../shared/config';
 import { groupAccess } from '../../infra/cloud/group-access';
-import { resourceGroups, routeDefinitions, type ResourceGroup } from '../../shared/api/routes';
+import { catalogue } from '../../shared/api/catalogue';
+import { resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 import { bundledFunctions, deployedEnvVars, readAssembly, writeLocalSam, type Assembly, type BundledFunction, type LocalSam } from '../../scripts/sam-env';
 import { eventIds, fillEvent, localStack } from '../../scripts/sam-event';
 import { invokeBundle, samEnvironment, type EnvVarsFile, type Outcome } from '../support/sam-invoke';
@@ -85,7 +86,7 @@ const expectedStatus: Record<string, number | undefined> = {
   'bulk-worker.s3-put': undefined,
 };
 
-const groupOf = (id: string) => (id.includes('.s3-') ? id.split('.')[0] : routeDefinitions.find((route) => route.id === id)?.group);
+const groupOf = (id: string) => (id.includes('.s3-') ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group);
 
 let outDir: string;
 let assembly: Assembly;

@@ -261,15 +261,15 @@ async function withAccountSession(replay: Replay, form: Record<string, string>):
   const user = await createTestUser();
   const answer = await accountSignIn({
     realm: user.realm,
-    cookies: [],
+    sessionToken: undefined,
     locale: 'es',
     acceptLanguage: undefined,
     form: new URLSearchParams({ username: user.email, password: user.password }),
   });
-  const cookie = answer.cookies![0]!.split(';')[0]!;
-  const account = await readAccountSession([cookie], user.orgUuid);
+  const token = answer.kind === 'back' && answer.session ? answer.session.token : undefined;
+  const account = await readAccountSession(token, user.orgUuid);
   replay.values.__ACCOUNT_EMAIL__ = user.email;
-  replay.event.cookies = [cookie];
+  replay.event.cookies = [`ACCOUNT_SESSION=${token}`];
   replay.event.body = new URLSearchParams({ csrf: account!.csrf, ...form }).toString();
 }
 

@@ -2,6 +2,7 @@ import { bulkCreateLayout } from '../bulk/bulk-create.rules';
 import { bulkCreateLimits } from '../bulk/bulk-create.worker';
 import { bulkPermissionLimits, permissionColumns } from '../bulk/bulk-users.service';
 import { MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS } from '../bulk/bulk.service';
+import { bulkCreateExampleFile, bulkPermissionsExampleFile } from './examples';
 
 /**
  * What the document says of the bulk operations' files (spec 4.5): their columns, rules and limits,
@@ -12,32 +13,6 @@ const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
 const rows = (count: number) => count.toLocaleString('en-US');
 const code = (values: readonly string[]) => values.map((value) => `\`${value}\``).join(', ');
 const csvBlock = (text: string) => `\`\`\`csv\n${text}\`\`\``;
-
-/** Ids the examples use: an environment named Production with two bots. */
-export const exampleIds = {
-  environment: '3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21',
-  bot: '8d7c6b5a-4e3f-4a1b-8c9d-0e1f2a3b4c5d',
-  otherBot: 'b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e',
-} as const;
-const { environment, bot, otherBot } = exampleIds;
-
-/** A bulk-create file: an ADMIN, a SUPERVISOR of the whole environment, and an EDITOR of two bots (two rows). */
-export const bulkCreateExampleFile = [
-  'Email,Name,Company,Password,Role,EnvironmentUuid,EnvironmentName,Bot',
-  'ada@example.com,Ada Lovelace,Acme Support,,ADMIN,,,',
-  `grace@example.com,Grace Hopper,Acme Support,Cobol-1959,SUPERVISOR,${environment},Production,`,
-  `alan@example.com,Alan Turing,"Acme Support, Night shift",,EDITOR,${environment},Production,${bot}`,
-  `alan@example.com,Alan Turing,,,EDITOR,${environment},Production,${otherBot}`,
-  '',
-].join('\n');
-
-/** A bulk-permissions file: a bot for an EDITOR, the whole environment for a SUPERVISOR. */
-export const bulkPermissionsExampleFile = [
-  'Email,EnvironmentUuid,EnvironmentName,Bot',
-  `alan@example.com,${environment},Production,${otherBot}`,
-  `grace@example.com,${environment},Production,`,
-  '',
-].join('\n');
 
 const csvFormat =
   'UTF-8 CSV, with or without a byte-order mark, lines ending in LF or CRLF; a quoted field may hold commas, quotes (doubled) and line breaks. ' +

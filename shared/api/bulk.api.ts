@@ -1,0 +1,142 @@
+import * as z from 'zod';
+import {
+  bulkDeleteBodySchema,
+  dryRunQuerySchema,
+  filePartSchema,
+  jobPathSchema,
+  orgPathSchema,
+  revocationsBodySchema,
+} from '../bulk/bulk.schemas';
+import { bulkErrorSchema, bulkJobSchema, bulkUploadSchema, itemErrorSchema } from '../bulk/bulk.responses';
+import { bulkPermissionLimits } from '../bulk/bulk-users.service';
+import { MULTIPART_MAX_BYTES } from '../bulk/bulk.service';
+import {
+  bulkCreateDescription,
+  bulkDeleteDescription,
+  bulkGrantDescription,
+  bulkRevokeDescription,
+  bulkUploadDescription,
+} from './bulk-descriptions';
+import { bulkCreateExampleFile, bulkPermissionsExampleFile, environment, otherBot } from './examples';
+import { operationsUnder, type Outcome } from './operation';
+
+/** Bulk operations on users (spec 4.5): the HTTP side; the `bulk-worker` function does the work. */
+const bulk = operationsUnder('bulk', 'user', '/org/{orgUUID}');
+
+const jobAccepted: Outcome = { status: 202, description: 'The job, queued; poll it at Location', json: bulkJobSchema, headers: ['Location'] };
+const itemErrors: Outcome = { status: 200, description: 'The bulk error list (spec 2.11): one entry per item not processed', json: z.array(itemErrorSchema) };
+
+export const bulkApi = {
+  create: bulk({
+    id: 'bulk.create',
+    method: 'POST',
+    path: '/users/bulk-create',
+    access: 'user',
+    request: {
+      path: orgPathSchema,
+      query: dryRunQuerySchema,
+      body: filePartSchema,
+      multipart: { maxFileBytes: MULTIPART_MAX_BYTES },
+      headers: ['Language', 'Prefer', 'IdempotencyKey'],
+    },
+    summary: 'Create users from a CSV file',
+    description: bulkCreateDescription,
+    errors: { extra: [413] },
+    responses: [
+      { status: 200, description: 'The bulk error list (spec 2.11)', json: z.array(bulkErrorSchema), headers: ['Location', 'Idempotent-Replayed'] },
+      { ...jobAccepted, headers: ['Location', 'Preference-Applied', 'Idempotent-Replayed'] },
+    ],
+    example: { file: bulkCreateExampleFile },
+  }),
+  upload: bulk({
+    id: 'bulk.upload',
+    method: 'POST',
+    path: '/users/bulk-uploads',
+    access: 'user',
+    request: { path: orgPathSchema, query: dryRunQuerySchema, headers: ['Language'] },
+    summary: 'Start a bulk-create job whose file is uploaded to a presigned URL',
+    description: bulkUploadDescription,
+    responses: [{ status: 201, description: 'The job and where to PUT the file', json: bulkUploadSchema, headers: ['Location'] }],
+  }),
+  job: bulk({
+    id: 'bulk.job',
+    method: 'GET',
+    path: '/users/bulk-jobs/{jobId}',
+    access: 'user',
+    request: { path: jobPathSchema },
+    summary: 'Read a bulk-create job',
+    responses: [{ status: 200, description: 'The job', json: bulkJobSchema }],
+  }),
+  failedRows: bulk({
+    id: 'bulk.failedRows',
+    method: 'GET',
+    path: '/users/bulk-jobs/{jobId}/failed-rows',
+    access: 'user',
+    request: { path: jobPathSchema },
+    summary: "The job's failed rows as CSV",
+    responses: [
+      {
+        status: 200,
+        description: 'The rows not processed, with the header row and an error column',
+        text: { mediaType: 'text/csv', description: 'CSV' },
+        headers: ['Content-Disposition'],
+      },
+    ],
+  }),
+  retry: bulk({
+    id: 'bulk.retry',
+    method: 'POST',
+    path: '/users/bulk-jobs/{jobId}/retry',
+    access: 'user',
+    request: { path: jobPathSchema },
+    summary: 'Run a failed job again',
+    responses: [jobAccepted],
+  }),
+  welcomes: bulk({
+    id: 'bulk.welcomes',
+    method: 'POST',
+    path: '/users/bulk-jobs/{jobId}/welcomes',
+    access: 'user',
+    request: { path: jobPathSchema },
+    summary: 'Send again the welcome e-mails SES did not accept',
+    responses: [jobAccepted],
+  }),
+  delete: bulk({
+    id: 'bulk.delete',
+    method: 'DELETE',
+    path: '/users/bulk-delete',
+    access: 'user',
+    request: { path: orgPathSchema, query: dryRunQuerySchema, body: bulkDeleteBodySchema },
+    summary: 'Delete users by e-mail',
+    description: bulkDeleteDescription,
+    responses: [itemErrors],
+    example: ['alan@example.com', 'grace@example.com'],
+  }),
+  grant: bulk({
+    id: 'bulk.grant',
+    method: 'POST',
+    path: '/users/bulk-permissions',
+    access: 'user',
+    request: { path: orgPathSchema, query: dryRunQuerySchema, body: filePartSchema, multipart: { maxFileBytes: bulkPermissionLimits.maxBytes } },
+    summary: 'Grant permissions from a CSV file',
+    description: bulkGrantDescription,
+    errors: { extra: [413] },
+    responses: [itemErrors],
+    example: { file: bulkPermissionsExampleFile },
+  }),
+  revoke: bulk({
+    id: 'bulk.revoke',
+    method: 'DELETE',
+    path: '/users/bulk-permissions',
+    access: 'user',
+    request: { path: orgPathSchema, query: dryRunQuerySchema, body: revocationsBodySchema },
+    summary: 'Revoke permissions',
+    description: bulkRevokeDescription,
+    responses: [itemErrors],
+    example: [
+      { email: 'alan@example.com', environmentUuid: environment, bot: otherBot },
+      { email: 'grace@example.com', environmentUuid: environment },
+      { email: 'ada@example.com' },
+    ],
+  }),
+};

@@ -1,0 +1,23 @@
+import { agentsApi, supervisorsApi } from './agents.api';
+import { authApi } from './auth.api';
+import { bulkApi } from './bulk.api';
+import { configurationsApi } from './configurations.api';
+import { docsApi } from './docs.api';
+import type { Operation } from './operation';
+import { usersApi } from './users.api';
+
+/**
+ * Every operation of the API, each declared once in its area's file: the one list the CDK routes, the
+ * local gateway, each function's router and the OpenAPI document read (in this order: the document's).
+ */
+export const catalogue: readonly Operation[] = [
+  ...Object.values(authApi),
+  ...Object.values(docsApi),
+  ...Object.values(usersApi),
+  ...Object.values(bulkApi),
+  ...Object.values(configurationsApi),
+  ...Object.values(supervisorsApi),
+  ...Object.values(agentsApi),
+];
+
+export { agentsApi, authApi, bulkApi, configurationsApi, docsApi, supervisorsApi, usersApi };

@@ -1,0 +1,47 @@
+import * as z from 'zod';
+import { schemaRegistry } from '../schemas/registry';
+import { dateTime, errorCodes } from '../schemas/responses';
+
+/** What the bulk operations answer (spec 2.11 and the jobs behind bulk-create). */
+
+/** An entry of the error lists of bulk delete, grant and revoke. */
+export const itemErrorSchema = z
+  .strictObject({
+    email: z.string(),
+    message: z.string(),
+    errorCode: z.enum(errorCodes),
+    index: z.int().optional().meta({ description: "The item's position in the JSON array (0-based)" }),
+    line: z.int().optional().meta({ description: 'The line in the CSV file' }),
+  })
+  .meta({ description: 'Spec 2.11: an entry of a bulk error list.' })
+  .register(schemaRegistry, { id: 'BulkItemError' });
+
+/** An entry of the bulk-create error list. */
+export const bulkErrorSchema = z
+  .strictObject({ email: z.string(), message: z.string(), line: z.int(), errorCode: z.enum(errorCodes) })
+  .meta({ description: 'Spec 2.11: an entry of the bulk-create error list.' })
+  .register(schemaRegistry, { id: 'BulkCreateError' });
+
+/** A bulk-create job as it is polled. */
+export const bulkJobSchema = z
+  .strictObject({
+    jobId: z.uuid(),
+    status: z.enum(['queued', 'running', 'done', 'failed']),
+    dryRun: z.boolean(),
+    counts: z.strictObject({ rows: z.int(), created: z.int(), failed: z.int() }),
+    progress: z.strictObject({ processed: z.int(), total: z.int(), percent: z.int().min(0).max(100) }),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+    errors: z.array(bulkErrorSchema).optional().meta({ description: 'When done: the bulk error list' }),
+    failure: z.strictObject({ errorCode: z.enum(errorCodes), message: z.string() }).optional(),
+    welcomeFailures: z.array(z.strictObject({ line: z.int(), userUuid: z.uuid(), reason: z.string() })).optional(),
+  })
+  .register(schemaRegistry, { id: 'BulkJob' });
+
+export const bulkUploadSchema = z
+  .strictObject({
+    jobId: z.uuid(),
+    upload: z.strictObject({ method: z.literal('PUT'), url: z.url(), expiresAt: dateTime }),
+    job: z.string().meta({ description: "The job's path, to poll" }),
+  })
+  .register(schemaRegistry, { id: 'BulkUpload' });

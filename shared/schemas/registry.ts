@@ -1,0 +1,7 @@
+import * as z from 'zod';
+
+/**
+ * The named schemas of the API description: each is one `components.schemas` entry of the OpenAPI
+ * document, referenced wherever an operation answers or takes it.
+ */
+export const schemaRegistry = z.registry<{ id: string }>();

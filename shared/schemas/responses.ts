@@ -1,0 +1,96 @@
+import * as z from 'zod';
+import { errorCatalogue, type ErrorCode } from '../errors';
+import { schemaRegistry } from './registry';
+
+/**
+ * Response pieces every area shares: the error bodies, the Page envelope, a patch, an actor. Objects
+ * are strict, so a field a mapper lets out by mistake fails the contract tests.
+ */
+
+export const errorCodes = Object.keys(errorCatalogue) as [ErrorCode, ...ErrorCode[]];
+
+export const dateTime = z.iso.datetime({ offset: true });
+
+/** Spec 7: the standard error body. */
+export const errorBodySchema = z
+  .strictObject({
+    timestamp: z.int().meta({ description: 'Epoch milliseconds', format: 'int64' }),
+    errorCode: z.enum(errorCodes),
+    errorType: z.enum(['API_ERROR', 'API_INFO', 'USER_ERROR']),
+    message: z.string(),
+    path: z.string().meta({ description: 'The request path' }),
+  })
+  .meta({ description: 'The standard error body (spec 7).' })
+  .register(schemaRegistry, { id: 'ErrorBody' });
+
+/** A 422 `details` entry: a field issue, or an entry of a bulk error list (then with `email` and `line`). */
+export const fieldIssueSchema = z
+  .strictObject({
+    fieldName: z.string(),
+    message: z.string(),
+    errorCode: z.enum(errorCodes),
+    email: z.string().optional(),
+    line: z.int().optional(),
+  })
+  .register(schemaRegistry, { id: 'FieldIssue' });
+
+/** Spec 7: the standard body plus `details` (422; a standard 422 body has no `details`). */
+export const validationErrorBodySchema = errorBodySchema
+  .extend({ details: z.array(fieldIssueSchema).optional() })
+  .meta({ description: 'A 422: the standard error body, with `details` when fields were refused.' })
+  .register(schemaRegistry, { id: 'ValidationErrorBody' });
+
+/** What API Gateway (and the local gateway) answer when no function does: 413, 429, 500, 503. */
+export const gatewayErrorSchema = z
+  .strictObject({ message: z.string() })
+  .meta({ description: "API Gateway's own error body (no function answered)." })
+  .register(schemaRegistry, { id: 'GatewayError' });
+
+/** One RFC 6902 operation, as revision diffs and audit events carry them. */
+export const patchOperationSchema = z
+  .looseObject({
+    op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
+    path: z.string(),
+    value: z.unknown().optional(),
+    from: z.string().optional(),
+  })
+  .meta({ description: 'An RFC 6902 JSON Patch operation' })
+  .register(schemaRegistry, { id: 'JsonPatchOperation' });
+
+/** Who made a change. */
+export const actorSchema = z
+  .strictObject({ uuid: z.uuid().nullable(), email: z.string().nullable() })
+  .meta({ description: 'Who made a change (both null for the operator command line)' })
+  .register(schemaRegistry, { id: 'Actor' });
+
+const sortSchema = z.strictObject({ unsorted: z.boolean(), sorted: z.boolean(), empty: z.boolean() });
+
+/** Spec 2.8: the Page envelope around `item`s, unnamed. */
+const pageEnvelope = <T extends z.ZodType>(item: T) =>
+  z.strictObject({
+    content: z.array(item),
+    pageable: z.strictObject({
+      unpaged: z.boolean(),
+      paged: z.boolean(),
+      pageNumber: z.int(),
+      pageSize: z.int(),
+      offset: z.int(),
+      sort: sortSchema,
+    }),
+    totalElements: z.int(),
+    totalPages: z.int(),
+    numberOfElements: z.int(),
+    size: z.int(),
+    number: z.int(),
+    first: z.boolean(),
+    last: z.boolean(),
+    empty: z.boolean(),
+    sort: sortSchema,
+  });
+
+/** Spec 2.8: a Page of `item`s, named `id` in the document. */
+export const pageSchemaOf = <T extends z.ZodType>(item: T, id: string, description: string) =>
+  pageEnvelope(item).meta({ description }).register(schemaRegistry, { id });
+
+/** The Page envelope of spec 2.8 around items of type `T`. */
+export type Page<T> = Omit<z.output<ReturnType<typeof pageEnvelope<z.ZodUnknown>>>, 'content'> & { content: T[] };
