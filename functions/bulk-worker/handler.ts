@@ -1,6 +1,7 @@
 import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { runBulkCreateJob } from '../../shared/bulk/bulk-create.worker';
-import { failJob, parseUploadKey } from '../../shared/bulk/bulk-job';
+import { parseUploadKey } from '../../shared/bulk/bulk-files';
+import { failJob } from '../../shared/bulk/bulk-job';
 import { logger } from '../../shared/logger';
 import { count, publishMetrics } from '../../shared/metrics';
 

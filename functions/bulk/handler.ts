@@ -1,5 +1,16 @@
 import { authorizeOrgAdmin } from '../../shared/access/org-access';
-import { bulkCreate, createUploadJob, failedRows, jobView, MULTIPART_MAX_BYTES, readJob, resendWelcomes, retryJob } from '../../shared/bulk/bulk.service';
+import type { Caller } from '../../shared/auth/caller';
+import {
+  BULK_ADMIN_ONLY,
+  bulkCreate,
+  createUploadJob,
+  failedRows,
+  jobView,
+  MULTIPART_MAX_BYTES,
+  readJob,
+  resendWelcomes,
+  retryJob,
+} from '../../shared/bulk/bulk.service';
 import type { BulkJob } from '../../shared/bulk/bulk-job';
 import {
   bulkDeleteBodySchema,
@@ -19,18 +30,21 @@ import { routePath } from '../../shared/api/routes';
 
 /** Bulk operations (spec 4.5): the HTTP side. The work itself is done by `bulk-worker`. */
 
+/** Every bulk operation is an ADMIN's, in the path's organization. */
+const authorize = ({ path, caller }: { path: { orgUUID: string }; caller: Caller }) => authorizeOrgAdmin(caller, path.orgUUID, BULK_ADMIN_ONLY);
+
 const jobLocation = (params: { orgUUID: string; jobId: string }) => routePath('bulk.job', params, subpathsFromEnv());
 
 /** The job's error list when it finished in time; else 202 and the job, to poll at its Location. */
 export const create = userRoute({
   multipart: { maxFileBytes: MULTIPART_MAX_BYTES },
   schemas: { path: orgPathSchema, query: dryRunQuerySchema, body: filePartSchema },
-  authorize: ({ path, caller }) => authorizeOrgAdmin(caller, path.orgUUID),
+  authorize,
   idempotent: true,
-  handle: async ({ path, query, body, headers, caller }): Promise<Reply> => {
+  handle: async ({ path, query, body, headers, scope }): Promise<Reply> => {
     const respondAsync = respondAsyncSchema.parse(headers.prefer);
     const options = { language: languageOf(headers), dryRun: query.dryRun, wait: !respondAsync };
-    const job = await bulkCreate(caller, path.orgUUID, body.file, options);
+    const job = await bulkCreate(scope, body.file, options);
     const location = jobLocation({ orgUUID: path.orgUUID, jobId: job.jobId });
     if (job.status === 'done') return ok(job.errors ?? [], { location });
     return { status: 202, body: job, headers: { location, ...(respondAsync ? { 'preference-applied': 'respond-async' } : {}) } };
@@ -40,8 +54,9 @@ export const create = userRoute({
 /** A job whose file the client PUTs to the returned URL itself; the upload starts it. */
 export const upload = userRoute({
   schemas: { path: orgPathSchema, query: dryRunQuerySchema },
-  handle: async ({ path, query, headers, caller }) => {
-    const { job, url, expiresAt } = await createUploadJob(caller, path.orgUUID, { language: languageOf(headers), dryRun: query.dryRun });
+  authorize,
+  handle: async ({ path, query, headers, scope }) => {
+    const { job, url, expiresAt } = await createUploadJob(scope, { language: languageOf(headers), dryRun: query.dryRun });
     const location = jobLocation({ orgUUID: path.orgUUID, jobId: job.jobId });
     return { status: 201, headers: { location }, body: { jobId: job.jobId, upload: { method: 'PUT', url, expiresAt }, job: location } };
   },
@@ -49,7 +64,8 @@ export const upload = userRoute({
 
 export const job = userRoute({
   schemas: { path: jobPathSchema },
-  handle: async ({ path, caller }) => ok(await jobView(await readJob(caller, path.orgUUID, path.jobId))),
+  authorize,
+  handle: async ({ path, scope }) => ok(await jobView(await readJob(scope, path.jobId))),
 });
 
 /** A job queued again: 202, the job and where to poll it, as a new upload answers. */
@@ -62,39 +78,45 @@ const requeued = async (path: { orgUUID: string; jobId: string }, job: Promise<B
 /** A job whose worker failed, run again from its upload. */
 export const retry = userRoute({
   schemas: { path: jobPathSchema },
-  handle: ({ path, caller }) => requeued(path, retryJob(caller, path.orgUUID, path.jobId)),
+  authorize,
+  handle: ({ path, scope }) => requeued(path, retryJob(scope, path.jobId)),
 });
 
 /** The welcome e-mails SES did not accept, sent again by the worker. */
 export const welcomes = userRoute({
   schemas: { path: jobPathSchema },
-  handle: ({ path, caller }) => requeued(path, resendWelcomes(caller, path.orgUUID, path.jobId)),
+  authorize,
+  handle: ({ path, scope }) => requeued(path, resendWelcomes(scope, path.jobId)),
 });
 
 export const failedRowsOf = userRoute({
   schemas: { path: jobPathSchema },
-  handle: async ({ path, caller }) => ({
+  authorize,
+  handle: async ({ path, scope }) => ({
     status: 200,
     contentType: 'text/csv; charset=utf-8',
-    body: await failedRows(caller, path.orgUUID, path.jobId),
+    body: await failedRows(scope, path.jobId),
     headers: { 'content-disposition': `attachment; filename="failed-rows-${path.jobId}.csv"` },
   }),
 });
 
 export const bulkDeleteRoute = userRoute({
   schemas: { path: orgPathSchema, query: dryRunQuerySchema, body: bulkDeleteBodySchema },
-  handle: async ({ path, query, body, caller }) => ok(await bulkDelete(caller, path.orgUUID, body, query.dryRun)),
+  authorize,
+  handle: async ({ query, body, scope }) => ok(await bulkDelete(scope, body, query.dryRun)),
 });
 
 export const grant = userRoute({
   multipart: { maxFileBytes: bulkPermissionLimits.maxBytes },
   schemas: { path: orgPathSchema, query: dryRunQuerySchema, body: filePartSchema },
-  handle: async ({ path, query, body, caller }) => ok(await bulkGrant(caller, path.orgUUID, body.file, query.dryRun)),
+  authorize,
+  handle: async ({ query, body, scope }) => ok(await bulkGrant(scope, body.file, query.dryRun)),
 });
 
 export const revoke = userRoute({
   schemas: { path: orgPathSchema, query: dryRunQuerySchema, body: revocationsBodySchema },
-  handle: async ({ path, query, body, caller }) => ok(await bulkRevoke(caller, path.orgUUID, body, query.dryRun)),
+  authorize,
+  handle: async ({ query, body, scope }) => ok(await bulkRevoke(scope, body, query.dryRun)),
 });
 
 export const handlers = {

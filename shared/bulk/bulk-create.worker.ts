@@ -13,20 +13,16 @@ import { userPorts, type UserPorts } from '../users/user-ports';
 import { findUserByEmail, getEmailClaim, getUser, markWelcomed } from '../users/user.repository';
 import { registerUser } from '../users/user-registration';
 import { bulkCreateLayout, BulkCreatePlan, bulkError, eachLimited, type BulkError, type Candidate } from './bulk-create.rules';
+import { readUpload, saveErrors, saveFailedRows } from './bulk-files';
 import {
   acquireLease,
   causeOfJob,
-  failedRowsKey,
   finishJob,
   getJob,
   LEASE_MS,
-  objectStream,
-  putObject,
   renewLease,
   reportProgress,
-  saveErrors,
   startJob,
-  uploadKey,
   type BulkJob,
   type WelcomeFailure,
 } from './bulk-job';
@@ -119,7 +115,7 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
   const plan = new BulkCreatePlan();
   let header: string[] = [];
   try {
-    for await (const row of readCsv(await objectStream(uploadKey(orgUuid, jobId)), bulkCreateLayout, bulkCreateLimits, (h) => (header = h))) {
+    for await (const row of readCsv(await readUpload(orgUuid, jobId), bulkCreateLayout, bulkCreateLimits, (h) => (header = h))) {
       plan.add(row);
     }
   } catch (error) {
@@ -253,10 +249,10 @@ async function writeFailedRows(job: BulkJob, header: string[], failedLines: Set<
   const messageByEmail = new Map(errors.map((error) => [error.email.toLowerCase(), error.message]));
   const lines = [[...header, 'Error'].map(csvCell).join(',')];
   const limits = { ...bulkCreateLimits };
-  for await (const row of readCsv(await objectStream(uploadKey(job.orgUuid, job.jobId)), bulkCreateLayout, limits)) {
+  for await (const row of readCsv(await readUpload(job.orgUuid, job.jobId), bulkCreateLayout, limits)) {
     if (!failedLines.has(row.line)) continue;
     const message = messageByEmail.get(row.values.Email.toLowerCase()) ?? '';
     lines.push([...header.map((_, i) => row.cells[i] ?? ''), message].map(csvCell).join(','));
   }
-  await putObject(failedRowsKey(job.orgUuid, job.jobId), `${lines.join('\r\n')}\r\n`, 'text/csv; charset=utf-8');
+  await saveFailedRows(job.orgUuid, job.jobId, `${lines.join('\r\n')}\r\n`);
 }

@@ -1,19 +1,14 @@
-import { CopyObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { Readable } from 'node:stream';
 import { withAuditContext, type AuditContext } from '../audit/audit-context';
 import { auditWrites, type PatchOperation } from '../audit/audit-event';
-import { s3Client } from '../clients/s3';
-import { config, ConfigError, envNames } from '../config';
 import type { ErrorCode, FileProblem } from '../errors';
 import type { Language } from '../mail/mail.templates';
 import { keys } from '../store/keys';
 import { getItem, transactWrite, updateItem, type TableWrite } from '../store/table';
-import type { BulkError } from './bulk-create.rules';
+import { JOB_DAYS } from './bulk-files';
 
 /**
- * A bulk-create job: the uploaded file is an S3 object under `uploads/`, the job an item of the table,
- * the outcome (the error list and the failed rows as CSV) S3 objects under `results/`.
+ * A bulk-create job: an item of the table, whose status moves only as the lifecycle below says. Its
+ * file and its outcome's details are S3 objects (`bulk-files.ts`).
  */
 export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
 
@@ -63,35 +58,110 @@ export interface WelcomeFailure {
   reason: string;
 }
 
+/** What a run records when it ends: the users created, or why the file could not be processed. */
+export type JobOutcome =
+  | { status: 'done'; counts: BulkJob['counts']; welcomeFailures: WelcomeFailure[] }
+  | { status: 'failed'; counts: BulkJob['counts']; failure: JobFailure };
+
 /** How long a run holds a job without renewing; it renews every third of this. */
 export const LEASE_MS = 60_000;
 
-/** Uploaded files and results live as long as the bucket's lifecycle keeps them. */
-export const JOB_DAYS = 7;
+/** The code of a job the worker could not finish (its retries failed, or its lease lapsed). */
+export const WORKER_FAILED = 'BULK_WORKER_FAILED' satisfies ErrorCode;
 
-export const uploadKey = (orgUuid: string, jobId: string) => `uploads/${orgUuid}/${jobId}.csv`;
-export const resultKey = (orgUuid: string, jobId: string) => `results/${orgUuid}/${jobId}/errors.json`;
-export const failedRowsKey = (orgUuid: string, jobId: string) => `results/${orgUuid}/${jobId}/failed-rows.csv`;
+/** Run `:run` may take the job: no run holds it, its holder stopped renewing, or it is its own. */
+const LEASE_FREE = 'attribute_not_exists(lease) OR lease.#until < :epoch OR lease.runId = :run';
+const LEASE_HELD = 'lease.runId = :run';
+const OUTCOME = 'SET counts = :counts, welcomeFailures = :welcomes, progress.#processed = progress.#total, updatedAt = :now';
 
-/** The organization and job an upload key names, or undefined for any other key. */
-export function parseUploadKey(key: string): { orgUuid: string; jobId: string } | undefined {
-  const match = /^uploads\/([0-9a-f-]{36})\/([0-9a-f-]{36})\.csv$/.exec(key);
-  return match ? { orgUuid: match[1]!, jobId: match[2]! } : undefined;
+interface Transition {
+  /** The states the event applies in, each with what else must hold then ('' nothing); `absent`: no job yet. */
+  from: Partial<Record<JobStatus | 'absent', string>>;
+  to: JobStatus;
+  /** What the write sets besides the status (set whenever the event moves the job), or `PUT` the job whole. */
+  write: 'PUT' | `SET ${string}`;
+  /** The audit event written in the same transaction. */
+  audit?: 'BULK_JOB_STARTED' | 'BULK_JOB_FINISHED';
 }
 
-function bucket(): string {
-  const name = config().bulkBucket;
-  if (!name) throw new ConfigError(`Missing environment variable ${envNames.bulkBucket}`);
-  return name;
+/**
+ * The job's lifecycle, one row an event. Each event is one write conditioned on its row's states and
+ * guards, so in any other state it changes nothing (and reports false).
+ */
+const lifecycle = {
+  // The request: the job waits for its file, whose upload starts the worker.
+  create: { from: { absent: '' }, to: 'queued', write: 'PUT', audit: 'BULK_JOB_STARTED' },
+  // The worker: one run at a time holds the job under a lease it renews, until it records the outcome.
+  take: { from: { queued: LEASE_FREE, running: LEASE_FREE }, to: 'running', write: 'SET lease = :lease, updatedAt = :now' },
+  renew: { from: { running: LEASE_HELD }, to: 'running', write: 'SET lease.#until = :until' },
+  start: { from: { running: LEASE_HELD }, to: 'running', write: 'SET progress = :progress, counts.#rows = :rows, updatedAt = :now' },
+  progress: { from: { running: 'progress.#processed < :processed' }, to: 'running', write: 'SET progress.#processed = :processed, updatedAt = :now' },
+  finish: { from: { running: LEASE_HELD }, to: 'done', write: `${OUTCOME} REMOVE lease`, audit: 'BULK_JOB_FINISHED' },
+  refuse: { from: { running: LEASE_HELD }, to: 'failed', write: `${OUTCOME}, failure = :failure REMOVE lease`, audit: 'BULK_JOB_FINISHED' },
+  // The failure queue, once every attempt of the worker on an upload failed.
+  fail: { from: { queued: '', running: '' }, to: 'failed', write: 'SET failure = :failure, updatedAt = :now REMOVE lease', audit: 'BULK_JOB_FINISHED' },
+  // A client or the operator: run a job again, or only send the welcomes SES did not accept (`settle` undoes that).
+  retry: { from: { failed: 'failure.retryable = :true', running: 'lease.#until < :epoch' }, to: 'queued', write: 'SET updatedAt = :now REMOVE failure, lease' },
+  resend: { from: { done: 'size(welcomeFailures) > :none' }, to: 'queued', write: 'SET updatedAt = :now' },
+  settle: { from: { queued: '' }, to: 'done', write: 'SET updatedAt = :now' },
+} as const satisfies Record<string, Transition>;
+
+export type JobEvent = keyof typeof lifecycle;
+
+interface Change {
+  /** The values the event's write names (`:run`, `:counts`, …); the statuses, `:now` and `:epoch` come with every write. */
+  values?: Record<string, unknown>;
+  /** The job, for `create`. */
+  item?: BulkJob & { ttl: number };
+  /** The changes its audit event records. */
+  changes?: PatchOperation[];
+  now?: Date;
+}
+
+const constants: Record<string, unknown> = { ':queued': 'queued', ':running': 'running', ':done': 'done', ':failed': 'failed', ':true': true, ':none': 0 };
+const tokens = (expression: string, sigil: '#' | ':') => [...new Set(expression.match(new RegExp(`${sigil}\\w+`, 'g')))];
+
+/** The conditional write of `event` on a job, naming exactly the attributes and values its expressions use. */
+export function jobWrite(event: JobEvent, job: { orgUuid: string; jobId: string }, change: Change = {}, now = new Date()): TableWrite {
+  const { from, to, write }: Transition = lifecycle[event];
+  const Key = keys.bulkJob(job.orgUuid, job.jobId);
+  const guarded = Object.entries(from).map(([state, guard]) => {
+    const status = state === 'absent' ? 'attribute_not_exists(PK)' : `#status = :${state}`;
+    return guard ? `${status} AND (${guard})` : status;
+  });
+  const ConditionExpression = guarded.length === 1 ? guarded[0]! : guarded.map((row) => `(${row})`).join(' OR ');
+  if (write === 'PUT') return { Put: { Item: { ...Key, type: 'JOB', ...change.item, status: to }, ConditionExpression } };
+  const moves = Object.keys(from).some((state) => state !== to);
+  const UpdateExpression = moves ? write.replace(/^SET /, 'SET #status = :to, ') : write;
+  const both = `${UpdateExpression} ${ConditionExpression}`;
+  const given: Record<string, unknown> = { ...constants, ':to': to, ':now': now.toISOString(), ':epoch': now.getTime(), ...change.values };
+  const value = (name: string) => {
+    if (given[name] === undefined) throw new Error(`The ${event} write of a bulk job needs ${name}`);
+    return [name, given[name]];
+  };
+  return {
+    Update: {
+      Key,
+      UpdateExpression,
+      ConditionExpression,
+      ExpressionAttributeNames: Object.fromEntries(tokens(both, '#').map((name) => [name, name.slice(1)])),
+      ExpressionAttributeValues: Object.fromEntries(tokens(both, ':').map(value)),
+    },
+  };
+}
+
+/** Applies `event` to a job as one conditional write, with its audit event (current cause) in the same transaction; false when the job's state refused it. */
+async function transition(event: JobEvent, job: { orgUuid: string; jobId: string }, change: Change = {}): Promise<boolean> {
+  const now = change.now ?? new Date();
+  const write = jobWrite(event, job, change, now);
+  const { audit }: Transition = lifecycle[event];
+  if (!audit) return updateItem(write.Update!);
+  const recorded = { orgUuid: job.orgUuid, action: audit, resource: { type: 'BULK_JOB' as const, uuid: job.jobId }, changes: change.changes ?? [], at: now.toISOString() };
+  return (await transactWrite([write, ...auditWrites(recorded)])).length === 0;
 }
 
 /** Who a job's changes are attributed to: its stored cause (a job from before causes were stored: its author alone). */
 export const causeOfJob = (job: BulkJob): AuditContext => job.cause ?? { actor: { uuid: job.requestedBy, email: null }, requestId: null };
-
-/** The audit event of a job's status change, attributed to the current cause (`withAuditContext`). */
-function jobAudit(orgUuid: string, jobId: string, action: 'BULK_JOB_STARTED' | 'BULK_JOB_FINISHED', changes: PatchOperation[], at: string): TableWrite[] {
-  return auditWrites({ orgUuid, action, resource: { type: 'BULK_JOB', uuid: jobId }, changes, at });
-}
 
 /** What a finished job's event records: its status and, as they ended, its counts and failure. */
 function outcomeChanges(outcome: { status: JobStatus; counts?: BulkJob['counts']; failure?: JobFailure; welcomeFailures?: WelcomeFailure[] }): PatchOperation[] {
@@ -103,124 +173,79 @@ function outcomeChanges(outcome: { status: JobStatus; counts?: BulkJob['counts']
   ];
 }
 
-/** Records a new job with its BULK_JOB_STARTED event (one transaction), attributed to the job's cause. */
+/** Records a new job (queued) with its BULK_JOB_STARTED event, attributed to the job's cause. */
 export async function createJob(job: BulkJob): Promise<void> {
   const ttl = Math.floor(Date.parse(job.createdAt) / 1000) + JOB_DAYS * 86_400;
-  const started = { status: job.status, dryRun: job.dryRun, language: job.language };
-  await withAuditContext(causeOfJob(job), () =>
-    transactWrite([
-      { Put: { Item: { ...keys.bulkJob(job.orgUuid, job.jobId), type: 'JOB', ...job, ttl }, ConditionExpression: 'attribute_not_exists(PK)' } },
-      ...jobAudit(job.orgUuid, job.jobId, 'BULK_JOB_STARTED', [{ op: 'add', path: '', value: started }], job.createdAt),
-    ]),
-  );
+  const started = { status: lifecycle.create.to, dryRun: job.dryRun, language: job.language };
+  const changes: PatchOperation[] = [{ op: 'add', path: '', value: started }];
+  await withAuditContext(causeOfJob(job), () => transition('create', job, { item: { ...job, ttl }, changes, now: new Date(job.createdAt) }));
 }
 
 export async function getJob(orgUuid: string, jobId: string): Promise<BulkJob | undefined> {
   return getItem<BulkJob>(keys.bulkJob(orgUuid, jobId));
 }
 
-/**
- * Takes the job for run `runId` (and moves it to `running`) unless it is finished or another run holds
- * a lease that has not expired; false then.
- */
+/** Takes the job for run `runId` (and moves it to `running`); false when it finished or another run holds an unexpired lease. */
 export async function acquireLease(orgUuid: string, jobId: string, runId: string): Promise<boolean> {
-  const now = Date.now();
-  return updateItem({
-    Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: 'SET #status = :running, lease = :lease, updatedAt = :now',
-    ConditionExpression:
-      'attribute_exists(PK) AND (#status = :queued OR #status = :running) AND (attribute_not_exists(lease) OR lease.#until < :epoch OR lease.runId = :run)',
-    ExpressionAttributeNames: { '#status': 'status', '#until': 'until' },
-    ExpressionAttributeValues: {
-      ':running': 'running',
-      ':queued': 'queued',
-      ':lease': { runId, until: now + LEASE_MS },
-      ':epoch': now,
-      ':run': runId,
-      ':now': new Date(now).toISOString(),
-    },
-  });
+  const now = new Date();
+  return transition('take', { orgUuid, jobId }, { values: { ':run': runId, ':lease': { runId, until: now.getTime() + LEASE_MS } }, now });
 }
 
 /** Extends this run's lease; false when the run lost the job (it must stop). */
 export async function renewLease(orgUuid: string, jobId: string, runId: string): Promise<boolean> {
-  return updateItem({
-    Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: 'SET lease.#until = :until',
-    ConditionExpression: 'lease.runId = :run AND #status = :running',
-    ExpressionAttributeNames: { '#status': 'status', '#until': 'until' },
-    ExpressionAttributeValues: { ':until': Date.now() + LEASE_MS, ':run': runId, ':running': 'running' },
-  });
+  return transition('renew', { orgUuid, jobId }, { values: { ':run': runId, ':until': Date.now() + LEASE_MS } });
 }
 
 /** Records what the file holds, once the run holding the job has read it. */
 export async function startJob(orgUuid: string, jobId: string, runId: string, total: number, rows: number): Promise<boolean> {
-  return updateItem({
-    Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: 'SET progress = :progress, counts.#rows = :rows, updatedAt = :now',
-    ConditionExpression: 'lease.runId = :run AND #status = :running',
-    ExpressionAttributeNames: { '#status': 'status', '#rows': 'rows' },
-    ExpressionAttributeValues: {
-      ':running': 'running',
-      ':run': runId,
-      ':progress': { processed: 0, total },
-      ':rows': rows,
-      ':now': new Date().toISOString(),
-    },
-  });
+  return transition('start', { orgUuid, jobId }, { values: { ':run': runId, ':progress': { processed: 0, total }, ':rows': rows } });
 }
 
 export async function reportProgress(orgUuid: string, jobId: string, processed: number): Promise<void> {
-  await updateItem({
-    Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: 'SET progress.#processed = :processed, updatedAt = :now',
-    ConditionExpression: '#status = :running AND progress.#processed < :processed',
-    ExpressionAttributeNames: { '#status': 'status', '#processed': 'processed' },
-    ExpressionAttributeValues: { ':processed': processed, ':running': 'running', ':now': new Date().toISOString() },
-  });
+  await transition('progress', { orgUuid, jobId }, { values: { ':processed': processed } });
 }
 
 /**
- * Records a job's outcome with its BULK_JOB_FINISHED event (one transaction, attributed to the
- * current cause: the worker runs as the job's), if run `runId` still holds it; false when it does not.
+ * Records a job's outcome with its BULK_JOB_FINISHED event (attributed to the current cause: the
+ * worker runs as the job's), if run `runId` still holds it; false when it does not.
  */
-export async function finishJob(
-  orgUuid: string,
-  jobId: string,
-  runId: string,
-  outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: JobFailure; welcomeFailures?: WelcomeFailure[] },
-): Promise<boolean> {
-  const now = new Date().toISOString();
-  const failed = await transactWrite([{ Update: finishUpdate(orgUuid, jobId, runId, outcome, now) }, ...jobAudit(orgUuid, jobId, 'BULK_JOB_FINISHED', outcomeChanges(outcome), now)]);
-  return failed.length === 0;
+export async function finishJob(orgUuid: string, jobId: string, runId: string, outcome: JobOutcome): Promise<boolean> {
+  const welcomes = outcome.status === 'done' ? outcome.welcomeFailures : [];
+  const values = { ':run': runId, ':counts': outcome.counts, ':welcomes': welcomes, ...(outcome.status === 'failed' ? { ':failure': outcome.failure } : {}) };
+  return transition(outcome.status === 'done' ? 'finish' : 'refuse', { orgUuid, jobId }, { values, changes: outcomeChanges(outcome) });
 }
 
-function finishUpdate(
-  orgUuid: string,
-  jobId: string,
-  runId: string,
-  outcome: Pick<BulkJob, 'status' | 'counts'> & { failure?: JobFailure; welcomeFailures?: WelcomeFailure[] },
-  now: string,
-): NonNullable<TableWrite['Update']> {
-  return {
-    Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: `SET #status = :status, counts = :counts, welcomeFailures = :welcomes, progress.#processed = progress.#total, updatedAt = :now${outcome.failure ? ', failure = :failure' : ''} REMOVE lease`,
-    ConditionExpression: 'lease.runId = :run AND #status = :running',
-    ExpressionAttributeNames: { '#status': 'status', '#total': 'total', '#processed': 'processed' },
-    ExpressionAttributeValues: {
-      ':run': runId,
-      ':running': 'running',
-      ':status': outcome.status,
-      ':counts': outcome.counts,
-      ':welcomes': outcome.welcomeFailures ?? [],
-      ':now': now,
-      ...(outcome.failure ? { ':failure': outcome.failure } : {}),
-    },
-  };
+/**
+ * Marks a job that has not finished as failed, retryably (the worker's on-failure path, after
+ * Lambda's retries), with its BULK_JOB_FINISHED event attributed to the job's cause; false when the
+ * job had already finished or does not exist.
+ */
+export async function failJob(orgUuid: string, jobId: string, message: string): Promise<boolean> {
+  const job = await getJob(orgUuid, jobId);
+  if (!job) return false;
+  const failure: JobFailure = { errorCode: WORKER_FAILED, message, retryable: true };
+  const change = { values: { ':failure': failure }, changes: outcomeChanges({ status: 'failed', failure }) };
+  return withAuditContext(causeOfJob(job), () => transition('fail', job, change));
 }
 
-/** The code of a job the worker could not finish (its retries failed, or its lease lapsed). */
-export const WORKER_FAILED = 'BULK_WORKER_FAILED' satisfies ErrorCode;
+/** Puts a retryable failed job (or one whose lease lapsed) back in the queue; false when it is not one. */
+export async function requeueJob(orgUuid: string, jobId: string): Promise<boolean> {
+  return transition('retry', { orgUuid, jobId });
+}
+
+/**
+ * Puts a finished job with welcome e-mails SES did not accept back in the queue: its next run finds
+ * every user created and sends the welcomes still missing (with new passwords when the file gave
+ * none). False when the job is not one.
+ */
+export async function requeueWelcomes(orgUuid: string, jobId: string): Promise<boolean> {
+  return transition('resend', { orgUuid, jobId });
+}
+
+/** Puts a job queued for its welcomes back to `done`, if no run took it meanwhile. */
+export async function settleQueued(orgUuid: string, jobId: string): Promise<boolean> {
+  return transition('settle', { orgUuid, jobId });
+}
 
 /**
  * The job as a client sees it: a `running` job whose lease lapsed (no run has renewed it for a whole
@@ -238,122 +263,4 @@ export function effectiveJob(job: BulkJob, now = Date.now()): BulkJob {
       retryable: true,
     },
   };
-}
-
-/**
- * Marks a job that has not finished as failed, retryably (the worker's on-failure path, after
- * Lambda's retries), with its BULK_JOB_FINISHED event attributed to the job's cause; false when the
- * job had already finished or does not exist.
- */
-export async function failJob(orgUuid: string, jobId: string, message: string): Promise<boolean> {
-  const job = await getJob(orgUuid, jobId);
-  if (!job) return false;
-  const failure: JobFailure = { errorCode: WORKER_FAILED, message, retryable: true };
-  const now = new Date().toISOString();
-  const failed = await withAuditContext(causeOfJob(job), () =>
-    transactWrite([
-      {
-        Update: {
-          Key: keys.bulkJob(orgUuid, jobId),
-          UpdateExpression: 'SET #status = :failed, failure = :failure, updatedAt = :now REMOVE lease',
-          ConditionExpression: 'attribute_exists(PK) AND (#status = :queued OR #status = :running)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':failed': 'failed', ':queued': 'queued', ':running': 'running', ':failure': failure, ':now': now },
-        },
-      },
-      ...jobAudit(orgUuid, jobId, 'BULK_JOB_FINISHED', outcomeChanges({ status: 'failed', failure }), now),
-    ]),
-  );
-  return failed.length === 0;
-}
-
-/**
- * Puts a retryable failed job (or one whose lease lapsed) back in the queue; false when it is not
- * one (it finished, failed on its file, or a run holds it).
- */
-export async function requeueJob(orgUuid: string, jobId: string): Promise<boolean> {
-  const now = Date.now();
-  return updateItem({
-    Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: 'SET #status = :queued, updatedAt = :now REMOVE failure, lease',
-    ConditionExpression:
-      '(#status = :failed AND failure.retryable = :true) OR (#status = :running AND lease.#until < :epoch)',
-    ExpressionAttributeNames: { '#status': 'status', '#until': 'until' },
-    ExpressionAttributeValues: { ':queued': 'queued', ':failed': 'failed', ':running': 'running', ':true': true, ':epoch': now, ':now': new Date(now).toISOString() },
-  });
-}
-
-/**
- * Puts a finished job with welcome e-mails SES did not accept back in the queue: its next run finds
- * every user created and sends the welcomes still missing (with new passwords when the file gave
- * none). False when the job is not one.
- */
-export async function requeueWelcomes(orgUuid: string, jobId: string): Promise<boolean> {
-  return updateItem({
-    Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: 'SET #status = :queued, updatedAt = :now',
-    ConditionExpression: '#status = :done AND size(welcomeFailures) > :none',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':queued': 'queued', ':done': 'done', ':none': 0, ':now': new Date().toISOString() },
-  });
-}
-
-/** Puts a job queued for its welcomes back to `done`, if no run took it meanwhile. */
-export async function settleQueued(orgUuid: string, jobId: string): Promise<boolean> {
-  return updateItem({
-    Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: 'SET #status = :done, updatedAt = :now',
-    ConditionExpression: '#status = :queued',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':done': 'done', ':queued': 'queued', ':now': new Date().toISOString() },
-  });
-}
-
-/** Starts the worker on an upload again: S3 copies the object onto itself, an object-created event as the upload's. */
-export async function touchObject(key: string): Promise<void> {
-  const Bucket = bucket();
-  await s3Client().send(
-    new CopyObjectCommand({
-      Bucket,
-      Key: key,
-      CopySource: `${Bucket}/${key}`,
-      MetadataDirective: 'REPLACE',
-      ContentType: 'text/csv',
-      Metadata: { retried: new Date().toISOString() },
-    }),
-  );
-}
-
-/** A URL that lets its holder PUT one object, for `seconds`. */
-export async function presignedPut(key: string, seconds: number): Promise<string> {
-  return getSignedUrl(s3Client(), new PutObjectCommand({ Bucket: bucket(), Key: key }), { expiresIn: seconds });
-}
-
-export async function putObject(key: string, body: Buffer | string, contentType: string): Promise<void> {
-  await s3Client().send(new PutObjectCommand({ Bucket: bucket(), Key: key, Body: body, ContentType: contentType }));
-}
-
-/** An object's content as a stream (the CSV is read as it arrives, never whole). */
-export async function objectStream(key: string): Promise<Readable> {
-  const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
-  return Body as Readable;
-}
-
-export async function objectText(key: string): Promise<string | undefined> {
-  try {
-    const { Body } = await s3Client().send(new GetObjectCommand({ Bucket: bucket(), Key: key }));
-    return await Body!.transformToString('utf8');
-  } catch (error) {
-    if ((error as { name?: string }).name === 'NoSuchKey') return undefined;
-    throw error;
-  }
-}
-
-export async function saveErrors(orgUuid: string, jobId: string, errors: BulkError[]): Promise<void> {
-  await putObject(resultKey(orgUuid, jobId), JSON.stringify(errors), 'application/json');
-}
-
-export async function readErrors(orgUuid: string, jobId: string): Promise<BulkError[]> {
-  const text = await objectText(resultKey(orgUuid, jobId));
-  return text ? (JSON.parse(text) as BulkError[]) : [];
 }

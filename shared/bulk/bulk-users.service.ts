@@ -1,7 +1,6 @@
-import { authorizeOrgAdmin, requireAdmin } from '../access/org-access';
-import type { Caller } from '../auth/caller';
 import { ConflictError, errorMessage, type ErrorCode } from '../errors';
 import { logger } from '../logger';
+import type { OrgScope } from '../users/org-scope';
 import type { Permission, UserRecord } from '../users/user.entities';
 import { deleteUser } from '../users/user-lifecycle';
 import { userPorts } from '../users/user-ports';
@@ -11,8 +10,9 @@ import { OrgDirectory } from './bulk-create.rules';
 import { readCsv, requireWithin, type CsvLayout, type UploadedFile } from './csv-file';
 
 /**
- * Bulk deletion and bulk permission changes (spec 4.5): each item is handled on its own and the answer
- * lists the items that failed. They act at once (no worker): their inputs are small.
+ * Bulk deletion and bulk permission changes (spec 4.5), in the scope of an ADMIN of the path's
+ * organization: each item is handled on its own and the answer lists the items that failed. They act
+ * at once (no worker): their inputs are small.
  */
 
 /** An entry of these operations' error lists: the e-mail, a message, a stable code, and where it came from. */
@@ -34,15 +34,13 @@ const itemError = (email: string, errorCode: ErrorCode, where: { index?: number;
   ...where,
 });
 
-const requireBulkAdmin = (caller: Caller, orgUuid: string) => requireAdmin(caller, orgUuid, 'Only an ADMIN runs bulk operations');
-
 /**
  * Deletes the users with these e-mails, each exactly as `DELETE /users/{userId}` does. Errors: an
  * unknown e-mail, a user already deleted, the caller itself, and the last ADMIN. With `dryRun` the
  * same checks run and nothing changes.
  */
-export async function bulkDelete(caller: Caller, orgUuid: string, emails: string[], dryRun: boolean): Promise<ItemError[]> {
-  requireBulkAdmin(caller, orgUuid);
+export async function bulkDelete(scope: OrgScope, emails: string[], dryRun: boolean): Promise<ItemError[]> {
+  const { orgUuid } = scope;
   const errors: ItemError[] = [];
   const seen = new Set<string>();
   let admins = dryRun ? (await getAdmins(orgUuid)).size : 0;
@@ -55,7 +53,7 @@ export async function bulkDelete(caller: Caller, orgUuid: string, emails: string
       fail('USER_NOT_FOUND');
       continue;
     }
-    if (user.uuid === caller.user.uuid) {
+    if (user.uuid === scope.caller.uuid) {
       fail('SELF_DELETE');
       continue;
     }
@@ -70,7 +68,7 @@ export async function bulkDelete(caller: Caller, orgUuid: string, emails: string
       continue;
     }
     try {
-      await deleteUser(await authorizeOrgAdmin(caller, orgUuid), user.uuid, userPorts());
+      await deleteUser(scope, user.uuid, userPorts());
     } catch (error) {
       const code = error instanceof ConflictError ? conflictCode(error.code) : 'FAILED';
       if (code === 'FAILED') logger.error('bulk delete: user not deleted', { orgUuid, userUuid: user.uuid, reason: (error as Error).name });
@@ -97,10 +95,9 @@ const grantId = (p: Permission) => `${p.environmentUuid}/${p.botUuid ?? '*'}`;
  * Grants the permissions a CSV file lists (`Email, EnvironmentUuid, EnvironmentName, Bot`, one grant
  * per row; `Bot` left empty grants a SUPERVISOR the whole environment), under rules 5 to 7.
  */
-export async function bulkGrant(caller: Caller, orgUuid: string, file: UploadedFile, dryRun: boolean): Promise<ItemError[]> {
-  // Before the caller is checked, as the multipart limit refuses the body before anything reads it.
+export async function bulkGrant(scope: OrgScope, file: UploadedFile, dryRun: boolean): Promise<ItemError[]> {
+  const { orgUuid } = scope;
   requireWithin(file, bulkPermissionLimits.maxBytes);
-  requireBulkAdmin(caller, orgUuid);
   const directory = new OrgDirectory(orgUuid);
   const errors: ItemError[] = [];
   const grants = new Map<string, { user: UserRecord; add: Permission[]; lines: number[] }>();
@@ -110,13 +107,9 @@ export async function bulkGrant(caller: Caller, orgUuid: string, file: UploadedF
     const fail = (code: ErrorCode) => errors.push(itemError(email, code, { line: row.line }));
     const key = email.toLowerCase();
     if (!users.has(key)) users.set(key, findUserByEmail(orgUuid, email));
-    const user = await users.get(key)!;
-    if (!user || user.status === 'DELETED') {
-      fail('USER_NOT_FOUND');
-      continue;
-    }
-    if (user.role === 'ADMIN') {
-      fail('ADMIN_HAS_ALL');
+    const user = grantee(await users.get(key)!);
+    if (typeof user === 'string') {
+      fail(user);
       continue;
     }
     if (!EnvironmentUuid || !EnvironmentName) {
@@ -170,20 +163,16 @@ export interface Revocation {
  * environment (`environmentUuid` alone), or every grant of the user (`email` alone). A user may be
  * left with none: it then reaches no bot until granted one.
  */
-export async function bulkRevoke(caller: Caller, orgUuid: string, items: Revocation[], dryRun: boolean): Promise<ItemError[]> {
-  requireBulkAdmin(caller, orgUuid);
+export async function bulkRevoke(scope: OrgScope, items: Revocation[], dryRun: boolean): Promise<ItemError[]> {
+  const { orgUuid } = scope;
   const errors: ItemError[] = [];
   // A dry run keeps what earlier items would have revoked, so it reports what the real run would.
   const dryPermissions = new Map<string, Permission[]>();
   for (const [index, item] of items.entries()) {
     const fail = (code: ErrorCode) => errors.push(itemError(item.email, code, { index }));
-    const user = await findUserByEmail(orgUuid, item.email.trim());
-    if (!user || user.status === 'DELETED') {
-      fail('USER_NOT_FOUND');
-      continue;
-    }
-    if (user.role === 'ADMIN') {
-      fail('ADMIN_HAS_ALL');
+    const user = grantee(await findUserByEmail(orgUuid, item.email.trim()));
+    if (typeof user === 'string') {
+      fail(user);
       continue;
     }
     const env = item.environmentUuid?.toLowerCase();
@@ -203,6 +192,12 @@ export async function bulkRevoke(caller: Caller, orgUuid: string, items: Revocat
     else if (!(await replacePermissions(user, keep))) fail('CHANGED_MEANWHILE');
   }
   return errors;
+}
+
+/** The user whose permissions an item changes, or why they cannot change: it is not there, or an ADMIN (who has them all). */
+function grantee(user: UserRecord | undefined): UserRecord | ErrorCode {
+  if (!user || user.status === 'DELETED') return 'USER_NOT_FOUND';
+  return user.role === 'ADMIN' ? 'ADMIN_HAS_ALL' : user;
 }
 
 /** Writes a user's new permissions, conditioned on the record it read, with its USER_UPDATED event. */

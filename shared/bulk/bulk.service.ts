@@ -1,34 +1,21 @@
-import { requireAdmin } from '../access/org-access';
-import { auditContext } from '../audit/audit-context';
 import { randomUUID } from 'node:crypto';
-import type { Caller } from '../auth/caller';
+import { auditContext } from '../audit/audit-context';
 import { ConflictError, fileRefused, NotFoundError, ValidationError, type ErrorCode } from '../errors';
 import type { Language } from '../mail/mail.templates';
 import { count } from '../metrics';
+import type { OrgScope } from '../users/org-scope';
 import type { BulkError } from './bulk-create.rules';
-import {
-  createJob,
-  effectiveJob,
-  failedRowsKey,
-  getJob,
-  objectText,
-  presignedPut,
-  putObject,
-  readErrors,
-  requeueJob,
-  requeueWelcomes,
-  settleQueued,
-  failJob,
-  JOB_DAYS,
-  touchObject,
-  uploadKey,
-  type BulkJob,
-} from './bulk-job';
+import { JOB_DAYS, readErrors, readFailedRows, restartUpload, saveUpload, uploadUrl } from './bulk-files';
+import { createJob, effectiveJob, failJob, getJob, requeueJob, requeueWelcomes, settleQueued, type BulkJob } from './bulk-job';
 import { requireWithin, type UploadedFile } from './csv-file';
 
-/** The HTTP side of bulk operations (spec 4.5): ADMIN's, scoped to the token's organization. */
+/**
+ * The HTTP side of bulk-create jobs (spec 4.5): each takes the scope of an ADMIN of the path's
+ * organization (`authorizeOrgAdmin`, with `BULK_ADMIN_ONLY` as its refusal).
+ */
 
-const requireBulkAdmin = (caller: Caller, orgUuid: string) => requireAdmin(caller, orgUuid, 'Only an ADMIN runs bulk operations');
+/** Why a user who is not an ADMIN is refused every bulk operation. */
+export const BULK_ADMIN_ONLY = 'Only an ADMIN runs bulk operations';
 
 /**
  * The largest file `POST /users/bulk-create` takes in its multipart body: 4 MiB. The binding limit is
@@ -52,23 +39,17 @@ export const SYNC_WAIT_MS = 25_000;
  * `NO_USER_CREATED` with its error list. A worker failure is not the file's: that job (failed,
  * retryable) comes back as one not done.
  */
-export async function bulkCreate(
-  caller: Caller,
-  orgUuid: string,
-  file: UploadedFile,
-  options: { language: Language; dryRun: boolean; wait: boolean },
-): Promise<JobView> {
-  requireBulkAdmin(caller, orgUuid);
+export async function bulkCreate(scope: OrgScope, file: UploadedFile, options: { language: Language; dryRun: boolean; wait: boolean }): Promise<JobView> {
   requireWithin(
     file,
     MULTIPART_MAX_BYTES,
     `The file is larger than ${MULTIPART_MAX_BYTES / 1024 / 1024} MiB (${MULTIPART_MAX_BYTES} bytes), the most a request body carries: upload it with POST /users/bulk-uploads`,
   );
-  const job = newJob(caller, orgUuid, options);
+  const job = newJob(scope, options);
   await createJob(job);
   count('BulkJobsAccepted');
-  await putObject(uploadKey(orgUuid, job.jobId), file.content, 'text/csv');
-  const seen = options.wait ? await awaitJob(orgUuid, job.jobId, Date.now() + SYNC_WAIT_MS) : job;
+  await saveUpload(scope.orgUuid, job.jobId, file.content);
+  const seen = options.wait ? await awaitJob(scope.orgUuid, job.jobId, Date.now() + SYNC_WAIT_MS) : job;
   if (seen.status === 'failed' && seen.failure && !seen.failure.retryable) throw fileRefused(seen.failure.errorCode, seen.failure.message);
   const view = await jobView(seen);
   if (seen.status === 'done' && seen.counts.created === 0) {
@@ -87,24 +68,22 @@ export const UPLOAD_URL_SECONDS = 900;
  * clients that cannot send multipart). The object's creation starts the worker as for any upload.
  */
 export async function createUploadJob(
-  caller: Caller,
-  orgUuid: string,
+  scope: OrgScope,
   options: { language: Language; dryRun: boolean },
 ): Promise<{ job: BulkJob; url: string; expiresAt: string }> {
-  requireBulkAdmin(caller, orgUuid);
-  const job = newJob(caller, orgUuid, options);
+  const job = newJob(scope, options);
   await createJob(job);
   count('BulkJobsAccepted');
-  const url = await presignedPut(uploadKey(orgUuid, job.jobId), UPLOAD_URL_SECONDS);
+  const url = await uploadUrl(scope.orgUuid, job.jobId, UPLOAD_URL_SECONDS);
   return { job, url, expiresAt: new Date(Date.now() + UPLOAD_URL_SECONDS * 1000).toISOString() };
 }
 
-function newJob(caller: Caller, orgUuid: string, options: { language: Language; dryRun: boolean }): BulkJob {
+function newJob(scope: OrgScope, options: { language: Language; dryRun: boolean }): BulkJob {
   const now = new Date().toISOString();
   return {
     jobId: randomUUID(),
-    orgUuid,
-    requestedBy: caller.user.uuid,
+    orgUuid: scope.orgUuid,
+    requestedBy: scope.caller.uuid,
     // The request creating the job: its author and request id are the cause of all the job does.
     cause: auditContext(),
     language: options.language,
@@ -158,9 +137,8 @@ export async function jobView(job: BulkJob): Promise<JobView> {
   };
 }
 
-export async function readJob(caller: Caller, orgUuid: string, jobId: string): Promise<BulkJob> {
-  requireBulkAdmin(caller, orgUuid);
-  const job = await getJob(orgUuid, jobId);
+export async function readJob(scope: OrgScope, jobId: string): Promise<BulkJob> {
+  const job = await getJob(scope.orgUuid, jobId);
   if (!job) throw new NotFoundError('The bulk job was not found');
   return effectiveJob(job);
 }
@@ -170,8 +148,9 @@ export async function readJob(caller: Caller, orgUuid: string, jobId: string): P
  * job goes back to `queued` and the upload's object-created event starts the worker, as the upload did.
  * Rows already done are found done (a job runs safely twice). Any other job is a 409.
  */
-export async function retryJob(caller: Caller, orgUuid: string, jobId: string): Promise<BulkJob> {
-  const job = await readJob(caller, orgUuid, jobId);
+export async function retryJob(scope: OrgScope, jobId: string): Promise<BulkJob> {
+  const { orgUuid } = scope;
+  const job = await readJob(scope, jobId);
   if (!job.failure?.retryable || !(await requeueJob(orgUuid, jobId))) {
     throw new ConflictError('CONFLICT', 'Only a job whose worker failed can be retried; this one is ' + job.status);
   }
@@ -183,12 +162,12 @@ export async function retryJob(caller: Caller, orgUuid: string, jobId: string): 
  * `queued` and its upload starts the worker, which finds every user created and welcomes those not
  * welcomed yet (new passwords where the file gave none). A job without such failures is a 409.
  */
-export async function resendWelcomes(caller: Caller, orgUuid: string, jobId: string): Promise<BulkJob> {
-  await readJob(caller, orgUuid, jobId);
-  return requeueWelcomesOf(orgUuid, jobId);
+export async function resendWelcomes(scope: OrgScope, jobId: string): Promise<BulkJob> {
+  await readJob(scope, jobId);
+  return requeueWelcomesOf(scope.orgUuid, jobId);
 }
 
-/** `resendWelcomes` without a caller: the operator CLI's. */
+/** `resendWelcomes` without a scope: the operator CLI's. */
 export async function requeueWelcomesOf(orgUuid: string, jobId: string): Promise<BulkJob> {
   if (!(await requeueWelcomes(orgUuid, jobId))) {
     throw new ConflictError('CONFLICT', 'The job has no welcome e-mail to send again (or it has not finished)');
@@ -205,7 +184,7 @@ export async function requeueWelcomesOf(orgUuid: string, jobId: string): Promise
 async function startAgain(orgUuid: string, jobId: string, undo: () => Promise<unknown>): Promise<BulkJob> {
   const queued = (await getJob(orgUuid, jobId))!;
   try {
-    await touchObject(uploadKey(orgUuid, jobId));
+    await restartUpload(orgUuid, jobId);
   } catch (error) {
     await undo();
     if ((error as { name?: string }).name === 'NoSuchKey') {
@@ -217,8 +196,8 @@ async function startAgain(orgUuid: string, jobId: string, undo: () => Promise<un
 }
 
 /** A finished job's failed rows as CSV (header plus `Error`), or only the header when none failed. */
-export async function failedRows(caller: Caller, orgUuid: string, jobId: string): Promise<string> {
-  const job = await readJob(caller, orgUuid, jobId);
+export async function failedRows(scope: OrgScope, jobId: string): Promise<string> {
+  const job = await readJob(scope, jobId);
   if (job.status !== 'done') throw new NotFoundError('The job has not finished: it has no failed rows yet');
-  return (await objectText(failedRowsKey(orgUuid, jobId))) ?? 'Email,Name,Company,Password,Role,EnvironmentUuid,EnvironmentName,Bot,Error\r\n';
+  return (await readFailedRows(scope.orgUuid, jobId)) ?? 'Email,Name,Company,Password,Role,EnvironmentUuid,EnvironmentName,Bot,Error\r\n';
 }

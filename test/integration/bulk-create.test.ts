@@ -609,6 +609,10 @@ describe('who may', () => {
     jobId = (await pollJob(org, answer.headers.get('location')!)).view.jobId;
   });
 
+  /** The other job routes of this organization, as the holder of `api`: an upload URL, a retry, the welcomes again. */
+  const postsOf = (api: Member['api']) =>
+    Promise.all([org.url('/bulk-uploads'), bulkJobUrl(org, jobId, '/retry'), bulkJobUrl(org, jobId, '/welcomes')].map((url) => api.post(url, undefined)));
+
   test.each(['SUPERVISOR', 'EDITOR', 'VIEWER'] as const)('role %s is refused (403) every bulk route, and nothing is created', async (role) => {
     const caller = await member(org, role);
     const email = uniqueEmail(`matrix-${role.toLowerCase()}`);
@@ -616,10 +620,12 @@ describe('who may', () => {
     const upload = await uploadCsv(org, csvOf([rowFor(org, 'ADMIN', email)]), { token: caller.token });
     const job = await getBulk(org, bulkJobUrl(org, jobId), caller.token);
     const rows = await getBulk(org, bulkJobUrl(org, jobId, '/failed-rows'), caller.token);
+    const others = await postsOf(caller.api);
 
     expectError(upload, 403, 'FORBIDDEN');
     expectError(job, 403, 'FORBIDDEN');
     expectError(rows, 403, 'FORBIDDEN');
+    for (const response of [upload, job, rows, ...others]) expect(expectError(response, 403, 'FORBIDDEN').message).toBe('Only an ADMIN runs bulk operations');
     await expectNothingFor([email]);
   });
 
@@ -630,11 +636,13 @@ describe('who may', () => {
     const job = await getBulk(org, bulkJobUrl(org, jobId), other.admin.token);
     const rows = await getBulk(org, bulkJobUrl(org, jobId, '/failed-rows'), other.admin.token);
     const viaOwnOrg = await getBulk(other, bulkJobUrl(other, jobId));
+    const others = await postsOf(other.admin.api);
 
     expectError(upload, 404, 'NOT_FOUND');
     expectError(job, 404, 'NOT_FOUND');
     expectError(rows, 404, 'NOT_FOUND');
     expectError(viaOwnOrg, 404, 'NOT_FOUND');
+    for (const response of others) expect(expectError(response, 404, 'NOT_FOUND').message).toBe('The organization was not found');
     await expectNothingFor([email]);
     expect((await listAllUsers(other.admin.api, other, '&status=ALL')).filter((u) => u.email === email)).toEqual([]);
   });

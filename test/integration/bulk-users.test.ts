@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { authorizeOrgAdmin } from '../../shared/access/org-access';
 import { bulkDelete } from '../../shared/bulk/bulk-users.service';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { expectError, expectFieldErrors } from '../support/error-body';
@@ -234,16 +235,16 @@ describe('bulk-delete and the last ADMIN', () => {
   test('LAST_ADMIN: a caller deleted meanwhile deletes ADMINs in list order until one is left (dry run agrees)', async () => {
     const own = await freshOrganization();
     const [second, third] = await Promise.all([member(own, 'ADMIN'), member(own, 'ADMIN')]);
-    const staleFirst = await callerOf(own.admin.token);
+    const staleFirst = await authorizeOrgAdmin(await callerOf(own.admin.token), own.orgUuid);
     expect((await deleteRequest(own, [own.admin.email], { token: second.token })).body).toEqual([]);
     const expected = [{ email: third.email, errorCode: 'LAST_ADMIN', index: 1 }];
 
-    const dry = await bulkDelete(staleFirst, own.orgUuid, [second.email, third.email], true);
+    const dry = await bulkDelete(staleFirst, [second.email, third.email], true);
 
     expect(codesOf(dry)).toEqual(expected);
     expect(await adminSet(own.orgUuid)).toEqual([second.uuid, third.uuid].sort());
 
-    const real = await bulkDelete(staleFirst, own.orgUuid, [second.email, third.email], false);
+    const real = await bulkDelete(staleFirst, [second.email, third.email], false);
 
     expect(codesOf(real)).toEqual(expected);
     expect(await adminSet(own.orgUuid)).toEqual([third.uuid]);
@@ -593,7 +594,9 @@ describe('who may run the bulk operations', () => {
   test.each(['SUPERVISOR', 'EDITOR', 'VIEWER'] as const)('%s: 403 FORBIDDEN on each, and nothing changes', async (role) => {
     const caller = await someone(role, role === 'SUPERVISOR' ? ['envA'] : ['A1']);
 
-    for (const response of await everyOperation(caller.token)) expectError(response, 403, 'FORBIDDEN');
+    for (const response of await everyOperation(caller.token)) {
+      expect(expectError(response, 403, 'FORBIDDEN').message).toBe('Only an ADMIN runs bulk operations');
+    }
   });
 
   test("another organization's path is 404 NOT_FOUND on each, for this organization's ADMIN and for the other's", async () => {
@@ -601,6 +604,14 @@ describe('who may run the bulk operations', () => {
 
     for (const response of await everyOperation(seededAdmin)) expectError(response, 404, 'NOT_FOUND');
     for (const response of await everyOperation(org.admin.token, seeded().uuid)) expectError(response, 404, 'NOT_FOUND');
+    for (const response of await everyOperation(seededAdmin)) expect(response.body).toMatchObject({ message: 'The organization was not found' });
+  });
+
+  test('a permissions file over 1 MiB from a user who is not an ADMIN is 403, as any request of theirs: who may comes before the file', async () => {
+    const viewer = await someone('VIEWER', ['A1']);
+    const tooLarge = `${permissionsCsv([grantRow(org, viewer.email, 'A2')])}${'x'.repeat(1024 * 1024)}\r\n`;
+
+    expectError(await grantRequest(org, tooLarge, { token: viewer.token }), 403, 'FORBIDDEN');
   });
 
   test('no token is 401 UNAUTHENTICATED on each, before the body is looked at', async () => {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BulkError } from '../../shared/bulk/bulk-create.rules';
-import { createJob, putObject, uploadKey, type BulkJob } from '../../shared/bulk/bulk-job';
+import { saveUpload } from '../../shared/bulk/bulk-files';
+import { createJob, type BulkJob } from '../../shared/bulk/bulk-job';
 import type { JobView } from '../../shared/bulk/bulk.service';
 import { en } from '../../shared/mail/locales/en';
 import { es } from '../../shared/mail/locales/es';
@@ -128,10 +129,10 @@ export function mailedPassword(mail: ReceivedMail, language: Language): string |
 export async function stageJob(
   org: TestOrg,
   csv: string,
-  options: { dryRun?: boolean; language?: Language; status?: BulkJob['status'] } = {},
+  options: { dryRun?: boolean; language?: Language } = {},
 ): Promise<BulkJob> {
   const jobId = randomUUID();
-  await putObject(uploadKey(org.orgUuid, jobId), csv, 'text/csv');
+  await saveUpload(org.orgUuid, jobId, csv);
   await sleep(300);
   const now = new Date().toISOString();
   const job: BulkJob = {
@@ -140,7 +141,7 @@ export async function stageJob(
     requestedBy: org.admin.uuid,
     language: options.language ?? 'en',
     dryRun: options.dryRun ?? false,
-    status: options.status ?? 'queued',
+    status: 'queued',
     counts: { rows: 0, created: 0, failed: 0 },
     progress: { processed: 0, total: 0 },
     createdAt: now,
