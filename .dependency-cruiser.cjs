@@ -28,9 +28,9 @@ const layers = [
   ['shared/identity'],
   ['shared/store'],
   ['shared/clients'],
-  // The kernel: configuration, errors, observability, schema pieces, text.
-  ['shared/config\\.ts', 'shared/errors\\.ts', 'shared/metrics\\.ts', 'shared/tracer\\.ts', 'shared/schemas', 'shared/text'],
-  ['shared/logger\\.ts'],
+  // The kernel: schema pieces, configuration, observability, text; then the error catalogue and the logger.
+  ['shared/schemas', 'shared/config\\.ts', 'shared/metrics\\.ts', 'shared/tracer\\.ts', 'shared/text'],
+  ['shared/errors\\.ts', 'shared/logger\\.ts'],
 ];
 
 const folder = (pattern) => `^${pattern}(/|$)`;

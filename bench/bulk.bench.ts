@@ -13,7 +13,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bulkCreateColumns, eachLimited } from '../shared/bulk/bulk-create.rules';
+import { eachLimited } from '../shared/bulk/bulk-create.rules';
 import type { JobView } from '../shared/bulk/bulk.service';
 import { loadState } from '../infra/local/cognito-store';
 import { config } from '../shared/config';
@@ -33,6 +33,7 @@ import { check } from './harness/series';
 import { accessToken, startInProcess } from './harness/stack';
 import { fmt, sum } from './harness/stats';
 import { bulkTables, type ImportResult, type Run } from './bulk.report';
+import { bulkCreateColumns } from '../shared/bulk/bulk.limits';
 
 const CONCURRENCY = 8; // the worker's default (runBulkCreateJob)
 const SYNC_WAIT_S = 25; // how long POST …/bulk-create waits before answering 202 (SYNC_WAIT_MS, shared/bulk/bulk.service.ts)

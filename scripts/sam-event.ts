@@ -11,7 +11,6 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bulkCreateColumns } from '../shared/bulk/bulk-create.rules';
 import { envNames } from '../shared/config';
 import { catalogue } from '../shared/api/catalogue';
 import { defaultSubpaths, type Subpaths } from '../shared/api/routes';
@@ -20,6 +19,7 @@ import { projectRoot } from '../infra/cloud/project-root';
 import type { StackInfo } from '../infra/local/stack';
 import { readOutputs, UsageError } from '../infra/cli/outputs';
 import { bundledFunctions, readAssembly } from './sam-env';
+import { bulkCreateColumns } from '../shared/bulk/bulk.limits';
 
 export const eventsDir = join(projectRoot, 'events');
 

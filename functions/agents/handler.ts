@@ -4,8 +4,8 @@ import { createAgent, updateAgent } from '../../shared/agents/agent-write.servic
 import { toAgentSummary } from '../../shared/agents/agent.mapper';
 import { agentsApi } from '../../shared/api/catalogue';
 import { versionsOfIfMatch } from '../../shared/http/etag';
-import { createFunction } from '../../shared/http/handler-factory';
-import { route, routes } from '../../shared/http/operation-route';
+import { createFunction, routes } from '../../shared/http/handler-factory';
+import { userOperation } from '../../shared/http/user-route';
 import { pageOf } from '../../shared/http/page';
 import { ok } from '../../shared/http/types';
 import { agentAnswer } from '../common/agent-answer';
@@ -14,7 +14,7 @@ import { revisionRoutes } from '../common/revision-routes';
 /** Agents of a bot (spec 4.2). */
 
 export const handlers = routes(
-  route(agentsApi.list, {
+  userOperation(agentsApi.list, {
     prefetch: botScopeKeys,
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ query, scope }) => {
@@ -23,7 +23,7 @@ export const handlers = routes(
     },
   }),
   // Roles of matching agents as text/plain, one per line.
-  route(agentsApi.quicksearch, {
+  userOperation(agentsApi.quicksearch, {
     prefetch: botScopeKeys,
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ query, scope }) => ({
@@ -32,19 +32,19 @@ export const handlers = routes(
       body: (await quicksearchAgents(scope, query.name, query.limit)).join('\n'),
     }),
   }),
-  route(agentsApi.create, {
+  userOperation(agentsApi.create, {
     prefetch: botScopeKeys,
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
     // A keyed create whose answer was lost answers the agent it created, as it reads now.
     idempotent: { replay: async ({ uuid }, { scope }) => agentAnswer(await readAgent(scope, 'AGENT', uuid), 201) },
     handle: async ({ body, scope }) => agentAnswer(await createAgent(scope, body), 201),
   }),
-  route(agentsApi.get, {
+  userOperation(agentsApi.get, {
     prefetch: (path) => agentReadKeys(path, path.agentUUID),
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ path, scope, prefetched }) => agentAnswer(await readAgent(scope, 'AGENT', path.agentUUID, prefetched)),
   }),
-  route(agentsApi.update, {
+  userOperation(agentsApi.update, {
     prefetch: (path) => agentReadKeys(path, path.agentUUID),
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
     handle: async ({ path, body, headers, scope, prefetched }) =>

@@ -10,8 +10,8 @@ import { tokenSigner } from '../../shared/auth/signer';
 import { grantToken, readTokenForm } from '../../shared/auth/token.service';
 import { NotFoundError } from '../../shared/errors';
 import { cookieValue, strictCookie } from '../../shared/http/cookies';
-import { createFunction, type RouteInput } from '../../shared/http/handler-factory';
-import { route, routes } from '../../shared/http/operation-route';
+import { createFunction, routes, type RouteInput } from '../../shared/http/handler-factory';
+import { publicOperation } from '../../shared/http/public-route';
 import { ok, type Reply } from '../../shared/http/types';
 
 /** The OpenID Connect provider of each realm and its account page. */
@@ -91,38 +91,38 @@ const userinfo = { handle: async ({ path, headers }: RealmInput) => ok(await use
 
 export const handlers = routes(
   // Token endpoint: password and refresh_token grants, answered in OAuth 2.0's own shapes.
-  route(authApi.token, {
+  publicOperation(authApi.token, {
     handle: async ({ path, headers, rawBody, requestId }) =>
       ok(await asSignIn(requestId, () => grantToken(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization))), noStore),
   }),
   // JWKS: the public key that verifies every realm's tokens.
-  route(authApi.certs, {
+  publicOperation(authApi.certs, {
     handle: async ({ path }) => {
       if (!(await realmExists(path.realm))) throw new NotFoundError('The realm was not found');
       return ok({ keys: [await tokenSigner().publicJwk()] }, publicCache);
     },
   }),
-  route(authApi.discovery, { handle: async ({ path }) => ok(await discovery(path.realm), publicCache) }),
-  route(authApi.userinfo, userinfo),
-  route(authApi.userinfoPost, userinfo),
+  publicOperation(authApi.discovery, { handle: async ({ path }) => ok(await discovery(path.realm), publicCache) }),
+  publicOperation(authApi.userinfo, userinfo),
+  publicOperation(authApi.userinfoPost, userinfo),
   // RFC 7009 revocation: always 200 once the client is known.
-  route(authApi.revoke, {
+  publicOperation(authApi.revoke, {
     handle: async ({ path, headers, rawBody }) => {
       await revokeToken(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization));
       return { status: 200, headers: noStore };
     },
   }),
   // Logout with a refresh token; 204 as Keycloak answers.
-  route(authApi.logout, {
+  publicOperation(authApi.logout, {
     handle: async ({ path, headers, rawBody }) => {
       await logout(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization));
       return { status: 204, headers: noStore };
     },
   }),
-  route(authApi.account, accountPage((request) => showAccount(request))),
-  route(authApi.accountSignIn, accountPage((request) => signIn(request))),
-  route(authApi.accountPassword, accountPage((request) => changePassword(request))),
-  route(authApi.accountSignOut, accountPage((request) => signOut(request))),
+  publicOperation(authApi.account, accountPage((request) => showAccount(request))),
+  publicOperation(authApi.accountSignIn, accountPage((request) => signIn(request))),
+  publicOperation(authApi.accountPassword, accountPage((request) => changePassword(request))),
+  publicOperation(authApi.accountSignOut, accountPage((request) => signOut(request))),
 );
 
 export const handler = createFunction('auth', handlers);

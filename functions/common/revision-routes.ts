@@ -6,7 +6,7 @@ import { diffRevisions, listRevisions, readRevision } from '../../shared/agents/
 import { restoreRevision } from '../../shared/agents/agent-write.service';
 import type { agentsApi, supervisorsApi } from '../../shared/api/catalogue';
 import { versionsOfIfMatch } from '../../shared/http/etag';
-import { route } from '../../shared/http/operation-route';
+import { userOperation } from '../../shared/http/user-route';
 import { pageOf } from '../../shared/http/page';
 import { ok } from '../../shared/http/types';
 import { agentAnswer } from './agent-answer';
@@ -20,7 +20,7 @@ type RevisionOperations = Pick<typeof agentsApi | typeof supervisorsApi, 'revisi
  */
 export function revisionRoutes(operations: RevisionOperations, kind: AgentKind, uuidOf: (path: { agentUUID?: string; supervisorUUID?: string }) => string) {
   return [
-    route(operations.revisions, {
+    userOperation(operations.revisions, {
       prefetch: botScopeKeys,
       authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
       handle: async ({ path, query, scope }) => {
@@ -28,18 +28,18 @@ export function revisionRoutes(operations: RevisionOperations, kind: AgentKind, 
         return ok(pageOf(items.map(toRevisionSummary), total, query.page, query.size));
       },
     }),
-    route(operations.revision, {
+    userOperation(operations.revision, {
       prefetch: botScopeKeys,
       authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
       handle: async ({ path, scope }) => ok((await readRevision(await requireLatestRecord(scope, kind, uuidOf(path)), path.revision, kind)).agent),
     }),
-    route(operations.revisionDiff, {
+    userOperation(operations.revisionDiff, {
       prefetch: botScopeKeys,
       authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
       handle: async ({ path, query, scope }) =>
         ok(await diffRevisions(await requireLatestRecord(scope, kind, uuidOf(path)), kind, path.revision, query.against)),
     }),
-    route(operations.restore, {
+    userOperation(operations.restore, {
       prefetch: (path) => agentReadKeys(path, uuidOf(path)),
       authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
       handle: async ({ path, headers, scope, prefetched }) =>

@@ -3,8 +3,8 @@ import { subpathsFromEnv } from '../../shared/config';
 import { apiDescription, serverUrlOf } from '../../shared/docs/api-description';
 import { REFERENCE_PERMISSIONS, REFERENCE_POLICY, referenceFile, referencePage } from '../../shared/docs/reference-page';
 import { NotFoundError } from '../../shared/errors';
-import { createFunction } from '../../shared/http/handler-factory';
-import { route, routes } from '../../shared/http/operation-route';
+import { createFunction, routes } from '../../shared/http/handler-factory';
+import { publicOperation } from '../../shared/http/public-route';
 
 /** The API's description and its interactive reference. */
 
@@ -15,9 +15,9 @@ const dayCache = { 'cache-control': 'public, max-age=86400' };
 
 export const handlers = routes(
   // The API's root address leads a person to the reference.
-  route(docsApi.root, { handle: async () => ({ status: 302, headers: { location: '/docs' } }) }),
+  publicOperation(docsApi.root, { handle: async () => ({ status: 302, headers: { location: '/docs' } }) }),
   // The OpenAPI 3.1 document, with this API's own address as its server and, if named, the realm to sign in to.
-  route(docsApi.openapi, {
+  publicOperation(docsApi.openapi, {
     handle: async ({ query, headers }) => ({
       status: 200,
       body: apiDescription(subpathsFromEnv(), serverUrlOf(headers), query.realm),
@@ -26,7 +26,7 @@ export const handlers = routes(
     }),
   }),
   // The interactive reference (Swagger UI), for the realm named if any.
-  route(docsApi.ui, {
+  publicOperation(docsApi.ui, {
     handle: async ({ query }) => ({
       status: 200,
       body: referencePage(query.realm),
@@ -35,7 +35,7 @@ export const handlers = routes(
     }),
   }),
   // One of the reference's files, from a fixed list; any other name is the standard 404.
-  route(docsApi.asset, {
+  publicOperation(docsApi.asset, {
     handle: async ({ path }) => {
       const file = referenceFile(path.asset);
       if (!file) throw new NotFoundError('The reference has no such file');

@@ -4,8 +4,8 @@ import { updateSupervisor } from '../../shared/agents/agent-write.service';
 import { toAgentSummary } from '../../shared/agents/agent.mapper';
 import { supervisorsApi } from '../../shared/api/catalogue';
 import { versionsOfIfMatch } from '../../shared/http/etag';
-import { createFunction } from '../../shared/http/handler-factory';
-import { route, routes } from '../../shared/http/operation-route';
+import { createFunction, routes } from '../../shared/http/handler-factory';
+import { userOperation } from '../../shared/http/user-route';
 import { pageOf } from '../../shared/http/page';
 import { ok } from '../../shared/http/types';
 import { agentAnswer } from '../common/agent-answer';
@@ -13,7 +13,7 @@ import { revisionRoutes } from '../common/revision-routes';
 
 /** Supervisors of a bot (spec 4.1). */
 export const handlers = routes(
-  route(supervisorsApi.list, {
+  userOperation(supervisorsApi.list, {
     prefetch: botScopeKeys,
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ query, scope }) => {
@@ -21,17 +21,17 @@ export const handlers = routes(
       return ok(pageOf(items.map(toAgentSummary), total, query.page, query.size));
     },
   }),
-  route(supervisorsApi.default, {
+  userOperation(supervisorsApi.default, {
     prefetch: defaultSupervisorReadKeys,
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ scope, prefetched }) => agentAnswer(await readDefaultSupervisor(scope, prefetched)),
   }),
-  route(supervisorsApi.get, {
+  userOperation(supervisorsApi.get, {
     prefetch: (path) => agentReadKeys(path, path.supervisorUUID),
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ path, scope, prefetched }) => agentAnswer(await readAgent(scope, 'SUPERVISOR', path.supervisorUUID, prefetched)),
   }),
-  route(supervisorsApi.update, {
+  userOperation(supervisorsApi.update, {
     prefetch: (path) => agentReadKeys(path, path.supervisorUUID),
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
     handle: async ({ path, body, headers, scope, prefetched }) =>

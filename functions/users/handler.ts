@@ -3,8 +3,8 @@ import { usersApi } from '../../shared/api/catalogue';
 import { toAuditEventResponse } from '../../shared/audit-trail/audit-trail.mapper';
 import { listAuditEvents } from '../../shared/audit-trail/audit-trail.service';
 import { mailSettings } from '../../shared/config';
-import { createFunction } from '../../shared/http/handler-factory';
-import { route, routes } from '../../shared/http/operation-route';
+import { createFunction, routes } from '../../shared/http/handler-factory';
+import { userOperation } from '../../shared/http/user-route';
 import { pageOf } from '../../shared/http/page';
 import { ok, type Reply } from '../../shared/http/types';
 import { languageOf } from '../../shared/mail/language-header';
@@ -29,42 +29,42 @@ const admin = ({ path, caller }: { path: { orgUUID: string }; caller: Parameters
 const replayUser = { replay: async ({ uuid }: { uuid: string }, { scope }: { scope: OrgScope }) => ok(toUserResponse(await readUser(scope, uuid))) };
 
 export const handlers = routes(
-  route(usersApi.identityProvider, {
+  userOperation(usersApi.identityProvider, {
     authorize: ({ path, caller }) => authorizeOrgMember(caller, path.orgUUID),
     handle: async ({ scope }) => ok(toUserResponse(scope.caller)),
   }),
-  route(usersApi.list, {
+  userOperation(usersApi.list, {
     authorize: admin,
     handle: async ({ query, scope }) => {
       const { users, total } = await listUsers(scope, query);
       return ok(pageOf(users.map(toUserResponse), total, query.page, query.linesPerPage, 0));
     },
   }),
-  route(usersApi.quicksearch, {
+  userOperation(usersApi.quicksearch, {
     authorize: admin,
     handle: async ({ query, scope }) => ok(await quicksearchUsers(scope, query.name, query.limit)),
   }),
-  route(usersApi.create, {
+  userOperation(usersApi.create, {
     authorize: admin,
     idempotent: replayUser,
     handle: async ({ body, headers, scope }) => ok(toUserResponse(await createUser(scope, body, mailContext(headers)))),
   }),
-  route(usersApi.activate, {
+  userOperation(usersApi.activate, {
     authorize: admin,
     idempotent: replayUser,
     handle: async ({ body, headers, scope }) => ok(toUserResponse(await activateUser(scope, body, mailContext(headers)))),
   }),
-  route(usersApi.get, {
+  userOperation(usersApi.get, {
     // The addressed user comes in the caller's read; `readUser` reads it only when it was not prefetched.
     prefetch: (path) => [userReadKey(path.orgUUID, path.userId)],
     authorize: ({ path, caller }) => authorizeUserAccess(caller, path.orgUUID, path.userId, 'read'),
     handle: async ({ path, scope, prefetched }) => ok(toUserResponse(await readUser(scope, path.userId, prefetched))),
   }),
-  route(usersApi.update, {
+  userOperation(usersApi.update, {
     authorize: ({ path, caller }) => authorizeUserAccess(caller, path.orgUUID, path.userId, 'update'),
     handle: async ({ path, body, scope }) => ok(toUserResponse(await updateUser(scope, path.userId, body))),
   }),
-  route(usersApi.delete, {
+  userOperation(usersApi.delete, {
     authorize: admin,
     handle: async ({ path, scope }) => {
       await deleteUser(scope, path.userId);
@@ -72,18 +72,18 @@ export const handlers = routes(
     },
   }),
   // Keycloak's attack detection: ADMIN only.
-  route(usersApi.bruteForce, {
+  userOperation(usersApi.bruteForce, {
     authorize: admin,
     handle: async ({ path, scope }) => ok(await readSignInLock(scope, path.userId)),
   }),
-  route(usersApi.clearBruteForce, {
+  userOperation(usersApi.clearBruteForce, {
     authorize: admin,
     handle: async ({ path, scope }) => {
       await clearSignInLock(scope, path.userId);
       return noContent();
     },
   }),
-  route(usersApi.auditEvents, {
+  userOperation(usersApi.auditEvents, {
     authorize: ({ path, caller }) => authorizeOrgAdmin(caller, path.orgUUID, 'Only an ADMIN reads audit events'),
     handle: async ({ query, scope }) => {
       const { events, total } = await listAuditEvents(scope, query);

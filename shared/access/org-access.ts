@@ -43,11 +43,3 @@ export async function authorizeOwn(caller: Caller, botUuid?: string): Promise<Ow
   if (!bot || bot.orgUuid !== caller.user.orgUuid || !bot.active) throw new NotFoundError('The bot was not found');
   return { user: caller.user, botUuid };
 }
-
-/**
- * The caller is an ADMIN of the path's organization (404 for another organization, then 403).
- * Kept for the bulk operations until they take an `OrgScope` from `authorizeOrgAdmin`.
- */
-export function requireAdmin(caller: Caller, orgUuid: string, forbidden = USER_ADMIN_ONLY): void {
-  if (!orgScope(caller, orgUuid).isAdmin) throw new ForbiddenError(forbidden);
-}

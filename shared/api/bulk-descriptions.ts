@@ -1,8 +1,5 @@
-import { bulkCreateLayout } from '../bulk/bulk-create.rules';
-import { bulkCreateLimits } from '../bulk/bulk-create.worker';
-import { bulkPermissionLimits, permissionColumns } from '../bulk/bulk-users.service';
-import { MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS } from '../bulk/bulk.service';
 import { bulkCreateExampleFile, bulkPermissionsExampleFile } from './examples';
+import { MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS, bulkCreateLayout, bulkCreateLimits, bulkPermissionLimits, permissionColumns } from '../bulk/bulk.limits';
 
 /**
  * What the document says of the bulk operations' files (spec 4.5): their columns, rules and limits,

@@ -8,8 +8,6 @@ import {
   revocationsBodySchema,
 } from '../bulk/bulk.schemas';
 import { bulkErrorSchema, bulkJobSchema, bulkUploadSchema, itemErrorSchema } from '../bulk/bulk.responses';
-import { bulkPermissionLimits } from '../bulk/bulk-users.service';
-import { MULTIPART_MAX_BYTES } from '../bulk/bulk.service';
 import {
   bulkCreateDescription,
   bulkDeleteDescription,
@@ -19,6 +17,7 @@ import {
 } from './bulk-descriptions';
 import { bulkCreateExampleFile, bulkPermissionsExampleFile, environment, otherBot } from './examples';
 import { operationsUnder, type Outcome } from './operation';
+import { MULTIPART_MAX_BYTES, bulkPermissionLimits } from '../bulk/bulk.limits';
 
 /** Bulk operations on users (spec 4.5): the HTTP side; the `bulk-worker` function does the work. */
 const bulk = operationsUnder('bulk', 'user', '/org/{orgUUID}');

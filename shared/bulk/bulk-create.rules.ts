@@ -4,7 +4,8 @@ import { getBot, getEnvironment } from '../org/org.repository';
 import type { Bot, Environment } from '../org/org.entities';
 import { passwordProblem } from '../identity/password-policy';
 import { roles, type Permission, type Role } from '../users/user.entities';
-import type { CsvLayout, CsvRow } from './csv-file';
+import type { CsvRow } from './csv-file';
+import { type BulkCreateColumn } from './bulk.limits';
 
 /**
  * Bulk-create rules 1 to 7 (spec 4.5) for the rows of one file. Rows are gathered per e-mail first:
@@ -12,10 +13,6 @@ import type { CsvLayout, CsvRow } from './csv-file';
  * make the user fail. Each failed user gets one error naming the rule it broke.
  */
 
-export const bulkCreateColumns = ['Email', 'Name', 'Company', 'Password', 'Role', 'EnvironmentUuid', 'EnvironmentName', 'Bot'] as const;
-export type BulkCreateColumn = (typeof bulkCreateColumns)[number];
-/** Email, Name and Role must be columns of every file; the others may be left out when no row needs them. */
-export const bulkCreateLayout: CsvLayout<BulkCreateColumn> = { columns: bulkCreateColumns, required: ['Email', 'Name', 'Role'] };
 
 
 /** One entry of the bulk error list (spec 2.11): the user's e-mail, a message, the line and a stable code. */

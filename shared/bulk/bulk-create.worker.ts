@@ -12,7 +12,7 @@ import { sendWelcome, signInAddress, type MailContext } from '../users/user-mail
 import { userPorts, type UserPorts } from '../users/user-ports';
 import { findUserByEmail, getEmailClaim, getUser, markWelcomed } from '../users/user.repository';
 import { registerUser } from '../users/user-registration';
-import { bulkCreateLayout, BulkCreatePlan, bulkError, eachLimited, type BulkError, type Candidate } from './bulk-create.rules';
+import { BulkCreatePlan, bulkError, eachLimited, type BulkError, type Candidate } from './bulk-create.rules';
 import { readUpload, saveErrors, saveFailedRows } from './bulk-files';
 import {
   acquireLease,
@@ -26,13 +26,9 @@ import {
   type BulkJob,
   type WelcomeFailure,
 } from './bulk-job';
-import { csvCell, readCsv, type CsvLimits } from './csv-file';
+import { csvCell, readCsv } from './csv-file';
+import { bulkCreateLayout, bulkCreateLimits } from './bulk.limits';
 
-/**
- * What a bulk-create file may hold (the README's "Limits"): 10,000 rows, and 50 MiB for a file uploaded
- * with a presigned URL (the API's own body takes 4 MiB).
- */
-export const bulkCreateLimits: CsvLimits = { maxRows: 10_000, maxBytes: 50 * 1024 * 1024 };
 
 export interface WorkerOptions {
   /** Users created at once: bounded, to stay within the identity provider's rate limits. */

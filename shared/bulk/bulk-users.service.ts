@@ -7,7 +7,8 @@ import { userPorts } from '../users/user-ports';
 import { userAuditWrites } from '../users/user-audit';
 import { findUserByEmail, getAdmins, saveUser } from '../users/user.repository';
 import { OrgDirectory } from './bulk-create.rules';
-import { readCsv, requireWithin, type CsvLayout, type UploadedFile } from './csv-file';
+import { readCsv, requireWithin, type UploadedFile } from './csv-file';
+import { bulkPermissionLimits, permissionLayout } from './bulk.limits';
 
 /**
  * Bulk deletion and bulk permission changes (spec 4.5), in the scope of an ADMIN of the path's
@@ -82,11 +83,6 @@ function conflictCode(code: ErrorCode): ErrorCode {
   return code === 'LAST_ADMIN' || code === 'USER_DELETED' || code === 'SELF_DELETE' ? code : 'CHANGED_MEANWHILE';
 }
 
-/** The columns of a bulk-permissions file (the spec leaves them open): a grant per row. */
-export const permissionColumns = ['Email', 'EnvironmentUuid', 'EnvironmentName', 'Bot'] as const;
-type PermissionColumn = (typeof permissionColumns)[number];
-const permissionLayout: CsvLayout<PermissionColumn> = { columns: permissionColumns, required: ['Email', 'EnvironmentUuid', 'EnvironmentName'] };
-export const bulkPermissionLimits = { maxRows: 5_000, maxBytes: 1024 * 1024 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const grantId = (p: Permission) => `${p.environmentUuid}/${p.botUuid ?? '*'}`;

@@ -8,6 +8,7 @@ import type { BulkError } from './bulk-create.rules';
 import { JOB_DAYS, readErrors, readFailedRows, restartUpload, saveUpload, uploadUrl } from './bulk-files';
 import { createJob, effectiveJob, failJob, getJob, requeueJob, requeueWelcomes, settleQueued, type BulkJob } from './bulk-job';
 import { requireWithin, type UploadedFile } from './csv-file';
+import { MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS } from './bulk.limits';
 
 /**
  * The HTTP side of bulk-create jobs (spec 4.5): each takes the scope of an ADMIN of the path's
@@ -17,19 +18,7 @@ import { requireWithin, type UploadedFile } from './csv-file';
 /** Why a user who is not an ADMIN is refused every bulk operation. */
 export const BULK_ADMIN_ONLY = 'Only an ADMIN runs bulk operations';
 
-/**
- * The largest file `POST /users/bulk-create` takes in its multipart body: 4 MiB. The binding limit is
- * not API Gateway's 10 MB body but Lambda's 6 MB invocation payload (6,291,456 bytes of event JSON),
- * in which the body travels base64-encoded (4/3 larger). A 4 MiB file with up to 1 KiB of multipart
- * framing is 4 × ⌈4,195,328 / 3⌉ = 5,593,772 bytes of base64, which leaves 697,684 bytes for the rest
- * of the event: headers (API Gateway takes at most 10 KiB of them; JSON escaping can inflate them
- * sixfold), the path twice, the query and the request context. 4.5 MiB alone would encode to exactly
- * 6,291,456 bytes. Larger files go through `POST /users/bulk-uploads` (a presigned PUT).
- */
-export const MULTIPART_MAX_BYTES = 4 * 1024 * 1024;
 
-/** How long `POST /users/bulk-create` waits for the worker before answering with the job (API Gateway allows 30 s). */
-export const SYNC_WAIT_MS = 25_000;
 
 /**
  * Bulk-create with the file in the request: records the job and stores its file under the bulk
@@ -59,8 +48,6 @@ export async function bulkCreate(scope: OrgScope, file: UploadedFile, options: {
   return view;
 }
 
-/** How long a presigned upload URL stays valid. */
-export const UPLOAD_URL_SECONDS = 900;
 
 /**
  * Records a bulk-create job whose file the client uploads itself, straight to the bulk bucket, with a

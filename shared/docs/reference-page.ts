@@ -1,4 +1,4 @@
-import { denyingPermissions, PAGE_DENIED_FEATURES } from '../http/handler-factory';
+import { denyingPermissions, PAGE_DENIED_FEATURES } from '../http/page-policy';
 import { isSwaggerUiFile, swaggerUiFile, swaggerUiFiles } from './swagger-ui-files';
 
 /**

@@ -4,7 +4,6 @@ import { en } from '../../shared/mail/locales/en';
 import { es } from '../../shared/mail/locales/es';
 import { ja } from '../../shared/mail/locales/ja';
 import { pt } from '../../shared/mail/locales/pt';
-import { MULTIPART_MAX_BYTES } from '../../shared/bulk/bulk.service';
 import { getEmailClaim } from '../../shared/users/user.repository';
 import { expectError } from '../support/error-body';
 import type { ApiResponse } from '../support/http-client';
@@ -41,6 +40,7 @@ import {
   type UserDto,
   expectTemporaryPassword,
 } from '../support/user-helpers';
+import { MULTIPART_MAX_BYTES } from '../../shared/bulk/bulk.limits';
 
 /**
  * `POST /users/bulk-create` through the local stack's gateway, its worker (started by s3rver's

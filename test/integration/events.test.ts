@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, S3Event } from 'aws-lambda';
 import { readAccountSession } from '../../shared/account/account-session';
 import { signIn as accountSignIn } from '../../shared/account/account.service';
-import { bulkCreateColumns, bulkError, type BulkError } from '../../shared/bulk/bulk-create.rules';
+import { bulkError, type BulkError } from '../../shared/bulk/bulk-create.rules';
 import { jobUserUuid } from '../../shared/bulk/bulk-create.worker';
 import { REFERENCE_POLICY } from '../../shared/docs/reference-page';
 import type { ItemError } from '../../shared/bulk/bulk-users.service';
@@ -26,6 +26,7 @@ import { api, botUrl, seededBot, type PageDto } from '../support/bot-helpers';
 import { send } from '../support/http-client';
 import { adminToken, stack, unique, userArea } from '../support/stack';
 import { mailsTo, refresh, signIn, usersApi, usersUrl } from '../support/user-helpers';
+import { bulkCreateColumns } from '../../shared/bulk/bulk.limits';
 
 const eventsDir = join(__dirname, '..', '..', 'events');
 const files = readdirSync(eventsDir).filter((name) => name.endsWith('.json'));

@@ -1,14 +1,12 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type * as z from 'zod';
-import { bulkCreateLayout } from '../../shared/bulk/bulk-create.rules';
-import { bulkCreateLimits } from '../../shared/bulk/bulk-create.worker';
-import { bulkPermissionLimits, permissionColumns } from '../../shared/bulk/bulk-users.service';
 import { readCsv, type CsvLayout, type CsvLimits } from '../../shared/bulk/csv-file';
 import { catalogue } from '../../shared/api/catalogue';
 import { bulkCreateExampleFile, bulkPermissionsExampleFile } from '../../shared/api/examples';
 import { defaultSubpaths } from '../../shared/api/routes';
 import { openApiDocument } from '../../shared/openapi/document';
+import { bulkCreateLayout, bulkCreateLimits, bulkPermissionLimits, permissionColumns } from '../../shared/bulk/bulk.limits';
 
 /** Every request body of the document has an example that its schema, and the route's zod schema, accept. */
 

@@ -2,10 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bulkCreateColumns } from '../../shared/bulk/bulk-create.rules';
-import { permissionColumns } from '../../shared/bulk/bulk-users.service';
 import { defaultSubpaths, resolveRoutes } from '../../shared/api/routes';
 import { openApiDocument } from '../../shared/openapi/document';
+import { bulkCreateColumns, permissionColumns } from '../../shared/bulk/bulk.limits';
 
 type Json = Record<string, unknown>;
 const serverUrl = 'https://management.agents.test';

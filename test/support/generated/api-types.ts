@@ -1474,7 +1474,7 @@ export interface components {
         "Preference-Applied": string;
         /** @description The account page's session (HttpOnly, SameSite=Strict, scoped to the page's path) */
         "Set-Cookie": string;
-        /** @description Bearer */
+        /** @description `Bearer` without a token; `Bearer error="invalid_token", error_description="…"` when the token was refused (malformed, expired, its session ended) */
         "WWW-Authenticate": string;
         /** @description The request's id: the client's `x-request-id` when usable, else a new UUID */
         "X-Request-Id": string;

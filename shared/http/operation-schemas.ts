@@ -1,0 +1,10 @@
+import type { Operation, OperationRequest } from '../api/operation';
+
+type Declared<R, K extends keyof OperationRequest> = R extends { [P in K]: infer T } ? T : undefined;
+
+/** The request schemas an operation of the catalogue declares, as the chain's `RouteSchemas`. */
+export type SchemasOf<O extends Operation> = {
+  path: Declared<O['request'], 'path'>;
+  query: Declared<O['request'], 'query'>;
+  body: Declared<O['request'], 'body'>;
+};

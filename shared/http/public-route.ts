@@ -1,0 +1,27 @@
+import middy from '@middy/core';
+import type { Operation } from '../api/operation';
+import { bodyParser, requestFacts, toResult, type RouteHandler, type RouteInput, type RouteSpec } from './route-input';
+import type { HttpEvent, HttpResult, RequestContext } from './types';
+import { validate, type RouteSchemas } from './validation';
+import type { SchemasOf } from './operation-schemas';
+
+/** A route anyone may call (the token endpoint and JWKS). */
+export function publicRoute<S extends RouteSchemas>(spec: RouteSpec<S, RouteInput<S>>): RouteHandler {
+  const build = () =>
+    middy<HttpEvent, HttpResult, Error, RequestContext>()
+      .use(bodyParser(spec))
+      .use(validate(spec.schemas))
+      .handler(async (event, context) => toResult(await spec.handle({ ...context.input, ...requestFacts(event, context) })));
+  return { authenticated: false, build };
+}
+
+/** Binds a handler to a public operation of the catalogue (the chain validates what it declares). */
+export function publicOperation<const O extends Operation & { access: 'public' | 'bearer' }>(
+  operation: O,
+  binding: Omit<RouteSpec<SchemasOf<O>, RouteInput<SchemasOf<O>>>, 'schemas' | 'multipart'>,
+): RouteHandler {
+  const { path, query, body, multipart } = operation.request ?? {};
+  // The signature ties the binding's types to the operation's schemas; past it, one generic spec.
+  const spec = { schemas: { path, query, body }, ...(multipart ? { multipart } : {}), ...binding } as RouteSpec<RouteSchemas, RouteInput<RouteSchemas>>;
+  return { ...publicRoute(spec), operationId: operation.id };
+}

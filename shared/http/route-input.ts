@@ -1,0 +1,88 @@
+import type middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { multipartBodyParser } from './multipart';
+import { denyingPermissions, PAGE_DENIED_FEATURES, STRICT_PAGE_POLICY } from './page-policy';
+import type { HttpEvent, HttpResult, Reply, RequestContext } from './types';
+import type { RouteSchemas, ValidInput } from './validation';
+
+/** What every route's chain shares: its input, its spec, its body parser and how a reply becomes a result. */
+
+/** What a route's handler receives: the validated path, query and body, and the request's plain facts. */
+export type RouteInput<S extends RouteSchemas> = ValidInput<S> & {
+  headers: Record<string, string | undefined>;
+  /** The body as text, for routes that read it themselves (the OAuth form). */
+  rawBody: string | undefined;
+  /** The request's cookies (`name=value` each), which payload 2.0 carries apart from the headers. */
+  cookies: string[];
+  /** The request's query string parameters, for routes that read them without a schema. */
+  rawQuery: Record<string, string | undefined>;
+  requestId: string;
+};
+
+export interface RouteSpec<S extends RouteSchemas, I> {
+  schemas?: S;
+  /**
+   * The body is `multipart/form-data` (parsed by `multipart.ts` into fields and files) rather than
+   * JSON; a file part longer than `maxFileBytes` arrives with `truncated: true`.
+   */
+  multipart?: { maxFileBytes: number };
+  handle: (input: I) => Promise<Reply>;
+}
+
+/**
+ * One route's chain, as the router calls it. Its context is `any`, as in the router's own route type:
+ * the chain's middlewares add to the context (caller, input) what no caller supplies.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type RouteChain = middy.MiddyfiedHandler<HttpEvent, HttpResult, Error, any>;
+
+export interface RouteHandler {
+  authenticated: boolean;
+  build: () => RouteChain;
+  /** The catalogue operation it serves (`route()` in `operation-route.ts`). */
+  readonly operationId?: string;
+}
+
+/** The route's body parser: multipart, JSON when it has a body schema, else none (an empty list). */
+export function bodyParser(spec: {
+  schemas?: RouteSchemas;
+  multipart?: { maxFileBytes: number };
+}): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext>[] {
+  if (spec.multipart) return [multipartBodyParser(spec.multipart)];
+  return spec.schemas?.body ? [httpJsonBodyParser<HttpEvent>()] : [];
+}
+
+export function requestFacts(event: HttpEvent, context: RequestContext) {
+  return {
+    headers: event.headers ?? {},
+    rawBody: rawBodyOf(event),
+    cookies: event.cookies ?? [],
+    rawQuery: event.queryStringParameters ?? {},
+    requestId: context.requestId,
+  };
+}
+
+function rawBodyOf(event: HttpEvent): string | undefined {
+  if (typeof event.body !== 'string') return undefined;
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+const hasHeader = (headers: Record<string, string>, name: string) => Object.keys(headers).some((key) => key.toLowerCase() === name);
+
+export function toResult(reply: Reply): HttpResult {
+  const headers = { ...reply.headers };
+  const cookies = reply.cookies?.length ? { cookies: reply.cookies } : {};
+  if (reply.body === undefined) return { statusCode: reply.status, headers, ...cookies };
+  if (reply.contentType) {
+    if (/^text\/html\b/i.test(reply.contentType)) {
+      if (!hasHeader(headers, 'content-security-policy')) headers['content-security-policy'] = STRICT_PAGE_POLICY;
+      if (!hasHeader(headers, 'permissions-policy')) headers['permissions-policy'] = denyingPermissions(PAGE_DENIED_FEATURES);
+    }
+    return { statusCode: reply.status, headers: { ...headers, 'content-type': reply.contentType }, body: String(reply.body), ...cookies };
+  }
+  return {
+    statusCode: reply.status,
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(reply.body),
+  };
+}
