@@ -28,7 +28,7 @@ export function policySourceHash(): string {
   const hash = createHash('sha256');
   const files = [
     ...sourceFiles(join(projectRoot, 'infra', 'cloud')),
-    join(projectRoot, 'shared', 'routes.ts'),
+    join(projectRoot, 'shared', 'api', 'routes.ts'),
     join(projectRoot, 'cdk.json'),
     join(projectRoot, 'infra', 'local', 'iam', 'template-policies.ts'),
     join(projectRoot, 'infra', 'local', 'iam', 'synth-policies.ts'),
