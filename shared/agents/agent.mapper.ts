@@ -32,7 +32,7 @@ export interface AgentResponse {
   heirs: { role: string }[];
 }
 
-/** A listing's content item: the summary fields documented in the README. */
+/** A listing's content item: the summary fields documented in docs/api/agents.md#listings. */
 export interface AgentSummary {
   uuid: string;
   role: string;

@@ -6,7 +6,7 @@ export { defaultSubpaths, type Subpaths };
  * and `test/unit/routes.test.ts` proves the three agree.
  */
 
-/** One Lambda per resource group (DESIGN.md). */
+/** One Lambda per resource group (docs/architecture.md#the-pieces). */
 export const resourceGroups = ['auth', 'docs', 'users', 'supervisors', 'agents', 'configurations', 'bulk', 'bulk-worker'] as const;
 export type ResourceGroup = (typeof resourceGroups)[number];
 
