@@ -5,7 +5,7 @@ const shared = {
   testEnvironment: 'node',
   transform: { '\\.[cm]?[jt]s$': '<rootDir>/test/esbuild-transform.cjs' },
   // middy ships only ES modules; esbuild turns them into CommonJS for jest like it does for TypeScript.
-  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  transformIgnorePatterns: ['/node_modules/(?!@middy/|github-slugger/)'],
   // Some middy packages export only an `import` condition, which jest's CommonJS resolver skips.
   moduleNameMapper: { '^@middy/([a-z-]+)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   moduleFileExtensions: ['ts', 'js', 'cjs', 'mjs', 'json'],

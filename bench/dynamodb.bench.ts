@@ -3,7 +3,7 @@
  * product uses, through the product's own store module (shared/store/table.ts), 8 and 16 requests in
  * flight (the benchmarks' and the bulk worker's concurrency). Without `--endpoint` it starts DynamoDB
  * Local as the local stack does (data on disk, in a temporary directory); with one it measures any
- * DynamoDB-compatible endpoint. Report: bench/dynamodb-figures.md.
+ * DynamoDB-compatible endpoint. A run writes its report beside the others (docs/benchmarks.md).
  */
 import { envNames } from '../shared/config';
 import { startDynamoDBLocal } from '../infra/local/dynamodb-local';

@@ -152,7 +152,7 @@ export const overTarget = (report: BundleReport) => report.limitBytes !== undefi
 const sizeList = (items: InputSize[]) =>
   items.map(({ path, bytes }) => `${path.replace(/^node_modules\//, '')} ${kib(bytes)}`).join('<br>');
 
-/** A markdown table: readable in a terminal and pasteable into the README. */
+/** A markdown table: readable in a terminal and pasteable into a Markdown document. */
 export function formatBundleTable(reports: BundleReport[]): string {
   const rows = reports.map((r) => {
     const check =

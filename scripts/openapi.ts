@@ -1,14 +1,18 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
 import { subpathsFromEnv } from '../shared/config';
 import { openApiDocument } from '../shared/openapi/document';
 import { defaultSubpaths } from '../shared/api/routes';
+import { committedOpenApi, openApiFileText } from './openapi-file';
 
 /**
- * Writes the OpenAPI document for publishing: `npm run openapi -- [file] [server URL]`. The subpaths
- * are the configured ones (GENERATIVE_SUBPATH / USER_SUBPATH as the functions read them); the server
- * URL defaults to `API_URL`, else the local stack's address.
+ * Writes the OpenAPI document: `npm run openapi -- [--out <file>] [--server <URL>]`, by default to the
+ * committed `docs/openapi.json` with the local stack's address as its server. The subpaths are the
+ * configured ones (GENERATIVE_SUBPATH / USER_SUBPATH as the functions read them; unset, the defaults
+ * the committed document has). `test/unit/openapi-file.test.ts` fails when the committed file no
+ * longer matches the code.
  *
  * `npm run openapi -- --types [file]` instead writes the document's TypeScript types (openapi-typescript,
  * for openapi-fetch's `createClient<paths>`), for the default subpaths whatever the environment says,
@@ -32,19 +36,33 @@ async function apiTypesSource(): Promise<string> {
   return `${header}${astToString(nodes)}`;
 }
 
-const args = process.argv.slice(2);
+const usage = 'Usage: npm run openapi -- [--out <file>] [--server <URL>]   or   npm run openapi -- --types [<file> | -]';
+function parseOptions() {
+  try {
+    return parseArgs({ options: { types: { type: 'boolean' }, out: { type: 'string' }, server: { type: 'string' } }, allowPositionals: true });
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${usage}`);
+    process.exit(2);
+  }
+}
+const { values, positionals } = parseOptions();
 
-if (args[0] === '--types') {
-  const file = args[1] ?? apiTypesFile;
+if (values.types) {
+  const file = positionals[0] ?? apiTypesFile;
   void apiTypesSource().then((source) => {
     if (file === '-') return void process.stdout.write(source);
     writeFileSync(resolve(file), source);
     console.log(`${file}: ${source.split('\n').length} lines`);
   });
 } else {
-  const [file = 'openapi.json', serverUrl = process.env.API_URL ?? `http://localhost:${process.env.PORT ?? 3000}`] = args;
-  const document = openApiDocument(subpathsFromEnv(), serverUrl);
-  writeFileSync(resolve(file), `${JSON.stringify(document, null, 2)}\n`);
-  const operations = Object.values(document.paths as Record<string, object>).reduce((sum, item) => sum + Object.keys(item).length, 0);
-  console.log(`${file}: ${Object.keys(document.paths as object).length} paths, ${operations} operations`);
+  if (positionals.length > 0) {
+    console.error(`Unexpected argument ${positionals[0]}\n${usage}`);
+    process.exit(2);
+  }
+  const file = values.out ?? committedOpenApi.file;
+  const text = openApiFileText(subpathsFromEnv(), values.server ?? committedOpenApi.serverUrl);
+  writeFileSync(resolve(file), text);
+  const paths = (JSON.parse(text) as { paths: Record<string, object> }).paths;
+  const operations = Object.values(paths).reduce((sum, item) => sum + Object.keys(item).length, 0);
+  console.log(`${file}: ${Object.keys(paths).length} paths, ${operations} operations`);
 }

@@ -14,7 +14,7 @@ export interface BulkPipelineProps {
 const retention = Duration.days(14);
 
 /**
- * Makes every bulk job end, even when its worker cannot (DESIGN.md: failures end a job visibly).
+ * Makes every bulk job end, even when its worker cannot (docs/api/bulk.md#jobs-always-end).
  * An S3 event whose every attempt failed (the first and Lambda's 2 retries: a crash, a timeout, an
  * out-of-memory) goes to the failure queue as a Lambda destination record, whose `requestPayload`
  * is the original S3 event. The worker itself consumes that queue and marks the job failed

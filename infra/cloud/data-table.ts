@@ -6,7 +6,7 @@ import { Construct } from 'constructs';
 import { envNames } from '../../shared/config';
 import { alarmAtLeast } from './monitoring';
 
-/** The single table (DESIGN.md "Data"): generic keys, one GSI, TTL on `ttl`; alarms on throttles and system errors. */
+/** The single table (docs/decisions/one-table.md): generic keys, one GSI, TTL on `ttl`; alarms on throttles and system errors. */
 export class DataTable extends Construct {
   readonly table: Table;
 

@@ -36,7 +36,7 @@ const tokenRouteId = 'auth.token';
  * already bounds how many wait. Lambda refuses a reservation that leaves fewer than 100 unreserved
  * executions, and a new account's quota may be as low as 10: there (UnreservedConcurrentExecutions
  * under 102 in `aws lambda get-account-settings`), deploy with `-c workerConcurrency=none` or ask for
- * a higher quota first (README).
+ * a higher quota first (docs/operations/deploy.md#2-choose-the-context-values).
  */
 const reservedConcurrency = (settings: StackSettings): Partial<Record<ResourceGroup, number | undefined>> => ({
   'bulk-worker': settings.workerConcurrency,

@@ -11,7 +11,7 @@ export const contextDefaults = {
   /**
    * A placeholder that can never be verified (`.invalid` is reserved), so `cdk synth` works offline
    * with no context at all while the address itself says what is missing. `-c deploy=true` (the
-   * README's deploy command) refuses it: a deployed stack needs `-c senderEmail=<address you own>`.
+   * deploy command of docs/operations/deploy.md#3-deploy) refuses it: a deployed stack needs `-c senderEmail=<address you own>`.
    */
   senderEmail: 'set-sender-email@sender-not-configured.invalid',
   /** The stage's default, for `$default` and any route whose group has no limits of its own. */
@@ -32,7 +32,7 @@ export const contextDefaults = {
  * The token endpoint is the one route anyone may call without a token: its own limits keep a client
  * hammering it from the other routes' account-wide share, and stay under Cognito's default
  * AdminInitiateAuth quota (120 requests a second per account) with sign-ins and refreshes of a busy
- * month (about 16 a second at 100 million requests, README "Cost") well within them. Bulk writes
+ * month (about 16 a second at 100 million requests, docs/operations/cost.md#assumptions) well within them. Bulk writes
  * hold a function up to 25 s each; bulk reads (a job's status, polled) take the stage's default.
  * At 100 million requests a month (about 160 a second in business hours) raise the stage's limits.
  */

@@ -18,7 +18,7 @@ export type UserPoolAction =
 
 /**
  * The Cognito user pool that holds credentials, and the console client integrators are given. The
- * username is our user uuid, so one e-mail may exist in two organizations (DESIGN.md).
+ * username is our user uuid, so one e-mail may exist in two organizations (docs/decisions/cognito-username-is-the-user-uuid.md).
  */
 export class UserDirectory extends Construct {
   readonly userPool: UserPool;

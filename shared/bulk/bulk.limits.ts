@@ -12,7 +12,7 @@ export type BulkCreateColumn = (typeof bulkCreateColumns)[number];
 export const bulkCreateLayout: CsvLayout<BulkCreateColumn> = { columns: bulkCreateColumns, required: ['Email', 'Name', 'Role'] };
 
 /**
- * What a bulk-create file may hold (the README's "Limits"): 10,000 rows, and 50 MiB for a file uploaded
+ * What a bulk-create file may hold (docs/api/bulk.md#bulk-create): 10,000 rows, and 50 MiB for a file uploaded
  * with a presigned URL (the API's own body takes 4 MiB).
  */
 export const bulkCreateLimits: CsvLimits = { maxRows: 10_000, maxBytes: 50 * 1024 * 1024 };

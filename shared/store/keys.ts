@@ -1,6 +1,6 @@
 /**
  * The only module that builds key strings. Every item lives in one table under `PK`/`SK`, with one
- * global secondary index `GSI1` (`GSI1PK`/`GSI1SK`); the README's "Data" section lists the access
+ * global secondary index `GSI1` (`GSI1PK`/`GSI1SK`); docs/data-model.md#items-and-access-patterns lists the access
  * patterns.
  */
 export interface ItemKey {

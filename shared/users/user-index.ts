@@ -5,7 +5,7 @@ import type { UserRecord, UserStatus } from './user.entities';
 
 /**
  * The users index: what listings, searches and quicksearches read, in items that never grow with the
- * organization (README "Data"). Written in the same transaction as the user item it derives from.
+ * organization (docs/data-model.md#the-users-index). Written in the same transaction as the user item it derives from.
  *
  * - **Listing entries**: one item per user, status and sort order, under
  *   `ORG#<org>#USERS#<status>#<order>`, sorted by a key that orders as the listing does (name, e-mail
@@ -105,7 +105,7 @@ function standsIn(joined: string[], words: string[]): boolean {
 }
 
 /**
- * The search rule: every search word stands in the user's name, e-mail or company (README "Data").
+ * The search rule: every search word stands in the user's name, e-mail or company (docs/data-model.md#the-search-rule).
  * A plain word begins one of their words; words joined by punctuation (`john.doe`, `a_b`, a whole
  * e-mail) stand next to each other in that order in one of those fields, the last one as a prefix.
  * Punctuation only separates words, whichever it is: `john_doe` finds john.doe@x and John Doe alike,

@@ -625,7 +625,7 @@ test('every route-specific expectation names a route or an S3 event', () => {
   expect(named.filter((id) => !ids.includes(id))).toEqual([]);
 });
 
-/** No placeholder is left in an event (nor in its decoded body), or the README's table and this test disagree. */
+/** No placeholder is left in an event (nor in its decoded body), or the table of events/README.md and this test disagree. */
 function expectFilled({ event, decodedBody }: Replay): void {
   expect(`${JSON.stringify(event)}\n${decodedBody ?? ''}`.match(/__[A-Z_]+__/g)).toBeNull();
 }

@@ -11,7 +11,7 @@ import type { UserRecord } from '../../shared/users/user.entities';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
 import { stack, unique } from '../support/stack';
 
-// The registration protocol of DESIGN.md, against the real store and Cognito emulator: claim the
+// The registration protocol (docs/decisions/registration-claims-the-email-first.md), against the real store and Cognito emulator: claim the
 // e-mail, register the credentials, then write the user, its index entries and the claim's completion
 // in one transaction.
 

@@ -2,7 +2,7 @@ import { unique } from '../support/stack';
 import { createViaApi, freshOrganization, type TestOrg, type UserDto, type UserPage } from '../support/user-helpers';
 
 /**
- * `searchTerms` finds what people type (README "Data", the search rule): a full e-mail finds exactly
+ * `searchTerms` finds what people type (docs/data-model.md#the-search-rule): a full e-mail finds exactly
  * its user among many whose e-mails begin alike, words joined by punctuation must stand next to each
  * other in that order, and no punctuation is a wildcard. One organization of the file's own.
  */

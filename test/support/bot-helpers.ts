@@ -185,7 +185,7 @@ export async function deactivateBot(bot: BotAddress): Promise<void> {
 /** The `sort` of every listing (and of its `pageable`). */
 export const SORTED = { unsorted: false, sorted: true, empty: false };
 
-/** The fields of a listing's content item (README: summaries). */
+/** The fields of a listing's content item (docs/api/agents.md#listings). */
 export const SUMMARY_FIELDS = ['createdAt', 'goal', 'inheritFromSupervisor', 'role', 'tags', 'updatedAt', 'uuid'];
 
 /** The fields of the Agent of spec 2.1. */
