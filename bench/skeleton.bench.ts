@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the walking skeleton's speed and size (issue 2): bundle sizes in both bundling modes,
+ * `npm run bench`: the walking skeleton's speed and size: bundle sizes in both bundling modes,
  * handler module load in fresh Node processes, local stack start to serving, and token endpoint and
  * current-user latency through the local gateway. Report: bench/README-figures.md.
  */

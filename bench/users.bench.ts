@@ -1,5 +1,5 @@
 /**
- * `npm run bench:users`: the users area on an organization of 100,000 users (issue 13, item 5). Every
+ * `npm run bench:users`: the users area on an organization of 100,000 users. Every
  * listing shape of `GET /users`, search, quicksearch (warm, and right after a user write) and the single
  * reads through the local gateway, each next to the raw DynamoDB reads of the same data, interleaved;
  * the calls and read units each request makes; the write units of registering one user at 1,000 and at

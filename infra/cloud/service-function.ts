@@ -85,7 +85,7 @@ export class ServiceFunction extends Construct {
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
-        'Node.js 22 is the runtime DESIGN.md names and the esbuild target; moving to a newer runtime is ' +
+        'Node.js 22 is the runtime the project targets (docs/architecture.md) and the esbuild target; moving to a newer runtime is ' +
         'a deliberate, tested upgrade, not a side effect of a CDK release adding one.',
     });
     Validations.of(role).acknowledge({

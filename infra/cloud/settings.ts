@@ -137,7 +137,7 @@ export function readSettings(node: Node): StackSettings {
   if (flag('deploy') && givenSender === undefined) {
     throw new Error(
       'Context value "senderEmail" is required to deploy (-c deploy=true): an address you can receive mail at, ' +
-        'or one in a domain verified in SES; see the README, "Deploying from an empty account"',
+        'or one in a domain verified in SES; see docs/operations/deploy.md',
     );
   }
   const senderEmail = givenSender ?? contextDefaults.senderEmail;

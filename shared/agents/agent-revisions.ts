@@ -14,7 +14,7 @@ const asPatch = (patch: PatchOperation[]) => patch as RevisionDiff['patch'];
 import type { AgentKind, AgentRecord } from './agent.repository';
 
 /**
- * Revisions of supervisors and agents (issue 14): every create, update or restore writes, in its own
+ * Revisions of supervisors and agents: every create, update or restore writes, in its own
  * transaction, one revision item numbered by the version the write gives the record (the ETag). The
  * item holds the Agent as read right after the write and the uuids of its persona, functions and
  * collections (which the Agent leaves out once they are gone, and a restore must name), gzipped in

@@ -3,7 +3,7 @@ import type { AuditEvent } from '../audit/audit-event';
 import { findAuditEvents, type AuditFilter } from './audit-trail.repository';
 
 /**
- * The organization's audit events (issue 14), newest first: page `page` (0-based) of `linesPerPage`,
+ * The organization's audit events, newest first: page `page` (0-based) of `linesPerPage`,
  * and how many `filter` selects in all. The handler authorizes the scope: ADMIN's only.
  */
 export async function listAuditEvents(

@@ -7,7 +7,7 @@ import { auditContext, type AuditActor, type KeyedRequest } from './audit-contex
 import type { AuditAction, AuditResourceType } from './audit-kinds';
 
 /**
- * Audit events (issue 14): who changed what, when, in which request. An event is a table item written
+ * Audit events: who changed what, when, in which request. An event is a table item written
  * in the transaction of the change it records, so neither exists without the other; it expires after
  * the configured retention (`AUDIT_RETENTION_DAYS`, 400 days by default) through the table's TTL.
  */

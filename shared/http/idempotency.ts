@@ -20,7 +20,7 @@ import { keys } from '../store/keys';
 import type { HttpEvent, HttpResult, RequestContext } from './types';
 
 /**
- * `Idempotency-Key` on the routes that create (issue 14): the same key with the same request, within
+ * `Idempotency-Key` on the routes that create: the same key with the same request, within
  * 24 hours, answers the first answer again with `Idempotent-Replayed: true` and does nothing more.
  * Powertools' idempotency utility does the work: one record per user and key in the table, written
  * `INPROGRESS` before the handler runs (a conditional PutItem, so two racing requests cannot both

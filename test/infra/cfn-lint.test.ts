@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { skipBundling, synthesize } from './synth';
 
 /**
- * cfn-lint (issue 11: "passes on the synthesized template with no errors") on the templates of the
+ * cfn-lint (the synthesized template passes with no errors) on the templates of the
  * default context and of the context values that add, drop or swap resources. Bundling is skipped:
  * it changes only asset hashes, which cfn-lint does not look at. The templates are written to a
  * directory of our own (CDK deletes its temporary assembly directory when the process exits).
@@ -57,7 +57,7 @@ function cfnLint(args: string[], cwd: string): Promise<Run> {
     execFile('cfn-lint', args, { cwd, timeout: 90_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const output = `${stdout}${stderr}`;
       if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
-        reject(new Error('cfn-lint is not on PATH: install it (`pip install cfn-lint`) to run the infrastructure tests (issue 11, item 9)'));
+        reject(new Error('cfn-lint is not on PATH: install it (`pip install cfn-lint`) to run the infrastructure tests'));
       } else if (error && error.killed) {
         reject(new Error(`cfn-lint did not finish within 90 s (${error.signal ?? 'killed'}):\n${output}`));
       } else {

@@ -6,7 +6,7 @@ import { stack, unique, userArea } from '../support/stack';
 import type { AuditEventDto } from '../support/audit-helpers';
 
 /**
- * Audit events of supervisors and agents (issue 14, part 2): written in the transaction of the change,
+ * Audit events of supervisors and agents: written in the transaction of the change,
  * read through `GET …/audit-events` as an incident responder would.
  */
 

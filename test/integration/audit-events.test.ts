@@ -14,7 +14,7 @@ import { createBody, createViaApi, freshOrganization, member, uniqueEmail, type 
 import type { AuditEventDto } from '../support/audit-helpers';
 
 /**
- * Audit events of users, configuration entries, bulk jobs and sign-in lock-outs (issue 14, part 2),
+ * Audit events of users, configuration entries, bulk jobs and sign-in lock-outs,
  * read through `GET …/audit-events` as an ADMIN investigating an incident would.
  */
 

@@ -9,8 +9,7 @@ import { stack } from '../support/stack';
 import { freshOrganization, member, uniqueEmail, type Member, type TestOrg } from '../support/user-helpers';
 
 /**
- * Property-based fuzzing of every route of the route table through the real local gateway (issue 9,
- * item 4): generated path values, queries, headers and bodies, sent as the ADMIN of an organization of
+ * Property-based fuzzing of every operation of the catalogue through the real local gateway: generated path values, queries, headers and bodies, sent as the ADMIN of an organization of
  * the test's own (sometimes as a VIEWER, anonymously or with a bad token). For every answer:
  *
  * - never a 5xx;

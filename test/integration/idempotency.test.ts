@@ -25,7 +25,7 @@ import {
 } from '../support/user-helpers';
 
 /**
- * `Idempotency-Key` (issue 14) on `POST /users`, `PUT /users/activate`, `POST …/agents` and
+ * `Idempotency-Key` on `POST /users`, `PUT /users/activate`, `POST …/agents` and
  * `POST /users/bulk-create`, through the local stack: replays answer the first answer again and do
  * nothing more, a reused key with another request or while the first runs is refused, keys are the
  * calling user's, and error answers are not kept.

@@ -17,7 +17,7 @@ import {
 import { expectError, expectFieldErrors } from '../support/error-body';
 import { stack } from '../support/stack';
 
-/** Revisions of agents and supervisors (issue 14, part 1), through the API against the local stack. */
+/** Revisions of agents and supervisors, through the API against the local stack. */
 
 interface RevisionSummary {
   revision: number;

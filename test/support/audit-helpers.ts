@@ -1,4 +1,4 @@
-/** An audit event as `GET …/audit-events` answers it (issue 14), for the tests that read them. */
+/** An audit event as `GET …/audit-events` answers it, for the tests that read them. */
 export interface AuditEventDto {
   id: string;
   at: string;

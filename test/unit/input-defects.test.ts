@@ -12,7 +12,7 @@ import { toFieldIssues } from '../../shared/http/validation';
 import { logger } from '../../shared/logger';
 import { expectErrorBody } from '../support/error-body';
 
-// The three inputs a fuzz run found answered with a 5xx (issue 9, item 4), each through the chain
+// The three inputs a fuzz run found answered with a 5xx, each through the chain
 // every function shares: a multipart body cut short, a path that does not percent-decode, a number
 // DynamoDB cannot store.
 
