@@ -23,12 +23,12 @@ function sourceFiles(dir: string): string[] {
     .sort();
 }
 
-/** A hash of every input of the roles' policies: the CDK app's sources, the routes, cdk.json, the CDK version, this extractor. */
+/** A hash of every input of the roles' policies: the CDK app's sources, the route catalogue (shared/api), cdk.json, the CDK version, this extractor. */
 export function policySourceHash(): string {
   const hash = createHash('sha256');
   const files = [
     ...sourceFiles(join(projectRoot, 'infra', 'cloud')),
-    join(projectRoot, 'shared', 'routes.ts'),
+    ...sourceFiles(join(projectRoot, 'shared', 'api')),
     join(projectRoot, 'cdk.json'),
     join(projectRoot, 'infra', 'local', 'iam', 'template-policies.ts'),
     join(projectRoot, 'infra', 'local', 'iam', 'synth-policies.ts'),
