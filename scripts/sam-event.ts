@@ -34,7 +34,6 @@ export interface FilledEvent {
   values: Record<string, string>;
 }
 
-
 /** Where a stack's events come from: its addresses, and for the local stack its first organization. */
 export function eventStack(target: StackTarget): EventStack {
   const values: Record<string, string> = { __CLIENT_ID__: target.clientId, __BUCKET__: target.bulkBucket };
