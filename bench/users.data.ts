@@ -1,40 +1,22 @@
 /**
  * The users bench:users writes: realistic and reproducible (a fixed seed draws the same names,
- * companies, statuses and dates every run; only the uuids differ).
+ * companies, statuses and dates every run; only the uuids differ), stored as the product stores them,
+ * and checked.
  */
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { keys } from '../shared/store/keys';
+import { updateItem } from '../shared/store/table';
 import { fold } from '../shared/text/matching';
-import { indexWrites } from '../shared/users/user-index';
+import { indexWrites, type ListingOrder } from '../shared/users/user-index';
+import { readUserCount } from '../shared/users/user-queries';
 import type { Permission, UserRecord } from '../shared/users/user.entities';
 import type { StoredUser } from '../shared/users/user.repository';
+import { check, fmt, projection, putAll, query } from './harness';
+import names from './users.names.json';
 
-const list = (text: string) => text.split(', ');
-export const FIRST_NAMES = list(
-  'José, María, François, Zoë, Björn, Łukasz, Søren, Chloé, Renée, Jürgen, João, Inés, Çağla, Noémie, Mikołaj, Åsa, Héctor, Lucía, Raphaël, Ömer, ' +
-    'Jiří, Andrés, Ágnes, Małgorzata, Thérèse, Ana, Ángel, Léa, Márton, Dagný, James, Olivia, Liam, Emma, Noah, Ava, William, Sophia, Benjamin, Mia, ' +
-    'Lucas, Charlotte, Henry, Amelia, Alexander, Harper, Daniel, Ella, Matthew, Grace, Samuel, Hannah, David, Sarah, Joseph, Laura, Michael, Anna, ' +
-    'Thomas, Julia, Peter, Yuki, Hiroshi, Min-jun, Wei, Priya, Arjun, Fatima, Omar, Aisha, Kwame, Nia',
-);
-export const LAST_NAMES = list(
-  "García, Müller, Dubois, Søndergaard, O'Brien, Nguyễn, Kowalski, Rodríguez, Martínez, Hernández, López, González, Pérez, Sánchez, Ramírez, " +
-    'Schäfer, Schröder, Weiß, Köhler, Lefèvre, Bérénger, Moreau, Fontaine, Rousseau, Öztürk, Yılmaz, Şahin, Çelik, Novák, Dvořák, Nowak, Wiśniewski, ' +
-    'Wójcik, Lewandowski, Andersson, Johansson, Ekström, Lindqvist, Håkansson, Jørgensen, Nielsen, Rossi, Russo, Ferrari, Esposito, Bianchi, Colombo, ' +
-    'Silva, Santos, Oliveira, Gonçalves, Fernandes, Tanaka, Suzuki, Takahashi, Kim, Park, Chen, Wang, Zhang, Patel, Sharma, Okafor, Mensah, Haddad, ' +
-    'Murphy, Kelly, Walsh, Smith, Johnson, Williams, Brown, Jones, Miller, Davis, Taylor, Anderson, Thomas, Jackson, White, Harris, Martin, Thompson, ' +
-    'Moore, Clark, Lewis, Robinson, Walker, Young, Allen, King, Wright, Scott, Hill, Green, Adams, Baker, Nelson, Carter, Mitchell, Roberts, Turner, ' +
-    'Phillips, Campbell, Parker, Evans, Edwards, Collins, Stewart, Morris, Cooper, Richardson, Howard, Ward, Torres, Peterson, Gray, Ramos, Díaz, Hayes',
-);
-/** Name and mail domain; the first ones are the big customers. */
-export const COMPANIES = list(
-  'Nordwind Energie GmbH=nordwind-energie, Müller & Söhne KG=mueller-soehne, Café Lumière=cafe-lumiere, Grupo Andaluz de Logística=grupoandaluz, ' +
-    'Fjordline Shipping AS=fjordline, Kraków Software Labs=krakowlabs, São Paulo Têxtil=sptextil, Helvetia Präzision AG=helvetia-praezision, ' +
-    'Lyon Électrique=lyon-electrique, Évora Vinhos=evoravinhos, İstanbul Seramik=istanbulseramik, Vltava Glassworks=vltavaglass, Atlas Freight=atlasfreight, ' +
-    'Meridian Health=meridianhealth, Northstar Insurance=northstar-insurance, Brightwave Media=brightwave, Crescent Foods=crescentfoods, ' +
-    'Blue Harbor Bank=blueharborbank, Pinecrest Retail=pinecrest, Summit Telecom=summittelecom, Redwood Analytics=redwood-analytics, ' +
-    'Tokai Precision=tokai-precision, Han River Electronics=hanriver, Dublin Bay Travel=dublinbaytravel, Sunrise Pharmacy=sunrisepharmacy, ' +
-    'Riverside Hospital=riverside-hospital, Greenfield Farms=greenfieldfarms, Harbor City Council=harborcity, Oakridge University=oakridge, Polaris Logistics=polarislogistics',
-).map((pair) => ({ name: pair.split('=')[0]!, domain: `${pair.split('=')[1]!}.example` }));
+/** Names of many languages, and companies (name and mail domain; the first ones are the big customers). */
+const { firstNames: FIRST_NAMES, lastNames: LAST_NAMES, companies: COMPANIES } = names;
 
 /** mulberry32: a small seeded generator. */
 function seeded(seed: number): () => number {
@@ -115,4 +97,47 @@ export function storedItemsOf(user: UserRecord): Record<string, unknown>[] {
   const index = indexWrites(stored, undefined).flatMap((write) => (write.Put ? [write.Put.Item as Record<string, unknown>] : []));
   const claim = { ...keys.emailClaim(user.orgUuid, user.email), type: 'EMAIL', userUuid: user.uuid, state: 'DONE', claimedAt: user.createdAt };
   return [{ ...keys.user(user.orgUuid, user.uuid, user.createdAt), type: 'USER', ...stored }, ...index, claim];
+}
+
+/**
+ * `count` users of `org` written straight to the store as the product stores them (user item, users-index
+ * items, e-mail claim; 2,000 users at a time, 16 requests in flight), the count set once at the end.
+ */
+export async function seedUsers(org: { uuid: string; permission: Permission }, count: number, progress: (message: string) => void, seedNumber?: number) {
+  const { users, firstNames } = generateUsers(org.uuid, org.permission, count, seedNumber);
+  const started = performance.now();
+  let [items, requests] = [0, 0];
+  for (let from = 0; from < users.length; from += 2_000) {
+    const chunk = users.slice(from, from + 2_000).flatMap(storedItemsOf);
+    items += chunk.length;
+    requests += await putAll(chunk, 16);
+    if (from % 10_000 === 0 && from > 0) progress(`  ${fmt.int(from)} users, ${fmt.int(items)} items, ${fmt.s(performance.now() - started)}`);
+  }
+  const active = users.filter((u) => u.status === 'ACTIVE').length;
+  await updateItem({
+    Key: keys.userCount(org.uuid),
+    UpdateExpression: 'ADD ACTIVE :a, DELETED :d, version :v',
+    ExpressionAttributeValues: { ':a': active, ':d': users.length - active, ':v': 1 },
+  });
+  return { users, firstNames, ms: performance.now() - started, items, requests, active };
+}
+
+/** Nothing lost: the count holds every user once (the ADMIN too), and each listing partition every user of its status. */
+export async function checkIndex(orgUuid: string, seeded: { users: UserRecord[]; active: number }) {
+  const started = performance.now();
+  const count = await readUserCount(orgUuid, { consistent: true });
+  const [expectedActive, expectedDeleted] = [seeded.active + 1, seeded.users.length - seeded.active];
+  check(count.ACTIVE === expectedActive && count.DELETED === expectedDeleted, `The count says ${count.ACTIVE} ACTIVE / ${count.DELETED} DELETED, not ${expectedActive} / ${expectedDeleted}`);
+  const partitionSizes: string[] = [];
+  for (const status of ['ACTIVE', 'DELETED'] as const) {
+    for (const order of ['createdAt', 'name', 'email', 'company'] as ListingOrder[]) {
+      const pk = keys.userListing(orgUuid, status, order);
+      const found = await query({ KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ...projection(['uuid']) });
+      const uuids = new Set(found.items.map((item) => item.uuid as string));
+      const want = seeded.users.filter((u) => u.status === status);
+      check(uuids.size === (status === 'ACTIVE' ? expectedActive : expectedDeleted) && want.every((u) => uuids.has(u.uuid)), `${pk} holds ${uuids.size} users`);
+      partitionSizes.push(`${status} by ${order}: ${fmt.int(uuids.size)} (${found.pages} page${found.pages === 1 ? '' : 's'})`);
+    }
+  }
+  return { count, expectedActive, expectedDeleted, partitionSizes, checkMs: performance.now() - started };
 }

@@ -16,7 +16,8 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { envNames } from '../shared/config';
-import { readOutputs, UsageError } from '../infra/cli/outputs';
+import { runCommand, UsageError } from '../infra/cli/command';
+import { deployedStack, runningLocalStack } from '../infra/stack-target';
 
 
 type Json = Record<string, unknown>;
@@ -78,8 +79,6 @@ export function bundledFunctions(assembly: Assembly): BundledFunction[] {
     });
 }
 
-/** `cdk deploy --outputs-file`'s JSON: `{ "<stack name>": { "<output key>": value } }`. */
-
 /**
  * Each function's variables with deployed values: an expression is what the output of the same
  * expression says; a join joins resolved parts. What no output gives is left out (SAM then passes
@@ -136,9 +135,7 @@ export interface LocalSam {
 
 /** Writes `template.json`, `env.json` and `code/<logical id>/` for `sam local invoke` against the local stack in `dataDir`. */
 export function writeLocalSam(assembly: Assembly, options: { dataDir: string; outDir: string; host: string }): LocalSam {
-  const envFile = join(options.dataDir, 'function-env.json');
-  if (!existsSync(envFile)) throw new UsageError(`No local stack in ${options.dataDir}: start it with npm start`);
-  const localEnv = JSON.parse(readFileSync(envFile, 'utf8')) as Record<string, string>;
+  const localEnv = runningLocalStack(options.dataDir).functionEnv;
   const keyFile = localEnv[envNames.signingKey]?.replace(/^file:/, '');
   const env = containerEnv(localEnv, options.host);
   const outDir = resolve(options.outDir);
@@ -183,7 +180,7 @@ function main(argv: string[]): void {
   const assembly = readAssembly(values['cdk-out']);
   const [example] = bundledFunctions(assembly);
   if (values.outputs) {
-    const { stackName, outputs } = readOutputs(values.outputs);
+    const { stackName, outputs } = deployedStack(values.outputs);
     if (stackName !== assembly.stackName) throw new UsageError(`${values.outputs} describes ${stackName}, ${values['cdk-out']} holds ${assembly.stackName}`);
     const { envVars, unresolved } = deployedEnvVars(assembly, outputs);
     const out = values.out ?? join(values['cdk-out'], 'sam-env.json');
@@ -198,12 +195,4 @@ function main(argv: string[]): void {
   console.log(`  sam local invoke -t ${shown(local.templateFile)} --env-vars ${shown(local.envFile)} ${example?.logicalId} -e event.json`);
 }
 
-if (process.argv[1]?.endsWith('sam-env.ts')) {
-  try {
-    main(process.argv.slice(2));
-  } catch (error) {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1);
-  }
-}
-
+if (process.argv[1]?.endsWith('sam-env.ts')) runCommand(() => main(process.argv.slice(2)));

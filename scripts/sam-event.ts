@@ -11,15 +11,14 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { envNames } from '../shared/config';
+import { bulkCreateColumns } from '../shared/bulk/bulk.limits';
 import { catalogue } from '../shared/api/catalogue';
 import { defaultSubpaths, type Subpaths } from '../shared/api/routes';
 import { generatePassword } from '../shared/identity/password-policy';
 import { projectRoot } from '../infra/cloud/project-root';
-import type { StackInfo } from '../infra/local/stack';
-import { readOutputs, UsageError } from '../infra/cli/outputs';
+import { runCommand, UsageError } from '../infra/cli/command';
+import { deployedStack, passwordGrant, runningLocalStack, type StackTarget } from '../infra/stack-target';
 import { bundledFunctions, readAssembly } from './sam-env';
-import { bulkCreateColumns } from '../shared/bulk/bulk.limits';
 
 export const eventsDir = join(projectRoot, 'events');
 
@@ -36,19 +35,14 @@ export interface FilledEvent {
   values: Record<string, string>;
 }
 
-
-/** The local stack described in `dataDir` (stack.json, function-env.json), as its first organization. */
-export function localStack(dataDir: string): EventStack {
-  const info = JSON.parse(readFileSync(join(dataDir, 'stack.json'), 'utf8')) as StackInfo;
-  const env = JSON.parse(readFileSync(join(dataDir, 'function-env.json'), 'utf8')) as Record<string, string>;
-  const org = info.orgs[0]!;
-  const environment = org.environments[0]!;
-  const [bot, otherBot] = environment.bots;
-  return {
-    apiUrl: info.apiUrl,
-    authUrl: info.authUrl,
-    subpaths: { generative: info.generativeSubpath, user: info.userSubpath },
-    values: {
+/** Where a stack's events come from: its addresses, and for the local stack its first organization. */
+export function eventStack(target: StackTarget): EventStack {
+  const values: Record<string, string> = { __CLIENT_ID__: target.clientId, __BUCKET__: target.bulkBucket };
+  if (target.kind === 'local') {
+    const org = target.info.orgs[0]!;
+    const environment = org.environments[0]!;
+    const [bot, otherBot] = environment.bots;
+    Object.assign(values, {
       __REALM__: org.name,
       __ORG_UUID__: org.uuid,
       __ADMIN_EMAIL__: org.admin.email,
@@ -60,23 +54,13 @@ export function localStack(dataDir: string): EventStack {
       __PERSONA_UUID__: bot!.personas[0]!.uuid,
       __FUNCTION_UUID__: bot!.functions[0]!.uuid,
       __COLLECTION_UUID__: bot!.collections[0]!.uuid,
-      __CLIENT_ID__: info.clientId,
-      __BUCKET__: env[envNames.bulkBucket]!,
-    },
-  };
+    });
+  }
+  return { apiUrl: target.apiUrl, authUrl: target.authUrl, subpaths: target.subpaths, values };
 }
 
-/** A deployed stack, from `cdk deploy --outputs-file`'s file. */
-export function deployedStack(outputsFile: string): EventStack {
-  const { outputs } = readOutputs(outputsFile);
-  const base = (url: string | undefined) => (url ?? '').replace(/\/$/, '');
-  return {
-    apiUrl: base(outputs.ApiUrl),
-    authUrl: base(outputs.AuthUrl ?? outputs.ApiUrl),
-    subpaths: { generative: outputs.GenerativeSubpath ?? defaultSubpaths.generative, user: outputs.UserSubpath ?? defaultSubpaths.user },
-    values: { __CLIENT_ID__: outputs.UserPoolClientId ?? '', __BUCKET__: outputs.BulkBucketName ?? '' },
-  };
-}
+/** The local stack running on `dataDir`, as its first organization. */
+export const localStack = (dataDir: string): EventStack => eventStack(runningLocalStack(dataDir, { orElse: 'pass --outputs <file>' }));
 
 /** The event files' ids: route ids, and `<function>.s3-<what>` for S3 events. */
 export function eventIds(): string[] {
@@ -107,11 +91,7 @@ function client(stack: EventStack, values: Record<string, string>) {
 }
 
 async function accessToken(stack: EventStack, values: Record<string, string>): Promise<string> {
-  const response = await fetch(`${stack.authUrl}/auth/realms/${values.__REALM__}/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'password', client_id: values.__CLIENT_ID__!, username: values.__ADMIN_EMAIL__!, password: values.__ADMIN_PASSWORD__! }),
-  });
+  const response = await passwordGrant({ authUrl: stack.authUrl, clientId: values.__CLIENT_ID__! }, values.__REALM__!, values.__ADMIN_EMAIL__!, values.__ADMIN_PASSWORD__!);
   if (response.status !== 200) throw new Error(`The token endpoint answered ${response.status}: ${await response.text()}`);
   return ((await response.json()) as { access_token: string }).access_token;
 }
@@ -231,7 +211,7 @@ async function main(argv: string[]): Promise<void> {
       return [match[1]!, match[2]!];
     }),
   );
-  const stack = values.outputs ? deployedStack(values.outputs) : localStack(values['data-dir']);
+  const stack = values.outputs ? eventStack(deployedStack(values.outputs)) : localStack(values['data-dir']);
   const { event } = await fillEvent(id, stack, given);
   const text = `${JSON.stringify(event, null, 2)}\n`;
   if (values.out) writeFileSync(values.out, text);
@@ -246,9 +226,4 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-if (process.argv[1]?.endsWith('sam-event.ts')) {
-  main(process.argv.slice(2)).catch((error: unknown) => {
-    console.error(error instanceof Error ? error.message : String(error));
-    process.exit(error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') ? 2 : 1);
-  });
-}
+if (process.argv[1]?.endsWith('sam-event.ts')) runCommand(() => main(process.argv.slice(2)));

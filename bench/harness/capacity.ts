@@ -7,18 +7,8 @@
 import { performance } from 'node:perf_hooks';
 import { addClientPlugin, type ClientPlugin } from '../../shared/clients/client-options';
 
-export interface Call {
-  service: string;
-  command: string;
-  sentAt: number;
-  ms: number;
-  /** Keys asked for or written (a transaction's items). */
-  keys: number;
-  items: number;
-  unprocessed: number;
-  read: number;
-  write: number;
-}
+/** One call: sent when and for how long, keys asked for or written (a transaction's items), items returned, keys left unprocessed, units. */
+export type Call = { service: string; command: string; sentAt: number; ms: number; keys: number; items: number; unprocessed: number; read: number; write: number };
 
 const SERVICES: Record<string, string> = { DynamoDBClient: 'dynamodb', CognitoIdentityProviderClient: 'cognito', SESv2Client: 'ses', S3Client: 's3' };
 const WRITES = /^(Put|Update|Delete|BatchWrite|TransactWrite)/;
@@ -33,6 +23,19 @@ type Output = { Item?: unknown; Items?: unknown[]; Responses?: Record<string, un
 type Next = (args: { input: object }) => Promise<{ output: object }>;
 
 const count = <T>(record: Record<string, T> | undefined, size: (value: T) => number) => Object.values(record ?? {}).reduce((total, value) => total + size(value), 0);
+
+/** What a finished call asked for, got back and consumed. */
+function figures(command: string, input: Input, output: Output) {
+  const write = WRITES.test(command);
+  const units = [output.ConsumedCapacity ?? []].flat();
+  return {
+    keys: input.Key ? 1 : input.TransactItems ? input.TransactItems.length : count(input.RequestItems, (request) => (Array.isArray(request) ? request.length : (request.Keys?.length ?? 0))),
+    items: output.Item ? 1 : (output.Items?.length ?? count(output.Responses, (items) => items.length)),
+    unprocessed: count(output.UnprocessedKeys, (request) => request.Keys?.length ?? 0),
+    read: units.reduce((total, u) => total + (u.ReadCapacityUnits ?? (write ? 0 : (u.CapacityUnits ?? 0))), 0),
+    write: units.reduce((total, u) => total + (u.WriteCapacityUnits ?? (write ? (u.CapacityUnits ?? 0) : 0)), 0),
+  };
+}
 
 const recorder: ClientPlugin = {
   applyToStack: (stack) =>
@@ -51,19 +54,7 @@ const recorder: ClientPlugin = {
           output = result.output as Output;
           return result;
         } finally {
-          const write = WRITES.test(command);
-          const units = [output.ConsumedCapacity ?? []].flat();
-          record({
-            service,
-            command,
-            sentAt,
-            ms: performance.now() - sentAt,
-            keys: input.Key ? 1 : input.TransactItems ? input.TransactItems.length : count(input.RequestItems, (request) => (Array.isArray(request) ? request.length : (request.Keys?.length ?? 0))),
-            items: output.Item ? 1 : (output.Items?.length ?? count(output.Responses, (items) => items.length)),
-            unprocessed: count(output.UnprocessedKeys, (request) => request.Keys?.length ?? 0),
-            read: units.reduce((total, u) => total + (u.ReadCapacityUnits ?? (write ? 0 : (u.CapacityUnits ?? 0))), 0),
-            write: units.reduce((total, u) => total + (u.WriteCapacityUnits ?? (write ? (u.CapacityUnits ?? 0) : 0)), 0),
-          });
+          record({ service, command, sentAt, ms: performance.now() - sentAt, ...figures(command, input, output) });
         }
       },
       { step: 'initialize', name: 'benchCallRecorder' },
@@ -79,22 +70,14 @@ export function startRecording(into: (call: Call) => void, { capacity = true } =
 }
 
 /** The calls `work` makes (run alone: nothing else may call AWS meanwhile). */
-export async function recordCalls<T>(work: () => Promise<T>): Promise<{ result: T; calls: Call[] }> {
+export async function recordCalls(work: () => Promise<unknown>): Promise<Call[]> {
   const calls: Call[] = [];
   const stop = startRecording((call) => calls.push(call));
-  try {
-    return { result: await work(), calls };
-  } finally {
-    stop();
-  }
+  await work().finally(stop);
+  return calls;
 }
 
-export interface CommandFigure {
-  calls: number;
-  ms: number;
-  read: number;
-  write: number;
-}
+export type CommandFigure = { calls: number; ms: number; read: number; write: number };
 
 /** Per `service command`: calls, time and units, and when each command was first sent. Keeps no call. */
 export function tally() {
@@ -106,8 +89,7 @@ export function tally() {
     byCommand.set(name, { calls: figure.calls + 1, ms: figure.ms + call.ms, read: figure.read + call.read, write: figure.write + call.write });
     if (!firstAt.has(name)) firstAt.set(name, call.sentAt);
   };
-  const calls = (name: string) => byCommand.get(name)?.calls ?? 0;
-  return { byCommand, firstAt, add, calls };
+  return { byCommand, firstAt, add, calls: (name: string) => byCommand.get(name)?.calls ?? 0 };
 }
 export type Tally = ReturnType<typeof tally>;
 

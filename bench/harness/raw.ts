@@ -28,38 +28,31 @@ export async function batchGet(keys: ItemKey[]): Promise<{ items: Item[]; trips:
   return { items, trips };
 }
 
-/** Every page of a Query (or the first `maxPages`): the items, their count (`Select: COUNT` returns no items), the pages read. */
-export async function query(input: Omit<QueryCommandInput, 'TableName'>, maxPages = Infinity): Promise<{ items: Item[]; count: number; pages: number }> {
-  const result = { items: [] as Item[], count: 0, pages: 0 };
-  let start: Item | undefined;
-  do {
-    const page = await documentClient().send(new QueryCommand({ TableName: config().tableName, ...input, ExclusiveStartKey: start }));
-    result.items.push(...(page.Items ?? []));
-    result.count += page.Count ?? 0;
-    result.pages++;
-    start = page.LastEvaluatedKey;
-  } while (start && result.pages < maxPages);
-  return result;
-}
+/** `ProjectionExpression` and its names, for reading only `attributes`. */
+export const projection = (attributes: readonly string[]) => ({
+  ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
+});
 
 /** The Query input for the items of partition `pk` whose sort key starts with `prefix`, optionally projected. */
 export const prefixQuery = (pk: string, prefix: string, attributes?: readonly string[]): Omit<QueryCommandInput, 'TableName'> => ({
   KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
   ExpressionAttributeValues: { ':pk': pk, ':sk': prefix },
-  ...(attributes && {
-    ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
-    ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
-  }),
+  ...(attributes && projection(attributes)),
 });
 
-/** The first `limit` items of a Query (all of them without `limit`): `Limit` lowered page by page to what is still wanted. */
-export async function queryFirst(input: Omit<QueryCommandInput, 'TableName' | 'Limit'>, limit?: number): Promise<{ items: Item[]; pages: number }> {
-  const result = { items: [] as Item[], pages: 0 };
+/**
+ * The pages of a Query: all of them, or the first `limit` items (`Limit` lowered page by page to what
+ * is still wanted). The items, their count (`Select: COUNT` returns no items) and the pages read.
+ */
+export async function query(input: Omit<QueryCommandInput, 'TableName' | 'Limit'>, limit?: number): Promise<{ items: Item[]; count: number; pages: number }> {
+  const result = { items: [] as Item[], count: 0, pages: 0 };
   let start: Item | undefined;
   do {
     const Limit = limit === undefined ? undefined : limit - result.items.length;
     const page = await documentClient().send(new QueryCommand({ TableName: config().tableName, ...input, ...(Limit !== undefined && { Limit }), ExclusiveStartKey: start }));
     result.items.push(...(page.Items ?? []));
+    result.count += page.Count ?? 0;
     result.pages++;
     start = page.LastEvaluatedKey;
   } while (start && (limit === undefined || result.items.length < limit));

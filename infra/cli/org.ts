@@ -1,8 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { envNames } from '../../shared/config';
-import { readOutputs, UsageError } from './outputs';
+import { deployedStack, runningLocalStack, useStackEnvironment } from '../stack-target';
+import { runCommand, UsageError } from './command';
 
 /**
  * Operator CLI: creates organizations (with their first ADMIN) and adds environments, bots, supervisors,
@@ -11,7 +9,7 @@ import { readOutputs, UsageError } from './outputs';
  *   npm run org -- create --name acme2 --admin-email ops@acme.example --admin-name "Ops" --admin-password 'S3cret!'
  *   npm run org -- add-bot --org <uuid> --env <uuid> --name "Sales bot"
  *
- * Target: the running local stack (default, read from .local/function-env.json, or --data-dir), or a
+ * Target: the running local stack (default, found in .local, or --data-dir; infra/stack-target.ts), or a
  * deployed stack with --outputs <file> (written by `cdk deploy --outputs-file <file>`) and the usual AWS
  * credentials in the environment. Prints the result as JSON (exit code 0). A bad argument is one line and
  * exit code 2 (no command at all: the usage, exit code 2; `--help`: the usage, exit code 0); a refused
@@ -63,26 +61,7 @@ function usage(): string {
 
 /** Points the process's configuration at the target stack before any domain module reads it. */
 function configureTarget(outputsFile: string | undefined, dataDir: string): void {
-  if (outputsFile) {
-    const { outputs } = readOutputs(outputsFile);
-    const need = (name: string) => {
-      const value = outputs[name];
-      if (!value) throw new UsageError(`The outputs file has no ${name}`);
-      return value;
-    };
-    Object.assign(process.env, {
-      [envNames.tableName]: need('TableName'),
-      [envNames.userPoolId]: need('UserPoolId'),
-      [envNames.userPoolClientId]: need('UserPoolClientId'),
-      [envNames.signingKey]: `kms:${need('SigningKeyArn')}`,
-      [envNames.tokenIssuer]: outputs.TokenIssuer ?? `${need('ApiUrl').replace(/\/$/, '')}/auth`,
-      [envNames.bulkBucket]: need('BulkBucketName'),
-    });
-    return;
-  }
-  const envFile = join(dataDir, 'function-env.json');
-  if (!existsSync(envFile)) throw new UsageError(`No local stack in ${dataDir}: start it with npm start, or pass --outputs <file>`);
-  Object.assign(process.env, JSON.parse(readFileSync(envFile, 'utf8')) as Record<string, string>);
+  useStackEnvironment(outputsFile ? deployedStack(outputsFile) : runningLocalStack(dataDir, { orElse: 'pass --outputs <file>' }));
 }
 
 async function run(argv: string[]): Promise<unknown> {
@@ -187,11 +166,4 @@ function describe(error: unknown): string {
 }
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
-run(process.argv.slice(2))
-  .then((result) => {
-    if (result !== undefined) console.log(JSON.stringify(result, null, 2));
-  })
-  .catch((error: unknown) => {
-    console.error(`org: ${describe(error)}`);
-    process.exit(error instanceof UsageError || (error instanceof TypeError && 'code' in error) ? 2 : 1);
-  });
+runCommand(() => run(process.argv.slice(2)), { prefix: 'org: ', describe });

@@ -47,6 +47,12 @@ function readHolder(file: string): LockHolder | undefined {
   }
 }
 
+/** The live stack holding `dataDir` (one that is starting, running or stopping), if any. */
+export function liveHolder(dataDir: string): LockHolder | undefined {
+  const holder = readHolder(join(dataDir, LOCK_FILE));
+  return holder && isAlive(holder.pid) ? holder : undefined;
+}
+
 /** Writes `holder` to `file` whole: readers never see a half-written lock. */
 function writeWhole(file: string, holder: LockHolder, place: (temp: string) => void): void {
   const temp = `${file}.${process.pid}`;

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { JAVA_MISSING } from '../../infra/local/dynamodb-local';
+import { awaitLocalStack, runningLocalStack, useStackEnvironment } from '../../infra/stack-target';
 
 const READY_TIMEOUT_MS = 60_000;
 
@@ -25,22 +25,17 @@ export default async function globalSetup(): Promise<void> {
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   (globalThis as { __localStack?: ChildProcess }).__localStack = child;
 
-  const stackJson = join(dataDir, 'stack.json');
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!existsSync(stackJson)) {
-    if (child.exitCode !== null) {
-      // The one thing a newcomer's machine may lack: say what to install, without a stack trace.
-      if (output.includes(JAVA_MISSING)) {
-        console.error(`\n${JAVA_MISSING}`);
-        process.exit(1);
-      }
-      throw new Error(`The local stack exited early:\n${output}`);
+  const started = await awaitLocalStack(dataDir, { alive: () => child.exitCode === null, timeoutMs: READY_TIMEOUT_MS });
+  if ('failed' in started) {
+    // The one thing a newcomer's machine may lack: say what to install, without a stack trace.
+    if (started.failed === 'exited' && output.includes(JAVA_MISSING)) {
+      console.error(`\n${JAVA_MISSING}`);
+      process.exit(1);
     }
-    if (Date.now() > deadline) throw new Error(`The local stack was not ready within ${READY_TIMEOUT_MS} ms:\n${output}`);
-    await sleep(50);
+    throw new Error(started.failed === 'exited' ? `The local stack exited early:\n${output}` : `The local stack was not ready within ${READY_TIMEOUT_MS} ms:\n${output}`);
   }
-  Object.assign(process.env, JSON.parse(readFileSync(join(dataDir, 'function-env.json'), 'utf8')) as Record<string, string>);
-  process.env.TEST_STACK_JSON = stackJson;
+  useStackEnvironment(runningLocalStack(dataDir));
+  process.env.TEST_STACK_JSON = join(dataDir, 'stack.json');
   process.env.TEST_STACK_DIR = dataDir;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';
 }

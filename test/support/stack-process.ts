@@ -1,10 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { StackInfo } from '../../infra/local/stack';
+import { spawnLocalStack, type Launcher, type StackChild } from '../../infra/local/stack-child';
+import { awaitLocalStack } from '../../infra/stack-target';
+
+export { passwordGrant } from '../../infra/stack-target';
 
 /** Starting and stopping local stacks of a test's own, as `npm start` runs them (not the run's shared stack). */
 
@@ -38,26 +41,14 @@ export function stackEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return { ...env, POWERTOOLS_LOG_LEVEL: 'SILENT', ...extra };
 }
 
-export interface StackProcess {
-  child: ChildProcess;
-  /** stdout and stderr so far. */
-  output(): string;
-  /** Resolves with the exit code (or the signal's name) once the process has ended. */
-  exited: Promise<number | string>;
-}
+export type StackProcess = StackChild;
 
 /**
  * Spawns `infra/local/main.ts` (or `npm start`, the way a user types it) in a process group of its
  * own, so that a signal can reach the whole group as a terminal's Ctrl-C does.
  */
-export function spawnStack(args: string[], env: NodeJS.ProcessEnv, launcher: 'node' | 'npm start' = 'node'): StackProcess {
-  const [command, argv] = launcher === 'npm start' ? ['npm', ['start', '--silent', '--', ...args]] : [process.execPath, ['--import', 'tsx', 'infra/local/main.ts', ...args]];
-  const child = spawn(command, argv, { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  return { child, output: () => output, exited };
+export function spawnStack(args: string[], env: NodeJS.ProcessEnv, launcher: Launcher = 'node'): StackProcess {
+  return spawnLocalStack(args, { env, launcher });
 }
 
 /**
@@ -91,43 +82,13 @@ export async function runToEnd(
 
 /** Waits for the stack's `stack.json` (written once it answers); fails with its output if it ends first. */
 export async function whenReady(stack: StackProcess, dataDir: string): Promise<StackInfo> {
-  const file = join(dataDir, 'stack.json');
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (!existsSync(file)) {
-    if (stack.child.exitCode !== null) throw new Error(`The stack exited early:\n${stack.output()}`);
-    if (Date.now() > deadline) throw new Error(`The stack was not ready within ${READY_TIMEOUT_MS} ms:\n${stack.output()}`);
-    await sleep(50);
-  }
-  return JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
+  const started = await awaitLocalStack(dataDir, { alive: () => stack.child.exitCode === null, timeoutMs: READY_TIMEOUT_MS });
+  if ('info' in started) return started.info;
+  throw new Error(started.failed === 'exited' ? `The stack exited early:\n${stack.output()}` : `The stack was not ready within ${READY_TIMEOUT_MS} ms:\n${stack.output()}`);
 }
 
 /** Sends `signal` to the stack's whole process group and waits for it to end; SIGKILL after 15 s. */
 export async function stopStack(stack: StackProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | string> {
-  if (stack.child.exitCode === null && stack.child.signalCode === null) {
-    try {
-      process.kill(-stack.child.pid!, signal);
-    } catch {
-      // The group is gone already.
-    }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-stack.child.pid!, 'SIGKILL');
-      } catch {
-        // Gone meanwhile.
-      }
-    }, 15_000);
-    const code = await stack.exited;
-    clearTimeout(timer);
-    return code;
-  }
+  await stack.stop(signal, 15_000);
   return stack.exited;
-}
-
-/** A password grant for a realm's user, against the stack `info` describes. */
-export function passwordGrant(info: StackInfo, realm: string, username: string, password: string): Promise<Response> {
-  return fetch(`${info.authUrl}/auth/realms/${realm}/protocol/openid-connect/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'password', client_id: info.clientId, username, password }),
-  });
 }

@@ -1,7 +1,9 @@
 import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { createGateway, decodePathValue, HTTP_API_LIMITS, type GatewayOptions, type LambdaHandler } from '../../infra/local/gateway';
+import { createGateway, type GatewayOptions, type LambdaHandler } from '../../infra/local/gateway';
+import { HTTP_API_LIMITS } from '../../infra/local/gateway-answers';
+import { decodePathValue } from '../../infra/local/route-match';
 import { currentFunction } from '../../infra/local/function-context';
 import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 

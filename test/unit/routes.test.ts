@@ -1,6 +1,6 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileRoutes, matchRoute } from '../../infra/local/gateway';
+import { compileRoutes, matchRoute } from '../../infra/local/route-match';
 import { checkHandlers, type RouteHandler } from '../../shared/http/handler-factory';
 import { defaultSubpaths, resolveRoutes, resourceGroups, routePath, routesOfGroup } from '../../shared/api/routes';
 

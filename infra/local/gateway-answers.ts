@@ -1,0 +1,111 @@
+/** API Gateway's and Lambda's limits, and what the local gateway answers in their place (and while the stack starts). */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { ErrorCode } from '../../shared/errors';
+
+/**
+ * What API Gateway HTTP API and Lambda allow, and what the client sees past each limit. Sources: the
+ * HTTP API quotas page (payload 10 MB and integration timeout 30 s, neither adjustable), Lambda's
+ * quotas (6 MB each way for a synchronous invocation) and, for the exact byte counts and answers,
+ * AWS's own Lambda Test Tool (aws/aws-lambda-dotnet, Tools/LambdaTestTool-v2), which emulates HTTP
+ * API payload 2.0, and Lambda's own error messages.
+ */
+export const HTTP_API_LIMITS = {
+  /** The request body: 10 MB as API Gateway counts ("HTTP content length exceeded 10485760 bytes"). */
+  requestBytes: 10 * 1024 * 1024,
+  /**
+   * The invocation payload, i.e. the event serialised as JSON, binary bodies base64-encoded in it
+   * ("Request must be smaller than 6291456 bytes for the InvokeFunction operation").
+   */
+  invokeRequestBytes: 6 * 1024 * 1024,
+  /** The function's result serialised ("Response payload size exceeded maximum allowed payload size (6291556 bytes)"). */
+  invokeResponseBytes: 6 * 1024 * 1024 + 100,
+  /** The integration timeout, HTTP API's maximum and default (the CDK stack keeps the default). */
+  integrationTimeoutMs: 30_000,
+} as const;
+
+/** API Gateway's own answers (HTTP API), each a JSON body with a message. */
+export const ANSWERS = {
+  /**
+   * A body over 10 MB, or an event Lambda refuses as over 6 MB (`RequestEntityTooLargeException`):
+   * HTTP API answers 413 in both cases, before any function code runs.
+   */
+  tooLarge: { statusCode: 413, message: 'Request Entity Too Large' },
+  /**
+   * A function error (thrown, or the function's own timeout), a result over 6 MB or one that is not a
+   * valid payload 2.0 response: HTTP API answers 500 (a REST API would answer 502).
+   */
+  internalError: { statusCode: 500, message: 'Internal Server Error' },
+  /** The integration ran past 30 s: API Gateway gives up on it while the function may still run. */
+  unavailable: { statusCode: 503, message: 'Service Unavailable' },
+} as const;
+
+export function answer(response: ServerResponse, { statusCode, message }: { statusCode: number; message: string }): void {
+  const body = JSON.stringify({ message });
+  response.writeHead(statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  response.end(body);
+}
+
+/**
+ * The body, or undefined once it passes `limit` bytes; the rest is still read (and dropped) so that the
+ * client, still sending, receives the 413.
+ */
+export function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else chunks.length = 0;
+    });
+    request.on('end', () => resolve(size > limit ? undefined : Buffer.concat(chunks)));
+    request.on('error', reject);
+    request.on('close', () => {
+      if (!request.complete) reject(new Error('The client went away before the end of its request'));
+    });
+  });
+}
+
+/**
+ * A payload 2.0 result as API Gateway reads it: an object with a `statusCode` is the response; any
+ * other value is the JSON body of a 200. Undefined when it is not a response API Gateway can send.
+ */
+export function toResponse(result: unknown): APIGatewayProxyStructuredResultV2 | undefined {
+  if (typeof result !== 'object' || result === null || !('statusCode' in result)) {
+    return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(result ?? null) };
+  }
+  const structured = result as APIGatewayProxyStructuredResultV2;
+  const status = structured.statusCode;
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 100 || status > 599) return undefined;
+  return structured;
+}
+
+export function write(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const headers: Record<string, string | string[]> = {};
+  // Like API Gateway, which serialises the result as JSON: a header set to undefined is no header.
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    if (value !== undefined && value !== null) headers[name] = String(value);
+  }
+  if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+  response.writeHead(result.statusCode ?? 200, headers);
+  response.end(result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8'));
+}
+
+/** How long a client told "starting" waits before it tries again, in seconds. */
+export const STARTING_RETRY_AFTER_S = 1;
+
+/**
+ * The answer while the stack starts: 503 with `Retry-After` and the spec's standard error body. The
+ * code is the local gateway's own (a deployed API is never half-started).
+ */
+export function startingAnswer(path: string): { statusCode: 503; headers: Record<string, string>; body: string } {
+  const body = {
+    timestamp: Date.now(),
+    errorCode: 'STACK_STARTING' satisfies ErrorCode,
+    errorType: 'API_ERROR',
+    message: `The local stack is still starting: retry in a moment (Retry-After: ${STARTING_RETRY_AFTER_S} s)`,
+    path,
+  };
+  return { statusCode: 503, headers: { 'content-type': 'application/json', 'retry-after': String(STARTING_RETRY_AFTER_S) }, body: JSON.stringify(body) };
+}

@@ -1,0 +1,58 @@
+/** The event API Gateway HTTP API hands a function (payload format 2.0), built from a Node request. */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { matchRoute, type CompiledRoute } from './route-match';
+
+const TEXTUAL = /^(text\/|application\/(json|[^;]+\+json|x-www-form-urlencoded|xml))/i;
+
+/** Builds an API Gateway HTTP API (payload format 2.0) event from a Node request. */
+export function toEvent(request: IncomingMessage, body: Buffer, routes: CompiledRoute[]): APIGatewayProxyEventV2 {
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const method = request.method ?? 'GET';
+  const matched = matchRoute(routes, method, url.pathname);
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (name === 'cookie' || value === undefined) continue;
+    headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  // As API Gateway, which tells the function how the client reached it (there always HTTPS, port 443;
+  // here HTTP on the gateway's port): the docs function names the API's address from these and Host.
+  headers['x-forwarded-proto'] = 'http';
+  headers['x-forwarded-port'] = String(request.socket.localPort ?? '');
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const textual = TEXTUAL.test(headers['content-type'] ?? '');
+  const now = new Date();
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey: matched ? matched.route.routeKey : '$default',
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    requestContext: {
+      accountId: '000000000000',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'local',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey: matched ? matched.route.routeKey : '$default',
+      stage: '$default',
+      time: now.toISOString(),
+      timeEpoch: now.getTime(),
+    },
+    isBase64Encoded: body.length > 0 && !textual,
+  };
+  if (request.headers.cookie) event.cookies = request.headers.cookie.split(/;\s*/);
+  if (Object.keys(query).length > 0) event.queryStringParameters = query;
+  if (matched && Object.keys(matched.pathParameters).length > 0) event.pathParameters = matched.pathParameters;
+  if (body.length > 0) event.body = textual ? body.toString('utf8') : body.toString('base64');
+  return event;
+}

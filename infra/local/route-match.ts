@@ -1,0 +1,58 @@
+/** Matching a request to a route as API Gateway does: method and path, the fewest path parameters first. */
+import type { Route } from '../../shared/api/routes';
+
+/** A route with its path as a pattern, and the names of its path parameters in order. */
+export interface CompiledRoute {
+  route: Route;
+  pattern: RegExp;
+  names: string[];
+}
+
+function compile(route: Route): CompiledRoute {
+  const names: string[] = [];
+  const source = route.fullPath
+    .split('/')
+    .map((segment) => {
+      const param = segment.match(/^\{([A-Za-z0-9_]+)\}$/);
+      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(param[1]!);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}$`), names };
+}
+
+/**
+ * The route table ready for matching, once: a route with fewer path parameters first, as API Gateway
+ * prefers `/supervisors/default` to `/supervisors/{supervisorUUID}`.
+ */
+export function compileRoutes(routes: Route[]): CompiledRoute[] {
+  return routes.map(compile).sort((a, b) => a.names.length - b.names.length);
+}
+
+/**
+ * HTTP API hands the function percent-decoded path values (live captures: `space%20value` arrives as
+ * `space value`). What it does with a value that does not decode (`%`, `%zz`, a cut or invalid UTF-8
+ * sequence such as `%E0%A4%A` or `%C0%AF`) is not documented; here it reaches the function as it was
+ * sent, so the gateway never fails on it and the function answers for it.
+ */
+export function decodePathValue(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
+/** Matches a request like API Gateway does: method and path against the compiled routes, else `$default`. */
+export function matchRoute(routes: CompiledRoute[], method: string, path: string) {
+  for (const { route, pattern, names } of routes) {
+    if (route.method !== method) continue;
+    const match = path.match(pattern);
+    if (match) {
+      const pathParameters = Object.fromEntries(names.map((name, i) => [name, decodePathValue(match[i + 1]!)]));
+      return { route, pathParameters };
+    }
+  }
+  return undefined;
+}
