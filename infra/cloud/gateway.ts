@@ -1,4 +1,4 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   HttpApi,
@@ -11,6 +11,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { CfnStage, HttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { ComparisonOperator, MathExpression, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/api/routes';
@@ -113,7 +114,9 @@ export class Gateway extends Construct {
     const integrationOf = (group: ResourceGroup) => {
       let integration = integrations.get(group);
       if (!integration) {
-        integration = new HttpLambdaIntegration(`${group}-integration`, functionOf(group));
+        // One invoke permission per function for the whole API rather than one per route: a route's
+        // permission would cost a CloudFormation resource each (the stack's limit is 500).
+        integration = new HttpLambdaIntegration(`${group}-integration`, functionOf(group), { scopePermissionToRoute: false });
         integrations.set(group, integration);
       }
       return integration;
@@ -134,6 +137,11 @@ export class Gateway extends Construct {
         integration: integrationOf(defaultRouteGroup),
       }),
     );
+    // `$default` is invoked as <api>/<stage>/$default, which the integrations' <api>/*/*/* does not match.
+    functionOf(defaultRouteGroup).addPermission('InvokeForDefaultRoute', {
+      principal: new ServicePrincipal('apigateway.amazonaws.com'),
+      sourceArn: Stack.of(this).formatArn({ service: 'execute-api', resource: this.api.apiId, resourceName: '*/$default' }),
+    });
     for (const route of created) {
       Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason: noGatewayAuthorizer });
     }

@@ -41,6 +41,11 @@ describe('synthesis', () => {
   test('CDK itself warns about nothing (no deprecated API, no ignored setting)', () => {
     expect(synthesized.cdkMessages).toEqual([]);
   });
+
+  // CloudFormation takes at most 500 resources a stack: 400 keeps a margin for what comes next.
+  test('the stack stays well within CloudFormation\'s 500 resources (at most 400)', () => {
+    expect(Object.keys(template().toJSON().Resources as object).length).toBeLessThanOrEqual(400);
+  });
 });
 
 describe('table', () => {
@@ -397,6 +402,18 @@ describe('HTTP API', () => {
     },
   );
 
+  test('API Gateway may invoke each function through any route: one permission per function, not per route', () => {
+    const permissions = Object.values(template().findResources('AWS::Lambda::Permission')).filter(
+      (p) => p.Properties.Principal === 'apigateway.amazonaws.com',
+    );
+    const groupsWithRoutes = new Set([...resolveRoutes(defaultSubpaths).map((r) => r.group), defaultRouteGroup]);
+    const api = `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${singleId('AWS::ApiGatewayV2::Api')}>`;
+    const sources = permissions.map((p) => resolveIntrinsic(p.Properties.SourceArn));
+    // One for each function's routes, and one for `$default` (see below).
+    expect(sources.filter((arn) => arn === `${api}/*/*/*`)).toHaveLength(groupsWithRoutes.size);
+    expect(permissions).toHaveLength(groupsWithRoutes.size + 1);
+  });
+
   test('$default goes to the default group, which API Gateway may invoke for it', () => {
     expect(routesByKey().get('$default')?.Target).toEqual(integrationTarget(defaultRouteGroup));
     expect(routesByKey().size).toBe(resolveRoutes(defaultSubpaths).length + 1);
@@ -404,9 +421,7 @@ describe('HTTP API', () => {
       .filter((p) => JSON.stringify(p.Properties.FunctionName) === JSON.stringify(getAtt(functionId(defaultRouteGroup))))
       .map((p) => resolveIntrinsic(p.Properties.SourceArn));
     // $default is invoked as <api>/<stage>/$default: only a two-segment pattern matches it.
-    expect(sourceArns).toContain(
-      `arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${singleId('AWS::ApiGatewayV2::Api')}>/*/*`,
-    );
+    expect(sourceArns).toContain(`arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${singleId('AWS::ApiGatewayV2::Api')}>/*/$default`);
   });
 
   test('the token endpoint has its own throttling, every other route its group\'s (bulk reads the stage\'s); the stage waits for the routes', () => {
