@@ -1,8 +1,6 @@
 /**
- * A benchmark's data: organizations made through the operator services, and items written straight
- * into the table (BatchWriteItem of 25 items, many requests in flight, unprocessed items sent again
- * after a short wait) for data the product would write item by item, and slowly, through its API: the
- * items are the product's own (its key module, its index writes).
+ * A benchmark's data: organizations made through the operator services, and the product's own items
+ * written straight into the table where its API would write them one by one, and slowly.
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,11 +32,11 @@ export async function putAll(items: Item[], inFlight = 16): Promise<number> {
 }
 
 /** An organization made as an operator makes one (its ADMIN in Cognito), with one environment and one bot. */
-export async function seedOrganization(name: string, made: { adminEmail: string; adminName: string; environment: string; bot: string }) {
-  const admin = { email: made.adminEmail, password: 'Bench-Admin-1' };
-  const { organization } = await createOrganization({ name, adminEmail: admin.email, adminName: made.adminName, adminPassword: admin.password });
-  const environment = await addEnvironment(organization.uuid, made.environment);
-  const bot = await addBot(organization.uuid, environment.uuid, made.bot);
+export async function seedOrganization(name: string) {
+  const admin = { email: `admin@${name}.example`, password: 'Bench-Admin-1' };
+  const { organization } = await createOrganization({ name, adminEmail: admin.email, adminName: 'Bea Bench', adminPassword: admin.password });
+  const environment = await addEnvironment(organization.uuid, 'Production');
+  const bot = await addBot(organization.uuid, environment.uuid, 'Support bot');
   return { uuid: organization.uuid, name, admin, environment, bot, permission: { environmentUuid: environment.uuid, botUuid: bot.uuid } };
 }
 export type SeededOrganization = Awaited<ReturnType<typeof seedOrganization>>;

@@ -1,19 +1,17 @@
 /** Timed series: each operation's critical section is timed, its result checked outside the timing. */
 import { performance } from 'node:perf_hooks';
-import { mean, percentile } from './stats';
+import { percentile } from './stats';
 
 export interface Series<T = unknown> {
   key: string;
   label: string;
-  /** Operation `i`; `requestId` (`bench-<key>-<i>`) links an API request to the handler's log line. */
-  run: (i: number, requestId: string) => Promise<T>;
+  /** Operation `i` (warm-ups first, then the measured ones). */
+  run: (i: number) => Promise<T>;
   /** Checks a result, untimed; throws when it is wrong. */
   verify?: (result: T, i: number) => void;
   /** Untimed work before operation `i` (a write the operation must then see). */
   prepare?: (i: number) => Promise<unknown>;
   samples: number[];
-  /** Index of the first measured operation (after the warm-up), set by `interleave`. */
-  first?: number;
 }
 
 export const series = <T>(key: string, label: string, run: Series<T>['run'], verify?: Series<T>['verify'], prepare?: Series<T>['prepare']): Series =>
@@ -48,58 +46,31 @@ export async function interleave(list: Series[], { warmUp, block, samples, betwe
   const one = async (s: Series, i: number) => {
     await between?.();
     await s.prepare?.(i);
-    const [elapsed, result] = await timed(() => s.run(i, `bench-${s.key}-${i}`));
+    const [elapsed, result] = await timed(() => s.run(i));
     s.verify?.(result, i);
     return elapsed;
   };
-  for (const s of list) {
-    s.first = warmUp;
-    for (let i = 0; i < warmUp; i++) await one(s, i);
-  }
+  for (const s of list) for (let i = 0; i < warmUp; i++) await one(s, i);
   for (let round = 0; round * block < samples; round++) {
     for (let k = 0; k < list.length; k++) {
       const s = list[(round + k) % list.length]!;
-      for (let j = 0; j < block && round * block + j < samples; j++) s.samples.push(await one(s, warmUp + round * block + j));
+      for (let j = round * block; j < Math.min(samples, (round + 1) * block); j++) s.samples.push(await one(s, warmUp + j));
     }
   }
   return performance.now() - started;
 }
 
-/** Looks series up by key: samples, percentiles, labels; and the handler's logged durations of an API series. */
-export function figures(list: Series[], handlerMs?: Map<string, number>) {
+/** Percentiles of series looked up by key. */
+export function figures(list: Series[]) {
   const get = (key: string) => {
     const found = list.find((s) => s.key === key);
-    if (!found) throw new Error(`No series ${key}`);
+    check(found, `No series ${key}`);
     return found;
   };
-  return {
-    get,
-    p: (key: string, p: number) => percentile(get(key).samples, p),
-    p50: (key: string) => percentile(get(key).samples, 50),
-    p95: (key: string) => percentile(get(key).samples, 95),
-    /** `durationMs` of the measured requests of an API series, as the stack logged them. */
-    handler: (key: string) => {
-      const s = get(key);
-      return s.samples.flatMap((_, j) => handlerMs?.get(`bench-${key}-${(s.first ?? 0) + j}`) ?? []);
-    },
-  };
+  const p = (key: string, p: number) => percentile(get(key).samples, p);
+  return { get, p, p50: (key: string) => p(key, 50), p95: (key: string) => p(key, 95) };
 }
-
-export interface CpuFigure {
-  label: string;
-  p50: number;
-  mean: number;
-}
-
-/** Work in this process, on data fetched before: median and mean of `runs` runs after 20 warm-ups. */
-export async function cpu(label: string, work: () => unknown, runs: number): Promise<CpuFigure> {
-  const samples: number[] = [];
-  for (let i = 0; i < 20 + runs; i++) {
-    const [elapsed] = await timed(work);
-    if (i >= 20) samples.push(elapsed);
-  }
-  return { label, p50: percentile(samples, 50), mean: mean(samples) };
-}
+export type Figures = ReturnType<typeof figures>;
 
 /** `count` operations with `width` in flight, after `warmUp` unmeasured ones: rate per second and latencies. */
 export async function throughput(operation: () => Promise<unknown>, width: number, count: number, warmUp: number) {

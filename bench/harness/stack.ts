@@ -1,21 +1,25 @@
 /**
  * The local stack a benchmark runs against: a child process (`infra/local/main.ts`, its own process
- * group) or this very process. Everything started here, and every temporary directory, is removed on
- * exit, failure and Ctrl-C.
+ * group) or this very process; and requests to it. Everything started here, and every temporary
+ * directory, is removed on exit, failure and Ctrl-C.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import type { StackInfo } from '../../infra/local/stack';
 import { spawnLocalStack, type Launcher } from '../../infra/local/stack-child';
 import { awaitLocalStack, NoStackError, passwordGrant } from '../../infra/stack-target';
-import { envNames } from '../../shared/config';
+import { createGateway } from '../../infra/local/gateway';
+import { resolveRoutes, type ResourceGroup } from '../../shared/api/routes';
+import { envNames, subpathsFromEnv } from '../../shared/config';
+import { check } from './series';
 
-const START_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 10_000;
-/** How often a starting or stopping stack is checked on. */
+export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const [START_TIMEOUT_MS, STOP_TIMEOUT_MS] = [60_000, 10_000];
+/** How often a starting stack is asked whether it serves. */
 export const POLL_MS = 20;
 
 const cleanups = new Set<() => unknown>();
@@ -32,14 +36,6 @@ export async function cleanUp(): Promise<void> {
 process.on('exit', () => void cleanUp());
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void cleanUp().then(() => process.exit(130)));
 
-/** Harmless values for the configuration the product modules require, for a benchmark that runs them without a stack. */
-export const placeholderConfig = {
-  AWS_REGION: 'us-east-1',
-  ...Object.fromEntries([envNames.tableName, envNames.bulkBucket, envNames.userPoolId, envNames.userPoolClientId].map((name) => [name, 'unused'])),
-  [envNames.signingKey]: 'file:/unused',
-  [envNames.tokenIssuer]: 'http://unused',
-};
-
 /** Runs `step` at the end of the run, on failure and on Ctrl-C too. */
 export const onCleanUp = (step: () => unknown) => void cleanups.add(step);
 
@@ -49,86 +45,74 @@ export function tempDir(prefix: string): string {
   return dir;
 }
 
+/** Harmless values for the configuration the product modules require, for a benchmark that runs them without a stack. */
+export const placeholderConfig = {
+  AWS_REGION: 'us-east-1',
+  ...Object.fromEntries([envNames.tableName, envNames.bulkBucket, envNames.userPoolId, envNames.userPoolClientId].map((name) => [name, 'unused'])),
+  [envNames.signingKey]: 'file:/unused',
+  [envNames.tokenIssuer]: 'http://unused',
+};
+
 export interface RunningStack {
   info: StackInfo;
   dataDir: string;
-  /**
-   * Milliseconds from spawn until a real API call answered 200: the first organization's ADMIN got a
-   * token (password grant) and read itself with it (`GET /{user_subpath}/org/{org}/users/identity-provider`).
-   */
+  /** Milliseconds from spawn until a real API call answered 200 (a child), or until started (in this process). */
   readyMs: number;
-  /** The handlers' own `durationMs` ("request completed" log lines), by `x-request-id` starting `bench-`. */
-  handlerMs: Map<string, number>;
-  /** A stack in this process: how many of its handlers' INFO log lines were dropped. */
-  dropped?: () => number;
   stop(options?: { strict?: boolean }): Promise<void>;
 }
 
-/** The handler's `durationMs` of a "request completed" line of a `bench-` request; true for any line of one (not kept). */
-function handlerLine(line: string, handlerMs: Map<string, number>): boolean {
-  if (!line.includes('"bench-')) return false;
-  if (line.startsWith('{') && line.includes('request completed')) {
-    const entry = JSON.parse(line) as { requestId?: string; durationMs?: number };
-    if (entry.requestId && typeof entry.durationMs === 'number') handlerMs.set(entry.requestId, entry.durationMs);
-  }
-  return true;
-}
+type Admin = { name: string; admin: { email: string; password: string } };
+const grant = async (info: StackInfo, org: Admin) => {
+  const response = await passwordGrant(info, org.name, org.admin.email, org.admin.password);
+  return { status: response.status, ...((await response.json()) as { access_token?: string; expires_in?: number }) };
+};
 
-/** Whether the stack serves a real API call: a password grant, then a read with its token, both 200. */
+/** `GET /{user_subpath}/org/{org}/users/identity-provider`: the current user. */
+export const currentUserUrl = (info: StackInfo, orgUuid: string) => `${info.apiUrl}/${info.userSubpath}/org/${orgUuid}/users/identity-provider`;
+
+/** Whether the stack serves a real API call: the first organization's ADMIN signs in and reads itself. */
 async function servesApiCall(info: StackInfo): Promise<boolean> {
-  const org = info.orgs[0];
-  if (!org) return false;
   try {
-    const grant = await passwordGrant(info, org.name, org.admin.email, org.admin.password);
-    const { access_token } = (await grant.json()) as { access_token?: string };
-    if (grant.status !== 200 || !access_token) return false;
-    const me = await fetch(`${info.apiUrl}/${info.userSubpath}/org/${org.uuid}/users/identity-provider`, { headers: { authorization: `Bearer ${access_token}` } });
-    await me.arrayBuffer();
-    return me.status === 200;
+    const { access_token: token } = await grant(info, info.orgs[0]!);
+    if (!token) return false;
+    await apiGet(currentUserUrl(info, info.orgs[0]!.uuid), `Bearer ${token}`);
+    return true;
   } catch {
     return false; // Not listening yet.
   }
 }
 
-/** Starts the local stack as a child (PORT=0, `--fresh` unless told) and waits until it serves. */
-export async function startStack(options: { dataDir?: string; fresh?: boolean; launcher?: Launcher } = {}): Promise<RunningStack> {
-  const { dataDir = tempDir('bench-stack-'), fresh = true, launcher = 'node' } = options;
-  const wallStart = Date.now();
-  const started = performance.now();
-  const handlerMs = new Map<string, number>();
-  const onLine = (line: string) => handlerLine(line, handlerMs);
-  const child = spawnLocalStack([...(fresh ? ['--fresh'] : []), '--data-dir', dataDir], { env: { ...process.env, PORT: '0' }, launcher, tail: 4000, onLine });
+/** Starts the local stack as a child (PORT=0, `--fresh` unless told) and waits until it serves a real API call. */
+export async function startStack({ dataDir = tempDir('bench-stack-'), fresh = true, launcher = 'node' as Launcher } = {}): Promise<RunningStack> {
+  const [wallStart, started] = [Date.now(), performance.now()];
+  const child = spawnLocalStack([...(fresh ? ['--fresh'] : []), '--data-dir', dataDir], { env: { ...process.env, PORT: '0' }, launcher, tail: 4000 });
   const kill = () => void child.stop('SIGKILL', 0);
   cleanups.add(kill);
   const stop = async ({ strict = false } = {}) => {
     const stopped = await child.stop('SIGTERM', STOP_TIMEOUT_MS);
     cleanups.delete(kill);
-    if (!stopped && strict) throw new Error(`The local stack did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM`);
+    check(stopped || !strict, `The local stack did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM`);
   };
   // Only a stack.json written after this start counts (a killed stack leaves its own behind).
   const alive = () => child.child.exitCode === null;
   const outcome = await awaitLocalStack(dataDir, { alive, since: wallStart, timeoutMs: START_TIMEOUT_MS, pollMs: POLL_MS, serves: servesApiCall });
-  if ('info' in outcome) return { info: outcome.info, dataDir, readyMs: performance.now() - started, handlerMs, stop };
+  if ('info' in outcome) return { info: outcome.info, dataDir, readyMs: performance.now() - started, stop };
   kill();
   const why = outcome.failed === 'exited' ? `it exited with code ${child.child.exitCode}` : `it was not serving after ${START_TIMEOUT_MS / 1000} s`;
-  const output = child.output().trim().split('\n').slice(-15).join('\n');
-  throw new NoStackError(`The local stack (${launcher === 'node' ? 'node --import tsx' : launcher}) did not start: ${why}\n${output}`);
+  throw new NoStackError(`The local stack (${launcher}) did not start: ${why}\n${child.output().trim().split('\n').slice(-15).join('\n')}`);
 }
 
 /**
- * Starts the local stack in this process (so its handlers, worker and emulators share this process's
- * memory and event loop). `quiet` drops the JSON INFO log lines the handlers print, once formatted.
+ * Starts the local stack in this process (its handlers, worker and emulators share this process's
+ * memory and event loop). The JSON INFO lines its handlers print are dropped once formatted.
  */
-export async function startInProcess({ quiet = false } = {}): Promise<RunningStack> {
+export async function startInProcess(): Promise<RunningStack> {
   Object.assign(process.env, { AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
-  let dropped = 0;
-  if (quiet) {
-    const write = process.stdout.write.bind(process.stdout) as (...parts: unknown[]) => boolean;
-    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
-      typeof chunk === 'string' && chunk.startsWith('{') && chunk.includes('"level":"INFO"') ? (dropped++, true) : write(chunk, ...rest)) as typeof process.stdout.write;
-  }
-  // Removed at exit, after the listeners the stack registers (cognito-local's store folds its journal into
-  // the data directory on exit), rather than with the other clean-ups.
+  const write = process.stdout.write.bind(process.stdout) as (...parts: unknown[]) => boolean;
+  const info = (chunk: unknown) => typeof chunk === 'string' && chunk.startsWith('{') && chunk.includes('"level":"INFO"');
+  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => info(chunk) || write(chunk, ...rest)) as typeof process.stdout.write;
+  // Removed at exit, after the listeners the stack registers (cognito-local's store folds its journal
+  // into the data directory on exit), rather than with the other clean-ups.
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
   const started = performance.now();
   const { startLocalStack } = await import('../../infra/local/stack');
@@ -136,23 +120,19 @@ export async function startInProcess({ quiet = false } = {}): Promise<RunningSta
   process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
   const stop = () => stack.stop().catch(() => undefined);
   cleanups.add(stop);
-  return { info: stack.info, dataDir, readyMs: performance.now() - started, handlerMs: new Map(), stop, dropped: () => dropped };
+  return { info: stack.info, dataDir, readyMs: performance.now() - started, stop };
 }
 
-/** An admin's access token, renewed by `refresh()` a minute before it expires (call it outside timings). */
-export async function accessToken(info: StackInfo, org: { name: string; admin: { email: string; password: string } }) {
+/** An ADMIN's access token, renewed by `refresh()` a minute before it expires (call it outside timings). */
+export async function accessToken(info: StackInfo, org: Admin) {
   let renewAt = 0;
   const token = {
-    value: '',
-    get bearer() {
-      return `Bearer ${token.value}`;
-    },
+    bearer: '',
     refresh: async () => {
       if (Date.now() < renewAt) return;
-      const response = await passwordGrant(info, org.name, org.admin.email, org.admin.password);
-      const body = (await response.json()) as { access_token?: string; expires_in?: number };
-      if (!body.access_token) throw new Error(`The token endpoint answered ${response.status}: ${JSON.stringify(body).slice(0, 200)}`);
-      [token.value, renewAt] = [body.access_token, Date.now() + ((body.expires_in ?? 300) - 60) * 1000];
+      const body = await grant(info, org);
+      check(body.access_token, `The token endpoint answered ${body.status}: ${JSON.stringify(body).slice(0, 200)}`);
+      [token.bearer, renewAt] = [`Bearer ${body.access_token}`, Date.now() + ((body.expires_in ?? 300) - 60) * 1000];
     },
   };
   await token.refresh();
@@ -160,25 +140,24 @@ export async function accessToken(info: StackInfo, org: { name: string; admin: {
 }
 
 /** A GET through the gateway (keep-alive), the body read; anything but 200 is an error. */
-export async function apiGet(url: string, authorization: string, requestId?: string): Promise<string> {
-  const response = await fetch(url, { headers: { authorization, ...(requestId ? { 'x-request-id': requestId } : {}) } });
+export async function apiGet(url: string, authorization: string): Promise<string> {
+  const response = await fetch(url, { headers: { authorization } });
   const body = await response.text();
-  if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${body.slice(0, 200)}`);
+  check(response.status === 200, `${url} answered ${response.status}: ${body.slice(0, 200)}`);
   return body;
 }
 
 /**
- * The product's handlers of `groups` behind the local gateway, in this process (its environment the stack's):
- * a request sent to `url` runs the very handler the stack runs, so the capacity recorder sees every
+ * The product's handler of `group` behind the local gateway in this process (its environment the
+ * stack's): a request sent to `url` runs the very handler the stack runs, so `recordCalls` sees every
  * AWS call it makes.
  */
-export async function inProcessGateway(groups: string[]): Promise<{ url: string; close: () => Promise<void> }> {
-  const [{ createGateway }, { resolveRoutes }, { subpathsFromEnv }] = await Promise.all([import('../../infra/local/gateway'), import('../../shared/api/routes'), import('../../shared/config')]);
+export async function inProcessGateway(group: string): Promise<{ url: string; close: () => Promise<void> }> {
   type Handlers = Parameters<typeof createGateway>[1];
-  const handlers = Object.fromEntries(await Promise.all(groups.map(async (group) => [group, ((await import(`../../functions/${group}/handler`)) as { handler: unknown }).handler]))) as Handlers;
-  const server = createGateway(resolveRoutes(subpathsFromEnv()), handlers, { log: () => undefined });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  const { handler } = (await import(`../../functions/${group}/handler`)) as { handler: Handlers[ResourceGroup] };
+  const server = createGateway(resolveRoutes(subpathsFromEnv()), { [group]: handler } as Handlers, { log: () => undefined });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const close = () => new Promise<void>((done) => server.close(() => done()));
   cleanups.add(close);
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close };
 }

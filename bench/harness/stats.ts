@@ -7,7 +7,6 @@ export function percentile(samples: readonly number[], p: number): number {
 }
 
 export const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
-export const mean = (values: readonly number[]) => sum(values) / values.length;
 
 export const fmt = {
   /** Milliseconds: one decimal from 10 up, `below10` decimals under 10. */
@@ -17,6 +16,7 @@ export const fmt = {
   int: (value: number) => Math.round(value).toLocaleString('en'),
   kib: (bytes: number) => `${(bytes / 1024).toFixed(0)} KiB`,
   mib: (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`,
+  gib: (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`,
   s: (ms: number, digits = 1) => `${(ms / 1000).toFixed(digits)} s`,
   min: (ms: number) => `${(ms / 60_000).toFixed(1)} min`,
 };

@@ -1,7 +1,7 @@
-/** The Markdown blocks of a report: tables declared by their columns, lists, and the tables every benchmark shares. */
+/** The Markdown blocks of a report: tables declared by their columns, lists, and the tables benchmarks share. */
 import { describeCalls, type Call } from './capacity';
-import { figures, type Series } from './series';
-import { fmt, mean, percentile, sum } from './stats';
+import type { Figures, Series } from './series';
+import { fmt, percentile, sum } from './stats';
 
 /** A column: header, cell, and whether it is right-aligned (numbers). */
 export type Column<R> = [head: string, cell: (row: R) => string | number, align?: 'right'];
@@ -16,36 +16,31 @@ export function table<R>(rows: readonly R[], columns: Column<R>[]): string {
 
 export const bullets = (items: (string | false | undefined)[]) => items.flatMap((item) => (item ? [`- ${item}`] : [])).join('\n');
 
-/** n, p50, p95, p99 and mean of each series; with `handlerMs`, the handler's own logged p50 of API series. */
-export function seriesTable(list: Series[], handlerMs?: Map<string, number>): string {
-  const f = figures(list, handlerMs);
-  const columns: Column<Series>[] = [
+/** n, p50, p95 and p99 of each series. */
+export const seriesTable = (list: Series[]) =>
+  table(list, [
     ['series', (s) => s.label],
     ['n', (s) => s.samples.length, 'right'],
     ...[50, 95, 99].map((p): Column<Series> => [`p${p}`, (s) => fmt.ms(percentile(s.samples, p)), 'right']),
-    ['mean', (s) => fmt.ms(mean(s.samples)), 'right'],
-  ];
-  if (handlerMs) columns.push(['handler `durationMs` p50', (s) => (f.handler(s.key).length ? fmt.ms(percentile(f.handler(s.key), 50)) : '–'), 'right']);
-  return table(list, columns);
-}
+  ]);
 
+/** An API series and the raw reads of the same data it is compared against, by key. */
 export interface Comparison {
   label: string;
   api: string;
   raw: string;
 }
 
-/** API ÷ raw at p50 and p95, API − raw at p50; with `aim`, whether both ratios are within it. */
-export function ratioTable(list: Series[], comparisons: Comparison[], aim?: number): string {
-  const f = figures(list);
-  const ratio = (c: Comparison, p: number) => f.p(c.api, p) / f.p(c.raw, p);
-  const verdict = (c: Comparison) => (ratio(c, 50) <= aim! && ratio(c, 95) <= aim! ? 'met' : ratio(c, 50) <= aim! ? 'met at p50 only' : 'not met');
-  return table(comparisons, [
-    ['comparison', (c) => c.label],
-    ['p50', (c) => fmt.ratio(ratio(c, 50)), 'right'],
-    ['p95', (c) => fmt.ratio(ratio(c, 95)), 'right'],
-    ['API − raw p50 ms', (c) => fmt.ms(f.p50(c.api) - f.p50(c.raw)), 'right'],
-    ...(aim ? [[`${aim}× aim`, verdict] as Column<Comparison>] : []),
+/** Each comparison: n, p50 / p95 of the API and of the raw reads, API ÷ raw at both; then any `more` columns. */
+export function comparisonTable<C extends Comparison>(f: Figures, rows: C[], more: Column<C>[] = []): string {
+  const both = (key: string) => `${fmt.ms(f.p50(key))} / ${fmt.ms(f.p95(key))}`;
+  return table(rows, [
+    ['request', (c) => c.label],
+    ['n', (c) => f.get(c.api).samples.length, 'right'],
+    ['API p50 / p95 ms', (c) => both(c.api), 'right'],
+    ['raw p50 / p95 ms', (c) => both(c.raw), 'right'],
+    ['API ÷ raw p50 / p95', (c) => `${fmt.ratio(f.p50(c.api) / f.p50(c.raw))} / ${fmt.ratio(f.p95(c.api) / f.p95(c.raw))}`, 'right'],
+    ...more,
   ]);
 }
 
