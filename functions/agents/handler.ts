@@ -2,7 +2,7 @@ import { authorizeBot, botScopeKeys } from '../../shared/access/bot-access';
 import { agentReadKeys, listAgents, quicksearchAgents, readAgent } from '../../shared/agents/agent-read.service';
 import { createAgent, updateAgent } from '../../shared/agents/agent-write.service';
 import { toAgentSummary } from '../../shared/agents/agent.mapper';
-import { agentsApi } from '../../shared/api/catalogue';
+import { agentsApi } from '../../shared/api/agents.api';
 import { versionsOfIfMatch } from '../../shared/http/etag';
 import { createFunction, routes } from '../../shared/http/handler-factory';
 import { userOperation } from '../../shared/http/user-route';

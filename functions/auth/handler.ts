@@ -1,6 +1,6 @@
 import { ACCOUNT_PAGE_POLICY } from '../../shared/account/account-page';
 import { changePassword, showAccount, signIn, signOut, type AccountAnswer, type AccountRequest } from '../../shared/account/account.service';
-import { authApi } from '../../shared/api/catalogue';
+import { authApi } from '../../shared/api/auth.api';
 import { withAuditContext } from '../../shared/audit/audit-context';
 import { bearerToken } from '../../shared/auth/caller';
 import { realmIssuer } from '../../shared/auth/jwt';

@@ -1,6 +1,6 @@
 import { authorizeOrgAdmin } from '../../shared/access/org-access';
-import { bulkApi } from '../../shared/api/catalogue';
-import { routePath } from '../../shared/api/routes';
+import { bulkApi } from '../../shared/api/bulk.api';
+import { operationPath } from '../../shared/api/route-resolution';
 import type { Caller } from '../../shared/auth/caller';
 import type { BulkJob } from '../../shared/bulk/bulk-job';
 import { respondAsyncSchema } from '../../shared/bulk/bulk.schemas';
@@ -17,7 +17,7 @@ import { languageOf } from '../../shared/mail/language-header';
 /** Every bulk operation is an ADMIN's, in the path's organization. */
 const authorize = ({ path, caller }: { path: { orgUUID: string }; caller: Caller }) => authorizeOrgAdmin(caller, path.orgUUID, BULK_ADMIN_ONLY);
 
-const jobLocation = (params: { orgUUID: string; jobId: string }) => routePath(bulkApi.job.id, params, subpathsFromEnv());
+const jobLocation = (params: { orgUUID: string; jobId: string }) => operationPath(bulkApi.job, params, subpathsFromEnv());
 
 /** A job queued again: 202, the job and where to poll it, as a new upload answers. */
 const requeued = async (path: { orgUUID: string; jobId: string }, job: Promise<BulkJob>): Promise<Reply> => ({

@@ -4,7 +4,7 @@ import type { AgentKind } from '../../shared/agents/agent.repository';
 import { toRevisionSummary } from '../../shared/agents/agent.mapper';
 import { diffRevisions, listRevisions, readRevision } from '../../shared/agents/agent-revisions';
 import { restoreRevision } from '../../shared/agents/agent-write.service';
-import type { agentsApi, supervisorsApi } from '../../shared/api/catalogue';
+import type { agentsApi, supervisorsApi } from '../../shared/api/agents.api';
 import { versionsOfIfMatch } from '../../shared/http/etag';
 import { userOperation } from '../../shared/http/user-route';
 import { pageOf } from '../../shared/http/page';

@@ -1,5 +1,5 @@
 import { authorizeOwn } from '../../shared/access/org-access';
-import { configurationsApi } from '../../shared/api/catalogue';
+import { configurationsApi } from '../../shared/api/configurations.api';
 import { toConfigurationResponse } from '../../shared/configurations/configuration.mapper';
 import { hasConfiguration, listConfigurations, saveConfiguration } from '../../shared/configurations/configuration.service';
 import { createFunction, routes } from '../../shared/http/handler-factory';

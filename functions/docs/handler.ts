@@ -1,4 +1,4 @@
-import { docsApi } from '../../shared/api/catalogue';
+import { docsApi } from '../../shared/api/docs.api';
 import { subpathsFromEnv } from '../../shared/config';
 import { apiDescription, serverUrlOf } from '../../shared/docs/api-description';
 import { REFERENCE_PERMISSIONS, REFERENCE_POLICY, referenceFile, referencePage } from '../../shared/docs/reference-page';

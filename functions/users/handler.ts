@@ -1,5 +1,5 @@
 import { authorizeOrgAdmin, authorizeOrgMember, authorizeUserAccess } from '../../shared/access/org-access';
-import { usersApi } from '../../shared/api/catalogue';
+import { usersApi } from '../../shared/api/users.api';
 import { toAuditEventResponse } from '../../shared/audit-trail/audit-trail.mapper';
 import { listAuditEvents } from '../../shared/audit-trail/audit-trail.service';
 import { mailSettings } from '../../shared/config';

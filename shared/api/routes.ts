@@ -1,23 +1,14 @@
 import { defaultSubpaths, type Subpaths } from '../config';
 import { catalogue } from './catalogue';
-import { resourceGroups, type Area, type HttpMethod, type Operation, type ResourceGroup } from './operation';
+import { resourceGroups, type Area, type HttpMethod, type ResourceGroup } from './operation';
+import { operationPath, resolveOperations, type Route } from './route-resolution';
 
 /**
  * The catalogue's operations as routes: resolved against the configured subpaths, for the CDK stack,
  * the local gateway and each function's router (`test/unit/routes.test.ts` proves the three agree).
  */
 
-export { defaultSubpaths, resourceGroups, type Area, type HttpMethod, type ResourceGroup, type Subpaths };
-
-/** An operation where API Gateway routes it. */
-export interface Route extends Operation {
-  /** Whether the chain checks a user's bearer token (every management operation). */
-  authenticated: boolean;
-  /** Full path as API Gateway sees it, e.g. `/user-management/org/{orgUUID}/users/identity-provider`. */
-  fullPath: string;
-  /** API Gateway route key, e.g. `GET /user-management/org/{orgUUID}/users`. */
-  routeKey: string;
-}
+export { defaultSubpaths, resourceGroups, type Area, type HttpMethod, type ResourceGroup, type Route, type Subpaths };
 
 /**
  * Requests that match no route go to this group, whose router answers the standard 404 body; the
@@ -25,20 +16,9 @@ export interface Route extends Operation {
  */
 export const defaultRouteGroup: ResourceGroup = 'auth';
 
-const SUBPATH = /^[a-z0-9][a-z0-9-]{0,62}$/;
-
 /** Every operation of the catalogue resolved against the configured subpaths. */
 export function resolveRoutes(subpaths: Subpaths): Route[] {
-  for (const [area, value] of Object.entries(subpaths)) {
-    if (!SUBPATH.test(value)) {
-      throw new Error(`Subpath for the ${area} area must match ${SUBPATH} (got "${value}")`);
-    }
-  }
-  return catalogue.map((operation) => {
-    const prefix = operation.area === 'auth' || operation.area === 'root' ? '' : `/${operation.area === 'generative' ? subpaths.generative : subpaths.user}`;
-    const fullPath = `${prefix}${operation.path}`;
-    return { ...operation, authenticated: operation.access === 'user', fullPath, routeKey: `${operation.method} ${fullPath}` };
-  });
+  return resolveOperations(catalogue, subpaths);
 }
 
 /** The routes one function serves. */
@@ -48,11 +28,7 @@ export function routesOfGroup(routes: Route[], group: ResourceGroup): Route[] {
 
 /** A route's full path with its `{name}` parameters filled in, e.g. for a Location header. */
 export function routePath(id: string, params: Record<string, string>, subpaths: Subpaths): string {
-  const route = resolveRoutes(subpaths).find((candidate) => candidate.id === id);
-  if (!route) throw new Error(`No route ${id} in the route table`);
-  return route.fullPath.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`Route ${id} needs the parameter ${name}`);
-    return encodeURIComponent(value);
-  });
+  const operation = catalogue.find((candidate) => candidate.id === id);
+  if (!operation) throw new Error(`No route ${id} in the route table`);
+  return operationPath(operation, params, subpaths);
 }

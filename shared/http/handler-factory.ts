@@ -3,7 +3,8 @@ import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler from '@middy/http-router';
 import httpSecurityHeaders from '@middy/http-security-headers';
-import { resolveRoutes, routesOfGroup, type ResourceGroup, type Route } from '../api/routes';
+import type { ResourceGroup } from '../api/operation';
+import { resolveOperations, type Route } from '../api/route-resolution';
 import { subpathsFromEnv } from '../config';
 import { errorMapper } from './error-mapper';
 import { observability } from './observability';
@@ -38,11 +39,16 @@ export function checkHandlers(routes: Route[], handlers: Record<string, RouteHan
 export type ApiHandler = ReturnType<typeof withHttpChain>;
 
 /**
- * Builds a resource group's Lambda handler: the group's routes from the route table, each bound to its
- * handler, behind one middy chain whose order is fixed here for every function.
+ * Builds a resource group's Lambda handler: the operations its handlers are bound to, resolved against
+ * the configured subpaths, behind one middy chain whose order is fixed here for every function. A
+ * function reads only its own operations, so its bundle holds no other area's schemas; that it binds
+ * every operation of its group is checked against the whole catalogue in `test/unit/routes.test.ts`.
  */
 export function createFunction(group: ResourceGroup, handlers: Record<string, RouteHandler>): ApiHandler {
-  const routes = routesOfGroup(resolveRoutes(subpathsFromEnv()), group);
+  const operations = Object.values(handlers).flatMap((handler) => (handler.operation ? [handler.operation] : []));
+  const foreign = operations.filter((operation) => operation.group !== group).map((operation) => operation.id);
+  if (foreign.length > 0) throw new Error(`The ${group} function is bound to other groups' operations: ${foreign.join(', ')}`);
+  const routes = resolveOperations(operations, subpathsFromEnv());
   checkHandlers(routes, handlers);
   const router = httpRouterHandler<HttpEvent, HttpResult>(
     routes.map((route) => ({ method: route.method, path: route.fullPath, handler: handlers[route.id]!.build() })),

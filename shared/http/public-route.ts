@@ -23,5 +23,5 @@ export function publicOperation<const O extends Operation & { access: 'public' |
   const { path, query, body, multipart } = operation.request ?? {};
   // The signature ties the binding's types to the operation's schemas; past it, one generic spec.
   const spec = { schemas: { path, query, body }, ...(multipart ? { multipart } : {}), ...binding } as RouteSpec<RouteSchemas, RouteInput<RouteSchemas>>;
-  return { ...publicRoute(spec), operationId: operation.id };
+  return { ...publicRoute(spec), operationId: operation.id, operation };
 }

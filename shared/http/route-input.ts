@@ -1,4 +1,5 @@
 import type middy from '@middy/core';
+import type { Operation } from '../api/operation';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { multipartBodyParser } from './multipart';
 import { denyingPermissions, PAGE_DENIED_FEATURES, STRICT_PAGE_POLICY } from './page-policy';
@@ -39,8 +40,9 @@ export type RouteChain = middy.MiddyfiedHandler<HttpEvent, HttpResult, Error, an
 export interface RouteHandler {
   authenticated: boolean;
   build: () => RouteChain;
-  /** The catalogue operation it serves (`route()` in `operation-route.ts`). */
+  /** The catalogue operation it serves (bound by `userOperation` or `publicOperation`). */
   readonly operationId?: string;
+  readonly operation?: Operation;
 }
 
 /** The route's body parser: multipart, JSON when it has a body schema, else none (an empty list). */

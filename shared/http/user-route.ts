@@ -121,5 +121,5 @@ export function userOperation<const O extends Operation & { access: 'user' }, A 
   const { path, query, body, multipart } = operation.request ?? {};
   // The signature ties the binding's types to the operation's schemas; past it, one generic spec.
   const spec = { schemas: { path, query, body }, ...(multipart ? { multipart } : {}), ...binding } as UserRouteSpec<RouteSchemas, unknown>;
-  return { ...userRoute(spec), operationId: operation.id };
+  return { ...userRoute(spec), operationId: operation.id, operation };
 }

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileRoutes, matchRoute } from '../../infra/local/route-match';
-import { checkHandlers, type RouteHandler } from '../../shared/http/handler-factory';
+import { checkHandlers, createFunction, type RouteHandler } from '../../shared/http/handler-factory';
 import { defaultSubpaths, resolveRoutes, resourceGroups, routePath, routesOfGroup } from '../../shared/api/routes';
 
 const routes = resolveRoutes(defaultSubpaths);
@@ -78,6 +78,12 @@ describe('each function router agrees with the route table', () => {
     expect(() => checkHandlers(routesOfGroup(routes, 'auth'), {})).toThrow(/no handler/);
     const extra = { [first!.id]: { authenticated: false, build: () => undefined } } as unknown as Record<string, RouteHandler>;
     expect(() => checkHandlers([], extra)).toThrow(/has no route/);
+  });
+
+  test("a function bound to another group's operation is refused at cold start", async () => {
+    const users = (await import('../../functions/users/handler')) as { handlers: Record<string, RouteHandler> };
+    expect(() => createFunction('agents', users.handlers)).toThrow(/The agents function is bound to other groups' operations: users\./);
+    expect(() => createFunction('users', users.handlers)).not.toThrow();
   });
 });
 
