@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { JAVA_MISSING } from '../../infra/local/dynamodb-local';
 import { awaitLocalStack, runningLocalStack, useStackEnvironment } from '../../infra/stack-target';
 
-const READY_TIMEOUT_MS = 60_000;
+// Generous: a loaded shared machine can take a minute to start the JVM and seed; a healthy start takes seconds.
+const READY_TIMEOUT_MS = 150_000;
 
 /**
  * Starts the real local stack the way `npm start` does (DynamoDB Local, s3rver,
