@@ -197,6 +197,16 @@ describe('a promotion from one bot to a bot of another environment', () => {
   });
 });
 
+test("the seeded bots of an organization take each other's bundles: Staging's support bot plans against Production's", async () => {
+  const [production, staging] = stack().orgs[0]!.environments;
+  const address = (env: typeof production) => ({ orgUuid: stack().orgs[0]!.uuid, envUuid: env!.uuid, botUuid: env!.bots[1]!.uuid }) as FreshBot;
+  const bundle = (await exportOf(address(staging))).body;
+  expect(bundle.agents.map((agent) => agent.role)).toEqual(expect.arrayContaining(['Order assistant', 'Product expert']));
+  const planned = await plan(address(production), bundle);
+  expect(planned.status).toBe(200);
+  expect(planned.body.changes.find((change) => change.kind === 'supervisor')).toMatchObject({ action: 'update', role: 'Supervisor' });
+});
+
 describe('bundles the target cannot take', () => {
   let bot: FreshBot;
   let bundle: BundleDto;
