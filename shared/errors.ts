@@ -46,6 +46,10 @@ export const errorCatalogue = {
   // An Idempotency-Key (shared/http/idempotency.ts) seen before.
   IDEMPOTENCY_KEY_REUSED: { message: 'The Idempotency-Key was already used for a different request (method, path or body)' },
   IDEMPOTENCY_IN_PROGRESS: { message: 'A request with this Idempotency-Key is still running; retry once it has answered' },
+  // Bundles of a bot's configuration (shared/bundles).
+  MALFORMED_BUNDLE: { message: 'The bundle is not valid JSON or YAML' },
+  BUNDLE_FORMAT_UNKNOWN: { message: 'The bundle has no formatVersion this API reads; export it again from this API' },
+  BUNDLE_IN_PROGRESS: { message: 'A bundle is being applied to this bot; retry in a moment' },
   TIMEOUT: { message: 'The request took too long' },
   // The local stack's gateway while its functions load and its demo data is written (never in AWS).
   STACK_STARTING: { message: 'The local stack is still starting: retry in a moment' },

@@ -3,7 +3,13 @@ import { agentReadKeys, listAgents, quicksearchAgents, readAgent } from '../../s
 import { createAgent, updateAgent } from '../../shared/agents/agent-write.service';
 import { toAgentSummary } from '../../shared/agents/agent.mapper';
 import { agentsApi } from '../../shared/api/agents.api';
-import { versionsOfIfMatch } from '../../shared/http/etag';
+import { bundlesApi } from '../../shared/api/bundles.api';
+import { applyBundle } from '../../shared/bundles/bundle-apply';
+import { exportBundle } from '../../shared/bundles/bundle-export';
+import { bundleMediaTypes, JSON_MEDIA_TYPE, readBundle, wantsYaml, writeBundle, YAML_MEDIA_TYPE } from '../../shared/bundles/bundle-format';
+import { toApplyResponse, toPlanResponse } from '../../shared/bundles/bundle.mapper';
+import { planBundle } from '../../shared/bundles/bundle-plan';
+import { etagOfText, tagsOfIfMatch, versionsOfIfMatch } from '../../shared/http/etag';
 import { createFunction, routes } from '../../shared/http/handler-factory';
 import { userOperation } from '../../shared/http/user-route';
 import { pageOf } from '../../shared/http/page';
@@ -11,7 +17,9 @@ import { ok } from '../../shared/http/types';
 import { agentAnswer } from '../common/agent-answer';
 import { revisionRoutes } from '../common/revision-routes';
 
-/** Agents of a bot (spec 4.2). */
+/** Agents of a bot (spec 4.2), and bundles of the bot's whole configuration. */
+
+const bundleReader = { mediaTypes: bundleMediaTypes, read: readBundle };
 
 export const handlers = routes(
   userOperation(agentsApi.list, {
@@ -51,6 +59,37 @@ export const handlers = routes(
       agentAnswer(await updateAgent(scope, path.agentUUID, body, versionsOfIfMatch(headers['if-match']), prefetched)),
   }),
   ...revisionRoutes(agentsApi, 'AGENT', (path) => path.agentUUID!),
+  // JSON, or YAML on request; the ETag is the configuration version (none for a past one).
+  userOperation(bundlesApi.export, {
+    prefetch: botScopeKeys,
+    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
+    handle: async ({ query, headers, scope }) => {
+      const { bundle, version } = await exportBundle(scope, query.at);
+      const yaml = wantsYaml(headers.accept);
+      return {
+        status: 200,
+        contentType: yaml ? YAML_MEDIA_TYPE : JSON_MEDIA_TYPE,
+        body: writeBundle(bundle, yaml),
+        headers: version === undefined ? undefined : { etag: etagOfText(version) },
+      };
+    },
+  }),
+  userOperation(bundlesApi.plan, {
+    prefetch: botScopeKeys,
+    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
+    readBody: bundleReader,
+    handle: async ({ body, scope }) => ok(toPlanResponse(await planBundle(scope, body))),
+  }),
+  userOperation(bundlesApi.apply, {
+    prefetch: botScopeKeys,
+    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
+    readBody: bundleReader,
+    idempotent: true,
+    handle: async ({ body, headers, scope }) => {
+      const applied = await applyBundle(scope, body, tagsOfIfMatch(headers['if-match']));
+      return ok(toApplyResponse(applied), { etag: etagOfText(applied.version) });
+    },
+  }),
 );
 
 export const handler = createFunction('agents', handlers);

@@ -59,8 +59,9 @@ export const tableSystemErrors = (table: Table, period: Duration): IMetric =>
 
 /**
  * Item-level actions only: no Scan, no table management, no BatchWriteItem (nothing writes in
- * batches) and no ConditionCheckItem (no transaction has a condition-only item). Transactions need no
- * action of their own: TransactWriteItems is authorized item by item as PutItem, UpdateItem, DeleteItem.
+ * batches). Transactions need no action of their own: TransactWriteItems is authorized item by item
+ * as PutItem, UpdateItem, DeleteItem, and ConditionCheckItem for a condition-only item, which only the
+ * functions writing supervisors and agents make (the bot's bundle lease) and so alone are granted.
  *
  * No `dynamodb:LeadingKeys` condition, on purpose. Every function authenticates its caller from the
  * table (the user under `ORG#<org>`, the session under `SESSION#<id>`), and `ORG#<org>` also holds
@@ -82,8 +83,8 @@ const tableActions = [
 ];
 
 /** Lets the function read and write items of the table and its indexes, and sets TABLE_NAME. */
-export function bindTable(fn: LambdaFunction, data: DataTable): void {
-  data.table.grant(fn, ...tableActions);
+export function bindTable(fn: LambdaFunction, data: DataTable, options: { conditionChecks?: boolean } = {}): void {
+  data.table.grant(fn, ...tableActions, ...(options.conditionChecks ? ['dynamodb:ConditionCheckItem'] : []));
   fn.addEnvironment(envNames.tableName, data.table.tableName);
   const tableId = Stack.of(data).getLogicalId(data.table.node.defaultChild as CfnTable);
   Validations.of(fn.role!).acknowledge({

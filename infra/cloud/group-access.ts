@@ -28,6 +28,8 @@ export interface GroupAccess {
    * signing key, nor their settings), only the routing settings.
    */
   readonly noData?: boolean;
+  /** Writes supervisors or agents, each checking in its transaction that no bundle holds the bot (ConditionCheckItem). */
+  readonly writesAgents?: boolean;
   /** Files the function reads from an npm package (the docs function's Swagger UI). */
   readonly packageFiles?: PackageFiles;
 }
@@ -43,6 +45,9 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
     noData: true,
     packageFiles: { packageName: SWAGGER_UI_PACKAGE, files: swaggerUiBundledFiles },
   },
+  supervisors: { writesAgents: true },
+  // Agents, and bundles of a bot's whole configuration: an apply of hundreds of agents takes seconds, within API Gateway's 30 s.
+  agents: { writesAgents: true, timeoutSeconds: 29 },
   users: {
     userPoolActions: [
       'AdminCreateUser',

@@ -97,7 +97,7 @@ export class ManagementApiStack extends Stack {
       functions.set(group, fn);
       // Least privilege: a group that reads no data (the API reference) gets no grant and no setting for it.
       if (access.noData) continue;
-      bindTable(fn, data);
+      bindTable(fn, data, { conditionChecks: access.writesAgents ?? false });
       bindUserPool(fn, directory, access.userPoolActions ?? []);
       if (access.userPoolActions?.length) {
         alarmAtLeast(

@@ -34,6 +34,7 @@ export const demoOrganizations = [
   { name: 'globex', adminName: 'Gus Globex', adminEmail: 'admin@globex.example', adminPassword: 'Globex-Admin-1' },
 ];
 
+/** One bot; every bot gets resources of the same names, so a bundle of one bot applies to any other (a promotion). */
 async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<SeededBot> {
   const bot = await addBot(orgUuid, envUuid, name);
   // A bot's parts are independent writes: made at once, so `npm start -- --fresh` seeds in fewer round trips.

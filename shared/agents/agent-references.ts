@@ -54,7 +54,7 @@ export async function resolveReferences(
 }
 
 /** The tags of the given names, creating in the organization those that do not exist yet. */
-async function ensureTags(orgUuid: string, names: string[], known: Map<string, Tag>): Promise<Tag[]> {
+export async function ensureTags(orgUuid: string, names: string[], known: Map<string, Tag>): Promise<Tag[]> {
   const result: Tag[] = [];
   for (const name of names) {
     let tag = known.get(name.toLowerCase());

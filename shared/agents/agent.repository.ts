@@ -3,7 +3,7 @@ import type { BotFunction, Collection, Persona, Tag } from '../org/org.entities'
 import { keys } from '../store/keys';
 import type { ItemKey } from '../store/keys';
 import { ConflictError } from '../errors';
-import { getItem, getItems, getItemsByKey, keyId, putItem, queryPrefix, transactWrite, type TableWrite } from '../store/table';
+import { deleteItem, getItem, getItems, getItemsByKey, keyId, putItem, queryPartition, queryPrefix, transactWrite, type TableWrite } from '../store/table';
 
 /** The one owner of supervisor and agent items (and of a bot's default-supervisor marker). */
 
@@ -80,15 +80,43 @@ export function newAgent(fields: NewAgent): AgentRecord {
   return { ...fields, uuid: randomUUID(), flowUUID: randomUUID(), createdAt: at, updatedAt: at, version: 1, revisionsFrom: 1 };
 }
 
+/** The Put of a supervisor's or agent's item: a new one (`'new'`), or one still at the expected version. */
+export function agentPut(agent: AgentRecord, expected: number | 'new'): TableWrite {
+  return expected === 'new'
+    ? { Put: { Item: itemOf(agent), ConditionExpression: 'attribute_not_exists(PK)' } }
+    : { Put: { Item: itemOf(agent), ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expected } } };
+}
+
+/** The Put of the bot's default-supervisor marker, pointing at `agentUuid`. */
+export const defaultMarkerPut = (botUuid: string, agentUuid: string): TableWrite => ({
+  Put: { Item: { ...keys.defaultSupervisor(botUuid), type: 'DEFAULT_SUPERVISOR', agentUuid } },
+});
+
+/**
+ * The check every write of a supervisor or agent makes in its transaction: no bundle is being applied
+ * to the bot (`keys.bundleLease`), or its lease has expired.
+ */
+export function noBundleLease(botUuid: string): TableWrite {
+  return {
+    ConditionCheck: {
+      Key: keys.bundleLease(botUuid),
+      ConditionExpression: 'attribute_not_exists(PK) OR expiresAt < :now',
+      ExpressionAttributeValues: { ':now': Date.now() },
+    },
+  };
+}
+
+const leaseHeld = () => new ConflictError('BUNDLE_IN_PROGRESS');
+
 /**
  * Writes a new supervisor or agent in one transaction with `alongside` (its revision and audit event).
  * With `asDefault` (a supervisor), the bot's default-supervisor marker points at it.
  */
 export async function insertAgent(agent: AgentRecord, alongside: TableWrite[], options: { asDefault?: boolean } = {}): Promise<void> {
-  const marker: TableWrite[] = options.asDefault
-    ? [{ Put: { Item: { ...keys.defaultSupervisor(agent.botUuid), type: 'DEFAULT_SUPERVISOR', agentUuid: agent.uuid } } }]
-    : [];
-  const failed = await transactWrite([{ Put: { Item: itemOf(agent), ConditionExpression: 'attribute_not_exists(PK)' } }, ...marker, ...alongside]);
+  const marker = options.asDefault ? [defaultMarkerPut(agent.botUuid, agent.uuid)] : [];
+  const writes = [agentPut(agent, 'new'), ...marker, ...alongside, noBundleLease(agent.botUuid)];
+  const failed = await transactWrite(writes);
+  if (failed.includes(writes.length - 1)) throw leaseHeld();
   if (failed.length > 0) throw new ConflictError('CONFLICT', 'The agent exists already');
 }
 
@@ -97,10 +125,9 @@ export async function insertAgent(agent: AgentRecord, alongside: TableWrite[], o
  * false when another write came first.
  */
 export async function replaceAgent(agent: AgentRecord, expectedVersion: number, alongside: TableWrite[]): Promise<boolean> {
-  const failed = await transactWrite([
-    { Put: { Item: itemOf(agent), ConditionExpression: 'version = :expected', ExpressionAttributeValues: { ':expected': expectedVersion } } },
-    ...alongside,
-  ]);
+  const writes = [agentPut(agent, expectedVersion), ...alongside, noBundleLease(agent.botUuid)];
+  const failed = await transactWrite(writes);
+  if (failed.includes(writes.length - 1)) throw leaseHeld();
   if (failed.includes(0)) return false;
   if (failed.length > 0) throw new ConflictError('CONFLICT', 'The resource is being changed by other requests; try again');
   return true;
@@ -138,4 +165,45 @@ export async function findTags(orgUuid: string, names: string[]): Promise<Tag[]>
 /** Creates a tag; false when the name was taken meanwhile (then read it back). */
 export async function insertTag(orgUuid: string, tag: Tag): Promise<boolean> {
   return putItem({ ...keys.tag(orgUuid, tag.name), type: 'TAG', ...tag }, { ConditionExpression: 'attribute_not_exists(PK)' });
+}
+
+/** Everything of a bot's partition a bundle reads: its supervisors and agents, the default marker and its resources. */
+export interface BotPartition {
+  agents: AgentRecord[];
+  defaultSupervisorUuid: string | undefined;
+  resources: BotResources;
+}
+
+/**
+ * The bot's partition in one Query (strongly consistent with `consistent`). Reads come without their
+ * keys and `type`, so each item is told apart by what only its kind holds.
+ */
+export async function readBotPartition(botUuid: string, options: { consistent?: boolean } = {}): Promise<BotPartition> {
+  const items = await queryPartition<Record<string, unknown>>(keys.botPartition(botUuid), { forward: true, consistent: options.consistent ?? false });
+  const partition: BotPartition = { agents: [], defaultSupervisorUuid: undefined, resources: { personas: [], functions: [], collections: [] } };
+  for (const item of items) {
+    if (item.kind === 'AGENT' || item.kind === 'SUPERVISOR') partition.agents.push(item as unknown as AgentRecord);
+    else if (typeof item.agentUuid === 'string') partition.defaultSupervisorUuid = item.agentUuid;
+    else if (item.communicationStyle !== undefined) partition.resources.personas.push(item as unknown as Persona);
+    else if (item.searchType !== undefined) partition.resources.collections.push(item as unknown as Collection);
+    else if (typeof item.name === 'string' && item.leaseId === undefined) partition.resources.functions.push(item as unknown as BotFunction);
+  }
+  return partition;
+}
+
+/** Takes the bot's bundle lease (`keys.bundleLease`) until `expiresAt` (ms); false while another unexpired one is held. */
+export async function takeBundleLease(botUuid: string, leaseId: string, expiresAt: number): Promise<boolean> {
+  return putItem(
+    { ...keys.bundleLease(botUuid), type: 'BUNDLE_LEASE', leaseId, expiresAt },
+    { ConditionExpression: 'attribute_not_exists(PK) OR expiresAt < :now', ExpressionAttributeValues: { ':now': Date.now() } },
+  );
+}
+
+/** The check of a bundle's own transactions: its lease is still the one held. */
+export const bundleLeaseHeld = (botUuid: string, leaseId: string): TableWrite => ({
+  ConditionCheck: { Key: keys.bundleLease(botUuid), ConditionExpression: 'leaseId = :lease', ExpressionAttributeValues: { ':lease': leaseId } },
+});
+
+export async function releaseBundleLease(botUuid: string, leaseId: string): Promise<void> {
+  await deleteItem({ Key: keys.bundleLease(botUuid), ConditionExpression: 'leaseId = :lease', ExpressionAttributeValues: { ':lease': leaseId } });
 }

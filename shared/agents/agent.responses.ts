@@ -23,7 +23,7 @@ export type AgentSummary = z.output<typeof agentSummarySchema>;
 
 export const agentPageSchema = pageSchemaOf(agentSummarySchema, 'AgentPage', 'Page (spec 2.8) of agents or supervisors; `number` is 1-based.');
 
-const parametersSchema = z
+export const parametersResponseSchema = z
   .strictObject({
     maximumTokens: z.int().optional(),
     requestTimeout: z.int(),
@@ -56,7 +56,7 @@ export const agentSchema = z
     inheritFromSupervisor: z.boolean(),
     constraints: z.array(z.strictObject({ uuid: z.uuid(), value: z.string() })),
     tags: z.array(tagSchema),
-    parameters: parametersSchema.nullable(),
+    parameters: parametersResponseSchema.nullable(),
     functions: z.array(z.strictObject({ uuid: z.uuid(), name: z.string() })),
     knowledge: z.array(
       z.strictObject({

@@ -10,7 +10,7 @@ import { communicationStyles } from '../org/org.entities';
  * its read-only fields are ignored or checked against the resource by `agent-write.service.ts`.
  */
 
-const text = (max: number) =>
+export const text = (max: number) =>
   z
     .string()
     .trim()
@@ -18,7 +18,7 @@ const text = (max: number) =>
     .max(max, { message: `Must be at most ${max} characters` });
 
 /** An optional field: absent, or `null` (which reads show for an absent value and which means the same). */
-const optional = <T extends z.ZodType>(schema: T) =>
+export const optional = <T extends z.ZodType>(schema: T) =>
   // The outer `optional` keeps the key optional in the inferred type, as the transform alone would not.
   schema
     .nullish()

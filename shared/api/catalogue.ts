@@ -1,6 +1,7 @@
 import { agentsApi, supervisorsApi } from './agents.api';
 import { authApi } from './auth.api';
 import { bulkApi } from './bulk.api';
+import { bundlesApi } from './bundles.api';
 import { configurationsApi } from './configurations.api';
 import { docsApi } from './docs.api';
 import type { Operation } from './operation';
@@ -18,6 +19,7 @@ export const catalogue: readonly Operation[] = [
   ...Object.values(configurationsApi),
   ...Object.values(supervisorsApi),
   ...Object.values(agentsApi),
+  ...Object.values(bundlesApi),
 ];
 
-export { agentsApi, authApi, bulkApi, configurationsApi, docsApi, supervisorsApi, usersApi };
+export { agentsApi, authApi, bulkApi, bundlesApi, configurationsApi, docsApi, supervisorsApi, usersApi };

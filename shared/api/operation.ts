@@ -32,6 +32,8 @@ export interface Outcome {
   status: number;
   description: string;
   json?: z.ZodType;
+  /** Other media types the `json` body is also served as, by the request's `Accept` (a bundle as YAML). */
+  mediaTypes?: readonly string[];
   text?: { mediaType: string; description: string };
   headers?: ResponseHeader[];
 }
@@ -41,6 +43,8 @@ export interface OperationRequest {
   path?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  /** The media types the body is read from (`application/json` when absent); the handler binds a reader of them. */
+  bodyMediaTypes?: readonly string[];
   /** A `multipart/form-data` body with a CSV file in the part `file`; a longer file arrives truncated. */
   multipart?: { maxFileBytes: number };
   /** A form the handler reads by OAuth's rules (its errors are OAuth's): described, not validated by the chain. */

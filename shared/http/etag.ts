@@ -22,3 +22,14 @@ export function versionsOfIfMatch(ifMatch: string | undefined): 'any' | number[]
 
 /** A resource answered with its version as the ETag. */
 export const withEtag = (body: unknown, version: number, status = 200): Reply => ({ status, body, headers: { etag: etagOf(version) } });
+
+/** The entity tags an `If-Match` header names, unquoted (weak ones as strong): `'any'` for `*`, `undefined` when absent. */
+export function tagsOfIfMatch(ifMatch: string | undefined): 'any' | string[] | undefined {
+  if (ifMatch === undefined) return undefined;
+  const tags = ifMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (tags.includes('*')) return 'any';
+  return tags.flatMap((tag) => (/^"[^"]*"$/.test(tag) ? [tag.slice(1, -1)] : []));
+}
+
+/** A tag that is not a version number (a digest), quoted. */
+export const etagOfText = (value: string): string => `"${value}"`;

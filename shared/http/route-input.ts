@@ -2,6 +2,7 @@ import type middy from '@middy/core';
 import type { Operation } from '../api/operation';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import { multipartBodyParser } from './multipart';
+import { textBodyParser, type BodyReader } from './text-body';
 import { denyingPermissions, PAGE_DENIED_FEATURES, STRICT_PAGE_POLICY } from './page-policy';
 import type { HttpEvent, HttpResult, Reply, RequestContext } from './types';
 import type { RouteSchemas, ValidInput } from './validation';
@@ -27,6 +28,8 @@ export interface RouteSpec<S extends RouteSchemas, I> {
    * JSON; a file part longer than `maxFileBytes` arrives with `truncated: true`.
    */
   multipart?: { maxFileBytes: number };
+  /** The body is read by `reader` from text of its media types (`text-body.ts`) rather than as JSON. */
+  readBody?: BodyReader;
   handle: (input: I) => Promise<Reply>;
 }
 
@@ -45,12 +48,14 @@ export interface RouteHandler {
   readonly operation?: Operation;
 }
 
-/** The route's body parser: multipart, JSON when it has a body schema, else none (an empty list). */
+/** The route's body parser: multipart, its own reader, JSON when it has a body schema, else none (an empty list). */
 export function bodyParser(spec: {
   schemas?: RouteSchemas;
   multipart?: { maxFileBytes: number };
+  readBody?: BodyReader;
 }): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext>[] {
   if (spec.multipart) return [multipartBodyParser(spec.multipart)];
+  if (spec.readBody) return [textBodyParser(spec.readBody)];
   return spec.schemas?.body ? [httpJsonBodyParser<HttpEvent>()] : [];
 }
 

@@ -138,7 +138,9 @@ function requestBodyOf(route: Route, converter: SchemaConverter): Json | undefin
     };
   }
   if (!request.body) return undefined;
-  return { required: !request.body.safeParse(undefined).success, content: { 'application/json': { schema: converter.request(request.body), ...example } } };
+  const schema = converter.request(request.body);
+  const content = Object.fromEntries((request.bodyMediaTypes ?? ['application/json']).map((type) => [type, { schema, ...example }]));
+  return { required: !request.body.safeParse(undefined).success, content };
 }
 
 function responsesOf(route: Route, hasBody: boolean, converter: SchemaConverter): Json {
@@ -156,8 +158,13 @@ function responsesOf(route: Route, hasBody: boolean, converter: SchemaConverter)
 
 function outcomeResponse(outcome: Outcome, converter: SchemaConverter): Json {
   const headers = headerRefs(outcome.headers ?? []);
-  const content = outcome.json
-    ? { 'application/json': { schema: converter.response(outcome.json) } }
+  const json = outcome.json && converter.response(outcome.json);
+  const content = json
+    ? {
+        'application/json': { schema: json },
+        // The same value as text of another media type (a bundle as YAML): what a client receives is the text.
+        ...Object.fromEntries((outcome.mediaTypes ?? []).map((type) => [type, { schema: { type: 'string', description: `The same body as ${type}` } }])),
+      }
     : outcome.text
       ? { [outcome.text.mediaType]: { schema: { type: 'string', description: outcome.text.description } } }
       : undefined;

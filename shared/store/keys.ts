@@ -40,6 +40,13 @@ export const keys = {
   persona: (botUuid: string, uuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `PERSONA#${uuid}` }),
   botFunction: (botUuid: string, uuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `FUNCTION#${uuid}` }),
   collection: (botUuid: string, uuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: `COLLECTION#${uuid}` }),
+  /** The bot's partition: its supervisors, agents, default marker, personas, functions and collections, read at once by a bundle. */
+  botPartition: (botUuid: string): string => `BOT#${botUuid}`,
+  /**
+   * Held while a bundle is applied to the bot (docs/api/bundles.md#all-or-nothing): every other write
+   * of a supervisor or agent of the bot checks that no unexpired lease is held.
+   */
+  bundleLease: (botUuid: string): ItemKey => ({ PK: `BOT#${botUuid}`, SK: 'BUNDLE_LEASE' }),
 
   /** A tag of an organization, found by its lower-cased `#name`. */
   tag: (orgUuid: string, name: string): ItemKey => ({ PK: org(orgUuid), SK: `TAG#${name.toLowerCase()}` }),

@@ -179,8 +179,8 @@ describe('functions', () => {
     expect(others[0]).toMatch(/^BucketNotificationsHandler/);
   });
 
-  /** 10 s, except the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30) and the worker. */
-  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, bulk: 29, 'bulk-worker': 900 };
+  /** 10 s, except the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply) and the worker. */
+  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, agents: 29, bulk: 29, 'bulk-worker': 900 };
 
   test.each(resourceGroups)('%s runs Node.js 22 on arm64 with 512 MB, its timeout, X-Ray and its own log group', (group) => {
     const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;
@@ -319,6 +319,9 @@ describe('IAM', () => {
     expect([...new Set(actions)].sort()).toEqual(['logs:CreateLogStream', 'logs:PutLogEvents', 'xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
   });
 
+  /** The functions writing supervisors and agents check the bot's bundle lease in their transactions. */
+  const conditionChecks: readonly ResourceGroup[] = ['supervisors', 'agents'];
+
   test.each(dataGroups)('%s gets item actions on the table and its indexes only', (group) => {
     const tableId = singleId('AWS::DynamoDB::Table');
     const statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
@@ -331,6 +334,7 @@ describe('IAM', () => {
         'dynamodb:PutItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
+        ...(conditionChecks.includes(group) ? ['dynamodb:ConditionCheckItem'] : []),
       ].sort(),
     );
     expect(resourcesOf(statements[0]!)).toEqual([getAtt(tableId), { 'Fn::Join': ['', [getAtt(tableId), '/index/*']] }]);

@@ -356,6 +356,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/generative/org/{orgUUID}/env/{envUUID}/bot/{botUUID}/bundle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the bot’s configuration as a bundle
+         * @description Supervisors and agents with every field, references by name, sorted: two exports of one configuration are byte-identical. JSON, or YAML with `Accept: application/yaml`. The ETag is the bot’s configuration version, which any write of a supervisor or agent changes. `?at=` exports the configuration as it stood at that time, from the revisions (no ETag).
+         */
+        get: operations["bundles.export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/generative/org/{orgUUID}/env/{envUUID}/bot/{botUUID}/bundle/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make the bot’s configuration that of a bundle, all or nothing
+         * @description The body is a bundle as `GET …/bundle` answers it, as JSON or, with `Content-Type: application/yaml`, YAML. Entries are matched with the bot’s supervisors and agents by role (without case or accents; the default supervisor with the default supervisor); references are resolved by name against this bot (a name it lacks is a 422 naming the field, e.g. `agents.3.knowledge.0.name`). A body that is not JSON or YAML (`application/x-yaml` and `text/yaml` are read as YAML too), or of another `formatVersion`, is a 400; over 6 MB, a 413. Makes the plan’s changes, every field of each entry (a supervisor’s role and goal included), all or nothing: each created or updated supervisor and agent gets its revision and audit event; with `If-Match`, a bot whose configuration version is no longer the one named is a 409 and nothing changes. Idempotent with `Idempotency-Key`. Applying a bundle the bot exported changes nothing and writes no revision.
+         */
+        post: operations["bundles.apply"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/generative/org/{orgUUID}/env/{envUUID}/bot/{botUUID}/bundle/plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What applying a bundle to this bot would change, changing nothing
+         * @description The body is a bundle as `GET …/bundle` answers it, as JSON or, with `Content-Type: application/yaml`, YAML. Entries are matched with the bot’s supervisors and agents by role (without case or accents; the default supervisor with the default supervisor); references are resolved by name against this bot (a name it lacks is a 422 naming the field, e.g. `agents.3.knowledge.0.name`). A body that is not JSON or YAML (`application/x-yaml` and `text/yaml` are read as YAML too), or of another `formatVersion`, is a 400; over 6 MB, a 413. One change per supervisor and agent: `create`, `update` or `unchanged` for the bundle’s entries, `untouched` for those of the bot the bundle lacks (a bundle deletes nothing). `baseVersion` is the configuration version the plan was computed against: send it as `If-Match` to apply exactly this plan.
+         */
+        post: operations["bundles.plan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/generative/org/{orgUUID}/env/{envUUID}/bot/{botUUID}/supervisors": {
         parameters: {
             query?: never;
@@ -1110,6 +1170,57 @@ export interface components {
             totalElements: number;
             totalPages: number;
         };
+        /** @description A bot’s configuration: its supervisors (the default one marked) and agents, references to the bot’s personas, functions and knowledge collections and to tags by name, constraints by value; no uuid, timestamp or version. Sorted, so two exports of one configuration are byte-identical. */
+        BotBundle: {
+            agents: {
+                constraints: {
+                    value: string;
+                }[];
+                functions: {
+                    name: string;
+                }[];
+                goal: string;
+                guardrails: string | null;
+                inheritFromSupervisor: boolean;
+                instructions: string | null;
+                knowledge: {
+                    name: string;
+                }[];
+                parameters: components["schemas"]["Parameters"] | null;
+                persona: {
+                    name: string;
+                } | null;
+                role: string;
+                tags: {
+                    name: string;
+                }[];
+            }[];
+            formatVersion: number;
+            supervisors: {
+                constraints: {
+                    value: string;
+                }[];
+                default: boolean;
+                functions: {
+                    name: string;
+                }[];
+                goal: string;
+                guardrails: string | null;
+                inheritFromSupervisor: boolean;
+                instructions: string | null;
+                knowledge: {
+                    name: string;
+                }[];
+                parameters: components["schemas"]["Parameters"] | null;
+                persona: {
+                    name: string;
+                } | null;
+                role: string;
+                tags: {
+                    name: string;
+                }[];
+            }[];
+        };
         BruteForceStatus: {
             /** @description Whether sign-in is locked now */
             disabled: boolean;
@@ -1124,7 +1235,7 @@ export interface components {
         BulkCreateError: {
             email: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
             line: number;
             message: string;
         };
@@ -1132,7 +1243,7 @@ export interface components {
         BulkItemError: {
             email: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
             /** @description The item's position in the JSON array (0-based) */
             index?: number;
             /** @description The line in the CSV file */
@@ -1152,7 +1263,7 @@ export interface components {
             errors?: components["schemas"]["BulkCreateError"][];
             failure?: {
                 /** @enum {string} */
-                errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
+                errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
                 message: string;
             };
             /** Format: uuid */
@@ -1187,6 +1298,33 @@ export interface components {
                 url: string;
             };
         };
+        BundleApplied: {
+            baseVersion: string;
+            changes: {
+                /** @enum {string} */
+                action: "create" | "update" | "unchanged" | "untouched";
+                /** @enum {string} */
+                kind: "supervisor" | "agent";
+                /** @description RFC 6902 patch from the target’s Agent to the result, without its uuids (`uuid`, `flowUUID`, rules’ and tags’ uuids) and `heirs` */
+                patch: components["schemas"]["JsonPatchOperation"][];
+                role: string;
+            }[];
+            /** @description The bot’s configuration version after the apply (its ETag) */
+            version: string;
+        };
+        BundlePlan: {
+            /** @description The configuration version of the bot the plan was computed against: `If-Match` of the apply */
+            baseVersion: string;
+            changes: {
+                /** @enum {string} */
+                action: "create" | "update" | "unchanged" | "untouched";
+                /** @enum {string} */
+                kind: "supervisor" | "agent";
+                /** @description RFC 6902 patch from the target’s Agent to the result, without its uuids (`uuid`, `flowUUID`, rules’ and tags’ uuids) and `heirs` */
+                patch: components["schemas"]["JsonPatchOperation"][];
+                role: string;
+            }[];
+        };
         ConfigurationEntry: {
             botUuid: string | null;
             id: number;
@@ -1196,7 +1334,7 @@ export interface components {
         /** @description The standard error body (spec 7). */
         ErrorBody: {
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
             /** @enum {string} */
             errorType: "API_ERROR" | "API_INFO" | "USER_ERROR";
             message: string;
@@ -1211,7 +1349,7 @@ export interface components {
         FieldIssue: {
             email?: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
             fieldName: string;
             line?: number;
             message: string;
@@ -1432,7 +1570,7 @@ export interface components {
         ValidationErrorBody: {
             details?: components["schemas"]["FieldIssue"][];
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED";
             /** @enum {string} */
             errorType: "API_ERROR" | "API_INFO" | "USER_ERROR";
             message: string;
@@ -3844,6 +3982,931 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "bundles.export": {
+        parameters: {
+            query?: {
+                at?: string;
+            };
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                botUUID: string;
+                envUUID: string;
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bundle */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BotBundle"];
+                    "application/yaml": string;
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "bundles.apply": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of the caller's choosing (one per intended operation, e.g. a UUID), scoped to the calling user and kept 24 hours. The same key with the same request (method, path and query, body) answers the first answer again, status, body and headers, with `Idempotent-Replayed: true`, and does nothing more; with a different request it is a 422 `IDEMPOTENCY_KEY_REUSED`; while the first request still runs, a 409 `IDEMPOTENCY_IN_PROGRESS`. An error answer is not kept: a retry runs again. A malformed key is a 422 naming `Idempotency-Key`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /** @description ETag(s) of the version read; a mismatch is a 409 VERSION_CONFLICT. */
+                "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                botUUID: string;
+                envUUID: string;
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "formatVersion": 1,
+                 *       "supervisors": [
+                 *         {
+                 *           "default": true,
+                 *           "role": "Supervisor",
+                 *           "goal": "Route each conversation to the agent that can help",
+                 *           "instructions": "Greet the user, find out what they need and hand over to the right agent.",
+                 *           "guardrails": null,
+                 *           "persona": {
+                 *             "name": "Helpful guide"
+                 *           },
+                 *           "inheritFromSupervisor": false,
+                 *           "constraints": [],
+                 *           "tags": [],
+                 *           "parameters": null,
+                 *           "functions": [],
+                 *           "knowledge": []
+                 *         }
+                 *       ],
+                 *       "agents": [
+                 *         {
+                 *           "role": "Order assistant",
+                 *           "goal": "Tell customers where their order is and what happens next",
+                 *           "instructions": null,
+                 *           "guardrails": null,
+                 *           "persona": {
+                 *             "name": "Helpful guide"
+                 *           },
+                 *           "inheritFromSupervisor": true,
+                 *           "constraints": [
+                 *             {
+                 *               "value": "Confirm the order number before sharing any detail"
+                 *             }
+                 *           ],
+                 *           "tags": [
+                 *             {
+                 *               "name": "#orders"
+                 *             }
+                 *           ],
+                 *           "parameters": {
+                 *             "maximumTokens": 1024,
+                 *             "requestTimeout": 30000,
+                 *             "temperature": 0.2,
+                 *             "topP": 0.9,
+                 *             "presencePenalty": 0,
+                 *             "frequencyPenalty": 0
+                 *           },
+                 *           "functions": [
+                 *             {
+                 *               "name": "lookupOrder"
+                 *             }
+                 *           ],
+                 *           "knowledge": [
+                 *             {
+                 *               "name": "Return policy"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    agents: {
+                        constraints?: {
+                            value: string;
+                        }[] | null;
+                        functions?: {
+                            name: string;
+                        }[] | null;
+                        goal: string;
+                        guardrails?: string | null;
+                        inheritFromSupervisor: boolean;
+                        instructions?: string | null;
+                        knowledge?: {
+                            name: string;
+                        }[] | null;
+                        parameters?: {
+                            frequencyPenalty: number;
+                            maximumTokens?: number | null;
+                            presencePenalty: number;
+                            requestTimeout: number;
+                            temperature: number;
+                            topP: number;
+                        } | null;
+                        persona: {
+                            name: string;
+                        };
+                        role: string;
+                        tags?: {
+                            name: string;
+                        }[] | null;
+                    }[];
+                    /** @constant */
+                    formatVersion: 1;
+                    supervisors: {
+                        constraints?: {
+                            value: string;
+                        }[] | null;
+                        default?: boolean | null;
+                        functions?: {
+                            name: string;
+                        }[] | null;
+                        goal: string;
+                        guardrails?: string | null;
+                        inheritFromSupervisor: boolean;
+                        instructions?: string | null;
+                        knowledge?: {
+                            name: string;
+                        }[] | null;
+                        parameters?: {
+                            frequencyPenalty: number;
+                            maximumTokens?: number | null;
+                            presencePenalty: number;
+                            requestTimeout: number;
+                            temperature: number;
+                            topP: number;
+                        } | null;
+                        persona: {
+                            name: string;
+                        };
+                        role: string;
+                        tags?: {
+                            name: string;
+                        }[] | null;
+                    }[];
+                };
+                /**
+                 * @example {
+                 *       "formatVersion": 1,
+                 *       "supervisors": [
+                 *         {
+                 *           "default": true,
+                 *           "role": "Supervisor",
+                 *           "goal": "Route each conversation to the agent that can help",
+                 *           "instructions": "Greet the user, find out what they need and hand over to the right agent.",
+                 *           "guardrails": null,
+                 *           "persona": {
+                 *             "name": "Helpful guide"
+                 *           },
+                 *           "inheritFromSupervisor": false,
+                 *           "constraints": [],
+                 *           "tags": [],
+                 *           "parameters": null,
+                 *           "functions": [],
+                 *           "knowledge": []
+                 *         }
+                 *       ],
+                 *       "agents": [
+                 *         {
+                 *           "role": "Order assistant",
+                 *           "goal": "Tell customers where their order is and what happens next",
+                 *           "instructions": null,
+                 *           "guardrails": null,
+                 *           "persona": {
+                 *             "name": "Helpful guide"
+                 *           },
+                 *           "inheritFromSupervisor": true,
+                 *           "constraints": [
+                 *             {
+                 *               "value": "Confirm the order number before sharing any detail"
+                 *             }
+                 *           ],
+                 *           "tags": [
+                 *             {
+                 *               "name": "#orders"
+                 *             }
+                 *           ],
+                 *           "parameters": {
+                 *             "maximumTokens": 1024,
+                 *             "requestTimeout": 30000,
+                 *             "temperature": 0.2,
+                 *             "topP": 0.9,
+                 *             "presencePenalty": 0,
+                 *             "frequencyPenalty": 0
+                 *           },
+                 *           "functions": [
+                 *             {
+                 *               "name": "lookupOrder"
+                 *             }
+                 *           ],
+                 *           "knowledge": [
+                 *             {
+                 *               "name": "Return policy"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/yaml": {
+                    agents: {
+                        constraints?: {
+                            value: string;
+                        }[] | null;
+                        functions?: {
+                            name: string;
+                        }[] | null;
+                        goal: string;
+                        guardrails?: string | null;
+                        inheritFromSupervisor: boolean;
+                        instructions?: string | null;
+                        knowledge?: {
+                            name: string;
+                        }[] | null;
+                        parameters?: {
+                            frequencyPenalty: number;
+                            maximumTokens?: number | null;
+                            presencePenalty: number;
+                            requestTimeout: number;
+                            temperature: number;
+                            topP: number;
+                        } | null;
+                        persona: {
+                            name: string;
+                        };
+                        role: string;
+                        tags?: {
+                            name: string;
+                        }[] | null;
+                    }[];
+                    /** @constant */
+                    formatVersion: 1;
+                    supervisors: {
+                        constraints?: {
+                            value: string;
+                        }[] | null;
+                        default?: boolean | null;
+                        functions?: {
+                            name: string;
+                        }[] | null;
+                        goal: string;
+                        guardrails?: string | null;
+                        inheritFromSupervisor: boolean;
+                        instructions?: string | null;
+                        knowledge?: {
+                            name: string;
+                        }[] | null;
+                        parameters?: {
+                            frequencyPenalty: number;
+                            maximumTokens?: number | null;
+                            presencePenalty: number;
+                            requestTimeout: number;
+                            temperature: number;
+                            topP: number;
+                        } | null;
+                        persona: {
+                            name: string;
+                        };
+                        role: string;
+                        tags?: {
+                            name: string;
+                        }[] | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The changes made, and the new configuration version (also the ETag) */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BundleApplied"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "bundles.plan": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                botUUID: string;
+                envUUID: string;
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "formatVersion": 1,
+                 *       "supervisors": [
+                 *         {
+                 *           "default": true,
+                 *           "role": "Supervisor",
+                 *           "goal": "Route each conversation to the agent that can help",
+                 *           "instructions": "Greet the user, find out what they need and hand over to the right agent.",
+                 *           "guardrails": null,
+                 *           "persona": {
+                 *             "name": "Helpful guide"
+                 *           },
+                 *           "inheritFromSupervisor": false,
+                 *           "constraints": [],
+                 *           "tags": [],
+                 *           "parameters": null,
+                 *           "functions": [],
+                 *           "knowledge": []
+                 *         }
+                 *       ],
+                 *       "agents": [
+                 *         {
+                 *           "role": "Order assistant",
+                 *           "goal": "Tell customers where their order is and what happens next",
+                 *           "instructions": null,
+                 *           "guardrails": null,
+                 *           "persona": {
+                 *             "name": "Helpful guide"
+                 *           },
+                 *           "inheritFromSupervisor": true,
+                 *           "constraints": [
+                 *             {
+                 *               "value": "Confirm the order number before sharing any detail"
+                 *             }
+                 *           ],
+                 *           "tags": [
+                 *             {
+                 *               "name": "#orders"
+                 *             }
+                 *           ],
+                 *           "parameters": {
+                 *             "maximumTokens": 1024,
+                 *             "requestTimeout": 30000,
+                 *             "temperature": 0.2,
+                 *             "topP": 0.9,
+                 *             "presencePenalty": 0,
+                 *             "frequencyPenalty": 0
+                 *           },
+                 *           "functions": [
+                 *             {
+                 *               "name": "lookupOrder"
+                 *             }
+                 *           ],
+                 *           "knowledge": [
+                 *             {
+                 *               "name": "Return policy"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    agents: {
+                        constraints?: {
+                            value: string;
+                        }[] | null;
+                        functions?: {
+                            name: string;
+                        }[] | null;
+                        goal: string;
+                        guardrails?: string | null;
+                        inheritFromSupervisor: boolean;
+                        instructions?: string | null;
+                        knowledge?: {
+                            name: string;
+                        }[] | null;
+                        parameters?: {
+                            frequencyPenalty: number;
+                            maximumTokens?: number | null;
+                            presencePenalty: number;
+                            requestTimeout: number;
+                            temperature: number;
+                            topP: number;
+                        } | null;
+                        persona: {
+                            name: string;
+                        };
+                        role: string;
+                        tags?: {
+                            name: string;
+                        }[] | null;
+                    }[];
+                    /** @constant */
+                    formatVersion: 1;
+                    supervisors: {
+                        constraints?: {
+                            value: string;
+                        }[] | null;
+                        default?: boolean | null;
+                        functions?: {
+                            name: string;
+                        }[] | null;
+                        goal: string;
+                        guardrails?: string | null;
+                        inheritFromSupervisor: boolean;
+                        instructions?: string | null;
+                        knowledge?: {
+                            name: string;
+                        }[] | null;
+                        parameters?: {
+                            frequencyPenalty: number;
+                            maximumTokens?: number | null;
+                            presencePenalty: number;
+                            requestTimeout: number;
+                            temperature: number;
+                            topP: number;
+                        } | null;
+                        persona: {
+                            name: string;
+                        };
+                        role: string;
+                        tags?: {
+                            name: string;
+                        }[] | null;
+                    }[];
+                };
+                /**
+                 * @example {
+                 *       "formatVersion": 1,
+                 *       "supervisors": [
+                 *         {
+                 *           "default": true,
+                 *           "role": "Supervisor",
+                 *           "goal": "Route each conversation to the agent that can help",
+                 *           "instructions": "Greet the user, find out what they need and hand over to the right agent.",
+                 *           "guardrails": null,
+                 *           "persona": {
+                 *             "name": "Helpful guide"
+                 *           },
+                 *           "inheritFromSupervisor": false,
+                 *           "constraints": [],
+                 *           "tags": [],
+                 *           "parameters": null,
+                 *           "functions": [],
+                 *           "knowledge": []
+                 *         }
+                 *       ],
+                 *       "agents": [
+                 *         {
+                 *           "role": "Order assistant",
+                 *           "goal": "Tell customers where their order is and what happens next",
+                 *           "instructions": null,
+                 *           "guardrails": null,
+                 *           "persona": {
+                 *             "name": "Helpful guide"
+                 *           },
+                 *           "inheritFromSupervisor": true,
+                 *           "constraints": [
+                 *             {
+                 *               "value": "Confirm the order number before sharing any detail"
+                 *             }
+                 *           ],
+                 *           "tags": [
+                 *             {
+                 *               "name": "#orders"
+                 *             }
+                 *           ],
+                 *           "parameters": {
+                 *             "maximumTokens": 1024,
+                 *             "requestTimeout": 30000,
+                 *             "temperature": 0.2,
+                 *             "topP": 0.9,
+                 *             "presencePenalty": 0,
+                 *             "frequencyPenalty": 0
+                 *           },
+                 *           "functions": [
+                 *             {
+                 *               "name": "lookupOrder"
+                 *             }
+                 *           ],
+                 *           "knowledge": [
+                 *             {
+                 *               "name": "Return policy"
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/yaml": {
+                    agents: {
+                        constraints?: {
+                            value: string;
+                        }[] | null;
+                        functions?: {
+                            name: string;
+                        }[] | null;
+                        goal: string;
+                        guardrails?: string | null;
+                        inheritFromSupervisor: boolean;
+                        instructions?: string | null;
+                        knowledge?: {
+                            name: string;
+                        }[] | null;
+                        parameters?: {
+                            frequencyPenalty: number;
+                            maximumTokens?: number | null;
+                            presencePenalty: number;
+                            requestTimeout: number;
+                            temperature: number;
+                            topP: number;
+                        } | null;
+                        persona: {
+                            name: string;
+                        };
+                        role: string;
+                        tags?: {
+                            name: string;
+                        }[] | null;
+                    }[];
+                    /** @constant */
+                    formatVersion: 1;
+                    supervisors: {
+                        constraints?: {
+                            value: string;
+                        }[] | null;
+                        default?: boolean | null;
+                        functions?: {
+                            name: string;
+                        }[] | null;
+                        goal: string;
+                        guardrails?: string | null;
+                        inheritFromSupervisor: boolean;
+                        instructions?: string | null;
+                        knowledge?: {
+                            name: string;
+                        }[] | null;
+                        parameters?: {
+                            frequencyPenalty: number;
+                            maximumTokens?: number | null;
+                            presencePenalty: number;
+                            requestTimeout: number;
+                            temperature: number;
+                            topP: number;
+                        } | null;
+                        persona: {
+                            name: string;
+                        };
+                        role: string;
+                        tags?: {
+                            name: string;
+                        }[] | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description The plan */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BundlePlan"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
