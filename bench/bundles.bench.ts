@@ -11,7 +11,12 @@ import { planBundle } from '../shared/bundles/bundle-plan';
 import { bundleSchema, type Bundle } from '../shared/bundles/bundle.schemas';
 import { eachLimited } from '../shared/bulk/bulk-create.rules';
 import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor } from '../shared/operator/operator.service';
-import { accessToken, apiGet, benchmark, bullets, callsTable, check, fmt, recordCalls, series, seriesTable, type Context } from './harness';
+import { benchmark, type Context } from './harness/benchmark';
+import { recordCalls } from './harness/capacity';
+import { check, series } from './harness/series';
+import { accessToken, apiGet } from './harness/stack';
+import { fmt } from './harness/stats';
+import { bullets, callsTable, seriesTable } from './harness/tables';
 
 const TOPICS = ['billing', 'shipping', 'returns', 'warranty claims', 'account security', 'product advice', 'loyalty points', 'gift cards'];
 const instructions = (topic: string) =>
@@ -59,8 +64,8 @@ async function data({ size, progress, stack }: Context) {
 type Data = Awaited<ReturnType<typeof data>>;
 
 /** A POST of a JSON bundle through the gateway; anything but 200 is an error. */
-const post = async (url: string, body: string, authorization: string, requestId: string) => {
-  const response = await fetch(url, { method: 'POST', body, headers: { authorization, 'content-type': 'application/json', 'x-request-id': requestId } });
+const post = async (url: string, body: string, authorization: string) => {
+  const response = await fetch(url, { method: 'POST', body, headers: { authorization, 'content-type': 'application/json' } });
   const text = await response.text();
   check(response.status === 200, `${url} answered ${response.status}: ${text.slice(0, 200)}`);
   return JSON.parse(text) as Changes;
@@ -79,10 +84,10 @@ benchmark<Data, { label: string; calls: Awaited<ReturnType<typeof recordCalls>> 
   series: (d) => [{
       schedule: { warmUp: d.n.warmUp, block: 5, samples: d.n.samples, between: d.token.refresh },
       series: [
-        series('export', `API \`GET …/bundle\` of ${d.n.agents} agents`, (_i, id) => apiGet(d.url(d.source, ''), d.token.bearer, id)),
-        series('plan', `API \`POST …/bundle/plan\` (${d.n.agents} changes)`, (_i, id) => post(d.url(d.target, '/plan'), d.text, d.token.bearer, id)),
-        series('apply', `API \`POST …/bundle/apply\`, every agent updated`, (i, id) => post(d.url(d.target, '/apply'), JSON.stringify(d.changed(i)), d.token.bearer, id), (body, i) => count(i === 0 ? 'create' : 'update', d.n.agents)(body)),
-        series('noop', 'API `POST …/bundle/apply` of the bundle the bot exported (no-op)', (_i, id) => post(d.url(d.source, '/apply'), d.text, d.token.bearer, id), count('unchanged', d.n.agents)),
+        series('export', `API \`GET …/bundle\` of ${d.n.agents} agents`, () => apiGet(d.url(d.source, ''), d.token.bearer)),
+        series('plan', `API \`POST …/bundle/plan\` (${d.n.agents} changes)`, () => post(d.url(d.target, '/plan'), d.text, d.token.bearer)),
+        series('apply', `API \`POST …/bundle/apply\`, every agent updated`, (i) => post(d.url(d.target, '/apply'), JSON.stringify(d.changed(i)), d.token.bearer), (body, i) => count(i === 0 ? 'create' : 'update', d.n.agents)(body)),
+        series('noop', 'API `POST …/bundle/apply` of the bundle the bot exported (no-op)', () => post(d.url(d.source, '/apply'), d.text, d.token.bearer), count('unchanged', d.n.agents)),
       ],
     }],
   measure: async (d) => {
@@ -94,13 +99,13 @@ benchmark<Data, { label: string; calls: Awaited<ReturnType<typeof recordCalls>> 
       { label: 'apply (no-op)', calls: await recordCalls(() => applyBundle(source, d.bundle)) },
     ];
   },
-  report: ({ data: d, series: list, handlerMs, measured }) => ({
+  report: ({ data: d, series: list, measured }) => ({
     Setup: [bullets([
         `A fresh local stack (\`infra/local/main.ts --fresh\`, a child process); the bench, a third process, on the same machine.`,
         `Source bot: a default supervisor and ${d.n.agents} agents (instructions of about ${instructions(TOPICS[0]!).length} characters, 2 rules, 2 tags, 2 functions, 1 collection); its bundle is ${fmt.kib(Buffer.byteLength(d.text))} of JSON. Target bot: the same resources, no agent.`,
         `Each series: ${d.n.warmUp} unmeasured operations (the first apply creates the agents), then ${d.n.samples} measured, in interleaved blocks of 5. Each apply changes every goal, so it updates ${d.n.agents} agents: ${d.n.agents * 3} items (record, revision, audit event) in ${Math.ceil((d.n.agents * 3) / 99)} transactions.`,
     ])],
-    'Latency (ms)': [seriesTable(list, handlerMs)],
+    'Latency (ms)': [seriesTable(list)],
     'DynamoDB calls and units per operation': [
       callsTable(measured),
       'Recorded on one in-process call of the use case (no HTTP, authentication not included), units as DynamoDB Local reports `ConsumedCapacity`.',
