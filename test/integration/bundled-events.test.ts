@@ -83,6 +83,9 @@ const expectedStatus: Record<string, number | undefined> = {
   'agents.revision': 200,
   'agents.revisionDiff': 200,
   'agents.restore': 200,
+  'bundles.export': 200,
+  'bundles.plan': 200,
+  'bundles.apply': 200,
   'bulk-worker.s3-put': undefined,
 };
 

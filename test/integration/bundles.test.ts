@@ -244,7 +244,11 @@ describe('bundles the target cannot take', () => {
     expectError(await plan(bot, 'agents: [unclosed', { 'content-type': 'application/yaml' }), 400, 'MALFORMED_BUNDLE');
     expectError(await apply(bot, { ...bundle, formatVersion: 2 }), 400, 'BUNDLE_FORMAT_UNKNOWN');
     expectError(await apply(bot, '[]'), 400, 'MALFORMED_BUNDLE');
-    const huge = await apply(bot, { ...bundle, padding: 'x'.repeat(6.5 * 1024 * 1024) });
+    expectError(await plan(bot, JSON.stringify(bundle), { 'content-type': 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+  // Aliases that would expand a few lines into millions of values are refused, not expanded.
+  const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefghij'.split('').map((c, i) => `${c}: &${c} [${Array(10).fill(`*${'abcdefghij'[i]}`).join(', ')}]`)];
+  expectError(await plan(bot, `${bomb.join('\n')}\nformatVersion: 1\n`, { 'content-type': 'application/yaml' }), 400, 'MALFORMED_BUNDLE');
+  const huge = await apply(bot, { ...bundle, padding: 'x'.repeat(6.5 * 1024 * 1024) });
     expect(huge.status).toBe(413);
   });
 
@@ -273,7 +277,9 @@ test('all or nothing: a transaction failing late undoes every change already wri
   );
   const before = await exportOf(bot);
   const bundle = before.body;
-  const changed = { ...bundle, agents: [...bundle.agents.map((agent) => ({ ...agent, goal: `${agent.goal}, promoted` })), { ...bundle.agents[0]!, role: 'New agent' }] };
+  // A created agent too, sorted first: written by the first transaction, so the undo must delete it.
+  const created0 = { ...bundle.agents[0]!, role: 'Aardvark desk' };
+  const changed = { ...bundle, agents: [created0, ...bundle.agents.map((agent) => ({ ...agent, goal: `${agent.goal}, promoted` }))] };
   // A revision item already where the last agent's next revision goes: its write's condition fails.
   const last = created.find((view) => view.record.role === 'Agent 39')!.record;
   const stray = keys.agentRevision(bot.botUuid, last.uuid, last.version + 1);

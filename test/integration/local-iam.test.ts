@@ -89,10 +89,12 @@ describe('local IAM refuses what the calling function’s role does not grant, a
     };
     await expect(runAsFunction('agents', () => transactWrite([touch]))).resolves.toEqual([]);
 
-    // No role is granted dynamodb:ConditionCheckItem (no code makes a condition-only item), so one is refused.
+    // Only the functions writing supervisors and agents are granted dynamodb:ConditionCheckItem (the
+    // bot's bundle lease): the configurations function's condition-only item is refused.
     const check = { ConditionCheck: { Key: keys.organization(org.uuid), ConditionExpression: 'attribute_exists(PK)' } };
-    const unchecked = await refused(runAsFunction('agents', () => transactWrite([check])));
-    expect(unchecked.message).toMatch(refusal('Agents', 'dynamodb:ConditionCheckItem', tableArn()));
+    await expect(runAsFunction('agents', () => transactWrite([check]))).resolves.toEqual([]);
+    const unchecked = await refused(runAsFunction('configurations', () => transactWrite([check])));
+    expect(unchecked.message).toMatch(refusal('Configurations', 'dynamodb:ConditionCheckItem', tableArn()));
 
     const elsewhere = `other-table-${unique()}`;
     const error = await refused(
