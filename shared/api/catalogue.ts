@@ -4,6 +4,7 @@ import { bulkApi } from './bulk.api';
 import { configurationsApi } from './configurations.api';
 import { docsApi } from './docs.api';
 import type { Operation } from './operation';
+import { scimApi } from './scim.api';
 import { usersApi } from './users.api';
 
 /**
@@ -18,6 +19,7 @@ export const catalogue: readonly Operation[] = [
   ...Object.values(configurationsApi),
   ...Object.values(supervisorsApi),
   ...Object.values(agentsApi),
+  ...Object.values(scimApi),
 ];
 
-export { agentsApi, authApi, bulkApi, configurationsApi, docsApi, supervisorsApi, usersApi };
+export { agentsApi, authApi, bulkApi, configurationsApi, docsApi, scimApi, supervisorsApi, usersApi };

@@ -138,7 +138,8 @@ function requestBodyOf(route: Route, converter: SchemaConverter): Json | undefin
     };
   }
   if (!request.body) return undefined;
-  return { required: !request.body.safeParse(undefined).success, content: { 'application/json': { schema: converter.request(request.body), ...example } } };
+  const mediaType = request.bodyMediaType ?? 'application/json';
+  return { required: !request.body.safeParse(undefined).success, content: { [mediaType]: { schema: converter.request(request.body), ...example } } };
 }
 
 function responsesOf(route: Route, hasBody: boolean, converter: SchemaConverter): Json {
@@ -146,7 +147,7 @@ function responsesOf(route: Route, hasBody: boolean, converter: SchemaConverter)
   const errors = route.errors ?? {};
   for (const outcome of route.responses) responses[String(outcome.status)] = outcomeResponse(outcome, converter);
   const statuses = errors.only ?? [...commonErrors, ...(hasBody ? bodyErrors : []), ...(errors.extra ?? [])];
-  for (const status of [...new Set(statuses)].sort()) responses[String(status)] = errorResponse(status, route);
+  for (const status of [...new Set(statuses)].sort()) responses[String(status)] = errorResponse(status, route, converter);
   if (errors.anyOther) {
     const schema = { oneOf: [schemaRef('ErrorBody'), schemaRef('GatewayError')] };
     responses.default = { description: 'Any other error', headers: headerRefs([]), content: { 'application/json': { schema } } };
@@ -157,15 +158,19 @@ function responsesOf(route: Route, hasBody: boolean, converter: SchemaConverter)
 function outcomeResponse(outcome: Outcome, converter: SchemaConverter): Json {
   const headers = headerRefs(outcome.headers ?? []);
   const content = outcome.json
-    ? { 'application/json': { schema: converter.response(outcome.json) } }
+    ? { [outcome.mediaType ?? 'application/json']: { schema: converter.response(outcome.json) } }
     : outcome.text
       ? { [outcome.text.mediaType]: { schema: { type: 'string', description: outcome.text.description } } }
       : undefined;
   return { description: outcome.description, headers, ...(content ? { content } : {}) };
 }
 
-function errorResponse(status: number, route: Route): Json {
+function errorResponse(status: number, route: Route, converter: SchemaConverter): Json {
   const headers = headerRefs(status === 401 && route.access !== 'public' ? ['WWW-Authenticate'] : []);
+  if (route.errors?.scim) {
+    const retry = status === 429 ? headerRefs(['Retry-After']) : headers;
+    return { description: statusText[status] ?? 'Error', headers: retry, content: { 'application/scim+json': { schema: converter.response(route.errors.scim) } } };
+  }
   let schema: Json;
   if (route.errors?.oauth && (status === 400 || status === 401)) schema = schemaRef('OAuthError');
   else if (status === 422) schema = schemaRef('ValidationErrorBody');
