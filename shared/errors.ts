@@ -49,7 +49,7 @@ export const errorCatalogue = {
   TIMEOUT: { message: 'The request took too long' },
   // The SCIM service provider (docs/api/scim.md).
   RATE_LIMITED: { message: 'Too many requests for this organization; retry after the number of seconds in Retry-After' },
-  FILTER_TOO_BROAD: { message: 'The filter would read too many users; filter by userName, emails.value or externalId with eq' },
+  FILTER_TOO_BROAD: { message: 'The filter would read too many users; filter by userName or emails.value with eq' },
   INVALID_FILTER: { message: 'The filter is not a valid SCIM filter (RFC 7644 section 3.4.2.2)' },
   INVALID_PATCH: { message: 'The PATCH operations are not valid (RFC 7644 section 3.5.2)' },
   INVALID_VALUE: { message: 'A value of the resource is missing or invalid' },

@@ -83,6 +83,18 @@ const expectedStatus: Record<string, number | undefined> = {
   'agents.revision': 200,
   'agents.revisionDiff': 200,
   'agents.restore': 200,
+  'scim.createToken': 201,
+  'scim.listTokens': 200,
+  'scim.revokeToken': 204,
+  'scim.serviceProviderConfig': 200,
+  'scim.resourceTypes': 200,
+  'scim.schemas': 200,
+  'scim.createUser': 201,
+  'scim.searchUsers': 200,
+  'scim.getUser': 200,
+  'scim.replaceUser': 200,
+  'scim.patchUser': 200,
+  'scim.deleteUser': 204,
   'bulk-worker.s3-put': undefined,
 };
 

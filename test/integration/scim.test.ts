@@ -1,5 +1,6 @@
 import { keys } from '../../shared/store/keys';
 import { updateItem } from '../../shared/store/table';
+import { SCAN_MAX_USERS } from '../../shared/scim/scim-filter';
 import { SCIM_REQUESTS_PER_SECOND } from '../../shared/scim/scim-rate-limit';
 import type { AuditEventDto } from '../support/audit-helpers';
 import { bearer } from '../support/auth-helpers';
@@ -312,6 +313,21 @@ describe('search', () => {
     const missing = await scim('POST', '/Users', { schemas: [USER] });
     expect(missing).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } });
     expect((await scim('GET', '/Users/not-a-user')).body).toMatchObject({ status: '404', scimType: 'noTarget' });
+  });
+
+  test('past 10,000 users, a filter the users index cannot serve is 400 tooMany; userName eq still answers', async () => {
+    const count = (by: number) =>
+      updateItem({ Key: keys.userCount(org.orgUuid), UpdateExpression: 'ADD ACTIVE :by', ExpressionAttributeValues: { ':by': by } });
+    await count(SCAN_MAX_USERS);
+    try {
+      const broad = await scim('GET', `/Users?filter=${encodeURIComponent('name.givenName sw "a"')}`);
+      expect(broad).toMatchObject({ status: 400, body: { schemas: [ERROR], scimType: 'tooMany' } });
+      const existing = await scim('GET', `/Users/${ids[0]}`);
+      const narrow = await scim('GET', `/Users?filter=${encodeURIComponent(`userName eq "${existing.body.userName}"`)}`);
+      expect(narrow.body).toMatchObject({ totalResults: 1, Resources: [{ id: ids[0] }] });
+    } finally {
+      await count(-SCAN_MAX_USERS);
+    }
   });
 
   test('past the organization\u2019s rate: 429 with Retry-After, in SCIM\u2019s error schema', async () => {
