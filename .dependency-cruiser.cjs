@@ -17,7 +17,7 @@ const layers = [
   // Authorization: who may do what, turning a caller into the scope a use case takes.
   ['shared/access'],
   // Use cases, the orchestrating ones first.
-  ['shared/operator', 'shared/bulk', 'shared/account', 'shared/audit-trail', 'shared/bundles'],
+  ['shared/operator', 'shared/bulk', 'shared/account', 'shared/audit-trail', 'shared/bundles', 'shared/scim'],
   ['shared/auth'],
   ['shared/agents', 'shared/configurations'],
   ['shared/users'],

@@ -103,7 +103,7 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
   };
   set('__NEW_EMAIL__', () => `sam-new-${unique()}@example.test`);
   set('__OTHER_NEW_EMAIL__', () => `sam-new-other-${unique()}@example.test`);
-  const derived = ['__ACCESS_TOKEN__', '__SUPERVISOR_UUID__', '__AGENT_UUID__', '__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__', '__JOB_ID__'];
+  const derived = ['__ACCESS_TOKEN__', '__SUPERVISOR_UUID__', '__AGENT_UUID__', '__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__', '__JOB_ID__', '__SCIM_TOKEN__', '__SCIM_TOKEN_ID__'];
   if (!derived.some((name) => needed.has(name) && values[name] === undefined)) return;
   const missing = ['__REALM__', '__CLIENT_ID__', '__ADMIN_EMAIL__', '__ADMIN_PASSWORD__', '__ORG_UUID__', '__ENV_UUID__', '__BOT_UUID__'].filter((name) => !values[name]);
   if (missing.length > 0) throw new UsageError(`To make the event's values through the API, give ${missing.join(', ')} with --set`);
@@ -134,6 +134,10 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
       const permissions = [...user.permissions, { environmentUuid: values.__ENV_UUID__, botUuid: values.__OTHER_BOT_UUID__ }];
       await call('PUT', userArea(`/users/${user.uuid}`), token, { ...user, permissions });
     }
+  }
+  if (['__SCIM_TOKEN__', '__SCIM_TOKEN_ID__'].some((name) => needed.has(name)) && !values.__SCIM_TOKEN__) {
+    const issued = await json<{ id: string; token: string }>(await call('POST', userArea('/scim-tokens'), token, { description: 'sam:event' }));
+    Object.assign(values, { __SCIM_TOKEN__: issued.token, __SCIM_TOKEN_ID__: issued.id });
   }
   if (needed.has('__JOB_ID__') && !values.__JOB_ID__) {
     // A finished dry run of a VIEWER and an EDITOR whose password breaks rule 3; for an S3 event, a real

@@ -51,6 +51,12 @@ export const errorCatalogue = {
   BUNDLE_FORMAT_UNKNOWN: { message: 'The bundle has no formatVersion this API reads; export it again from this API' },
   BUNDLE_IN_PROGRESS: { message: 'A bundle is being applied to this bot; retry in a moment' },
   TIMEOUT: { message: 'The request took too long' },
+  // The SCIM service provider (docs/api/scim.md).
+  RATE_LIMITED: { message: 'Too many requests for this organization; retry after the number of seconds in Retry-After' },
+  FILTER_TOO_BROAD: { message: 'The filter would read too many users; filter by userName or emails.value with eq' },
+  INVALID_FILTER: { message: 'The filter is not a valid SCIM filter (RFC 7644 section 3.4.2.2)' },
+  INVALID_PATCH: { message: 'The PATCH operations are not valid (RFC 7644 section 3.5.2)' },
+  INVALID_VALUE: { message: 'A value of the resource is missing or invalid' },
   // The local stack's gateway while its functions load and its demo data is written (never in AWS).
   STACK_STARTING: { message: 'The local stack is still starting: retry in a moment' },
   INTERNAL: { message: 'An unexpected error occurred' },
@@ -154,6 +160,14 @@ export class ValidationError extends DomainError {
   constructor(details: Detail[], message?: string, code: ErrorCode = 'VALIDATION_FAILED', options?: ErrorOptions) {
     super(code, message, options);
     this.details = details;
+  }
+}
+/** Too many requests in a time window: retry after `retryAfterSeconds`. */
+export class RateLimitedError extends DomainError {
+  readonly retryAfterSeconds: number;
+  constructor(retryAfterSeconds: number, options?: ErrorOptions) {
+    super('RATE_LIMITED', undefined, options);
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 /** The request is well formed but cannot be processed (422 with the standard body), e.g. an unusable file. */

@@ -31,7 +31,7 @@ const replayUser = { replay: async ({ uuid }: { uuid: string }, { scope }: { sco
 export const handlers = routes(
   userOperation(usersApi.identityProvider, {
     authorize: ({ path, caller }) => authorizeOrgMember(caller, path.orgUUID),
-    handle: async ({ scope }) => ok(toUserResponse(scope.caller)),
+    handle: async ({ caller }) => ok(toUserResponse(caller.user)),
   }),
   userOperation(usersApi.list, {
     authorize: admin,

@@ -61,6 +61,12 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
     // retries) after Cognito and DynamoDB have answered: 20 s, within API Gateway's 30 s.
     timeoutSeconds: 20,
   },
+  // The SCIM service provider runs the users area's use cases: the same identity-provider steps and e-mails.
+  scim: {
+    userPoolActions: ['AdminCreateUser', 'AdminSetUserPassword', 'AdminUpdateUserAttributes', 'AdminDisableUser', 'AdminEnableUser'],
+    sendsMail: true,
+    timeoutSeconds: 20,
+  },
   bulk: {
     // bulk-delete deletes each user as DELETE /users/{id} does: disables the account, re-enables it on rollback.
     userPoolActions: ['AdminDisableUser', 'AdminEnableUser'],

@@ -44,6 +44,8 @@ export const throttleDefaults: { readonly token: Throttle } & Readonly<Partial<R
   agents: { rateLimit: 50, burstLimit: 100 },
   configurations: { rateLimit: 50, burstLimit: 100 },
   bulk: { rateLimit: 5, burstLimit: 10 },
+  // Every organization's directory together: each is held to 50 a second by the function itself (shared/scim/scim-rate-limit.ts).
+  scim: { rateLimit: 100, burstLimit: 200 },
   // The public API reference: a page load is five requests, mostly cacheable for a day; its script is 1.7 MB.
   docs: { rateLimit: 20, burstLimit: 40 },
 };

@@ -5,6 +5,7 @@ import { bundlesApi } from './bundles.api';
 import { configurationsApi } from './configurations.api';
 import { docsApi } from './docs.api';
 import type { Operation } from './operation';
+import { scimApi } from './scim.api';
 import { usersApi } from './users.api';
 
 /**
@@ -20,6 +21,7 @@ export const catalogue: readonly Operation[] = [
   ...Object.values(supervisorsApi),
   ...Object.values(agentsApi),
   ...Object.values(bundlesApi),
+  ...Object.values(scimApi),
 ];
 
-export { agentsApi, authApi, bulkApi, bundlesApi, configurationsApi, docsApi, supervisorsApi, usersApi };
+export { agentsApi, authApi, bulkApi, bundlesApi, configurationsApi, docsApi, scimApi, supervisorsApi, usersApi };

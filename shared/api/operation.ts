@@ -7,10 +7,10 @@ import type * as z from 'zod';
  */
 
 /** One Lambda per resource group. */
-export const resourceGroups = ['auth', 'docs', 'users', 'supervisors', 'agents', 'configurations', 'bulk', 'bulk-worker'] as const;
+export const resourceGroups = ['auth', 'docs', 'users', 'supervisors', 'agents', 'configurations', 'bulk', 'bulk-worker', 'scim'] as const;
 export type ResourceGroup = (typeof resourceGroups)[number];
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Which configurable prefix a route lives under (spec "Addressing"): `auth` and `root` sit at the API's root. */
 export type Area = 'auth' | 'root' | 'generative' | 'user';
@@ -18,12 +18,12 @@ export type Area = 'auth' | 'root' | 'generative' | 'user';
 /**
  * Who may call: `user`, a user's bearer token, checked by the chain (every management operation);
  * `public`, anyone (the route checks its own credentials, OAuth's way); `bearer`, public to the chain
- * but reading a bearer token itself (userinfo).
+ * but reading a bearer token itself (userinfo, and the SCIM service provider's token).
  */
 export type Access = 'user' | 'public' | 'bearer';
 
 /** Response headers, each a `components.headers` entry of the document. */
-export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Content-Disposition' | 'Cache-Control' | 'Set-Cookie' | 'Idempotent-Replayed';
+export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Content-Disposition' | 'Cache-Control' | 'Set-Cookie' | 'Idempotent-Replayed' | 'Retry-After';
 /** Request headers, each a `components.parameters` entry of the document. */
 export type RequestHeader = 'Language' | 'IfMatch' | 'Prefer' | 'IdempotencyKey';
 
@@ -32,6 +32,8 @@ export interface Outcome {
   status: number;
   description: string;
   json?: z.ZodType;
+  /** The media type of the `json` body when it is not `application/json` (SCIM's `application/scim+json`). */
+  mediaType?: string;
   /** Other media types the `json` body is also served as, by the request's `Accept` (a bundle as YAML). */
   mediaTypes?: readonly string[];
   text?: { mediaType: string; description: string };
@@ -60,6 +62,8 @@ export interface ErrorStatuses {
   extra?: number[];
   /** 400 and 401 are OAuth's error body (RFC 6749 §5.2) rather than the standard one. */
   oauth?: boolean;
+  /** Every error is SCIM's error schema (RFC 7644 §3.12) as `application/scim+json`. */
+  scim?: z.ZodType;
   /** A `default` response for any other error (an operation with no success body to document otherwise). */
   anyOther?: boolean;
 }

@@ -5,6 +5,7 @@ import {
   BadRequestError,
   ConflictError,
   PayloadTooLargeError,
+  RateLimitedError,
   UnprocessableError,
   DomainError,
   ForbiddenError,
@@ -45,6 +46,7 @@ const statusByKind: [new (...args: never[]) => DomainError, number][] = [
   [ConflictError, 409],
   [UnprocessableError, 422],
   [PayloadTooLargeError, 413],
+  [RateLimitedError, 429],
 ];
 
 interface HttpErrorLike {

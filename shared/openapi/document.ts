@@ -148,7 +148,7 @@ function responsesOf(route: Route, hasBody: boolean, converter: SchemaConverter)
   const errors = route.errors ?? {};
   for (const outcome of route.responses) responses[String(outcome.status)] = outcomeResponse(outcome, converter);
   const statuses = errors.only ?? [...commonErrors, ...(hasBody ? bodyErrors : []), ...(errors.extra ?? [])];
-  for (const status of [...new Set(statuses)].sort()) responses[String(status)] = errorResponse(status, route);
+  for (const status of [...new Set(statuses)].sort()) responses[String(status)] = errorResponse(status, route, converter);
   if (errors.anyOther) {
     const schema = { oneOf: [schemaRef('ErrorBody'), schemaRef('GatewayError')] };
     responses.default = { description: 'Any other error', headers: headerRefs([]), content: { 'application/json': { schema } } };
@@ -161,7 +161,7 @@ function outcomeResponse(outcome: Outcome, converter: SchemaConverter): Json {
   const json = outcome.json && converter.response(outcome.json);
   const content = json
     ? {
-        'application/json': { schema: json },
+        [outcome.mediaType ?? 'application/json']: { schema: json },
         // The same value as text of another media type (a bundle as YAML): what a client receives is the text.
         ...Object.fromEntries((outcome.mediaTypes ?? []).map((type) => [type, { schema: { type: 'string', description: `The same body as ${type}` } }])),
       }
@@ -171,8 +171,12 @@ function outcomeResponse(outcome: Outcome, converter: SchemaConverter): Json {
   return { description: outcome.description, headers, ...(content ? { content } : {}) };
 }
 
-function errorResponse(status: number, route: Route): Json {
+function errorResponse(status: number, route: Route, converter: SchemaConverter): Json {
   const headers = headerRefs(status === 401 && route.access !== 'public' ? ['WWW-Authenticate'] : []);
+  if (route.errors?.scim) {
+    const retry = status === 429 ? headerRefs(['Retry-After']) : headers;
+    return { description: statusText[status] ?? 'Error', headers: retry, content: { 'application/scim+json': { schema: converter.response(route.errors.scim) } } };
+  }
   let schema: Json;
   if (route.errors?.oauth && (status === 400 || status === 401)) schema = schemaRef('OAuthError');
   else if (status === 422) schema = schemaRef('ValidationErrorBody');

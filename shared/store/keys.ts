@@ -150,6 +150,12 @@ export const keys = {
   /** A user's consecutive failed sign-ins and temporary lock (brute-force protection). */
   loginFailure: (userUuid: string): ItemKey => ({ PK: `USER#${userUuid}`, SK: 'LOGIN_FAILURE' }),
 
+  /** A SCIM token of an organization (its SHA-256 digest, never the token), and the prefix listing them. */
+  scimToken: (orgUuid: string, tokenId: string): ItemKey => ({ PK: org(orgUuid), SK: `SCIMTOKEN#${tokenId}` }),
+  scimTokensOf: (orgUuid: string) => ({ PK: org(orgUuid), SKPrefix: 'SCIMTOKEN#' }),
+  /** The SCIM requests of an organization in one second (a fixed-window counter, TTL). */
+  scimRequestWindow: (orgUuid: string, second: number): ItemKey => ({ PK: `${org(orgUuid)}#SCIMRATE`, SK: String(second) }),
+
   /** A refresh session; GSI1 lists a user's sessions so they can be revoked together. */
   session: (sessionId: string, userUuid: string): IndexedKey => ({
     PK: `SESSION#${sessionId}`,

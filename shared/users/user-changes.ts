@@ -9,6 +9,8 @@ export interface UserFields {
   image?: string | null;
   company?: string | null;
   password?: string;
+  /** A provisioning client's identifier of the user (SCIM `externalId`): left out keeps it, `null` clears it. */
+  externalId?: string | null;
 }
 
 /** The role and permissions a request asks for, resolved against the user's current ones; 400 when invalid. */
@@ -33,11 +35,13 @@ export function optionalText(next: string | null | undefined, current: string | 
 
 /** The user with the request's fields and access applied, stamped `now`. */
 export function withFields(user: UserRecord, fields: Partial<UserFields>, access: Access, now: string): UserRecord {
-  const { image: _image, company: _company, ...rest } = user;
+  const { image: _image, company: _company, externalId: _externalId, ...rest } = user;
   const image = optionalText(fields.image, user.image).value;
   const company = optionalText(fields.company, user.company).value;
+  const externalId = optionalText(fields.externalId, user.externalId).value;
   return {
     ...rest,
+    ...(externalId !== undefined ? { externalId } : {}),
     ...(fields.name !== undefined ? { name: fields.name.trim() } : {}),
     ...(fields.email !== undefined ? { email: fields.email.trim() } : {}),
     ...(image !== undefined ? { image } : {}),

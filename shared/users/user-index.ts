@@ -30,6 +30,9 @@ export interface ListingEntry {
   company: string;
   createdAt: string;
   status: UserStatus;
+  /** The user's last change and its provisioning client's id: what a SCIM filter reads beside the above (absent on entries written before they were kept). */
+  updatedAt?: string;
+  externalId?: string;
 }
 
 /** How long a name change stays readable: a quicksearch cache older than this reads every name again. */
@@ -52,7 +55,16 @@ export const MAX_INDEXED_WORDS = 24;
 export const POSTING_PREFIX = 3;
 
 export function entryOf(user: UserRecord): ListingEntry {
-  return { uuid: user.uuid, name: user.name, email: user.email, company: user.company ?? '', createdAt: user.createdAt, status: user.status };
+  return {
+    uuid: user.uuid,
+    name: user.name,
+    email: user.email,
+    company: user.company ?? '',
+    createdAt: user.createdAt,
+    status: user.status,
+    updatedAt: user.updatedAt,
+    ...(user.externalId ? { externalId: user.externalId } : {}),
+  };
 }
 
 /** Folded, numbers zero-padded to 12 digits: byte order then follows the listing's natural order. */

@@ -35,6 +35,7 @@ export async function createUser(
   const password = input.password ?? generatePassword();
   const image = optionalText(input.image, undefined).value;
   const company = optionalText(input.company, undefined).value;
+  const externalId = optionalText(input.externalId, undefined).value;
   const user = await registerUser(
     {
       orgUuid,
@@ -45,6 +46,7 @@ export async function createUser(
       ...access,
       ...(image ? { image } : {}),
       ...(company ? { company } : {}),
+      ...(externalId ? { externalId } : {}),
     },
     deps.identityProvider,
   );

@@ -1,4 +1,4 @@
-import type { OrgScope } from './org-scope';
+import { callerUser, type OrgScope } from './org-scope';
 import { Prefetched } from '../store/prefetched';
 import { NotFoundError, ValidationError } from '../errors';
 import { keys } from '../store/keys';
@@ -183,6 +183,24 @@ async function activeNames(orgUuid: string): Promise<Map<string, string>> {
   return list.names;
 }
 
+/**
+ * The listing entries of both statuses in creation order (oldest first), at most `first` of each when
+ * given (a page's worth), with the number of users in all. Entries hold what a listing needs plus
+ * `updatedAt` and `externalId` (`user-index.ts`), so a provisioning client's filter reads no user item.
+ */
+export async function entriesByCreation(orgUuid: string, first?: number): Promise<{ entries: ListingEntry[]; total: number }> {
+  const statuses: UserStatus[] = ['ACTIVE', 'DELETED'];
+  const [count, ...partitions] = await Promise.all([
+    readUserCount(orgUuid),
+    ...statuses.map((status) =>
+      queryPartition<ListingEntry>(keys.userListing(orgUuid, status, 'createdAt'), { forward: true, ...(first !== undefined ? { limit: first } : {}) }),
+    ),
+  ]);
+  const entries = partitions.flat().sort((a, b) => (sortKeyOf('createdAt', a) < sortKeyOf('createdAt', b) ? -1 : 1));
+  const total = statuses.reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0);
+  return { entries: first !== undefined ? entries.slice(0, first) : entries, total };
+}
+
 /** A user of the scope's organization (from the request's first read when it was prefetched), or 404. */
 export async function requireUser(orgUuid: string, userUuid: string, prefetched: Prefetched = Prefetched.none): Promise<UserRecord> {
   const user = await prefetched.or(userReadKey(orgUuid, userUuid), () => getUser(orgUuid, userUuid));
@@ -192,7 +210,8 @@ export async function requireUser(orgUuid: string, userUuid: string, prefetched:
 
 /** One user of the scope's organization; the caller itself is answered as authentication loaded it. */
 export async function readUser(scope: OrgScope, userUuid: string, prefetched: Prefetched = Prefetched.none): Promise<UserRecord> {
-  return userUuid === scope.caller.uuid ? scope.caller : requireUser(scope.orgUuid, userUuid, prefetched);
+  const caller = callerUser(scope);
+  return caller && userUuid === caller.uuid ? caller : requireUser(scope.orgUuid, userUuid, prefetched);
 }
 
 /** The item `readUser` reads, for a route to read it together with its caller (`prefetch`). */

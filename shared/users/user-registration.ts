@@ -33,6 +33,7 @@ export interface NewUser {
   permissions: Permission[];
   image?: string;
   company?: string;
+  externalId?: string;
 }
 
 /**
@@ -68,6 +69,7 @@ export async function registerUser(
     email,
     ...(input.image ? { image: input.image } : {}),
     ...(input.company ? { company: input.company } : {}),
+    ...(input.externalId ? { externalId: input.externalId } : {}),
     role: input.role,
     permissions: input.permissions,
     status: 'ACTIVE',

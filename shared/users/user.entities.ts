@@ -21,6 +21,8 @@ export interface UserRecord {
   status: UserStatus;
   createdAt: string;
   updatedAt: string;
+  /** The identifier a provisioning client (a SCIM directory) gave the user, kept as it sent it. */
+  externalId?: string;
   /** When a bulk job's welcome e-mail went out (a rerun of the job does not send it again). */
   welcomedAt?: string;
 }

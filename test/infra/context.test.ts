@@ -22,6 +22,7 @@ const groupThrottleContext: Record<string, [key: string, value: string]> = {
   configurations: ['throttleConfigurations', '35'],
   bulk: ['throttleBulk', '36'],
   docs: ['throttleDocs', '37'],
+  scim: ['throttleScim', '38'],
 };
 /** Rate `n`, burst `2n`. */
 const groupThrottles = Object.fromEntries(
@@ -100,7 +101,7 @@ const alarms = (of = synthesized) =>
   Object.values(of.template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties as AlarmProperties);
 /** The SendEmail statements naming the sender identity (not the sandbox's `identity/*` one), of the mail senders. */
 const senderStatements = (of: Synthesized) =>
-  (['users', 'bulk-worker'] as const).flatMap((group) =>
+  (['users', 'scim', 'bulk-worker'] as const).flatMap((group) =>
     statementsOfRole(of.template, of.logicalId(of.stack.functions.get(group)!.role!.node.defaultChild as CfnElement)).filter(
       (statement) => statement.Action === 'ses:SendEmail' && statement.Condition === undefined,
     ),
@@ -154,7 +155,7 @@ test('auditRetentionDays sets the audit events\' retention in every function tha
 
 test('the sign-in address of e-mails comes from context, for the functions that send mail only', () => {
   const withSignIn = environments().filter((environment) => 'SIGN_IN_URL' in environment);
-  expect(withSignIn).toHaveLength(2); // users and bulk-worker
+  expect(withSignIn).toHaveLength(3); // users, scim and bulk-worker
   for (const environment of withSignIn) {
     expect(environment).toMatchObject({ SIGN_IN_URL: 'https://console.example.org/{realm}/sign-in', MAIL_FROM: 'mail@example.org' });
   }
@@ -253,7 +254,7 @@ test('deploy=true with a sender synthesizes, sending as that sender', () => {
   for (const environment of environments(stagingSynth).filter((environment) => 'MAIL_FROM' in environment)) {
     expect(environment.MAIL_FROM).toBe('no-reply@mail.example.net');
   }
-  expect(environments(stagingSynth).filter((environment) => 'MAIL_FROM' in environment)).toHaveLength(2);
+  expect(environments(stagingSynth).filter((environment) => 'MAIL_FROM' in environment)).toHaveLength(3);
 });
 
 describe('importSenderIdentity', () => {
@@ -271,7 +272,7 @@ describe('importSenderIdentity', () => {
   test('a domain: no identity is created; the functions send as the domain identity', () => {
     expect(stagingSynth.template.findResources('AWS::SES::EmailIdentity')).toEqual({});
     const statements = senderStatements(stagingSynth);
-    expect(statements).toHaveLength(2);
+    expect(statements).toHaveLength(3);
     for (const statement of statements) expect(identityOf(statement)).toBe('mail.example.net');
   });
 
@@ -282,7 +283,7 @@ describe('importSenderIdentity', () => {
     const imported = synthesize({ ...skipBundling, senderEmail: 'mail@example.org', importSenderIdentity: value });
     expect(imported.template.findResources('AWS::SES::EmailIdentity')).toEqual({});
     const statements = senderStatements(imported);
-    expect(statements).toHaveLength(2);
+    expect(statements).toHaveLength(3);
     for (const statement of statements) expect(identityOf(statement)).toBe(identity);
     // The defaults of the other keys, seen on the same template.
     expect(reservedConcurrency(imported)).toEqual({ 'bulk-worker': contextDefaults.workerConcurrency });

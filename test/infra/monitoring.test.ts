@@ -95,9 +95,10 @@ describe('alarms', () => {
     ]);
   });
 
-  test('failed mail alarms, from Powertools metrics in the stack namespace, for users and bulk-worker; no log metric filter', () => {
+  test('failed mail alarms, from Powertools metrics in the stack namespace, for users, scim and bulk-worker; no log metric filter', () => {
     expect(alarmsOn('MailsFailed').map((alarm) => [alarm.Properties.Namespace, serviceOf(alarm), alarm.Properties.Statistic, alarm.Properties.Threshold]).sort()).toEqual([
       [namespace, 'bulk-worker', 'Sum', 1],
+      [namespace, 'scim', 'Sum', 1],
       [namespace, 'users', 'Sum', 1],
     ]);
     expect(synthesized.template.findResources('AWS::Logs::MetricFilter')).toEqual({});
@@ -105,7 +106,7 @@ describe('alarms', () => {
 
   test('Cognito throttles seen by the code alarm, for each function that calls Cognito', () => {
     expect(alarmsOn('IdentityProviderThrottled').map((alarm) => [alarm.Properties.Namespace, serviceOf(alarm)]).sort()).toEqual(
-      ['auth', 'bulk', 'bulk-worker', 'users'].map((service) => [namespace, service]),
+      ['auth', 'bulk', 'bulk-worker', 'scim', 'users'].map((service) => [namespace, service]),
     );
   });
 

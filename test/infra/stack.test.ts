@@ -179,8 +179,8 @@ describe('functions', () => {
     expect(others[0]).toMatch(/^BucketNotificationsHandler/);
   });
 
-  /** 10 s, except the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply) and the worker. */
-  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, agents: 29, bulk: 29, 'bulk-worker': 900 };
+  /** 10 s, except the users area's and SCIM's (e-mails SES throttles are retried), the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply) and the worker. */
+  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, scim: 20, agents: 29, bulk: 29, 'bulk-worker': 900 };
 
   test.each(resourceGroups)('%s runs Node.js 22 on arm64 with 512 MB, its timeout, X-Ray and its own log group', (group) => {
     const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;
@@ -256,8 +256,8 @@ describe('functions', () => {
     expect(readFileSync(path.join(packageDir, 'swagger-ui-bundle.js'))).toEqual(readFileSync(path.join('node_modules', 'swagger-ui-dist', 'swagger-ui-bundle.js')));
   });
 
-  test('only users and bulk-worker may send mail, as the sender, through the configuration set, to any recipient', () => {
-    const senders: ResourceGroup[] = ['users', 'bulk-worker'];
+  test('only users, scim and bulk-worker may send mail, as the sender, through the configuration set, to any recipient', () => {
+    const senders: ResourceGroup[] = ['users', 'scim', 'bulk-worker'];
     for (const group of senders) {
       const environment = environmentOf(group);
       expect(resolveIntrinsic(environment.SIGN_IN_URL)).toBe(
@@ -347,10 +347,18 @@ describe('IAM', () => {
     expect(actionsOf(statements[0]!).sort()).toEqual(group === 'auth' ? ['kms:GetPublicKey', 'kms:Sign'] : ['kms:GetPublicKey']);
   });
 
-  test('auth, users, bulk and bulk-worker get exactly their Cognito actions, on the pool only; no other group gets any', () => {
+  test('auth, users, scim, bulk and bulk-worker get exactly their Cognito actions, on the pool only; no other group gets any', () => {
     const expected: Partial<Record<ResourceGroup, string[]>> = {
       auth: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminSetUserPassword'],
       users: [
+        'cognito-idp:AdminCreateUser',
+        'cognito-idp:AdminDisableUser',
+        'cognito-idp:AdminEnableUser',
+        'cognito-idp:AdminSetUserPassword',
+        'cognito-idp:AdminUpdateUserAttributes',
+      ],
+      // The SCIM service provider runs the users area's use cases.
+      scim: [
         'cognito-idp:AdminCreateUser',
         'cognito-idp:AdminDisableUser',
         'cognito-idp:AdminEnableUser',

@@ -86,6 +86,18 @@ const expectedStatus: Record<string, number | undefined> = {
   'bundles.export': 200,
   'bundles.plan': 200,
   'bundles.apply': 200,
+  'scim.createToken': 201,
+  'scim.listTokens': 200,
+  'scim.revokeToken': 204,
+  'scim.serviceProviderConfig': 200,
+  'scim.resourceTypes': 200,
+  'scim.schemas': 200,
+  'scim.createUser': 201,
+  'scim.searchUsers': 200,
+  'scim.getUser': 200,
+  'scim.replaceUser': 200,
+  'scim.patchUser': 200,
+  'scim.deleteUser': 204,
   'bulk-worker.s3-put': undefined,
 };
 

@@ -68,6 +68,17 @@ async function createUser(token: string): Promise<UserResponse> {
   return response.body;
 }
 
+/** A SCIM token of the organization, issued by its ADMIN for one event (`__SCIM_TOKEN__`, and its id `__SCIM_TOKEN_ID__`). */
+async function issueScimToken(orgUuid: string, token: string): Promise<Record<string, string>> {
+  const response = await send<{ id: string; token: string }>(userArea(orgUuid, '/scim-tokens'), {
+    method: 'POST',
+    headers: { ...bearer(token), 'content-type': 'application/json' },
+    body: JSON.stringify({ description: 'events test' }),
+  });
+  expect(response.status).toBe(201);
+  return { __SCIM_TOKEN__: response.body.token, __SCIM_TOKEN_ID__: response.body.id };
+}
+
 /** The test's password no longer signs this e-mail in (to the first organization). */
 async function expectNoSignIn(email: string): Promise<void> {
   const response = await signIn(stack().orgs[0]!.name, email, TEST_PASSWORD);
@@ -186,6 +197,7 @@ async function fill(text: string, id: string): Promise<Replay> {
   if (all.includes('__ACCESS_TOKEN__')) values.__ACCESS_TOKEN__ = token;
   if (all.includes('__SUPERVISOR_UUID__')) values.__SUPERVISOR_UUID__ = await firstUuid(token, '/supervisors/default');
   if (all.includes('__AGENT_UUID__')) values.__AGENT_UUID__ = await firstUuid(token, '/agents');
+  if (all.includes('__SCIM_TOKEN')) Object.assign(values, await issueScimToken(org.uuid, token));
   let user: UserResponse | undefined;
   if (/__USER_(UUID|NAME|EMAIL)__/.test(all)) {
     user = await createUser(token);

@@ -14,7 +14,8 @@ import { freshOrganization, member, uniqueEmail, type Member, type TestOrg } fro
  *
  * - never a 5xx;
  * - every 4xx carries the spec's standard error body (section 7; the token endpoint may answer
- *   OAuth's own `{error, error_description}` instead), its `path` the request's;
+ *   OAuth's own `{error, error_description}` instead, the SCIM endpoints SCIM's error schema), its
+ *   `path` the request's;
  * - the request id is echoed: the one sent when it is safe, a generated one otherwise;
  * - a write refused (POST, PUT or DELETE answered 4xx) leaves its target as it was, read back with a
  *   GET before and after.
@@ -587,7 +588,30 @@ function problemsWith(fuzz: FuzzRequest, sent: Sent, answer: Answer): string[] {
   return problems;
 }
 
+/** The SCIM endpoints answer SCIM's error schema (RFC 7644 §3.12) with a `scimType`, as `application/scim+json`. */
+function scimErrorProblems(answer: Answer): string[] {
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(answer.text) as Record<string, unknown>;
+  } catch {
+    return ['a SCIM error body that is not JSON'];
+  }
+  const problems: string[] = [];
+  const expected = {
+    schemas: JSON.stringify(body.schemas) === JSON.stringify(['urn:ietf:params:scim:api:messages:2.0:Error']),
+    status: body.status === String(answer.status),
+    scimType: typeof body.scimType === 'string' && /^[a-zA-Z]+$/.test(body.scimType),
+    detail: typeof body.detail === 'string' && body.detail.length > 0,
+  };
+  for (const [field, fine] of Object.entries(expected)) if (!fine) problems.push(`SCIM error body field ${field} is ${JSON.stringify(body[field])?.slice(0, 100)}`);
+  const extra = Object.keys(body).filter((key) => !(key in expected));
+  if (extra.length > 0) problems.push(`SCIM error body has ${extra.join(', ')}`);
+  if (/\w+Exception\b|\bstack\b|\n\s+at |\.[jt]s:\d+/.test(answer.text)) problems.push('the error body leaks internals');
+  return problems;
+}
+
 function errorBodyProblems(fuzz: FuzzRequest, sent: Sent, answer: Answer): string[] {
+  if (fuzz.route.errors?.scim && answer.contentType?.startsWith('application/scim+json')) return scimErrorProblems(answer);
   if (!answer.contentType?.startsWith('application/json')) return [`content type ${answer.contentType} on an error`];
   let body: Record<string, unknown>;
   try {

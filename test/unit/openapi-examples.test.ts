@@ -48,7 +48,9 @@ const requestSchemaOf = (id: string) => {
 describe('request examples', () => {
   it('are there for every operation with a request body (the document has several kinds of them)', () => {
     expect(bodies.filter((body) => !body.hasExample).map((body) => body.operationId)).toEqual([]);
-    expect(new Set(bodies.map((body) => body.mediaType))).toEqual(new Set(['application/json', 'application/yaml', 'application/x-www-form-urlencoded', 'multipart/form-data']));
+    expect(new Set(bodies.map((body) => body.mediaType))).toEqual(
+      new Set(['application/json', 'application/yaml', 'application/scim+json', 'application/x-www-form-urlencoded', 'multipart/form-data']),
+    );
     expect(bodies.map((body) => body.operationId)).toEqual(expect.arrayContaining(['agents.create', 'agents.update', 'users.create', 'bulk.create', 'auth.token']));
   });
 

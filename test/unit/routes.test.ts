@@ -13,9 +13,14 @@ describe('the route table', () => {
     expect(new Set(routes.map((r) => r.routeKey)).size).toBe(routes.length);
   });
 
-  test('puts every management route behind a user token and the subpath of its area', () => {
+  test('puts every management route behind a user token and the subpath of its area (the SCIM endpoints behind a SCIM token)', () => {
     for (const route of routes.filter((r) => r.area !== 'auth' && r.area !== 'root')) {
-      expect(route.authenticated).toBe(true);
+      const scimEndpoint = route.group === 'scim' && route.path.includes('/scim/v2/');
+      expect({ id: route.id, authenticated: route.authenticated, access: route.access }).toEqual({
+        id: route.id,
+        authenticated: !scimEndpoint,
+        access: scimEndpoint ? 'bearer' : 'user',
+      });
       expect(route.fullPath.startsWith(`/${route.area === 'user' ? defaultSubpaths.user : defaultSubpaths.generative}/`)).toBe(true);
     }
   });

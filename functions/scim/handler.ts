@@ -1,0 +1,95 @@
+import { authorizeOrgAdmin } from '../../shared/access/org-access';
+import { scimApi } from '../../shared/api/scim.api';
+import { mailSettings } from '../../shared/config';
+import { createFunction, routes } from '../../shared/http/handler-factory';
+import { scimOperation, scimReply } from '../../shared/http/scim-route';
+import { ok, type Reply } from '../../shared/http/types';
+import { userOperation } from '../../shared/http/user-route';
+import { languageOf } from '../../shared/mail/language-header';
+import { resourceTypes, schemas, serviceProviderConfig, listOf } from '../../shared/scim/scim-schema';
+import { issueScimToken, listScimTokens, revokeScimToken } from '../../shared/scim/scim-tokens';
+import { toScimTokenResponse } from '../../shared/scim/scim-token.mapper';
+import {
+  createScimUser,
+  deleteScimUser,
+  patchScimUser,
+  readScimUser,
+  renderScimUsers,
+  replaceScimUser,
+  searchScimUsers,
+  versionOf,
+  type ScimContext,
+} from '../../shared/scim/scim-users.service';
+import type { UserRecord } from '../../shared/users/user.entities';
+import { signInAddress } from '../../shared/users/user-mail';
+import type { ScimRouteInput } from '../../shared/http/scim-route';
+import type { RouteSchemas } from '../../shared/http/validation';
+
+/** The SCIM 2.0 service provider of an organization (docs/api/scim.md), and the SCIM tokens its ADMINs issue. */
+
+const admin = ({ path, caller }: { path: { orgUUID: string }; caller: Parameters<typeof authorizeOrgAdmin>[0] }) => authorizeOrgAdmin(caller, path.orgUUID);
+
+/** The request's SCIM context: the token's scope, the SCIM root, and the e-mails' language (`language` header) and sign-in address. */
+const contextOf = ({ scim, baseUrl, headers }: ScimRouteInput<RouteSchemas>): ScimContext => ({
+  caller: scim,
+  baseUrl,
+  mail: { language: languageOf(headers), signInUrl: signInAddress(mailSettings().signInUrl) },
+});
+
+/** One user as SCIM answers it: its resource, with its version as the ETag. */
+const userReply = (status: number, user: UserRecord, baseUrl: string, query?: { attributes?: string; excludedAttributes?: string }): Reply => {
+  const [resource] = renderScimUsers([user], baseUrl, query);
+  const location: Record<string, string> = status === 201 ? { location: `${baseUrl}/Users/${user.uuid}` } : {};
+  return scimReply(status, resource, { etag: versionOf(user), ...location });
+};
+
+export const handlers = routes(
+  userOperation(scimApi.createToken, {
+    authorize: admin,
+    handle: async ({ body, scope }) => {
+      const { record, token } = await issueScimToken(scope, body);
+      return { status: 201, body: { ...toScimTokenResponse(record), token } };
+    },
+  }),
+  userOperation(scimApi.listTokens, {
+    authorize: admin,
+    handle: async ({ scope }) => ok((await listScimTokens(scope)).map(toScimTokenResponse)),
+  }),
+  userOperation(scimApi.revokeToken, {
+    authorize: admin,
+    handle: async ({ path, scope }) => {
+      await revokeScimToken(scope, path.tokenId);
+      return { status: 204 };
+    },
+  }),
+  scimOperation(scimApi.serviceProviderConfig, { handle: async ({ baseUrl }) => scimReply(200, serviceProviderConfig(baseUrl)) }),
+  scimOperation(scimApi.resourceTypes, { handle: async ({ baseUrl }) => scimReply(200, resourceTypes(baseUrl)) }),
+  scimOperation(scimApi.schemas, { handle: async ({ baseUrl }) => scimReply(200, schemas(baseUrl)) }),
+  scimOperation(scimApi.createUser, {
+    handle: async (input) => userReply(201, await createScimUser(contextOf(input), input.body), input.baseUrl),
+  }),
+  scimOperation(scimApi.searchUsers, {
+    handle: async (input) => {
+      const { query, baseUrl } = input;
+      const { users, total } = await searchScimUsers(contextOf(input), query);
+      return scimReply(200, listOf(renderScimUsers(users, baseUrl, query), query.startIndex, total));
+    },
+  }),
+  scimOperation(scimApi.getUser, {
+    handle: async (input) => userReply(200, await readScimUser(contextOf(input), input.path.id), input.baseUrl, input.query),
+  }),
+  scimOperation(scimApi.replaceUser, {
+    handle: async (input) => userReply(200, await replaceScimUser(contextOf(input), input.path.id, input.body, input.headers['if-match']), input.baseUrl),
+  }),
+  scimOperation(scimApi.patchUser, {
+    handle: async (input) => userReply(200, await patchScimUser(contextOf(input), input.path.id, input.body, input.headers['if-match']), input.baseUrl),
+  }),
+  scimOperation(scimApi.deleteUser, {
+    handle: async (input) => {
+      await deleteScimUser(contextOf(input), input.path.id, input.headers['if-match']);
+      return scimReply(204);
+    },
+  }),
+);
+
+export const handler = createFunction('scim', handlers);
