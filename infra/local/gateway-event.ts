@@ -8,7 +8,8 @@ const TEXTUAL = /^(text\/|application\/(json|[^;]+\+json|x-www-form-urlencoded|x
 
 /** Builds an API Gateway HTTP API (payload format 2.0) event from a Node request. */
 export function toEvent(request: IncomingMessage, body: Buffer, routes: CompiledRoute[]): APIGatewayProxyEventV2 {
-  const url = new URL(request.url ?? '/', 'http://localhost');
+  // Appended, not resolved: a path beginning `//` is a path to API Gateway, not a protocol-relative URL.
+  const url = new URL(`http://localhost${request.url ?? '/'}`);
   const method = request.method ?? 'GET';
   const matched = matchRoute(routes, method, url.pathname);
   const headers: Record<string, string> = {};

@@ -193,6 +193,15 @@ describe('function errors and results', () => {
     expect(logs).toEqual([expect.objectContaining({ level: 'ERROR', errorType: 'TypeError', function: 'users' })]);
   });
 
+  test('a path beginning with // is a path, not a protocol-relative URL: it reaches the default route', async () => {
+    const { port, calls } = await gatewayWith(async () => ({ statusCode: 404, body: 'none' }));
+
+    const reply = await send(port, '///?key=a&limit=1e3');
+
+    expect(reply).toEqual({ status: 404, body: 'none' });
+    expect(calls.map((call) => [call.group, call.event.rawPath])).toEqual([['auth', '///']]);
+  });
+
   test('a result over 6 MB is a 500', async () => {
     const { port } = await gatewayWith(async () => ({ statusCode: 200, body: 'x'.repeat(HTTP_API_LIMITS.invokeResponseBytes) }));
 
