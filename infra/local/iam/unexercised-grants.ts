@@ -46,7 +46,7 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
     functions: ['auth'],
     reason: 'locally the signing key is a file (SIGNING_KEY=file:…), so no KMS call is made; test/unit/signer.test.ts covers the KMS signer',
   },
-  { action: 'dynamodb:DeleteItem', functions: ['supervisors', 'agents', 'configurations', 'bulk-worker'], reason: TABLE_GRANT },
+  { action: 'dynamodb:DeleteItem', functions: ['supervisors', 'configurations', 'bulk-worker'], reason: TABLE_GRANT },
   { action: 'dynamodb:UpdateItem', functions: ['supervisors'], reason: TABLE_GRANT },
   { action: 'dynamodb:Query', functions: ['bulk-worker'], reason: TABLE_GRANT },
   { action: 'dynamodb:BatchGetItem', functions: ['bulk-worker'], reason: TABLE_GRANT },
