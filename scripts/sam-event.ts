@@ -62,12 +62,15 @@ export function eventStack(target: StackTarget): EventStack {
 /** The local stack running on `dataDir`, as its first organization. */
 export const localStack = (dataDir: string): EventStack => eventStack(runningLocalStack(dataDir, { orElse: 'pass --outputs <file>' }));
 
-/** The event files' ids: route ids, and `<function>.s3-<what>` for S3 events. */
+/** The event files' ids: route ids, and `<function>.<source>-<what>` for trigger events (S3, the table stream). */
 export function eventIds(): string[] {
   return readdirSync(eventsDir)
     .filter((name) => name.endsWith('.json'))
     .map((name) => name.replace(/\.json$/, ''));
 }
+
+/** A trigger event's id names its function: `bulk-worker.s3-put`, `events.dynamodb-insert`. */
+export const isTriggerEvent = (id: string): boolean => /\.(s3|dynamodb)-/.test(id);
 
 const placeholders = (text: string) => new Set(text.match(/__[A-Z_]+__/g) ?? []);
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -218,7 +221,7 @@ async function main(argv: string[]): Promise<void> {
   else process.stdout.write(text);
   // The function SAM invokes: the group the route (or the S3 event's name) belongs to.
   try {
-    const group = id.includes('.s3-') ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group;
+    const group = isTriggerEvent(id) ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group;
     const fn = bundledFunctions(readAssembly(values['cdk-out'])).find((candidate) => candidate.group === group);
     if (fn) console.error(`Function: ${fn.logicalId}`);
   } catch {

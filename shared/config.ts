@@ -35,7 +35,7 @@ export interface Config {
   bulkBucket?: string;
   /** Change events (docs/api/events.md): the EventBridge bus they are put on and their types' prefix. */
   events: { busName?: string; typePrefix: string };
-  /** Webhook deliveries (docs/api/webhooks.md); the windows are configurable so that tests run in seconds. */
+  /** Webhook deliveries (docs/api/events.md); the windows are configurable so that tests run in seconds. */
   webhooks: WebhookSettings;
   /** Endpoint overrides, set only on the local stack (emulators). */
   endpoints: { dynamodb?: string; cognito?: string; kms?: string; s3?: string; ses?: string; eventbridge?: string };
@@ -130,11 +130,12 @@ function flag(env: NodeJS.ProcessEnv, name: EnvName): boolean {
   throw new ConfigError(`Environment variable ${name} must be true or false (got "${raw}")`);
 }
 
-const PREFIX = /^[a-z0-9]+(\.[a-z0-9-]+)*$/;
+/** A change-event type prefix: a reverse-DNS name (`com.example`). */
+export const EVENT_TYPE_PREFIX_PATTERN = /^[a-z0-9]+(\.[a-z0-9-]+)*$/;
 
 function eventTypePrefix(env: NodeJS.ProcessEnv): string {
   const value = env[envNames.eventTypePrefix] || DEFAULT_EVENT_TYPE_PREFIX;
-  if (!PREFIX.test(value)) throw new ConfigError(`Environment variable ${envNames.eventTypePrefix} must be a reverse-DNS name like com.example (got "${value}")`);
+  if (!EVENT_TYPE_PREFIX_PATTERN.test(value)) throw new ConfigError(`Environment variable ${envNames.eventTypePrefix} must be a reverse-DNS name like com.example (got "${value}")`);
   return value;
 }
 

@@ -70,4 +70,8 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
     timeoutSeconds: 900,
     onUpload: true,
   },
+  // The table stream's reader: a batch of up to 100 changes, each put on EventBridge (change-events.ts).
+  events: {
+    timeoutSeconds: 60,
+  },
 };

@@ -24,7 +24,7 @@ import {
 } from './webhook.repository';
 
 /**
- * The delivery engine (docs/decisions/webhook-deliveries-from-a-table-schedule.md): every event a
+ * The delivery engine (docs/api/events.md): every event a
  * subscription wants becomes a delivery item, scheduled in the table; a sweep sends what is due,
  * at least once and with the event's id as `webhook-id`, one resource's events to one subscription
  * in order (its lane), each receiver on its own connection within its own time limit, so none holds

@@ -1,6 +1,6 @@
 import type { SigningSecret } from './signing';
 
-/** A webhook subscription of an organization (docs/api/webhooks.md). */
+/** A webhook subscription of an organization (docs/api/events.md). */
 export interface WebhookRecord {
   id: string;
   orgUuid: string;

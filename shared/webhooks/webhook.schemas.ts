@@ -3,7 +3,7 @@ import { changeEventTypes } from '../audit/event-types';
 import { queryInt, uuidSchema } from '../schemas/fields';
 import { MAX_URL_LENGTH } from './webhook-address';
 
-/** Request schemas of `…/webhooks` (docs/api/webhooks.md). */
+/** Request schemas of `…/webhooks` (docs/api/events.md). */
 
 const eventTypeSchema = z.enum(['*', ...changeEventTypes], { message: `Must be * or one of ${changeEventTypes.join(', ')}` });
 

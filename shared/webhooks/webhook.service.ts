@@ -24,7 +24,7 @@ import {
 } from './webhook.repository';
 import type { WebhookBody } from './webhook.schemas';
 
-/** An organization's webhook subscriptions (docs/api/webhooks.md); the handler authorizes an ADMIN. */
+/** An organization's webhook subscriptions (docs/api/events.md); the handler authorizes an ADMIN. */
 
 const WEBHOOK_NOT_FOUND = 'The webhook subscription was not found';
 

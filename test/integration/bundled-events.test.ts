@@ -7,7 +7,7 @@ import { groupAccess } from '../../infra/cloud/group-access';
 import { catalogue } from '../../shared/api/catalogue';
 import { resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 import { bundledFunctions, deployedEnvVars, readAssembly, writeLocalSam, type Assembly, type BundledFunction, type LocalSam } from '../../scripts/sam-env';
-import { eventIds, fillEvent, localStack } from '../../scripts/sam-event';
+import { eventIds, fillEvent, isTriggerEvent, localStack } from '../../scripts/sam-event';
 import { invokeBundle, samEnvironment, type EnvVarsFile, type Outcome } from '../support/sam-invoke';
 
 /**
@@ -84,9 +84,10 @@ const expectedStatus: Record<string, number | undefined> = {
   'agents.revisionDiff': 200,
   'agents.restore': 200,
   'bulk-worker.s3-put': undefined,
+  'events.dynamodb-insert': undefined,
 };
 
-const groupOf = (id: string) => (id.includes('.s3-') ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group);
+const groupOf = (id: string) => (isTriggerEvent(id) ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group);
 
 let outDir: string;
 let assembly: Assembly;
