@@ -1,6 +1,7 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { EventBus, Rule, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { EventBus, Rule, RuleTargetInput, Schedule, type IEventBus } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { FilterCriteria, StartingPosition, type Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -64,6 +65,14 @@ export class ChangeEvents extends Construct {
         filters: [FilterCriteria.filter(auditEventFilterPattern as unknown as Record<string, unknown>)],
       }),
     );
+
+    // The webhook sweep: each minute a sweep of about 75 s (the function's 90 s less the receivers' 10 s
+    // and a margin), so two overlap and due deliveries never wait for the next one (shared/webhooks/delivery-engine.ts).
+    new Rule(this, 'WebhookSweepSchedule', {
+      schedule: Schedule.rate(Duration.minutes(1)),
+      description: 'Sends the due webhook deliveries',
+      targets: [new LambdaTarget(publisher, { event: RuleTargetInput.fromObject({ sweep: 'webhooks' }), retryAttempts: 0 })],
+    });
 
     // An example for the integrator: every agent change of this stack, disabled until a target is added (docs/api/events.md#eventbridge).
     new Rule(this, 'ExampleAgentChangesRule', {

@@ -14,6 +14,7 @@ import { LOCK_FILE, lockDataDir } from './data-dir-lock';
 import { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } from './provision';
 import { createLocalEventBus } from './event-bus-endpoint';
 import { startStreamPoller, type StreamPoller } from './stream-poller';
+import { startLocalSweeps, type SweepHandler } from './webhook-sweeps';
 import { seedDemo, type SeededOrg } from './seed';
 
 /** What `.local/stack.json` describes: written once the stack answers, removed while it starts. */
@@ -128,8 +129,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
   const eventBus = createLocalEventBus(LOCAL_EVENT_BUS, join(dataDir, 'events.jsonl'));
   let poller: StreamPoller | undefined;
+  let sweeps: { stop(): Promise<void> } | undefined;
   const stopEventing = async () => {
     await poller?.stop();
+    await sweeps?.stop();
     await new Promise<void>((done) => {
       eventBus.server.closeAllConnections();
       eventBus.server.close(() => done());
@@ -157,6 +160,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [envNames.sesEndpoint]: emulators.endpoints.ses,
       [envNames.eventbridgeEndpoint]: eventBusUrl,
       [envNames.eventBusName]: LOCAL_EVENT_BUS,
+      // The local stack is on loopback itself: webhook receivers at http://127.0.0.1:<port> are allowed (never in AWS).
+      [envNames.webhookAllowLoopbackHttp]: 'true',
+      // Retries a laptop sees within seconds (AWS: 5 s, doubling).
+      [envNames.webhookFirstRetryMs]: '1000',
       [envNames.mailFrom]: 'Management API <no-reply@management-api.local>',
       [envNames.signInUrl]: `${apiUrl}/auth/realms/{realm}/account?kc_locale={locale}`,
     };
@@ -203,6 +210,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       checkpointFile: join(dataDir, 'stream-checkpoints.json'),
       deadLetterFile: join(dataDir, 'events-dead-letters.jsonl'),
     });
+
+    // As the schedule in AWS: sweeps send the due webhook deliveries, one after the other (shorter here, so the stack stops promptly).
+    const sweeper = startLocalSweeps(handlers.events as unknown as SweepHandler);
+    sweeps = sweeper;
 
     const seedFile = join(dataDir, 'seed.json');
     let orgs: SeededOrg[];

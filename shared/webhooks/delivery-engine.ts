@@ -17,6 +17,7 @@ import {
   getDelivery,
   getWebhook,
   laneHead,
+  listWebhooks,
   markFailing,
   markHealthy,
   recordAttempt,
@@ -80,6 +81,28 @@ export async function enqueueForSubscribers(webhooks: readonly WebhookRecord[], 
   for (const webhook of webhooks) {
     if (!wants(webhook, shortType, event.data.actor.uuid)) continue;
     if (await enqueueDelivery(newDelivery(webhook, event, 'event', deliveryIdOf(webhook.id, event.id)))) enqueued++;
+  }
+  return enqueued;
+}
+
+/** A change event to hand to the subscriptions of its organization; `shortType` is its type without the prefix. */
+export interface ChangeForSubscribers {
+  orgUuid: string;
+  event: CloudEvent;
+  shortType: string;
+}
+
+/**
+ * Schedules each change for the subscriptions that want it, in the changes' order (each
+ * organization's subscriptions read once). Enqueueing is idempotent, so a batch read again from the
+ * stream schedules nothing twice.
+ */
+export async function enqueueChanges(changes: readonly ChangeForSubscribers[]): Promise<number> {
+  const subscriptions = new Map<string, Promise<WebhookRecord[]>>();
+  let enqueued = 0;
+  for (const { orgUuid, event, shortType } of changes) {
+    if (!subscriptions.has(orgUuid)) subscriptions.set(orgUuid, listWebhooks(orgUuid));
+    enqueued += await enqueueForSubscribers(await subscriptions.get(orgUuid)!, event, shortType);
   }
   return enqueued;
 }

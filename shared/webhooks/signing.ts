@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 
 /**
- * Standard Webhooks signatures (docs/api/events.md): `webhook-id`, `webhook-timestamp`
+ * Standard Webhooks signatures (docs/api/events.md#signatures): `webhook-id`, `webhook-timestamp`
  * and `webhook-signature`, one `v1,<base64 HMAC-SHA256>` per secret that signs, space-separated, so
  * a receiver holding either secret of a rotation verifies.
  */

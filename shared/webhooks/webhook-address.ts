@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Where a webhook may point (docs/api/events.md): an `https` URL whose host
+ * Where a webhook may point (docs/api/events.md#safe-outbound-calls): an `https` URL whose host
  * resolves only to public unicast addresses. Checked when a subscription is created or changed and
  * again before every delivery, on the addresses the request then connects to, so a name that
  * resolves elsewhere later (DNS rebinding) is refused too.

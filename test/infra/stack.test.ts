@@ -184,7 +184,7 @@ describe('functions', () => {
   });
 
   /** 10 s, except the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30) and the worker. */
-  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, bulk: 29, 'bulk-worker': 900, events: 60 };
+  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, bulk: 29, 'bulk-worker': 900, events: 90 };
 
   test.each(resourceGroups)('%s runs Node.js 22 on arm64 with 512 MB, its timeout, X-Ray and its own log group', (group) => {
     const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;
@@ -520,12 +520,16 @@ describe('change events', () => {
     expect(environmentOf('events')).toMatchObject({ EVENT_BUS_NAME: { Ref: changeEventsId('Bus') }, EVENT_TYPE_PREFIX: 'com.agentplatform' });
   });
 
-  test('the dead-letter queue\'s depth and the stream\'s iterator age alarm; the example rule is disabled', () => {
+  test('the dead-letter queue\'s depth and the stream\'s iterator age alarm; the example rule is disabled; a schedule starts the webhook sweep each minute', () => {
     const alarms = Object.values(template().findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
     expect(alarms.filter((a) => a.MetricName === 'IteratorAge')).toEqual([expect.objectContaining({ Threshold: 300_000, Statistic: 'Maximum' })]);
     expect(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(a.Dimensions).includes(changeEventsId('DeadLetters')))).toBe(true);
     const rules = Object.values(template().findResources('AWS::Events::Rule')).map((r) => r.Properties);
-    expect(rules).toEqual([expect.objectContaining({ State: 'DISABLED', EventBusName: { Ref: changeEventsId('Bus') } })]);
+    expect(rules).toHaveLength(2);
+    expect(rules).toContainEqual(expect.objectContaining({ State: 'DISABLED', EventBusName: { Ref: changeEventsId('Bus') } }));
+    const schedule = rules.find((rule) => rule.ScheduleExpression)!;
+    expect(schedule).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
+    expect(schedule.Targets).toEqual([expect.objectContaining({ Arn: getAtt(functionId('events')), Input: JSON.stringify({ sweep: 'webhooks' }) })]);
   });
 });
 
