@@ -106,7 +106,10 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
   };
   set('__NEW_EMAIL__', () => `sam-new-${unique()}@example.test`);
   set('__OTHER_NEW_EMAIL__', () => `sam-new-other-${unique()}@example.test`);
-  const derived = ['__ACCESS_TOKEN__', '__SUPERVISOR_UUID__', '__AGENT_UUID__', '__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__', '__JOB_ID__'];
+  // A receiver on the local stack's loopback (it allows http there); give an https one of your own for a deployed stack.
+  if ((needed.has('__WEBHOOK_ID__') || needed.has('__DELIVERY_ID__')) && !values.__WEBHOOK_URL__) needed.add('__WEBHOOK_URL__');
+  set('__WEBHOOK_URL__', () => 'http://127.0.0.1:9/sam-webhook');
+  const derived = ['__ACCESS_TOKEN__', '__SUPERVISOR_UUID__', '__AGENT_UUID__', '__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__', '__JOB_ID__', '__WEBHOOK_ID__', '__DELIVERY_ID__'];
   if (!derived.some((name) => needed.has(name) && values[name] === undefined)) return;
   const missing = ['__REALM__', '__CLIENT_ID__', '__ADMIN_EMAIL__', '__ADMIN_PASSWORD__', '__ORG_UUID__', '__ENV_UUID__', '__BOT_UUID__'].filter((name) => !values[name]);
   if (missing.length > 0) throw new UsageError(`To make the event's values through the API, give ${missing.join(', ')} with --set`);
@@ -136,6 +139,20 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
     if (id === 'bulk.revoke') {
       const permissions = [...user.permissions, { environmentUuid: values.__ENV_UUID__, botUuid: values.__OTHER_BOT_UUID__ }];
       await call('PUT', userArea(`/users/${user.uuid}`), token, { ...user, permissions });
+    }
+  }
+  if ((needed.has('__WEBHOOK_ID__') || needed.has('__DELIVERY_ID__')) && !values.__WEBHOOK_ID__) {
+    const body = { url: values.__WEBHOOK_URL__, eventTypes: ['agent.updated'], enabled: true, excludeActors: [] };
+    values.__WEBHOOK_ID__ = (await json<{ id: string }>(await call('POST', userArea('/webhooks'), token, body))).id;
+  }
+  if (needed.has('__DELIVERY_ID__') && !values.__DELIVERY_ID__) {
+    // A ping's delivery, once its first attempt is listed (answered or not).
+    const hook = userArea(`/webhooks/${values.__WEBHOOK_ID__}`);
+    await call('POST', `${hook}/test`, token);
+    for (let tries = 0; tries < 100 && !values.__DELIVERY_ID__; tries++) {
+      const [attempt] = await json<{ deliveryId: string }[]>(await call('GET', `${hook}/deliveries`, token));
+      if (attempt) values.__DELIVERY_ID__ = attempt.deliveryId;
+      else await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }
   if (needed.has('__JOB_ID__') && !values.__JOB_ID__) {

@@ -200,6 +200,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       void invokeWorker(event);
     });
 
+    const seedFile = join(dataDir, 'seed.json');
+    let orgs: SeededOrg[];
+    if (existsSync(seedFile)) {
+      orgs = JSON.parse(readFileSync(seedFile, 'utf8')) as SeededOrg[];
+    } else {
+      orgs = await seedDemo();
+      writeFileSync(seedFile, JSON.stringify(orgs, null, 2));
+    }
+
     // As the table stream's event source mapping in AWS: each committed audit event reaches the `events` function.
     const publisher = handlers.events as unknown as (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
     poller = startStreamPoller({
@@ -214,15 +223,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // As the schedule in AWS: sweeps send the due webhook deliveries, one after the other (shorter here, so the stack stops promptly).
     const sweeper = startLocalSweeps(handlers.events as unknown as SweepHandler);
     sweeps = sweeper;
-
-    const seedFile = join(dataDir, 'seed.json');
-    let orgs: SeededOrg[];
-    if (existsSync(seedFile)) {
-      orgs = JSON.parse(readFileSync(seedFile, 'utf8')) as SeededOrg[];
-    } else {
-      orgs = await seedDemo();
-      writeFileSync(seedFile, JSON.stringify(orgs, null, 2));
-    }
 
     const info: StackInfo = {
       apiUrl,

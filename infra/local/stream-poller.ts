@@ -44,6 +44,8 @@ export interface StreamPoller {
   stop(): Promise<void>;
 }
 
+const SHARDS_REFRESH_MS = 5_000;
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** A stream record as Lambda hands it to the function (its dates in seconds, its stream named). */
@@ -73,6 +75,8 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const finished = new Set<string>(Object.keys(checkpoints).filter((key) => key.startsWith('done:')).map((key) => key.slice(5)));
   const iterators = new Map<string, string>();
   let stopped = false;
+  let forgetShards = () => undefined as void;
+  const shardsChanged = () => forgetShards();
 
   const saveCheckpoint = (shardId: string, sequenceNumber: string) => {
     checkpoints[shardId] = sequenceNumber;
@@ -153,6 +157,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       iterators.delete(shardId);
       finished.add(shardId);
       saveCheckpoint(`done:${shardId}`, '1');
+      shardsChanged();
     }
     return records.length > 0;
   }
@@ -172,10 +177,14 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }));
     const streamArn = Table?.LatestStreamArn;
     if (!streamArn) throw new Error(`The table ${options.tableName} has no stream`);
+    let shards: Shard[] = [];
+    let describedAt = 0;
+    forgetShards = () => void (describedAt = 0);
     while (!stopped) {
       let busy = false;
       try {
-        const shards = await shardsOf(streamArn);
+        // The shards change rarely (DynamoDB Local rolls one over every few hours): described again every few seconds.
+        if (Date.now() - describedAt > SHARDS_REFRESH_MS) [shards, describedAt] = [await shardsOf(streamArn), Date.now()];
         const known = new Set(shards.map((shard) => shard.ShardId));
         for (const shard of shards) {
           if (stopped) break;

@@ -5,6 +5,7 @@ import { configurationsApi } from './configurations.api';
 import { docsApi } from './docs.api';
 import type { Operation } from './operation';
 import { usersApi } from './users.api';
+import { webhooksApi } from './webhooks.api';
 
 /**
  * Every operation of the API, each declared once in its area's file: the one list the CDK routes, the
@@ -18,6 +19,7 @@ export const catalogue: readonly Operation[] = [
   ...Object.values(configurationsApi),
   ...Object.values(supervisorsApi),
   ...Object.values(agentsApi),
+  ...Object.values(webhooksApi),
 ];
 
-export { agentsApi, authApi, bulkApi, configurationsApi, docsApi, supervisorsApi, usersApi };
+export { agentsApi, authApi, bulkApi, configurationsApi, docsApi, supervisorsApi, usersApi, webhooksApi };

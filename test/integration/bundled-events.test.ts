@@ -83,6 +83,15 @@ const expectedStatus: Record<string, number | undefined> = {
   'agents.revision': 200,
   'agents.revisionDiff': 200,
   'agents.restore': 200,
+  'webhooks.create': 201,
+  'webhooks.list': 200,
+  'webhooks.get': 200,
+  'webhooks.update': 200,
+  'webhooks.delete': 204,
+  'webhooks.rotate': 200,
+  'webhooks.deliveries': 200,
+  'webhooks.redeliver': 202,
+  'webhooks.test': 202,
   'bulk-worker.s3-put': undefined,
   'events.dynamodb-insert': undefined,
 };
@@ -141,7 +150,7 @@ beforeAll(async () => {
   expect(functions).toHaveLength(resourceGroups.length);
   local = writeLocalSam(assembly, { dataDir: process.env.TEST_STACK_DIR!, outDir: join(outDir, 'sam'), host: '127.0.0.1' });
   await replayEvents();
-}, 120_000);
+}, 240_000);
 
 afterAll(() => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });

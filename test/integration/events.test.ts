@@ -26,6 +26,7 @@ import { api, botUrl, seededBot, type PageDto } from '../support/bot-helpers';
 import { send } from '../support/http-client';
 import { adminToken, stack, unique, userArea } from '../support/stack';
 import { receivedEvents } from '../support/change-events-helpers';
+import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver';
 import { mailsTo, refresh, signIn, usersApi, usersUrl } from '../support/user-helpers';
 import { bulkCreateColumns } from '../../shared/bulk/bulk.limits';
 
@@ -197,6 +198,9 @@ async function fill(text: string, id: string): Promise<Replay> {
     user = await createUser(token);
     Object.assign(values, { __USER_UUID__: user.uuid, __USER_NAME__: user.name, __USER_EMAIL__: user.email });
   }
+  if (/__WEBHOOK_(URL|ID)__|__DELIVERY_ID__/.test(all)) values.__WEBHOOK_URL__ = (await webhookReceiver()).url;
+  if (/__WEBHOOK_ID__|__DELIVERY_ID__/.test(all)) values.__WEBHOOK_ID__ = await createWebhookOf(token, values.__WEBHOOK_URL__!);
+  if (all.includes('__DELIVERY_ID__')) values.__DELIVERY_ID__ = await pingedDelivery(token, values.__WEBHOOK_ID__!);
   let job: TestJob | undefined;
   if (all.includes('__JOB_ID__')) {
     job = await submitJob(token, jobKinds[id] ?? { dryRun: true, async: false });
@@ -216,6 +220,27 @@ async function fill(text: string, id: string): Promise<Replay> {
     ...(decodedBody !== undefined ? { decodedBody } : {}),
     ...(job ? { job } : {}),
   };
+}
+
+let receiver: Receiver | undefined;
+afterAll(async () => receiver?.close());
+/** One receiver on 127.0.0.1 for every webhook the events make (the local stack allows http there). */
+const webhookReceiver = async () => (receiver ??= await startReceiver());
+
+/** A webhook subscription of the first organization, made through the API. */
+async function createWebhookOf(token: string, url: string): Promise<string> {
+  const response = await api(token).post<{ id: string }>(userArea(stack().orgs[0]!.uuid, '/webhooks'), { url, eventTypes: ['agent.updated'], enabled: true, excludeActors: [] });
+  expect(response.status).toBe(201);
+  return response.body.id;
+}
+
+/** The delivery of a ping to the subscription, once its attempt is listed. */
+async function pingedDelivery(token: string, webhookId: string): Promise<string> {
+  const base = userArea(stack().orgs[0]!.uuid, `/webhooks/${webhookId}`);
+  expect((await api(token).post(`${base}/test`, undefined)).status).toBe(202);
+  let attempts: { deliveryId: string }[] = [];
+  await eventually(async () => (attempts = (await api(token).get<{ deliveryId: string }[]>(`${base}/deliveries`)).body).length > 0, 'the ping delivered');
+  return attempts[0]!.deliveryId;
 }
 
 /** What an event's route needs done before the replay (the user it names in the state it expects). */

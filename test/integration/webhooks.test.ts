@@ -9,6 +9,7 @@ import { createWebhook, listDeliveryAttempts, readWebhook, redeliver, rotateSecr
 import type { WebhookBody } from '../../shared/webhooks/webhook.schemas';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver';
 import { createViaApi, freshOrganization, member, type TestOrg } from '../support/user-helpers';
+import { userArea } from '../support/stack';
 
 /**
  * Webhook deliveries through the real path: a change committed through the API, its audit event read
@@ -200,4 +201,45 @@ test('at most 20 subscriptions per organization', async () => {
   const refused = await createWebhook(freshScope, body(hook.url)).catch((error: unknown) => error);
   expect(refused).toBeInstanceOf(ValidationError);
   expect((refused as ValidationError).details).toEqual([expect.objectContaining({ errorCode: 'WEBHOOK_LIMIT' })]);
+});
+
+describe('the API: ADMIN only, the secret shown once, bad bodies answered 422 with details', () => {
+  const url = (path = '') => userArea(org.orgUuid, `/webhooks${path}`);
+
+  test('create (201, with the secret), read, list, update, rotate, delete; no read shows a secret', async () => {
+    const hook = await receiver();
+    const created = await org.admin.api.post<Record<string, unknown>>(url(), { url: hook.url, eventTypes: ['agent.updated'] });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ url: hook.url, eventTypes: ['agent.updated'], enabled: true, excludeActors: [], status: 'active', secret: expect.stringMatching(/^whsec_/) });
+    const id = created.body.id as string;
+    const read = await org.admin.api.get<Record<string, unknown>>(url(`/${id}`));
+    expect(read.status).toBe(200);
+    expect(read.body.secret).toBeUndefined();
+    expect(JSON.stringify((await org.admin.api.get(url())).body)).not.toContain(created.body.secret as string);
+    const updated = await org.admin.api.put<Record<string, unknown>>(url(`/${id}`), { url: hook.url, eventTypes: ['*'], enabled: false });
+    expect(updated.body).toMatchObject({ eventTypes: ['*'], enabled: false, status: 'disabled' });
+    const rotated = await org.admin.api.post<Record<string, unknown>>(url(`/${id}/rotate`), undefined);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(created.body.secret);
+    expect(rotated.body.previousSecretExpiresAt).toEqual(expect.any(String));
+    expect((await org.admin.api.delete(url(`/${id}`))).status).toBe(204);
+    expect((await org.admin.api.get(url(`/${id}`))).status).toBe(404);
+  });
+
+  test('another role gets 403, another organization 404', async () => {
+    const viewer = await member(org, 'VIEWER');
+    const other = await freshOrganization();
+    expect((await viewer.api.get(url())).status).toBe(403);
+    expect((await other.admin.api.get(url())).status).toBe(404);
+  });
+
+  test('422 with details: an unknown event type, a URL over 2,048 characters, a URL refused', async () => {
+    const bad = await org.admin.api.post<{ details: { fieldName: string }[] }>(url(), { url: `https://example.com/${'a'.repeat(2048)}`, eventTypes: ['agent.exploded'] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.details.map((detail) => detail.fieldName).sort()).toEqual(['eventTypes.0', 'url']);
+    const refused = await org.admin.api.post<{ details: { fieldName: string; message: string }[] }>(url(), { url: 'https://169.254.169.254/latest', eventTypes: ['*'] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.details).toEqual([expect.objectContaining({ fieldName: 'url', message: expect.stringMatching(/link-local/) })]);
+  });
 });
