@@ -7,8 +7,22 @@ import { PUT_EVENTS_MAX_BYTES, PUT_EVENTS_MAX_ENTRIES, entrySize } from '../../s
  * A local EventBridge that answers PutEvents as AWS does for what the `events` function sends: at
  * most 10 entries and 256 KB a call, `Source`, `DetailType` and a JSON-object `Detail` required, the
  * stack's bus only. What it accepts is kept (one JSON line per event in `file`) and listed at
- * `GET /events`, as the mailbox lists e-mails.
+ * `GET /events`, as the mailbox lists e-mails. `POST /faults` arms a failure for tests of the
+ * `events` function's crash (see `BusFault`): a local-stack seam only, no AWS counterpart.
  */
+
+/**
+ * What the `events` function meets when it dies part-way through a batch: once `acceptEntries`
+ * entries whose CloudEvent `source` is `source` were answered, each of the next `cutCalls` calls
+ * carrying such an entry is kept and then cut without an answer (its connection closed), as when the
+ * function times out or crashes after its PutEvents call went out: the bus has the events, the
+ * function never learns it, its SDK tries again and at last the invocation fails.
+ */
+export interface BusFault {
+  source: string;
+  acceptEntries: number;
+  cutCalls: number;
+}
 
 export interface ReceivedEvent {
   id: string;
@@ -82,6 +96,35 @@ export function createLocalEventBus(busName: string, file: string): LocalEventBu
         })
     : [];
 
+  const faults: BusFault[] = [];
+  const sourceOf = (entry: Entry) => {
+    try {
+      return (JSON.parse(entry.Detail ?? '') as { source?: unknown }).source;
+    } catch {
+      return undefined;
+    }
+  };
+  /** Whether the call of `entries` is cut by an armed fault; counts the entries an armed fault lets through. */
+  const cut = (body: string): boolean => {
+    let entries: Entry[];
+    try {
+      entries = (JSON.parse(body) as { Entries?: Entry[] }).Entries ?? [];
+    } catch {
+      return false;
+    }
+    for (const fault of faults) {
+      const carried = entries.filter((entry) => sourceOf(entry) === fault.source).length;
+      if (carried === 0 || fault.cutCalls === 0) continue;
+      if (fault.acceptEntries >= carried) {
+        fault.acceptEntries -= carried;
+        continue;
+      }
+      fault.cutCalls--;
+      return true;
+    }
+    return false;
+  };
+
   const putEvents = (body: string): [number, unknown] => {
     let request: { Entries?: Entry[] };
     try {
@@ -117,12 +160,21 @@ export function createLocalEventBus(busName: string, file: string): LocalEventBu
   const server = createServer((request, response) => {
     void (async () => {
       const body = await readBody(request);
-      if (request.method === 'GET' && request.url?.split('?')[0] === '/events') return answer(response, 200, { events: received }, 'application/json');
+      const path = request.url?.split('?')[0];
+      if (request.method === 'GET' && path === '/events') return answer(response, 200, { events: received }, 'application/json');
+      if (request.method === 'POST' && path === '/faults') {
+        const fault = JSON.parse(body) as BusFault;
+        faults.push({ source: String(fault.source), acceptEntries: Number(fault.acceptEntries) || 0, cutCalls: Number(fault.cutCalls) || 0 });
+        return answer(response, 201, { faults }, 'application/json');
+      }
+      if (request.method === 'GET' && path === '/faults') return answer(response, 200, { faults }, 'application/json');
       const target = request.headers['x-amz-target'];
       if (request.method !== 'POST' || target !== 'AWSEvents.PutEvents') {
         return answer(response, 400, { __type: 'UnknownOperationException', message: 'Only PutEvents is supported by the local event bus' });
       }
+      const cutOff = cut(body);
       const [status, result] = putEvents(body);
+      if (cutOff) return void request.socket.destroy();
       answer(response, status, result);
     })().catch(() => answer(response, 500, { __type: 'InternalException', message: 'The local event bus failed' }));
   });

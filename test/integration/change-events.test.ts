@@ -5,7 +5,8 @@ import { csvOf, rowFor, uploadCsv } from '../support/bulk-helpers';
 import { eventsWhen, ofOrg, ofRequest, receivedEvents, type ReceivedChange } from '../support/change-events-helpers';
 import { expectError } from '../support/error-body';
 import { UUID } from '../support/http-client';
-import { unique, userArea } from '../support/stack';
+import { stack, unique, userArea } from '../support/stack';
+import { eventually, startReceiver } from '../support/webhook-receiver';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { createBody, freshOrganization, member, uniqueEmail, type TestOrg } from '../support/user-helpers';
 
@@ -178,4 +179,54 @@ test('a refused write publishes nothing: a duplicate e-mail, a stale version', a
   expect((await receivedEvents()).filter(ofRequest(duplicate))).toEqual([]);
   // The operator's creation of the ADMIN, the user, the update: nothing else for this organization.
   expect((await receivedEvents()).filter(ofOrg(fresh.orgUuid)).map((event) => event.detail.type)).toEqual([type('user.created'), type('user.created'), type('user.updated')]);
+});
+
+test('a crash of the events function part-way through a batch loses no change; a change sent twice keeps its event id and webhook-id', async () => {
+  const crashed = await freshOrganization();
+  // The receiver's first delivery is read and then its connection dropped: the sweep sends it again.
+  const hook = await startReceiver((index) => (index === 0 ? 'drop' : 204));
+  try {
+    const created = await crashed.admin.api.post(userArea(crashed.orgUuid, '/webhooks'), { url: hook.url, eventTypes: ['user.created', 'bulk.job.completed'], enabled: true });
+    expect(created.status).toBe(201);
+    // The organization's earlier changes are out (one shard, in order), so the fault meets the import's.
+    expect(await eventsWhen((event) => ofOrg(crashed.orgUuid)(event) && event.detail.type === type('webhook.created'), 1, { settleMs: 0 })).toHaveLength(1);
+    // The bus keeps this organization's next calls past its first two entries and never answers
+    // them, three times (each of the SDK's attempts): the function's invocation fails after its
+    // events went out, and the stream's poller hands the batch (split in halves) to it again.
+    const source = `/org/${crashed.orgUuid}`;
+    const faults = new URL('/faults', stack().eventsUrl);
+    expect((await fetch(faults, { method: 'POST', body: JSON.stringify({ source, acceptEntries: 2, cutCalls: 3 }) })).status).toBe(201);
+    const requestId = rid('crash');
+    const emails = Array.from({ length: 12 }, (_, i) => uniqueEmail(`crash-${i}`));
+    const upload = await uploadCsv(crashed, csvOf(emails.map((email) => rowFor(crashed, 'VIEWER', email))), { headers: { 'x-request-id': requestId } });
+    expect(upload.status).toBe(200);
+
+    // Every change of the import reaches the bus: the job started, each user, the job completed.
+    const distinct = async () => new Map((await receivedEvents()).filter(ofRequest(requestId)).map((event) => [event.detail.id, event]));
+    await eventually(async () => (await distinct()).size >= 14, 'every change of the import on the bus', 60_000);
+    const armed = (await (await fetch(faults)).json()) as { faults: { source: string; cutCalls: number }[] };
+    expect(armed.faults.find((fault) => fault.source === source)?.cutCalls).toBe(0);
+    const onBus = (await receivedEvents()).filter(ofRequest(requestId));
+    const byId = await distinct();
+    expect([...byId.values()].map((event) => event.detail.type).sort()).toEqual(
+      [type('bulk.job.completed'), type('bulk.job.started'), ...emails.map(() => type('user.created'))].sort(),
+    );
+    // The crash sent some events more than once, each time the same CloudEvent, id and all.
+    expect(onBus.length).toBeGreaterThan(byId.size);
+    for (const event of onBus) expect(event.detail).toEqual(byId.get(event.detail.id)!.detail);
+
+    // Every wanted change reaches the subscription; a delivery seen twice has the same webhook-id and body.
+    const wanted = [...byId.values()].filter((event) => event.detail.type !== type('bulk.job.started')).map((event) => event.detail.id);
+    const deliveredIds = () => new Set(hook.received.map((delivery) => delivery.headers['webhook-id']));
+    await eventually(() => wanted.every((id) => deliveredIds().has(id)), 'every wanted change at the receiver', 60_000);
+    expect([...deliveredIds()].sort()).toEqual([...wanted].sort());
+    expect(hook.received.length).toBeGreaterThan(wanted.length);
+    for (const delivery of hook.received) {
+      const event = JSON.parse(delivery.body) as { id: string };
+      expect(delivery.headers['webhook-id']).toBe(event.id);
+      expect(event).toEqual(byId.get(event.id)!.detail);
+    }
+  } finally {
+    await hook.close();
+  }
 });

@@ -9,8 +9,11 @@ export interface Received {
   at: number;
 }
 
-/** How the receiver answers its n-th request (0-based): a status, or `hang` (never answers). */
-export type Answer = number | 'hang';
+/**
+ * How the receiver answers its n-th request (0-based): a status, `hang` (never answers), or `drop`
+ * (reads the delivery, then closes the connection unanswered, as a receiver that crashes).
+ */
+export type Answer = number | 'hang' | 'drop';
 
 export interface Receiver {
   url: string;
@@ -31,6 +34,7 @@ export async function startReceiver(answer: (index: number, body: string) => Ans
       received.push({ headers: request.headers, body, at: Date.now() });
       const how = answer(index, body);
       if (how === 'hang') return;
+      if (how === 'drop') return void request.socket.destroy();
       setTimeout(() => response.writeHead(how).end(how >= 300 && how < 400 ? '' : 'thanks'), options.delayMs ?? 0);
     });
   });
