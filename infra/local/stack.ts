@@ -164,6 +164,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [envNames.webhookAllowLoopbackHttp]: 'true',
       // Retries a laptop sees within seconds (AWS: 5 s, doubling).
       [envNames.webhookFirstRetryMs]: '1000',
+      // A sweep looks for due deliveries 10 times a second (AWS: 4), so a laptop's deliveries leave at once.
+      [envNames.webhookPollMs]: '100',
       [envNames.mailFrom]: 'Management API <no-reply@management-api.local>',
       [envNames.signInUrl]: `${apiUrl}/auth/realms/{realm}/account?kc_locale={locale}`,
     };
@@ -218,6 +220,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       handler: (event) => publisher(event),
       checkpointFile: join(dataDir, 'stream-checkpoints.json'),
       deadLetterFile: join(dataDir, 'events-dead-letters.jsonl'),
+      // An idle stream is read 10 times a second (Lambda's pollers: about 4), for a laptop's latency.
+      pollMs: 100,
     });
 
     // As the schedule in AWS: sweeps send the due webhook deliveries, one after the other (shorter here, so the stack stops promptly).
