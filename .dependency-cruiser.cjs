@@ -17,9 +17,9 @@ const layers = [
   // Authorization: who may do what, turning a caller into the scope a use case takes.
   ['shared/access'],
   // Use cases, the orchestrating ones first.
-  ['shared/operator', 'shared/bulk', 'shared/account', 'shared/audit-trail', 'shared/bundles', 'shared/scim'],
+  ['shared/operator', 'shared/bulk', 'shared/account', 'shared/audit-trail', 'shared/bundles', 'shared/scim', 'shared/change-events'],
   ['shared/auth'],
-  ['shared/agents', 'shared/configurations'],
+  ['shared/agents', 'shared/configurations', 'shared/webhooks'],
   ['shared/users'],
   // Repositories and records that several use cases share.
   ['shared/org', 'shared/sessions', 'shared/audit'],

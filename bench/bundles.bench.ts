@@ -3,55 +3,25 @@
  * (JSON), and the DynamoDB calls and units of each, recorded on one in-process call. Report:
  * bench/bundles-figures.md.
  */
-import { createAgent } from '../shared/agents/agent-write.service';
 import { operatorScope } from '../shared/agents/bot-scope';
 import { applyBundle } from '../shared/bundles/bundle-apply';
 import { exportBundle } from '../shared/bundles/bundle-export';
 import { planBundle } from '../shared/bundles/bundle-plan';
 import { bundleSchema, type Bundle } from '../shared/bundles/bundle.schemas';
-import { eachLimited } from '../shared/bulk/bulk-create.rules';
-import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor } from '../shared/operator/operator.service';
 import { benchmark, type Context } from './harness/benchmark';
+import { instructions, seedBot, TOPICS } from './harness/bot';
 import { recordCalls } from './harness/capacity';
 import { check, series } from './harness/series';
-import { accessToken, apiGet } from './harness/stack';
+import { accessToken, apiCall, apiGet } from './harness/stack';
 import { fmt } from './harness/stats';
 import { bullets, callsTable, seriesTable } from './harness/tables';
-
-const TOPICS = ['billing', 'shipping', 'returns', 'warranty claims', 'account security', 'product advice', 'loyalty points', 'gift cards'];
-const instructions = (topic: string) =>
-  `You handle every question about ${topic}. Greet the customer by name when it is known, then restate the question in one sentence. ` +
-  `Look up the facts with the functions you have before answering, and quote order numbers, dates and amounts exactly. Keep answers ` +
-  `to three sentences, then offer one follow-up. If a question about ${topic} needs a decision you cannot make, hand over to a person.`;
-
-/** A bot in a new environment: the resources every bot of the benchmark names alike, a default supervisor, `count` agents. */
-async function seedBot(orgUuid: string, count: number) {
-  const environment = await addEnvironment(orgUuid, `Bundles ${count}`);
-  const bot = await addBot(orgUuid, environment.uuid, 'Bundle benchmark bot');
-  const persona = await addPersona(bot.uuid, { name: 'Guide', backstory: 'Years of customer care.', communicationStyle: 'EMPATHETIC_AND_HELPFUL' });
-  const functions = await Promise.all(['lookupOrder', 'createTicket', 'checkStock'].map((name) => addFunction(bot.uuid, name)));
-  const collection = await addCollection(bot.uuid, { name: 'Policies', description: 'Returns, refunds and warranty', documentCount: 7 });
-  await addSupervisor(bot.uuid, { role: 'Supervisor', goal: 'Route each conversation to the right agent', personaUuid: persona.uuid, isDefault: true });
-  await eachLimited([...Array(count).keys()], 8, async (i) => {
-    const topic = TOPICS[i % TOPICS.length]!;
-    const [role, goal] = [`Agent ${String(i + 1).padStart(3, '0')}: ${topic} specialist`, `Answer questions about ${topic} accurately; hand over to a person when asked.`];
-    const guardrails = 'Never share personal data of other customers. Never promise refunds the functions did not confirm.';
-    const constraints = [{ value: `Confirm the customer's identity before discussing ${topic}` }, { value: 'Answer in the language of the customer' }];
-    const parameters = { maximumTokens: 1024, requestTimeout: 30_000, temperature: 0.2, topP: 0.9, presencePenalty: 0, frequencyPenalty: 0.1 };
-    const [tags, knowledge] = [[{ name: `#${topic.split(' ')[0]}` }, { name: '#support' }], [{ uuid: collection.uuid }]];
-    const uses = [{ uuid: functions[i % 3]!.uuid }, { uuid: functions[(i + 1) % 3]!.uuid }];
-    const body = { role, goal, instructions: instructions(topic), guardrails, persona: { uuid: persona.uuid }, inheritFromSupervisor: i % 3 !== 0 };
-    await createAgent(operatorScope(bot), { ...body, constraints, tags, parameters, functions: uses, knowledge });
-  });
-  return { environment, bot };
-}
 
 async function data({ size, progress, stack }: Context) {
   const n = { agents: size(200, 20), samples: size(30, 5), warmUp: 2 };
   const org = stack.info.orgs[0]!;
   progress(`seeding two bots, the source with ${n.agents} agents`);
-  const source = await seedBot(org.uuid, n.agents);
-  const target = await seedBot(org.uuid, 0);
+  const source = await seedBot(org.uuid, n.agents, 'Bundles source');
+  const target = await seedBot(org.uuid, 0, 'Bundles target');
   const token = await accessToken(stack.info, org);
   const url = (at: typeof source, path: string) =>
     `${stack.info.apiUrl}/${stack.info.generativeSubpath}/org/${org.uuid}/env/${at.environment.uuid}/bot/${at.bot.uuid}/bundle${path}`;
@@ -63,13 +33,8 @@ async function data({ size, progress, stack }: Context) {
 }
 type Data = Awaited<ReturnType<typeof data>>;
 
-/** A POST of a JSON bundle through the gateway; anything but 200 is an error. */
-const post = async (url: string, body: string, authorization: string) => {
-  const response = await fetch(url, { method: 'POST', body, headers: { authorization, 'content-type': 'application/json' } });
-  const text = await response.text();
-  check(response.status === 200, `${url} answered ${response.status}: ${text.slice(0, 200)}`);
-  return JSON.parse(text) as Changes;
-};
+/** A POST of a JSON bundle through the gateway, its answer's changes. */
+const post = async (url: string, body: string, authorization: string) => JSON.parse(await apiCall('POST', url, authorization, body)) as Changes;
 type Changes = { changes: { kind: string; action: string }[] };
 /** Checks that every agent of the answer had `action`. */
 const count = (action: string, expected: number) => (body: unknown) =>
@@ -102,7 +67,7 @@ benchmark<Data, { label: string; calls: Awaited<ReturnType<typeof recordCalls>> 
   report: ({ data: d, series: list, measured }) => ({
     Setup: [bullets([
         `A fresh local stack (\`infra/local/main.ts --fresh\`, a child process); the bench, a third process, on the same machine.`,
-        `Source bot: a default supervisor and ${d.n.agents} agents (instructions of about ${instructions(TOPICS[0]!).length} characters, 2 rules, 2 tags, 2 functions, 1 collection); its bundle is ${fmt.kib(Buffer.byteLength(d.text))} of JSON. Target bot: the same resources, no agent.`,
+        `Source bot: a default supervisor and ${d.n.agents} agents (instructions of about ${instructions(TOPICS[0]!).length} characters, 2 rules, 2 tags, 2 functions, 1 collection; bench/harness/bot.ts); its bundle is ${fmt.kib(Buffer.byteLength(d.text))} of JSON. Target bot: the same resources, no agent.`,
         `Each series: ${d.n.warmUp} unmeasured operations (the first apply creates the agents), then ${d.n.samples} measured, in interleaved blocks of 5. Each apply changes every goal, so it updates ${d.n.agents} agents: ${d.n.agents * 3} items (record, revision, audit event) in ${Math.ceil((d.n.agents * 3) / 99)} transactions.`,
     ])],
     'Latency (ms)': [seriesTable(list)],

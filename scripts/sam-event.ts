@@ -62,12 +62,15 @@ export function eventStack(target: StackTarget): EventStack {
 /** The local stack running on `dataDir`, as its first organization. */
 export const localStack = (dataDir: string): EventStack => eventStack(runningLocalStack(dataDir, { orElse: 'pass --outputs <file>' }));
 
-/** The event files' ids: route ids, and `<function>.s3-<what>` for S3 events. */
+/** The event files' ids: route ids, and `<function>.<source>-<what>` for trigger events (S3, the table stream). */
 export function eventIds(): string[] {
   return readdirSync(eventsDir)
     .filter((name) => name.endsWith('.json'))
     .map((name) => name.replace(/\.json$/, ''));
 }
+
+/** A trigger event's id names its function: `bulk-worker.s3-put`, `events.dynamodb-insert`. */
+export const isTriggerEvent = (id: string): boolean => /\.(s3|dynamodb)-/.test(id);
 
 const placeholders = (text: string) => new Set(text.match(/__[A-Z_]+__/g) ?? []);
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -103,7 +106,10 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
   };
   set('__NEW_EMAIL__', () => `sam-new-${unique()}@example.test`);
   set('__OTHER_NEW_EMAIL__', () => `sam-new-other-${unique()}@example.test`);
-  const derived = ['__ACCESS_TOKEN__', '__SUPERVISOR_UUID__', '__AGENT_UUID__', '__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__', '__JOB_ID__', '__SCIM_TOKEN__', '__SCIM_TOKEN_ID__'];
+  // A receiver on the local stack's loopback (it allows http there); give an https one of your own for a deployed stack.
+  if ((needed.has('__WEBHOOK_ID__') || needed.has('__DELIVERY_ID__')) && !values.__WEBHOOK_URL__) needed.add('__WEBHOOK_URL__');
+  set('__WEBHOOK_URL__', () => 'http://127.0.0.1:9/sam-webhook');
+  const derived = ['__ACCESS_TOKEN__', '__SUPERVISOR_UUID__', '__AGENT_UUID__', '__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__', '__JOB_ID__', '__WEBHOOK_ID__', '__DELIVERY_ID__', '__SCIM_TOKEN__', '__SCIM_TOKEN_ID__'];
   if (!derived.some((name) => needed.has(name) && values[name] === undefined)) return;
   const missing = ['__REALM__', '__CLIENT_ID__', '__ADMIN_EMAIL__', '__ADMIN_PASSWORD__', '__ORG_UUID__', '__ENV_UUID__', '__BOT_UUID__'].filter((name) => !values[name]);
   if (missing.length > 0) throw new UsageError(`To make the event's values through the API, give ${missing.join(', ')} with --set`);
@@ -138,6 +144,20 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
   if (['__SCIM_TOKEN__', '__SCIM_TOKEN_ID__'].some((name) => needed.has(name)) && !values.__SCIM_TOKEN__) {
     const issued = await json<{ id: string; token: string }>(await call('POST', userArea('/scim-tokens'), token, { description: 'sam:event' }));
     Object.assign(values, { __SCIM_TOKEN__: issued.token, __SCIM_TOKEN_ID__: issued.id });
+  }
+  if ((needed.has('__WEBHOOK_ID__') || needed.has('__DELIVERY_ID__')) && !values.__WEBHOOK_ID__) {
+    const body = { url: values.__WEBHOOK_URL__, eventTypes: ['agent.updated'], enabled: true, excludeActors: [] };
+    values.__WEBHOOK_ID__ = (await json<{ id: string }>(await call('POST', userArea('/webhooks'), token, body))).id;
+  }
+  if (needed.has('__DELIVERY_ID__') && !values.__DELIVERY_ID__) {
+    // A ping's delivery, once its first attempt is listed (answered or not).
+    const hook = userArea(`/webhooks/${values.__WEBHOOK_ID__}`);
+    await call('POST', `${hook}/test`, token);
+    for (let tries = 0; tries < 100 && !values.__DELIVERY_ID__; tries++) {
+      const [attempt] = await json<{ deliveryId: string }[]>(await call('GET', `${hook}/deliveries`, token));
+      if (attempt) values.__DELIVERY_ID__ = attempt.deliveryId;
+      else await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   }
   if (needed.has('__JOB_ID__') && !values.__JOB_ID__) {
     // A finished dry run of a VIEWER and an EDITOR whose password breaks rule 3; for an S3 event, a real
@@ -222,7 +242,7 @@ async function main(argv: string[]): Promise<void> {
   else process.stdout.write(text);
   // The function SAM invokes: the group the route (or the S3 event's name) belongs to.
   try {
-    const group = id.includes('.s3-') ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group;
+    const group = isTriggerEvent(id) ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group;
     const fn = bundledFunctions(readAssembly(values['cdk-out'])).find((candidate) => candidate.group === group);
     if (fn) console.error(`Function: ${fn.logicalId}`);
   } catch {

@@ -33,8 +33,30 @@ export interface Config {
   signInUrl?: string;
   /** The bucket bulk operations upload their CSV files to (and keep their results in). */
   bulkBucket?: string;
+  /** Change events (docs/api/events.md): the EventBridge bus they are put on and their types' prefix. */
+  events: { busName?: string; typePrefix: string };
+  /** Webhook deliveries (docs/api/events.md); the windows are configurable so that tests run in seconds. */
+  webhooks: WebhookSettings;
   /** Endpoint overrides, set only on the local stack (emulators). */
-  endpoints: { dynamodb?: string; cognito?: string; kms?: string; s3?: string; ses?: string };
+  endpoints: { dynamodb?: string; cognito?: string; kms?: string; s3?: string; ses?: string; eventbridge?: string };
+}
+
+export interface WebhookSettings {
+  /**
+   * Receivers at `http://127.0.0.1:<port>` are allowed (the local stack, itself on loopback, by
+   * default). The CDK stack never sets it: a deployed stack takes `https` URLs of public addresses only.
+   */
+  allowLoopbackHttp: boolean;
+  /** How long a delivery is retried, with growing delays, before it is given up (24 h). */
+  retrySeconds: number;
+  /** How long a subscription may fail without a success before it is disabled (24 h). */
+  disableAfterSeconds: number;
+  /** How long a rotated-out secret still signs beside the new one (24 h). */
+  secretOverlapSeconds: number;
+  /** The first retry's delay; each next one doubles, up to an hour (5 s). */
+  firstRetryMs: number;
+  /** How often the sweep looks for due deliveries (250 ms). */
+  pollMs: number;
 }
 
 /**
@@ -63,7 +85,21 @@ export const envNames = {
   kmsEndpoint: 'KMS_ENDPOINT',
   s3Endpoint: 'S3_ENDPOINT',
   sesEndpoint: 'SES_ENDPOINT',
+  eventbridgeEndpoint: 'EVENTBRIDGE_ENDPOINT',
+  eventBusName: 'EVENT_BUS_NAME',
+  eventTypePrefix: 'EVENT_TYPE_PREFIX',
+  webhookAllowLoopbackHttp: 'WEBHOOK_ALLOW_LOOPBACK_HTTP',
+  webhookRetrySeconds: 'WEBHOOK_RETRY_SECONDS',
+  webhookDisableAfterSeconds: 'WEBHOOK_DISABLE_AFTER_SECONDS',
+  webhookSecretOverlapSeconds: 'WEBHOOK_SECRET_OVERLAP_SECONDS',
+  webhookFirstRetryMs: 'WEBHOOK_FIRST_RETRY_MS',
+  webhookPollMs: 'WEBHOOK_POLL_MS',
 } as const;
+
+/** The default prefix of change events' types (`com.agentplatform.agent.updated`). */
+export const DEFAULT_EVENT_TYPE_PREFIX = 'com.agentplatform';
+
+const DAY_SECONDS = 86_400;
 
 export type EnvName = (typeof envNames)[keyof typeof envNames];
 
@@ -84,6 +120,22 @@ function positiveInt(env: NodeJS.ProcessEnv, name: EnvName, fallback: number): n
   if (!Number.isInteger(value) || value <= 0) {
     throw new ConfigError(`Environment variable ${name} must be a positive integer (got "${raw}")`);
   }
+  return value;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: EnvName): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`Environment variable ${name} must be true or false (got "${raw}")`);
+}
+
+/** A change-event type prefix: a reverse-DNS name (`com.example`). */
+export const EVENT_TYPE_PREFIX_PATTERN = /^[a-z0-9]+(\.[a-z0-9-]+)*$/;
+
+function eventTypePrefix(env: NodeJS.ProcessEnv): string {
+  const value = env[envNames.eventTypePrefix] || DEFAULT_EVENT_TYPE_PREFIX;
+  if (!EVENT_TYPE_PREFIX_PATTERN.test(value)) throw new ConfigError(`Environment variable ${envNames.eventTypePrefix} must be a reverse-DNS name like com.example (got "${value}")`);
   return value;
 }
 
@@ -139,12 +191,22 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     mail: { from: optional(envNames.mailFrom), configurationSet: optional(envNames.sesConfigurationSet) },
     signInUrl: optional(envNames.signInUrl),
     bulkBucket: optional(envNames.bulkBucket),
+    events: { busName: optional(envNames.eventBusName), typePrefix: eventTypePrefix(env) },
+    webhooks: {
+      allowLoopbackHttp: flag(env, envNames.webhookAllowLoopbackHttp),
+      retrySeconds: positiveInt(env, envNames.webhookRetrySeconds, DAY_SECONDS),
+      disableAfterSeconds: positiveInt(env, envNames.webhookDisableAfterSeconds, DAY_SECONDS),
+      secretOverlapSeconds: positiveInt(env, envNames.webhookSecretOverlapSeconds, DAY_SECONDS),
+      firstRetryMs: positiveInt(env, envNames.webhookFirstRetryMs, 5_000),
+      pollMs: positiveInt(env, envNames.webhookPollMs, 250),
+    },
     endpoints: {
       dynamodb: optional(envNames.dynamodbEndpoint),
       cognito: optional(envNames.cognitoEndpoint),
       kms: optional(envNames.kmsEndpoint),
       s3: optional(envNames.s3Endpoint),
       ses: optional(envNames.sesEndpoint),
+      eventbridge: optional(envNames.eventbridgeEndpoint),
     },
   };
 }

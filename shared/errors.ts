@@ -88,6 +88,9 @@ export const errorCatalogue = {
   GRANT_NOT_FOUND: { message: 'The user has no such permission' },
   CHANGED_MEANWHILE: { message: 'The user changed while this ran; try again' },
   FAILED: { message: 'The user could not be changed; try again' },
+  // Webhook subscriptions (docs/api/events.md).
+  WEBHOOK_URL_REFUSED: { message: 'The webhook URL is not allowed' },
+  WEBHOOK_LIMIT: { message: 'The organization has as many webhook subscriptions as it may have' },
 } as const satisfies Record<string, Wording>;
 
 export type ErrorCode = keyof typeof errorCatalogue;

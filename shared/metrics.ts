@@ -21,7 +21,12 @@ export type AppMetric =
   | 'BulkRowsFailed'
   | 'MailsSent'
   | 'MailsFailed'
-  | 'IdentityProviderThrottled';
+  | 'IdentityProviderThrottled'
+  | 'ChangeEventsPublished'
+  | 'WebhookDeliveries'
+  | 'WebhookAttemptsFailed'
+  | 'WebhookDeliveriesGivenUp'
+  | 'WebhooksDisabled';
 
 /**
  * Powertools Metrics, written as CloudWatch embedded metric format (EMF) lines on stdout. The

@@ -140,11 +140,15 @@ export async function accessToken(info: StackInfo, org: Admin) {
 }
 
 /** A GET through the gateway (keep-alive), the body read; anything but 200 is an error. */
-export async function apiGet(url: string, authorization: string): Promise<string> {
-  const response = await fetch(url, { headers: { authorization } });
-  const body = await response.text();
-  check(response.status === 200, `${url} answered ${response.status}: ${body.slice(0, 200)}`);
-  return body;
+export const apiGet = (url: string, authorization: string): Promise<string> => apiCall('GET', url, authorization);
+
+/** A request through the gateway, a JSON body sent (a string as it is) and the answer's text returned; anything but 2xx is an error. */
+export async function apiCall(method: string, url: string, authorization: string, body?: unknown, headers: Record<string, string> = {}): Promise<string> {
+  const sent = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const response = await fetch(url, { method, body: sent, headers: { authorization, ...(sent ? { 'content-type': 'application/json' } : {}), ...headers } });
+  const text = await response.text();
+  check(response.ok, `${method} ${url} answered ${response.status}: ${text.slice(0, 200)}`);
+  return text;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { authorizeOrgAdmin, authorizeOrgMember, authorizeUserAccess } from '../../shared/access/org-access';
 import { usersApi } from '../../shared/api/users.api';
+import { webhooksApi } from '../../shared/api/webhooks.api';
 import { toAuditEventResponse } from '../../shared/audit-trail/audit-trail.mapper';
 import { listAuditEvents } from '../../shared/audit-trail/audit-trail.service';
 import { mailSettings } from '../../shared/config';
@@ -14,8 +15,20 @@ import { signInAddress, type MailContext } from '../../shared/users/user-mail';
 import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/users/user-queries';
 import { clearSignInLock, readSignInLock } from '../../shared/users/user-sign-in-lock';
 import { toUserResponse } from '../../shared/users/user.mapper';
+import { toAttemptResponse, toWebhookResponse } from '../../shared/webhooks/webhook.mapper';
+import {
+  createWebhook,
+  deleteWebhook,
+  listDeliveryAttempts,
+  listWebhooks,
+  readWebhook,
+  redeliver,
+  rotateSecret,
+  sendPing,
+  updateWebhook,
+} from '../../shared/webhooks/webhook.service';
 
-/** Users of one organization (spec 4.3), a user's sign-in lock, and the organization's audit trail. */
+/** Users of one organization (spec 4.3), a user's sign-in lock, the organization's audit trail and its webhook subscriptions. */
 
 /** The `language` header (default `en`) and the configured sign-in address. */
 function mailContext(headers: Record<string, string | undefined>): MailContext {
@@ -88,6 +101,57 @@ export const handlers = routes(
     handle: async ({ query, scope }) => {
       const { events, total } = await listAuditEvents(scope, query);
       return ok(pageOf(events.map(toAuditEventResponse), total, query.page, query.linesPerPage, 0));
+    },
+  }),
+  userOperation(webhooksApi.create, {
+    authorize: admin,
+    handle: async ({ body, scope }) => {
+      const { webhook, secret } = await createWebhook(scope, body);
+      return { status: 201, body: { ...toWebhookResponse(webhook), secret } };
+    },
+  }),
+  userOperation(webhooksApi.list, {
+    authorize: admin,
+    handle: async ({ scope }) => ok((await listWebhooks(scope)).map(toWebhookResponse)),
+  }),
+  userOperation(webhooksApi.get, {
+    authorize: admin,
+    handle: async ({ path, scope }) => ok(toWebhookResponse(await readWebhook(scope, path.webhookId))),
+  }),
+  userOperation(webhooksApi.update, {
+    authorize: admin,
+    handle: async ({ path, body, scope }) => ok(toWebhookResponse(await updateWebhook(scope, path.webhookId, body))),
+  }),
+  userOperation(webhooksApi.delete, {
+    authorize: admin,
+    handle: async ({ path, scope }) => {
+      await deleteWebhook(scope, path.webhookId);
+      return noContent();
+    },
+  }),
+  userOperation(webhooksApi.rotate, {
+    authorize: admin,
+    handle: async ({ path, scope }) => {
+      const { webhook, secret } = await rotateSecret(scope, path.webhookId);
+      return ok({ ...toWebhookResponse(webhook), secret });
+    },
+  }),
+  userOperation(webhooksApi.deliveries, {
+    authorize: admin,
+    handle: async ({ path, query, scope }) => ok((await listDeliveryAttempts(scope, path.webhookId, query.limit)).map(toAttemptResponse)),
+  }),
+  userOperation(webhooksApi.redeliver, {
+    authorize: admin,
+    handle: async ({ path, scope }) => {
+      const delivery = await redeliver(scope, path.webhookId, path.deliveryId);
+      return { status: 202, body: { deliveryId: delivery.id, eventId: delivery.eventId } };
+    },
+  }),
+  userOperation(webhooksApi.test, {
+    authorize: admin,
+    handle: async ({ path, scope }) => {
+      const delivery = await sendPing(scope, path.webhookId);
+      return { status: 202, body: { deliveryId: delivery.id, eventId: delivery.eventId } };
     },
   }),
 );

@@ -1,12 +1,12 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
-import { AttributeType, BillingMode, Operation, ProjectionType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, Operation, ProjectionType, StreamViewType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { envNames } from '../../shared/config';
 import { alarmAtLeast } from './monitoring';
 
-/** The single table (docs/decisions/one-table.md): generic keys, one GSI, TTL on `ttl`; alarms on throttles and system errors. */
+/** The single table (docs/decisions/one-table.md): generic keys, one GSI, TTL on `ttl`, a stream of new images; alarms on throttles and system errors. */
 export class DataTable extends Construct {
   readonly table: Table;
 
@@ -18,6 +18,8 @@ export class DataTable extends Construct {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: 'ttl',
+      // The outbox's reader: the `events` function publishes each audit event from the stream (change-events.ts).
+      stream: StreamViewType.NEW_IMAGE,
       encryption: TableEncryption.AWS_MANAGED,
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,

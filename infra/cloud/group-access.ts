@@ -81,4 +81,9 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
     timeoutSeconds: 900,
     onUpload: true,
   },
+  // The table stream's reader (a batch of up to 100 changes, each put on EventBridge) and the webhook
+  // sweep, which a schedule starts each minute and which runs for about 75 s (change-events.ts).
+  events: {
+    timeoutSeconds: 90,
+  },
 };

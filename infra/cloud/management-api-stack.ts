@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 import { bindBulkBucket, BulkBucket } from './bulk-bucket';
 import { BulkPipeline } from './bulk-pipeline';
+import { ChangeEvents } from './change-events';
 import { OperationsDashboard } from './dashboard';
 import { bindTable, DataTable } from './data-table';
 import { Gateway } from './gateway';
@@ -122,6 +123,12 @@ export class ManagementApiStack extends Stack {
 
     gateway.addRoutes(resolveRoutes(settings.subpaths), (group) => functions.get(group)!);
     const bulkPipeline = new BulkPipeline(this, 'BulkPipeline', { worker: functions.get('bulk-worker')! });
+    const changeEvents = new ChangeEvents(this, 'ChangeEvents', {
+      publisher: functions.get('events')!,
+      table: data.table,
+      busName: settings.eventBusName,
+      typePrefix: settings.eventTypePrefix,
+    });
     const dashboard = new OperationsDashboard(this, 'Operations', {
       api: gateway.api,
       functions,
@@ -149,6 +156,8 @@ export class ManagementApiStack extends Stack {
       AlarmTopicArn: { value: alarms.topic.topicArn, description: 'SNS topic every alarm notifies (ALARM and OK)' },
       DashboardName: { value: dashboard.dashboard.dashboardName, description: "The on-call engineer's CloudWatch dashboard" },
       BulkFailureQueueUrl: { value: bulkPipeline.failures.queueUrl, description: 'Bulk uploads whose worker failed after its retries' },
+      EventBusName: { value: changeEvents.bus.eventBusName, description: 'EventBridge bus every change event is put on' },
+      ChangeEventsDeadLetterQueueUrl: { value: changeEvents.deadLetters.queueUrl, description: 'Change-event batches not published after their retries (replay them)' },
       BulkDeadLetterQueueUrl: { value: bulkPipeline.deadLetters.queueUrl, description: 'Failed bulk uploads the worker could not settle' },
     };
     for (const [outputId, output] of Object.entries(outputs)) new CfnOutput(this, outputId, output);

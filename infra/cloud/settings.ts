@@ -1,6 +1,6 @@
 import type { Node } from 'constructs';
 import { defaultSubpaths, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/api/routes';
-import { envNames } from '../../shared/config';
+import { DEFAULT_EVENT_TYPE_PREFIX, envNames, EVENT_TYPE_PREFIX_PATTERN } from '../../shared/config';
 
 /**
  * Everything the stack reads from CDK context (`cdk synth -c key=value` or cdk.json), each value
@@ -100,6 +100,10 @@ export interface StackSettings {
   readonly tokenLifetimes: Readonly<Record<string, string>>;
   /** How long audit events are kept, in days (their TTL); unset, the functions' default (400 days). */
   readonly auditRetentionDays?: number;
+  /** An existing EventBridge bus change events go to (`-c eventBusName=…`); unset, the stack's own bus. */
+  readonly eventBusName?: string;
+  /** The prefix of change events' types and their EventBridge `source` (`-c eventTypePrefix=…`). */
+  readonly eventTypePrefix: string;
 }
 
 const emailPattern = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
@@ -191,6 +195,8 @@ export function readSettings(node: Node): StackSettings {
     bulkConcurrency: concurrency('bulkConcurrency'),
     tokenLifetimes,
     auditRetentionDays: positiveInt('auditRetentionDays'),
+    eventBusName: text('eventBusName'),
+    eventTypePrefix: eventTypePrefixOf(text('eventTypePrefix')),
   };
 }
 
@@ -207,5 +213,12 @@ function readImportedIdentity(value: string | undefined, senderEmail: string): s
       `Context value "importSenderIdentity" must be true, false, the sender's address or its domain "${domain}" (got "${value}")`,
     );
   }
+  return value;
+}
+
+/** The change events' type prefix: a reverse-DNS name, as the functions check it at cold start. */
+function eventTypePrefixOf(value: string | undefined): string {
+  if (value === undefined) return DEFAULT_EVENT_TYPE_PREFIX;
+  if (!EVENT_TYPE_PREFIX_PATTERN.test(value)) throw new Error(`Context value "eventTypePrefix" must be a reverse-DNS name like com.example (got "${value}")`);
   return value;
 }

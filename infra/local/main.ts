@@ -52,6 +52,7 @@ function banner(info: StackInfo, dataDir: string, ms: number): string {
     `  Tokens     ${info.authUrl}/auth/realms/{org_name}/protocol/openid-connect/token   client_id ${info.clientId}`,
     `  Account    ${info.accountUrl.replace('{realm}', org.name)}   (any realm: ${info.accountUrl})`,
     `  Mailbox    ${info.mailboxViewerUrl}   (JSON: ${info.mailboxUrl}; kept across restarts)`,
+    `  Events     ${info.eventsUrl}   (change events put on the local EventBridge bus; kept across restarts)`,
     `  DynamoDB   ${info.endpoints.dynamodb}   S3 ${info.endpoints.s3}   Cognito ${info.endpoints.cognito}   SES ${info.endpoints.ses}`,
     `  Data       ${shown}/ (this stack's alone while it runs)   described in ${shown}/stack.json`,
     '  Demo logins:',

@@ -7,17 +7,21 @@ import {
   CreateUserPoolCommand,
   DescribeUserPoolClientCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { CreateTableCommand, DynamoDBClient, ResourceInUseException } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GSI1 } from '../../shared/store/keys';
 
 export const LOCAL_TABLE = 'management-api';
 export const LOCAL_BUCKET = 'management-api-bulk';
+export const LOCAL_EVENT_BUS = 'management-api-events';
 const REGION = 'us-east-1';
 // s3rver accepts only its own well-known key pair; dynalite and cognito-local accept any.
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const credentials = LOCAL_CREDENTIALS;
 
-/** The same keys and index as the CDK table (test/infra asserts that side). */
+/** As the CDK table's: the `events` function reads each new item's image (infra/local/stream-poller.ts). */
+const streamSpecification = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } as const;
+
+/** The same keys, index and stream as the CDK table (test/infra asserts that side). */
 export async function ensureTable(endpoint: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: REGION, credentials });
   try {
@@ -30,6 +34,7 @@ export async function ensureTable(endpoint: string): Promise<void> {
           { AttributeName: 'PK', KeyType: 'HASH' },
           { AttributeName: 'SK', KeyType: 'RANGE' },
         ],
+        StreamSpecification: streamSpecification,
         GlobalSecondaryIndexes: [
           {
             IndexName: GSI1,
@@ -44,6 +49,11 @@ export async function ensureTable(endpoint: string): Promise<void> {
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
+    // A table made before it had a stream gets one; its changes from now on are published.
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE }));
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: LOCAL_TABLE, StreamSpecification: streamSpecification }));
+    }
   } finally {
     client.destroy();
   }

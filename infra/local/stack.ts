@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBStreamEvent, S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { join, resolve } from 'node:path';
 import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/config';
@@ -11,7 +11,10 @@ import { createGateway, type LambdaHandler } from './gateway';
 import { createAsyncInvoker, errorType } from './invoke';
 import { enableLocalIam } from './iam';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
-import { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } from './provision';
+import { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } from './provision';
+import { createLocalEventBus } from './event-bus-endpoint';
+import { startStreamPoller, type StreamPoller } from './stream-poller';
+import { startLocalSweeps, type SweepHandler } from './webhook-sweeps';
 import { seedDemo, type SeededOrg } from './seed';
 
 /** What `.local/stack.json` describes: written once the stack answers, removed while it starts. */
@@ -29,6 +32,8 @@ export interface StackInfo {
   mailboxUrl: string;
   /** The same e-mails as a web page. */
   mailboxViewerUrl: string;
+  /** JSON list of the change events put on the local EventBridge bus (`{ events }`), kept in the data directory. */
+  eventsUrl: string;
   /** The emulators' own endpoints, for pointing other tools (AWS CLI, NoSQL Workbench) at them. */
   endpoints: Emulators['endpoints'];
   orgs: SeededOrg[];
@@ -122,7 +127,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     lock.release();
     throw error;
   }
+  const eventBus = createLocalEventBus(LOCAL_EVENT_BUS, join(dataDir, 'events.jsonl'));
+  let poller: StreamPoller | undefined;
+  let sweeps: { stop(): Promise<void> } | undefined;
+  const stopEventing = async () => {
+    await poller?.stop();
+    await sweeps?.stop();
+    await new Promise<void>((done) => {
+      eventBus.server.closeAllConnections();
+      eventBus.server.close(() => done());
+    });
+  };
   try {
+    const eventBusUrl = `http://127.0.0.1:${await listen(eventBus.server, 0)}`;
     const [pool] = await Promise.all([ensureUserPool(emulators.endpoints.cognito, dataDir), ensureTable(emulators.endpoints.dynamodb)]);
     // The functions' environment, as the CDK bind helpers set it in AWS (names from shared/config.ts).
     const functionEnv: Record<string, string> = {
@@ -141,6 +158,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [envNames.cognitoEndpoint]: emulators.endpoints.cognito,
       [envNames.s3Endpoint]: emulators.endpoints.s3,
       [envNames.sesEndpoint]: emulators.endpoints.ses,
+      [envNames.eventbridgeEndpoint]: eventBusUrl,
+      [envNames.eventBusName]: LOCAL_EVENT_BUS,
+      // The local stack is on loopback itself: webhook receivers at http://127.0.0.1:<port> are allowed (never in AWS).
+      [envNames.webhookAllowLoopbackHttp]: 'true',
+      // Retries a laptop sees within seconds (AWS: 5 s, doubling).
+      [envNames.webhookFirstRetryMs]: '1000',
+      // A sweep looks for due deliveries 10 times a second (AWS: 4), so a laptop's deliveries leave at once.
+      [envNames.webhookPollMs]: '100',
       [envNames.mailFrom]: 'Management API <no-reply@management-api.local>',
       [envNames.signInUrl]: `${apiUrl}/auth/realms/{realm}/account?kc_locale={locale}`,
     };
@@ -186,6 +211,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       writeFileSync(seedFile, JSON.stringify(orgs, null, 2));
     }
 
+    // As the table stream's event source mapping in AWS: each committed audit event reaches the `events` function.
+    const publisher = handlers.events as unknown as (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
+    poller = startStreamPoller({
+      endpoint: emulators.endpoints.dynamodb,
+      tableName: LOCAL_TABLE,
+      credentials: LOCAL_CREDENTIALS,
+      handler: (event) => publisher(event),
+      checkpointFile: join(dataDir, 'stream-checkpoints.json'),
+      deadLetterFile: join(dataDir, 'events-dead-letters.jsonl'),
+      // An idle stream is read 10 times a second (Lambda's pollers: about 4), for a laptop's latency.
+      pollMs: 100,
+    });
+
+    // As the schedule in AWS: sweeps send the due webhook deliveries, one after the other (shorter here, so the stack stops promptly).
+    const sweeper = startLocalSweeps(handlers.events as unknown as SweepHandler);
+    sweeps = sweeper;
+
     const info: StackInfo = {
       apiUrl,
       authUrl: apiUrl,
@@ -196,6 +238,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       accountUrl: `${apiUrl}/auth/realms/{realm}/account`,
       mailboxUrl: emulators.mailboxUrl,
       mailboxViewerUrl: emulators.mailboxViewerUrl,
+      eventsUrl: `${eventBusUrl}/events`,
       endpoints: emulators.endpoints,
       orgs,
     };
@@ -211,6 +254,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           gateway.closeAllConnections();
           gateway.close(() => done());
         });
+        await stopEventing();
         await emulators.stop();
         // It describes a stack that answers: gone with it, so that a reader never finds a stopped stack's URLs.
         rmSync(join(dataDir, 'stack.json'), { force: true });
@@ -220,6 +264,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   } catch (error) {
     gateway.closeAllConnections();
     gateway.close();
+    await stopEventing();
     await emulators.stop();
     lock.release();
     throw error;

@@ -94,6 +94,7 @@ function historyOf(bot: Bot, record: AgentRecord, action: RevisionAction, before
       resource: { type: record.kind, uuid: record.uuid },
       changes: changesBetween(before, after),
       at: record.updatedAt,
+      place: { environmentUuid: bot.envUuid, botUuid: bot.uuid },
     }),
   ];
 }

@@ -7,6 +7,7 @@ import { docsApi } from './docs.api';
 import type { Operation } from './operation';
 import { scimApi } from './scim.api';
 import { usersApi } from './users.api';
+import { webhooksApi } from './webhooks.api';
 
 /**
  * Every operation of the API, each declared once in its area's file: the one list the CDK routes, the
@@ -22,6 +23,7 @@ export const catalogue: readonly Operation[] = [
   ...Object.values(agentsApi),
   ...Object.values(bundlesApi),
   ...Object.values(scimApi),
+  ...Object.values(webhooksApi),
 ];
 
-export { agentsApi, authApi, bulkApi, bundlesApi, configurationsApi, docsApi, scimApi, supervisorsApi, usersApi };
+export { agentsApi, authApi, bulkApi, bundlesApi, configurationsApi, docsApi, scimApi, supervisorsApi, usersApi, webhooksApi };

@@ -26,6 +26,14 @@ export interface AuditEvent {
   requestId: string | null;
   /** For changes of agents, supervisors and users: what changed, as an RFC 6902 patch. */
   changes?: PatchOperation[];
+  /** Where a supervisor or agent lives (its bot and environment), for its change event's subject. */
+  place?: ResourcePlace;
+}
+
+/** The bot (and its environment) a supervisor or agent belongs to. */
+export interface ResourcePlace {
+  environmentUuid: string;
+  botUuid: string;
 }
 
 export interface AuditedChange {
@@ -35,6 +43,7 @@ export interface AuditedChange {
   changes?: PatchOperation[];
   /** When the change happened (defaults to now); also the event's place in the listing. */
   at?: string;
+  place?: ResourcePlace;
 }
 
 /** What stands for a secret's value in `changes`: that it changed, never what it is. */
@@ -62,6 +71,7 @@ export function auditEventOf(change: AuditedChange): AuditEvent {
     resource: change.resource,
     requestId,
     ...(change.changes ? { changes: change.changes } : {}),
+    ...(change.place ? { place: change.place } : {}),
   };
 }
 
@@ -114,6 +124,8 @@ export function auditItem(orgUuid: string, event: AuditEvent): Record<string, un
     ...keys.auditEventOfResource(orgUuid, event.resource.uuid, event.at, event.id),
     type: 'AUDIT_EVENT',
     ...event,
+    // The change-event publisher reads the organization from the stream's image of this item.
+    orgUuid,
     actorUuid: event.actor.uuid ?? '-',
     resourceType: event.resource.type,
     resourceUuid: event.resource.uuid,

@@ -1,6 +1,6 @@
 /** What audit events name: the kinds of resource and the actions (no dependencies, so the API description can import them). */
 
-export const auditResourceTypes = ['AGENT', 'SUPERVISOR', 'USER', 'CONFIGURATION', 'BULK_JOB'] as const;
+export const auditResourceTypes = ['AGENT', 'SUPERVISOR', 'USER', 'CONFIGURATION', 'BULK_JOB', 'WEBHOOK'] as const;
 export type AuditResourceType = (typeof auditResourceTypes)[number];
 
 export const auditActions = [
@@ -19,5 +19,10 @@ export const auditActions = [
   'CONFIGURATION_SAVED',
   'BULK_JOB_STARTED',
   'BULK_JOB_FINISHED',
+  'WEBHOOK_CREATED',
+  'WEBHOOK_UPDATED',
+  'WEBHOOK_DELETED',
+  'WEBHOOK_SECRET_ROTATED',
+  'WEBHOOK_DISABLED',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];

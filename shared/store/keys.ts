@@ -128,6 +128,45 @@ export const keys = {
   }),
   auditEventsOfResource: (orgUuid: string, resourceUuid: string): string => `${org(orgUuid)}#AUDIT#${resourceUuid}`,
 
+  /**
+   * A webhook subscription of an organization, in the organization's partition (a listing is a
+   * `WEBHOOK#` prefix query, in id order), and the organization's count of them (at most 20).
+   */
+  webhook: (orgUuid: string, webhookId: string): ItemKey => ({ PK: org(orgUuid), SK: `WEBHOOK#${webhookId}` }),
+  webhooksOf: (orgUuid: string) => ({ PK: org(orgUuid), SKPrefix: 'WEBHOOK#' }),
+  webhookCount: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'WEBHOOKCOUNT' }),
+  /** A subscription's own partition: its deliveries, their attempts and its lanes. */
+  webhookPartition: (orgUuid: string, webhookId: string): string => `${org(orgUuid)}#WEBHOOK#${webhookId}`,
+  /** One event to deliver to one subscription, by its id (derived from both, so enqueueing twice writes it once). */
+  webhookDelivery: (orgUuid: string, webhookId: string, deliveryId: string): ItemKey => ({
+    PK: keys.webhookPartition(orgUuid, webhookId),
+    SK: `DELIVERY#${deliveryId}`,
+  }),
+  /**
+   * A pending delivery in the schedule: GSI1's one `WEBHOOKS_DUE` partition, by the time it is due
+   * (the sweep reads what is due now); the attributes are removed once the delivery ends.
+   */
+  webhookDue: (dueAt: string, orgUuid: string, webhookId: string, deliveryId: string) => ({
+    GSI1PK: keys.webhooksDue,
+    GSI1SK: `${dueAt}#${orgUuid}#${webhookId}#${deliveryId}`,
+  }),
+  webhooksDue: 'WEBHOOKS_DUE',
+  /**
+   * A pending delivery's place in its lane (one subscription, one resource), by the event's sequence:
+   * only the first of a lane is sent, so one resource's events reach a subscription in order.
+   */
+  webhookLaneEntry: (orgUuid: string, webhookId: string, laneId: string, sequence: string, deliveryId: string): ItemKey => ({
+    PK: keys.webhookPartition(orgUuid, webhookId),
+    SK: `LANE#${laneId}#${sequence}#${deliveryId}`,
+  }),
+  webhookLane: (orgUuid: string, webhookId: string, laneId: string) => ({ PK: keys.webhookPartition(orgUuid, webhookId), SKPrefix: `LANE#${laneId}#` }),
+  /** One attempt of a delivery, newest last in key order (`GET …/deliveries` reads them backwards); expires (TTL). */
+  webhookAttempt: (orgUuid: string, webhookId: string, at: string, deliveryId: string, attempt: number): ItemKey => ({
+    PK: keys.webhookPartition(orgUuid, webhookId),
+    SK: `ATTEMPT#${at}#${deliveryId}#${String(attempt).padStart(4, '0')}`,
+  }),
+  webhookAttemptsOf: (orgUuid: string, webhookId: string) => ({ PK: keys.webhookPartition(orgUuid, webhookId), SKPrefix: 'ATTEMPT#' }),
+
   /** A revision of a supervisor or agent: its snapshot as read right after that write. */
   agentRevision: (botUuid: string, agentUuid: string, revision: number): ItemKey => ({
     PK: `BOT#${botUuid}#AGENT#${agentUuid}#REVISIONS`,

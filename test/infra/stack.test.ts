@@ -26,8 +26,12 @@ const singleId = (type: string) => {
 /** The token-signing key (the alarm topic has a KMS key of its own). */
 const signingKeyId = () => synthesized.logicalId(synthesized.stack.node.findChild('TokenSigning').node.findChild('Key').node.defaultChild as CfnElement);
 const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
+/** What Lambda's pollers need to read a stream (the events function's event source mapping). */
+const streamActions = ['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
 const queueId = (name: 'Failures' | 'DeadLetters') =>
   synthesized.logicalId(synthesized.stack.node.findChild('BulkPipeline').node.findChild(name).node.defaultChild as CfnElement);
+const changeEventsId = (name: 'Bus' | 'DeadLetters') =>
+  synthesized.logicalId(synthesized.stack.node.findChild('ChangeEvents').node.findChild(name).node.defaultChild as CfnElement);
 /** Every group but the API reference, which reads none of the stack's data (`noData`). */
 const dataGroups = resourceGroups.filter((group) => !groupAccess[group]?.noData);
 const environmentOf = (group: ResourceGroup): Record<string, unknown> =>
@@ -179,8 +183,8 @@ describe('functions', () => {
     expect(others[0]).toMatch(/^BucketNotificationsHandler/);
   });
 
-  /** 10 s, except the users area's and SCIM's (e-mails SES throttles are retried), the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply) and the worker. */
-  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, scim: 20, agents: 29, bulk: 29, 'bulk-worker': 900 };
+  /** 10 s, except the users area's and SCIM's (e-mails SES throttles are retried), the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply), the worker and the events function. */
+  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, scim: 20, agents: 29, bulk: 29, 'bulk-worker': 900, events: 90 };
 
   test.each(resourceGroups)('%s runs Node.js 22 on arm64 with 512 MB, its timeout, X-Ray and its own log group', (group) => {
     const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;
@@ -303,9 +307,9 @@ describe('IAM', () => {
     expect(actions.filter((action) => action === '*' || action.endsWith(':*'))).toEqual([]);
   });
 
-  test('only X-Ray and ses:GetAccount, which have no resource-level permissions, are granted on Resource "*"', () => {
+  test('only X-Ray, ses:GetAccount and dynamodb:ListStreams, which have no resource-level permissions, are granted on Resource "*"', () => {
     const onAnyResource = allStatements().filter((s) => resourcesOf(s).includes('*'));
-    expect(new Set(onAnyResource.flatMap(actionsOf).filter((action) => !action.startsWith('xray:')))).toEqual(new Set(['ses:GetAccount']));
+    expect(new Set(onAnyResource.flatMap(actionsOf).filter((action) => !action.startsWith('xray:')))).toEqual(new Set(['ses:GetAccount', 'dynamodb:ListStreams']));
   });
 
   test('function roles carry no managed policy', () => {
@@ -324,7 +328,7 @@ describe('IAM', () => {
 
   test.each(dataGroups)('%s gets item actions on the table and its indexes only', (group) => {
     const tableId = singleId('AWS::DynamoDB::Table');
-    const statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:')));
+    const statements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('dynamodb:') && !streamActions.includes(a)));
     expect(statements).toHaveLength(1);
     expect(actionsOf(statements[0]!).sort()).toEqual(
       [
@@ -494,8 +498,50 @@ describe('outputs', () => {
       MailConfigurationSetName: { Ref: singleId('AWS::SES::ConfigurationSet') },
       BulkFailureQueueUrl: { Ref: queueId('Failures') },
       BulkDeadLetterQueueUrl: { Ref: queueId('DeadLetters') },
+      EventBusName: { Ref: changeEventsId('Bus') },
+      ChangeEventsDeadLetterQueueUrl: { Ref: changeEventsId('DeadLetters') },
     });
     expect(Object.values(outputs).filter((output) => output.Export)).toEqual([]);
+  });
+});
+
+describe('change events', () => {
+  test('the table streams new images to the events function: audit-event insertions only, from the oldest record, split and retried, then the dead-letter queue', () => {
+    expect(template().findResources('AWS::DynamoDB::Table')[singleId('AWS::DynamoDB::Table')]!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    const mappings = Object.values(template().findResources('AWS::Lambda::EventSourceMapping')).filter((m) => JSON.stringify(m.Properties.EventSourceArn).includes('StreamArn'));
+    expect(mappings).toHaveLength(1);
+    expect(mappings[0]!.Properties).toMatchObject({
+      FunctionName: { Ref: functionId('events') },
+      StartingPosition: 'TRIM_HORIZON',
+      BatchSize: 100,
+      BisectBatchOnFunctionError: true,
+      MaximumRetryAttempts: 10,
+      MaximumRecordAgeInSeconds: 86_400,
+      ParallelizationFactor: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: getAtt(changeEventsId('DeadLetters')) } },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { NewImage: { type: { S: ['AUDIT_EVENT'] } } } }) }] },
+    });
+  });
+
+  test('only the events function may put events, on the stack\'s bus, which it is told with the type prefix', () => {
+    const putters = resourceGroups.filter((group) => statementsOfRole(template(), roleId(group)).some((s) => actionsOf(s).includes('events:PutEvents')));
+    expect(putters).toEqual(['events']);
+    const put = statementsOfRole(template(), roleId('events')).find((s) => actionsOf(s).includes('events:PutEvents'))!;
+    expect(resourcesOf(put)).toEqual([getAtt(changeEventsId('Bus'))]);
+    expect(environmentOf('events')).toMatchObject({ EVENT_BUS_NAME: { Ref: changeEventsId('Bus') }, EVENT_TYPE_PREFIX: 'com.agentplatform' });
+  });
+
+  test('the dead-letter queue\'s depth and the stream\'s iterator age alarm; the example rule is disabled; a schedule starts the webhook sweep each minute', () => {
+    const alarms = Object.values(template().findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    expect(alarms.filter((a) => a.MetricName === 'IteratorAge')).toEqual([expect.objectContaining({ Threshold: 300_000, Statistic: 'Maximum' })]);
+    expect(alarms.some((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible' && JSON.stringify(a.Dimensions).includes(changeEventsId('DeadLetters')))).toBe(true);
+    const rules = Object.values(template().findResources('AWS::Events::Rule')).map((r) => r.Properties);
+    expect(rules).toHaveLength(2);
+    expect(rules).toContainEqual(expect.objectContaining({ State: 'DISABLED', EventBusName: { Ref: changeEventsId('Bus') } }));
+    const schedule = rules.find((rule) => rule.ScheduleExpression)!;
+    expect(schedule).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
+    expect(schedule.Targets).toEqual([expect.objectContaining({ Arn: getAtt(functionId('events')), Input: JSON.stringify({ sweep: 'webhooks' }) })]);
   });
 });
 

@@ -7,7 +7,7 @@ import { groupAccess } from '../../infra/cloud/group-access';
 import { catalogue } from '../../shared/api/catalogue';
 import { resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 import { bundledFunctions, deployedEnvVars, readAssembly, writeLocalSam, type Assembly, type BundledFunction, type LocalSam } from '../../scripts/sam-env';
-import { eventIds, fillEvent, localStack } from '../../scripts/sam-event';
+import { eventIds, fillEvent, isTriggerEvent, localStack } from '../../scripts/sam-event';
 import { invokeBundle, samEnvironment, type EnvVarsFile, type Outcome } from '../support/sam-invoke';
 
 /**
@@ -98,10 +98,20 @@ const expectedStatus: Record<string, number | undefined> = {
   'scim.replaceUser': 200,
   'scim.patchUser': 200,
   'scim.deleteUser': 204,
+  'webhooks.create': 201,
+  'webhooks.list': 200,
+  'webhooks.get': 200,
+  'webhooks.update': 200,
+  'webhooks.delete': 204,
+  'webhooks.rotate': 200,
+  'webhooks.deliveries': 200,
+  'webhooks.redeliver': 202,
+  'webhooks.test': 202,
   'bulk-worker.s3-put': undefined,
+  'events.dynamodb-insert': undefined,
 };
 
-const groupOf = (id: string) => (id.includes('.s3-') ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group);
+const groupOf = (id: string) => (isTriggerEvent(id) ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group);
 
 let outDir: string;
 let assembly: Assembly;
@@ -155,7 +165,7 @@ beforeAll(async () => {
   expect(functions).toHaveLength(resourceGroups.length);
   local = writeLocalSam(assembly, { dataDir: process.env.TEST_STACK_DIR!, outDir: join(outDir, 'sam'), host: '127.0.0.1' });
   await replayEvents();
-}, 120_000);
+}, 240_000);
 
 afterAll(() => {
   if (outDir) rmSync(outDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, S3Event } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, DynamoDBStreamEvent, S3Event } from 'aws-lambda';
 import { readAccountSession } from '../../shared/account/account-session';
 import { signIn as accountSignIn } from '../../shared/account/account.service';
 import { bulkError, type BulkError } from '../../shared/bulk/bulk-create.rules';
@@ -25,15 +25,22 @@ import { TEST_PASSWORD, bearer, createTestUser, passwordToken } from '../support
 import { api, botUrl, seededBot, type PageDto } from '../support/bot-helpers';
 import { send } from '../support/http-client';
 import { adminToken, stack, unique, userArea } from '../support/stack';
+import { receivedEvents } from '../support/change-events-helpers';
+import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver';
 import { mailsTo, refresh, signIn, usersApi, usersUrl } from '../support/user-helpers';
 import { bulkCreateColumns } from '../../shared/bulk/bulk.limits';
 
 const eventsDir = join(__dirname, '..', '..', 'events');
 const files = readdirSync(eventsDir).filter((name) => name.endsWith('.json'));
-/** S3 events are named `<function>.s3-<what>.json` after the function their trigger starts; the others after a route. */
+/**
+ * Trigger events are named `<function>.<source>-<what>.json` after the function their trigger starts
+ * (an S3 notification, the table's stream); the others after a route.
+ */
 const isS3Event = (name: string) => /^[a-z-]+\.s3-[a-z-]+\.json$/.test(name);
-const httpFiles = files.filter((name) => !isS3Event(name));
+const isStreamEvent = (name: string) => /^[a-z-]+\.dynamodb-[a-z-]+\.json$/.test(name);
+const httpFiles = files.filter((name) => !isS3Event(name) && !isStreamEvent(name));
 const s3Files = files.filter(isS3Event);
+const streamFiles = files.filter(isStreamEvent);
 const idOf = (file: string) => file.replace(/\.json$/, '');
 const routes = resolveRoutes(subpathsFromEnv());
 
@@ -203,6 +210,9 @@ async function fill(text: string, id: string): Promise<Replay> {
     user = await createUser(token);
     Object.assign(values, { __USER_UUID__: user.uuid, __USER_NAME__: user.name, __USER_EMAIL__: user.email });
   }
+  if (/__WEBHOOK_(URL|ID)__|__DELIVERY_ID__/.test(all)) values.__WEBHOOK_URL__ = (await webhookReceiver()).url;
+  if (/__WEBHOOK_ID__|__DELIVERY_ID__/.test(all)) values.__WEBHOOK_ID__ = await createWebhookOf(token, values.__WEBHOOK_URL__!);
+  if (all.includes('__DELIVERY_ID__')) values.__DELIVERY_ID__ = await pingedDelivery(token, values.__WEBHOOK_ID__!);
   let job: TestJob | undefined;
   if (all.includes('__JOB_ID__')) {
     job = await submitJob(token, jobKinds[id] ?? { dryRun: true, async: false });
@@ -222,6 +232,27 @@ async function fill(text: string, id: string): Promise<Replay> {
     ...(decodedBody !== undefined ? { decodedBody } : {}),
     ...(job ? { job } : {}),
   };
+}
+
+let receiver: Receiver | undefined;
+afterAll(async () => receiver?.close());
+/** One receiver on 127.0.0.1 for every webhook the events make (the local stack allows http there). */
+const webhookReceiver = async () => (receiver ??= await startReceiver());
+
+/** A webhook subscription of the first organization, made through the API. */
+async function createWebhookOf(token: string, url: string): Promise<string> {
+  const response = await api(token).post<{ id: string }>(userArea(stack().orgs[0]!.uuid, '/webhooks'), { url, eventTypes: ['agent.updated'], enabled: true, excludeActors: [] });
+  expect(response.status).toBe(201);
+  return response.body.id;
+}
+
+/** The delivery of a ping to the subscription, once its attempt is listed. */
+async function pingedDelivery(token: string, webhookId: string): Promise<string> {
+  const base = userArea(stack().orgs[0]!.uuid, `/webhooks/${webhookId}`);
+  expect((await api(token).post(`${base}/test`, undefined)).status).toBe(202);
+  let attempts: { deliveryId: string }[] = [];
+  await eventually(async () => (attempts = (await api(token).get<{ deliveryId: string }[]>(`${base}/deliveries`)).body).length > 0, 'the ping delivered');
+  return attempts[0]!.deliveryId;
 }
 
 /** What an event's route needs done before the replay (the user it names in the state it expects). */
@@ -626,13 +657,13 @@ test('every route of the route table has a sample event', () => {
   expect(httpFiles.map(idOf).sort()).toEqual(routes.map((route) => route.id).sort());
 });
 
-test('every function without a route has a sample S3 event, named after it', () => {
+test('every function without a route has a sample trigger event (S3, the table stream), named after it', () => {
   const triggered = resourceGroups.filter((group) => routesOfGroup(routes, group).length === 0);
-  expect([...new Set(s3Files.map((file) => file.split('.')[0]))].sort()).toEqual([...triggered].sort());
+  expect([...new Set([...s3Files, ...streamFiles].map((file) => file.split('.')[0]))].sort()).toEqual([...triggered].sort());
 });
 
 test('every route-specific expectation names a route or an S3 event', () => {
-  const ids = [...routes.map((route) => route.id), ...s3Files.map(idOf)];
+  const ids = [...routes.map((route) => route.id), ...s3Files.map(idOf), ...streamFiles.map(idOf)];
   const named = [...Object.keys(prepare), ...Object.keys(expectations), ...Object.keys(s3Expectations), ...Object.keys(jobKinds)];
   expect(named.filter((id) => !ids.includes(id))).toEqual([]);
 });
@@ -679,5 +710,22 @@ describe.each(s3Files)('events/%s', (file) => {
     await expect(handler(event)).resolves.toBeUndefined();
     await expect(handler(event)).resolves.toBeUndefined();
     await s3Expectations[idOf(file)]?.(replay, (await adminToken()).accessToken);
+  });
+});
+
+describe.each(streamFiles)('events/%s', (file) => {
+  test('replays through its function, twice (the stream delivers at least once): one change event on the bus, by the audit event\'s id', async () => {
+    const replay = await fill(readFileSync(join(eventsDir, file), 'utf8'), idOf(file));
+    expectFilled(replay);
+    const event = replay.event as unknown as DynamoDBStreamEvent;
+    const group = file.split('.')[0]!;
+    const { handler } = (await import(`../../functions/${group}/handler`)) as { handler: (e: DynamoDBStreamEvent) => Promise<unknown> };
+    await expect(handler(event)).resolves.toEqual({ batchItemFailures: [] });
+    await expect(handler(event)).resolves.toEqual({ batchItemFailures: [] });
+    const id = event.Records[0]!.dynamodb!.NewImage!.id!.S;
+    const received = await receivedEvents();
+    const copies = received.filter((candidate) => candidate.detail.id === id && candidate.detail.source === `/org/${replay.values.__ORG_UUID__}`);
+    expect(copies.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(copies.map((copy) => JSON.stringify(copy.detail))).size).toBe(1);
   });
 });

@@ -65,11 +65,13 @@ describe('each function router agrees with the route table', () => {
 
   const httpGroups = resourceGroups.filter((group) => routesOfGroup(routes, group).length > 0);
 
-  test('only bulk-worker has no route: its trigger is the bulk bucket, and it exports a plain handler', async () => {
-    expect(resourceGroups.filter((group) => !httpGroups.includes(group))).toEqual(['bulk-worker']);
-    const worker = (await import('../../functions/bulk-worker/handler')) as Record<string, unknown>;
-    expect(typeof worker.handler).toBe('function');
-    expect(worker.handlers).toBeUndefined();
+  test('only bulk-worker and events have no route: their triggers are the bulk bucket and the table stream, and they export plain handlers', async () => {
+    expect(resourceGroups.filter((group) => !httpGroups.includes(group))).toEqual(['bulk-worker', 'events']);
+    for (const group of ['bulk-worker', 'events']) {
+      const worker = (await import(`../../functions/${group}/handler`)) as Record<string, unknown>;
+      expect(typeof worker.handler).toBe('function');
+      expect(worker.handlers).toBeUndefined();
+    }
   });
 
   test.each(httpGroups)('%s binds exactly its routes, with the same authentication', async (group) => {

@@ -155,12 +155,21 @@ function kms(operation: string, input: Record<string, unknown>, { account, regio
   return [{ action: `kms:${operation}`, resource: key.startsWith('arn:') ? key : `arn:${PARTITION}:kms:${region}:${account}:key/${key}` }];
 }
 
+function eventBridge(operation: string, input: Record<string, unknown>, { account, region }: ArnScope): IamRequest[] | undefined {
+  if (operation !== 'PutEvents') return undefined;
+  // An entry without a bus goes to the account's default bus; PutEvents is authorized per bus.
+  const buses = new Set(records(input.Entries).map((entry) => text(entry.EventBusName) ?? 'default'));
+  const arn = (bus: string) => (bus.startsWith('arn:') ? bus : `arn:${PARTITION}:events:${region}:${account}:event-bus/${bus}`);
+  return [...buses].map((bus) => ({ action: 'events:PutEvents', resource: arn(bus) }));
+}
+
 const services: Record<string, (operation: string, input: Record<string, unknown>, scope: ArnScope) => IamRequest[] | undefined> = {
   DynamoDBClient: dynamodb,
   S3Client: s3,
   SESv2Client: ses,
   CognitoIdentityProviderClient: cognito,
   KMSClient: kms,
+  EventBridgeClient: eventBridge,
 };
 
 /** The IAM requests AWS makes for one SDK call; throws UnmappedCallError for a call not mapped here. */

@@ -52,6 +52,7 @@ const nameProperty: Record<string, string> = {
   'AWS::Logs::LogGroup': 'LogGroupName',
   'AWS::IAM::Role': 'RoleName',
   'AWS::Lambda::Function': 'FunctionName',
+  'AWS::Events::EventBus': 'Name',
 };
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -189,6 +190,8 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
 
   const getAtt = (id: string, attribute: string): string => {
     const type = policies.resources[id]?.type;
+    // A table's stream: read by Lambda's pollers with the function's role, never by the function's code.
+    if (type === 'AWS::DynamoDB::Table' && attribute === 'StreamArn') return `arn:${PARTITION}:dynamodb:${region}:${account}:table/${nameOf(id)}/stream/local`;
     if (attribute !== 'Arn' || !type) return missing(`GetAtt ${id}.${attribute}`);
     const name = nameOf(id);
     switch (type) {
@@ -206,6 +209,8 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
         return `arn:${PARTITION}:iam::${account}:role/${name}`;
       case 'AWS::Lambda::Function':
         return `arn:${PARTITION}:lambda:${region}:${account}:function:${name}`;
+      case 'AWS::Events::EventBus':
+        return `arn:${PARTITION}:events:${region}:${account}:event-bus/${name}`;
       case 'AWS::SQS::Queue':
         return `arn:${PARTITION}:sqs:${region}:${account}:${name}`;
       default:

@@ -49,7 +49,7 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
   { action: 'dynamodb:DeleteItem', functions: ['supervisors', 'configurations', 'bulk-worker'], reason: TABLE_GRANT },
   { action: 'dynamodb:UpdateItem', functions: ['supervisors'], reason: TABLE_GRANT },
   { action: 'dynamodb:Query', functions: ['bulk-worker'], reason: TABLE_GRANT },
-  { action: 'dynamodb:BatchGetItem', functions: ['bulk-worker'], reason: TABLE_GRANT },
+  { action: 'dynamodb:BatchGetItem', functions: ['bulk-worker', 'events'], reason: TABLE_GRANT },
   {
     action: 'cognito-idp:AdminEnableUser',
     functions: ['bulk'],
@@ -64,6 +64,20 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
       "the on-failure destination: Lambda's service sends the failure record to the failure queue with the worker's role; " +
       "the function's code never calls SQS (locally the async invoker hands the record to the same handler)",
   },
+  ...['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'].map((action) => ({
+    action,
+    functions: ['events'] as const,
+    reason:
+      "the table stream's event source mapping: Lambda's pollers read the stream with the events function's role; " +
+      "the function's code never calls DynamoDB Streams (locally infra/local/stream-poller.ts reads DynamoDB Local's stream)",
+  })),
+  ...['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
+    action,
+    functions: ['events'] as const,
+    reason:
+      "the change stream's on-failure destination: Lambda's service sends a failed batch's record to the dead-letter queue " +
+      "with the events function's role; the function's code never calls SQS (locally the poller writes events-dead-letters.jsonl)",
+  })),
   ...['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
     action,
     functions: ['bulk-worker'] as const,

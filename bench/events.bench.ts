@@ -1,0 +1,90 @@
+/**
+ * `npm run bench:events`: from a committed change to the webhook's receipt on the local stack, at 10
+ * and at 100 changes a second. Each change is a `PUT …/users/{id}` (a rename, one audit event) of one
+ * of 100 users, so the deliveries spread over 100 lanes; it counts as committed when the PUT answers,
+ * and as received when a receiver on 127.0.0.1 reads the delivery carrying its request id. The path
+ * between is the product's: the table's stream, the `events` function, the sweep, signed HTTP.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { benchmark, type Context } from './harness/benchmark';
+import { accessToken, apiCall, onCleanUp } from './harness/stack';
+import { fmt, percentile } from './harness/stats';
+import { table } from './harness/tables';
+
+const RATES = [10, 100];
+const USERS = 100;
+
+async function data({ stack, progress }: Context) {
+  const org = stack.info.orgs[0]!;
+  const token = await accessToken(stack.info, org);
+  const received = new Map<string, number>();
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: { requestId?: string } };
+      if (event.data?.requestId) received.set(event.data.requestId, performance.now());
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  onCleanUp(() => new Promise((resolve) => server.close(resolve)));
+  const base = `${stack.info.apiUrl}/${stack.info.userSubpath}/org/${org.uuid}`;
+  const call = async (method: string, path: string, body: unknown, requestId?: string) =>
+    JSON.parse(await apiCall(method, `${base}${path}`, token.bearer, body, requestId ? { 'x-request-id': requestId } : {})) as Record<string, unknown>;
+  await call('POST', '/webhooks', { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, eventTypes: ['user.updated'] });
+  progress(`creating ${USERS} users`);
+  const [env, users] = [org.environments[0]!, [] as Record<string, unknown>[]];
+  const grant = [{ environmentUuid: env.uuid, botUuid: env.bots[0]!.uuid }];
+  for (let i = 0; i < USERS; i++) users.push(await call('POST', '/users', { name: `Bench ${i}`, email: `bench-events-${Date.now()}-${i}@example.test`, role: 'VIEWER', permissions: grant }));
+  return { received, call, users, token };
+}
+type Data = Awaited<ReturnType<typeof data>>;
+
+/** At each rate, `count` renames sent on schedule; each one's latency from its answer to its receipt. */
+async function measure(d: Data, { size, progress }: Context) {
+  const rows = [];
+  for (const rate of RATES) {
+    const count = size(rate * 30, 20);
+    progress(`${count} changes at ${rate}/s`);
+    await d.token.refresh();
+    const committed = new Map<string, number>();
+    const start = performance.now();
+    const sends = Array.from({ length: count }, async (_, i) => {
+      await new Promise((resolve) => setTimeout(resolve, start + (i * 1000) / rate - performance.now()));
+      const user = d.users[i % USERS]!;
+      const requestId = `bench-events-${rate}-${i}`;
+      // A rename that meets the previous one of its user still running is refused (409): not a change, not counted.
+      if (await d.call('PUT', `/users/${String(user.uuid)}`, { ...user, name: `Bench ${i}` }, requestId).then(() => true, () => false)) committed.set(requestId, performance.now());
+    });
+    await Promise.all(sends);
+    for (const deadline = performance.now() + 60_000; [...committed.keys()].some((id) => !d.received.has(id)) && performance.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 100));
+    const latencies = [...committed].flatMap(([id, at]) => (d.received.has(id) ? [d.received.get(id)! - at] : []));
+    rows.push({ rate, count: committed.size, achieved: count / ((Math.max(...committed.values()) - start) / 1000), delivered: latencies.length, p50: percentile(latencies, 50), p95: percentile(latencies, 95), max: Math.max(...latencies) });
+  }
+  return rows;
+}
+
+benchmark<Data, Awaited<ReturnType<typeof measure>>>({
+  name: 'events',
+  script: 'bench:events',
+  title: 'Change events: from a committed change to the webhook receipt',
+  stack: 'child',
+  data,
+  measure,
+  report: ({ measured }) => ({
+    'Committed change → webhook receipt (local stack)': [
+      `Renames of ${USERS} users sent on schedule at each rate (each its own request), one subscription; latency from the PUT's answer to the receiver reading the delivery with its request id. Percentiles nearest-rank. The aim is p95 under 2 s.`,
+      table(measured, [
+        ['changes/s asked', (r) => r.rate, 'right'],
+        ['achieved', (r) => r.achieved.toFixed(1), 'right'],
+        ['committed', (r) => r.count, 'right'],
+        ['delivered', (r) => r.delivered, 'right'],
+        ['p50', (r) => fmt.s(r.p50, 2), 'right'],
+        ['p95', (r) => fmt.s(r.p95, 2), 'right'],
+        ['max', (r) => fmt.s(r.max, 2), 'right'],
+      ]),
+    ],
+  }),
+});

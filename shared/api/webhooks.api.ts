@@ -1,0 +1,104 @@
+import * as z from 'zod';
+import { orgPathSchema } from '../users/user.schemas';
+import { deliveryAttemptSchema, deliveryScheduledSchema, webhookSchema, webhookWithSecretSchema } from '../webhooks/webhook.responses';
+import { deliveriesQuerySchema, deliveryPathSchema, webhookBodySchema, webhookPathSchema } from '../webhooks/webhook.schemas';
+import { operationsUnder } from './operation';
+
+/**
+ * An organization's webhook subscriptions to its change events (docs/api/events.md#webhooks), ADMIN
+ * only; served by the `users` function, beside the organization's audit trail they deliver.
+ */
+const webhook = operationsUnder('users', 'user', '/org/{orgUUID}');
+
+const example = { url: 'https://hooks.example.com/agent-platform', eventTypes: ['agent.updated', 'user.deleted'], enabled: true, excludeActors: [] };
+const secretNote = 'The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it.';
+
+export const webhooksApi = {
+  create: webhook({
+    id: 'webhooks.create',
+    method: 'POST',
+    path: '/webhooks',
+    access: 'user',
+    request: { path: orgPathSchema, body: webhookBodySchema },
+    summary: 'Subscribe a URL to change events (ADMIN only)',
+    description: `An https URL of a public host (at most 2,048 characters), the event types wanted or ["*"]; at most 20 per organization. ${secretNote}`,
+    responses: [{ status: 201, description: 'The subscription, with its secret', json: webhookWithSecretSchema }],
+    example,
+  }),
+  list: webhook({
+    id: 'webhooks.list',
+    method: 'GET',
+    path: '/webhooks',
+    access: 'user',
+    request: { path: orgPathSchema },
+    summary: "The organization's webhook subscriptions (ADMIN only)",
+    responses: [{ status: 200, description: 'Every subscription (at most 20)', json: z.array(webhookSchema) }],
+  }),
+  get: webhook({
+    id: 'webhooks.get',
+    method: 'GET',
+    path: '/webhooks/{webhookId}',
+    access: 'user',
+    request: { path: webhookPathSchema },
+    summary: 'A webhook subscription, with why it was disabled if it was (ADMIN only)',
+    responses: [{ status: 200, description: 'The subscription', json: webhookSchema }],
+  }),
+  update: webhook({
+    id: 'webhooks.update',
+    method: 'PUT',
+    path: '/webhooks/{webhookId}',
+    access: 'user',
+    request: { path: webhookPathSchema, body: webhookBodySchema },
+    summary: 'Replace a webhook subscription (ADMIN only)',
+    description: 'Every field is replaced; `enabled: true` on a disabled subscription starts it afresh.',
+    responses: [{ status: 200, description: 'The subscription', json: webhookSchema }],
+    example,
+  }),
+  delete: webhook({
+    id: 'webhooks.delete',
+    method: 'DELETE',
+    path: '/webhooks/{webhookId}',
+    access: 'user',
+    request: { path: webhookPathSchema },
+    summary: 'Delete a webhook subscription (ADMIN only)',
+    responses: [{ status: 204, description: 'Deleted; its pending deliveries are dropped' }],
+  }),
+  rotate: webhook({
+    id: 'webhooks.rotate',
+    method: 'POST',
+    path: '/webhooks/{webhookId}/rotate',
+    access: 'user',
+    request: { path: webhookPathSchema },
+    summary: "Rotate a subscription's signing secret (ADMIN only)",
+    description: `The old secret keeps signing beside the new one for 24 hours. ${secretNote}`,
+    responses: [{ status: 200, description: 'The subscription, with its new secret', json: webhookWithSecretSchema }],
+  }),
+  deliveries: webhook({
+    id: 'webhooks.deliveries',
+    method: 'GET',
+    path: '/webhooks/{webhookId}/deliveries',
+    access: 'user',
+    request: { path: webhookPathSchema, query: deliveriesQuerySchema },
+    summary: "A subscription's newest delivery attempts (ADMIN only)",
+    responses: [{ status: 200, description: 'The newest attempts first (kept 30 days)', json: z.array(deliveryAttemptSchema) }],
+  }),
+  redeliver: webhook({
+    id: 'webhooks.redeliver',
+    method: 'POST',
+    path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
+    access: 'user',
+    request: { path: deliveryPathSchema },
+    summary: "Send a delivery's event again (ADMIN only)",
+    description: 'The same event with the same `webhook-id`, as a delivery of its own.',
+    responses: [{ status: 202, description: 'Scheduled', json: deliveryScheduledSchema }],
+  }),
+  test: webhook({
+    id: 'webhooks.test',
+    method: 'POST',
+    path: '/webhooks/{webhookId}/test',
+    access: 'user',
+    request: { path: webhookPathSchema },
+    summary: 'Send a ping event to a subscription (ADMIN only)',
+    responses: [{ status: 202, description: 'Scheduled', json: deliveryScheduledSchema }],
+  }),
+};

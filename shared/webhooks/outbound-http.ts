@@ -1,0 +1,105 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { allowedAddresses, AddressRefused, type CheckedAddress, type Resolver } from './webhook-address';
+
+/** How long a receiver has to answer, and how much of its answer is read. */
+export const DELIVERY_TIMEOUT_MS = 10_000;
+export const MAX_ANSWER_BYTES = 4096;
+/** What a delivery's attempt keeps of the answer. */
+export const KEPT_ANSWER_CHARS = 256;
+
+/** Why an attempt failed, when it did. */
+export type FailureKind = 'refused-address' | 'timeout' | 'connection' | 'redirect' | 'http-status';
+
+export interface PostOutcome {
+  ok: boolean;
+  /** The answer's status, null when there was none. */
+  status: number | null;
+  latencyMs: number;
+  failure?: FailureKind;
+  /** What went wrong, for the delivery log (never a secret: no header or body of the request). */
+  detail?: string;
+  /** The answer's first characters. */
+  answer: string;
+}
+
+export interface PostOptions {
+  allowLoopbackHttp: boolean;
+  resolve?: Resolver;
+  timeoutMs?: number;
+}
+
+/** A lookup that answers only the checked address: the connection goes where the check looked. */
+const pinnedLookup =
+  ({ address, family }: CheckedAddress): LookupFunction =>
+  (_hostname, options, callback) => {
+    if ((options as { all?: boolean }).all) (callback as (error: null, addresses: CheckedAddress[]) => void)(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+
+/**
+ * POSTs `body` to `url`: the host resolved and checked first, the connection made to the checked
+ * address, no redirect followed, the answer read up to `MAX_ANSWER_BYTES`, all within the timeout.
+ * Never throws: every failure is an outcome.
+ */
+export async function postJson(url: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<PostOutcome> {
+  const started = performance.now();
+  const latency = () => Math.round(performance.now() - started);
+  let address: CheckedAddress;
+  try {
+    [address] = (await allowedAddresses(url, options.allowLoopbackHttp, options.resolve)) as [CheckedAddress];
+  } catch (error) {
+    const detail = error instanceof AddressRefused ? error.message : 'The host could not be checked';
+    return { ok: false, status: null, latencyMs: latency(), failure: 'refused-address', detail, answer: '' };
+  }
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  return new Promise<PostOutcome>((settle) => {
+    let done = false;
+    const finish = (outcome: Omit<PostOutcome, 'latencyMs'>) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      request.destroy();
+      settle({ ...outcome, latencyMs: latency() });
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const request = send(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        lookup: pinnedLookup(address),
+        // One request per connection: nothing of one receiver's connection outlives its delivery.
+        agent: false,
+      },
+      (response: IncomingMessage) => {
+        const status = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let read = 0;
+        const answered = () => {
+          const answer = Buffer.concat(chunks).toString('utf8').slice(0, KEPT_ANSWER_CHARS);
+          if (status >= 200 && status < 300) finish({ ok: true, status, answer });
+          else if (status >= 300 && status < 400) finish({ ok: false, status, failure: 'redirect', detail: 'The receiver answered a redirect, which is not followed', answer });
+          else finish({ ok: false, status, failure: 'http-status', detail: `The receiver answered ${status}`, answer });
+        };
+        response.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          read += chunk.length;
+          if (read >= MAX_ANSWER_BYTES) answered();
+        });
+        response.on('end', answered);
+        response.on('error', () => answered());
+      },
+    );
+    const timer = setTimeout(
+      () => finish({ ok: false, status: null, failure: 'timeout', detail: `The receiver did not answer within ${timeoutMs / 1000} s`, answer: '' }),
+      timeoutMs,
+    );
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ ok: false, status: null, failure: 'connection', detail: `The connection failed (${error.code ?? error.name})`, answer: '' }),
+    );
+    request.end(body);
+  });
+}

@@ -1,0 +1,40 @@
+import type { AttemptRecord, WebhookRecord } from './webhook.entities';
+import type { WebhookResponse } from './webhook.responses';
+import type * as z from 'zod';
+import type { deliveryAttemptSchema } from './webhook.responses';
+
+/** A subscription as the API answers it: the whitelist that keeps its secrets in. */
+export function toWebhookResponse(webhook: WebhookRecord): WebhookResponse {
+  const [current, previous] = webhook.secrets;
+  return {
+    id: webhook.id,
+    url: webhook.url,
+    eventTypes: webhook.eventTypes,
+    enabled: webhook.enabled,
+    excludeActors: webhook.excludeActors,
+    ...(webhook.description !== undefined ? { description: webhook.description } : {}),
+    status: !webhook.enabled ? 'disabled' : webhook.failingSince ? 'failing' : 'active',
+    failingSince: webhook.failingSince ?? null,
+    disabledAt: webhook.enabled ? null : (webhook.disabledAt ?? null),
+    disabledReason: webhook.enabled ? null : (webhook.disabledReason ?? null),
+    secretCreatedAt: current!.createdAt,
+    previousSecretExpiresAt: previous?.expiresAt ?? null,
+    createdAt: webhook.createdAt,
+    updatedAt: webhook.updatedAt,
+  };
+}
+
+export function toAttemptResponse(attempt: AttemptRecord): z.output<typeof deliveryAttemptSchema> {
+  return {
+    deliveryId: attempt.deliveryId,
+    eventId: attempt.eventId,
+    eventType: attempt.eventType,
+    attempt: attempt.attempt,
+    at: attempt.at,
+    ok: attempt.ok,
+    httpStatus: attempt.httpStatus,
+    latencyMs: attempt.latencyMs,
+    error: attempt.error ?? null,
+    answer: attempt.answer,
+  };
+}

@@ -1,0 +1,245 @@
+import { Webhook } from 'standardwebhooks';
+import { DEFAULT_EVENT_TYPE_PREFIX } from '../../shared/config';
+import { ValidationError } from '../../shared/errors';
+import { keys } from '../../shared/store/keys';
+import { updateItem } from '../../shared/store/table';
+import { getUser } from '../../shared/users/user.repository';
+import type { OrgScope } from '../../shared/users/org-scope';
+import { createWebhook, listDeliveryAttempts, readWebhook, redeliver, rotateSecret, sendPing } from '../../shared/webhooks/webhook.service';
+import type { WebhookBody } from '../../shared/webhooks/webhook.schemas';
+import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver';
+import { createViaApi, freshOrganization, member, type TestOrg } from '../support/user-helpers';
+import { userArea } from '../support/stack';
+
+/**
+ * Webhook deliveries through the real path: a change committed through the API, its audit event read
+ * from the table's stream by the `events` function, scheduled for each subscription and sent by the
+ * sweep over HTTP to a receiver on 127.0.0.1, signed as Standard Webhooks specifies.
+ */
+
+const type = (short: string) => `${DEFAULT_EVENT_TYPE_PREFIX}.${short}`;
+const receivers: Receiver[] = [];
+afterAll(async () => {
+  await Promise.all(receivers.map((receiver) => receiver.close()));
+});
+
+async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+  const started = await startReceiver(...args);
+  receivers.push(started);
+  return started;
+}
+
+async function adminScope(org: TestOrg): Promise<OrgScope> {
+  return { orgUuid: org.orgUuid, caller: (await getUser(org.orgUuid, org.admin.uuid))!, isAdmin: true };
+}
+
+const body = (url: string, overrides: Partial<WebhookBody> = {}): WebhookBody => ({ url, eventTypes: ['user.updated'], enabled: true, excludeActors: [], ...overrides });
+
+async function rename(org: TestOrg, user: { uuid: string }, name: string, as = org.admin): Promise<void> {
+  const current = await as.api.get(org.url(`/${user.uuid}`));
+  const response = await as.api.put(org.url(`/${user.uuid}`), { ...current.body, name });
+  expect(response.status).toBe(200);
+}
+
+let org: TestOrg;
+let scope: OrgScope;
+beforeAll(async () => {
+  org = await freshOrganization();
+  scope = await adminScope(org);
+});
+
+test('a change reaches the subscription signed: standardwebhooks verifies it with the secret shown at creation, webhook-id is the event id', async () => {
+  const hook = await receiver();
+  const { secret } = await createWebhook(scope, body(hook.url));
+  expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+  const user = await createViaApi(org);
+
+  await rename(org, user, 'Signed Rename');
+  await eventually(() => hook.received.length >= 1, 'the delivery');
+
+  const [delivery] = hook.received;
+  const verified = new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>) as Record<string, unknown>;
+  expect(verified).toMatchObject({ specversion: '1.0', type: type('user.updated'), subject: `users/${user.uuid}` });
+  expect(delivery!.headers['webhook-id']).toBe(verified.id);
+  expect(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(delivery!.body, delivery!.headers as Record<string, string>)).toThrow();
+  // Only the types asked for: the user's creation was not sent.
+  expect(hook.events().map((event) => event.type)).toEqual([type('user.updated')]);
+});
+
+test('one resource\'s events reach a subscription in order, even when the receiver is slow', async () => {
+  const hook = await receiver(() => 204, { delayMs: 300 });
+  await createWebhook(scope, body(hook.url));
+  const user = await createViaApi(org);
+
+  for (let i = 1; i <= 4; i++) await rename(org, user, `Ordered ${i}`);
+  await eventually(() => hook.received.length >= 4, 'four deliveries');
+
+  const names = hook.events('user.updated').map((event) => ((event.data as { changes: { value: string }[] }).changes[0]!.value));
+  expect(names).toEqual(['Ordered 1', 'Ordered 2', 'Ordered 3', 'Ordered 4']);
+});
+
+test('a failing receiver is retried with growing delays until it answers 2xx; every attempt is listed', async () => {
+  const hook = await receiver((index) => (index < 2 ? 503 : 200));
+  const { webhook } = await createWebhook(scope, body(hook.url));
+  const user = await createViaApi(org);
+
+  await rename(org, user, 'Retried');
+  await eventually(() => hook.received.length >= 3, 'the third attempt', 30_000);
+
+  const ids = new Set(hook.received.map((entry) => entry.headers['webhook-id']));
+  expect(ids.size).toBe(1);
+  const gaps = [hook.received[1]!.at - hook.received[0]!.at, hook.received[2]!.at - hook.received[1]!.at];
+  expect(gaps[1]!).toBeGreaterThan(gaps[0]! * 1.3);
+  await eventually(async () => (await listDeliveryAttempts(scope, webhook.id, 10)).length >= 3, 'the attempts listed');
+  const attempts = await listDeliveryAttempts(scope, webhook.id, 10);
+  expect(attempts.map((attempt) => [attempt.attempt, attempt.ok, attempt.httpStatus])).toEqual([
+    [3, true, 200],
+    [2, false, 503],
+    [1, false, 503],
+  ]);
+  expect(attempts[0]!.answer).toBe('thanks');
+});
+
+test('echo filter: changes made by an excluded user are not delivered, others are', async () => {
+  const hook = await receiver();
+  await createWebhook(scope, body(hook.url, { excludeActors: [org.admin.uuid] }));
+  const other = await member(org, 'ADMIN');
+  const user = await createViaApi(org);
+
+  await rename(org, user, 'By the integration');
+  await rename(org, user, 'By someone else', other);
+  await eventually(() => hook.received.length >= 1, 'the other ADMIN\'s change');
+  await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+  expect(hook.events().map((event) => (event.data as { actor: { uuid: string } }).actor.uuid)).toEqual([other.uuid]);
+});
+
+test('rotation: the new secret is shown once, and both sign for the overlap; a redelivery keeps the webhook-id; a ping is webhook.ping', async () => {
+  const hook = await receiver();
+  const { webhook, secret: first } = await createWebhook(scope, body(hook.url));
+  const { secret: second, webhook: rotated } = await rotateSecret(scope, webhook.id);
+  expect(second).not.toBe(first);
+  expect(rotated.secrets).toHaveLength(2);
+  const user = await createViaApi(org);
+
+  await rename(org, user, 'After rotation');
+  await eventually(() => hook.received.length >= 1, 'the delivery');
+  const [delivery] = hook.received;
+  for (const secret of [first, second]) expect(() => new Webhook(secret).verify(delivery!.body, delivery!.headers as Record<string, string>)).not.toThrow();
+
+  await eventually(async () => (await listDeliveryAttempts(scope, webhook.id, 5)).some((attempt) => attempt.ok), 'the attempt listed');
+  const [attempt] = await listDeliveryAttempts(scope, webhook.id, 5);
+  await redeliver(scope, webhook.id, attempt!.deliveryId);
+  await sendPing(scope, webhook.id);
+  await eventually(() => hook.received.length >= 3, 'the redelivery and the ping');
+  expect(hook.received.filter((entry) => entry.headers['webhook-id'] === delivery!.headers['webhook-id'])).toHaveLength(2);
+  expect(hook.events('webhook.ping')).toHaveLength(1);
+});
+
+test('a subscription failing for 24 hours is disabled, and says why', async () => {
+  const hook = await receiver(() => 500);
+  const { webhook } = await createWebhook(scope, body(hook.url));
+  // As if every attempt had failed since yesterday.
+  await updateItem({ Key: keys.webhook(org.orgUuid, webhook.id), UpdateExpression: 'SET failingSince = :then', ExpressionAttributeValues: { ':then': new Date(Date.now() - 25 * 3600_000).toISOString() } });
+  const user = await createViaApi(org);
+
+  await rename(org, user, 'Never delivered');
+  await eventually(async () => !(await readWebhook(scope, webhook.id)).enabled, 'the subscription disabled');
+
+  const disabled = await readWebhook(scope, webhook.id);
+  expect(disabled.disabledReason).toMatch(/every delivery failed since .*The receiver answered 500/);
+});
+
+test('a receiver that hangs holds up neither another subscription nor another organization', async () => {
+  const hanging = await receiver(() => 'hang');
+  const prompt = await receiver();
+  await createWebhook(scope, body(hanging.url));
+  const other = await freshOrganization();
+  await createWebhook(await adminScope(other), body(prompt.url));
+  const [mine, theirs] = await Promise.all([createViaApi(org), createViaApi(other)]);
+
+  await rename(org, mine, 'Hanging');
+  await eventually(() => hanging.received.length >= 1, 'the hanging delivery');
+  const started = Date.now();
+  await rename(other, theirs, 'Prompt');
+  await eventually(() => prompt.received.length >= 1, 'the other organization\'s delivery', 8_000);
+
+  expect(Date.now() - started).toBeLessThan(8_000);
+});
+
+test('refused URLs: not https, private, loopback, link-local (metadata), unresolvable, with credentials; and the same check at delivery', async () => {
+  const refusals: [string, RegExp][] = [
+    ['http://example.com/hook', /must be https/],
+    ['https://10.1.2.3/hook', /private, loopback, link-local or reserved/],
+    ['https://169.254.169.254/latest/meta-data', /private, loopback, link-local or reserved/],
+    ['https://[::1]/hook', /private, loopback, link-local or reserved/],
+    ['https://localhost/hook', /resolves to 127\.0\.0\.1|resolves to ::1/],
+    ['https://user:pass@example.com/hook', /credentials/],
+    ['https://no-such-host.invalid/hook', /does not resolve/],
+  ];
+  for (const [url, message] of refusals) {
+    const refused = await createWebhook(scope, body(url)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).details).toEqual([expect.objectContaining({ fieldName: 'url', message: expect.stringMatching(message) })]);
+  }
+  // A subscription whose host now resolves elsewhere (as after DNS rebinding) is refused at delivery.
+  const hook = await receiver();
+  const { webhook } = await createWebhook(scope, body(hook.url));
+  await updateItem({ Key: keys.webhook(org.orgUuid, webhook.id), UpdateExpression: 'SET #url = :url', ExpressionAttributeNames: { '#url': 'url' }, ExpressionAttributeValues: { ':url': hook.url.replace('http://127.0.0.1', 'https://127.0.0.1') } });
+  await sendPing(scope, webhook.id);
+  await eventually(async () => (await listDeliveryAttempts(scope, webhook.id, 5)).length >= 1, 'the refused attempt');
+  const [attempt] = await listDeliveryAttempts(scope, webhook.id, 5);
+  expect(attempt).toMatchObject({ ok: false, httpStatus: null, error: expect.stringMatching(/private, loopback, link-local or reserved/) });
+  expect(hook.received).toEqual([]);
+});
+
+test('at most 20 subscriptions per organization', async () => {
+  const fresh = await freshOrganization();
+  const freshScope = await adminScope(fresh);
+  const hook = await receiver();
+  for (let i = 0; i < 20; i++) await createWebhook(freshScope, body(hook.url));
+  const refused = await createWebhook(freshScope, body(hook.url)).catch((error: unknown) => error);
+  expect(refused).toBeInstanceOf(ValidationError);
+  expect((refused as ValidationError).details).toEqual([expect.objectContaining({ errorCode: 'WEBHOOK_LIMIT' })]);
+});
+
+describe('the API: ADMIN only, the secret shown once, bad bodies answered 422 with details', () => {
+  const url = (path = '') => userArea(org.orgUuid, `/webhooks${path}`);
+
+  test('create (201, with the secret), read, list, update, rotate, delete; no read shows a secret', async () => {
+    const hook = await receiver();
+    const created = await org.admin.api.post<Record<string, unknown>>(url(), { url: hook.url, eventTypes: ['agent.updated'] });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ url: hook.url, eventTypes: ['agent.updated'], enabled: true, excludeActors: [], status: 'active', secret: expect.stringMatching(/^whsec_/) });
+    const id = created.body.id as string;
+    const read = await org.admin.api.get<Record<string, unknown>>(url(`/${id}`));
+    expect(read.status).toBe(200);
+    expect(read.body.secret).toBeUndefined();
+    expect(JSON.stringify((await org.admin.api.get(url())).body)).not.toContain(created.body.secret as string);
+    const updated = await org.admin.api.put<Record<string, unknown>>(url(`/${id}`), { url: hook.url, eventTypes: ['*'], enabled: false });
+    expect(updated.body).toMatchObject({ eventTypes: ['*'], enabled: false, status: 'disabled' });
+    const rotated = await org.admin.api.post<Record<string, unknown>>(url(`/${id}/rotate`), undefined);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(created.body.secret);
+    expect(rotated.body.previousSecretExpiresAt).toEqual(expect.any(String));
+    expect((await org.admin.api.delete(url(`/${id}`))).status).toBe(204);
+    expect((await org.admin.api.get(url(`/${id}`))).status).toBe(404);
+  });
+
+  test('another role gets 403, another organization 404', async () => {
+    const viewer = await member(org, 'VIEWER');
+    const other = await freshOrganization();
+    expect((await viewer.api.get(url())).status).toBe(403);
+    expect((await other.admin.api.get(url())).status).toBe(404);
+  });
+
+  test('422 with details: an unknown event type, a URL over 2,048 characters, a URL refused', async () => {
+    const bad = await org.admin.api.post<{ details: { fieldName: string }[] }>(url(), { url: `https://example.com/${'a'.repeat(2048)}`, eventTypes: ['agent.exploded'] });
+    expect(bad.status).toBe(422);
+    expect(bad.body.details.map((detail) => detail.fieldName).sort()).toEqual(['eventTypes.0', 'url']);
+    const refused = await org.admin.api.post<{ details: { fieldName: string; message: string }[] }>(url(), { url: 'https://169.254.169.254/latest', eventTypes: ['*'] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.details).toEqual([expect.objectContaining({ fieldName: 'url', message: expect.stringMatching(/link-local/) })]);
+  });
+});
