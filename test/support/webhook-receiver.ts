@@ -56,7 +56,7 @@ export async function startReceiver(answer: (index: number, body: string) => Ans
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until `check` holds (polling), or fails with `what` after `timeoutMs`. */
-export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
+export async function eventually(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
