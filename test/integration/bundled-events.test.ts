@@ -120,6 +120,10 @@ let local: LocalSam;
 /** Each event's replay: what its function answered and printed, or why it could not be filled or run. */
 const replays = new Map<string, { event: unknown; outcome: Outcome; output: string } | { failure: string }>();
 
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** fetch's own failure (no answer at all), as opposed to an answer the fill did not expect. */
+const isNetworkFailure = (error: unknown) => error instanceof TypeError && error.message === 'fetch failed';
+
 /** Fills every event (a few at a time: each may create a user or a job), then runs each function once on all of its events. */
 async function replayEvents(): Promise<void> {
   const ids = Object.keys(expectedStatus);
@@ -127,10 +131,15 @@ async function replayEvents(): Promise<void> {
   const pending = [...ids];
   const fillNext = async (): Promise<void> => {
     for (let id = pending.shift(); id; id = pending.shift()) {
-      await fillEvent(id, localStack(process.env.TEST_STACK_DIR!)).then(
-        ({ event }) => filled.set(id!, event),
-        (error: unknown) => replays.set(id!, { failure: `sam:event could not fill it: ${String(error)}` }),
-      );
+      // A fill makes its own users and jobs (unique names), so one that lost its connection on a loaded
+      // machine is filled again from the start.
+      const fill = () => fillEvent(id!, localStack(process.env.TEST_STACK_DIR!));
+      await fill()
+        .catch(async (error: unknown) => (isNetworkFailure(error) ? pause(2_000).then(fill) : Promise.reject(error)))
+        .then(
+          ({ event }) => filled.set(id!, event),
+          (error: unknown) => replays.set(id!, { failure: `sam:event could not fill it: ${String(error)}${error instanceof Error && error.cause ? ` (${String(error.cause)})` : ''}` }),
+        );
     }
   };
   await Promise.all(Array.from({ length: 6 }, fillNext));
