@@ -92,18 +92,34 @@ export interface ChangeForSubscribers {
   shortType: string;
 }
 
+/** Lanes scheduled at once by `enqueueChanges`. */
+const ENQUEUE_LANES = 16;
+
 /**
- * Schedules each change for the subscriptions that want it, in the changes' order (each
- * organization's subscriptions read once). Enqueueing is idempotent, so a batch read again from the
- * stream schedules nothing twice.
+ * Schedules each change for the subscriptions that want it (each organization's subscriptions read
+ * once). One resource's changes are scheduled one after the other, in the stream's order; different
+ * resources' at once, up to `ENQUEUE_LANES` (a lane's entries sort by the event's sequence, so only a
+ * resource's own order matters). Enqueueing is idempotent, so a batch read again from the stream
+ * schedules nothing twice.
  */
 export async function enqueueChanges(changes: readonly ChangeForSubscribers[]): Promise<number> {
   const subscriptions = new Map<string, Promise<WebhookRecord[]>>();
-  let enqueued = 0;
-  for (const { orgUuid, event, shortType } of changes) {
-    if (!subscriptions.has(orgUuid)) subscriptions.set(orgUuid, listWebhooks(orgUuid));
-    enqueued += await enqueueForSubscribers(await subscriptions.get(orgUuid)!, event, shortType);
+  const lanes = new Map<string, ChangeForSubscribers[]>();
+  for (const change of changes) {
+    const lane = `${change.orgUuid}/${change.event.data.resource.uuid}`;
+    lanes.set(lane, [...(lanes.get(lane) ?? []), change]);
   }
+  const pending = [...lanes.values()];
+  let enqueued = 0;
+  const scheduleLanes = async () => {
+    for (let lane = pending.shift(); lane; lane = pending.shift()) {
+      for (const { orgUuid, event, shortType } of lane) {
+        if (!subscriptions.has(orgUuid)) subscriptions.set(orgUuid, listWebhooks(orgUuid));
+        enqueued += await enqueueForSubscribers(await subscriptions.get(orgUuid)!, event, shortType);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(ENQUEUE_LANES, pending.length) }, scheduleLanes));
   return enqueued;
 }
 

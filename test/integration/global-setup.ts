@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { createWriteStream, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JAVA_MISSING } from '../../infra/local/dynamodb-local';
@@ -22,8 +22,15 @@ export default async function globalSetup(): Promise<void> {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  // The stack's own lines (local Lambda timeouts, retries, sweeps) are kept for a failed run to explain
+  // itself: beside the data directory, which `--fresh` empties.
+  const log = createWriteStream(`${dataDir}.log`);
+  const keep = (chunk: Buffer) => {
+    output += chunk.toString();
+    log.write(chunk);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
   (globalThis as { __localStack?: ChildProcess }).__localStack = child;
 
   const started = await awaitLocalStack(dataDir, { alive: () => child.exitCode === null, timeoutMs: READY_TIMEOUT_MS });

@@ -19,6 +19,7 @@ interface RunSelection {
 }
 
 const REPORT_COPY = join(__dirname, '..', '..', 'coverage', 'local-iam');
+const STACK_LOG_COPY = join(__dirname, '..', '..', 'coverage', 'local-stack');
 
 /** Whether every integration test file was selected: only then can a grant no test exercised be told apart. */
 function wholeSuite(selection: RunSelection): boolean {
@@ -35,7 +36,7 @@ function wholeSuite(selection: RunSelection): boolean {
  * Stops the local stack (it shuts its servers down on SIGTERM, writing its IAM report) and removes its
  * data. Then fails the run if a function made a call its role refused, or, when the whole suite ran, if
  * a role grants an action no test exercised and `infra/local/iam/unexercised-grants.ts` does not
- * excuse. The report is kept under `coverage/local-iam/`.
+ * excuse. The report is kept under `coverage/local-iam/`, the stack's output under `coverage/local-stack/`.
  */
 export default async function globalTeardown(selection: RunSelection = {}): Promise<void> {
   const child = (globalThis as { __localStack?: ChildProcess }).__localStack;
@@ -48,6 +49,11 @@ export default async function globalTeardown(selection: RunSelection = {}): Prom
   }
   const dataDir = process.env.TEST_STACK_DIR;
   if (!dataDir) return;
+  if (existsSync(`${dataDir}.log`)) {
+    mkdirSync(STACK_LOG_COPY, { recursive: true });
+    copyFileSync(`${dataDir}.log`, join(STACK_LOG_COPY, 'stack.log'));
+    rmSync(`${dataDir}.log`, { force: true });
+  }
   const reportFile = join(dataDir, 'iam-report.json');
   let problems: string[];
   if (existsSync(reportFile)) {
