@@ -89,7 +89,9 @@ test('a failing receiver is retried with growing delays until it answers 2xx; ev
   const ids = new Set(hook.received.map((entry) => entry.headers['webhook-id']));
   expect(ids.size).toBe(1);
   const gaps = [hook.received[1]!.at - hook.received[0]!.at, hook.received[2]!.at - hook.received[1]!.at];
-  expect(gaps[1]!).toBeGreaterThan(gaps[0]! * 1.3);
+  // The local stack's first retry waits 1 s ±10 %, the second 2 s ±10 %; a loaded machine only adds to either.
+  expect(gaps[0]!).toBeGreaterThanOrEqual(900);
+  expect(gaps[1]!).toBeGreaterThanOrEqual(1_800);
   await eventually(async () => (await listDeliveryAttempts(scope, webhook.id, 10)).length >= 3, 'the attempts listed');
   const attempts = await listDeliveryAttempts(scope, webhook.id, 10);
   expect(attempts.map((attempt) => [attempt.attempt, attempt.ok, attempt.httpStatus])).toEqual([
