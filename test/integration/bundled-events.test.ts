@@ -122,7 +122,12 @@ const replays = new Map<string, { event: unknown; outcome: Outcome; output: stri
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** fetch's own failure (no answer at all), as opposed to an answer the fill did not expect. */
-const isNetworkFailure = (error: unknown) => error instanceof TypeError && error.message === 'fetch failed';
+const isNetworkFailure = (error: unknown) => (error as Error | undefined)?.message === 'fetch failed';
+/** An error's message and, for fetch's own failure, its cause (jest's realm defeats `instanceof` here). */
+const described = (error: unknown) => {
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  return `${String(error)}${cause ? ` (${String(cause)})` : ''}`;
+};
 
 /** Fills every event (a few at a time: each may create a user or a job), then runs each function once on all of its events. */
 async function replayEvents(): Promise<void> {
@@ -138,7 +143,7 @@ async function replayEvents(): Promise<void> {
         .catch(async (error: unknown) => (isNetworkFailure(error) ? pause(2_000).then(fill) : Promise.reject(error)))
         .then(
           ({ event }) => filled.set(id!, event),
-          (error: unknown) => replays.set(id!, { failure: `sam:event could not fill it: ${String(error)}${error instanceof Error && error.cause ? ` (${String(error.cause)})` : ''}` }),
+          (error: unknown) => replays.set(id!, { failure: `sam:event could not fill it: ${described(error)}` }),
         );
     }
   };
