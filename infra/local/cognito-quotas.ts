@@ -197,11 +197,16 @@ export function quotaBuckets(rates: QuotaRates, now: () => number = () => perfor
   };
 }
 
-const throttled: Partial<Record<QuotaCategory, number>> = {};
+/**
+ * A local-only operation (no Cognito API has it): its answer is `{ rates, throttled }`, the rates
+ * applied and the calls refused so far by category, for a test or a curious developer
+ * (`x-amz-target: AWSCognitoIdentityProviderService.LocalQuotaUsage`). It counts against no quota.
+ */
+export const QUOTA_USAGE_TARGET = 'LocalQuotaUsage';
 
-/** The calls cognito-local refused for a quota in this process, by category (tests read it). */
-export function throttledCalls(): Readonly<Partial<Record<QuotaCategory, number>>> {
-  return { ...throttled };
+export interface QuotaUsage {
+  rates: QuotaRates;
+  throttled: Partial<Record<QuotaCategory, number>>;
 }
 
 type Handler<C, R> = (ctx: C, request: R) => Promise<unknown>;
@@ -213,7 +218,9 @@ type Handler<C, R> = (ctx: C, request: R) => Promise<unknown>;
  */
 export function withCognitoQuotas<C, R>(router: (target: string) => Handler<C, R>, rates: QuotaRates = quotaRates()): (target: string) => Handler<C, R> {
   const buckets = quotaBuckets(rates);
+  const throttled: QuotaUsage['throttled'] = {};
   return (target) => {
+    if (target === QUOTA_USAGE_TARGET) return async (): Promise<QuotaUsage> => ({ rates, throttled: { ...throttled } });
     const handle = router(target);
     return async (ctx, request) => {
       const category = categoryOf(target, request as { ChallengeName?: string });

@@ -1,6 +1,6 @@
 import { CognitoError } from 'cognito-local/lib/errors';
 import { groupAccess } from '../../infra/cloud/group-access';
-import { categoryOf, quotaBuckets, quotaCategories, quotaRates, throttledCalls, withCognitoQuotas, type QuotaRates } from '../../infra/local/cognito-quotas';
+import { categoryOf, QUOTA_USAGE_TARGET, quotaBuckets, quotaCategories, quotaRates, withCognitoQuotas, type QuotaRates, type QuotaUsage } from '../../infra/local/cognito-quotas';
 
 /** The local Cognito's request-rate quotas: AWS's categories and defaults, a token bucket per category. */
 
@@ -74,8 +74,8 @@ test('the wrapped router refuses a call over its quota with the error Cognito an
     ran.push(`${target} ${request.n}`);
     return { ok: request.n };
   };
-  const wrapped = withCognitoQuotas(router, { ...quotaRates(''), UserCreation: 1 });
-  const before = throttledCalls().UserCreation ?? 0;
+  const rates = { ...quotaRates(''), UserCreation: 1 };
+  const wrapped = withCognitoQuotas(router, rates);
   await expect(wrapped('AdminCreateUser')({}, { n: 1 })).resolves.toEqual({ ok: 1 });
   const refused = await wrapped('AdminCreateUser')({}, { n: 2 }).catch((error: unknown) => error);
   expect(refused).toBeInstanceOf(CognitoError);
@@ -84,5 +84,8 @@ test('the wrapped router refuses a call over its quota with the error Cognito an
   await expect(wrapped('AdminSetUserPassword')({}, { n: 3 })).resolves.toEqual({ ok: 3 });
   await expect(wrapped('NoSuchOperation')({}, { n: 4 })).resolves.toEqual({ ok: 4 });
   expect(ran).toEqual(['AdminCreateUser 1', 'AdminSetUserPassword 3', 'NoSuchOperation 4']);
-  expect(throttledCalls().UserCreation).toBe(before + 1);
+  // The local-only usage operation reports the rates and the refusals, and counts against nothing.
+  const usage = (await wrapped(QUOTA_USAGE_TARGET)({}, { n: 0 })) as QuotaUsage;
+  expect(usage).toEqual({ rates, throttled: { UserCreation: 1 } });
+  expect(ran).toHaveLength(3);
 });
