@@ -41,8 +41,9 @@ export const COGNITO_MAX_ATTEMPTS = 6;
  * spends attempts before a token can have come back. A call still refused answers 503 SERVICE_BUSY
  * with Retry-After (shared/http/error-mapper.ts).
  */
-export const cognitoRetryStrategy = () =>
-  new ConfiguredRetryStrategy(COGNITO_MAX_ATTEMPTS, (attempt) => 250 * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
+export const cognitoRetryWait = (retry: number): number => 250 * 2 ** (retry - 1) * (0.5 + Math.random() / 2);
+
+export const cognitoRetryStrategy = () => new ConfiguredRetryStrategy(COGNITO_MAX_ATTEMPTS, cognitoRetryWait);
 
 export const cognitoClient = lazy(() => {
   const client = withClientPlugins(
