@@ -57,6 +57,8 @@ export const errorCatalogue = {
   INVALID_FILTER: { message: 'The filter is not a valid SCIM filter (RFC 7644 section 3.4.2.2)' },
   INVALID_PATCH: { message: 'The PATCH operations are not valid (RFC 7644 section 3.5.2)' },
   INVALID_VALUE: { message: 'A value of the resource is missing or invalid' },
+  // An AWS service (Cognito's request-rate quotas) still refusing for its rate after the SDK's retries.
+  SERVICE_BUSY: { message: 'The service is taking more requests than it can right now and changed nothing; retry after the number of seconds in Retry-After' },
   // The local stack's gateway while its functions load and its demo data is written (never in AWS).
   STACK_STARTING: { message: 'The local stack is still starting: retry in a moment' },
   INTERNAL: { message: 'An unexpected error occurred' },

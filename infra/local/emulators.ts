@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import S3rver from 's3rver';
 import sesModule from 'aws-ses-v2-local';
 import { localSesAccount } from './ses-account';
+import { withCognitoQuotas } from './cognito-quotas';
 import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';
 import { startDynamoDBLocal } from './dynamodb-local';
 import { keepMailboxIn } from './ses-mailbox';
@@ -165,7 +166,7 @@ async function startCognito(directory: string, port: number): Promise<Server> {
     tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig),
     triggers,
   };
-  const server = createServer(withTemporaryPasswords(Router(services as never) as never, cognito) as never, silentLogger as never, { port, hostname: HOST }, services as never);
+  const server = createServer(withCognitoQuotas(withTemporaryPasswords(Router(services as never) as never, cognito)) as never, silentLogger as never, { port, hostname: HOST }, services as never);
   return (await server.start()) as Server;
 }
 

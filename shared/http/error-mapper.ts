@@ -34,6 +34,8 @@ interface Mapped {
   code: ErrorCode;
   message: string;
   details?: Detail[];
+  /** Seconds the client should wait before trying again (the `Retry-After` header). */
+  retryAfterSeconds?: number;
 }
 
 /** The one table from domain errors to HTTP statuses. */
@@ -84,11 +86,36 @@ function mapMiddyError(error: HttpErrorLike): Mapped {
   return { status: 500, code: 'INTERNAL', message: errorMessage('INTERNAL') };
 }
 
+/**
+ * The names the AWS SDKs give a call an AWS service refused for its request rate (Cognito's
+ * TooManyRequestsException over a user-pool quota, DynamoDB's ThrottlingException), as the SDK's own
+ * retry strategy classifies them. Such an error reaches here only after the SDK's retries; the adapters
+ * let it through under its SDK name because the bulk worker and the mailer pace themselves on it.
+ */
+const throttlingNames = new Set([
+  'TooManyRequestsException',
+  'ThrottlingException',
+  'Throttling',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'LimitExceededException',
+]);
+
+/** Whether `error` is an AWS service's refusal for its request rate. */
+export const isThrottled = (error: unknown): boolean => error instanceof Error && throttlingNames.has(error.name);
+
+/** AWS's request-rate quotas are per second: a second later the call has its next chance. */
+const THROTTLED_RETRY_AFTER_SECONDS = 1;
+
 export function mapError(error: unknown): Mapped {
   if (error instanceof DomainError) {
     const status = statusByKind.find(([kind]) => error instanceof kind)?.[1] ?? 500;
     const details = error instanceof ValidationError ? error.details : undefined;
-    return { status, code: error.code, message: error.message, details };
+    const retryAfterSeconds = error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
+    return { status, code: error.code, message: error.message, details, retryAfterSeconds };
+  }
+  if (isThrottled(error)) {
+    return { status: 503, code: 'SERVICE_BUSY', message: errorMessage('SERVICE_BUSY'), retryAfterSeconds: THROTTLED_RETRY_AFTER_SECONDS };
   }
   if (isHttpError(error)) return mapMiddyError(error);
   return { status: 500, code: 'INTERNAL', message: errorMessage('INTERNAL') };
@@ -136,9 +163,11 @@ export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error,
         return;
       }
       const mapped = mapError(error);
-      if (mapped.status >= 500) logger.error('unhandled error', error as Error);
+      if (mapped.code === 'SERVICE_BUSY') logger.warn('an AWS service refused for its request rate after the SDK retries', { reason: (error as Error).name });
+      else if (mapped.status >= 500) logger.error('unhandled error', error as Error);
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (mapped.status === 401) headers['www-authenticate'] = bearerChallenge(error, mapped.message);
+      if (mapped.retryAfterSeconds !== undefined) headers['retry-after'] = String(mapped.retryAfterSeconds);
       request.response = {
         statusCode: mapped.status,
         headers,

@@ -11,7 +11,10 @@ import { objectShape, schemaRef, SchemaConverter, type Json } from './schema-con
  * description and example.
  */
 
-/** Statuses every management operation may answer besides its own (spec 7; 429 and 503 are API Gateway's). */
+/**
+ * Statuses every management operation may answer besides its own (spec 7; 429 is API Gateway's, 503
+ * API Gateway's or the API's own when an AWS service stays over its request rate).
+ */
 const commonErrors = [400, 401, 403, 404, 409, 422, 429, 500, 503];
 const bodyErrors = [413, 415];
 
@@ -26,7 +29,7 @@ const statusText: Record<number, string> = {
   422: 'Validation failed',
   429: 'Too many requests (API Gateway throttling)',
   500: 'Internal error',
-  503: 'Service unavailable (API Gateway integration timeout)',
+  503: 'Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate)',
 };
 
 export interface DocumentOptions {
@@ -172,7 +175,7 @@ function outcomeResponse(outcome: Outcome, converter: SchemaConverter): Json {
 }
 
 function errorResponse(status: number, route: Route, converter: SchemaConverter): Json {
-  const headers = headerRefs(status === 401 && route.access !== 'public' ? ['WWW-Authenticate'] : []);
+  const headers = headerRefs(status === 401 && route.access !== 'public' ? ['WWW-Authenticate'] : status === 503 ? ['Retry-After'] : []);
   if (route.errors?.scim) {
     const retry = status === 429 ? headerRefs(['Retry-After']) : headers;
     return { description: statusText[status] ?? 'Error', headers: retry, content: { 'application/scim+json': { schema: converter.response(route.errors.scim) } } };
@@ -180,8 +183,8 @@ function errorResponse(status: number, route: Route, converter: SchemaConverter)
   let schema: Json;
   if (route.errors?.oauth && (status === 400 || status === 401)) schema = schemaRef('OAuthError');
   else if (status === 422) schema = schemaRef('ValidationErrorBody');
-  else if (status === 429 || status === 503) schema = schemaRef('GatewayError');
-  else if (status === 413 || status === 500) schema = { oneOf: [schemaRef('ErrorBody'), schemaRef('GatewayError')] };
+  else if (status === 429) schema = schemaRef('GatewayError');
+  else if (status === 413 || status === 500 || status === 503) schema = { oneOf: [schemaRef('ErrorBody'), schemaRef('GatewayError')] };
   else schema = schemaRef('ErrorBody');
   return { description: statusText[status] ?? 'Error', headers, content: { 'application/json': { schema } } };
 }

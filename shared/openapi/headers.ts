@@ -63,7 +63,7 @@ export function responseHeaders(): Record<ResponseHeader | 'X-Request-Id' | 'WWW
     'Cache-Control': text('no-store on tokens and pages; public, max-age=300 on keys'),
     'Set-Cookie': text("The account page's session (HttpOnly, SameSite=Strict, scoped to the page's path)"),
     'WWW-Authenticate': text('`Bearer` without a token; `Bearer error="invalid_token", error_description="…"` when the token was refused (malformed, expired, its session ended)'),
-    'Retry-After': text('Seconds to wait before the next request (the SCIM endpoints\u2019 per-organization rate)'),
+    'Retry-After': text('Seconds to wait before the next request (the SCIM endpoints\u2019 per-organization rate; an AWS service over its request rate)'),
     'Idempotent-Replayed': { description: '`true` on an answer replayed for an `Idempotency-Key` seen before', schema: { type: 'string', enum: ['true'] } },
   };
 }

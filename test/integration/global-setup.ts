@@ -18,7 +18,9 @@ export default async function globalSetup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'management-api-test-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts', '--fresh', '--data-dir', dataDir], {
     cwd: join(__dirname, '..', '..'),
-    env: { ...process.env, PORT: '0', POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT' },
+    // Cognito's quotas raised for the shared stack: many files create and sign in users at once, and
+    // the product's back-off would slow them; cognito-throttling.test.ts runs a stack at low quotas.
+    env: { ...process.env, PORT: '0', POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT', LOCAL_COGNITO_QUOTAS: '{"*":10000}' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1491,7 +1491,7 @@ export interface components {
         BulkCreateError: {
             email: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
             line: number;
             message: string;
         };
@@ -1499,7 +1499,7 @@ export interface components {
         BulkItemError: {
             email: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
             /** @description The item's position in the JSON array (0-based) */
             index?: number;
             /** @description The line in the CSV file */
@@ -1519,7 +1519,7 @@ export interface components {
             errors?: components["schemas"]["BulkCreateError"][];
             failure?: {
                 /** @enum {string} */
-                errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
+                errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
                 message: string;
             };
             /** Format: uuid */
@@ -1590,7 +1590,7 @@ export interface components {
         /** @description The standard error body (spec 7). */
         ErrorBody: {
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
             /** @enum {string} */
             errorType: "API_ERROR" | "API_INFO" | "USER_ERROR";
             message: string;
@@ -1605,7 +1605,7 @@ export interface components {
         FieldIssue: {
             email?: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
             fieldName: string;
             line?: number;
             message: string;
@@ -1929,7 +1929,7 @@ export interface components {
         ValidationErrorBody: {
             details?: components["schemas"]["FieldIssue"][];
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT";
             /** @enum {string} */
             errorType: "API_ERROR" | "API_INFO" | "USER_ERROR";
             message: string;
@@ -2048,7 +2048,7 @@ export interface components {
         Location: string;
         /** @description `respond-async` when the Prefer header was honoured */
         "Preference-Applied": string;
-        /** @description Seconds to wait before the next request (the SCIM endpoints’ per-organization rate) */
+        /** @description Seconds to wait before the next request (the SCIM endpoints’ per-organization rate; an AWS service over its request rate) */
         "Retry-After": string;
         /** @description The account page's session (HttpOnly, SameSite=Strict, scoped to the page's path) */
         "Set-Cookie": string;
@@ -2102,14 +2102,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
             /** @description Any other error */
@@ -2179,14 +2180,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2246,14 +2248,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2345,14 +2348,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2443,14 +2447,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2539,14 +2544,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2606,14 +2612,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2691,14 +2698,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2777,14 +2785,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2867,14 +2876,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -2935,14 +2945,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3003,14 +3014,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3070,14 +3082,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3137,14 +3150,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3262,14 +3276,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3482,14 +3497,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3603,14 +3619,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3847,14 +3864,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -3970,14 +3988,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -4091,14 +4110,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -4214,14 +4234,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -4338,14 +4359,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -4460,14 +4482,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -4583,14 +4606,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -4987,14 +5011,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -5385,14 +5410,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -5510,14 +5536,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -5631,14 +5658,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -5863,14 +5891,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -5986,14 +6015,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6107,14 +6137,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6230,14 +6261,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6354,14 +6386,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6474,14 +6507,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6545,14 +6579,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6663,14 +6698,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6779,14 +6815,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -6904,14 +6941,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7022,14 +7060,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7176,14 +7215,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7295,14 +7335,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7416,14 +7457,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7536,14 +7578,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7653,14 +7696,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7820,14 +7864,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -7936,14 +7981,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -8901,14 +8947,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -9079,14 +9126,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -9197,14 +9245,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -9377,14 +9426,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -9493,14 +9543,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -9671,14 +9722,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -9843,14 +9895,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -9992,14 +10045,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -10110,14 +10164,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -10229,14 +10284,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -10348,14 +10404,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -10467,14 +10524,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -10618,14 +10676,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -10783,14 +10842,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -10905,14 +10965,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -11022,14 +11083,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -11142,14 +11204,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -11259,14 +11322,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -11418,14 +11482,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -11536,14 +11601,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -11696,14 +11762,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -11812,14 +11879,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -11932,14 +12000,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -12051,14 +12120,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -12169,14 +12239,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };
@@ -12287,14 +12358,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout) */
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
             503: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
         };

@@ -1,0 +1,234 @@
+import { CognitoError } from 'cognito-local/lib/errors';
+
+/**
+ * Cognito's request-rate quotas for user pools, applied to cognito-local as Cognito applies them: each
+ * API operation belongs to a category, and every category has one rate (requests per second) shared by
+ * all of its operations, across all user pools of the account and Region. One local stack is one
+ * account. The categories, their operations and default rates are those of "Amazon Cognito user pools
+ * API operation categories and request rate quotas" in the Cognito developer guide
+ * (https://docs.aws.amazon.com/cognito/latest/developerguide/quotas.html#category_operations);
+ * docs/local-stack.md lists them.
+ */
+export const quotaCategories = {
+  UserAuthentication: { rps: 120, operations: ['InitiateAuth', 'AdminInitiateAuth', 'GetTokensFromRefreshToken'] },
+  UserCreation: { rps: 50, operations: ['SignUp', 'ConfirmSignUp', 'AdminCreateUser', 'AdminConfirmSignUp'] },
+  UserAccountRecovery: {
+    rps: 30,
+    operations: ['ChangePassword', 'ConfirmForgotPassword', 'ForgotPassword', 'AdminResetUserPassword', 'AdminSetUserPassword'],
+  },
+  UserRead: { rps: 120, operations: ['AdminGetUser', 'AdminGetUserAuthFactors', 'GetUser'] },
+  UserUpdate: {
+    rps: 25,
+    operations: [
+      'AdminAddUserToGroup',
+      'AdminDeleteUserAttributes',
+      'AdminUpdateUserAttributes',
+      'AdminDeleteUser',
+      'AdminDisableUser',
+      'AdminEnableUser',
+      'AdminLinkProviderForUser',
+      'AdminDisableProviderForUser',
+      'VerifyUserAttribute',
+      'DeleteUser',
+      'DeleteUserAttributes',
+      'UpdateUserAttributes',
+      'AdminUserGlobalSignOut',
+      'GlobalSignOut',
+      'AdminRemoveUserFromGroup',
+    ],
+  },
+  UserToken: { rps: 120, operations: ['RevokeToken'] },
+  UserResourceRead: {
+    rps: 50,
+    operations: [
+      'AdminGetDevice',
+      'AdminListGroupsForUser',
+      'AdminListDevices',
+      'GetDevice',
+      'ListDevices',
+      'GetUserAttributeVerificationCode',
+      'ResendConfirmationCode',
+      'AdminListUserAuthEvents',
+    ],
+  },
+  UserResourceUpdate: {
+    rps: 25,
+    operations: [
+      'AdminForgetDevice',
+      'AdminUpdateAuthEventFeedback',
+      'AdminSetUserMFAPreference',
+      'AdminDeleteSoftwareToken',
+      'AdminSetUserSettings',
+      'AdminUpdateDeviceStatus',
+      'UpdateDeviceStatus',
+      'UpdateAuthEventFeedback',
+      'ConfirmDevice',
+      'SetUserMFAPreference',
+      'SetUserSettings',
+      'VerifySoftwareToken',
+      'AssociateSoftwareToken',
+      'ForgetDevice',
+    ],
+  },
+  UserList: { rps: 30, operations: ['ListUsers', 'ListUsersInGroup'] },
+  UserPoolRead: { rps: 15, operations: ['DescribeUserPool', 'ListUserPools'] },
+  UserPoolUpdate: { rps: 15, operations: ['CreateUserPool', 'UpdateUserPool', 'DeleteUserPool'] },
+  UserPoolResourceRead: {
+    rps: 20,
+    operations: [
+      'DescribeIdentityProvider',
+      'DescribeResourceServer',
+      'DescribeUserImportJob',
+      'DescribeUserPoolDomain',
+      'GetCSVHeader',
+      'GetGroup',
+      'GetSigningCertificate',
+      'GetIdentityProviderByIdentifier',
+      'GetUserPoolMfaConfig',
+      'ListGroups',
+      'ListIdentityProviders',
+      'ListResourceServers',
+      'ListTagsForResource',
+      'ListUserImportJobs',
+      'DescribeRiskConfiguration',
+      'GetUICustomization',
+    ],
+  },
+  UserPoolResourceUpdate: {
+    rps: 15,
+    operations: [
+      'AddCustomAttributes',
+      'CreateGroup',
+      'CreateIdentityProvider',
+      'CreateResourceServer',
+      'CreateUserImportJob',
+      'CreateUserPoolDomain',
+      'DeleteGroup',
+      'DeleteIdentityProvider',
+      'DeleteResourceServer',
+      'DeleteUserPoolDomain',
+      'SetUserPoolMfaConfig',
+      'StartUserImportJob',
+      'StopUserImportJob',
+      'UpdateGroup',
+      'UpdateIdentityProvider',
+      'UpdateResourceServer',
+      'UpdateUserPoolDomain',
+      'SetRiskConfiguration',
+      'SetUICustomization',
+      'TagResource',
+      'UntagResource',
+    ],
+  },
+  UserPoolClientRead: { rps: 15, operations: ['DescribeUserPoolClient', 'ListUserPoolClients'] },
+  UserPoolClientUpdate: { rps: 15, operations: ['CreateUserPoolClient', 'DeleteUserPoolClient', 'UpdateUserPoolClient'] },
+  ClientAuthentication: { rps: 150, operations: ['GetClientToken'] },
+  // Answers to an authentication challenge other than NEW_PASSWORD_REQUIRED: their own quota, three
+  // times UserAuthentication's (the guide's "special request rate handling").
+  UserAuthenticationChallenge: { rps: 360, operations: [] },
+} as const satisfies Record<string, { rps: number; operations: readonly string[] }>;
+
+export type QuotaCategory = keyof typeof quotaCategories;
+export type QuotaRates = Record<QuotaCategory, number>;
+
+/** The environment variable that overrides rates: a JSON object of category (or `*`, every other one) to requests per second. */
+export const QUOTAS_ENV = 'LOCAL_COGNITO_QUOTAS';
+
+const categoryByOperation = new Map<string, QuotaCategory>(
+  Object.entries(quotaCategories).flatMap(([category, { operations }]) => operations.map((operation) => [operation, category as QuotaCategory])),
+);
+
+const challengeResponses = new Set(['RespondToAuthChallenge', 'AdminRespondToAuthChallenge']);
+
+/**
+ * The category a call counts against, or undefined for an operation no category lists. A challenge
+ * answer counts against UserAccountRecovery when it sets a new password, else against its own quota.
+ */
+export function categoryOf(operation: string, request?: { ChallengeName?: string }): QuotaCategory | undefined {
+  if (challengeResponses.has(operation)) return request?.ChallengeName === 'NEW_PASSWORD_REQUIRED' ? 'UserAccountRecovery' : 'UserAuthenticationChallenge';
+  return categoryByOperation.get(operation);
+}
+
+/** AWS's default rates, with the overrides of `LOCAL_COGNITO_QUOTAS` (for example `{"UserCreation":2}` or `{"*":1000}`). */
+export function quotaRates(setting: string | undefined = process.env[QUOTAS_ENV]): QuotaRates {
+  const rates = Object.fromEntries(Object.entries(quotaCategories).map(([category, { rps }]) => [category, rps])) as QuotaRates;
+  if (!setting?.trim()) return rates;
+  const usage = `${QUOTAS_ENV} must be a JSON object of request rates per second, keyed by category (${Object.keys(quotaCategories).join(', ')}) or "*" for every other one, for example {"UserCreation":2}`;
+  let overrides: unknown;
+  try {
+    overrides = JSON.parse(setting);
+  } catch {
+    throw new Error(`${usage}; it is not JSON`);
+  }
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new Error(usage);
+  const entries = Object.entries(overrides as Record<string, unknown>);
+  for (const [key, value] of entries) {
+    if (key !== '*' && !(key in quotaCategories)) throw new Error(`${usage}; "${key}" is not a category`);
+    if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) throw new Error(`${usage}; the rate of "${key}" is not a positive number`);
+  }
+  const everyOther = (overrides as Record<string, number>)['*'];
+  for (const category of Object.keys(rates) as QuotaCategory[]) {
+    rates[category] = (overrides as Partial<Record<QuotaCategory, number>>)[category] ?? everyOther ?? rates[category];
+  }
+  return rates;
+}
+
+/**
+ * One token bucket per category, filled at the category's rate and holding one second of it (at least
+ * one request): a steady rate up to the quota passes, and so does a burst of one second's worth after
+ * a quiet moment. AWS publishes no burst size; a refused call takes no token.
+ */
+export function quotaBuckets(rates: QuotaRates, now: () => number = () => performance.now()) {
+  const buckets = new Map<QuotaCategory, { tokens: number; at: number }>();
+  return {
+    /** Whether a call of `category` may pass now (and takes its token if so). */
+    take(category: QuotaCategory): boolean {
+      const rate = rates[category];
+      const capacity = Math.max(1, rate);
+      const time = now();
+      const bucket = buckets.get(category) ?? { tokens: capacity, at: time };
+      bucket.tokens = Math.min(capacity, bucket.tokens + ((time - bucket.at) / 1000) * rate);
+      bucket.at = time;
+      buckets.set(category, bucket);
+      if (bucket.tokens < 1) return false;
+      bucket.tokens -= 1;
+      return true;
+    },
+  };
+}
+
+/**
+ * A local-only operation (no Cognito API has it): its answer is `{ rates, throttled }`, the rates
+ * applied and the calls refused so far by category, for a test or a curious developer
+ * (`x-amz-target: AWSCognitoIdentityProviderService.LocalQuotaUsage`). It counts against no quota.
+ */
+export const QUOTA_USAGE_TARGET = 'LocalQuotaUsage';
+
+export interface QuotaUsage {
+  rates: QuotaRates;
+  throttled: Partial<Record<QuotaCategory, number>>;
+}
+
+type Handler<C, R> = (ctx: C, request: R) => Promise<unknown>;
+
+/**
+ * Wraps cognito-local's router so that each call over its category's quota is refused as Cognito
+ * refuses it: HTTP 400 with `{"__type":"TooManyRequestsException","message":"Too many requests"}`
+ * (cognito-local's server answers a `CognitoError` so), before the operation runs.
+ */
+export function withCognitoQuotas<C, R>(router: (target: string) => Handler<C, R>, rates: QuotaRates = quotaRates()): (target: string) => Handler<C, R> {
+  const buckets = quotaBuckets(rates);
+  const throttled: QuotaUsage['throttled'] = {};
+  return (target) => {
+    if (target === QUOTA_USAGE_TARGET) return async (): Promise<QuotaUsage> => ({ rates, throttled: { ...throttled } });
+    const handle = router(target);
+    return async (ctx, request) => {
+      const category = categoryOf(target, request as { ChallengeName?: string });
+      if (category && !buckets.take(category)) {
+        throttled[category] = (throttled[category] ?? 0) + 1;
+        throw new CognitoError('TooManyRequestsException', 'Too many requests');
+      }
+      return handle(ctx, request);
+    };
+  };
+}
