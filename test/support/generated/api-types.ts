@@ -1343,6 +1343,8 @@ export interface components {
             empty: boolean;
             first: boolean;
             last: boolean;
+            /** @description The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page */
+            nextPageToken: string | null;
             number: number;
             numberOfElements: number;
             pageable: {
@@ -1403,6 +1405,8 @@ export interface components {
             empty: boolean;
             first: boolean;
             last: boolean;
+            /** @description The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page */
+            nextPageToken: string | null;
             number: number;
             numberOfElements: number;
             pageable: {
@@ -1718,6 +1722,8 @@ export interface components {
             empty: boolean;
             first: boolean;
             last: boolean;
+            /** @description The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page */
+            nextPageToken: string | null;
             number: number;
             numberOfElements: number;
             pageable: {
@@ -1902,6 +1908,8 @@ export interface components {
             empty: boolean;
             first: boolean;
             last: boolean;
+            /** @description The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page */
+            nextPageToken: string | null;
             number: number;
             numberOfElements: number;
             pageable: {
@@ -3155,6 +3163,7 @@ export interface operations {
                 direction?: "ASC" | "DESC";
                 orderBy?: "updatedAt" | "createdAt" | "role";
                 page?: number;
+                pageToken?: string;
                 searchTerm?: string;
                 size?: number;
             };
@@ -3863,6 +3872,7 @@ export interface operations {
         parameters: {
             query?: {
                 page?: number;
+                pageToken?: string;
                 size?: number;
             };
             header?: {
@@ -5403,6 +5413,7 @@ export interface operations {
                 direction?: "ASC" | "DESC";
                 orderBy?: "updatedAt" | "createdAt" | "role";
                 page?: number;
+                pageToken?: string;
                 searchTerm?: string;
                 size?: number;
             };
@@ -5879,6 +5890,7 @@ export interface operations {
         parameters: {
             query?: {
                 page?: number;
+                pageToken?: string;
                 size?: number;
             };
             header?: {
@@ -6798,6 +6810,7 @@ export interface operations {
                 from?: string;
                 linesPerPage?: number;
                 page?: number;
+                pageToken?: string;
                 resourceType?: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK";
                 resourceUuid?: string;
                 to?: string;
@@ -8796,6 +8809,7 @@ export interface operations {
                 linesPerPage?: number;
                 orderBy?: "createdAt" | "name" | "email" | "company";
                 page?: number;
+                pageToken?: string;
                 searchTerms?: string;
                 status?: "ACTIVE" | "DELETED" | "ALL";
             };
@@ -11828,6 +11842,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                pageToken?: string;
             };
             header?: {
                 /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
