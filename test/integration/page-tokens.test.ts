@@ -1,3 +1,5 @@
+import { ValidationError } from '../../shared/errors';
+import { PAGE_TOKEN_TTL_SECONDS, pageTokenOf, positionOf } from '../../shared/store/page-token';
 import { adminApi, agentBody, agentsUrl, botUrl, createAgent, freshBot, type AgentDto, type FreshBot, type PageDto } from '../support/bot-helpers';
 import { expectFieldErrors } from '../support/error-body';
 import type { ApiResponse } from '../support/http-client';
@@ -148,5 +150,23 @@ describe('agents and revisions', () => {
 
     expect(byCursor.flat().map((r) => r.revision)).toEqual([5, 4, 3, 2, 1]);
     expect(byCursor).toEqual(byNumber);
+  });
+});
+
+describe('the token itself', () => {
+  const binding = { listing: 'users.list', owner: '00000000-0000-4000-8000-000000000000', query: { orderBy: 'name', linesPerPage: 2 } };
+
+  test('reads back the position it was made for, whatever the order of the query parameters', async () => {
+    const token = await pageTokenOf(binding, { number: 7, after: 'ana\u00012026#x' });
+
+    await expect(positionOf(token, { ...binding, query: { linesPerPage: 2, orderBy: 'name' } })).resolves.toEqual({ number: 7, after: 'ana\u00012026#x' });
+  });
+
+  test(`expires after ${PAGE_TOKEN_TTL_SECONDS / 3600} hours, with a 422 that says so`, async () => {
+    const token = await pageTokenOf(binding, { number: 1, after: 'x' }, Date.now() - PAGE_TOKEN_TTL_SECONDS * 1000 - 1000);
+
+    const refused = await positionOf(token, binding).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect((refused as ValidationError).details[0]!.message).toMatch(/has expired .* start again from the first page/);
   });
 });
