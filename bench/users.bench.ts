@@ -31,16 +31,21 @@ const QUICK = `/quicksearch?name=${encodeURIComponent(QUICK_TERM)}`;
 type Request = { key: string; label: string; path: string };
 const parse = (path: string) => userListQuerySchema.parse(Object.fromEntries(new URLSearchParams(path.slice(1)))) as UserListQuery;
 
-/** Every listing order and status, a deep page and a search, then quicksearch and the single reads. */
-function requestsOf(active: number, searchTerms: string): Request[] {
-  // Page 1,000 of 20 at full size; on a smaller organization as deep as its active users allow.
-  const deep = Math.min(1000, Math.floor(active / 20) - 1);
+// Page 1,000 of 20 at full size; on a smaller organization as deep as its active users allow.
+const deepOf = (active: number) => Math.min(1000, Math.floor(active / 20) - 1);
+const BY_NAME = 'orderBy=name&direction=ASC&linesPerPage=20';
+
+/** Every listing order and status, a deep page by number and by `pageToken` beside the first, a search, then quicksearch and the single reads. */
+function requestsOf(active: number, searchTerms: string, token: string): Request[] {
+  const deep = deepOf(active);
   const orders = ['createdAt&direction=ASC', ...['name', 'email', 'company'].flatMap((o) => [`${o}&direction=ASC`, `${o}&direction=DESC`])];
   const listing = (qs: string, label = qs) => ({ key: qs, label, path: `?${qs}` });
   return [
     { key: 'default', label: 'default page (page 0, 5 lines, createdAt DESC, ACTIVE)', path: '' },
     ...['status=ALL', 'status=DELETED', ...orders.map((o) => `orderBy=${o}`)].map((qs) => listing(qs)),
-    listing(`orderBy=name&direction=ASC&page=${deep}&linesPerPage=20`, `deep page: page ${fmt.int(deep)} of 20 by name`),
+    listing(BY_NAME, 'first page of 20 by name'),
+    listing(`${BY_NAME}&page=${deep}`, `deep page: page ${fmt.int(deep)} of 20 by name`),
+    { key: 'cursor', label: `the same deep page by \`pageToken\``, path: `?${BY_NAME}&pageToken=${token}` },
     listing(`searchTerms=${encodeURIComponent(searchTerms)}`, `searchTerms=${searchTerms}`),
     { key: 'quick', label: `quicksearch \`${QUICK_TERM}\`, warm container`, path: QUICK },
     { key: 'reload', label: `quicksearch \`${QUICK_TERM}\` right after a user write`, path: QUICK },
@@ -60,10 +65,13 @@ async function data({ size, progress, stack }: Context) {
   const caller = await authenticate(token.bearer);
   const scope = await authorizeOrgAdmin(caller, big.uuid);
   const searchTerms = searchTermsFor(seeded.users);
-  const requests = requestsOf(seeded.active, searchTerms);
+  const base = `${stack.info.apiUrl}/${stack.info.userSubpath}/org/${big.uuid}/users`;
+  const before = await listUsers(scope, parse(`?${BY_NAME}&page=${deepOf(seeded.active) - 1}`));
+  const deepToken = (JSON.parse(await apiGet(`${base}?${BY_NAME}&page=${deepOf(seeded.active) - 1}`, token.bearer)) as { nextPageToken: string }).nextPageToken;
+  const requests = requestsOf(seeded.active, searchTerms, encodeURIComponent(deepToken));
   const pages = new Map<string, { uuids: string[]; total: number }>();
   for (const r of requests.filter((r) => !r.path.startsWith('/'))) {
-    const { users, total } = await listUsers(scope, parse(r.path));
+    const { users, total } = await listUsers(scope, parse(r.path), r.key === 'cursor' ? before.next : undefined);
     check(users.length > 0, `${r.label} returned an empty page`);
     pages.set(r.key, { uuids: users.map((u) => u.uuid), total });
   }
@@ -72,8 +80,7 @@ async function data({ size, progress, stack }: Context) {
   check(names.length > 0, 'The quicksearch term matches nobody');
   const { users } = seeded;
   const targets = Array.from({ length: n.warmUp + n.samples }, () => users[Math.floor(Math.random() * users.length)]!.uuid);
-  const base = `${stack.info.apiUrl}/${stack.info.userSubpath}/org/${big.uuid}/users`;
-  return { n, big, small, seeded, smallSeeded, users, token, callerUuid: caller.user.uuid, searchTerms, requests, pages, quick, names, targets, base };
+  return { n, big, small, seeded, smallSeeded, users, token, callerUuid: caller.user.uuid, searchTerms, requests, pages, quick, names, targets, base, after: before.next! };
 }
 type Data = Awaited<ReturnType<typeof data>>;
 
@@ -93,9 +100,10 @@ function rawReads(d: Data, r: Request): [string, (i: number) => Promise<unknown>
     const postings = () => queryPartition(keys.userPostings(org, prefixOf(longest)), { forward: true });
     return [`\`Query\` of the postings of \`${prefixOf(longest)}\` → \`BatchGetItem\` of the page's users`, async () => [await postings(), await page()]];
   }
-  const [statuses, limit] = [q.status === 'ALL' ? ['ACTIVE', 'DELETED'] : [q.status], (q.page + 1) * q.linesPerPage];
-  const entries = () => statuses.map((status) => queryPartition(keys.userListing(org, status, q.orderBy), { forward: q.direction === 'ASC', limit }));
-  const what = `\`Query\` of the first ${fmt.int(limit)} entries of ${statuses.length} listing partition(s) ∥ \`GetItem\` of the count → \`BatchGetItem\` of the page's users`;
+  const after = r.key === 'cursor' ? d.after : undefined;
+  const [statuses, limit] = [q.status === 'ALL' ? ['ACTIVE', 'DELETED'] : [q.status], (after ? 0 : q.page * q.linesPerPage) + q.linesPerPage + 1];
+  const entries = () => statuses.map((status) => queryPartition(keys.userListing(org, status, q.orderBy), { forward: q.direction === 'ASC', limit, exclusiveStart: after }));
+  const what = `\`Query\` of the ${after ? 'next' : 'first'} ${fmt.int(limit)} entries of ${statuses.length} listing partition(s)${after ? ' from the last key shown' : ''} ∥ \`GetItem\` of the count → \`BatchGetItem\` of the page's users`;
   return [what, async () => [await Promise.all([count(), ...entries()]), await page()]];
 }
 
@@ -168,6 +176,7 @@ function summary({ data: d, measured: { operations, writes }, f }: UsersRun) {
   return [
     comparisonTable(f, rows, [['RCU per request', (r) => r.rcu, 'right'], ['aim', aim]]),
     bullets([
+      `The deep page by \`pageToken\` against the first page of 20 by name: p50 ${fmt.ms(f.p50('api.cursor'))} against ${fmt.ms(f.p50(`api.${BY_NAME}`))} ms, ${rcu('cursor')} against ${rcu(BY_NAME)} RCU (by number: ${fmt.ms(f.p50(rows.find((r) => r.label.startsWith('deep'))!.api))} ms).`,
       `Default page: ${rows[0]!.rcu} RCU per request (${met(rows[0]!.rcu <= AIM_RCU, `aim ≤ ${AIM_RCU}`)}); its reads do not depend on the organization's size (the first 5 entries of one partition, the count, 5 users).`,
       `Writing one user (\`registerUser\`: e-mail claim, Cognito, one transaction), ${WRITES} times into each organization, the same name, e-mail shape and company: ${writes.map(written).join('; ')}.`,
     ]),

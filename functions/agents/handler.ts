@@ -1,7 +1,6 @@
 import { authorizeBot, botScopeKeys } from '../../shared/access/bot-access';
-import { agentReadKeys, listAgents, quicksearchAgents, readAgent } from '../../shared/agents/agent-read.service';
+import { agentReadKeys, quicksearchAgents, readAgent } from '../../shared/agents/agent-read.service';
 import { createAgent, updateAgent } from '../../shared/agents/agent-write.service';
-import { toAgentSummary } from '../../shared/agents/agent.mapper';
 import { agentsApi } from '../../shared/api/agents.api';
 import { bundlesApi } from '../../shared/api/bundles.api';
 import { applyBundle } from '../../shared/bundles/bundle-apply';
@@ -12,9 +11,9 @@ import { planBundle } from '../../shared/bundles/bundle-plan';
 import { etagOfText, tagsOfIfMatch, versionsOfIfMatch } from '../../shared/http/etag';
 import { createFunction, routes } from '../../shared/http/handler-factory';
 import { userOperation } from '../../shared/http/user-route';
-import { pageOf } from '../../shared/http/page';
 import { ok } from '../../shared/http/types';
 import { agentAnswer } from '../common/agent-answer';
+import { agentListing } from '../common/agent-listing';
 import { revisionRoutes } from '../common/revision-routes';
 
 /** Agents of a bot (spec 4.2), and bundles of the bot's whole configuration. */
@@ -25,10 +24,7 @@ export const handlers = routes(
   userOperation(agentsApi.list, {
     prefetch: botScopeKeys,
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
-    handle: async ({ query, scope }) => {
-      const { items, total } = await listAgents(scope, 'AGENT', query);
-      return ok(pageOf(items.map(toAgentSummary), total, query.page, query.size));
-    },
+    handle: (input) => agentListing(agentsApi.list.id, 'AGENT', input),
   }),
   // Roles of matching agents as text/plain, one per line.
   userOperation(agentsApi.quicksearch, {

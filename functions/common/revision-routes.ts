@@ -7,6 +7,7 @@ import { restoreRevision } from '../../shared/agents/agent-write.service';
 import type { agentsApi, supervisorsApi } from '../../shared/api/agents.api';
 import { versionsOfIfMatch } from '../../shared/http/etag';
 import { userOperation } from '../../shared/http/user-route';
+import { cursorOf } from '../../shared/http/cursor-page';
 import { pageOf } from '../../shared/http/page';
 import { ok } from '../../shared/http/types';
 import { agentAnswer } from './agent-answer';
@@ -23,9 +24,13 @@ export function revisionRoutes(operations: RevisionOperations, kind: AgentKind, 
     userOperation(operations.revisions, {
       prefetch: botScopeKeys,
       authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
-      handle: async ({ path, query, scope }) => {
-        const { items, total } = await listRevisions(await requireLatestRecord(scope, kind, uuidOf(path)), query.page, query.size);
-        return ok(pageOf(items.map(toRevisionSummary), total, query.page, query.size));
+      handle: async (input) => {
+        const { path, query, scope } = input;
+        const uuid = uuidOf(path);
+        const cursor = await cursorOf<number>(operations.revisions.id, `${scope.bot.uuid}/${uuid}`, input, 'page');
+        const { items, total, next } = await listRevisions(await requireLatestRecord(scope, kind, uuid), query.page, query.size, cursor.start?.after);
+        const number = cursor.start?.number ?? query.page;
+        return cursor.reply(pageOf(items.map(toRevisionSummary), total, number, query.size), next === undefined ? undefined : { number: number + 1, after: next });
       },
     }),
     userOperation(operations.revision, {

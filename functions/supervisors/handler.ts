@@ -1,14 +1,12 @@
 import { authorizeBot, botScopeKeys } from '../../shared/access/bot-access';
-import { agentReadKeys, defaultSupervisorReadKeys, listAgents, readAgent, readDefaultSupervisor } from '../../shared/agents/agent-read.service';
+import { agentReadKeys, defaultSupervisorReadKeys, readAgent, readDefaultSupervisor } from '../../shared/agents/agent-read.service';
 import { updateSupervisor } from '../../shared/agents/agent-write.service';
-import { toAgentSummary } from '../../shared/agents/agent.mapper';
 import { supervisorsApi } from '../../shared/api/agents.api';
 import { versionsOfIfMatch } from '../../shared/http/etag';
 import { createFunction, routes } from '../../shared/http/handler-factory';
 import { userOperation } from '../../shared/http/user-route';
-import { pageOf } from '../../shared/http/page';
-import { ok } from '../../shared/http/types';
 import { agentAnswer } from '../common/agent-answer';
+import { agentListing } from '../common/agent-listing';
 import { revisionRoutes } from '../common/revision-routes';
 
 /** Supervisors of a bot (spec 4.1). */
@@ -16,10 +14,7 @@ export const handlers = routes(
   userOperation(supervisorsApi.list, {
     prefetch: botScopeKeys,
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
-    handle: async ({ query, scope }) => {
-      const { items, total } = await listAgents(scope, 'SUPERVISOR', query);
-      return ok(pageOf(items.map(toAgentSummary), total, query.page, query.size));
-    },
+    handle: (input) => agentListing(supervisorsApi.list.id, 'SUPERVISOR', input),
   }),
   userOperation(supervisorsApi.default, {
     prefetch: defaultSupervisorReadKeys,

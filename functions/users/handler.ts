@@ -2,10 +2,11 @@ import { authorizeOrgAdmin, authorizeOrgMember, authorizeUserAccess } from '../.
 import { usersApi } from '../../shared/api/users.api';
 import { webhooksApi } from '../../shared/api/webhooks.api';
 import { toAuditEventResponse } from '../../shared/audit-trail/audit-trail.mapper';
-import { listAuditEvents } from '../../shared/audit-trail/audit-trail.service';
+import { listAuditEvents, type AuditPosition } from '../../shared/audit-trail/audit-trail.service';
 import { mailSettings } from '../../shared/config';
 import { createFunction, routes } from '../../shared/http/handler-factory';
 import { userOperation } from '../../shared/http/user-route';
+import { cursorOf } from '../../shared/http/cursor-page';
 import { pageOf } from '../../shared/http/page';
 import { ok, type Reply } from '../../shared/http/types';
 import { languageOf } from '../../shared/mail/language-header';
@@ -19,7 +20,7 @@ import { toAttemptResponse, toWebhookResponse } from '../../shared/webhooks/webh
 import {
   createWebhook,
   deleteWebhook,
-  listDeliveryAttempts,
+  deliveryAttemptsPage,
   listWebhooks,
   readWebhook,
   redeliver,
@@ -48,9 +49,12 @@ export const handlers = routes(
   }),
   userOperation(usersApi.list, {
     authorize: admin,
-    handle: async ({ query, scope }) => {
-      const { users, total } = await listUsers(scope, query);
-      return ok(pageOf(users.map(toUserResponse), total, query.page, query.linesPerPage, 0));
+    handle: async (input) => {
+      const { query, scope } = input;
+      const cursor = await cursorOf<string>(usersApi.list.id, scope.orgUuid, input, 'page');
+      const { users, total, next } = await listUsers(scope, query, cursor.start?.after);
+      const number = cursor.start?.number ?? query.page;
+      return cursor.reply(pageOf(users.map(toUserResponse), total, number, query.linesPerPage, 0), next === undefined ? undefined : { number: number + 1, after: next });
     },
   }),
   userOperation(usersApi.quicksearch, {
@@ -98,9 +102,12 @@ export const handlers = routes(
   }),
   userOperation(usersApi.auditEvents, {
     authorize: ({ path, caller }) => authorizeOrgAdmin(caller, path.orgUUID, 'Only an ADMIN reads audit events'),
-    handle: async ({ query, scope }) => {
-      const { events, total } = await listAuditEvents(scope, query);
-      return ok(pageOf(events.map(toAuditEventResponse), total, query.page, query.linesPerPage, 0));
+    handle: async (input) => {
+      const { query, scope } = input;
+      const cursor = await cursorOf<AuditPosition>(usersApi.auditEvents.id, scope.orgUuid, input, 'page');
+      const { events, total, number, next } = await listAuditEvents(scope, query, cursor.start);
+      const page = pageOf(events.map(toAuditEventResponse), total, number, query.linesPerPage, 0);
+      return cursor.reply(page, next === undefined ? undefined : { number: number + 1, after: next });
     },
   }),
   userOperation(webhooksApi.create, {
@@ -138,7 +145,13 @@ export const handlers = routes(
   }),
   userOperation(webhooksApi.deliveries, {
     authorize: admin,
-    handle: async ({ path, query, scope }) => ok((await listDeliveryAttempts(scope, path.webhookId, query.limit)).map(toAttemptResponse)),
+    handle: async (input) => {
+      const { path, query, scope } = input;
+      // The body is a bare array (kept as it was): the next page's token comes in the `Link` header alone.
+      const cursor = await cursorOf<string>(webhooksApi.deliveries.id, `${scope.orgUuid}/${path.webhookId}`, input);
+      const { attempts, next } = await deliveryAttemptsPage(scope, path.webhookId, query.limit, cursor.start?.after);
+      return ok(attempts.map(toAttemptResponse), await cursor.headers(next === undefined ? undefined : { number: 0, after: next }));
+    },
   }),
   userOperation(webhooksApi.redeliver, {
     authorize: admin,

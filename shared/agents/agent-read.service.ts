@@ -16,17 +16,26 @@ import {
 } from './agent.repository';
 import type { ListQuery } from './agent.schemas';
 
-/** One page of a listing and how many items the whole listing holds. */
+/** One page of a listing, how many items the whole listing holds, and where the next page starts (absent on the last). */
 export interface AgentSlice {
   items: AgentSummaryRecord[];
   total: number;
+  next?: AgentPosition;
 }
+
+/** Where a page starts: the order's value and the uuid of the last item of the page before. */
+export type AgentPosition = [value: string, uuid: string];
 
 export const agentNotFound = (kind: AgentKind) =>
   new NotFoundError(kind === 'SUPERVISOR' ? 'The supervisor was not found' : 'The agent was not found');
 
-/** Supervisors or agents of a bot: filtered by `searchTerm` on role, goal and tag names, sorted, page `query.page` (from 1). */
-export async function listAgents({ bot }: BotScope, kind: AgentKind, query: ListQuery): Promise<AgentSlice> {
+/**
+ * Supervisors or agents of a bot: filtered by `searchTerm` on role, goal and tag names, sorted, page
+ * `query.page` (from 1) or the page after `after` (a page token's position). Every page reads the
+ * bot's summaries whole (one Query of its partition) and sorts them: the cost of any page, the first
+ * too, is the bot's size, whatever its depth.
+ */
+export async function listAgents({ bot }: BotScope, kind: AgentKind, query: ListQuery, after?: AgentPosition): Promise<AgentSlice> {
   const term = fold(query.searchTerm?.trim() ?? '');
   const matches = (agent: AgentSummaryRecord) =>
     !term || [agent.role, agent.goal, ...agent.tags.map((tag) => tag.name)].some((text) => fold(text).includes(term));
@@ -36,8 +45,12 @@ export async function listAgents({ bot }: BotScope, kind: AgentKind, query: List
     return sign * (primary || a.uuid.localeCompare(b.uuid));
   };
   const agents = (await listAgentSummaries(bot.uuid)).filter((agent) => agent.kind === kind && matches(agent)).sort(compare);
-  const start = (query.page - 1) * query.size;
-  return { items: agents.slice(start, start + query.size), total: agents.length };
+  const last = after && ({ role: after[0], updatedAt: after[0], createdAt: after[0], uuid: after[1] } as AgentSummaryRecord);
+  const start = last ? agents.findIndex((agent) => compare(agent, last) > 0) : (query.page - 1) * query.size;
+  const items = start < 0 ? [] : agents.slice(start, start + query.size);
+  const end = items.at(-1);
+  const next: AgentPosition | undefined = end && start + query.size < agents.length ? [end[query.orderBy], end.uuid] : undefined;
+  return { items, total: agents.length, ...(next ? { next } : {}) };
 }
 
 /** Roles of the bot's agents whose role matches the quicksearch term, alphabetical, at most `limit`. */

@@ -93,11 +93,20 @@ export function revisionWrite(record: AgentRecord, agent: AgentResponse, action:
 export const revisionCount = (record: AgentRecord): number =>
   record.revisionsFrom === undefined ? 0 : record.version - record.revisionsFrom + 1;
 
-/** Revisions `page` (from 1) of `size`, newest first, as stored (`toRevisionSummary` answers them): one Query over a key range. */
-export async function listRevisions(record: AgentRecord, page: number, size: number): Promise<{ items: RevisionSummary[]; total: number }> {
+/**
+ * Revisions `page` (from 1) of `size`, or the `size` older than revision `before` (a page token's
+ * position), newest first, as stored (`toRevisionSummary` answers them): one Query over a key range at
+ * any depth. `next` is the oldest revision of the page when older ones are kept.
+ */
+export async function listRevisions(
+  record: AgentRecord,
+  page: number,
+  size: number,
+  before?: number,
+): Promise<{ items: RevisionSummary[]; total: number; next?: number }> {
   const total = revisionCount(record);
-  const newest = record.version - (page - 1) * size;
-  const oldest = Math.max(record.version - page * size + 1, record.revisionsFrom ?? newest + 1);
+  const newest = before !== undefined ? before - 1 : record.version - (page - 1) * size;
+  const oldest = Math.max(newest - size + 1, record.revisionsFrom ?? newest + 1);
   if (total === 0 || newest < oldest) return { items: [], total };
   const items = await queryPartition<RevisionSummary>(keys.agentRevisionsOf(record.botUuid, record.uuid), {
     forward: false,
@@ -106,7 +115,7 @@ export async function listRevisions(record: AgentRecord, page: number, size: num
     // The record was read consistently: so is what it counts.
     consistent: true,
   });
-  return { items, total };
+  return { items, total, ...(oldest > (record.revisionsFrom ?? oldest) ? { next: oldest } : {}) };
 }
 
 /** One revision of a record, or 404. */

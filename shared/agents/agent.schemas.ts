@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { queryDirection, queryInt, storable, uuidSchema } from '../schemas/fields';
+import { queryDirection, queryInt, queryPageToken, storable, uuidSchema } from '../schemas/fields';
 import { communicationStyles } from '../org/org.entities';
 
 /**
@@ -181,6 +181,7 @@ export const orderableFields = ['updatedAt', 'createdAt', 'role'] as const;
 
 export const listQuerySchema = z.object({
   page: queryInt(1, 1_000_000, 1),
+  pageToken: queryPageToken,
   size: queryInt(1, 100, 5),
   orderBy: z
     .enum(orderableFields, { message: `Must be one of ${orderableFields.join(', ')}` })
@@ -212,6 +213,7 @@ export const supervisorRevisionPathSchema = supervisorPathSchema.extend({ revisi
 /** A page of revisions, newest first: pages from 1, 5 by default, like the agent listings. */
 export const revisionListQuerySchema = z.object({
   page: queryInt(1, 1_000_000, 1),
+  pageToken: queryPageToken,
   size: queryInt(1, 100, 5),
 });
 

@@ -14,6 +14,9 @@ export interface AuditFilter {
   to?: string;
 }
 
+/** Where a page of events starts: the keys (and, listing one resource's, index keys) of the event before it. */
+export type AuditPosition = ItemKey & { GSI1PK?: string; GSI1SK?: string };
+
 /** Above every event id (a UUID) that follows `<at>#`: the end of `to`'s millisecond. */
 const AFTER_ANY_ID = '~';
 
@@ -25,17 +28,22 @@ const AFTER_ANY_ID = '~';
  * its TTL that DynamoDB has not removed yet is not shown); then one BatchGetItem reads the page's
  * events. The Query's cost is the size of the events in the range (a filter does not reduce what is
  * read), hence the advice to give `from`/`to` or `resourceUuid`.
+ *
+ * After a page token's position (`after`, the keys of the last event of the page before) the Query
+ * starts there (ExclusiveStartKey) and counts only what follows: `remaining`, the events from the
+ * page on. `next` is the key to start the page after from, absent on the last page.
  */
 export async function findAuditEvents(
   orgUuid: string,
   filter: AuditFilter,
   offset: number,
   limit: number,
-  now = Date.now(),
-): Promise<{ events: AuditEvent[]; total: number }> {
+  options: { after?: AuditPosition; now?: number } = {},
+): Promise<{ events: AuditEvent[]; remaining: number; next?: AuditPosition }> {
+  const now = options.now ?? Date.now();
   const byResource = filter.resourceUuid !== undefined;
   const [pk, sk] = byResource ? ['GSI1PK', 'GSI1SK'] : ['PK', 'SK'];
-  const names: Record<string, string> = { '#pk': pk, '#ttl': 'ttl', '#PK': 'PK', '#SK': 'SK' };
+  const names: Record<string, string> = { '#pk': pk, '#ttl': 'ttl', '#PK': 'PK', '#SK': 'SK', ...(byResource ? { '#gpk': 'GSI1PK', '#gsk': 'GSI1SK' } : {}) };
   const values: Record<string, unknown> = {
     ':pk': byResource ? keys.auditEventsOfResource(orgUuid, filter.resourceUuid!) : keys.auditEventsOf(orgUuid),
     ':now': Math.floor(now / 1000),
@@ -62,9 +70,9 @@ export async function findAuditEvents(
     values[':type'] = filter.resourceType;
   }
 
-  const pageKeys: ItemKey[] = [];
+  const pageKeys: AuditPosition[] = [];
   let total = 0;
-  let start: Record<string, unknown> | undefined;
+  let start: Record<string, unknown> | undefined = options.after ? { ...options.after } : undefined;
   do {
     const page = await documentClient().send(
       new QueryCommand({
@@ -72,7 +80,7 @@ export async function findAuditEvents(
         ...(byResource ? { IndexName: GSI1 } : {}),
         KeyConditionExpression: `#pk = :pk${range}`,
         FilterExpression: conditions.join(' AND '),
-        ProjectionExpression: '#PK, #SK',
+        ProjectionExpression: byResource ? '#PK, #SK, #gpk, #gsk' : '#PK, #SK',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
@@ -80,7 +88,7 @@ export async function findAuditEvents(
       }),
     );
     for (const item of page.Items ?? []) {
-      if (total >= offset && total < offset + limit) pageKeys.push({ PK: item.PK as string, SK: item.SK as string });
+      if (total >= offset && total < offset + limit) pageKeys.push(item as AuditPosition);
       total += 1;
     }
     start = page.LastEvaluatedKey;
@@ -88,5 +96,6 @@ export async function findAuditEvents(
 
   const found = await getItemsByKey<AuditEvent>(pageKeys);
   // An event TTL removed between the two reads is left out of the page (the total counted it).
-  return { events: pageKeys.flatMap((key) => found.get(keyId(key)) ?? []), total };
+  const events = pageKeys.flatMap((key) => found.get(keyId(key)) ?? []);
+  return { events, remaining: total, ...(total > offset + limit ? { next: pageKeys.at(-1)! } : {}) };
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { queryInt, uuidSchema } from '../schemas/fields';
+import { queryInt, queryPageToken, uuidSchema } from '../schemas/fields';
 import { auditResourceTypes } from '../audit/audit-kinds';
 
 /** A date-time with an offset, read as the instant it names (stored events are dated in UTC, ms). */
@@ -15,6 +15,7 @@ const instant = z.iso
 export const auditEventsQuerySchema = z
   .object({
     page: queryInt(0, 1_000_000, 0),
+    pageToken: queryPageToken,
     linesPerPage: queryInt(1, 100, 5),
     actor: uuidSchema.optional(),
     resourceType: z.enum(auditResourceTypes, { message: `Must be one of ${auditResourceTypes.join(', ')}` }).optional(),

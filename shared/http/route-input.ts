@@ -18,6 +18,8 @@ export type RouteInput<S extends RouteSchemas> = ValidInput<S> & {
   cookies: string[];
   /** The request's query string parameters, for routes that read them without a schema. */
   rawQuery: Record<string, string | undefined>;
+  /** The address the request was sent to, without its query: what a `Link` header names the next page by. */
+  url: string;
   requestId: string;
 };
 
@@ -65,6 +67,7 @@ export function requestFacts(event: HttpEvent, context: RequestContext) {
     rawBody: rawBodyOf(event),
     cookies: event.cookies ?? [],
     rawQuery: event.queryStringParameters ?? {},
+    url: `${event.headers?.['x-forwarded-proto'] ?? 'https'}://${event.headers?.host ?? event.requestContext?.domainName}${event.rawPath}`,
     requestId: context.requestId,
   };
 }

@@ -50,6 +50,17 @@ export const queryInt = (min: number, max: number, fallback: number) =>
     .optional()
     .transform((value) => value ?? fallback);
 
+/**
+ * `pageToken`: the `nextPageToken` of the page before, opaque (docs/api/README.md#cursor-paging); the
+ * page after it, at the same cost at any depth.
+ */
+export const queryPageToken = z
+  .string()
+  .min(1, { message: 'Must not be empty' })
+  .max(2000, { message: 'Must be at most 2,000 characters' })
+  .optional()
+  .meta({ description: "The previous page's `nextPageToken`: the page after it (not with the page number)" });
+
 /** `ASC` or `DESC` in any case, `DESC` when absent. */
 export const queryDirection = z
   .string()

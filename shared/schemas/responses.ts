@@ -86,6 +86,10 @@ const pageEnvelope = <T extends z.ZodType>(item: T) =>
     last: z.boolean(),
     empty: z.boolean(),
     sort: sortSchema,
+    nextPageToken: z
+      .string()
+      .nullable()
+      .meta({ description: 'The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page' }),
   });
 
 /** Spec 2.8: a Page of `item`s, named `id` in the document. */

@@ -205,6 +205,9 @@ export const keys = {
   sessionKey: (sessionId: string): ItemKey => ({ PK: `SESSION#${sessionId}`, SK: 'SESSION' }),
   /** The GSI1 partition of a user's sessions. */
   sessionsOf: (userUuid: string): string => `USER#${userUuid}#SESSIONS`,
+
+  /** The stack's key that signs page tokens (shared/store/page-token.ts), made on first use. */
+  pageTokenKey: (): ItemKey => ({ PK: 'PAGETOKENKEY', SK: 'PAGETOKENKEY' }),
 };
 
 const keyAttributes = new Set(['PK', 'SK', 'GSI1PK', 'GSI1SK', 'type', 'ttl']);

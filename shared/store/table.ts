@@ -122,14 +122,23 @@ export async function queryIndex<T>(gsi1pk: string, gsi1sk?: string): Promise<T[
 
 /**
  * The first `limit` items of a partition in sort-key order (`forward`) or its reverse, all of them
- * when `limit` is undefined (from the sort key `after` on, when given); reads page after page until
- * it has them.
+ * when `limit` is undefined (from the sort key `after` on, when given; past the sort key
+ * `exclusiveStart` in the direction read, when given: a cursor's position); reads page after page
+ * until it has them.
  */
 export async function queryPartition<T>(
   pk: string,
-  options: { forward: boolean; limit?: number; attributes?: readonly string[]; consistent?: boolean; after?: string; between?: readonly [string, string] },
+  options: {
+    forward: boolean;
+    limit?: number;
+    attributes?: readonly string[];
+    consistent?: boolean;
+    after?: string;
+    between?: readonly [string, string];
+    exclusiveStart?: string;
+  },
 ): Promise<T[]> {
-  const { forward, limit, attributes, consistent, after, between } = options;
+  const { forward, limit, attributes, consistent, after, between, exclusiveStart } = options;
   const range =
     between !== undefined
       ? { condition: 'PK = :pk AND SK BETWEEN :low AND :high', values: { ':low': between[0], ':high': between[1] } }
@@ -137,7 +146,7 @@ export async function queryPartition<T>(
         ? { condition: 'PK = :pk AND SK >= :after', values: { ':after': after } }
         : { condition: 'PK = :pk', values: {} };
   const items: T[] = [];
-  let start: Record<string, unknown> | undefined;
+  let start: Record<string, unknown> | undefined = exclusiveStart !== undefined ? { PK: pk, SK: exclusiveStart } : undefined;
   do {
     const page = await documentClient().send(
       new QueryCommand({

@@ -36,10 +36,14 @@ export interface UserListQuery {
   status: 'ACTIVE' | 'DELETED' | 'ALL';
 }
 
-/** One page of a listing and how many users match in all. */
+/**
+ * One page of a listing, how many users match in all, and where the next page starts (the sort key
+ * of this page's last entry in the listing's order; absent on the last page).
+ */
 export interface UserListing {
   users: UserRecord[];
   total: number;
+  next?: string;
 }
 
 interface UserCount {
@@ -55,37 +59,44 @@ export async function readUserCount(orgUuid: string, options?: { consistent?: bo
 }
 
 /**
- * The users of page `query.page` (0-based) and the number matching. Without search terms: the first
- * `(page + 1) × linesPerPage` entries of each status's listing partition in the order asked (one Query
- * each, merged for `ALL`) beside the count (one GetItem), then the page's users (one BatchGetItem). With
- * search terms: see `searchEntries`.
+ * The users of page `query.page` (0-based), or of the page after the sort key `after` (a page
+ * token's position), and the number matching. Without search terms: one entry more than the page of
+ * each status's listing partition in the order asked (one Query each, merged for `ALL`): the first
+ * `(page + 1) × linesPerPage + 1`, or, after a position, the `linesPerPage + 1` past it (the Query
+ * starts there: the same cost at any depth); beside the count (one GetItem), then the page's users
+ * (one BatchGetItem). With search terms: see `searchEntries`.
  */
-export async function listUsers(scope: OrgScope, query: UserListQuery): Promise<UserListing> {
+export async function listUsers(scope: OrgScope, query: UserListQuery, after?: string): Promise<UserListing> {
   const { orgUuid } = scope;
-  const offset = query.page * query.linesPerPage;
+  const offset = after === undefined ? query.page * query.linesPerPage : 0;
   const search = searchOf(query.searchTerms ?? '');
   const sign = query.direction === 'ASC' ? 1 : -1;
+  const keyOf = (entry: ListingEntry) => sortKeyOf(query.orderBy, entry);
   const order = (a: ListingEntry, b: ListingEntry) => {
-    const [x, y] = [sortKeyOf(query.orderBy, a), sortKeyOf(query.orderBy, b)];
+    const [x, y] = [keyOf(a), keyOf(b)];
     return sign * (x < y ? -1 : x > y ? 1 : 0);
   };
-  let page: ListingEntry[];
+  const past = (entry: ListingEntry) => after === undefined || sign * (keyOf(entry) < after ? -1 : keyOf(entry) > after ? 1 : 0) > 0;
+  let entries: ListingEntry[];
   let total: number;
   if (search.length > 0) {
     const found = (await searchEntries(orgUuid, search, statusesOf(query.status))).sort(order);
-    page = found.slice(offset, offset + query.linesPerPage);
+    entries = found.filter(past).slice(offset, offset + query.linesPerPage + 1);
     total = found.length;
   } else {
+    const limit = offset + query.linesPerPage + 1;
     const [count, ...partitions] = await Promise.all([
       readUserCount(orgUuid),
       ...statusesOf(query.status).map((status) =>
-        queryPartition<ListingEntry>(keys.userListing(orgUuid, status, query.orderBy), { forward: sign > 0, limit: offset + query.linesPerPage }),
+        queryPartition<ListingEntry>(keys.userListing(orgUuid, status, query.orderBy), { forward: sign > 0, limit, exclusiveStart: after }),
       ),
     ]);
-    page = partitions.flat().sort(order).slice(offset, offset + query.linesPerPage);
+    entries = partitions.flat().sort(order).slice(offset, limit);
     total = statusesOf(query.status).reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0);
   }
-  return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total };
+  const page = entries.slice(0, query.linesPerPage);
+  const next = entries.length > query.linesPerPage ? keyOf(page.at(-1)!) : undefined;
+  return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total, ...(next !== undefined ? { next } : {}) };
 }
 
 /**

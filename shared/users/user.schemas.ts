@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { queryDirection, queryInt, uuidSchema } from '../schemas/fields';
+import { queryDirection, queryInt, queryPageToken, uuidSchema } from '../schemas/fields';
 import { passwordProblem } from '../identity/password-policy';
 import { roles } from './user.entities';
 
@@ -89,6 +89,7 @@ export const userPathSchema = z.object({
 
 export const userListQuerySchema = z.object({
   page: queryInt(0, 1_000_000, 0),
+  pageToken: queryPageToken,
   linesPerPage: queryInt(1, 100, 5),
   orderBy: z
     .enum(['createdAt', 'name', 'email', 'company'], { message: 'Must be one of createdAt, name, email, company' })

@@ -183,8 +183,15 @@ export async function recordAttempt(orgUuid: string, webhookId: string, attempt:
   await putItem({ ...keys.webhookAttempt(orgUuid, webhookId, attempt.at, attempt.deliveryId, attempt.attempt), type: 'WEBHOOK_ATTEMPT', ...attempt, ttl: expiry(at) });
 }
 
-/** The newest `limit` attempts of a subscription, newest first. */
-export async function listAttempts(orgUuid: string, webhookId: string, limit: number): Promise<AttemptRecord[]> {
+/**
+ * The newest `limit` attempts of a subscription, newest first, or the `limit` older than the attempt
+ * whose sort key is `after` (a page token's position: the Query starts there); `next` is the sort key
+ * of the page's last attempt when older ones follow.
+ */
+export async function listAttempts(orgUuid: string, webhookId: string, limit: number, after?: string): Promise<{ attempts: AttemptRecord[]; next?: string }> {
   const { PK, SKPrefix } = keys.webhookAttemptsOf(orgUuid, webhookId);
-  return queryPartition<AttemptRecord>(PK, { forward: false, limit, between: [SKPrefix, `${SKPrefix}\uffff`] });
+  const found = await queryPartition<AttemptRecord>(PK, { forward: false, limit: limit + 1, between: [SKPrefix, `${SKPrefix}\uffff`], exclusiveStart: after });
+  const attempts = found.slice(0, limit);
+  const last = attempts.at(-1);
+  return { attempts, ...(found.length > limit && last ? { next: keys.webhookAttempt(orgUuid, webhookId, last.at, last.deliveryId, last.attempt).SK } : {}) };
 }

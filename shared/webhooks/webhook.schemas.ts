@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { changeEventTypes } from '../audit/event-types';
-import { queryInt, uuidSchema } from '../schemas/fields';
+import { queryInt, queryPageToken, uuidSchema } from '../schemas/fields';
 import { MAX_URL_LENGTH } from './webhook-address';
 
 /** Request schemas of `…/webhooks` (docs/api/events.md). */
@@ -32,4 +32,4 @@ export const webhookPathSchema = z.strictObject({ orgUUID: uuidSchema, webhookId
 export const deliveryPathSchema = z.strictObject({ orgUUID: uuidSchema, webhookId: uuidSchema, deliveryId: z.string().regex(/^[0-9a-f-]{32,36}$/, { message: 'Must be a delivery id' }) });
 
 /** `GET …/deliveries`: the newest `limit` attempts (1 to 100, 20 by default). */
-export const deliveriesQuerySchema = z.strictObject({ limit: queryInt(1, 100, 20) });
+export const deliveriesQuerySchema = z.strictObject({ limit: queryInt(1, 100, 20), pageToken: queryPageToken });

@@ -141,8 +141,13 @@ export async function rotateSecret(scope: OrgScope, webhookId: string): Promise<
 
 /** The newest attempts of the subscription's deliveries. */
 export async function listDeliveryAttempts(scope: OrgScope, webhookId: string, limit: number): Promise<AttemptRecord[]> {
+  return (await deliveryAttemptsPage(scope, webhookId, limit)).attempts;
+}
+
+/** A page of a subscription's attempts, newest first, after the sort key `after` when given, and where the next page starts. */
+export async function deliveryAttemptsPage(scope: OrgScope, webhookId: string, limit: number, after?: string): Promise<{ attempts: AttemptRecord[]; next?: string }> {
   await found(scope, webhookId);
-  return listAttempts(scope.orgUuid, webhookId, limit);
+  return listAttempts(scope.orgUuid, webhookId, limit, after);
 }
 
 function enabledOrRefused(webhook: WebhookRecord): void {

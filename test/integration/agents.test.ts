@@ -737,6 +737,7 @@ describe('GET /agents (listing) on a bot of 12 agents', () => {
       last: false,
       empty: false,
       sort: SORTED,
+      nextPageToken: expect.any(String),
     });
     expect(roles(response.body)).toEqual([...ROLES].reverse().slice(0, 5));
   });

@@ -66,6 +66,7 @@ describe('GET /supervisors', () => {
       last: true,
       empty: false,
       sort: SORTED,
+      nextPageToken: null,
     });
     expect(Object.keys(response.body.content[0]!).sort()).toEqual(SUMMARY_FIELDS);
   });

@@ -88,6 +88,7 @@ describe('GET /users (listing)', () => {
       empty: false,
       pageable: { unpaged: false, paged: true, pageNumber: 0, pageSize: 5, offset: 0, sort },
       sort,
+      nextPageToken: expect.any(String),
     });
   });
 

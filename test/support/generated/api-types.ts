@@ -1343,6 +1343,8 @@ export interface components {
             empty: boolean;
             first: boolean;
             last: boolean;
+            /** @description The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page */
+            nextPageToken: string | null;
             number: number;
             numberOfElements: number;
             pageable: {
@@ -1403,6 +1405,8 @@ export interface components {
             empty: boolean;
             first: boolean;
             last: boolean;
+            /** @description The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page */
+            nextPageToken: string | null;
             number: number;
             numberOfElements: number;
             pageable: {
@@ -1718,6 +1722,8 @@ export interface components {
             empty: boolean;
             first: boolean;
             last: boolean;
+            /** @description The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page */
+            nextPageToken: string | null;
             number: number;
             numberOfElements: number;
             pageable: {
@@ -1902,6 +1908,8 @@ export interface components {
             empty: boolean;
             first: boolean;
             last: boolean;
+            /** @description The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page */
+            nextPageToken: string | null;
             number: number;
             numberOfElements: number;
             pageable: {
@@ -3169,6 +3177,7 @@ export interface operations {
                 direction?: "ASC" | "DESC";
                 orderBy?: "updatedAt" | "createdAt" | "role";
                 page?: number;
+                pageToken?: string;
                 searchTerm?: string;
                 size?: number;
             };
@@ -3881,6 +3890,7 @@ export interface operations {
         parameters: {
             query?: {
                 page?: number;
+                pageToken?: string;
                 size?: number;
             };
             header?: {
@@ -5429,6 +5439,7 @@ export interface operations {
                 direction?: "ASC" | "DESC";
                 orderBy?: "updatedAt" | "createdAt" | "role";
                 page?: number;
+                pageToken?: string;
                 searchTerm?: string;
                 size?: number;
             };
@@ -5908,6 +5919,7 @@ export interface operations {
         parameters: {
             query?: {
                 page?: number;
+                pageToken?: string;
                 size?: number;
             };
             header?: {
@@ -6835,6 +6847,7 @@ export interface operations {
                 from?: string;
                 linesPerPage?: number;
                 page?: number;
+                pageToken?: string;
                 resourceType?: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK";
                 resourceUuid?: string;
                 to?: string;
@@ -8842,6 +8855,7 @@ export interface operations {
                 linesPerPage?: number;
                 orderBy?: "createdAt" | "name" | "email" | "company";
                 page?: number;
+                pageToken?: string;
                 searchTerms?: string;
                 status?: "ACTIVE" | "DELETED" | "ALL";
             };
@@ -11896,6 +11910,7 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
+                pageToken?: string;
             };
             header?: {
                 /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */

@@ -1,0 +1,17 @@
+import { listAgents, type AgentPosition } from '../../shared/agents/agent-read.service';
+import { toAgentSummary } from '../../shared/agents/agent.mapper';
+import type { AgentKind } from '../../shared/agents/agent.repository';
+import type { ListQuery } from '../../shared/agents/agent.schemas';
+import type { BotScope } from '../../shared/agents/bot-scope';
+import { cursorOf, type ListingRequest } from '../../shared/http/cursor-page';
+import { pageOf } from '../../shared/http/page';
+import type { Reply } from '../../shared/http/types';
+
+/** A page of supervisors or agents, by number or by token (bound to the bot), with the next page's token. */
+export async function agentListing(operationId: string, kind: AgentKind, input: ListingRequest & { query: ListQuery; scope: BotScope }): Promise<Reply> {
+  const { query, scope } = input;
+  const cursor = await cursorOf<AgentPosition>(operationId, scope.bot.uuid, input, 'page');
+  const { items, total, next } = await listAgents(scope, kind, query, cursor.start?.after);
+  const number = cursor.start?.number ?? query.page;
+  return cursor.reply(pageOf(items.map(toAgentSummary), total, number, query.size), next && { number: number + 1, after: next });
+}
