@@ -195,6 +195,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [envNames.signInUrl]: `${apiUrl}/auth/realms/{realm}/account?kc_locale={locale}`,
     };
     Object.assign(process.env, functionEnv);
+    // The demo data is written through the services, not the handlers: it goes while the handlers load.
+    const seedFile = join(dataDir, 'seed.json');
+    const seeding = existsSync(seedFile)
+      ? Promise.resolve(JSON.parse(readFileSync(seedFile, 'utf8')) as SeededOrg[])
+      : import('./seed').then(async ({ seedDemo }) => {
+          const seeded = await seedDemo();
+          writeFileSync(seedFile, JSON.stringify(seeded, null, 2));
+          return seeded;
+        });
+    seeding.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
     await localIam.ready;
     Object.assign(handlers, Object.fromEntries(await loading));
     // As the S3 notification in AWS: an object created under `uploads/` invokes the bulk worker
@@ -227,14 +237,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       void invokeWorker(event);
     });
 
-    const seedFile = join(dataDir, 'seed.json');
-    let orgs: SeededOrg[];
-    if (existsSync(seedFile)) {
-      orgs = JSON.parse(readFileSync(seedFile, 'utf8')) as SeededOrg[];
-    } else {
-      orgs = await (await import('./seed')).seedDemo();
-      writeFileSync(seedFile, JSON.stringify(orgs, null, 2));
-    }
+    const orgs = await seeding;
 
     // As the table stream's event source mapping in AWS: each committed audit event reaches the `events` function.
     const publisher = handlers.events as unknown as (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
