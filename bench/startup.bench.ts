@@ -1,9 +1,9 @@
 /**
  * `npm run bench:startup`: how soon the local stack serves. Each start spawns it as `npm start` runs it
  * (`node --import tsx infra/local/main.ts`, PORT=0) and is timed from the spawn until its first real API
- * call answers 200: the first organization's ADMIN signs in (password grant) and reads a page of its
- * organization's users with that token. Five fresh starts (`--fresh`: emptied directory, seeding) and five
- * restarts on the data they left. Report: bench/startup-figures.md.
+ * call answers 200 (the first ADMIN's password grant, then a read of itself); a password grant and a page
+ * of users are then timed on it. Five fresh starts (`--fresh`: emptied directory, seeding) and five
+ * restarts on the data they left, alternating; the harness writes the report.
  */
 import { benchmark, type Context } from './harness/benchmark';
 import { accessToken, apiGet, startStack, tempDir } from './harness/stack';
