@@ -1,3 +1,5 @@
+// First: it decides the X-Ray SDK's mode before the Tracer loads that SDK.
+import './xray-context-mode';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 
 /**

@@ -8,19 +8,8 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { auditEventFilterPattern } from '../../shared/change-events/change-stream';
 import { envNames } from '../../shared/config';
+import { changeStreamReading } from './change-stream-reading';
 import { alarmAtLeast } from './monitoring';
-
-/**
- * How the `events` function reads the table's stream, in AWS (the event source mapping below) and on
- * the local stack (infra/local/stream-poller.ts reads DynamoDB Local's stream with the same values).
- */
-export const changeStreamReading = {
-  batchSize: 100,
-  /** Retries of a failed batch (split in halves on a function error) before it goes to the dead-letter queue. */
-  retryAttempts: 10,
-  /** The stream keeps records 24 hours: a record older than this is handed to the dead-letter queue instead. */
-  maxRecordAgeHours: 24,
-} as const;
 
 export interface ChangeEventsProps {
   /** The `events` function, which publishes each audit event the stream carries. */

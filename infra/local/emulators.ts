@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -9,7 +9,8 @@ import sesModule from 'aws-ses-v2-local';
 import { localSesAccount } from './ses-account';
 import { withCognitoQuotas } from './cognito-quotas';
 import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';
-import { startDynamoDBLocal } from './dynamodb-local';
+import type { DynamoDBLocal } from './dynamodb-local';
+import { HOST, portIfFree, portsFile, previousPorts, type EmulatorName } from './emulator-ports';
 import { keepMailboxIn } from './ses-mailbox';
 import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
 import { CryptoService } from 'cognito-local/lib/services/crypto';
@@ -22,8 +23,6 @@ import { UserPoolServiceFactoryImpl, UserPoolServiceImpl } from 'cognito-local/l
 import { loadConfig } from 'cognito-local/lib/server/config';
 import { Router } from 'cognito-local/lib/server/Router';
 import { createServer } from 'cognito-local/lib/server/server';
-
-const HOST = '127.0.0.1';
 
 // aws-ses-v2-local is CommonJS with an `exports.default`: Node's ESM loader hands over the whole
 // exports object, esbuild's interop (jest) the function itself.
@@ -41,28 +40,6 @@ export interface Emulators {
 }
 
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
-
-type EmulatorName = keyof Emulators['endpoints'];
-type Ports = Partial<Record<EmulatorName, number>>;
-
-/** The ports the emulators had last time, kept with the data so that their URLs survive a restart. */
-function previousPorts(file: string): Ports {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Ports;
-  } catch {
-    return {};
-  }
-}
-
-/** `port` if nothing listens on it now, else 0 (a free one): a restart keeps its URLs when it can. */
-function portIfFree(port: number | undefined): Promise<number> {
-  if (!port) return Promise.resolve(0);
-  return new Promise((resolve) => {
-    const probe = createNetServer();
-    probe.once('error', () => resolve(0));
-    probe.listen(port, HOST, () => probe.close(() => resolve(port)));
-  });
-}
 
 function close(server: Server): Promise<void> {
   return new Promise((resolve) => {
@@ -171,17 +148,14 @@ async function startCognito(directory: string, port: number): Promise<Server> {
 }
 
 /**
- * Starts DynamoDB Local (a JVM, started first since it takes longest), s3rver, cognito-local and
- * aws-ses-v2-local on loopback ports: each on the port it had last time with this data directory
- * when that port is free, else on a free one. The SES emulator's mailbox is kept in the data directory.
+ * Starts s3rver, cognito-local and aws-ses-v2-local on loopback ports, and takes DynamoDB Local (a JVM
+ * the caller started first, `startDynamoDBLocalFor`, since it takes longest): each on the port it had
+ * last time with this data directory when that port is free, else on a free one. The SES emulator's
+ * mailbox is kept in the data directory. On failure every emulator is stopped, the JVM included.
  */
-export async function startEmulators(dataDir: string, bucketName: string): Promise<Emulators> {
-  const portsFile = join(dataDir, 'ports.json');
-  const previous = previousPorts(portsFile);
+export async function startEmulators(dataDir: string, bucketName: string, dynamoStarting: Promise<DynamoDBLocal>): Promise<Emulators> {
+  const previous = previousPorts(dataDir);
   const started: (() => Promise<void>)[] = [];
-  const dynamoStarting = portIfFree(previous.dynamodb).then((port) => startDynamoDBLocal(join(dataDir, 'dynamodb'), port));
-  // Awaited below, after the other emulators; a failure meanwhile (no Java) must not go unhandled.
-  dynamoStarting.catch(() => undefined);
   try {
     mkdirSync(join(dataDir, 's3'), { recursive: true });
     const s3 = new S3rver({ address: HOST, port: await portIfFree(previous.s3), directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: bucketName }] });
@@ -203,7 +177,7 @@ export async function startEmulators(dataDir: string, bucketName: string): Promi
     started.push(() => dynamo.stop());
 
     const ports: Record<EmulatorName, number> = { dynamodb: dynamo.port, s3: s3Address.port, cognito: portOf(cognito), ses: portOf(ses) };
-    writeFileSync(portsFile, JSON.stringify(ports, null, 2));
+    writeFileSync(portsFile(dataDir), JSON.stringify(ports, null, 2));
     const url = (name: EmulatorName) => `http://${HOST}:${ports[name]}`;
     return {
       endpoints: { dynamodb: url('dynamodb'), s3: url('s3'), cognito: url('cognito'), ses: url('ses') },

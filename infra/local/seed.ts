@@ -1,6 +1,5 @@
 import { operatorScope } from '../../shared/agents/bot-scope';
 import { createAgent } from '../../shared/agents/agent-write.service';
-import { findBot } from '../../shared/org/org.repository';
 import {
   addBot,
   addCollection,
@@ -67,7 +66,8 @@ async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<
     guardrails: 'Never share personal data of other customers.',
     isDefault: true,
   });
-  const scope = operatorScope((await findBot(bot.uuid))!);
+  // The bot as `addBot` wrote it: no read of it back (a Query of the index) before its agents are made.
+  const scope = operatorScope(bot);
   const parameters = { requestTimeout: 30000, temperature: 0.3, topP: 1, presencePenalty: 0, frequencyPenalty: 0 };
   await Promise.all([
     createAgent(scope, {

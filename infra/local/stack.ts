@@ -6,16 +6,11 @@ import type { DynamoDBBatchResponse, DynamoDBStreamEvent, S3Event, SQSBatchRespo
 import { join, resolve } from 'node:path';
 import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/config';
-import { startEmulators, type Emulators } from './emulators';
+import type { Emulators } from './emulators';
 import { createGateway, type LambdaHandler } from './gateway';
-import { createAsyncInvoker, errorType } from './invoke';
-import { enableLocalIam } from './iam';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
-import { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } from './provision';
-import { createLocalEventBus } from './event-bus-endpoint';
-import { startStreamPoller, type StreamPoller } from './stream-poller';
-import { startLocalSweeps, type SweepHandler } from './webhook-sweeps';
-import { seedDemo, type SeededOrg } from './seed';
+import { startDynamoDBLocalFor } from './emulator-ports';
+import type { SeededOrg } from './seed';
 
 /** What `.local/stack.json` describes: written once the stack answers, removed while it starts. */
 export interface StackInfo {
@@ -110,6 +105,33 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (options.fresh) emptyDataDir(dataDir);
   // Present only while it describes a stack that answers.
   rmSync(join(dataDir, 'stack.json'), { force: true });
+  // The JVM takes longest to come up: it starts before this process loads the emulators, the local IAM
+  // checker, the provisioning and seeding modules and the handlers (seconds of CPU, on the other core).
+  const dynamoStarting = startDynamoDBLocalFor(dataDir);
+  const [
+    { startEmulators },
+    { createAsyncInvoker, errorType },
+    { enableLocalIam },
+    { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool },
+    { createLocalEventBus },
+    { startStreamPoller },
+    { startLocalSweeps },
+  ] = await Promise.all([
+    import('./emulators'),
+    import('./invoke'),
+    import('./iam'),
+    import('./provision'),
+    import('./event-bus-endpoint'),
+    import('./stream-poller'),
+    import('./webhook-sweeps'),
+  ]).catch(
+    async (error: unknown) => {
+      await dynamoStarting.then((dynamo) => dynamo.stop()).catch(() => undefined);
+      await new Promise<void>((done) => gateway.close(() => done()));
+      lock.release();
+      throw error;
+    },
+  );
 
   // Each function's AWS calls are checked against its role (infra/local/iam); the roles load while the emulators start.
   const localIam = enableLocalIam({ reportDir: dataDir });
@@ -119,16 +141,19 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     resourceGroups.map(async (group) => [group, ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler] as const),
   );
   loading.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
+  // The table is made (or found) as soon as the JVM answers, while the other emulators start.
+  const tableReady = dynamoStarting.then((dynamo) => ensureTable(dynamo.endpoint));
+  tableReady.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
   let emulators: Emulators;
   try {
-    emulators = await startEmulators(dataDir, LOCAL_BUCKET);
+    emulators = await startEmulators(dataDir, LOCAL_BUCKET, dynamoStarting);
   } catch (error) {
     await new Promise<void>((done) => gateway.close(() => done()));
     lock.release();
     throw error;
   }
   const eventBus = createLocalEventBus(LOCAL_EVENT_BUS, join(dataDir, 'events.jsonl'));
-  let poller: StreamPoller | undefined;
+  let poller: ReturnType<typeof startStreamPoller> | undefined;
   let sweeps: { stop(): Promise<void> } | undefined;
   const stopEventing = async () => {
     await poller?.stop();
@@ -140,7 +165,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   try {
     const eventBusUrl = `http://127.0.0.1:${await listen(eventBus.server, 0)}`;
-    const [pool] = await Promise.all([ensureUserPool(emulators.endpoints.cognito, dataDir), ensureTable(emulators.endpoints.dynamodb)]);
+    const [pool] = await Promise.all([ensureUserPool(emulators.endpoints.cognito, dataDir), tableReady]);
     // The functions' environment, as the CDK bind helpers set it in AWS (names from shared/config.ts).
     const functionEnv: Record<string, string> = {
       [envNames.region]: 'us-east-1',
@@ -170,6 +195,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [envNames.signInUrl]: `${apiUrl}/auth/realms/{realm}/account?kc_locale={locale}`,
     };
     Object.assign(process.env, functionEnv);
+    // The demo data is written through the services, not the handlers: it goes while the handlers load.
+    const seedFile = join(dataDir, 'seed.json');
+    const seeding = existsSync(seedFile)
+      ? Promise.resolve(JSON.parse(readFileSync(seedFile, 'utf8')) as SeededOrg[])
+      : import('./seed').then(async ({ seedDemo }) => {
+          const seeded = await seedDemo();
+          writeFileSync(seedFile, JSON.stringify(seeded, null, 2));
+          return seeded;
+        });
+    seeding.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
     await localIam.ready;
     Object.assign(handlers, Object.fromEntries(await loading));
     // As the S3 notification in AWS: an object created under `uploads/` invokes the bulk worker
@@ -202,14 +237,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       void invokeWorker(event);
     });
 
-    const seedFile = join(dataDir, 'seed.json');
-    let orgs: SeededOrg[];
-    if (existsSync(seedFile)) {
-      orgs = JSON.parse(readFileSync(seedFile, 'utf8')) as SeededOrg[];
-    } else {
-      orgs = await seedDemo();
-      writeFileSync(seedFile, JSON.stringify(orgs, null, 2));
-    }
+    const orgs = await seeding;
 
     // As the table stream's event source mapping in AWS: each committed audit event reaches the `events` function.
     const publisher = handlers.events as unknown as (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
@@ -225,7 +253,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
 
     // As the schedule in AWS: sweeps send the due webhook deliveries, one after the other (shorter here, so the stack stops promptly).
-    const sweeper = startLocalSweeps(handlers.events as unknown as SweepHandler);
+    const sweeper = startLocalSweeps(handlers.events as unknown as Parameters<typeof startLocalSweeps>[0]);
     sweeps = sweeper;
 
     const info: StackInfo = {

@@ -11,7 +11,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { auditEventFilterPattern, matchesPattern } from '../../shared/change-events/change-stream';
-import { changeStreamReading } from '../cloud/change-events';
+import { changeStreamReading } from '../cloud/change-stream-reading';
 import { defaultLog, errorType, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 
 /**
