@@ -198,14 +198,15 @@ export function quotaBuckets(rates: QuotaRates, now: () => number = () => perfor
 }
 
 /**
- * A local-only operation (no Cognito API has it): its answer is `{ rates, throttled }`, the rates
- * applied and the calls refused so far by category, for a test or a curious developer
+ * A local-only operation (no Cognito API has it): its answer is `{ rates, admitted, throttled }`, the
+ * rates applied and the calls let through and refused so far by category, for a test or a curious developer
  * (`x-amz-target: AWSCognitoIdentityProviderService.LocalQuotaUsage`). It counts against no quota.
  */
 export const QUOTA_USAGE_TARGET = 'LocalQuotaUsage';
 
 export interface QuotaUsage {
   rates: QuotaRates;
+  admitted: Partial<Record<QuotaCategory, number>>;
   throttled: Partial<Record<QuotaCategory, number>>;
 }
 
@@ -218,9 +219,10 @@ type Handler<C, R> = (ctx: C, request: R) => Promise<unknown>;
  */
 export function withCognitoQuotas<C, R>(router: (target: string) => Handler<C, R>, rates: QuotaRates = quotaRates()): (target: string) => Handler<C, R> {
   const buckets = quotaBuckets(rates);
+  const admitted: QuotaUsage['admitted'] = {};
   const throttled: QuotaUsage['throttled'] = {};
   return (target) => {
-    if (target === QUOTA_USAGE_TARGET) return async (): Promise<QuotaUsage> => ({ rates, throttled: { ...throttled } });
+    if (target === QUOTA_USAGE_TARGET) return async (): Promise<QuotaUsage> => ({ rates, admitted: { ...admitted }, throttled: { ...throttled } });
     const handle = router(target);
     return async (ctx, request) => {
       const category = categoryOf(target, request as { ChallengeName?: string });
@@ -228,6 +230,7 @@ export function withCognitoQuotas<C, R>(router: (target: string) => Handler<C, R
         throttled[category] = (throttled[category] ?? 0) + 1;
         throw new CognitoError('TooManyRequestsException', 'Too many requests');
       }
+      if (category) admitted[category] = (admitted[category] ?? 0) + 1;
       return handle(ctx, request);
     };
   };

@@ -53,6 +53,7 @@ const credentialFailures = new Set([
 export const cognitoIdentityProvider: IdentityProvider = {
   async createUser({ username, email, password, temporary }) {
     const { userPoolId } = config();
+    let created = false;
     try {
       await cognitoClient().send(
         new AdminCreateUserCommand({
@@ -63,13 +64,18 @@ export const cognitoIdentityProvider: IdentityProvider = {
             { Name: 'email', Value: email },
             { Name: 'email_verified', Value: 'true' },
           ],
+          // A temporary password comes with the account: one call under Cognito's UserCreation quota
+          // (50/s) rather than a second one under UserAccountRecovery (30/s).
+          ...(temporary ? { TemporaryPassword: password } : {}),
         }),
       );
+      created = true;
     } catch (error) {
       // A retry after a crash finds the account made by the earlier attempt: adopt it.
       if (!(error instanceof UsernameExistsException)) throw error;
     }
-    await cognitoIdentityProvider.setPassword(username, password, { temporary });
+    // A permanent password, or an adopted account's, is set apart.
+    if (!created || !temporary) await cognitoIdentityProvider.setPassword(username, password, { temporary });
   },
 
   async updateEmail(username, email) {

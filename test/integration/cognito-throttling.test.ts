@@ -1,4 +1,4 @@
-import { AdminUpdateUserAttributesCommand, CognitoIdentityProviderClient, ListUsersCommand } from '@aws-sdk/client-cognito-identity-provider';
+import { AdminGetUserCommand, AdminUpdateUserAttributesCommand, CognitoIdentityProviderClient, ListUsersCommand } from '@aws-sdk/client-cognito-identity-provider';
 import { join } from 'node:path';
 import { QUOTA_USAGE_TARGET, type QuotaCategory, type QuotaUsage } from '../../infra/local/cognito-quotas';
 import { LOCAL_CREDENTIALS } from '../../infra/local/provision';
@@ -33,8 +33,9 @@ const cognitoCall = (target: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
+const usage = async () => (await (await cognitoCall(QUOTA_USAGE_TARGET, {})).json()) as QuotaUsage;
 /** The calls cognito-local refused so far in a category. */
-const throttled = async (category: QuotaCategory) => ((await (await cognitoCall(QUOTA_USAGE_TARGET, {})).json()) as QuotaUsage).throttled[category] ?? 0;
+const throttled = async (category: QuotaCategory) => (await usage()).throttled[category] ?? 0;
 
 beforeAll(async () => {
   const dataDir = tempDir('cognito-quotas-', dirs);
@@ -111,4 +112,24 @@ test('a change still refused after the back-off answers 503 SERVICE_BUSY with Re
   // Every attempt the client made (six) was refused.
   expect((await throttled('UserUpdate')) - before).toBe(6);
   expect((await readUser(org, user.uuid)).email).toBe(user.email);
+});
+
+test('a user created with a generated password costs one UserCreation call and nothing under UserAccountRecovery; a given password costs one of each', async () => {
+  const calls = async () => {
+    const { admitted, throttled: refused } = await usage();
+    return (category: QuotaCategory) => (admitted[category] ?? 0) + (refused[category] ?? 0);
+  };
+  const before = await calls();
+  const generated = await org.admin.api.post(org.url(), createBody(org, { password: undefined, confirmPassword: undefined }));
+  expect(generated.status).toBe(200);
+  const afterGenerated = await calls();
+  expect(afterGenerated('UserAccountRecovery') - before('UserAccountRecovery')).toBe(0);
+  expect(afterGenerated('UserCreation') - before('UserCreation')).toBeGreaterThanOrEqual(1);
+  // The temporary password came with the account: Cognito asks for a new one at the first sign-in.
+  const account = await cognito.send(new AdminGetUserCommand({ UserPoolId: userPoolId, Username: (generated.body as UserDto).uuid }));
+  expect(account.UserStatus).toBe('FORCE_CHANGE_PASSWORD');
+  const given = await org.admin.api.post(org.url(), createBody(org));
+  expect(given.status).toBe(200);
+  const afterGiven = await calls();
+  expect(afterGiven('UserAccountRecovery') - afterGenerated('UserAccountRecovery')).toBeGreaterThanOrEqual(1);
 });

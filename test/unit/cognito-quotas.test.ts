@@ -84,8 +84,8 @@ test('the wrapped router refuses a call over its quota with the error Cognito an
   await expect(wrapped('AdminSetUserPassword')({}, { n: 3 })).resolves.toEqual({ ok: 3 });
   await expect(wrapped('NoSuchOperation')({}, { n: 4 })).resolves.toEqual({ ok: 4 });
   expect(ran).toEqual(['AdminCreateUser 1', 'AdminSetUserPassword 3', 'NoSuchOperation 4']);
-  // The local-only usage operation reports the rates and the refusals, and counts against nothing.
+  // The local-only usage operation reports the rates, the calls let through and the refusals, and counts against nothing.
   const usage = (await wrapped(QUOTA_USAGE_TARGET)({}, { n: 0 })) as QuotaUsage;
-  expect(usage).toEqual({ rates, throttled: { UserCreation: 1 } });
+  expect(usage).toEqual({ rates, admitted: { UserCreation: 1, UserAccountRecovery: 1 }, throttled: { UserCreation: 1 } });
   expect(ran).toHaveLength(3);
 });
