@@ -22,6 +22,8 @@ export interface Config {
   sessionMaxSeconds: number;
   /** How long audit events are kept (their TTL), in days. */
   auditRetentionDays: number;
+  /** Cognito's account quotas the functions pace themselves under (requests per second). */
+  cognitoQuotas: { userCreationPerSecond: number };
   subpaths: Subpaths;
   region: string;
   /** Sender of the e-mails to users, and the SES configuration set (AWS only) they go through. */
@@ -31,6 +33,11 @@ export interface Config {
    * (say, the console's, or the realm's token endpoint on this API). Both stacks set it.
    */
   signInUrl?: string;
+  /**
+   * The queue user e-mails (welcome, reactivation) wait in for the `mail` function, and how many of its
+   * invocations drain it at once (each sends at SES's rate divided by this).
+   */
+  mailQueue: { url?: string; consumers: number };
   /** The bucket bulk operations upload their CSV files to (and keep their results in). */
   bulkBucket?: string;
   /** Change events (docs/api/events.md): the EventBridge bus they are put on and their types' prefix. */
@@ -38,7 +45,7 @@ export interface Config {
   /** Webhook deliveries (docs/api/events.md); the windows are configurable so that tests run in seconds. */
   webhooks: WebhookSettings;
   /** Endpoint overrides, set only on the local stack (emulators). */
-  endpoints: { dynamodb?: string; cognito?: string; kms?: string; s3?: string; ses?: string; eventbridge?: string };
+  endpoints: { dynamodb?: string; cognito?: string; kms?: string; s3?: string; ses?: string; eventbridge?: string; sqs?: string };
 }
 
 export interface WebhookSettings {
@@ -73,6 +80,9 @@ export const envNames = {
   refreshTokenSeconds: 'REFRESH_TOKEN_SECONDS',
   sessionMaxSeconds: 'SESSION_MAX_SECONDS',
   auditRetentionDays: 'AUDIT_RETENTION_DAYS',
+  cognitoUserCreationRate: 'COGNITO_USER_CREATION_RATE',
+  mailQueueUrl: 'MAIL_QUEUE_URL',
+  mailConsumers: 'MAIL_CONSUMERS',
   generativeSubpath: 'GENERATIVE_SUBPATH',
   userSubpath: 'USER_SUBPATH',
   region: 'AWS_REGION',
@@ -86,6 +96,7 @@ export const envNames = {
   s3Endpoint: 'S3_ENDPOINT',
   sesEndpoint: 'SES_ENDPOINT',
   eventbridgeEndpoint: 'EVENTBRIDGE_ENDPOINT',
+  sqsEndpoint: 'SQS_ENDPOINT',
   eventBusName: 'EVENT_BUS_NAME',
   eventTypePrefix: 'EVENT_TYPE_PREFIX',
   webhookAllowLoopbackHttp: 'WEBHOOK_ALLOW_LOOPBACK_HTTP',
@@ -186,10 +197,13 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     refreshTokenSeconds: positiveInt(env, envNames.refreshTokenSeconds, 1800),
     sessionMaxSeconds: positiveInt(env, envNames.sessionMaxSeconds, 36000),
     auditRetentionDays: positiveInt(env, envNames.auditRetentionDays, 400),
+    // Cognito's default UserCreation quota (AdminCreateUser); an account granted more sets it.
+    cognitoQuotas: { userCreationPerSecond: positiveInt(env, envNames.cognitoUserCreationRate, 50) },
     subpaths: subpathsFromEnv(env),
     region: optional(envNames.region) ?? 'us-east-1',
     mail: { from: optional(envNames.mailFrom), configurationSet: optional(envNames.sesConfigurationSet) },
     signInUrl: optional(envNames.signInUrl),
+    mailQueue: { url: optional(envNames.mailQueueUrl), consumers: positiveInt(env, envNames.mailConsumers, 1) },
     bulkBucket: optional(envNames.bulkBucket),
     events: { busName: optional(envNames.eventBusName), typePrefix: eventTypePrefix(env) },
     webhooks: {
@@ -207,6 +221,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
       s3: optional(envNames.s3Endpoint),
       ses: optional(envNames.sesEndpoint),
       eventbridge: optional(envNames.eventbridgeEndpoint),
+      sqs: optional(envNames.sqsEndpoint),
     },
   };
 }

@@ -21,6 +21,7 @@ export type AppMetric =
   | 'BulkRowsFailed'
   | 'MailsSent'
   | 'MailsFailed'
+  | 'MailsSkipped'
   | 'IdentityProviderThrottled'
   | 'ChangeEventsPublished'
   | 'WebhookDeliveries'

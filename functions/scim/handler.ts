@@ -1,6 +1,5 @@
 import { authorizeOrgAdmin } from '../../shared/access/org-access';
 import { scimApi } from '../../shared/api/scim.api';
-import { mailSettings } from '../../shared/config';
 import { createFunction, routes } from '../../shared/http/handler-factory';
 import { scimOperation, scimReply } from '../../shared/http/scim-route';
 import { ok, type Reply } from '../../shared/http/types';
@@ -21,7 +20,6 @@ import {
   type ScimContext,
 } from '../../shared/scim/scim-users.service';
 import type { UserRecord } from '../../shared/users/user.entities';
-import { signInAddress } from '../../shared/users/user-mail';
 import type { ScimRouteInput } from '../../shared/http/scim-route';
 import type { RouteSchemas } from '../../shared/http/validation';
 
@@ -33,7 +31,7 @@ const admin = ({ path, caller }: { path: { orgUUID: string }; caller: Parameters
 const contextOf = ({ scim, baseUrl, headers }: ScimRouteInput<RouteSchemas>): ScimContext => ({
   caller: scim,
   baseUrl,
-  mail: { language: languageOf(headers), signInUrl: signInAddress(mailSettings().signInUrl) },
+  mail: { language: languageOf(headers) },
 });
 
 /** One user as SCIM answers it: its resource, with its version as the ETag. */

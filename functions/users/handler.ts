@@ -3,7 +3,6 @@ import { usersApi } from '../../shared/api/users.api';
 import { webhooksApi } from '../../shared/api/webhooks.api';
 import { toAuditEventResponse } from '../../shared/audit-trail/audit-trail.mapper';
 import { listAuditEvents, type AuditPosition } from '../../shared/audit-trail/audit-trail.service';
-import { mailSettings } from '../../shared/config';
 import { createFunction, routes } from '../../shared/http/handler-factory';
 import { userOperation } from '../../shared/http/user-route';
 import { cursorOf } from '../../shared/http/cursor-page';
@@ -11,8 +10,7 @@ import { pageOf } from '../../shared/http/page';
 import { ok, type Reply } from '../../shared/http/types';
 import { languageOf } from '../../shared/mail/language-header';
 import type { OrgScope } from '../../shared/users/org-scope';
-import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-lifecycle';
-import { signInAddress, type MailContext } from '../../shared/users/user-mail';
+import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../../shared/users/user-lifecycle';
 import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/users/user-queries';
 import { clearSignInLock, readSignInLock } from '../../shared/users/user-sign-in-lock';
 import { toUserResponse } from '../../shared/users/user.mapper';
@@ -32,8 +30,8 @@ import {
 /** Users of one organization (spec 4.3), a user's sign-in lock, the organization's audit trail and its webhook subscriptions. */
 
 /** The `language` header (default `en`) and the configured sign-in address. */
-function mailContext(headers: Record<string, string | undefined>): MailContext {
-  return { language: languageOf(headers), signInUrl: signInAddress(mailSettings().signInUrl) };
+function mailContext(headers: Record<string, string | undefined>): MailRequestContext {
+  return { language: languageOf(headers) };
 }
 
 const noContent = (): Reply => ({ status: 204 });

@@ -1,43 +1,46 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { withAuditContext } from '../audit/audit-context';
-import { mailSettings } from '../config';
-import { rateLimited, sendRateBucket, type TokenBucket } from '../mail/send-rate';
+import { config } from '../config';
+import { TokenBucket } from '../mail/send-rate';
 import { ConflictError, fileProblemOf } from '../errors';
 import { logger } from '../logger';
 import { count } from '../metrics';
-import { getOrganization } from '../org/org.repository';
 import type { UserRecord } from '../users/user.entities';
 import { generatePassword } from '../identity/password-policy';
-import { sendWelcome, signInAddress, type MailContext } from '../users/user-mail';
+import { getMailState, queueUserMails, type UserMailRequest } from '../users/user-mail';
 import { userPorts, type UserPorts } from '../users/user-ports';
-import { findUserByEmail, getEmailClaim, getUser, markWelcomed } from '../users/user.repository';
+import { findUserByEmail, getEmailClaim, getUser } from '../users/user.repository';
 import { registerUser } from '../users/user-registration';
 import { BulkCreatePlan, bulkError, eachLimited, type BulkError, type Candidate } from './bulk-create.rules';
 import { readUpload, saveErrors, saveFailedRows } from './bulk-files';
 import {
   acquireLease,
   causeOfJob,
+  countWelcomeRequeued,
+  countWelcomesQueued,
   finishJob,
   getJob,
   LEASE_MS,
   renewLease,
-  reportProgress,
+  reportTally,
   startJob,
+  welcomeOutcomeWrite,
   type BulkJob,
-  type WelcomeFailure,
+  type JobTally,
 } from './bulk-job';
 import { csvCell, readCsv } from './csv-file';
+import { updateItem } from '../store/table';
 import { bulkCreateLayout, bulkCreateLimits } from './bulk.limits';
 
 
 export interface WorkerOptions {
-  /** Users created at once: bounded, to stay within the identity provider's rate limits. */
+  /** Users created at once (default 16); their pace is `creationRate`'s. */
   concurrency?: number;
-  ports?: UserPorts;
-  /** Paces the welcome e-mails of all lanes; default one bucket per process at SES's send rate. */
-  sendRate?: Pick<TokenBucket, 'take'>;
-  /** The sign-in address e-mails give, `{realm}` standing for the organization's name; default the function's. */
-  signInUrl?: string;
+  /** Paces the users' creation; default a bucket at Cognito's UserCreation quota (`COGNITO_USER_CREATION_RATE`, 50/s). */
+  creationRate?: Pick<TokenBucket, 'take'>;
+  /** How often a running job's counts are written; default 1 s. */
+  reportEveryMs?: number;
+  ports?: Pick<UserPorts, 'identityProvider'>;
 }
 
 /**
@@ -131,30 +134,33 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
   });
   if (!(await startJob(orgUuid, jobId, runId, candidates.length + errors.length, plan.rows))) return getJob(orgUuid, jobId);
 
-  let created = 0;
-  const welcomeFailures: WelcomeFailure[] = [];
-  if (job.dryRun) {
-    created = candidates.length;
-  } else {
-    // One mail context for the job: the realm is read once, not once per welcome e-mail.
-    const realm = (await getOrganization(orgUuid))?.name ?? '';
-    const mail: MailContext = { language: job.language, signInUrl: signInAddress(options.signInUrl ?? mailSettings().signInUrl), realm };
-    // Every lane takes its turn from one bucket: together they stay within SES's send rate.
-    const mailer = rateLimited(ports.mailer, options.sendRate ?? (await sendRateBucket()));
-    let processed = errors.length;
-    await eachLimited(candidates, options.concurrency ?? 8, async (candidate) => {
-      if (lost()) return;
-      const outcome = await createOne(job, candidate, { ...ports, mailer }, mail);
-      if ('error' in outcome) {
-        errors.push(outcome.error);
-        candidate.lines.forEach((line) => failedLines.add(line));
-      } else {
-        created += 1;
-        if (outcome.welcomeFailure) welcomeFailures.push(outcome.welcomeFailure);
-      }
-      processed += 1;
-      if (processed % 25 === 0) await reportProgress(orgUuid, jobId, processed);
-    });
+  const tally = new Tally(plan.rows, errors.length);
+  // The counts so far reach the job about once a second (one write), never once a row.
+  const reporter = every(options.reportEveryMs ?? REPORT_MS, () => reportTally(orgUuid, jobId, runId, tally.snapshot()));
+  try {
+    if (job.dryRun) {
+      tally.created = candidates.length;
+    } else {
+      // Creation takes its turns from a bucket at Cognito's user-creation quota; the welcome e-mails go
+      // to the mail queue, which the `mail` function drains at SES's rate: no user waits for an e-mail.
+      const creationRate = options.creationRate ?? new TokenBucket({ ratePerSecond: config().cognitoQuotas.userCreationPerSecond });
+      const welcomes = new WelcomeBatcher(job);
+      await eachLimited(candidates, options.concurrency ?? CREATION_LANES, async (candidate) => {
+        if (lost()) return;
+        const outcome = await createOne(job, candidate, ports, creationRate);
+        if ('error' in outcome) {
+          errors.push(outcome.error);
+          candidate.lines.forEach((line) => failedLines.add(line));
+          tally.failed += 1;
+          return;
+        }
+        tally.created += 1;
+        if (outcome.welcome) await welcomes.add(outcome.welcome, outcome.requeued ?? false);
+      });
+      await welcomes.flush();
+    }
+  } finally {
+    reporter.stop();
   }
   // A run that lost its lease leaves the outcome to the run that took the job over.
   if (lost()) return getJob(orgUuid, jobId);
@@ -162,44 +168,130 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
   errors.sort((a, b) => a.line - b.line);
   await saveErrors(orgUuid, jobId, errors);
   if (failedLines.size > 0) await writeFailedRows(job, header, failedLines, errors);
-  welcomeFailures.sort((a, b) => a.line - b.line);
-  const finished = await finishJob(orgUuid, jobId, runId, {
-    status: 'done',
-    counts: { rows: plan.rows, created, failed: errors.length },
-    welcomeFailures,
-  });
+  const finished = await finishJob(orgUuid, jobId, runId, { status: 'done', counts: { rows: plan.rows, created: tally.created, failed: errors.length } });
   // Counted once per job, by the run that recorded its outcome; a dry run creates nobody.
   if (finished && !job.dryRun) {
-    count('BulkRowsCreated', created);
+    count('BulkRowsCreated', tally.created);
     count('BulkRowsFailed', errors.length);
   }
   return getJob(orgUuid, jobId);
 }
 
-/** A row's outcome: its error, or the user exists now (and whether its welcome e-mail failed). */
-type RowOutcome = { error: BulkError } | { welcomeFailure?: WelcomeFailure };
+/** Users created at once: enough to keep Cognito's user-creation quota busy while each waits on its writes. */
+const CREATION_LANES = 16;
+
+/** How often a running job's counts are written. */
+const REPORT_MS = 1_000;
+
+/** A run's counts so far. */
+class Tally {
+  created = 0;
+
+  constructor(
+    private readonly rows: number,
+    public failed: number,
+  ) {}
+
+  snapshot(): JobTally {
+    return { counts: { rows: this.rows, created: this.created, failed: this.failed }, processed: this.created + this.failed };
+  }
+}
+
+/** Runs `write` every `ms` (one at a time, its errors logged and left: the next one writes the counts again) until stopped. */
+function every(ms: number, write: () => Promise<unknown>): { stop(): void } {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    write()
+      .catch((error: unknown) => logger.warn('bulk job counts not written', { reason: (error as Error).name }))
+      .finally(() => (running = false));
+  }, ms);
+  return { stop: () => clearInterval(timer) };
+}
+
+/** A welcome e-mail a created user still needs. */
+interface Welcome {
+  userUuid: string;
+  line: number;
+  password: { value: string; temporary: boolean };
+}
+
+/** E-mails queued ten at a time (one SendMessageBatch), or sooner when creation is slow. */
+const WELCOME_BATCH = 10;
+const WELCOME_BATCH_MS = 250;
 
 /**
- * Creates one user, or finds it made by this job's earlier run. The welcome e-mail is sent once: the
- * user record notes it once SES accepted it, so a later run (a takeover after a crash, a retry, a
- * resend of failed welcomes) sends the ones missing, with a new password when the file gave none,
- * since the first one was never seen.
+ * Hands a job's welcome e-mails to the mail queue in batches: each batch is counted pending on the job
+ * before it is queued (so no outcome can come first), and an e-mail the queue would not take is counted
+ * failed and listed at once, like one SES refused.
  */
-async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, mail: MailContext): Promise<RowOutcome> {
+class WelcomeBatcher {
+  private waiting: Welcome[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private sending: Promise<void> = Promise.resolve();
+
+  constructor(private readonly job: BulkJob) {}
+
+  async add(welcome: Welcome, requeued: boolean): Promise<void> {
+    if (requeued) {
+      // A welcome that failed before is taken off the job's list (and counted pending) as it is queued again.
+      await countWelcomeRequeued(this.job.orgUuid, this.job.jobId, welcome.userUuid);
+      return this.queue([welcome], false);
+    }
+    this.waiting.push(welcome);
+    if (this.waiting.length >= WELCOME_BATCH) return this.flush();
+    this.timer ??= setTimeout(() => void this.flush().catch(() => undefined), WELCOME_BATCH_MS);
+  }
+
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const batch = this.waiting;
+    this.waiting = [];
+    if (batch.length > 0) this.sending = this.sending.then(() => this.queue(batch, true));
+    await this.sending;
+  }
+
+  private async queue(batch: Welcome[], count: boolean): Promise<void> {
+    const { orgUuid, jobId, language } = this.job;
+    if (count) await countWelcomesQueued(orgUuid, jobId, batch.length);
+    const requests: UserMailRequest[] = batch.map(({ userUuid, line, password }) => ({ kind: 'welcome', orgUuid, userUuid, language, password, job: { jobId, line } }));
+    const notQueued = await queueUserMails(requests);
+    await Promise.all(
+      notQueued.map(({ request, reason }) =>
+        updateItem(welcomeOutcomeWrite(orgUuid, jobId, { sent: false, failure: { line: request.job!.line, userUuid: request.userUuid, reason } }).Update!),
+      ),
+    );
+  }
+}
+
+/** A row's outcome: its error, or the user exists now (with the welcome e-mail it still needs, if any, and whether one failed before). */
+type RowOutcome = { error: BulkError } | { welcome?: Welcome; requeued?: boolean };
+
+/**
+ * Creates one user, or finds it made by this job's earlier run. The welcome e-mail is queued once: the
+ * user's mail item names the attempt queued and how it ended, so a later run (a takeover after a crash,
+ * a resend of failed welcomes) queues only those never queued or refused, with a new password when
+ * the file gave none, since the first one was never seen.
+ */
+async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPorts, 'identityProvider'>, creationRate: Pick<TokenBucket, 'take'>): Promise<RowOutcome> {
   const uuid = jobUserUuid(job.jobId, candidate.email);
   const claim = await getEmailClaim(job.orgUuid, candidate.email);
   if (claim?.state === 'DONE' && claim.userUuid === uuid) {
     const user = await getUser(job.orgUuid, uuid);
     if (!user || user.welcomedAt) return {};
+    const mail = await getMailState(job.orgUuid, uuid, 'welcome');
+    if (mail?.state === 'QUEUED' || mail?.state === 'SENT') return {};
     const password = candidate.password ?? generatePassword();
     if (!candidate.password) await ports.identityProvider.setPassword(uuid, password, { temporary: true });
-    return welcome(user, candidate.line, mail, ports, { value: password, temporary: !candidate.password });
+    return { welcome: { userUuid: uuid, line: candidate.line, password: { value: password, temporary: !candidate.password } }, requeued: mail?.state === 'FAILED' };
   }
   const password = candidate.password ?? generatePassword();
-  let user: UserRecord;
   try {
-    user = await withBackoff(() =>
-      registerUser(
+    await withBackoff(async () => {
+      await creationRate.take();
+      return registerUser(
         {
           orgUuid: job.orgUuid,
           name: candidate.name,
@@ -212,29 +304,15 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: UserPorts, m
         },
         ports.identityProvider,
         { uuid },
-      ),
-    );
+      );
+    });
   } catch (error) {
     if (error instanceof ConflictError) return { error: bulkError(candidate.email, candidate.line, 'EMAIL_TAKEN') };
     const reason = (error as { name?: string }).name ?? 'Error';
     logger.error('bulk user not created', { orgUuid: job.orgUuid, jobId: job.jobId, line: candidate.line, reason });
     return { error: bulkError(candidate.email, candidate.line, 'IDENTITY_PROVIDER_FAILED') };
   }
-  return welcome(user, candidate.line, mail, ports, { value: password, temporary: !candidate.password });
-}
-
-/** Sends the welcome e-mail (the mailer paces and retries it); the user is marked welcomed only once SES accepted it. */
-async function welcome(
-  user: UserRecord,
-  line: number,
-  mail: MailContext,
-  ports: UserPorts,
-  password: { value: string; temporary: boolean },
-): Promise<RowOutcome> {
-  const result = await sendWelcome(user, password, mail, ports.mailer);
-  if (!result.sent) return { welcomeFailure: { line, userUuid: user.uuid, reason: result.reason } };
-  await markWelcomed(user.orgUuid, user.uuid);
-  return {};
+  return { welcome: { userUuid: uuid, line: candidate.line, password: { value: password, temporary: !candidate.password } } };
 }
 
 /**

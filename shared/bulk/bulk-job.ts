@@ -33,7 +33,14 @@ export interface BulkJob {
   language: Language;
   dryRun: boolean;
   status: JobStatus;
+  /** Rows read, users created (or found made by an earlier run of the job) and users failed: live while it runs. */
   counts: { rows: number; created: number; failed: number };
+  /**
+   * The welcome e-mails of the users created: accepted by SES, waiting in the mail queue, refused.
+   * Counted by the worker as it queues them and by the `mail` function as it settles each, also after
+   * the job is done, until none is pending.
+   */
+  welcomes?: WelcomeCounts;
   /**
    * Users the job created whose welcome e-mail SES did not accept (ids only, never an address): they
    * can sign in only once it is sent again (`POST …/bulk-jobs/{jobId}/welcomes`, or the operator CLI).
@@ -51,6 +58,14 @@ export interface BulkJob {
   lease?: { runId: string; until: number };
 }
 
+export interface WelcomeCounts {
+  sent: number;
+  pending: number;
+  failed: number;
+}
+
+export const NO_WELCOMES: WelcomeCounts = { sent: 0, pending: 0, failed: 0 };
+
 export interface WelcomeFailure {
   line: number;
   userUuid: string;
@@ -60,7 +75,7 @@ export interface WelcomeFailure {
 
 /** What a run records when it ends: the users created, or why the file could not be processed. */
 export type JobOutcome =
-  | { status: 'done'; counts: BulkJob['counts']; welcomeFailures: WelcomeFailure[] }
+  | { status: 'done'; counts: BulkJob['counts'] }
   | { status: 'failed'; counts: BulkJob['counts']; failure: JobFailure };
 
 /** How long a run holds a job without renewing; it renews every third of this. */
@@ -72,7 +87,7 @@ export const WORKER_FAILED = 'BULK_WORKER_FAILED' satisfies ErrorCode;
 /** Run `:run` may take the job: no run holds it, its holder stopped renewing, or it is its own. */
 const LEASE_FREE = 'attribute_not_exists(lease) OR lease.#until < :epoch OR lease.runId = :run';
 const LEASE_HELD = 'lease.runId = :run';
-const OUTCOME = 'SET counts = :counts, welcomeFailures = :welcomes, progress.#processed = progress.#total, updatedAt = :now';
+const OUTCOME = 'SET counts = :counts, progress.#processed = progress.#total, updatedAt = :now';
 
 interface Transition {
   /** The states the event applies in, each with what else must hold then ('' nothing); `absent`: no job yet. */
@@ -94,8 +109,12 @@ const lifecycle = {
   // The worker: one run at a time holds the job under a lease it renews, until it records the outcome.
   take: { from: { queued: LEASE_FREE, running: LEASE_FREE }, to: 'running', write: 'SET lease = :lease, updatedAt = :now' },
   renew: { from: { running: LEASE_HELD }, to: 'running', write: 'SET lease.#until = :until' },
-  start: { from: { running: LEASE_HELD }, to: 'running', write: 'SET progress = :progress, counts.#rows = :rows, updatedAt = :now' },
-  progress: { from: { running: 'progress.#processed < :processed' }, to: 'running', write: 'SET progress.#processed = :processed, updatedAt = :now' },
+  start: {
+    from: { running: LEASE_HELD },
+    to: 'running',
+    write: 'SET progress = :progress, counts.#rows = :rows, welcomes = if_not_exists(welcomes, :welcomes), welcomeFailures = if_not_exists(welcomeFailures, :empty), updatedAt = :now',
+  },
+  tally: { from: { running: LEASE_HELD }, to: 'running', write: 'SET counts = :counts, progress.#processed = :processed, updatedAt = :now' },
   finish: { from: { running: LEASE_HELD }, to: 'done', write: `${OUTCOME} REMOVE lease`, audit: 'BULK_JOB_FINISHED' },
   refuse: { from: { running: LEASE_HELD }, to: 'failed', write: `${OUTCOME}, failure = :failure REMOVE lease`, audit: 'BULK_JOB_FINISHED' },
   // The failure queue, once every attempt of the worker on an upload failed.
@@ -118,7 +137,7 @@ interface Change {
   now?: Date;
 }
 
-const constants: Record<string, unknown> = { ':queued': 'queued', ':running': 'running', ':done': 'done', ':failed': 'failed', ':true': true, ':none': 0 };
+const constants: Record<string, unknown> = { ':queued': 'queued', ':running': 'running', ':done': 'done', ':failed': 'failed', ':true': true, ':none': 0, ':empty': [], ':welcomes': NO_WELCOMES };
 const tokens = (expression: string, sigil: '#' | ':') => [...new Set(expression.match(new RegExp(`${sigil}\\w+`, 'g')))];
 
 /** The conditional write of `event` on a job, naming exactly the attributes and values its expressions use. */
@@ -164,12 +183,11 @@ async function transition(event: JobEvent, job: { orgUuid: string; jobId: string
 export const causeOfJob = (job: BulkJob): AuditContext => job.cause ?? { actor: { uuid: job.requestedBy, email: null }, requestId: null };
 
 /** What a finished job's event records: its status and, as they ended, its counts and failure. */
-function outcomeChanges(outcome: { status: JobStatus; counts?: BulkJob['counts']; failure?: JobFailure; welcomeFailures?: WelcomeFailure[] }): PatchOperation[] {
+function outcomeChanges(outcome: { status: JobStatus; counts?: BulkJob['counts']; failure?: JobFailure }): PatchOperation[] {
   return [
     { op: 'replace', path: '/status', value: outcome.status },
     ...(outcome.counts ? [{ op: 'add' as const, path: '/counts', value: outcome.counts }] : []),
     ...(outcome.failure ? [{ op: 'add' as const, path: '/failure', value: { errorCode: outcome.failure.errorCode, message: outcome.failure.message } }] : []),
-    ...(outcome.welcomeFailures?.length ? [{ op: 'add' as const, path: '/welcomeFailures', value: outcome.welcomeFailures.length }] : []),
   ];
 }
 
@@ -178,7 +196,8 @@ export async function createJob(job: BulkJob): Promise<void> {
   const ttl = Math.floor(Date.parse(job.createdAt) / 1000) + JOB_DAYS * 86_400;
   const started = { status: lifecycle.create.to, dryRun: job.dryRun, language: job.language };
   const changes: PatchOperation[] = [{ op: 'add', path: '', value: started }];
-  await withAuditContext(causeOfJob(job), () => transition('create', job, { item: { ...job, ttl }, changes, now: new Date(job.createdAt) }));
+  const item = { welcomes: NO_WELCOMES, welcomeFailures: [], ...job, ttl };
+  await withAuditContext(causeOfJob(job), () => transition('create', job, { item, changes, now: new Date(job.createdAt) }));
 }
 
 export async function getJob(orgUuid: string, jobId: string): Promise<BulkJob | undefined> {
@@ -201,8 +220,65 @@ export async function startJob(orgUuid: string, jobId: string, runId: string, to
   return transition('start', { orgUuid, jobId }, { values: { ':run': runId, ':progress': { processed: 0, total }, ':rows': rows } });
 }
 
-export async function reportProgress(orgUuid: string, jobId: string, processed: number): Promise<void> {
-  await transition('progress', { orgUuid, jobId }, { values: { ':processed': processed } });
+/** What a run has done so far, written whole (a rerun counts again from its start, so nothing is counted twice). */
+export interface JobTally {
+  counts: BulkJob['counts'];
+  processed: number;
+}
+
+/** Records a running job's counts so far, if run `runId` still holds it; false when it does not. */
+export async function reportTally(orgUuid: string, jobId: string, runId: string, tally: JobTally): Promise<boolean> {
+  return transition('tally', { orgUuid, jobId }, { values: { ':run': runId, ':counts': tally.counts, ':processed': tally.processed } });
+}
+
+/** Counts welcome e-mails the worker is about to queue as pending (before they are queued, so that no outcome comes first). */
+export async function countWelcomesQueued(orgUuid: string, jobId: string, queued: number): Promise<void> {
+  await updateItem({
+    Key: keys.bulkJob(orgUuid, jobId),
+    UpdateExpression: 'SET welcomes.pending = welcomes.pending + :queued, updatedAt = :now',
+    ConditionExpression: 'attribute_exists(welcomes)',
+    ExpressionAttributeValues: { ':queued': queued, ':now': new Date().toISOString() },
+  });
+}
+
+/**
+ * The write counting a welcome e-mail's outcome on its job, made with the outcome itself: one fewer
+ * pending, one more sent, or one more failed and listed.
+ */
+export function welcomeOutcomeWrite(orgUuid: string, jobId: string, outcome: { sent: true } | { sent: false; failure: WelcomeFailure }, now = new Date()): TableWrite {
+  const counted = outcome.sent ? 'welcomes.sent = welcomes.sent + :one' : 'welcomes.failed = welcomes.failed + :one, welcomeFailures = list_append(welcomeFailures, :failure)';
+  return {
+    Update: {
+      Key: keys.bulkJob(orgUuid, jobId),
+      UpdateExpression: `SET ${counted}, welcomes.pending = welcomes.pending - :one, updatedAt = :now`,
+      ConditionExpression: 'attribute_exists(welcomes) AND attribute_exists(welcomeFailures)',
+      ExpressionAttributeValues: { ':one': 1, ':now': now.toISOString(), ...(outcome.sent ? {} : { ':failure': [outcome.failure] }) },
+    },
+  };
+}
+
+/**
+ * Takes a user's failed welcome off its job's list, as it is queued again: one fewer failed, one more
+ * pending. Conditioned on the list as read, and read again when an outcome changed it meanwhile.
+ */
+export async function countWelcomeRequeued(orgUuid: string, jobId: string, userUuid: string): Promise<void> {
+  for (;;) {
+    const job = await getItem<BulkJob>(keys.bulkJob(orgUuid, jobId), { consistent: true });
+    const listed = job?.welcomeFailures ?? [];
+    if (!job?.welcomes || !listed.some((failure) => failure.userUuid === userUuid)) return countWelcomesQueued(orgUuid, jobId, 1);
+    const written = await updateItem({
+      Key: keys.bulkJob(orgUuid, jobId),
+      UpdateExpression: 'SET welcomeFailures = :rest, welcomes.failed = welcomes.failed - :one, welcomes.pending = welcomes.pending + :one, updatedAt = :now',
+      ConditionExpression: 'size(welcomeFailures) = :size',
+      ExpressionAttributeValues: {
+        ':rest': listed.filter((failure) => failure.userUuid !== userUuid),
+        ':one': 1,
+        ':size': listed.length,
+        ':now': new Date().toISOString(),
+      },
+    });
+    if (written) return;
+  }
 }
 
 /**
@@ -210,8 +286,7 @@ export async function reportProgress(orgUuid: string, jobId: string, processed: 
  * worker runs as the job's), if run `runId` still holds it; false when it does not.
  */
 export async function finishJob(orgUuid: string, jobId: string, runId: string, outcome: JobOutcome): Promise<boolean> {
-  const welcomes = outcome.status === 'done' ? outcome.welcomeFailures : [];
-  const values = { ':run': runId, ':counts': outcome.counts, ':welcomes': welcomes, ...(outcome.status === 'failed' ? { ':failure': outcome.failure } : {}) };
+  const values = { ':run': runId, ':counts': outcome.counts, ...(outcome.status === 'failed' ? { ':failure': outcome.failure } : {}) };
   return transition(outcome.status === 'done' ? 'finish' : 'refuse', { orgUuid, jobId }, { values, changes: outcomeChanges(outcome) });
 }
 

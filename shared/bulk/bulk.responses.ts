@@ -28,7 +28,13 @@ export const bulkJobSchema = z
     jobId: z.uuid(),
     status: z.enum(['queued', 'running', 'done', 'failed']),
     dryRun: z.boolean(),
-    counts: z.strictObject({ rows: z.int(), created: z.int(), failed: z.int() }),
+    counts: z
+      .strictObject({ rows: z.int(), created: z.int(), failed: z.int() })
+      .meta({ description: 'Rows read, users created and users failed so far: they grow while the job runs' }),
+    welcomes: z.strictObject({ sent: z.int(), pending: z.int(), failed: z.int() }).meta({
+      description:
+        "The created users' welcome e-mails: accepted by SES, waiting in the mail queue for their turn at SES's send rate, refused. They go on after the job is done, until none is pending",
+    }),
     progress: z.strictObject({ processed: z.int(), total: z.int(), percent: z.int().min(0).max(100) }),
     createdAt: dateTime,
     updatedAt: dateTime,

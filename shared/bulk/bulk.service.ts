@@ -6,7 +6,7 @@ import { count } from '../metrics';
 import type { OrgScope } from '../users/org-scope';
 import type { BulkError } from './bulk-create.rules';
 import { JOB_DAYS, readErrors, readFailedRows, restartUpload, saveUpload, uploadUrl } from './bulk-files';
-import { createJob, effectiveJob, failJob, getJob, requeueJob, requeueWelcomes, settleQueued, type BulkJob } from './bulk-job';
+import { createJob, effectiveJob, failJob, getJob, NO_WELCOMES, requeueJob, requeueWelcomes, settleQueued, type BulkJob, type WelcomeCounts } from './bulk-job';
 import { requireWithin, type UploadedFile } from './csv-file';
 import { MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS } from './bulk.limits';
 
@@ -97,6 +97,7 @@ export interface JobView {
   status: BulkJob['status'];
   dryRun: boolean;
   counts: BulkJob['counts'];
+  welcomes: WelcomeCounts;
   progress: BulkJob['progress'] & { percent: number };
   createdAt: string;
   updatedAt: string;
@@ -115,12 +116,13 @@ export async function jobView(job: BulkJob): Promise<JobView> {
     status: job.status,
     dryRun: job.dryRun,
     counts: job.counts,
+    welcomes: job.welcomes ?? NO_WELCOMES,
     progress: { processed, total, percent: total === 0 ? (job.status === 'done' ? 100 : 0) : Math.floor((processed / total) * 100) },
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
     ...(job.status === 'done' ? { errors: await readErrors(job.orgUuid, job.jobId) } : {}),
     ...(job.failure ? { failure: { errorCode: job.failure.errorCode, message: job.failure.message } } : {}),
-    ...(job.welcomeFailures?.length ? { welcomeFailures: job.welcomeFailures } : {}),
+    ...(job.welcomeFailures?.length ? { welcomeFailures: [...job.welcomeFailures].sort((a, b) => a.line - b.line) } : {}),
   };
 }
 

@@ -26,3 +26,17 @@ export function isThrottling(error: unknown): boolean {
   const { name, status } = fieldsOf(error);
   return (typeof name === 'string' && throttlingNames.has(name)) || status === 429;
 }
+
+const networkErrors = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'TimeoutError', 'RequestTimeout']);
+
+/**
+ * Whether a send that failed may succeed later, unchanged: SES refused for its rate, failed on its side
+ * (5xx) or never answered (a network error). A refusal of the message itself (`MessageRejected`, an
+ * unverified sender) is final.
+ */
+export function isTransient(error: unknown): boolean {
+  if (isThrottling(error)) return true;
+  const { status } = fieldsOf(error);
+  const fault = typeof error === 'object' && error !== null ? (error as { $fault?: unknown }).$fault : undefined;
+  return fault === 'server' || (typeof status === 'number' && status >= 500) || networkErrors.has(reasonOf(error));
+}

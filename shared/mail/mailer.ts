@@ -3,7 +3,7 @@ import { sesClient } from '../clients/ses';
 import { mailSettings } from '../config';
 import { logger } from '../logger';
 import { count } from '../metrics';
-import { isThrottling, reasonOf } from './mail-errors';
+import { isThrottling, isTransient, reasonOf } from './mail-errors';
 import { renderMail, type Language, type MailKind, type MailVars } from './mail.templates';
 import { systemClock, type Clock } from './clock';
 
@@ -59,8 +59,11 @@ export interface MailLogContext {
   userUuid?: string;
 }
 
-/** Whether SES accepted the message; if not, the error's name or code (`TooManyRequestsException`, `MessageRejected`). */
-export type MailResult = { sent: true } | { sent: false; reason: string };
+/**
+ * Whether SES accepted the message; if not, the error's name or code (`TooManyRequestsException`,
+ * `MessageRejected`), and whether the same message may be accepted later (`retryable`).
+ */
+export type MailResult = { sent: true } | { sent: false; reason: string; retryable: boolean };
 
 /**
  * How a send refused for SES's rate is tried again, after the SDK's own retries gave up: up to
@@ -115,7 +118,7 @@ export async function sendMail(mailer: Mailer, message: MailMessage, context: Ma
     mailFailures.count += 1;
     count('MailsFailed');
     logger.error('mail not sent', { kind, language, ...context, reason, metric: 'MailNotSent', value: 1 });
-    return { sent: false, reason };
+    return { sent: false, reason, retryable: isTransient(error) };
   }
 }
 

@@ -1,8 +1,7 @@
 import { BadRequestError, ConflictError } from '../errors';
 import { sameAccess } from '../users/access-template';
 import { accessOrThrow } from '../users/user-changes';
-import { activateUser, createUser, deleteUser, updateUser } from '../users/user-lifecycle';
-import type { MailContext } from '../users/user-mail';
+import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../users/user-lifecycle';
 import { entriesByCreation, readUserCount, requireUser } from '../users/user-queries';
 import type { UserRecord } from '../users/user.entities';
 import { findUserByEmail, getUsers } from '../users/user.repository';
@@ -24,7 +23,7 @@ export { versionOf };
 export interface ScimContext {
   caller: ScimCaller;
   baseUrl: string;
-  mail: MailContext;
+  mail: MailRequestContext;
 }
 
 /** A resource as validated by scimmy's User schema (with the access extension); 400 `invalidValue` otherwise. */

@@ -208,6 +208,10 @@ export const keys = {
 
   /** The stack's key that signs page tokens (shared/store/page-token.ts), made on first use. */
   pageTokenKey: (): ItemKey => ({ PK: 'PAGETOKENKEY', SK: 'PAGETOKENKEY' }),
+  /** The key that seals the passwords queued e-mails carry (shared/mail/mail-queue.ts). */
+  mailSealKey: (): ItemKey => ({ PK: 'MAILSEALKEY', SK: 'MAILSEALKEY' }),
+  /** A user's latest queued e-mail of a kind: which attempt is current and how it ended. */
+  userMail: (orgUuid: string, userUuid: string, kind: string): ItemKey => ({ PK: org(orgUuid), SK: `MAIL#${kind}#${userUuid}` }),
 };
 
 const keyAttributes = new Set(['PK', 'SK', 'GSI1PK', 'GSI1SK', 'type', 'ttl']);

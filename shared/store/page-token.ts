@@ -1,7 +1,7 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ValidationError } from '../errors';
 import { keys } from './keys';
-import { getItem, putItem } from './table';
+import { tableSecret } from './table-secret';
 
 /**
  * Page tokens (docs/api/README.md#cursor-paging): an opaque `pageToken` that names where the next page
@@ -92,19 +92,5 @@ async function sign(body: string): Promise<Buffer> {
   return createHmac('sha256', await signingKey()).update(body).digest();
 }
 
-let cachedKey: Promise<Buffer> | undefined;
-
-/** The key, read once per container; the first reader of a new table writes it (the first writer wins). */
-function signingKey(): Promise<Buffer> {
-  cachedKey ??= (async () => {
-    const stored = await getItem<{ key: string }>(keys.pageTokenKey(), { consistent: true });
-    if (stored) return Buffer.from(stored.key, 'base64');
-    await putItem({ ...keys.pageTokenKey(), type: 'PAGETOKENKEY', key: randomBytes(32).toString('base64') }, { ConditionExpression: 'attribute_not_exists(PK)' });
-    const written = await getItem<{ key: string }>(keys.pageTokenKey(), { consistent: true });
-    return Buffer.from(written!.key, 'base64');
-  })().catch((error: unknown) => {
-    cachedKey = undefined;
-    throw error;
-  });
-  return cachedKey;
-}
+/** The key, read once per container; the first reader of a new table writes it. */
+const signingKey = tableSecret(keys.pageTokenKey(), 'PAGETOKENKEY');

@@ -5,7 +5,10 @@ import { sameAccess, type AccessInput } from './access-template';
 import { generatePassword } from '../identity/password-policy';
 import { userAuditWrites } from './user-audit';
 import { accessOrThrow, checkGrants, optionalText, withFields, type UserFields } from './user-changes';
-import { sendReactivation, sendWelcome, type MailContext } from './user-mail';
+import { queueUserMails, type MailContext } from './user-mail';
+
+/** What a request says of the e-mails it causes: their language (the `language` header). */
+export type MailRequestContext = Pick<MailContext, 'language'>;
 import { userPorts, type UserPorts } from './user-ports';
 import { requireUser } from './user-queries';
 import { claimEmailFor, registerUser } from './user-registration';
@@ -20,13 +23,13 @@ import { count } from '../metrics';
  */
 
 /**
- * Creates a user: registers it in the store and the identity provider, then sends the welcome e-mail
+ * Creates a user: registers it in the store and the identity provider, then queues the welcome e-mail
  * with its sign-in details (the password the ADMIN set, or a generated one).
  */
 export async function createUser(
   scope: OrgScope,
   input: UserFields & AccessInput,
-  mail: MailContext,
+  mail: MailRequestContext,
   deps: UserPorts = userPorts(),
 ): Promise<UserRecord> {
   const { orgUuid } = scope;
@@ -51,7 +54,8 @@ export async function createUser(
     deps.identityProvider,
   );
   count('UsersCreated');
-  await sendWelcome(user, { value: password, temporary: !input.password }, mail, deps.mailer);
+  // The e-mail waits in the mail queue for its turn at SES's rate: the answer does not.
+  await queueUserMails([{ kind: 'welcome', orgUuid, userUuid: user.uuid, language: mail.language, password: { value: password, temporary: !input.password } }]);
   return user;
 }
 
@@ -155,7 +159,7 @@ export async function deleteUser(scope: OrgScope, userUuid: string, deps: UserPo
 export async function activateUser(
   scope: OrgScope,
   input: Partial<UserFields> & { email: string } & AccessInput,
-  mail: MailContext,
+  mail: MailRequestContext,
   deps: UserPorts = userPorts(),
 ): Promise<UserRecord> {
   const { orgUuid } = scope;
@@ -181,6 +185,7 @@ export async function activateUser(
     throw error;
   }
   count('UsersReactivated');
-  await sendReactivation(restored, input.password, mail, deps.mailer);
+  const password = input.password === undefined ? {} : { password: { value: input.password, temporary: false } };
+  await queueUserMails([{ kind: 'reactivation', orgUuid, userUuid: restored.uuid, language: mail.language, ...password }]);
   return restored;
 }

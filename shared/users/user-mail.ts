@@ -1,7 +1,14 @@
+import { randomUUID } from 'node:crypto';
+import { mailSettings } from '../config';
+import { logger } from '../logger';
+import { enqueueMails, queuedMailOf, unsealPassword, type MailRequest, type QueuedMail } from '../mail/mail-queue';
 import type { Language, MailKind } from '../mail/mail.templates';
 import { sendMail, type Mailer, type MailResult } from '../mail/mailer';
 import { getOrganization } from '../org/org.repository';
+import { keys } from '../store/keys';
+import { getItem, putItem, transactWrite, updateItem, type TableWrite } from '../store/table';
 import type { UserRecord } from './user.entities';
+import { getUser, welcomedWrite } from './user.repository';
 
 /** Where and how the request's user e-mails are written: the `language` header and the sign-in address. */
 export interface MailContext {
@@ -64,4 +71,109 @@ export async function sendWelcome(
 /** Sends a restored user its reactivation e-mail, with its new password if one was set; never throws, and says whether SES accepted it. */
 export async function sendReactivation(user: UserRecord, password: string | undefined, mail: MailContext, mailer: Mailer): Promise<MailResult> {
   return mailUser('reactivation', user, mail, mailer, password === undefined ? undefined : { value: password, temporary: false });
+}
+
+/** A user's latest queued e-mail of a kind (one item per user and kind): the current attempt and how it ended. */
+export interface MailState {
+  attempt: string;
+  state: 'QUEUED' | 'SENT' | 'FAILED';
+  /** Why it failed: SES's error name, or why it was never queued or sent. */
+  reason?: string;
+  queuedAt: string;
+  settledAt?: string;
+}
+
+/** How long a user's mail item is kept after its last attempt: long past any retry. */
+const MAIL_STATE_DAYS = 30;
+
+/** The e-mail a user of an organization is to get: `queueUserMails` gives it its id. */
+export type UserMailRequest = Omit<MailRequest, 'id'>;
+
+export async function getMailState(orgUuid: string, userUuid: string, kind: MailKind): Promise<MailState | undefined> {
+  return getItem<MailState>(keys.userMail(orgUuid, userUuid, kind), { consistent: true });
+}
+
+/**
+ * Queues e-mails to users (docs/api/users.md#e-mails-to-users): each becomes its user's current attempt
+ * of its kind (superseding an earlier one), then goes to the queue; never throws for the queue. Answers
+ * the e-mails not queued, each with its reason, their attempts recorded as failed.
+ */
+export async function queueUserMails(requests: UserMailRequest[]): Promise<{ request: UserMailRequest; reason: string }[]> {
+  if (requests.length === 0) return [];
+  const now = new Date();
+  const ttl = Math.floor(now.getTime() / 1000) + MAIL_STATE_DAYS * 86_400;
+  const queued = await Promise.all(requests.map((request) => queuedMailOf({ ...request, id: randomUUID() }, now)));
+  await Promise.all(
+    queued.map((mail) =>
+      putItem({ ...keys.userMail(mail.orgUuid, mail.userUuid, mail.kind), type: 'MAIL', attempt: mail.id, state: 'QUEUED', queuedAt: mail.queuedAt, ttl }),
+    ),
+  );
+  const notQueued = await enqueueMails(queued);
+  const failures = queued.flatMap((mail, index) => (notQueued.has(mail.id) ? [{ mail, request: requests[index]!, reason: notQueued.get(mail.id)! }] : []));
+  await Promise.all(failures.map(({ mail, reason }) => updateItem(settleWrite(mail, { sent: false, reason }, now).Update!)));
+  for (const { mail, reason } of failures) {
+    logger.error('mail not queued', { kind: mail.kind, orgUuid: mail.orgUuid, userUuid: mail.userUuid, reason, metric: 'MailNotSent', value: 1 });
+  }
+  return failures.map(({ request, reason }) => ({ request, reason }));
+}
+
+/** What became of a queued e-mail. */
+export type MailOutcome = { sent: true } | { sent: false; reason: string };
+
+/** Settles the attempt `mail` is, if it is still its user's current one and queued. */
+function settleWrite(mail: QueuedMail, outcome: MailOutcome, now = new Date()): TableWrite {
+  return {
+    Update: {
+      Key: keys.userMail(mail.orgUuid, mail.userUuid, mail.kind),
+      UpdateExpression: `SET #state = :state, settledAt = :now${outcome.sent ? '' : ', reason = :reason'}`,
+      ConditionExpression: 'attempt = :attempt AND #state = :queued',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: {
+        ':state': outcome.sent ? 'SENT' : 'FAILED',
+        ':now': now.toISOString(),
+        ':attempt': mail.id,
+        ':queued': 'QUEUED',
+        ...(outcome.sent ? {} : { ':reason': outcome.reason }),
+      },
+    },
+  };
+}
+
+export interface DeliveryOptions {
+  mailer: Mailer;
+  /** The queue will not deliver this message again: a failure SES may not repeat is settled now all the same. */
+  final: boolean;
+  /** Writes made in the same transaction as the outcome (a bulk job's counts). */
+  alongside?: (outcome: MailOutcome) => TableWrite[];
+}
+
+/**
+ * Sends one queued e-mail, once: a message whose attempt is no longer its user's current one, or
+ * already settled (a duplicate delivery), is skipped. SES accepting it settles it as sent (a welcome
+ * marks the user welcomed); a refusal of the message settles it as failed; a refusal SES may not repeat
+ * (its rate, its outage) answers `retry`, for the queue to deliver it again, unless this delivery is
+ * `final`.
+ */
+export async function deliverQueuedMail(mail: QueuedMail, options: DeliveryOptions): Promise<'sent' | 'failed' | 'skipped' | 'retry'> {
+  const state = await getMailState(mail.orgUuid, mail.userUuid, mail.kind);
+  if (state?.attempt !== mail.id || state.state !== 'QUEUED') return 'skipped';
+  const user = await getUser(mail.orgUuid, mail.userUuid);
+  let result: MailResult;
+  if (!user) {
+    result = { sent: false, reason: 'UserNotFound', retryable: false };
+  } else {
+    const password = await unsealPassword(mail).catch(() => null);
+    result =
+      password === null
+        ? { sent: false, reason: 'PasswordNotReadable', retryable: false }
+        : await mailUser(mail.kind, user, { language: mail.language, signInUrl: signInAddress(mailSettings().signInUrl) }, options.mailer, password);
+  }
+  if (!result.sent && result.retryable && !options.final) return 'retry';
+  const outcome: MailOutcome = result.sent ? { sent: true } : { sent: false, reason: result.reason };
+  const own = [settleWrite(mail, outcome), ...(result.sent && mail.kind === 'welcome' ? [welcomedWrite(mail.orgUuid, mail.userUuid)] : [])];
+  const failed = await transactWrite([...own, ...(options.alongside?.(outcome) ?? [])]);
+  if (failed.some((index) => index < own.length)) return 'skipped';
+  // What was written alongside no longer exists (a job past its retention): the e-mail is settled alone.
+  if (failed.length > 0 && (await transactWrite(own)).length > 0) return 'skipped';
+  return result.sent ? 'sent' : 'failed';
 }

@@ -189,14 +189,21 @@ export async function findUserByEmail(orgUuid: string, email: string): Promise<U
   return user && sameEmail(user.email, email) ? user : undefined;
 }
 
-/** Notes that a user's welcome e-mail went out (so a rerun of a bulk job does not send it again). */
+/** The write noting that a user's welcome e-mail went out (so a rerun of a bulk job does not send it again). */
+export function welcomedWrite(orgUuid: string, userUuid: string, now = new Date()): TableWrite {
+  return {
+    Update: {
+      Key: keys.userKey(orgUuid, userUuid),
+      UpdateExpression: 'SET welcomedAt = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': now.toISOString() },
+    },
+  };
+}
+
+/** Notes that a user's welcome e-mail went out. */
 export async function markWelcomed(orgUuid: string, userUuid: string): Promise<void> {
-  await updateItem({
-    Key: keys.userKey(orgUuid, userUuid),
-    UpdateExpression: 'SET welcomedAt = :now',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeValues: { ':now': new Date().toISOString() },
-  });
+  await updateItem(welcomedWrite(orgUuid, userUuid).Update!);
 }
 
 /** Records an active ADMIN (idempotent). */

@@ -247,7 +247,7 @@ describe('throttling answered by SES, through the real SDK', () => {
     try {
       const result = await sendMail(sesMailer({ client: clientAt(ses.url) }), { to, kind: 'welcome', language: 'en', vars: vars(run) }, {}, { ...fastRetry, maxAttempts: 3 });
 
-      expect(result).toEqual({ sent: false, reason: 'TooManyRequestsException' });
+      expect(result).toEqual({ sent: false, reason: 'TooManyRequestsException', retryable: true });
       expect(ses.requests()).toBe(3);
       expect(mailFailures.count).toBe(failuresBefore + 1);
       expect(await receivedBy(to)).toEqual([]);

@@ -9,7 +9,7 @@ import { jobWrite, type JobEvent } from '../../shared/bulk/bulk-job';
 const job = { orgUuid: '0b7e1c1e-6a40-4d3c-9d5e-0f3f8c2b9a11', jobId: '5f0c8d2a-3b1e-4c7a-8e9f-1a2b3c4d5e6f' };
 const now = new Date('2026-01-02T03:04:05.678Z');
 const lease = { runId: 'run-1', until: now.getTime() + 60_000 };
-const outcome = { ':run': 'run-1', ':counts': { rows: 1, created: 1, failed: 0 }, ':welcomes': [] };
+const outcome = { ':run': 'run-1', ':counts': { rows: 1, created: 1, failed: 0 } };
 const failure = { errorCode: 'BULK_WORKER_FAILED', message: 'm', retryable: true };
 
 /** Every event with the values its callers give it. */
@@ -17,7 +17,7 @@ const given: Record<Exclude<JobEvent, 'create'>, Record<string, unknown>> = {
   take: { ':run': 'run-1', ':lease': lease },
   renew: { ':run': 'run-1', ':until': lease.until },
   start: { ':run': 'run-1', ':progress': { processed: 0, total: 3 }, ':rows': 3 },
-  progress: { ':processed': 25 },
+  tally: { ':run': 'run-1', ':counts': { rows: 3, created: 1, failed: 1 }, ':processed': 2 },
   finish: outcome,
   refuse: { ...outcome, ':failure': { errorCode: 'NOT_CSV', message: 'm' } },
   fail: { ':failure': failure },
@@ -56,7 +56,7 @@ test('a job is queued again when its worker failed retryably, or its lease lapse
 });
 
 test('the writes that keep a job running leave its status alone; the lease renewal leaves even updatedAt', () => {
-  for (const event of ['renew', 'start', 'progress'] as const) {
+  for (const event of ['renew', 'start', 'tally'] as const) {
     expect(update(event).UpdateExpression).not.toContain('#status');
     expect(update(event).ConditionExpression).toMatch(/^#status = :running AND \(/);
   }

@@ -76,7 +76,7 @@ describe('sending through SES with the throttling retry', () => {
 
     const result = await sendMail(mailerOn(client), message, {}, policy);
 
-    expect(result).toEqual({ sent: false, reason: 'TooManyRequestsException' });
+    expect(result).toEqual({ sent: false, reason: 'TooManyRequestsException', retryable: true });
     expect(calls).toHaveLength(5);
     expect(waits).toEqual([500, 1000, 2000, 4000]);
     expect(mailFailures.count).toBe(failuresBefore + 1);
@@ -105,7 +105,7 @@ describe('sending through SES with the throttling retry', () => {
 
     const result = await sendMail(mailerOn(client), message, {}, policy);
 
-    expect(result).toEqual({ sent: false, reason: 'MessageRejected' });
+    expect(result).toEqual({ sent: false, reason: 'MessageRejected', retryable: false });
     expect(calls).toHaveLength(1);
     expect(waits).toEqual([]);
   });
