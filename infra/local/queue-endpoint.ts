@@ -134,11 +134,13 @@ const MESSAGE_SYSTEM_ATTRIBUTES = ['ApproximateReceiveCount', 'ApproximateFirstR
 const md5 = (data: string | Buffer) => createHash('md5').update(data).digest('hex');
 
 /** Bytes of a message as SQS counts them against the maximum size: the body and each attribute's name, type and value. */
-function messageBytes(body: string, attributes: Record<string, MessageAttribute> = {}): number {
-  let bytes = Buffer.byteLength(body);
-  for (const [name, value] of Object.entries(attributes)) {
-    bytes += Buffer.byteLength(name) + Buffer.byteLength(value.DataType);
-    bytes += value.BinaryValue !== undefined ? Buffer.from(value.BinaryValue, 'base64').length : Buffer.byteLength(value.StringValue ?? '');
+function messageBytes(body: unknown, attributes: unknown): number {
+  const text = (value: unknown) => (typeof value === 'string' ? Buffer.byteLength(value) : 0);
+  let bytes = text(body);
+  if (typeof attributes !== 'object' || attributes === null) return bytes;
+  for (const [name, value] of Object.entries(attributes as Record<string, Partial<MessageAttribute> | null>)) {
+    bytes += text(name) + text(value?.DataType);
+    bytes += typeof value?.BinaryValue === 'string' ? Buffer.from(value.BinaryValue, 'base64').length : text(value?.StringValue);
   }
   return bytes;
 }
@@ -366,6 +368,13 @@ function validateSettings(settings: LocalQueueSettings[]): void {
 
 type Request = Record<string, unknown>;
 
+/** A list of names from the request; anything else is refused as SQS refuses a malformed parameter. */
+function list(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) throw invalidParameter('A list of attribute names must hold strings only.');
+  return value as string[];
+}
+
 export function createLocalQueues(settings: LocalQueueSettings[], dir: string): LocalQueues {
   validateSettings(settings);
   const queues = new Map(settings.map((queue) => [queue.name, new Queue(queue, dir)]));
@@ -420,10 +429,10 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string): 
   }
 
   /** Batch-level checks common to every batch operation, in SQS's order. */
-  function checkedEntries(request: Request): Request[] {
+  function checkedEntries(request: Request, entryName: string): Request[] {
     const entries = request.Entries;
     if (entries !== undefined && !Array.isArray(entries)) throw invalidParameter('Entries must be a list.');
-    if (!entries || entries.length === 0) throw new SqsError('EmptyBatchRequest', 'There should be at least one SendMessageBatchRequestEntry in the request.', 'AWS.SimpleQueueService.EmptyBatchRequest');
+    if (!entries || entries.length === 0) throw new SqsError('EmptyBatchRequest', `There should be at least one ${entryName} in the request.`, 'AWS.SimpleQueueService.EmptyBatchRequest');
     if (entries.length > SQS_MAX_BATCH_ENTRIES) {
       throw new SqsError('TooManyEntriesInBatchRequest', `Maximum number of entries per request are ${SQS_MAX_BATCH_ENTRIES}. You have sent ${entries.length}.`, 'AWS.SimpleQueueService.TooManyEntriesInBatchRequest');
     }
@@ -446,8 +455,8 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string): 
 
   function sendMessageBatch(request: Request) {
     const queue = queueOf(request);
-    const entries = checkedEntries(request);
-    const total = entries.reduce((sum, entry) => sum + messageBytes(typeof entry.MessageBody === 'string' ? entry.MessageBody : '', (entry.MessageAttributes ?? {}) as Record<string, MessageAttribute>), 0);
+    const entries = checkedEntries(request, 'SendMessageBatchRequestEntry');
+    const total = entries.reduce((sum, entry) => sum + messageBytes(entry.MessageBody, entry.MessageAttributes), 0);
     if (total > SQS_MAX_BATCH_BYTES) {
       throw new SqsError('BatchRequestTooLong', `Batch requests cannot be longer than ${SQS_MAX_BATCH_BYTES} bytes. You have sent ${total} bytes.`, 'AWS.SimpleQueueService.BatchRequestTooLong');
     }
@@ -465,7 +474,7 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string): 
 
   /** The system attributes a receive asked for (`All` or names), from MessageSystemAttributeNames or the older AttributeNames. */
   function requestedSystemAttributes(request: Request): Set<string> {
-    const names = [...((request.MessageSystemAttributeNames as string[] | undefined) ?? []), ...((request.AttributeNames as string[] | undefined) ?? [])];
+    const names = [...list(request.MessageSystemAttributeNames), ...list(request.AttributeNames)];
     for (const name of names) {
       if (name !== 'All' && !MESSAGE_SYSTEM_ATTRIBUTES.includes(name) && !['MessageDeduplicationId', 'MessageGroupId', 'SequenceNumber', 'AWSTraceHeader', 'SqsManagedSseEnabled'].includes(name)) {
         throw new SqsError('InvalidAttributeName', `Unknown Attribute ${name}.`);
@@ -475,7 +484,7 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string): 
   }
 
   function selectedAttributes(message: Message, request: Request): Record<string, MessageAttribute> | undefined {
-    const wanted = (request.MessageAttributeNames as string[] | undefined) ?? [];
+    const wanted = list(request.MessageAttributeNames);
     if (!message.attributes || wanted.length === 0) return undefined;
     const keep = (name: string) =>
       wanted.some((pattern) => pattern === 'All' || pattern === '.*' || pattern === name || (pattern.endsWith('.*') && name.startsWith(pattern.slice(0, -1))));
@@ -568,7 +577,7 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string): 
   }
 
   function queueAttributes(queue: Queue, request: Request) {
-    const names = (request.AttributeNames as string[] | undefined) ?? [];
+    const names = list(request.AttributeNames);
     for (const name of names) {
       if (name !== 'All' && !(QUEUE_ATTRIBUTES as readonly string[]).includes(name)) throw new SqsError('InvalidAttributeName', `Unknown Attribute ${name}.`);
     }
@@ -607,7 +616,7 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string): 
         return {};
       case 'DeleteMessageBatch': {
         const queue = queueOf(request);
-        const entries = checkedEntries(request);
+        const entries = checkedEntries(request, 'DeleteMessageBatchRequestEntry');
         const Successful: unknown[] = [];
         const Failed: unknown[] = [];
         for (const entry of entries) {

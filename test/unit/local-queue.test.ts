@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -297,4 +298,48 @@ test('a refusal has the JSON protocol shape: __type, message and the query error
   expect(response.status).toBe(400);
   expect(response.headers.get('x-amzn-query-error')).toBe('AWS.SimpleQueueService.NonExistentQueue;Sender');
   expect(await response.json()).toEqual({ __type: 'com.amazonaws.sqs#QueueDoesNotExist', message: 'The specified queue does not exist.' });
+});
+
+test('every message answered before a kill -9 is there after it', async () => {
+  const killedDir = mkdtempSync(join(tmpdir(), 'local-sqs-kill-'));
+  // The endpoint in a process of its own, so that it can die without a chance to write anything more.
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '-e',
+      `const { createLocalQueues } = require('./infra/local/queue-endpoint.ts');
+       const queues = createLocalQueues([{ name: 'killed', visibilityTimeoutSeconds: 30 }], ${JSON.stringify(killedDir)});
+       queues.server.listen(0, '127.0.0.1', () => console.log(queues.server.address().port));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    const port = await new Promise<string>((resolve, reject) => {
+      child.stdout!.once('data', (data: Buffer) => resolve(data.toString().trim()));
+      child.once('exit', () => reject(new Error('the endpoint process ended before listening')));
+    });
+    const childUrl = `http://127.0.0.1:${port}`;
+    const childClient = new SQSClient({ endpoint: childUrl, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const queueUrl = `${childUrl}/000000000000/killed`;
+    const sent: string[] = [];
+    for (let batch = 0; batch < 5; batch++) {
+      const answer = await childClient.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: `m${i}`, MessageBody: `body ${batch}-${i}` })) }));
+      sent.push(...answer.Successful!.map((entry) => entry.MessageId!));
+    }
+    const taken = await childClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+    await childClient.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: taken.Messages![0]!.ReceiptHandle }));
+    childClient.destroy();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+
+    const reopened = createLocalQueues([{ name: 'killed', visibilityTimeoutSeconds: 30 }], killedDir);
+    expect(reopened.counts('killed')).toEqual({ visible: sent.length - 1, inFlight: 0, delayed: 0 });
+    await reopened.close();
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(killedDir, { recursive: true, force: true });
+  }
 });
