@@ -30,6 +30,7 @@ beforeAll(async () => {
       { name: 'slow', visibilityTimeoutSeconds: 5 },
       { name: 'late', visibilityTimeoutSeconds: 1 },
       { name: 'unknown-id', visibilityTimeoutSeconds: 1 },
+      { name: 'parallel', visibilityTimeoutSeconds: 5 },
     ],
     dir,
   );
@@ -48,10 +49,11 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function start(queue: string, handler: (event: SQSEvent) => Promise<unknown>, timeoutMs?: number): void {
+function start(queue: string, handler: (event: SQSEvent) => Promise<unknown>, timeoutMs?: number, more: { batchSize?: number; concurrency?: number } = {}): void {
   pollers.push(
     startQueuePoller({
       ...(timeoutMs ? { timeoutMs } : {}),
+      ...more,
       queueUrl: queues.queueUrl(queue, baseUrl),
       endpoint: baseUrl,
       functionName: 'events',
@@ -167,4 +169,27 @@ test('a message failing maxReceiveCount times reaches the dead-letter queue; sto
   await pollers.pop()!.stop();
   expect(finished).toBe(true);
   expect(queues.counts('slow')).toEqual({ visible: 0, inFlight: 0, delayed: 0 });
+});
+
+test('batchSize caps each invocation and concurrency runs that many invocations at once', async () => {
+  let running = 0;
+  let mostAtOnce = 0;
+  const sizes: number[] = [];
+  start(
+    'parallel',
+    async (event) => {
+      sizes.push(event.Records.length);
+      mostAtOnce = Math.max(mostAtOnce, ++running);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      running--;
+    },
+    undefined,
+    { batchSize: 2, concurrency: 3 },
+  );
+  await send('parallel', ['1', '2', '3', '4', '5', '6']);
+  expect(await queues.settled('parallel', 8_000)).toBe(true);
+  expect(Math.max(...sizes)).toBeLessThanOrEqual(2);
+  expect(sizes.reduce((sum, size) => sum + size, 0)).toBe(6);
+  expect(mostAtOnce).toBeGreaterThan(1);
+  expect(mostAtOnce).toBeLessThanOrEqual(3);
 });
