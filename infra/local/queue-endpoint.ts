@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 
@@ -226,6 +226,10 @@ class Queue {
   readonly arn: string;
   readonly createdAt = Math.floor(Date.now() / 1000);
   private readonly file: string;
+  private fd = -1;
+  private expiredAt = 0;
+  /** How many messages left the queue so far, so that a waiter looks at its messages only when some left. */
+  removals = 0;
   private waiters = new Set<() => void>();
 
   constructor(
@@ -258,10 +262,16 @@ class Queue {
     const lines = [...this.messages.values()].map(({ visibleAt: _visibleAt, receipt: _receipt, ...message }) => JSON.stringify({ op: 'send', message }));
     writeFileSync(`${this.file}.tmp`, lines.map((line) => `${line}\n`).join(''));
     renameSync(`${this.file}.tmp`, this.file);
+    this.fd = openSync(this.file, 'a');
   }
 
   private journal(entry: JournalLine): void {
-    appendFileSync(this.file, `${JSON.stringify(entry)}\n`);
+    // A synchronous write, done before the answer: once it returns, the line is the kernel's, and a kill of this process cannot lose it.
+    writeSync(this.fd, `${JSON.stringify(entry)}\n`);
+  }
+
+  closeJournal(): void {
+    closeSync(this.fd);
   }
 
   add(message: StoredMessage): void {
@@ -274,10 +284,13 @@ class Queue {
     if (!this.messages.has(id)) return;
     this.journal({ op: 'delete', id });
     this.messages.delete(id);
+    this.removals++;
   }
 
-  /** Drops the messages past the retention period, as SQS does. */
+  /** Drops the messages past the retention period, as SQS does; at most once a second, the retention being a minute at least. */
   expire(now: number): void {
+    if (now - this.expiredAt < 1000) return;
+    this.expiredAt = now;
     const retentionMs = (this.settings.retentionSeconds ?? SQS_DEFAULT_RETENTION_SECONDS) * 1000;
     for (const message of this.messages.values()) if (message.sentAt + retentionMs <= now) this.remove(message.id);
   }
@@ -653,11 +666,15 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string): 
     const queue = queueNamed(name);
     const pending = new Set(queue.messages.keys());
     const deadline = Date.now() + timeoutMs;
+    let seen = -1;
     return (async () => {
       for (;;) {
-        // Expiry by retention also settles a message: look at the queue through counts().
-        queue.counts();
-        for (const id of pending) if (!queue.messages.has(id)) pending.delete(id);
+        // Expiry by retention also settles a message.
+        queue.expire(Date.now());
+        if (queue.removals !== seen) {
+          seen = queue.removals;
+          for (const id of pending) if (!queue.messages.has(id)) pending.delete(id);
+        }
         if (pending.size === 0) return true;
         if (Date.now() >= deadline || closing) return false;
         await sleep(Math.min(25, deadline - Date.now()));
@@ -725,7 +742,10 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string): 
       closing = true;
       for (const queue of queues.values()) queue.wake();
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        server.close(() => {
+          for (const queue of queues.values()) queue.closeJournal();
+          resolve();
+        });
         server.closeIdleConnections();
         // Connections kept alive by a client that just got its last answer.
         setTimeout(() => server.closeAllConnections(), 200).unref();
