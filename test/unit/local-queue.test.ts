@@ -313,7 +313,7 @@ test('every message answered before a kill -9 is there after it', async () => {
        const queues = createLocalQueues([{ name: 'killed', visibilityTimeoutSeconds: 30 }], ${JSON.stringify(killedDir)});
        queues.server.listen(0, '127.0.0.1', () => console.log(queues.server.address().port));`,
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] },
   );
   try {
     const port = await new Promise<string>((resolve, reject) => {
