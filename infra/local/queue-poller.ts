@@ -1,0 +1,178 @@
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
+import type { ResourceGroup } from '../../shared/api/routes';
+import { defaultLog, errorType, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
+import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_RECEIVE_MESSAGES, SQS_MAX_WAIT_SECONDS } from './queue-endpoint';
+
+/**
+ * Lambda's SQS event source mapping, on the local stack, with `ReportBatchItemFailures` on: pollers
+ * long-poll the queue through the SQS API, hand each batch to the function (as that function, with
+ * its timeout, so local IAM checks its calls) and delete what it handled. A batch item failure leaves
+ * that message alone; an invocation that fails or times out deletes nothing. Either way the messages
+ * left come back after the queue's visibility timeout, and the queue's redrive policy moves a message
+ * received too often to its dead-letter queue, as in AWS.
+ */
+
+type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+export interface QueuePollerOptions {
+  queueUrl: string;
+  endpoint: string;
+  region?: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  functionName: ResourceGroup;
+  handler: Handler;
+  /** Messages per invocation, 1 to 10 (Lambda's default for SQS is 10; more needs a batching window, not modelled here). */
+  batchSize?: number;
+  /** Pollers running at once, each with at most one invocation in progress. */
+  concurrency?: number;
+  /** Defaults to the function's own timeout (`functionTimeoutMs`). */
+  timeoutMs?: number;
+  log?: LocalLog;
+}
+
+export interface QueuePoller {
+  /** Stops polling and resolves once the invocations in progress have ended and their messages are deleted. */
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+
+/** `arn:aws:sqs:<region>:<account>:<name>` from `…/<account>/<name>`. */
+function arnOf(queueUrl: string, region: string): string {
+  const [account, name] = new URL(queueUrl).pathname.split('/').filter(Boolean);
+  return `arn:aws:sqs:${region}:${account}:${name}`;
+}
+
+/** A received message as Lambda hands it to the function. */
+function lambdaRecord(message: Message, eventSourceARN: string, awsRegion: string): SQSRecord {
+  const messageAttributes: SQSRecord['messageAttributes'] = {};
+  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
+    messageAttributes[name] = {
+      dataType: value.DataType!,
+      ...(value.StringValue !== undefined ? { stringValue: value.StringValue } : {}),
+      ...(value.BinaryValue !== undefined ? { binaryValue: Buffer.from(value.BinaryValue).toString('base64') } : {}),
+      stringListValues: [],
+      binaryListValues: [],
+    };
+  }
+  return {
+    messageId: message.MessageId!,
+    receiptHandle: message.ReceiptHandle!,
+    body: message.Body ?? '',
+    attributes: (message.Attributes ?? {}) as unknown as SQSRecordAttributes,
+    messageAttributes,
+    md5OfBody: message.MD5OfBody!,
+    ...(message.MD5OfMessageAttributes ? { md5OfMessageAttributes: message.MD5OfMessageAttributes } : {}),
+    eventSource: 'aws:sqs',
+    eventSourceARN,
+    awsRegion,
+  };
+}
+
+/**
+ * The messages of `batch` to delete after the invocation: all but the reported failures. A response
+ * naming a message not in the batch (or an empty identifier) fails the whole batch, as Lambda does.
+ */
+function handled(batch: Message[], response: SQSBatchResponse | void): Message[] {
+  const failures = response?.batchItemFailures ?? [];
+  const ids = new Set(batch.map((message) => message.MessageId));
+  if (failures.some((failure) => typeof failure?.itemIdentifier !== 'string' || !ids.has(failure.itemIdentifier))) return [];
+  const failed = new Set(failures.map((failure) => failure.itemIdentifier));
+  return batch.filter((message) => !failed.has(message.MessageId!));
+}
+
+export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
+  const region = options.region ?? 'us-east-1';
+  const batchSize = options.batchSize ?? 10;
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > SQS_MAX_RECEIVE_MESSAGES) throw new Error(`The queue poller's batchSize must be an integer from 1 to ${SQS_MAX_RECEIVE_MESSAGES}.`);
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("The queue poller's concurrency must be a positive integer.");
+  const sqs = new SQSClient({
+    endpoint: options.endpoint,
+    region,
+    credentials: options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  const log = options.log ?? defaultLog;
+  const fn = options.functionName;
+  const timeoutMs = options.timeoutMs ?? functionTimeoutMs(fn);
+  const eventSourceARN = arnOf(options.queueUrl, region);
+  const abort = new AbortController();
+  let stopped = false;
+
+  async function deleteAll(messages: Message[]): Promise<void> {
+    for (let start = 0; start < messages.length; start += SQS_MAX_BATCH_ENTRIES) {
+      const entries = messages.slice(start, start + SQS_MAX_BATCH_ENTRIES).map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! }));
+      const answer = await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: entries }));
+      if (answer.Failed?.length) log({ level: 'WARN', source: 'local-lambda', function: fn, failed: answer.Failed.length, message: 'deleting handled messages failed; they will be delivered again' });
+    }
+  }
+
+  async function invoke(batch: Message[]): Promise<void> {
+    const event: SQSEvent = { Records: batch.map((message) => lambdaRecord(message, eventSourceARN, region)) };
+    const { attempt } = invokeOnce(fn, options.handler, event, {
+      timeoutMs,
+      onLateSettle: (how) => log({ level: 'WARN', source: 'local-lambda', function: fn, message: `a timed-out queue invocation ${how} after all (Lambda would have stopped it)` }),
+    });
+    const result = await attempt;
+    if (!result.ok) {
+      log({
+        level: 'WARN',
+        source: 'local-lambda',
+        function: fn,
+        awsRequestId: result.awsRequestId,
+        errorType: errorType(result.error),
+        batchSize: batch.length,
+        message: 'queue batch failed; its messages come back after their visibility timeout',
+      });
+      return;
+    }
+    const done = handled(batch, result.result);
+    if (done.length < batch.length) {
+      log({
+        level: 'WARN',
+        source: 'local-lambda',
+        function: fn,
+        awsRequestId: result.awsRequestId,
+        failed: batch.length - done.length,
+        batchSize: batch.length,
+        message: 'queue batch items failed; they come back after their visibility timeout',
+      });
+    }
+    if (done.length > 0) await deleteAll(done);
+  }
+
+  async function poll(): Promise<void> {
+    while (!stopped) {
+      try {
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: batchSize,
+            WaitTimeSeconds: SQS_MAX_WAIT_SECONDS,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: abort.signal },
+        );
+        if (Messages.length > 0) await invoke(Messages);
+      } catch (error) {
+        if (stopped) return;
+        log({ level: 'ERROR', source: 'local-lambda', function: fn, errorType: errorType(error), message: 'polling the queue failed; trying again in 1 s' });
+        await sleep(1000);
+      }
+    }
+  }
+
+  const pollers = Array.from({ length: concurrency }, () => poll());
+
+  return {
+    stop: async () => {
+      stopped = true;
+      // A long poll waiting for messages ends now; an invocation in progress runs to its end (at most the function's timeout).
+      abort.abort();
+      await Promise.all(pollers);
+      sqs.destroy();
+    },
+  };
+}
