@@ -18,6 +18,8 @@ export interface GroupAccess {
   readonly signsTokens?: boolean;
   /** `paced`: sends many in one run, at SES's send rate, which it reads with ses:GetAccount. */
   readonly sendsMail?: boolean | 'paced';
+  /** Hands e-mails to users to the mail queue (sqs:SendMessage), which the `mail` function drains. */
+  readonly queuesMail?: boolean;
   readonly bulkUploads?: BulkBucketAccess;
   /** Longer than the default 10 s: the bulk HTTP side waits for its worker, the worker imports files. */
   readonly timeoutSeconds?: number;
@@ -56,15 +58,15 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
       'AdminDisableUser',
       'AdminEnableUser',
     ],
-    sendsMail: true,
-    // A welcome or reactivation e-mail SES throttles is retried for up to 7.5 s (plus the SDK's own
-    // retries) after Cognito and DynamoDB have answered: 20 s, within API Gateway's 30 s.
+    queuesMail: true,
+    // Cognito's throttling is retried with backoff (shared/clients/cognito.ts) before the answer: 20 s,
+    // within API Gateway's 30 s.
     timeoutSeconds: 20,
   },
   // The SCIM service provider runs the users area's use cases: the same identity-provider steps and e-mails.
   scim: {
     userPoolActions: ['AdminCreateUser', 'AdminSetUserPassword', 'AdminUpdateUserAttributes', 'AdminDisableUser', 'AdminEnableUser'],
-    sendsMail: true,
+    queuesMail: true,
     timeoutSeconds: 20,
   },
   bulk: {
@@ -76,7 +78,7 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
   },
   'bulk-worker': {
     userPoolActions: ['AdminCreateUser', 'AdminSetUserPassword'],
-    sendsMail: 'paced',
+    queuesMail: true,
     bulkUploads: 'readWrite',
     timeoutSeconds: 900,
     onUpload: true,
@@ -85,5 +87,10 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
   // sweep, which a schedule starts each minute and which runs for about 75 s (change-events.ts).
   events: {
     timeoutSeconds: 90,
+  },
+  // The mail queue's consumer: up to 10 e-mails an invocation at its share of SES's send rate.
+  mail: {
+    sendsMail: 'paced',
+    timeoutSeconds: 60,
   },
 };

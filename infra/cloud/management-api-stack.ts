@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 import { bindBulkBucket, BulkBucket } from './bulk-bucket';
 import { BulkPipeline } from './bulk-pipeline';
+import { MailQueue } from './mail-queue';
 import { ChangeEvents } from './change-events';
 import { OperationsDashboard } from './dashboard';
 import { bindTable, DataTable } from './data-table';
@@ -120,6 +121,8 @@ export class ManagementApiStack extends Stack {
     }
     this.functions = functions;
     acknowledgeNotificationsHandler(this);
+    const mailQueue = new MailQueue(this, 'MailQueue', { consumer: functions.get('mail')! });
+    for (const group of resourceGroups) if (groupAccess[group]?.queuesMail) mailQueue.bindSender(functions.get(group)!);
 
     gateway.addRoutes(resolveRoutes(settings.subpaths), (group) => functions.get(group)!);
     const bulkPipeline = new BulkPipeline(this, 'BulkPipeline', { worker: functions.get('bulk-worker')! });
@@ -159,6 +162,8 @@ export class ManagementApiStack extends Stack {
       EventBusName: { value: changeEvents.bus.eventBusName, description: 'EventBridge bus every change event is put on' },
       ChangeEventsDeadLetterQueueUrl: { value: changeEvents.deadLetters.queueUrl, description: 'Change-event batches not published after their retries (replay them)' },
       BulkDeadLetterQueueUrl: { value: bulkPipeline.deadLetters.queueUrl, description: 'Failed bulk uploads the worker could not settle' },
+      MailQueueUrl: { value: mailQueue.queue.queueUrl, description: 'E-mails to users waiting for their turn at SES\'s send rate' },
+      MailDeadLetterQueueUrl: { value: mailQueue.deadLetters.queueUrl, description: 'E-mails to users the mail function could not settle' },
     };
     for (const [outputId, output] of Object.entries(outputs)) new CfnOutput(this, outputId, output);
   }

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 
@@ -390,6 +390,7 @@ function list(value: unknown): string[] {
 
 export function createLocalQueues(settings: LocalQueueSettings[], dir: string): LocalQueues {
   validateSettings(settings);
+  mkdirSync(dir, { recursive: true });
   const queues = new Map(settings.map((queue) => [queue.name, new Queue(queue, dir)]));
   let closing = false;
 

@@ -29,6 +29,8 @@ export interface StackInfo {
   mailboxViewerUrl: string;
   /** JSON list of the change events put on the local EventBridge bus (`{ events }`), kept in the data directory. */
   eventsUrl: string;
+  /** The queue e-mails to users wait in for the `mail` function (the local SQS; `…/settled` tells when it has caught up). */
+  mailQueueUrl: string;
   /** The emulators' own endpoints, for pointing other tools (AWS CLI, NoSQL Workbench) at them. */
   endpoints: Emulators['endpoints'];
   orgs: SeededOrg[];
@@ -116,6 +118,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     { createLocalEventBus },
     { startStreamPoller },
     { startLocalSweeps },
+    { createLocalQueues, queueUrlOf },
+    { startQueuePoller },
   ] = await Promise.all([
     import('./emulators'),
     import('./invoke'),
@@ -124,6 +128,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     import('./event-bus-endpoint'),
     import('./stream-poller'),
     import('./webhook-sweeps'),
+    import('./mail-queue-local'),
+    import('./queue-poller'),
   ]).catch(
     async (error: unknown) => {
       await dynamoStarting.then((dynamo) => dynamo.stop()).catch(() => undefined);
@@ -153,18 +159,26 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     throw error;
   }
   const eventBus = createLocalEventBus(LOCAL_EVENT_BUS, join(dataDir, 'events.jsonl'));
+  const queues = createLocalQueues(dataDir);
   let poller: ReturnType<typeof startStreamPoller> | undefined;
+  let mailPoller: { stop(): Promise<void> } | undefined;
   let sweeps: { stop(): Promise<void> } | undefined;
   const stopEventing = async () => {
     await poller?.stop();
+    await mailPoller?.stop();
     await sweeps?.stop();
     await new Promise<void>((done) => {
       eventBus.server.closeAllConnections();
       eventBus.server.close(() => done());
     });
+    queues.server.closeAllConnections();
+    await new Promise<void>((done) => queues.server.close(() => done()));
+    await queues.close();
   };
   try {
     const eventBusUrl = `http://127.0.0.1:${await listen(eventBus.server, 0)}`;
+    const queuesUrl = `http://127.0.0.1:${await listen(queues.server, 0)}`;
+    const mailQueueUrl = queueUrlOf(queues, queuesUrl);
     const [pool] = await Promise.all([ensureUserPool(emulators.endpoints.cognito, dataDir), tableReady]);
     // The functions' environment, as the CDK bind helpers set it in AWS (names from shared/config.ts).
     const functionEnv: Record<string, string> = {
@@ -185,6 +199,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [envNames.sesEndpoint]: emulators.endpoints.ses,
       [envNames.eventbridgeEndpoint]: eventBusUrl,
       [envNames.eventBusName]: LOCAL_EVENT_BUS,
+      [envNames.sqsEndpoint]: queuesUrl,
+      [envNames.mailQueueUrl]: mailQueueUrl,
+      // One poller drains the mail queue here (AWS: two invocations at once, each at half the rate).
+      [envNames.mailConsumers]: '1',
       // The local stack is on loopback itself: webhook receivers at http://127.0.0.1:<port> are allowed (never in AWS).
       [envNames.webhookAllowLoopbackHttp]: 'true',
       // Retries a laptop sees within seconds (AWS: 5 s, doubling).
@@ -252,6 +270,16 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       pollMs: 100,
     });
 
+    // As the queue's event source mapping in AWS: the `mail` function receives the queued e-mails, ten at a time.
+    mailPoller = startQueuePoller({
+      queueUrl: mailQueueUrl,
+      endpoint: queuesUrl,
+      credentials: LOCAL_CREDENTIALS,
+      functionName: 'mail',
+      handler: handlers.mail as unknown as (event: SQSEvent) => Promise<SQSBatchResponse>,
+      batchSize: 10,
+    });
+
     // As the schedule in AWS: sweeps send the due webhook deliveries, one after the other (shorter here, so the stack stops promptly).
     const sweeper = startLocalSweeps(handlers.events as unknown as Parameters<typeof startLocalSweeps>[0]);
     sweeps = sweeper;
@@ -267,6 +295,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       mailboxUrl: emulators.mailboxUrl,
       mailboxViewerUrl: emulators.mailboxViewerUrl,
       eventsUrl: `${eventBusUrl}/events`,
+      mailQueueUrl,
       endpoints: emulators.endpoints,
       orgs,
     };

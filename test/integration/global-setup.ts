@@ -20,7 +20,8 @@ export default async function globalSetup(): Promise<void> {
     cwd: join(__dirname, '..', '..'),
     // Cognito's quotas raised for the shared stack: many files create and sign in users at once, and
     // the product's back-off would slow them; cognito-throttling.test.ts runs a stack at low quotas.
-    env: { ...process.env, PORT: '0', POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT', LOCAL_COGNITO_QUOTAS: '{"*":10000}' },
+    // An e-mail the mail function answers "retry" comes back from the mail queue after 3 s (AWS: 6 min).
+    env: { ...process.env, PORT: '0', POWERTOOLS_LOG_LEVEL: process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT', LOCAL_COGNITO_QUOTAS: '{"*":10000}', LOCAL_MAIL_VISIBILITY_SECONDS: '3' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -242,8 +242,20 @@ export interface ReceivedMail {
   at: number;
 }
 
-/** The e-mails the local SES emulator received for one address, oldest first. */
+/**
+ * Waits until the `mail` function has settled every e-mail queued before the call (sent, refused or
+ * dead-lettered): e-mails to users leave through the mail queue, after the request that caused them.
+ */
+export async function mailQueueSettled(timeoutMs = 60_000): Promise<void> {
+  const { origin } = new URL(stack().mailQueueUrl);
+  const response = await fetch(`${origin}/_local/queues/mail/settled?timeoutMs=${timeoutMs}`);
+  const body = (await response.json()) as { settled: boolean; counts: unknown };
+  if (!body.settled) throw new Error(`The mail queue did not catch up within ${timeoutMs} ms: ${JSON.stringify(body.counts)}`);
+}
+
+/** The e-mails the local SES emulator received for one address, oldest first, once the mail queue caught up. */
 export async function mailsTo(address: string): Promise<ReceivedMail[]> {
+  await mailQueueSettled();
   const response = await fetch(stack().mailboxUrl);
   if (response.status !== 200) throw new Error(`Mailbox read failed with ${response.status}`);
   const { emails } = (await response.json()) as { emails: ReceivedMail[] };

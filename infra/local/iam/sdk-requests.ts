@@ -163,6 +163,24 @@ function eventBridge(operation: string, input: Record<string, unknown>, { accoun
   return [...buses].map((bus) => ({ action: 'events:PutEvents', resource: arn(bus) }));
 }
 
+function sqs(operation: string, input: Record<string, unknown>, { account, region }: ArnScope): IamRequest[] | undefined {
+  // QueueUrl is `<endpoint>/<account>/<name>`; SQS authorizes each call on the queue's ARN.
+  const name = text(input.QueueUrl)?.split('/').pop();
+  if (!name) return undefined;
+  const actions: Record<string, string> = {
+    SendMessage: 'sqs:SendMessage',
+    SendMessageBatch: 'sqs:SendMessage',
+    ReceiveMessage: 'sqs:ReceiveMessage',
+    DeleteMessage: 'sqs:DeleteMessage',
+    DeleteMessageBatch: 'sqs:DeleteMessage',
+    ChangeMessageVisibility: 'sqs:ChangeMessageVisibility',
+    ChangeMessageVisibilityBatch: 'sqs:ChangeMessageVisibility',
+    GetQueueAttributes: 'sqs:GetQueueAttributes',
+  };
+  const action = actions[operation];
+  return action ? [{ action, resource: `arn:${PARTITION}:sqs:${region}:${account}:${name}` }] : undefined;
+}
+
 const services: Record<string, (operation: string, input: Record<string, unknown>, scope: ArnScope) => IamRequest[] | undefined> = {
   DynamoDBClient: dynamodb,
   S3Client: s3,
@@ -170,6 +188,7 @@ const services: Record<string, (operation: string, input: Record<string, unknown
   CognitoIdentityProviderClient: cognito,
   KMSClient: kms,
   EventBridgeClient: eventBridge,
+  SQSClient: sqs,
 };
 
 /** The IAM requests AWS makes for one SDK call; throws UnmappedCallError for a call not mapped here. */

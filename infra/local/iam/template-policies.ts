@@ -172,7 +172,8 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
     const resource = policies.resources[id];
     if (!resource) return missing(`Ref ${id}`);
     const fromEnv = resource.envVar ? env[resource.envVar] : undefined;
-    if (fromEnv) return fromEnv;
+    // A queue's variable holds its URL (`…/<account>/<name>`): its name is the last segment.
+    if (fromEnv) return resource.type === 'AWS::SQS::Queue' ? fromEnv.split('/').pop()! : fromEnv;
     const sender = env[envNames.mailFrom];
     if (resource.type === 'AWS::SES::EmailIdentity' && sender) return emailAddressOf(sender);
     return resource.name ?? id;
