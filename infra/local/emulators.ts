@@ -12,6 +12,7 @@ import { DateClock, LambdaService, MessagesService, TriggersService } from 'cogn
 import type { DynamoDBLocal } from './dynamodb-local';
 import { HOST, portIfFree, portsFile, previousPorts, type EmulatorName } from './emulator-ports';
 import { keepMailboxIn } from './ses-mailbox';
+import { routeSesOutages } from './ses-outages';
 import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
 import { CryptoService } from 'cognito-local/lib/services/crypto';
 import { JournaledDataStoreFactory } from './cognito-store';
@@ -171,6 +172,7 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
     mkdirSync(join(dataDir, 'ses'), { recursive: true });
     keepMailboxIn(join(dataDir, 'ses', 'mailbox.jsonl'));
     const ses = await sesServer({ host: HOST, port: await portIfFree(previous.ses) });
+    routeSesOutages(ses);
     started.push(() => close(ses));
 
     const dynamo = await dynamoStarting;

@@ -120,6 +120,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     { startLocalSweeps },
     { createLocalQueues, queueUrlOf },
     { startQueuePoller },
+    { sesOutagePlugin },
+    { addClientPlugin },
   ] = await Promise.all([
     import('./emulators'),
     import('./invoke'),
@@ -130,6 +132,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     import('./webhook-sweeps'),
     import('./mail-queue-local'),
     import('./queue-poller'),
+    import('./ses-outages'),
+    import('../../shared/clients/client-options'),
   ]).catch(
     async (error: unknown) => {
       await dynamoStarting.then((dynamo) => dynamo.stop()).catch(() => undefined);
@@ -141,6 +145,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
   // Each function's AWS calls are checked against its role (infra/local/iam); the roles load while the emulators start.
   const localIam = enableLocalIam({ reportDir: dataDir });
+  // Tests arm SES outages for a recipient (infra/local/ses-outages.ts) to see the mail queue retry.
+  addClientPlugin(sesOutagePlugin());
   // The handler modules load (and compile) while the emulators start; they read the rest of their
   // configuration on first use, after the environment below is set.
   const loading = Promise.all(

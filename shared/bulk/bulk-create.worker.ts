@@ -5,7 +5,6 @@ import { TokenBucket } from '../mail/send-rate';
 import { ConflictError, fileProblemOf } from '../errors';
 import { logger } from '../logger';
 import { count } from '../metrics';
-import type { UserRecord } from '../users/user.entities';
 import { generatePassword } from '../identity/password-policy';
 import { getMailState, queueUserMails, type UserMailRequest } from '../users/user-mail';
 import { userPorts, type UserPorts } from '../users/user-ports';

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { sqsClient } from '../clients/sqs';
 import { config, ConfigError, envNames } from '../config';
 import { keys } from '../store/keys';

@@ -9,19 +9,20 @@ import { failJob, getJob, requeueWelcomes, type BulkJob } from '../../shared/bul
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { s3Client } from '../../shared/clients/s3';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
-import type { MailMessage } from '../../shared/mail/mailer';
 import { keys } from '../../shared/store/keys';
 import { putItem, updateItem } from '../../shared/store/table';
 import { claimEmail, getEmailClaim, getUser, markWelcomed } from '../../shared/users/user.repository';
+import { getMailState } from '../../shared/users/user-mail';
 import { registerUser } from '../../shared/users/user-registration';
 import type { Permission, Role } from '../../shared/users/user.entities';
-import { bulkJobUrl, codesOf, csvOf, getBulk, rowFor, stageJob, uploadCsv, type BulkRow, type JobView } from '../support/bulk-helpers';
+import { bulkJobUrl, codesOf, csvOf, getBulk, mailedPassword, rowFor, stageJob, uploadCsv, type BulkRow, type JobView } from '../support/bulk-helpers';
+import { stack } from '../support/stack';
 import {
   freshOrganization,
   identityOf,
   listAllUsers,
+  mailQueueSettled,
   mailsTo,
-  recordingMailer,
   signIn,
   tokenOf,
   uniqueEmail,
@@ -69,12 +70,18 @@ async function expectNothingFor(job: BulkJob, emails: string[], password: string
   }
 }
 
-/** The welcome e-mails sent to each address, across mailers. */
-function sentTo(mailers: { sent: MailMessage[] }[], email: string): MailMessage[] {
-  return mailers.flatMap((mailer) => mailer.sent).filter((message) => message.to === email);
+/** The password the one welcome e-mail an address received gives (the test fails unless there is exactly one). */
+async function mailedTo(email: string): Promise<string> {
+  const mails = await mailsTo(email);
+  expect(mails).toHaveLength(1);
+  return mailedPassword(mails[0]!, 'en')!;
 }
 
-const passwordOf = (message: MailMessage) => message.vars.password;
+/** Fails the next `times` SES sends to `address` on SES's side (the local stack's seam: infra/local/ses-outages.ts). */
+async function sesOutage(address: string, times: number): Promise<void> {
+  const response = await fetch(`${stack().endpoints.ses}/_local/outages?address=${encodeURIComponent(address)}&times=${times}`, { method: 'POST' });
+  expect(response.status).toBe(204);
+}
 const jobView = async (jobId: string) => (await getBulk<JobView>(org, bulkJobUrl(org, jobId))).body;
 const PASSWORD = 'Bulk-Passw0rd';
 
@@ -107,19 +114,21 @@ describe('a job run twice, one run after the other', () => {
     const emails = [uniqueEmail('seq-a'), uniqueEmail('seq-b')];
     const bad = uniqueEmail('seq-bad');
     const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', emails[0]!, { Password: PASSWORD }), rowFor(org, 'OWNER', bad), rowFor(org, 'EDITOR', emails[1]!)]));
-    const [first, second] = [recordingMailer(), recordingMailer()];
 
-    const firstRun = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer: first } });
+    const firstRun = await runBulkCreateJob(org.orgUuid, job.jobId);
     const errorsAfterFirst = await readErrors(org.orgUuid, job.jobId);
-    const secondRun = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer: second } });
+    await mailQueueSettled();
+    const secondRun = await runBulkCreateJob(org.orgUuid, job.jobId);
 
     expect(firstRun).toMatchObject({ status: 'done', counts: { rows: 3, created: 2, failed: 1 } });
     expect(secondRun).toEqual(firstRun);
     expect(codesOf(errorsAfterFirst)).toEqual([{ email: bad, line: 3, errorCode: 'ROLE_INVALID' }]);
     expect(await readErrors(org.orgUuid, job.jobId)).toEqual(errorsAfterFirst);
     await expectCreatedOnce(job, emails);
-    expect(first.sent.map((message) => message.to).sort()).toEqual([...emails].sort());
-    expect(second.sent).toEqual([]);
+    // One welcome each, from the first run: the second queued none.
+    for (const email of emails) expect(await mailsTo(email)).toHaveLength(1);
+    expect(await mailsTo(bad)).toEqual([]);
+    expect(await getJob(org.orgUuid, job.jobId)).toMatchObject({ welcomes: { sent: 2, pending: 0, failed: 0 } });
   });
 });
 
@@ -128,7 +137,6 @@ describe('a job run twice at once (S3 and Lambda deliver at least once)', () => 
   const withPassword = [uniqueEmail('twice-pw-a'), uniqueEmail('twice-pw-b'), uniqueEmail('twice-pw-c')];
   const generated = [uniqueEmail('twice-gen-a'), uniqueEmail('twice-gen-b'), uniqueEmail('twice-gen-c')];
   const [badRole, badBot] = [uniqueEmail('twice-bad-role'), uniqueEmail('twice-bad-bot')];
-  const mailers = [recordingMailer(), recordingMailer()];
   let job: BulkJob;
   let runs: (BulkJob | undefined)[];
 
@@ -141,7 +149,7 @@ describe('a job run twice at once (S3 and Lambda deliver at least once)', () => 
     ];
     job = await stageJob(org, csvOf(rows));
     runs = await Promise.all(
-      mailers.map((mailer) => runBulkCreateJob(org.orgUuid, job.jobId, { concurrency: 3, ports: { identityProvider: cognitoIdentityProvider, mailer } })),
+      [1, 2].map(() => runBulkCreateJob(org.orgUuid, job.jobId, { concurrency: 3 })),
     );
   });
 
@@ -160,11 +168,11 @@ describe('a job run twice at once (S3 and Lambda deliver at least once)', () => 
   // The two runs take turns (the job's lease): the second waits for the first and finds the job done.
   test('each user gets exactly one welcome e-mail, and the password it gives is the one that signs in', async () => {
     for (const email of [...withPassword, ...generated]) {
-      const messages = sentTo(mailers, email);
-      expect(messages).toHaveLength(1);
-      if (withPassword.includes(email)) expect((await signIn(org.realm, email, passwordOf(messages[0]!)!)).status).toBe(200);
-      else await expectTemporaryPassword(org.realm, email, passwordOf(messages[0]!)!);
+      const password = await mailedTo(email);
+      if (withPassword.includes(email)) expect((await signIn(org.realm, email, password)).status).toBe(200);
+      else await expectTemporaryPassword(org.realm, email, password);
     }
+    expect(await getJob(org.orgUuid, job.jobId)).toMatchObject({ welcomes: { sent: 6, pending: 0, failed: 0 } });
   });
 });
 
@@ -227,9 +235,8 @@ describe('a crash halfway', () => {
     await leftBy(job, claim!, 'claim');
     const leaseUntil = Date.now() + 1_500;
     await stoppedRun(job, 6, leaseUntil);
-    const mailer = recordingMailer();
 
-    const rerun = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer } });
+    const rerun = await runBulkCreateJob(org.orgUuid, job.jobId);
 
     expect(Date.now()).toBeGreaterThanOrEqual(leaseUntil);
     expect(rerun).toMatchObject({ status: 'done', counts: { rows: 6, created: 5, failed: 1 }, progress: { processed: 6, total: 6 } });
@@ -237,12 +244,10 @@ describe('a crash halfway', () => {
     expect(codesOf(await readErrors(org.orgUuid, job.jobId))).toEqual([{ email: bad, line: 5, errorCode: 'ROLE_INVALID' }]);
     await expectCreatedOnce(job, [welcomed!, record!, identity!, claim!, untouched!]);
     // The welcomed user was mailed by the stopped run; the others by the rerun, once each.
-    expect(mailer.sent.map((message) => message.to).sort()).toEqual([record!, identity!, claim!, untouched!].sort());
+    expect(await mailsTo(welcomed!)).toEqual([]);
+    for (const email of [identity!, claim!]) expect(await mailedTo(email)).toBe(PASSWORD);
     for (const email of [welcomed!, identity!, claim!]) expect((await tokenOf(org.realm, email, PASSWORD)).access_token).toEqual(expect.any(String));
-    for (const email of [record!, untouched!]) {
-      const password = passwordOf(mailer.sent.find((message) => message.to === email)!)!;
-      await expectTemporaryPassword(org.realm, email, password);
-    }
+    for (const email of [record!, untouched!]) await expectTemporaryPassword(org.realm, email, await mailedTo(email));
     expect((await signIn(org.realm, identity!, 'Crashed-Passw0rd')).status).toBe(400);
     expect((await signIn(org.realm, record!, 'Crashed-Passw0rd1')).status).toBe(400);
   });
@@ -254,16 +259,14 @@ describe('a crash halfway', () => {
     await leftBy(job, generated, 'registered', 'Unknown-Passw0rd1');
     await leftBy(job, given, 'registered', PASSWORD);
     await stoppedRun(job, 2, Date.now() - 1);
-    const mailer = recordingMailer();
 
-    const rerun = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer } });
+    const rerun = await runBulkCreateJob(org.orgUuid, job.jobId);
 
     expect(rerun).toMatchObject({ status: 'done', counts: { rows: 2, created: 2, failed: 0 } });
-    expect(mailer.sent.map((message) => message.to).sort()).toEqual([generated, given].sort());
-    const mailed = passwordOf(sentTo([mailer], generated)[0]!)!;
+    const mailed = await mailedTo(generated);
     expect(mailed).not.toBe('Unknown-Passw0rd1');
     await expectTemporaryPassword(org.realm, generated, mailed);
-    expect(passwordOf(sentTo([mailer], given)[0]!)).toBe(PASSWORD);
+    expect(await mailedTo(given)).toBe(PASSWORD);
     expect((await signIn(org.realm, given, PASSWORD)).status).toBe(200);
     await expectCreatedOnce(job, [generated, given]);
   });
@@ -309,9 +312,8 @@ describe('the identity provider', () => {
     // One fails before Cognito has an account, the other once the account exists (password set).
     const down: Failure = { name: 'ServiceUnavailableException', times: Infinity };
     const { provider, calls } = failingFor(new Map([[failed1!, down], [failed2!, { ...down, after: true }]]));
-    const mailer = recordingMailer();
 
-    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: provider, mailer } });
+    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: provider } });
 
     expect(run).toMatchObject({ status: 'done', counts: { rows: 5, created: 2, failed: 3 } });
     const errors = await readErrors(org.orgUuid, job.jobId);
@@ -323,7 +325,8 @@ describe('the identity provider', () => {
     // An error that is not throttling is not retried.
     expect([calls.get(failed1!), calls.get(failed2!)]).toEqual([1, 1]);
     await expectCreatedOnce(job, [ok1!, ok2!]);
-    expect(mailer.sent.map((message) => message.to).sort()).toEqual([ok1!, ok2!].sort());
+    for (const email of [ok1!, ok2!]) expect(await mailsTo(email)).toHaveLength(1);
+    for (const email of [failed1!, failed2!]) expect(await mailsTo(email)).toEqual([]);
     await expectNothingFor(job, [failed1!, failed2!], PASSWORD);
     await expect(identityOf(jobUserUuid(job.jobId, failed1!))).rejects.toThrow();
 
@@ -341,15 +344,14 @@ describe('the identity provider', () => {
     const [throttled, plain] = [uniqueEmail('throttled'), uniqueEmail('not-throttled')];
     const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', throttled, { Password: PASSWORD }), rowFor(org, 'VIEWER', plain, { Password: PASSWORD })]));
     const { provider, calls } = failingFor(new Map([[throttled, { name: 'TooManyRequestsException', times: 2 }]]));
-    const mailer = recordingMailer();
 
-    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: provider, mailer } });
+    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: provider } });
 
     expect(run).toMatchObject({ status: 'done', counts: { rows: 2, created: 2, failed: 0 } });
     expect(calls.get(throttled)).toBe(3);
     expect(calls.get(plain)).toBe(1);
     await expectCreatedOnce(job, [throttled, plain]);
-    expect(sentTo([mailer], throttled)).toHaveLength(1);
+    expect(await mailsTo(throttled)).toHaveLength(1);
   });
 
   test('at most `concurrency` users are registered at once', async () => {
@@ -370,7 +372,7 @@ describe('the identity provider', () => {
       },
     };
 
-    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { concurrency: 2, ports: { identityProvider: provider, mailer: recordingMailer() } });
+    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { concurrency: 2, ports: { identityProvider: provider } });
 
     expect(run?.counts).toEqual({ rows: 6, created: 6, failed: 0 });
     expect(peak).toBe(2);
@@ -379,45 +381,52 @@ describe('the identity provider', () => {
 
 // ---------------------------------------------------------------------------------------------------
 describe('a welcome e-mail SES does not accept', () => {
-  test('the user is created but not marked welcomed, the job lists it, and a resend welcomes it with a new password', async () => {
+  test('the queue sends it again; refused on every receive, the user is created but not welcomed, the job lists it, and a resend welcomes it with a new password', async () => {
     const [refused, accepted] = [uniqueEmail('welcome-refused'), uniqueEmail('welcome-accepted')];
     const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', refused), rowFor(org, 'EDITOR', accepted)]));
-    const first = recordingMailer();
-    const refusing = {
-      sent: first.sent,
-      send: async (message: MailMessage) => {
-        if (message.to === refused) throw Object.assign(new Error('Email address is not verified.'), { name: 'MessageRejected' });
-        await first.send(message);
-      },
-    };
-    // Every send waits for a token of the shared bucket.
-    let tokens = 0;
-    const sendRate = { take: async () => void (tokens += 1) };
+    // SES fails on its side for this recipient on every attempt (the SDK's own three on each receive).
+    await sesOutage(refused, 1_000);
 
-    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer: refusing }, sendRate });
+    const run = await runBulkCreateJob(org.orgUuid, job.jobId);
 
+    // Done once every row is settled: the users exist; their welcomes are still in the queue.
+    expect(run).toMatchObject({ status: 'done', counts: { rows: 2, created: 2, failed: 0 } });
+    await mailQueueSettled();
+    await sesOutage(refused, 0);
     const refusedUuid = jobUserUuid(job.jobId, refused);
-    expect(run).toMatchObject({
-      status: 'done',
-      counts: { rows: 2, created: 2, failed: 0 },
-      welcomeFailures: [{ line: 2, userUuid: refusedUuid, reason: 'MessageRejected' }],
+    expect(await getJob(org.orgUuid, job.jobId)).toMatchObject({
+      welcomes: { sent: 1, pending: 0, failed: 1 },
+      welcomeFailures: [{ line: 2, userUuid: refusedUuid, reason: 'InternalFailure' }],
     });
-    expect(tokens).toBe(2);
-    expect(first.sent.map((message) => message.to)).toEqual([accepted]);
+    expect(await mailsTo(refused)).toEqual([]);
+    expect(await mailsTo(accepted)).toHaveLength(1);
     expect((await getUser(org.orgUuid, refusedUuid))?.welcomedAt).toBeUndefined();
     expect((await getUser(org.orgUuid, jobUserUuid(job.jobId, accepted)))?.welcomedAt).toEqual(expect.any(String));
-    // Nothing to resend on a job that is not done, nor twice.
+    expect(await getMailState(org.orgUuid, refusedUuid, 'welcome')).toMatchObject({ state: 'FAILED', reason: 'InternalFailure' });
+    // Resent once, not twice.
     expect(await requeueWelcomes(org.orgUuid, job.jobId)).toBe(true);
     expect(await requeueWelcomes(org.orgUuid, job.jobId)).toBe(false);
 
-    const second = recordingMailer();
-    const resent = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: cognitoIdentityProvider, mailer: second }, sendRate });
+    const resent = await runBulkCreateJob(org.orgUuid, job.jobId);
 
     expect(resent).toMatchObject({ status: 'done', counts: { rows: 2, created: 2, failed: 0 }, welcomeFailures: [] });
-    expect(second.sent.map((message) => message.to)).toEqual([refused]);
+    const password = await mailedTo(refused);
+    expect(await mailsTo(accepted)).toHaveLength(1);
     expect((await getUser(org.orgUuid, refusedUuid))?.welcomedAt).toEqual(expect.any(String));
-    const password = second.sent[0]!.vars.password!;
+    expect(await getJob(org.orgUuid, job.jobId)).toMatchObject({ welcomes: { sent: 2, pending: 0, failed: 0 }, welcomeFailures: [] });
     await expectTemporaryPassword(org.realm, refused, password);
+  });
+
+  test('an outage shorter than the receives: the queue delivers the welcome again and it is sent once', async () => {
+    const email = uniqueEmail('welcome-outage');
+    const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', email, { Password: PASSWORD })]));
+    // The three attempts of the first receive fail; the second receive succeeds.
+    await sesOutage(email, 3);
+
+    await runBulkCreateJob(org.orgUuid, job.jobId);
+
+    expect(await mailedTo(email)).toBe(PASSWORD);
+    expect(await getJob(org.orgUuid, job.jobId)).toMatchObject({ welcomes: { sent: 1, pending: 0, failed: 0 } });
   });
 });
 
