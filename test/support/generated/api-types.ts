@@ -1511,6 +1511,7 @@ export interface components {
             message: string;
         };
         BulkJob: {
+            /** @description Rows read, users created and users failed so far: they grow while the job runs */
             counts: {
                 created: number;
                 failed: number;
@@ -1543,6 +1544,12 @@ export interface components {
                 /** Format: uuid */
                 userUuid: string;
             }[];
+            /** @description The created users' welcome e-mails: accepted by SES, waiting in the mail queue for their turn at SES's send rate, refused. They go on after the job is done, until none is pending */
+            welcomes: {
+                failed: number;
+                pending: number;
+                sent: number;
+            };
         };
         BulkUpload: {
             /** @description The job's path, to poll */
