@@ -1,159 +1,157 @@
 /**
- * `npm run bench:bulk`: CSV files of 100, 1,000 and 10,000 valid rows imported through
- * `POST …/users/bulk-create` (the last with `Prefer: respond-async`), each job polled to its end: the
- * time per size, the process's peak memory, and Cognito's time per user as its pool grows. The stack
- * runs in this process, so the worker that S3's event starts is measured here too. Report:
- * bench/bulk-figures.md.
+ * `npm run bench:bulk`: after a small synchronous import, 10,000 rows through `POST …/users/bulk-create`
+ * (`Prefer: respond-async`) on a local stack with Cognito's default quotas: the time until every row is
+ * settled and the users sign in, the job's counts as it runs, the time until every welcome is sent; then
+ * the worker alone on the same file in a process of its own, for its peak memory. Report: bench/bulk-figures.md.
  */
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadState } from '../infra/local/cognito-store';
+import { QUOTAS_ENV, quotaRates } from '../infra/local/cognito-quotas';
+import { passwordGrant, runningLocalStack } from '../infra/stack-target';
+import { saveUpload } from '../shared/bulk/bulk-files';
+import { createJob, getJob } from '../shared/bulk/bulk-job';
 import { bulkCreateColumns } from '../shared/bulk/bulk.limits';
 import type { JobView } from '../shared/bulk/bulk.service';
-import { config } from '../shared/config';
-import { userPorts } from '../shared/users/user-ports';
-import { registerUser } from '../shared/users/user-registration';
+import { readSendRate } from '../shared/mail/send-rate';
 import { benchmark, type Context } from './harness/benchmark';
-import { recordCalls } from './harness/capacity';
 import { seedOrganization, type SeededOrganization as Org } from './harness/seed';
 import { check } from './harness/series';
-import { accessToken, apiGet } from './harness/stack';
-import { fmt, sum } from './harness/stats';
+import type { WorkerResult } from './harness/bulk-worker';
+import { accessToken, apiGet, onCleanUp, projectRoot } from './harness/stack';
+import { fmt } from './harness/stats';
 import { bullets, table } from './harness/tables';
 
-const [SYNC_WAIT_S, LARGE_AIM_MIN, PROFILED_USERS] = [25, 5, 20];
-const gc = (globalThis as { gc?: () => void }).gc;
+// The stack applies AWS's default request quotas, whatever the shell sets.
+delete process.env[QUOTAS_ENV];
+const [AIM_OF_FLOOR, SIGN_INS, TABLE_EVERY_MS] = [1.25, 100, 30_000];
 
-/** `work`, after two full collections (with --expose-gc); the peak heapUsed and RSS over what they left, sampled every 50 ms. */
-async function measurePhase<T>(work: () => Promise<T>): Promise<{ result: T; peak: { heap: number; rss: number } }> {
-  gc?.();
-  gc?.();
-  const [baseline, peak] = [process.memoryUsage(), { heap: 0, rss: 0 }];
-  const sample = () => {
-    const now = process.memoryUsage();
-    [peak.heap, peak.rss] = [Math.max(peak.heap, now.heapUsed - baseline.heapUsed), Math.max(peak.rss, now.rss - baseline.rss)];
-  };
-  const sampler = setInterval(sample, 50);
-  const result = await work().finally(() => clearInterval(sampler));
-  sample();
-  return { result, peak };
-}
+type Welcomes = { sent: number; pending: number; failed: number };
+/** The job resource; one that reports no `welcomes` sent them before `done`, all but those it lists as failed. */
+type Job = JobView & { welcomes?: Welcomes };
+const welcomesOf = ({ welcomes, status, counts, welcomeFailures = [] }: Job): Welcomes => welcomes ?? { sent: status === 'done' ? counts.created - welcomeFailures.length : 0, pending: 0, failed: welcomeFailures.length };
+type Poll = { ms: number; job: Job; welcomes: Welcomes };
 
-function data({ size, stack }: Context) {
-  const poolFiles = ['json', 'journal'].map((ext) => join(stack.dataDir, 'cognito', 'db', `${config().userPoolId}.${ext}`)) as [string, string];
-  const sizes = [size(100, 10), size(1000, 50), size(10_000, 200)];
-  return Promise.resolve({ sizes, info: stack.info, poolFiles });
-}
+const data = async ({ size, stack }: Context) => ({ sync: size(100, 10), rows: size(10_000, 200), info: stack.info, functionEnv: runningLocalStack(stack.dataDir).functionEnv,
+  creationRate: quotaRates().UserCreation, sesRate: (await readSendRate()).ratePerSecond });
 type Data = Awaited<ReturnType<typeof data>>;
 
-const newOrg = (name: string) => seedOrganization(name);
-const csv = (org: Org, rows: number) => {
-  const row = (i: number) => [`user${i}.${org.name}@bulk-bench.example.com`, `Bench User ${i}`, `Company ${i % 40}`, `Bench-${i}-pw`, 'VIEWER'];
-  const lines = Array.from({ length: rows }, (_, i) => [...row(i), org.environment.uuid, org.environment.name, org.bot.uuid].join(','));
-  return [bulkCreateColumns.join(','), ...lines].join('\r\n') + '\r\n';
-};
-/** Users in cognito-local's one pool, as it would open: its snapshot with the journal replayed. */
-const poolUsers = (d: Data) => Object.keys((loadState(...d.poolFiles, {}) as { Users?: object }).Users ?? {}).length;
+const email = (org: Org, i: number) => `user${i}.${org.name}@bulk-bench.example.com`;
+const row = (org: Org, i: number) => [email(org, i), `Bench User ${i}`, `Company ${i % 40}`, `Bench-${i}-pw`, 'VIEWER', org.environment.uuid, org.environment.name, org.bot.uuid];
+const csv = (org: Org, rows: number) => [bulkCreateColumns, ...Array.from({ length: rows }, (_, i) => row(org, i))].map((fields) => `${fields.join(',')}\r\n`).join('');
+const floor = (count: number, rate: number) => (1000 * count) / rate;
 
-/** The POST, then the job polled every second until it ends; the time is the answer's when it answered 200. */
-async function post(d: Data, org: Org, rows: number, progress: (message: string) => void) {
-  const token = await accessToken(d.info, org);
-  const form = new FormData();
+/** Password grants, one after another, for up to `SIGN_INS` rows spread over the file: those that answered no token. */
+async function signIns(d: Data, org: Org, rows: number) {
+  const [n, failed] = [Math.min(SIGN_INS, rows), [] as string[]];
+  for (const i of Array.from({ length: n }, (_, k) => Math.floor((k * rows) / n))) {
+    const response = await passwordGrant(d.info, org.name, email(org, i), `Bench-${i}-pw`);
+    if (!((await response.json()) as { access_token?: string }).access_token) failed.push(`row ${i + 1}: ${response.status}`);
+  }
+  return { tried: n, failed };
+}
+
+/** The organization's e-mails in the SES emulator's mailbox. */
+const mailbox = async (d: Data, org: Org) => ((await (await fetch(d.info.mailboxUrl)).json()) as { emails: { destination: { to: string[] } }[] }).emails.filter((m) => m.destination.to.some((to) => to.includes(`.${org.name}@`))).length;
+
+/** A file into a fresh organization through the API; its job polled every second until `done`, then (the sample signing in meanwhile) until every welcome is settled. */
+async function apiImport(d: Data, rows: number, async: boolean, progress: (message: string) => void) {
+  progress(`import of ${rows} rows, ${async ? 'Prefer: respond-async' : 'synchronous'}`);
+  const org = await seedOrganization(`bulk-${async ? 'async' : 'sync'}-${rows}`);
+  const [token, form, url] = [await accessToken(d.info, org), new FormData(), `${d.info.apiUrl}/${d.info.userSubpath}/org/${org.uuid}/users/bulk-create`];
   form.append('file', new Blob([csv(org, rows)], { type: 'text/csv' }), `users-${rows}.csv`);
   const started = performance.now();
-  const url = `${d.info.apiUrl}/${d.info.userSubpath}/org/${org.uuid}/users/bulk-create`;
-  const async = rows === d.sizes.at(-1);
   const response = await fetch(url, { method: 'POST', headers: { authorization: token.bearer, ...(async && { prefer: 'respond-async' }) }, body: form });
   const answer = { status: response.status, ms: performance.now() - started, text: await response.text() };
   check([200, 202].includes(answer.status) && response.headers.has('location'), `bulk-create answered ${answer.status}: ${answer.text.slice(0, 300)}`);
-  for (let reported = started; ; await sleep(1000)) {
-    await token.refresh();
-    const job = JSON.parse(await apiGet(new URL(response.headers.get('location')!, url).toString(), token.bearer)) as JobView;
-    const ms = performance.now() - started;
-    if (job.status === 'done' || job.status === 'failed') return { async, answer, job, ms: answer.status === 200 ? answer.ms : ms };
-    if (performance.now() - reported < 60_000) continue;
-    reported = performance.now();
-    progress(`  ${job.progress.processed} of ${rows} after ${fmt.s(ms)}`);
-  }
-}
-
-/** A file imported into a fresh organization, the SES emulator's mailbox emptied first. */
-async function apiImport(d: Data, rows: number, name: string, progress: (message: string) => void) {
-  const org = await newOrg(name);
-  const pool = poolUsers(d);
-  await fetch(d.info.mailboxUrl.replace(/\/store$/, '/clear-store'), { method: 'POST' }).then((r) => r.arrayBuffer());
-  const { result, peak } = await measurePhase(() => post(d, org, rows, progress));
-  return { rows, pool, csvBytes: Buffer.byteLength(csv(org, rows)), ...result, peak };
+  const [jobUrl, polls, limitMs] = [new URL(response.headers.get('location')!, url).toString(), [] as Poll[], 120_000 + 3 * floor(rows, d.sesRate)];
+  const poll = async (until: (p: Poll) => boolean): Promise<Poll> => {
+    for (;; await sleep(1000)) {
+      await token.refresh();
+      const job = JSON.parse(await apiGet(jobUrl, token.bearer)) as Job;
+      const p = { ms: performance.now() - started, job, welcomes: welcomesOf(job) };
+      polls.push(p);
+      check(job.status !== 'failed', `The job failed: ${JSON.stringify(job.failure)}`);
+      if (until(p)) return p;
+      check(p.ms < limitMs, `The job of ${rows} rows was not settled within ${fmt.s(limitMs)}: ${JSON.stringify({ ...job, errors: undefined })}`);
+      if (polls.length % 60 === 0) progress(`  ${job.status}, ${JSON.stringify(job.counts)}, welcomes ${JSON.stringify(p.welcomes)} after ${fmt.s(p.ms)}`);
+    }
+  };
+  const done = await poll((p) => p.job.status === 'done');
+  const [signIn, welcomed] = await Promise.all([signIns(d, org, rows), poll(({ job, welcomes: w }) => w.pending === 0 && w.sent + w.failed === job.counts.created)]);
+  return { rows, async, answer, polls, done, doneMs: answer.status === 200 ? answer.ms : done.ms, signIn, welcomed, mailbox: await mailbox(d, org) };
 }
 type Import = Awaited<ReturnType<typeof apiImport>>;
 
-/** Cognito's time per user at the pool's present size: users registered one at a time into a fresh organization, its calls timed. */
-async function cognitoPerUser(d: Data, name: string) {
-  const [org, pool, { identityProvider }] = [await newOrg(name), poolUsers(d), userPorts()];
-  const user = (i: number) => ({ orgUuid: org.uuid, name: `Profiled ${i}`, email: `user${i}.${name}@bulk-bench.example.com`, password: `Bench-${i}-pw` });
-  const calls = await recordCalls(async () => {
-    for (let i = 0; i < PROFILED_USERS; i++) await registerUser({ ...user(i), role: 'VIEWER', permissions: [org.permission] }, identityProvider);
-  });
-  return { pool, ms: sum(calls.filter((c) => c.service === 'cognito').map((c) => c.ms)) / PROFILED_USERS };
+/** The file staged as an upload the stack's worker passes by (the object first: its event finds no job), then run by bench/harness/bulk-worker.ts in a child process with the functions' environment. */
+async function workerAlone(d: Data, rows: number) {
+  const [org, jobId, now] = [await seedOrganization(`bulk-worker-${rows}`), crypto.randomUUID(), new Date().toISOString()];
+  await saveUpload(org.uuid, jobId, csv(org, rows)).then(() => sleep(1000));
+  const staged = { jobId, orgUuid: org.uuid, requestedBy: org.admin.uuid, language: 'en', dryRun: false, status: 'queued', createdAt: now, updatedAt: now } as const;
+  await createJob({ ...staged, counts: { rows: 0, created: 0, failed: 0 }, progress: { processed: 0, total: 0 } }).then(() => sleep(500));
+  check(!(await getJob(org.uuid, jobId))?.lease, "The stack's own worker took the staged job: run the bench again");
+  const [argv, started] = [['--import', 'tsx', `${projectRoot}/bench/harness/bulk-worker.ts`, org.uuid, jobId], performance.now()];
+  const child = spawn(process.execPath, argv, { cwd: projectRoot, env: { PATH: process.env.PATH, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...d.functionEnv }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  onCleanUp(() => child.exitCode === null && child.kill('SIGKILL'));
+  const result = new Promise<WorkerResult>((resolve) => child.once('message', (message) => resolve(message as WorkerResult)));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  check(code === 0, `The worker's process exited with ${code} (its output above)`);
+  return { rows, wallMs: performance.now() - started, ...(await result) };
 }
 
-/** A warm-up import, then each size, Cognito's time per user measured before the first and after each. */
-async function measure(d: Data, { progress }: Context) {
-  progress('warm-up (unreported)');
-  await apiImport(d, 20, 'bulk-warm', progress);
-  const [imports, cognito] = [[] as Import[], [await cognitoPerUser(d, 'bulk-cognito-0')]];
-  for (const rows of d.sizes) {
-    progress(`API import of ${rows} rows`);
-    imports.push(await apiImport(d, rows, `bulk-${rows}`, progress));
-    cognito.push(await cognitoPerUser(d, `bulk-cognito-${rows}`));
-  }
-  return { imports, cognito };
+async function measure(d: Data, { progress, scale }: Context) {
+  const [sync, large] = [await apiImport(d, d.sync, false, progress), await apiImport(d, d.rows, true, progress)];
+  progress(`the worker alone on ${d.rows} rows`);
+  // The progress table's rows: one every 30 s at full size, at most 24.
+  return { sync, large, every: Math.max(TABLE_EVERY_MS * Math.min(1, scale), large.welcomed.ms / 24), worker: await workerAlone(d, d.rows) };
 }
 type Measured = Awaited<ReturnType<typeof measure>>;
 
-const rate = (i: Import) => i.rows / (i.ms / 1000);
+/** The first poll, then the first of every `every` ms, `done` and the last. */
+const progressRows = (i: Import, every: number) => [...new Set([...i.polls.filter((p, k) => k === 0 || Math.floor(p.ms / every) > Math.floor(i.polls[k - 1]!.ms / every)), i.done, i.welcomed])].sort((a, b) => a.ms - b.ms);
 
-function aims({ imports, cognito }: Measured) {
-  const [sync, large] = [imports.find((i) => !i.async && i.rows >= 1000) ?? imports[1]!, imports.at(-1)!];
-  const slope = (cognito.at(-1)!.ms - cognito[0]!.ms) / Math.max(1, cognito.at(-1)!.pool - cognito[0]!.pool);
-  const { status, ms } = sync.answer;
+function aims(d: Data, large: Import) {
+  const [aim, running, signedIn] = [AIM_OF_FLOOR * floor(large.rows, d.creationRate), large.polls.filter((p) => p.job.status !== 'done'), large.signIn.failed.length === 0];
+  const [firstCreated, created] = [running.find((p) => p.job.counts.created > 0), large.done.job.counts.created];
   return bullets([
-    `${fmt.int(sync.rows)} rows within the synchronous limit: ${status === 200 ? `**met**: answered 200 after ${fmt.s(ms)} (limit ${SYNC_WAIT_S} s)` : `**not met**: answered ${status} after ${fmt.s(ms)}; the job finished ${fmt.s(sync.ms)} after the POST`}.`,
-    `${fmt.int(large.rows)} rows within ${LARGE_AIM_MIN} minutes: ${large.ms <= LARGE_AIM_MIN * 60_000 ? '**met**' : '**not met**'} (${fmt.min(large.ms)}, ${rate(large).toFixed(1)} rows/s).`,
-    `Memory flat in file size: peak heapUsed over baseline ${imports.map((i) => `${fmt.mib(i.peak.heap)} at ${fmt.int(i.rows)} rows`).join(', ')}; peak RSS over baseline ${imports.map((i) => fmt.mib(i.peak.rss)).join(', ')} (CSV ${imports.map((i) => fmt.kib(i.csvBytes)).join(', ')}).`,
-    `cognito-local's time per user against its pool (its store appends each write to a journal, folded into the snapshot once the journal outgrows it: infra/local/cognito-store.ts): ${cognito.map((c) => `${c.ms.toFixed(1)} ms with ${fmt.int(c.pool)} users`).join(', ')} (${slope >= 0 ? '+' : ''}${(slope * 1000).toFixed(2)} ms per 1,000 more users in the pool).`,
+    `Every user exists and signs in within ${AIM_OF_FLOOR}× the UserCreation floor (${fmt.int(large.rows)} rows ÷ ${d.creationRate}/s = ${fmt.s(floor(large.rows, d.creationRate))}; aim ${fmt.s(aim)}): ${large.doneMs <= aim && signedIn ? '**met**' : '**not met**'}: \`done\` ${fmt.s(large.doneMs)} after the POST (${fmt.ratio(large.doneMs / floor(large.rows, d.creationRate))} the floor); ${large.signIn.tried - large.signIn.failed.length} of ${large.signIn.tried} sampled users signed in${signedIn ? '' : ` (refused: ${large.signIn.failed.slice(0, 5).join(', ')})`}.`,
+    `Live counts: before \`done\`, ${running.length} polls saw ${new Set(running.map((p) => p.job.counts.created)).size} different values of \`counts.created\`${firstCreated ? `, the first above 0 after ${fmt.s(firstCreated.ms)}` : ': **none above 0**'}.`,
+    `Every welcome settled ${fmt.s(large.welcomed.ms)} after the POST, ${fmt.ratio(large.welcomed.ms / floor(created, d.sesRate))} the SES floor (${fmt.int(created)} created ÷ ${d.sesRate}/s = ${fmt.s(floor(created, d.sesRate))}): ${fmt.int(large.welcomed.welcomes.sent)} sent, ${fmt.int(large.welcomed.welcomes.failed)} failed, ${fmt.int(large.mailbox)} in the mailbox.`,
   ]);
 }
 
 benchmark<Data, Measured>({
   name: 'bulk',
   script: 'bench:bulk',
-  title: 'Bulk create through the API',
-  stack: 'in-process',
+  title: 'Bulk create at Cognito’s pace',
+  stack: 'child',
   data,
   measure,
-  report: ({ data: d, measured }, { stack }) => ({
+  report: ({ data: d, measured: { sync, large, every, worker } }, { stack }) => ({
     Setup: [
-      bullets([
-        `One local stack **in the bench's own process** (\`startLocalStack\`, a fresh temporary data directory, PORT 0; ready in ${fmt.s(stack.readyMs)}): gateway, handler modules, the bulk worker that s3rver's object event starts, and the Node emulators (s3rver, cognito-local, aws-ses-v2-local) share one event loop; DynamoDB Local runs in its own JVM. Memory figures are the whole Node process's, emulators included; the handlers' INFO log lines are dropped once formatted.`,
-        `Each file into a fresh organization, its rows VIEWERs of its one bot with a given password, by \`POST …/users/bulk-create\` (multipart) with the ADMIN's token: ${d.sizes.slice(0, -1).map(fmt.int).join(' and ')} rows synchronously (the call waits up to ${SYNC_WAIT_S} s, then answers 202), ${fmt.int(d.sizes.at(-1)!)} with \`Prefer: respond-async\`; the job polled every second until it ends. A 20-row import first, unreported.`,
-        `Before each import the SES emulator's mailbox is emptied and two full GCs run (\`--expose-gc\`${gc ? '' : ': **not available in this run**'}); memory is sampled every 50 ms. Cognito's time per user: ${PROFILED_USERS} users registered one at a time (\`registerUser\`) into a fresh organization before the first import and after each, the Cognito calls timed by a middleware on the product's clients.`,
-      ]),
+      `One local stack in a child process as \`npm start\` runs it (a fresh temporary data directory, PORT 0; serving after ${fmt.s(stack.readyMs)}), with Cognito's default quotas (UserCreation ${d.creationRate}/s; \`${QUOTAS_ENV}\` unset) and the SES emulator's send rate, ${d.sesRate}/s.`,
+      `Through the API, each file into a fresh organization, its rows VIEWERs of its one bot with a given password, by \`POST …/users/bulk-create\` (multipart) with the ADMIN's token: ${fmt.int(d.sync)} rows synchronously, then ${fmt.int(d.rows)} with \`Prefer: respond-async\`, run by the stack's own worker. Each job polled every second from the POST until \`done\`, and on until every welcome is settled (\`welcomes.pending\` 0, sent + failed = created); meanwhile ${SIGN_INS} users spread over the file sign in (password grants, one after another). The SES emulator's mailbox is counted at the end.`,
+      `The worker alone: the same ${fmt.int(d.rows)} rows staged as an upload the stack's worker passes by (the object first, the job a second later), then \`runBulkCreateJob\` in a Node process of its own (bench/harness/bulk-worker.ts) with the stack's function environment: its time to the job's end, \`process.resourceUsage().maxRSS\`, and heapUsed sampled every 50 ms. Its welcomes are not awaited.`,
     ],
     Figures: [
-      table(measured.imports, [
+      table([sync, large], [
         ['rows', (i) => fmt.int(i.rows), 'right'],
-        ['call', (i) => (i.async ? `\`Prefer: respond-async\`, 202 after ${fmt.s(i.answer.ms)}` : `answered ${i.answer.status} after ${fmt.s(i.answer.ms)}`)],
-        ['created / rows', (i) => `${fmt.int(i.job.counts.created)} / ${fmt.int(i.job.counts.rows)}`, 'right'],
-        ['pool users before', (i) => fmt.int(i.pool), 'right'],
-        ['wall', (i) => fmt.s(i.ms), 'right'],
-        ['rows/s', (i) => `**${rate(i).toFixed(1)}**`, 'right'],
-        ['peak heapUsed over baseline', (i) => fmt.mib(i.peak.heap), 'right'],
-        ['peak RSS over baseline', (i) => fmt.mib(i.peak.rss), 'right'],
+        ['call', (i) => `${i.async ? '`Prefer: respond-async`, ' : ''}answered ${i.answer.status} after ${fmt.s(i.answer.ms)}`],
+        ['created / failed', (i) => `${fmt.int(i.done.job.counts.created)} / ${fmt.int(i.done.job.counts.failed)}`, 'right'],
+        ['to `done` (÷ UserCreation floor)', (i) => `**${fmt.s(i.doneMs)}** (${fmt.ratio(i.doneMs / floor(i.rows, d.creationRate))})`, 'right'],
+        ['signed in', (i) => `${i.signIn.tried - i.signIn.failed.length} / ${i.signIn.tried}`, 'right'],
+        ['to every welcome (÷ SES floor)', (i) => `**${fmt.s(i.welcomed.ms)}** (${fmt.ratio(i.welcomed.ms / floor(i.done.job.counts.created, d.sesRate))})`, 'right'],
+        ['welcomes sent / failed, mailbox', (i) => `${fmt.int(i.welcomed.welcomes.sent)} / ${fmt.int(i.welcomed.welcomes.failed)}, ${fmt.int(i.mailbox)}`, 'right'],
       ]),
-      '"wall": from the POST to its answer (200) or to the poll that saw the job end (202). "pool users before": users in cognito-local\'s one pool (all organizations share it).',
+      `The ${fmt.int(large.rows)}-row job as the polls saw it: the first poll, the first of every ${fmt.s(every)}, \`done\` and the last.`,
+      table(progressRows(large, every), [
+        ['after the POST', (p) => fmt.s(p.ms), 'right'],
+        ['status', (p) => p.job.status],
+        ...(['rows', 'created', 'failed'] as const).map((key): [string, (p: Poll) => string, 'right'] => [key, (p) => fmt.int(p.job.counts[key]), 'right']),
+        ['welcomes sent / pending / failed', (p) => `${fmt.int(p.welcomes.sent)} / ${fmt.int(p.welcomes.pending)} / ${fmt.int(p.welcomes.failed)}`, 'right'],
+      ]),
+      `The worker alone, ${fmt.int(worker.rows)} rows: **peak RSS ${fmt.mib(worker.maxRss)}**, peak heapUsed ${fmt.mib(worker.peakHeap)} (${fmt.mib(worker.loaded.rss)} and ${fmt.mib(worker.loaded.heap)} with its modules loaded, before the job); \`${worker.status}\` after ${fmt.s(worker.ms)}, ${fmt.ratio(worker.ms / floor(worker.rows, d.creationRate))} the UserCreation floor (${fmt.s(worker.wallMs)} from spawn to exit), counts ${JSON.stringify(worker.counts)}.`,
     ],
-    Aims: [aims(measured)],
+    Aims: [aims(d, large)],
   }),
 });

@@ -34,9 +34,9 @@ export async function putAll(items: Item[], inFlight = 16): Promise<number> {
 /** An organization made as an operator makes one (its ADMIN in Cognito), with one environment and one bot. */
 export async function seedOrganization(name: string) {
   const admin = { email: `admin@${name}.example`, password: 'Bench-Admin-1' };
-  const { organization } = await createOrganization({ name, adminEmail: admin.email, adminName: 'Bea Bench', adminPassword: admin.password });
+  const { organization, admin: user } = await createOrganization({ name, adminEmail: admin.email, adminName: 'Bea Bench', adminPassword: admin.password });
   const environment = await addEnvironment(organization.uuid, 'Production');
   const bot = await addBot(organization.uuid, environment.uuid, 'Support bot');
-  return { uuid: organization.uuid, name, admin, environment, bot, permission: { environmentUuid: environment.uuid, botUuid: bot.uuid } };
+  return { uuid: organization.uuid, name, admin: { ...admin, uuid: user.uuid }, environment, bot, permission: { environmentUuid: environment.uuid, botUuid: bot.uuid } };
 }
 export type SeededOrganization = Awaited<ReturnType<typeof seedOrganization>>;

@@ -18,5 +18,4 @@ export const fmt = {
   mib: (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`,
   gib: (bytes: number) => `${(bytes / 1024 ** 3).toFixed(1)} GiB`,
   s: (ms: number, digits = 1) => `${(ms / 1000).toFixed(digits)} s`,
-  min: (ms: number) => `${(ms / 60_000).toFixed(1)} min`,
 };
