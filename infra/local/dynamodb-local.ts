@@ -57,20 +57,30 @@ function launcherJar(jar: string): string {
       throw new Error(`Building the DynamoDB Local launcher failed (${command}): ${result.error?.message ?? result.stderr}`);
     }
   };
-  run('javac', ['-nowarn', '-cp', jar, '-d', building, LAUNCHER]);
-  copyFileSync(jar, join(building, 'dynamodb-local.jar'));
-  writeFileSync(join(building, 'manifest.txt'), 'Class-Path: \n');
-  run('jar', ['--update', '--file', 'dynamodb-local.jar', '--manifest', 'manifest.txt', 'LoopbackDynamoDBLocal.class']);
+  try {
+    run('javac', ['-nowarn', '-cp', jar, '-d', building, LAUNCHER]);
+    copyFileSync(jar, join(building, 'dynamodb-local.jar'));
+    writeFileSync(join(building, 'manifest.txt'), 'Class-Path: \n');
+    run('jar', ['--update', '--file', 'dynamodb-local.jar', '--manifest', 'manifest.txt', 'LoopbackDynamoDBLocal.class']);
+  } catch (error) {
+    rmSync(building, { recursive: true, force: true });
+    throw error;
+  }
   try {
     renameSync(building, dir);
   } catch {
-    rmSync(building, { recursive: true, force: true }); // Another stack built it meanwhile.
+    // Another stack built it meanwhile; or a broken directory is in the way, replaced.
+    if (!existsSync(launcher)) {
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(building, dir);
+    }
+    rmSync(building, { recursive: true, force: true });
   }
   return launcher;
 }
 
 /** The `java` on PATH (its real path and modification time): an archive is valid for one JVM build only. */
-function javaIdentity(): string {
+function javaIdentity(): string | undefined {
   for (const dir of (process.env.PATH ?? '').split(delimiter)) {
     try {
       const java = realpathSync(join(dir, 'java'));
@@ -79,7 +89,7 @@ function javaIdentity(): string {
       // Not in this directory.
     }
   }
-  return 'unknown';
+  return undefined;
 }
 
 /** A dump that has not become the archive within this time was abandoned (its JVM killed). */
@@ -99,7 +109,9 @@ function prepareJvm(): PreparedJvm {
   // Listed, not `DynamoDBLocal_lib/*`: the archive is valid only for the same class path, in the same order.
   const classPath = [launcher, ...readdirSync(libraries).filter((name) => name.endsWith('.jar')).sort().map((name) => join(libraries, name))].join(':');
   const options = [`-Djava.library.path=${libraries}`, '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:-UsePerfData', '-Xlog:cds=off', '-Xlog:cds+dynamic=off'];
-  const archive = join(dirname(launcher), `classes-${javaIdentity()}.jsa`);
+  const java = javaIdentity();
+  if (!java) return { classPath, options, exited: () => undefined }; // The spawn reports the missing Java.
+  const archive = join(dirname(launcher), `classes-${java}.jsa`);
   if (existsSync(archive)) return { classPath, options: [...options, `-XX:SharedArchiveFile=${archive}`], exited: () => undefined };
   const dumping = `${archive}.dumping`;
   try {
@@ -161,8 +173,14 @@ async function startOn(dbPath: string, requestedPort: number): Promise<DynamoDBL
     [...jvm.options, `-Dloopback.port=${requestedPort}`, '-cp', jvm.classPath, 'LoopbackDynamoDBLocal', ...options, '-port', '2'],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
-  // Registered first and never removed: the archive is kept whenever the JVM exits.
-  child.once('exit', () => jvm.exited());
+  // Registered first and never removed: the archive is kept whenever the JVM exits (or never ran).
+  let settled = false;
+  const exitedOnce = () => {
+    if (!settled) jvm.exited();
+    settled = true;
+  };
+  child.once('exit', exitedOnce);
+  child.once('error', exitedOnce);
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => fail(new Error(`DynamoDB Local did not start within ${STARTUP_TIMEOUT_MS / 1000} s:\n${output}`)), STARTUP_TIMEOUT_MS);
