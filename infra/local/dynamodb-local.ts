@@ -1,8 +1,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { projectRoot } from '../cloud/project-root';
 
 /** What to install when there is no Java: one line, printed by `npm start` and `npm test`. */
@@ -27,22 +27,117 @@ function distribution(): { jar: string; libraries: string } {
   return { jar: join(root, 'DynamoDBLocal.jar'), libraries: join(root, 'DynamoDBLocal_lib') };
 }
 
+/** The launcher and DynamoDB Local's classes, prepared once (`prepareJvm`), and the JVM's options. */
+interface PreparedJvm {
+  classPath: string;
+  options: string[];
+  /** Called once the JVM has exited: keeps the class-data archive it wrote, if it wrote one. */
+  exited(): void;
+}
+
 /**
  * The launcher, compiled once per launcher source and DynamoDB Local release into node_modules' cache
- * (not the data directory, which `--fresh` and every test run discard): about 1 s the first time, and
- * the JVM then starts in about 1 s instead of 4 s with the source launcher.
+ * (not the data directory, which `--fresh` and every test run discard), inside a copy of
+ * DynamoDBLocal.jar whose manifest names no class path: the JVM's class-data sharing refuses a class
+ * path with a non-empty directory, and the release's manifest names its own (`.`). Built in a
+ * directory of this process's and renamed into place, so that stacks starting at once never read a
+ * half-written jar.
  */
-function compiledLauncher(classPath: string): string {
-  const hash = createHash('sha256').update(readFileSync(LAUNCHER)).update(classPath).digest('hex').slice(0, 16);
-  const outDir = join(projectRoot, 'node_modules', '.cache', 'dynamodb-local-launcher', hash);
-  if (existsSync(join(outDir, 'LoopbackDynamoDBLocal.class'))) return outDir;
-  mkdirSync(outDir, { recursive: true });
-  const compiled = spawnSync('javac', ['-nowarn', '-cp', classPath, '-d', outDir, LAUNCHER], { encoding: 'utf8' });
-  if ((compiled.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') throw new JavaMissingError();
-  if (compiled.error || compiled.status !== 0) {
-    throw new Error(`Compiling the DynamoDB Local launcher failed: ${compiled.error?.message ?? compiled.stderr}`);
+function launcherJar(jar: string): string {
+  const hash = createHash('sha256').update(readFileSync(LAUNCHER)).update(jar).update(statSync(jar).size.toString()).digest('hex').slice(0, 16);
+  const dir = join(projectRoot, 'node_modules', '.cache', 'dynamodb-local-launcher', hash);
+  const launcher = join(dir, 'dynamodb-local.jar');
+  if (existsSync(launcher)) return launcher;
+  const building = `${dir}.${process.pid}`;
+  mkdirSync(building, { recursive: true });
+  const run = (command: string, args: string[]) => {
+    const result = spawnSync(command, args, { encoding: 'utf8', cwd: building });
+    if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') throw new JavaMissingError();
+    if (result.error || result.status !== 0) {
+      throw new Error(`Building the DynamoDB Local launcher failed (${command}): ${result.error?.message ?? result.stderr}`);
+    }
+  };
+  try {
+    run('javac', ['-nowarn', '-cp', jar, '-d', building, LAUNCHER]);
+    copyFileSync(jar, join(building, 'dynamodb-local.jar'));
+    writeFileSync(join(building, 'manifest.txt'), 'Class-Path: \n');
+    run('jar', ['--update', '--file', 'dynamodb-local.jar', '--manifest', 'manifest.txt', 'LoopbackDynamoDBLocal.class']);
+  } catch (error) {
+    rmSync(building, { recursive: true, force: true });
+    throw error;
   }
-  return outDir;
+  try {
+    renameSync(building, dir);
+  } catch {
+    // Another stack built it meanwhile; or a broken directory is in the way, replaced.
+    if (!existsSync(launcher)) {
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(building, dir);
+    }
+    rmSync(building, { recursive: true, force: true });
+  }
+  return launcher;
+}
+
+/** The `java` on PATH (its real path and modification time): an archive is valid for one JVM build only. */
+function javaIdentity(): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    try {
+      const java = realpathSync(join(dir, 'java'));
+      return createHash('sha256').update(java).update(String(statSync(java).mtimeMs)).digest('hex').slice(0, 12);
+    } catch {
+      // Not in this directory.
+    }
+  }
+  return undefined;
+}
+
+/** A dump that has not become the archive within this time was abandoned (its JVM killed). */
+const DUMP_STALE_MS = 10 * 60_000;
+
+/**
+ * The JVM's class path and options. Class-data sharing: the first JVM of a release writes the classes
+ * it loaded into an archive beside the launcher when it exits (`-XX:ArchiveClassesAtExit`, one JVM at
+ * a time, a few seconds once); every later one maps them (`-XX:SharedArchiveFile`) instead of loading
+ * and verifying about 5,000 classes from the jars. A missing or unusable archive only makes the start
+ * slower. `-XX:TieredStopAtLevel=1`: the quick compiler alone, since the optimizing compiler's work
+ * costs more CPU in a local stack's life than it returns; the serial collector suits its small heap.
+ */
+function prepareJvm(): PreparedJvm {
+  const { jar, libraries } = distribution();
+  const launcher = launcherJar(jar);
+  // Listed, not `DynamoDBLocal_lib/*`: the archive is valid only for the same class path, in the same order.
+  const classPath = [launcher, ...readdirSync(libraries).filter((name) => name.endsWith('.jar')).sort().map((name) => join(libraries, name))].join(':');
+  const options = [`-Djava.library.path=${libraries}`, '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:-UsePerfData', '-Xlog:cds=off', '-Xlog:cds+dynamic=off'];
+  const java = javaIdentity();
+  if (!java) return { classPath, options, exited: () => undefined }; // The spawn reports the missing Java.
+  const archive = join(dirname(launcher), `classes-${java}.jsa`);
+  if (existsSync(archive)) return { classPath, options: [...options, `-XX:SharedArchiveFile=${archive}`], exited: () => undefined };
+  const dumping = `${archive}.dumping`;
+  try {
+    if (existsSync(dumping) && Date.now() - statSync(dumping).mtimeMs > DUMP_STALE_MS) rmSync(dumping, { force: true });
+    writeFileSync(dumping, String(process.pid), { flag: 'wx' });
+  } catch {
+    return { classPath, options, exited: () => undefined }; // Another JVM is writing the archive.
+  }
+  // A dump whose Node process died before keeping it is left behind: removed once stale.
+  for (const name of readdirSync(dirname(archive))) {
+    const path = join(dirname(archive), name);
+    if (/\.jsa\.\d+$/.test(name) && Date.now() - statSync(path).mtimeMs > DUMP_STALE_MS) rmSync(path, { force: true });
+  }
+  const written = `${archive}.${process.pid}`;
+  return {
+    classPath,
+    options: [...options, `-XX:ArchiveClassesAtExit=${written}`],
+    exited: () => {
+      try {
+        if (existsSync(written) && statSync(written).size > 0) renameSync(written, archive);
+      } finally {
+        rmSync(written, { force: true });
+        rmSync(dumping, { force: true });
+      }
+    },
+  };
 }
 
 export interface DynamoDBLocal {
@@ -70,16 +165,22 @@ export async function startDynamoDBLocal(dbPath: string, port = 0): Promise<Dyna
 
 async function startOn(dbPath: string, requestedPort: number): Promise<DynamoDBLocal> {
   mkdirSync(dbPath, { recursive: true });
-  const { jar, libraries } = distribution();
-  const classPath = [jar, join(libraries, '*')].join(':');
+  const jvm = prepareJvm();
   const options = ['-dbPath', dbPath, '-sharedDb', '-disableTelemetry'];
-  const launcher = compiledLauncher(classPath);
   // Port 2 only passes the CLI's check; the launcher rebinds to `loopback.port` on 127.0.0.1.
   const child: ChildProcess = spawn(
     'java',
-    [`-Djava.library.path=${libraries}`, `-Dloopback.port=${requestedPort}`, '-cp', `${launcher}:${classPath}`, 'LoopbackDynamoDBLocal', ...options, '-port', '2'],
+    [...jvm.options, `-Dloopback.port=${requestedPort}`, '-cp', jvm.classPath, 'LoopbackDynamoDBLocal', ...options, '-port', '2'],
     { stdio: ['pipe', 'pipe', 'pipe'] },
   );
+  // Registered first and never removed: the archive is kept whenever the JVM exits (or never ran).
+  let settled = false;
+  const exitedOnce = () => {
+    if (!settled) jvm.exited();
+    settled = true;
+  };
+  child.once('exit', exitedOnce);
+  child.once('error', exitedOnce);
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => fail(new Error(`DynamoDB Local did not start within ${STARTUP_TIMEOUT_MS / 1000} s:\n${output}`)), STARTUP_TIMEOUT_MS);
@@ -89,18 +190,19 @@ async function startOn(dbPath: string, requestedPort: number): Promise<DynamoDBL
       reject(error);
     }
     child.once('error', (error: NodeJS.ErrnoException) => fail(error.code === 'ENOENT' ? new JavaMissingError() : error));
-    child.once('exit', (code) => {
+    const exited = (code: number | null) => {
       if (/UnsupportedClassVersionError/.test(output)) return fail(new JavaMissingError());
       if (/BindException/.test(output)) return fail(new PortTakenError(`Port ${requestedPort} is taken`));
       fail(new Error(`DynamoDB Local exited with code ${code}:\n${output}`));
-    });
+    };
+    child.once('exit', exited);
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout!.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const listening = output.match(/listening (\d+)/);
       if (!listening) return;
       clearTimeout(timer);
-      child.removeAllListeners('exit');
+      child.removeListener('exit', exited);
       child.stdout!.removeAllListeners('data');
       child.stdout!.resume();
       child.stderr!.removeAllListeners('data');

@@ -10,11 +10,11 @@ import { localSesAccount } from './ses-account';
 import { withCognitoQuotas } from './cognito-quotas';
 import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';
 import type { DynamoDBLocal } from './dynamodb-local';
+import type { CryptoService } from 'cognito-local/lib/services/crypto';
 import { HOST, portIfFree, portsFile, previousPorts, type EmulatorName } from './emulator-ports';
 import { keepMailboxIn } from './ses-mailbox';
 import { routeSesOutages } from './ses-outages';
 import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
-import { CryptoService } from 'cognito-local/lib/services/crypto';
 import { JournaledDataStoreFactory } from './cognito-store';
 import { ConsoleMessageSender } from 'cognito-local/lib/services/messageDelivery/consoleMessageSender';
 import { MessageDeliveryService } from 'cognito-local/lib/services/messageDelivery/messageDelivery';
@@ -133,8 +133,17 @@ async function startCognito(directory: string, port: number): Promise<Server> {
     dataStoreFactory,
     new UserPoolServiceFactoryImpl(clock, dataStoreFactory),
   ).create(ctx, config.UserPoolDefaults);
-  // No Lambda triggers are configured, so the Lambda service is never called.
-  const triggers = new TriggersService(clock, cognito, new LambdaService(config.TriggerFunctions, {} as never), new CryptoService(config.KMSConfig));
+  // No Lambda triggers are configured, so the Lambda service is never called. cognito-local's
+  // CryptoService (for a custom e-mail sender trigger) loads the whole AWS SDK v2 and the AWS
+  // Encryption SDK, about 0.8 s of start-up CPU: loaded on its first use instead.
+  let crypto: Promise<CryptoService> | undefined;
+  const lazyCrypto = {
+    encrypt: async (context: unknown, plaintext: string) => {
+      crypto ??= import('cognito-local/lib/services/crypto').then(({ CryptoService }) => new CryptoService(config.KMSConfig));
+      return (await crypto).encrypt(context as never, plaintext);
+    },
+  };
+  const triggers = new TriggersService(clock, cognito, new LambdaService(config.TriggerFunctions, {} as never), lazyCrypto as unknown as CryptoService);
   const services = {
     clock,
     cognito,

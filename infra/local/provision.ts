@@ -7,7 +7,7 @@ import {
   CreateUserPoolCommand,
   DescribeUserPoolClientCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceInUseException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GSI1 } from '../../shared/store/keys';
 
 export const LOCAL_TABLE = 'management-api';
@@ -21,42 +21,51 @@ const credentials = LOCAL_CREDENTIALS;
 /** As the CDK table's: the `events` function reads each new item's image (infra/local/stream-poller.ts). */
 const streamSpecification = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } as const;
 
-/** The same keys, index and stream as the CDK table (test/infra asserts that side). */
+/**
+ * The same keys, index and stream as the CDK table (test/infra asserts that side). A restart finds the
+ * table with one DescribeTable; only a new data directory creates it.
+ */
 export async function ensureTable(endpoint: string): Promise<void> {
   const client = new DynamoDBClient({ endpoint, region: REGION, credentials });
   try {
-    await client.send(
-      new CreateTableCommand({
-        TableName: LOCAL_TABLE,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: ['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
-        KeySchema: [
-          { AttributeName: 'PK', KeyType: 'HASH' },
-          { AttributeName: 'SK', KeyType: 'RANGE' },
-        ],
-        StreamSpecification: streamSpecification,
-        GlobalSecondaryIndexes: [
-          {
-            IndexName: GSI1,
-            KeySchema: [
-              { AttributeName: 'GSI1PK', KeyType: 'HASH' },
-              { AttributeName: 'GSI1SK', KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ResourceInUseException)) throw error;
-    // A table made before it had a stream gets one; its changes from now on are published.
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE }));
-    if (!Table?.StreamSpecification?.StreamEnabled) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE })).catch((error: unknown) => {
+      if (error instanceof ResourceNotFoundException) return { Table: undefined };
+      throw error;
+    });
+    if (!Table) {
+      await createTable(client);
+    } else if (!Table.StreamSpecification?.StreamEnabled) {
+      // A table made before it had a stream gets one; its changes from now on are published.
       await client.send(new UpdateTableCommand({ TableName: LOCAL_TABLE, StreamSpecification: streamSpecification }));
     }
   } finally {
     client.destroy();
   }
+}
+
+async function createTable(client: DynamoDBClient): Promise<void> {
+  await client.send(
+    new CreateTableCommand({
+      TableName: LOCAL_TABLE,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: ['PK', 'SK', 'GSI1PK', 'GSI1SK'].map((name) => ({ AttributeName: name, AttributeType: 'S' })),
+      KeySchema: [
+        { AttributeName: 'PK', KeyType: 'HASH' },
+        { AttributeName: 'SK', KeyType: 'RANGE' },
+      ],
+      StreamSpecification: streamSpecification,
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: GSI1,
+          KeySchema: [
+            { AttributeName: 'GSI1PK', KeyType: 'HASH' },
+            { AttributeName: 'GSI1SK', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    }),
+  );
 }
 
 interface PoolState {
