@@ -13,6 +13,7 @@ import { keys } from '../../shared/store/keys';
 import { putItem, updateItem } from '../../shared/store/table';
 import { claimEmail, getEmailClaim, getUser, markWelcomed } from '../../shared/users/user.repository';
 import { getMailState } from '../../shared/users/user-mail';
+import { TokenBucket } from '../../shared/mail/send-rate';
 import { registerUser } from '../../shared/users/user-registration';
 import type { Permission, Role } from '../../shared/users/user.entities';
 import { bulkJobUrl, codesOf, csvOf, getBulk, mailedPassword, rowFor, stageJob, uploadCsv, type BulkRow, type JobView } from '../support/bulk-helpers';
@@ -427,6 +428,34 @@ describe('a welcome e-mail SES does not accept', () => {
 
     expect(await mailedTo(email)).toBe(PASSWORD);
     expect(await getJob(org.orgUuid, job.jobId)).toMatchObject({ welcomes: { sent: 1, pending: 0, failed: 0 } });
+  });
+});
+
+describe('a job in progress', () => {
+  test('reports its counts while it runs, before it is done, and never backwards; its welcomes are counted as the mail function sends them', async () => {
+    const emails = Array.from({ length: 12 }, (_, i) => uniqueEmail(`live-${i}`));
+    const job = await stageJob(org, csvOf(emails.map((email) => rowFor(org, 'VIEWER', email, { Password: PASSWORD }))));
+    // Four users a second: the run takes about three seconds.
+    const creationRate = new TokenBucket({ ratePerSecond: 4, burst: 1 });
+    const seen: BulkJob[] = [];
+    let finished = false;
+
+    const running = runBulkCreateJob(org.orgUuid, job.jobId, { creationRate, reportEveryMs: 200 }).finally(() => (finished = true));
+    while (!finished) {
+      const current = await getJob(org.orgUuid, job.jobId);
+      if (current?.status === 'running') seen.push(current);
+      await sleep(100);
+    }
+    const run = await running;
+
+    const partial = seen.filter((current) => current.counts.created > 0 && current.counts.created < emails.length);
+    expect(partial.length).toBeGreaterThan(0);
+    for (const current of partial) expect(current).toMatchObject({ status: 'running', counts: { rows: 12, failed: 0 } });
+    const created = seen.map((current) => current.counts.created);
+    expect(created).toEqual([...created].sort((a, b) => a - b));
+    expect(run).toMatchObject({ status: 'done', counts: { rows: 12, created: 12, failed: 0 } });
+    await mailQueueSettled();
+    expect(await jobView(job.jobId)).toMatchObject({ status: 'done', welcomes: { sent: 12, pending: 0, failed: 0 } });
   });
 });
 
