@@ -13,6 +13,7 @@ import { createFunction, routes } from '../../shared/http/handler-factory';
 import { userOperation } from '../../shared/http/user-route';
 import { ok } from '../../shared/http/types';
 import { agentAnswer } from '../common/agent-answer';
+import { readAgentAhead, rememberedReferenceKeys } from '../common/agent-references';
 import { agentListing } from '../common/agent-listing';
 import { revisionRoutes } from '../common/revision-routes';
 
@@ -44,9 +45,10 @@ export const handlers = routes(
     handle: async ({ body, scope }) => agentAnswer(await createAgent(scope, body), 201),
   }),
   userOperation(agentsApi.get, {
-    prefetch: (path) => agentReadKeys(path, path.agentUUID),
+    // With what the agent referenced when this container last answered it: one round trip, not two.
+    prefetch: (path) => [...agentReadKeys(path, path.agentUUID), ...rememberedReferenceKeys(path.botUUID, path.agentUUID)],
     authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
-    handle: async ({ path, scope, prefetched }) => agentAnswer(await readAgent(scope, 'AGENT', path.agentUUID, prefetched)),
+    handle: async ({ path, scope, prefetched }) => agentAnswer(await readAgentAhead(scope, 'AGENT', path.agentUUID, prefetched)),
   }),
   userOperation(agentsApi.update, {
     prefetch: (path) => agentReadKeys(path, path.agentUUID),

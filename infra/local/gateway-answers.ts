@@ -81,15 +81,23 @@ export function toResponse(result: unknown): APIGatewayProxyStructuredResultV2 |
   return structured;
 }
 
+/** Statuses whose response has no body, and so no Content-Length (RFC 9110, 8.6). */
+const bodiless = (status: number) => status < 200 || status === 204 || status === 304;
+
 export function write(response: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  const status = result.statusCode ?? 200;
   const headers: Record<string, string | string[]> = {};
-  // Like API Gateway, which serialises the result as JSON: a header set to undefined is no header.
+  // Like API Gateway, which serialises the result as JSON: a header set to undefined is no header; and
+  // which sends the body's length itself, whatever the function said.
   for (const [name, value] of Object.entries(result.headers ?? {})) {
-    if (value !== undefined && value !== null) headers[name] = String(value);
+    if (value !== undefined && value !== null && name.toLowerCase() !== 'content-length') headers[name] = String(value);
   }
   if (result.cookies?.length) headers['set-cookie'] = result.cookies;
-  response.writeHead(result.statusCode ?? 200, headers);
-  response.end(result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8'));
+  // Text is handed to Node as a string, which it sends in one write with the head.
+  const body = result.body === undefined ? undefined : result.isBase64Encoded ? Buffer.from(result.body, 'base64') : result.body;
+  if (!bodiless(status)) headers['content-length'] = String(body === undefined ? 0 : Buffer.byteLength(body));
+  response.writeHead(status, headers);
+  response.end(body);
 }
 
 /** How long a client told "starting" waits before it tries again, in seconds. */

@@ -62,10 +62,30 @@ function jwtVerifier() {
   return verifier;
 }
 
+/**
+ * Tokens whose signature this container has verified, with their claims. A client sends the same
+ * access token for its every request until it expires, and the ECDSA check is most of what verifying
+ * costs; a token's signature is good or bad once and for all under the one key the verifier holds, so
+ * the same string is not checked twice. Its expiry is checked on every use. Bounded: the oldest entry
+ * goes first; an entry past its `exp` goes when it is next presented (and is verified again, which
+ * refuses it as expired).
+ */
+const verified = new Map<string, Readonly<Record<string, unknown>>>();
+const VERIFIED_TOKENS_KEPT = 1000;
+
+/** Past `exp`, as aws-jwt-verify decides it (no grace). */
+const expired = (claims: Readonly<Record<string, unknown>>) => typeof claims.exp === 'number' && claims.exp < Date.now() / 1000;
+
 /** Verifies a JWT's signature, algorithm and expiry against our key; throws on any failure. */
-export async function verifyJwt(token: string): Promise<Record<string, unknown>> {
+export async function verifyJwt(token: string): Promise<Readonly<Record<string, unknown>>> {
+  const known = verified.get(token);
+  if (known && !expired(known)) return known;
+  verified.delete(token);
   const { verify, kid } = await jwtVerifier();
   // A token naming a key we do not hold is refused here, before the verifier would try to fetch it.
   if (decomposeUnverifiedJwt(token).header.kid !== kid) throw new Error('Unknown key id');
-  return verify(token);
+  const claims = Object.freeze(await verify(token));
+  if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value!);
+  verified.set(token, claims);
+  return claims;
 }

@@ -6,7 +6,7 @@ import { handler as supervisorsHandler } from '../../functions/supervisors/handl
 import { handler as usersHandler } from '../../functions/users/handler';
 import { addClientPlugin, type ClientPlugin } from '../../shared/clients/client-options';
 import { createTestUser, markDeleted, passwordToken } from '../support/auth-helpers';
-import { createAgent, freshBot, minimalAgentBody, seededBot, type FreshBot } from '../support/bot-helpers';
+import { adminApi, agentBody, agentsUrl, createAgent, freshBot, minimalAgentBody, seededBot, type FreshBot } from '../support/bot-helpers';
 import { adminToken, stack } from '../support/stack';
 
 /**
@@ -155,6 +155,38 @@ describe('an authenticated read reads the caller and what it addresses in one Ba
 
     expect(status).toBe(404);
     expect(commands(calls)).toEqual(['BatchGetItem']);
+  });
+});
+
+describe('an agent read again asks for what it referenced in the caller’s batch', () => {
+  const getAgent = (uuid: string) => invoke(agentsHandler, sampleEvent('agents.get', { ...botValues(bot, admin.accessToken), AGENT_UUID: uuid }));
+
+  test('the second read of an agent is one BatchGetItem, its references in it, and answers the same', async () => {
+    const agent = (await createAgent(bot, agentBody(bot))).body;
+
+    const first = await getAgent(agent.uuid);
+    const second = await getAgent(agent.uuid);
+
+    expect(commands(first.calls)).toEqual(['BatchGetItem', 'BatchGetItem']);
+    expect(commands(second.calls)).toEqual(['BatchGetItem']);
+    expect(second.calls[0]!.keys).toEqual(expect.arrayContaining(first.calls[1]!.keys));
+    expect(second.body).toEqual(first.body);
+    expect(second.body).toEqual(agent);
+  });
+
+  test('an agent whose references changed elsewhere since is answered with the new ones', async () => {
+    const agent = (await createAgent(bot, agentBody(bot))).body;
+    await getAgent(agent.uuid);
+    const changes = { persona: { uuid: bot.personas[1]!.uuid }, functions: [{ uuid: bot.functions[2]!.uuid }], knowledge: [{ uuid: bot.collections[1]!.uuid }] };
+    const updated = await adminApi().put(agentsUrl(bot, `/${agent.uuid}`), agentBody(bot, { role: agent.role, ...changes }));
+    expect(updated.status).toBe(200);
+
+    const { status, body, calls } = await getAgent(agent.uuid);
+
+    expect(status).toBe(200);
+    expect(body).toEqual(updated.body);
+    expect(body).toMatchObject({ persona: { name: 'Second persona' }, functions: [{ name: 'fnThree' }], knowledge: [{ name: 'FAQ' }] });
+    expect(commands(calls)).toEqual(['BatchGetItem', 'BatchGetItem']);
   });
 });
 

@@ -78,3 +78,28 @@ test('an expired refresh token does not read back', async () => {
 
   await expect(readRefreshToken(token, 'acme', clientId)).resolves.toBeUndefined();
 });
+
+describe('a token verified once is not checked again, but its expiry is', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  test('an access token verified while valid is refused as expired once past its exp', async () => {
+    const { token, expiresIn } = await issueAccessToken(subject);
+    await expect(verifyAccessToken(token)).resolves.toMatchObject({ sid: subject.sessionId });
+    const now = Date.now();
+
+    jest.spyOn(Date, 'now').mockReturnValue(now + (expiresIn + 1) * 1000);
+
+    await expect(verifyAccessToken(token)).rejects.toMatchObject({ code: 'UNAUTHENTICATED', message: expect.stringMatching(/expired/) });
+  });
+
+  test('a token altered after another was verified is still checked: its signature fails', async () => {
+    const { token } = await issueAccessToken(subject);
+    await expect(verifyAccessToken(token)).resolves.toBeDefined();
+    const [header, payload] = token.split('.');
+    const claims = { ...payloadOf(token), sub: '11111111-1111-4111-8111-111111111111' };
+    const forged = `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${token.split('.')[2]}`;
+
+    expect(payload).not.toBe(forged.split('.')[1]);
+    await expect(verifyAccessToken(forged)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+});
