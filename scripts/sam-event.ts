@@ -69,8 +69,8 @@ export function eventIds(): string[] {
     .map((name) => name.replace(/\.json$/, ''));
 }
 
-/** A trigger event's id names its function: `bulk-worker.s3-put`, `events.dynamodb-insert`. */
-export const isTriggerEvent = (id: string): boolean => /\.(s3|dynamodb)-/.test(id);
+/** A trigger event's id names its function: `bulk-worker.s3-put`, `events.dynamodb-insert`, `mail.sqs-reactivation`. */
+export const isTriggerEvent = (id: string): boolean => /\.(s3|dynamodb|sqs)-/.test(id);
 
 const placeholders = (text: string) => new Set(text.match(/__[A-Z_]+__/g) ?? []);
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;

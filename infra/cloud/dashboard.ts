@@ -83,10 +83,12 @@ export class OperationsDashboard extends Construct {
       [
         graph(
           'Mail',
-          (['users', 'bulk-worker'] as const).flatMap((service) => [
-            labelled(appMetric(this, 'MailsSent', service), `sent (${service})`),
-            labelled(appMetric(this, 'MailsFailed', service), `failed (${service})`),
-          ]),
+          [
+            // The mail function sends every e-mail; the others only queue them, counting those they could not.
+            labelled(appMetric(this, 'MailsSent', 'mail'), 'sent'),
+            labelled(appMetric(this, 'MailsFailed', 'mail'), 'failed'),
+            ...(['users', 'scim', 'bulk-worker'] as const).map((service) => labelled(appMetric(this, 'MailsFailed', service), `not queued (${service})`)),
+          ],
         ),
         graph('Tokens', [labelled(appMetric(this, 'TokensGranted', 'auth'), 'granted'), labelled(appMetric(this, 'TokensRefused', 'auth'), 'refused')]),
         graph('Users', [

@@ -5,7 +5,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { envNames } from '../../shared/config';
 import { MAIL_MAX_RECEIVES } from '../../shared/mail/mail-queue';
-import { alarmAtLeast } from './monitoring';
+import { alarmAtLeast, appMetric } from './monitoring';
 
 export interface MailQueueProps {
   /** The `mail` function, which drains the queue at SES's send rate. */
@@ -61,9 +61,18 @@ export class MailQueue extends Construct {
     });
   }
 
-  /** Lets a function queue e-mails (and names the queue in its environment). */
-  bindSender(fn: LambdaFunction): void {
+  /**
+   * Lets a function queue e-mails (and names the queue in its environment); alarms when one could not
+   * be queued (the code counts `MailsFailed`, records the attempt as failed and goes on).
+   */
+  bindSender(fn: LambdaFunction, service: string): void {
     this.queue.grantSendMessages(fn);
     fn.addEnvironment(envNames.mailQueueUrl, this.queue.queueUrl);
+    alarmAtLeast(
+      fn,
+      'MailsFailedAlarm',
+      appMetric(fn, 'MailsFailed', service),
+      `The ${service} function could not queue a welcome or reactivation e-mail (metric MailsFailed; its log's "mail not queued" says why)`,
+    );
   }
 }

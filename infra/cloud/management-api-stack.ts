@@ -122,7 +122,7 @@ export class ManagementApiStack extends Stack {
     this.functions = functions;
     acknowledgeNotificationsHandler(this);
     const mailQueue = new MailQueue(this, 'MailQueue', { consumer: functions.get('mail')! });
-    for (const group of resourceGroups) if (groupAccess[group]?.queuesMail) mailQueue.bindSender(functions.get(group)!);
+    for (const group of resourceGroups) if (groupAccess[group]?.queuesMail) mailQueue.bindSender(functions.get(group)!, group);
 
     gateway.addRoutes(resolveRoutes(settings.subpaths), (group) => functions.get(group)!);
     const bulkPipeline = new BulkPipeline(this, 'BulkPipeline', { worker: functions.get('bulk-worker')! });

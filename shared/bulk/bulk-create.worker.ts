@@ -21,6 +21,7 @@ import {
   getJob,
   LEASE_MS,
   renewLease,
+  reopenWelcomes,
   reportTally,
   startJob,
   welcomeOutcomeWrite,
@@ -132,6 +133,7 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
     return holder !== undefined && holder.uuid !== jobUserUuid(jobId, email);
   });
   if (!(await startJob(orgUuid, jobId, runId, candidates.length + errors.length, plan.rows))) return getJob(orgUuid, jobId);
+  if (!(await reopenWelcomes(orgUuid, jobId, runId))) return getJob(orgUuid, jobId);
 
   const tally = new Tally(plan.rows, errors.length);
   // The counts so far reach the job about once a second (one write), never once a row.

@@ -114,6 +114,8 @@ const lifecycle = {
     to: 'running',
     write: 'SET progress = :progress, counts.#rows = :rows, welcomes = if_not_exists(welcomes, :welcomes), welcomeFailures = if_not_exists(welcomeFailures, :empty), updatedAt = :now',
   },
+  // A run lists the welcomes that fail from its start: each one listed before is queued again by it.
+  reopen: { from: { running: LEASE_HELD }, to: 'running', write: 'SET welcomeFailures = :empty, welcomes.#failed = :none, updatedAt = :now' },
   tally: { from: { running: LEASE_HELD }, to: 'running', write: 'SET counts = :counts, progress.#processed = :processed, updatedAt = :now' },
   finish: { from: { running: LEASE_HELD }, to: 'done', write: `${OUTCOME} REMOVE lease`, audit: 'BULK_JOB_FINISHED' },
   refuse: { from: { running: LEASE_HELD }, to: 'failed', write: `${OUTCOME}, failure = :failure REMOVE lease`, audit: 'BULK_JOB_FINISHED' },
@@ -218,6 +220,14 @@ export async function renewLease(orgUuid: string, jobId: string, runId: string):
 /** Records what the file holds, once the run holding the job has read it. */
 export async function startJob(orgUuid: string, jobId: string, runId: string, total: number, rows: number): Promise<boolean> {
   return transition('start', { orgUuid, jobId }, { values: { ':run': runId, ':progress': { processed: 0, total }, ':rows': rows } });
+}
+
+/**
+ * Empties the job's list of failed welcomes as run `runId` starts: the run queues again every user of
+ * the job whose welcome failed (and lists those that fail anew). False when the run lost the job.
+ */
+export async function reopenWelcomes(orgUuid: string, jobId: string, runId: string): Promise<boolean> {
+  return transition('reopen', { orgUuid, jobId }, { values: { ':run': runId } });
 }
 
 /** What a run has done so far, written whole (a rerun counts again from its start, so nothing is counted twice). */

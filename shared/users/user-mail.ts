@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mailSettings } from '../config';
 import { logger } from '../logger';
+import { count } from '../metrics';
 import { enqueueMails, queuedMailOf, unsealPassword, type MailRequest, type QueuedMail } from '../mail/mail-queue';
 import type { Language, MailKind } from '../mail/mail.templates';
 import { sendMail, type Mailer, type MailResult } from '../mail/mailer';
@@ -112,6 +113,7 @@ export async function queueUserMails(requests: UserMailRequest[]): Promise<{ req
   const failures = queued.flatMap((mail, index) => (notQueued.has(mail.id) ? [{ mail, request: requests[index]!, reason: notQueued.get(mail.id)! }] : []));
   await Promise.all(failures.map(({ mail, reason }) => updateItem(settleWrite(mail, { sent: false, reason }, now).Update!)));
   for (const { mail, reason } of failures) {
+    count('MailsFailed');
     logger.error('mail not queued', { kind: mail.kind, orgUuid: mail.orgUuid, userUuid: mail.userUuid, reason, metric: 'MailNotSent', value: 1 });
   }
   return failures.map(({ request, reason }) => ({ request, reason }));

@@ -99,9 +99,9 @@ const reservedConcurrency = (of: Synthesized) =>
 type AlarmProperties = Record<string, unknown> & { Metrics?: { Expression?: string }[] };
 const alarms = (of = synthesized) =>
   Object.values(of.template.findResources('AWS::CloudWatch::Alarm')).map((alarm) => alarm.Properties as AlarmProperties);
-/** The SendEmail statements naming the sender identity (not the sandbox's `identity/*` one), of the mail senders. */
+/** The SendEmail statements naming the sender identity (not the sandbox's `identity/*` one), of the mail sender (the mail queue's consumer). */
 const senderStatements = (of: Synthesized) =>
-  (['users', 'scim', 'bulk-worker'] as const).flatMap((group) =>
+  (['mail'] as const).flatMap((group) =>
     statementsOfRole(of.template, of.logicalId(of.stack.functions.get(group)!.role!.node.defaultChild as CfnElement)).filter(
       (statement) => statement.Action === 'ses:SendEmail' && statement.Condition === undefined,
     ),
@@ -153,9 +153,9 @@ test('auditRetentionDays sets the audit events\' retention in every function tha
   for (const environment of environments(stagingSynth)) expect(environment.AUDIT_RETENTION_DAYS).toBeUndefined();
 });
 
-test('the sign-in address of e-mails comes from context, for the functions that send mail only', () => {
+test('the sign-in address of e-mails comes from context, for the function that sends mail only', () => {
   const withSignIn = environments().filter((environment) => 'SIGN_IN_URL' in environment);
-  expect(withSignIn).toHaveLength(3); // users, scim and bulk-worker
+  expect(withSignIn.map((environment) => environment.POWERTOOLS_SERVICE_NAME)).toEqual(['mail']);
   for (const environment of withSignIn) {
     expect(environment).toMatchObject({ SIGN_IN_URL: 'https://console.example.org/{realm}/sign-in', MAIL_FROM: 'mail@example.org' });
   }
@@ -254,7 +254,7 @@ test('deploy=true with a sender synthesizes, sending as that sender', () => {
   for (const environment of environments(stagingSynth).filter((environment) => 'MAIL_FROM' in environment)) {
     expect(environment.MAIL_FROM).toBe('no-reply@mail.example.net');
   }
-  expect(environments(stagingSynth).filter((environment) => 'MAIL_FROM' in environment)).toHaveLength(3);
+  expect(environments(stagingSynth).filter((environment) => 'MAIL_FROM' in environment).map((environment) => environment.POWERTOOLS_SERVICE_NAME)).toEqual(['mail']);
 });
 
 describe('importSenderIdentity', () => {
@@ -264,6 +264,7 @@ describe('importSenderIdentity', () => {
   test('false (or unset): the stack creates the sender\'s identity, the one the functions may send as', () => {
     const identities = synthesized.template.findResources('AWS::SES::EmailIdentity');
     expect(Object.values(identities).map((identity) => identity.Properties.EmailIdentity)).toEqual(['mail@example.org']);
+    expect(senderStatements(synthesized)).toHaveLength(1);
     for (const statement of senderStatements(synthesized)) {
       expect(JSON.stringify(statement.Resource)).toContain(`{"Ref":"${Object.keys(identities)[0]}"}`);
     }
@@ -272,7 +273,7 @@ describe('importSenderIdentity', () => {
   test('a domain: no identity is created; the functions send as the domain identity', () => {
     expect(stagingSynth.template.findResources('AWS::SES::EmailIdentity')).toEqual({});
     const statements = senderStatements(stagingSynth);
-    expect(statements).toHaveLength(3);
+    expect(statements).toHaveLength(1);
     for (const statement of statements) expect(identityOf(statement)).toBe('mail.example.net');
   });
 
@@ -283,7 +284,7 @@ describe('importSenderIdentity', () => {
     const imported = synthesize({ ...skipBundling, senderEmail: 'mail@example.org', importSenderIdentity: value });
     expect(imported.template.findResources('AWS::SES::EmailIdentity')).toEqual({});
     const statements = senderStatements(imported);
-    expect(statements).toHaveLength(3);
+    expect(statements).toHaveLength(1);
     for (const statement of statements) expect(identityOf(statement)).toBe(identity);
     // The defaults of the other keys, seen on the same template.
     expect(reservedConcurrency(imported)).toEqual({ 'bulk-worker': contextDefaults.workerConcurrency });

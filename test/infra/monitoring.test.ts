@@ -95,9 +95,10 @@ describe('alarms', () => {
     ]);
   });
 
-  test('failed mail alarms, from Powertools metrics in the stack namespace, for users, scim and bulk-worker; no log metric filter', () => {
+  test('failed mail alarms, from Powertools metrics in the stack namespace, for mail (not sent) and users, scim and bulk-worker (not queued); no log metric filter', () => {
     expect(alarmsOn('MailsFailed').map((alarm) => [alarm.Properties.Namespace, serviceOf(alarm), alarm.Properties.Statistic, alarm.Properties.Threshold]).sort()).toEqual([
       [namespace, 'bulk-worker', 'Sum', 1],
+      [namespace, 'mail', 'Sum', 1],
       [namespace, 'scim', 'Sum', 1],
       [namespace, 'users', 'Sum', 1],
     ]);
@@ -160,5 +161,24 @@ describe('dashboard', () => {
     for (const metric of ['BulkRowsCreated', 'BulkRowsFailed', 'MailsSent', 'MailsFailed', 'TokensGranted', 'UsersCreated']) {
       expect(text).toContain(`\\"${namespace}\\",\\"${metric}\\"`);
     }
+  });
+
+  test("the mail graph shows the mail function's sent and failed e-mails, and those each queuing function could not queue", () => {
+    const dashboard = synthesized.template.findResources('AWS::CloudWatch::Dashboard')[singleId('AWS::CloudWatch::Dashboard')]!;
+    // The body is a Fn::Join of JSON text and references (each inside a JSON string): a placeholder stands for each reference.
+    const parts = (dashboard.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    const { widgets } = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'ref')).join('')) as {
+      widgets: { properties: { title?: string; metrics?: unknown[][] } }[];
+    };
+    const mail = widgets.filter((widget) => widget.properties.title === 'Mail');
+    expect(mail).toHaveLength(1);
+    const series = mail[0]!.properties.metrics!.map((metric) => [metric[1], metric[3], (metric.at(-1) as { label: string }).label]);
+    expect(series).toEqual([
+      ['MailsSent', 'mail', 'sent'],
+      ['MailsFailed', 'mail', 'failed'],
+      ['MailsFailed', 'users', 'not queued (users)'],
+      ['MailsFailed', 'scim', 'not queued (scim)'],
+      ['MailsFailed', 'bulk-worker', 'not queued (bulk-worker)'],
+    ]);
   });
 });

@@ -32,6 +32,8 @@ const queueId = (name: 'Failures' | 'DeadLetters') =>
   synthesized.logicalId(synthesized.stack.node.findChild('BulkPipeline').node.findChild(name).node.defaultChild as CfnElement);
 const changeEventsId = (name: 'Bus' | 'DeadLetters') =>
   synthesized.logicalId(synthesized.stack.node.findChild('ChangeEvents').node.findChild(name).node.defaultChild as CfnElement);
+const mailQueueId = (name: 'Queue' | 'DeadLetters') =>
+  synthesized.logicalId(synthesized.stack.node.findChild('MailQueue').node.findChild(name).node.defaultChild as CfnElement);
 /** Every group but the API reference, which reads none of the stack's data (`noData`). */
 const dataGroups = resourceGroups.filter((group) => !groupAccess[group]?.noData);
 const environmentOf = (group: ResourceGroup): Record<string, unknown> =>
@@ -183,8 +185,8 @@ describe('functions', () => {
     expect(others[0]).toMatch(/^BucketNotificationsHandler/);
   });
 
-  /** 10 s, except the users area's and SCIM's (e-mails SES throttles are retried), the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply), the worker and the events function. */
-  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, scim: 20, agents: 29, bulk: 29, 'bulk-worker': 900, events: 90 };
+  /** 10 s, except the users area's and SCIM's (Cognito's throttling is retried), the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply), the worker, the events function and the mail queue's consumer (10 e-mails at its share of SES's rate). */
+  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, scim: 20, agents: 29, bulk: 29, 'bulk-worker': 900, events: 90, mail: 60 };
 
   test.each(resourceGroups)('%s runs Node.js 22 on arm64 with 512 MB, its timeout, X-Ray and its own log group', (group) => {
     const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;
@@ -260,38 +262,114 @@ describe('functions', () => {
     expect(readFileSync(path.join(packageDir, 'swagger-ui-bundle.js'))).toEqual(readFileSync(path.join('node_modules', 'swagger-ui-dist', 'swagger-ui-bundle.js')));
   });
 
-  test('only users, scim and bulk-worker may send mail, as the sender, through the configuration set, to any recipient', () => {
-    const senders: ResourceGroup[] = ['users', 'scim', 'bulk-worker'];
-    for (const group of senders) {
-      const environment = environmentOf(group);
-      expect(resolveIntrinsic(environment.SIGN_IN_URL)).toBe(
-        `<${singleId('AWS::ApiGatewayV2::Api')}.ApiEndpoint>/auth/realms/{realm}/account?kc_locale={locale}`,
-      );
-      expect(environment).toMatchObject({
-        MAIL_FROM: contextDefaults.senderEmail,
-        SES_CONFIGURATION_SET: { Ref: singleId('AWS::SES::ConfigurationSet') },
+  test('only mail, the mail queue\'s consumer, may send mail, as the sender, through the configuration set, to any recipient', () => {
+    const mailSettings = ['MAIL_FROM', 'SES_CONFIGURATION_SET', 'SIGN_IN_URL'];
+    const environment = environmentOf('mail');
+    expect(resolveIntrinsic(environment.SIGN_IN_URL)).toBe(
+      `<${singleId('AWS::ApiGatewayV2::Api')}.ApiEndpoint>/auth/realms/{realm}/account?kc_locale={locale}`,
+    );
+    expect(environment).toMatchObject({
+      MAIL_FROM: contextDefaults.senderEmail,
+      SES_CONFIGURATION_SET: { Ref: singleId('AWS::SES::ConfigurationSet') },
+    });
+    for (const group of resourceGroups.filter((group) => group !== 'mail')) {
+      expect([group, Object.keys(environmentOf(group)).filter((name) => mailSettings.includes(name))]).toEqual([group, []]);
+    }
+    const senders = resourceGroups.filter((group) =>
+      statementsOfRole(template(), roleId(group)).some((s) => actionsOf(s).some((a) => a.startsWith('ses:'))),
+    );
+    expect(senders).toEqual(['mail']);
+    const sesStatements = statementsOfRole(template(), roleId('mail')).filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
+    // It reads the send quota to pace its sends: GetAccount has no resource-level permission.
+    expect(sesStatements.flatMap(actionsOf)).toEqual(['ses:SendEmail', 'ses:SendEmail', 'ses:GetAccount']);
+    const [asSender, toRecipients, quota] = sesStatements as [PolicyStatementJson, PolicyStatementJson, PolicyStatementJson];
+    expect(resourcesOf(quota)).toEqual(['*']);
+    expect(asSender.Condition).toBeUndefined();
+    expect(resourcesOf(asSender).map(resolveIntrinsic)).toEqual([
+      `arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/<${singleId('AWS::SES::EmailIdentity')}>`,
+      `arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:configuration-set/<${singleId('AWS::SES::ConfigurationSet')}>`,
+    ]);
+    // The SES sandbox authorizes each recipient's identity too: any identity, only as our sender.
+    expect(resourcesOf(toRecipients).map(resolveIntrinsic)).toEqual(['arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*']);
+    expect(toRecipients.Condition).toEqual({ StringEquals: { 'ses:FromAddress': contextDefaults.senderEmail } });
+  });
+});
+
+describe('mail queue', () => {
+  /** The statements of a group's role that name the mail queue (or its dead-letter queue). */
+  const mailQueueStatements = (group: ResourceGroup) =>
+    statementsOfRole(template(), roleId(group)).filter((s) =>
+      resourcesOf(s).some((r) => [getAtt(mailQueueId('Queue')), getAtt(mailQueueId('DeadLetters'))].some((q) => JSON.stringify(r) === JSON.stringify(q))),
+    );
+  const queuers: ResourceGroup[] = ['users', 'scim', 'bulk-worker'];
+
+  test('is SQS-encrypted and TLS-only, hides a message 6 × the consumer\'s 60 s, keeps it 4 days, then 5 receives send it to the dead-letter queue (14 days)', () => {
+    const queues = template().findResources('AWS::SQS::Queue');
+    expect(queues[mailQueueId('Queue')]!.Properties).toEqual({
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: 6 * 60,
+      MessageRetentionPeriod: 4 * 86_400,
+      RedrivePolicy: { deadLetterTargetArn: getAtt(mailQueueId('DeadLetters')), maxReceiveCount: 5 },
+    });
+    expect(queues[mailQueueId('DeadLetters')]!.Properties).toEqual({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 86_400 });
+    for (const name of ['Queue', 'DeadLetters'] as const) {
+      template().hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: mailQueueId(name) }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Principal: { AWS: '*' }, Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
       });
     }
-    for (const group of resourceGroups) {
-      const sesStatements = statementsOfRole(template(), roleId(group)).filter((s) => actionsOf(s).some((a) => a.startsWith('ses:')));
-      if (!senders.includes(group)) {
-        expect(sesStatements).toEqual([]);
+  });
+
+  test('the mail function consumes it: batches of 10, reporting failed items, two invocations at most (which it is told)', () => {
+    const mappings = Object.values(template().findResources('AWS::Lambda::EventSourceMapping')).filter(
+      (m) => JSON.stringify(m.Properties.EventSourceArn) === JSON.stringify(getAtt(mailQueueId('Queue'))),
+    );
+    expect(mappings.map((m) => m.Properties)).toEqual([
+      {
+        FunctionName: { Ref: functionId('mail') },
+        EventSourceArn: getAtt(mailQueueId('Queue')),
+        BatchSize: 10,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        ScalingConfig: { MaximumConcurrency: 2 },
+      },
+    ]);
+    expect(environmentOf('mail').MAIL_CONSUMERS).toBe('2');
+    expect(mailQueueStatements('mail').flatMap(actionsOf).sort()).toEqual(
+      ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'],
+    );
+    for (const statement of mailQueueStatements('mail')) expect(resourcesOf(statement)).toEqual([getAtt(mailQueueId('Queue'))]);
+  });
+
+  test('only users, scim and bulk-worker queue e-mails: they may send messages to the mail queue alone, whose URL they are given', () => {
+    for (const group of resourceGroups.filter((group) => group !== 'mail')) {
+      const statements = mailQueueStatements(group);
+      if (!queuers.includes(group)) {
+        expect([group, statements, environmentOf(group).MAIL_QUEUE_URL]).toEqual([group, [], undefined]);
         continue;
       }
-      // The worker reads the send quota to pace its sends: GetAccount has no resource-level permission.
-      const paced = group === 'bulk-worker';
-      expect(sesStatements.flatMap(actionsOf)).toEqual(['ses:SendEmail', 'ses:SendEmail', ...(paced ? ['ses:GetAccount'] : [])]);
-      const [asSender, toRecipients, quota] = sesStatements as [PolicyStatementJson, PolicyStatementJson, PolicyStatementJson?];
-      if (quota) expect(resourcesOf(quota)).toEqual(['*']);
-      expect(asSender.Condition).toBeUndefined();
-      expect(resourcesOf(asSender).map(resolveIntrinsic)).toEqual([
-        `arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/<${singleId('AWS::SES::EmailIdentity')}>`,
-        `arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:configuration-set/<${singleId('AWS::SES::ConfigurationSet')}>`,
-      ]);
-      // The SES sandbox authorizes each recipient's identity too: any identity, only as our sender.
-      expect(resourcesOf(toRecipients).map(resolveIntrinsic)).toEqual(['arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*']);
-      expect(toRecipients.Condition).toEqual({ StringEquals: { 'ses:FromAddress': contextDefaults.senderEmail } });
+      expect(statements.flatMap(actionsOf).sort()).toEqual(['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage']);
+      for (const statement of statements) expect(resourcesOf(statement)).toEqual([getAtt(mailQueueId('Queue'))]);
+      expect(environmentOf(group).MAIL_QUEUE_URL).toEqual({ Ref: mailQueueId('Queue') });
     }
+    // No other function, the consumer included, may send to it.
+    const sendersToMail = resourceGroups.filter((group) => mailQueueStatements(group).some((s) => actionsOf(s).includes('sqs:SendMessage')));
+    expect(sendersToMail.sort()).toEqual([...queuers].sort());
+  });
+
+  test('dead letters and an e-mail waiting over an hour alarm', () => {
+    const alarms = Object.values(template().findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties);
+    const on = (queue: 'Queue' | 'DeadLetters', metricName: string) =>
+      alarms.filter((a) => a.MetricName === metricName && JSON.stringify(a.Dimensions) === JSON.stringify([{ Name: 'QueueName', Value: getAtt(mailQueueId(queue), 'QueueName') }]));
+    expect(on('DeadLetters', 'ApproximateNumberOfMessagesVisible')).toEqual([
+      expect.objectContaining({ Namespace: 'AWS/SQS', Statistic: 'Maximum', Period: 60, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }),
+    ]);
+    expect(on('Queue', 'ApproximateAgeOfOldestMessage')).toEqual([
+      expect.objectContaining({ Namespace: 'AWS/SQS', Statistic: 'Maximum', Period: 300, Threshold: 3_600, ComparisonOperator: 'GreaterThanOrEqualToThreshold' }),
+    ]);
   });
 });
 
@@ -500,6 +578,8 @@ describe('outputs', () => {
       BulkDeadLetterQueueUrl: { Ref: queueId('DeadLetters') },
       EventBusName: { Ref: changeEventsId('Bus') },
       ChangeEventsDeadLetterQueueUrl: { Ref: changeEventsId('DeadLetters') },
+      MailQueueUrl: { Ref: mailQueueId('Queue') },
+      MailDeadLetterQueueUrl: { Ref: mailQueueId('DeadLetters') },
     });
     expect(Object.values(outputs).filter((output) => output.Export)).toEqual([]);
   });

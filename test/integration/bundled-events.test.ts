@@ -109,6 +109,7 @@ const expectedStatus: Record<string, number | undefined> = {
   'webhooks.test': 202,
   'bulk-worker.s3-put': undefined,
   'events.dynamodb-insert': undefined,
+  'mail.sqs-reactivation': undefined,
 };
 
 const groupOf = (id: string) => (isTriggerEvent(id) ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group);

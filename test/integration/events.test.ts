@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, DynamoDBStreamEvent, S3Event } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, DynamoDBStreamEvent, S3Event, SQSEvent } from 'aws-lambda';
 import { readAccountSession } from '../../shared/account/account-session';
 import { signIn as accountSignIn } from '../../shared/account/account.service';
 import { bulkError, type BulkError } from '../../shared/bulk/bulk-create.rules';
@@ -18,9 +18,9 @@ import { renderMail, type Language, type MailKind } from '../../shared/mail/mail
 import { resourceGroups, resolveRoutes, routesOfGroup } from '../../shared/api/routes';
 import { passwordProblem } from '../../shared/identity/password-policy';
 import type { UserResponse } from '../../shared/users/user.mapper';
-import { findUserByEmail } from '../../shared/users/user.repository';
+import { findUserByEmail, getUser } from '../../shared/users/user.repository';
 import { keys } from '../../shared/store/keys';
-import { updateItem } from '../../shared/store/table';
+import { putItem, updateItem } from '../../shared/store/table';
 import { TEST_PASSWORD, bearer, createTestUser, passwordToken } from '../support/auth-helpers';
 import { api, botUrl, seededBot, type PageDto } from '../support/bot-helpers';
 import { send } from '../support/http-client';
@@ -38,7 +38,9 @@ const files = readdirSync(eventsDir).filter((name) => name.endsWith('.json'));
  */
 const isS3Event = (name: string) => /^[a-z-]+\.s3-[a-z-]+\.json$/.test(name);
 const isStreamEvent = (name: string) => /^[a-z-]+\.dynamodb-[a-z-]+\.json$/.test(name);
-const httpFiles = files.filter((name) => !isS3Event(name) && !isStreamEvent(name));
+const isQueueEvent = (name: string) => /^[a-z-]+\.sqs-[a-z-]+\.json$/.test(name);
+const httpFiles = files.filter((name) => !isS3Event(name) && !isStreamEvent(name) && !isQueueEvent(name));
+const queueFiles = files.filter(isQueueEvent);
 const s3Files = files.filter(isS3Event);
 const streamFiles = files.filter(isStreamEvent);
 const idOf = (file: string) => file.replace(/\.json$/, '');
@@ -568,6 +570,7 @@ const expectations: Record<string, Expectation> = {
       status: 'done',
       dryRun: true,
       counts: { rows: 2, created: 1, failed: 1 },
+      welcomes: { sent: 0, pending: 0, failed: 0 },
       progress: { processed: 2, total: 2, percent: 100 },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
@@ -657,13 +660,13 @@ test('every route of the route table has a sample event', () => {
   expect(httpFiles.map(idOf).sort()).toEqual(routes.map((route) => route.id).sort());
 });
 
-test('every function without a route has a sample trigger event (S3, the table stream), named after it', () => {
+test('every function without a route has a sample trigger event (S3, the table stream, a queue), named after it', () => {
   const triggered = resourceGroups.filter((group) => routesOfGroup(routes, group).length === 0);
-  expect([...new Set([...s3Files, ...streamFiles].map((file) => file.split('.')[0]))].sort()).toEqual([...triggered].sort());
+  expect([...new Set([...s3Files, ...streamFiles, ...queueFiles].map((file) => file.split('.')[0]))].sort()).toEqual([...triggered].sort());
 });
 
 test('every route-specific expectation names a route or an S3 event', () => {
-  const ids = [...routes.map((route) => route.id), ...s3Files.map(idOf), ...streamFiles.map(idOf)];
+  const ids = [...routes.map((route) => route.id), ...s3Files.map(idOf), ...streamFiles.map(idOf), ...queueFiles.map(idOf)];
   const named = [...Object.keys(prepare), ...Object.keys(expectations), ...Object.keys(s3Expectations), ...Object.keys(jobKinds)];
   expect(named.filter((id) => !ids.includes(id))).toEqual([]);
 });
@@ -727,5 +730,24 @@ describe.each(streamFiles)('events/%s', (file) => {
     const copies = received.filter((candidate) => candidate.detail.id === id && candidate.detail.source === `/org/${replay.values.__ORG_UUID__}`);
     expect(copies.length).toBeGreaterThanOrEqual(2);
     expect(new Set(copies.map((copy) => JSON.stringify(copy.detail))).size).toBe(1);
+  });
+});
+
+describe.each(queueFiles)('events/%s', (file) => {
+  test('replays through its function, twice (SQS delivers at least once): the e-mail it names is sent once', async () => {
+    const replay = await fill(readFileSync(join(eventsDir, file), 'utf8'), idOf(file));
+    expectFilled(replay);
+    const event = replay.event as unknown as SQSEvent;
+    const mail = JSON.parse(event.Records[0]!.body) as { id: string; kind: string; orgUuid: string; userUuid: string };
+    // The attempt the message is, as the request that queued it records it.
+    await putItem({ ...keys.userMail(mail.orgUuid, mail.userUuid, mail.kind), type: 'MAIL', attempt: mail.id, state: 'QUEUED', queuedAt: new Date().toISOString() });
+    const user = await getUser(mail.orgUuid, mail.userUuid);
+    const before = (await mailsTo(user!.email)).length;
+    const group = file.split('.')[0]!;
+    const { handler } = (await import(`../../functions/${group}/handler`)) as { handler: (e: SQSEvent) => Promise<unknown> };
+    await expect(handler(event)).resolves.toEqual({ batchItemFailures: [] });
+    await expect(handler(event)).resolves.toEqual({ batchItemFailures: [] });
+    const mails = await mailsTo(user!.email);
+    expect(mails.slice(before).map((received) => received.subject)).toEqual([subjectOf('reactivation', 'en')]);
   });
 });

@@ -17,6 +17,7 @@ const given: Record<Exclude<JobEvent, 'create'>, Record<string, unknown>> = {
   take: { ':run': 'run-1', ':lease': lease },
   renew: { ':run': 'run-1', ':until': lease.until },
   start: { ':run': 'run-1', ':progress': { processed: 0, total: 3 }, ':rows': 3 },
+  reopen: { ':run': 'run-1' },
   tally: { ':run': 'run-1', ':counts': { rows: 3, created: 1, failed: 1 }, ':processed': 2 },
   finish: outcome,
   refuse: { ...outcome, ':failure': { errorCode: 'NOT_CSV', message: 'm' } },
