@@ -180,6 +180,8 @@ describe('a stack on its data directory', () => {
     expect(created.status).toBe(200);
     const { uuid } = (await created.json()) as { uuid: string };
     const mailsTo = async (stack: StackInfo) => {
+      // E-mails leave through the stack's mail queue, after the request: read once it caught up.
+      await fetch(`${new URL(stack.mailQueueUrl).origin}/_local/queues/mail/settled?timeoutMs=30000`);
       const { emails } = (await (await fetch(stack.mailboxUrl)).json()) as { emails: { messageId: string; destination: { to: string[] } }[] };
       return emails.filter((mail) => mail.destination.to.includes(email));
     };
