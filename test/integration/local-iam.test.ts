@@ -127,7 +127,7 @@ describe('local IAM refuses what the calling function’s role does not grant, a
     expect(missing.name).toBe('NoSuchKey');
   });
 
-  test('SES: auth may not send mail (403 AccessDeniedException); users may', async () => {
+  test('SES: users may not send mail (403 AccessDeniedException: its e-mails go through the mail queue); mail may', async () => {
     const send = () =>
       sesClient().send(
         new SendEmailCommand({
@@ -137,12 +137,12 @@ describe('local IAM refuses what the calling function’s role does not grant, a
         }),
       );
 
-    const error = await refused(runAsFunction('auth', send));
+    const error = await refused(runAsFunction('users', send));
 
     expect(error.name).toBe('AccessDeniedException');
     expect(error.$metadata?.httpStatusCode).toBe(403);
-    expect(error.message).toMatch(refusal('Auth', 'ses:SendEmail', 'arn:aws:ses:us-east-1:000000000000:identity/no-reply@management-api.local'));
-    await expect(runAsFunction('users', send)).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
+    expect(error.message).toMatch(refusal('Users', 'ses:SendEmail', 'arn:aws:ses:us-east-1:000000000000:identity/no-reply@management-api.local'));
+    await expect(runAsFunction('mail', send)).resolves.toMatchObject({ $metadata: { httpStatusCode: 200 } });
   });
 
   test('calls made outside any function (set-up, seeding, tests) are not checked', async () => {

@@ -92,4 +92,18 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
       "the failure queue's event source mapping: Lambda's pollers receive and delete messages with the worker's role; " +
       "the function's code never calls SQS (locally the async invoker's on-failure path runs the same handler)",
   })),
+  ...['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
+    action,
+    functions: ['mail'] as const,
+    reason:
+      "the mail queue's event source mapping: Lambda's pollers receive and delete messages with the mail function's role; " +
+      "the function's code never calls SQS (locally infra/local/queue-poller.ts does, outside the function)",
+  })),
+  ...['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
+    action,
+    functions: ['users', 'scim'] as const,
+    reason:
+      "CDK's grantSendMessages on the mail queue grants them beside sqs:SendMessage; the functions only send " +
+      '(SendMessageBatch with the URL from MAIL_QUEUE_URL)',
+  })),
 ];
