@@ -46,10 +46,11 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
     functions: ['auth'],
     reason: 'locally the signing key is a file (SIGNING_KEY=file:…), so no KMS call is made; test/unit/signer.test.ts covers the KMS signer',
   },
-  { action: 'dynamodb:DeleteItem', functions: ['supervisors', 'configurations', 'bulk-worker'], reason: TABLE_GRANT },
+  { action: 'dynamodb:DeleteItem', functions: ['supervisors', 'configurations', 'bulk-worker', 'mail'], reason: TABLE_GRANT },
+  { action: 'dynamodb:PutItem', functions: ['mail'], reason: TABLE_GRANT },
   { action: 'dynamodb:UpdateItem', functions: ['supervisors'], reason: TABLE_GRANT },
-  { action: 'dynamodb:Query', functions: ['bulk-worker'], reason: TABLE_GRANT },
-  { action: 'dynamodb:BatchGetItem', functions: ['bulk-worker', 'events'], reason: TABLE_GRANT },
+  { action: 'dynamodb:Query', functions: ['bulk-worker', 'mail'], reason: TABLE_GRANT },
+  { action: 'dynamodb:BatchGetItem', functions: ['bulk-worker', 'events', 'mail'], reason: TABLE_GRANT },
   {
     action: 'cognito-idp:AdminSetUserPassword',
     functions: ['scim'],
@@ -63,13 +64,6 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
     reason:
       "bulk-delete's rollback only (deleteUser re-enables the account when writing the deleted user fails), which no " +
       'test provokes through the stack; test/integration/local-iam.test.ts proves the grant',
-  },
-  {
-    action: 'sqs:SendMessage',
-    functions: ['bulk-worker'],
-    reason:
-      "the on-failure destination: Lambda's service sends the failure record to the failure queue with the worker's role; " +
-      "the function's code never calls SQS (locally the async invoker hands the record to the same handler)",
   },
   ...['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'].map((action) => ({
     action,
