@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mailSettings } from '../config';
 import { logger } from '../logger';
 import { count } from '../metrics';
+import { reasonOf } from '../mail/mail-errors';
 import { enqueueMails, queuedMailOf, unsealPassword, type MailRequest, type QueuedMail } from '../mail/mail-queue';
 import type { Language, MailKind } from '../mail/mail.templates';
 import { sendMail, type Mailer, type MailResult } from '../mail/mailer';
@@ -96,11 +97,25 @@ export async function getMailState(orgUuid: string, userUuid: string, kind: Mail
 
 /**
  * Queues e-mails to users (docs/api/users.md#e-mails-to-users): each becomes its user's current attempt
- * of its kind (superseding an earlier one), then goes to the queue; never throws for the queue. Answers
- * the e-mails not queued, each with its reason, their attempts recorded as failed.
+ * of its kind (superseding an earlier one), then goes to the queue. Never throws: the request that
+ * created or reactivated the user has done so. Answers the e-mails not queued, each with its reason
+ * (their attempts recorded as failed where the table took it), logged and counted.
  */
 export async function queueUserMails(requests: UserMailRequest[]): Promise<{ request: UserMailRequest; reason: string }[]> {
   if (requests.length === 0) return [];
+  try {
+    return await queueOrList(requests);
+  } catch (error) {
+    const reason = reasonOf(error);
+    for (const request of requests) {
+      count('MailsFailed');
+      logger.error('mail not queued', { kind: request.kind, orgUuid: request.orgUuid, userUuid: request.userUuid, reason, metric: 'MailNotSent', value: 1 });
+    }
+    return requests.map((request) => ({ request, reason }));
+  }
+}
+
+async function queueOrList(requests: UserMailRequest[]): Promise<{ request: UserMailRequest; reason: string }[]> {
   const now = new Date();
   const ttl = Math.floor(now.getTime() / 1000) + MAIL_STATE_DAYS * 86_400;
   const queued = await Promise.all(requests.map((request) => queuedMailOf({ ...request, id: randomUUID() }, now)));
