@@ -6,6 +6,7 @@ import { MAIL_MAX_RECEIVES, queuedMailSchema } from '../../shared/mail/mail-queu
 import { sesMailer, type Mailer } from '../../shared/mail/mailer';
 import { rateLimited, readSendRate, TokenBucket } from '../../shared/mail/send-rate';
 import { count, publishMetrics } from '../../shared/metrics';
+import { getOrganization } from '../../shared/org/org.repository';
 import { deliverQueuedMail, type MailOutcome } from '../../shared/users/user-mail';
 
 /**
@@ -19,7 +20,13 @@ import { deliverQueuedMail, type MailOutcome } from '../../shared/users/user-mai
 export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
   try {
     const mailer = await pacedMailer();
-    const outcomes = await Promise.all(event.Records.map((record) => deliver(record, mailer)));
+    // A batch is mostly one organization's (a bulk job's welcomes): its realm is read once per invocation.
+    const realms = new Map<string, Promise<string>>();
+    const realmOf = (orgUuid: string) => {
+      if (!realms.has(orgUuid)) realms.set(orgUuid, getOrganization(orgUuid).then((org) => org?.name ?? ''));
+      return realms.get(orgUuid)!;
+    };
+    const outcomes = await Promise.all(event.Records.map((record) => deliver(record, mailer, realmOf)));
     return { batchItemFailures: event.Records.flatMap((record, index) => (outcomes[index] === 'retry' ? [{ itemIdentifier: record.messageId }] : [])) };
   } finally {
     publishMetrics('mail');
@@ -34,7 +41,7 @@ function pacedMailer(): Promise<Mailer> {
   return paced;
 }
 
-async function deliver(record: SQSRecord, mailer: Mailer): Promise<'sent' | 'failed' | 'skipped' | 'retry'> {
+async function deliver(record: SQSRecord, mailer: Mailer, realmOf: (orgUuid: string) => Promise<string>): Promise<'sent' | 'failed' | 'skipped' | 'retry'> {
   const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
   try {
     const parsed = queuedMailSchema.safeParse(JSON.parse(record.body));
@@ -45,7 +52,7 @@ async function deliver(record: SQSRecord, mailer: Mailer): Promise<'sent' | 'fai
     const mail = parsed.data;
     const job = mail.job;
     const alongside = job ? (outcome: MailOutcome) => [welcomeOutcomeWrite(mail.orgUuid, job.jobId, outcome.sent ? outcome : { sent: false, failure: { line: job.line, userUuid: mail.userUuid, reason: outcome.reason } })] : undefined;
-    const outcome = await deliverQueuedMail(mail, { mailer, final: receives >= MAIL_MAX_RECEIVES, ...(alongside ? { alongside } : {}) });
+    const outcome = await deliverQueuedMail(mail, { mailer, realmOf, final: receives >= MAIL_MAX_RECEIVES, ...(alongside ? { alongside } : {}) });
     if (outcome === 'skipped') count('MailsSkipped');
     if (outcome === 'retry') logger.warn('mail not sent yet: the queue delivers it again', { kind: mail.kind, orgUuid: mail.orgUuid, userUuid: mail.userUuid, receives });
     return outcome;

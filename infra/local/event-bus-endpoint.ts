@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { PUT_EVENTS_MAX_BYTES, PUT_EVENTS_MAX_ENTRIES, entrySize } from '../../shared/change-events/event-bus';
+import { readBody } from './gateway-answers';
 
 /**
  * A local EventBridge that answers PutEvents as AWS does for what the `events` function sends: at
@@ -47,13 +48,8 @@ export interface LocalEventBus {
   received(): ReceivedEvent[];
 }
 
-const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
+/** The whole request body as text (the endpoint checks its sizes itself, as the service does). */
+const bodyText = async (request: IncomingMessage) => (await readBody(request, Number.POSITIVE_INFINITY))!.toString('utf8');
 
 function answer(response: ServerResponse, status: number, body: unknown, type = 'application/x-amz-json-1.1'): void {
   response.writeHead(status, { 'content-type': type });
@@ -159,7 +155,7 @@ export function createLocalEventBus(busName: string, file: string): LocalEventBu
 
   const server = createServer((request, response) => {
     void (async () => {
-      const body = await readBody(request);
+      const body = await bodyText(request);
       const path = request.url?.split('?')[0];
       if (request.method === 'GET' && path === '/events') return answer(response, 200, { events: received }, 'application/json');
       if (request.method === 'POST' && path === '/faults') {

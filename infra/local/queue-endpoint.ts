@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { readBody } from './gateway-answers';
 
 /**
  * A local Amazon SQS (standard queues) answering the AWS JSON 1.0 protocol as `@aws-sdk/client-sqs`
@@ -210,13 +211,8 @@ function integerIn(value: unknown, name: string, min: number, max: number): numb
   return value;
 }
 
-const readBody = (request: IncomingMessage) =>
-  new Promise<string>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    request.on('error', reject);
-  });
+/** The whole request body as text (the endpoint checks its sizes itself, as the service does). */
+const bodyText = async (request: IncomingMessage) => (await readBody(request, Number.POSITIVE_INFINITY))!.toString('utf8');
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
@@ -705,7 +701,7 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string): 
 
   const server = createServer((request, response) => {
     void (async () => {
-      const body = await readBody(request);
+      const body = await bodyText(request);
       const url = new URL(request.url ?? '/', 'http://localhost');
       if (request.method === 'GET' && url.pathname.startsWith('/_local/')) return local(response, url);
       const target = String(request.headers['x-amz-target'] ?? '');

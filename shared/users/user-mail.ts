@@ -162,6 +162,8 @@ export interface DeliveryOptions {
   final: boolean;
   /** Writes made in the same transaction as the outcome (a bulk job's counts). */
   alongside?: (outcome: MailOutcome) => TableWrite[];
+  /** The organization's realm name, when the caller reads it once for many e-mails (a batch of the queue). */
+  realmOf?: (orgUuid: string) => Promise<string>;
 }
 
 /**
@@ -183,7 +185,13 @@ export async function deliverQueuedMail(mail: QueuedMail, options: DeliveryOptio
     result =
       password === null
         ? { sent: false, reason: 'PasswordNotReadable', retryable: false }
-        : await mailUser(mail.kind, user, { language: mail.language, signInUrl: signInAddress(mailSettings().signInUrl) }, options.mailer, password);
+        : await mailUser(
+            mail.kind,
+            user,
+            { language: mail.language, signInUrl: signInAddress(mailSettings().signInUrl), ...(options.realmOf ? { realm: await options.realmOf(mail.orgUuid) } : {}) },
+            options.mailer,
+            password,
+          );
   }
   if (!result.sent && result.retryable && !options.final) return 'retry';
   const outcome: MailOutcome = result.sent ? { sent: true } : { sent: false, reason: result.reason };

@@ -15,6 +15,10 @@ const TABLE_GRANT =
   'bindTable (infra/cloud/data-table.ts) grants every function the same item actions on the table, and this one ' +
   'made no such call in the run; per-function table actions are least-privilege work left for later';
 
+/** One entry per action, the same functions and reason (the actions one grant or one event source mapping brings). */
+const eachOf = (actions: string[], functions: readonly ResourceGroup[], reason: string): UnexercisedGrant[] =>
+  actions.map((action) => ({ action, functions, reason }));
+
 export const unexercisedGrants: readonly UnexercisedGrant[] = [
   {
     action: 'logs:CreateLogStream',
@@ -65,39 +69,34 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
       "bulk-delete's rollback only (deleteUser re-enables the account when writing the deleted user fails), which no " +
       'test provokes through the stack; test/integration/local-iam.test.ts proves the grant',
   },
-  ...['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'].map((action) => ({
-    action,
-    functions: ['events'] as const,
-    reason:
-      "the table stream's event source mapping: Lambda's pollers read the stream with the events function's role; " +
-      "the function's code never calls DynamoDB Streams (locally infra/local/stream-poller.ts reads DynamoDB Local's stream)",
-  })),
-  ...['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
-    action,
-    functions: ['events'] as const,
-    reason:
-      "the change stream's on-failure destination: Lambda's service sends a failed batch's record to the dead-letter queue " +
-      "with the events function's role; the function's code never calls SQS (locally the poller writes events-dead-letters.jsonl)",
-  })),
-  ...['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
-    action,
-    functions: ['bulk-worker'] as const,
-    reason:
-      "the failure queue's event source mapping: Lambda's pollers receive and delete messages with the worker's role; " +
-      "the function's code never calls SQS (locally the async invoker's on-failure path runs the same handler)",
-  })),
-  ...['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
-    action,
-    functions: ['mail'] as const,
-    reason:
-      "the mail queue's event source mapping: Lambda's pollers receive and delete messages with the mail function's role; " +
-      "the function's code never calls SQS (locally infra/local/queue-poller.ts does, outside the function)",
-  })),
-  ...['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'].map((action) => ({
-    action,
-    functions: ['users', 'scim'] as const,
-    reason:
-      "CDK's grantSendMessages on the mail queue grants them beside sqs:SendMessage; the functions only send " +
-      '(SendMessageBatch with the URL from MAIL_QUEUE_URL)',
-  })),
+  ...eachOf(
+    ['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
+    ['events'],
+    "the table stream's event source mapping: Lambda's pollers read the stream with the events function's role; " +
+    "the function's code never calls DynamoDB Streams (locally infra/local/stream-poller.ts reads DynamoDB Local's stream)",
+  ),
+  ...eachOf(
+    ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+    ['events'],
+    "the change stream's on-failure destination: Lambda's service sends a failed batch's record to the dead-letter queue " +
+    "with the events function's role; the function's code never calls SQS (locally the poller writes events-dead-letters.jsonl)",
+  ),
+  ...eachOf(
+    ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+    ['bulk-worker'],
+    "the failure queue's event source mapping: Lambda's pollers receive and delete messages with the worker's role; " +
+    "the function's code never calls SQS (locally the async invoker's on-failure path runs the same handler)",
+  ),
+  ...eachOf(
+    ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+    ['mail'],
+    "the mail queue's event source mapping: Lambda's pollers receive and delete messages with the mail function's role; " +
+    "the function's code never calls SQS (locally infra/local/queue-poller.ts does, outside the function)",
+  ),
+  ...eachOf(
+    ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
+    ['users', 'scim'],
+    "CDK's grantSendMessages on the mail queue grants them beside sqs:SendMessage; the functions only send " +
+    '(SendMessageBatch with the URL from MAIL_QUEUE_URL)',
+  ),
 ];
