@@ -4,14 +4,14 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
 import { join } from 'node:path';
-import S3rver from 's3rver';
-import sesModule from 'aws-ses-v2-local';
+import type S3rver from 's3rver';
 import { localSesAccount } from './ses-account';
 import { withCognitoQuotas } from './cognito-quotas';
 import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';
 import type { DynamoDBLocal } from './dynamodb-local';
 import type { CryptoService } from 'cognito-local/lib/services/crypto';
 import { HOST, portIfFree, portsFile, previousPorts, type EmulatorName } from './emulator-ports';
+import { holdPort, type HeldPort } from './held-port';
 import { keepMailboxIn } from './ses-mailbox';
 import { routeSesOutages } from './ses-outages';
 import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
@@ -25,9 +25,16 @@ import { loadConfig } from 'cognito-local/lib/server/config';
 import { Router } from 'cognito-local/lib/server/Router';
 import { createServer } from 'cognito-local/lib/server/server';
 
-// aws-ses-v2-local is CommonJS with an `exports.default`: Node's ESM loader hands over the whole
-// exports object, esbuild's interop (jest) the function itself.
-const sesServer = ((sesModule as unknown as { default?: typeof sesModule }).default ?? sesModule) as typeof sesModule;
+/**
+ * A CommonJS module's main export, however the loader wraps it: Node's ESM loader hands over
+ * `module.exports` as `default` (aws-ses-v2-local's own `exports.default` one level further down),
+ * esbuild's interop (jest) the export itself.
+ */
+function mainExport<T>(module: unknown): T {
+  let value = module as { default?: unknown };
+  while (typeof value !== 'function' && value.default) value = value.default as { default?: unknown };
+  return value as T;
+}
 
 export interface Emulators {
   endpoints: { dynamodb: string; s3: string; cognito: string; ses: string };
@@ -37,6 +44,12 @@ export interface Emulators {
   mailboxViewerUrl: string;
   /** Subscribes to the bucket's object events, shaped as S3 sends them to Lambda. */
   onS3Event(listener: (event: S3Event) => void): void;
+  /**
+   * Starts the S3 and SES emulators on the ports already announced (no first request needs them, and
+   * their modules cost about half a second of start-up CPU): the stack calls it once it answers. A
+   * client that calls either before then waits for it.
+   */
+  startDeferred(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -157,20 +170,38 @@ async function startCognito(directory: string, port: number): Promise<Server> {
   return (await server.start()) as Server;
 }
 
+/** s3rver with its data under `directory` and the bucket made, listening on a port nobody is told of (its held port is the one announced). */
+async function startS3(directory: string, bucketName: string): Promise<{ s3: S3rver; server: Server }> {
+  const S3rverClass = mainExport<typeof S3rver>(await import('s3rver'));
+  mkdirSync(directory, { recursive: true });
+  const s3 = new S3rverClass({ address: HOST, port: 0, directory, silent: true, configureBuckets: [{ name: bucketName }] });
+  await s3.run();
+  return { s3, server: (s3 as unknown as { httpServer: Server }).httpServer };
+}
+
+/** aws-ses-v2-local with its mailbox kept in `directory` and the local outage seam, on a port nobody is told of. */
+async function startSes(directory: string): Promise<Server> {
+  const sesServer = mainExport<(config: { host: string; port: number }) => Promise<Server>>(await import('aws-ses-v2-local'));
+  mkdirSync(directory, { recursive: true });
+  keepMailboxIn(join(directory, 'mailbox.jsonl'));
+  const ses = await sesServer({ host: HOST, port: 0 });
+  routeSesOutages(ses);
+  return ses;
+}
+
 /**
- * Starts s3rver, cognito-local and aws-ses-v2-local on loopback ports, and takes DynamoDB Local (a JVM
- * the caller started first, `startDynamoDBLocalFor`, since it takes longest): each on the port it had
- * last time with this data directory when that port is free, else on a free one. The SES emulator's
- * mailbox is kept in the data directory. On failure every emulator is stopped, the JVM included.
+ * Starts cognito-local and takes DynamoDB Local (a JVM the caller started first,
+ * `startDynamoDBLocalFor`, since it takes longest), and holds the ports of s3rver and aws-ses-v2-local,
+ * which `startDeferred` starts later: each on the port it had last time with this data directory when
+ * that port is free, else on a free one. The SES emulator's mailbox is kept in the data directory. On
+ * failure every emulator is stopped, the JVM included.
  */
 export async function startEmulators(dataDir: string, bucketName: string, dynamoStarting: Promise<DynamoDBLocal>): Promise<Emulators> {
   const previous = previousPorts(dataDir);
   const started: (() => Promise<void>)[] = [];
   try {
-    mkdirSync(join(dataDir, 's3'), { recursive: true });
-    const s3 = new S3rver({ address: HOST, port: await portIfFree(previous.s3), directory: join(dataDir, 's3'), silent: true, configureBuckets: [{ name: bucketName }] });
-    const s3Address = await s3.run();
-    started.push(() => s3.close());
+    const [s3Port, sesPort] = await Promise.all([holdPort(previous.s3), holdPort(previous.ses)]);
+    started.push(() => s3Port.close(), () => sesPort.close());
 
     const cognito = await startCognito(join(dataDir, 'cognito'), await portIfFree(previous.cognito));
     started.push(() => close(cognito));
@@ -178,26 +209,47 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
     // aws-ses-v2-local answers GetAccount from this variable only: a production account's default
     // quota (14 messages a second, 50,000 a day), so the code reads a send rate as it does in AWS.
     process.env.AWS_SES_ACCOUNT ??= JSON.stringify(localSesAccount);
-    mkdirSync(join(dataDir, 'ses'), { recursive: true });
-    keepMailboxIn(join(dataDir, 'ses', 'mailbox.jsonl'));
-    const ses = await sesServer({ host: HOST, port: await portIfFree(previous.ses) });
-    routeSesOutages(ses);
-    started.push(() => close(ses));
 
     const dynamo = await dynamoStarting;
     started.push(() => dynamo.stop());
 
-    const ports: Record<EmulatorName, number> = { dynamodb: dynamo.port, s3: s3Address.port, cognito: portOf(cognito), ses: portOf(ses) };
+    const ports: Record<EmulatorName, number> = { dynamodb: dynamo.port, s3: s3Port.port, cognito: portOf(cognito), ses: sesPort.port };
     writeFileSync(portsFile(dataDir), JSON.stringify(ports, null, 2));
     const url = (name: EmulatorName) => `http://${HOST}:${ports[name]}`;
+    const s3Listeners: ((event: S3Event) => void)[] = [];
+    const startOnHeldPort = async (held: HeldPort, start: () => Promise<Server>, stop: (server: Server) => Promise<void>) => {
+      try {
+        const server = await start();
+        started.push(() => stop(server));
+        held.handTo(server);
+      } catch (error) {
+        held.fail();
+        throw error;
+      }
+    };
+    let deferred: Promise<void> | undefined;
     return {
       endpoints: { dynamodb: url('dynamodb'), s3: url('s3'), cognito: url('cognito'), ses: url('ses') },
       mailboxUrl: `${url('ses')}/store`,
       mailboxViewerUrl: `${url('ses')}/`,
       onS3Event: (listener) => {
-        s3.on('event', listener);
+        s3Listeners.push(listener);
       },
+      startDeferred: () =>
+        (deferred ??= Promise.all([
+          startOnHeldPort(
+            s3Port,
+            async () => {
+              const { s3, server } = await startS3(join(dataDir, 's3'), bucketName);
+              s3.on('event', (event: S3Event) => s3Listeners.forEach((listener) => listener(event)));
+              return server;
+            },
+            close,
+          ),
+          startOnHeldPort(sesPort, () => startSes(join(dataDir, 'ses')), close),
+        ]).then(() => undefined)),
       stop: async () => {
+        await deferred?.catch(() => undefined);
         await Promise.all(started.map((stop) => stop()));
       },
     };

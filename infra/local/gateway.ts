@@ -17,10 +17,16 @@ export interface GatewayOptions {
   /** Where the gateway writes what it did instead of the function (one JSON line each; stderr by default). */
   log?: LocalLog;
   /**
-   * Whether the stack behind the gateway is ready (every handler loaded, the demo data written). Until
+   * Whether the stack behind the gateway is ready (its services up, the demo data written). Until
    * it is, every request is answered `startingAnswer`, so no client meets a half-started stack.
    */
   ready?: () => boolean;
+  /**
+   * A function's init phase: its handler module loaded (into `handlers`) on its first request, before
+   * that invocation's timer starts, as Lambda does not count a cold start's init in the function's
+   * timeout. A failed init answers 500, as API Gateway does when Lambda cannot start a function.
+   */
+  initialize?: (group: ResourceGroup) => Promise<void>;
 }
 
 /**
@@ -48,6 +54,14 @@ export function createGateway(routes: Route[], handlers: Record<ResourceGroup, L
       return answer(response, ANSWERS.tooLarge);
     }
 
+    if (options.initialize) {
+      try {
+        await options.initialize(group);
+      } catch (error) {
+        log({ level: 'ERROR', ...where, errorType: errorType(error), errorMessage: error instanceof Error ? error.message : String(error), message: "the function's module failed to load: 500" });
+        return answer(response, ANSWERS.internalError);
+      }
+    }
     const timeoutMs = timeoutOf(group);
     const { attempt, running } = invokeOnce(group, handlers[group], event, { timeoutMs });
     let integrationTimer: NodeJS.Timeout | undefined;

@@ -52,6 +52,9 @@ export interface LocalStack {
   stop(): Promise<void>;
 }
 
+/** How long after the stack answers the handler modules nobody has called yet start loading. */
+const WARM_AFTER_MS = 1_000;
+
 export class PortInUseError extends Error {
   constructor(readonly port: number) {
     super(`Port ${port} is already in use`);
@@ -92,9 +95,22 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (options.subpaths?.generative) process.env[envNames.generativeSubpath] = options.subpaths.generative;
   if (options.subpaths?.user) process.env[envNames.userSubpath] = options.subpaths.user;
   const handlers = {} as Record<ResourceGroup, LambdaHandler>;
+  const loads = new Map<ResourceGroup, Promise<LambdaHandler>>();
+  let stopping = false;
+  let wake = () => undefined as void;
+  // As Lambda starts a function on its first invocation: a handler module loads (and compiles) on its
+  // group's first request, after the stack answers, so none is on the start-up path.
+  const loadHandler = (group: ResourceGroup): Promise<LambdaHandler> => {
+    let load = loads.get(group);
+    if (!load) {
+      load = import(`../../functions/${group}/handler`).then(({ handler }: { handler: LambdaHandler }) => (handlers[group] = handler));
+      loads.set(group, load);
+    }
+    return load;
+  };
   const subpaths = subpathsFromEnv();
   let ready = false;
-  const gateway = createGateway(resolveRoutes(subpaths), handlers, { ready: () => ready });
+  const gateway = createGateway(resolveRoutes(subpaths), handlers, { ready: () => ready, initialize: async (group) => void (await loadHandler(group)) });
   let port: number;
   try {
     port = await listen(gateway, options.port);
@@ -147,12 +163,6 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const localIam = enableLocalIam({ reportDir: dataDir });
   // Tests arm SES outages for a recipient (infra/local/ses-outages.ts) to see the mail queue retry.
   addClientPlugin(sesOutagePlugin());
-  // The handler modules load (and compile) while the emulators start; they read the rest of their
-  // configuration on first use, after the environment below is set.
-  const loading = Promise.all(
-    resourceGroups.map(async (group) => [group, ((await import(`../../functions/${group}/handler`)) as { handler: LambdaHandler }).handler] as const),
-  );
-  loading.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
   // The table is made (or found) as soon as the JVM answers, while the other emulators start.
   const tableReady = dynamoStarting.then((dynamo) => ensureTable(dynamo.endpoint));
   tableReady.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
@@ -230,12 +240,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         });
     seeding.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
     await localIam.ready;
-    Object.assign(handlers, Object.fromEntries(await loading));
+    /** A handler run as the function's event source calls it: its module loaded on the first event. */
+    const invokerOf = <E, R>(group: ResourceGroup) => async (event: E): Promise<R> => ((await loadHandler(group)) as unknown as (event: E) => Promise<R>)(event);
     // As the S3 notification in AWS: an object created under `uploads/` invokes the bulk worker
     // asynchronously, with Lambda's retries on a function error and then its on-failure path.
     // The worker's on-failure path as in AWS: the destination record (the S3 event as its request
     // payload) reaches the same function as one SQS message from the failure queue, which marks the job failed.
-    const worker = handlers['bulk-worker'] as unknown as (event: S3Event | SQSEvent) => Promise<SQSBatchResponse | void>;
+    const worker = invokerOf<S3Event | SQSEvent, SQSBatchResponse | void>('bulk-worker');
     const invokeWorker = createAsyncInvoker<S3Event>({
       group: 'bulk-worker',
       handler: (event) => worker(event) as Promise<void>,
@@ -264,7 +275,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const orgs = await seeding;
 
     // As the table stream's event source mapping in AWS: each committed audit event reaches the `events` function.
-    const publisher = handlers.events as unknown as (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse>;
+    const publisher = invokerOf<DynamoDBStreamEvent, DynamoDBBatchResponse>('events');
     poller = startStreamPoller({
       endpoint: emulators.endpoints.dynamodb,
       tableName: LOCAL_TABLE,
@@ -282,12 +293,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       endpoint: queuesUrl,
       credentials: LOCAL_CREDENTIALS,
       functionName: 'mail',
-      handler: handlers.mail as unknown as (event: SQSEvent) => Promise<SQSBatchResponse>,
+      handler: invokerOf<SQSEvent, SQSBatchResponse>('mail'),
       batchSize: 10,
     });
 
     // As the schedule in AWS: sweeps send the due webhook deliveries, one after the other (shorter here, so the stack stops promptly).
-    const sweeper = startLocalSweeps(handlers.events as unknown as Parameters<typeof startLocalSweeps>[0]);
+    const sweeper = startLocalSweeps(invokerOf('events') as Parameters<typeof startLocalSweeps>[0]);
     sweeps = sweeper;
 
     const info: StackInfo = {
@@ -309,10 +320,37 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     writeFileSync(join(dataDir, 'function-env.json'), JSON.stringify(functionEnv, null, 2));
     ready = true;
     writeFileSync(join(dataDir, 'stack.json'), JSON.stringify(info, null, 2));
+    // Off the start-up path: the S3 and SES emulators (a client calling either meanwhile waits), then,
+    // once the first requests have had the process to themselves, the other handler modules one at a
+    // time, so that a module that fails to load is reported now and no developer's first call waits.
+    const deferred = emulators.startDeferred().catch((error: unknown) => {
+      console.error(JSON.stringify({ level: 'ERROR', source: 'local-stack', message: 'the S3 or SES emulator failed to start; requests to it are refused', errorType: errorType(error) }));
+    });
+    const warming = (async () => {
+      await deferred;
+      if (stopping) return;
+      await new Promise<void>((resolveLater) => {
+        const timer = setTimeout(resolveLater, WARM_AFTER_MS);
+        wake = () => {
+          clearTimeout(timer);
+          resolveLater();
+        };
+      });
+      for (const group of resourceGroups) {
+        if (stopping) return;
+        await loadHandler(group).catch((error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          console.error(JSON.stringify({ level: 'ERROR', source: 'local-stack', function: group, message: `the handler module failed to load: its requests answer 500 (${message})` }));
+        });
+      }
+    })();
     return {
       info,
       dataDir,
       stop: async () => {
+        stopping = true;
+        wake();
+        await warming;
         await new Promise<void>((done) => {
           gateway.closeAllConnections();
           gateway.close(() => done());

@@ -181,6 +181,33 @@ describe('timeouts', () => {
   });
 });
 
+describe("a function's init phase (its module loaded on the first request)", () => {
+  test("init runs before the invocation's timer: a slow init does not time the function out", async () => {
+    const initialized: ResourceGroup[] = [];
+    const initialize = async (group: ResourceGroup) => {
+      initialized.push(group);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    };
+    const { port, calls } = await gatewayWith(async () => ok, { functionTimeoutMs: () => 100, initialize });
+
+    const reply = await send(port, userPath('u1'));
+
+    expect(reply.status).toBe(200);
+    expect(initialized).toEqual(['users']);
+    expect(calls).toHaveLength(1);
+  });
+
+  test('a failed init is a 500 without invoking, logged as the module failing to load', async () => {
+    const { port, calls, logs } = await gatewayWith(async () => ok, { initialize: () => Promise.reject(new SyntaxError('Unexpected token')) });
+
+    const reply = await send(port, userPath('u1'));
+
+    expect(reply).toEqual({ status: 500, body: gatewayAnswer('Internal Server Error') });
+    expect(calls).toHaveLength(0);
+    expect(logs).toEqual([expect.objectContaining({ level: 'ERROR', function: 'users', errorType: 'SyntaxError', message: expect.stringMatching(/module failed to load/) })]);
+  });
+});
+
 describe('function errors and results', () => {
   test('a handler that throws is a 500 {"message":"Internal Server Error"}, logged as a function error', async () => {
     const { port, logs } = await gatewayWith(async () => {

@@ -1,0 +1,57 @@
+import type { Server } from 'node:http';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { HOST } from './emulator-ports';
+
+/**
+ * A loopback port taken now for an HTTP server that starts later. Connections that arrive meanwhile
+ * wait, paused, and are handed to the server once it is there; from then on each connection goes
+ * straight to it (the socket itself is passed on: no proxy, no copy). The stack announces the port at
+ * once and starts the server off its start-up path; a client that calls early only waits.
+ */
+export interface HeldPort {
+  port: number;
+  /** From now on connections go to `server` (which may listen elsewhere or nowhere); the waiting ones first. */
+  handTo(server: Server): void;
+  /** The server could not start: waiting and later connections are closed, so no client hangs. */
+  fail(): void;
+  close(): Promise<void>;
+}
+
+function listenOn(server: NetServer, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, HOST, () => {
+      server.off('error', reject);
+      resolve((server.address() as { port: number }).port);
+    });
+  });
+}
+
+/** Holds `preferred` when it is free (a restart keeps its URLs), else a free port. */
+export async function holdPort(preferred: number | undefined): Promise<HeldPort> {
+  const waiting: Socket[] = [];
+  let target: Server | 'failed' | undefined;
+  const pass = (socket: Socket) => {
+    if (target === 'failed') return void socket.destroy();
+    target!.emit('connection', socket);
+    socket.resume();
+  };
+  const holder = createServer({ pauseOnConnect: true }, (socket) => (target ? pass(socket) : waiting.push(socket)));
+  const port = preferred ? await listenOn(holder, preferred).catch(() => listenOn(holder, 0)) : await listenOn(holder, 0);
+  return {
+    port,
+    handTo: (server) => {
+      target = server;
+      for (const socket of waiting.splice(0)) pass(socket);
+    },
+    fail: () => {
+      target = 'failed';
+      for (const socket of waiting.splice(0)) socket.destroy();
+    },
+    close: () =>
+      new Promise((done) => {
+        for (const socket of waiting.splice(0)) socket.destroy();
+        holder.close(() => done());
+      }),
+  };
+}
