@@ -21,8 +21,8 @@ import { operationsUnder } from './operation';
 const scim = operationsUnder('scim', 'user', '/org/{orgUUID}');
 
 const SCIM = 'application/scim+json';
-const scimErrors = { scim: scimErrorSchema, only: [400, 401, 404, 409, 412, 429, 500] };
-const readErrors = { scim: scimErrorSchema, only: [400, 401, 404, 429, 500] };
+const scimErrors = { scim: scimErrorSchema, only: [400, 401, 404, 409, 412, 429, 500, 503] };
+const readErrors = { scim: scimErrorSchema, only: [400, 401, 404, 429, 500, 503] };
 const extension = 'urn:ietf:params:scim:schemas:extension:agentplatform:2.0:User';
 
 const ada = {

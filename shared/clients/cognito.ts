@@ -8,11 +8,7 @@ import type { Pluggable } from '@smithy/types';
 import { config } from '../config';
 import { count } from '../metrics';
 import { clientOptions, lazy, withClientPlugins } from './client-options';
-
-const throttlingErrors = new Set(['TooManyRequestsException', 'ThrottlingException', 'LimitExceededException', 'RequestLimitExceeded']);
-
-/** Whether Cognito refused a call for its rate (quota) rather than for the request itself. */
-export const isThrottling = (error: unknown): boolean => error instanceof Error && throttlingErrors.has(error.name);
+import { isThrottled } from '../errors';
 
 /** Counts each call that still fails for throttling after the SDK's own retries (metric `IdentityProviderThrottled`). */
 const countThrottles: Pluggable<ServiceInputTypes, ServiceOutputTypes> = {
@@ -22,7 +18,7 @@ const countThrottles: Pluggable<ServiceInputTypes, ServiceOutputTypes> = {
         try {
           return await next(args);
         } catch (error) {
-          if (isThrottling(error)) count('IdentityProviderThrottled');
+          if (isThrottled(error)) count('IdentityProviderThrottled');
           throw error;
         }
       },

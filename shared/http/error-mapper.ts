@@ -13,6 +13,8 @@ import {
   UnauthenticatedError,
   ValidationError,
   errorMessage,
+  isThrottled,
+  THROTTLED_RETRY_AFTER_SECONDS,
   type ErrorCode,
   type Detail,
 } from '../errors';
@@ -85,27 +87,6 @@ function mapMiddyError(error: HttpErrorLike): Mapped {
   }
   return { status: 500, code: 'INTERNAL', message: errorMessage('INTERNAL') };
 }
-
-/**
- * The names the AWS SDKs give a call an AWS service refused for its request rate (Cognito's
- * TooManyRequestsException over a user-pool quota, DynamoDB's ThrottlingException), as the SDK's own
- * retry strategy classifies them. Such an error reaches here only after the SDK's retries; the adapters
- * let it through under its SDK name because the bulk worker and the mailer pace themselves on it.
- */
-const throttlingNames = new Set([
-  'TooManyRequestsException',
-  'ThrottlingException',
-  'Throttling',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'LimitExceededException',
-]);
-
-/** Whether `error` is an AWS service's refusal for its request rate. */
-export const isThrottled = (error: unknown): boolean => error instanceof Error && throttlingNames.has(error.name);
-
-/** AWS's request-rate quotas are per second: a second later the call has its next chance. */
-const THROTTLED_RETRY_AFTER_SECONDS = 1;
 
 export function mapError(error: unknown): Mapped {
   if (error instanceof DomainError) {

@@ -73,6 +73,7 @@ function scimErrors(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Request
     onError: (request) => {
       const mapped = scimErrorOf(request.error);
       if (!mapped) logger.error('unhandled error', request.error as Error);
+      else if (mapped.status === 503) logger.warn('an AWS service refused for its request rate after the SDK retries', { reason: (request.error as Error).name });
       request.response = errorResult(mapped ?? internalScimError());
     },
   };

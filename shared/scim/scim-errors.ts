@@ -1,16 +1,18 @@
-import { DomainError, RateLimitedError, ValidationError, type ErrorCode } from '../errors';
+import { DomainError, errorMessage, isThrottled, RateLimitedError, THROTTLED_RETRY_AFTER_SECONDS, ValidationError, type ErrorCode } from '../errors';
 import { ERROR_SCHEMA, SCIMMY } from './scim-schema';
 
 /**
  * Errors on the SCIM endpoints in SCIM's error schema (RFC 7644 §3.12), each with a `scimType`: the
  * domain errors of the users area by their code, scimmy's own errors as it raised them, anything else
  * a generic 500. The status a domain error gets is the one the users area gives it, except that
- * validation is SCIM's 400 and a version mismatch (If-Match) its 412.
+ * validation is SCIM's 400 and a version mismatch (If-Match) its 412. An AWS service still refusing
+ * for its request rate after the SDK's retries (Cognito's quotas under a provisioning burst) is a 503
+ * with Retry-After, as in the users area: Okta and Entra ID retry it, and nothing was changed.
  */
 
 export interface ScimErrorReply {
   status: number;
-  body: { schemas: string[]; status: string; scimType: string; detail: string };
+  body: { schemas: string[]; status: string; scimType?: string; detail: string };
   headers: Record<string, string>;
 }
 
@@ -36,15 +38,17 @@ const byCode: Partial<Record<ErrorCode, [number, string]>> = {
   RATE_LIMITED: [429, 'tooMany'],
 };
 
-const reply = (status: number, scimType: string, detail: string, headers: Record<string, string> = {}): ScimErrorReply => ({
+const reply = (status: number, scimType: string | undefined, detail: string, headers: Record<string, string> = {}): ScimErrorReply => ({
   status,
-  body: { schemas: [ERROR_SCHEMA], status: String(status), scimType, detail },
+  body: { schemas: [ERROR_SCHEMA], status: String(status), ...(scimType ? { scimType } : {}), detail },
   headers,
 });
 
 /** The SCIM error answer of `error`; `undefined` when it is not one a client may see (a 500). */
 export function scimErrorOf(error: unknown): ScimErrorReply | undefined {
   if (error instanceof SCIMMY.Types.Error) return reply(error.status, error.scimType ?? 'invalidValue', error.message);
+  // RFC 7644 §3.12 defines scimType for 400 errors only.
+  if (isThrottled(error)) return reply(503, undefined, errorMessage('SERVICE_BUSY'), { 'retry-after': String(THROTTLED_RETRY_AFTER_SECONDS) });
   if (!(error instanceof DomainError)) return undefined;
   const [status, scimType] = byCode[error.code] ?? [400, 'invalidValue'];
   const details = error instanceof ValidationError && error.details.length > 0 ? `: ${error.details.map((d) => `${d.fieldName}: ${d.message}`).join('; ')}` : '';

@@ -133,3 +133,47 @@ test('a user created with a generated password costs one UserCreation call and n
   const afterGiven = await calls();
   expect(afterGiven('UserAccountRecovery') - afterGenerated('UserAccountRecovery')).toBeGreaterThanOrEqual(1);
 });
+
+test("over SCIM, a change still refused after the back-off answers 503 in SCIM's error schema with Retry-After, and changes nothing", async () => {
+  const orgArea = (path: string) => `${org.url().replace(/\/users$/, '')}${path}`;
+  const issued = await org.admin.api.post(orgArea('/scim-tokens'), { description: 'Okta', defaultAccess: { role: 'VIEWER', permissions: [{ environmentUuid: org.envA, botUuid: org.botA1 }] } });
+  expect(issued.status).toBe(201);
+  const scimToken = (issued.body as { token: string }).token;
+  const scim = async (method: string, path: string, body: unknown) => {
+    const response = await fetch(orgArea(`/scim/v2${path}`), {
+      method,
+      headers: { authorization: `Bearer ${scimToken}`, 'content-type': 'application/scim+json' },
+      body: JSON.stringify(body),
+    });
+    return { status: response.status, retryAfter: response.headers.get('retry-after'), body: (await response.json()) as Record<string, unknown> };
+  };
+  const email = `scim.throttled.${Date.now()}@example.com`;
+  const created = await scim('POST', '/Users', {
+    schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+    userName: email,
+    name: { givenName: 'Grace', familyName: 'Hopper' },
+    emails: [{ primary: true, value: email, type: 'work' }],
+    active: true,
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  // Spend UserUpdate's one request, as above.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const spent = await cognito
+      .send(new AdminUpdateUserAttributesCommand({ UserPoolId: userPoolId, Username: id, UserAttributes: [{ Name: 'email', Value: email }] }))
+      .then(() => false)
+      .catch((error: Error) => error.name === 'TooManyRequestsException');
+    if (spent) break;
+  }
+
+  const answer = await scim('PATCH', `/Users/${id}`, { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: false }] });
+
+  expect(answer.status).toBe(503);
+  expect(answer.retryAfter).toBe('1');
+  expect(answer.body).toEqual({
+    schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+    status: '503',
+    detail: 'The service is taking more requests than it can right now and changed nothing; retry after the number of seconds in Retry-After',
+  });
+  expect((await readUser(org, id)).status).toBe('ACTIVE');
+});

@@ -8272,6 +8272,17 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
         };
     };
     "scim.createUser": {
@@ -8411,6 +8422,17 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
         };
     };
     "scim.getUser": {
@@ -8487,6 +8509,17 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8628,6 +8661,17 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8846,6 +8890,17 @@ export interface operations {
             /** @description Internal error */
             500: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
