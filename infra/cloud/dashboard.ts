@@ -15,6 +15,8 @@ export interface OperationsDashboardProps {
   readonly table: Table;
   readonly failures: Queue;
   readonly deadLetters: Queue;
+  /** The queue e-mails to users wait in for the `mail` function, and its dead-letter queue. */
+  readonly mail: { queue: Queue; deadLetters: Queue };
 }
 
 const period = Duration.minutes(5);
@@ -22,7 +24,8 @@ const sum = { period, statistic: 'Sum' };
 
 /**
  * The on-call engineer's first stop (`<stack>-operations`): the API's golden signals, each resource
- * group's function (traffic, errors, throttles, p50/p99 duration), the bulk pipeline and the table.
+ * group's function (traffic, errors, throttles, p50/p99 duration), the bulk pipeline, the mail queue
+ * and the table.
  */
 export class OperationsDashboard extends Construct {
   readonly dashboard: Dashboard;
@@ -89,6 +92,11 @@ export class OperationsDashboard extends Construct {
             labelled(appMetric(this, 'MailsFailed', 'mail'), 'failed'),
             ...(['users', 'scim', 'bulk-worker'] as const).map((service) => labelled(appMetric(this, 'MailsFailed', service), `not queued (${service})`)),
           ],
+        ),
+        graph(
+          'Mail queue',
+          [depth(props.mail.queue, 'waiting'), depth(props.mail.deadLetters, 'dead letters')],
+          [labelled(props.mail.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }), 'oldest waiting (s)')],
         ),
         graph('Tokens', [labelled(appMetric(this, 'TokensGranted', 'auth'), 'granted'), labelled(appMetric(this, 'TokensRefused', 'auth'), 'refused')]),
         graph('Users', [

@@ -138,6 +138,7 @@ export class ManagementApiStack extends Stack {
       table: data.table,
       failures: bulkPipeline.failures,
       deadLetters: bulkPipeline.deadLetters,
+      mail: { queue: mailQueue.queue, deadLetters: mailQueue.deadLetters },
     });
     alarms.notifyEveryAlarm(this);
 

@@ -163,6 +163,30 @@ describe('dashboard', () => {
     }
   });
 
+  test("the mail queue graph shows the messages waiting, the dead letters and the oldest message's age, of the stack's mail queues", () => {
+    const dashboard = synthesized.template.findResources('AWS::CloudWatch::Dashboard')[singleId('AWS::CloudWatch::Dashboard')]!;
+    // Each reference in the body's Fn::Join stands for the logical id it names.
+    const parts = (dashboard.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
+    const idOf = (part: unknown) => {
+      const reference = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
+      return reference['Fn::GetAtt']?.[0] ?? reference.Ref ?? 'ref';
+    };
+    const { widgets } = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : idOf(part))).join('')) as {
+      widgets: { properties: { title?: string; metrics?: unknown[][] } }[];
+    };
+    const graph = widgets.filter((widget) => widget.properties.title === 'Mail queue');
+    expect(graph).toHaveLength(1);
+    const series = graph[0]!.properties.metrics!.map((metric) => [metric[0], metric[1], metric[3], (metric.at(-1) as { label: string }).label]);
+    const queues = Object.keys(synthesized.template.findResources('AWS::SQS::Queue'));
+    const [queue, deadLetters] = [queues.find((id) => /^MailQueue[0-9A-F]{8}$/.test(id)), queues.find((id) => /^MailQueueDeadLetters/.test(id))];
+    expect([queue, deadLetters]).toEqual([expect.any(String), expect.any(String)]);
+    expect(series).toEqual([
+      ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', queue, 'waiting'],
+      ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', deadLetters, 'dead letters'],
+      ['AWS/SQS', 'ApproximateAgeOfOldestMessage', queue, 'oldest waiting (s)'],
+    ]);
+  });
+
   test("the mail graph shows the mail function's sent and failed e-mails, and those each queuing function could not queue", () => {
     const dashboard = synthesized.template.findResources('AWS::CloudWatch::Dashboard')[singleId('AWS::CloudWatch::Dashboard')]!;
     // The body is a Fn::Join of JSON text and references (each inside a JSON string): a placeholder stands for each reference.
