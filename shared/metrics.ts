@@ -22,6 +22,7 @@ export type AppMetric =
   | 'MailsSent'
   | 'MailsFailed'
   | 'MailsSkipped'
+  | 'MailsRetried'
   | 'IdentityProviderThrottled'
   | 'ChangeEventsPublished'
   | 'WebhookDeliveries'

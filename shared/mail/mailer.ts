@@ -100,7 +100,8 @@ export async function retryThrottled<T>(work: () => Promise<T>, policy: Partial<
 /**
  * Sends and never throws, trying again while SES refuses for its rate: the result says whether SES
  * accepted the message. Each outcome is logged (with the request id the logger carries, and no
- * address, subject, body or password) and counted (`MailsSent`, `MailsFailed`).
+ * address, subject, body or password); a sent e-mail is counted (`MailsSent`). A failure is counted by
+ * the caller, which knows whether it is final or the queue will deliver the e-mail again.
  */
 export async function sendMail(mailer: Mailer, message: MailMessage, context: MailLogContext = {}, retry: Partial<RetryPolicy> = {}): Promise<MailResult> {
   const { kind, language } = message;
@@ -116,7 +117,6 @@ export async function sendMail(mailer: Mailer, message: MailMessage, context: Ma
   } catch (error) {
     const reason = reasonOf(error);
     mailFailures.count += 1;
-    count('MailsFailed');
     logger.error('mail not sent', { kind, language, ...context, reason, metric: 'MailNotSent', value: 1 });
     return { sent: false, reason, retryable: isTransient(error) };
   }

@@ -193,12 +193,17 @@ export async function deliverQueuedMail(mail: QueuedMail, options: DeliveryOptio
             password,
           );
   }
-  if (!result.sent && result.retryable && !options.final) return 'retry';
+  if (!result.sent && result.retryable && !options.final) {
+    // Not a failure yet (the queue delivers it again), so not `MailsFailed`, which pages the on-call engineer.
+    count('MailsRetried');
+    return 'retry';
+  }
   const outcome: MailOutcome = result.sent ? { sent: true } : { sent: false, reason: result.reason };
   const own = [settleWrite(mail, outcome), ...(result.sent && mail.kind === 'welcome' ? [welcomedWrite(mail.orgUuid, mail.userUuid)] : [])];
   const failed = await transactWrite([...own, ...(options.alongside?.(outcome) ?? [])]);
   if (failed.some((index) => index < own.length)) return 'skipped';
   // What was written alongside no longer exists (a job past its retention): the e-mail is settled alone.
   if (failed.length > 0 && (await transactWrite(own)).length > 0) return 'skipped';
+  if (!result.sent) count('MailsFailed');
   return result.sent ? 'sent' : 'failed';
 }

@@ -138,7 +138,7 @@ test("over SCIM, a change still refused after the back-off answers 503 in SCIM's
   const orgArea = (path: string) => `${org.url().replace(/\/users$/, '')}${path}`;
   const issued = await org.admin.api.post(orgArea('/scim-tokens'), { description: 'Okta', defaultAccess: { role: 'VIEWER', permissions: [{ environmentUuid: org.envA, botUuid: org.botA1 }] } });
   expect(issued.status).toBe(201);
-  const scimToken = (issued.body as { token: string }).token;
+  const scimToken = (issued.body as unknown as { token: string }).token;
   const scim = async (method: string, path: string, body: unknown) => {
     const response = await fetch(orgArea(`/scim/v2${path}`), {
       method,

@@ -3,6 +3,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../../shared/clients/sqs';
 import { queuedMailOf, type QueuedMail } from '../../shared/mail/mail-queue';
 import type { MailMessage } from '../../shared/mail/mailer';
+import { metrics } from '../../shared/metrics';
 import { keys } from '../../shared/store/keys';
 import { putItem } from '../../shared/store/table';
 import { deliverQueuedMail, getMailState } from '../../shared/users/user-mail';
@@ -79,14 +80,22 @@ test('SES refusing the message itself settles it as failed at once, and the user
   expect((await getUser(org.orgUuid, user.uuid))?.welcomedAt).toBe(before);
 });
 
-test('SES refusing for its rate: the queue is to deliver it again, until its last receive, which settles it as failed', async () => {
+test('SES refusing for its rate: the queue is to deliver it again (counted as retried, not failed: no alarm), until its last receive, which settles it as failed', async () => {
   const mail = await currentWelcome();
+  const counted: string[] = [];
+  jest.spyOn(metrics, 'addMetric').mockImplementation((name) => (counted.push(name), metrics));
 
-  expect(await deliverQueuedMail(mail, { mailer: refusing('TooManyRequestsException'), final: false })).toBe('retry');
-  expect(await getMailState(org.orgUuid, user.uuid, 'welcome')).toMatchObject({ attempt: mail.id, state: 'QUEUED' });
+  try {
+    expect(await deliverQueuedMail(mail, { mailer: refusing('TooManyRequestsException'), final: false })).toBe('retry');
+    expect(await getMailState(org.orgUuid, user.uuid, 'welcome')).toMatchObject({ attempt: mail.id, state: 'QUEUED' });
+    expect(counted).toEqual(['MailsRetried']);
 
-  expect(await deliverQueuedMail(mail, { mailer: refusing('TooManyRequestsException'), final: true })).toBe('failed');
-  expect(await getMailState(org.orgUuid, user.uuid, 'welcome')).toMatchObject({ state: 'FAILED', reason: 'TooManyRequestsException' });
+    expect(await deliverQueuedMail(mail, { mailer: refusing('TooManyRequestsException'), final: true })).toBe('failed');
+    expect(await getMailState(org.orgUuid, user.uuid, 'welcome')).toMatchObject({ state: 'FAILED', reason: 'TooManyRequestsException' });
+    expect(counted).toEqual(['MailsRetried', 'MailsFailed']);
+  } finally {
+    jest.restoreAllMocks();
+  }
 }, 60_000);
 
 test('a password sealed for another message does not open: the e-mail fails rather than carry a wrong password', async () => {
