@@ -147,7 +147,7 @@ export async function accessToken(info: StackInfo, org: Admin) {
  */
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-/** A GET through the gateway (keep-alive), the body read; anything but 200 is an error. */
+/** A GET through the gateway (keep-alive), the body read; anything but 2xx is an error. */
 export const apiGet = (url: string, authorization: string): Promise<string> => apiCall('GET', url, authorization);
 
 /** A request through the gateway, a JSON body sent (a string as it is) and the answer's text returned; anything but 2xx is an error. */
@@ -166,6 +166,8 @@ export function apiCall(method: string, url: string, authorization: string, body
       });
     });
     req.on('error', reject);
+    // As undici's default: a request that hears nothing for 5 minutes fails rather than hang the bench.
+    req.setTimeout(300_000, () => req.destroy(new Error(`${method} ${url}: no answer within 300 s`)));
     req.end(sent);
   });
 }

@@ -90,20 +90,34 @@ export class OperationsDashboard extends Construct {
             // The mail function sends every e-mail; the others only queue them, counting those they could not.
             labelled(appMetric(this, 'MailsSent', 'mail'), 'sent'),
             labelled(appMetric(this, 'MailsFailed', 'mail'), 'failed'),
+            labelled(appMetric(this, 'MailsRetried', 'mail'), 'to be delivered again'),
             ...(['users', 'scim', 'bulk-worker'] as const).map((service) => labelled(appMetric(this, 'MailsFailed', service), `not queued (${service})`)),
           ],
+          [],
+          6,
         ),
         graph(
           'Mail queue',
-          [depth(props.mail.queue, 'waiting'), depth(props.mail.deadLetters, 'dead letters')],
+          [
+            depth(props.mail.queue, 'waiting'),
+            // Received and not settled: being sent, or handed back (SES's rate, an outage) until their visibility timeout ends.
+            labelled(props.mail.queue.metricApproximateNumberOfMessagesNotVisible({ period: Duration.minutes(1), statistic: 'Maximum' }), 'in flight'),
+            depth(props.mail.deadLetters, 'dead letters'),
+          ],
           [labelled(props.mail.queue.metricApproximateAgeOfOldestMessage({ period: Duration.minutes(1), statistic: 'Maximum' }), 'oldest waiting (s)')],
+          6,
         ),
-        graph('Tokens', [labelled(appMetric(this, 'TokensGranted', 'auth'), 'granted'), labelled(appMetric(this, 'TokensRefused', 'auth'), 'refused')]),
-        graph('Users', [
-          labelled(appMetric(this, 'UsersCreated', 'users'), 'created'),
-          labelled(appMetric(this, 'UsersDeleted', 'users'), 'deleted'),
-          labelled(appMetric(this, 'UsersReactivated', 'users'), 'reactivated'),
-        ]),
+        graph('Tokens', [labelled(appMetric(this, 'TokensGranted', 'auth'), 'granted'), labelled(appMetric(this, 'TokensRefused', 'auth'), 'refused')], [], 6),
+        graph(
+          'Users',
+          [
+            labelled(appMetric(this, 'UsersCreated', 'users'), 'created'),
+            labelled(appMetric(this, 'UsersDeleted', 'users'), 'deleted'),
+            labelled(appMetric(this, 'UsersReactivated', 'users'), 'reactivated'),
+          ],
+          [],
+          6,
+        ),
       ],
       [
         graph('Table: consumed capacity', [

@@ -217,10 +217,13 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
     writeFileSync(portsFile(dataDir), JSON.stringify(ports, null, 2));
     const url = (name: EmulatorName) => `http://${HOST}:${ports[name]}`;
     const s3Listeners: ((event: S3Event) => void)[] = [];
-    const startOnHeldPort = async (held: HeldPort, start: () => Promise<Server>, stop: (server: Server) => Promise<void>) => {
+    let stopped = false;
+    const startOnHeldPort = async (held: HeldPort, start: () => Promise<Server>) => {
       try {
         const server = await start();
-        started.push(() => stop(server));
+        // A stop that came first has closed the held port already: this server closes at once.
+        if (stopped) return await close(server);
+        started.push(() => close(server));
         held.handTo(server);
       } catch (error) {
         held.fail();
@@ -236,20 +239,20 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
         s3Listeners.push(listener);
       },
       startDeferred: () =>
-        (deferred ??= Promise.all([
-          startOnHeldPort(
-            s3Port,
-            async () => {
-              const { s3, server } = await startS3(join(dataDir, 's3'), bucketName);
-              s3.on('event', (event: S3Event) => s3Listeners.forEach((listener) => listener(event)));
-              return server;
-            },
-            close,
-          ),
-          startOnHeldPort(sesPort, () => startSes(join(dataDir, 'ses')), close),
-        ]).then(() => undefined)),
+        (deferred ??= Promise.allSettled([
+          startOnHeldPort(s3Port, async () => {
+            const { s3, server } = await startS3(join(dataDir, 's3'), bucketName);
+            s3.on('event', (event: S3Event) => s3Listeners.forEach((listener) => listener(event)));
+            return server;
+          }),
+          startOnHeldPort(sesPort, () => startSes(join(dataDir, 'ses'))),
+        ]).then((outcomes) => {
+          // Both settled (neither left starting behind a stop): the first failure, if any, is the answer.
+          for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+        })),
       stop: async () => {
         await deferred?.catch(() => undefined);
+        stopped = true;
         await Promise.all(started.map((stop) => stop()));
       },
     };

@@ -17,7 +17,7 @@ export interface GatewayOptions {
   /** Where the gateway writes what it did instead of the function (one JSON line each; stderr by default). */
   log?: LocalLog;
   /**
-   * Whether the stack behind the gateway is ready (its services up, the demo data written). Until
+   * Whether the stack behind the gateway is ready (what a first request needs is up, the demo data written). Until
    * it is, every request is answered `startingAnswer`, so no client meets a half-started stack.
    */
   ready?: () => boolean;

@@ -30,14 +30,20 @@ function listenOn(server: NetServer, port: number): Promise<number> {
 /** Holds `preferred` when it is free (a restart keeps its URLs), else a free port. */
 export async function holdPort(preferred: number | undefined): Promise<HeldPort> {
   const waiting: Socket[] = [];
+  // The holder accepted every connection, so its close waits for all of them: it ends them itself.
+  const handed = new Set<Socket>();
   let target: Server | 'failed' | undefined;
   const pass = (socket: Socket) => {
     if (target === 'failed') return void socket.destroy();
+    handed.add(socket);
+    socket.once('close', () => handed.delete(socket));
     target!.emit('connection', socket);
     socket.resume();
   };
   const holder = createServer({ pauseOnConnect: true }, (socket) => (target ? pass(socket) : waiting.push(socket)));
   const port = preferred ? await listenOn(holder, preferred).catch(() => listenOn(holder, 0)) : await listenOn(holder, 0);
+  // An accept error (too many open files) costs that connection, not the stack.
+  holder.on('error', (error: NodeJS.ErrnoException) => console.error(JSON.stringify({ level: 'WARN', source: 'local-stack', message: `held port ${port}: ${error.code ?? error.name}` })));
   return {
     port,
     handTo: (server) => {
@@ -50,7 +56,7 @@ export async function holdPort(preferred: number | undefined): Promise<HeldPort>
     },
     close: () =>
       new Promise((done) => {
-        for (const socket of waiting.splice(0)) socket.destroy();
+        for (const socket of [...waiting.splice(0), ...handed]) socket.destroy();
         holder.close(() => done());
       }),
   };

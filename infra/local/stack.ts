@@ -123,8 +123,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   if (options.fresh) emptyDataDir(dataDir);
   // Present only while it describes a stack that answers.
   rmSync(join(dataDir, 'stack.json'), { force: true });
-  // The JVM takes longest to come up: it starts before this process loads the emulators, the local IAM
-  // checker, the provisioning and seeding modules and the handlers (seconds of CPU, on the other core).
+  // The JVM takes longest to come up: it starts before this process loads cognito-local, the local IAM
+  // checker and the provisioning and seeding modules (seconds of CPU, on the other core).
   const dynamoStarting = startDynamoDBLocalFor(dataDir);
   const [
     { startEmulators },
@@ -229,7 +229,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       [envNames.signInUrl]: `${apiUrl}/auth/realms/{realm}/account?kc_locale={locale}`,
     };
     Object.assign(process.env, functionEnv);
-    // The demo data is written through the services, not the handlers: it goes while the handlers load.
+    // The demo data is written through the services, not the handlers, while the local IAM checker reads the roles.
     const seedFile = join(dataDir, 'seed.json');
     const seeding = existsSync(seedFile)
       ? Promise.resolve(JSON.parse(readFileSync(seedFile, 'utf8')) as SeededOrg[])

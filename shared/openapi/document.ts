@@ -32,6 +32,12 @@ const statusText: Record<number, string> = {
   503: 'Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate)',
 };
 
+/** Where a SCIM route's answer differs from a management operation's. */
+const scimStatusText: Record<number, string> = {
+  429: "Too many requests: past the organization's SCIM rate limit; retry after Retry-After",
+  503: 'Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After',
+};
+
 export interface DocumentOptions {
   /**
    * The organization (realm) whose token endpoint the OAuth2 password flow names, so that a client
@@ -178,7 +184,7 @@ function errorResponse(status: number, route: Route, converter: SchemaConverter)
   const headers = headerRefs(status === 401 && route.access !== 'public' ? ['WWW-Authenticate'] : status === 503 ? ['Retry-After'] : []);
   if (route.errors?.scim) {
     const retry = status === 429 ? headerRefs(['Retry-After']) : headers;
-    return { description: statusText[status] ?? 'Error', headers: retry, content: { 'application/scim+json': { schema: converter.response(route.errors.scim) } } };
+    return { description: scimStatusText[status] ?? statusText[status] ?? 'Error', headers: retry, content: { 'application/scim+json': { schema: converter.response(route.errors.scim) } } };
   }
   let schema: Json;
   if (route.errors?.oauth && (status === 400 || status === 401)) schema = schemaRef('OAuthError');

@@ -1,4 +1,4 @@
-import { DomainError, errorMessage, isThrottled, RateLimitedError, THROTTLED_RETRY_AFTER_SECONDS, ValidationError, type ErrorCode } from '../errors';
+import { DomainError, isThrottled, RateLimitedError, THROTTLED_RETRY_AFTER_SECONDS, ValidationError, type ErrorCode } from '../errors';
 import { ERROR_SCHEMA, SCIMMY } from './scim-schema';
 
 /**
@@ -7,7 +7,7 @@ import { ERROR_SCHEMA, SCIMMY } from './scim-schema';
  * a generic 500. The status a domain error gets is the one the users area gives it, except that
  * validation is SCIM's 400 and a version mismatch (If-Match) its 412. An AWS service still refusing
  * for its request rate after the SDK's retries (Cognito's quotas under a provisioning burst) is a 503
- * with Retry-After, as in the users area: Okta and Entra ID retry it, and nothing was changed.
+ * with Retry-After, as in the users area: Okta and Entra ID retry it.
  */
 
 export interface ScimErrorReply {
@@ -44,11 +44,18 @@ const reply = (status: number, scimType: string | undefined, detail: string, hea
   headers,
 });
 
+/**
+ * A SCIM operation can be several identity-provider calls (create, then deactivate): a refusal on a
+ * later one leaves the earlier done, so this says nothing about what changed; the client's retry reads
+ * the resource as it is.
+ */
+const SCIM_BUSY = 'The identity provider is taking more requests than it can right now: retry after the number of seconds in Retry-After, and read the user back if the request was a change';
+
 /** The SCIM error answer of `error`; `undefined` when it is not one a client may see (a 500). */
 export function scimErrorOf(error: unknown): ScimErrorReply | undefined {
   if (error instanceof SCIMMY.Types.Error) return reply(error.status, error.scimType ?? 'invalidValue', error.message);
   // RFC 7644 §3.12 defines scimType for 400 errors only.
-  if (isThrottled(error)) return reply(503, undefined, errorMessage('SERVICE_BUSY'), { 'retry-after': String(THROTTLED_RETRY_AFTER_SECONDS) });
+  if (isThrottled(error)) return reply(503, undefined, SCIM_BUSY, { 'retry-after': String(THROTTLED_RETRY_AFTER_SECONDS) });
   if (!(error instanceof DomainError)) return undefined;
   const [status, scimType] = byCode[error.code] ?? [400, 'invalidValue'];
   const details = error instanceof ValidationError && error.details.length > 0 ? `: ${error.details.map((d) => `${d.fieldName}: ${d.message}`).join('; ')}` : '';

@@ -29,7 +29,10 @@ export const scimErrorSchema = z
   .object({
     schemas: z.array(z.literal('urn:ietf:params:scim:api:messages:2.0:Error')),
     status: z.string(),
-    scimType: z.string().describe('RFC 7644 §3.12: invalidFilter, tooMany, uniqueness, mutability, invalidSyntax, invalidPath, noTarget, invalidValue, invalidVers'),
+    scimType: z
+      .string()
+      .optional()
+      .describe('RFC 7644 §3.12: invalidFilter, tooMany, uniqueness, mutability, invalidSyntax, invalidPath, noTarget, invalidValue, invalidVers; absent on a 503'),
     detail: z.string(),
   })
   .register(schemaRegistry, { id: 'ScimError' });

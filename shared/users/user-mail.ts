@@ -173,6 +173,9 @@ export interface DeliveryOptions {
  * (its rate, its outage) answers `retry`, for the queue to deliver it again, unless this delivery is
  * `final`.
  */
+/** The failures decided before any call to SES (whose refusals `sendMail` logs). */
+const NOT_SENT_TO_SES = new Set(['UserNotFound', 'PasswordNotReadable']);
+
 export async function deliverQueuedMail(mail: QueuedMail, options: DeliveryOptions): Promise<'sent' | 'failed' | 'skipped' | 'retry'> {
   const state = await getMailState(mail.orgUuid, mail.userUuid, mail.kind);
   if (state?.attempt !== mail.id || state.state !== 'QUEUED') return 'skipped';
@@ -204,6 +207,11 @@ export async function deliverQueuedMail(mail: QueuedMail, options: DeliveryOptio
   if (failed.some((index) => index < own.length)) return 'skipped';
   // What was written alongside no longer exists (a job past its retention): the e-mail is settled alone.
   if (failed.length > 0 && (await transactWrite(own)).length > 0) return 'skipped';
-  if (!result.sent) count('MailsFailed');
+  if (!result.sent) {
+    const routine = result.reason === 'UserNotFound';
+    if (NOT_SENT_TO_SES.has(result.reason)) logger[routine ? 'warn' : 'error']('mail not sent', { kind: mail.kind, orgUuid: mail.orgUuid, userUuid: mail.userUuid, reason: result.reason });
+    // A user deleted before its e-mail left is routine: settled as failed (and listed on its job), not alarmed.
+    if (!routine) count('MailsFailed');
+  }
   return result.sent ? 'sent' : 'failed';
 }

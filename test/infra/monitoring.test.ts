@@ -182,6 +182,7 @@ describe('dashboard', () => {
     expect([queue, deadLetters]).toEqual([expect.any(String), expect.any(String)]);
     expect(series).toEqual([
       ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', queue, 'waiting'],
+      ['AWS/SQS', 'ApproximateNumberOfMessagesNotVisible', queue, 'in flight'],
       ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', deadLetters, 'dead letters'],
       ['AWS/SQS', 'ApproximateAgeOfOldestMessage', queue, 'oldest waiting (s)'],
     ]);
@@ -200,6 +201,7 @@ describe('dashboard', () => {
     expect(series).toEqual([
       ['MailsSent', 'mail', 'sent'],
       ['MailsFailed', 'mail', 'failed'],
+      ['MailsRetried', 'mail', 'to be delivered again'],
       ['MailsFailed', 'users', 'not queued (users)'],
       ['MailsFailed', 'scim', 'not queued (scim)'],
       ['MailsFailed', 'bulk-worker', 'not queued (bulk-worker)'],

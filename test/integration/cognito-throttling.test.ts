@@ -173,7 +173,7 @@ test("over SCIM, a change still refused after the back-off answers 503 in SCIM's
   expect(answer.body).toEqual({
     schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
     status: '503',
-    detail: 'The service is taking more requests than it can right now and changed nothing; retry after the number of seconds in Retry-After',
+    detail: 'The identity provider is taking more requests than it can right now: retry after the number of seconds in Retry-After, and read the user back if the request was a change',
   });
   expect((await readUser(org, id)).status).toBe('ACTIVE');
 });

@@ -102,8 +102,15 @@ test('a password sealed for another message does not open: the e-mail fails rath
   const sealedElsewhere = await currentWelcome();
   const mail: QueuedMail = { ...(await currentWelcome()), password: sealedElsewhere.password };
   const mailer = recordingMailer();
+  const counted: string[] = [];
+  jest.spyOn(metrics, 'addMetric').mockImplementation((name) => (counted.push(name), metrics));
 
-  expect(await deliverQueuedMail(mail, { mailer, final: false })).toBe('failed');
+  try {
+    expect(await deliverQueuedMail(mail, { mailer, final: false })).toBe('failed');
+    expect(counted).toEqual(['MailsFailed']);
+  } finally {
+    jest.restoreAllMocks();
+  }
 
   expect(mailer.sent).toEqual([]);
   expect(await getMailState(org.orgUuid, user.uuid, 'welcome')).toMatchObject({ state: 'FAILED', reason: 'PasswordNotReadable' });

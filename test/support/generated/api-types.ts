@@ -1776,8 +1776,8 @@ export interface components {
         ScimError: {
             detail: string;
             schemas: "urn:ietf:params:scim:api:messages:2.0:Error"[];
-            /** @description RFC 7644 §3.12: invalidFilter, tooMany, uniqueness, mutability, invalidSyntax, invalidPath, noTarget, invalidValue, invalidVers */
-            scimType: string;
+            /** @description RFC 7644 §3.12: invalidFilter, tooMany, uniqueness, mutability, invalidSyntax, invalidPath, noTarget, invalidValue, invalidVers; absent on a 503 */
+            scimType?: string;
             status: string;
         };
         ScimListResponse: {
@@ -8049,7 +8049,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8107,7 +8107,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8165,7 +8165,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8251,7 +8251,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8272,7 +8272,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8401,7 +8401,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8422,7 +8422,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8495,7 +8495,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8516,7 +8516,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8647,7 +8647,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8668,7 +8668,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8747,7 +8747,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8876,7 +8876,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8897,7 +8897,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
