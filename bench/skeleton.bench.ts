@@ -29,8 +29,8 @@ function loadOnce(bundle: string): number {
 async function stackStarts({ size, progress }: Context) {
   const dataDir = tempDir('bench-starts-');
   const starts: { label: string; runs: number; fresh: boolean; launcher: Launcher; samples: number[] }[] = [
-    { label: '`node --import tsx infra/local/main.ts --fresh` (new data, seeding)', runs: size(5, 1), fresh: true, launcher: 'node', samples: [] },
-    { label: '`node --import tsx infra/local/main.ts` (existing data, no seeding)', runs: size(5, 1), fresh: false, launcher: 'node', samples: [] },
+    { label: '`node infra/local/start.mjs --fresh` (new data, seeding)', runs: size(5, 1), fresh: true, launcher: 'node', samples: [] },
+    { label: '`node infra/local/start.mjs` (existing data, no seeding)', runs: size(5, 1), fresh: false, launcher: 'node', samples: [] },
     { label: '`npm start -- --fresh` (adds npm and its shell, as a user types it)', runs: size(3, 1), fresh: true, launcher: 'npm start', samples: [] },
   ];
   for (const start of starts) {

@@ -1,6 +1,6 @@
 /**
  * `npm run bench:startup`: how soon the local stack serves. Each start spawns it as `npm start` runs it
- * (`node --import tsx infra/local/main.ts`, PORT=0) and is timed from the spawn until its first real API
+ * (`node infra/local/start.mjs`, PORT=0) and is timed from the spawn until its first real API
  * call answers 200 (the first ADMIN's password grant, then a read of itself); a password grant and a page
  * of users are then timed on it. Five fresh starts (`--fresh`: emptied directory, seeding) and five
  * restarts on the data they left, alternating; the harness writes the report.

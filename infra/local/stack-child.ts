@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { projectRoot } from '../cloud/project-root';
 
-/** `node --import tsx infra/local/main.ts`, or `npm start` as a user types it (npm and its shell in front). */
+/** `node infra/local/start.mjs` (what `npm start` runs), or `npm start` as a user types it (npm and its shell in front). */
 export type Launcher = 'node' | 'npm start';
 
 export interface StackChild {
@@ -38,7 +38,7 @@ export function spawnLocalStack(
   args: string[],
   { env, launcher = 'node', tail, onLine }: { env: NodeJS.ProcessEnv; launcher?: Launcher; tail?: number; onLine?: (line: string) => boolean },
 ): StackChild {
-  const [command, argv] = launcher === 'npm start' ? ['npm', ['start', '--silent', '--', ...args]] : [process.execPath, ['--import', 'tsx', 'infra/local/main.ts', ...args]];
+  const [command, argv] = launcher === 'npm start' ? ['npm', ['start', '--silent', '--', ...args]] : [process.execPath, ['infra/local/start.mjs', ...args]];
   const child = spawn(command, argv, { cwd: projectRoot, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   let partial = '';

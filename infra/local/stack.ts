@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DynamoDBBatchResponse, DynamoDBStreamEvent, S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent, S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { join, resolve } from 'node:path';
 import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/config';
@@ -51,6 +51,21 @@ export interface LocalStack {
   dataDir: string;
   stop(): Promise<void>;
 }
+
+/** Each function's handler module, named one by one so that a bundler sees them all (`start.mjs`). */
+const handlerModules: Record<ResourceGroup, () => Promise<{ handler: unknown }>> = {
+  auth: () => import('../../functions/auth/handler'),
+  docs: () => import('../../functions/docs/handler'),
+  users: () => import('../../functions/users/handler'),
+  supervisors: () => import('../../functions/supervisors/handler'),
+  agents: () => import('../../functions/agents/handler'),
+  configurations: () => import('../../functions/configurations/handler'),
+  bulk: () => import('../../functions/bulk/handler'),
+  'bulk-worker': () => import('../../functions/bulk-worker/handler'),
+  scim: () => import('../../functions/scim/handler'),
+  events: () => import('../../functions/events/handler'),
+  mail: () => import('../../functions/mail/handler'),
+};
 
 /** How long after the stack answers the handler modules nobody has called yet start loading. */
 const WARM_AFTER_MS = 1_000;
@@ -103,7 +118,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const loadHandler = (group: ResourceGroup): Promise<LambdaHandler> => {
     let load = loads.get(group);
     if (!load) {
-      load = import(`../../functions/${group}/handler`).then(({ handler }: { handler: LambdaHandler }) => (handlers[group] = handler));
+      load = handlerModules[group]().then(({ handler }) => (handlers[group] = handler as unknown as LambdaHandler));
       loads.set(group, load);
     }
     return load;
@@ -240,8 +255,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         });
     seeding.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
     await localIam.ready;
-    /** A handler run as the function's event source calls it: its module loaded on the first event. */
-    const invokerOf = <E, R>(group: ResourceGroup) => async (event: E): Promise<R> => ((await loadHandler(group)) as unknown as (event: E) => Promise<R>)(event);
+    /** A handler run as the function's event source calls it (the event, and the invocation's context): its module loaded on the first event. */
+    const invokerOf =
+      <E, R>(group: ResourceGroup) =>
+      async (event: E, context?: Context): Promise<R> =>
+        ((await loadHandler(group)) as unknown as (event: E, context?: Context) => Promise<R>)(event, context);
     // As the S3 notification in AWS: an object created under `uploads/` invokes the bulk worker
     // asynchronously, with Lambda's retries on a function error and then its on-failure path.
     // The worker's on-failure path as in AWS: the destination record (the S3 event as its request

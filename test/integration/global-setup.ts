@@ -16,7 +16,7 @@ const READY_TIMEOUT_MS = 150_000;
  */
 export default async function globalSetup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'management-api-test-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts', '--fresh', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, ['infra/local/start.mjs', '--fresh', '--data-dir', dataDir], {
     cwd: join(__dirname, '..', '..'),
     // Cognito's quotas raised for the shared stack: many files create and sign in users at once, and
     // the product's back-off would slow them; cognito-throttling.test.ts runs a stack at low quotas.

@@ -11,7 +11,7 @@ import { removeAll, runToEnd, stackEnv, tempDir } from '../support/stack-process
 const dirs: string[] = [];
 afterAll(() => removeAll(dirs));
 
-const startMain = (args: string[], env = stackEnv({ PORT: '0' })) => runToEnd(['--import', 'tsx', 'infra/local/main.ts', ...args], env);
+const startMain = (args: string[], env = stackEnv({ PORT: '0' })) => runToEnd(['infra/local/start.mjs', ...args], env);
 
 describe('npm start', () => {
   test('--help prints every option and PORT, and exits 0', async () => {

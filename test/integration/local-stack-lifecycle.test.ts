@@ -140,7 +140,7 @@ describe('a stack on its data directory', () => {
     const cognitoFiles = readdirSync(join(dataDir, 'cognito', 'db'));
 
     const refusals = await Promise.all(
-      [String(port), '0'].map((PORT) => runToEnd(['--import', 'tsx', 'infra/local/main.ts', '--fresh', '--data-dir', dataDir], stackEnv({ PORT }))),
+      [String(port), '0'].map((PORT) => runToEnd(['infra/local/start.mjs', '--fresh', '--data-dir', dataDir], stackEnv({ PORT }))),
     );
 
     expect(refusals).toHaveLength(2);
@@ -161,7 +161,7 @@ describe('a stack on its data directory', () => {
   test('a stack on another directory but the same port refuses in one line, suggesting nothing that touches this stack', async () => {
     const otherDir = tempDir('stack-lifecycle-other-', dirs);
 
-    const refused = await runToEnd(['--import', 'tsx', 'infra/local/main.ts', '--fresh', '--data-dir', otherDir], stackEnv({ PORT: String(port) }));
+    const refused = await runToEnd(['infra/local/start.mjs', '--fresh', '--data-dir', otherDir], stackEnv({ PORT: String(port) }));
 
     expect(refused.code).toBe(1);
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);

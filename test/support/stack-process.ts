@@ -44,7 +44,7 @@ export function stackEnv(extra: Record<string, string | undefined> = {}): NodeJS
 export type StackProcess = StackChild;
 
 /**
- * Spawns `infra/local/main.ts` (or `npm start`, the way a user types it) in a process group of its
+ * Spawns the local stack (`infra/local/start.mjs`, or `npm start` the way a user types it) in a process group of its
  * own, so that a signal can reach the whole group as a terminal's Ctrl-C does.
  */
 export function spawnStack(args: string[], env: NodeJS.ProcessEnv, launcher: Launcher = 'node'): StackProcess {
