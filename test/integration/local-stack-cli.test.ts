@@ -1,5 +1,6 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { projectRoot } from '../../infra/cloud/project-root';
 import { JAVA_MISSING } from '../../infra/local/dynamodb-local';
 import { removeAll, runToEnd, stackEnv, tempDir } from '../support/stack-process';
 
@@ -14,6 +15,28 @@ afterAll(() => removeAll(dirs));
 const startMain = (args: string[], env = stackEnv({ PORT: '0' })) => runToEnd(['infra/local/start.mjs', ...args], env);
 
 describe('npm start', () => {
+  test('runs the stack bundled once per state of its sources: the same sources reuse their bundle, a changed one is bundled anew', async () => {
+    const cache = join(projectRoot, 'node_modules', '.cache');
+    const bundles = () => new Set(readdirSync(cache).filter((name) => /^local-stack-[0-9a-f]+\.cjs$/.test(name)));
+    const source = join(projectRoot, 'infra', 'local', 'seed.ts');
+    const { atime, mtime } = statSync(source);
+    expect((await startMain(['--help'])).code).toBe(0);
+    const before = bundles();
+
+    try {
+      // A modification time no earlier run used, so that its bundle cannot exist yet.
+      utimesSync(source, atime, new Date(mtime.getTime() + 1_000 + Math.floor(Math.random() * 1e9)));
+      expect((await startMain(['--help'])).code).toBe(0);
+      const changed = [...bundles()].filter((name) => !before.has(name));
+      expect(changed).toHaveLength(1);
+    } finally {
+      utimesSync(source, atime, mtime);
+    }
+    const again = bundles();
+    expect((await startMain(['--help'])).code).toBe(0);
+    expect(bundles()).toEqual(again);
+  });
+
   test('--help prints every option and PORT, and exits 0', async () => {
     const result = await startMain(['--help']);
 
