@@ -1,5 +1,5 @@
 /** API Gateway's and Lambda's limits, and what the local gateway answers in their place (and while the stack starts). */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ErrorCode } from '../../shared/errors';
 
@@ -116,4 +116,15 @@ export function startingAnswer(path: string): { statusCode: 503; headers: Record
     path,
   };
   return { statusCode: 503, headers: { 'content-type': 'application/json', 'retry-after': String(STARTING_RETRY_AFTER_S) }, body: JSON.stringify(body) };
+}
+
+/**
+ * Idle keep-alive connections are closed by the client, as with API Gateway (which keeps them far
+ * longer than Node's 5 s default): a server closing one just as a client reuses it fails that request
+ * ("fetch failed"), which a loaded machine makes likely.
+ */
+export function withGatewayTimeouts(server: Server): Server {
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  return server;
 }

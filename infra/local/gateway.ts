@@ -1,7 +1,7 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/api/routes';
-import { answer, ANSWERS, HTTP_API_LIMITS, readBody, startingAnswer, toResponse, write } from './gateway-answers';
+import { answer, ANSWERS, HTTP_API_LIMITS, readBody, startingAnswer, toResponse, withGatewayTimeouts, write } from './gateway-answers';
 import { toEvent } from './gateway-event';
 import { defaultLog, errorType, FunctionTimeoutError, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 import { compileRoutes } from './route-match';
@@ -36,6 +36,11 @@ export interface GatewayOptions {
  * the cloud. Each invocation runs as its function (`runAsFunction`), so local IAM applies its role.
  */
 export function createGateway(routes: Route[], handlers: Record<ResourceGroup, LambdaHandler>, options: GatewayOptions = {}): Server {
+  return withGatewayTimeouts(createServer(gatewayListener(routes, handlers, options)));
+}
+
+/** The gateway's request listener (`createGateway` is a server with it). */
+export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup, LambdaHandler>, options: GatewayOptions = {}): RequestListener {
   const compiled = compileRoutes(routes);
   const integrationTimeoutMs = options.integrationTimeoutMs ?? HTTP_API_LIMITS.integrationTimeoutMs;
   const timeoutOf = options.functionTimeoutMs ?? functionTimeoutMs;
@@ -117,7 +122,7 @@ export function createGateway(routes: Route[], handlers: Record<ResourceGroup, L
     }
   }
 
-  const server = createServer((request, response) => {
+  return (request, response) => {
     if (options.ready && !options.ready()) {
       request.resume(); // The body is not read, but must be drained for the connection to be reused.
       return write(response, startingAnswer((request.url ?? '/').split('?')[0]!));
@@ -128,11 +133,5 @@ export function createGateway(routes: Route[], handlers: Record<ResourceGroup, L
       if (!response.headersSent) answer(response, ANSWERS.internalError);
       else response.destroy();
     });
-  });
-  // Idle keep-alive connections are closed by the client, as with API Gateway (which keeps them far
-  // longer than Node's 5 s default): a server closing one just as a client reuses it fails that
-  // request ("fetch failed"), which a loaded machine makes likely.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
-  return server;
+  };
 }

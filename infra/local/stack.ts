@@ -1,13 +1,14 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Context, DynamoDBBatchResponse, DynamoDBStreamEvent, S3Event, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { join, resolve } from 'node:path';
-import { resolveRoutes, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/api/routes';
+import type { ResourceGroup, Subpaths } from '../../shared/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/config';
 import type { Emulators } from './emulators';
-import { createGateway, type LambdaHandler } from './gateway';
+import type { LambdaHandler } from './gateway';
+import { startingAnswer, withGatewayTimeouts, write } from './gateway-answers';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
 import { startDynamoDBLocalFor } from './emulator-ports';
 import type { SeededOrg } from './seed';
@@ -125,7 +126,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   };
   const subpaths = subpathsFromEnv();
   let ready = false;
-  const gateway = createGateway(resolveRoutes(subpaths), handlers, { ready: () => ready, initialize: async (group) => void (await loadHandler(group)) });
+  // The port is held from the first moment by a server that answers "starting"; the gateway (whose
+  // route catalogue takes a few hundred milliseconds to load) takes its requests over once loaded,
+  // after the JVM has been started.
+  let serve: RequestListener | undefined = undefined;
+  const gateway = withGatewayTimeouts(
+    createServer((request, response) => {
+      if (serve) return serve(request, response);
+      request.resume(); // The body is not read, but must be drained for the connection to be reused.
+      write(response, startingAnswer((request.url ?? '/').split('?')[0]!));
+    }),
+  );
   let port: number;
   try {
     port = await listen(gateway, options.port);
@@ -153,6 +164,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     { startQueuePoller },
     { sesOutagePlugin },
     { addClientPlugin },
+    { gatewayListener },
+    { resolveRoutes, resourceGroups },
   ] = await Promise.all([
     import('./emulators'),
     import('./invoke'),
@@ -165,6 +178,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     import('./queue-poller'),
     import('./ses-outages'),
     import('../../shared/clients/client-options'),
+    import('./gateway'),
+    import('../../shared/api/routes'),
   ]).catch(
     async (error: unknown) => {
       await dynamoStarting.then((dynamo) => dynamo.stop()).catch(() => undefined);
@@ -174,6 +189,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     },
   );
 
+  serve = gatewayListener(resolveRoutes(subpaths), handlers, { ready: () => ready, initialize: async (group) => void (await loadHandler(group)) });
   // Each function's AWS calls are checked against its role (infra/local/iam); the roles load while the emulators start.
   const localIam = enableLocalIam({ reportDir: dataDir });
   // Tests arm SES outages for a recipient (infra/local/ses-outages.ts) to see the mail queue retry.
