@@ -12,7 +12,7 @@ import { join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { NoStackError, runningLocalStack, useStackEnvironment } from '../../infra/stack-target';
 import { check, figures, interleave, type Figures, type Schedule, type Series } from './series';
-import { cleanUp, projectRoot, startInProcess, startStack, type RunningStack } from './stack';
+import { cleanUp, projectRoot, stackErrors, startInProcess, startStack, type RunningStack } from './stack';
 import { fmt } from './stats';
 
 export interface Context {
@@ -123,6 +123,8 @@ export function benchmark<D, M = undefined>(definition: Benchmark<D, M>): void {
   run().catch(async (error: unknown) => {
     // A stack that did not start says why with its own output; any other failure with its stack trace.
     console.error(`Benchmark failed: ${error instanceof NoStackError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    const errors = stackErrors();
+    if (errors.length > 0) console.error(`The stack's last errors and warnings:\n${errors.join('\n')}`);
     await cleanUp();
     process.exit(1);
   });

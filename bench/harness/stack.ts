@@ -83,10 +83,24 @@ async function servesApiCall(info: StackInfo): Promise<boolean> {
   }
 }
 
+const stackErrorLines: string[] = [];
+/** The last error and warning lines of the stacks this bench started: what a failed request met. */
+export const stackErrors = (): string[] => [...stackErrorLines];
+
 /** Starts the local stack as a child (PORT=0, `--fresh` unless told) and waits until it serves a real API call. */
 export async function startStack({ dataDir = tempDir('bench-stack-'), fresh = true, launcher = 'node' as Launcher } = {}): Promise<RunningStack> {
   const [wallStart, started] = [Date.now(), performance.now()];
-  const child = spawnLocalStack([...(fresh ? ['--fresh'] : []), '--data-dir', dataDir], { env: { ...process.env, PORT: '0' }, launcher, tail: 4000 });
+  // Its error lines are kept for the report of a failed run (`stackErrors`); the rest of its output is dropped.
+  const child = spawnLocalStack([...(fresh ? ['--fresh'] : []), '--data-dir', dataDir], {
+    env: { ...process.env, PORT: '0' },
+    launcher,
+    tail: 4000,
+    onLine: (line) => {
+      if (/"level":"(ERROR|WARN)"/.test(line)) stackErrorLines.push(line.slice(0, 2000));
+      stackErrorLines.splice(0, Math.max(0, stackErrorLines.length - 20));
+      return false;
+    },
+  });
   const kill = () => void child.stop('SIGKILL', 0);
   cleanups.add(kill);
   const stop = async ({ strict = false } = {}) => {
