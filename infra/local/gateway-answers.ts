@@ -118,6 +118,12 @@ export function startingAnswer(path: string): { statusCode: 503; headers: Record
   return { statusCode: 503, headers: { 'content-type': 'application/json', 'retry-after': String(STARTING_RETRY_AFTER_S) }, body: JSON.stringify(body) };
 }
 
+/** Answers `startingAnswer` without reading the body (drained, so that the connection can be reused). */
+export function answerStarting(request: IncomingMessage, response: ServerResponse): void {
+  request.resume();
+  write(response, startingAnswer((request.url ?? '/').split('?')[0]!));
+}
+
 /**
  * Idle keep-alive connections are closed by the client, as with API Gateway (which keeps them far
  * longer than Node's 5 s default): a server closing one just as a client reuses it fails that request

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/api/routes';
-import { answer, ANSWERS, HTTP_API_LIMITS, readBody, startingAnswer, toResponse, withGatewayTimeouts, write } from './gateway-answers';
+import { answer, ANSWERS, answerStarting, HTTP_API_LIMITS, readBody, toResponse, withGatewayTimeouts, write } from './gateway-answers';
 import { toEvent } from './gateway-event';
 import { defaultLog, errorType, FunctionTimeoutError, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 import { compileRoutes } from './route-match';
@@ -123,10 +123,7 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
   }
 
   return (request, response) => {
-    if (options.ready && !options.ready()) {
-      request.resume(); // The body is not read, but must be drained for the connection to be reused.
-      return write(response, startingAnswer((request.url ?? '/').split('?')[0]!));
-    }
+    if (options.ready && !options.ready()) return answerStarting(request, response);
     serve(request, response).catch((error: unknown) => {
       if (response.destroyed || request.destroyed) return; // the client went away
       log({ level: 'ERROR', source: 'local-gateway', errorType: errorType(error), message: 'the local gateway itself failed: 500' });

@@ -8,7 +8,7 @@ import type { ResourceGroup, Subpaths } from '../../shared/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/config';
 import type { Emulators } from './emulators';
 import type { LambdaHandler } from './gateway';
-import { startingAnswer, withGatewayTimeouts, write } from './gateway-answers';
+import { answerStarting, withGatewayTimeouts } from './gateway-answers';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
 import { startDynamoDBLocalFor } from './emulator-ports';
 import type { SeededOrg } from './seed';
@@ -131,11 +131,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   // after the JVM has been started.
   let serve: RequestListener | undefined = undefined;
   const gateway = withGatewayTimeouts(
-    createServer((request, response) => {
-      if (serve) return serve(request, response);
-      request.resume(); // The body is not read, but must be drained for the connection to be reused.
-      write(response, startingAnswer((request.url ?? '/').split('?')[0]!));
-    }),
+    createServer((request, response) => (serve ?? answerStarting)(request, response)),
   );
   let port: number;
   try {

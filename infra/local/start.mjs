@@ -34,8 +34,8 @@ function sourceDigest() {
     }
   };
   for (const dir of ['infra', 'shared', 'functions']) visit(join(root, dir));
-  for (const file of ['package-lock.json', 'tsconfig.json', fileURLToPath(import.meta.url)]) {
-    const { size, mtimeMs } = statSync(join(root, relative(root, file)));
+  for (const file of ['package-lock.json', 'tsconfig.json', relative(root, fileURLToPath(import.meta.url))]) {
+    const { size, mtimeMs } = statSync(join(root, file));
     hash.update(`${file}\0${size}\0${mtimeMs}\n`);
   }
   return hash.digest('hex').slice(0, 16);

@@ -163,9 +163,13 @@ describe('dashboard', () => {
     }
   });
 
-  test("the mail queue graph shows the messages waiting, the dead letters and the oldest message's age, of the stack's mail queues", () => {
+  /**
+   * The one graph titled `title`, as [namespace, metric, its dimension's value, label] per series. The
+   * body is a Fn::Join of JSON text and references (each inside a JSON string): each reference stands
+   * for the logical id it names.
+   */
+  const graphSeries = (title: string) => {
     const dashboard = synthesized.template.findResources('AWS::CloudWatch::Dashboard')[singleId('AWS::CloudWatch::Dashboard')]!;
-    // Each reference in the body's Fn::Join stands for the logical id it names.
     const parts = (dashboard.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
     const idOf = (part: unknown) => {
       const reference = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
@@ -174,13 +178,16 @@ describe('dashboard', () => {
     const { widgets } = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : idOf(part))).join('')) as {
       widgets: { properties: { title?: string; metrics?: unknown[][] } }[];
     };
-    const graph = widgets.filter((widget) => widget.properties.title === 'Mail queue');
-    expect(graph).toHaveLength(1);
-    const series = graph[0]!.properties.metrics!.map((metric) => [metric[0], metric[1], metric[3], (metric.at(-1) as { label: string }).label]);
+    const graphs = widgets.filter((widget) => widget.properties.title === title);
+    expect(graphs).toHaveLength(1);
+    return graphs[0]!.properties.metrics!.map((metric) => [metric[0], metric[1], metric[3], (metric.at(-1) as { label: string }).label]);
+  };
+
+  test("the mail queue graph shows the messages waiting, the dead letters and the oldest message's age, of the stack's mail queues", () => {
     const queues = Object.keys(synthesized.template.findResources('AWS::SQS::Queue'));
     const [queue, deadLetters] = [queues.find((id) => /^MailQueue[0-9A-F]{8}$/.test(id)), queues.find((id) => /^MailQueueDeadLetters/.test(id))];
     expect([queue, deadLetters]).toEqual([expect.any(String), expect.any(String)]);
-    expect(series).toEqual([
+    expect(graphSeries('Mail queue')).toEqual([
       ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', queue, 'waiting'],
       ['AWS/SQS', 'ApproximateNumberOfMessagesNotVisible', queue, 'in flight'],
       ['AWS/SQS', 'ApproximateNumberOfMessagesVisible', deadLetters, 'dead letters'],
@@ -189,16 +196,7 @@ describe('dashboard', () => {
   });
 
   test("the mail graph shows the mail function's sent and failed e-mails, and those each queuing function could not queue", () => {
-    const dashboard = synthesized.template.findResources('AWS::CloudWatch::Dashboard')[singleId('AWS::CloudWatch::Dashboard')]!;
-    // The body is a Fn::Join of JSON text and references (each inside a JSON string): a placeholder stands for each reference.
-    const parts = (dashboard.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
-    const { widgets } = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : 'ref')).join('')) as {
-      widgets: { properties: { title?: string; metrics?: unknown[][] } }[];
-    };
-    const mail = widgets.filter((widget) => widget.properties.title === 'Mail');
-    expect(mail).toHaveLength(1);
-    const series = mail[0]!.properties.metrics!.map((metric) => [metric[1], metric[3], (metric.at(-1) as { label: string }).label]);
-    expect(series).toEqual([
+    expect(graphSeries('Mail').map(([, metric, service, label]) => [metric, service, label])).toEqual([
       ['MailsSent', 'mail', 'sent'],
       ['MailsFailed', 'mail', 'failed'],
       ['MailsRetried', 'mail', 'to be delivered again'],

@@ -19,6 +19,13 @@ import { freshOrganization, mailQueueSettled, member, recordingMailer, type Memb
 
 let org: TestOrg;
 let user: Member;
+/** The metrics each test counted (recorded, not emitted). */
+let counted: string[];
+beforeEach(() => {
+  counted = [];
+  jest.spyOn(metrics, 'addMetric').mockImplementation((name) => (counted.push(name), metrics));
+});
+afterEach(() => jest.restoreAllMocks());
 beforeAll(async () => {
   org = await freshOrganization();
   user = await member(org, 'VIEWER');
@@ -82,36 +89,24 @@ test('SES refusing the message itself settles it as failed at once, and the user
 
 test('SES refusing for its rate: the queue is to deliver it again (counted as retried, not failed: no alarm), until its last receive, which settles it as failed', async () => {
   const mail = await currentWelcome();
-  const counted: string[] = [];
-  jest.spyOn(metrics, 'addMetric').mockImplementation((name) => (counted.push(name), metrics));
 
-  try {
-    expect(await deliverQueuedMail(mail, { mailer: refusing('TooManyRequestsException'), final: false })).toBe('retry');
-    expect(await getMailState(org.orgUuid, user.uuid, 'welcome')).toMatchObject({ attempt: mail.id, state: 'QUEUED' });
-    expect(counted).toEqual(['MailsRetried']);
+  expect(await deliverQueuedMail(mail, { mailer: refusing('TooManyRequestsException'), final: false })).toBe('retry');
+  expect(await getMailState(org.orgUuid, user.uuid, 'welcome')).toMatchObject({ attempt: mail.id, state: 'QUEUED' });
+  expect(counted).toEqual(['MailsRetried']);
 
-    expect(await deliverQueuedMail(mail, { mailer: refusing('TooManyRequestsException'), final: true })).toBe('failed');
-    expect(await getMailState(org.orgUuid, user.uuid, 'welcome')).toMatchObject({ state: 'FAILED', reason: 'TooManyRequestsException' });
-    expect(counted).toEqual(['MailsRetried', 'MailsFailed']);
-  } finally {
-    jest.restoreAllMocks();
-  }
+  expect(await deliverQueuedMail(mail, { mailer: refusing('TooManyRequestsException'), final: true })).toBe('failed');
+  expect(await getMailState(org.orgUuid, user.uuid, 'welcome')).toMatchObject({ state: 'FAILED', reason: 'TooManyRequestsException' });
+  expect(counted).toEqual(['MailsRetried', 'MailsFailed']);
 }, 60_000);
 
 test('a password sealed for another message does not open: the e-mail fails rather than carry a wrong password', async () => {
   const sealedElsewhere = await currentWelcome();
   const mail: QueuedMail = { ...(await currentWelcome()), password: sealedElsewhere.password };
   const mailer = recordingMailer();
-  const counted: string[] = [];
-  jest.spyOn(metrics, 'addMetric').mockImplementation((name) => (counted.push(name), metrics));
 
-  try {
-    expect(await deliverQueuedMail(mail, { mailer, final: false })).toBe('failed');
-    expect(counted).toEqual(['MailsFailed']);
-  } finally {
-    jest.restoreAllMocks();
-  }
+  expect(await deliverQueuedMail(mail, { mailer, final: false })).toBe('failed');
 
+  expect(counted).toEqual(['MailsFailed']);
   expect(mailer.sent).toEqual([]);
   expect(await getMailState(org.orgUuid, user.uuid, 'welcome')).toMatchObject({ state: 'FAILED', reason: 'PasswordNotReadable' });
 });
