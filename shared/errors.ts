@@ -50,7 +50,8 @@ export const errorCatalogue = {
   MALFORMED_BUNDLE: { message: 'The bundle is not valid JSON or YAML' },
   BUNDLE_FORMAT_UNKNOWN: { message: 'The bundle has no formatVersion this API reads; export it again from this API' },
   BUNDLE_IN_PROGRESS: { message: 'A bundle is being applied to this bot; retry in a moment' },
-  TIMEOUT: { message: 'The request took too long' },
+  // A function that reached its time limit (middy answers just before Lambda would end it).
+  TIMEOUT: { message: 'The request ran out of time and may have been partly applied: read the resource back, then retry after the number of seconds in Retry-After' },
   // The SCIM service provider (docs/api/scim.md).
   RATE_LIMITED: { message: 'Too many requests for this organization; retry after the number of seconds in Retry-After' },
   FILTER_TOO_BROAD: { message: 'The filter would read too many users; filter by userName or emails.value with eq' },
@@ -214,6 +215,10 @@ const throttlingNames = new Set([
 
 /** Whether `error` is an AWS service's refusal for its request rate. */
 export const isThrottled = (error: unknown): boolean => error instanceof Error && throttlingNames.has(error.name);
+
+/** middy's error for a handler still running just before the function's time limit (`timeoutEarlyInMillis`, 5 ms). */
+export const isTimedOut = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'TimeoutError' && (error.cause as { package?: string } | undefined)?.package === '@middy/core';
 
 /** AWS's request-rate quotas are per second: a second later the call has its next chance. */
 export const THROTTLED_RETRY_AFTER_SECONDS = 1;

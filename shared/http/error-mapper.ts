@@ -14,6 +14,7 @@ import {
   ValidationError,
   errorMessage,
   isThrottled,
+  isTimedOut,
   THROTTLED_RETRY_AFTER_SECONDS,
   type ErrorCode,
   type Detail,
@@ -99,6 +100,9 @@ export function mapError(error: unknown): Mapped {
     return { status: 503, code: 'SERVICE_BUSY', message: errorMessage('SERVICE_BUSY'), retryAfterSeconds: THROTTLED_RETRY_AFTER_SECONDS };
   }
   if (isHttpError(error)) return mapMiddyError(error);
+  if (isTimedOut(error)) {
+    return { status: 503, code: 'TIMEOUT', message: errorMessage('TIMEOUT'), retryAfterSeconds: THROTTLED_RETRY_AFTER_SECONDS };
+  }
   return { status: 500, code: 'INTERNAL', message: errorMessage('INTERNAL') };
 }
 

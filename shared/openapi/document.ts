@@ -29,13 +29,13 @@ const statusText: Record<number, string> = {
   422: 'Validation failed',
   429: 'Too many requests (API Gateway throttling)',
   500: 'Internal error',
-  503: 'Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate)',
+  503: 'Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied)',
 };
 
 /** Where a SCIM route's answer differs from a management operation's. */
 const scimStatusText: Record<number, string> = {
   429: "Too many requests: past the organization's SCIM rate limit; retry after Retry-After",
-  503: 'Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After',
+  503: 'Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off, or the function ran out of time; retry after Retry-After',
 };
 
 export interface DocumentOptions {

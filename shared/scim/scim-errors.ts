@@ -1,4 +1,4 @@
-import { DomainError, isThrottled, RateLimitedError, THROTTLED_RETRY_AFTER_SECONDS, ValidationError, type ErrorCode } from '../errors';
+import { DomainError, errorMessage, isThrottled, isTimedOut, RateLimitedError, THROTTLED_RETRY_AFTER_SECONDS, ValidationError, type ErrorCode } from '../errors';
 import { ERROR_SCHEMA, SCIMMY } from './scim-schema';
 
 /**
@@ -7,7 +7,8 @@ import { ERROR_SCHEMA, SCIMMY } from './scim-schema';
  * a generic 500. The status a domain error gets is the one the users area gives it, except that
  * validation is SCIM's 400 and a version mismatch (If-Match) its 412. An AWS service still refusing
  * for its request rate after the SDK's retries (Cognito's quotas under a provisioning burst) is a 503
- * with Retry-After, as in the users area: Okta and Entra ID retry it.
+ * with Retry-After, as in the users area: Okta and Entra ID retry it. So is a request that ran out of the
+ * function's time, which may have been partly applied.
  */
 
 export interface ScimErrorReply {
@@ -56,6 +57,7 @@ export function scimErrorOf(error: unknown): ScimErrorReply | undefined {
   if (error instanceof SCIMMY.Types.Error) return reply(error.status, error.scimType ?? 'invalidValue', error.message);
   // RFC 7644 §3.12 defines scimType for 400 errors only.
   if (isThrottled(error)) return reply(503, undefined, SCIM_BUSY, { 'retry-after': String(THROTTLED_RETRY_AFTER_SECONDS) });
+  if (isTimedOut(error)) return reply(503, undefined, errorMessage('TIMEOUT'), { 'retry-after': String(THROTTLED_RETRY_AFTER_SECONDS) });
   if (!(error instanceof DomainError)) return undefined;
   const [status, scimType] = byCode[error.code] ?? [400, 'invalidValue'];
   const details = error instanceof ValidationError && error.details.length > 0 ? `: ${error.details.map((d) => `${d.fieldName}: ${d.message}`).join('; ')}` : '';

@@ -61,7 +61,8 @@ function event(options: { method?: string; headers?: Record<string, string>; bod
   };
 }
 
-function context(): RequestContext {
+function context(remainingMs = 10_000): RequestContext {
+  const deadline = Date.now() + remainingMs;
   const lambda: Context = {
     callbackWaitsForEmptyEventLoop: false,
     functionName: 'unit',
@@ -71,7 +72,7 @@ function context(): RequestContext {
     awsRequestId: 'lambda-request-id',
     logGroupName: '/aws/lambda/unit',
     logStreamName: 'unit',
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => deadline - Date.now(),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
@@ -243,6 +244,17 @@ describe('errors from the handler', () => {
     expect(Object.keys(body).sort()).toEqual(['errorCode', 'errorType', 'message', 'path', 'timestamp']);
     expect(logged).toHaveBeenCalledWith(expect.any(String), failure);
     logged.mockRestore();
+  });
+
+  test('a handler still running at the function\'s time limit is 503 TIMEOUT with Retry-After, saying it may have been partly applied', async () => {
+    const handler = plainRoute(() => new Promise<Reply>((resolve) => setTimeout(() => resolve(ok({})), 400)));
+
+    const result = await handler(event({ method: 'GET' }), context(100));
+
+    const body = expectStandardBody(result, 503, 'TIMEOUT');
+    expect(body.message).toBe(errorMessage('TIMEOUT'));
+    expect(body.message).toMatch(/partly applied: read the resource back/);
+    expect(result.headers?.['retry-after']).toBe('1');
   });
 
   test('a thrown non-Error value is 500 INTERNAL too', async () => {

@@ -106,6 +106,12 @@ describe('errors', () => {
     expect(scimErrorOf(new RateLimitedError(1))!.headers).toEqual({ 'retry-after': '1' });
     expect(scimErrorOf(new ValidationError([{ fieldName: 'role', message: 'Give a role', errorCode: 'FIELD_REQUIRED' }]))!.body.detail).toContain('role: Give a role');
     expect(scimErrorOf(new TypeError('boom'))).toBeUndefined();
+    const timedOut = Object.assign(new Error('[AbortError]: The operation was aborted.', { cause: { package: '@middy/core' } }), { name: 'TimeoutError' });
+    expect(scimErrorOf(timedOut)).toEqual({
+      status: 503,
+      body: { schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'], status: '503', detail: expect.stringMatching(/partly applied: read the resource back/) },
+      headers: { 'retry-after': '1' },
+    });
     expect(internalScimError()).toMatchObject({ status: 500, body: { detail: expect.not.stringContaining('boom') } });
   });
 });

@@ -2117,7 +2117,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2195,7 +2195,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2263,7 +2263,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2363,7 +2363,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2462,7 +2462,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2559,7 +2559,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2627,7 +2627,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2713,7 +2713,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2800,7 +2800,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2891,7 +2891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2960,7 +2960,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3029,7 +3029,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3097,7 +3097,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3165,7 +3165,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3292,7 +3292,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3513,7 +3513,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3635,7 +3635,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3880,7 +3880,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4005,7 +4005,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4127,7 +4127,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4251,7 +4251,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4376,7 +4376,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4499,7 +4499,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4623,7 +4623,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5028,7 +5028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5427,7 +5427,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5554,7 +5554,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5676,7 +5676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5909,7 +5909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6034,7 +6034,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6156,7 +6156,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6280,7 +6280,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6405,7 +6405,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6526,7 +6526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6598,7 +6598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6717,7 +6717,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6834,7 +6834,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6961,7 +6961,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7080,7 +7080,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7235,7 +7235,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7355,7 +7355,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7477,7 +7477,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7598,7 +7598,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7716,7 +7716,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7884,7 +7884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8001,7 +8001,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8272,7 +8272,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After */
+            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off, or the function ran out of time; retry after Retry-After */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8422,7 +8422,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After */
+            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off, or the function ran out of time; retry after Retry-After */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8516,7 +8516,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After */
+            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off, or the function ran out of time; retry after Retry-After */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8668,7 +8668,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After */
+            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off, or the function ran out of time; retry after Retry-After */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -8897,7 +8897,7 @@ export interface operations {
                     "application/scim+json": components["schemas"]["ScimError"];
                 };
             };
-            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off; retry after Retry-After */
+            /** @description Service unavailable: Cognito (or DynamoDB) stays over its request rate after the back-off, or the function ran out of time; retry after Retry-After */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9023,7 +9023,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9202,7 +9202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9321,7 +9321,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9502,7 +9502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9619,7 +9619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9798,7 +9798,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -9971,7 +9971,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10121,7 +10121,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10240,7 +10240,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10360,7 +10360,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10480,7 +10480,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10600,7 +10600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10752,7 +10752,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -10918,7 +10918,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11041,7 +11041,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11159,7 +11159,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11280,7 +11280,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11398,7 +11398,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11558,7 +11558,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11677,7 +11677,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11838,7 +11838,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -11955,7 +11955,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12077,7 +12077,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12197,7 +12197,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12316,7 +12316,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -12435,7 +12435,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
-            /** @description Service unavailable (API Gateway integration timeout; or SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate) */
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
             503: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
