@@ -122,7 +122,8 @@ export async function queryIndex<T>(gsi1pk: string, gsi1sk?: string): Promise<T[
 
 /**
  * The first `limit` items of a partition in sort-key order (`forward`) or its reverse, all of them
- * when `limit` is undefined (from the sort key `after` on, when given; past the sort key
+ * when `limit` is undefined (from the sort key `after` on, or below `before`, or `between` two
+ * sort keys inclusive, when given; past the sort key
  * `exclusiveStart` in the direction read, when given: a cursor's position); reads page after page
  * until it has them.
  */
@@ -134,17 +135,20 @@ export async function queryPartition<T>(
     attributes?: readonly string[];
     consistent?: boolean;
     after?: string;
+    before?: string;
     between?: readonly [string, string];
     exclusiveStart?: string;
   },
 ): Promise<T[]> {
-  const { forward, limit, attributes, consistent, after, between, exclusiveStart } = options;
+  const { forward, limit, attributes, consistent, after, before, between, exclusiveStart } = options;
   const range =
     between !== undefined
       ? { condition: 'PK = :pk AND SK BETWEEN :low AND :high', values: { ':low': between[0], ':high': between[1] } }
       : after !== undefined
         ? { condition: 'PK = :pk AND SK >= :after', values: { ':after': after } }
-        : { condition: 'PK = :pk', values: {} };
+        : before !== undefined
+          ? { condition: 'PK = :pk AND SK < :before', values: { ':before': before } }
+          : { condition: 'PK = :pk', values: {} };
   const items: T[] = [];
   let start: Record<string, unknown> | undefined = exclusiveStart !== undefined ? { PK: pk, SK: exclusiveStart } : undefined;
   do {

@@ -151,7 +151,7 @@ interface NameList {
 }
 const nameLists = new Map<string, NameList>();
 /** Writers' clocks may differ by this much: a catch-up reads again the changes of this last stretch. */
-const CLOCK_MARGIN_MS = 10_000;
+export const CLOCK_MARGIN_MS = 10_000;
 
 /**
  * Names of the organization's active users matching the quicksearch rule, alphabetical, at most
@@ -169,7 +169,8 @@ export async function quicksearchUsers(scope: OrgScope, term: string, limit: num
 async function activeNames(orgUuid: string): Promise<Map<string, string>> {
   // Strongly consistent throughout: an eventual read could pair a new version with names from before
   // it, and the container would keep them until the next write.
-  const { version = 0 } = await readUserCount(orgUuid, { consistent: true });
+  const count = await readUserCount(orgUuid, { consistent: true });
+  const { version = 0 } = count;
   const cached = nameLists.get(orgUuid);
   if (cached?.version === version) return cached.names;
   const startedAt = Date.now();
@@ -184,14 +185,47 @@ async function activeNames(orgUuid: string): Promise<Map<string, string>> {
     Object.assign(cached, { version, readFrom });
     return cached.names;
   }
-  const entries = await queryPartition<{ uuid: string; name: string }>(keys.userListing(orgUuid, 'ACTIVE', 'name'), {
-    forward: true,
-    attributes: ['uuid', 'name'],
-    consistent: true,
-  });
+  const entries = await readActiveNames(orgUuid, count.ACTIVE ?? 0);
   const list: NameList = { version, names: new Map(entries.map((entry) => [entry.uuid, entry.name])), readFrom, loadedAt: startedAt };
   nameLists.set(orgUuid, list);
   return list.names;
+}
+
+/**
+ * From this many active users on, the name list is read in `NAME_RANGES`, `NAME_RANGE_READS` at a time,
+ * instead of as one Query: each range is its own short run of pages. One long run costs DynamoDB
+ * Local a seek from the partition's start for every 1 MB page, so 95,000 names took 48 s as one Query
+ * and 5.3 s in ranges (docs/benchmarks.md#users-at-scale); in DynamoDB the ranges' pages are read in
+ * parallel instead of one after another. Below it, one Query reads the list in a few pages.
+ */
+export const RANGED_READ_FROM = 5_000;
+const NAME_RANGE_READS = 4;
+/**
+ * Where the name listing is cut: its sort keys begin with the folded name (`sortKeyOf`), so these
+ * single characters split it by the name's first letter (Latin letters one or two each, then scripts
+ * by their blocks: Greek and Cyrillic, Hebrew and Arabic, Indic and others, Hangul (folded to its
+ * jamo), kana, Han in three, then the rest). No sort key equals a cut (a name's key goes on past it),
+ * so the ranges meet without overlap.
+ */
+export const NAME_RANGES = ['0', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'r', 's', 't', 'u', 'w', '{', '\u0370', '\u0590', '\u0900', '\u1100', '\u3000', '\u4e00', '\u6000', '\u8000', '\ua000'];
+
+/** Every active user's uuid and name: one Query, or, from `RANGED_READ_FROM` users on, one per name range. */
+async function readActiveNames(orgUuid: string, active: number): Promise<{ uuid: string; name: string }[]> {
+  const pk = keys.userListing(orgUuid, 'ACTIVE', 'name');
+  const read = (range: { before?: string; between?: [string, string]; after?: string }) =>
+    queryPartition<{ uuid: string; name: string }>(pk, { forward: true, attributes: ['uuid', 'name'], consistent: true, ...range });
+  if (active < RANGED_READ_FROM) return read({});
+  const ranges = [
+    { before: NAME_RANGES[0]! },
+    ...NAME_RANGES.slice(1).map((high, i) => ({ between: [NAME_RANGES[i]!, high] as [string, string] })),
+    { after: NAME_RANGES.at(-1)! },
+  ];
+  const found: { uuid: string; name: string }[] = [];
+  const lane = async () => {
+    for (let range = ranges.shift(); range; range = ranges.shift()) found.push(...(await read(range)));
+  };
+  await Promise.all(Array.from({ length: NAME_RANGE_READS }, lane));
+  return found;
 }
 
 /**

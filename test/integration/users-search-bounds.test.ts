@@ -1,7 +1,8 @@
 import { updateItem } from '../../shared/store/table';
-import { SHORT_SEARCH_MAX_USERS } from '../../shared/users/user-queries';
+import { fold } from '../../shared/text/matching';
+import { NAME_RANGES, RANGED_READ_FROM, SHORT_SEARCH_MAX_USERS } from '../../shared/users/user-queries';
 import { expectFieldErrors } from '../support/error-body';
-import { freshOrganization, type TestOrg } from '../support/user-helpers';
+import { createViaApi, freshOrganization, type TestOrg } from '../support/user-helpers';
 import { keys } from '../../shared/store/keys';
 
 /**
@@ -33,4 +34,32 @@ test('at the bound a short search still runs; past it, only a search with a 3-ch
 
   const [detail] = expectFieldErrors(refused, ['searchTerms']);
   expect(detail!.message).toBe('With more than 20,000 users, at least one search word must have 3 or more characters');
+});
+
+describe('quicksearch from RANGED_READ_FROM active users on, its names read by name range', () => {
+  /** Names whose folded first letter falls at, just below or between the cuts, in every script the cuts name, and past the last. */
+  const names = [
+    '#Hash Tag', '007 Agent', 'Al Able', 'Bo Bright', 'Bé Béa', 'Cy Cole', 'Dee Dunn', 'Ed Eve', 'Fay Fox', 'Gus Gray', 'Hal Hart', 'Ivy Ince',
+    'Jo Jett', 'Kim Kent', 'Lu Lane', 'Mo Moss', 'Ned Nash', 'Oz Orr', 'Pia Pope', 'Quinn Q', 'Rex Ray', 'Sal Shaw', 'Ty Tate', 'Uma Ude',
+    'Vic Vale', 'Wes West', 'Zed Zane', 'Øyvind Øst', 'Ωmega Alpha', 'Борис Петров', 'שרה כהן', 'अमित शर्मा', 'さくら 山田', '张伟', '李娜', '陈静',
+    '김민준', '𝒜lice Script', 'ｻｸﾗ Kana',
+  ];
+  const rangeOf = (name: string) => {
+    const first = Array.from(fold(name))[0]!;
+    return NAME_RANGES.filter((cut) => cut <= first).length;
+  };
+
+  test('every range holds one of the names, and each name is found', async () => {
+    expect(new Set(names.map(rangeOf)).size).toBe(NAME_RANGES.length + 1);
+    const ranged = await freshOrganization({ adminName: 'Ranged Admin' });
+    for (const name of names) await createViaApi(ranged, { name });
+    await updateItem({ Key: keys.userCount(ranged.orgUuid), UpdateExpression: 'ADD ACTIVE :n', ExpressionAttributeValues: { ':n': RANGED_READ_FROM } });
+
+    for (const name of names) {
+      const found = await ranged.admin.api.get<string[]>(ranged.url(`/quicksearch?name=${encodeURIComponent(name)}&limit=50`));
+      expect({ name, status: found.status, found: found.body.includes(name) }).toEqual({ name, status: 200, found: true });
+    }
+    const withA = await ranged.admin.api.get<string[]>(ranged.url('/quicksearch?name=a&limit=50'));
+    expect(withA.body).toEqual(expect.arrayContaining(['#Hash Tag', '007 Agent', 'Al Able', 'Ωmega Alpha', 'ｻｸﾗ Kana', 'Ranged Admin']));
+  });
 });
