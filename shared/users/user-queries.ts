@@ -194,9 +194,10 @@ async function activeNames(orgUuid: string): Promise<Map<string, string>> {
 /**
  * From this many active users on, the name list is read in `NAME_RANGES`, `NAME_RANGE_READS` at a time,
  * instead of as one Query: each range is its own short run of pages. One long run costs DynamoDB
- * Local a seek from the partition's start for every 1 MB page, so 95,000 names took 48 s as one Query
- * and 5.3 s in ranges (docs/benchmarks.md#users-at-scale); in DynamoDB the ranges' pages are read in
- * parallel instead of one after another. Below it, one Query reads the list in a few pages.
+ * Local a seek from the partition's start for every 1 MB page, so 94,939 names took 48 s as one Query
+ * (past the function's 20 s) and 4.7 s in ranges (docs/benchmarks.md#users-at-scale); in DynamoDB the
+ * ranges' pages are read 4 at a time instead of one after another. Below it, one Query reads the list
+ * in a few pages.
  */
 export const RANGED_READ_FROM = 5_000;
 const NAME_RANGE_READS = 4;
