@@ -149,6 +149,7 @@ export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error,
       }
       const mapped = mapError(error);
       if (mapped.code === 'SERVICE_BUSY') logger.warn('an AWS service refused for its request rate after the SDK retries', { reason: (error as Error).name });
+      else if (mapped.code === 'TIMEOUT') logger.error("the request ran out of the function's time: it answered 503 TIMEOUT and may have been partly applied");
       else if (mapped.status >= 500) logger.error('unhandled error', error as Error);
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (mapped.status === 401) headers['www-authenticate'] = bearerChallenge(error, mapped.message);

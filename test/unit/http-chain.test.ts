@@ -249,8 +249,12 @@ describe('errors from the handler', () => {
   test('a handler still running at the function\'s time limit is 503 TIMEOUT with Retry-After, saying it may have been partly applied', async () => {
     const handler = plainRoute(() => new Promise<Reply>((resolve) => setTimeout(() => resolve(ok({})), 400)));
 
+    const logged = jest.spyOn(logger, 'error');
+
     const result = await handler(event({ method: 'GET' }), context(100));
 
+    expect(logged).toHaveBeenCalledWith(expect.stringMatching(/ran out of the function's time/));
+    logged.mockRestore();
     const body = expectStandardBody(result, 503, 'TIMEOUT');
     expect(body.message).toBe(errorMessage('TIMEOUT'));
     expect(body.message).toMatch(/partly applied: read the resource back/);
