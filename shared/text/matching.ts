@@ -11,8 +11,14 @@ export function fold(text: string): string {
  * `doj` does not. Both sides are folded first.
  */
 export function quickMatches(term: string, name: string): boolean {
-  const wanted = fold(term).replace(/\s+/g, '');
-  const haystack = fold(name);
+  return quickMatchesFolded(quickTermOf(term), fold(name));
+}
+
+/** A quicksearch term as `quickMatchesFolded` takes it: folded, spaces removed. */
+export const quickTermOf = (term: string): string => fold(term).replace(/\s+/g, '');
+
+/** `quickMatches` of a term and a name both folded already (`quickTermOf`, `fold`): for a list matched many times. */
+export function quickMatchesFolded(wanted: string, haystack: string): boolean {
   let from = 0;
   for (const char of wanted) {
     const at = haystack.indexOf(char, from);
