@@ -163,7 +163,8 @@ describe('the reference in a browser', () => {
       await page.goto(`${api()}/`);
       expect(page.url()).toBe(`${api()}/docs`);
       await page.getByLabel('Organization').fill(org.name);
-      await Promise.all([page.waitForURL(`${api()}/docs?realm=${org.name}`), page.getByRole('button', { name: 'Use', exact: true }).click()]);
+      // The address is what this step asserts; the page's load is awaited through the operation it shows.
+      await Promise.all([page.waitForURL(`${api()}/docs?realm=${org.name}`, { waitUntil: 'commit' }), page.getByRole('button', { name: 'Use', exact: true }).click()]);
       const operation = page.locator('[id="operations-users-users\\\\.identityProvider"]');
       await operation.waitFor();
 
