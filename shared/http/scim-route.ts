@@ -1,14 +1,14 @@
 import middy from '@middy/core';
 import type { Operation } from '../api/operation';
 import { withAuditContext } from '../audit/audit-context';
-import { BadRequestError } from '../errors';
+import { BadRequestError, isTimedOut } from '../errors';
 import { logger } from '../logger';
 import { internalScimError, scimErrorOf, type ScimErrorReply } from '../scim/scim-errors';
 import { takeScimRequest } from '../scim/scim-rate-limit';
 import { authenticateScim, type ScimCaller } from '../scim/scim-tokens';
 import type { SchemasOf } from './operation-schemas';
 import { requestFacts, toResult, type RouteHandler, type RouteInput } from './route-input';
-import type { HttpEvent, HttpResult, Reply, RequestContext } from './types';
+import { routeChainOptions, type HttpEvent, type HttpResult, type Reply, type RequestContext } from './types';
 import { validate, type RouteSchemas } from './validation';
 
 /**
@@ -73,6 +73,7 @@ function scimErrors(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Request
     onError: (request) => {
       const mapped = scimErrorOf(request.error);
       if (!mapped) logger.error('unhandled error', request.error as Error);
+      else if (isTimedOut(request.error)) logger.error("the request ran out of the function's time: it answered 503 and may have been partly applied");
       else if (mapped.status === 503) logger.warn('an AWS service refused for its request rate after the SDK retries', { reason: (request.error as Error).name });
       request.response = errorResult(mapped ?? internalScimError());
     },
@@ -93,7 +94,7 @@ export function scimOperation<const O extends Operation & { access: 'bearer' }>(
   const { path, query, body } = operation.request ?? {};
   const schemas: RouteSchemas = { path, query, body };
   const build = () =>
-    middy<HttpEvent, HttpResult, Error, ScimContext & { input: object }>()
+    middy<HttpEvent, HttpResult, Error, ScimContext & { input: object }>(routeChainOptions)
       .use(scimErrors())
       .use(scimAuthentication())
       .use(scimBody())

@@ -21,3 +21,11 @@ export interface RequestContext extends Context {
 
 export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, headers });
 
+
+/**
+ * A route's own middy chain gives up this long before the function's time limit (middy's
+ * `timeoutEarlyInMillis`), earlier than the function's outer chain (5 ms): so the route's error
+ * handling answers a timeout (SCIM's error schema on SCIM routes), and other routes pass it to the
+ * outer error mapper, which answers 503 `TIMEOUT`.
+ */
+export const routeChainOptions = { timeoutEarlyInMillis: 10 };

@@ -9,7 +9,7 @@ import type { Prefetched } from '../store/prefetched';
 import { idempotencyKeyCheck, idempotently, keyedRequestOf } from './idempotency';
 import type { SchemasOf } from './operation-schemas';
 import { bodyParser, requestFacts, toResult, type RouteHandler, type RouteInput, type RouteSpec } from './route-input';
-import type { HttpEvent, HttpResult, Reply, RequestContext } from './types';
+import { routeChainOptions, type HttpEvent, type HttpResult, type Reply, type RequestContext } from './types';
 import { validate, type RouteSchemas, type ValidInput } from './validation';
 
 /** What an authenticated route's handler receives besides its input: the caller, and the items read with it. */
@@ -55,7 +55,7 @@ export function userRoute<S extends RouteSchemas, A = undefined>(spec: UserRoute
   const replay = typeof spec.idempotent === 'object' ? spec.idempotent.replay : undefined;
   // Authentication comes before the body is read, so an anonymous caller learns nothing from validation.
   const build = () =>
-    middy<HttpEvent, HttpResult, Error, RequestContext>()
+    middy<HttpEvent, HttpResult, Error, RequestContext>(routeChainOptions)
       .use(authentication(spec))
       .use(spec.idempotent ? [idempotencyKeyCheck()] : [])
       .use(bodyParser(spec))
