@@ -132,6 +132,17 @@ function bearerChallenge(error: unknown, message: string): string {
  * Last in the chain, so its onError runs first: every error becomes the spec's body. A 5xx body is
  * generic; the error itself (stack included) goes only to the log, under the request id.
  */
+/**
+ * The log line of an error answered with a 5xx, in the management and SCIM shapes alike: an AWS
+ * service's refusal for its rate (a warning), a request that ran out of the function's time, or
+ * anything unexpected, whole (the answer itself stays generic).
+ */
+export function logServerFailure(error: unknown): void {
+  if (isThrottled(error)) logger.warn('an AWS service refused for its request rate after the SDK retries', { reason: (error as Error).name });
+  else if (isTimedOut(error)) logger.error("the request ran out of the function's time: it answered 503 and may have been partly applied");
+  else logger.error('unhandled error', error as Error);
+}
+
 export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Context> {
   return {
     onError: (request) => {
@@ -148,9 +159,7 @@ export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error,
         return;
       }
       const mapped = mapError(error);
-      if (mapped.code === 'SERVICE_BUSY') logger.warn('an AWS service refused for its request rate after the SDK retries', { reason: (error as Error).name });
-      else if (mapped.code === 'TIMEOUT') logger.error("the request ran out of the function's time: it answered 503 TIMEOUT and may have been partly applied");
-      else if (mapped.status >= 500) logger.error('unhandled error', error as Error);
+      if (mapped.status >= 500) logServerFailure(error);
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (mapped.status === 401) headers['www-authenticate'] = bearerChallenge(error, mapped.message);
       if (mapped.retryAfterSeconds !== undefined) headers['retry-after'] = String(mapped.retryAfterSeconds);

@@ -1,11 +1,11 @@
 import middy from '@middy/core';
 import type { Operation } from '../api/operation';
 import { withAuditContext } from '../audit/audit-context';
-import { BadRequestError, isTimedOut } from '../errors';
-import { logger } from '../logger';
+import { BadRequestError } from '../errors';
 import { internalScimError, scimErrorOf, type ScimErrorReply } from '../scim/scim-errors';
 import { takeScimRequest } from '../scim/scim-rate-limit';
 import { authenticateScim, type ScimCaller } from '../scim/scim-tokens';
+import { logServerFailure } from './error-mapper';
 import type { SchemasOf } from './operation-schemas';
 import { requestFacts, toResult, type RouteHandler, type RouteInput } from './route-input';
 import { routeChainOptions, type HttpEvent, type HttpResult, type Reply, type RequestContext } from './types';
@@ -72,9 +72,7 @@ function scimErrors(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Request
   return {
     onError: (request) => {
       const mapped = scimErrorOf(request.error);
-      if (!mapped) logger.error('unhandled error', request.error as Error);
-      else if (isTimedOut(request.error)) logger.error("the request ran out of the function's time: it answered 503 and may have been partly applied");
-      else if (mapped.status === 503) logger.warn('an AWS service refused for its request rate after the SDK retries', { reason: (request.error as Error).name });
+      if (!mapped || mapped.status === 503) logServerFailure(request.error);
       request.response = errorResult(mapped ?? internalScimError());
     },
   };

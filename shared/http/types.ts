@@ -21,7 +21,6 @@ export interface RequestContext extends Context {
 
 export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, headers });
 
-
 /**
  * A route's own middy chain gives up this long before the function's time limit (middy's
  * `timeoutEarlyInMillis`), earlier than the function's outer chain (5 ms): so the route's error
