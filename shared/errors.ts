@@ -58,6 +58,8 @@ export const errorCatalogue = {
   INVALID_FILTER: { message: 'The filter is not a valid SCIM filter (RFC 7644 section 3.4.2.2)' },
   INVALID_PATCH: { message: 'The PATCH operations are not valid (RFC 7644 section 3.5.2)' },
   INVALID_VALUE: { message: 'A value of the resource is missing or invalid' },
+  INVALID_PATH: { message: 'The attribute path is not one this resource has (RFC 7644 section 3.5.2)' },
+  SCIM_TOKEN_LIMIT: { message: 'The organization has as many SCIM tokens as it may have: revoke one first' },
   // An AWS service (Cognito's request-rate quotas) still refusing for its rate after the SDK's retries.
   SERVICE_BUSY: { message: 'The service is taking more requests than it can right now and changed nothing; retry after the number of seconds in Retry-After' },
   // The local stack's gateway while its functions load and its demo data is written (never in AWS).
@@ -94,6 +96,10 @@ export const errorCatalogue = {
   // Webhook subscriptions (docs/api/events.md).
   WEBHOOK_URL_REFUSED: { message: 'The webhook URL is not allowed' },
   WEBHOOK_LIMIT: { message: 'The organization has as many webhook subscriptions as it may have' },
+  WEBHOOK_BACKLOG_FULL: { message: 'The subscription has as many pending deliveries as it may have; retry after the number of seconds in Retry-After' },
+  // Bodies and names a caller sends that no parser may walk.
+  UNSAFE_KEY: { message: 'The request names __proto__, constructor or prototype, which no field or attribute is called' },
+  BODY_TOO_LARGE: { message: 'The request body is larger than this operation takes' },
 } as const satisfies Record<string, Wording>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
@@ -168,19 +174,20 @@ export class ValidationError extends DomainError {
     this.details = details;
   }
 }
-/** Too many requests in a time window: retry after `retryAfterSeconds`. */
+/** Too many requests in a time window, or too much work waiting: retry after `retryAfterSeconds`. */
 export class RateLimitedError extends DomainError {
   readonly retryAfterSeconds: number;
-  constructor(retryAfterSeconds: number, options?: ErrorOptions) {
-    super('RATE_LIMITED', undefined, options);
+  constructor(retryAfterSeconds: number, options?: ErrorOptions & { code?: ErrorCode; message?: string }) {
+    super(options?.code ?? 'RATE_LIMITED', options?.message, options);
     this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 /** The request is well formed but cannot be processed (422 with the standard body), e.g. an unusable file. */
 export class UnprocessableError extends DomainError {}
+/** 413: a file (`FILE_TOO_LARGE`) or a body (`BODY_TOO_LARGE`) larger than the operation takes. */
 export class PayloadTooLargeError extends DomainError {
-  constructor(message?: string, options?: ErrorOptions) {
-    super('FILE_TOO_LARGE', message, options);
+  constructor(message?: string, options?: ErrorOptions & { code?: 'FILE_TOO_LARGE' | 'BODY_TOO_LARGE' }) {
+    super(options?.code ?? 'FILE_TOO_LARGE', message, options);
   }
 }
 
