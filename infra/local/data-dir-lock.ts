@@ -1,4 +1,5 @@
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** The lock's file name inside the data directory; `--fresh` keeps it while it empties the rest. */
@@ -7,6 +8,11 @@ export const LOCK_FILE = 'stack.lock';
 /** What the lock file says about the stack that holds it. */
 export interface LockHolder {
   pid: number;
+  /**
+   * When the holder's process started, as the machine's process table tells it: a process with the
+   * holder's pid but another start time is a newer process that reused the pid.
+   */
+  startTime?: string;
   /** Known once the holder has bound its port. */
   apiUrl?: string;
 }
@@ -28,7 +34,17 @@ export interface DataDirLock {
   release(): void;
 }
 
-function isAlive(pid: number): boolean {
+/**
+ * A process as the process table shows it. A zombie has ended but is not yet reaped by its parent
+ * (a killed stack stays one until then, which can take a while when its parent died with it), and
+ * `kill(pid, 0)` still succeeds on it. `startTime` is absent where the table cannot tell it.
+ */
+export type ProcessState = { state: 'gone' } | { state: 'zombie' } | { state: 'running'; startTime?: string };
+
+export type ProcessProbe = (pid: number) => ProcessState;
+
+/** Answers `kill(pid, 0)`: whether the pid is taken, by a live process or a zombie. */
+function pidTaken(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -36,6 +52,61 @@ function isAlive(pid: number): boolean {
     // EPERM: the process exists but belongs to another user.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * Linux: the state and the start time (field 22, clock ticks since boot) of `<procRoot>/<pid>/stat`.
+ * The command name (field 2) may hold spaces and parentheses, so fields are counted after its last `)`.
+ */
+export function procProbe(procRoot = '/proc'): ProcessProbe {
+  return (pid) => {
+    let stat: string;
+    try {
+      stat = readFileSync(join(procRoot, String(pid), 'stat'), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'gone' };
+      return pidTaken(pid) ? { state: 'running' } : { state: 'gone' }; // Hidden from this user (hidepid).
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const [state] = fields;
+    if (state === 'Z') return { state: 'zombie' };
+    if (state === 'X') return { state: 'gone' };
+    return { state: 'running', startTime: fields[19] };
+  };
+}
+
+/**
+ * Where there is no /proc (macOS): `ps`, whose state column starts with `Z` for a zombie and whose
+ * `lstart` is the start time to the second; without `ps`, `kill(pid, 0)` alone, which cannot tell a
+ * zombie or a reused pid from the holder.
+ */
+export function psProbe(): ProcessProbe {
+  return (pid) => {
+    const ps = spawnSync('ps', ['-o', 'stat=', '-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
+    if (ps.error) return pidTaken(pid) ? { state: 'running' } : { state: 'gone' };
+    const line = ps.stdout.trim();
+    if (ps.status !== 0 || !line) return { state: 'gone' };
+    const [state = '', ...start] = line.split(/\s+/);
+    return state.startsWith('Z') ? { state: 'zombie' } : { state: 'running', startTime: start.join(' ') };
+  };
+}
+
+let machineProbe: ProcessProbe | undefined;
+/** The probe this machine offers: /proc where it exists, else `ps`. */
+function defaultProbe(): ProcessProbe {
+  machineProbe ??= existsSync('/proc/self/stat') ? procProbe() : psProbe();
+  return machineProbe;
+}
+
+/**
+ * Whether a lock's holder is gone: its process ended (reaped or still a zombie), or its pid now
+ * belongs to a process that started at another time. A holder whose start time cannot be compared
+ * (a lock written without one, a machine that cannot tell) counts as live while its pid is taken.
+ */
+export function holderIsGone(holder: LockHolder, probe: ProcessProbe = defaultProbe()): boolean {
+  const found = probe(holder.pid);
+  if (found.state !== 'running') return true;
+  return holder.startTime !== undefined && found.startTime !== undefined && holder.startTime !== found.startTime;
 }
 
 function readHolder(file: string): LockHolder | undefined {
@@ -48,9 +119,9 @@ function readHolder(file: string): LockHolder | undefined {
 }
 
 /** The live stack holding `dataDir` (one that is starting, running or stopping), if any. */
-export function liveHolder(dataDir: string): LockHolder | undefined {
+export function liveHolder(dataDir: string, probe?: ProcessProbe): LockHolder | undefined {
   const holder = readHolder(join(dataDir, LOCK_FILE));
-  return holder && isAlive(holder.pid) ? holder : undefined;
+  return holder && !holderIsGone(holder, probe) ? holder : undefined;
 }
 
 /** Writes `holder` to `file` whole: readers never see a half-written lock. */
@@ -65,13 +136,16 @@ function writeWhole(file: string, holder: LockHolder, place: (temp: string) => v
 }
 
 /**
- * Makes this process the one stack of `dataDir`: a pid file created only if absent (a hard link, so
- * it appears whole or not at all). A lock whose process is gone (a stack that was killed) is taken
- * over; a live one throws `DataDirInUseError`. Released on `release()` and when the process exits.
+ * Makes this process the one stack of `dataDir`: a pid file with this process's start time, created
+ * only if absent (a hard link, so it appears whole or not at all). A lock whose holder is gone
+ * (`holderIsGone`: a stack that was killed, even before it is reaped) is taken over at once, so a
+ * supervisor can restart a killed stack without waiting; a live one throws `DataDirInUseError`.
+ * Released on `release()` and when the process exits.
  */
-export function lockDataDir(dataDir: string): DataDirLock {
+export function lockDataDir(dataDir: string, probe: ProcessProbe = defaultProbe()): DataDirLock {
   const file = join(dataDir, LOCK_FILE);
-  const mine: LockHolder = { pid: process.pid };
+  const me = probe(process.pid);
+  const mine: LockHolder = { pid: process.pid, ...(me.state === 'running' && me.startTime !== undefined && { startTime: me.startTime }) };
   for (let attempt = 0; ; attempt++) {
     try {
       writeWhole(file, mine, (temp) => linkSync(temp, file));
@@ -80,7 +154,7 @@ export function lockDataDir(dataDir: string): DataDirLock {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw error;
     }
     const holder = readHolder(file);
-    if (holder && isAlive(holder.pid)) throw new DataDirInUseError(dataDir, holder);
+    if (holder && !holderIsGone(holder, probe)) throw new DataDirInUseError(dataDir, holder);
     rmSync(file, { force: true });
   }
 
@@ -89,7 +163,8 @@ export function lockDataDir(dataDir: string): DataDirLock {
     if (!held) return;
     held = false;
     process.off('exit', release);
-    if (readHolder(file)?.pid === process.pid) rmSync(file, { force: true });
+    const holder = readHolder(file);
+    if (holder?.pid === process.pid && holder.startTime === mine.startTime) rmSync(file, { force: true });
   };
   process.on('exit', release);
   return {

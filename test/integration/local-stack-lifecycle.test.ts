@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StackInfo } from '../../infra/local/stack';
 import { demoOrganizations } from '../../infra/local/seed';
+import { awaitLocalStack } from '../../infra/stack-target';
 import { unique } from '../support/stack';
 import {
   freePort,
@@ -19,8 +20,9 @@ import {
 
 /**
  * The local stack's own life: start-up (503 until ready), one stack per data directory, Ctrl-C through
- * `npm start`, and a restart that keeps the data, the mailbox included. The stacks here are this
- * file's own, each on its own temporary data directory; a start costs several seconds, so there are two.
+ * `npm start`, a restart that keeps the data, the mailbox included, and a restart right after a kill.
+ * The stacks here are this file's own, each on its own temporary data directory; a start costs
+ * several seconds, so there are few.
  */
 
 const dirs: string[] = [];
@@ -205,6 +207,37 @@ describe('a stack on its data directory', () => {
       headers: { authorization: `Bearer ${await tokenOf(again)}` },
     });
     expect({ status: user.status, email: ((await user.json()) as { email: string }).email }).toEqual({ status: 200, email });
+    expect(await stopStack(restarted, 'SIGTERM')).toBe(0);
+  });
+});
+
+describe('a stack killed with SIGKILL', () => {
+  /** The state letter and the parent pid of `/proc/<pid>/stat` (after the command name, which may hold spaces). */
+  const procStat = (pid: number) => {
+    const [state, ppid] = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+    return { state, ppid: Number(ppid) };
+  };
+
+  test('restarted at once on the same data directory, while the killed one is not yet reaped, comes up and serves', async () => {
+    const dataDir = tempDir('stack-killed-', dirs);
+    const killed = spawnStack(['--fresh', '--data-dir', dataDir], stackEnv({ PORT: '0' }), 'npm start');
+    running.push(killed);
+    await whenReady(killed, dataDir);
+    const holder = (JSON.parse(readFileSync(join(dataDir, 'stack.lock'), 'utf8')) as { pid: number }).pid;
+
+    // Its parent is held still, as a supervisor is between the kill and its wait: the killed stack stays a zombie.
+    process.kill(procStat(holder).ppid, 'SIGSTOP');
+    process.kill(holder, 'SIGKILL');
+    for (let waited = 0; procStat(holder).state !== 'Z' && waited < 5000; waited += 10) await sleep(10);
+    expect(procStat(holder).state).toBe('Z');
+    const restartedAt = Date.now();
+    const restarted = spawnStack(['--data-dir', dataDir], stackEnv({ PORT: '0' }), 'npm start');
+    running.push(restarted);
+    const started = await awaitLocalStack(dataDir, { alive: () => restarted.child.exitCode === null, since: restartedAt, timeoutMs: 90_000 });
+
+    expect(started).toEqual({ info: expect.objectContaining({ apiUrl: expect.any(String) }) });
+    expect(procStat(holder).state).toBe('Z');
+    expect(await readsItself((started as { info: StackInfo }).info)).toBe(200);
     expect(await stopStack(restarted, 'SIGTERM')).toBe(0);
   });
 });
