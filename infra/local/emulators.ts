@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
 import { join } from 'node:path';
@@ -12,6 +12,8 @@ import type { DynamoDBLocal } from './dynamodb-local';
 import type { CryptoService } from 'cognito-local/lib/services/crypto';
 import { HOST, portIfFree, portsFile, previousPorts, type EmulatorName } from './emulator-ports';
 import { holdPort, type HeldPort } from './held-port';
+import { LOCAL_CREDENTIALS } from './provision';
+import { s3Front } from './s3-post-policy';
 import { keepMailboxIn } from './ses-mailbox';
 import { routeSesOutages } from './ses-outages';
 import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
@@ -170,13 +172,21 @@ async function startCognito(directory: string, port: number): Promise<Server> {
   return (await server.start()) as Server;
 }
 
-/** s3rver with its data under `directory` and the bucket made, listening on a port nobody is told of (its held port is the one announced). */
-async function startS3(directory: string, bucketName: string): Promise<{ s3: S3rver; server: Server }> {
+/**
+ * s3rver with its data under `directory` and the bucket made, listening on a port nobody is told of,
+ * behind a front server (`s3Front`, handed the held port's connections) that checks POST uploads'
+ * policies as S3 does, which s3rver does not: docs/local-stack.md#the-local-s3.
+ */
+async function startS3(directory: string, bucketName: string): Promise<{ s3: S3rver; front: Server }> {
   const S3rverClass = mainExport<typeof S3rver>(await import('s3rver'));
   mkdirSync(directory, { recursive: true });
   const s3 = new S3rverClass({ address: HOST, port: 0, directory, silent: true, configureBuckets: [{ name: bucketName }] });
   await s3.run();
-  return { s3, server: (s3 as unknown as { httpServer: Server }).httpServer };
+  // s3rver is a Koa application: `callback()` is its request listener, as its own server uses it.
+  const { httpServer: server, callback } = s3 as unknown as { httpServer: Server; callback(): RequestListener };
+  const front = s3Front(callback.call(s3), portOf(server), [LOCAL_CREDENTIALS]);
+  front.once('close', () => void close(server));
+  return { s3, front };
 }
 
 /** aws-ses-v2-local with its mailbox kept in `directory` and the local outage seam, on a port nobody is told of. */
@@ -241,9 +251,9 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
       startDeferred: () =>
         (deferred ??= Promise.allSettled([
           startOnHeldPort(s3Port, async () => {
-            const { s3, server } = await startS3(join(dataDir, 's3'), bucketName);
+            const { s3, front } = await startS3(join(dataDir, 's3'), bucketName);
             s3.on('event', (event: S3Event) => s3Listeners.forEach((listener) => listener(event)));
-            return server;
+            return front;
           }),
           startOnHeldPort(sesPort, () => startSes(join(dataDir, 'ses'))),
         ]).then((outcomes) => {
