@@ -53,9 +53,9 @@ export const bulkApi = {
     path: '/users/bulk-uploads',
     access: 'user',
     request: { path: orgPathSchema, query: dryRunQuerySchema, headers: ['Language'] },
-    summary: 'Start a bulk-create job whose file is uploaded to a presigned URL',
+    summary: 'Start a bulk-create job whose file is uploaded with a presigned POST',
     description: bulkUploadDescription,
-    responses: [{ status: 201, description: 'The job and where to PUT the file', json: bulkUploadSchema, headers: ['Location'] }],
+    responses: [{ status: 201, description: 'The job and the form to upload the file with', json: bulkUploadSchema, headers: ['Location'] }],
   }),
   job: bulk({
     id: 'bulk.job',

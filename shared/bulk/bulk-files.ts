@@ -1,5 +1,5 @@
 import { CopyObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { Readable } from 'node:stream';
 import { s3Client } from '../clients/s3';
 import { config, ConfigError, envNames } from '../config';
@@ -35,9 +35,24 @@ export async function saveUpload(orgUuid: string, jobId: string, content: Buffer
   await putObject(uploadKey(orgUuid, jobId), content, 'text/csv');
 }
 
-/** A URL that lets its holder PUT the job's file, for `seconds`. */
-export async function uploadUrl(orgUuid: string, jobId: string, seconds: number): Promise<string> {
-  return getSignedUrl(s3Client(), new PutObjectCommand({ Bucket: bucket(), Key: uploadKey(orgUuid, jobId) }), { expiresIn: seconds });
+/** Where and how a client uploads a job's file itself: a form POST to `url` with `fields` and the file last. */
+export interface UploadForm {
+  url: string;
+  fields: Record<string, string>;
+}
+
+/**
+ * A presigned POST that lets its holder upload the job's file for `seconds`, at most `maxBytes`: the
+ * signed policy holds the size (`content-length-range`), so S3 itself refuses a larger file
+ * (`EntityTooLarge`), which a presigned PUT, whose size is not signed, would take up to 5 GB.
+ */
+export async function uploadForm(orgUuid: string, jobId: string, { seconds, maxBytes }: { seconds: number; maxBytes: number }): Promise<UploadForm> {
+  return createPresignedPost(s3Client(), {
+    Bucket: bucket(),
+    Key: uploadKey(orgUuid, jobId),
+    Conditions: [['content-length-range', 0, maxBytes]],
+    Expires: seconds,
+  });
 }
 
 /** The job's file as a stream (the CSV is read as it arrives, never whole). */

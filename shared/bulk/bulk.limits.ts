@@ -30,12 +30,12 @@ export const bulkPermissionLimits = { maxRows: 5_000, maxBytes: 1024 * 1024 };
  * framing is 4 × ⌈4,195,328 / 3⌉ = 5,593,772 bytes of base64, which leaves 697,684 bytes for the rest
  * of the event: headers (API Gateway takes at most 10 KiB of them; JSON escaping can inflate them
  * sixfold), the path twice, the query and the request context. 4.5 MiB alone would encode to exactly
- * 6,291,456 bytes. Larger files go through `POST /users/bulk-uploads` (a presigned PUT).
+ * 6,291,456 bytes. Larger files go through `POST /users/bulk-uploads` (a presigned POST).
  */
 export const MULTIPART_MAX_BYTES = 4 * 1024 * 1024;
 
 /** How long `POST /users/bulk-create` waits for the worker before answering with the job (API Gateway allows 30 s). */
 export const SYNC_WAIT_MS = 25_000;
 
-/** How long a presigned upload URL stays valid. */
+/** How long a presigned upload form stays valid. */
 export const UPLOAD_URL_SECONDS = 900;

@@ -47,7 +47,17 @@ export const bulkJobSchema = z
 export const bulkUploadSchema = z
   .strictObject({
     jobId: z.uuid(),
-    upload: z.strictObject({ method: z.literal('PUT'), url: z.url(), expiresAt: dateTime }),
+    upload: z
+      .strictObject({
+        method: z.literal('POST'),
+        url: z.url().meta({ description: 'Where to send the form' }),
+        fields: z
+          .record(z.string(), z.string())
+          .meta({ description: 'The form fields to send as they are, each a part of a multipart/form-data body, before the part `file` with the CSV' }),
+        maxBytes: z.int().meta({ description: 'The largest file S3 takes through this form: a larger one is refused with 400 EntityTooLarge' }),
+        expiresAt: dateTime,
+      })
+      .meta({ description: 'A presigned POST to the bulk bucket; the signed policy bounds the file to maxBytes' }),
     job: z.string().meta({ description: "The job's path, to poll" }),
   })
   .register(schemaRegistry, { id: 'BulkUpload' });

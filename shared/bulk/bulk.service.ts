@@ -5,10 +5,10 @@ import type { Language } from '../mail/mail.templates';
 import { count } from '../metrics';
 import type { OrgScope } from '../users/org-scope';
 import type { BulkError } from './bulk-create.rules';
-import { JOB_DAYS, readErrors, readFailedRows, restartUpload, saveUpload, uploadUrl } from './bulk-files';
+import { JOB_DAYS, readErrors, readFailedRows, restartUpload, saveUpload, uploadForm, type UploadForm } from './bulk-files';
 import { createJob, effectiveJob, failJob, getJob, NO_WELCOMES, requeueJob, requeueWelcomes, settleQueued, type BulkJob, type WelcomeCounts } from './bulk-job';
 import { requireWithin, type UploadedFile } from './csv-file';
-import { MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS } from './bulk.limits';
+import { bulkCreateLimits, MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS } from './bulk.limits';
 
 /**
  * The HTTP side of bulk-create jobs (spec 4.5): each takes the scope of an ADMIN of the path's
@@ -49,20 +49,24 @@ export async function bulkCreate(scope: OrgScope, file: UploadedFile, options: {
 }
 
 
+/** A job's upload form, the largest file S3 takes through it, and until when it does. */
+export interface JobUpload extends UploadForm {
+  maxBytes: number;
+  expiresAt: string;
+}
+
 /**
  * Records a bulk-create job whose file the client uploads itself, straight to the bulk bucket, with a
- * presigned PUT (for files over the 4 MiB a request body carries, up to the worker's 50 MiB, or
+ * presigned POST (for files over the 4 MiB a request body carries, up to the worker's 50 MiB, or
  * clients that cannot send multipart). The object's creation starts the worker as for any upload.
  */
-export async function createUploadJob(
-  scope: OrgScope,
-  options: { language: Language; dryRun: boolean },
-): Promise<{ job: BulkJob; url: string; expiresAt: string }> {
+export async function createUploadJob(scope: OrgScope, options: { language: Language; dryRun: boolean }): Promise<{ job: BulkJob; upload: JobUpload }> {
   const job = newJob(scope, options);
   await createJob(job);
   count('BulkJobsAccepted');
-  const url = await uploadUrl(scope.orgUuid, job.jobId, UPLOAD_URL_SECONDS);
-  return { job, url, expiresAt: new Date(Date.now() + UPLOAD_URL_SECONDS * 1000).toISOString() };
+  const maxBytes = bulkCreateLimits.maxBytes;
+  const form = await uploadForm(scope.orgUuid, job.jobId, { seconds: UPLOAD_URL_SECONDS, maxBytes });
+  return { job, upload: { ...form, maxBytes, expiresAt: new Date(Date.now() + UPLOAD_URL_SECONDS * 1000).toISOString() } };
 }
 
 function newJob(scope: OrgScope, options: { language: Language; dryRun: boolean }): BulkJob {

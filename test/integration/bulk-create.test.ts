@@ -469,16 +469,19 @@ describe('files refused whole', () => {
 
 // ---------------------------------------------------------------------------------------------------
 describe('presigned uploads (POST /users/bulk-uploads)', () => {
-  test('the client PUTs the file to the URL it gets; the upload runs the job, which reports as any other', async () => {
+  test('the client POSTs the form it gets with the file; the upload runs the job, which reports as any other', async () => {
     const email = uniqueEmail('presigned');
     const response = await fetch(org.url('/bulk-uploads'), { method: 'POST', headers: { authorization: `Bearer ${org.admin.token}`, language: 'es' } });
     expect(response.status).toBe(201);
-    const body = (await response.json()) as { jobId: string; upload: { method: string; url: string; expiresAt: string }; job: string };
+    const body = (await response.json()) as { jobId: string; upload: { method: string; url: string; fields: Record<string, string>; expiresAt: string }; job: string };
     expect(response.headers.get('location')).toBe(body.job);
     expect(Date.parse(body.upload.expiresAt) - Date.now()).toBeGreaterThan(14 * 60_000);
 
-    const put = await fetch(body.upload.url, { method: body.upload.method, body: csvOf([rowFor(org, 'VIEWER', email)]) });
-    expect(put.status).toBe(200);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(body.upload.fields)) form.append(name, value);
+    form.append('file', new Blob([csvOf([rowFor(org, 'VIEWER', email)])], { type: 'text/csv' }), 'users.csv');
+    const posted = await fetch(body.upload.url, { method: body.upload.method, body: form });
+    expect(posted.status).toBe(204);
     const { view } = await pollJob(org, body.job);
 
     expect(view).toMatchObject({ jobId: body.jobId, status: 'done', counts: { rows: 1, created: 1, failed: 0 }, errors: [] });

@@ -1062,7 +1062,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start a bulk-create job whose file is uploaded to a presigned URL
+         * Start a bulk-create job whose file is uploaded with a presigned POST
          * @description Starts a bulk-create job whose CSV file the client uploads itself: for files over the request body's 4 MiB, or clients that cannot send multipart. ADMIN only.
          *
          *     Answers 201 with the job's id and `upload`: PUT the file's bytes to `upload.url` within 15 minutes. The upload starts the job, which reads the file exactly as `POST …/users/bulk-create` does; poll it at `Location`, whose `errors` list the failed users once it is `done`. `?dryRun=true` and the `language` header apply as there.
@@ -1556,12 +1556,22 @@ export interface components {
             job: string;
             /** Format: uuid */
             jobId: string;
+            /** @description A presigned POST to the bulk bucket; the signed policy bounds the file to maxBytes */
             upload: {
                 /** Format: date-time */
                 expiresAt: string;
+                /** @description The form fields to send as they are, each a part of a multipart/form-data body, before the part `file` with the CSV */
+                fields: {
+                    [key: string]: string;
+                };
+                /** @description The largest file S3 takes through this form: a larger one is refused with 400 EntityTooLarge */
+                maxBytes: number;
                 /** @constant */
-                method: "PUT";
-                /** Format: uri */
+                method: "POST";
+                /**
+                 * Format: uri
+                 * @description Where to send the form
+                 */
                 url: string;
             };
         };
@@ -10949,7 +10959,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The job and where to PUT the file */
+            /** @description The job and the form to upload the file with */
             201: {
                 headers: {
                     Location: components["headers"]["Location"];
