@@ -1,13 +1,14 @@
 import { authorizeOrgAdmin } from '../../shared/access/org-access';
+import { NotFoundError } from '../../shared/errors';
 import { scimApi } from '../../shared/api/scim.api';
 import { createFunction, routes } from '../../shared/http/handler-factory';
 import { scimOperation, scimReply } from '../../shared/http/scim-route';
 import { ok, type Reply } from '../../shared/http/types';
 import { userOperation } from '../../shared/http/user-route';
 import { languageOf } from '../../shared/mail/language-header';
-import { resourceTypes, schemas, serviceProviderConfig, listOf } from '../../shared/scim/scim-schema';
+import { listOf, resourceTypeById, resourceTypes, schemaById, schemas, serviceProviderConfig } from '../../shared/scim/scim-schema';
 import { issueScimToken, listScimTokens, revokeScimToken } from '../../shared/scim/scim-tokens';
-import { toScimTokenResponse } from '../../shared/scim/scim-token.mapper';
+import { toIssuedScimTokenResponse, toScimTokenResponse } from '../../shared/scim/scim-token.mapper';
 import {
   createScimUser,
   deleteScimUser,
@@ -34,6 +35,12 @@ const contextOf = ({ scim, baseUrl, headers }: ScimRouteInput<RouteSchemas>): Sc
   mail: { language: languageOf(headers) },
 });
 
+/** A discovery document, or 404 naming where the list is. */
+const found = <T>(document: T | undefined, kind: 'schema' | 'resource type'): T => {
+  if (document === undefined) throw new NotFoundError(`No ${kind} has this id: GET ${kind === 'schema' ? '/Schemas' : '/ResourceTypes'} lists them`);
+  return document;
+};
+
 /** One user as SCIM answers it: its resource, with its version as the ETag. */
 const userReply = (status: number, user: UserRecord, baseUrl: string, query?: { attributes?: string; excludedAttributes?: string }): Reply => {
   const [resource] = renderScimUsers([user], baseUrl, query);
@@ -46,7 +53,8 @@ export const handlers = routes(
     authorize: admin,
     handle: async ({ body, scope }) => {
       const { record, token } = await issueScimToken(scope, body);
-      return { status: 201, body: { ...toScimTokenResponse(record), token } };
+      // The secret is shown this once: no cache keeps it.
+      return { status: 201, body: toIssuedScimTokenResponse(record, token), headers: { 'cache-control': 'no-store', pragma: 'no-cache' } };
     },
   }),
   userOperation(scimApi.listTokens, {
@@ -63,6 +71,8 @@ export const handlers = routes(
   scimOperation(scimApi.serviceProviderConfig, { handle: async ({ baseUrl }) => scimReply(200, serviceProviderConfig(baseUrl)) }),
   scimOperation(scimApi.resourceTypes, { handle: async ({ baseUrl }) => scimReply(200, resourceTypes(baseUrl)) }),
   scimOperation(scimApi.schemas, { handle: async ({ baseUrl }) => scimReply(200, schemas(baseUrl)) }),
+  scimOperation(scimApi.resourceType, { handle: async ({ baseUrl, path }) => scimReply(200, found(resourceTypeById(baseUrl, path.id), 'resource type')) }),
+  scimOperation(scimApi.schema, { handle: async ({ baseUrl, path }) => scimReply(200, found(schemaById(baseUrl, path.id), 'schema')) }),
   scimOperation(scimApi.createUser, {
     handle: async (input) => userReply(201, await createScimUser(contextOf(input), input.body), input.baseUrl),
   }),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import {
   createScimTokenSchema,
+  scimDocumentPathSchema,
   scimOrgPathSchema,
   scimPatchBodySchema,
   scimReadQuerySchema,
@@ -43,8 +44,10 @@ export const scimApi = {
     access: 'user',
     request: { path: scimOrgPathSchema, body: createScimTokenSchema },
     summary: 'Issue a SCIM token (ADMIN)',
-    description: 'The token is answered this once; only its SHA-256 digest is kept. It reaches this organization\u2019s SCIM endpoints and nothing else.',
-    responses: [{ status: 201, description: 'The token, with its secret', json: issuedScimTokenSchema }],
+    description:
+      'The token is answered this once; only its SHA-256 digest is kept. It reaches this organization\u2019s SCIM endpoints and nothing else, ' +
+      'until `expiresAt` (when given) and while its issuer is an active ADMIN. An organization holds at most 10 (422 `SCIM_TOKEN_LIMIT` beyond). Audited.',
+    responses: [{ status: 201, description: 'The token, with its secret (never cached: Cache-Control no-store)', json: issuedScimTokenSchema, headers: ['Cache-Control'] }],
     example: { description: 'Okta', defaultAccess: { role: 'VIEWER', permissions: [{ environmentUuid: environment, botUuid: bot }] } },
   }),
   listTokens: scim({
@@ -95,6 +98,26 @@ export const scimApi = {
     summary: 'SCIM: the User schema and the access extension',
     responses: [{ status: 200, description: 'RFC 7643 §7', json: scimListSchema, mediaType: SCIM }],
     errors: { scim: scimErrorSchema, only: [401, 429, 500] },
+  }),
+  resourceType: scim({
+    id: 'scim.resourceType',
+    method: 'GET',
+    path: '/scim/v2/ResourceTypes/{id}',
+    access: 'bearer',
+    request: { path: scimDocumentPathSchema },
+    summary: 'SCIM: one resource type (User)',
+    responses: [{ status: 200, description: 'RFC 7643 §6', json: scimDocumentSchema, mediaType: SCIM }],
+    errors: { scim: scimErrorSchema, only: [401, 404, 429, 500] },
+  }),
+  schema: scim({
+    id: 'scim.schema',
+    method: 'GET',
+    path: '/scim/v2/Schemas/{id}',
+    access: 'bearer',
+    request: { path: scimDocumentPathSchema },
+    summary: 'SCIM: one schema, by its URN (the User schema or the access extension)',
+    responses: [{ status: 200, description: 'RFC 7643 §7', json: scimDocumentSchema, mediaType: SCIM }],
+    errors: { scim: scimErrorSchema, only: [401, 404, 429, 500] },
   }),
   createUser: scim({
     id: 'scim.createUser',

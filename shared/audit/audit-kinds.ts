@@ -1,6 +1,6 @@
 /** What audit events name: the kinds of resource and the actions (no dependencies, so the API description can import them). */
 
-export const auditResourceTypes = ['AGENT', 'SUPERVISOR', 'USER', 'CONFIGURATION', 'BULK_JOB', 'WEBHOOK'] as const;
+export const auditResourceTypes = ['AGENT', 'SUPERVISOR', 'USER', 'CONFIGURATION', 'BULK_JOB', 'WEBHOOK', 'SCIM_TOKEN'] as const;
 export type AuditResourceType = (typeof auditResourceTypes)[number];
 
 export const auditActions = [
@@ -24,5 +24,7 @@ export const auditActions = [
   'WEBHOOK_DELETED',
   'WEBHOOK_SECRET_ROTATED',
   'WEBHOOK_DISABLED',
+  'SCIM_TOKEN_ISSUED',
+  'SCIM_TOKEN_REVOKED',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];

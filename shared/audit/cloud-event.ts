@@ -50,6 +50,7 @@ const collection: Record<AuditResourceType, string> = {
   CONFIGURATION: 'users',
   BULK_JOB: 'users/bulk-jobs',
   WEBHOOK: 'webhooks',
+  SCIM_TOKEN: 'scim-tokens',
 };
 
 function subjectOf(event: AuditEvent): string {

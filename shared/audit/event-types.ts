@@ -27,6 +27,8 @@ export const eventTypeOfAction = {
   WEBHOOK_SECRET_ROTATED: 'webhook.secret_rotated',
   WEBHOOK_DISABLED: 'webhook.disabled',
 } as const satisfies Record<AuditAction, string>;
+  SCIM_TOKEN_ISSUED: 'scim.token.issued',
+  SCIM_TOKEN_REVOKED: 'scim.token.revoked',
 
 export type ChangeEventType = (typeof eventTypeOfAction)[AuditAction];
 

@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type * as z from 'zod';
-import { ValidationError, type FieldIssue } from '../errors';
+import { BadRequestError, ValidationError, type FieldIssue } from '../errors';
 import type { HttpEvent, HttpResult, RequestContext } from './types';
 
 export interface RouteSchemas {
@@ -40,9 +40,38 @@ export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] 
   });
 }
 
+/** Keys no field of any body is called, which a library assigning them would take for an object's prototype. */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * 400 `UNSAFE_KEY` when a parsed body has a key `__proto__`, `constructor` or `prototype` at any
+ * depth. JSON.parse and the YAML reader keep such a key as an own property, harmlessly, but a schema
+ * or library that copies the body by assignment would set an object's prototype from it; no field of
+ * this API has such a name, so the body is refused before anything walks it. Iterative, so a deeply
+ * nested body cannot exhaust the stack.
+ */
+export function refuseUnsafeKeys(body: unknown): void {
+  const pending: object[] = [];
+  const visit = (value: unknown) => {
+    if (typeof value === 'object' && value !== null) pending.push(value);
+  };
+  visit(body);
+  while (pending.length > 0) {
+    const value = pending.pop()!;
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (UNSAFE_KEYS.has(key)) throw new BadRequestError('UNSAFE_KEY', `The body has a key "${key}", which no field is called: remove it`);
+      visit((value as Record<string, unknown>)[key]);
+    }
+  }
+}
+
 /**
  * Validates path, query and body against the route's schemas, every problem reported at once, and puts
- * what they accept on `context.input`.
+ * what they accept on `context.input`. A body with a key no field may be called is refused first.
  */
 export function validate<S extends RouteSchemas>(
   schemas: S = {} as S,
@@ -50,6 +79,7 @@ export function validate<S extends RouteSchemas>(
   return {
     before: (request) => {
       const { event } = request;
+      refuseUnsafeKeys(event.body);
       const issues: FieldIssue[] = [];
       const parse = (schema: z.ZodType | undefined, value: unknown, prefix?: string) => {
         if (!schema) return value;

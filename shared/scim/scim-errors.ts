@@ -22,6 +22,8 @@ const byCode: Partial<Record<ErrorCode, [number, string]>> = {
   INVALID_FILTER: [400, 'invalidFilter'],
   FILTER_TOO_BROAD: [400, 'tooMany'],
   INVALID_PATCH: [400, 'invalidSyntax'],
+  INVALID_PATH: [400, 'invalidPath'],
+  UNSAFE_KEY: [400, 'invalidSyntax'],
   INVALID_VALUE: [400, 'invalidValue'],
   VALIDATION_FAILED: [400, 'invalidValue'],
   MALFORMED_JSON: [400, 'invalidSyntax'],

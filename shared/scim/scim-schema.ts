@@ -67,6 +67,13 @@ export function serviceProviderConfig(baseUrl: string) {
 
 /** RFC 7643 §6: the one resource type, User, with the access extension. */
 export function resourceTypes(baseUrl: string) {
+  return listOf(resourceTypeList(baseUrl));
+}
+
+/** RFC 7644 §4: one resource type by its id, or undefined. */
+export const resourceTypeById = (baseUrl: string, id: string) => resourceTypeList(baseUrl).find((type) => type.id === id);
+
+function resourceTypeList(baseUrl: string) {
   const user = {
     schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'],
     id: 'User',
@@ -77,18 +84,25 @@ export function resourceTypes(baseUrl: string) {
     schemaExtensions: [{ schema: ACCESS_EXTENSION, required: false }],
     meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/User` },
   };
-  return listOf([user]);
+  return [user];
 }
 
 /** RFC 7643 §7: the User schema (scimmy's core definition) and the access extension, as scimmy describes them. */
 export function schemas(baseUrl: string) {
+  return listOf(schemaList(baseUrl));
+}
+
+/** RFC 7644 §4: one schema by its URN, or undefined. */
+export const schemaById = (baseUrl: string, id: string) => schemaList(baseUrl).find((schema) => schema.id === id);
+
+function schemaList(baseUrl: string) {
   const core = SCIMMY.Schemas.User.definition;
   const described = [core.describe(`${baseUrl}/Schemas`), accessExtension.describe(`${baseUrl}/Schemas`)].map((schema) => ({
     ...schema,
     // The core definition's description includes the extension as an attribute: the extension has its own entry.
     attributes: schema.attributes.filter((attribute: { name?: string }) => attribute.name !== ACCESS_EXTENSION),
   }));
-  return listOf(described);
+  return described as (typeof described[number] & { id: string })[];
 }
 
 export const listOf = <T>(resources: T[], startIndex = 1, totalResults = resources.length) => ({

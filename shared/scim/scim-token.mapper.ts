@@ -1,15 +1,23 @@
 import type * as z from 'zod';
-import type { ScimTokenRecord } from './scim-tokens';
-import type { scimTokenSchema } from './scim.responses';
+import type { ListedScimToken, ScimTokenRecord } from './scim-tokens';
+import type { issuedScimTokenSchema, scimTokenSchema } from './scim.responses';
 
-/** A SCIM token as its operations answer it: never its digest. */
-export function toScimTokenResponse(token: ScimTokenRecord): z.output<typeof scimTokenSchema> {
+/** A SCIM token as its creation answers it, with its secret: never its digest. */
+export function toIssuedScimTokenResponse(token: ScimTokenRecord, secret: string): z.output<typeof issuedScimTokenSchema> {
   return {
     id: token.id,
     description: token.description,
     defaultAccess: token.defaultAccess ?? null,
     createdAt: token.createdAt,
     createdBy: token.createdBy,
+    expiresAt: token.expiresAt ?? null,
     lastUsedAt: token.lastUsedAt ?? null,
+    token: secret,
   };
+}
+
+/** A SCIM token as its listing answers it: whether its issuer still stands behind it, never its digest. */
+export function toScimTokenResponse(token: ListedScimToken): z.output<typeof scimTokenSchema> {
+  const { token: _secret, ...shown } = toIssuedScimTokenResponse(token, '');
+  return { ...shown, issuerActive: token.issuerActive };
 }

@@ -6,7 +6,9 @@ import { entriesByCreation, readUserCount, requireUser } from '../users/user-que
 import type { UserRecord } from '../users/user.entities';
 import { findUserByEmail, getUsers } from '../users/user.repository';
 import { filterableOf, matching, parseFilter, SCAN_MAX_USERS, type Filterable } from './scim-filter';
-import { PATCH_OP, SCIMMY } from './scim-schema';
+import { checkedPatch, patchedName } from './scim-patch';
+import { projectionOf, type AttributeSelection } from './scim-projection';
+import { SCIMMY } from './scim-schema';
 import type { ScimCaller } from './scim-tokens';
 import { desiredOf, toScimUser, versionOf, type DesiredUser } from './scim-user.mapper';
 
@@ -33,7 +35,7 @@ function incomingUser(body: unknown): Record<string, unknown> {
     return JSON.parse(JSON.stringify(new SCIMMY.Schemas.User(body, 'in'))) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof SCIMMY.Types.Error) throw error;
-    throw new BadRequestError('INVALID_VALUE', (error as Error).message, { cause: error });
+    throw new BadRequestError('INVALID_VALUE', 'The body is not a SCIM User this service provider reads: check it against GET /Schemas', { cause: error });
   }
 }
 
@@ -72,45 +74,25 @@ export async function replaceScimUser(context: ScimContext, id: string, body: un
 }
 
 /**
- * PATCH /Users/{id}: scimmy applies the operations to the user as SCIM shows it, all in memory, so one
- * invalid operation refuses the request whole; the result is then one change of the user, as PUT.
+ * PATCH /Users/{id}: the operations, checked and spelled canonically (`scim-patch.ts`), applied by
+ * scimmy to the user as SCIM shows it, all in memory, so one invalid operation refuses the request
+ * whole; the result is then one change of the user, as PUT.
  */
 export async function patchScimUser(context: ScimContext, id: string, body: unknown, ifMatch?: string): Promise<UserRecord> {
   const current = await readScimUser(context, id);
   checkVersion(current, ifMatch);
-  const request = tolerantPatch(body);
+  const request = checkedPatch(body);
+  const before = toScimUser(current, context.baseUrl);
   let patched: Record<string, unknown>;
   try {
     const message = new SCIMMY.Messages.PatchOp(request as ConstructorParameters<typeof SCIMMY.Messages.PatchOp>[0]);
-    const resource = new SCIMMY.Schemas.User(toScimUser(current, context.baseUrl), 'out');
+    const resource = new SCIMMY.Schemas.User(before, 'out');
     patched = JSON.parse(JSON.stringify(await message.apply(resource, async (instance) => instance))) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof SCIMMY.Types.Error) throw error;
-    throw new BadRequestError('INVALID_PATCH', (error as Error).message, { cause: error });
+    throw new BadRequestError('INVALID_PATCH', 'The operations could not be applied to the user: check each path and value against GET /Schemas', { cause: error });
   }
-  return apply(context, current, desiredOf(patched, current));
-}
-
-/**
- * Entra ID sends booleans as the strings "True" and "False" in PATCH values (its documented
- * compatibility behaviour): read them as booleans rather than refuse every deactivation it sends.
- */
-function tolerantPatch(body: unknown): unknown {
-  if (typeof body !== 'object' || body === null) throw new BadRequestError('INVALID_PATCH', `The body must be a PatchOp message (${PATCH_OP})`);
-  const operations = (body as { Operations?: unknown }).Operations;
-  if (!Array.isArray(operations)) return body;
-  const bool = (value: unknown) => (typeof value === 'string' && /^(true|false)$/i.test(value) ? value.toLowerCase() === 'true' : value);
-  return {
-    ...body,
-    Operations: operations.map((operation: { path?: unknown; value?: unknown }) => {
-      if (typeof operation !== 'object' || operation === null) return operation;
-      if (typeof operation.path === 'string' && operation.path.toLowerCase() === 'active') return { ...operation, value: bool(operation.value) };
-      if (typeof operation.value === 'object' && operation.value !== null && 'active' in operation.value) {
-        return { ...operation, value: { ...operation.value, active: bool((operation.value as { active: unknown }).active) } };
-      }
-      return operation;
-    }),
-  };
+  return apply(context, current, { ...desiredOf(patched, current), name: patchedName(before, patched, current.name) });
 }
 
 /** DELETE /Users/{id}: the logical delete of DELETE …/users/{id} (the user keeps its record; reads answer active: false). */
@@ -198,31 +180,8 @@ export async function searchScimUsers(context: ScimContext, search: ScimSearch):
 
 const tooBroad = () => new BadRequestError('FILTER_TOO_BROAD', `The organization has more than ${SCAN_MAX_USERS.toLocaleString('en')} users: filter by userName or emails.value with eq, or page within the first ${SCAN_MAX_USERS.toLocaleString('en')}`);
 
-/** `attributes` or `excludedAttributes` (RFC 7644 §3.4.2.5), comma-separated; `attributes` wins when both are given. */
-export interface AttributeSelection {
-  attributes?: string;
-  excludedAttributes?: string;
-}
-
-function selectionFilter(selection: AttributeSelection): InstanceType<typeof SCIMMY.Types.Filter> | undefined {
-  const list = (text: string | undefined) => text?.split(',').map((name) => name.trim()).filter(Boolean) ?? [];
-  const [included, excluded] = [list(selection.attributes), list(selection.excludedAttributes)];
-  try {
-    if (included.length > 0) return new SCIMMY.Types.Filter(included.map((name) => `${name} pr`).join(' and '));
-    if (excluded.length > 0) return new SCIMMY.Types.Filter(excluded.map((name) => `${name} np`).join(' and '));
-  } catch (error) {
-    throw new BadRequestError('INVALID_FILTER', `attributes and excludedAttributes list attribute names: ${(error as Error).message}`, { cause: error });
-  }
-  return undefined;
-}
-
-/** The user as a SCIM User, with only the attributes the request selects (scimmy's projection; `id` and `schemas` always). */
+/** The users as SCIM Users, with only the attributes the request selects (`id` and `schemas` always). */
 export function renderScimUsers(users: UserRecord[], baseUrl: string, selection: AttributeSelection = {}): Record<string, unknown>[] {
-  const filter = selectionFilter(selection);
-  return users.map((user) => {
-    const resource = toScimUser(user, baseUrl);
-    if (!filter) return resource as unknown as Record<string, unknown>;
-    const projected = JSON.parse(JSON.stringify(new SCIMMY.Schemas.User(resource, 'out', '', filter))) as Record<string, unknown>;
-    return { schemas: resource.schemas, ...projected };
-  });
+  const project = projectionOf(selection);
+  return users.map((user) => project(toScimUser(user, baseUrl) as unknown as Record<string, unknown>));
 }

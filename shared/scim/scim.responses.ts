@@ -16,12 +16,15 @@ export const scimTokenSchema = z
     description: z.string(),
     defaultAccess: accessSchema.nullable().describe('The access of a user created without the access extension; null: such a creation is refused'),
     createdAt: dateTime,
-    createdBy: z.string().describe('The ADMIN who issued it'),
+    createdBy: z.string().describe('The ADMIN who issued it; the token works only while that user is an active ADMIN'),
+    issuerActive: z.boolean().describe('Whether its issuer is still an active ADMIN; false: its requests are refused, issue a new token'),
+    expiresAt: dateTime.nullable().describe('When it stops working; null: never'),
     lastUsedAt: dateTime.nullable().describe('Its last request, to the minute'),
   })
   .register(schemaRegistry, { id: 'ScimToken' });
 
 export const issuedScimTokenSchema = scimTokenSchema
+  .omit({ issuerActive: true })
   .extend({ token: z.string().describe('The secret: shown this once, kept only as its SHA-256 digest') })
   .register(schemaRegistry, { id: 'IssuedScimToken' });
 

@@ -6,6 +6,8 @@ import { roles } from '../users/user.entities';
 
 export const scimOrgPathSchema = z.object({ orgUUID: uuidSchema });
 export const scimTokenPathSchema = z.object({ orgUUID: uuidSchema, tokenId: uuidSchema });
+/** A schema's id (its URN) or a resource type's id (`User`); any other is not found. */
+export const scimDocumentPathSchema = z.object({ orgUUID: uuidSchema, id: z.string().min(1).max(200) });
 /** A user's id is its uuid; any other id is simply not found. */
 export const scimUserPathSchema = z.object({ orgUUID: uuidSchema, id: z.string().min(1).max(200) });
 
@@ -20,6 +22,11 @@ export const createScimTokenSchema = z.strictObject({
     })
     .optional()
     .describe('The role and grants of a user the directory creates without the access extension (as the users area\u2019s access template)'),
+  expiresAt: z
+    .iso.datetime({ offset: true, message: 'Must be a date and time with its offset, such as 2027-06-30T00:00:00Z' })
+    .refine((at) => Date.parse(at) > Date.now(), { message: 'Must be in the future' })
+    .optional()
+    .describe('When the token stops working (absent: never); its requests are then refused 401'),
 });
 
 const positive = (name: string) =>

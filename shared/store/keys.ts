@@ -208,6 +208,8 @@ export const keys = {
 
   /** The stack's key that signs page tokens (shared/store/page-token.ts), made on first use. */
   pageTokenKey: (): ItemKey => ({ PK: 'PAGETOKENKEY', SK: 'PAGETOKENKEY' }),
+  /** How many SCIM tokens the organization has, so an issue beyond the cap is refused in its own transaction. */
+  scimTokenCount: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'SCIMTOKENCOUNT' }),
   /** The key that seals the passwords queued e-mails carry (shared/mail/mail-queue.ts). */
   mailSealKey: (): ItemKey => ({ PK: 'MAILSEALKEY', SK: 'MAILSEALKEY' }),
   /** A user's latest queued e-mail of a kind: which attempt is current and how it ended. */

@@ -5,6 +5,7 @@ import { SCIM_REQUESTS_PER_SECOND } from '../../shared/scim/scim-rate-limit';
 import type { AuditEventDto } from '../support/audit-helpers';
 import { bearer } from '../support/auth-helpers';
 import { send } from '../support/http-client';
+import { ACCESS_EXTENSION, oktaUser, PATCH_OP, SCIM_ERROR, scimRequest, scimUrl as scimUrlOf, USER_SCHEMA, type ScimAnswer } from '../support/scim-client';
 import { userArea } from '../support/stack';
 import { freshOrganization, identityOf, mailsTo, readUser, uniqueEmail, type TestOrg } from '../support/user-helpers';
 
@@ -15,45 +16,16 @@ import { freshOrganization, identityOf, mailsTo, readUser, uniqueEmail, type Tes
  * in the users area, with its audit event, as the matching user operation's.
  */
 
-const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ACCESS = 'urn:ietf:params:scim:schemas:extension:agentplatform:2.0:User';
-const PATCH = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const [USER, ACCESS, PATCH, ERROR] = [USER_SCHEMA, ACCESS_EXTENSION, PATCH_OP, SCIM_ERROR];
 
 let org: TestOrg;
 let token: string;
 let tokenId: string;
 
-interface Answer {
-  status: number;
-  headers: Headers;
-  // A SCIM answer read as the tests' own expectations say; ajv checks nothing of SCIM's bodies here.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  body: Record<string, any>;
-}
-
-const scimUrl = (path: string, orgUuid = org.orgUuid) => userArea(orgUuid, `/scim/v2${path}`);
-
-async function scim(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, credential = token): Promise<Answer> {
-  const response = await fetch(scimUrl(path), {
-    method,
-    headers: { ...bearer(credential), ...(body === undefined ? {} : { 'content-type': 'application/scim+json' }), ...headers },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-const okta = (email: string, extra: Record<string, unknown> = {}) => ({
-  schemas: [USER],
-  userName: email,
-  name: { givenName: 'Grace', familyName: 'Hopper' },
-  emails: [{ primary: true, value: email, type: 'work' }],
-  displayName: 'Grace Hopper',
-  externalId: `00u${Math.random().toString(36).slice(2, 10)}`,
-  active: true,
-  ...extra,
-});
+const scimUrl = (path: string, orgUuid = org.orgUuid) => scimUrlOf(orgUuid, path);
+const scim = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, credential = token): Promise<ScimAnswer> =>
+  scimRequest(org.orgUuid, credential, method, path, body, headers);
+const okta = oktaUser;
 
 async function auditOf(userUuid: string): Promise<AuditEventDto[]> {
   const response = await send<{ content: AuditEventDto[] }>(userArea(org.orgUuid, `/audit-events?resourceUuid=${userUuid}&linesPerPage=50`), {
