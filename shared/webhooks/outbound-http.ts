@@ -2,9 +2,9 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { allowedAddresses, AddressRefused, type CheckedAddress, type Resolver } from './webhook-address';
+import { allowedAddresses, AddressRefused, DNS_TIMEOUT_MS, type CheckedAddress, type Resolver } from './webhook-address';
 
-/** How long a receiver has to answer, and how much of its answer is read. */
+/** How long an attempt may take, its host's resolution included, and how much of the answer is read. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const MAX_ANSWER_BYTES = 4096;
 /** What a delivery's attempt keeps of the answer. */
@@ -40,21 +40,22 @@ const pinnedLookup =
   };
 
 /**
- * POSTs `body` to `url`: the host resolved and checked first, the connection made to the checked
- * address, no redirect followed, the answer read up to `MAX_ANSWER_BYTES`, all within the timeout.
- * Never throws: every failure is an outcome.
+ * POSTs `body` to `url`: the host resolved (within `DNS_TIMEOUT_MS`) and checked first, the
+ * connection made to the checked address, no redirect followed, the answer read up to
+ * `MAX_ANSWER_BYTES`, all within the timeout. Never throws: every failure is an outcome.
  */
 export async function postJson(url: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<PostOutcome> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   let address: CheckedAddress;
   try {
-    [address] = (await allowedAddresses(url, options.allowLoopbackHttp, options.resolve)) as [CheckedAddress];
+    const checked = await allowedAddresses(url, options.allowLoopbackHttp, { resolve: options.resolve, timeoutMs: Math.min(DNS_TIMEOUT_MS, timeoutMs) });
+    address = checked[0]!;
   } catch (error) {
     const detail = error instanceof AddressRefused ? error.message : 'The host could not be checked';
     return { ok: false, status: null, latencyMs: latency(), failure: 'refused-address', detail, answer: '' };
   }
-  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   return new Promise<PostOutcome>((settle) => {
     let done = false;
     const finish = (outcome: Omit<PostOutcome, 'latencyMs'>) => {
@@ -93,9 +94,10 @@ export async function postJson(url: URL, headers: Record<string, string>, body: 
         response.on('error', () => answered());
       },
     );
+    // The resolution took its share of the attempt's time.
     const timer = setTimeout(
       () => finish({ ok: false, status: null, failure: 'timeout', detail: `The receiver did not answer within ${timeoutMs / 1000} s`, answer: '' }),
-      timeoutMs,
+      Math.max(0, timeoutMs - latency()),
     );
     request.on('error', (error: NodeJS.ErrnoException) =>
       finish({ ok: false, status: null, failure: 'connection', detail: `The connection failed (${error.code ?? error.name})`, answer: '' }),

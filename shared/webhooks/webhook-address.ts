@@ -1,17 +1,22 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
+import { Resolver as DnsResolver } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
  * Where a webhook may point (docs/api/events.md#safe-outbound-calls): an `https` URL whose host
  * resolves only to public unicast addresses. Checked when a subscription is created or changed and
  * again before every delivery, on the addresses the request then connects to, so a name that
- * resolves elsewhere later (DNS rebinding) is refused too.
+ * resolves elsewhere later (DNS rebinding) is refused too. A refusal names the rule, never the
+ * address a host resolved to: the answer must not tell a caller what lies behind a name.
  */
 
 export const MAX_URL_LENGTH = 2048;
 
 /** The one exception, for a stack on a laptop: `http://127.0.0.1:<port>` when configured. */
 export const LOOPBACK_RECEIVER_HOST = '127.0.0.1';
+
+/** How long a host's name may take to resolve, within an attempt's time limit. */
+export const DNS_TIMEOUT_MS = 3_000;
 
 /** A resolved address a request may connect to. */
 export interface CheckedAddress {
@@ -24,17 +29,56 @@ export class AddressRefused extends Error {
   override readonly name = 'AddressRefused';
 }
 
-/** Resolves a host name to every address it has (the system resolver, as a connection would). */
-export type Resolver = (hostname: string) => Promise<CheckedAddress[]>;
+/** Resolves a host name to every address it has; `signal` aborts when the resolution's time is up. */
+export type Resolver = (hostname: string, signal: AbortSignal) => Promise<CheckedAddress[]>;
 
-export const systemResolver: Resolver = async (hostname) =>
-  (await dnsLookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+/**
+ * A resolver that asks DNS servers directly (c-ares: `servers`, or the system's), for A and AAAA
+ * records, and gives up on abort. Not `dns.lookup`: it runs on libuv's few threads and cannot be
+ * cancelled, so a slow name server of one receiver would hold up every other receiver's lookups.
+ */
+export function dnsResolver(servers?: readonly string[]): Resolver {
+  return async (hostname, signal) => {
+    const resolver = new DnsResolver({ timeout: DNS_TIMEOUT_MS, tries: 1 });
+    if (servers) resolver.setServers([...servers]);
+    signal.addEventListener('abort', () => resolver.cancel(), { once: true });
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+    const addresses: CheckedAddress[] = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 as const })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 as const })) : []),
+    ];
+    if (addresses.length === 0 && v4.status === 'rejected') throw v4.reason;
+    return addresses;
+  };
+}
 
-/** Whether an address is public unicast: not private, loopback, link-local (cloud metadata), multicast, reserved, nor a v4 one in v6 clothing. */
+export const systemResolver: Resolver = dnsResolver();
+
+/**
+ * An address as ipaddr.js reads it right: IPv6 in hexadecimal groups, since ipaddr.js takes any
+ * `::a.b.c.d` for an IPv4-mapped address, while `::a.b.c.d` is IPv4-compatible (`::/96`).
+ */
+function parsed(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
+  const family = isIP(address);
+  if (family === 4) return ipaddr.IPv4.isValidFourPartDecimal(address) ? ipaddr.IPv4.parse(address) : undefined;
+  if (family !== 6) return undefined;
+  return ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+}
+
+/**
+ * Whether an address is public unicast: not private, loopback, link-local (cloud metadata),
+ * multicast, reserved, nor a v4 one in v6 clothing (mapped `::ffff:0:0/96` is judged as the IPv4
+ * address it carries; compatible `::/96`, deprecated and routed nowhere in particular, is refused).
+ */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  // process() turns an IPv4-mapped IPv6 address into the IPv4 address it carries.
-  return ipaddr.process(address).range() === 'unicast';
+  const ip = parsed(address);
+  if (!ip) return false;
+  if (ip.kind() === 'ipv6') {
+    const v6 = ip as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() === 'unicast';
+    if (v6.parts.slice(0, 6).every((part) => part === 0)) return false;
+  }
+  return ip.range() === 'unicast';
 }
 
 const bracketless = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1');
@@ -58,29 +102,54 @@ export function checkUrlShape(raw: string, allowLoopbackHttp: boolean): URL {
   return url;
 }
 
+/** Names that are loopback by definition (RFC 6761), whatever a resolver answers for them. */
+const isLocalhostName = (host: string) => /(^|\.)localhost\.?$/i.test(host);
+
+const notPublic = 'a private, loopback, link-local or reserved address: webhooks reach public addresses only';
+
+/** Resolves within `timeoutMs`, cancelling the resolution when the time is up. */
+async function resolveWithin(resolve: Resolver, host: string, timeoutMs: number): Promise<CheckedAddress[]> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new AddressRefused(`The host ${host} did not resolve within ${timeoutMs / 1000} s: check its name servers`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      resolve(host, controller.signal).catch(() => {
+        throw new AddressRefused(`The host ${host} does not resolve: check its name`);
+      }),
+      timedOut,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export interface AddressOptions {
+  resolve?: Resolver;
+  /** How long the host's resolution may take (`DNS_TIMEOUT_MS`). */
+  timeoutMs?: number;
+}
+
 /**
  * The addresses a request to `url` may connect to: all of the host's, each public, or the loopback
- * receiver's when allowed. Throws `AddressRefused` naming the first address refused.
+ * receiver's when allowed. Throws `AddressRefused` naming the rule broken (never the address).
  */
-export async function allowedAddresses(url: URL, allowLoopbackHttp: boolean, resolve: Resolver = systemResolver): Promise<CheckedAddress[]> {
+export async function allowedAddresses(url: URL, allowLoopbackHttp: boolean, options: AddressOptions = {}): Promise<CheckedAddress[]> {
   const host = bracketless(url.hostname);
   if (allowLoopbackHttp && url.protocol === 'http:' && host === LOOPBACK_RECEIVER_HOST) return [{ address: host, family: 4 }];
-  let addresses: CheckedAddress[];
-  if (ipaddr.isValid(host)) {
-    addresses = [{ address: host, family: ipaddr.parse(host).kind() === 'ipv6' ? 6 : 4 }];
-  } else {
-    try {
-      addresses = await resolve(host);
-    } catch {
-      throw new AddressRefused(`The host ${host} does not resolve: check its name`);
-    }
+  const literal = isIP(host);
+  if (literal !== 0) {
+    if (!isPublicAddress(host)) throw new AddressRefused(`The URL's address is ${notPublic}`);
+    return [{ address: host, family: literal === 6 ? 6 : 4 }];
   }
+  if (isLocalhostName(host)) throw new AddressRefused(`The host ${host} resolves to ${notPublic}`);
+  const addresses = await resolveWithin(options.resolve ?? systemResolver, host, options.timeoutMs ?? DNS_TIMEOUT_MS);
   if (addresses.length === 0) throw new AddressRefused(`The host ${host} does not resolve: check its name`);
-  const refused = addresses.find(({ address }) => !isPublicAddress(address));
-  if (refused) {
-    throw new AddressRefused(
-      `The host ${host} resolves to ${refused.address}, a private, loopback, link-local or reserved address: webhooks reach public addresses only`,
-    );
-  }
+  if (!addresses.every(({ address }) => isPublicAddress(address))) throw new AddressRefused(`The host ${host} resolves to ${notPublic}`);
   return addresses;
 }
