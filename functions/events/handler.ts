@@ -5,8 +5,9 @@ import { changeOfRecord, type StreamedChange } from '../../shared/change-events/
 import { publishChangeEvents } from '../../shared/change-events/event-bus';
 import { logger } from '../../shared/logger';
 import { count, publishMetrics } from '../../shared/metrics';
+import { sweepDeliveries } from '../../shared/webhooks/delivery-engine';
+import { enqueueChanges } from '../../shared/webhooks/delivery-schedule';
 import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/outbound-http';
-import { enqueueChanges, sweepDeliveries } from '../../shared/webhooks/delivery-engine';
 
 /**
  * Two triggers, one function (docs/api/events.md). The table's stream, filtered to the audit events

@@ -1,8 +1,10 @@
 import * as z from 'zod';
+import { errorBodySchema, gatewayErrorSchema } from '../schemas/responses';
 import { orgPathSchema } from '../users/user.schemas';
+import { MAX_PENDING_PER_ORG, MAX_PENDING_PER_WEBHOOK, SEND_WINDOW_SECONDS, SENDS_PER_WINDOW } from '../webhooks/webhook-limits';
 import { deliveryAttemptSchema, deliveryScheduledSchema, webhookSchema, webhookWithSecretSchema } from '../webhooks/webhook.responses';
 import { deliveriesQuerySchema, deliveryPathSchema, webhookBodySchema, webhookPathSchema } from '../webhooks/webhook.schemas';
-import { operationsUnder } from './operation';
+import { operationsUnder, type ErrorStatuses, type Outcome } from './operation';
 
 /**
  * An organization's webhook subscriptions to its change events (docs/api/events.md#webhooks), ADMIN
@@ -12,6 +14,21 @@ const webhook = operationsUnder('users', 'user', '/org/{orgUUID}');
 
 const example = { url: 'https://hooks.example.com/agent-platform', eventTypes: ['agent.updated', 'user.deleted'], enabled: true, excludeActors: [] };
 const secretNote = 'The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it.';
+
+const count = (value: number) => value.toLocaleString('en-US');
+const limitsNote =
+  `At most ${SENDS_PER_WINDOW} tests and redeliveries of a subscription every ${SEND_WINDOW_SECONDS} seconds (429 \`RATE_LIMITED\`), and none while the subscription has ` +
+  `${count(MAX_PENDING_PER_WEBHOOK)} deliveries pending or its organization ${count(MAX_PENDING_PER_ORG)} (429 \`WEBHOOK_BACKLOG_FULL\`); either with Retry-After.`;
+
+/** The 429 a test or redelivery answers itself; API Gateway's throttling answers its own body under the same status. */
+const sendRefused: Outcome = {
+  status: 429,
+  description: 'Too many tests and redeliveries of the subscription (`RATE_LIMITED`), or its backlog is full (`WEBHOOK_BACKLOG_FULL`): retry after Retry-After',
+  json: z.union([errorBodySchema, gatewayErrorSchema]),
+  headers: ['Retry-After'],
+};
+/** The common error statuses but 429, which `sendRefused` documents. */
+const sendErrors: ErrorStatuses = { only: [400, 401, 403, 404, 409, 422, 500, 503] };
 
 export const webhooksApi = {
   create: webhook({
@@ -89,8 +106,9 @@ export const webhooksApi = {
     access: 'user',
     request: { path: deliveryPathSchema },
     summary: "Send a delivery's event again (ADMIN only)",
-    description: 'The same event with the same `webhook-id`, as a delivery of its own.',
-    responses: [{ status: 202, description: 'Scheduled', json: deliveryScheduledSchema }],
+    description: `The same event with the same \`webhook-id\`, as a delivery of its own. ${limitsNote}`,
+    responses: [{ status: 202, description: 'Scheduled', json: deliveryScheduledSchema }, sendRefused],
+    errors: sendErrors,
   }),
   test: webhook({
     id: 'webhooks.test',
@@ -99,6 +117,8 @@ export const webhooksApi = {
     access: 'user',
     request: { path: webhookPathSchema },
     summary: 'Send a ping event to a subscription (ADMIN only)',
-    responses: [{ status: 202, description: 'Scheduled', json: deliveryScheduledSchema }],
+    description: limitsNote,
+    responses: [{ status: 202, description: 'Scheduled', json: deliveryScheduledSchema }, sendRefused],
+    errors: sendErrors,
   }),
 };

@@ -143,14 +143,30 @@ export const keys = {
     SK: `DELIVERY#${deliveryId}`,
   }),
   /**
-   * A pending delivery in the schedule: GSI1's one `WEBHOOKS_DUE` partition, by the time it is due
-   * (the sweep reads what is due now); the attributes are removed once the delivery ends.
+   * A pending delivery in the schedule: GSI1's partition of its subscription, by the time it is due
+   * (the sweep reads what is due now, subscription by subscription); the attributes are removed once
+   * the delivery ends.
    */
-  webhookDue: (dueAt: string, orgUuid: string, webhookId: string, deliveryId: string) => ({
-    GSI1PK: keys.webhooksDue,
-    GSI1SK: `${dueAt}#${orgUuid}#${webhookId}#${deliveryId}`,
+  webhookDue: (orgUuid: string, webhookId: string, dueAt: string, deliveryId: string) => ({
+    GSI1PK: keys.webhookDuePartition(orgUuid, webhookId),
+    GSI1SK: `${dueAt}#${deliveryId}`,
   }),
-  webhooksDue: 'WEBHOOKS_DUE',
+  webhookDuePartition: (orgUuid: string, webhookId: string): string => `${keys.webhookPartition(orgUuid, webhookId)}#DUE`,
+  /** The one due partition every organization's deliveries shared in an earlier layout; the sweep moves what is left in it. */
+  legacyWebhooksDue: 'WEBHOOKS_DUE',
+  /**
+   * The backlog registry: one entry per subscription that has pending deliveries, all in one
+   * partition, keyed by organization first (the sweep reads it whole and groups it by organization;
+   * an organization's entries are a prefix query). The entry counts the pending deliveries.
+   */
+  webhookBacklog: (orgUuid: string, webhookId: string): ItemKey => ({ PK: keys.webhookBacklogs, SK: `${orgUuid}#${webhookId}` }),
+  webhookBacklogsOf: (orgUuid: string) => ({ PK: keys.webhookBacklogs, SKPrefix: `${orgUuid}#` }),
+  webhookBacklogs: 'WEBHOOK_BACKLOGS',
+  /** The tests and redeliveries asked of a subscription in one window (a fixed-window counter, TTL). */
+  webhookSendWindow: (orgUuid: string, webhookId: string, window: number): ItemKey => ({
+    PK: keys.webhookPartition(orgUuid, webhookId),
+    SK: `SENDS#${window}`,
+  }),
   /**
    * A pending delivery's place in its lane (one subscription, one resource), by the event's sequence:
    * only the first of a lane is sent, so one resource's events reach a subscription in order.
@@ -192,6 +208,8 @@ export const keys = {
   /** A SCIM token of an organization (its SHA-256 digest, never the token), and the prefix listing them. */
   scimToken: (orgUuid: string, tokenId: string): ItemKey => ({ PK: org(orgUuid), SK: `SCIMTOKEN#${tokenId}` }),
   scimTokensOf: (orgUuid: string) => ({ PK: org(orgUuid), SKPrefix: 'SCIMTOKEN#' }),
+  /** How many SCIM tokens the organization has, so an issue beyond the cap is refused in its own transaction. */
+  scimTokenCount: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'SCIMTOKENCOUNT' }),
   /** The SCIM requests of an organization in one second (a fixed-window counter, TTL). */
   scimRequestWindow: (orgUuid: string, second: number): ItemKey => ({ PK: `${org(orgUuid)}#SCIMRATE`, SK: String(second) }),
 
@@ -208,8 +226,6 @@ export const keys = {
 
   /** The stack's key that signs page tokens (shared/store/page-token.ts), made on first use. */
   pageTokenKey: (): ItemKey => ({ PK: 'PAGETOKENKEY', SK: 'PAGETOKENKEY' }),
-  /** How many SCIM tokens the organization has, so an issue beyond the cap is refused in its own transaction. */
-  scimTokenCount: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'SCIMTOKENCOUNT' }),
   /** The key that seals the passwords queued e-mails carry (shared/mail/mail-queue.ts). */
   mailSealKey: (): ItemKey => ({ PK: 'MAILSEALKEY', SK: 'MAILSEALKEY' }),
   /** A user's latest queued e-mail of a kind: which attempt is current and how it ended. */

@@ -1,35 +1,36 @@
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { auditWrites } from '../audit/audit-event';
-import type { CloudEvent } from '../audit/cloud-event';
 import { config } from '../config';
 import { logger } from '../logger';
 import { count } from '../metrics';
 import { DELIVERY_TIMEOUT_MS, postJson } from './outbound-http';
 import { signedHeaders } from './signing';
-import type { DeliveryRecord, WebhookRecord } from './webhook.entities';
+import { SweepRotation } from './sweep-rotation';
+import { dropIdleBacklog, readBacklogs, type BacklogEntry } from './webhook-backlog';
+import type { DeliveryRecord } from './webhook.entities';
 import {
   claimDelivery,
   disableWebhook,
   dueDeliveries,
-  enqueueDelivery,
   finishDelivery,
   getDelivery,
   getWebhook,
+  hasPendingDelivery,
   laneHead,
-  listWebhooks,
+  legacyDueDeliveries,
   markFailing,
   markHealthy,
+  moveLegacyDelivery,
   recordAttempt,
   rescheduleDelivery,
 } from './webhook.repository';
 
 /**
- * The delivery engine (docs/api/events.md): every event a
- * subscription wants becomes a delivery item, scheduled in the table; a sweep sends what is due,
- * at least once and with the event's id as `webhook-id`, one resource's events to one subscription
- * in order (its lane), each receiver on its own connection within its own time limit, so none holds
- * up another.
+ * The delivery engine (docs/api/events.md#webhooks): a sweep sends the due deliveries that
+ * `delivery-schedule.ts` wrote, at least once and with the event's id as `webhook-id`, one
+ * resource's events to one subscription in order (its lane), each receiver on its own connection
+ * within its own time limit, so none holds up another; and it looks at every organization's
+ * subscriptions in turn, taking a bounded number from each, so no backlog holds up another's.
  */
 
 /** The longest wait between two attempts. */
@@ -40,88 +41,12 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 const MAX_IN_FLIGHT = 256;
 const MAX_IN_FLIGHT_PER_ORG = 32;
 const MAX_IN_FLIGHT_PER_WEBHOOK = 8;
-/** Due deliveries read per look: pages of 100, at most 5 (past subscriptions at their limit). */
-const DUE_PAGE = 100;
-const DUE_PAGES = 5;
-
-/** A delivery's id: the same for the same event and subscription, so enqueueing twice writes once. */
-export const deliveryIdOf = (webhookId: string, eventId: string) => createHash('sha256').update(`${webhookId}\n${eventId}`).digest('hex').slice(0, 32);
-
-/** Whether a subscription wants an event: enabled, of a type it asked for, not made by a user it excludes. */
-export function wants(webhook: WebhookRecord, shortType: string, actorUuid: string | null): boolean {
-  if (!webhook.enabled) return false;
-  if (!webhook.eventTypes.includes('*') && !webhook.eventTypes.includes(shortType)) return false;
-  return !(actorUuid && webhook.excludeActors.includes(actorUuid));
-}
-
-/** A new pending delivery of `event` to a subscription, due now. */
-export function newDelivery(webhook: Pick<WebhookRecord, 'id' | 'orgUuid'>, event: CloudEvent, kind: DeliveryRecord['kind'], id: string, now = new Date()): DeliveryRecord {
-  const at = now.toISOString();
-  return {
-    id,
-    orgUuid: webhook.orgUuid,
-    webhookId: webhook.id,
-    kind,
-    eventId: event.id,
-    eventType: event.type,
-    // A change waits for the earlier changes of its resource; a redelivery or ping is a lane of its own.
-    laneId: kind === 'event' ? event.data.resource.uuid : id,
-    sequence: event.sequence,
-    body: JSON.stringify(event),
-    status: 'pending',
-    createdAt: at,
-    dueAt: at,
-    attempts: 0,
-  };
-}
-
-/** Schedules `event` for every subscription of its organization that wants it (once each, however often called). */
-export async function enqueueForSubscribers(webhooks: readonly WebhookRecord[], event: CloudEvent, shortType: string): Promise<number> {
-  let enqueued = 0;
-  for (const webhook of webhooks) {
-    if (!wants(webhook, shortType, event.data.actor.uuid)) continue;
-    if (await enqueueDelivery(newDelivery(webhook, event, 'event', deliveryIdOf(webhook.id, event.id)))) enqueued++;
-  }
-  return enqueued;
-}
-
-/** A change event to hand to the subscriptions of its organization; `shortType` is its type without the prefix. */
-export interface ChangeForSubscribers {
-  orgUuid: string;
-  event: CloudEvent;
-  shortType: string;
-}
-
-/** Lanes scheduled at once by `enqueueChanges`. */
-const ENQUEUE_LANES = 16;
-
-/**
- * Schedules each change for the subscriptions that want it (each organization's subscriptions read
- * once). One resource's changes are scheduled one after the other, in the stream's order; different
- * resources' at once, up to `ENQUEUE_LANES` (a lane's entries sort by the event's sequence, so only a
- * resource's own order matters). Enqueueing is idempotent, so a batch read again from the stream
- * schedules nothing twice.
- */
-export async function enqueueChanges(changes: readonly ChangeForSubscribers[]): Promise<number> {
-  const subscriptions = new Map<string, Promise<WebhookRecord[]>>();
-  const lanes = new Map<string, ChangeForSubscribers[]>();
-  for (const change of changes) {
-    const lane = `${change.orgUuid}/${change.event.data.resource.uuid}`;
-    lanes.set(lane, [...(lanes.get(lane) ?? []), change]);
-  }
-  const pending = [...lanes.values()];
-  let enqueued = 0;
-  const scheduleLanes = async () => {
-    for (let lane = pending.shift(); lane; lane = pending.shift()) {
-      for (const { orgUuid, event, shortType } of lane) {
-        if (!subscriptions.has(orgUuid)) subscriptions.set(orgUuid, listWebhooks(orgUuid));
-        enqueued += await enqueueForSubscribers(await subscriptions.get(orgUuid)!, event, shortType);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(ENQUEUE_LANES, pending.length) }, scheduleLanes));
-  return enqueued;
-}
+/** Organizations looked at at once within a cycle. */
+const ORG_TURNS_AT_ONCE = 8;
+/** Deliveries of the earlier layout's shared due partition moved per cycle. */
+const LEGACY_MOVES_PER_CYCLE = 100;
+/** An entry counted in this long ago whose subscription has nothing pending is a count left high, and removed. */
+const IDLE_ENTRY_MS = 10 * 60 * 1000;
 
 /** The wait after `attempts` failed attempts: the first retry's delay, doubling, at most an hour, ±10 %. */
 export function retryDelayMs(attempts: number, firstRetryMs = config().webhooks.firstRetryMs, random = Math.random): number {
@@ -131,42 +56,101 @@ export function retryDelayMs(attempts: number, firstRetryMs = config().webhooks.
 
 const secondsSince = (iso: string, now: Date) => (now.getTime() - Date.parse(iso)) / 1000;
 
+interface InFlight {
+  orgUuid: string;
+  webhookId: string;
+  running: Promise<void>;
+}
+
 /**
- * Sends due deliveries until `deadline` (epoch ms), looking every `pollMs`; then waits for the
- * attempts it started. Runs on a schedule (each minute in AWS, a timer locally); two sweeps at once
- * never send one delivery twice at once (each attempt holds its delivery).
+ * Sends due deliveries until `deadline` (epoch ms), then waits for the attempts it started. Runs on a
+ * schedule (each minute in AWS, a timer locally); two sweeps at once never send one delivery twice
+ * at once (each attempt holds its delivery). Each cycle reads the backlog registry and gives every
+ * organization a turn (`SweepRotation`): up to its free attempt slots from its subscriptions' due
+ * partitions. A subscription with nothing due is left out until the first retry's delay has passed,
+ * or deliveries are counted in for it; then the sweep waits `pollMs` before the next cycle.
  */
 export async function sweepDeliveries(deadline: number): Promise<{ attempts: number }> {
-  const inFlight = new Map<string, { orgUuid: string; webhookId: string; running: Promise<void> }>();
+  const settings = config().webhooks;
+  const inFlight = new Map<string, InFlight>();
+  const rotation = new SweepRotation();
+  const idleChecked = new Set<string>();
   let attempts = 0;
+  let legacyLeft = true;
   const busy = (key: 'orgUuid' | 'webhookId', value: string) => [...inFlight.values()].filter((entry) => entry[key] === value).length;
-  while (Date.now() < deadline) {
-    let after: Record<string, unknown> | undefined;
-    for (let page = 0; page < DUE_PAGES; page++) {
-      const { due, next } = await dueDeliveries(new Date().toISOString(), DUE_PAGE, after);
+
+  const start = (delivery: DeliveryRecord) => {
+    attempts++;
+    const running = attemptDelivery(delivery)
+      .then((nextDue) => {
+        if (nextDue) rotation.wake(delivery, Date.parse(nextDue));
+      })
+      .catch((error: unknown) => logger.error('webhook delivery attempt failed', { deliveryId: delivery.id, errorType: (error as Error).name }))
+      .finally(() => inFlight.delete(delivery.id));
+    inFlight.set(delivery.id, { orgUuid: delivery.orgUuid, webhookId: delivery.webhookId, running });
+  };
+
+  /** Nothing due: quiet for a while; an entry left high with nothing pending at all is removed. */
+  const nothingDue = async (entry: BacklogEntry, now: number) => {
+    rotation.quiet(entry, now + settings.firstRetryMs);
+    const key = `${entry.orgUuid}/${entry.webhookId}`;
+    if (now - Date.parse(entry.touchedAt) < IDLE_ENTRY_MS || idleChecked.has(key)) return;
+    idleChecked.add(key);
+    if (!(await hasPendingDelivery(entry.orgUuid, entry.webhookId))) await dropIdleBacklog(entry);
+  };
+
+  const takeTurn = async (orgUuid: string, webhooks: readonly BacklogEntry[]) => {
+    for (const entry of webhooks) {
+      if (inFlight.size >= MAX_IN_FLIGHT) return rotation.starved(orgUuid);
+      const running = busy('webhookId', entry.webhookId);
+      let room = Math.min(MAX_IN_FLIGHT - inFlight.size, MAX_IN_FLIGHT_PER_ORG - busy('orgUuid', orgUuid), MAX_IN_FLIGHT_PER_WEBHOOK - running);
+      if (room <= 0) continue;
+      const now = Date.now();
+      // The attempts running still stand first in the due partition until they end: read past them.
+      const due = await dueDeliveries(orgUuid, entry.webhookId, new Date(now).toISOString(), room + running);
+      if (due.length === 0) await nothingDue(entry, now);
       for (const delivery of due) {
-        if (inFlight.has(delivery.id) || inFlight.size >= MAX_IN_FLIGHT) continue;
-        if (busy('orgUuid', delivery.orgUuid) >= MAX_IN_FLIGHT_PER_ORG || busy('webhookId', delivery.webhookId) >= MAX_IN_FLIGHT_PER_WEBHOOK) continue;
-        attempts++;
-        const running = attemptDelivery(delivery)
-          .catch((error: unknown) => logger.error('webhook delivery attempt failed', { deliveryId: delivery.id, errorType: (error as Error).name }))
-          .finally(() => inFlight.delete(delivery.id));
-        inFlight.set(delivery.id, { orgUuid: delivery.orgUuid, webhookId: delivery.webhookId, running });
+        if (room <= 0 || inFlight.size >= MAX_IN_FLIGHT) break;
+        if (inFlight.has(delivery.id)) continue;
+        start(delivery);
+        room--;
       }
-      after = next;
-      if (!after) break;
     }
-    await sleep(config().webhooks.pollMs);
+  };
+
+  while (Date.now() < deadline) {
+    if (legacyLeft) legacyLeft = await moveLegacyDeliveries();
+    const turns = rotation.cycle(await readBacklogs(), Date.now());
+    await inTurns(turns, ({ orgUuid, webhooks }) => takeTurn(orgUuid, webhooks));
+    await sleep(settings.pollMs);
   }
   await Promise.allSettled([...inFlight.values()].map((entry) => entry.running));
   return { attempts };
 }
 
+/** Runs `take` for each turn, `ORG_TURNS_AT_ONCE` at a time, in the turns' order. */
+async function inTurns<T>(turns: readonly T[], take: (turn: T) => Promise<void>): Promise<void> {
+  const queue = [...turns];
+  const next = async () => {
+    for (let turn = queue.shift(); turn; turn = queue.shift()) await take(turn);
+  };
+  await Promise.all(Array.from({ length: Math.min(ORG_TURNS_AT_ONCE, queue.length) }, next));
+}
+
+/** Moves deliveries of the earlier layout's shared due partition to their subscriptions'; false once it is empty. */
+async function moveLegacyDeliveries(): Promise<boolean> {
+  const legacy = await legacyDueDeliveries(LEGACY_MOVES_PER_CYCLE);
+  const now = new Date().toISOString();
+  for (const delivery of legacy) await moveLegacyDelivery(delivery, now);
+  return legacy.length > 0;
+}
+
 /**
  * One attempt of a due delivery: only the first of its lane goes; it is taken, sent, logged, then
- * delivered, rescheduled or given up, and the subscription's health follows.
+ * delivered, rescheduled or given up, and the subscription's health follows. Answers when it is due
+ * again if it was rescheduled.
  */
-export async function attemptDelivery(due: DeliveryRecord): Promise<void> {
+export async function attemptDelivery(due: DeliveryRecord): Promise<string | undefined> {
   const { orgUuid, webhookId } = due;
   const settings = config().webhooks;
   const head = await laneHead(orgUuid, webhookId, due.laneId);
@@ -174,16 +158,17 @@ export async function attemptDelivery(due: DeliveryRecord): Promise<void> {
     // An earlier event of the same resource is still pending: this one waits for it.
     const first = await getDelivery(orgUuid, webhookId, head);
     const soonest = new Date(Date.now() + settings.pollMs).toISOString();
-    await rescheduleDelivery(due, first && first.dueAt > soonest ? first.dueAt : soonest);
-    return;
+    const dueAt = first && first.dueAt > soonest ? first.dueAt : soonest;
+    await rescheduleDelivery(due, dueAt);
+    return dueAt;
   }
   const now = new Date();
   const delivery = await claimDelivery(due, now.toISOString(), new Date(now.getTime() + LEASE_MS).toISOString());
-  if (!delivery) return;
+  if (!delivery) return undefined;
   const webhook = await getWebhook(orgUuid, webhookId);
   if (!webhook || !webhook.enabled) {
     await finishDelivery(delivery, 'failed', webhook ? 'The subscription is disabled' : 'The subscription was deleted');
-    return;
+    return undefined;
   }
   const sentAt = new Date();
   const outcome = await postJson(new URL(webhook.url), signedHeaders(delivery.eventId, delivery.body, webhook.secrets, sentAt), delivery.body, {
@@ -205,14 +190,14 @@ export async function attemptDelivery(due: DeliveryRecord): Promise<void> {
     await finishDelivery(delivery, 'delivered');
     if (webhook.failingSince) await markHealthy(orgUuid, webhookId);
     count('WebhookDeliveries');
-    return;
+    return undefined;
   }
   count('WebhookAttemptsFailed');
-  await failed(delivery, outcome.detail ?? 'The attempt failed');
+  return failed(delivery, outcome.detail ?? 'The attempt failed');
 }
 
-/** After a failed attempt: the subscription disabled after failing long enough, else the delivery retried or given up. */
-async function failed(delivery: DeliveryRecord, detail: string): Promise<void> {
+/** After a failed attempt: the subscription disabled after failing long enough, else the delivery retried (when it is due again) or given up. */
+async function failed(delivery: DeliveryRecord, detail: string): Promise<string | undefined> {
   const settings = config().webhooks;
   const now = new Date();
   const webhook = await markFailing(delivery.orgUuid, delivery.webhookId, now.toISOString());
@@ -233,12 +218,14 @@ async function failed(delivery: DeliveryRecord, detail: string): Promise<void> {
     }
     await finishDelivery(delivery, 'failed', 'The subscription was disabled after failing too long');
     count('WebhookDeliveriesGivenUp');
-    return;
+    return undefined;
   }
   if (secondsSince(delivery.firstAttemptAt ?? now.toISOString(), now) >= settings.retrySeconds) {
     await finishDelivery(delivery, 'failed', `Given up after ${delivery.attempts} attempts. Last error: ${detail}`);
     count('WebhookDeliveriesGivenUp');
-    return;
+    return undefined;
   }
-  await rescheduleDelivery(delivery, new Date(now.getTime() + retryDelayMs(delivery.attempts)).toISOString());
+  const dueAt = new Date(now.getTime() + retryDelayMs(delivery.attempts)).toISOString();
+  await rescheduleDelivery(delivery, dueAt);
+  return dueAt;
 }

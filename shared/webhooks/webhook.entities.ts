@@ -5,7 +5,7 @@ export interface WebhookRecord {
   id: string;
   orgUuid: string;
   url: string;
-  /** Short event types (`agent.updated`), or `*` for every one. */
+  /** Event types without the stack's prefix (`agent.updated`), or `*` for every one. */
   eventTypes: string[];
   enabled: boolean;
   /** Changes made by these users are not delivered (an integration's own echoes). */
@@ -19,6 +19,9 @@ export interface WebhookRecord {
   failingSince?: string;
   disabledAt?: string;
   disabledReason?: string;
+  /** Change events not scheduled because a backlog cap was reached, and when the last one was. */
+  droppedEvents?: number;
+  lastDroppedAt?: string;
 }
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';

@@ -19,6 +19,8 @@ export function toWebhookResponse(webhook: WebhookRecord): WebhookResponse {
     disabledReason: webhook.enabled ? null : (webhook.disabledReason ?? null),
     secretCreatedAt: current!.createdAt,
     previousSecretExpiresAt: previous?.expiresAt ?? null,
+    droppedEvents: webhook.droppedEvents ?? 0,
+    lastDroppedAt: webhook.lastDroppedAt ?? null,
     createdAt: webhook.createdAt,
     updatedAt: webhook.updatedAt,
   };

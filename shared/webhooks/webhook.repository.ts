@@ -3,6 +3,7 @@ import { documentClient } from '../clients/dynamodb';
 import { config } from '../config';
 import { GSI1, keys, withoutKeys } from '../store/keys';
 import { getItem, putItem, queryPartition, queryPrefix, transactWrite, updateItem, updateItemReturning, type TableWrite } from '../store/table';
+import { releaseBacklog, reserveBacklog } from './webhook-backlog';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, WebhookRecord } from './webhook.entities';
 
 /** The most subscriptions an organization may have. */
@@ -87,13 +88,14 @@ export async function disableWebhook(orgUuid: string, webhookId: string, reason:
 }
 
 const dueKeys = (delivery: Pick<DeliveryRecord, 'dueAt' | 'orgUuid' | 'webhookId' | 'id'>) =>
-  keys.webhookDue(delivery.dueAt, delivery.orgUuid, delivery.webhookId, delivery.id);
+  keys.webhookDue(delivery.orgUuid, delivery.webhookId, delivery.dueAt, delivery.id);
 
 const laneEntry = (delivery: DeliveryRecord) => keys.webhookLaneEntry(delivery.orgUuid, delivery.webhookId, delivery.laneId, delivery.sequence, delivery.id);
 
 /**
  * Schedules a delivery with its lane entry, once: false when a delivery of that id exists already
- * (the same event enqueued again, after a retried batch or a replay).
+ * (the same event enqueued again, after a retried batch or a replay). The caller has counted it in
+ * its subscription's backlog (`reserveBacklog`) and gives the count back when this answers false.
  */
 export async function enqueueDelivery(delivery: DeliveryRecord): Promise<boolean> {
   const item = { ...keys.webhookDelivery(delivery.orgUuid, delivery.webhookId, delivery.id), ...dueKeys(delivery), type: 'WEBHOOK_DELIVERY', ...delivery, ttl: expiry(new Date(delivery.createdAt)) };
@@ -108,19 +110,48 @@ export async function getDelivery(orgUuid: string, webhookId: string, deliveryId
   return getItem<DeliveryRecord>(keys.webhookDelivery(orgUuid, webhookId, deliveryId), { consistent: true });
 }
 
-/** A page of the deliveries due at `now`, earliest first (GSI1, eventually consistent: a claim checks the item itself). */
-export async function dueDeliveries(now: string, limit: number, after?: Record<string, unknown>): Promise<{ due: DeliveryRecord[]; next?: Record<string, unknown> }> {
+/** Up to `limit` of a subscription's deliveries due at `now`, earliest first (GSI1, eventually consistent: a claim checks the item itself). */
+export async function dueDeliveries(orgUuid: string, webhookId: string, now: string, limit: number): Promise<DeliveryRecord[]> {
+  return dueQuery(keys.webhookDuePartition(orgUuid, webhookId), limit, now);
+}
+
+/** Whether a subscription has any pending delivery, due now or later (GSI1, eventually consistent). */
+export async function hasPendingDelivery(orgUuid: string, webhookId: string): Promise<boolean> {
+  return (await dueQuery(keys.webhookDuePartition(orgUuid, webhookId), 1)).length > 0;
+}
+
+/** Pending deliveries still in the earlier layout's shared due partition, due or not. */
+export async function legacyDueDeliveries(limit: number): Promise<DeliveryRecord[]> {
+  return dueQuery(keys.legacyWebhooksDue, limit);
+}
+
+/**
+ * Moves a delivery from the shared due partition to its subscription's, counted in its backlog
+ * (reserved first, given back when another sweep moved or ended it meanwhile).
+ */
+export async function moveLegacyDelivery(delivery: DeliveryRecord, now: string): Promise<void> {
+  await reserveBacklog(delivery.orgUuid, delivery.webhookId, 1, now);
+  const { GSI1PK, GSI1SK } = dueKeys(delivery);
+  const moved = await updateItem({
+    Key: keys.webhookDelivery(delivery.orgUuid, delivery.webhookId, delivery.id),
+    UpdateExpression: 'SET GSI1PK = :pk, GSI1SK = :sk',
+    ConditionExpression: 'GSI1PK = :legacy',
+    ExpressionAttributeValues: { ':pk': GSI1PK, ':sk': GSI1SK, ':legacy': keys.legacyWebhooksDue },
+  });
+  if (!moved) await releaseBacklog(delivery.orgUuid, delivery.webhookId, 1);
+}
+
+async function dueQuery(partition: string, limit: number, dueBy?: string): Promise<DeliveryRecord[]> {
   const page = await documentClient().send(
     new QueryCommand({
       TableName: config().tableName,
       IndexName: GSI1,
-      KeyConditionExpression: 'GSI1PK = :due AND GSI1SK <= :now',
-      ExpressionAttributeValues: { ':due': keys.webhooksDue, ':now': now },
+      KeyConditionExpression: dueBy === undefined ? 'GSI1PK = :due' : 'GSI1PK = :due AND GSI1SK <= :now',
+      ExpressionAttributeValues: { ':due': partition, ...(dueBy === undefined ? {} : { ':now': dueBy }) },
       Limit: limit,
-      ExclusiveStartKey: after,
     }),
   );
-  return { due: (page.Items ?? []).map((item) => withoutKeys<DeliveryRecord>(item)), next: page.LastEvaluatedKey };
+  return (page.Items ?? []).map((item) => withoutKeys<DeliveryRecord>(item));
 }
 
 /** The id of the first pending delivery of a lane (consistent: an enqueued one is seen). */
@@ -140,31 +171,50 @@ export async function laneHead(orgUuid: string, webhookId: string, laneId: strin
 
 /**
  * Takes a pending delivery for one attempt (no other sweep takes it until `leaseUntil`), counting
- * the attempt; undefined when it is not pending or another sweep holds it.
+ * the attempt; undefined when it is not pending, not due (it was read from the index before it was
+ * rescheduled) or another sweep holds it.
  */
 export async function claimDelivery(delivery: DeliveryRecord, now: string, leaseUntil: string): Promise<DeliveryRecord | undefined> {
   return updateItemReturning<DeliveryRecord>({
     Key: keys.webhookDelivery(delivery.orgUuid, delivery.webhookId, delivery.id),
     UpdateExpression: 'SET leaseUntil = :lease, attempts = attempts + :one, firstAttemptAt = if_not_exists(firstAttemptAt, :now)',
-    ConditionExpression: '#status = :pending AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+    ConditionExpression: '#status = :pending AND dueAt <= :now AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: { ':lease': leaseUntil, ':one': 1, ':now': now, ':pending': 'pending' },
   });
 }
 
-/** Ends a delivery (delivered or given up): out of the schedule and of its lane. */
-export async function finishDelivery(delivery: DeliveryRecord, status: Exclude<DeliveryStatus, 'pending'>, reason?: string): Promise<void> {
-  await transactWrite([
+/**
+ * Ends a pending delivery (delivered or given up): out of the schedule, of its lane and of its
+ * subscription's backlog count. False when it had ended already (another sweep's attempt, after its
+ * lease ran out), which counts nothing out twice.
+ */
+export async function finishDelivery(delivery: DeliveryRecord, status: Exclude<DeliveryStatus, 'pending'>, reason?: string): Promise<boolean> {
+  const failed = await transactWrite([
     {
       Update: {
         Key: keys.webhookDelivery(delivery.orgUuid, delivery.webhookId, delivery.id),
         UpdateExpression: `SET #status = :status${reason ? ', reason = :reason' : ''} REMOVE GSI1PK, GSI1SK, leaseUntil`,
+        ConditionExpression: '#status = :pending',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': status, ...(reason ? { ':reason': reason } : {}) },
+        ExpressionAttributeValues: { ':status': status, ':pending': 'pending', ...(reason ? { ':reason': reason } : {}) },
       },
     },
     { Delete: { Key: laneEntry(delivery) } },
   ]);
+  if (failed.length > 0) return false;
+  await releaseBacklog(delivery.orgUuid, delivery.webhookId, 1);
+  return true;
+}
+
+/** Counts events not scheduled for a subscription because a backlog cap was reached, and when the last was. */
+export async function markDropped(orgUuid: string, webhookId: string, count: number, now: string): Promise<void> {
+  await updateItem({
+    Key: keys.webhook(orgUuid, webhookId),
+    UpdateExpression: 'ADD droppedEvents :count SET lastDroppedAt = :now',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':count': count, ':now': now },
+  });
 }
 
 /** Moves a pending delivery's next attempt to `dueAt` and lets it go. */

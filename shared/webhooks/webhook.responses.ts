@@ -17,6 +17,10 @@ export const webhookSchema = z
     disabledReason: z.string().nullable().describe('Why the subscription was disabled automatically (null when an ADMIN disabled it, or it is enabled)'),
     secretCreatedAt: dateTime.describe('When the current signing secret was made'),
     previousSecretExpiresAt: dateTime.nullable().describe('Until when the rotated-out secret still signs beside the current one'),
+    droppedEvents: z
+      .int()
+      .describe("Change events never scheduled for this subscription because its backlog, or its organization's, was full: read them in the audit trail"),
+    lastDroppedAt: dateTime.nullable().describe('When the last of them was dropped'),
     createdAt: dateTime,
     updatedAt: dateTime,
   })

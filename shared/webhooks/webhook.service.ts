@@ -6,14 +6,13 @@ import { pingEvent, type CloudEvent } from '../audit/cloud-event';
 import { config } from '../config';
 import { ConflictError, NotFoundError, ValidationError } from '../errors';
 import type { OrgScope } from '../users/org-scope';
-import { newDelivery } from './delivery-engine';
+import { newDelivery, scheduleSend } from './delivery-schedule';
 import { newSecret, rotated } from './signing';
 import { AddressRefused, allowedAddresses, checkUrlShape } from './webhook-address';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './webhook.entities';
 import { toWebhookResponse } from './webhook.mapper';
 import {
   deleteWebhook as removeWebhook,
-  enqueueDelivery,
   getDelivery,
   getWebhook,
   insertWebhook,
@@ -46,7 +45,7 @@ const normalizedTypes = (types: readonly string[]) => (types.includes('*') ? ['*
 
 function audited(webhook: WebhookRecord, action: AuditAction, before: WebhookRecord | undefined, extra: PatchOperation[] = []) {
   const view = (record: WebhookRecord) => {
-    const { secretCreatedAt: _secret, previousSecretExpiresAt: _previous, ...shown } = toWebhookResponse(record);
+    const { secretCreatedAt: _secret, previousSecretExpiresAt: _previous, droppedEvents: _dropped, lastDroppedAt: _lastDropped, ...shown } = toWebhookResponse(record);
     return shown;
   };
   return auditWrites({
@@ -154,23 +153,23 @@ function enabledOrRefused(webhook: WebhookRecord): void {
   if (!webhook.enabled) throw new ConflictError('CONFLICT', 'The subscription is disabled: enable it (PUT with "enabled": true) first');
 }
 
-/** Sends a delivery's event again, as a delivery of its own (same event, same `webhook-id`). */
+/** Sends a delivery's event again, as a delivery of its own (same event, same `webhook-id`), within the caps and the rate of `scheduleSend`. */
 export async function redeliver(scope: OrgScope, webhookId: string, deliveryId: string): Promise<DeliveryRecord> {
   const webhook = await found(scope, webhookId);
   const original = await getDelivery(scope.orgUuid, webhookId, deliveryId);
   if (!original) throw new NotFoundError('The delivery was not found (deliveries are kept 30 days)');
   enabledOrRefused(webhook);
   const delivery: DeliveryRecord = { ...newDelivery(webhook, JSON.parse(original.body) as CloudEvent, 'redelivery', randomUUID()), body: original.body };
-  await enqueueDelivery(delivery);
+  await scheduleSend(delivery);
   return delivery;
 }
 
-/** Sends a ping event (`<prefix>.webhook.ping`) to the subscription, whatever types it asked for. */
+/** Sends a ping event (`<prefix>.webhook.ping`) to the subscription, whatever types it asked for, within the caps and the rate of `scheduleSend`. */
 export async function sendPing(scope: OrgScope, webhookId: string): Promise<DeliveryRecord> {
   const webhook = await found(scope, webhookId);
   enabledOrRefused(webhook);
   const { actor, requestId } = auditContext();
   const delivery = newDelivery(webhook, pingEvent(scope.orgUuid, webhookId, randomUUID(), actor, requestId), 'ping', randomUUID());
-  await enqueueDelivery(delivery);
+  await scheduleSend(delivery);
   return delivery;
 }

@@ -1,11 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { pingEvent } from '../../shared/audit/cloud-event';
 import { DEFAULT_EVENT_TYPE_PREFIX } from '../../shared/config';
 import { ValidationError } from '../../shared/errors';
 import { keys } from '../../shared/store/keys';
 import { updateItem } from '../../shared/store/table';
 import { getUser } from '../../shared/users/user.repository';
 import type { OrgScope } from '../../shared/users/org-scope';
-import { createWebhook, listDeliveryAttempts, readWebhook, redeliver, rotateSecret, sendPing } from '../../shared/webhooks/webhook.service';
+import { attemptDelivery } from '../../shared/webhooks/delivery-engine';
+import { newDelivery } from '../../shared/webhooks/delivery-schedule';
+import { reserveBacklog } from '../../shared/webhooks/webhook-backlog';
+import { enqueueDelivery, getDelivery, rescheduleDelivery } from '../../shared/webhooks/webhook.repository';
+import { createWebhook, deleteWebhook, listDeliveryAttempts, readWebhook, redeliver, rotateSecret, sendPing } from '../../shared/webhooks/webhook.service';
 import type { WebhookBody } from '../../shared/webhooks/webhook.schemas';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver';
 import { createViaApi, freshOrganization, member, type TestOrg } from '../support/user-helpers';
@@ -100,6 +106,23 @@ test('a failing receiver is retried with growing delays until it answers 2xx; ev
     [1, false, 503],
   ]);
   expect(attempts[0]!.answer).toBe('thanks');
+});
+
+test('a delivery read as due before it was rescheduled is not sent before its new time', async () => {
+  const hook = await receiver();
+  const { webhook } = await createWebhook(scope, body(hook.url));
+  const event = pingEvent(org.orgUuid, webhook.id, randomUUID(), { uuid: null, email: null }, null);
+  const due = newDelivery(webhook, event, 'ping', randomUUID());
+  await reserveBacklog(org.orgUuid, webhook.id, 1, due.createdAt);
+  await enqueueDelivery(due);
+  // Retried meanwhile by another sweep: due in an hour; this sweep still holds what it read before.
+  await rescheduleDelivery(due, new Date(Date.now() + 3_600_000).toISOString());
+
+  await attemptDelivery(due);
+
+  expect(hook.received).toEqual([]);
+  expect(await getDelivery(org.orgUuid, webhook.id, due.id)).toMatchObject({ status: 'pending', attempts: 0 });
+  await deleteWebhook(scope, webhook.id);
 });
 
 test('echo filter: changes made by an excluded user are not delivered, others are', async () => {
