@@ -35,6 +35,8 @@ function mailContext(headers: Record<string, string | undefined>): MailRequestCo
 }
 
 const noContent = (): Reply => ({ status: 204 });
+/** An answer carrying a webhook's signing secret is kept by no cache. */
+const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 const admin = ({ path, caller }: { path: { orgUUID: string }; caller: Parameters<typeof authorizeOrgAdmin>[0] }) => authorizeOrgAdmin(caller, path.orgUUID);
 
 /** A keyed create or reactivation whose answer was lost answers the user it changed, as it reads now. */
@@ -112,7 +114,7 @@ export const handlers = routes(
     authorize: admin,
     handle: async ({ body, scope }) => {
       const { webhook, secret } = await createWebhook(scope, body);
-      return { status: 201, body: { ...toWebhookResponse(webhook), secret } };
+      return { status: 201, body: { ...toWebhookResponse(webhook), secret }, headers: noStore };
     },
   }),
   userOperation(webhooksApi.list, {
@@ -138,7 +140,7 @@ export const handlers = routes(
     authorize: admin,
     handle: async ({ path, scope }) => {
       const { webhook, secret } = await rotateSecret(scope, path.webhookId);
-      return ok({ ...toWebhookResponse(webhook), secret });
+      return ok({ ...toWebhookResponse(webhook), secret }, noStore);
     },
   }),
   userOperation(webhooksApi.deliveries, {

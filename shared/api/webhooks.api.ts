@@ -12,8 +12,13 @@ import { operationsUnder, type ErrorStatuses, type Outcome } from './operation';
  */
 const webhook = operationsUnder('users', 'user', '/org/{orgUUID}');
 
-const example = { url: 'https://hooks.example.com/agent-platform', eventTypes: ['agent.updated', 'user.deleted'], enabled: true, excludeActors: [] };
-const secretNote = 'The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it.';
+const example = {
+  url: 'https://hooks.example.com/agent-platform',
+  eventTypes: ['com.agentplatform.agent.updated', 'com.agentplatform.user.deleted'],
+  enabled: true,
+  excludeActors: [],
+};
+const secretNote = 'The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it; it is marked `Cache-Control: no-store`.';
 
 const count = (value: number) => value.toLocaleString('en-US');
 const limitsNote =
@@ -38,8 +43,8 @@ export const webhooksApi = {
     access: 'user',
     request: { path: orgPathSchema, body: webhookBodySchema },
     summary: 'Subscribe a URL to change events (ADMIN only)',
-    description: `An https URL of a public host (at most 2,048 characters), the event types wanted or ["*"]; at most 20 per organization. ${secretNote}`,
-    responses: [{ status: 201, description: 'The subscription, with its secret', json: webhookWithSecretSchema }],
+    description: `An https URL of a public host (at most 2,048 characters), the event types wanted (the events' \`type\`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. ${secretNote}`,
+    responses: [{ status: 201, description: 'The subscription, with its secret', json: webhookWithSecretSchema, headers: ['Cache-Control'] }],
     example,
   }),
   list: webhook({
@@ -88,7 +93,7 @@ export const webhooksApi = {
     request: { path: webhookPathSchema },
     summary: "Rotate a subscription's signing secret (ADMIN only)",
     description: `The old secret keeps signing beside the new one for 24 hours. ${secretNote}`,
-    responses: [{ status: 200, description: 'The subscription, with its new secret', json: webhookWithSecretSchema }],
+    responses: [{ status: 200, description: 'The subscription, with its new secret', json: webhookWithSecretSchema, headers: ['Cache-Control'] }],
   }),
   deliveries: webhook({
     id: 'webhooks.deliveries',

@@ -1,3 +1,4 @@
+import { fullEventType } from '../audit/cloud-event';
 import type { AttemptRecord, WebhookRecord } from './webhook.entities';
 import type { WebhookResponse } from './webhook.responses';
 import type * as z from 'zod';
@@ -9,7 +10,8 @@ export function toWebhookResponse(webhook: WebhookRecord): WebhookResponse {
   return {
     id: webhook.id,
     url: webhook.url,
-    eventTypes: webhook.eventTypes,
+    // Kept without the prefix, answered as the events carry them.
+    eventTypes: webhook.eventTypes.map((type) => (type === '*' ? type : fullEventType(type))),
     enabled: webhook.enabled,
     excludeActors: webhook.excludeActors,
     ...(webhook.description !== undefined ? { description: webhook.description } : {}),

@@ -7,7 +7,7 @@ export const webhookSchema = z
   .strictObject({
     id: z.uuid(),
     url: z.string(),
-    eventTypes: z.array(z.string()),
+    eventTypes: z.array(z.string()).describe('The event types delivered, as the events carry them (`com.agentplatform.agent.updated`), or `["*"]`'),
     enabled: z.boolean(),
     excludeActors: z.array(z.uuid()),
     description: z.string().optional(),

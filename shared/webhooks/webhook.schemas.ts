@@ -1,11 +1,17 @@
 import * as z from 'zod';
-import { changeEventTypes } from '../audit/event-types';
+import { changeEventTypes, fullEventTypePattern } from '../audit/event-types';
 import { queryInt, queryPageToken, uuidSchema } from '../schemas/fields';
 import { MAX_URL_LENGTH } from './webhook-address';
 
 /** Request schemas of `…/webhooks` (docs/api/events.md). */
 
-const eventTypeSchema = z.enum(['*', ...changeEventTypes], { message: `Must be * or one of ${changeEventTypes.join(', ')}` });
+const eventTypeMessage = `Must be *, an event's type (<prefix>.user.created) or its alias without the prefix: one of ${changeEventTypes.join(', ')}`;
+
+/** An event's full `type` (its prefix checked against the stack's by the service), its alias without the prefix, or `*`. */
+const eventTypeSchema = z.union(
+  [z.enum(['*', ...changeEventTypes], { error: eventTypeMessage }), z.string({ error: eventTypeMessage }).max(200, { error: eventTypeMessage }).regex(fullEventTypePattern, { error: eventTypeMessage })],
+  { error: eventTypeMessage },
+);
 
 /** The body of a create, and of an update (which replaces every field). */
 export const webhookBodySchema = z.strictObject({
@@ -16,8 +22,11 @@ export const webhookBodySchema = z.strictObject({
   eventTypes: z
     .array(eventTypeSchema)
     .min(1, { message: 'Must name at least one event type, or *' })
-    .max(changeEventTypes.length + 1)
-    .describe('The event types wanted (without the stack prefix, e.g. `agent.updated`), or `["*"]` for every one'),
+    // Each type in both of its forms, and *.
+    .max(2 * changeEventTypes.length + 1)
+    .describe(
+      'The event types wanted: the `type` the events carry (`com.agentplatform.agent.updated` under the default prefix), or its alias without the prefix (`agent.updated`), or `["*"]` for every one. Answered as full types',
+    ),
   enabled: z.boolean().default(true).describe('A disabled subscription receives nothing; enabling it again clears why it was disabled'),
   excludeActors: z
     .array(uuidSchema)

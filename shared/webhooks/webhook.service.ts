@@ -3,8 +3,9 @@ import { auditContext } from '../audit/audit-context';
 import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
 import type { AuditAction } from '../audit/audit-kinds';
 import { pingEvent, type CloudEvent } from '../audit/cloud-event';
+import { changeEventTypes, shortEventType } from '../audit/event-types';
 import { config } from '../config';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../errors';
 import type { OrgScope } from '../users/org-scope';
 import { newDelivery, scheduleSend } from './delivery-schedule';
 import { newSecret, rotated } from './signing';
@@ -40,19 +41,42 @@ async function checkedUrl(raw: string): Promise<string> {
   }
 }
 
-/** `["*"]` alone when it names every type; otherwise the types once each, as given. */
-const normalizedTypes = (types: readonly string[]) => (types.includes('*') ? ['*'] : [...new Set(types)]);
+/**
+ * The event types as a subscription keeps them: without the stack's prefix, each once, `["*"]` alone
+ * when it names every type. A full type must carry the prefix this stack's events carry.
+ */
+function normalizedTypes(types: readonly string[]): string[] {
+  if (types.includes('*')) return ['*'];
+  const { typePrefix } = config().events;
+  const issues: FieldIssue[] = [];
+  const short = types.map((type, index) => {
+    if (changeEventTypes.some((known) => known === type)) return type;
+    const alias = shortEventType(type, typePrefix);
+    if (alias) return alias;
+    const named = changeEventTypes.find((known) => type.endsWith(`.${known}`)) ?? 'user.created';
+    issues.push({ fieldName: `eventTypes.${index}`, errorCode: 'FIELD_INVALID', message: `Event types here begin with ${typePrefix}: use ${typePrefix}.${named}, or its alias ${named}` });
+    return type;
+  });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return [...new Set(short)];
+}
+
+/** A subscription's URL as audit and change events show it: its origin (scheme, host, port), since the rest may be a secret (a chat hook's token). */
+const urlOrigin = (url: string) => new URL(url).origin;
 
 function audited(webhook: WebhookRecord, action: AuditAction, before: WebhookRecord | undefined, extra: PatchOperation[] = []) {
   const view = (record: WebhookRecord) => {
     const { secretCreatedAt: _secret, previousSecretExpiresAt: _previous, droppedEvents: _dropped, lastDroppedAt: _lastDropped, ...shown } = toWebhookResponse(record);
-    return shown;
+    return { ...shown, url: urlOrigin(record.url) };
   };
+  // A URL changed behind the same origin still shows as changed.
+  const urlChanged = before !== undefined && before.url !== webhook.url && urlOrigin(before.url) === urlOrigin(webhook.url);
+  const url: PatchOperation[] = urlChanged ? [{ op: 'replace', path: '/url', value: urlOrigin(webhook.url) }] : [];
   return auditWrites({
     orgUuid: webhook.orgUuid,
     action,
     resource: { type: 'WEBHOOK', uuid: webhook.id },
-    changes: action === 'WEBHOOK_DELETED' ? [{ op: 'remove', path: '' }] : [...changesBetween(before && view(before), view(webhook)), ...extra],
+    changes: action === 'WEBHOOK_DELETED' ? [{ op: 'remove', path: '' }] : [...changesBetween(before && view(before), view(webhook)), ...url, ...extra],
     at: webhook.updatedAt,
   });
 }
@@ -66,11 +90,12 @@ async function found(scope: OrgScope, webhookId: string): Promise<WebhookRecord>
 export async function createWebhook(scope: OrgScope, body: WebhookBody): Promise<{ webhook: WebhookRecord; secret: string }> {
   const now = new Date().toISOString();
   const secret = newSecret();
+  const eventTypes = normalizedTypes(body.eventTypes);
   const webhook: WebhookRecord = {
     id: randomUUID(),
     orgUuid: scope.orgUuid,
     url: await checkedUrl(body.url),
-    eventTypes: normalizedTypes(body.eventTypes),
+    eventTypes,
     enabled: body.enabled,
     excludeActors: [...new Set(body.excludeActors)],
     ...(body.description !== undefined ? { description: body.description } : {}),
@@ -97,6 +122,7 @@ export async function readWebhook(scope: OrgScope, webhookId: string): Promise<W
 /** Replaces the subscription's fields; enabling it again clears why it was disabled and its failures. */
 export async function updateWebhook(scope: OrgScope, webhookId: string, body: WebhookBody): Promise<WebhookRecord> {
   const current = await found(scope, webhookId);
+  const eventTypes = normalizedTypes(body.eventTypes);
   const url = body.url === current.url ? current.url : await checkedUrl(body.url);
   const now = new Date().toISOString();
   const { failingSince, disabledAt, disabledReason, description: _description, ...kept } = current;
@@ -108,7 +134,7 @@ export async function updateWebhook(scope: OrgScope, webhookId: string, body: We
     ...kept,
     ...health,
     url,
-    eventTypes: normalizedTypes(body.eventTypes),
+    eventTypes,
     enabled: body.enabled,
     excludeActors: [...new Set(body.excludeActors)],
     ...(body.description !== undefined ? { description: body.description } : {}),

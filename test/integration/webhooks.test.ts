@@ -10,9 +10,12 @@ import type { OrgScope } from '../../shared/users/org-scope';
 import { attemptDelivery } from '../../shared/webhooks/delivery-engine';
 import { newDelivery } from '../../shared/webhooks/delivery-schedule';
 import { reserveBacklog } from '../../shared/webhooks/webhook-backlog';
-import { enqueueDelivery, getDelivery, rescheduleDelivery } from '../../shared/webhooks/webhook.repository';
+import { enqueueDelivery, getDelivery, getWebhook, rescheduleDelivery } from '../../shared/webhooks/webhook.repository';
 import { createWebhook, deleteWebhook, listDeliveryAttempts, readWebhook, redeliver, rotateSecret, sendPing } from '../../shared/webhooks/webhook.service';
 import type { WebhookBody } from '../../shared/webhooks/webhook.schemas';
+import type { AuditEventDto } from '../support/audit-helpers';
+import { eventsWhen, ofOrg } from '../support/change-events-helpers';
+import { expectFieldErrors } from '../support/error-body';
 import { eventually, startReceiver, type Receiver } from '../support/webhook-receiver';
 import { createViaApi, freshOrganization, member, type TestOrg } from '../support/user-helpers';
 import { userArea } from '../support/stack';
@@ -238,7 +241,7 @@ describe('the API: ADMIN only, the secret shown once, bad bodies answered 422 wi
     const hook = await receiver();
     const created = await org.admin.api.post<Record<string, unknown>>(url(), { url: hook.url, eventTypes: ['agent.updated'] });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ url: hook.url, eventTypes: ['agent.updated'], enabled: true, excludeActors: [], status: 'active', secret: expect.stringMatching(/^whsec_/) });
+    expect(created.body).toMatchObject({ url: hook.url, eventTypes: [type('agent.updated')], enabled: true, excludeActors: [], status: 'active', secret: expect.stringMatching(/^whsec_/) });
     const id = created.body.id as string;
     const read = await org.admin.api.get<Record<string, unknown>>(url(`/${id}`));
     expect(read.status).toBe(200);
@@ -253,6 +256,62 @@ describe('the API: ADMIN only, the secret shown once, bad bodies answered 422 wi
     expect(rotated.body.previousSecretExpiresAt).toEqual(expect.any(String));
     expect((await org.admin.api.delete(url(`/${id}`))).status).toBe(204);
     expect((await org.admin.api.get(url(`/${id}`))).status).toBe(404);
+  });
+
+  test('the answers that carry a secret (create, rotate) are stored by no cache; the others carry no such header', async () => {
+    const hook = await receiver();
+    const created = await org.admin.api.post<{ id: string }>(url(), { url: hook.url, eventTypes: ['*'] });
+    const rotated = await org.admin.api.post(url(`/${created.body.id}/rotate`), undefined);
+    for (const answer of [created, rotated]) {
+      expect(answer.headers.get('cache-control')).toBe('no-store');
+      expect(answer.headers.get('pragma')).toBe('no-cache');
+    }
+    expect((await org.admin.api.get(url(`/${created.body.id}`))).headers.get('pragma')).toBeNull();
+  });
+
+  test("event types: the events' own type or its alias without the prefix, kept without it and answered as events carry it", async () => {
+    const hook = await receiver();
+    const created = await org.admin.api.post<{ id: string; eventTypes: string[] }>(url(), { url: hook.url, eventTypes: [type('user.updated'), 'user.deleted', 'user.updated'] });
+    expect(created.status).toBe(201);
+    expect(created.body.eventTypes).toEqual([type('user.updated'), type('user.deleted')]);
+    expect((await org.admin.api.get<{ eventTypes: string[] }>(url(`/${created.body.id}`))).body.eventTypes).toEqual([type('user.updated'), type('user.deleted')]);
+    expect((await getWebhook(org.orgUuid, created.body.id))!.eventTypes).toEqual(['user.updated', 'user.deleted']);
+
+    const user = await createViaApi(org);
+    await rename(org, user, 'Asked for by its full type');
+    await eventually(() => hook.events('user.updated').length >= 1, 'the delivery of the full type');
+    expect(hook.events().map((event) => event.type)).toEqual([type('user.updated')]);
+
+    // What the API answered goes back unchanged.
+    const replaced = await org.admin.api.put<{ eventTypes: string[] }>(url(`/${created.body.id}`), { url: hook.url, eventTypes: created.body.eventTypes });
+    expect(replaced.body.eventTypes).toEqual(created.body.eventTypes);
+  });
+
+  test("event types: another prefix than the events' is refused, saying theirs", async () => {
+    const refused = await org.admin.api.post(url(), { url: 'https://hooks.example.com/in', eventTypes: ['com.example.user.created'] });
+    const [detail] = expectFieldErrors(refused, ['eventTypes.0']);
+    expect(detail!.message).toBe(`Event types here begin with ${DEFAULT_EVENT_TYPE_PREFIX}: use ${type('user.created')}, or its alias user.created`);
+  });
+
+  test("a subscription's URL shows in its audit and change events as its origin only; its ADMIN reads it whole", async () => {
+    const hook = await receiver();
+    const secretUrl = `${hook.url}/T0KEN-of-the-chat?sig=s3cr3t`;
+    const created = await org.admin.api.post<{ id: string; url: string }>(url(), { url: secretUrl, eventTypes: ['*'] });
+    expect(created.body.url).toBe(secretUrl);
+    expect((await org.admin.api.get<{ url: string }>(url(`/${created.body.id}`))).body.url).toBe(secretUrl);
+    const moved = `${hook.url}/another-T0KEN`;
+    expect((await org.admin.api.put(url(`/${created.body.id}`), { url: moved, eventTypes: ['*'] })).status).toBe(200);
+
+    const origin = new URL(hook.url).origin;
+    const audit = await org.admin.api.get<{ content: AuditEventDto[] }>(userArea(org.orgUuid, `/audit-events?resourceUuid=${created.body.id}&linesPerPage=10`));
+    const changes = await eventsWhen((event) => ofOrg(org.orgUuid)(event) && event.detail.data.resource.uuid === created.body.id, 2, { settleMs: 0 });
+    const records = [...audit.body.content.map((event) => event.changes), ...changes.map((event) => event.detail.data.changes)];
+    expect(records).toHaveLength(4);
+    for (const record of records) expect(JSON.stringify(record)).not.toMatch(/T0KEN|s3cr3t|\/hook/);
+    const created_ = audit.body.content.find((event) => event.action === 'WEBHOOK_CREATED')!;
+    expect(created_.changes).toEqual(expect.arrayContaining([expect.objectContaining({ op: 'add', path: '', value: expect.objectContaining({ url: origin }) })]));
+    const updated = audit.body.content.find((event) => event.action === 'WEBHOOK_UPDATED')!;
+    expect(updated.changes).toEqual(expect.arrayContaining([{ op: 'replace', path: '/url', value: origin }]));
   });
 
   test('another role gets 403, another organization 404', async () => {
