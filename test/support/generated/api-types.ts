@@ -675,7 +675,7 @@ export interface paths {
         put?: never;
         /**
          * Issue a SCIM token (ADMIN)
-         * @description The token is answered this once; only its SHA-256 digest is kept. It reaches this organization’s SCIM endpoints and nothing else.
+         * @description The token is answered this once; only its SHA-256 digest is kept. It reaches this organization’s SCIM endpoints and nothing else, until `expiresAt` (when given) and while its issuer is an active ADMIN. An organization holds at most 10 (422 `SCIM_TOKEN_LIMIT` beyond). Audited.
          */
         post: operations["scim.createToken"];
         delete?: never;
@@ -721,6 +721,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user-management/org/{orgUUID}/scim/v2/ResourceTypes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SCIM: one resource type (User) */
+        get: operations["scim.resourceType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user-management/org/{orgUUID}/scim/v2/Schemas": {
         parameters: {
             query?: never;
@@ -730,6 +747,23 @@ export interface paths {
         };
         /** SCIM: the User schema and the access extension */
         get: operations["scim.schemas"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user-management/org/{orgUUID}/scim/v2/Schemas/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** SCIM: one schema, by its URN (the User schema or the access extension) */
+        get: operations["scim.schema"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1154,7 +1188,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to change events (ADMIN only)
-         * @description An https URL of a public host (at most 2,048 characters), the event types wanted or ["*"]; at most 20 per organization. The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it.
+         * @description An https URL of a public host (at most 2,048 characters), the event types wanted (the events' `type`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it; it is marked `Cache-Control: no-store`.
          */
         post: operations["webhooks.create"];
         delete?: never;
@@ -1213,7 +1247,7 @@ export interface paths {
         put?: never;
         /**
          * Send a delivery's event again (ADMIN only)
-         * @description The same event with the same `webhook-id`, as a delivery of its own.
+         * @description The same event with the same `webhook-id`, as a delivery of its own. At most 20 tests and redeliveries of a subscription every 10 seconds (429 `RATE_LIMITED`), and none while the subscription has 10,000 deliveries pending or its organization 100,000 (429 `WEBHOOK_BACKLOG_FULL`); either with Retry-After.
          */
         post: operations["webhooks.redeliver"];
         delete?: never;
@@ -1233,7 +1267,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a subscription's signing secret (ADMIN only)
-         * @description The old secret keeps signing beside the new one for 24 hours. The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it.
+         * @description The old secret keeps signing beside the new one for 24 hours. The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it; it is marked `Cache-Control: no-store`.
          */
         post: operations["webhooks.rotate"];
         delete?: never;
@@ -1251,7 +1285,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a ping event to a subscription (ADMIN only) */
+        /**
+         * Send a ping event to a subscription (ADMIN only)
+         * @description At most 20 tests and redeliveries of a subscription every 10 seconds (429 `RATE_LIMITED`), and none while the subscription has 10,000 deliveries pending or its organization 100,000 (429 `WEBHOOK_BACKLOG_FULL`); either with Retry-After.
+         */
         post: operations["webhooks.test"];
         delete?: never;
         options?: never;
@@ -1382,7 +1419,7 @@ export interface components {
         };
         AuditEvent: {
             /** @enum {string} */
-            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED" | "WEBHOOK_CREATED" | "WEBHOOK_UPDATED" | "WEBHOOK_DELETED" | "WEBHOOK_SECRET_ROTATED" | "WEBHOOK_DISABLED";
+            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED" | "WEBHOOK_CREATED" | "WEBHOOK_UPDATED" | "WEBHOOK_DELETED" | "WEBHOOK_SECRET_ROTATED" | "WEBHOOK_DISABLED" | "SCIM_TOKEN_ISSUED" | "SCIM_TOKEN_REVOKED";
             actor: components["schemas"]["Actor"];
             /** Format: date-time */
             at: string;
@@ -1394,7 +1431,7 @@ export interface components {
             requestId: string | null;
             resource: {
                 /** @enum {string} */
-                type: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK";
+                type: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK" | "SCIM_TOKEN";
                 /** @description The resource's uuid (a job's id; for a configuration entry, its user's uuid) */
                 uuid: string;
             };
@@ -1638,7 +1675,7 @@ export interface components {
         IssuedScimToken: {
             /** Format: date-time */
             createdAt: string;
-            /** @description The ADMIN who issued it */
+            /** @description The ADMIN who issued it; the token works only while that user is an active ADMIN */
             createdBy: string;
             /** @description The access of a user created without the access extension; null: such a creation is refused */
             defaultAccess: {
@@ -1652,6 +1689,8 @@ export interface components {
                 role: "ADMIN" | "SUPERVISOR" | "EDITOR" | "VIEWER";
             } | null;
             description: string;
+            /** @description When it stops working; null: never */
+            expiresAt: string | null;
             /** Format: uuid */
             id: string;
             /** @description Its last request, to the minute */
@@ -1804,7 +1843,7 @@ export interface components {
         ScimToken: {
             /** Format: date-time */
             createdAt: string;
-            /** @description The ADMIN who issued it */
+            /** @description The ADMIN who issued it; the token works only while that user is an active ADMIN */
             createdBy: string;
             /** @description The access of a user created without the access extension; null: such a creation is refused */
             defaultAccess: {
@@ -1818,8 +1857,12 @@ export interface components {
                 role: "ADMIN" | "SUPERVISOR" | "EDITOR" | "VIEWER";
             } | null;
             description: string;
+            /** @description When it stops working; null: never */
+            expiresAt: string | null;
             /** Format: uuid */
             id: string;
+            /** @description Whether its issuer is still an active ADMIN; false: its requests are refused, issue a new token */
+            issuerActive: boolean;
             /** @description Its last request, to the minute */
             lastUsedAt: string | null;
         };
@@ -1973,12 +2016,17 @@ export interface components {
             disabledAt: string | null;
             /** @description Why the subscription was disabled automatically (null when an ADMIN disabled it, or it is enabled) */
             disabledReason: string | null;
+            /** @description Change events never scheduled for this subscription because its backlog, or its organization's, was full: read them in the audit trail */
+            droppedEvents: number;
             enabled: boolean;
+            /** @description The event types delivered, as the events carry them (`com.agentplatform.agent.updated`), or `["*"]` */
             eventTypes: string[];
             excludeActors: string[];
             failingSince: string | null;
             /** Format: uuid */
             id: string;
+            /** @description When the last of them was dropped */
+            lastDroppedAt: string | null;
             /** @description Until when the rotated-out secret still signs beside the current one */
             previousSecretExpiresAt: string | null;
             /**
@@ -2021,12 +2069,17 @@ export interface components {
             disabledAt: string | null;
             /** @description Why the subscription was disabled automatically (null when an ADMIN disabled it, or it is enabled) */
             disabledReason: string | null;
+            /** @description Change events never scheduled for this subscription because its backlog, or its organization's, was full: read them in the audit trail */
+            droppedEvents: number;
             enabled: boolean;
+            /** @description The event types delivered, as the events carry them (`com.agentplatform.agent.updated`), or `["*"]` */
             eventTypes: string[];
             excludeActors: string[];
             failingSince: string | null;
             /** Format: uuid */
             id: string;
+            /** @description When the last of them was dropped */
+            lastDroppedAt: string | null;
             /** @description Until when the rotated-out secret still signs beside the current one */
             previousSecretExpiresAt: string | null;
             /** @description The signing secret (`whsec_…`): shown only now, keep it */
@@ -6865,7 +6918,7 @@ export interface operations {
                 linesPerPage?: number;
                 page?: number;
                 pageToken?: string;
-                resourceType?: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK";
+                resourceType?: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK" | "SCIM_TOKEN";
                 resourceUuid?: string;
                 to?: string;
             };
@@ -7779,13 +7832,16 @@ export interface operations {
                         role: "ADMIN" | "SUPERVISOR" | "EDITOR" | "VIEWER";
                     };
                     description?: string;
+                    /** Format: date-time */
+                    expiresAt?: string;
                 };
             };
         };
         responses: {
-            /** @description The token, with its secret */
+            /** @description The token, with its secret (never cached: Cache-Control no-store) */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -8082,6 +8138,75 @@ export interface operations {
             };
         };
     };
+    "scim.resourceType": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                id: string;
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 7643 §6 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimDocument"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+        };
+    };
     "scim.schemas": {
         parameters: {
             query?: never;
@@ -8110,6 +8235,75 @@ export interface operations {
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Too many requests: past the organization's SCIM rate limit; retry after Retry-After */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+        };
+    };
+    "scim.schema": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                id: string;
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description RFC 7643 §7 */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimDocument"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/scim+json": components["schemas"]["ScimError"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11439,8 +11633,8 @@ export interface operations {
                  * @example {
                  *       "url": "https://hooks.example.com/agent-platform",
                  *       "eventTypes": [
-                 *         "agent.updated",
-                 *         "user.deleted"
+                 *         "com.agentplatform.agent.updated",
+                 *         "com.agentplatform.user.deleted"
                  *       ],
                  *       "enabled": true,
                  *       "excludeActors": []
@@ -11450,7 +11644,7 @@ export interface operations {
                     description?: string;
                     /** @default true */
                     enabled?: boolean;
-                    eventTypes: ("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked") | string)[];
                     excludeActors?: string[];
                     url: string;
                 };
@@ -11460,6 +11654,7 @@ export interface operations {
             /** @description The subscription, with its secret */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11719,8 +11914,8 @@ export interface operations {
                  * @example {
                  *       "url": "https://hooks.example.com/agent-platform",
                  *       "eventTypes": [
-                 *         "agent.updated",
-                 *         "user.deleted"
+                 *         "com.agentplatform.agent.updated",
+                 *         "com.agentplatform.user.deleted"
                  *       ],
                  *       "enabled": true,
                  *       "excludeActors": []
@@ -11730,7 +11925,7 @@ export interface operations {
                     description?: string;
                     /** @default true */
                     enabled?: boolean;
-                    eventTypes: ("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled")[];
+                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked") | string)[];
                     excludeActors?: string[];
                     url: string;
                 };
@@ -12187,14 +12382,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many tests and redeliveries of the subscription (`RATE_LIMITED`), or its backlog is full (`WEBHOOK_BACKLOG_FULL`): retry after Retry-After */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
             /** @description Internal error */
@@ -12238,6 +12434,7 @@ export interface operations {
             /** @description The subscription, with its new secret */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12425,14 +12622,15 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorBody"];
                 };
             };
-            /** @description Too many requests (API Gateway throttling) */
+            /** @description Too many tests and redeliveries of the subscription (`RATE_LIMITED`), or its backlog is full (`WEBHOOK_BACKLOG_FULL`): retry after Retry-After */
             429: {
                 headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GatewayError"];
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
             /** @description Internal error */
