@@ -28,7 +28,8 @@ export type AppMetric =
   | 'WebhookDeliveries'
   | 'WebhookAttemptsFailed'
   | 'WebhookDeliveriesGivenUp'
-  | 'WebhooksDisabled';
+  | 'WebhooksDisabled'
+  | 'WebhookEventsDropped';
 
 /**
  * Powertools Metrics, written as CloudWatch embedded metric format (EMF) lines on stdout. The

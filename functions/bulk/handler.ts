@@ -39,13 +39,15 @@ export const handlers = routes(
       return { status: 202, body: job, headers: { location, ...(respondAsync ? { 'preference-applied': 'respond-async' } : {}) } };
     },
   }),
-  // A job whose file the client PUTs to the returned URL itself; the upload starts it.
+  // A job whose file the client uploads itself with the returned form (a presigned POST); the upload starts it.
   userOperation(bulkApi.upload, {
     authorize,
     handle: async ({ path, query, headers, scope }) => {
-      const { job, url, expiresAt } = await createUploadJob(scope, { language: languageOf(headers), dryRun: query.dryRun });
+      const { job, upload } = await createUploadJob(scope, { language: languageOf(headers), dryRun: query.dryRun });
       const location = jobLocation({ orgUUID: path.orgUUID, jobId: job.jobId });
-      return { status: 201, headers: { location }, body: { jobId: job.jobId, upload: { method: 'PUT', url, expiresAt }, job: location } };
+      // The form's signed policy is a credential for the next 15 minutes: no cache keeps it.
+      const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+      return { status: 201, headers: { location, ...noStore }, body: { jobId: job.jobId, upload: { method: 'POST', ...upload }, job: location } };
     },
   }),
   userOperation(bulkApi.job, { authorize, handle: async ({ path, scope }) => ok(await jobView(await readJob(scope, path.jobId))) }),

@@ -57,7 +57,7 @@ export const authApi = {
     request: { path: realmPathSchema, form: tokenRequestSchema },
     summary: 'Obtain or renew tokens (password and refresh_token grants)',
     errors: oauthErrors,
-    responses: [{ status: 200, description: 'Tokens', json: tokenResponseSchema, headers: ['Cache-Control'] }],
+    responses: [{ status: 200, description: 'Tokens', json: tokenResponseSchema, headers: ['Cache-Control', 'Pragma'] }],
     example: { grant_type: 'password', client_id: clientId, ...ada, scope: 'openid' },
   }),
   certs: realm({

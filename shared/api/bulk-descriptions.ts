@@ -63,7 +63,9 @@ export const bulkUploadDescription = [
   'Starts a bulk-create job whose CSV file the client uploads itself: for files over the request body\'s ' +
     `${mib(MULTIPART_MAX_BYTES)}, or clients that cannot send multipart. ADMIN only.`,
   '',
-  `Answers 201 with the job's id and \`upload\`: PUT the file's bytes to \`upload.url\` within ${UPLOAD_URL_SECONDS / 60} minutes. ` +
+  `Answers 201 with the job's id and \`upload\`, a presigned POST valid ${UPLOAD_URL_SECONDS / 60} minutes: send \`upload.url\` a \`multipart/form-data\` body ` +
+    'with each of `upload.fields` as a part, as given, then the file as the part `file` (last). ' +
+    `S3 answers 204; a file over \`upload.maxBytes\` (${mib(bulkCreateLimits.maxBytes)}) is refused by S3 itself, 400 \`EntityTooLarge\` (its XML error), and stores nothing. ` +
     `The upload starts the job, which reads the file exactly as \`POST …/users/bulk-create\` does; poll it at \`Location\`, whose \`errors\` list the failed users once it is \`done\`. ` +
     '`?dryRun=true` and the `language` header apply as there.',
   '',

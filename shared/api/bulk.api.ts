@@ -55,7 +55,7 @@ export const bulkApi = {
     request: { path: orgPathSchema, query: dryRunQuerySchema, headers: ['Language'] },
     summary: 'Start a bulk-create job whose file is uploaded with a presigned POST',
     description: bulkUploadDescription,
-    responses: [{ status: 201, description: 'The job and the form to upload the file with', json: bulkUploadSchema, headers: ['Location'] }],
+    responses: [{ status: 201, description: 'The job and the form to upload the file with (a credential until it expires: Cache-Control no-store)', json: bulkUploadSchema, headers: ['Location', 'Cache-Control', 'Pragma'] }],
   }),
   job: bulk({
     id: 'bulk.job',

@@ -23,7 +23,7 @@ export type Area = 'auth' | 'root' | 'generative' | 'user';
 export type Access = 'user' | 'public' | 'bearer';
 
 /** Response headers, each a `components.headers` entry of the document. */
-export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Content-Disposition' | 'Cache-Control' | 'Set-Cookie' | 'Idempotent-Replayed' | 'Retry-After';
+export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Content-Disposition' | 'Cache-Control' | 'Pragma' | 'Set-Cookie' | 'Idempotent-Replayed' | 'Retry-After';
 /** Request headers, each a `components.parameters` entry of the document. */
 export type RequestHeader = 'Language' | 'IfMatch' | 'Prefer' | 'IdempotencyKey';
 

@@ -47,7 +47,7 @@ export const scimApi = {
     description:
       'The token is answered this once; only its SHA-256 digest is kept. It reaches this organization\u2019s SCIM endpoints and nothing else, ' +
       'until `expiresAt` (when given) and while its issuer is an active ADMIN. An organization holds at most 10 (422 `SCIM_TOKEN_LIMIT` beyond). Audited.',
-    responses: [{ status: 201, description: 'The token, with its secret (never cached: Cache-Control no-store)', json: issuedScimTokenSchema, headers: ['Cache-Control'] }],
+    responses: [{ status: 201, description: 'The token, with its secret (never cached: Cache-Control no-store)', json: issuedScimTokenSchema, headers: ['Cache-Control', 'Pragma'] }],
     example: { description: 'Okta', defaultAccess: { role: 'VIEWER', permissions: [{ environmentUuid: environment, botUuid: bot }] } },
   }),
   listTokens: scim({

@@ -44,7 +44,7 @@ export const webhooksApi = {
     request: { path: orgPathSchema, body: webhookBodySchema },
     summary: 'Subscribe a URL to change events (ADMIN only)',
     description: `An https URL of a public host (at most 2,048 characters), the event types wanted (the events' \`type\`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. ${secretNote}`,
-    responses: [{ status: 201, description: 'The subscription, with its secret', json: webhookWithSecretSchema, headers: ['Cache-Control'] }],
+    responses: [{ status: 201, description: 'The subscription, with its secret', json: webhookWithSecretSchema, headers: ['Cache-Control', 'Pragma'] }],
     example,
   }),
   list: webhook({
@@ -93,7 +93,7 @@ export const webhooksApi = {
     request: { path: webhookPathSchema },
     summary: "Rotate a subscription's signing secret (ADMIN only)",
     description: `The old secret keeps signing beside the new one for 24 hours. ${secretNote}`,
-    responses: [{ status: 200, description: 'The subscription, with its new secret', json: webhookWithSecretSchema, headers: ['Cache-Control'] }],
+    responses: [{ status: 200, description: 'The subscription, with its new secret', json: webhookWithSecretSchema, headers: ['Cache-Control', 'Pragma'] }],
   }),
   deliveries: webhook({
     id: 'webhooks.deliveries',

@@ -40,6 +40,16 @@ export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] 
   });
 }
 
+/** The most field issues a 422 lists: a body with a million unknown keys must not answer more than Lambda may return. */
+export const MAX_FIELD_ISSUES = 100;
+
+/** The first `MAX_FIELD_ISSUES` issues, and one saying how many more there are. */
+function firstIssues(issues: FieldIssue[]): FieldIssue[] {
+  if (issues.length <= MAX_FIELD_ISSUES) return issues;
+  const more = issues.length - MAX_FIELD_ISSUES;
+  return [...issues.slice(0, MAX_FIELD_ISSUES), { fieldName: '(body)', message: `${more} more fields have problems: correct these first`, errorCode: 'FIELD_INVALID' }];
+}
+
 /** Keys no field of any body is called, which a library assigning them would take for an object's prototype. */
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -92,7 +102,7 @@ export function validate<S extends RouteSchemas>(
       const path = parse(schemas.path, event.pathParameters ?? {});
       const query = parse(schemas.query, event.queryStringParameters ?? {});
       const body = parse(schemas.body, event.body);
-      if (issues.length > 0) throw new ValidationError(issues);
+      if (issues.length > 0) throw new ValidationError(firstIssues(issues));
       // zod produced each part from the matching schema, which is what ValidInput<S> says.
       request.context.input = { body, query, path } as ValidInput<S>;
     },

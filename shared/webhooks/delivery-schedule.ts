@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { CloudEvent } from '../audit/cloud-event';
 import { RateLimitedError } from '../errors';
 import { logger } from '../logger';
-import { metrics } from '../metrics';
+import { count as countMetric } from '../metrics';
 import { orgBacklog, releaseBacklog, reserveBacklog, takeSend } from './webhook-backlog';
 import {
   BACKLOG_RETRY_AFTER_SECONDS,
@@ -134,8 +133,7 @@ async function writeInLanes(deliveries: readonly DeliveryRecord[]): Promise<Map<
 
 async function recordDropped({ orgUuid, plan }: OrgBatch, now: string): Promise<void> {
   for (const [webhookId, count] of plan.dropped) {
-    // Through `metrics` itself: `count` takes only the names shared/metrics.ts lists, and it does not list this one.
-    metrics.addMetric('WebhookEventsDropped', MetricUnit.Count, count);
+    countMetric('WebhookEventsDropped', count);
     logger.warn('webhook events not scheduled: a backlog cap was reached', { orgUuid, webhookId, dropped: count });
     await markDropped(orgUuid, webhookId, count, now);
   }

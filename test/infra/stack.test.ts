@@ -610,6 +610,8 @@ describe('change events', () => {
     const put = statementsOfRole(template(), roleId('events')).find((s) => actionsOf(s).includes('events:PutEvents'))!;
     expect(resourcesOf(put)).toEqual([getAtt(changeEventsId('Bus'))]);
     expect(environmentOf('events')).toMatchObject({ EVENT_BUS_NAME: { Ref: changeEventsId('Bus') }, EVENT_TYPE_PREFIX: 'com.agentplatform' });
+    // Webhook pings and subscriptions' full types, in the users function, are typed under the same prefix.
+    expect(environmentOf('users')).toMatchObject({ EVENT_TYPE_PREFIX: 'com.agentplatform' });
   });
 
   test('the dead-letter queue\'s depth and the stream\'s iterator age alarm; the example rule is disabled; a schedule starts the webhook sweep each minute', () => {

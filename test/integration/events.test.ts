@@ -513,16 +513,19 @@ const expectations: Record<string, Expectation> = {
     await expect(passwordToken({ realm: stack().orgs[0]!.name, email: values.__NEW_EMAIL__!, password: TEST_PASSWORD })).resolves.toBeDefined();
     await expectNoSignIn(user!.email);
   },
-  // A job whose file the client PUTs itself: the presigned URL takes the file, whose upload runs the job.
+  // A job whose file the client uploads itself: the presigned POST takes the file, whose upload runs the job.
   'bulk.upload': async (result, { event, values }) => {
     expect(result.statusCode).toBe(201);
-    const body = bodyOf<{ jobId: string; upload: { method: string; url: string; expiresAt: string }; job: string }>(result);
+    const body = bodyOf<{ jobId: string; upload: { method: string; url: string; fields: Record<string, string>; expiresAt: string }; job: string }>(result);
     const location = `/${stack().userSubpath}/org/${values.__ORG_UUID__}/users/bulk-jobs/${body.jobId}`;
     expect(result.headers?.location).toBe(location);
-    expect(body).toMatchObject({ upload: { method: 'PUT' }, job: location });
+    expect(body).toMatchObject({ upload: { method: 'POST' }, job: location });
     const email = `event-upload-${unique()}@example.test`;
-    const put = await fetch(body.upload.url, { method: 'PUT', body: `Email,Name,Role\r\n${email},Upload Probe,ADMIN\r\n` });
-    expect(put.status).toBe(200);
+    const form = new FormData();
+    for (const [name, value] of Object.entries(body.upload.fields)) form.append(name, value);
+    form.append('file', new Blob([`Email,Name,Role\r\n${email},Upload Probe,ADMIN\r\n`], { type: 'text/csv' }), 'users.csv');
+    const posted = await fetch(body.upload.url, { method: 'POST', body: form });
+    expect(posted.status).toBe(204);
     let job = await getJob(values.__ORG_UUID__!, body.jobId);
     for (let waited = 0; job?.status !== 'done' && waited < 10_000; waited += 100) {
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -136,10 +136,10 @@ describe('multipart bodies', () => {
     expectStandard(result, 415, 'UNSUPPORTED_MEDIA_TYPE', '/things', 'multipart-1');
   });
 
-  test('a part named __proto__ is a plain field, not the form’s prototype', async () => {
+  test('a part named __proto__ is parsed as a plain field, then refused as no field is called that', async () => {
     const result = await send(form(csv, `--${BOUNDARY}\r\nContent-Disposition: form-data; name="__proto__"\r\n\r\npolluted\r\n`));
 
-    expect(result.statusCode).toBe(200);
+    expectStandard(result, 400, 'UNSAFE_KEY', '/things', 'multipart-1');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
@@ -268,5 +268,26 @@ describe('numbers DynamoDB cannot store', () => {
     expect(messages(1e41)).toEqual([expect.stringMatching(/<=2/)]);
     expect(messages(-5e-324)).toEqual([expect.stringMatching(/1e-130/)]);
     expect(messages('1')).toEqual([expect.stringMatching(/expected number/)]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+describe('bodies no schema may walk whole', () => {
+  const strict = chained(publicRoute({ schemas: { body: z.strictObject({ name: z.string() }) }, handle: async () => ok({}) }));
+
+  test('a key __proto__, constructor or prototype at any depth is 400 UNSAFE_KEY before the schema reads the body', async () => {
+    for (const body of ['{"__proto__":{"pwned":1}}', '{"name":"a","nested":[{"constructor":{"prototype":{}}}]}']) {
+      const result = await strict(event({ headers: { 'content-type': 'application/json', 'x-request-id': 'unsafe-1' }, body }), context());
+      expectStandard(result, 400, 'UNSAFE_KEY', '/things', 'unsafe-1');
+    }
+    expect(({} as Record<string, unknown>).pwned).toBeUndefined();
+  });
+
+  test('a 422 lists the first 100 bad fields and counts the rest, so its answer stays small', async () => {
+    const body = JSON.stringify(Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`unknown${i}`, i])));
+    const result = await strict(event({ headers: { 'content-type': 'application/json', 'x-request-id': 'many-1' }, body }), context());
+    const answer = expectStandard(result, 422, 'VALIDATION_FAILED', '/things', 'many-1') as { details: { fieldName: string; message: string }[] };
+    expect(answer.details).toHaveLength(101);
+    expect(answer.details.at(-1)!.message).toMatch(/^4901 more fields have problems/);
   });
 });

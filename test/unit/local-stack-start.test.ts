@@ -78,7 +78,7 @@ describe('the data directory lock', () => {
     again.release();
 
     expect(refused).toBeInstanceOf(DataDirInUseError);
-    expect((refused as DataDirInUseError).holder).toEqual({ pid: process.pid, apiUrl: 'http://127.0.0.1:3000' });
+    expect((refused as DataDirInUseError).holder).toEqual({ pid: process.pid, startTime: expect.any(String), apiUrl: 'http://127.0.0.1:3000' });
     expect((refused as Error).message).toBe(`The data directory ${dir} is in use by the local stack at http://127.0.0.1:3000 (pid ${process.pid})`);
   });
 
@@ -93,7 +93,7 @@ describe('the data directory lock', () => {
     const holder = JSON.parse(readFileSync(join(dir, LOCK_FILE), 'utf8')) as unknown;
     lock.release();
 
-    expect(holder).toEqual({ pid: process.pid });
+    expect(holder).toEqual({ pid: process.pid, startTime: expect.any(String) });
   });
 });
 

@@ -1099,7 +1099,7 @@ export interface paths {
          * Start a bulk-create job whose file is uploaded with a presigned POST
          * @description Starts a bulk-create job whose CSV file the client uploads itself: for files over the request body's 4 MiB, or clients that cannot send multipart. ADMIN only.
          *
-         *     Answers 201 with the job's id and `upload`: PUT the file's bytes to `upload.url` within 15 minutes. The upload starts the job, which reads the file exactly as `POST …/users/bulk-create` does; poll it at `Location`, whose `errors` list the failed users once it is `done`. `?dryRun=true` and the `language` header apply as there.
+         *     Answers 201 with the job's id and `upload`, a presigned POST valid 15 minutes: send `upload.url` a `multipart/form-data` body with each of `upload.fields` as a part, as given, then the file as the part `file` (last). S3 answers 204; a file over `upload.maxBytes` (50 MiB) is refused by S3 itself, 400 `EntityTooLarge` (its XML error), and stores nothing. The upload starts the job, which reads the file exactly as `POST …/users/bulk-create` does; poll it at `Location`, whose `errors` list the failed users once it is `done`. `?dryRun=true` and the `language` header apply as there.
          *
          *     **The file**: at most 50 MiB and 10,000 rows. UTF-8 CSV, with or without a byte-order mark, lines ending in LF or CRLF; a quoted field may hold commas, quotes (doubled) and line breaks. The first line names the columns, in any order and any case (surrounding spaces ignored).
          *
@@ -2114,7 +2114,7 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description no-store on tokens and pages; public, max-age=300 on keys */
+        /** @description no-store on every answer that carries a secret or a token (tokens, SCIM tokens, webhook secrets) and on pages; public, max-age=300 on keys */
         "Cache-Control": string;
         /** @description attachment; filename="failed-rows-{jobId}.csv" */
         "Content-Disposition": string;
@@ -2124,6 +2124,8 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description Where the job is polled, or the page to see next */
         Location: string;
+        /** @description no-cache beside Cache-Control: no-store, for HTTP/1.0 caches */
+        Pragma: string;
         /** @description `respond-async` when the Prefer header was honoured */
         "Preference-Applied": string;
         /** @description Seconds to wait before the next request (the SCIM endpoints’ per-organization rate; an AWS service over its request rate) */
@@ -2907,6 +2909,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Pragma: components["headers"]["Pragma"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -7842,6 +7845,7 @@ export interface operations {
             201: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Pragma: components["headers"]["Pragma"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11153,10 +11157,12 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The job and the form to upload the file with */
+            /** @description The job and the form to upload the file with (a credential until it expires: Cache-Control no-store) */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
+                    Pragma: components["headers"]["Pragma"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -11655,6 +11661,7 @@ export interface operations {
             201: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Pragma: components["headers"]["Pragma"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -12435,6 +12442,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    Pragma: components["headers"]["Pragma"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
