@@ -17,6 +17,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 module.exports = {
   // Global only in jest 29: infra tests bundle the functions in beforeAll, integration tests spawn processes.
   testTimeout: 120000,
+  // Two workers on a two-core machine: integration files mostly wait on the stack (a separate process)
+  // and on timers, so a second file overlaps the first's waits.
+  maxWorkers: 2,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {

@@ -99,6 +99,11 @@ async function accessToken(stack: EventStack, values: Record<string, string>): P
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
+/** How long the SCIM token an event is filled with works: long enough to invoke the event, no longer. */
+const SAMPLE_SCIM_TOKEN_MINUTES = 15;
+/** The SCIM token of each stack and organization this process fills events for. */
+const scimTokens = new Map<string, Promise<{ id: string; token: string }>>();
+
 /** Values made through the API, each only when the event names it. */
 async function makeValues(id: string, needed: Set<string>, stack: EventStack, values: Record<string, string>): Promise<void> {
   const set = (name: string, make: () => string) => {
@@ -142,7 +147,17 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
     }
   }
   if (['__SCIM_TOKEN__', '__SCIM_TOKEN_ID__'].some((name) => needed.has(name)) && !values.__SCIM_TOKEN__) {
-    const issued = await json<{ id: string; token: string }>(await call('POST', userArea('/scim-tokens'), token, { description: 'sam:event' }));
+    // One short-lived token for every event this process fills (an organization holds at most 10 live
+    // ones); the revocation's event gets one of its own, which it revokes.
+    const issue = async () => {
+      const expiresAt = new Date(Date.now() + SAMPLE_SCIM_TOKEN_MINUTES * 60_000).toISOString();
+      const response = await call('POST', userArea('/scim-tokens'), token, { description: 'sam:event', expiresAt });
+      if (response.status !== 201) throw new UsageError(`Issuing a SCIM token for the event answered ${response.status}: ${await response.text()}`);
+      return json<{ id: string; token: string }>(response);
+    };
+    const key = `${stack.apiUrl} ${values.__ORG_UUID__}`;
+    const shared = id === 'scim.revokeToken' ? issue() : (scimTokens.get(key) ?? scimTokens.set(key, issue()).get(key)!);
+    const issued = await shared;
     Object.assign(values, { __SCIM_TOKEN__: issued.token, __SCIM_TOKEN_ID__: issued.id });
   }
   if ((needed.has('__WEBHOOK_ID__') || needed.has('__DELIVERY_ID__')) && !values.__WEBHOOK_ID__) {

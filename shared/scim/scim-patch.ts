@@ -61,6 +61,7 @@ function checkedOperation(operation: unknown, index: number): PatchOperation[] {
   }
   if (op.toLowerCase() === 'remove') throw new BadRequestError('INVALID_PATH', `Operation ${index + 1} removes without a path: name the attribute to remove`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidPatch(`Operation ${index + 1} has no path, so its value must be an object of attributes`);
+  if (Object.keys(value).length === 0) throw invalidPatch(`Operation ${index + 1} has no path and its value names no attribute: name at least one`);
   // Keys in any spelling the schema allows (`name.givenName`, the core schema's URN prefix), handed on in its own.
   const attributes = Object.entries(value).map(([key, item]) => {
     const attribute = resolveAttribute(key, 'path');

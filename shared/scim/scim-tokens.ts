@@ -74,7 +74,7 @@ const countWrite = (orgUuid: string, listed: number, change: 1 | -1): TableWrite
 
 const tooMany = () =>
   new ValidationError(
-    [{ fieldName: '(body)', message: `The organization has ${MAX_SCIM_TOKENS} SCIM tokens, the most it may have: revoke one it no longer uses first`, errorCode: 'SCIM_TOKEN_LIMIT' }],
+    [{ fieldName: '(body)', message: `The organization has ${MAX_SCIM_TOKENS} SCIM tokens that have not expired, the most it may have: revoke one it no longer uses first`, errorCode: 'SCIM_TOKEN_LIMIT' }],
     undefined,
     'SCIM_TOKEN_LIMIT',
   );
@@ -91,7 +91,14 @@ export async function issueScimToken(
 ): Promise<{ record: ScimTokenRecord; token: string }> {
   const defaultAccess = input.defaultAccess ? accessOrThrow(input.defaultAccess) : undefined;
   if (defaultAccess) await checkGrants(scope.orgUuid, defaultAccess);
-  const listed = (await tokensOf(scope.orgUuid)).length;
+  let tokens = await tokensOf(scope.orgUuid);
+  if (tokens.length >= MAX_SCIM_TOKENS) {
+    // Expired tokens work no more: at the cap they make room, each revoked (and audited) by this ADMIN.
+    const expired = tokens.filter((token) => token.expiresAt && Date.parse(token.expiresAt) <= Date.now());
+    for (const token of expired) await revokeScimToken(scope, token.id).catch((error: unknown) => (error instanceof NotFoundError ? undefined : Promise.reject(error)));
+    tokens = expired.length > 0 ? await tokensOf(scope.orgUuid) : tokens;
+  }
+  const listed = tokens.length;
   if (listed >= MAX_SCIM_TOKENS) throw tooMany();
   const id = randomUUID();
   const token = `scim_${id.replace(/-/g, '')}_${randomBytes(32).toString('base64url')}`;

@@ -122,7 +122,12 @@ describe('a job run twice, one run after the other', () => {
     const secondRun = await runBulkCreateJob(org.orgUuid, job.jobId);
 
     expect(firstRun).toMatchObject({ status: 'done', counts: { rows: 3, created: 2, failed: 1 } });
-    expect(secondRun).toEqual(firstRun);
+    // The welcomes the first run queued may leave between the two reads: the tally moves, its total does not.
+    const { welcomes: welcomesFirst, updatedAt: _first, ...first } = firstRun!;
+    const { welcomes: welcomesSecond, updatedAt: _second, ...second } = secondRun!;
+    expect(second).toEqual(first);
+    const total = (welcomes: typeof welcomesFirst) => (welcomes ? welcomes.pending + welcomes.sent + welcomes.failed : 0);
+    expect(total(welcomesSecond)).toBe(total(welcomesFirst));
     expect(codesOf(errorsAfterFirst)).toEqual([{ email: bad, line: 3, errorCode: 'ROLE_INVALID' }]);
     expect(await readErrors(org.orgUuid, job.jobId)).toEqual(errorsAfterFirst);
     await expectCreatedOnce(job, emails);

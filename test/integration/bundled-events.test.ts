@@ -92,6 +92,8 @@ const expectedStatus: Record<string, number | undefined> = {
   'scim.serviceProviderConfig': 200,
   'scim.resourceTypes': 200,
   'scim.schemas': 200,
+  'scim.schema': 200,
+  'scim.resourceType': 200,
   'scim.createUser': 201,
   'scim.searchUsers': 200,
   'scim.getUser': 200,

@@ -77,15 +77,25 @@ async function createUser(token: string): Promise<UserResponse> {
   return response.body;
 }
 
-/** A SCIM token of the organization, issued by its ADMIN for one event (`__SCIM_TOKEN__`, and its id `__SCIM_TOKEN_ID__`). */
-async function issueScimToken(orgUuid: string, token: string): Promise<Record<string, string>> {
-  const response = await send<{ id: string; token: string }>(userArea(orgUuid, '/scim-tokens'), {
-    method: 'POST',
-    headers: { ...bearer(token), 'content-type': 'application/json' },
-    body: JSON.stringify({ description: 'events test' }),
-  });
-  expect(response.status).toBe(201);
-  return { __SCIM_TOKEN__: response.body.token, __SCIM_TOKEN_ID__: response.body.id };
+let sharedScimToken: Promise<Record<string, string>> | undefined;
+
+/**
+ * A SCIM token of the organization, issued by its ADMIN (`__SCIM_TOKEN__`, and its id
+ * `__SCIM_TOKEN_ID__`): one for every event of the file (an organization holds at most 10), but a
+ * token of its own for the event that revokes it.
+ */
+function issueScimToken(orgUuid: string, token: string, id: string): Promise<Record<string, string>> {
+  const issue = async () => {
+    const response = await send<{ id: string; token: string }>(userArea(orgUuid, '/scim-tokens'), {
+      method: 'POST',
+      headers: { ...bearer(token), 'content-type': 'application/json' },
+      body: JSON.stringify({ description: 'events test' }),
+    });
+    expect(response.status).toBe(201);
+    return { __SCIM_TOKEN__: response.body.token, __SCIM_TOKEN_ID__: response.body.id };
+  };
+  if (id === 'scim.revokeToken') return issue();
+  return (sharedScimToken ??= issue());
 }
 
 /** The test's password no longer signs this e-mail in (to the first organization). */
@@ -206,7 +216,7 @@ async function fill(text: string, id: string): Promise<Replay> {
   if (all.includes('__ACCESS_TOKEN__')) values.__ACCESS_TOKEN__ = token;
   if (all.includes('__SUPERVISOR_UUID__')) values.__SUPERVISOR_UUID__ = await firstUuid(token, '/supervisors/default');
   if (all.includes('__AGENT_UUID__')) values.__AGENT_UUID__ = await firstUuid(token, '/agents');
-  if (all.includes('__SCIM_TOKEN')) Object.assign(values, await issueScimToken(org.uuid, token));
+  if (all.includes('__SCIM_TOKEN')) Object.assign(values, await issueScimToken(org.uuid, token, id));
   let user: UserResponse | undefined;
   if (/__USER_(UUID|NAME|EMAIL)__/.test(all)) {
     user = await createUser(token);

@@ -55,7 +55,7 @@ describe('paths that name object internals are refused before anything walks the
     ['excludedAttributes', () => scim('GET', `/Users/${org.admin.uuid}?excludedAttributes=constructor.x`), 'invalidPath'],
     ['a PATCH path', () => scim('PATCH', `/Users/${org.admin.uuid}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: '__proto__.pwned', value: '1' }] }), 'invalidPath'],
     ['a PATCH value filter', () => scim('PATCH', `/Users/${org.admin.uuid}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'emails[constructor eq "1"].value', value: 'a@x.test' }] }), 'invalidFilter'],
-    ['a PATCH value', () => scim('PATCH', `/Users/${org.admin.uuid}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', value: { __proto__: { pwned: '1' } } }] }), 'invalidSyntax'],
+    ['a PATCH value', () => scim('PATCH', `/Users/${org.admin.uuid}`, JSON.parse(`{"schemas":["${PATCH_OP}"],"Operations":[{"op":"add","value":{"__proto__":{"pwned":"1"}}}]}`)), 'invalidSyntax'],
     ['a User', () => scim('POST', '/Users', JSON.parse(`{"schemas":["${USER_SCHEMA}"],"userName":"x@example.test","__proto__":{"pwned":"1"}}`)), 'invalidSyntax'],
   ])('%s', async (_where, request, scimType) => {
     expectRefused(await request(), scimType);
