@@ -28,9 +28,11 @@ const layers = [
   ['shared/identity'],
   ['shared/store'],
   ['shared/clients'],
-  // The kernel: schema pieces, configuration, observability, text; then the error catalogue and the logger.
+  // The kernel: schema pieces, configuration, observability, text; then the error catalogue and the logger;
+  // then retries and pacing, which import nothing of the project.
   ['shared/schemas', 'shared/config\\.ts', 'shared/metrics\\.ts', 'shared/tracer\\.ts', 'shared/text'],
   ['shared/errors\\.ts', 'shared/logger\\.ts'],
+  ['shared/kernel'],
 ];
 
 const folder = (pattern) => `^${pattern}(/|$)`;

@@ -205,23 +205,12 @@ export function fileProblemOf(error: unknown): FileProblem | undefined {
 export { DomainError };
 
 /**
- * The names the AWS SDKs give a call an AWS service refused for its request rate (Cognito's
- * TooManyRequestsException over a user-pool quota, DynamoDB's ThrottlingException), as the SDK's own
- * retry strategy classifies them. Such an error reaches an adapter only after the SDK's retries; the
- * clients let it through under its SDK name because the bulk worker and the mailer pace themselves on
- * it, and the HTTP and SCIM layers answer it 503 with Retry-After.
+ * Whether `error` is an AWS service's refusal for its request rate, which reaches an adapter only after
+ * the SDK's retries: the clients let it through under its SDK name, so the mailer retries it under SES's
+ * send rate and the HTTP and SCIM layers answer it 503 with Retry-After. The one list of those errors
+ * is the kernel's.
  */
-const throttlingNames = new Set([
-  'TooManyRequestsException',
-  'ThrottlingException',
-  'Throttling',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'LimitExceededException',
-]);
-
-/** Whether `error` is an AWS service's refusal for its request rate. */
-export const isThrottled = (error: unknown): boolean => error instanceof Error && throttlingNames.has(error.name);
+export { isThrottled } from './kernel/retry';
 
 /** middy's error for a handler still running just before the function's time limit (`timeoutEarlyInMillis`, 5 ms). */
 export const isTimedOut = (error: unknown): boolean =>
