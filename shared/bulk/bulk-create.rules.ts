@@ -6,6 +6,10 @@ import { passwordProblem } from '../identity/password-policy';
 import { roles, type Permission, type Role } from '../users/user.entities';
 import type { CsvRow } from './csv-file';
 import { type BulkCreateColumn } from './bulk.limits';
+import { eachLimited } from '../kernel/retry';
+
+// The benchmarks' harness imports it from here (bench/harness/bot.ts, bench/agents.bench.ts).
+export { eachLimited };
 
 /**
  * Bulk-create rules 1 to 7 (spec 4.5) for the rows of one file. Rows are gathered per e-mail first:
@@ -29,15 +33,6 @@ export const bulkError = (email: string, line: number, errorCode: ErrorCode, det
   errorCode,
   message: detail ? `${errorMessage(errorCode, 'row')}: ${detail}` : errorMessage(errorCode, 'row'),
 });
-
-/** Runs `work` on every item with at most `limit` at once. */
-export async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  });
-  await Promise.all(lanes);
-}
 
 /** A user the file asks for, gathered from its rows. */
 export interface Candidate {

@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { withAuditContext } from '../audit/audit-context';
 import { config } from '../config';
-import { TokenBucket } from '../mail/send-rate';
 import { ConflictError, fileProblemOf } from '../errors';
 import { logger } from '../logger';
 import { count } from '../metrics';
@@ -10,7 +9,8 @@ import { getMailState, queueUserMails, type UserMailRequest } from '../users/use
 import { userPorts, type UserPorts } from '../users/user-ports';
 import { findUserByEmail, getEmailClaim, getUser } from '../users/user.repository';
 import { registerUser } from '../users/user-registration';
-import { BulkCreatePlan, bulkError, eachLimited, type BulkError, type Candidate } from './bulk-create.rules';
+import { eachLimited, sleep, TokenBucket, type Pace } from '../kernel/retry';
+import { BulkCreatePlan, bulkError, type BulkError, type Candidate } from './bulk-create.rules';
 import { readUpload, saveErrors, saveFailedRows } from './bulk-files';
 import {
   acquireLease,
@@ -37,7 +37,7 @@ export interface WorkerOptions {
   /** Users created at once (default 16); their pace is `creationRate`'s. */
   concurrency?: number;
   /** Paces the users' creation; default a bucket at Cognito's UserCreation quota (`COGNITO_USER_CREATION_RATE`, 50/s). */
-  creationRate?: Pick<TokenBucket, 'take'>;
+  creationRate?: Pace;
   /** How often a running job's counts are written; default 1 s. */
   reportEveryMs?: number;
   ports?: Pick<UserPorts, 'identityProvider'>;
@@ -52,21 +52,6 @@ export function jobUserUuid(jobId: string, email: string): string {
   // RFC 9562 version 8 (custom) layout: version nibble 8, variant bits 10.
   const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
-
-const throttling = new Set(['TooManyRequestsException', 'ThrottlingException', 'LimitExceededException', 'RequestLimitExceeded']);
-
-/** Runs `work` again after a throttling error, with exponential back-off and jitter (6 attempts). */
-async function withBackoff<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      const name = (error as { name?: string }).name ?? '';
-      if (!throttling.has(name) || attempt >= 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt * (0.5 + Math.random())));
-    }
-  }
 }
 
 /**
@@ -105,8 +90,6 @@ export async function runBulkCreateJob(orgUuid: string, jobId: string, options: 
     clearInterval(heartbeat);
   }
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function runLeased(job: BulkJob, runId: string, lost: () => boolean, options: WorkerOptions): Promise<BulkJob | undefined> {
   const { orgUuid, jobId } = job;
@@ -291,7 +274,7 @@ type RowOutcome = { error: BulkError } | { welcome?: Welcome; requeued?: boolean
  * a resend of failed welcomes) queues only those never queued or refused, with a new password when
  * the file gave none, since the first one was never seen.
  */
-async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPorts, 'identityProvider'>, creationRate: Pick<TokenBucket, 'take'>): Promise<RowOutcome> {
+async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPorts, 'identityProvider'>, creationRate: Pace): Promise<RowOutcome> {
   const uuid = jobUserUuid(job.jobId, candidate.email);
   const claim = await getEmailClaim(job.orgUuid, candidate.email);
   if (claim?.state === 'DONE' && claim.userUuid === uuid) {
@@ -305,23 +288,22 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPor
   }
   const password = candidate.password ?? generatePassword();
   try {
-    await withBackoff(async () => {
-      await creationRate.take();
-      return registerUser(
-        {
-          orgUuid: job.orgUuid,
-          name: candidate.name,
-          email: candidate.email,
-          password,
-          temporaryPassword: !candidate.password,
-          role: candidate.role,
-          permissions: candidate.permissions,
-          ...(candidate.company ? { company: candidate.company } : {}),
-        },
-        ports.identityProvider,
-        { uuid },
-      );
-    });
+    // Paced, not retried: Cognito's client retries a refusal for its rate itself (shared/kernel/retry.ts).
+    await creationRate.take();
+    await registerUser(
+      {
+        orgUuid: job.orgUuid,
+        name: candidate.name,
+        email: candidate.email,
+        password,
+        temporaryPassword: !candidate.password,
+        role: candidate.role,
+        permissions: candidate.permissions,
+        ...(candidate.company ? { company: candidate.company } : {}),
+      },
+      ports.identityProvider,
+      { uuid },
+    );
   } catch (error) {
     if (error instanceof ConflictError) return { error: bulkError(candidate.email, candidate.line, 'EMAIL_TAKEN') };
     const reason = (error as { name?: string }).name ?? 'Error';

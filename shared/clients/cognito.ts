@@ -8,7 +8,7 @@ import type { Pluggable } from '@smithy/types';
 import { config } from '../config';
 import { count } from '../metrics';
 import { clientOptions, lazy, withClientPlugins } from './client-options';
-import { isThrottled } from '../errors';
+import { backoffDelay, cognitoRetryPolicy, isThrottled } from '../kernel/retry';
 
 /** Counts each call that still fails for throttling after the SDK's own retries (metric `IdentityProviderThrottled`). */
 const countThrottles: Pluggable<ServiceInputTypes, ServiceOutputTypes> = {
@@ -26,18 +26,17 @@ const countThrottles: Pluggable<ServiceInputTypes, ServiceOutputTypes> = {
     ),
 };
 
-export const COGNITO_MAX_ATTEMPTS = 6;
+export const COGNITO_MAX_ATTEMPTS = cognitoRetryPolicy.maxAttempts;
 
 /**
  * How the client retries a call Cognito refused for its request rate (TooManyRequestsException, HTTP
- * 400, which the SDK classifies as throttling): six attempts, the waits doubling from 250 ms, each
- * between half and all of its step (125-250 ms, 250-500 ms, up to 2-4 s): at most 7.75 s in all,
- * about what the SDK's standard strategy spends on four attempts. The floor on each wait is the
- * point: Cognito's quotas are rates per second, and full jitter (a wait anywhere from 0 to 1, 2, 4 s)
- * spends attempts before a token can have come back. A call still refused answers 503 SERVICE_BUSY
- * with Retry-After (shared/http/error-mapper.ts).
+ * 400, which the SDK classifies as throttling): the kernel's `cognitoRetryPolicy`. This client is the
+ * one layer that retries Cognito's throttling, for every caller: it repeats only the refused call, and
+ * counts one it still refused. A caller paces itself (the bulk worker's token bucket) and never
+ * retries around it. A call still refused answers 503 SERVICE_BUSY with Retry-After
+ * (shared/http/error-mapper.ts).
  */
-export const cognitoRetryWait = (retry: number): number => 250 * 2 ** (retry - 1) * (0.5 + Math.random() / 2);
+export const cognitoRetryWait = (retry: number): number => backoffDelay(cognitoRetryPolicy, retry);
 
 export const cognitoRetryStrategy = () => new ConfiguredRetryStrategy(COGNITO_MAX_ATTEMPTS, cognitoRetryWait);
 

@@ -1,3 +1,5 @@
+import { isThrottled } from '../kernel/retry';
+
 /**
  * What the mailer may say about a failed send. SDK and network error messages can quote the recipient
  * or the request, so only an error's name or code leaves this module.
@@ -17,16 +19,6 @@ export function reasonOf(error: unknown): string {
   return typeof name === 'string' && /^[A-Za-z][A-Za-z0-9_.]*$/.test(name) ? name : 'UnknownError';
 }
 
-// SES v2 refuses for rate with TooManyRequestsException (429); "Maximum sending rate exceeded" comes as
-// LimitExceededException or, from the v1 endpoints, Throttling.
-const throttlingNames = new Set(['TooManyRequestsException', 'LimitExceededException', 'Throttling', 'ThrottlingException']);
-
-/** Whether SES refused the call for the account's rate rather than for the message itself. */
-export function isThrottling(error: unknown): boolean {
-  const { name, status } = fieldsOf(error);
-  return (typeof name === 'string' && throttlingNames.has(name)) || status === 429;
-}
-
 const networkErrors = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'TimeoutError', 'RequestTimeout']);
 
 /**
@@ -35,7 +27,7 @@ const networkErrors = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
  * unverified sender) is final.
  */
 export function isTransient(error: unknown): boolean {
-  if (isThrottling(error)) return true;
+  if (isThrottled(error)) return true;
   const { status } = fieldsOf(error);
   const fault = typeof error === 'object' && error !== null ? (error as { $fault?: unknown }).$fault : undefined;
   return fault === 'server' || (typeof status === 'number' && status >= 500) || networkErrors.has(reasonOf(error));

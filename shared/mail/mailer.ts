@@ -3,9 +3,9 @@ import { sesClient } from '../clients/ses';
 import { mailSettings } from '../config';
 import { logger } from '../logger';
 import { count } from '../metrics';
-import { isThrottling, isTransient, reasonOf } from './mail-errors';
+import { retryThrottled, sesRetryPolicy, type RetryPolicy } from '../kernel/retry';
+import { isTransient, reasonOf } from './mail-errors';
 import { renderMail, type Language, type MailKind, type MailVars } from './mail.templates';
-import { systemClock, type Clock } from './clock';
 
 /** One e-mail to one user: the kind and language choose the template, `vars` fill it in. */
 export interface MailMessage {
@@ -66,38 +66,6 @@ export interface MailLogContext {
 export type MailResult = { sent: true } | { sent: false; reason: string; retryable: boolean };
 
 /**
- * How a send refused for SES's rate is tried again, after the SDK's own retries gave up: up to
- * `maxAttempts` in all, waiting a random time up to `baseDelayMs · 2^n` (at most `maxDelayMs`) before
- * attempt n+1 ("full jitter", so lanes refused together do not return together). Other errors are final.
- */
-export interface RetryPolicy {
-  maxAttempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  clock: Clock;
-  /** In [0, 1); `Math.random` but in tests. */
-  random: () => number;
-}
-
-/** Five attempts: at most 0.5 + 1 + 2 + 4 = 7.5 s of waiting, within the users function's 20 s (infra/cloud/group-access.ts). */
-export const defaultRetryPolicy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 4_000, clock: systemClock, random: Math.random };
-
-/** Runs `work`, and again after a throttling error, as `policy` says; throws the last error. */
-export async function retryThrottled<T>(work: () => Promise<T>, policy: Partial<RetryPolicy> = {}, onRetry?: (attempt: number, delayMs: number) => void): Promise<T> {
-  const { maxAttempts, baseDelayMs, maxDelayMs, clock, random } = { ...defaultRetryPolicy, ...policy };
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isThrottling(error) || attempt >= maxAttempts) throw error;
-      const delayMs = Math.round(random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1)));
-      onRetry?.(attempt, delayMs);
-      await clock.sleep(delayMs);
-    }
-  }
-}
-
-/**
  * Sends and never throws, trying again while SES refuses for its rate: the result says whether SES
  * accepted the message. Each outcome is logged (with the request id the logger carries, and no
  * address, subject, body or password); a sent e-mail is counted (`MailsSent`). A failure is counted by
@@ -108,7 +76,7 @@ export async function sendMail(mailer: Mailer, message: MailMessage, context: Ma
   try {
     await retryThrottled(
       () => mailer.send(message),
-      retry,
+      { ...sesRetryPolicy, ...retry },
       (attempt, delayMs) => logger.warn('mail throttled: trying again', { kind, language, ...context, attempt, delayMs }),
     );
     count('MailsSent');

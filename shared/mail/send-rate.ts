@@ -1,11 +1,9 @@
 import { GetAccountCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
 import { sesClient } from '../clients/ses';
 import { logger } from '../logger';
+import { TokenBucket, type Pace } from '../kernel/retry';
 import { reasonOf } from './mail-errors';
-import { systemClock, type Clock } from './clock';
 import type { Mailer } from './mailer';
-
-export { systemClock, type Clock };
 
 /**
  * Messages per second when SES's quota cannot be read: the SES sandbox's rate, the lowest an account
@@ -13,44 +11,6 @@ export { systemClock, type Clock };
  * (a JSON account), so without it the local stack sends at this rate too.
  */
 export const FALLBACK_SEND_RATE = 1;
-
-export interface TokenBucketOptions {
-  /** Tokens added per second: SES's `MaxSendRate`. */
-  ratePerSecond: number;
-  /** Tokens the bucket holds when full (sent at once after a pause); default one second's worth, at least 1. */
-  burst?: number;
-  clock?: Clock;
-}
-
-/**
- * A token bucket: `take()` resolves when the caller may send one message. Each call reserves the next
- * token before it waits (the bucket goes into debt), so concurrent lanes are served in the order they
- * asked and together never pass the rate.
- */
-export class TokenBucket {
-  readonly ratePerSecond: number;
-  readonly burst: number;
-  private readonly clock: Clock;
-  private tokens: number;
-  private updatedAt: number;
-
-  constructor({ ratePerSecond, burst, clock = systemClock }: TokenBucketOptions) {
-    if (!Number.isFinite(ratePerSecond) || ratePerSecond <= 0) throw new RangeError(`A send rate must be a positive number, not ${ratePerSecond}`);
-    this.ratePerSecond = ratePerSecond;
-    this.burst = burst ?? Math.max(1, Math.floor(ratePerSecond));
-    this.clock = clock;
-    this.tokens = this.burst;
-    this.updatedAt = clock.now();
-  }
-
-  async take(): Promise<void> {
-    const now = this.clock.now();
-    this.tokens = Math.min(this.burst, this.tokens + ((now - this.updatedAt) * this.ratePerSecond) / 1000);
-    this.updatedAt = now;
-    this.tokens -= 1;
-    if (this.tokens < 0) await this.clock.sleep((-this.tokens * 1000) / this.ratePerSecond);
-  }
-}
 
 /** SES's send rate for this account and region, or the fallback and why the quota was not read. */
 export type SendRate = { ratePerSecond: number; source: 'account' } | { ratePerSecond: number; source: 'fallback'; reason: string };
@@ -85,7 +45,7 @@ export function forgetSendRateBucket(): void {
 }
 
 /** A mailer whose every attempt (a retry too) first waits for a token of `bucket`. */
-export function rateLimited(mailer: Mailer, bucket: Pick<TokenBucket, 'take'>): Mailer {
+export function rateLimited(mailer: Mailer, bucket: Pace): Mailer {
   return {
     async send(message) {
       await bucket.take();

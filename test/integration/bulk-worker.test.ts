@@ -13,7 +13,7 @@ import { keys } from '../../shared/store/keys';
 import { putItem, updateItem } from '../../shared/store/table';
 import { claimEmail, getEmailClaim, getUser, markWelcomed } from '../../shared/users/user.repository';
 import { getMailState } from '../../shared/users/user-mail';
-import { TokenBucket } from '../../shared/mail/send-rate';
+import { TokenBucket } from '../../shared/kernel/retry';
 import { registerUser } from '../../shared/users/user-registration';
 import type { Permission, Role } from '../../shared/users/user.entities';
 import { bulkJobUrl, codesOf, csvOf, getBulk, mailedPassword, rowFor, stageJob, uploadCsv, type BulkRow, type JobView } from '../support/bulk-helpers';
@@ -346,18 +346,21 @@ describe('the identity provider', () => {
     expect((await tokenOf(org.realm, failed1!, PASSWORD)).access_token).toEqual(expect.any(String));
   });
 
-  test('throttling is retried with back-off until the row succeeds', async () => {
+  test("a refusal for Cognito's rate that reaches the worker (its client's retries spent) fails that row after one call: the worker paces, and retries nothing around the client", async () => {
     const [throttled, plain] = [uniqueEmail('throttled'), uniqueEmail('not-throttled')];
     const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', throttled, { Password: PASSWORD }), rowFor(org, 'VIEWER', plain, { Password: PASSWORD })]));
     const { provider, calls } = failingFor(new Map([[throttled, { name: 'TooManyRequestsException', times: 2 }]]));
 
     const run = await runBulkCreateJob(org.orgUuid, job.jobId, { ports: { identityProvider: provider } });
 
-    expect(run).toMatchObject({ status: 'done', counts: { rows: 2, created: 2, failed: 0 } });
-    expect(calls.get(throttled)).toBe(3);
+    expect(run).toMatchObject({ status: 'done', counts: { rows: 2, created: 1, failed: 1 } });
+    expect(calls.get(throttled)).toBe(1);
     expect(calls.get(plain)).toBe(1);
-    await expectCreatedOnce(job, [throttled, plain]);
-    expect(await mailsTo(throttled)).toHaveLength(1);
+    expect(await readErrors(org.orgUuid, job.jobId)).toEqual([
+      { email: throttled, line: 2, errorCode: 'IDENTITY_PROVIDER_FAILED', message: errorMessage('IDENTITY_PROVIDER_FAILED', 'row') },
+    ]);
+    await expectCreatedOnce(job, [plain]);
+    await expectNothingFor(job, [throttled], PASSWORD);
   });
 
   test('at most `concurrency` users are registered at once', async () => {

@@ -7,7 +7,8 @@ import { localSesAccount } from '../../infra/local/ses-account';
 import { logger } from '../../shared/logger';
 import { languages, mailKinds, renderMail, type MailVars } from '../../shared/mail/mail.templates';
 import { mailFailures, sendMail, sendSafely, sesMailer, type Mailer, type MailMessage } from '../../shared/mail/mailer';
-import { rateLimited, readSendRate, systemClock, TokenBucket, type Clock } from '../../shared/mail/send-rate';
+import { systemClock, TokenBucket, type Clock } from '../../shared/kernel/retry';
+import { rateLimited, readSendRate } from '../../shared/mail/send-rate';
 import { stack, unique } from '../support/stack';
 import { captureLogs } from '../support/capture-logs';
 

@@ -6,8 +6,9 @@ import {
   TooManyRequestsException,
   type SESv2Client,
 } from '@aws-sdk/client-sesv2';
-import { isThrottling, reasonOf } from '../../shared/mail/mail-errors';
-import { mailFailures, sendMail, sesMailer, type MailMessage, type RetryPolicy } from '../../shared/mail/mailer';
+import { isThrottled, type RetryPolicy } from '../../shared/kernel/retry';
+import { reasonOf } from '../../shared/mail/mail-errors';
+import { mailFailures, sendMail, sesMailer, type MailMessage } from '../../shared/mail/mailer';
 import { forgetSendRateBucket, rateLimited, readSendRate, sendRateBucket, FALLBACK_SEND_RATE } from '../../shared/mail/send-rate';
 import { logger } from '../../shared/logger';
 import { metrics } from '../../shared/metrics';
@@ -145,7 +146,7 @@ describe('what counts as throttling, and what is said of an error', () => {
     [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }), false],
     ['TooManyRequestsException', false],
   ])('%p → %p', (error, expected) => {
-    expect(isThrottling(error)).toBe(expected);
+    expect(isThrottled(error)).toBe(expected);
   });
 
   test('the reason is a name or code, never a message', () => {

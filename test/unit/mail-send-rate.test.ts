@@ -1,4 +1,4 @@
-import { TokenBucket, type Clock } from '../../shared/mail/send-rate';
+import { TokenBucket, type Clock } from '../../shared/kernel/retry';
 
 /** A clock that only moves when told: each sleeper wakes at its own time, in time order. */
 class ManualClock implements Clock {
