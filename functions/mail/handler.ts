@@ -1,12 +1,15 @@
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSRecord } from 'aws-lambda';
 import { welcomeOutcomeWrite } from '../../shared/bulk/bulk-job';
 import { config } from '../../shared/config';
+import { DeliverAgain, eventFunction } from '../../shared/http/event-function';
+import { TokenBucket } from '../../shared/kernel/retry';
 import { logger } from '../../shared/logger';
-import { MAIL_MAX_RECEIVES, queuedMailSchema } from '../../shared/mail/mail-queue';
+import { MAIL_MAX_RECEIVES, queuedMailSchema, type QueuedMail } from '../../shared/mail/mail-queue';
 import { sesMailer, type Mailer } from '../../shared/mail/mailer';
-import { rateLimited, readSendRate, TokenBucket } from '../../shared/mail/send-rate';
-import { count, publishMetrics } from '../../shared/metrics';
+import { rateLimited, readSendRate } from '../../shared/mail/send-rate';
+import { count } from '../../shared/metrics';
 import { getOrganization } from '../../shared/org/org.repository';
+import type { TableWrite } from '../../shared/store/table';
 import { deliverQueuedMail, type MailOutcome } from '../../shared/users/user-mail';
 
 /**
@@ -17,19 +20,23 @@ import { deliverQueuedMail, type MailOutcome } from '../../shared/users/user-mai
  * visibility timeout; on its last receive any failure is settled (and a bulk job lists it). A message
  * that cannot be read goes the same way, to the dead-letter queue.
  */
-export async function handler(event: SQSEvent): Promise<SQSBatchResponse> {
-  try {
-    const mailer = await pacedMailer();
-    // A batch is mostly one organization's (a bulk job's welcomes): its realm is read once per invocation.
-    const realms = new Map<string, Promise<string>>();
-    const realmOf = (orgUuid: string) => {
-      if (!realms.has(orgUuid)) realms.set(orgUuid, getOrganization(orgUuid).then((org) => org?.name ?? ''));
-      return realms.get(orgUuid)!;
-    };
-    const outcomes = await Promise.all(event.Records.map((record) => deliver(record, mailer, realmOf)));
-    return { batchItemFailures: event.Records.flatMap((record, index) => (outcomes[index] === 'retry' ? [{ itemIdentifier: record.messageId }] : [])) };
-  } finally {
-    publishMetrics('mail');
+export const handler = eventFunction('mail', {
+  queue: { handle: deliver, failure: 'mail queue message not settled: the queue delivers it again' },
+});
+
+async function deliver(record: SQSRecord, context: Context): Promise<void> {
+  const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
+  const parsed = queuedMailSchema.safeParse(JSON.parse(record.body));
+  if (!parsed.success) {
+    logger.error('mail queue message not readable: left to the dead-letter queue', { messageId: record.messageId, receives });
+    throw new DeliverAgain();
+  }
+  const mail = parsed.data;
+  const outcome = await deliverQueuedMail(mail, { mailer: await pacedMailer(), realmOf: realmsOf(context), final: receives >= MAIL_MAX_RECEIVES, alongside: jobTally(mail) });
+  if (outcome === 'skipped') count('MailsSkipped');
+  if (outcome === 'retry') {
+    logger.warn('mail not sent yet: the queue delivers it again', { kind: mail.kind, orgUuid: mail.orgUuid, userUuid: mail.userUuid, receives });
+    throw new DeliverAgain();
   }
 }
 
@@ -41,23 +48,21 @@ function pacedMailer(): Promise<Mailer> {
   return paced;
 }
 
-async function deliver(record: SQSRecord, mailer: Mailer, realmOf: (orgUuid: string) => Promise<string>): Promise<'sent' | 'failed' | 'skipped' | 'retry'> {
-  const receives = Number(record.attributes.ApproximateReceiveCount) || 1;
-  try {
-    const parsed = queuedMailSchema.safeParse(JSON.parse(record.body));
-    if (!parsed.success) {
-      logger.error('mail queue message not readable: left to the dead-letter queue', { messageId: record.messageId, receives });
-      return 'retry';
-    }
-    const mail = parsed.data;
-    const job = mail.job;
-    const alongside = job ? (outcome: MailOutcome) => [welcomeOutcomeWrite(mail.orgUuid, job.jobId, outcome.sent ? outcome : { sent: false, failure: { line: job.line, userUuid: mail.userUuid, reason: outcome.reason } })] : undefined;
-    const outcome = await deliverQueuedMail(mail, { mailer, realmOf, final: receives >= MAIL_MAX_RECEIVES, ...(alongside ? { alongside } : {}) });
-    if (outcome === 'skipped') count('MailsSkipped');
-    if (outcome === 'retry') logger.warn('mail not sent yet: the queue delivers it again', { kind: mail.kind, orgUuid: mail.orgUuid, userUuid: mail.userUuid, receives });
-    return outcome;
-  } catch (error) {
-    logger.error('mail queue message not settled: the queue delivers it again', { messageId: record.messageId, receives, errorType: (error as Error).name });
-    return 'retry';
-  }
+const realms = new WeakMap<Context, Map<string, Promise<string>>>();
+
+/** An organization's realm name, read once per invocation: a batch is mostly one organization's (a bulk job's welcomes). */
+function realmsOf(context: Context): (orgUuid: string) => Promise<string> {
+  const read = realms.get(context) ?? new Map<string, Promise<string>>();
+  realms.set(context, read);
+  return (orgUuid) => {
+    if (!read.has(orgUuid)) read.set(orgUuid, getOrganization(orgUuid).then((org) => org?.name ?? ''));
+    return read.get(orgUuid)!;
+  };
+}
+
+/** A bulk job's welcome counts its outcome, written with it. */
+function jobTally(mail: QueuedMail): ((outcome: MailOutcome) => TableWrite[]) | undefined {
+  const { job } = mail;
+  if (!job) return undefined;
+  return (outcome) => [welcomeOutcomeWrite(mail.orgUuid, job.jobId, outcome.sent ? outcome : { sent: false, failure: { line: job.line, userUuid: mail.userUuid, reason: outcome.reason } })];
 }
