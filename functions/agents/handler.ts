@@ -1,4 +1,3 @@
-import { authorizeBot, botScopeKeys } from '../../shared/access/bot-access';
 import { agentReadKeys, quicksearchAgents, readAgent } from '../../shared/agents/agent-read.service';
 import { createAgent, updateAgent } from '../../shared/agents/agent-write.service';
 import { agentsApi } from '../../shared/api/agents.api';
@@ -23,14 +22,10 @@ const bundleReader = { mediaTypes: bundleMediaTypes, read: readBundle };
 
 export const handlers = routes(
   userOperation(agentsApi.list, {
-    prefetch: botScopeKeys,
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: (input) => agentListing(agentsApi.list.id, 'AGENT', input),
   }),
   // Roles of matching agents as text/plain, one per line.
   userOperation(agentsApi.quicksearch, {
-    prefetch: botScopeKeys,
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ query, scope }) => ({
       status: 200,
       contentType: 'text/plain; charset=utf-8',
@@ -38,8 +33,6 @@ export const handlers = routes(
     }),
   }),
   userOperation(agentsApi.create, {
-    prefetch: botScopeKeys,
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
     // A keyed create whose answer was lost answers the agent it created, as it reads now.
     idempotent: { replay: async ({ uuid }, { scope }) => agentAnswer(await readAgent(scope, 'AGENT', uuid), 201) },
     handle: async ({ body, scope }) => agentAnswer(await createAgent(scope, body), 201),
@@ -47,20 +40,16 @@ export const handlers = routes(
   userOperation(agentsApi.get, {
     // With what the agent referenced when this container last answered it: one round trip, not two.
     prefetch: (path) => [...agentReadKeys(path, path.agentUUID), ...rememberedReferenceKeys(path.botUUID, path.agentUUID)],
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ path, scope, prefetched }) => agentAnswer(await readAgentAhead(scope, 'AGENT', path.agentUUID, prefetched)),
   }),
   userOperation(agentsApi.update, {
     prefetch: (path) => agentReadKeys(path, path.agentUUID),
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
     handle: async ({ path, body, headers, scope, prefetched }) =>
       agentAnswer(await updateAgent(scope, path.agentUUID, body, versionsOfIfMatch(headers['if-match']), prefetched)),
   }),
   ...revisionRoutes(agentsApi, 'AGENT', (path) => path.agentUUID!),
   // JSON, or YAML on request; the ETag is the configuration version (none for a past one).
   userOperation(bundlesApi.export, {
-    prefetch: botScopeKeys,
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ query, headers, scope }) => {
       const { bundle, version } = await exportBundle(scope, query.at);
       const yaml = wantsYaml(headers.accept);
@@ -73,14 +62,10 @@ export const handlers = routes(
     },
   }),
   userOperation(bundlesApi.plan, {
-    prefetch: botScopeKeys,
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     readBody: bundleReader,
     handle: async ({ body, scope }) => ok(toPlanResponse(await planBundle(scope, body))),
   }),
   userOperation(bundlesApi.apply, {
-    prefetch: botScopeKeys,
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
     readBody: bundleReader,
     idempotent: true,
     handle: async ({ body, headers, scope }) => {

@@ -1,5 +1,5 @@
 import { ACCOUNT_PAGE_POLICY } from '../../shared/account/account-page';
-import { changePassword, showAccount, signIn, signOut, type AccountAnswer, type AccountRequest } from '../../shared/account/account.service';
+import { changePassword, showAccount, signIn, signOut, type AccountAnswer, type AccountPage, type AccountRequest } from '../../shared/account/account.service';
 import { authApi } from '../../shared/api/auth.api';
 import { withAuditContext } from '../../shared/audit/audit-context';
 import { bearerToken } from '../../shared/auth/caller';
@@ -12,7 +12,7 @@ import { NotFoundError } from '../../shared/errors';
 import { cookieValue, strictCookie } from '../../shared/http/cookies';
 import { createFunction, routes, type RouteInput } from '../../shared/http/handler-factory';
 import { publicOperation } from '../../shared/http/public-route';
-import { ok, type Reply } from '../../shared/http/types';
+import { ok } from '../../shared/http/types';
 
 /** The OpenID Connect provider of each realm and its account page. */
 
@@ -65,14 +65,18 @@ function isOwnOrigin(origin: string, host: string | undefined): boolean {
  * A page, or a 303 back to the page (from `…/account/<form>` to `…/account`) that sets or removes the
  * page session's cookie; never stored, never framed, only its own style and forms.
  */
-function pageReply(answer: AccountAnswer, realm: string): Reply {
-  const headers = { 'cache-control': 'no-store', pragma: 'no-cache' };
-  if (answer.kind === 'page') {
-    return { status: 200, body: answer.html, contentType: 'text/html; charset=utf-8', headers: { ...headers, 'content-security-policy': ACCOUNT_PAGE_POLICY } };
-  }
+const pageHeaders = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+function shownPage(page: AccountPage) {
+  return { status: 200 as const, body: page.html, contentType: 'text/html; charset=utf-8', headers: { ...pageHeaders, 'content-security-policy': ACCOUNT_PAGE_POLICY } };
+}
+
+function pageReply(answer: AccountAnswer, realm: string) {
+  const headers = pageHeaders;
+  if (answer.kind === 'page') return shownPage(answer);
   const query = new URLSearchParams({ kc_locale: answer.language, ...(answer.notice ? { status: answer.notice } : {}) });
   const cookies = answer.session === undefined ? [] : [accountCookie(realm, answer.session)];
-  return { status: 303, headers: { ...headers, location: `../account?${query}` }, ...(cookies.length ? { cookies } : {}) };
+  return { status: 303 as const, headers: { ...headers, location: `../account?${query}` }, ...(cookies.length ? { cookies } : {}) };
 }
 
 /** The Set-Cookie of a page session begun (or ended: `null`), for this realm's page only, spelt as the browser requested it (paths match by case). */
@@ -119,7 +123,7 @@ export const handlers = routes(
       return { status: 204, headers: noStore };
     },
   }),
-  publicOperation(authApi.account, accountPage((request) => showAccount(request))),
+  publicOperation(authApi.account, { handle: async (input) => shownPage(await asSignIn(input.requestId, () => showAccount(accountRequest(input)))) }),
   publicOperation(authApi.accountSignIn, accountPage((request) => signIn(request))),
   publicOperation(authApi.accountPassword, accountPage((request) => changePassword(request))),
   publicOperation(authApi.accountSignOut, accountPage((request) => signOut(request))),

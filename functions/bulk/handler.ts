@@ -1,27 +1,24 @@
-import { authorizeOrgAdmin } from '../../shared/access/org-access';
 import { bulkApi } from '../../shared/api/bulk.api';
 import { operationPath } from '../../shared/api/route-resolution';
-import type { Caller } from '../../shared/auth/caller';
 import type { BulkJob } from '../../shared/bulk/bulk-job';
 import { respondAsyncSchema } from '../../shared/bulk/bulk.schemas';
-import { BULK_ADMIN_ONLY, bulkCreate, createUploadJob, failedRows, jobView, readJob, resendWelcomes, retryJob } from '../../shared/bulk/bulk.service';
+import { bulkCreate, createUploadJob, failedRows, jobView, readJob, resendWelcomes, retryJob } from '../../shared/bulk/bulk.service';
 import { bulkDelete, bulkGrant, bulkRevoke } from '../../shared/bulk/bulk-users.service';
 import { subpathsFromEnv } from '../../shared/config';
 import { createFunction, routes } from '../../shared/http/handler-factory';
 import { userOperation } from '../../shared/http/user-route';
-import { ok, type Reply } from '../../shared/http/types';
+import { ok } from '../../shared/http/types';
 import { languageOf } from '../../shared/mail/language-header';
 
 /** Bulk operations (spec 4.5): the HTTP side. The work itself is done by `bulk-worker`. */
 
 /** Every bulk operation is an ADMIN's, in the path's organization. */
-const authorize = ({ path, caller }: { path: { orgUUID: string }; caller: Caller }) => authorizeOrgAdmin(caller, path.orgUUID, BULK_ADMIN_ONLY);
 
 const jobLocation = (params: { orgUUID: string; jobId: string }) => operationPath(bulkApi.job, params, subpathsFromEnv());
 
 /** A job queued again: 202, the job and where to poll it, as a new upload answers. */
-const requeued = async (path: { orgUUID: string; jobId: string }, job: Promise<BulkJob>): Promise<Reply> => ({
-  status: 202,
+const requeued = async (path: { orgUUID: string; jobId: string }, job: Promise<BulkJob>) => ({
+  status: 202 as const,
   body: await jobView(await job),
   headers: { location: jobLocation(path) },
 });
@@ -29,7 +26,6 @@ const requeued = async (path: { orgUUID: string; jobId: string }, job: Promise<B
 export const handlers = routes(
   // The job's error list when it finished in time; else 202 and the job, to poll at its Location.
   userOperation(bulkApi.create, {
-    authorize,
     idempotent: true,
     handle: async ({ path, query, body, headers, scope }) => {
       const respondAsync = respondAsyncSchema.parse(headers.prefer);
@@ -41,7 +37,6 @@ export const handlers = routes(
   }),
   // A job whose file the client uploads itself with the returned form (a presigned POST); the upload starts it.
   userOperation(bulkApi.upload, {
-    authorize,
     handle: async ({ path, query, headers, scope }) => {
       const { job, upload } = await createUploadJob(scope, { language: languageOf(headers), dryRun: query.dryRun });
       const location = jobLocation({ orgUUID: path.orgUUID, jobId: job.jobId });
@@ -50,9 +45,8 @@ export const handlers = routes(
       return { status: 201, headers: { location, ...noStore }, body: { jobId: job.jobId, upload: { method: 'POST', ...upload }, job: location } };
     },
   }),
-  userOperation(bulkApi.job, { authorize, handle: async ({ path, scope }) => ok(await jobView(await readJob(scope, path.jobId))) }),
+  userOperation(bulkApi.job, { handle: async ({ path, scope }) => ok(await jobView(await readJob(scope, path.jobId))) }),
   userOperation(bulkApi.failedRows, {
-    authorize,
     handle: async ({ path, scope }) => ({
       status: 200,
       contentType: 'text/csv; charset=utf-8',
@@ -61,12 +55,12 @@ export const handlers = routes(
     }),
   }),
   // A job whose worker failed, run again from its upload.
-  userOperation(bulkApi.retry, { authorize, handle: ({ path, scope }) => requeued(path, retryJob(scope, path.jobId)) }),
+  userOperation(bulkApi.retry, { handle: ({ path, scope }) => requeued(path, retryJob(scope, path.jobId)) }),
   // The welcome e-mails SES did not accept, sent again by the worker.
-  userOperation(bulkApi.welcomes, { authorize, handle: ({ path, scope }) => requeued(path, resendWelcomes(scope, path.jobId)) }),
-  userOperation(bulkApi.delete, { authorize, handle: async ({ query, body, scope }) => ok(await bulkDelete(scope, body, query.dryRun)) }),
-  userOperation(bulkApi.grant, { authorize, handle: async ({ query, body, scope }) => ok(await bulkGrant(scope, body.file, query.dryRun)) }),
-  userOperation(bulkApi.revoke, { authorize, handle: async ({ query, body, scope }) => ok(await bulkRevoke(scope, body, query.dryRun)) }),
+  userOperation(bulkApi.welcomes, { handle: ({ path, scope }) => requeued(path, resendWelcomes(scope, path.jobId)) }),
+  userOperation(bulkApi.delete, { handle: async ({ query, body, scope }) => ok(await bulkDelete(scope, body, query.dryRun)) }),
+  userOperation(bulkApi.grant, { handle: async ({ query, body, scope }) => ok(await bulkGrant(scope, body.file, query.dryRun)) }),
+  userOperation(bulkApi.revoke, { handle: async ({ query, body, scope }) => ok(await bulkRevoke(scope, body, query.dryRun)) }),
 );
 
 export const handler = createFunction('bulk', handlers);

@@ -5,10 +5,10 @@ import type { ListQuery } from '../../shared/agents/agent.schemas';
 import type { BotScope } from '../../shared/agents/bot-scope';
 import { cursorOf, type ListingRequest } from '../../shared/http/cursor-page';
 import { pageOf } from '../../shared/http/page';
-import type { Reply } from '../../shared/http/types';
+
 
 /** A page of supervisors or agents, by number or by token (bound to the bot), with the next page's token. */
-export async function agentListing(operationId: string, kind: AgentKind, input: ListingRequest & { query: ListQuery; scope: BotScope }): Promise<Reply> {
+export async function agentListing(operationId: string, kind: AgentKind, input: ListingRequest & { query: ListQuery; scope: BotScope }) {
   const { query, scope } = input;
   const cursor = await cursorOf<AgentPosition>(operationId, scope.bot.uuid, input, 'page');
   const { items, total, next } = await listAgents(scope, kind, query, cursor.start?.after);

@@ -1,4 +1,3 @@
-import { authorizeBot, botScopeKeys } from '../../shared/access/bot-access';
 import { agentReadKeys, requireLatestRecord } from '../../shared/agents/agent-read.service';
 import type { AgentKind } from '../../shared/agents/agent.repository';
 import { toRevisionSummary } from '../../shared/agents/agent.mapper';
@@ -22,8 +21,6 @@ type RevisionOperations = Pick<typeof agentsApi | typeof supervisorsApi, 'revisi
 export function revisionRoutes(operations: RevisionOperations, kind: AgentKind, uuidOf: (path: { agentUUID?: string; supervisorUUID?: string }) => string) {
   return [
     userOperation(operations.revisions, {
-      prefetch: botScopeKeys,
-      authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
       handle: async (input) => {
         const { path, query, scope } = input;
         const uuid = uuidOf(path);
@@ -34,19 +31,14 @@ export function revisionRoutes(operations: RevisionOperations, kind: AgentKind, 
       },
     }),
     userOperation(operations.revision, {
-      prefetch: botScopeKeys,
-      authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
       handle: async ({ path, scope }) => ok((await readRevision(await requireLatestRecord(scope, kind, uuidOf(path)), path.revision, kind)).agent),
     }),
     userOperation(operations.revisionDiff, {
-      prefetch: botScopeKeys,
-      authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
       handle: async ({ path, query, scope }) =>
         ok(await diffRevisions(await requireLatestRecord(scope, kind, uuidOf(path)), kind, path.revision, query.against)),
     }),
     userOperation(operations.restore, {
       prefetch: (path) => agentReadKeys(path, uuidOf(path)),
-      authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
       handle: async ({ path, headers, scope, prefetched }) =>
         agentAnswer(await restoreRevision(scope, kind, uuidOf(path), path.revision, versionsOfIfMatch(headers['if-match']), prefetched)),
     }),

@@ -1,4 +1,4 @@
-import { authorizeOwn } from '../../shared/access/org-access';
+import { ownBot } from '../../shared/access/org-access';
 import { configurationsApi } from '../../shared/api/configurations.api';
 import { toConfigurationResponse } from '../../shared/configurations/configuration.mapper';
 import { hasConfiguration, listConfigurations, saveConfiguration } from '../../shared/configurations/configuration.service';
@@ -6,26 +6,22 @@ import { createFunction, routes } from '../../shared/http/handler-factory';
 import { userOperation } from '../../shared/http/user-route';
 import { ok } from '../../shared/http/types';
 
-/** The caller's own configuration values (spec 4.4); the path's organization is not used. */
+/** The caller's own configuration values (docs/api/configurations.md); the path's organization is not used. */
 export const handlers = routes(
   userOperation(configurationsApi.save, {
-    authorize: ({ body, caller }) => authorizeOwn(caller, body.botUUID),
-    handle: async ({ body, scope }) => ok(toConfigurationResponse(await saveConfiguration(scope, body))),
+    // The bot is named by the body, read only once the caller may save at all.
+    handle: async ({ body, scope }) => ok(toConfigurationResponse(await saveConfiguration(await ownBot(scope, body.botUUID), body))),
   }),
   userOperation(configurationsApi.list, {
-    authorize: ({ caller }) => authorizeOwn(caller),
     handle: async ({ scope }) => ok((await listConfigurations(scope)).map(toConfigurationResponse)),
   }),
   userOperation(configurationsApi.has, {
-    authorize: ({ caller }) => authorizeOwn(caller),
     handle: async ({ query, scope }) => ok(await hasConfiguration(scope, query.key)),
   }),
   userOperation(configurationsApi.listOfBot, {
-    authorize: ({ path, caller }) => authorizeOwn(caller, path.botUUID),
     handle: async ({ scope }) => ok((await listConfigurations(scope)).map(toConfigurationResponse)),
   }),
   userOperation(configurationsApi.hasOfBot, {
-    authorize: ({ path, caller }) => authorizeOwn(caller, path.botUUID),
     handle: async ({ query, scope }) => ok(await hasConfiguration(scope, query.key)),
   }),
 );

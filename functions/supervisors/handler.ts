@@ -1,4 +1,3 @@
-import { authorizeBot, botScopeKeys } from '../../shared/access/bot-access';
 import { agentReadKeys, defaultSupervisorReadKeys, readAgent, readDefaultSupervisor } from '../../shared/agents/agent-read.service';
 import { updateSupervisor } from '../../shared/agents/agent-write.service';
 import { supervisorsApi } from '../../shared/api/agents.api';
@@ -12,23 +11,18 @@ import { revisionRoutes } from '../common/revision-routes';
 /** Supervisors of a bot (spec 4.1). */
 export const handlers = routes(
   userOperation(supervisorsApi.list, {
-    prefetch: botScopeKeys,
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: (input) => agentListing(supervisorsApi.list.id, 'SUPERVISOR', input),
   }),
   userOperation(supervisorsApi.default, {
     prefetch: defaultSupervisorReadKeys,
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ scope, prefetched }) => agentAnswer(await readDefaultSupervisor(scope, prefetched)),
   }),
   userOperation(supervisorsApi.get, {
     prefetch: (path) => agentReadKeys(path, path.supervisorUUID),
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'read', prefetched),
     handle: async ({ path, scope, prefetched }) => agentAnswer(await readAgent(scope, 'SUPERVISOR', path.supervisorUUID, prefetched)),
   }),
   userOperation(supervisorsApi.update, {
     prefetch: (path) => agentReadKeys(path, path.supervisorUUID),
-    authorize: ({ path, caller, prefetched }) => authorizeBot(caller, path, 'write', prefetched),
     handle: async ({ path, body, headers, scope, prefetched }) =>
       agentAnswer(await updateSupervisor(scope, path.supervisorUUID, body, versionsOfIfMatch(headers['if-match']), prefetched)),
   }),

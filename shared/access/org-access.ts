@@ -38,8 +38,13 @@ export async function authorizeUserAccess(caller: Caller, orgUuid: string, userU
 
 /** The caller's own data; with a bot, only an active bot of its organization (another one is a 404). */
 export async function authorizeOwn(caller: Caller, botUuid?: string): Promise<OwnScope> {
-  if (!botUuid) return { user: caller.user };
+  return ownBot({ user: caller.user }, botUuid);
+}
+
+/** The caller's own scope narrowed to a bot a body names: an active bot of its organization (another one is a 404). */
+export async function ownBot(scope: OwnScope, botUuid: string | undefined): Promise<OwnScope> {
+  if (!botUuid) return scope;
   const bot = await findBot(botUuid);
-  if (!bot || bot.orgUuid !== caller.user.orgUuid || !bot.active) throw new NotFoundError('The bot was not found');
-  return { user: caller.user, botUuid };
+  if (!bot || bot.orgUuid !== scope.user.orgUuid || !bot.active) throw new NotFoundError('The bot was not found');
+  return { user: scope.user, botUuid };
 }

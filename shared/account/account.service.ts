@@ -36,8 +36,11 @@ export interface AccountRequest {
 /** A page session begun (its token and lifetime), or `null`: the browser's session has ended. */
 export type SessionChange = { token: string; seconds: number } | null;
 
+/** A page to show. */
+export type AccountPage = { kind: 'page'; html: string };
+
 export type AccountAnswer =
-  | { kind: 'page'; html: string }
+  | AccountPage
   /** Back to the page, in its language, with a notice; `session` when the page session began or ended. */
   | { kind: 'back'; language: Language; notice?: Notice; session?: SessionChange };
 
@@ -60,7 +63,7 @@ export function pageLanguage(locale: string | undefined, acceptLanguage: string 
 const NOTICES: readonly string[] = ['password-saved', 'signed-out', 'session-ended'] satisfies Notice[];
 
 /** GET `…/account`: the sign-in form, the set-password form, or the profile. */
-export async function showAccount(request: AccountRequest): Promise<AccountAnswer> {
+export async function showAccount(request: AccountRequest): Promise<AccountPage> {
   const context = await pageContext(request);
   const notice = NOTICES.includes(request.status ?? '') ? (request.status as Notice) : undefined;
   return render(context, 'page', await currentView(context, notice));
@@ -191,7 +194,7 @@ async function endAndSignIn(context: PageContext, account: AccountSession): Prom
   return back(context, 'session-ended', null);
 }
 
-function render(context: PageContext, at: PageAt, view: View): AccountAnswer {
+function render(context: PageContext, at: PageAt, view: View): AccountPage {
   return { kind: 'page', html: renderAccountPage(view, context.language, at) };
 }
 

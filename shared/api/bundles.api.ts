@@ -63,7 +63,7 @@ export const bundlesApi = {
     id: 'bundles.export',
     method: 'GET',
     path: '/bundle',
-    access: 'user',
+    access: { bot: 'read' },
     request: { path: bundlePathSchema, query: bundleExportQuerySchema },
     summary: 'Export the bot’s configuration as a bundle',
     description:
@@ -76,7 +76,7 @@ export const bundlesApi = {
     id: 'bundles.plan',
     method: 'POST',
     path: '/bundle/plan',
-    access: 'user',
+    access: { bot: 'read' },
     request: { path: bundlePathSchema, body: bundleSchema, bodyMediaTypes },
     summary: 'What applying a bundle to this bot would change, changing nothing',
     description:
@@ -90,7 +90,7 @@ export const bundlesApi = {
     id: 'bundles.apply',
     method: 'POST',
     path: '/bundle/apply',
-    access: 'user',
+    access: { bot: 'write' },
     request: { path: bundlePathSchema, body: bundleSchema, bodyMediaTypes, headers: ['IfMatch', 'IdempotencyKey'] },
     summary: 'Make the bot’s configuration that of a bundle, all or nothing',
     description:

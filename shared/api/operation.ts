@@ -1,4 +1,7 @@
 import type * as z from 'zod';
+import type { TokenAccess } from '../access/access-kinds';
+
+export type { TokenAccess };
 
 /**
  * What one operation of the API is, declared once in the catalogue (`catalogue.ts`): where it lives,
@@ -16,11 +19,14 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Area = 'auth' | 'root' | 'generative' | 'user';
 
 /**
- * Who may call: `user`, a user's bearer token, checked by the chain (every management operation);
- * `public`, anyone (the route checks its own credentials, OAuth's way); `bearer`, public to the chain
- * but reading a bearer token itself (userinfo, and the SCIM service provider's token).
+ * Who may call: a `TokenAccess` (every management operation: a user's access token); `public`, anyone
+ * (the route checks its own credentials, OAuth's way); `bearer`, public to the chain but reading a
+ * user's token itself (userinfo); `scim`, a SCIM token of the path's organization (the SCIM endpoints).
  */
-export type Access = 'user' | 'public' | 'bearer';
+export type Access = TokenAccess | 'public' | 'bearer' | 'scim';
+
+/** Whether an operation takes a user's access token, checked by the chain. */
+export const takesUserToken = (access: Access): access is TokenAccess => typeof access === 'object';
 
 /** Response headers, each a `components.headers` entry of the document. */
 export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Content-Disposition' | 'Cache-Control' | 'Pragma' | 'Set-Cookie' | 'Idempotent-Replayed' | 'Retry-After';

@@ -1,5 +1,5 @@
 import type { Subpaths } from '../config';
-import type { Operation } from './operation';
+import { takesUserToken, type Operation } from './operation';
 
 /** An operation where API Gateway routes it. */
 export interface Route extends Operation {
@@ -26,7 +26,7 @@ export function resolveOperations(operations: readonly Operation[], subpaths: Su
   return operations.map((operation) => {
     const prefix = operation.area === 'auth' || operation.area === 'root' ? '' : `/${operation.area === 'generative' ? subpaths.generative : subpaths.user}`;
     const fullPath = `${prefix}${operation.path}`;
-    return { ...operation, authenticated: operation.access === 'user', fullPath, routeKey: `${operation.method} ${fullPath}` };
+    return { ...operation, authenticated: takesUserToken(operation.access), fullPath, routeKey: `${operation.method} ${fullPath}` };
   });
 }
 

@@ -26,12 +26,12 @@ const limitsNote =
   `${count(MAX_PENDING_PER_WEBHOOK)} deliveries pending or its organization ${count(MAX_PENDING_PER_ORG)} (429 \`WEBHOOK_BACKLOG_FULL\`); either with Retry-After.`;
 
 /** The 429 a test or redelivery answers itself; API Gateway's throttling answers its own body under the same status. */
-const sendRefused: Outcome = {
-  status: 429,
+const sendRefused = {
+  status: 429 as const,
   description: 'Too many tests and redeliveries of the subscription (`RATE_LIMITED`), or its backlog is full (`WEBHOOK_BACKLOG_FULL`): retry after Retry-After',
   json: z.union([errorBodySchema, gatewayErrorSchema]),
   headers: ['Retry-After'],
-};
+} satisfies Outcome;
 /** The common error statuses but 429, which `sendRefused` documents. */
 const sendErrors: ErrorStatuses = { only: [400, 401, 403, 404, 409, 422, 500, 503] };
 
@@ -40,7 +40,7 @@ export const webhooksApi = {
     id: 'webhooks.create',
     method: 'POST',
     path: '/webhooks',
-    access: 'user',
+    access: { org: 'admin' },
     request: { path: orgPathSchema, body: webhookBodySchema },
     summary: 'Subscribe a URL to change events (ADMIN only)',
     description: `An https URL of a public host (at most 2,048 characters), the event types wanted (the events' \`type\`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. ${secretNote}`,
@@ -51,7 +51,7 @@ export const webhooksApi = {
     id: 'webhooks.list',
     method: 'GET',
     path: '/webhooks',
-    access: 'user',
+    access: { org: 'admin' },
     request: { path: orgPathSchema },
     summary: "The organization's webhook subscriptions (ADMIN only)",
     responses: [{ status: 200, description: 'Every subscription (at most 20)', json: z.array(webhookSchema) }],
@@ -60,7 +60,7 @@ export const webhooksApi = {
     id: 'webhooks.get',
     method: 'GET',
     path: '/webhooks/{webhookId}',
-    access: 'user',
+    access: { org: 'admin' },
     request: { path: webhookPathSchema },
     summary: 'A webhook subscription, with why it was disabled if it was (ADMIN only)',
     responses: [{ status: 200, description: 'The subscription', json: webhookSchema }],
@@ -69,7 +69,7 @@ export const webhooksApi = {
     id: 'webhooks.update',
     method: 'PUT',
     path: '/webhooks/{webhookId}',
-    access: 'user',
+    access: { org: 'admin' },
     request: { path: webhookPathSchema, body: webhookBodySchema },
     summary: 'Replace a webhook subscription (ADMIN only)',
     description: 'Every field is replaced; `enabled: true` on a disabled subscription starts it afresh.',
@@ -80,7 +80,7 @@ export const webhooksApi = {
     id: 'webhooks.delete',
     method: 'DELETE',
     path: '/webhooks/{webhookId}',
-    access: 'user',
+    access: { org: 'admin' },
     request: { path: webhookPathSchema },
     summary: 'Delete a webhook subscription (ADMIN only)',
     responses: [{ status: 204, description: 'Deleted; its pending deliveries are dropped' }],
@@ -89,7 +89,7 @@ export const webhooksApi = {
     id: 'webhooks.rotate',
     method: 'POST',
     path: '/webhooks/{webhookId}/rotate',
-    access: 'user',
+    access: { org: 'admin' },
     request: { path: webhookPathSchema },
     summary: "Rotate a subscription's signing secret (ADMIN only)",
     description: `The old secret keeps signing beside the new one for 24 hours. ${secretNote}`,
@@ -99,7 +99,7 @@ export const webhooksApi = {
     id: 'webhooks.deliveries',
     method: 'GET',
     path: '/webhooks/{webhookId}/deliveries',
-    access: 'user',
+    access: { org: 'admin' },
     request: { path: webhookPathSchema, query: deliveriesQuerySchema },
     summary: "A subscription's newest delivery attempts (ADMIN only)",
     responses: [{ status: 200, description: 'The newest attempts first (kept 30 days)', json: z.array(deliveryAttemptSchema) }],
@@ -108,7 +108,7 @@ export const webhooksApi = {
     id: 'webhooks.redeliver',
     method: 'POST',
     path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
-    access: 'user',
+    access: { org: 'admin' },
     request: { path: deliveryPathSchema },
     summary: "Send a delivery's event again (ADMIN only)",
     description: `The same event with the same \`webhook-id\`, as a delivery of its own. ${limitsNote}`,
@@ -119,7 +119,7 @@ export const webhooksApi = {
     id: 'webhooks.test',
     method: 'POST',
     path: '/webhooks/{webhookId}/test',
-    access: 'user',
+    access: { org: 'admin' },
     request: { path: webhookPathSchema },
     summary: 'Send a ping event to a subscription (ADMIN only)',
     description: limitsNote,

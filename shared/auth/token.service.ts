@@ -12,7 +12,7 @@ import { createSession, deleteSession, getSession, rotateSession, type Session }
 import { count } from '../metrics';
 
 /** The token response of a Keycloak-style endpoint (spec section 5). */
-export interface TokenResponse {
+export type TokenResponse = {
   access_token: string;
   expires_in: number;
   refresh_expires_in: number;
@@ -23,7 +23,7 @@ export interface TokenResponse {
   scope: string;
   /** Only when the scope contains `openid`. */
   id_token?: string;
-}
+};
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 

@@ -1,5 +1,5 @@
 import { pageAndTokenError, pageTokenOf, positionOf, type PagePosition } from '../store/page-token';
-import { ok, type Reply } from './types';
+import { ok } from './types';
 
 /**
  * Cursor paging beside page numbers (docs/api/README.md#cursor-paging), the same for every listing:
@@ -18,7 +18,7 @@ export interface Cursor<P> {
   /** Where the page starts when the request gave a token; undefined for a numbered page. */
   start: PagePosition<P> | undefined;
   /** The answer: the page with `nextPageToken` (null on the last page) and, when there is a next page, its `Link`. */
-  reply: <B extends object>(body: B, next: PagePosition<P> | undefined) => Promise<Reply>;
+  reply: <B extends object>(body: B, next: PagePosition<P> | undefined) => Promise<{ status: 200; body: B & { nextPageToken: string | null }; headers?: Record<string, string> }>;
   /** The next page's token alone, for listings whose body is a bare array (the `Link` header carries it). */
   headers: (next: PagePosition<P> | undefined) => Promise<Record<string, string>>;
 }

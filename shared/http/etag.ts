@@ -1,5 +1,3 @@
-import type { Reply } from './types';
-
 /** ETags here are a resource's version number, quoted (a strong validator). */
 export const etagOf = (version: number): string => `"${version}"`;
 
@@ -21,7 +19,7 @@ export function versionsOfIfMatch(ifMatch: string | undefined): 'any' | number[]
 }
 
 /** A resource answered with its version as the ETag. */
-export const withEtag = (body: unknown, version: number, status = 200): Reply => ({ status, body, headers: { etag: etagOf(version) } });
+export const withEtag = <B, const S extends number = 200>(body: B, version: number, status: S = 200 as S) => ({ status, body, headers: { etag: etagOf(version) } });
 
 /** The entity tags an `If-Match` header names, unquoted (weak ones as strong): `'any'` for `*`, `undefined` when absent. */
 export function tagsOfIfMatch(ifMatch: string | undefined): 'any' | string[] | undefined {

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Operation } from '../api/operation';
 import { bodyParser, requestFacts, toResult, type RouteHandler, type RouteInput, type RouteSpec } from './route-input';
-import { routeChainOptions, type HttpEvent, type HttpResult, type RequestContext } from './types';
+import { routeChainOptions, type AnswerOf, type HttpEvent, type HttpResult, type RequestContext } from './types';
 import { validate, type RouteSchemas } from './validation';
 import type { SchemasOf } from './operation-schemas';
 
@@ -18,7 +18,7 @@ export function publicRoute<S extends RouteSchemas>(spec: RouteSpec<S, RouteInpu
 /** Binds a handler to a public operation of the catalogue (the chain validates what it declares). */
 export function publicOperation<const O extends Operation & { access: 'public' | 'bearer' }>(
   operation: O,
-  binding: Omit<RouteSpec<SchemasOf<O>, RouteInput<SchemasOf<O>>>, 'schemas' | 'multipart'>,
+  binding: NoInfer<Omit<RouteSpec<SchemasOf<O>, RouteInput<SchemasOf<O>>>, 'schemas' | 'multipart' | 'handle'> & { handle: (input: RouteInput<SchemasOf<O>>) => Promise<AnswerOf<O>> }>,
 ): RouteHandler {
   const { path, query, body, multipart } = operation.request ?? {};
   // The signature ties the binding's types to the operation's schemas; past it, one generic spec.

@@ -83,16 +83,12 @@ export function toResult(reply: Reply): HttpResult {
   const headers = { ...reply.headers };
   const cookies = reply.cookies?.length ? { cookies: reply.cookies } : {};
   if (reply.body === undefined) return { statusCode: reply.status, headers, ...cookies };
-  if (reply.contentType) {
-    if (/^text\/html\b/i.test(reply.contentType)) {
-      if (!hasHeader(headers, 'content-security-policy')) headers['content-security-policy'] = STRICT_PAGE_POLICY;
-      if (!hasHeader(headers, 'permissions-policy')) headers['permissions-policy'] = denyingPermissions(PAGE_DENIED_FEATURES);
-    }
-    return { statusCode: reply.status, headers: { ...headers, 'content-type': reply.contentType }, body: String(reply.body), ...cookies };
+  const contentType = reply.contentType ?? 'application/json';
+  if (/^text\/html\b/i.test(contentType)) {
+    if (!hasHeader(headers, 'content-security-policy')) headers['content-security-policy'] = STRICT_PAGE_POLICY;
+    if (!hasHeader(headers, 'permissions-policy')) headers['permissions-policy'] = denyingPermissions(PAGE_DENIED_FEATURES);
   }
-  return {
-    statusCode: reply.status,
-    headers: { ...headers, 'content-type': 'application/json' },
-    body: JSON.stringify(reply.body),
-  };
+  // Text (a page, a CSV, a YAML bundle) goes as it is; anything else as JSON, under whichever JSON media type the reply names.
+  const body = typeof reply.body === 'string' && reply.contentType ? reply.body : JSON.stringify(reply.body);
+  return { statusCode: reply.status, headers: { ...headers, 'content-type': contentType }, body, ...cookies };
 }

@@ -8,7 +8,7 @@ import { authenticateScim, type ScimCaller } from '../scim/scim-tokens';
 import { logServerFailure } from './error-mapper';
 import type { SchemasOf } from './operation-schemas';
 import { requestFacts, toResult, type RouteHandler, type RouteInput } from './route-input';
-import { routeChainOptions, type HttpEvent, type HttpResult, type Reply, type RequestContext } from './types';
+import { routeChainOptions, type AnswerOf, type HttpEvent, type HttpResult, type RequestContext } from './types';
 import { validate, type RouteSchemas } from './validation';
 
 /**
@@ -27,8 +27,10 @@ export type ScimRouteInput<S extends RouteSchemas> = RouteInput<S> & {
 };
 
 /** A SCIM answer: the body as `application/scim+json`. */
-export const scimReply = (status: number, body?: unknown, headers: Record<string, string> = {}): Reply =>
-  body === undefined ? { status, headers } : { status, body: JSON.stringify(body), contentType: SCIM_MEDIA_TYPE, headers };
+export const scimReply = <const S extends number, B>(status: S, body: B, headers: Record<string, string> = {}) => ({ status, body, contentType: SCIM_MEDIA_TYPE, headers });
+
+/** A SCIM answer without a body (a DELETE's 204). */
+export const scimNoContent = () => ({ status: 204 as const });
 
 const errorResult = ({ status, body, headers }: ScimErrorReply): HttpResult => ({
   statusCode: status,
@@ -85,9 +87,9 @@ const baseUrlOf = (event: HttpEvent) => {
 };
 
 /** Binds a handler to a SCIM operation of the catalogue. */
-export function scimOperation<const O extends Operation & { access: 'bearer' }>(
+export function scimOperation<const O extends Operation & { access: 'scim' }>(
   operation: O,
-  binding: { handle: (input: ScimRouteInput<SchemasOf<O>>) => Promise<Reply> },
+  binding: NoInfer<{ handle: (input: ScimRouteInput<SchemasOf<O>>) => Promise<AnswerOf<O>> }>,
 ): RouteHandler {
   const { path, query, body } = operation.request ?? {};
   const schemas: RouteSchemas = { path, query, body };

@@ -1,4 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type * as z from 'zod';
+import type { Operation } from '../api/operation';
 
 /** What a route handler returns; the chain turns it into the API Gateway result. */
 export interface Reply {
@@ -19,7 +21,29 @@ export interface RequestContext extends Context {
   requestId: string;
 }
 
-export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ status: 200, body, headers });
+export const ok = <B>(body: B, headers?: Record<string, string>) => ({ status: 200 as const, body, headers });
+
+/** A 204: no body. */
+export const noContent = (headers?: Record<string, string>) => ({ status: 204 as const, ...(headers ? { headers } : {}) });
+
+type Extras = Pick<Reply, 'headers' | 'cookies'>;
+
+/**
+ * The answer one declared outcome allows: its status, and a body its schema takes (JSON, or that JSON
+ * already written out, with its media type), text, or none.
+ */
+type AnswerOfOutcome<R> = R extends { status: infer S; json: infer J extends z.ZodType; mediaTypes: readonly string[] }
+  ? Extras & { status: S; body: z.input<J> | string; contentType?: string }
+  : R extends { status: infer S; json: infer J extends z.ZodType }
+  ? Extras & ({ status: S; body: z.input<J>; contentType?: string } | { status: S; body: string; contentType: string })
+  : R extends { status: infer S; text: object }
+    ? Extras & { status: S; body: string; contentType: string }
+    : R extends { status: infer S }
+      ? Extras & { status: S; body?: undefined }
+      : never;
+
+/** What a handler bound to `O` may answer: one of the outcomes the catalogue declares for it. */
+export type AnswerOf<O extends Pick<Operation, 'responses'>> = AnswerOfOutcome<O['responses'][number]>;
 
 /**
  * A route's own middy chain gives up this long before the function's time limit (middy's

@@ -1,16 +1,19 @@
 import middy from '@middy/core';
 import * as z from 'zod';
-import type { Operation } from '../api/operation';
+import { accessKeys, authorizeAccess, type AccessPath, type ScopeOf } from '../access/access-policy';
+import type { Operation, TokenAccess } from '../api/operation';
 import { withAuditContext } from '../audit/audit-context';
 import { readCaller, verifyBearer, type Addressed, type Caller } from '../auth/caller';
+import { ValidationError } from '../errors';
 import { uuidSchema } from '../schemas/fields';
 import type { ItemKey } from '../store/keys';
+import { keyId } from '../store/table';
 import type { Prefetched } from '../store/prefetched';
 import { idempotencyKeyCheck, idempotently, keyedRequestOf } from './idempotency';
 import type { SchemasOf } from './operation-schemas';
 import { bodyParser, requestFacts, toResult, type RouteHandler, type RouteInput, type RouteSpec } from './route-input';
-import { routeChainOptions, type HttpEvent, type HttpResult, type Reply, type RequestContext } from './types';
-import { validate, type RouteSchemas, type ValidInput } from './validation';
+import { routeChainOptions, type AnswerOf, type HttpEvent, type HttpResult, type Reply, type RequestContext } from './types';
+import { toFieldIssues, validate, type RouteSchemas, type ValidInput } from './validation';
 
 /** What an authenticated route's handler receives besides its input: the caller, and the items read with it. */
 export interface CallerInput {
@@ -24,47 +27,47 @@ export interface ChangedResource {
   uuid: string;
 }
 
-/** What an authenticated route's steps receive: the request, the caller and what was read with it. */
-export type UserRouteInput<S extends RouteSchemas> = RouteInput<S> & CallerInput;
+/** What an authenticated route's steps receive: the request, the caller, what was read with it, and the scope its access grants. */
+export type UserRouteInput<S extends RouteSchemas, A> = RouteInput<S> & CallerInput & { scope: A };
 
-export interface UserRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, UserRouteInput<S> & { scope: A }> {
+export interface UserRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, UserRouteInput<S, A>> {
+  /** Who may call (the catalogue's declaration): checked after the path, before the body is read or validated. */
+  access: TokenAccess;
   /**
-   * The items the handler will read, from its valid path: read in the caller's BatchGetItem. Only a
-   * saving: the use cases read what was not prefetched themselves.
+   * More items the handler will read, from its valid path: read in the caller's BatchGetItem beside
+   * what the access check needs. Only a saving: the use cases read what was not prefetched themselves.
    */
   prefetch?: (path: ValidInput<S>['path']) => ItemKey[];
-  /**
-   * Who may call, in what scope: runs after validation and before anything else, an `Idempotency-Key`
-   * replay included, so a caller who lost access gets the 403 or 404 it would get without a key. Its
-   * result reaches `handle` as `scope`.
-   */
-  authorize?: (input: UserRouteInput<S>) => Promise<A>;
   /**
    * The route honours `Idempotency-Key` (`idempotency.ts`): with the header, the same request within
    * 24 hours answers the first answer again and has no second effect. Without it, nothing changes.
    * `replay` answers a request whose change committed but whose answer was never kept (the process
-   * stopped in between): it renders the resource the change recorded, as the first answer did.
-   * Requires `authorize`.
+   * stopped in between): it renders the resource the change recorded, as the first answer did. The
+   * key is looked up after the access check, so a caller who lost access gets the 403 or 404 it would
+   * get without a key.
    */
-  idempotent?: true | { replay: (resource: ChangedResource, input: UserRouteInput<S> & { scope: A }) => Promise<Reply> };
+  idempotent?: true | { replay: (resource: ChangedResource, input: UserRouteInput<S, A>) => Promise<Reply> };
 }
 
-/** A route that needs a valid user token; the handler receives the caller and, with `authorize`, its scope. */
-export function userRoute<S extends RouteSchemas, A = undefined>(spec: UserRouteSpec<S, A>): RouteHandler {
-  if (spec.idempotent && !spec.authorize) throw new Error('A route that honours Idempotency-Key authorizes before the key is looked up: give it `authorize`');
+/**
+ * A route that needs a valid user token. The chain's order is the contract: the token (401 before
+ * anything is read), one BatchGetItem of the session, the user and the items the access check and the
+ * handler need, the path (422 when malformed), the access check (404 or 403), the idempotency key,
+ * then the body is read and the query and body validated (422), and the handler runs with the scope.
+ * So a caller without access learns nothing from validation: it gets 403 or 404 whatever it sends.
+ */
+export function userRoute<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>): RouteHandler {
   const replay = typeof spec.idempotent === 'object' ? spec.idempotent.replay : undefined;
-  // Authentication comes before the body is read, so an anonymous caller learns nothing from validation.
   const build = () =>
     middy<HttpEvent, HttpResult, Error, RequestContext>(routeChainOptions)
       .use(authentication(spec))
+      .use(authorization(spec))
       .use(spec.idempotent ? [idempotencyKeyCheck()] : [])
       .use(bodyParser(spec))
       .use(validate(spec.schemas))
       .handler(async (event, context) => {
-        const { caller, prefetched, idempotencyKey } = context;
-        const input: UserRouteInput<S> = { ...context.input, ...requestFacts(event, context), caller, prefetched };
-        // Authorized before any idempotency record is read: a replay is answered only to whom a new request would be.
-        const scope = spec.authorize ? await spec.authorize(input) : (undefined as A);
+        const { caller, prefetched, scope, idempotencyKey } = context as RequestContext & CallerInput & { scope: A; idempotencyKey?: string; input: ValidInput<S> };
+        const input: UserRouteInput<S, A> = { ...(context as unknown as { input: ValidInput<S> }).input, ...requestFacts(event, context), caller, prefetched, scope };
         const keyed = idempotencyKey === undefined ? undefined : keyedRequestOf(caller.user.uuid, idempotencyKey, event);
         // The caller and the request are the cause of every change the handler makes (audit events);
         // a keyed request's change records the key too, in the change's own transaction.
@@ -73,9 +76,9 @@ export function userRoute<S extends RouteSchemas, A = undefined>(spec: UserRoute
           requestId: context.requestId,
           ...(keyed && replay ? { keyedRequest: keyed } : {}),
         };
-        const answer = async () => toResult(await withAuditContext(cause, () => spec.handle({ ...input, scope })));
+        const answer = async () => toResult(await withAuditContext(cause, () => spec.handle(input)));
         if (keyed === undefined) return answer();
-        return idempotently({ keyed, event, context }, answer, replay && (async (resource) => toResult(await replay(resource, { ...input, scope }))));
+        return idempotently({ keyed, event, context }, answer, replay && (async (resource) => toResult(await replay(resource, input))));
       });
   return { authenticated: true, build };
 }
@@ -83,43 +86,61 @@ export function userRoute<S extends RouteSchemas, A = undefined>(spec: UserRoute
 /** Every authenticated route lives under `/org/{orgUUID}`. */
 const orgPath = z.object({ orgUUID: uuidSchema });
 
+/** The path as the route's schema reads it, or undefined when it does not. */
+const validPath = <S extends RouteSchemas>(spec: UserRouteSpec<S, unknown>, event: HttpEvent) => {
+  const parsed = spec.schemas?.path?.safeParse(event.pathParameters ?? {});
+  return parsed?.success ? (parsed.data as ValidInput<S>['path']) : undefined;
+};
+
 /**
  * The token's signature and claims first (a bad token is a 401 before any read), then one
- * BatchGetItem of the session, the user and what the route prefetches, then (in `validate`) the
- * request. The path is only peeked at here: when it is invalid nothing is prefetched, and validation
- * answers 422 once the caller is known to be valid.
+ * BatchGetItem of the session, the user and the items the access check and the handler will read.
+ * When the path is invalid nothing is prefetched; `authorization` answers it.
  */
-function authentication<S extends RouteSchemas, A>(
-  spec: UserRouteSpec<S, A>,
-): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput> {
+function authentication<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput> {
   return {
     before: async (request) => {
       const claims = await verifyBearer(request.event.headers?.authorization);
-      const { caller, prefetched } = await readCaller(claims, addressedBy(request.event, spec));
+      const { caller, prefetched } = await readCaller(claims, addressedBy(request.event, spec as UserRouteSpec<S, unknown>));
       request.context.caller = caller;
       request.context.prefetched = prefetched;
     },
   };
 }
 
-function addressedBy<S extends RouteSchemas, A>(event: HttpEvent, spec: UserRouteSpec<S, A>): Addressed {
-  const params = event.pathParameters ?? {};
-  const org = orgPath.safeParse(params);
-  const path = spec.prefetch && spec.schemas?.path?.safeParse(params);
+/** BatchGetItem refuses a key given twice: the access check's keys and the handler's may overlap. */
+const uniqueKeys = (itemKeys: ItemKey[]) => [...new Map(itemKeys.map((key) => [keyId(key), key])).values()];
+
+function addressedBy<S extends RouteSchemas>(event: HttpEvent, spec: UserRouteSpec<S, unknown>): Addressed {
+  const org = orgPath.safeParse(event.pathParameters ?? {});
+  const path = validPath(spec, event);
   return {
     orgUuid: org.success ? org.data.orgUUID : undefined,
-    // The route's own path schema accepted it, which is what ValidInput<S>['path'] says.
-    prefetch: path && path.success ? spec.prefetch!(path.data as ValidInput<S>['path']) : [],
+    prefetch: path === undefined ? [] : uniqueKeys([...accessKeys(spec.access, path as AccessPath), ...(spec.prefetch?.(path) ?? [])]),
   };
 }
 
-/** Binds a handler to a user operation of the catalogue: authenticated first, then what it declares validated. */
-export function userOperation<const O extends Operation & { access: 'user' }, A = undefined>(
-  operation: O,
-  binding: Omit<UserRouteSpec<SchemasOf<O>, A>, 'schemas' | 'multipart'>,
-): RouteHandler {
+/** The path (422 when malformed, before any access is granted), then the access check: the scope, or 404 / 403. */
+function authorization<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput & { scope?: A }> {
+  return {
+    before: async (request) => {
+      const parsed = spec.schemas?.path?.safeParse(request.event.pathParameters ?? {}, { reportInput: true });
+      if (parsed && !parsed.success) throw new ValidationError(toFieldIssues(parsed.error));
+      const path = (parsed?.data ?? {}) as AccessPath;
+      request.context.scope = (await authorizeAccess(spec.access, request.context.caller, path, request.context.prefetched)) as A;
+    },
+  };
+}
+
+/** The binding of a user operation: the use case and the answer; who may call comes from the catalogue. */
+export type UserBinding<O extends Operation & { access: TokenAccess }> = Omit<UserRouteSpec<SchemasOf<O>, ScopeOf<O['access']>>, 'schemas' | 'multipart' | 'access' | 'handle'> & {
+  handle: (input: UserRouteInput<SchemasOf<O>, ScopeOf<O['access']>>) => Promise<AnswerOf<O>>;
+};
+
+/** Binds a handler to a user operation of the catalogue: authenticated, authorized by its declared access, then validated. */
+export function userOperation<const O extends Operation & { access: TokenAccess }>(operation: O, binding: NoInfer<UserBinding<O>>): RouteHandler {
   const { path, query, body, multipart } = operation.request ?? {};
-  // The signature ties the binding's types to the operation's schemas; past it, one generic spec.
-  const spec = { schemas: { path, query, body }, ...(multipart ? { multipart } : {}), ...binding } as UserRouteSpec<RouteSchemas, unknown>;
+  // The signature ties the binding's types to the operation's schemas and answers; past it, one generic spec.
+  const spec = { schemas: { path, query, body }, ...(multipart ? { multipart } : {}), access: operation.access, ...binding } as unknown as UserRouteSpec<RouteSchemas, unknown>;
   return { ...userRoute(spec), operationId: operation.id, operation };
 }

@@ -1,8 +1,9 @@
 import type * as z from 'zod';
-import type { Outcome } from '../api/operation';
 import { resolveRoutes, type Route, type Subpaths } from '../api/routes';
 import { headerRefs, requestHeaderParameters, responseHeaders } from './headers';
 import { introduction, securitySchemes } from './introduction';
+import { describeAccess } from '../access/access-kinds';
+import { takesUserToken, type Access, type Outcome } from '../api/operation';
 import { objectShape, schemaRef, SchemaConverter, type Json } from './schema-converter';
 
 /**
@@ -95,13 +96,22 @@ function operationOf(route: Route, converter: SchemaConverter, security: Json[])
   return {
     operationId: route.id,
     summary: route.summary,
-    ...(route.description ? { description: route.description } : {}),
+    description: [route.description, `Who may call: ${accessPhrase(route.access)}.`].filter(Boolean).join('\n\n'),
     tags: [route.group],
     security: route.access === 'public' ? [] : security,
+    'x-access': route.access,
     parameters,
     ...(requestBody ? { requestBody } : {}),
     responses: responsesOf(route, requestBody !== undefined, converter),
   };
+}
+
+/** The access an operation declares, in words (the machine-readable form is its `x-access`). */
+function accessPhrase(access: Access): string {
+  if (takesUserToken(access)) return `${describeAccess(access)}, with a user's access token`;
+  if (access === 'scim') return "a SCIM token of the organization (the organization's identity provider)";
+  if (access === 'bearer') return "anyone; the operation reads a user's access token itself";
+  return 'anyone';
 }
 
 function pathParameters(route: Route, schema: z.ZodType | undefined, converter: SchemaConverter): Json[] {

@@ -16,10 +16,11 @@ describe('the route table', () => {
   test('puts every management route behind a user token and the subpath of its area (the SCIM endpoints behind a SCIM token)', () => {
     for (const route of routes.filter((r) => r.area !== 'auth' && r.area !== 'root')) {
       const scimEndpoint = route.group === 'scim' && route.path.includes('/scim/v2/');
-      expect({ id: route.id, authenticated: route.authenticated, access: route.access }).toEqual({
+      expect({ id: route.id, authenticated: route.authenticated, userToken: typeof route.access === 'object', scim: route.access === 'scim' }).toEqual({
         id: route.id,
         authenticated: !scimEndpoint,
-        access: scimEndpoint ? 'bearer' : 'user',
+        userToken: !scimEndpoint,
+        scim: scimEndpoint,
       });
       expect(route.fullPath.startsWith(`/${route.area === 'user' ? defaultSubpaths.user : defaultSubpaths.generative}/`)).toBe(true);
     }

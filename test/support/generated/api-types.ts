@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The API's root address: the interactive reference */
+        /**
+         * The API's root address: the interactive reference
+         * @description Who may call: anyone.
+         */
         get: operations["docs.root"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The realm's OpenID Connect discovery document */
+        /**
+         * The realm's OpenID Connect discovery document
+         * @description Who may call: anyone.
+         */
         get: operations["auth.discovery"];
         put?: never;
         post?: never;
@@ -48,6 +54,8 @@ export interface paths {
         /**
          * The account page: sign in, or see one's profile when signed in
          * @description HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). `login_hint` fills the e-mail field.
+         *
+         *     Who may call: anyone.
          */
         get: operations["auth.account"];
         put?: never;
@@ -67,7 +75,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Set a new password (required when the current one is temporary) or change it */
+        /**
+         * Set a new password (required when the current one is temporary) or change it
+         * @description Who may call: anyone.
+         */
         post: operations["auth.accountPassword"];
         delete?: never;
         options?: never;
@@ -84,7 +95,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in to the account page */
+        /**
+         * Sign in to the account page
+         * @description Who may call: anyone.
+         */
         post: operations["auth.accountSignIn"];
         delete?: never;
         options?: never;
@@ -101,7 +115,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign out of the account page */
+        /**
+         * Sign out of the account page
+         * @description Who may call: anyone.
+         */
         post: operations["auth.accountSignOut"];
         delete?: never;
         options?: never;
@@ -116,7 +133,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The realm's JSON Web Key Set */
+        /**
+         * The realm's JSON Web Key Set
+         * @description Who may call: anyone.
+         */
         get: operations["auth.certs"];
         put?: never;
         post?: never;
@@ -135,7 +155,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the refresh token's session (Keycloak's logout) */
+        /**
+         * End the refresh token's session (Keycloak's logout)
+         * @description Who may call: anyone.
+         */
         post: operations["auth.logout"];
         delete?: never;
         options?: never;
@@ -152,7 +175,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a token (RFC 7009): ends its session */
+        /**
+         * Revoke a token (RFC 7009): ends its session
+         * @description Who may call: anyone.
+         */
         post: operations["auth.revoke"];
         delete?: never;
         options?: never;
@@ -169,7 +195,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Obtain or renew tokens (password and refresh_token grants) */
+        /**
+         * Obtain or renew tokens (password and refresh_token grants)
+         * @description Who may call: anyone.
+         */
         post: operations["auth.token"];
         delete?: never;
         options?: never;
@@ -184,10 +213,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bearer token's user (OpenID Connect userinfo) */
+        /**
+         * The bearer token's user (OpenID Connect userinfo)
+         * @description Who may call: anyone; the operation reads a user's access token itself.
+         */
         get: operations["auth.userinfo"];
         put?: never;
-        /** The bearer token's user (OpenID Connect userinfo), by POST */
+        /**
+         * The bearer token's user (OpenID Connect userinfo), by POST
+         * @description Who may call: anyone; the operation reads a user's access token itself.
+         */
         post: operations["auth.userinfoPost"];
         delete?: never;
         options?: never;
@@ -205,6 +240,8 @@ export interface paths {
         /**
          * The interactive API reference (Swagger UI, served with the API)
          * @description With `realm`, its Authorize button signs in to that organization with an e-mail and password; the page's Organization field sets it.
+         *
+         *     Who may call: anyone.
          */
         get: operations["docs.ui"];
         put?: never;
@@ -222,7 +259,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A file of the interactive reference (its script, style sheet or initializer) */
+        /**
+         * A file of the interactive reference (its script, style sheet or initializer)
+         * @description Who may call: anyone.
+         */
         get: operations["docs.asset"];
         put?: never;
         post?: never;
@@ -239,12 +279,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List agents of a bot */
+        /**
+         * List agents of a bot
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["agents.list"];
         put?: never;
         /**
          * Create an agent
          * @description Idempotent with `Idempotency-Key`: a replay creates no second agent.
+         *
+         *     Who may call: a user who may change the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR granted it), with a user's access token.
          */
         post: operations["agents.create"];
         delete?: never;
@@ -260,9 +305,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read an agent */
+        /**
+         * Read an agent
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["agents.get"];
-        /** Update an agent */
+        /**
+         * Update an agent
+         * @description Who may call: a user who may change the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR granted it), with a user's access token.
+         */
         put: operations["agents.update"];
         post?: never;
         delete?: never;
@@ -278,7 +329,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the revisions of the agent, newest first */
+        /**
+         * List the revisions of the agent, newest first
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["agents.revisions"];
         put?: never;
         post?: never;
@@ -295,7 +349,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The agent as it read right after a revision */
+        /**
+         * The agent as it read right after a revision
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["agents.revision"];
         put?: never;
         post?: never;
@@ -312,7 +369,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What a revision changed: an RFC 6902 patch from another revision (by default the one before) */
+        /**
+         * What a revision changed: an RFC 6902 patch from another revision (by default the one before)
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["agents.revisionDiff"];
         put?: never;
         post?: never;
@@ -331,7 +391,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make the content of the agent that of a revision (a new revision, RESTORED) */
+        /**
+         * Make the content of the agent that of a revision (a new revision, RESTORED)
+         * @description Who may call: a user who may change the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR granted it), with a user's access token.
+         */
         post: operations["agents.restore"];
         delete?: never;
         options?: never;
@@ -346,7 +409,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Roles of agents matching a term */
+        /**
+         * Roles of agents matching a term
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["agents.quicksearch"];
         put?: never;
         post?: never;
@@ -366,6 +432,8 @@ export interface paths {
         /**
          * Export the bot’s configuration as a bundle
          * @description Supervisors and agents with every field, references by name, sorted: two exports of one configuration are byte-identical. JSON, or YAML with `Accept: application/yaml`. The ETag is the bot’s configuration version, which any write of a supervisor or agent changes. `?at=` exports the configuration as it stood at that time, from the revisions (no ETag).
+         *
+         *     Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
          */
         get: operations["bundles.export"];
         put?: never;
@@ -388,6 +456,8 @@ export interface paths {
         /**
          * Make the bot’s configuration that of a bundle, all or nothing
          * @description The body is a bundle as `GET …/bundle` answers it, as JSON or, with `Content-Type: application/yaml`, YAML. Entries are matched with the bot’s supervisors and agents by role (without case or accents; the default supervisor with the default supervisor); references are resolved by name against this bot (a name it lacks is a 422 naming the field, e.g. `agents.3.knowledge.0.name`). A body that is not JSON or YAML (`application/x-yaml` and `text/yaml` are read as YAML too), or of another `formatVersion`, is a 400; a JSON body over 6 MB is a 413. YAML costs far more to read than JSON, so a YAML body is a 413 `BODY_TOO_LARGE`, before it is read, over 1,048,576 bytes (1 MiB, half as much again as the YAML export of a bot of 500 agents), or with more than 200,000 keys and values; and a 400 `MALFORMED_BUNDLE` with collections nested more than 32 deep, more than 100 aliases, or a key given twice in a map. Send a larger bundle as JSON. Makes the plan’s changes, every field of each entry (a supervisor’s role and goal included), all or nothing: each created or updated supervisor and agent gets its revision and audit event; with `If-Match`, a bot whose configuration version is no longer the one named is a 409 and nothing changes. Idempotent with `Idempotency-Key`. Applying a bundle the bot exported changes nothing and writes no revision.
+         *
+         *     Who may call: a user who may change the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR granted it), with a user's access token.
          */
         post: operations["bundles.apply"];
         delete?: never;
@@ -408,6 +478,8 @@ export interface paths {
         /**
          * What applying a bundle to this bot would change, changing nothing
          * @description The body is a bundle as `GET …/bundle` answers it, as JSON or, with `Content-Type: application/yaml`, YAML. Entries are matched with the bot’s supervisors and agents by role (without case or accents; the default supervisor with the default supervisor); references are resolved by name against this bot (a name it lacks is a 422 naming the field, e.g. `agents.3.knowledge.0.name`). A body that is not JSON or YAML (`application/x-yaml` and `text/yaml` are read as YAML too), or of another `formatVersion`, is a 400; a JSON body over 6 MB is a 413. YAML costs far more to read than JSON, so a YAML body is a 413 `BODY_TOO_LARGE`, before it is read, over 1,048,576 bytes (1 MiB, half as much again as the YAML export of a bot of 500 agents), or with more than 200,000 keys and values; and a 400 `MALFORMED_BUNDLE` with collections nested more than 32 deep, more than 100 aliases, or a key given twice in a map. Send a larger bundle as JSON. One change per supervisor and agent: `create`, `update` or `unchanged` for the bundle’s entries, `untouched` for those of the bot the bundle lacks (a bundle deletes nothing). `baseVersion` is the configuration version the plan was computed against: send it as `If-Match` to apply exactly this plan.
+         *
+         *     Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
          */
         post: operations["bundles.plan"];
         delete?: never;
@@ -423,7 +495,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List supervisors of a bot */
+        /**
+         * List supervisors of a bot
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["supervisors.list"];
         put?: never;
         post?: never;
@@ -440,9 +515,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a supervisor */
+        /**
+         * Read a supervisor
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["supervisors.get"];
-        /** Update a supervisor */
+        /**
+         * Update a supervisor
+         * @description Who may call: a user who may change the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR granted it), with a user's access token.
+         */
         put: operations["supervisors.update"];
         post?: never;
         delete?: never;
@@ -458,7 +539,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the revisions of the supervisor, newest first */
+        /**
+         * List the revisions of the supervisor, newest first
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["supervisors.revisions"];
         put?: never;
         post?: never;
@@ -475,7 +559,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The supervisor as it read right after a revision */
+        /**
+         * The supervisor as it read right after a revision
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["supervisors.revision"];
         put?: never;
         post?: never;
@@ -492,7 +579,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What a revision changed: an RFC 6902 patch from another revision (by default the one before) */
+        /**
+         * What a revision changed: an RFC 6902 patch from another revision (by default the one before)
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["supervisors.revisionDiff"];
         put?: never;
         post?: never;
@@ -511,7 +601,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make the content of the supervisor that of a revision (a new revision, RESTORED) */
+        /**
+         * Make the content of the supervisor that of a revision (a new revision, RESTORED)
+         * @description Who may call: a user who may change the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR granted it), with a user's access token.
+         */
         post: operations["supervisors.restore"];
         delete?: never;
         options?: never;
@@ -526,7 +619,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The default supervisor of the bot */
+        /**
+         * The default supervisor of the bot
+         * @description Who may call: a user who may read the bot (an ADMIN; a SUPERVISOR of its environment; an EDITOR or VIEWER granted it), with a user's access token.
+         */
         get: operations["supervisors.default"];
         put?: never;
         post?: never;
@@ -546,6 +642,8 @@ export interface paths {
         /**
          * This document (OpenAPI 3.1)
          * @description With `realm`, its OAuth2 password flow signs in to that organization; without, it offers the bearer token only.
+         *
+         *     Who may call: anyone.
          */
         get: operations["docs.openapi"];
         put?: never;
@@ -563,11 +661,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The user's failed sign-ins and temporary lock (Keycloak's attack detection) */
+        /**
+         * The user's failed sign-ins and temporary lock (Keycloak's attack detection)
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         get: operations["users.bruteForce"];
         put?: never;
         post?: never;
-        /** Clear the user's failed sign-ins and lock */
+        /**
+         * Clear the user's failed sign-ins and lock
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         delete: operations["users.clearBruteForce"];
         options?: never;
         head?: never;
@@ -584,6 +688,8 @@ export interface paths {
         /**
          * The organization's audit events (ADMIN only)
          * @description Who changed what, when, in which request: newest first, filtered by `actor`, `resourceType`, `resourceUuid` and the inclusive time range `from`–`to` (all combined). Events are kept for the configured retention (400 days by default). A request reads every event of its time range (of one resource with `resourceUuid`): give `from`/`to` or `resourceUuid` on large organizations.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         get: operations["users.auditEvents"];
         put?: never;
@@ -601,10 +707,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's configuration values */
+        /**
+         * The caller's configuration values
+         * @description Who may call: any signed-in user, on its own entries, with a user's access token.
+         */
         get: operations["configurations.list"];
         put?: never;
-        /** Save a configuration value of the caller */
+        /**
+         * Save a configuration value of the caller
+         * @description Who may call: any signed-in user, on its own entries, with a user's access token.
+         */
         post: operations["configurations.save"];
         delete?: never;
         options?: never;
@@ -619,7 +731,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's configuration values for one bot */
+        /**
+         * The caller's configuration values for one bot
+         * @description Who may call: any signed-in user, on its own entries, with a user's access token.
+         */
         get: operations["configurations.listOfBot"];
         put?: never;
         post?: never;
@@ -636,7 +751,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the caller has a bot-specific value for a key */
+        /**
+         * Whether the caller has a bot-specific value for a key
+         * @description Who may call: any signed-in user, on its own entries, with a user's access token.
+         */
         get: operations["configurations.hasOfBot"];
         put?: never;
         post?: never;
@@ -653,7 +771,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the caller has a value for a key */
+        /**
+         * Whether the caller has a value for a key
+         * @description Who may call: any signed-in user, on its own entries, with a user's access token.
+         */
         get: operations["configurations.has"];
         put?: never;
         post?: never;
@@ -670,12 +791,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the organization’s SCIM tokens (ADMIN) */
+        /**
+         * List the organization’s SCIM tokens (ADMIN)
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         get: operations["scim.listTokens"];
         put?: never;
         /**
          * Issue a SCIM token (ADMIN)
          * @description The token is answered this once; only its SHA-256 digest is kept. It reaches this organization’s SCIM endpoints and nothing else, until `expiresAt` (when given) and while its issuer is an active ADMIN. An organization holds at most 10 (422 `SCIM_TOKEN_LIMIT` beyond). Audited.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         post: operations["scim.createToken"];
         delete?: never;
@@ -697,6 +823,8 @@ export interface paths {
         /**
          * Revoke a SCIM token (ADMIN)
          * @description Its next request is refused.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         delete: operations["scim.revokeToken"];
         options?: never;
@@ -711,7 +839,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** SCIM: the resource types (User) */
+        /**
+         * SCIM: the resource types (User)
+         * @description Who may call: a SCIM token of the organization (the organization's identity provider).
+         */
         get: operations["scim.resourceTypes"];
         put?: never;
         post?: never;
@@ -728,7 +859,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** SCIM: one resource type (User) */
+        /**
+         * SCIM: one resource type (User)
+         * @description Who may call: a SCIM token of the organization (the organization's identity provider).
+         */
         get: operations["scim.resourceType"];
         put?: never;
         post?: never;
@@ -745,7 +879,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** SCIM: the User schema and the access extension */
+        /**
+         * SCIM: the User schema and the access extension
+         * @description Who may call: a SCIM token of the organization (the organization's identity provider).
+         */
         get: operations["scim.schemas"];
         put?: never;
         post?: never;
@@ -762,7 +899,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** SCIM: one schema, by its URN (the User schema or the access extension) */
+        /**
+         * SCIM: one schema, by its URN (the User schema or the access extension)
+         * @description Who may call: a SCIM token of the organization (the organization's identity provider).
+         */
         get: operations["scim.schema"];
         put?: never;
         post?: never;
@@ -779,7 +919,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** SCIM: what this service provider supports */
+        /**
+         * SCIM: what this service provider supports
+         * @description Who may call: a SCIM token of the organization (the organization's identity provider).
+         */
         get: operations["scim.serviceProviderConfig"];
         put?: never;
         post?: never;
@@ -796,12 +939,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** SCIM: find users (filter, startIndex, count) */
+        /**
+         * SCIM: find users (filter, startIndex, count)
+         * @description Who may call: a SCIM token of the organization (the organization's identity provider).
+         */
         get: operations["scim.searchUsers"];
         put?: never;
         /**
          * SCIM: create a user
          * @description As `POST …/users`: the same checks, audit event and welcome e-mail.
+         *
+         *     Who may call: a SCIM token of the organization (the organization's identity provider).
          */
         post: operations["scim.createUser"];
         delete?: never;
@@ -817,21 +965,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** SCIM: read a user (a deactivated one too, with active false) */
+        /**
+         * SCIM: read a user (a deactivated one too, with active false)
+         * @description Who may call: a SCIM token of the organization (the organization's identity provider).
+         */
         get: operations["scim.getUser"];
         /**
          * SCIM: replace a user
          * @description As `PUT …/users/{userId}`; `active` false deletes it (logically), true reactivates it.
+         *
+         *     Who may call: a SCIM token of the organization (the organization's identity provider).
          */
         put: operations["scim.replaceUser"];
         post?: never;
-        /** SCIM: delete a user (logically, as DELETE …/users/{userId}) */
+        /**
+         * SCIM: delete a user (logically, as DELETE …/users/{userId})
+         * @description Who may call: a SCIM token of the organization (the organization's identity provider).
+         */
         delete: operations["scim.deleteUser"];
         options?: never;
         head?: never;
         /**
          * SCIM: modify a user (RFC 7644 §3.5.2)
          * @description All operations or none: an invalid one changes nothing.
+         *
+         *     Who may call: a SCIM token of the organization (the organization's identity provider).
          */
         patch: operations["scim.patchUser"];
         trace?: never;
@@ -843,12 +1001,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List users of the organization */
+        /**
+         * List users of the organization
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         get: operations["users.list"];
         put?: never;
         /**
          * Create a user and send the welcome e-mail
          * @description Idempotent with `Idempotency-Key`: a replay creates no second user and sends no second e-mail.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         post: operations["users.create"];
         delete?: never;
@@ -864,12 +1027,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a user */
+        /**
+         * Read a user
+         * @description Who may call: an ADMIN of the organization, or the user itself (reading itself), with a user's access token.
+         */
         get: operations["users.get"];
-        /** Update a user */
+        /**
+         * Update a user
+         * @description Who may call: an ADMIN of the organization, or the user itself (changing itself), with a user's access token.
+         */
         put: operations["users.update"];
         post?: never;
-        /** Delete a user (logically) */
+        /**
+         * Delete a user (logically)
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         delete: operations["users.delete"];
         options?: never;
         head?: never;
@@ -887,6 +1059,8 @@ export interface paths {
         /**
          * Reactivate a deleted user (named by e-mail)
          * @description Idempotent with `Idempotency-Key`: a replay sends no second e-mail.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         put: operations["users.activate"];
         post?: never;
@@ -944,6 +1118,8 @@ export interface paths {
          *     ```
          *
          *     **The answer.** The request waits for the job up to 25 s: 200 with the bulk error list when at least one user was created (`[]` when all were), one `{ email, message, line, errorCode }` per failed user, `line` the file line at fault (the header is line 1); 422 `NO_USER_CREATED` with the same entries in `details` when none was. Past the wait, or with `Prefer: respond-async`, 202 and the job, polled at `Location`. `?dryRun=true` runs every check and answers the same list, creating nobody. Idempotent with `Idempotency-Key`: a replay starts no second job.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         post: operations["bulk.create"];
         delete?: never;
@@ -965,6 +1141,8 @@ export interface paths {
         /**
          * Delete users by e-mail
          * @description Deletes the users with these e-mails (1 to 1,000), each as `DELETE …/users/{userId}` does, in order. ADMIN only. Answers 200 with one `{ email, message, errorCode, index }` per e-mail not deleted: `USER_NOT_FOUND`, `USER_DELETED` (also an e-mail listed twice), `SELF_DELETE`, `LAST_ADMIN`. `?dryRun=true` checks every e-mail and deletes nobody.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         delete: operations["bulk.delete"];
         options?: never;
@@ -979,7 +1157,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a bulk-create job */
+        /**
+         * Read a bulk-create job
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         get: operations["bulk.job"];
         put?: never;
         post?: never;
@@ -996,7 +1177,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The job's failed rows as CSV */
+        /**
+         * The job's failed rows as CSV
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         get: operations["bulk.failedRows"];
         put?: never;
         post?: never;
@@ -1015,7 +1199,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run a failed job again */
+        /**
+         * Run a failed job again
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         post: operations["bulk.retry"];
         delete?: never;
         options?: never;
@@ -1032,7 +1219,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send again the welcome e-mails SES did not accept */
+        /**
+         * Send again the welcome e-mails SES did not accept
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         post: operations["bulk.welcomes"];
         delete?: never;
         options?: never;
@@ -1072,6 +1262,8 @@ export interface paths {
          *     alan@example.com,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e
          *     grace@example.com,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,
          *     ```
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         post: operations["bulk.grant"];
         /**
@@ -1079,6 +1271,8 @@ export interface paths {
          * @description Revokes permissions, each item of the JSON array one of: `{ email, environmentUuid, bot }` the grant of that bot; `{ email, environmentUuid }` every grant in that environment; `{ email }` every grant of the user. A user may be left with none: it then reaches no bot. ADMIN only.
          *
          *     **The answer**: 200 with one `{ email, message, errorCode, index }` per item not applied (`index` in the array): `USER_NOT_FOUND`, `ADMIN_HAS_ALL`, `GRANT_NOT_FOUND`. `?dryRun=true` checks every item and changes nothing.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         delete: operations["bulk.revoke"];
         options?: never;
@@ -1134,6 +1328,8 @@ export interface paths {
          *     alan@example.com,Alan Turing,"Acme Support, Night shift",,EDITOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,8d7c6b5a-4e3f-4a1b-8c9d-0e1f2a3b4c5d
          *     alan@example.com,Alan Turing,,,EDITOR,3f2a9c1e-7b4d-4e8a-9c2f-1a6b5d4e3c21,Production,b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e
          *     ```
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         post: operations["bulk.upload"];
         delete?: never;
@@ -1149,7 +1345,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The user the bearer token belongs to */
+        /**
+         * The user the bearer token belongs to
+         * @description Who may call: any user of the organization, with a user's access token.
+         */
         get: operations["users.identityProvider"];
         put?: never;
         post?: never;
@@ -1166,7 +1365,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** User names matching a term */
+        /**
+         * User names matching a term
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         get: operations["users.quicksearch"];
         put?: never;
         post?: never;
@@ -1183,12 +1385,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's webhook subscriptions (ADMIN only) */
+        /**
+         * The organization's webhook subscriptions (ADMIN only)
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         get: operations["webhooks.list"];
         put?: never;
         /**
          * Subscribe a URL to change events (ADMIN only)
          * @description An https URL of a public host (at most 2,048 characters), the event types wanted (the events' `type`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it; it is marked `Cache-Control: no-store`.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         post: operations["webhooks.create"];
         delete?: never;
@@ -1204,15 +1411,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A webhook subscription, with why it was disabled if it was (ADMIN only) */
+        /**
+         * A webhook subscription, with why it was disabled if it was (ADMIN only)
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         get: operations["webhooks.get"];
         /**
          * Replace a webhook subscription (ADMIN only)
          * @description Every field is replaced; `enabled: true` on a disabled subscription starts it afresh.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         put: operations["webhooks.update"];
         post?: never;
-        /** Delete a webhook subscription (ADMIN only) */
+        /**
+         * Delete a webhook subscription (ADMIN only)
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         delete: operations["webhooks.delete"];
         options?: never;
         head?: never;
@@ -1226,7 +1441,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A subscription's newest delivery attempts (ADMIN only) */
+        /**
+         * A subscription's newest delivery attempts (ADMIN only)
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
         get: operations["webhooks.deliveries"];
         put?: never;
         post?: never;
@@ -1248,6 +1466,8 @@ export interface paths {
         /**
          * Send a delivery's event again (ADMIN only)
          * @description The same event with the same `webhook-id`, as a delivery of its own. At most 20 tests and redeliveries of a subscription every 10 seconds (429 `RATE_LIMITED`), and none while the subscription has 10,000 deliveries pending or its organization 100,000 (429 `WEBHOOK_BACKLOG_FULL`); either with Retry-After.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         post: operations["webhooks.redeliver"];
         delete?: never;
@@ -1268,6 +1488,8 @@ export interface paths {
         /**
          * Rotate a subscription's signing secret (ADMIN only)
          * @description The old secret keeps signing beside the new one for 24 hours. The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it; it is marked `Cache-Control: no-store`.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         post: operations["webhooks.rotate"];
         delete?: never;
@@ -1288,6 +1510,8 @@ export interface paths {
         /**
          * Send a ping event to a subscription (ADMIN only)
          * @description At most 20 tests and redeliveries of a subscription every 10 seconds (429 `RATE_LIMITED`), and none while the subscription has 10,000 deliveries pending or its organization 100,000 (429 `WEBHOOK_BACKLOG_FULL`); either with Retry-After.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
          */
         post: operations["webhooks.test"];
         delete?: never;
