@@ -25,11 +25,11 @@ beforeAll(async () => {
 
 const routes = resolveRoutes({ generative: stack().generativeSubpath, user: stack().userSubpath }).filter((route) => takesUserToken(route.access));
 
-/** A caller the declaration shuts out, the bot the path names, and the status it must get. */
-function outsider(access: TokenAccess): { token: string; botUuid: string; expected: number } | undefined {
-  if ('org' in access) return access.org === 'admin' ? { token: viewer.token, botUuid: org.botA1, expected: 403 } : { token: stranger.admin.token, botUuid: org.botA1, expected: 404 };
-  if ('user' in access) return { token: viewer.token, botUuid: org.botA1, expected: 403 };
-  if ('bot' in access) return access.bot === 'read' ? { token: viewer.token, botUuid: org.botA2, expected: 403 } : { token: viewer.token, botUuid: org.botA1, expected: 403 };
+/** Who the declaration shuts out (a viewer of bot A1 only, or another organization's ADMIN), the bot the path names, and the status it must get. */
+function outsider(access: TokenAccess): { who: 'viewer' | 'stranger'; bot: 'A1' | 'A2'; expected: number } | undefined {
+  if ('org' in access) return access.org === 'admin' ? { who: 'viewer', bot: 'A1', expected: 403 } : { who: 'stranger', bot: 'A1', expected: 404 };
+  if ('user' in access) return { who: 'viewer', bot: 'A1', expected: 403 };
+  if ('bot' in access) return { who: 'viewer', bot: access.bot === 'read' ? 'A2' : 'A1', expected: 403 };
   return undefined;
 }
 
@@ -48,7 +48,7 @@ function pathOf(route: Route, botUuid: string): string {
 
 /** An invalid request for the route: a query that breaks any schema, and a body of the wrong shape in its media type. */
 function invalidRequest(route: Route): { query: string; init: RequestInit } {
-  const query = '?page=-7&size=none&linesPerPage=x&limit=0&dryRun=maybe&at=yesterday&name=' + 'n'.repeat(300);
+  const query = '?page=-7&size=none&linesPerPage=x&limit=0&dryRun=maybe&at=yesterday&against=x&name=' + 'n'.repeat(300);
   if (route.request?.multipart) {
     return { query, init: { headers: { 'content-type': 'multipart/form-data; boundary=nope' }, body: '--nope\r\nContent-Disposition: form-data; name="file"\r\n\r\nnot csv' } };
   }
@@ -79,8 +79,9 @@ test.each(routes.filter((route) => outsider(route.access as TokenAccess) !== und
   '%s: a caller without access gets 403 or 404 for an invalid request; one with access gets the validation error',
   async (_id, route) => {
     const shutOut = outsider(route.access as TokenAccess)!;
-    expect(await send(route, shutOut.token, shutOut.botUuid)).toBe(shutOut.expected);
+    const botUuid = shutOut.bot === 'A1' ? org.botA1 : org.botA2;
+    expect(await send(route, (shutOut.who === 'viewer' ? viewer : stranger.admin).token, botUuid)).toBe(shutOut.expected);
     const validates = Boolean(route.request?.body || route.request?.query || route.request?.multipart);
-    if (validates) expect([400, 415, 422]).toContain(await send(route, org.admin.token, shutOut.botUuid));
+    if (validates) expect([400, 415, 422]).toContain(await send(route, org.admin.token, botUuid));
   },
 );
