@@ -16,7 +16,7 @@ import { readAgentAhead, rememberedReferenceKeys } from '../common/agent-referen
 import { agentListing } from '../common/agent-listing';
 import { revisionRoutes } from '../common/revision-routes';
 
-/** Agents of a bot (spec 4.2), and bundles of the bot's whole configuration. */
+/** Agents of a bot (docs/api/agents.md), and bundles of the bot's whole configuration. */
 
 const bundleReader = { mediaTypes: bundleMediaTypes, read: readBundle };
 

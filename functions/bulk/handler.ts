@@ -10,7 +10,7 @@ import { userOperation } from '../../shared/http/user-route';
 import { ok } from '../../shared/http/types';
 import { languageOf } from '../../shared/mail/language-header';
 
-/** Bulk operations (spec 4.5): the HTTP side. The work itself is done by `bulk-worker`. */
+/** Bulk operations (docs/api/bulk.md): the HTTP side. The work itself is done by `bulk-worker`. */
 
 /** Every bulk operation is an ADMIN's, in the path's organization. */
 

@@ -8,7 +8,7 @@ import { agentAnswer } from '../common/agent-answer';
 import { agentListing } from '../common/agent-listing';
 import { revisionRoutes } from '../common/revision-routes';
 
-/** Supervisors of a bot (spec 4.1). */
+/** Supervisors of a bot (docs/api/agents.md). */
 export const handlers = routes(
   userOperation(supervisorsApi.list, {
     handle: (input) => agentListing(supervisorsApi.list.id, 'SUPERVISOR', input),

@@ -26,7 +26,7 @@ import {
   updateWebhook,
 } from '../../shared/webhooks/webhook.service';
 
-/** Users of one organization (spec 4.3), a user's sign-in lock, the organization's audit trail and its webhook subscriptions. */
+/** Users of one organization (docs/api/users.md), a user's sign-in lock, the organization's audit trail and its webhook subscriptions. */
 
 /** The `language` header (default `en`) and the configured sign-in address. */
 function mailContext(headers: Record<string, string | undefined>): MailRequestContext {

@@ -21,7 +21,7 @@ export const agentSummarySchema = z
   .register(schemaRegistry, { id: 'AgentSummary' });
 export type AgentSummary = z.output<typeof agentSummarySchema>;
 
-export const agentPageSchema = pageSchemaOf(agentSummarySchema, 'AgentPage', 'Page (spec 2.8) of agents or supervisors; `number` is 1-based.');
+export const agentPageSchema = pageSchemaOf(agentSummarySchema, 'AgentPage', 'Page of agents or supervisors; `number` is 1-based.');
 
 export const parametersResponseSchema = z
   .strictObject({
@@ -75,9 +75,9 @@ export const agentSchema = z
   .meta({ description: 'Spec 2.1 (AgentDTO); supervisors are read in this shape.' })
   .register(schemaRegistry, { id: 'Agent' });
 export type AgentResponse = z.output<typeof agentSchema>;
-/** Persona (basic) of spec 2.2, as an Agent names it. */
+/** A persona (its name only), as an Agent names it. */
 export type PersonaResponse = NonNullable<AgentResponse['persona']>;
-/** Collection of spec 2.6. */
+/** A knowledge collection. */
 export type CollectionResponse = AgentResponse['knowledge'][number];
 
 /** An item of a revision listing. */
@@ -86,7 +86,7 @@ export const revisionSummarySchema = z
   .register(schemaRegistry, { id: 'RevisionSummary' });
 export type RevisionSummary = z.output<typeof revisionSummarySchema>;
 
-export const revisionPageSchema = pageSchemaOf(revisionSummarySchema, 'RevisionPage', 'Page (spec 2.8) of revisions, newest first; `number` is 1-based.');
+export const revisionPageSchema = pageSchemaOf(revisionSummarySchema, 'RevisionPage', 'Page of revisions, newest first; `number` is 1-based.');
 
 /** The patch turning revision `from`'s Agent into revision `to`'s (`from` null: from nothing). */
 export const revisionDiffSchema = z

@@ -3,10 +3,10 @@ import { queryDirection, queryInt, queryPageToken, storable, uuidSchema } from '
 import { communicationStyles } from '../org/org.entities';
 
 /**
- * Request schemas of the agent-configuration area (spec 4.1, 4.2, 2.3 to 2.7). Bodies are strict:
+ * Request schemas of the agent-configuration area (docs/api/agents.md). Bodies are strict:
  * an unknown field is a 422. Text is trimmed; blank or over-long text is refused. `null` where a field
  * is optional means the field is absent, as reads show absent optional fields. Update bodies also take
- * what a read of the same resource shows (the Agent of spec 2.1), so a read can be sent back as it is:
+ * what a read of the same resource shows (the Agent), so a read can be sent back as it is:
  * its read-only fields are ignored or checked against the resource by `agent-write.service.ts`.
  */
 
@@ -124,7 +124,7 @@ const assignedFields = {
   heirs: optional(z.array(z.strictObject({ role: z.string() }))),
 };
 
-/** The fields of agent create and update bodies (spec 4.2), with each kind of reference in its flavour. */
+/** The fields of agent create and update bodies (docs/api/agents.md), with each kind of reference in its flavour. */
 const agentFields = <P extends z.ZodType, R extends z.ZodType, F extends z.ZodType<{ uuid: string }>, K extends z.ZodType<{ uuid: string }>>(
   flavour: { persona: P; rule: R; function: F; collection: K },
 ) => ({
@@ -153,7 +153,7 @@ export const agentUpdateSchema = z.strictObject({
 });
 
 /**
- * The supervisor update body of spec 4.1, and what a supervisor read shows besides: `role`, `goal`,
+ * The supervisor update body, and what a supervisor read shows besides: `role`, `goal`,
  * `inheritFromSupervisor`, `functions` and `knowledge` are not changed by this route, so they are
  * accepted only with the current value (checked by `agent-write.service.ts`).
  */

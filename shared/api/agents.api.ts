@@ -16,7 +16,7 @@ import { agentPageSchema, agentSchema, revisionDiffSchema, revisionPageSchema } 
 import { agent, constraint, parameters, persona, tag } from './examples';
 import { operationsUnder, type Outcome } from './operation';
 
-/** Supervisors and agents of a bot (spec 4.1, 4.2) and their revisions, all under one bot. */
+/** Supervisors and agents of a bot (docs/api/agents.md) and their revisions, all under one bot. */
 
 const BOT = '/org/{orgUUID}/env/{envUUID}/bot/{botUUID}';
 const supervisor = operationsUnder('supervisors', 'generative', BOT);
@@ -49,7 +49,7 @@ function revisionOperations<const P extends string>(
       access: { bot: 'read' },
       request: { path: schemas.revisionPath },
       summary: `${noun[0]!.toUpperCase()}${noun.slice(1)} as it read right after a revision`,
-      responses: [{ status: 200, description: 'The Agent (spec 2.1) of that revision', json: agentSchema }],
+      responses: [{ status: 200, description: 'The Agent of that revision', json: agentSchema }],
     }),
     revisionDiff: declare({
       id: `${prefix}.revisionDiff`,

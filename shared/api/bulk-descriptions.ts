@@ -2,7 +2,7 @@ import { bulkCreateExampleFile, bulkPermissionsExampleFile } from './examples';
 import { MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS, bulkCreateLayout, bulkCreateLimits, bulkPermissionLimits, permissionColumns } from '../bulk/bulk.limits';
 
 /**
- * What the document says of the bulk operations' files (spec 4.5): their columns, rules and limits,
+ * What the document says of the bulk operations' files (docs/api/bulk.md): their columns, rules and limits,
  * with an example file each, from the constants the code enforces.
  */
 

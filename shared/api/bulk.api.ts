@@ -19,11 +19,11 @@ import { bulkCreateExampleFile, bulkPermissionsExampleFile, environment, otherBo
 import { operationsUnder, type Outcome } from './operation';
 import { MULTIPART_MAX_BYTES, bulkPermissionLimits } from '../bulk/bulk.limits';
 
-/** Bulk operations on users (spec 4.5): the HTTP side; the `bulk-worker` function does the work. */
+/** Bulk operations on users (docs/api/bulk.md): the HTTP side; the `bulk-worker` function does the work. */
 const bulk = operationsUnder('bulk', 'user', '/org/{orgUUID}');
 
 const jobAccepted = { status: 202 as const, description: 'The job, queued; poll it at Location', json: bulkJobSchema, headers: ['Location'] } satisfies Outcome;
-const itemErrors = { status: 200 as const, description: 'The bulk error list (spec 2.11): one entry per item not processed', json: z.array(itemErrorSchema) } satisfies Outcome;
+const itemErrors = { status: 200 as const, description: 'The bulk error list: one entry per item not processed', json: z.array(itemErrorSchema) } satisfies Outcome;
 
 export const bulkApi = {
   create: bulk({
@@ -42,7 +42,7 @@ export const bulkApi = {
     description: bulkCreateDescription,
     errors: { extra: [413] },
     responses: [
-      { status: 200, description: 'The bulk error list (spec 2.11)', json: z.array(bulkErrorSchema), headers: ['Location', 'Idempotent-Replayed'] },
+      { status: 200, description: 'The bulk error list', json: z.array(bulkErrorSchema), headers: ['Location', 'Idempotent-Replayed'] },
       { ...jobAccepted, headers: ['Location', 'Preference-Applied', 'Idempotent-Replayed'] },
     ],
     example: { file: bulkCreateExampleFile },

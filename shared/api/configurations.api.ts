@@ -4,7 +4,7 @@ import { configurationBotPathSchema, configurationKeyQuerySchema, saveConfigurat
 import { bot } from './examples';
 import { operationsUnder } from './operation';
 
-/** The caller's own configuration values (spec 4.4); the path's organization is not used. */
+/** The caller's own configuration values (docs/api/configurations.md); the path's organization is not used. */
 const configurations = operationsUnder('configurations', 'user', '/org/{orgUUID}');
 
 export const configurationsApi = {

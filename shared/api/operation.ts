@@ -15,7 +15,7 @@ export type ResourceGroup = (typeof resourceGroups)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** Which configurable prefix a route lives under (spec "Addressing"): `auth` and `root` sit at the API's root. */
+/** Which configurable prefix a route lives under (docs/api/README.md#choices-that-apply-everywhere): `auth` and `root` sit at the API's root. */
 export type Area = 'auth' | 'root' | 'generative' | 'user';
 
 /**

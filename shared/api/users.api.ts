@@ -15,7 +15,7 @@ import { bot, environment, otherBot } from './examples';
 import { operationsUnder } from './operation';
 
 /**
- * Users of one organization (spec 4.3), Keycloak's attack detection for one of them, and the
+ * Users of one organization (docs/api/users.md), Keycloak's attack detection for one of them, and the
  * organization's audit trail. Literal paths (`identity-provider`, `quicksearch`, `activate`) win over
  * `{userId}` in API Gateway, in middy's router and in the local gateway alike.
  */

@@ -20,4 +20,4 @@ export const auditEventSchema = z
   .register(schemaRegistry, { id: 'AuditEvent' });
 export type AuditEventResponse = z.output<typeof auditEventSchema>;
 
-export const auditEventPageSchema = pageSchemaOf(auditEventSchema, 'AuditEventPage', 'Page (spec 2.8) of audit events, newest first; `number` is 0-based.');
+export const auditEventPageSchema = pageSchemaOf(auditEventSchema, 'AuditEventPage', 'Page of audit events, newest first; `number` is 0-based.');

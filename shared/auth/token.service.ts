@@ -11,7 +11,7 @@ import { checkPassword, notFullySetUp } from './sign-in';
 import { createSession, deleteSession, getSession, rotateSession, type Session } from '../sessions/session.repository';
 import { count } from '../metrics';
 
-/** The token response of a Keycloak-style endpoint (spec section 5). */
+/** The token response of a Keycloak-style endpoint (docs/api/auth.md#token-endpoint). */
 export type TokenResponse = {
   access_token: string;
   expires_in: number;

@@ -4,7 +4,7 @@ import { config } from '../config';
 import { keys } from '../store/keys';
 import { getItem, queryPrefix, transactWrite, type TableWrite } from '../store/table';
 
-/** A user's configuration entry (spec 2.10). `botUuid` is absent on a general entry. */
+/** A user's configuration entry. `botUuid` is absent on a general entry. */
 export interface ConfigurationEntry {
   id: number;
   userUuid: string;

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { uuidSchema } from '../schemas/fields';
 
-/** Request schemas of the caller's configuration values (spec 4.4). */
+/** Request schemas of the caller's configuration values (docs/api/configurations.md). */
 
 const keySchema = z.string().trim().min(1, { message: 'Must not be blank' }).max(200, { message: 'Must be at most 200 characters' });
 

@@ -12,7 +12,7 @@ import {
 import { count } from '../metrics';
 
 /**
- * The caller's own configuration entries (spec 4.4). The handler authorizes the scope: the caller, and
+ * The caller's own configuration entries (docs/api/configurations.md). The handler authorizes the scope: the caller, and
  * a bot of its organization when the request names one.
  */
 

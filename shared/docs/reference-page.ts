@@ -41,7 +41,7 @@ export const REFERENCE_PERMISSIONS = denyingPermissions(PAGE_DENIED_FEATURES.fil
  *
  * Swagger UI's password flow sends the client id in an `Authorization: Basic` header unless its
  * "Client credentials location" is set to "Request body"; the console is a public client whose
- * `client_id` the token endpoint reads from the form (spec 5.3), so the page moves it there.
+ * `client_id` the token endpoint reads from the form, so the page moves it there.
  */
 const initializer = `'use strict';
 function clientIdInForm(request) {

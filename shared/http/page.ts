@@ -1,6 +1,6 @@
 /**
- * The Page of spec 2.8. `number` and `pageable.pageNumber` echo the request's `page`: 1-based in the
- * agent listings, 0-based in the user listing (spec 8, "First page").
+ * The Page (docs/api/README.md#pages). `number` and `pageable.pageNumber` echo the request's `page`: 1-based in the
+ * agent listings, 0-based in the user listing (docs/api/README.md#pages).
  */
 export interface Page<T> {
   content: T[];

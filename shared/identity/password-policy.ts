@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 
 /**
- * The default password policy (spec, bulk-create rule 3): at least 6 characters, one upper-case and one
+ * The default password policy (docs/api/bulk.md#bulk-create, rule 3): at least 6 characters, one upper-case and one
  * lower-case letter, and one digit or special character. Returns what is wrong, or undefined.
  */
 export function passwordProblem(password: string): string | undefined {

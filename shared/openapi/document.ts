@@ -13,7 +13,7 @@ import { objectShape, schemaRef, SchemaConverter, type Json } from './schema-con
  */
 
 /**
- * Statuses every management operation may answer besides its own (spec 7; 429 is API Gateway's, 503
+ * Statuses every management operation may answer besides its own (docs/api/README.md#choices-that-apply-everywhere; 429 is API Gateway's, 503
  * API Gateway's or the API's own when an AWS service stays over its request rate).
  */
 const commonErrors = [400, 401, 403, 404, 409, 422, 429, 500, 503];
@@ -67,11 +67,11 @@ export function openApiDocument(subpaths: Subpaths, serverUrl: string, options: 
     servers: [{ url: serverUrl.replace(/\/$/, '') }],
     tags: [
       { name: 'auth', description: 'OpenID Connect token service (Keycloak-shaped), one realm per organization' },
-      { name: 'users', description: 'Users of an organization (spec 4.3)' },
-      { name: 'bulk', description: 'Bulk operations on users (spec 4.5)' },
-      { name: 'configurations', description: "The caller's configuration values (spec 4.4)" },
-      { name: 'supervisors', description: 'Supervisors of a bot (spec 4.1)' },
-      { name: 'agents', description: 'Agents of a bot (spec 4.2)' },
+      { name: 'users', description: 'Users of an organization (docs/api/users.md)' },
+      { name: 'bulk', description: 'Bulk operations on users (docs/api/bulk.md)' },
+      { name: 'configurations', description: "The caller's configuration values (docs/api/configurations.md)" },
+      { name: 'supervisors', description: 'Supervisors of a bot (docs/api/agents.md)' },
+      { name: 'agents', description: 'Agents of a bot (docs/api/agents.md)' },
       { name: 'docs', description: 'This description and its interactive reference' },
     ],
     paths,

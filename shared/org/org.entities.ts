@@ -1,7 +1,7 @@
 /** A realm (organization) name: lower-case letters, digits and hyphens, 2 to 63 characters. */
 export const REALM_NAME = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
-/** Organization > environment > bot, and the bot's configuration resources (spec 2.1 to 2.6). */
+/** Organization > environment > bot, and the bot's configuration resources. */
 export interface Organization {
   uuid: string;
   name: string;

@@ -20,7 +20,7 @@ export const errorBodySchema = z
     message: z.string(),
     path: z.string().meta({ description: 'The request path' }),
   })
-  .meta({ description: 'The standard error body (spec 7).' })
+  .meta({ description: 'The standard error body.' })
   .register(schemaRegistry, { id: 'ErrorBody' });
 
 /** A 422 `details` entry: a field issue, or an entry of a bulk error list (then with `email` and `line`). */
@@ -96,5 +96,5 @@ const pageEnvelope = <T extends z.ZodType>(item: T) =>
 export const pageSchemaOf = <T extends z.ZodType>(item: T, id: string, description: string) =>
   pageEnvelope(item).meta({ description }).register(schemaRegistry, { id });
 
-/** The Page envelope of spec 2.8 around items of type `T`. */
+/** The Page envelope (docs/api/README.md#pages) around items of type `T`. */
 export type Page<T> = Omit<z.output<ReturnType<typeof pageEnvelope<z.ZodUnknown>>>, 'content'> & { content: T[] };

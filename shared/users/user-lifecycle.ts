@@ -17,7 +17,7 @@ import { addAdmin, findUserByEmail, releaseClaim, removeAdmin, sameEmail, saveUs
 import { count } from '../metrics';
 
 /**
- * A user's lifecycle (spec 4.3): creation, update, logical deletion and reactivation, each a sequence of
+ * A user's lifecycle (docs/api/users.md): creation, update, logical deletion and reactivation, each a sequence of
  * store and identity-provider steps undone in reverse when a later one fails. The handler authorizes
  * the scope: ADMIN's, except that a user updates itself.
  */

@@ -20,7 +20,7 @@ import type { UserRecord, UserStatus } from './user.entities';
 import { getUser, getUsers } from './user.repository';
 
 /**
- * Reading users (spec 4.3) from the users index (`user-index.ts`): a page reads the first entries of
+ * Reading users (docs/api/users.md) from the users index (`user-index.ts`): a page reads the first entries of
  * one listing partition per status, the count and then the page's users; a search reads the postings
  * of one word prefix; a quicksearch a list of names each container keeps. The handler authorizes the scope.
  */

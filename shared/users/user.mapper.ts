@@ -3,7 +3,7 @@ import type { UserResponse } from './user.responses';
 
 export type { UserResponse };
 
-/** The User of spec 2.9 plus `role`, `permissions` and `status` (`user.responses.ts`): only these fields ever leave. */
+/** The User (docs/api/users.md#the-user) plus `role`, `permissions` and `status` (`user.responses.ts`): only these fields ever leave. */
 
 export function toUserResponse(user: UserRecord): UserResponse {
   return {

@@ -5,7 +5,7 @@ import { roles } from './user.entities';
 
 /** What the users area answers. Mappers return these types, so a field they let out fails the contract. */
 
-/** The User of spec 2.9 plus `role`, `permissions` and `status`; only these fields ever leave. */
+/** The User (docs/api/users.md#the-user) plus `role`, `permissions` and `status`; only these fields ever leave. */
 export const userSchema = z
   .strictObject({
     uuid: z.uuid(),
@@ -23,7 +23,7 @@ export const userSchema = z
   .register(schemaRegistry, { id: 'User' });
 export type UserResponse = z.output<typeof userSchema>;
 
-export const userPageSchema = pageSchemaOf(userSchema, 'UserPage', 'Page (spec 2.8) of users; `number` is 0-based.');
+export const userPageSchema = pageSchemaOf(userSchema, 'UserPage', 'Page of users; `number` is 0-based.');
 
 /** Keycloak's attack-detection view of one user. */
 export const bruteForceStatusSchema = z

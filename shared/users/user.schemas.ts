@@ -3,7 +3,7 @@ import { queryDirection, queryInt, queryPageToken, uuidSchema } from '../schemas
 import { passwordProblem } from '../identity/password-policy';
 import { roles } from './user.entities';
 
-/** Request schemas of the users group (spec 2.9 plus the access template). */
+/** Request schemas of the users group (docs/api/users.md#the-user, plus the access template). */
 
 const singleLine = (max: number) =>
   z

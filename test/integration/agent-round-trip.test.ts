@@ -18,7 +18,7 @@ import type { ApiResponse } from '../support/http-client';
 import { unique } from '../support/stack';
 
 /**
- * What a client reads, it can write back: an agent's or supervisor's read (the Agent of spec 2.1)
+ * What a client reads, it can write back: an agent's or supervisor's read (the Agent)
  * sent back unchanged with its ETag is a 200 that changes nothing but the version. Read-only fields
  * are ignored or must agree with the resource (docs/api/agents.md#what-you-read-you-can-write-back).
  */

@@ -36,7 +36,7 @@ import {
 } from '../support/user-helpers';
 
 /**
- * Bulk deletion and the bulk permission routes (spec 4.5): each item is handled on its own
+ * Bulk deletion and the bulk permission routes (docs/api/bulk.md): each item is handled on its own
  * and the answer lists the ones that failed, with a stable code and the item's index (JSON lists) or
  * line (CSV files). Effects are checked the way a client sees them: reading the user, signing in, and
  * reaching a bot with the user's token. `org` is the file's own organization; the ADMIN-set tests

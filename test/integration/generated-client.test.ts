@@ -16,7 +16,7 @@ type User = Schemas['User'];
 
 const agentPath = '/generative/org/{orgUUID}/env/{envUUID}/bot/{botUUID}/agents/{agentUUID}' as const;
 
-/** The standard error body of spec 7, as opposed to API Gateway's own `{ message }`. */
+/** The standard error body (docs/api/README.md#choices-that-apply-everywhere), as opposed to API Gateway's own `{ message }`. */
 const isStandardError = <E extends object>(error: E): error is Extract<E, { errorCode: string }> => 'errorCode' in error;
 
 /** The 422 body, whose `details` name the fields. */

@@ -24,7 +24,7 @@ import {
 } from '../support/user-helpers';
 
 /**
- * The users routes (spec 4.3) as an ADMIN uses them: listing, quicksearch, create, read, update,
+ * The users routes (docs/api/users.md) as an ADMIN uses them: listing, quicksearch, create, read, update,
  * delete and activate, with their validation, e-mails and sign-in effects. Two organizations of the
  * file's own: `listed` holds a fixed set of users for listing and quicksearch assertions and is never
  * changed by a test; `org` is where the tests create, change and delete users.
@@ -70,7 +70,7 @@ const quicksearch = (query: string) => listed.admin.api.get<string[]>(listed.url
 
 // ---------------------------------------------------------------------------------------------------
 describe('GET /users (listing)', () => {
-  test('defaults: page 0 of 5 active users, newest first, with the Page fields of spec 2.8', async () => {
+  test('defaults: page 0 of 5 active users, newest first, with the Page fields', async () => {
     const response = await listing();
 
     expect(response.status).toBe(200);
@@ -92,7 +92,7 @@ describe('GET /users (listing)', () => {
     });
   });
 
-  test('a content item is the User of spec 2.9 (with role, permissions and status) and nothing internal', async () => {
+  test('a content item is the User (docs/api/users.md#the-user) (with role, permissions and status) and nothing internal', async () => {
     const response = await listing(`?searchTerms=${encodeURIComponent('Jane')}`);
 
     expect(response.body.content).toEqual([

@@ -128,13 +128,13 @@ export function minimalAgentBody(bot: FreshBot, overrides: Record<string, unknow
   return { role: `Agent ${unique()}`, goal: 'A goal', persona: { uuid: bot.personas[0]!.uuid }, inheritFromSupervisor: false, ...overrides };
 }
 
-/** The Agent of spec 2.1 as a client reads it: the product's response type. */
+/** The Agent as a client reads it: the product's response type. */
 export type AgentDto = AgentResponse;
 
 /** A listing's content item. */
 export type SummaryDto = AgentSummary;
 
-/** The Page of spec 2.8. */
+/** The Page (docs/api/README.md#pages). */
 export type PageDto<T = SummaryDto> = Page<T>;
 
 /** A client of the agent-configuration area; bodies default to the Agent, listings name `PageDto`. */
@@ -188,7 +188,7 @@ export const SORTED = { unsorted: false, sorted: true, empty: false };
 /** The fields of a listing's content item (docs/api/agents.md#listings). */
 export const SUMMARY_FIELDS = ['createdAt', 'goal', 'inheritFromSupervisor', 'role', 'tags', 'updatedAt', 'uuid'];
 
-/** The fields of the Agent of spec 2.1. */
+/** The fields of the Agent. */
 export const AGENT_FIELDS = [
   'constraints',
   'flowUUID',

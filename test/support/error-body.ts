@@ -1,6 +1,6 @@
 import type { ApiResponse } from './http-client';
 
-/** The standard error body of spec section 7. */
+/** The standard error body (docs/api/README.md#choices-that-apply-everywhere). */
 export interface StandardErrorBody {
   timestamp: number;
   errorCode: string;

@@ -18,7 +18,7 @@ import { requestToken, stack, unique, userArea } from './stack';
 
 /** Helpers for the users routes: organizations of one's own, a typed client, the mailbox. */
 
-/** The User a client reads (spec 2.9 plus role, permissions and status). */
+/** The User a client reads (docs/api/users.md#the-user). */
 export type UserDto = UserResponse;
 export type UserPage = PageDto<UserDto>;
 

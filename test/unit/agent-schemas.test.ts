@@ -23,7 +23,7 @@ const agent = (overrides: Record<string, unknown> = {}) => ({
 });
 const supervisor = (overrides: Record<string, unknown> = {}) => ({ persona: { uuid: uuid() }, ...overrides });
 
-/** An Agent (spec 2.1) as `GET /agents/{uuid}` answers it, every field populated. */
+/** An Agent as `GET /agents/{uuid}` answers it, every field populated. */
 const agentAsRead = (overrides: Record<string, unknown> = {}) => ({
   uuid: uuid(),
   role: 'Order assistant',

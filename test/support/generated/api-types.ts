@@ -1598,7 +1598,7 @@ export interface components {
             /** Format: uuid */
             uuid: string;
         };
-        /** @description Page (spec 2.8) of agents or supervisors; `number` is 1-based. */
+        /** @description Page of agents or supervisors; `number` is 1-based. */
         AgentPage: {
             content: components["schemas"]["AgentSummary"][];
             empty: boolean;
@@ -1660,7 +1660,7 @@ export interface components {
                 uuid: string;
             };
         };
-        /** @description Page (spec 2.8) of audit events, newest first; `number` is 0-based. */
+        /** @description Page of audit events, newest first; `number` is 0-based. */
         AuditEventPage: {
             content: components["schemas"]["AuditEvent"][];
             empty: boolean;
@@ -1869,7 +1869,7 @@ export interface components {
             key: string;
             value: string;
         };
-        /** @description The standard error body (spec 7). */
+        /** @description The standard error body. */
         ErrorBody: {
             /** @enum {string} */
             errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
@@ -1996,7 +1996,7 @@ export interface components {
             patch: components["schemas"]["JsonPatchOperation"][];
             to: number;
         };
-        /** @description Page (spec 2.8) of revisions, newest first; `number` is 1-based. */
+        /** @description Page of revisions, newest first; `number` is 1-based. */
         RevisionPage: {
             content: components["schemas"]["RevisionSummary"][];
             empty: boolean;
@@ -2186,7 +2186,7 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
-        /** @description Page (spec 2.8) of users; `number` is 0-based. */
+        /** @description Page of users; `number` is 0-based. */
         UserPage: {
             content: components["schemas"]["User"][];
             empty: boolean;
@@ -4326,7 +4326,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The Agent (spec 2.1) of that revision */
+            /** @description The Agent of that revision */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6355,7 +6355,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The Agent (spec 2.1) of that revision */
+            /** @description The Agent of that revision */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -10277,7 +10277,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The bulk error list (spec 2.11) */
+            /** @description The bulk error list */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -10442,7 +10442,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The bulk error list (spec 2.11): one entry per item not processed */
+            /** @description The bulk error list: one entry per item not processed */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11073,7 +11073,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The bulk error list (spec 2.11): one entry per item not processed */
+            /** @description The bulk error list: one entry per item not processed */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -11239,7 +11239,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The bulk error list (spec 2.11): one entry per item not processed */
+            /** @description The bulk error list: one entry per item not processed */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
