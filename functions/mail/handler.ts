@@ -1,5 +1,5 @@
 import type { Context, SQSRecord } from 'aws-lambda';
-import { welcomeOutcomeWrite } from '../../shared/bulk/bulk-job';
+import { welcomeOutcomeWrite } from '../../shared/bulk/bulk-job.welcomes';
 import { config } from '../../shared/config';
 import { DeliverAgain, eventFunction } from '../../shared/http/event-function';
 import { TokenBucket } from '../../shared/kernel/retry';

@@ -5,31 +5,17 @@ import { ConflictError, fileProblemOf } from '../errors';
 import { logger } from '../logger';
 import { count } from '../metrics';
 import { generatePassword } from '../identity/password-policy';
-import { getMailState, queueUserMails, type UserMailRequest } from '../users/user-mail';
+import { getMailState } from '../users/user-mail';
 import { userPorts, type UserPorts } from '../users/user-ports';
 import { findUserByEmail, getEmailClaim, getUser } from '../users/user.repository';
 import { registerUser } from '../users/user-registration';
 import { eachLimited, sleep, TokenBucket, type Pace } from '../kernel/retry';
 import { BulkCreatePlan, bulkError, type BulkError, type Candidate } from './bulk-create.rules';
 import { readUpload, saveErrors, saveFailedRows } from './bulk-files';
-import {
-  acquireLease,
-  causeOfJob,
-  countWelcomeRequeued,
-  countWelcomesQueued,
-  finishJob,
-  getJob,
-  LEASE_MS,
-  renewLease,
-  reopenWelcomes,
-  reportTally,
-  startJob,
-  welcomeOutcomeWrite,
-  type BulkJob,
-  type JobTally,
-} from './bulk-job';
+import { acquireLease, causeOfJob, finishJob, getJob, renewLease, reopenWelcomes, reportTally, startJob } from './bulk-job';
+import { LEASE_MS, type BulkJob, type JobTally } from './bulk-job.types';
+import { WelcomeBatcher, type Welcome } from './bulk-create.welcomes';
 import { csvCell, readCsv } from './csv-file';
-import { updateItem } from '../store/table';
 import { bulkCreateLayout, bulkCreateLimits } from './bulk.limits';
 
 
@@ -38,6 +24,11 @@ export interface WorkerOptions {
   concurrency?: number;
   /** Paces the users' creation; default a bucket at Cognito's UserCreation quota (`COGNITO_USER_CREATION_RATE`, 50/s). */
   creationRate?: Pace;
+  /**
+   * Paces the rows that also cost a UserAccountRecovery call (`AdminSetUserPassword`: a password the
+   * file gives, a new temporary one on a rerun); default a bucket at that quota's default rate.
+   */
+  recoveryRate?: Pace;
   /** How often a running job's counts are written; default 1 s. */
   reportEveryMs?: number;
   ports?: Pick<UserPorts, 'identityProvider'>;
@@ -127,11 +118,14 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
     } else {
       // Creation takes its turns from a bucket at Cognito's user-creation quota; the welcome e-mails go
       // to the mail queue, which the `mail` function drains at SES's rate: no user waits for an e-mail.
-      const creationRate = options.creationRate ?? new TokenBucket({ ratePerSecond: config().cognitoQuotas.userCreationPerSecond });
+      const pace: RowPace = {
+        creation: options.creationRate ?? new TokenBucket({ ratePerSecond: config().cognitoQuotas.userCreationPerSecond }),
+        recovery: options.recoveryRate ?? new TokenBucket({ ratePerSecond: COGNITO_ACCOUNT_RECOVERY_RATE }),
+      };
       const welcomes = new WelcomeBatcher(job);
       await eachLimited(candidates, options.concurrency ?? CREATION_LANES, async (candidate) => {
         if (lost()) return;
-        const outcome = await createOne(job, candidate, ports, creationRate);
+        const outcome = await createOne(job, candidate, ports, pace);
         if ('error' in outcome) {
           errors.push(outcome.error);
           candidate.lines.forEach((line) => failedLines.add(line));
@@ -159,6 +153,18 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
     count('BulkRowsFailed', errors.length);
   }
   return getJob(orgUuid, jobId);
+}
+
+/**
+ * Cognito's default UserAccountRecovery quota, requests per second (docs/local-stack.md#cognitos-request-rate-quotas):
+ * lower than UserCreation's, so a file that gives passwords is created at this rate.
+ */
+const COGNITO_ACCOUNT_RECOVERY_RATE = 30;
+
+/** The quotas a row's Cognito calls count against, each a bucket the row takes its turn from. */
+interface RowPace {
+  creation: Pace;
+  recovery: Pace;
 }
 
 /** Users created at once: enough to keep Cognito's user-creation quota busy while each waits on its writes. */
@@ -194,77 +200,6 @@ function every(ms: number, write: () => Promise<unknown>): { stop(): void } {
   return { stop: () => clearInterval(timer) };
 }
 
-/** A welcome e-mail a created user still needs. */
-interface Welcome {
-  userUuid: string;
-  line: number;
-  password: { value: string; temporary: boolean };
-}
-
-/** E-mails queued ten at a time (one SendMessageBatch), or sooner when creation is slow; a few batches at once. */
-const WELCOME_BATCH = 10;
-const WELCOME_BATCH_MS = 250;
-const WELCOME_BATCHES_AT_ONCE = 4;
-
-/**
- * Hands a job's welcome e-mails to the mail queue in batches, as the users are created: each batch is
- * counted pending on the job before it is queued (so no outcome can come first), and an e-mail the
- * queue would not take is counted failed and listed at once, like one SES refused. A lane that fills
- * a batch waits while `WELCOME_BATCHES_AT_ONCE` are on their way, so queueing keeps up with creation.
- */
-class WelcomeBatcher {
-  private waiting: Welcome[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private readonly sending = new Set<Promise<void>>();
-  private failure: unknown;
-
-  constructor(private readonly job: BulkJob) {}
-
-  async add(welcome: Welcome, requeued: boolean): Promise<void> {
-    if (requeued) {
-      // A welcome that failed before is taken off the job's list (and counted pending) as it is queued again.
-      await countWelcomeRequeued(this.job.orgUuid, this.job.jobId, welcome.userUuid);
-      return this.queue([welcome], false);
-    }
-    this.waiting.push(welcome);
-    if (this.waiting.length >= WELCOME_BATCH) return this.send();
-    this.timer ??= setTimeout(() => void this.send(), WELCOME_BATCH_MS);
-  }
-
-  /** Queues what waits and everything on its way; throws what a batch met (the run fails, and its rerun queues what is missing). */
-  async flush(): Promise<void> {
-    await this.send();
-    await Promise.all(this.sending);
-    if (this.failure) throw this.failure;
-  }
-
-  private async send(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const batch = this.waiting;
-    this.waiting = [];
-    if (batch.length > 0) {
-      const sent: Promise<void> = this.queue(batch, true)
-        .catch((error: unknown) => void (this.failure ??= error))
-        .finally(() => this.sending.delete(sent));
-      this.sending.add(sent);
-    }
-    while (this.sending.size >= WELCOME_BATCHES_AT_ONCE) await Promise.race(this.sending);
-  }
-
-  private async queue(batch: Welcome[], count: boolean): Promise<void> {
-    const { orgUuid, jobId, language } = this.job;
-    if (count) await countWelcomesQueued(orgUuid, jobId, batch.length);
-    const requests: UserMailRequest[] = batch.map(({ userUuid, line, password }) => ({ kind: 'welcome', orgUuid, userUuid, language, password, job: { jobId, line } }));
-    const notQueued = await queueUserMails(requests);
-    await Promise.all(
-      notQueued.map(({ request, reason }) =>
-        updateItem(welcomeOutcomeWrite(orgUuid, jobId, { sent: false, failure: { line: request.job!.line, userUuid: request.userUuid, reason } }).Update!),
-      ),
-    );
-  }
-}
-
 /** A row's outcome: its error, or the user exists now (with the welcome e-mail it still needs, if any, and whether one failed before). */
 type RowOutcome = { error: BulkError } | { welcome?: Welcome; requeued?: boolean };
 
@@ -274,7 +209,7 @@ type RowOutcome = { error: BulkError } | { welcome?: Welcome; requeued?: boolean
  * a resend of failed welcomes) queues only those never queued or refused, with a new password when
  * the file gave none, since the first one was never seen.
  */
-async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPorts, 'identityProvider'>, creationRate: Pace): Promise<RowOutcome> {
+async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPorts, 'identityProvider'>, pace: RowPace): Promise<RowOutcome> {
   const uuid = jobUserUuid(job.jobId, candidate.email);
   const claim = await getEmailClaim(job.orgUuid, candidate.email);
   if (claim?.state === 'DONE' && claim.userUuid === uuid) {
@@ -283,13 +218,17 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPor
     const mail = await getMailState(job.orgUuid, uuid, 'welcome');
     if (mail?.state === 'QUEUED' || mail?.state === 'SENT') return {};
     const password = candidate.password ?? generatePassword();
-    if (!candidate.password) await ports.identityProvider.setPassword(uuid, password, { temporary: true });
+    if (!candidate.password) {
+      await pace.recovery.take();
+      await ports.identityProvider.setPassword(uuid, password, { temporary: true });
+    }
     return { welcome: { userUuid: uuid, line: candidate.line, password: { value: password, temporary: !candidate.password } }, requeued: mail?.state === 'FAILED' };
   }
   const password = candidate.password ?? generatePassword();
   try {
     // Paced, not retried: Cognito's client retries a refusal for its rate itself (shared/kernel/retry.ts).
-    await creationRate.take();
+    await pace.creation.take();
+    if (candidate.password) await pace.recovery.take();
     await registerUser(
       {
         orgUuid: job.orgUuid,

@@ -2,11 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { auditContext } from '../audit/audit-context';
 import { ConflictError, fileRefused, NotFoundError, ValidationError, type ErrorCode } from '../errors';
 import type { Language } from '../mail/mail.templates';
+import { sleep } from '../kernel/retry';
 import { count } from '../metrics';
 import type { OrgScope } from '../users/org-scope';
 import type { BulkError } from './bulk-create.rules';
 import { JOB_DAYS, readErrors, readFailedRows, restartUpload, saveUpload, uploadForm, type UploadForm } from './bulk-files';
-import { createJob, effectiveJob, failJob, getJob, NO_WELCOMES, requeueJob, requeueWelcomes, settleQueued, type BulkJob, type WelcomeCounts } from './bulk-job';
+import { createJob, failJob, getJob, requeueJob, requeueWelcomes, settleQueued } from './bulk-job';
+import { NO_WELCOMES, type BulkJob, type WelcomeCounts } from './bulk-job.types';
+import { effectiveJob } from './bulk-job.view';
 import { requireWithin, type UploadedFile } from './csv-file';
 import { bulkCreateLimits, MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS } from './bulk.limits';
 
@@ -92,7 +95,7 @@ async function awaitJob(orgUuid: string, jobId: string, deadline: number): Promi
   for (let wait = 50; ; wait = Math.min(wait * 2, 500)) {
     const job = effectiveJob((await getJob(orgUuid, jobId))!);
     if (job.status === 'done' || job.status === 'failed' || Date.now() + wait > deadline) return job;
-    await new Promise((resolve) => setTimeout(resolve, wait));
+    await sleep(wait);
   }
 }
 

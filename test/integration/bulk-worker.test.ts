@@ -363,6 +363,18 @@ describe('the identity provider', () => {
     await expectNothingFor(job, [throttled], PASSWORD);
   });
 
+  test("each row takes its turn under UserCreation's quota, and a row whose password is set (given in the file) under UserAccountRecovery's too", async () => {
+    const [given, generated] = [uniqueEmail('paced-given'), uniqueEmail('paced-generated')];
+    const job = await stageJob(org, csvOf([rowFor(org, 'VIEWER', given, { Password: PASSWORD }), rowFor(org, 'VIEWER', generated)]));
+    const turns = { creation: 0, recovery: 0 };
+    const counting = (quota: keyof typeof turns) => ({ take: async () => void (turns[quota] += 1) });
+
+    const run = await runBulkCreateJob(org.orgUuid, job.jobId, { creationRate: counting('creation'), recoveryRate: counting('recovery') });
+
+    expect(run).toMatchObject({ status: 'done', counts: { rows: 2, created: 2, failed: 0 } });
+    expect(turns).toEqual({ creation: 2, recovery: 1 });
+  });
+
   test('at most `concurrency` users are registered at once', async () => {
     const emails = Array.from({ length: 6 }, (_, i) => uniqueEmail(`bounded-${i}`));
     const job = await stageJob(org, csvOf(emails.map((email) => rowFor(org, 'VIEWER', email, { Password: PASSWORD }))));

@@ -1,4 +1,4 @@
-import { jobWrite, type JobEvent } from '../../shared/bulk/bulk-job';
+import { jobWrite, type JobEvent } from '../../shared/bulk/bulk-job.lifecycle';
 
 /**
  * The writes the bulk job's lifecycle table makes (`shared/bulk/bulk-job.ts`), as DynamoDB reads
