@@ -2,6 +2,7 @@ import { PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-ev
 import type { CloudEvent } from '../audit/cloud-event';
 import { eventBridgeClient } from '../clients/eventbridge';
 import { config } from '../config';
+import { sleep } from '../kernel/retry';
 import { logger } from '../logger';
 
 /**
@@ -55,13 +56,11 @@ export function batchesOf(entries: PutEventsRequestEntry[]): PutEventsRequestEnt
   return batches;
 }
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 /** Puts one batch, putting again the entries EventBridge refused; the index of the first entry still refused, or -1. */
 async function putBatch(entries: PutEventsRequestEntry[]): Promise<number> {
   let pending = entries.map((entry, index) => ({ entry, index }));
   for (let attempt = 0; attempt <= ENTRY_RETRIES && pending.length > 0; attempt++) {
-    if (attempt > 0) await pause(100 * 2 ** attempt);
+    if (attempt > 0) await sleep(100 * 2 ** attempt);
     const answer = await eventBridgeClient().send(new PutEventsCommand({ Entries: pending.map(({ entry }) => entry) }));
     const refused = pending.filter((_, i) => answer.Entries?.[i]?.ErrorCode);
     if (refused.length > 0) {

@@ -3,6 +3,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod';
 import { sqsClient } from '../clients/sqs';
 import { config, ConfigError, envNames } from '../config';
+import { sleep } from '../kernel/retry';
 import { keys } from '../store/keys';
 import { tableSecret } from '../store/table-secret';
 import { languages, mailKinds, type Language, type MailKind } from './mail.templates';
@@ -116,7 +117,7 @@ export async function enqueueMails(mails: QueuedMail[]): Promise<Map<string, str
           for (const entry of failed) notQueued.set(entry.id, entry.reason);
           return;
         }
-        if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
+        if (pending.length > 0) await sleep(100 * 2 ** attempt);
       }
     }),
   );
