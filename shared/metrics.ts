@@ -54,8 +54,8 @@ export function count(name: AppMetric, value = 1): void {
 }
 
 /**
- * Writes the invocation's metrics (the middleware of the HTTP chain, and the worker's handler, call it
- * once per invocation) with the request id as metadata. `service` is the function's resource group: on the local stack every function
+ * Writes the invocation's metrics (the HTTP chain and the event functions' chain call it once per
+ * invocation) with the request id as metadata. `service` is the function's resource group: on the local stack every function
  * shares one process, so the dimension is set per invocation rather than from the environment.
  */
 export function publishMetrics(service: string, requestId?: string): void {
