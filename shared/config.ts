@@ -1,4 +1,4 @@
-/** The configurable path segments of the two areas (spec "Addressing"). */
+/** The configurable path segments of the two areas (docs/api/README.md#choices-that-apply-everywhere). */
 export interface Subpaths {
   generative: string;
   user: string;
@@ -7,8 +7,8 @@ export interface Subpaths {
 export const defaultSubpaths: Subpaths = { generative: 'generative', user: 'user-management' };
 
 /**
- * Every environment variable the code reads, read once (at cold start, on first use) and checked.
- * The local stack and AWS differ only in these values.
+ * Every environment variable the code reads, each read once, when the code first uses its setting, and
+ * checked then. The local stack and AWS differ only in these values.
  */
 export interface Config {
   tableName: string;
@@ -185,51 +185,84 @@ export function mailSettings(from: Config = config()): MailSettings {
   return { from: mail.from, configurationSet: mail.configurationSet, signInUrl };
 }
 
-export function readConfig(env: NodeJS.ProcessEnv): Config {
-  const optional = (name: EnvName) => (env[name] ? env[name] : undefined);
-  return {
-    tableName: required(env, envNames.tableName),
-    userPoolId: required(env, envNames.userPoolId),
-    userPoolClientId: required(env, envNames.userPoolClientId),
-    signingKey: parseSigningKey(required(env, envNames.signingKey)),
-    tokenIssuer: required(env, envNames.tokenIssuer),
-    accessTokenSeconds: positiveInt(env, envNames.accessTokenSeconds, 300),
-    refreshTokenSeconds: positiveInt(env, envNames.refreshTokenSeconds, 1800),
-    sessionMaxSeconds: positiveInt(env, envNames.sessionMaxSeconds, 36000),
-    auditRetentionDays: positiveInt(env, envNames.auditRetentionDays, 400),
-    // Cognito's default UserCreation quota (AdminCreateUser); an account granted more sets it.
-    cognitoQuotas: { userCreationPerSecond: positiveInt(env, envNames.cognitoUserCreationRate, 50) },
-    subpaths: subpathsFromEnv(env),
-    region: optional(envNames.region) ?? 'us-east-1',
-    mail: { from: optional(envNames.mailFrom), configurationSet: optional(envNames.sesConfigurationSet) },
-    signInUrl: optional(envNames.signInUrl),
-    mailQueue: { url: optional(envNames.mailQueueUrl), consumers: positiveInt(env, envNames.mailConsumers, 1) },
-    bulkBucket: optional(envNames.bulkBucket),
-    events: { busName: optional(envNames.eventBusName), typePrefix: eventTypePrefix(env) },
-    webhooks: {
-      allowLoopbackHttp: flag(env, envNames.webhookAllowLoopbackHttp),
-      retrySeconds: positiveInt(env, envNames.webhookRetrySeconds, DAY_SECONDS),
-      disableAfterSeconds: positiveInt(env, envNames.webhookDisableAfterSeconds, DAY_SECONDS),
-      secretOverlapSeconds: positiveInt(env, envNames.webhookSecretOverlapSeconds, DAY_SECONDS),
-      firstRetryMs: positiveInt(env, envNames.webhookFirstRetryMs, 5_000),
-      pollMs: positiveInt(env, envNames.webhookPollMs, 250),
-    },
-    endpoints: {
-      dynamodb: optional(envNames.dynamodbEndpoint),
-      cognito: optional(envNames.cognitoEndpoint),
-      kms: optional(envNames.kmsEndpoint),
-      s3: optional(envNames.s3Endpoint),
-      ses: optional(envNames.sesEndpoint),
-      eventbridge: optional(envNames.eventbridgeEndpoint),
-      sqs: optional(envNames.sqsEndpoint),
-    },
-  };
+/**
+ * An object whose every property is read on its first access (then kept), so that a function reads
+ * only the variables of the settings it uses; a getter that throws (a missing required variable)
+ * throws again on the next access.
+ */
+function lazily<T extends object>(readers: { [K in keyof T]: () => T[K] }): T {
+  const target = {} as T;
+  for (const key of Object.keys(readers) as (keyof T & string)[]) {
+    Object.defineProperty(target, key, {
+      configurable: true,
+      enumerable: true,
+      get() {
+        const value = readers[key]();
+        Object.defineProperty(target, key, { value, enumerable: true, configurable: false, writable: false });
+        return value;
+      },
+    });
+  }
+  return target;
 }
 
-let cached: Config | undefined;
+/** The configuration `env` describes, each setting read from it on first access. */
+export function readConfig(env: NodeJS.ProcessEnv): Config {
+  const optional = (name: EnvName) => env[name] || undefined;
+  return lazily<Config>({
+    tableName: () => required(env, envNames.tableName),
+    userPoolId: () => required(env, envNames.userPoolId),
+    userPoolClientId: () => required(env, envNames.userPoolClientId),
+    signingKey: () => parseSigningKey(required(env, envNames.signingKey)),
+    tokenIssuer: () => required(env, envNames.tokenIssuer),
+    accessTokenSeconds: () => positiveInt(env, envNames.accessTokenSeconds, 300),
+    refreshTokenSeconds: () => positiveInt(env, envNames.refreshTokenSeconds, 1800),
+    sessionMaxSeconds: () => positiveInt(env, envNames.sessionMaxSeconds, 36000),
+    auditRetentionDays: () => positiveInt(env, envNames.auditRetentionDays, 400),
+    // Cognito's default UserCreation quota (AdminCreateUser); an account granted more sets it.
+    cognitoQuotas: () => lazily<Config['cognitoQuotas']>({ userCreationPerSecond: () => positiveInt(env, envNames.cognitoUserCreationRate, 50) }),
+    subpaths: () => subpathsFromEnv(env),
+    region: () => optional(envNames.region) ?? 'us-east-1',
+    mail: () => lazily<Config['mail']>({ from: () => optional(envNames.mailFrom), configurationSet: () => optional(envNames.sesConfigurationSet) }),
+    signInUrl: () => optional(envNames.signInUrl),
+    mailQueue: () => lazily<Config['mailQueue']>({ url: () => optional(envNames.mailQueueUrl), consumers: () => positiveInt(env, envNames.mailConsumers, 1) }),
+    bulkBucket: () => optional(envNames.bulkBucket),
+    events: () => lazily<Config['events']>({ busName: () => optional(envNames.eventBusName), typePrefix: () => eventTypePrefix(env) }),
+    webhooks: () =>
+      lazily<WebhookSettings>({
+        allowLoopbackHttp: () => flag(env, envNames.webhookAllowLoopbackHttp),
+        retrySeconds: () => positiveInt(env, envNames.webhookRetrySeconds, DAY_SECONDS),
+        disableAfterSeconds: () => positiveInt(env, envNames.webhookDisableAfterSeconds, DAY_SECONDS),
+        secretOverlapSeconds: () => positiveInt(env, envNames.webhookSecretOverlapSeconds, DAY_SECONDS),
+        firstRetryMs: () => positiveInt(env, envNames.webhookFirstRetryMs, 5_000),
+        pollMs: () => positiveInt(env, envNames.webhookPollMs, 250),
+      }),
+    endpoints: () =>
+      lazily<Config['endpoints']>({
+        dynamodb: () => optional(envNames.dynamodbEndpoint),
+        cognito: () => optional(envNames.cognitoEndpoint),
+        kms: () => optional(envNames.kmsEndpoint),
+        s3: () => optional(envNames.s3Endpoint),
+        ses: () => optional(envNames.sesEndpoint),
+        eventbridge: () => optional(envNames.eventbridgeEndpoint),
+        sqs: () => optional(envNames.sqsEndpoint),
+      }),
+  });
+}
 
-/** The process's configuration, read from the environment on first use. */
+/**
+ * One configuration per environment object: in Lambda `process.env` is one object for the life of the
+ * process; on the local stack, where every function runs in one process, it is the running function's own.
+ */
+const configurations = new WeakMap<NodeJS.ProcessEnv, Config>();
+
+/** The configuration of the environment in effect (`process.env`), each setting read on first use. */
 export function config(): Config {
-  cached ??= readConfig(process.env);
-  return cached;
+  const env = process.env;
+  let current = configurations.get(env);
+  if (!current) {
+    current = readConfig(env);
+    configurations.set(env, current);
+  }
+  return current;
 }
