@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { MAIL_MAX_RECEIVES } from '../../shared/mail/mail-queue';
-import { createLocalQueues as createQueues, type LocalQueues } from './queue-endpoint';
+import { createLocalQueues as createQueues, type LocalQueues } from './sqs/queue-endpoint';
 
 /** The local names of the mail queue and its dead-letter queue (CloudFormation names them in AWS). */
 export const LOCAL_MAIL_QUEUE = 'mail';

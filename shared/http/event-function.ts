@@ -116,8 +116,9 @@ class LoggedQueueProcessor extends BatchProcessor {
 }
 
 function queueBatch(trigger: QueueTrigger, event: { Records: SQSRecord[] }, context: Context): Promise<BatchAnswer> {
-  // Every record its own outcome, a whole batch failed too: answered, not thrown, so no record that
-  // was handled is delivered again.
+  // A batch whose every record failed is answered too, not thrown (Powertools' default): thrown, it
+  // would be a function error, which the function's errors alarm counts, for records that each said
+  // why (SES refusing for its rate, an outage).
   return processPartialResponse(event, trigger.handle, new LoggedQueueProcessor(trigger.failure), {
     context,
     throwOnFullBatchFailure: false,
@@ -135,7 +136,7 @@ function queueBatch(trigger: QueueTrigger, event: { Records: SQSRecord[] }, cont
  * takes every value at once. As Powertools' SQS FIFO processor does with the records it skips, the
  * first record not done is reported with every record after it.
  */
-export class OrderedStreamProcessor<T> extends BasePartialBatchProcessor {
+class OrderedStreamProcessor<T> extends BasePartialBatchProcessor {
   constructor(private readonly flush: (values: T[]) => Promise<number>) {
     super(EventType.DynamoDBStreams);
   }
@@ -184,6 +185,8 @@ class NotDone extends Error {
 }
 
 function streamBatch<T>(trigger: StreamTrigger<T>, event: { Records: DynamoDBRecord[] }, context: Context): Promise<BatchAnswer> {
+  // A batch whose first record is not done is answered too: the stream retries from that record,
+  // where a thrown error would have the batch split in halves and each retried.
   return processPartialResponse(event, trigger.collect, new OrderedStreamProcessor(trigger.flush), { context, throwOnFullBatchFailure: false });
 }
 

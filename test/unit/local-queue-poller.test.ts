@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { createLocalQueues, type LocalQueues } from '../../infra/local/queue-endpoint';
+import { createLocalQueues, type LocalQueues } from '../../infra/local/sqs/queue-endpoint';
 import { startQueuePoller, type QueuePoller } from '../../infra/local/queue-poller';
 
 /** The local SQS event source mapping delivers, deletes and redelivers as Lambda's does with ReportBatchItemFailures. */

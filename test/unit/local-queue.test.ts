@@ -14,7 +14,9 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
-import { createLocalQueues, messageAttributesMd5, SQS_MAX_MESSAGE_BYTES, type LocalQueueSettings, type LocalQueues } from '../../infra/local/queue-endpoint';
+import { messageAttributesMd5 } from '../../infra/local/sqs/message-checks';
+import { createLocalQueues, type LocalQueues } from '../../infra/local/sqs/queue-endpoint';
+import { SQS_MAX_MESSAGE_BYTES, type LocalQueueSettings } from '../../infra/local/sqs/sqs-model';
 
 /** The local SQS answers what `@aws-sdk/client-sqs` sends as SQS does, refuses what SQS refuses, and keeps what it accepted. */
 
@@ -309,7 +311,7 @@ test('every message answered before a kill -9 is there after it', async () => {
       '--import',
       'tsx',
       '-e',
-      `const { createLocalQueues } = require('./infra/local/queue-endpoint.ts');
+      `const { createLocalQueues } = require('./infra/local/sqs/queue-endpoint.ts');
        const queues = createLocalQueues([{ name: 'killed', visibilityTimeoutSeconds: 30 }], ${JSON.stringify(killedDir)});
        queues.server.listen(0, '127.0.0.1', () => console.log(queues.server.address().port));`,
     ],

@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readBody } from '../gateway-answers';
+import { validateSettings } from './message-checks';
+import { answerSeam, settled } from './queue-seams';
+import { Queue } from './queue-state';
+import { sqsOperations } from './sqs-operations';
+import { LOCAL_ACCOUNT_ID, SqsError, type LocalQueueSettings, type QueueCounts, type Request } from './sqs-model';
+
+/**
+ * A local Amazon SQS (standard queues) answering the AWS JSON 1.0 protocol as `@aws-sdk/client-sqs`
+ * speaks it: SendMessage(Batch), ReceiveMessage with long polling, DeleteMessage(Batch),
+ * ChangeMessageVisibility, GetQueueUrl and GetQueueAttributes, with SQS's limits and error shapes
+ * (`sqs-operations.ts`). The queues are fixed when the endpoint is created, as CloudFormation creates
+ * them; each keeps its messages in a journal in `dir` (`queue-state.ts`), moves them by its redrive
+ * policy (`visibility.ts`) and answers long polls (`long-poll.ts`). `GET /_local/queues/<name>/settled`
+ * is a test seam (`queue-seams.ts`). docs/decisions/sqs-and-eventbridge-emulated-in-house.md says why
+ * it is this project's own.
+ */
+
+export interface LocalQueues {
+  server: Server;
+  /** The queue's URL as SQS names it, on the endpoint listening at `baseUrl` (`http://127.0.0.1:<port>`). */
+  queueUrl(name: string, baseUrl: string): string;
+  counts(name: string): QueueCounts;
+  /** True once every message sent to `name` before the call is deleted or moved to the dead-letter queue; false at the timeout. */
+  settled(name: string, timeoutMs: number): Promise<boolean>;
+  /** Stops the server, answering pending long polls with no messages. */
+  close(): Promise<void>;
+}
+
+/** The whole request body as text (the endpoint checks its sizes itself, as the service does). */
+const bodyText = async (request: IncomingMessage) => (await readBody(request, Number.POSITIVE_INFINITY))!.toString('utf8');
+
+const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': randomUUID(), ...headers });
+  response.end(JSON.stringify(body));
+};
+
+const refuse = (response: ServerResponse, error: SqsError) =>
+  json(response, error.status, { __type: `com.amazonaws.sqs#${error.code}`, message: error.message }, { 'x-amzn-query-error': `${error.queryCode};Sender` });
+
+export function createLocalQueues(settings: LocalQueueSettings[], dir: string): LocalQueues {
+  validateSettings(settings);
+  mkdirSync(dir, { recursive: true });
+  const queues = new Map(settings.map((queue) => [queue.name, new Queue(queue, dir)]));
+  let closing = false;
+  const operate = sqsOperations(queues, () => closing);
+
+  const queueNamed = (name: string) => {
+    const queue = queues.get(name);
+    if (!queue) throw new Error(`No local queue is named "${name}"; the stack's queues are ${[...queues.keys()].join(', ')}.`);
+    return queue;
+  };
+
+  async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const body = await bodyText(request);
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (request.method === 'GET' && url.pathname.startsWith('/_local/')) return answerSeam(url, response, queues, () => closing, json);
+    const target = String(request.headers['x-amz-target'] ?? '');
+    if (request.method !== 'POST' || !target.startsWith('AmazonSQS.') || !String(request.headers['content-type'] ?? '').startsWith('application/x-amz-json-1.0')) {
+      return refuse(response, new SqsError('UnsupportedOperation', 'The local SQS answers the AWS JSON 1.0 protocol only: POST with x-amz-target AmazonSQS.<Operation> and content-type application/x-amz-json-1.0.'));
+    }
+    let input: Request;
+    try {
+      input = JSON.parse(body || '{}') as Request;
+      if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error('not an object');
+    } catch {
+      return json(response, 400, { __type: 'com.amazon.coral.service#SerializationException', message: 'The request body is not a JSON object.' });
+    }
+    let gone = false;
+    response.on('close', () => (gone = true));
+    try {
+      json(response, 200, await operate(target.slice('AmazonSQS.'.length), input, request.headers.host ?? '127.0.0.1', () => gone));
+    } catch (error) {
+      if (error instanceof SqsError) return refuse(response, error);
+      throw error;
+    }
+  }
+
+  const server = createServer((request, response) => {
+    serve(request, response).catch((error: unknown) => {
+      console.error(JSON.stringify({ timestamp: new Date().toISOString(), level: 'ERROR', source: 'local-sqs', errorType: error instanceof Error ? error.name : typeof error, message: 'a request failed' }));
+      json(response, 500, { __type: 'com.amazonaws.sqs#InternalError', message: 'The local SQS failed; its log on stderr has the error type.' }, { 'x-amzn-query-error': 'InternalError;Receiver' });
+    });
+  });
+
+  return {
+    server,
+    queueUrl: (name, baseUrl) => `${baseUrl.replace(/\/$/, '')}/${LOCAL_ACCOUNT_ID}/${queueNamed(name).settings.name}`,
+    counts: (name) => queueNamed(name).counts(),
+    settled: (name, timeoutMs) => settled(queueNamed(name), timeoutMs, () => closing),
+    close: async () => {
+      closing = true;
+      for (const queue of queues.values()) queue.waiters.wake();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          for (const queue of queues.values()) queue.closeJournal();
+          resolve();
+        });
+        server.closeIdleConnections();
+        // Connections kept alive by a client that just got its last answer.
+        setTimeout(() => server.closeAllConnections(), 200).unref();
+      });
+    },
+  };
+}
