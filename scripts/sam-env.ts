@@ -6,17 +6,20 @@
  *
  * SAM gives a function only the variables its template declares, and turns every `Ref` or `GetAtt`
  * among them into an empty string or a logical id. For a deployed stack each such value is read from
- * the stack's outputs (an output whose template value is the same expression). The local stack needs
- * more: variables the deployed template does not declare (the emulators' endpoints, their credentials)
- * and a signing key file inside the container. So `--local` writes a copy of the template declaring
- * them, a copy of each function's bundle with the key beside it (mounted at /var/task), and the
- * `--env-vars` file, with the emulators' addresses rewritten to a host the container reaches.
+ * the stack's outputs (an output whose template value is the same expression). For the local stack each
+ * function gets its own environment there (`function-env.json`), which holds more than the deployed
+ * template declares (the emulators' endpoints, their credentials) and a signing key file the container
+ * must see. So `--local` writes a copy of the template declaring them, a copy of each function's bundle
+ * with the key beside it (mounted at /var/task), and the `--env-vars` file, with the emulators'
+ * addresses rewritten to a host the container reaches.
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { ResourceGroup } from '../shared/api/routes';
 import { envNames } from '../shared/config';
 import { runCommand, UsageError } from '../infra/cli/command';
+import { readFunctionEnvironments } from '../infra/local/env/function-env-file';
 import { deployedStack, runningLocalStack } from '../infra/stack-target';
 
 
@@ -47,7 +50,15 @@ export interface BundledFunction {
 /** The container's mount of the function's code, where `--local` puts the signing key. */
 export const TASK_DIR = '/var/task';
 const KEY_FILE = 'signing-key.json';
-const endpointNames = [envNames.dynamodbEndpoint, envNames.cognitoEndpoint, envNames.kmsEndpoint, envNames.s3Endpoint, envNames.sesEndpoint];
+const endpointNames = [
+  envNames.dynamodbEndpoint,
+  envNames.cognitoEndpoint,
+  envNames.kmsEndpoint,
+  envNames.s3Endpoint,
+  envNames.sesEndpoint,
+  envNames.eventbridgeEndpoint,
+  envNames.sqsEndpoint,
+];
 
 
 /** The one stack of a cloud assembly (`cdk.out`), found through its manifest. */
@@ -135,27 +146,32 @@ export interface LocalSam {
 
 /** Writes `template.json`, `env.json` and `code/<logical id>/` for `sam local invoke` against the local stack in `dataDir`. */
 export function writeLocalSam(assembly: Assembly, options: { dataDir: string; outDir: string; host: string }): LocalSam {
-  const localEnv = runningLocalStack(options.dataDir).functionEnv;
-  const keyFile = localEnv[envNames.signingKey]?.replace(/^file:/, '');
-  const env = containerEnv(localEnv, options.host);
+  runningLocalStack(options.dataDir);
+  const environments = readFunctionEnvironments(options.dataDir);
   const outDir = resolve(options.outDir);
   const template = structuredClone(assembly.template);
   const codeDirs: Record<string, string> = {};
+  const envVars: Record<string, Record<string, string>> = {};
   for (const fn of bundledFunctions(assembly)) {
+    const localEnv = environments.get(fn.group as ResourceGroup);
+    if (!localEnv) throw new UsageError(`The local stack in ${options.dataDir} runs no ${fn.group} function: start it again from these sources (npm start)`);
+    const env = containerEnv(localEnv, options.host);
     const codeDir = join(outDir, 'code', fn.logicalId);
     rmSync(codeDir, { recursive: true, force: true });
     cpSync(fn.assetDir, codeDir, { recursive: true });
+    const keyFile = localEnv[envNames.signingKey]?.replace(/^file:/, '');
     if (keyFile && env[envNames.signingKey] !== localEnv[envNames.signingKey]) cpSync(keyFile, join(codeDir, KEY_FILE));
     const resource = template.Resources[fn.logicalId]!;
     resource.Metadata!['aws:asset:path'] = codeDir;
-    // SAM passes only declared variables: declare the local stack's own (endpoints, credentials).
+    // SAM passes only declared variables: declare the function's local ones (endpoints, credentials).
     resource.Properties.Environment = { Variables: { ...Object.fromEntries(Object.keys(env).map((name) => [name, ''])), ...fn.variables } };
     codeDirs[fn.logicalId] = codeDir;
+    envVars[fn.logicalId] = env;
   }
   mkdirSync(outDir, { recursive: true });
   const local: LocalSam = { templateFile: join(outDir, 'template.json'), envFile: join(outDir, 'env.json'), codeDirs };
   writeFileSync(local.templateFile, JSON.stringify(template, null, 1));
-  writeFileSync(local.envFile, JSON.stringify(Object.fromEntries(Object.keys(codeDirs).map((id) => [id, env])), null, 2));
+  writeFileSync(local.envFile, JSON.stringify(envVars, null, 2));
   return local;
 }
 

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { toolEnvironmentOf } from '../local/env/function-env-file';
 import { deployedStack, runningLocalStack, useStackEnvironment } from '../stack-target';
 import { runCommand, UsageError } from './command';
 
@@ -59,9 +60,14 @@ function usage(): string {
   return ['Usage: npm run org -- <command> [options] [--outputs <cdk outputs file> | --data-dir <dir>]', ...Object.entries(commands).map(([name, c]) => `  ${name} ${c.help}`)].join('\n');
 }
 
-/** Points the process's configuration at the target stack before any domain module reads it. */
+/**
+ * Points the process's configuration at the target stack before any domain module reads it: a local
+ * stack's tools' environment (what its functions share, from `function-env.json`), a deployed stack's outputs.
+ */
 function configureTarget(outputsFile: string | undefined, dataDir: string): void {
-  useStackEnvironment(outputsFile ? deployedStack(outputsFile) : runningLocalStack(dataDir, { orElse: 'pass --outputs <file>' }));
+  if (outputsFile) return useStackEnvironment(deployedStack(outputsFile));
+  runningLocalStack(dataDir, { orElse: 'pass --outputs <file>' });
+  Object.assign(process.env, toolEnvironmentOf(dataDir));
 }
 
 async function run(argv: string[]): Promise<unknown> {

@@ -200,11 +200,11 @@ async function startSes(directory: string): Promise<Server> {
 }
 
 /**
- * Starts cognito-local and takes DynamoDB Local (a JVM the caller started first,
- * `startDynamoDBLocalFor`, since it takes longest), and holds the ports of s3rver and aws-ses-v2-local,
- * which `startDeferred` starts later: each on the port it had last time with this data directory when
- * that port is free, else on a free one. The SES emulator's mailbox is kept in the data directory. On
- * failure every emulator is stopped, the JVM included.
+ * Starts cognito-local and takes DynamoDB Local's port (a JVM the caller started first,
+ * `startDynamoDBLocalFor`, since it takes longest, and stops), and holds the ports of s3rver and
+ * aws-ses-v2-local, which `startDeferred` starts later: each on the port it had last time with this data
+ * directory when that port is free, else on a free one. The SES emulator's mailbox is kept in the data
+ * directory. On failure every emulator this started is stopped.
  */
 export async function startEmulators(dataDir: string, bucketName: string, dynamoStarting: Promise<DynamoDBLocal>): Promise<Emulators> {
   const previous = previousPorts(dataDir);
@@ -221,7 +221,6 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
     process.env.AWS_SES_ACCOUNT ??= JSON.stringify(localSesAccount);
 
     const dynamo = await dynamoStarting;
-    started.push(() => dynamo.stop());
 
     const ports: Record<EmulatorName, number> = { dynamodb: dynamo.port, s3: s3Port.port, cognito: portOf(cognito), ses: sesPort.port };
     writeFileSync(portsFile(dataDir), JSON.stringify(ports, null, 2));
@@ -267,8 +266,6 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
       },
     };
   } catch (error) {
-    // The JVM may still be starting: stop it whether it came up or not.
-    started.push(() => dynamoStarting.then((dynamo) => dynamo.stop()));
     await Promise.all(started.map((stop) => stop().catch(() => undefined)));
     throw error;
   }

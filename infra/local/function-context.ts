@@ -2,15 +2,21 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ResourceGroup } from '../../shared/api/routes';
 
 /**
- * Every function runs in this one process on the local stack, so which function made an AWS call is
- * carried by async context: the gateway and the asynchronous invoker run each invocation inside
- * `runAsFunction`, and whatever checks a call as that function's role (local IAM) reads it back.
+ * Every function runs in this one process on the local stack, so which function is running is carried
+ * by async context: the gateway and the event sources run each invocation inside `runAsFunction`, and
+ * whatever acts as that function reads it back (local IAM checks its calls against its role, `process.env`
+ * is its own environment: `env/process-env.ts`).
  */
 const invocation = new AsyncLocalStorage<ResourceGroup>();
 
 /** Runs one invocation of `group`'s handler; AWS calls made from it are that function's. */
 export function runAsFunction<T>(group: ResourceGroup, invoke: () => T): T {
   return invocation.run(group, invoke);
+}
+
+/** Runs `work` as no function (a handler module's loading, shared by every function that needs it), wherever it is called from. */
+export function outsideAnyFunction<T>(work: () => T): T {
+  return invocation.exit(work);
 }
 
 /** The function whose invocation is running, or undefined outside any (set-up, seeding, tools). */

@@ -3,11 +3,12 @@ import type { Context } from 'aws-lambda';
 import { groupAccess } from '../cloud/group-access';
 import type { ResourceGroup } from '../../shared/api/routes';
 import { runAsFunction } from './function-context';
+import { sleep } from '../../shared/kernel/retry';
 
 /**
  * Invoking a function of the local stack as Lambda does: one attempt with the function's timeout and
- * context (used by the gateway for synchronous invocations), and asynchronous invocations with
- * Lambda's retries and on-failure path (used for the bulk bucket's S3 events).
+ * context (used by the gateway for synchronous invocations and by the event sources), and asynchronous
+ * invocations with Lambda's retries and on-failure path (used for the bulk bucket's S3 events).
  */
 
 /** One line of the local stack's own log (never personal data). */
@@ -16,20 +17,23 @@ export type LocalLog = (record: Record<string, unknown>) => void;
 /** One JSON line on stderr, like the functions' structured logs. */
 export const defaultLog: LocalLog = (record) => console.error(JSON.stringify({ timestamp: new Date().toISOString(), ...record }));
 
-/** The function's timeout as the CDK stack sets it (`infra/cloud/group-access.ts`, 10 s by default). */
+/**
+ * The function's timeout as the CDK stack sets it (`infra/cloud/group-access.ts`, 10 s by default), for
+ * a gateway or poller run without the stack; the stack gives the template's own.
+ */
 export function functionTimeoutMs(group: ResourceGroup): number {
   return (groupAccess[group]?.timeoutSeconds ?? 10) * 1000;
 }
 
-/** The context Lambda hands the function: its name, request id and remaining time. */
-export function lambdaContext(group: ResourceGroup, timeoutMs: number): Context {
+/** The context Lambda hands the function: its name, memory, request id and remaining time. */
+export function lambdaContext(group: ResourceGroup, timeoutMs: number, memoryMb = 512): Context {
   const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: `local-${group}`,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:local-${group}`,
-    memoryLimitInMB: '512',
+    memoryLimitInMB: String(memoryMb),
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/local-${group}`,
     logStreamName: 'local',
@@ -63,9 +67,9 @@ export function invokeOnce<E, R>(
   group: ResourceGroup,
   handler: (event: E, context: Context) => Promise<R>,
   event: E,
-  options: { timeoutMs: number; onLateSettle?: (outcome: 'resolved' | 'rejected') => void },
+  options: { timeoutMs: number; memoryMb?: number; onLateSettle?: (outcome: 'resolved' | 'rejected') => void },
 ): { attempt: Promise<Attempt<R>>; running: Promise<unknown> } {
-  const context = lambdaContext(group, options.timeoutMs);
+  const context = lambdaContext(group, options.timeoutMs, options.memoryMb);
   const { awsRequestId } = context;
   // An async wrapper turns a handler that throws synchronously into a rejection, inside the function's context.
   const running = runAsFunction(group, async () => handler(event, context));
@@ -93,7 +97,12 @@ export function invokeOnce<E, R>(
   return { attempt, running };
 }
 
-/** What Lambda does with an event whose every attempt failed (its on-failure destination, locally a callback). */
+/** The error an asynchronous event is given up with once it is older than its maximum age (Lambda's `EventAgeExceeded`). */
+export class EventAgeExceededError extends Error {
+  override readonly name = 'EventAgeExceeded';
+}
+
+/** What Lambda does with an event whose every attempt failed, or which grew too old (its on-failure destination). */
 export type OnFailure<E> = (event: E, error: unknown, attempts: number) => void | Promise<void>;
 
 export interface AsyncInvokerOptions<E> {
@@ -108,6 +117,9 @@ export interface AsyncInvokerOptions<E> {
   retryDelaysMs?: readonly number[];
   /** Defaults to the function's own timeout (900 s for `bulk-worker`). */
   timeoutMs?: number;
+  memoryMb?: number;
+  /** An event this old is not tried again: it goes to the on-failure path (Lambda's default: 6 hours). */
+  maxEventAgeMs?: number;
   log?: LocalLog;
 }
 
@@ -121,11 +133,6 @@ export function retryDelaysFromEnv(value = process.env.LOCAL_ASYNC_RETRY_DELAYS_
   return delays;
 }
 
-const sleep = (ms: number) =>
-  new Promise<void>((resolve) => {
-    setTimeout(resolve, ms).unref();
-  });
-
 /** How an asynchronous invocation ended, for callers (tests) that wait for it. */
 export interface AsyncOutcome {
   ok: boolean;
@@ -136,38 +143,47 @@ export interface AsyncOutcome {
  * An invoker with Lambda's asynchronous semantics: the caller does not wait (it gets a promise it may
  * ignore, as S3 gets a 202); each attempt receives its own copy of the event, as Lambda deserialises
  * it anew; a function error (thrown, or a timeout) is retried after each delay; once the retries are
- * spent, `onFailure(event, error, attempts)` runs once. A success stops the retries.
+ * spent, or the event older than its maximum age (`EventAgeExceededError`), `onFailure(event, error,
+ * attempts)` runs once. A success stops the retries.
  */
 export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): (event: E) => Promise<AsyncOutcome> {
   const delays = options.retryDelaysMs ?? retryDelaysFromEnv();
   const timeoutMs = options.timeoutMs ?? functionTimeoutMs(options.group);
+  const maxEventAgeMs = options.maxEventAgeMs ?? 6 * 60 * 60 * 1000;
   const log = options.log ?? defaultLog;
   return async (event) => {
+    const queuedAt = Date.now();
     let lastError: unknown;
-    for (let attempt = 1; attempt <= delays.length + 1; attempt++) {
-      if (attempt > 1) await sleep(delays[attempt - 2]!);
+    let attempts = 0;
+    while (attempts <= delays.length) {
+      if (attempts > 0) await sleep(delays[attempts - 1]!);
+      if (Date.now() - queuedAt > maxEventAgeMs) {
+        lastError = new EventAgeExceededError(`The event is older than its maximum age (${maxEventAgeMs} ms)`);
+        break;
+      }
+      attempts++;
       const { attempt: outcome } = invokeOnce(options.group, options.handler, structuredClone(event), {
         timeoutMs,
+        ...(options.memoryMb ? { memoryMb: options.memoryMb } : {}),
         onLateSettle: (how) =>
           log({ level: 'WARN', source: 'local-lambda', function: options.group, message: `a timed-out asynchronous invocation ${how} after all (Lambda would have stopped it)` }),
       });
       const result = await outcome;
-      if (result.ok) return { ok: true, attempts: attempt };
+      if (result.ok) return { ok: true, attempts };
       lastError = result.error;
-      const retrying = attempt <= delays.length;
+      const retrying = attempts <= delays.length;
       log({
         level: retrying ? 'WARN' : 'ERROR',
         source: 'local-lambda',
         function: options.group,
         awsRequestId: result.awsRequestId,
-        attempt,
+        attempt: attempts,
         errorType: errorType(result.error),
         message: retrying
-          ? `asynchronous invocation failed; retry in ${delays[attempt - 1]} ms`
+          ? `asynchronous invocation failed; retry in ${delays[attempts - 1]} ms`
           : 'asynchronous invocation failed; retries spent, running the on-failure path',
       });
     }
-    const attempts = delays.length + 1;
     try {
       await options.onFailure(event, lastError, attempts);
     } catch (error) {

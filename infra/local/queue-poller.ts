@@ -3,14 +3,15 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord, SQSRecordAttribute
 import type { ResourceGroup } from '../../shared/api/routes';
 import { defaultLog, errorType, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_RECEIVE_MESSAGES, SQS_MAX_WAIT_SECONDS } from './sqs/sqs-model';
+import { sleep } from '../../shared/kernel/retry';
 
 /**
- * Lambda's SQS event source mapping, on the local stack, with `ReportBatchItemFailures` on: pollers
- * long-poll the queue through the SQS API, hand each batch to the function (as that function, with
- * its timeout, so local IAM checks its calls) and delete what it handled. A batch item failure leaves
- * that message alone; an invocation that fails or times out deletes nothing. Either way the messages
- * left come back after the queue's visibility timeout, and the queue's redrive policy moves a message
- * received too often to its dead-letter queue, as in AWS.
+ * Lambda's SQS event source mapping, on the local stack: pollers long-poll the queue through the SQS
+ * API, hand each batch to the function (as that function, with its timeout, so local IAM checks its
+ * calls) as soon as a message is there, and delete what it handled. With `ReportBatchItemFailures` a
+ * batch item failure leaves that message alone; an invocation that fails or times out deletes nothing.
+ * Either way the messages left come back after the queue's visibility timeout, and the queue's redrive
+ * policy moves a message received too often to its dead-letter queue, as in AWS.
  */
 
 type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -28,6 +29,9 @@ export interface QueuePollerOptions {
   concurrency?: number;
   /** Defaults to the function's own timeout (`functionTimeoutMs`). */
   timeoutMs?: number;
+  memoryMb?: number;
+  /** Whether the function's answer may name the messages it failed (the mapping's `ReportBatchItemFailures`); true by default. */
+  reportBatchItemFailures?: boolean;
   log?: LocalLog;
 }
 
@@ -35,8 +39,6 @@ export interface QueuePoller {
   /** Stops polling and resolves once the invocations in progress have ended and their messages are deleted. */
   stop(): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** `arn:aws:sqs:<region>:<account>:<name>` from `…/<account>/<name>`. */
 function arnOf(queueUrl: string, region: string): string {
@@ -71,10 +73,12 @@ function lambdaRecord(message: Message, eventSourceARN: string, awsRegion: strin
 }
 
 /**
- * The messages of `batch` to delete after the invocation: all but the reported failures. A response
- * naming a message not in the batch (or an empty identifier) fails the whole batch, as Lambda does.
+ * The messages of `batch` to delete after the invocation: all but the reported failures (all, when the
+ * mapping does not read them). A response naming a message not in the batch (or an empty identifier)
+ * fails the whole batch, as Lambda does.
  */
-function handled(batch: Message[], response: SQSBatchResponse | void): Message[] {
+function handled(batch: Message[], response: SQSBatchResponse | void, reportsFailures: boolean): Message[] {
+  if (!reportsFailures) return batch;
   const failures = response?.batchItemFailures ?? [];
   const ids = new Set(batch.map((message) => message.MessageId));
   if (failures.some((failure) => typeof failure?.itemIdentifier !== 'string' || !ids.has(failure.itemIdentifier))) return [];
@@ -112,6 +116,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
     const event: SQSEvent = { Records: batch.map((message) => lambdaRecord(message, eventSourceARN, region)) };
     const { attempt } = invokeOnce(fn, options.handler, event, {
       timeoutMs,
+      ...(options.memoryMb ? { memoryMb: options.memoryMb } : {}),
       onLateSettle: (how) => log({ level: 'WARN', source: 'local-lambda', function: fn, message: `a timed-out queue invocation ${how} after all (Lambda would have stopped it)` }),
     });
     const result = await attempt;
@@ -127,7 +132,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
       });
       return;
     }
-    const done = handled(batch, result.result);
+    const done = handled(batch, result.result, options.reportBatchItemFailures ?? true);
     if (done.length < batch.length) {
       log({
         level: 'WARN',

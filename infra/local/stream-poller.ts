@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   DescribeStreamCommand,
@@ -9,30 +10,55 @@ import {
   type _Record as StreamRecord,
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { auditEventFilterPattern, matchesPattern } from '../../shared/change-events/change-stream';
-import { changeStreamReading } from '../cloud/change-stream-reading';
-import { defaultLog, errorType, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
+import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { ResourceGroup } from '../../shared/api/routes';
+import { matchesPattern } from '../../shared/change-events/change-stream';
+import { defaultLog, errorType, invokeOnce, type LocalLog } from './invoke';
+import { sleep } from '../../shared/kernel/retry';
 
 /**
  * Lambda's event source mapping of the table's stream, on the local stack: reads DynamoDB Local's
  * stream through the DynamoDB Streams API, shard by shard in order (a child shard after its parent),
- * keeps the records the mapping's filter keeps, and hands them in batches to the `events` handler as
- * the `events` function (so local IAM checks its calls). As in AWS: a batch item failure retries
- * from that record; an error splits the batch in halves; a batch still failing after its retries is
- * written to the dead-letter file (the SQS queue's stand-in) as Lambda's on-failure record, and the
- * reading goes on. Where each shard was read to is kept in `checkpointFile`, so a restart resumes there.
+ * keeps the records one of the mapping's filters keeps, and hands them in batches to the function's
+ * handler as that function (so local IAM checks its calls). As in AWS: a batch item failure retries
+ * from that record; an error splits the batch in halves (with `bisectOnError`); a batch still failing
+ * after its retries, or records older than the maximum age, are described to `onFailure` as Lambda's
+ * on-failure record, and the reading goes on. Where each shard was read to is kept in
+ * `checkpointFile`, so a restart resumes there.
  */
 
-type Handler = (event: DynamoDBStreamEvent) => Promise<DynamoDBBatchResponse | void>;
+type Handler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
+
+/** What Lambda sends a stream mapping's on-failure destination: where the records it gave up are in the stream. */
+export interface StreamFailureRecord {
+  requestContext: { requestId: string; functionArn: string; condition: 'RetryAttemptsExhausted' | 'RecordAgeExceeded'; approximateInvokeCount: number };
+  responseContext: { statusCode: number; executedVersion: string; functionError?: string };
+  version: '1.0';
+  timestamp: string;
+  DDBStreamBatchInfo: { shardId: string; startSequenceNumber?: string; endSequenceNumber?: string; batchSize: number; streamArn: string };
+}
 
 export interface StreamPollerOptions {
   endpoint: string;
   tableName: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
+  group: ResourceGroup;
   handler: Handler;
+  /** The function's timeout and memory. */
+  timeoutMs: number;
+  memoryMb?: number;
   checkpointFile: string;
-  deadLetterFile: string;
+  /** The mapping's settings (`EventSourceMapping` of the template). */
+  batchSize: number;
+  bisectOnError: boolean;
+  /** -1: until the records are too old. */
+  retryAttempts: number;
+  /** -1: no maximum. */
+  maxRecordAgeSeconds: number;
+  /** A record is kept if it matches one of these; none keeps every record. */
+  filters: Record<string, unknown>[];
+  /** The on-failure destination; without one, the records are dropped, as Lambda drops them. */
+  onFailure?: (record: StreamFailureRecord) => Promise<void>;
   /** Between two reads of an idle stream (Lambda polls a shard about 4 times a second). */
   pollMs?: number;
   /** The waits before each retry of a failed batch grow from this (Lambda's are about a second and up). */
@@ -45,8 +71,6 @@ export interface StreamPoller {
 }
 
 const SHARDS_REFRESH_MS = 5_000;
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** A stream record as Lambda hands it to the function (its dates in seconds, its stream named). */
 function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
@@ -83,9 +107,47 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     writeFileSync(options.checkpointFile, JSON.stringify(checkpoints));
   };
 
-  /** Hands `records` to the function until they are done: published, or given up to the dead-letter file. */
-  async function deliver(records: DynamoDBRecord[], streamArn: string, shardId: string, attempt = 0): Promise<void> {
-    const { attempt: outcome } = invokeOnce('events', options.handler, { Records: structuredClone(records) }, { timeoutMs: functionTimeoutMs('events') });
+  const { group } = options;
+  const functionArn = `arn:aws:lambda:${region}:000000000000:function:local-${group}`;
+  const keeps = (record: DynamoDBRecord) => options.filters.length === 0 || options.filters.some((filter) => matchesPattern(record, filter));
+
+  /** Describes `records` to the on-failure destination, and goes on. */
+  async function giveUp(records: DynamoDBRecord[], where: { streamArn: string; shardId: string }, condition: StreamFailureRecord['requestContext']['condition'], outcome: { awsRequestId: string; ok: boolean; attempts: number }) {
+    const failure: StreamFailureRecord = {
+      requestContext: { requestId: outcome.awsRequestId, functionArn, condition, approximateInvokeCount: outcome.attempts },
+      responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(outcome.ok ? {} : { functionError: 'Unhandled' }) },
+      version: '1.0',
+      timestamp: new Date().toISOString(),
+      DDBStreamBatchInfo: {
+        shardId: where.shardId,
+        startSequenceNumber: records[0]!.dynamodb!.SequenceNumber,
+        endSequenceNumber: records.at(-1)!.dynamodb!.SequenceNumber,
+        batchSize: records.length,
+        streamArn: where.streamArn,
+      },
+    };
+    const sent = options.onFailure ? await options.onFailure(failure).then(() => true, () => false) : false;
+    log({ level: 'ERROR', source: 'local-lambda', function: group, condition, batchSize: records.length, message: sent ? 'stream records given up: sent to the on-failure destination' : 'stream records given up and dropped (no on-failure destination took them)' });
+  }
+
+  /** The records older than the mapping's maximum age, from the first. */
+  const tooOld = (records: DynamoDBRecord[]) => {
+    if (options.maxRecordAgeSeconds < 0) return 0;
+    const oldest = Date.now() / 1000 - options.maxRecordAgeSeconds;
+    const fresh = records.findIndex((record) => (record.dynamodb?.ApproximateCreationDateTime ?? Infinity) >= oldest);
+    return fresh === -1 ? records.length : fresh;
+  };
+
+  /** Hands `records` to the function until they are done: handled, or given up to the on-failure destination. */
+  async function deliver(batch: DynamoDBRecord[], where: { streamArn: string; shardId: string }, attempt = 0): Promise<void> {
+    let records = batch;
+    const expired = tooOld(records);
+    if (expired > 0) {
+      await giveUp(records.slice(0, expired), where, 'RecordAgeExceeded', { awsRequestId: randomUUID(), ok: true, attempts: attempt });
+      records = records.slice(expired);
+      if (records.length === 0) return;
+    }
+    const { attempt: outcome } = invokeOnce(group, options.handler, { Records: structuredClone(records) }, { timeoutMs: options.timeoutMs, ...(options.memoryMb ? { memoryMb: options.memoryMb } : {}) });
     const result = await outcome;
     let pending = records;
     if (result.ok) {
@@ -94,33 +156,18 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       // Lambda retries from the lowest sequence number reported.
       const first = Math.min(...failures.map((failure) => records.findIndex((record) => record.dynamodb?.SequenceNumber === failure.itemIdentifier)));
       pending = first >= 0 ? records.slice(first) : records;
-    } else if (records.length > 1) {
-      log({ level: 'WARN', source: 'local-lambda', function: 'events', errorType: errorType(result.error), message: 'stream batch failed; splitting it in halves' });
+    } else if (options.bisectOnError && records.length > 1) {
+      log({ level: 'WARN', source: 'local-lambda', function: group, errorType: errorType(result.error), message: 'stream batch failed; splitting it in halves' });
       const half = Math.ceil(records.length / 2);
-      await deliver(records.slice(0, half), streamArn, shardId, attempt);
-      await deliver(records.slice(half), streamArn, shardId, attempt);
+      await deliver(records.slice(0, half), where, attempt);
+      await deliver(records.slice(half), where, attempt);
       return;
     }
-    if (attempt >= changeStreamReading.retryAttempts) {
-      const failure = {
-        requestContext: { requestId: result.awsRequestId, functionArn: 'events', condition: 'RetryAttemptsExhausted', approximateInvokeCount: attempt + 1 },
-        responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: result.ok ? undefined : 'Unhandled' },
-        version: '1.0',
-        timestamp: new Date().toISOString(),
-        DDBStreamBatchInfo: {
-          shardId,
-          startSequenceNumber: pending[0]!.dynamodb!.SequenceNumber,
-          endSequenceNumber: pending.at(-1)!.dynamodb!.SequenceNumber,
-          batchSize: pending.length,
-          streamArn,
-        },
-      };
-      appendFileSync(options.deadLetterFile, `${JSON.stringify(failure)}\n`);
-      log({ level: 'ERROR', source: 'local-lambda', function: 'events', message: 'stream batch failed its retries: written to the dead-letter file', batchSize: pending.length });
-      return;
+    if (options.retryAttempts >= 0 && attempt >= options.retryAttempts) {
+      return giveUp(pending, where, 'RetryAttemptsExhausted', { awsRequestId: result.awsRequestId, ok: result.ok, attempts: attempt + 1 });
     }
     await sleep(retryBaseMs * 2 ** Math.min(attempt, 5));
-    await deliver(pending, streamArn, shardId, attempt + 1);
+    await deliver(pending, where, attempt + 1);
   }
 
   async function readShard(streamArn: string, shard: Shard): Promise<boolean> {
@@ -147,9 +194,9 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       return false;
     }
     const records = page.Records ?? [];
-    const kept = records.map((record) => lambdaRecord(record, streamArn)).filter((record) => matchesPattern(record, auditEventFilterPattern));
-    for (let start = 0; start < kept.length; start += changeStreamReading.batchSize) {
-      await deliver(kept.slice(start, start + changeStreamReading.batchSize), streamArn, shardId);
+    const kept = records.map((record) => lambdaRecord(record, streamArn)).filter(keeps);
+    for (let start = 0; start < kept.length; start += options.batchSize) {
+      await deliver(kept.slice(start, start + options.batchSize), { streamArn, shardId });
     }
     if (records.length > 0) saveCheckpoint(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
     if (page.NextShardIterator) iterators.set(shardId, page.NextShardIterator);
@@ -194,12 +241,12 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
           busy = (await readShard(streamArn, shard)) || busy;
         }
       } catch (error) {
-        log({ level: 'ERROR', source: 'local-lambda', function: 'events', errorType: errorType(error), message: 'reading the table stream failed; trying again' });
+        log({ level: 'ERROR', source: 'local-lambda', function: group, errorType: errorType(error), message: 'reading the table stream failed; trying again' });
       }
       if (!busy) await sleep(pollMs);
     }
   })();
-  running.catch((error: unknown) => log({ level: 'ERROR', source: 'local-lambda', function: 'events', errorType: errorType(error), message: 'the stream poller stopped' }));
+  running.catch((error: unknown) => log({ level: 'ERROR', source: 'local-lambda', function: group, errorType: errorType(error), message: 'the stream poller stopped' }));
 
   return {
     stop: async () => {

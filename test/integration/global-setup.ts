@@ -3,7 +3,8 @@ import { createWriteStream, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JAVA_MISSING } from '../../infra/local/dynamodb-local';
-import { awaitLocalStack, runningLocalStack, useStackEnvironment } from '../../infra/stack-target';
+import { toolEnvironmentOf } from '../../infra/local/env/function-env-file';
+import { awaitLocalStack } from '../../infra/stack-target';
 
 // Generous: a loaded shared machine can take a minute to start the JVM and seed; a healthy start takes seconds.
 const READY_TIMEOUT_MS = 150_000;
@@ -12,7 +13,8 @@ const READY_TIMEOUT_MS = 150_000;
  * Starts the real local stack the way `npm start` does (DynamoDB Local, s3rver,
  * cognito-local, aws-ses-v2-local and the gateway, each on a free loopback port) with fresh data in a temporary
  * directory, and waits for its `stack.json`. Jest's workers inherit the environment set here: the
- * stack's description, and the functions' environment for tests that call handler modules directly.
+ * stack's description, and the tools' environment (what the functions share, `function-env.json`) for
+ * tests that call the product's modules directly.
  */
 export default async function globalSetup(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'management-api-test-'));
@@ -45,7 +47,7 @@ export default async function globalSetup(): Promise<void> {
     }
     throw new Error(started.failed === 'exited' ? `The local stack exited early:\n${output}` : `The local stack was not ready within ${READY_TIMEOUT_MS} ms:\n${output}`);
   }
-  useStackEnvironment(runningLocalStack(dataDir));
+  Object.assign(process.env, toolEnvironmentOf(dataDir));
   process.env.TEST_STACK_JSON = join(dataDir, 'stack.json');
   process.env.TEST_STACK_DIR = dataDir;
   process.env.POWERTOOLS_LOG_LEVEL ??= 'SILENT';

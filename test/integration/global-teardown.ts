@@ -2,6 +2,9 @@ import type { ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { environmentOverrides } from '../../infra/local/deployment/overrides';
+import { defaultsMeant } from '../../infra/local/env/defaults-meant';
+import { envReportFile, envReportProblems, type EnvReport } from '../../infra/local/env/env-report';
 import type { IamReport } from '../../infra/local/iam/iam-report';
 import { iamReportProblems } from '../../infra/local/iam/report-check';
 import { unexercisedGrants } from '../../infra/local/iam/unexercised-grants';
@@ -32,11 +35,34 @@ function wholeSuite(selection: RunSelection): boolean {
     .every((file) => pattern.test(join(__dirname, file)));
 }
 
+/** What the run's IAM report says is wrong (a copy kept under `coverage/local-iam/`). */
+function iamProblems(dataDir: string, selection: RunSelection): string[] {
+  const reportFile = join(dataDir, 'iam-report.json');
+  if (!existsSync(reportFile)) return ['the local stack wrote no iam-report.json'];
+  mkdirSync(REPORT_COPY, { recursive: true });
+  for (const name of ['iam-report.json', 'iam-report.txt']) copyFileSync(join(dataDir, name), join(REPORT_COPY, name));
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as IamReport;
+  return iamReportProblems(report, unexercisedGrants, { coverage: wholeSuite(selection) }).map((problem) => `local IAM: ${problem}`);
+}
+
+/** The variables a function read that its template does not declare (a copy of the report kept under `coverage/local-stack/`). */
+function environmentProblems(dataDir: string): string[] {
+  const reportFile = envReportFile(dataDir);
+  if (!existsSync(reportFile)) return ['the local stack wrote no env-report.json'];
+  mkdirSync(STACK_LOG_COPY, { recursive: true });
+  copyFileSync(reportFile, join(STACK_LOG_COPY, 'env-report.json'));
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as EnvReport;
+  const localOnly = new Set(environmentOverrides.filter((entry) => entry.kind === 'local-only').map((entry) => entry.variable));
+  return envReportProblems(report, { localOnly, defaultsMeant }).map((problem) => `environment: ${problem}`);
+}
+
 /**
- * Stops the local stack (it shuts its servers down on SIGTERM, writing its IAM report) and removes its
+ * Stops the local stack (it shuts its servers down on SIGTERM, writing its reports) and removes its
  * data. Then fails the run if a function made a call its role refused, or, when the whole suite ran, if
  * a role grants an action no test exercised and `infra/local/iam/unexercised-grants.ts` does not
- * excuse. The report is kept under `coverage/local-iam/`, the stack's output under `coverage/local-stack/`.
+ * excuse; and if a function read a product variable its template does not declare, which
+ * `infra/local/env/defaults-meant.ts` does not excuse. The IAM report is kept under
+ * `coverage/local-iam/`, the stack's output and its env-report.json under `coverage/local-stack/`.
  */
 export default async function globalTeardown(selection: RunSelection = {}): Promise<void> {
   const child = (globalThis as { __localStack?: ChildProcess }).__localStack;
@@ -54,20 +80,11 @@ export default async function globalTeardown(selection: RunSelection = {}): Prom
     copyFileSync(`${dataDir}.log`, join(STACK_LOG_COPY, 'stack.log'));
     rmSync(`${dataDir}.log`, { force: true });
   }
-  const reportFile = join(dataDir, 'iam-report.json');
-  let problems: string[];
-  if (existsSync(reportFile)) {
-    mkdirSync(REPORT_COPY, { recursive: true });
-    for (const name of ['iam-report.json', 'iam-report.txt']) copyFileSync(join(dataDir, name), join(REPORT_COPY, name));
-    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as IamReport;
-    problems = iamReportProblems(report, unexercisedGrants, { coverage: wholeSuite(selection) });
-  } else {
-    problems = ['the local stack wrote no iam-report.json'];
-  }
+  const problems = [...iamProblems(dataDir, selection), ...environmentProblems(dataDir)];
   rmSync(dataDir, { recursive: true, force: true });
   if (problems.length > 0) {
     throw new Error(
-      `Local IAM found ${problems.length} problem(s) in this run (report: coverage/local-iam/iam-report.txt):\n` +
+      `The local stack found ${problems.length} problem(s) in this run (reports: coverage/local-iam/iam-report.txt, coverage/local-stack/env-report.json):\n` +
         problems.map((problem) => `  - ${problem}`).join('\n'),
     );
   }

@@ -9,10 +9,11 @@ import type { Email } from 'aws-ses-v2-local/dist/store';
 import { createGateway, type LambdaHandler } from '../../infra/local/gateway';
 import { DataDirInUseError, LOCK_FILE, lockDataDir } from '../../infra/local/data-dir-lock';
 import { keepMailboxIn, readMailbox } from '../../infra/local/ses-mailbox';
+import { Teardown } from '../../infra/local/teardown';
 import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
 
 // The local stack's start-up parts, without the emulators: the gateway while starting, the data
-// directory's lock, and the file that keeps the SES emulator's mailbox.
+// directory's lock, the file that keeps the SES emulator's mailbox, and the teardown list.
 
 const dirs: string[] = [];
 const servers: Server[] = [];
@@ -129,5 +130,42 @@ describe('the mailbox file', () => {
     expect(kept).toEqual({ emails: [email('one'), email('two'), email('four')], cut: false });
     expect(readFileSync(file, 'utf8')).toBe('');
     expect(store.getStoreReadonly().emails).toEqual([]);
+  });
+});
+
+describe('the teardown list', () => {
+  test('stops the services in reverse order of their start, goes on past one whose stop fails, and runs once', async () => {
+    const stopped: string[] = [];
+    const teardown = new Teardown();
+    teardown.add('lock', () => stopped.push('lock'));
+    teardown.add('emulators', async () => {
+      await new Promise((done) => setTimeout(done, 10));
+      stopped.push('emulators');
+    });
+    teardown.add('queues', () => {
+      throw new Error('already closed');
+    });
+    teardown.add('gateway', () => stopped.push('gateway'));
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+
+    await Promise.all([teardown.run(), teardown.run()]);
+    const logged = errors.mock.calls.map(([line]) => JSON.parse(line as string) as Record<string, unknown>);
+    errors.mockRestore();
+
+    expect(stopped).toEqual(['gateway', 'emulators', 'lock']);
+    expect(logged).toEqual([expect.objectContaining({ service: 'queues', errorType: 'Error' })]);
+  });
+
+  test('a service that comes up while the stack stops is stopped once the others are', async () => {
+    const stopped: string[] = [];
+    const teardown = new Teardown();
+    teardown.add('lock', () => stopped.push('lock'));
+
+    const running = teardown.run();
+    teardown.add('late', () => stopped.push('late'));
+    await running;
+    await new Promise((done) => setImmediate(done));
+
+    expect(stopped).toEqual(['lock', 'late']);
   });
 });

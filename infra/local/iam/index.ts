@@ -2,8 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { addClientPlugin } from '../../../shared/clients/client-options';
 import { currentFunction } from '../function-context';
+import { loadTemplate, type TemplateSource } from '../template/template-source';
 import { IamRecorder, reportSummary, type IamReport } from './iam-report';
-import { loadTemplatePolicies, type PolicySource } from './policy-source';
 import { allowListed } from './report-check';
 import { RoleChecker } from './role-checker';
 import { localIamPlugin } from './sdk-plugin';
@@ -21,6 +21,8 @@ export const LOCAL_ACCOUNT = '000000000000';
 export interface LocalIamOptions {
   /** Where `iam-report.json` and `iam-report.txt` are written (every few seconds and on exit); none without it. */
   reportDir?: string;
+  /** The synthesized template's extract; loaded here when not given. */
+  template?: Promise<TemplateSource>;
 }
 
 export interface LocalIam {
@@ -30,6 +32,11 @@ export interface LocalIam {
   report(): IamReport | undefined;
   /** Writes the report files now (when a report directory was given). */
   writeReport(): void;
+  /**
+   * The environment the template's references resolve against (the table, bucket, pool and sender the
+   * functions are given); by default `process.env` at the first check. Call it before any function runs.
+   */
+  resolveWith(env: Record<string, string | undefined>): void;
 }
 
 const REPORT_DELAY_MS = 2_000;
@@ -39,17 +46,21 @@ let enabled: LocalIam | undefined;
 /**
  * Turns local IAM on in this process, once: loads the roles' policies (in the background; a call
  * waits for them) and gives every AWS client the check. The local stack calls it before it imports
- * the handler modules. The account is 000000000000; region and resource names come from the
- * functions' environment at the first check, when the stack has set it.
+ * the handler modules. The account is 000000000000; region and resource names come from
+ * `resolveWith`'s environment (else `process.env` at the first check).
  */
 export function enableLocalIam(options: LocalIamOptions = {}): LocalIam {
   if (enabled) return enabled;
   const recorder = new IamRecorder();
-  let source: PolicySource | undefined;
-  const loading = loadTemplatePolicies().then((loaded) => (source = loaded));
+  let source: TemplateSource | undefined;
+  const loading = (options.template ?? loadTemplate()).then((loaded) => (source = loaded));
   loading.catch(() => undefined);
 
-  const account = (): LocalAccount => ({ account: LOCAL_ACCOUNT, region: process.env.AWS_REGION ?? 'us-east-1', env: process.env });
+  let resolution: Record<string, string | undefined> | undefined;
+  const account = (): LocalAccount => {
+    const env = resolution ?? process.env;
+    return { account: LOCAL_ACCOUNT, region: env.AWS_REGION ?? 'us-east-1', env };
+  };
   let checker: RoleChecker | undefined;
   const checkerNow = (): RoleChecker | undefined => {
     if (!checker && source) {
@@ -100,6 +111,6 @@ export function enableLocalIam(options: LocalIamOptions = {}): LocalIam {
     }),
   );
 
-  enabled = { ready: loading.then(() => undefined), report, writeReport };
+  enabled = { ready: loading.then(() => undefined), report, writeReport, resolveWith: (env) => void (resolution = env) };
   return enabled;
 }

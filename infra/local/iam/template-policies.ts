@@ -1,21 +1,14 @@
 import { envNames } from '../../../shared/config';
 import { resourceGroups, type ResourceGroup } from '../../../shared/api/routes';
+import { asArray, functionGroups, getAttOf, isObject, refTo, variablesOf, type CfnTemplate } from '../template/cfn';
+
+export type { CfnTemplate } from '../template/cfn';
 
 /**
  * Each function's role policies, read from the synthesized CloudFormation template, then resolved
  * to the local stack's resources: `Ref`, `Fn::GetAtt`, `Fn::Join`, `Fn::Sub` (and `Fn::Select` of
  * `Fn::Split`) become the ARNs of the local table, bucket, user pool and sender.
  */
-
-interface CfnResource {
-  Type: string;
-  Properties?: Record<string, unknown>;
-}
-
-/** A CloudFormation template, as far as local IAM reads it. */
-export interface CfnTemplate {
-  Resources: Record<string, CfnResource>;
-}
 
 /** One statement of a function's role, as the template writes it (intrinsics unresolved). */
 export interface TemplateStatement {
@@ -55,14 +48,6 @@ const nameProperty: Record<string, string> = {
   'AWS::Events::EventBus': 'Name',
 };
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const asArray = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
-const refTo = (value: unknown): string | undefined => (isObject(value) && typeof value.Ref === 'string' ? value.Ref : undefined);
-const getAttOf = (value: unknown): string | undefined => {
-  const getAtt = isObject(value) ? value['Fn::GetAtt'] : undefined;
-  return Array.isArray(getAtt) && typeof getAtt[0] === 'string' ? getAtt[0] : undefined;
-};
-
 function statementsOf(document: unknown, prefix: string): TemplateStatement[] {
   const statements = isObject(document) ? asArray(document.Statement) : [];
   return statements.filter(isObject).map((statement, index) => ({
@@ -85,16 +70,15 @@ export function templatePolicies(template: CfnTemplate, stackName: string): Temp
     resources[id] = { type: resource.Type, ...(typeof name === 'string' ? { name } : {}) };
   }
   const roles: TemplateRole[] = [];
+  const groups = functionGroups(template);
   for (const [functionId, resource] of all) {
     if (resource.Type !== 'AWS::Lambda::Function') continue;
-    const environment = resource.Properties?.Environment;
-    const variables = isObject(environment) && isObject(environment.Variables) ? environment.Variables : {};
-    for (const [variable, value] of Object.entries(variables)) {
+    for (const [variable, value] of Object.entries(variablesOf(resource))) {
       const target = refTo(value);
       if (target && resources[target]) resources[target].envVar = variable;
     }
-    const group = variables.POWERTOOLS_SERVICE_NAME;
-    if (!resourceGroups.includes(group as ResourceGroup)) continue;
+    const group = groups.get(functionId);
+    if (!group) continue;
     const roleId = getAttOf(resource.Properties?.Role) ?? refTo(resource.Properties?.Role);
     const role = roleId ? template.Resources[roleId] : undefined;
     if (!roleId || role?.Type !== 'AWS::IAM::Role') throw new Error(`The ${String(group)} function's role is not a role of the template`);
@@ -116,7 +100,7 @@ export function templatePolicies(template: CfnTemplate, stackName: string): Temp
         asArray(role.Properties?.ManagedPolicyArns).some((arn) => refTo(arn) === policyId);
       if (attached) statements.push(...statementsOf(policy.Properties?.PolicyDocument, policyId));
     }
-    roles.push({ group: group as ResourceGroup, functionId, roleId, statements, externalManagedPolicies: external });
+    roles.push({ group, functionId, roleId, statements, externalManagedPolicies: external });
   }
   roles.sort((a, b) => resourceGroups.indexOf(a.group) - resourceGroups.indexOf(b.group));
   return { stackName, roles, resources };

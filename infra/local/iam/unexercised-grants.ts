@@ -79,13 +79,13 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
     ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
     ['events'],
     "the change stream's on-failure destination: Lambda's service sends a failed batch's record to the dead-letter queue " +
-    "with the events function's role; the function's code never calls SQS (locally the poller writes events-dead-letters.jsonl)",
+    "with the events function's role; the function's code never calls SQS (locally infra/local/stream-poller.ts sends it, outside the function)",
   ),
   ...eachOf(
     ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
     ['bulk-worker'],
     "the failure queue's event source mapping: Lambda's pollers receive and delete messages with the worker's role; " +
-    "the function's code never calls SQS (locally the async invoker's on-failure path runs the same handler)",
+    "the function's code never calls SQS (locally infra/local/queue-poller.ts does, outside the function)",
   ),
   ...eachOf(
     ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],

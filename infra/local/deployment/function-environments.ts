@@ -1,0 +1,69 @@
+import type { ResourceGroup } from '../../../shared/api/routes';
+import { envNames } from '../../../shared/config';
+import { environmentOverrides, type LocalResources, type VariableOverride } from './overrides';
+import type { TemplateDeployment } from './template-deployment';
+
+/** Each function's own environment on the local stack, by resource group. */
+export type FunctionEnvironments = ReadonlyMap<ResourceGroup, Readonly<Record<string, string>>>;
+
+/** A variable whose template value is an intrinsic the overrides table does not replace. */
+export class UnresolvedVariableError extends Error {}
+
+const literal = (value: unknown): value is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof value);
+
+/**
+ * Each function's environment: its variables as the template declares them, a literal as it is and
+ * a variable the overrides table replaces with the local value, then the table's local-only variables.
+ * A variable the template gives as an intrinsic (`{ Ref: … }`, `Fn::GetAtt`, `Fn::Join` …) that the table
+ * does not replace stops the start, naming the variable and the function.
+ */
+export function functionEnvironments(
+  deployment: TemplateDeployment,
+  local: LocalResources,
+  overrides: readonly VariableOverride[] = environmentOverrides,
+): Map<ResourceGroup, Record<string, string>> {
+  const environments = new Map<ResourceGroup, Record<string, string>>();
+  for (const fn of deployment.functions) {
+    const env: Record<string, string> = {};
+    for (const [name, declared] of Object.entries(fn.environment)) {
+      const override = overrides.find((entry) => entry.kind === 'replace' && entry.variable === name);
+      if (override) {
+        const value = override.value(local, declared);
+        if (value !== undefined) env[name] = value;
+      } else if (literal(declared)) {
+        env[name] = String(declared);
+      } else {
+        throw new UnresolvedVariableError(
+          `The ${fn.group} function's ${name} is ${JSON.stringify(declared)} in the synthesized template, which the local stack cannot resolve: ` +
+            `add ${name} to the overrides table (infra/local/deployment/overrides.ts) with its local value and the reason.`,
+        );
+      }
+    }
+    for (const entry of overrides.filter((override) => override.kind === 'local-only')) {
+      const value = entry.value(local);
+      if (value !== undefined) env[entry.variable] = value;
+    }
+    environments.set(fn.group, env);
+  }
+  return environments;
+}
+
+/** The variables each function's template declares. */
+export function declaredVariables(deployment: TemplateDeployment): Map<ResourceGroup, ReadonlySet<string>> {
+  return new Map(deployment.functions.map((fn) => [fn.group, new Set(Object.keys(fn.environment))]));
+}
+
+/**
+ * What a tool outside any function (the operator CLI, the tests' own set-up, the demo data's seeding)
+ * points the product's modules with: every product variable (shared/config.ts) and local-only variable
+ * that the functions having it agree on. Per-function settings (the service name, the runtime's own)
+ * are left out.
+ */
+export function toolEnvironment(environments: FunctionEnvironments, overrides: readonly VariableOverride[] = environmentOverrides): Record<string, string> {
+  const wanted = new Set<string>([...Object.values(envNames), ...overrides.filter((entry) => entry.kind === 'local-only').map((entry) => entry.variable)]);
+  const values = new Map<string, Set<string>>();
+  for (const env of environments.values()) {
+    for (const [name, value] of Object.entries(env)) if (wanted.has(name)) values.set(name, (values.get(name) ?? new Set()).add(value));
+  }
+  return Object.fromEntries([...values].filter(([, seen]) => seen.size === 1).map(([name, seen]) => [name, [...seen][0]!]));
+}

@@ -1,0 +1,36 @@
+import type { ResourceGroup } from '../../../shared/api/routes';
+import { envNames, type EnvName } from '../../../shared/config';
+
+/**
+ * Product variables a function reads although its template does not declare them, because in AWS the
+ * code's default is meant: each with the reason. Any other such read fails the integration run (see
+ * `env-report.ts`); the overrides table's local-only variables (endpoints, the webhook pace) are
+ * excused there too, being unset in AWS by design.
+ */
+export interface DefaultMeant {
+  variable: EnvName;
+  functions: readonly ResourceGroup[] | 'all';
+  reason: string;
+}
+
+const TOKEN_LIFETIME = 'the stack declares token lifetimes only when the context sets them (tokenLifetimes); otherwise the code’s defaults are meant';
+const WEBHOOK_WINDOW = 'the 24 h docs/api/events.md promises; no deployment shortens it';
+
+export const defaultsMeant: readonly DefaultMeant[] = [
+  { variable: envNames.accessTokenSeconds, functions: 'all', reason: TOKEN_LIFETIME },
+  { variable: envNames.refreshTokenSeconds, functions: 'all', reason: TOKEN_LIFETIME },
+  { variable: envNames.sessionMaxSeconds, functions: 'all', reason: TOKEN_LIFETIME },
+  {
+    variable: envNames.auditRetentionDays,
+    functions: 'all',
+    reason: 'the stack declares it only when the context sets auditRetentionDays; otherwise the code’s 400 days are meant',
+  },
+  {
+    variable: envNames.cognitoUserCreationRate,
+    functions: 'all',
+    reason: "Cognito's default UserCreation quota (50 a second) is meant; only an account granted more would declare it",
+  },
+  { variable: envNames.webhookRetrySeconds, functions: 'all', reason: WEBHOOK_WINDOW },
+  { variable: envNames.webhookDisableAfterSeconds, functions: 'all', reason: WEBHOOK_WINDOW },
+  { variable: envNames.webhookSecretOverlapSeconds, functions: 'all', reason: WEBHOOK_WINDOW },
+];

@@ -1,0 +1,53 @@
+import type { ResourceGroup } from '../../../shared/api/routes';
+import { envNames } from '../../../shared/config';
+import { currentFunction } from '../function-context';
+
+/**
+ * Each function sees only its own environment, as in Lambda, although every function runs in this one
+ * process: `process.env` becomes a getter answering the running function's environment object
+ * (`function-context.ts` knows which function runs) and the process's own outside any function. Node
+ * reads the property too, so a child process a function starts inherits that function's environment.
+ */
+
+const productVariables: ReadonlySet<string> = new Set(Object.values(envNames));
+
+/** Called on a read of a product variable (`envNames`) the function's template does not declare. */
+export type UndeclaredRead = (group: ResourceGroup, variable: string) => void;
+
+/**
+ * A function's environment object: its variables, with a read (`env.X`, `'X' in env`) of a product
+ * variable its template does not declare reported to `onUndeclared`; values set become strings, as
+ * they do in `process.env`.
+ */
+export function functionEnvironment(group: ResourceGroup, values: Readonly<Record<string, string>>, declared: ReadonlySet<string>, onUndeclared: UndeclaredRead): NodeJS.ProcessEnv {
+  const watch = (name: string | symbol) => {
+    if (typeof name === 'string' && productVariables.has(name) && !declared.has(name)) onUndeclared(group, name);
+  };
+  return new Proxy<NodeJS.ProcessEnv>(
+    { ...values },
+    {
+      get: (target, name) => (watch(name), Reflect.get(target, name)),
+      has: (target, name) => (watch(name), Reflect.has(target, name)),
+      set: (target, name, value) => Reflect.set(target, name, String(value)),
+    },
+  );
+}
+
+/**
+ * Makes `process.env` answer each running function's environment from `environments` (the process's
+ * own outside any function, or for a function not in the map). Returns what puts `process.env` back.
+ */
+export function useFunctionEnvironments(environments: ReadonlyMap<ResourceGroup, NodeJS.ProcessEnv>): () => void {
+  const original = Object.getOwnPropertyDescriptor(process, 'env')!;
+  let base = process.env;
+  Object.defineProperty(process, 'env', {
+    configurable: true,
+    enumerable: true,
+    get: () => {
+      const group = currentFunction();
+      return (group && environments.get(group)) || base;
+    },
+    set: (value: NodeJS.ProcessEnv) => void (base = value),
+  });
+  return () => Object.defineProperty(process, 'env', { ...original, value: base });
+}

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, S3Event } from 'aws-lambda';
+import type { ResourceGroup } from '../../shared/api/routes';
+import { deploymentOverrides } from './deployment/overrides';
+import type { BucketNotification, EventSourceMapping, TemplateDeployment } from './deployment/template-deployment';
+import { createAsyncInvoker, defaultLog, errorType, EventAgeExceededError } from './invoke';
+import { startQueuePoller } from './queue-poller';
+import { startSchedule } from './schedule';
+import { startStreamPoller } from './stream-poller';
+
+/**
+ * What invokes the functions besides the gateway, wired as the synthesized template declares it: the
+ * event source mappings (the table's stream, the queues), the bucket's notifications with the target's
+ * asynchronous invocation settings, and the schedules, each with its on-failure destination, a queue of
+ * the local SQS. The overrides table (`deployment/overrides.ts`) says what runs otherwise on a laptop.
+ */
+
+export interface EventSourcesOptions {
+  deployment: TemplateDeployment;
+  /** The function's handler, its module loaded on its first event. */
+  handlerOf<E, R>(group: ResourceGroup): (event: E, context: Context) => Promise<R>;
+  /** The local SQS: its endpoint, and the URL of the local queue a template's queue (logical id) is. */
+  queues: { endpoint: string; urlOf(logicalId: string): string };
+  /** DynamoDB Local, and the local table whose stream the mapping reads. */
+  table: { endpoint: string; name: string };
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  onS3Event(listener: (event: S3Event) => void): void;
+  /** Where the stream's reading is kept across restarts. */
+  dataDir: string;
+}
+
+/** Whether an S3 event record is one a notification names: its event type, its key's prefix and suffix. */
+export function notified(notification: BucketNotification, record: S3Event['Records'][number]): boolean {
+  const type = `s3:${record.eventName}`;
+  const key = decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
+  return (
+    notification.events.some((pattern) => (pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern)) &&
+    key.startsWith(notification.prefix ?? '') &&
+    key.endsWith(notification.suffix ?? '')
+  );
+}
+
+export function startEventSources(options: EventSourcesOptions): { stop(): Promise<void> } {
+  const { deployment, handlerOf, queues } = options;
+  const region = 'us-east-1';
+  const sqs = new SQSClient({ endpoint: queues.endpoint, region, credentials: options.credentials });
+  const settings = (group: ResourceGroup) => {
+    const fn = deployment.functions.find((candidate) => candidate.group === group)!;
+    return { timeoutMs: fn.timeoutSeconds * 1000, memoryMb: fn.memoryMb };
+  };
+  // What Lambda's service sends an on-failure destination: outside any function, so no role applies.
+  const sendTo = (queue: string) => async (record: unknown) => void (await sqs.send(new SendMessageCommand({ QueueUrl: queues.urlOf(queue), MessageBody: JSON.stringify(record) })));
+
+  const mapping = (source: EventSourceMapping) => {
+    const { group } = source;
+    if (source.source.kind === 'table-stream') {
+      return startStreamPoller({
+        endpoint: options.table.endpoint,
+        tableName: options.table.name,
+        credentials: options.credentials,
+        group,
+        handler: handlerOf(group),
+        ...settings(group),
+        checkpointFile: join(options.dataDir, 'stream-checkpoints.json'),
+        batchSize: source.batchSize,
+        bisectOnError: source.bisectOnError,
+        retryAttempts: source.retryAttempts,
+        maxRecordAgeSeconds: source.maxRecordAgeSeconds,
+        filters: source.filters,
+        ...(source.onFailure ? { onFailure: sendTo(source.onFailure) } : {}),
+        pollMs: deploymentOverrides.streamPollMs.value,
+        retryBaseMs: deploymentOverrides.streamRetryBaseMs.value,
+      });
+    }
+    return startQueuePoller({
+      queueUrl: queues.urlOf(source.source.queue),
+      endpoint: queues.endpoint,
+      credentials: options.credentials,
+      functionName: group,
+      handler: handlerOf(group),
+      ...settings(group),
+      batchSize: source.batchSize,
+      // Without a maximum, Lambda starts with five pollers.
+      concurrency: deploymentOverrides.maxConcurrency.value[group] ?? source.maxConcurrency ?? 5,
+      reportBatchItemFailures: source.reportBatchItemFailures,
+    });
+  };
+
+  const notification = (target: BucketNotification) => {
+    const { group } = target;
+    const config = deployment.asyncInvokes.find((candidate) => candidate.group === group);
+    const retries = config?.retryAttempts ?? 2;
+    const delays = deploymentOverrides.asyncRetryDelaysMs.value();
+    const fallback = delays.at(-1) ?? 1_000;
+    const { timeoutMs, memoryMb } = settings(group);
+    const destination = config?.onFailure ? sendTo(config.onFailure) : undefined;
+    const functionArn = `arn:aws:lambda:${region}:000000000000:function:local-${group}:$LATEST`;
+    const invoke = createAsyncInvoker<S3Event>({
+      group,
+      handler: handlerOf(group),
+      retryDelaysMs: Array.from({ length: retries }, (_, index) => delays[index] ?? fallback),
+      timeoutMs,
+      memoryMb,
+      maxEventAgeMs: (config?.maxEventAgeSeconds ?? 21_600) * 1000,
+      onFailure: async (event, error, attempts) => {
+        const condition = error instanceof EventAgeExceededError ? 'EventAgeExceeded' : 'RetriesExhausted';
+        // Lambda's destination record: the original event as its request payload, the error's type (never its message, which may carry data).
+        const record = {
+          version: '1.0',
+          timestamp: new Date().toISOString(),
+          requestContext: { requestId: randomUUID(), functionArn, condition, approximateInvokeCount: attempts },
+          requestPayload: event,
+          responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
+          responsePayload: { errorType: errorType(error) },
+        };
+        if (destination) return destination(record);
+        defaultLog({ level: 'ERROR', source: 'local-lambda', function: group, condition, message: 'asynchronous event given up and dropped: the function has no on-failure destination' });
+      },
+    });
+    options.onS3Event((event) => {
+      const records = (event.Records ?? []).filter((record) => notified(target, record));
+      if (records.length > 0) void invoke({ Records: records });
+    });
+  };
+
+  const running = [
+    ...deployment.eventSources.map(mapping),
+    ...deployment.schedules.map((schedule) =>
+      startSchedule({
+        rule: schedule.logicalId,
+        group: schedule.group,
+        handler: handlerOf(schedule.group),
+        ...(schedule.input !== undefined ? { input: schedule.input } : {}),
+        everyMs: deploymentOverrides.scheduleEveryMs.value,
+        timeoutMs: deploymentOverrides.scheduleTimeoutMs.value,
+        memoryMb: settings(schedule.group).memoryMb,
+      }),
+    ),
+  ];
+  deployment.notifications.forEach(notification);
+
+  return {
+    stop: async () => {
+      const stopped = await Promise.allSettled(running.map((source) => source.stop()));
+      for (const outcome of stopped) {
+        if (outcome.status === 'rejected') defaultLog({ level: 'ERROR', source: 'local-stack', errorType: errorType(outcome.reason), message: 'an event source did not stop cleanly' });
+      }
+      sqs.destroy();
+    },
+  };
+}

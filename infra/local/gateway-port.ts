@@ -1,0 +1,46 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { answerStarting, withGatewayTimeouts } from './gateway-answers';
+import type { Teardown } from './teardown';
+
+export class PortInUseError extends Error {
+  constructor(readonly port: number) {
+    super(`Port ${port} is already in use`);
+  }
+}
+
+/** Listens on loopback at `port` (0: a free one) and answers the port taken. */
+export function listenOnLoopback(server: Server, port: number): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(port) : error));
+    server.listen(port, '127.0.0.1', () => resolvePort((server.address() as AddressInfo).port));
+  });
+}
+
+export interface GatewayPort {
+  apiUrl: string;
+  /** Hands the port's requests to the gateway (until then each is answered "starting"). */
+  serveWith(listener: RequestListener): void;
+  /** Takes no more requests and ends those in progress: the first thing a stop does. */
+  stopServing(): void;
+}
+
+/**
+ * The gateway's port, held from the first moment by a server that answers "starting" (`answerStarting`)
+ * until the gateway takes its requests over; it is released last, when the teardown gets to it.
+ */
+export async function holdGatewayPort(port: number, teardown: Teardown): Promise<GatewayPort> {
+  let serve: RequestListener | undefined;
+  const server = withGatewayTimeouts(createServer((request, response) => (serve ?? answerStarting)(request, response)));
+  const closed = new Promise<void>((done) => server.once('close', () => done()));
+  const stopServing = () => {
+    if (server.listening) server.close();
+    server.closeAllConnections();
+  };
+  const apiUrl = `http://127.0.0.1:${await listenOnLoopback(server, port)}`;
+  teardown.add('gateway port', async () => {
+    stopServing();
+    await closed;
+  });
+  return { apiUrl, serveWith: (listener) => void (serve = listener), stopServing };
+}

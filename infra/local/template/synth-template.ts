@@ -1,0 +1,23 @@
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { buildApp } from '../../cloud/build-app';
+import { templateDeployment } from '../deployment/template-deployment';
+import { templatePolicies } from '../iam/template-policies';
+import type { CfnTemplate } from './cfn';
+import type { TemplateExtract } from './template-source';
+
+/**
+ * Child process of `template-source.ts`: synthesizes the CDK app as `cdk synth` does, minus esbuild
+ * bundling, and writes what the local stack reads of the template (each function's role statements,
+ * and the deployment: environments, limits, event sources, queues, schedules) to the file named by its argument.
+ */
+const out = process.argv[2];
+if (!out) throw new Error('usage: synth-template.ts <output file>');
+// Each resource's construct path (`aws:cdk:path`, which the CLI asks for too) names the local queues.
+const { app, stack } = buildApp({ 'aws:cdk:bundling-stacks': [], 'aws:cdk:enable-path-metadata': true });
+const assembly = app.synth();
+const template = assembly.getStackArtifact(stack.artifactId).template as CfnTemplate;
+rmSync(assembly.directory, { recursive: true, force: true });
+const extract: TemplateExtract = { policies: templatePolicies(template, stack.stackName), deployment: templateDeployment(template, stack.stackName) };
+const temporary = `${out}.${process.pid}.tmp`;
+writeFileSync(temporary, JSON.stringify(extract));
+renameSync(temporary, out);
