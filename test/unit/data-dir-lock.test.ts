@@ -35,7 +35,8 @@ const procState = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').rep
 
 /** A process that has ended but stays unreaped: its parent (`sleep`, this test's child) never waits for it. */
 async function zombie(): Promise<number> {
-  const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 120'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  // The child ends only after its shell has become `sleep`: a shell that saw it end first would reap it.
+  const parent = spawn('sh', ['-c', 'sh -c "sleep 0.3; exit 0" & echo $!; exec sleep 120'], { stdio: ['ignore', 'pipe', 'ignore'] });
   children.push(parent);
   const pid = await new Promise<number>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
   for (let waited = 0; procState(pid) !== 'Z' && waited < 5000; waited += 20) await sleep(20);
