@@ -3,6 +3,8 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { PUT_EVENTS_MAX_BYTES, PUT_EVENTS_MAX_ENTRIES, entrySize } from '../../shared/change-events/event-bus';
 import { readBody } from './gateway-answers';
+import { listenOnLoopback } from './gateway-port';
+import type { Teardown } from './teardown';
 
 /**
  * A local EventBridge that answers PutEvents as AWS does for what the `events` function sends: at
@@ -175,4 +177,12 @@ export function createLocalEventBus(busName: string, file: string): LocalEventBu
     })().catch(() => answer(response, 500, { __type: 'InternalException', message: 'The local event bus failed' }));
   });
   return { server, received: () => received };
+}
+
+/** The stack's bus on a free loopback port, its events kept in `file`; its stop handed to `teardown`. */
+export async function startLocalEventBus(busName: string, file: string, teardown: Teardown): Promise<{ url: string }> {
+  const { server } = createLocalEventBus(busName, file);
+  const url = `http://127.0.0.1:${await listenOnLoopback(server, 0)}`;
+  teardown.add('local EventBridge', () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))));
+  return { url };
 }

@@ -5,7 +5,7 @@ import { envNames, subpathsFromEnv } from '../../shared/config';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
 import { startDynamoDBLocalFor } from './emulator-ports';
 import type { Emulators } from './emulators';
-import { holdGatewayPort, listenOnLoopback } from './gateway-port';
+import { holdGatewayPort } from './gateway-port';
 import type { SeededOrg } from './seed';
 import { Teardown } from './teardown';
 import { loadTemplate } from './template/template-source';
@@ -117,9 +117,8 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     { startEmulators },
     { enableLocalIam },
     { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool },
-    { createLocalEventBus },
-    { createLocalQueues },
-    { localQueueNames, localQueueSettings },
+    { startLocalEventBus },
+    { startLocalQueues },
     { useStackEnvironments },
     { writeFunctionEnvironments },
     { startEventSources },
@@ -134,7 +133,6 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     import('./iam'),
     import('./provision'),
     import('./event-bus-endpoint'),
-    import('./sqs/queue-endpoint'),
     import('./deployment/local-queues'),
     import('./env/stack-environments'),
     import('./env/function-env-file'),
@@ -157,9 +155,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   const emulators = await startEmulators(dataDir, LOCAL_BUCKET, dynamoStarting);
   teardown.add('emulators', () => emulators.stop());
 
-  const eventBus = createLocalEventBus(LOCAL_EVENT_BUS, join(dataDir, 'events.jsonl'));
-  const eventBusUrl = `http://127.0.0.1:${await listenOnLoopback(eventBus.server, 0)}`;
-  teardown.add('local EventBridge', () => new Promise<void>((done) => (eventBus.server.closeAllConnections(), eventBus.server.close(() => done()))));
+  const eventBus = await startLocalEventBus(LOCAL_EVENT_BUS, join(dataDir, 'events.jsonl'), teardown);
 
   const { deployment } = await template;
   const modules = handlerModulesOf();
@@ -167,11 +163,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   gatewayPort.serveWith(
     gatewayListener(resolveRoutes(subpaths), modules.handlers, { ready: () => ready, initialize: async (group) => void (await modules.load(group)), functionTimeoutMs: timeoutMs }),
   );
-  const queues = createLocalQueues(localQueueSettings(deployment), join(dataDir, 'queues'));
-  const queuesUrl = `http://127.0.0.1:${await listenOnLoopback(queues.server, 0)}`;
-  teardown.add('local SQS', () => queues.close());
-  const queueNames = localQueueNames(deployment);
-  const queueUrlOf = (logicalId: string) => queues.queueUrl(queueNames.get(logicalId)!, queuesUrl);
+  const queues = await startLocalQueues(deployment, dataDir, teardown);
 
   const [pool] = await Promise.all([ensureUserPool(emulators.endpoints.cognito, dataDir), tableReady]);
   const environments = useStackEnvironments(
@@ -187,8 +179,8 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
       signingKeyFile: ensureSigningKey(dataDir),
       region: 'us-east-1',
       credentials: LOCAL_CREDENTIALS,
-      endpoints: { ...emulators.endpoints, eventbridge: eventBusUrl, sqs: queuesUrl },
-      queueUrlOf: (reference) => queueUrlOf(referenced(reference) ?? ''),
+      endpoints: { ...emulators.endpoints, eventbridge: eventBus.url, sqs: queues.endpoint },
+      queueUrlOf: (reference) => queues.urlOf(referenced(reference) ?? ''),
       processEnv: process.env,
     },
     dataDir,
@@ -201,7 +193,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   const eventSources = startEventSources({
     deployment,
     handlerOf: modules.handlerOf,
-    queues: { endpoint: queuesUrl, urlOf: queueUrlOf },
+    queues,
     table: { endpoint: emulators.endpoints.dynamodb, name: LOCAL_TABLE },
     credentials: LOCAL_CREDENTIALS,
     onS3Event: emulators.onS3Event,
@@ -219,7 +211,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     accountUrl: `${apiUrl}/auth/realms/{realm}/account`,
     mailboxUrl: emulators.mailboxUrl,
     mailboxViewerUrl: emulators.mailboxViewerUrl,
-    eventsUrl: `${eventBusUrl}/events`,
+    eventsUrl: `${eventBus.url}/events`,
     mailQueueUrl: environments.tools[envNames.mailQueueUrl] ?? '',
     endpoints: emulators.endpoints,
     orgs,

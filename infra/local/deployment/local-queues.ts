@@ -1,4 +1,8 @@
+import { join } from 'node:path';
+import { listenOnLoopback } from '../gateway-port';
+import { createLocalQueues } from '../sqs/queue-endpoint';
 import type { LocalQueueSettings } from '../sqs/sqs-model';
+import type { Teardown } from '../teardown';
 import { deploymentOverrides } from './overrides';
 import type { TemplateDeployment } from './template-deployment';
 
@@ -25,4 +29,16 @@ export function localQueueSettings(deployment: TemplateDeployment): LocalQueueSe
     retentionSeconds: queue.retentionSeconds,
     ...(queue.redrive ? { deadLetterQueue: names.get(queue.redrive.deadLetterQueue)!, maxReceiveCount: queue.redrive.maxReceiveCount } : {}),
   }));
+}
+
+/**
+ * The local SQS with the template's queues, journaled under `<dataDir>/queues`, on a free loopback port;
+ * its stop handed to `teardown`.
+ */
+export async function startLocalQueues(deployment: TemplateDeployment, dataDir: string, teardown: Teardown): Promise<{ endpoint: string; urlOf(logicalId: string): string }> {
+  const queues = createLocalQueues(localQueueSettings(deployment), join(dataDir, 'queues'));
+  const endpoint = `http://127.0.0.1:${await listenOnLoopback(queues.server, 0)}`;
+  teardown.add('local SQS', () => queues.close());
+  const names = localQueueNames(deployment);
+  return { endpoint, urlOf: (logicalId) => queues.queueUrl(names.get(logicalId) ?? logicalId, endpoint) };
 }
