@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defaultSubpaths, envNames, type Subpaths } from '../shared/config';
 import { liveHolder } from './local/data-dir-lock';
+import { functionEnvFile, toolEnvironmentOf } from './local/env/function-env-file';
 import type { StackInfo } from './local/stack';
 
 interface Addresses {
@@ -19,7 +20,7 @@ interface Addresses {
   bulkBucket: string;
 }
 
-/** A local stack that answers: its description (`stack.json`) and the functions' environment (`function-env.json`). */
+/** A local stack that answers: its description (`stack.json`) and what its functions' environments share (`function-env.json`). */
 export interface LocalTarget extends Addresses {
   kind: 'local';
   dataDir: string;
@@ -60,12 +61,11 @@ export function localStackInfo(dataDir: string, since = 0): StackInfo | undefine
  */
 export function runningLocalStack(dataDir: string, { orElse }: { orElse?: string } = {}): LocalTarget {
   const info = localStackInfo(dataDir);
-  const envFile = join(dataDir, 'function-env.json');
-  if (!info || !existsSync(envFile)) {
+  if (!info || !existsSync(functionEnvFile(dataDir))) {
     if (liveHolder(dataDir)) throw new NoStackError(`The local stack in ${dataDir} is still starting: try again once it prints its banner`);
     throw new NoStackError(`No local stack in ${dataDir}: start it with npm start${orElse ? `, or ${orElse}` : ''}`);
   }
-  const functionEnv = readJson<Record<string, string>>(envFile);
+  const functionEnv = toolEnvironmentOf(dataDir);
   const subpaths = { generative: info.generativeSubpath, user: info.userSubpath };
   return { kind: 'local', dataDir, info, functionEnv, apiUrl: info.apiUrl, authUrl: info.authUrl, clientId: info.clientId, subpaths, bulkBucket: functionEnv[envNames.bulkBucket] ?? '' };
 }

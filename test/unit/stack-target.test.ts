@@ -29,7 +29,7 @@ const info = {
 /** A data directory as a running local stack leaves it. */
 function runningStackDir(): string {
   const dir = dataDir();
-  write(dir, 'function-env.json', { TABLE_NAME: 'local-table', BULK_BUCKET_NAME: 'local-bucket' });
+  write(dir, 'function-env.json', { users: { TABLE_NAME: 'local-table', BULK_BUCKET_NAME: 'local-bucket', USERS_ONLY: 'x' }, bulk: { TABLE_NAME: 'local-table', BULK_BUCKET_NAME: 'local-bucket' } });
   write(dir, 'stack.json', info);
   return dir;
 }
@@ -53,7 +53,7 @@ describe('a local stack', () => {
 
   test('that stopped (its function environment left, its description gone) is no stack', () => {
     const dir = dataDir();
-    write(dir, 'function-env.json', { TABLE_NAME: 'local-table' });
+    write(dir, 'function-env.json', { users: { TABLE_NAME: 'local-table' } });
 
     expect(() => runningLocalStack(dir)).toThrow(NoStackError);
   });
