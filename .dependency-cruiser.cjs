@@ -1,54 +1,91 @@
 /**
- * The layers of the code, top to bottom, and the rules `npm test` holds them to (docs/architecture.md
- * says the same in words). A module may import its own folder and any folder of a lower layer; never
- * a folder of a higher layer, nor another folder of its own layer. So no folder of `shared/` can sit in
- * an import cycle, and no file can either (`no-circular`).
+ * The tiers of the code, top to bottom, each a ladder of layers, and the rules `npm test` holds them to
+ * (docs/architecture.md says the same in words). `shared/` holds one folder per tier below the
+ * functions: edge (HTTP), app (use cases), domain (records and their rules), adapters (AWS and the
+ * identity provider), kernel (what every tier uses). A module may import its own folder and any folder
+ * of a lower layer, in its tier or a lower tier; never a folder of a higher layer or tier, nor another
+ * folder of its own layer. So no folder of `shared/` can sit in an import cycle, and no file can either
+ * (`no-circular`).
  */
-const layers = [
-  // HTTP adapters: one Lambda entry per resource group, binding catalogue operations to use cases.
-  ['functions/(?!common/)[^/]+'],
-  ['functions/common'],
-  // The HTTP layer: the interactive reference, the OpenAPI document, the middy chain and its parts.
-  ['shared/docs'],
-  ['shared/openapi'],
-  ['shared/http'],
-  // The route catalogue: every operation, its schemas and examples (zod only, no AWS).
-  ['shared/api'],
-  // Authorization: who may do what, turning a caller into the scope a use case takes.
-  ['shared/access'],
-  // Use cases, the orchestrating ones first.
-  ['shared/operator', 'shared/bulk', 'shared/account', 'shared/audit-trail', 'shared/bundles', 'shared/scim', 'shared/change-events'],
-  ['shared/auth'],
-  ['shared/agents', 'shared/configurations', 'shared/webhooks'],
-  ['shared/users'],
-  // Repositories and records that several use cases share.
-  ['shared/org', 'shared/sessions', 'shared/audit'],
-  // Ports and their adapters, then the store and the AWS clients.
-  ['shared/mail'],
-  ['shared/identity'],
-  ['shared/store'],
-  ['shared/clients'],
-  // The kernel: schema pieces, configuration, observability, text; then the error catalogue and the logger;
-  // then retries and pacing, which import nothing of the project.
-  ['shared/schemas', 'shared/config\\.ts', 'shared/metrics\\.ts', 'shared/tracer\\.ts', 'shared/text'],
-  ['shared/errors\\.ts', 'shared/logger\\.ts'],
-  ['shared/kernel'],
+const tiers = [
+  {
+    tier: 'functions',
+    layers: [
+      // One Lambda entry per resource group, binding catalogue operations to use cases.
+      ['functions/(?!common/)[^/]+'],
+      ['functions/common'],
+    ],
+  },
+  {
+    tier: 'shared/edge',
+    layers: [
+      // The interactive reference, the OpenAPI document, the middy chains and their parts.
+      ['shared/edge/docs'],
+      ['shared/edge/openapi'],
+      ['shared/edge/http'],
+      // The route catalogue: every operation, its access, schemas and examples (zod only, no AWS).
+      ['shared/edge/api'],
+    ],
+  },
+  {
+    tier: 'shared/app',
+    layers: [
+      // Access: who may do what, turning a caller into the scope a use case takes.
+      ['shared/app/access'],
+      // Use cases, the orchestrating ones first.
+      ['shared/app/operator', 'shared/app/bulk', 'shared/app/account', 'shared/app/audit-trail', 'shared/app/bundles', 'shared/app/scim', 'shared/app/change-events'],
+      ['shared/app/auth'],
+    ],
+  },
+  {
+    tier: 'shared/domain',
+    layers: [
+      ['shared/domain/agents', 'shared/domain/configurations', 'shared/domain/webhooks'],
+      ['shared/domain/users'],
+      // Repositories and records that several use cases share.
+      ['shared/domain/org', 'shared/domain/sessions', 'shared/domain/audit'],
+    ],
+  },
+  {
+    tier: 'shared/adapters',
+    layers: [
+      // Ports and their adapters, then the store and the AWS clients.
+      ['shared/adapters/mail'],
+      ['shared/adapters/identity'],
+      ['shared/adapters/store'],
+      ['shared/adapters/clients'],
+    ],
+  },
+  {
+    tier: 'shared/kernel',
+    layers: [
+      // Schema pieces, configuration, observability, text; then the error catalogue and the logger;
+      // then retries and pacing, and the X-Ray context setting, which import nothing of the project.
+      ['shared/kernel/schemas', 'shared/kernel/config\\.ts', 'shared/kernel/metrics\\.ts', 'shared/kernel/tracer\\.ts', 'shared/kernel/text'],
+      ['shared/kernel/errors\\.ts', 'shared/kernel/logger\\.ts'],
+      ['shared/kernel/retry\\.ts', 'shared/kernel/xray-context-mode\\.ts'],
+    ],
+  },
 ];
+const layers = tiers.flatMap(({ layers: ladder }) => ladder);
 
 const folder = (pattern) => `^${pattern}(/|$)`;
 
-/** For each folder: no import of a higher layer, nor of another folder of its own layer. */
-const layerRules = layers.flatMap((layer, index) =>
-  layer.map((pattern) => {
-    const higher = layers.slice(0, index).flat();
-    const siblings = layer.filter((other) => other !== pattern);
-    return {
-      name: 'layers',
-      comment: `${pattern} may import only its own folder and lower layers (see .dependency-cruiser.cjs)`,
-      severity: 'error',
-      from: { path: folder(pattern) },
-      to: { path: [...higher, ...siblings].map(folder), pathNot: folder(pattern) },
-    };
+/** For each folder, under its tier's name: no import of a higher layer, nor of another folder of its own layer. */
+const layerRules = tiers.flatMap(({ tier, layers: ladder }) =>
+  ladder.flatMap((layer) => {
+    const index = layers.indexOf(layer);
+    return layer.map((pattern) => {
+      const higher = layers.slice(0, index).flat();
+      const siblings = layer.filter((other) => other !== pattern);
+      return {
+        name: `tier ${tier}`,
+        comment: `${pattern} (tier ${tier}) may import only its own folder and lower layers (see .dependency-cruiser.cjs)`,
+        severity: 'error',
+        from: { path: folder(pattern) },
+        to: { path: [...higher, ...siblings].map(folder), pathNot: folder(pattern) },
+      };
+    });
   }),
 ).filter((rule) => rule.to.path.length > 0);
 
@@ -75,7 +112,7 @@ module.exports = {
       comment: 'The docs function serves the API description: it reaches no AWS client',
       severity: 'error',
       from: { path: '^functions/docs/' },
-      to: { path: '^(shared/clients/|node_modules/@aws-sdk/)', reachable: true },
+      to: { path: '^(shared/adapters/clients/|node_modules/@aws-sdk/)', reachable: true },
     },
   ],
   options: {
@@ -88,3 +125,4 @@ module.exports = {
 
 // For the architecture page's check (test/unit/architecture.test.ts); not a dependency-cruiser option.
 Object.defineProperty(module.exports, 'layers', { value: layers, enumerable: false });
+Object.defineProperty(module.exports, 'tiers', { value: tiers, enumerable: false });

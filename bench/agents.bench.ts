@@ -4,10 +4,10 @@
  * interleaved. Report: bench/agents-figures.md.
  */
 import { randomUUID } from 'node:crypto';
-import { listAgentSummaries, type AgentRecord } from '../shared/agents/agent.repository';
-import { eachLimited } from '../shared/bulk/bulk-create.rules';
-import { keys } from '../shared/store/keys';
-import { getItem, getItems, putItem, queryPrefix } from '../shared/store/table';
+import { listAgentSummaries, type AgentRecord } from '../shared/domain/agents/agent.repository';
+import { eachLimited } from '../shared/app/bulk/bulk-create.rules';
+import { keys } from '../shared/adapters/store/keys';
+import { getItem, getItems, putItem, queryPrefix } from '../shared/adapters/store/table';
 import { benchmark, type Context, type Run } from './harness/benchmark';
 import { instructions, seedBot, TOPICS } from './harness/bot';
 import { check, series, timed } from './harness/series';
@@ -68,7 +68,7 @@ function report({ data: d, series, f }: Run<Data, undefined>) {
   return {
     Setup: [
       bullets([
-        "A fresh local stack (`infra/local/main.ts --fresh`, PORT=0, a temporary data directory): the gateway and the handler modules in one Node process, DynamoDB Local in a JVM; the bench is a third process on the same machine. API requests: `node:http` with a keep-alive agent (the kind of client the raw reads' SDK is) and an ADMIN access token. Raw reads: the product's store module (shared/store/table.ts) called in the bench process, its DynamoDB calls without the use case, authentication or HTTP.",
+        "A fresh local stack (`infra/local/main.ts --fresh`, PORT=0, a temporary data directory): the gateway and the handler modules in one Node process, DynamoDB Local in a JVM; the bench is a third process on the same machine. API requests: `node:http` with a keep-alive agent (the kind of client the raw reads' SDK is) and an ADMIN access token. Raw reads: the product's store module (shared/adapters/store/table.ts) called in the bench process, its DynamoDB calls without the use case, authentication or HTTP.",
         `Seeded with the operator services and \`createAgent\` (8 at a time): a new environment and bot in \`${d.org.name}\`, 2 personas, 4 functions, 2 collections, a default supervisor and ${fmt.int(d.n.agents)} agents (instructions of about ${instructions(TOPICS[0]!).length} characters, 2 constraints, 2 of 12 tags, 2 functions, 1 collection): **${fmt.s(d.seedMs)}**. The listing's Query returns ${d.summaries.length} summaries (${fmt.kib(Buffer.byteLength(JSON.stringify(d.summaries)))} as JSON).`,
         `Each series: ${d.n.warmUp} unmeasured operations, then ${d.n.samples} measured, one at a time, in alternating blocks of 10 (the first series rotating every round). The read series read the same random agents.`,
       ]),

@@ -3,11 +3,11 @@
  * (JSON), and the DynamoDB calls and units of each, recorded on one in-process call. Report:
  * bench/bundles-figures.md.
  */
-import { operatorScope } from '../shared/agents/bot-scope';
-import { applyBundle } from '../shared/bundles/bundle-apply';
-import { exportBundle } from '../shared/bundles/bundle-export';
-import { planBundle } from '../shared/bundles/bundle-plan';
-import { bundleSchema, type Bundle } from '../shared/bundles/bundle.schemas';
+import { operatorScope } from '../shared/domain/agents/bot-scope';
+import { applyBundle } from '../shared/app/bundles/bundle-apply';
+import { exportBundle } from '../shared/app/bundles/bundle-export';
+import { planBundle } from '../shared/app/bundles/bundle-plan';
+import { bundleSchema, type Bundle } from '../shared/app/bundles/bundle.schemas';
 import { benchmark, type Context } from './harness/benchmark';
 import { instructions, seedBot, TOPICS } from './harness/bot';
 import { recordCalls } from './harness/capacity';

@@ -1,13 +1,13 @@
 /**
  * `npm run bench:dynamodb [-- --endpoint <url>]`: the DynamoDB operations the product uses, through
- * its own store module (shared/store/table.ts), 8 and 16 requests in flight (the benchmarks' and the
+ * its own store module (shared/adapters/store/table.ts), 8 and 16 requests in flight (the benchmarks' and the
  * bulk worker's concurrency). Without `--endpoint` it starts DynamoDB Local as the local stack does
  * (data on disk, in a temporary directory); with one it measures any DynamoDB-compatible endpoint.
  */
 import { startDynamoDBLocal } from '../infra/local/dynamodb-local';
 import { ensureTable, LOCAL_CREDENTIALS, LOCAL_TABLE } from '../infra/local/provision';
-import { envNames } from '../shared/config';
-import * as store from '../shared/store/table';
+import { envNames } from '../shared/kernel/config';
+import * as store from '../shared/adapters/store/table';
 import { benchmark, type Context } from './harness/benchmark';
 import { throughput } from './harness/series';
 import { onCleanUp, placeholderConfig, tempDir } from './harness/stack';
@@ -60,7 +60,7 @@ async function measure({ run }: Awaited<ReturnType<typeof data>>, { size, progre
 benchmark({
   name: 'dynamodb',
   script: 'bench:dynamodb',
-  title: 'DynamoDB operations the product uses, through shared/store/table.ts',
+  title: 'DynamoDB operations the product uses, through shared/adapters/store/table.ts',
   data,
   measure,
   report: ({ data: { endpoint }, measured: { count, rows } }) => ({

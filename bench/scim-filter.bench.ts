@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import SCIMMY from 'scimmy';
-import { MAX_COMPARISONS, MAX_DEPTH, MAX_FILTER_LENGTH, readFilter } from '../shared/scim/scim-filter-syntax';
+import { MAX_COMPARISONS, MAX_DEPTH, MAX_FILTER_LENGTH, readFilter } from '../shared/app/scim/scim-filter-syntax';
 
 /**
  * How long a SCIM filter takes to read, by the service provider's reader and by scimmy's parser (which
@@ -56,7 +56,7 @@ row(`first refused: ${MAX_DEPTH + 1} levels of nesting`, `${'('.repeat(MAX_DEPTH
 const report = `# SCIM filter reads
 
 Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`npm run bench:scim\` (bench/scim-filter.bench.ts) on ${cpus().length} CPUs × ${cpus()[0]?.model.trim()}, Node ${process.version}; load average (1 min) at the start ${loadavg()[0]!.toFixed(2)}.
-Median of 5 reads after one warm-up, in one process; a read past 2 s is timed once. "scimmy" is scimmy's own parser (\`new SCIMMY.Types.Filter(text)\`), which the service provider no longer gives filters to; "service provider" is \`readFilter\` (shared/scim/scim-filter-syntax.ts): the pre-scan and the tree, with every attribute checked against the schema.
+Median of 5 reads after one warm-up, in one process; a read past 2 s is timed once. "scimmy" is scimmy's own parser (\`new SCIMMY.Types.Filter(text)\`), which the service provider no longer gives filters to; "service provider" is \`readFilter\` (shared/app/scim/scim-filter-syntax.ts): the pre-scan and the tree, with every attribute checked against the schema.
 
 | shape | characters | reader | ms | outcome |
 |---|---:|---|---:|---|

@@ -6,16 +6,16 @@
  * 100,000 users. Report: bench/users-figures.md.
  */
 import { tmpdir } from 'node:os';
-import { authorizeOrgAdmin } from '../shared/access/org-access';
-import { authenticate } from '../shared/auth/caller';
-import { keys } from '../shared/store/keys';
-import { getItem, getItems, queryPartition } from '../shared/store/table';
-import { prefixOf, wordsIn } from '../shared/users/user-index';
-import { CLOCK_MARGIN_MS, listUsers, quicksearchUsers, RANGED_READ_FROM, type UserListQuery } from '../shared/users/user-queries';
-import { registerUser } from '../shared/users/user-registration';
-import { getUser, saveUser, type StoredUser } from '../shared/users/user.repository';
-import { userPorts } from '../shared/users/user-ports';
-import { quicksearchQuerySchema, userListQuerySchema } from '../shared/users/user.schemas';
+import { authorizeOrgAdmin } from '../shared/app/access/org-access';
+import { authenticate } from '../shared/app/auth/caller';
+import { keys } from '../shared/adapters/store/keys';
+import { getItem, getItems, queryPartition } from '../shared/adapters/store/table';
+import { prefixOf, wordsIn } from '../shared/domain/users/user-index';
+import { CLOCK_MARGIN_MS, listUsers, quicksearchUsers, RANGED_READ_FROM, type UserListQuery } from '../shared/domain/users/user-queries';
+import { registerUser } from '../shared/domain/users/user-registration';
+import { getUser, saveUser, type StoredUser } from '../shared/domain/users/user.repository';
+import { userPorts } from '../shared/domain/users/user-ports';
+import { quicksearchQuerySchema, userListQuerySchema } from '../shared/domain/users/user.schemas';
 import { benchmark, type Context, type Run } from './harness/benchmark';
 import { recordCalls, type Call } from './harness/capacity';
 import { seedOrganization, type SeededOrganization as Org } from './harness/seed';
@@ -194,7 +194,7 @@ const setup = ({ data: d }: UsersRun) =>
     `A fresh local stack (\`infra/local/main.ts --fresh\`, PORT=0): gateway and handler modules in one Node process, DynamoDB Local in a JVM (data directory under \`${tmpdir()}\`${tmpdir().startsWith('/dev/shm') ? ', a tmpfs in memory' : ''}), the bench a third process on the same machine.`,
     `Organization \`${d.big.name}\` made by \`createOrganization\` (its ADMIN in cognito-local; the bench signs in with a password grant). Its other ${fmt.int(d.users.length)} users written straight into the table as the product stores them (bench/users.data.ts: the user item, the items of \`indexWrites\`, the e-mail claim; no Cognito account, which no measured operation reads): ${fmt.int(d.seeded.items)} items in ${fmt.int(d.seeded.requests)} \`BatchWriteItem\` requests, 16 in flight, **${fmt.s(d.seeded.ms)}**. A second organization of ${fmt.int(SMALL_ORG)} users the same way (${fmt.s(d.smallSeeded.ms)}).`,
     `The users: VIEWERs of that bot, names of many languages, ${fmt.int(d.users.filter((u) => u.company).length)} with one of 30 companies, ${fmt.int(d.users.length - d.seeded.active)} DELETED. \`searchTerms=${d.searchTerms}\` matches ${d.pages.get(d.requests.at(-5)!.key)!.total} active users; quicksearch \`${QUICK_TERM}\` returns ${d.names.length} names (at most ${d.quick.limit}). A container's first quicksearch reads every active user's name (${fmt.int(d.seeded.active + 1)}; by name range from ${fmt.int(RANGED_READ_FROM)} on): once each, untimed by the series, **${fmt.s(d.first.apiMs)}** through the API and ${fmt.s(d.first.inProcessMs)} in the bench process.`,
-    `Each series: ${d.n.warmUp} unmeasured requests, then ${d.n.samples} measured, one at a time, in alternating blocks of 10 (the first series rotating every round). Quicksearch after a write: before each request, untimed, \`saveUser\` rewrites one user, which moves the count's version. Every API answer is checked against what the product returned in process. Raw reads: the product's store module (shared/store/table.ts) called in the bench process, the reads the product makes, without its sorting, merging, filtering, authentication or HTTP.`,
+    `Each series: ${d.n.warmUp} unmeasured requests, then ${d.n.samples} measured, one at a time, in alternating blocks of 10 (the first series rotating every round). Quicksearch after a write: before each request, untimed, \`saveUser\` rewrites one user, which moves the count's version. Every API answer is checked against what the product returned in process. Raw reads: the product's store module (shared/adapters/store/table.ts) called in the bench process, the reads the product makes, without its sorting, merging, filtering, authentication or HTTP.`,
   ]);
 
 benchmark<Data, UsersRun['measured']>({

@@ -3,13 +3,13 @@
  * dates every run; only the uuids differ) and stored as the product stores them.
  */
 import { randomUUID } from 'node:crypto';
-import { keys } from '../shared/store/keys';
-import { updateItem } from '../shared/store/table';
-import { fold } from '../shared/text/matching';
-import { indexWrites } from '../shared/users/user-index';
-import { readUserCount } from '../shared/users/user-queries';
-import type { Permission, UserRecord } from '../shared/users/user.entities';
-import type { StoredUser } from '../shared/users/user.repository';
+import { keys } from '../shared/adapters/store/keys';
+import { updateItem } from '../shared/adapters/store/table';
+import { fold } from '../shared/kernel/text/matching';
+import { indexWrites } from '../shared/domain/users/user-index';
+import { readUserCount } from '../shared/domain/users/user-queries';
+import type { Permission, UserRecord } from '../shared/domain/users/user.entities';
+import type { StoredUser } from '../shared/domain/users/user.repository';
 import { putAll } from './harness/seed';
 import { check, timed } from './harness/series';
 import names from './users.names.json';

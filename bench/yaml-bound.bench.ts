@@ -1,5 +1,5 @@
 /**
- * `npm run bench:yaml`: the bounds of a YAML bundle body (shared/bundles/bundle.limits.ts). First the
+ * `npm run bench:yaml`: the bounds of a YAML bundle body (shared/app/bundles/bundle.limits.ts). First the
  * guide: a bot of 500 agents (the most a bundle holds, seeded as the other benchmarks seed bots) on a
  * fresh local stack, exported as YAML through the API, and that export read back and planned. Then the
  * worst YAML shapes at the byte bound, each read by the product's reader (`readBundle`) in this
@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parse as parseYaml } from 'yaml';
 import { runningLocalStack, useStackEnvironment } from '../infra/stack-target';
-import { readBundle } from '../shared/bundles/bundle-format';
-import { yamlBundleLimits } from '../shared/bundles/bundle.limits';
-import { MAX_BUNDLE_ENTRIES } from '../shared/bundles/bundle.schemas';
-import { BadRequestError, PayloadTooLargeError } from '../shared/errors';
+import { readBundle } from '../shared/app/bundles/bundle-format';
+import { yamlBundleLimits } from '../shared/app/bundles/bundle.limits';
+import { MAX_BUNDLE_ENTRIES } from '../shared/app/bundles/bundle.schemas';
+import { BadRequestError, PayloadTooLargeError } from '../shared/kernel/errors';
 import { seedBot } from './harness/bot';
 import { check } from './harness/series';
 import { accessToken, apiCall, cleanUp, projectRoot, startStack } from './harness/stack';
@@ -136,7 +136,7 @@ function section(guide: Awaited<ReturnType<typeof exportGuide>>, started: number
     `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`npm run bench:yaml\` (bench/yaml-bound.bench.ts) on ${machine}. ` +
       `Load average (1 / 5 / 15 min): ${loadBefore} at the start, ${load} at the end; the run took ${fmt.s(performance.now() - started)}. ` +
       `Times are medians of ${RUNS} runs after one untimed (the duplicate-key table: 1 and 3 runs), in this process, of the product's reader ` +
-      '(`readBundle` of shared/bundles/bundle-format.ts, what `…/bundle/plan` and `…/bundle/apply` run before validation), so without HTTP, authentication or validation.',
+      '(`readBundle` of shared/app/bundles/bundle-format.ts, what `…/bundle/plan` and `…/bundle/apply` run before validation), so without HTTP, authentication or validation.',
     '### The guide: the largest bundle the API exports',
     `A fresh local stack, a bot of ${AGENTS} agents (the most a bundle holds; agents as bench/harness/bot.ts seeds them, instructions of about 390 characters) and its default supervisor, ` +
       `exported through the API: **${kib(yamlBytes)} of YAML** (\`Accept: application/yaml\`), ${kib(Buffer.byteLength(guide.json))} of JSON. ` +
@@ -144,7 +144,7 @@ function section(guide: Awaited<ReturnType<typeof exportGuide>>, started: number
       `The byte bound, ${fmt.int(bound)} B (1 MiB), is ${(bound / yamlBytes).toFixed(2)} times that export: room for agents with longer texts, and a larger bundle goes as JSON (6 MB).`,
     '### The worst shapes at the bound',
     '| shape | bytes | ms | the reader answers |\n|---|---:|---:|---|\n' + shapes.join('\n'),
-    `Bounds (shared/bundles/bundle.limits.ts): ${fmt.int(bound)} bytes (413, before parsing), ${fmt.int(yamlBundleLimits.scalars)} keys and values (413, counted as the text is lexed), ` +
+    `Bounds (shared/app/bundles/bundle.limits.ts): ${fmt.int(bound)} bytes (413, before parsing), ${fmt.int(yamlBundleLimits.scalars)} keys and values (413, counted as the text is lexed), ` +
       `collections nested ${yamlBundleLimits.depth} deep and ${yamlBundleLimits.aliases} aliases (400, as the text is parsed), ${yamlBundleLimits.aliases} nodes expanded from aliases (\`yaml\`'s \`maxAliasCount\`), ` +
       "and duplicate keys found in one pass rather than by `yaml`'s `uniqueKeys`, which compares each key of a map with every other.",
     "### `yaml`'s own duplicate-key check",

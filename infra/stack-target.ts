@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { defaultSubpaths, envNames, type Subpaths } from '../shared/config';
+import { defaultSubpaths, envNames, type Subpaths } from '../shared/kernel/config';
 import { liveHolder } from './local/data-dir-lock';
 import { functionEnvFile, toolEnvironmentOf } from './local/env/function-env-file';
 import type { StackInfo } from './local/stack';
@@ -88,7 +88,7 @@ export function deployedStack(outputsFile: string): DeployedTarget {
   };
 }
 
-/** What the handler modules read to reach the stack (names from shared/config.ts); a deployed stack's from its outputs. */
+/** What the handler modules read to reach the stack (names from shared/kernel/config.ts); a deployed stack's from its outputs. */
 export function functionEnvironment(target: StackTarget): Record<string, string> {
   if (target.kind === 'local') return target.functionEnv;
   const need = (name: string) => {

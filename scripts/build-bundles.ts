@@ -16,7 +16,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { resourceGroups } from '../shared/api/routes';
+import { resourceGroups } from '../shared/edge/api/routes';
 
 export type BundleMode = 'sdk-external' | 'self-contained';
 

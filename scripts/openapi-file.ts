@@ -1,5 +1,5 @@
-import { openApiDocument } from '../shared/openapi/document';
-import { defaultSubpaths, type Subpaths } from '../shared/api/routes';
+import { openApiDocument } from '../shared/edge/openapi/document';
+import { defaultSubpaths, type Subpaths } from '../shared/edge/api/routes';
 
 /** The committed OpenAPI document: default subpaths, the local stack's default address as its server. */
 export const committedOpenApi = { file: 'docs/openapi.json', serverUrl: 'http://127.0.0.1:3000' } as const;

@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
-import { subpathsFromEnv } from '../shared/config';
-import { openApiDocument } from '../shared/openapi/document';
-import { defaultSubpaths } from '../shared/api/routes';
+import { subpathsFromEnv } from '../shared/kernel/config';
+import { openApiDocument } from '../shared/edge/openapi/document';
+import { defaultSubpaths } from '../shared/edge/api/routes';
 import { committedOpenApi, openApiFileText } from './openapi-file';
 
 /**

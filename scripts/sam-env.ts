@@ -16,8 +16,8 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ResourceGroup } from '../shared/api/routes';
-import { envNames } from '../shared/config';
+import type { ResourceGroup } from '../shared/edge/api/routes';
+import { envNames } from '../shared/kernel/config';
 import { runCommand, UsageError } from '../infra/cli/command';
 import { readFunctionEnvironments } from '../infra/local/env/function-env-file';
 import { deployedStack, runningLocalStack } from '../infra/stack-target';

@@ -11,10 +11,10 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bulkCreateColumns } from '../shared/bulk/bulk.limits';
-import { catalogue } from '../shared/api/catalogue';
-import { defaultSubpaths, type Subpaths } from '../shared/api/routes';
-import { generatePassword } from '../shared/identity/password-policy';
+import { bulkCreateColumns } from '../shared/app/bulk/bulk.limits';
+import { catalogue } from '../shared/edge/api/catalogue';
+import { defaultSubpaths, type Subpaths } from '../shared/edge/api/routes';
+import { generatePassword } from '../shared/adapters/identity/password-policy';
 import { projectRoot } from '../infra/cloud/project-root';
 import { runCommand, UsageError } from '../infra/cli/command';
 import { deployedStack, passwordGrant, runningLocalStack, type StackTarget } from '../infra/stack-target';

@@ -1,9 +1,9 @@
 /** A bot of realistic agents, as the agents and bundles benchmarks seed it through the product's services. */
-import { agentCreateSchema } from '../../shared/agents/agent.schemas';
-import { createAgent } from '../../shared/agents/agent-write.service';
-import { operatorScope } from '../../shared/agents/bot-scope';
-import { eachLimited } from '../../shared/bulk/bulk-create.rules';
-import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor } from '../../shared/operator/operator.service';
+import { agentCreateSchema } from '../../shared/domain/agents/agent.schemas';
+import { createAgent } from '../../shared/domain/agents/agent-write.service';
+import { operatorScope } from '../../shared/domain/agents/bot-scope';
+import { eachLimited } from '../../shared/app/bulk/bulk-create.rules';
+import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor } from '../../shared/app/operator/operator.service';
 
 export const TOPICS = ['billing', 'shipping', 'returns', 'warranty claims', 'account security', 'product advice', 'loyalty points', 'gift cards', 'subscriptions'];
 const TAGS = ['#billing', '#orders', '#returns', '#support', '#sales', '#vip', '#b2b', '#faq', '#escalation', '#loyalty', '#stores', '#tech'];

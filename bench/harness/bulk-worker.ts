@@ -3,7 +3,7 @@
  * spawns it with IPC in the environment the stack gives its functions (arguments: organization, job).
  */
 import { performance } from 'node:perf_hooks';
-import { runBulkCreateJob } from '../../shared/bulk/bulk-create.worker';
+import { runBulkCreateJob } from '../../shared/app/bulk/bulk-create.worker';
 
 const loaded = process.memoryUsage(); // Modules loaded, the job not yet read.
 let peakHeap = loaded.heapUsed;

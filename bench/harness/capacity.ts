@@ -4,7 +4,7 @@
  * product's own client hook (`addClientPlugin`), so it sees exactly the calls the product code makes.
  */
 import { performance } from 'node:perf_hooks';
-import { addClientPlugin, type ClientPlugin } from '../../shared/clients/client-options';
+import { addClientPlugin, type ClientPlugin } from '../../shared/adapters/clients/client-options';
 import { sum } from './stats';
 
 /** One call: sent when and for how long, keys asked for or written (a transaction's items), items returned, units. */

@@ -4,9 +4,9 @@
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { documentClient } from '../../shared/clients/dynamodb';
-import { config } from '../../shared/config';
-import { addBot, addEnvironment, createOrganization } from '../../shared/operator/operator.service';
+import { documentClient } from '../../shared/adapters/clients/dynamodb';
+import { config } from '../../shared/kernel/config';
+import { addBot, addEnvironment, createOrganization } from '../../shared/app/operator/operator.service';
 
 type Item = Record<string, unknown>;
 const BATCH = 25;

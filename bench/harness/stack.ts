@@ -14,8 +14,8 @@ import type { StackInfo } from '../../infra/local/stack';
 import { spawnLocalStack, type Launcher } from '../../infra/local/stack-child';
 import { awaitLocalStack, NoStackError, passwordGrant } from '../../infra/stack-target';
 import { createGateway } from '../../infra/local/gateway';
-import { resolveRoutes, type ResourceGroup } from '../../shared/api/routes';
-import { envNames, subpathsFromEnv } from '../../shared/config';
+import { resolveRoutes, type ResourceGroup } from '../../shared/edge/api/routes';
+import { envNames, subpathsFromEnv } from '../../shared/kernel/config';
 import { check } from './series';
 
 export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');

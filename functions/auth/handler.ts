@@ -1,18 +1,18 @@
-import { ACCOUNT_PAGE_POLICY } from '../../shared/account/account-page';
-import { changePassword, showAccount, signIn, signOut, type AccountAnswer, type AccountPage, type AccountRequest } from '../../shared/account/account.service';
-import { authApi } from '../../shared/api/auth.api';
-import { withAuditContext } from '../../shared/audit/audit-context';
-import { bearerToken } from '../../shared/auth/caller';
-import { realmIssuer } from '../../shared/auth/jwt';
-import { discovery, logout, revokeToken, userInfo } from '../../shared/auth/openid.service';
-import { realmExists } from '../../shared/auth/realm';
-import { tokenSigner } from '../../shared/auth/signer';
-import { grantToken, readTokenForm } from '../../shared/auth/token.service';
-import { NotFoundError } from '../../shared/errors';
-import { cookieValue, strictCookie } from '../../shared/http/cookies';
-import { createFunction, routes, type RouteInput } from '../../shared/http/handler-factory';
-import { publicOperation } from '../../shared/http/public-route';
-import { ok } from '../../shared/http/types';
+import { ACCOUNT_PAGE_POLICY } from '../../shared/app/account/account-page';
+import { changePassword, showAccount, signIn, signOut, type AccountAnswer, type AccountPage, type AccountRequest } from '../../shared/app/account/account.service';
+import { authApi } from '../../shared/edge/api/auth.api';
+import { withAuditContext } from '../../shared/domain/audit/audit-context';
+import { bearerToken } from '../../shared/app/auth/caller';
+import { realmIssuer } from '../../shared/app/auth/jwt';
+import { discovery, logout, revokeToken, userInfo } from '../../shared/app/auth/openid.service';
+import { realmExists } from '../../shared/app/auth/realm';
+import { tokenSigner } from '../../shared/app/auth/signer';
+import { grantToken, readTokenForm } from '../../shared/app/auth/token.service';
+import { NotFoundError } from '../../shared/kernel/errors';
+import { cookieValue, strictCookie } from '../../shared/edge/http/cookies';
+import { createFunction, routes, type RouteInput } from '../../shared/edge/http/handler-factory';
+import { publicOperation } from '../../shared/edge/http/public-route';
+import { ok } from '../../shared/edge/http/types';
 
 /** The OpenID Connect provider of each realm and its account page. */
 

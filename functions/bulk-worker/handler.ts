@@ -1,10 +1,10 @@
 import type { S3Event, S3EventRecord, SQSRecord } from 'aws-lambda';
-import { runBulkCreateJob } from '../../shared/bulk/bulk-create.worker';
-import { parseUploadKey } from '../../shared/bulk/bulk-files';
-import { failJob } from '../../shared/bulk/bulk-job';
-import { eventFunction } from '../../shared/http/event-function';
-import { logger } from '../../shared/logger';
-import { count } from '../../shared/metrics';
+import { runBulkCreateJob } from '../../shared/app/bulk/bulk-create.worker';
+import { parseUploadKey } from '../../shared/app/bulk/bulk-files';
+import { failJob } from '../../shared/app/bulk/bulk-job';
+import { eventFunction } from '../../shared/edge/http/event-function';
+import { logger } from '../../shared/kernel/logger';
+import { count } from '../../shared/kernel/metrics';
 
 /**
  * What Lambda writes to the on-failure destination once an asynchronous invocation has failed its

@@ -1,14 +1,14 @@
-import { bulkApi } from '../../shared/api/bulk.api';
-import { operationPath } from '../../shared/api/route-resolution';
-import type { BulkJob } from '../../shared/bulk/bulk-job';
-import { respondAsyncSchema } from '../../shared/bulk/bulk.schemas';
-import { bulkCreate, createUploadJob, failedRows, jobView, readJob, resendWelcomes, retryJob } from '../../shared/bulk/bulk.service';
-import { bulkDelete, bulkGrant, bulkRevoke } from '../../shared/bulk/bulk-users.service';
-import { subpathsFromEnv } from '../../shared/config';
-import { createFunction, routes } from '../../shared/http/handler-factory';
-import { userOperation } from '../../shared/http/user-route';
-import { ok } from '../../shared/http/types';
-import { languageOf } from '../../shared/mail/language-header';
+import { bulkApi } from '../../shared/edge/api/bulk.api';
+import { operationPath } from '../../shared/edge/api/route-resolution';
+import type { BulkJob } from '../../shared/app/bulk/bulk-job';
+import { respondAsyncSchema } from '../../shared/app/bulk/bulk.schemas';
+import { bulkCreate, createUploadJob, failedRows, jobView, readJob, resendWelcomes, retryJob } from '../../shared/app/bulk/bulk.service';
+import { bulkDelete, bulkGrant, bulkRevoke } from '../../shared/app/bulk/bulk-users.service';
+import { subpathsFromEnv } from '../../shared/kernel/config';
+import { createFunction, routes } from '../../shared/edge/http/handler-factory';
+import { userOperation } from '../../shared/edge/http/user-route';
+import { ok } from '../../shared/edge/http/types';
+import { languageOf } from '../../shared/adapters/mail/language-header';
 
 /** Bulk operations (docs/api/bulk.md): the HTTP side. The work itself is done by `bulk-worker`. */
 

@@ -1,10 +1,10 @@
-import { listAgents, type AgentPosition } from '../../shared/agents/agent-read.service';
-import { toAgentSummary } from '../../shared/agents/agent.mapper';
-import type { AgentKind } from '../../shared/agents/agent.repository';
-import type { ListQuery } from '../../shared/agents/agent.schemas';
-import type { BotScope } from '../../shared/agents/bot-scope';
-import { cursorOf, type ListingRequest } from '../../shared/http/cursor-page';
-import { pageOf } from '../../shared/http/page';
+import { listAgents, type AgentPosition } from '../../shared/domain/agents/agent-read.service';
+import { toAgentSummary } from '../../shared/domain/agents/agent.mapper';
+import type { AgentKind } from '../../shared/domain/agents/agent.repository';
+import type { ListQuery } from '../../shared/domain/agents/agent.schemas';
+import type { BotScope } from '../../shared/domain/agents/bot-scope';
+import { cursorOf, type ListingRequest } from '../../shared/edge/http/cursor-page';
+import { pageOf } from '../../shared/edge/http/page';
 
 
 /** A page of supervisors or agents, by number or by token (bound to the bot), with the next page's token. */

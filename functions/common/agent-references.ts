@@ -1,9 +1,9 @@
-import { requireRecord, viewOf } from '../../shared/agents/agent-read.service';
-import type { AgentView } from '../../shared/agents/agent.mapper';
-import type { AgentKind, AgentRecord, BotResources } from '../../shared/agents/agent.repository';
-import type { BotScope } from '../../shared/agents/bot-scope';
-import { keys, type ItemKey } from '../../shared/store/keys';
-import type { Prefetched } from '../../shared/store/prefetched';
+import { requireRecord, viewOf } from '../../shared/domain/agents/agent-read.service';
+import type { AgentView } from '../../shared/domain/agents/agent.mapper';
+import type { AgentKind, AgentRecord, BotResources } from '../../shared/domain/agents/agent.repository';
+import type { BotScope } from '../../shared/domain/agents/bot-scope';
+import { keys, type ItemKey } from '../../shared/adapters/store/keys';
+import type { Prefetched } from '../../shared/adapters/store/prefetched';
 
 /**
  * An agent's answer needs the persona, functions and collections it references, which are known only

@@ -1,14 +1,14 @@
-import { agentReadKeys, requireLatestRecord } from '../../shared/agents/agent-read.service';
-import type { AgentKind } from '../../shared/agents/agent.repository';
-import { toRevisionSummary } from '../../shared/agents/agent.mapper';
-import { diffRevisions, listRevisions, readRevision } from '../../shared/agents/agent-revisions';
-import { restoreRevision } from '../../shared/agents/agent-write.service';
-import type { agentsApi, supervisorsApi } from '../../shared/api/agents.api';
-import { versionsOfIfMatch } from '../../shared/http/etag';
-import { userOperation } from '../../shared/http/user-route';
-import { cursorOf } from '../../shared/http/cursor-page';
-import { pageOf } from '../../shared/http/page';
-import { ok } from '../../shared/http/types';
+import { agentReadKeys, requireLatestRecord } from '../../shared/domain/agents/agent-read.service';
+import type { AgentKind } from '../../shared/domain/agents/agent.repository';
+import { toRevisionSummary } from '../../shared/domain/agents/agent.mapper';
+import { diffRevisions, listRevisions, readRevision } from '../../shared/domain/agents/agent-revisions';
+import { restoreRevision } from '../../shared/domain/agents/agent-write.service';
+import type { agentsApi, supervisorsApi } from '../../shared/edge/api/agents.api';
+import { versionsOfIfMatch } from '../../shared/edge/http/etag';
+import { userOperation } from '../../shared/edge/http/user-route';
+import { cursorOf } from '../../shared/edge/http/cursor-page';
+import { pageOf } from '../../shared/edge/http/page';
+import { ok } from '../../shared/edge/http/types';
 import { agentAnswer } from './agent-answer';
 
 type RevisionOperations = Pick<typeof agentsApi | typeof supervisorsApi, 'revisions' | 'revision' | 'revisionDiff' | 'restore'>;

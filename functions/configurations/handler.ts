@@ -1,10 +1,10 @@
-import { ownBot } from '../../shared/access/org-access';
-import { configurationsApi } from '../../shared/api/configurations.api';
-import { toConfigurationResponse } from '../../shared/configurations/configuration.mapper';
-import { hasConfiguration, listConfigurations, saveConfiguration } from '../../shared/configurations/configuration.service';
-import { createFunction, routes } from '../../shared/http/handler-factory';
-import { userOperation } from '../../shared/http/user-route';
-import { ok } from '../../shared/http/types';
+import { ownBot } from '../../shared/app/access/org-access';
+import { configurationsApi } from '../../shared/edge/api/configurations.api';
+import { toConfigurationResponse } from '../../shared/domain/configurations/configuration.mapper';
+import { hasConfiguration, listConfigurations, saveConfiguration } from '../../shared/domain/configurations/configuration.service';
+import { createFunction, routes } from '../../shared/edge/http/handler-factory';
+import { userOperation } from '../../shared/edge/http/user-route';
+import { ok } from '../../shared/edge/http/types';
 
 /** The caller's own configuration values (docs/api/configurations.md); the path's organization is not used. */
 export const handlers = routes(

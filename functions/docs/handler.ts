@@ -1,10 +1,10 @@
-import { docsApi } from '../../shared/api/docs.api';
-import { subpathsFromEnv } from '../../shared/config';
-import { apiDescription, serverUrlOf } from '../../shared/docs/api-description';
-import { REFERENCE_PERMISSIONS, REFERENCE_POLICY, referenceFile, referencePage } from '../../shared/docs/reference-page';
-import { NotFoundError } from '../../shared/errors';
-import { createFunction, routes } from '../../shared/http/handler-factory';
-import { publicOperation } from '../../shared/http/public-route';
+import { docsApi } from '../../shared/edge/api/docs.api';
+import { subpathsFromEnv } from '../../shared/kernel/config';
+import { apiDescription, serverUrlOf } from '../../shared/edge/docs/api-description';
+import { REFERENCE_PERMISSIONS, REFERENCE_POLICY, referenceFile, referencePage } from '../../shared/edge/docs/reference-page';
+import { NotFoundError } from '../../shared/kernel/errors';
+import { createFunction, routes } from '../../shared/edge/http/handler-factory';
+import { publicOperation } from '../../shared/edge/http/public-route';
 
 /** The API's description and its interactive reference. */
 

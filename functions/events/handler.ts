@@ -1,14 +1,14 @@
 import type { Context, DynamoDBRecord } from 'aws-lambda';
-import { cloudEventOf } from '../../shared/audit/cloud-event';
-import { eventTypeOfAction } from '../../shared/audit/event-types';
-import { changeOfRecord } from '../../shared/change-events/change-stream';
-import { publishChangeEvents } from '../../shared/change-events/event-bus';
-import { eventFunction } from '../../shared/http/event-function';
-import { logger } from '../../shared/logger';
-import { count } from '../../shared/metrics';
-import { sweepDeliveries } from '../../shared/webhooks/delivery-engine';
-import { enqueueChanges, type ChangeForSubscribers } from '../../shared/webhooks/delivery-schedule';
-import { DELIVERY_TIMEOUT_MS } from '../../shared/webhooks/outbound-http';
+import { cloudEventOf } from '../../shared/domain/audit/cloud-event';
+import { eventTypeOfAction } from '../../shared/domain/audit/event-types';
+import { changeOfRecord } from '../../shared/app/change-events/change-stream';
+import { publishChangeEvents } from '../../shared/app/change-events/event-bus';
+import { eventFunction } from '../../shared/edge/http/event-function';
+import { logger } from '../../shared/kernel/logger';
+import { count } from '../../shared/kernel/metrics';
+import { sweepDeliveries } from '../../shared/domain/webhooks/delivery-engine';
+import { enqueueChanges, type ChangeForSubscribers } from '../../shared/domain/webhooks/delivery-schedule';
+import { DELIVERY_TIMEOUT_MS } from '../../shared/domain/webhooks/outbound-http';
 
 /**
  * Two triggers, one function (docs/api/events.md). The table's stream, filtered to the audit events

@@ -1,16 +1,16 @@
 import type { Context, SQSRecord } from 'aws-lambda';
-import { welcomeOutcomeWrite } from '../../shared/bulk/bulk-job.welcomes';
-import { config } from '../../shared/config';
-import { DeliverAgain, eventFunction } from '../../shared/http/event-function';
+import { welcomeOutcomeWrite } from '../../shared/app/bulk/bulk-job.welcomes';
+import { config } from '../../shared/kernel/config';
+import { DeliverAgain, eventFunction } from '../../shared/edge/http/event-function';
 import { TokenBucket } from '../../shared/kernel/retry';
-import { logger } from '../../shared/logger';
-import { MAIL_MAX_RECEIVES, queuedMailSchema, type QueuedMail } from '../../shared/mail/mail-queue';
-import { sesMailer, type Mailer } from '../../shared/mail/mailer';
-import { rateLimited, readSendRate } from '../../shared/mail/send-rate';
-import { count } from '../../shared/metrics';
-import { getOrganization } from '../../shared/org/org.repository';
-import type { TableWrite } from '../../shared/store/table';
-import { deliverQueuedMail, type MailOutcome } from '../../shared/users/user-mail';
+import { logger } from '../../shared/kernel/logger';
+import { MAIL_MAX_RECEIVES, queuedMailSchema, type QueuedMail } from '../../shared/adapters/mail/mail-queue';
+import { sesMailer, type Mailer } from '../../shared/adapters/mail/mailer';
+import { rateLimited, readSendRate } from '../../shared/adapters/mail/send-rate';
+import { count } from '../../shared/kernel/metrics';
+import { getOrganization } from '../../shared/domain/org/org.repository';
+import type { TableWrite } from '../../shared/adapters/store/table';
+import { deliverQueuedMail, type MailOutcome } from '../../shared/domain/users/user-mail';
 
 /**
  * The mail queue's consumer (docs/api/users.md#e-mails-to-users): each message is one e-mail to a

@@ -1,14 +1,14 @@
 import type * as z from 'zod';
-import { NotFoundError } from '../../shared/errors';
-import { scimApi } from '../../shared/api/scim.api';
-import { createFunction, routes } from '../../shared/http/handler-factory';
-import { scimNoContent, scimOperation, scimReply } from '../../shared/http/scim-route';
-import { ok } from '../../shared/http/types';
-import { userOperation } from '../../shared/http/user-route';
-import { languageOf } from '../../shared/mail/language-header';
-import { listOf, resourceTypeById, resourceTypes, schemaById, schemas, serviceProviderConfig } from '../../shared/scim/scim-schema';
-import { issueScimToken, listScimTokens, revokeScimToken } from '../../shared/scim/scim-tokens';
-import { toIssuedScimTokenResponse, toScimTokenResponse } from '../../shared/scim/scim-token.mapper';
+import { NotFoundError } from '../../shared/kernel/errors';
+import { scimApi } from '../../shared/edge/api/scim.api';
+import { createFunction, routes } from '../../shared/edge/http/handler-factory';
+import { scimNoContent, scimOperation, scimReply } from '../../shared/edge/http/scim-route';
+import { ok } from '../../shared/edge/http/types';
+import { userOperation } from '../../shared/edge/http/user-route';
+import { languageOf } from '../../shared/adapters/mail/language-header';
+import { listOf, resourceTypeById, resourceTypes, schemaById, schemas, serviceProviderConfig } from '../../shared/app/scim/scim-schema';
+import { issueScimToken, listScimTokens, revokeScimToken } from '../../shared/app/scim/scim-tokens';
+import { toIssuedScimTokenResponse, toScimTokenResponse } from '../../shared/app/scim/scim-token.mapper';
 import {
   createScimUser,
   deleteScimUser,
@@ -19,12 +19,12 @@ import {
   searchScimUsers,
   versionOf,
   type ScimContext,
-} from '../../shared/scim/scim-users.service';
-import type { AttributeSelection } from '../../shared/scim/scim-projection';
-import type { scimUserSchema } from '../../shared/scim/scim.responses';
-import type { UserRecord } from '../../shared/users/user.entities';
-import type { ScimRouteInput } from '../../shared/http/scim-route';
-import type { RouteSchemas } from '../../shared/http/validation';
+} from '../../shared/app/scim/scim-users.service';
+import type { AttributeSelection } from '../../shared/app/scim/scim-projection';
+import type { scimUserSchema } from '../../shared/app/scim/scim.responses';
+import type { UserRecord } from '../../shared/domain/users/user.entities';
+import type { ScimRouteInput } from '../../shared/edge/http/scim-route';
+import type { RouteSchemas } from '../../shared/edge/http/validation';
 
 /** The SCIM 2.0 service provider of an organization (docs/api/scim.md), and the SCIM tokens its ADMINs issue. */
 

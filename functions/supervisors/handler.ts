@@ -1,9 +1,9 @@
-import { agentReadKeys, defaultSupervisorReadKeys, readAgent, readDefaultSupervisor } from '../../shared/agents/agent-read.service';
-import { updateSupervisor } from '../../shared/agents/agent-write.service';
-import { supervisorsApi } from '../../shared/api/agents.api';
-import { versionsOfIfMatch } from '../../shared/http/etag';
-import { createFunction, routes } from '../../shared/http/handler-factory';
-import { userOperation } from '../../shared/http/user-route';
+import { agentReadKeys, defaultSupervisorReadKeys, readAgent, readDefaultSupervisor } from '../../shared/domain/agents/agent-read.service';
+import { updateSupervisor } from '../../shared/domain/agents/agent-write.service';
+import { supervisorsApi } from '../../shared/edge/api/agents.api';
+import { versionsOfIfMatch } from '../../shared/edge/http/etag';
+import { createFunction, routes } from '../../shared/edge/http/handler-factory';
+import { userOperation } from '../../shared/edge/http/user-route';
 import { agentAnswer } from '../common/agent-answer';
 import { agentListing } from '../common/agent-listing';
 import { revisionRoutes } from '../common/revision-routes';

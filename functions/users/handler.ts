@@ -1,19 +1,19 @@
-import { usersApi } from '../../shared/api/users.api';
-import { webhooksApi } from '../../shared/api/webhooks.api';
-import { toAuditEventResponse } from '../../shared/audit-trail/audit-trail.mapper';
-import { listAuditEvents, type AuditPosition } from '../../shared/audit-trail/audit-trail.service';
-import { createFunction, routes } from '../../shared/http/handler-factory';
-import { userOperation } from '../../shared/http/user-route';
-import { cursorOf } from '../../shared/http/cursor-page';
-import { pageOf } from '../../shared/http/page';
-import { noContent, ok } from '../../shared/http/types';
-import { languageOf } from '../../shared/mail/language-header';
-import type { OrgScope } from '../../shared/users/org-scope';
-import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../../shared/users/user-lifecycle';
-import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/users/user-queries';
-import { clearSignInLock, readSignInLock } from '../../shared/users/user-sign-in-lock';
-import { toUserResponse } from '../../shared/users/user.mapper';
-import { toAttemptResponse, toWebhookResponse } from '../../shared/webhooks/webhook.mapper';
+import { usersApi } from '../../shared/edge/api/users.api';
+import { webhooksApi } from '../../shared/edge/api/webhooks.api';
+import { toAuditEventResponse } from '../../shared/app/audit-trail/audit-trail.mapper';
+import { listAuditEvents, type AuditPosition } from '../../shared/app/audit-trail/audit-trail.service';
+import { createFunction, routes } from '../../shared/edge/http/handler-factory';
+import { userOperation } from '../../shared/edge/http/user-route';
+import { cursorOf } from '../../shared/edge/http/cursor-page';
+import { pageOf } from '../../shared/edge/http/page';
+import { noContent, ok } from '../../shared/edge/http/types';
+import { languageOf } from '../../shared/adapters/mail/language-header';
+import type { OrgScope } from '../../shared/domain/users/org-scope';
+import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../../shared/domain/users/user-lifecycle';
+import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/domain/users/user-queries';
+import { clearSignInLock, readSignInLock } from '../../shared/domain/users/user-sign-in-lock';
+import { toUserResponse } from '../../shared/domain/users/user.mapper';
+import { toAttemptResponse, toWebhookResponse } from '../../shared/domain/webhooks/webhook.mapper';
 import {
   createWebhook,
   deleteWebhook,
@@ -24,7 +24,7 @@ import {
   rotateSecret,
   sendPing,
   updateWebhook,
-} from '../../shared/webhooks/webhook.service';
+} from '../../shared/domain/webhooks/webhook.service';
 
 /** Users of one organization (docs/api/users.md), a user's sign-in lock, the organization's audit trail and its webhook subscriptions. */
 

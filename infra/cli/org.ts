@@ -100,7 +100,7 @@ async function run(argv: string[]): Promise<unknown> {
   const optionalText = (name: string) => (values[name] as string | undefined) ?? undefined;
 
   configureTarget(optionalText('outputs'), optionalText('data-dir') ?? '.local');
-  const admin = await import('../../shared/operator/operator.service');
+  const admin = await import('../../shared/app/operator/operator.service');
   switch (command) {
     case 'create': {
       const { organization, admin: user } = await admin.createOrganization({
@@ -116,14 +116,14 @@ async function run(argv: string[]): Promise<unknown> {
     case 'index-users':
       return admin.indexUsers(text('org'));
     case 'resend-welcomes': {
-      const { requeueWelcomesOf, jobView } = await import('../../shared/bulk/bulk.service');
+      const { requeueWelcomesOf, jobView } = await import('../../shared/app/bulk/bulk.service');
       return jobView(await requeueWelcomesOf(text('org'), text('job')));
     }
     case 'add-bot':
       return admin.addBot(text('org'), text('env'), text('name'));
     case 'add-persona': {
       const style = optionalText('communication-style');
-      const { communicationStyles } = await import('../../shared/org/org.entities');
+      const { communicationStyles } = await import('../../shared/domain/org/org.entities');
       if (style && !(communicationStyles as readonly string[]).includes(style)) {
         throw new UsageError(`--communication-style must be one of ${communicationStyles.join(', ')}`);
       }

@@ -3,7 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type CfnBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { envNames } from '../../shared/config';
+import { envNames } from '../../shared/kernel/config';
 
 export interface BulkBucketProps {
   /** Days an uploaded CSV is kept; the files carry passwords, so not for long. */

@@ -6,8 +6,8 @@ import { FilterCriteria, StartingPosition, type Function as LambdaFunction } fro
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { auditEventFilterPattern } from '../../shared/change-events/change-stream';
-import { envNames } from '../../shared/config';
+import { auditEventFilterPattern } from '../../shared/app/change-events/change-stream';
+import { envNames } from '../../shared/kernel/config';
 import { changeStreamReading } from './change-stream-reading';
 import { alarmAtLeast } from './monitoring';
 
@@ -56,7 +56,7 @@ export class ChangeEvents extends Construct {
     );
 
     // The webhook sweep: each minute a sweep of about 75 s (the function's 90 s less the receivers' 10 s
-    // and a margin), so two overlap and due deliveries never wait for the next one (shared/webhooks/delivery-engine.ts).
+    // and a margin), so two overlap and due deliveries never wait for the next one (shared/domain/webhooks/delivery-engine.ts).
     new Rule(this, 'WebhookSweepSchedule', {
       schedule: Schedule.rate(Duration.minutes(1)),
       description: 'Sends the due webhook deliveries',

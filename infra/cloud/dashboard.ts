@@ -5,7 +5,7 @@ import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import type { ResourceGroup } from '../../shared/api/routes';
+import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { tableSystemErrors, tableThrottles } from './data-table';
 import { appMetric } from './monitoring';
 

@@ -3,7 +3,7 @@ import type { IMetric } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Operation, ProjectionType, StreamViewType, Table, TableEncryption, type CfnTable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { envNames } from '../../shared/config';
+import { envNames } from '../../shared/kernel/config';
 import { alarmAtLeast } from './monitoring';
 
 /** The single table (docs/decisions/one-table.md): generic keys, one GSI, TTL on `ttl`, a stream of new images; alarms on throttles and system errors. */
@@ -38,7 +38,7 @@ export class DataTable extends Construct {
 }
 
 /**
- * The operations the code makes (shared/store/): DynamoDB's throttle and system-error metrics are per
+ * The operations the code makes (shared/adapters/store/): DynamoDB's throttle and system-error metrics are per
  * operation, and an alarm sums at most 10 metrics, so the list is not every operation there is.
  */
 const usedOperations = [
@@ -73,7 +73,7 @@ export const tableSystemErrors = (table: Table, period: Duration): IMetric =>
  * runtime data from the caller's token that no role can name. Such a condition would also go
  * unchecked where it could break things: local IAM (infra/local/iam) passes no condition keys, and
  * GSI1 queries bring partition keys of their own (`BOT#…`, `ORG#…#USERS`, `USER#…#SESSIONS`).
- * Tenant isolation is the store's job: shared/store/keys.ts builds every key from the caller's organization.
+ * Tenant isolation is the store's job: shared/adapters/store/keys.ts builds every key from the caller's organization.
  */
 const tableActions = [
   'dynamodb:GetItem',

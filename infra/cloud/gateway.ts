@@ -14,7 +14,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/api/routes';
+import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/edge/api/routes';
 import { alarmAtLeast } from './monitoring';
 import type { StackSettings, Throttle } from './settings';
 
@@ -23,7 +23,7 @@ export interface GatewayProps {
   readonly throttle: Throttle;
   /** Limits of the token endpoint's route and of each group's routes. */
   readonly routeThrottles: StackSettings['routeThrottles'];
-  /** Route id of the token endpoint (shared/api/). */
+  /** Route id of the token endpoint (shared/edge/api/). */
   readonly tokenRouteId: string;
   readonly errorRatePercent: number;
   readonly latencyP99Ms: number;

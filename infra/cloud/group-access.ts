@@ -1,5 +1,5 @@
-import { SWAGGER_UI_PACKAGE, swaggerUiBundledFiles } from '../../shared/docs/swagger-ui-files';
-import type { ResourceGroup } from '../../shared/api/routes';
+import { SWAGGER_UI_PACKAGE, swaggerUiBundledFiles } from '../../shared/edge/docs/swagger-ui-files';
+import type { ResourceGroup } from '../../shared/edge/api/routes';
 import type { BulkBucketAccess } from './bulk-bucket';
 import type { UserPoolAction } from './user-directory';
 
@@ -59,7 +59,7 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
       'AdminEnableUser',
     ],
     queuesMail: true,
-    // Cognito's throttling is retried with backoff (shared/clients/cognito.ts) before the answer: 20 s,
+    // Cognito's throttling is retried with backoff (shared/adapters/clients/cognito.ts) before the answer: 20 s,
     // within API Gateway's 30 s.
     timeoutSeconds: 20,
   },

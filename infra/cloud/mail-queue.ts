@@ -3,8 +3,8 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { envNames } from '../../shared/config';
-import { MAIL_MAX_RECEIVES } from '../../shared/mail/mail-queue';
+import { envNames } from '../../shared/kernel/config';
+import { MAIL_MAX_RECEIVES } from '../../shared/adapters/mail/mail-queue';
 import { alarmAtLeast, appMetric } from './monitoring';
 
 export interface MailQueueProps {

@@ -3,7 +3,7 @@ import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { ConfigurationSet, EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import { Construct } from 'constructs';
-import { envNames } from '../../shared/config';
+import { envNames } from '../../shared/kernel/config';
 import { alarmAtLeast, appMetric } from './monitoring';
 
 export interface MailerProps {

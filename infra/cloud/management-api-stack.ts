@@ -4,7 +4,7 @@ import { LambdaDestination } from 'aws-cdk-lib/aws-s3-notifications';
 import { EventType } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import * as path from 'node:path';
-import { resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
+import { resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 import { bindBulkBucket, BulkBucket } from './bulk-bucket';
 import { BulkPipeline } from './bulk-pipeline';
 import { MailQueue } from './mail-queue';
@@ -20,7 +20,7 @@ import { ServiceFunction } from './service-function';
 import { pascalCase, type StackSettings } from './settings';
 import { bindSigningKey, TokenSigningKey } from './signing-key';
 import { bindUserPool, UserDirectory } from './user-directory';
-import { envNames } from '../../shared/config';
+import { envNames } from '../../shared/kernel/config';
 
 export interface ManagementApiStackProps extends StackProps {
   readonly settings: StackSettings;

@@ -6,9 +6,9 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Topic, type ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct, type IConstruct } from 'constructs';
-import type { AppMetric } from '../../shared/metrics';
+import type { AppMetric } from '../../shared/kernel/metrics';
 
-/** The application metrics the code emits through Powertools (shared/metrics.ts), unit Count. */
+/** The application metrics the code emits through Powertools (shared/kernel/metrics.ts), unit Count. */
 export type AppMetricName = AppMetric;
 
 /**

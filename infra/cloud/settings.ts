@@ -1,6 +1,6 @@
 import type { Node } from 'constructs';
-import { defaultSubpaths, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/api/routes';
-import { DEFAULT_EVENT_TYPE_PREFIX, envNames, EVENT_TYPE_PREFIX_PATTERN } from '../../shared/config';
+import { defaultSubpaths, resourceGroups, type ResourceGroup, type Subpaths } from '../../shared/edge/api/routes';
+import { DEFAULT_EVENT_TYPE_PREFIX, envNames, EVENT_TYPE_PREFIX_PATTERN } from '../../shared/kernel/config';
 
 /**
  * Everything the stack reads from CDK context (`cdk synth -c key=value` or cdk.json), each value
@@ -44,7 +44,7 @@ export const throttleDefaults: { readonly token: Throttle } & Readonly<Partial<R
   agents: { rateLimit: 50, burstLimit: 100 },
   configurations: { rateLimit: 50, burstLimit: 100 },
   bulk: { rateLimit: 5, burstLimit: 10 },
-  // Every organization's directory together: each is held to 50 a second by the function itself (shared/scim/scim-rate-limit.ts).
+  // Every organization's directory together: each is held to 50 a second by the function itself (shared/app/scim/scim-rate-limit.ts).
   scim: { rateLimit: 100, burstLimit: 200 },
   // The public API reference: a page load is five requests, mostly cacheable for a day; its script is 1.7 MB.
   docs: { rateLimit: 20, burstLimit: 40 },
@@ -52,7 +52,7 @@ export const throttleDefaults: { readonly token: Throttle } & Readonly<Partial<R
 
 const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
 
-/** Context keys for token lifetimes, mapped to the environment variables `shared/config.ts` reads. */
+/** Context keys for token lifetimes, mapped to the environment variables `shared/kernel/config.ts` reads. */
 const tokenLifetimeKeys = {
   accessTokenSeconds: envNames.accessTokenSeconds,
   refreshTokenSeconds: envNames.refreshTokenSeconds,

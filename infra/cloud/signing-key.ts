@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { envNames } from '../../shared/config';
+import { envNames } from '../../shared/kernel/config';
 
 /** The asymmetric KMS key that signs access tokens (ES256); its private half never leaves KMS. */
 export class TokenSigningKey extends Construct {

@@ -2,8 +2,8 @@ import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { AccountRecovery, FeaturePlan, Mfa, UserPool, type UserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
-import { envNames } from '../../shared/config';
-import { TEMPORARY_PASSWORD_DAYS } from '../../shared/identity/password-policy';
+import { envNames } from '../../shared/kernel/config';
+import { TEMPORARY_PASSWORD_DAYS } from '../../shared/adapters/identity/password-policy';
 
 /** The Cognito actions a function may be granted on the user pool. */
 export type UserPoolAction =

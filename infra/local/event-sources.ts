@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, S3Event } from 'aws-lambda';
-import type { ResourceGroup } from '../../shared/api/routes';
+import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { deploymentOverrides } from './deployment/overrides';
 import type { BucketNotification, EventSourceMapping, TemplateDeployment } from './deployment/template-deployment';
 import { createAsyncInvoker, defaultLog, errorType, EventAgeExceededError } from './invoke';

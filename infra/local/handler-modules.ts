@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import { resourceGroups, type ResourceGroup } from '../../shared/api/routes';
+import { resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 import { outsideAnyFunction } from './function-context';
 import type { LambdaHandler } from './gateway';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { groupAccess } from '../cloud/group-access';
-import type { ResourceGroup } from '../../shared/api/routes';
+import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { runAsFunction } from './function-context';
 import { sleep } from '../../shared/kernel/retry';
 

@@ -8,7 +8,7 @@ import {
   DescribeUserPoolClientCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
-import { GSI1 } from '../../shared/store/keys';
+import { GSI1 } from '../../shared/adapters/store/keys';
 
 export const LOCAL_TABLE = 'management-api';
 export const LOCAL_BUCKET = 'management-api-bulk';

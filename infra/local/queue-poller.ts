@@ -1,6 +1,6 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
-import type { ResourceGroup } from '../../shared/api/routes';
+import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { defaultLog, errorType, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_RECEIVE_MESSAGES, SQS_MAX_WAIT_SECONDS } from './sqs/sqs-model';
 import { sleep } from '../../shared/kernel/retry';

@@ -1,5 +1,5 @@
 /** Matching a request to a route as API Gateway does: method and path, the fewest path parameters first. */
-import type { Route } from '../../shared/api/routes';
+import type { Route } from '../../shared/edge/api/routes';
 
 /** A route with its path as a pattern, and the names of its path parameters in order. */
 export interface CompiledRoute {

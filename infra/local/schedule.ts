@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import type { ResourceGroup } from '../../shared/api/routes';
+import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { defaultLog, errorType, invokeOnce } from './invoke';
 
 /**

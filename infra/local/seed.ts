@@ -1,5 +1,5 @@
-import { operatorScope } from '../../shared/agents/bot-scope';
-import { createAgent } from '../../shared/agents/agent-write.service';
+import { operatorScope } from '../../shared/domain/agents/bot-scope';
+import { createAgent } from '../../shared/domain/agents/agent-write.service';
 import {
   addBot,
   addCollection,
@@ -8,7 +8,7 @@ import {
   addPersona,
   addSupervisor,
   createOrganization,
-} from '../../shared/operator/operator.service';
+} from '../../shared/app/operator/operator.service';
 
 export interface SeededBot {
   uuid: string;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
 import type { DeserializeHandlerOutput, DeserializeMiddleware } from '@smithy/types';
-import type { ClientPlugin } from '../../shared/clients/client-options';
+import type { ClientPlugin } from '../../shared/adapters/clients/client-options';
 
 /**
  * A local-stack seam with no AWS counterpart, for tests of the mail queue's retries: the next `times`

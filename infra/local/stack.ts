@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Subpaths } from '../../shared/api/routes';
-import { envNames, subpathsFromEnv } from '../../shared/config';
+import type { Subpaths } from '../../shared/edge/api/routes';
+import { envNames, subpathsFromEnv } from '../../shared/kernel/config';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
 import { startDynamoDBLocalFor } from './emulator-ports';
 import type { Emulators } from './emulators';
@@ -139,9 +139,9 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     import('./event-sources'),
     import('./handler-modules'),
     import('./ses-outages'),
-    import('../../shared/clients/client-options'),
+    import('../../shared/adapters/clients/client-options'),
     import('./gateway'),
-    import('../../shared/api/routes'),
+    import('../../shared/edge/api/routes'),
     import('./template/cfn'),
   ]);
 

@@ -11,8 +11,8 @@ import {
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { ResourceGroup } from '../../shared/api/routes';
-import { matchesPattern } from '../../shared/change-events/change-stream';
+import type { ResourceGroup } from '../../shared/edge/api/routes';
+import { matchesPattern } from '../../shared/app/change-events/change-stream';
 import { defaultLog, errorType, invokeOnce, type LocalLog } from './invoke';
 import { sleep } from '../../shared/kernel/retry';
 

@@ -2,7 +2,7 @@
  * Retries and pacing, in one place: which AWS errors are a refusal for a request rate, how a call is
  * tried again after one, how work is paced under a rate and how many run at once. It imports nothing
  * of the project, so every layer may use it. One rule goes with it: a call is retried by one layer
- * only. An AWS client that retries (Cognito's, `shared/clients/cognito.ts`) is never wrapped in
+ * only. An AWS client that retries (Cognito's, `shared/adapters/clients/cognito.ts`) is never wrapped in
  * `retryThrottled`; its callers pace themselves with a `TokenBucket` instead.
  */
 
@@ -61,14 +61,14 @@ export interface RetryPolicy {
 }
 
 /**
- * SES's send rate, retried by the mailer (`shared/mail/mailer.ts`), each attempt through the send-rate
+ * SES's send rate, retried by the mailer (`shared/adapters/mail/mailer.ts`), each attempt through the send-rate
  * bucket: five attempts, at most 0.5 + 1 + 2 + 4 = 7.5 s of waiting, within the users function's 20 s
  * (infra/cloud/group-access.ts).
  */
 export const sesRetryPolicy: RetryPolicy = { maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 4_000, floor: 0, clock: systemClock, random: Math.random };
 
 /**
- * Cognito's request-rate quotas, retried by its SDK client (`shared/clients/cognito.ts`) for every
+ * Cognito's request-rate quotas, retried by its SDK client (`shared/adapters/clients/cognito.ts`) for every
  * caller, the bulk worker included: six attempts, the waits doubling from 250 ms, each between half
  * and all of its step (125-250 ms, up to 2-4 s), at most 7.75 s in all. The floor is the point:
  * Cognito's quotas are rates per second, and a wait anywhere from 0 spends attempts before a token can

@@ -3,7 +3,7 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { buildApp } from '../../infra/cloud/build-app';
 import { groupAccess } from '../../infra/cloud/group-access';
 import { contextDefaults, readSettings, throttleDefaults, type Throttle } from '../../infra/cloud/settings';
-import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
+import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 import { skipBundling, statementsOfRole, synthesize, type Synthesized } from './synth';
 
 /**

@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
-import { resourceGroups, type ResourceGroup } from '../../shared/api/routes';
+import { resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 import { skipBundling, synthesize, type Synthesized } from './synth';
 
 let synthesized: Synthesized;

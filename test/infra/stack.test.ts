@@ -2,8 +2,8 @@ import type { CfnElement } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { readConfig } from '../../shared/config';
-import { defaultRouteGroup, defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
+import { readConfig } from '../../shared/kernel/config';
+import { defaultRouteGroup, defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 import { groupAccess } from '../../infra/cloud/group-access';
 import { contextDefaults, throttleDefaults } from '../../infra/cloud/settings';
 import { actionsOf, resolveIntrinsic, resourcesOf, statementsOfRole, synthesize, type PolicyStatementJson, type Synthesized } from './synth';
@@ -221,7 +221,7 @@ describe('functions', () => {
     expect(code.length / code.split('\n').length).toBeGreaterThan(1000); // minified (license comments keep a few lines)
   });
 
-  test.each(dataGroups)("%s gets every variable shared/config.ts requires, pointing at this stack's resources", (group) => {
+  test.each(dataGroups)("%s gets every variable shared/kernel/config.ts requires, pointing at this stack's resources", (group) => {
     const environment = environmentOf(group);
     const config = readConfig(Object.fromEntries(Object.entries(environment).map(([k, v]) => [k, resolveIntrinsic(v)])));
     const id = (type: string) => singleId(type);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { takesUserToken, type TokenAccess } from '../../shared/api/operation';
-import { resolveRoutes, type Route } from '../../shared/api/routes';
+import { takesUserToken, type TokenAccess } from '../../shared/edge/api/operation';
+import { resolveRoutes, type Route } from '../../shared/edge/api/routes';
 import { bearer } from '../support/auth-helpers';
 import { stack } from '../support/stack';
 import { freshOrganization, member, type Member, type TestOrg } from '../support/user-helpers';

@@ -1,4 +1,4 @@
-import { ACCOUNT_PAGE_POLICY } from '../../shared/account/account-page';
+import { ACCOUNT_PAGE_POLICY } from '../../shared/app/account/account-page';
 import { bearer, getCurrentUser, TEST_PASSWORD } from '../support/auth-helpers';
 import { send, type ApiResponse } from '../support/http-client';
 import { stack } from '../support/stack';

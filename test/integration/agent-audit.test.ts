@@ -1,5 +1,5 @@
-import { keys } from '../../shared/store/keys';
-import { queryPartition } from '../../shared/store/table';
+import { keys } from '../../shared/adapters/store/keys';
+import { queryPartition } from '../../shared/adapters/store/table';
 import { adminApi, agentBody, agentsUrl, botUrl, createAgent, freshBot, type FreshBot, type PageDto } from '../support/bot-helpers';
 import { expectError } from '../support/error-body';
 import { stack, unique, userArea } from '../support/stack';

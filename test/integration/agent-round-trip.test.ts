@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { insertWithHistory } from '../../shared/agents/agent-write.service';
-import { addSupervisor } from '../../shared/operator/operator.service';
-import { findBot } from '../../shared/org/org.repository';
+import { insertWithHistory } from '../../shared/domain/agents/agent-write.service';
+import { addSupervisor } from '../../shared/app/operator/operator.service';
+import { findBot } from '../../shared/domain/org/org.repository';
 import {
   adminApi,
   agentBody,

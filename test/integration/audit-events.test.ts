@@ -1,9 +1,9 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/clients/dynamodb';
-import { config } from '../../shared/config';
-import { keys } from '../../shared/store/keys';
-import { userAuditWrites } from '../../shared/users/user-audit';
-import { getUser, saveUser } from '../../shared/users/user.repository';
+import { documentClient } from '../../shared/adapters/clients/dynamodb';
+import { config } from '../../shared/kernel/config';
+import { keys } from '../../shared/adapters/store/keys';
+import { userAuditWrites } from '../../shared/domain/users/user-audit';
+import { getUser, saveUser } from '../../shared/domain/users/user.repository';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import type { PageDto } from '../support/bot-helpers';
 import { csvOf, rowFor, uploadCsv } from '../support/bulk-helpers';

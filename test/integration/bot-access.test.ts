@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Permission, Role } from '../../shared/users/user.entities';
+import type { Permission, Role } from '../../shared/domain/users/user.entities';
 import {
   adminApi,
   api,

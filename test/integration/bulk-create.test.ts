@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
-import { en } from '../../shared/mail/locales/en';
-import { es } from '../../shared/mail/locales/es';
-import { ja } from '../../shared/mail/locales/ja';
-import { pt } from '../../shared/mail/locales/pt';
-import { getEmailClaim } from '../../shared/users/user.repository';
+import { en } from '../../shared/adapters/mail/locales/en';
+import { es } from '../../shared/adapters/mail/locales/es';
+import { ja } from '../../shared/adapters/mail/locales/ja';
+import { pt } from '../../shared/adapters/mail/locales/pt';
+import { getEmailClaim } from '../../shared/domain/users/user.repository';
 import { expectError } from '../support/error-body';
 import type { ApiResponse } from '../support/http-client';
 import {
@@ -40,7 +40,7 @@ import {
   type UserDto,
   expectTemporaryPassword,
 } from '../support/user-helpers';
-import { MULTIPART_MAX_BYTES } from '../../shared/bulk/bulk.limits';
+import { MULTIPART_MAX_BYTES } from '../../shared/app/bulk/bulk.limits';
 
 /**
  * `POST /users/bulk-create` through the local stack's gateway, its worker (started by s3rver's

@@ -1,4 +1,4 @@
-import { bulkCreateLimits } from '../../shared/bulk/bulk.limits';
+import { bulkCreateLimits } from '../../shared/app/bulk/bulk.limits';
 import { bulkJobUrl, getBulk, pollJob } from '../support/bulk-helpers';
 import { call, type ApiResponse } from '../support/http-client';
 import { freshOrganization, type TestOrg } from '../support/user-helpers';

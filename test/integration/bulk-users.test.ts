@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { authorizeOrgAdmin } from '../../shared/access/org-access';
-import { bulkDelete } from '../../shared/bulk/bulk-users.service';
+import { authorizeOrgAdmin } from '../../shared/app/access/org-access';
+import { bulkDelete } from '../../shared/app/bulk/bulk-users.service';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { expectError, expectFieldErrors } from '../support/error-body';
 import {

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { yamlBundleLimits } from '../../shared/bundles/bundle.limits';
+import { yamlBundleLimits } from '../../shared/app/bundles/bundle.limits';
 import { adminApi, botUrl, freshBot, userWithGrants, type Api, type FreshBot } from '../support/bot-helpers';
 import { expectError } from '../support/error-body';
 

@@ -1,8 +1,8 @@
-import { operatorScope } from '../../shared/agents/bot-scope';
-import { createAgent as createAgentDirectly } from '../../shared/agents/agent-write.service';
-import { findBot } from '../../shared/org/org.repository';
-import { keys } from '../../shared/store/keys';
-import { deleteItem, getItem, putItem } from '../../shared/store/table';
+import { operatorScope } from '../../shared/domain/agents/bot-scope';
+import { createAgent as createAgentDirectly } from '../../shared/domain/agents/agent-write.service';
+import { findBot } from '../../shared/domain/org/org.repository';
+import { keys } from '../../shared/adapters/store/keys';
+import { deleteItem, getItem, putItem } from '../../shared/adapters/store/table';
 import type { AuditEventDto } from '../support/audit-helpers';
 import {
   adminApi,

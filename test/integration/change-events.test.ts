@@ -1,4 +1,4 @@
-import { DEFAULT_EVENT_TYPE_PREFIX } from '../../shared/config';
+import { DEFAULT_EVENT_TYPE_PREFIX } from '../../shared/kernel/config';
 import type { AuditEventDto } from '../support/audit-helpers';
 import { adminApi, agentBody, agentsUrl, botUrl, freshBot, type PageDto } from '../support/bot-helpers';
 import { csvOf, rowFor, uploadCsv } from '../support/bulk-helpers';

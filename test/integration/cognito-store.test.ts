@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadState } from '../../infra/local/cognito-store';
-import { config } from '../../shared/config';
+import { config } from '../../shared/kernel/config';
 import { createTestUser } from '../support/auth-helpers';
 
 // The embedded Cognito keeps each store as a snapshot plus a journal of writes: concurrent user

@@ -4,7 +4,7 @@ import { QUOTA_USAGE_TARGET, type QuotaCategory, type QuotaUsage } from '../../i
 import { LOCAL_CREDENTIALS } from '../../infra/local/provision';
 import type { StackInfo } from '../../infra/local/stack';
 import { runningLocalStack, useStackEnvironment } from '../../infra/stack-target';
-import { envNames } from '../../shared/config';
+import { envNames } from '../../shared/kernel/config';
 import { removeAll, spawnStack, stackEnv, stopStack, tempDir, whenReady, type StackProcess } from '../support/stack-process';
 import { createBody, freshOrganization, readUser, tokenOf, type TestOrg, type UserDto } from '../support/user-helpers';
 

@@ -1,6 +1,6 @@
-import { REFERENCE_PERMISSIONS, REFERENCE_POLICY } from '../../shared/docs/reference-page';
-import { swaggerUiFiles } from '../../shared/docs/swagger-ui-files';
-import { resolveRoutes } from '../../shared/api/routes';
+import { REFERENCE_PERMISSIONS, REFERENCE_POLICY } from '../../shared/edge/docs/reference-page';
+import { swaggerUiFiles } from '../../shared/edge/docs/swagger-ui-files';
+import { resolveRoutes } from '../../shared/edge/api/routes';
 import { createTestUser, passwordToken } from '../support/auth-helpers';
 import { withPage } from '../support/browser';
 import { expectErrorBody, expectFieldErrors } from '../support/error-body';

@@ -1,7 +1,7 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/clients/dynamodb';
-import { config } from '../../shared/config';
+import { documentClient } from '../../shared/adapters/clients/dynamodb';
+import { config } from '../../shared/kernel/config';
 import { unique } from '../support/stack';
 
 // The embedded database must keep what DynamoDB keeps and refuse what DynamoDB refuses. dynalite lost

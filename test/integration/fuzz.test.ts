@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { percentDecodes } from '../../shared/http/path-decoding';
-import { addCollection, addFunction, addPersona, addSupervisor } from '../../shared/operator/operator.service';
-import { resolveRoutes, type Route } from '../../shared/api/routes';
+import { percentDecodes } from '../../shared/edge/http/path-decoding';
+import { addCollection, addFunction, addPersona, addSupervisor } from '../../shared/app/operator/operator.service';
+import { resolveRoutes, type Route } from '../../shared/edge/api/routes';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { UUID } from '../support/http-client';
 import { stack } from '../support/stack';

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../../shared/clients/dynamodb';
-import { config } from '../../shared/config';
-import { keys } from '../../shared/store/keys';
-import { getItem, updateItem } from '../../shared/store/table';
+import { documentClient } from '../../shared/adapters/clients/dynamodb';
+import { config } from '../../shared/kernel/config';
+import { keys } from '../../shared/adapters/store/keys';
+import { getItem, updateItem } from '../../shared/adapters/store/table';
 import { agentsUrl, freshBot, listAll, minimalAgentBody, userWithGrants, type FreshBot } from '../support/bot-helpers';
 import { csvOf, rowFor, uploadCsv, type BulkErrorDto } from '../support/bulk-helpers';
 import { expectError } from '../support/error-body';

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { sqsClient } from '../../shared/clients/sqs';
-import { queuedMailOf, type QueuedMail } from '../../shared/mail/mail-queue';
-import type { MailMessage } from '../../shared/mail/mailer';
-import { metrics } from '../../shared/metrics';
-import { keys } from '../../shared/store/keys';
-import { putItem } from '../../shared/store/table';
-import { deliverQueuedMail, getMailState } from '../../shared/users/user-mail';
-import { getUser } from '../../shared/users/user.repository';
+import { sqsClient } from '../../shared/adapters/clients/sqs';
+import { queuedMailOf, type QueuedMail } from '../../shared/adapters/mail/mail-queue';
+import type { MailMessage } from '../../shared/adapters/mail/mailer';
+import { metrics } from '../../shared/kernel/metrics';
+import { keys } from '../../shared/adapters/store/keys';
+import { putItem } from '../../shared/adapters/store/table';
+import { deliverQueuedMail, getMailState } from '../../shared/domain/users/user-mail';
+import { getUser } from '../../shared/domain/users/user.repository';
 import { stack } from '../support/stack';
 import { freshOrganization, mailQueueSettled, member, recordingMailer, type Member, type TestOrg } from '../support/user-helpers';
 

@@ -2,13 +2,13 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer } from 'node:net';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import sesModule from 'aws-ses-v2-local';
-import { ConfigError, mailSettings, readConfig } from '../../shared/config';
+import { ConfigError, mailSettings, readConfig } from '../../shared/kernel/config';
 import { localSesAccount } from '../../infra/local/ses-account';
-import { logger } from '../../shared/logger';
-import { languages, mailKinds, renderMail, type MailVars } from '../../shared/mail/mail.templates';
-import { mailFailures, sendMail, sendSafely, sesMailer, type Mailer, type MailMessage } from '../../shared/mail/mailer';
+import { logger } from '../../shared/kernel/logger';
+import { languages, mailKinds, renderMail, type MailVars } from '../../shared/adapters/mail/mail.templates';
+import { mailFailures, sendMail, sendSafely, sesMailer, type Mailer, type MailMessage } from '../../shared/adapters/mail/mailer';
 import { systemClock, TokenBucket, type Clock } from '../../shared/kernel/retry';
-import { rateLimited, readSendRate } from '../../shared/mail/send-rate';
+import { rateLimited, readSendRate } from '../../shared/adapters/mail/send-rate';
 import { stack, unique } from '../support/stack';
 import { captureLogs } from '../support/capture-logs';
 

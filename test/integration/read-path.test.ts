@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { handler as agentsHandler } from '../../functions/agents/handler';
 import { handler as supervisorsHandler } from '../../functions/supervisors/handler';
 import { handler as usersHandler } from '../../functions/users/handler';
-import { addClientPlugin, type ClientPlugin } from '../../shared/clients/client-options';
+import { addClientPlugin, type ClientPlugin } from '../../shared/adapters/clients/client-options';
 import { createTestUser, markDeleted, passwordToken } from '../support/auth-helpers';
 import { adminApi, agentBody, agentsUrl, createAgent, freshBot, minimalAgentBody, seededBot, type FreshBot } from '../support/bot-helpers';
 import { adminToken, stack } from '../support/stack';

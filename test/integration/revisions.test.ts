@@ -1,6 +1,6 @@
 import jsonPatch, { type Operation } from 'fast-json-patch';
-import { keys } from '../../shared/store/keys';
-import { deleteItem, getItem } from '../../shared/store/table';
+import { keys } from '../../shared/adapters/store/keys';
+import { deleteItem, getItem } from '../../shared/adapters/store/table';
 import {
   adminApi,
   agentBody,

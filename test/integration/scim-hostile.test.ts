@@ -1,4 +1,4 @@
-import { MAX_COMPARISONS, MAX_DEPTH } from '../../shared/scim/scim-filter-syntax';
+import { MAX_COMPARISONS, MAX_DEPTH } from '../../shared/app/scim/scim-filter-syntax';
 import { bearer } from '../support/auth-helpers';
 import { send } from '../support/http-client';
 import { ACCESS_EXTENSION, issueScimToken, oktaUser, PATCH_OP, SCIM_ERROR, scimRequest, USER_SCHEMA, type ScimAnswer } from '../support/scim-client';

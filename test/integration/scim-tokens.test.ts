@@ -1,4 +1,4 @@
-import { MAX_SCIM_TOKENS } from '../../shared/scim/scim-tokens';
+import { MAX_SCIM_TOKENS } from '../../shared/app/scim/scim-tokens';
 import type { AuditEventDto } from '../support/audit-helpers';
 import { bearer } from '../support/auth-helpers';
 import { eventsWhen, ofOrg } from '../support/change-events-helpers';

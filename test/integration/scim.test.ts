@@ -1,7 +1,7 @@
-import { keys } from '../../shared/store/keys';
-import { updateItem } from '../../shared/store/table';
-import { SCAN_MAX_USERS } from '../../shared/scim/scim-filter';
-import { SCIM_REQUESTS_PER_SECOND } from '../../shared/scim/scim-rate-limit';
+import { keys } from '../../shared/adapters/store/keys';
+import { updateItem } from '../../shared/adapters/store/table';
+import { SCAN_MAX_USERS } from '../../shared/app/scim/scim-filter';
+import { SCIM_REQUESTS_PER_SECOND } from '../../shared/app/scim/scim-rate-limit';
 import type { AuditEventDto } from '../support/audit-helpers';
 import { bearer } from '../support/auth-helpers';
 import { send } from '../support/http-client';

@@ -1,6 +1,6 @@
-import { lockSecondsAfter } from '../../shared/sessions/brute-force';
-import { keys } from '../../shared/store/keys';
-import { updateItem } from '../../shared/store/table';
+import { lockSecondsAfter } from '../../shared/domain/sessions/brute-force';
+import { keys } from '../../shared/adapters/store/keys';
+import { updateItem } from '../../shared/adapters/store/table';
 import { expectError } from '../support/error-body';
 import { csvOf, rowFor, uploadCsv } from '../support/bulk-helpers';
 import { TEST_PASSWORD } from '../support/auth-helpers';

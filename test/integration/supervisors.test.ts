@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { addSupervisor } from '../../shared/operator/operator.service';
+import { addSupervisor } from '../../shared/app/operator/operator.service';
 import {
   AGENT_FIELDS,
   SORTED,

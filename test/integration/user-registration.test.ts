@@ -1,13 +1,13 @@
 import { AdminGetUserCommand } from '@aws-sdk/client-cognito-identity-provider';
-import { cognitoClient } from '../../shared/clients/cognito';
-import { config } from '../../shared/config';
-import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/identity/identity-provider';
-import { keys } from '../../shared/store/keys';
-import { getItem, putItem } from '../../shared/store/table';
-import { entryOf as listingEntryOf, sortKeyOf } from '../../shared/users/user-index';
-import { getEmailClaim, getUser, saveUser } from '../../shared/users/user.repository';
-import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/users/user-registration';
-import type { UserRecord } from '../../shared/users/user.entities';
+import { cognitoClient } from '../../shared/adapters/clients/cognito';
+import { config } from '../../shared/kernel/config';
+import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/adapters/identity/identity-provider';
+import { keys } from '../../shared/adapters/store/keys';
+import { getItem, putItem } from '../../shared/adapters/store/table';
+import { entryOf as listingEntryOf, sortKeyOf } from '../../shared/domain/users/user-index';
+import { getEmailClaim, getUser, saveUser } from '../../shared/domain/users/user.repository';
+import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/domain/users/user-registration';
+import type { UserRecord } from '../../shared/domain/users/user.entities';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
 import { stack, unique } from '../support/stack';
 

@@ -1,4 +1,4 @@
-import type { Role } from '../../shared/users/user.entities';
+import type { Role } from '../../shared/domain/users/user.entities';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { expectError } from '../support/error-body';
 import type { ApiResponse } from '../support/http-client';

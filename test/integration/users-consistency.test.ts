@@ -1,10 +1,10 @@
-import { authorizeOrgAdmin } from '../../shared/access/org-access';
-import { indexUsers } from '../../shared/operator/operator.service';
-import { keys } from '../../shared/store/keys';
-import { deleteItem, getItem, putItem, updateItem } from '../../shared/store/table';
-import { indexWrites } from '../../shared/users/user-index';
-import { getEmailClaim, getUser, type StoredUser } from '../../shared/users/user.repository';
-import { activateUser, createUser, deleteUser, updateUser } from '../../shared/users/user-lifecycle';
+import { authorizeOrgAdmin } from '../../shared/app/access/org-access';
+import { indexUsers } from '../../shared/app/operator/operator.service';
+import { keys } from '../../shared/adapters/store/keys';
+import { deleteItem, getItem, putItem, updateItem } from '../../shared/adapters/store/table';
+import { indexWrites } from '../../shared/domain/users/user-index';
+import { getEmailClaim, getUser, type StoredUser } from '../../shared/domain/users/user.repository';
+import { activateUser, createUser, deleteUser, updateUser } from '../../shared/domain/users/user-lifecycle';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { expectError } from '../support/error-body';
 import type { ApiResponse } from '../support/http-client';

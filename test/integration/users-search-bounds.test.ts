@@ -1,9 +1,9 @@
-import { updateItem } from '../../shared/store/table';
-import { fold } from '../../shared/text/matching';
-import { NAME_RANGES, RANGED_READ_FROM, SHORT_SEARCH_MAX_USERS } from '../../shared/users/user-queries';
+import { updateItem } from '../../shared/adapters/store/table';
+import { fold } from '../../shared/kernel/text/matching';
+import { NAME_RANGES, RANGED_READ_FROM, SHORT_SEARCH_MAX_USERS } from '../../shared/domain/users/user-queries';
 import { expectFieldErrors } from '../support/error-body';
 import { createViaApi, freshOrganization, type TestOrg } from '../support/user-helpers';
-import { keys } from '../../shared/store/keys';
+import { keys } from '../../shared/adapters/store/keys';
 
 /**
  * A search whose every word is shorter than three characters has no posting to narrow it and reads

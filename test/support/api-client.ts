@@ -1,5 +1,5 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import { defaultSubpaths, type Subpaths } from '../../shared/api/routes';
+import { defaultSubpaths, type Subpaths } from '../../shared/edge/api/routes';
 import { assertContract } from './contract';
 import type { paths } from './generated/api-types';
 import { stack } from './stack';

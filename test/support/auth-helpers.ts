@@ -1,9 +1,9 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { fileSigner } from '../../shared/auth/signer';
-import { keys } from '../../shared/store/keys';
-import { updateItem } from '../../shared/store/table';
-import type { Role, UserRecord } from '../../shared/users/user.entities';
-import { registerUser } from '../../shared/users/user-registration';
+import { fileSigner } from '../../shared/app/auth/signer';
+import { keys } from '../../shared/adapters/store/keys';
+import { updateItem } from '../../shared/adapters/store/table';
+import type { Role, UserRecord } from '../../shared/domain/users/user.entities';
+import { registerUser } from '../../shared/domain/users/user-registration';
 import { send, type ApiResponse } from './http-client';
 import { requestToken, stack, unique, userArea } from './stack';
 

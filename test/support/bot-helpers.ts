@@ -1,7 +1,7 @@
-import type { AgentResponse, AgentSummary } from '../../shared/agents/agent.mapper';
-import type { Page } from '../../shared/http/page';
-import type { AgentRecord } from '../../shared/agents/agent.repository';
-import type { BotFunction, Collection, Persona } from '../../shared/org/org.entities';
+import type { AgentResponse, AgentSummary } from '../../shared/domain/agents/agent.mapper';
+import type { Page } from '../../shared/edge/http/page';
+import type { AgentRecord } from '../../shared/domain/agents/agent.repository';
+import type { BotFunction, Collection, Persona } from '../../shared/domain/org/org.entities';
 import {
   addBot,
   addCollection,
@@ -9,11 +9,11 @@ import {
   addFunction,
   addPersona,
   addSupervisor,
-} from '../../shared/operator/operator.service';
-import { keys, type ItemKey } from '../../shared/store/keys';
-import { updateItem } from '../../shared/store/table';
-import type { Permission, Role } from '../../shared/users/user.entities';
-import { registerUser } from '../../shared/users/user-registration';
+} from '../../shared/app/operator/operator.service';
+import { keys, type ItemKey } from '../../shared/adapters/store/keys';
+import { updateItem } from '../../shared/adapters/store/table';
+import type { Permission, Role } from '../../shared/domain/users/user.entities';
+import { registerUser } from '../../shared/domain/users/user-registration';
 import { TEST_PASSWORD, passwordToken } from './auth-helpers';
 import { httpClient, seededAdminToken, type ApiResponse, type TokenSource } from './http-client';
 import { stack, unique } from './stack';

@@ -1,5 +1,5 @@
-import type { ItemError, Revocation } from '../../shared/bulk/bulk-users.service';
-import type { Permission } from '../../shared/users/user.entities';
+import type { ItemError, Revocation } from '../../shared/app/bulk/bulk-users.service';
+import type { Permission } from '../../shared/domain/users/user.entities';
 import { agentsUrl } from './bot-helpers';
 import { authOf, csvOf } from './bulk-helpers';
 import { send } from './http-client';

@@ -1,4 +1,4 @@
-import { logger } from '../../shared/logger';
+import { logger } from '../../shared/kernel/logger';
 
 /** Runs `work` with the real logger at DEBUG and returns every line written to stdout or stderr meanwhile. */
 export async function captureLogs(work: () => Promise<void>): Promise<string[]> {

@@ -1,4 +1,4 @@
-import type { CloudEvent } from '../../shared/audit/cloud-event';
+import type { CloudEvent } from '../../shared/domain/audit/cloud-event';
 import type { ReceivedEvent } from '../../infra/local/event-bus-endpoint';
 import { stack } from './stack';
 

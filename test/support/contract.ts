@@ -1,6 +1,6 @@
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { openApiDocument } from '../../shared/openapi/document';
+import { openApiDocument } from '../../shared/edge/openapi/document';
 import { stack } from './stack';
 
 /**

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { ACCOUNT_PAGE_POLICY, renderAccountPage } from '../../shared/account/account-page';
-import { accountCopies } from '../../shared/account/account-copy';
-import { pageLanguage } from '../../shared/account/account.service';
-import { languages } from '../../shared/mail/mail.templates';
+import { ACCOUNT_PAGE_POLICY, renderAccountPage } from '../../shared/app/account/account-page';
+import { accountCopies } from '../../shared/app/account/account-copy';
+import { pageLanguage } from '../../shared/app/account/account.service';
+import { languages } from '../../shared/adapters/mail/mail.templates';
 
 describe('the account page HTML', () => {
   const profile = { name: '<script>alert(1)</script>', email: 'a"b@example.test', realm: 'acme', role: 'VIEWER' };

@@ -9,8 +9,8 @@ import {
   quicksearchQuerySchema,
   supervisorUpdateSchema,
   tagSchema,
-} from '../../shared/agents/agent.schemas';
-import { toFieldIssues } from '../../shared/http/validation';
+} from '../../shared/domain/agents/agent.schemas';
+import { toFieldIssues } from '../../shared/edge/http/validation';
 
 const uuid = () => randomUUID();
 const parameters = { requestTimeout: 30000, temperature: 1, topP: 0.5, presencePenalty: 0, frequencyPenalty: 0 };

@@ -10,8 +10,8 @@ const section = '## Layers';
 const { layers } = require('../../.dependency-cruiser.cjs') as { layers: string[][] };
 
 /**
- * A pattern as the page writes it: regular-expression escapes dropped (`shared/config\.ts` is
- * `shared/config.ts`), a negative lookahead dropped and "any one folder" written `*`
+ * A pattern as the page writes it: regular-expression escapes dropped (`shared/kernel/config\.ts` is
+ * `shared/kernel/config.ts`), a negative lookahead dropped and "any one folder" written `*`
  * (`functions/(?!common/)[^/]+` is `functions/*`).
  */
 const readable = (pattern: string): string =>
@@ -36,7 +36,7 @@ describe(`${page} states the layers .dependency-cruiser.cjs enforces`, () => {
   it('reads the layers from the rules (a non-enumerable export)', () => {
     expect(layers.length).toBeGreaterThan(5);
     expect(readable('functions/(?!common/)[^/]+')).toBe('functions/*');
-    expect(readable('shared/config\\.ts')).toBe('shared/config.ts');
+    expect(readable('shared/kernel/config\\.ts')).toBe('shared/kernel/config.ts');
   });
 
   it('one numbered line per layer, top to bottom, naming the same folders in the same order', () => {

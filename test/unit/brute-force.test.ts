@@ -1,4 +1,4 @@
-import { bruteForceStatusOf, lockSecondsAfter } from '../../shared/sessions/brute-force';
+import { bruteForceStatusOf, lockSecondsAfter } from '../../shared/domain/sessions/brute-force';
 
 describe("Keycloak's temporary lockout", () => {
   test.each([

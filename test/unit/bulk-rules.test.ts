@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { BulkCreatePlan } from '../../shared/bulk/bulk-create.rules';
-import { errorMessage, type ErrorCode } from '../../shared/errors';
-import { jobUserUuid } from '../../shared/bulk/bulk-create.worker';
-import { readCsv } from '../../shared/bulk/csv-file';
-import { bulkCreateLayout, bulkCreateLimits } from '../../shared/bulk/bulk.limits';
+import { BulkCreatePlan } from '../../shared/app/bulk/bulk-create.rules';
+import { errorMessage, type ErrorCode } from '../../shared/kernel/errors';
+import { jobUserUuid } from '../../shared/app/bulk/bulk-create.worker';
+import { readCsv } from '../../shared/app/bulk/csv-file';
+import { bulkCreateLayout, bulkCreateLimits } from '../../shared/app/bulk/bulk.limits';
 
 /**
  * Bulk-create rules checked row by row and across rows of one e-mail, with rule 1 answered by a stub.

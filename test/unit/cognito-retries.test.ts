@@ -1,6 +1,6 @@
 import { isThrottlingError } from '@smithy/core/retry';
-import { COGNITO_MAX_ATTEMPTS, cognitoRetryStrategy, cognitoRetryWait } from '../../shared/clients/cognito';
-import { mapError } from '../../shared/http/error-mapper';
+import { COGNITO_MAX_ATTEMPTS, cognitoRetryStrategy, cognitoRetryWait } from '../../shared/adapters/clients/cognito';
+import { mapError } from '../../shared/edge/http/error-mapper';
 
 /** How the product's Cognito client backs off when Cognito refuses a call for its request rate. */
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import { csvCell, readCsv, type CsvLayout, type CsvLimits } from '../../shared/bulk/csv-file';
-import { fileProblemOf, type FileProblem } from '../../shared/errors';
+import { csvCell, readCsv, type CsvLayout, type CsvLimits } from '../../shared/app/bulk/csv-file';
+import { fileProblemOf, type FileProblem } from '../../shared/kernel/errors';
 
 type Column = 'Email' | 'Name' | 'Role' | 'Company';
 const layout: CsvLayout<Column> = { columns: ['Email', 'Name', 'Role', 'Company'], required: ['Email', 'Name', 'Role'] };

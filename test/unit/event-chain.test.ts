@@ -1,11 +1,11 @@
 import type { Context, DynamoDBRecord, S3EventRecord, SQSRecord } from 'aws-lambda';
-import { DeliverAgain, eventFunction, type EventTriggers } from '../../shared/http/event-function';
+import { DeliverAgain, eventFunction, type EventTriggers } from '../../shared/edge/http/event-function';
 import { sleep } from '../../shared/kernel/retry';
-import { count } from '../../shared/metrics';
+import { count } from '../../shared/kernel/metrics';
 import { captureLogs } from '../support/capture-logs';
 
 /**
- * The chain of the functions no HTTP request starts (`shared/http/event-function.ts`), with record
+ * The chain of the functions no HTTP request starts (`shared/edge/http/event-function.ts`), with record
  * handlers of the test's own: what it answers, what it logs and the metrics it writes.
  */
 

@@ -1,12 +1,12 @@
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
-import { OAuthError } from '../../shared/auth/oauth-errors';
-import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, errorMessage } from '../../shared/errors';
-import { withHttpChain, type RouteHandler, type RouteInput } from '../../shared/http/handler-factory';
-import { publicRoute } from '../../shared/http/public-route';
-import type { RouteSchemas } from '../../shared/http/validation';
-import { ok, type HttpEvent, type HttpResult, type Reply, type RequestContext } from '../../shared/http/types';
-import { logger } from '../../shared/logger';
+import { OAuthError } from '../../shared/app/auth/oauth-errors';
+import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, errorMessage } from '../../shared/kernel/errors';
+import { withHttpChain, type RouteHandler, type RouteInput } from '../../shared/edge/http/handler-factory';
+import { publicRoute } from '../../shared/edge/http/public-route';
+import type { RouteSchemas } from '../../shared/edge/http/validation';
+import { ok, type HttpEvent, type HttpResult, type Reply, type RequestContext } from '../../shared/edge/http/types';
+import { logger } from '../../shared/kernel/logger';
 import { expectErrorBody } from '../support/error-body';
 
 const PATH = '/things';

@@ -1,15 +1,15 @@
 import type { Context } from 'aws-lambda';
 import fc from 'fast-check';
 import * as z from 'zod';
-import { parametersSchema } from '../../shared/agents/agent.schemas';
-import { withHttpChain, type RouteHandler } from '../../shared/http/handler-factory';
-import { publicRoute } from '../../shared/http/public-route';
-import { parseMultipart } from '../../shared/http/multipart';
-import { percentDecodes } from '../../shared/http/path-decoding';
-import { isStorableNumber, storable } from '../../shared/schemas/fields';
-import { ok, type HttpEvent, type HttpResult, type RequestContext } from '../../shared/http/types';
-import { toFieldIssues } from '../../shared/http/validation';
-import { logger } from '../../shared/logger';
+import { parametersSchema } from '../../shared/domain/agents/agent.schemas';
+import { withHttpChain, type RouteHandler } from '../../shared/edge/http/handler-factory';
+import { publicRoute } from '../../shared/edge/http/public-route';
+import { parseMultipart } from '../../shared/edge/http/multipart';
+import { percentDecodes } from '../../shared/edge/http/path-decoding';
+import { isStorableNumber, storable } from '../../shared/kernel/schemas/fields';
+import { ok, type HttpEvent, type HttpResult, type RequestContext } from '../../shared/edge/http/types';
+import { toFieldIssues } from '../../shared/edge/http/validation';
+import { logger } from '../../shared/kernel/logger';
 import { expectErrorBody } from '../support/error-body';
 
 // The three inputs a fuzz run found answered with a 5xx, each through the chain

@@ -5,7 +5,7 @@ import { createGateway, type GatewayOptions, type LambdaHandler } from '../../in
 import { HTTP_API_LIMITS } from '../../infra/local/gateway-answers';
 import { decodePathValue } from '../../infra/local/route-match';
 import { currentFunction } from '../../infra/local/function-context';
-import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
+import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 
 // The gateway factory with fake handlers: API Gateway's (HTTP API) and Lambda's rules, no AWS.
 

@@ -10,7 +10,7 @@ import { createGateway, type LambdaHandler } from '../../infra/local/gateway';
 import { DataDirInUseError, LOCK_FILE, lockDataDir } from '../../infra/local/data-dir-lock';
 import { keepMailboxIn, readMailbox } from '../../infra/local/ses-mailbox';
 import { Teardown } from '../../infra/local/teardown';
-import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/api/routes';
+import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 
 // The local stack's start-up parts, without the emulators: the gateway while starting, the data
 // directory's lock, the file that keeps the SES emulator's mailbox, and the teardown list.

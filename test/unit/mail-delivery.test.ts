@@ -7,11 +7,11 @@ import {
   type SESv2Client,
 } from '@aws-sdk/client-sesv2';
 import { isThrottled, type RetryPolicy } from '../../shared/kernel/retry';
-import { reasonOf } from '../../shared/mail/mail-errors';
-import { mailFailures, sendMail, sesMailer, type MailMessage } from '../../shared/mail/mailer';
-import { forgetSendRateBucket, rateLimited, readSendRate, sendRateBucket, FALLBACK_SEND_RATE } from '../../shared/mail/send-rate';
-import { logger } from '../../shared/logger';
-import { metrics } from '../../shared/metrics';
+import { reasonOf } from '../../shared/adapters/mail/mail-errors';
+import { mailFailures, sendMail, sesMailer, type MailMessage } from '../../shared/adapters/mail/mailer';
+import { forgetSendRateBucket, rateLimited, readSendRate, sendRateBucket, FALLBACK_SEND_RATE } from '../../shared/adapters/mail/send-rate';
+import { logger } from '../../shared/kernel/logger';
+import { metrics } from '../../shared/kernel/metrics';
 import { captureLogs } from '../support/capture-logs';
 
 const message: MailMessage = {

@@ -1,4 +1,4 @@
-import { escapeHtml, isLanguage, languages, mailKinds, renderMail, type MailVars } from '../../shared/mail/mail.templates';
+import { escapeHtml, isLanguage, languages, mailKinds, renderMail, type MailVars } from '../../shared/adapters/mail/mail.templates';
 
 const vars: MailVars = {
   name: 'Ana Souza',

@@ -1,4 +1,4 @@
-import { compareText, fold, quickMatches } from '../../shared/text/matching';
+import { compareText, fold, quickMatches } from '../../shared/kernel/text/matching';
 
 describe('quickMatches (greedy, left to right, accents and case ignored)', () => {
   test.each([

@@ -2,9 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { grantedScope, issueAccessToken, issueIdToken, verifyAccessToken } from '../../shared/auth/access-token';
-import { realmIssuer, realmOfIssuer } from '../../shared/auth/jwt';
-import { issueRefreshToken, readRefreshToken } from '../../shared/auth/refresh-token';
+import { grantedScope, issueAccessToken, issueIdToken, verifyAccessToken } from '../../shared/app/auth/access-token';
+import { realmIssuer, realmOfIssuer } from '../../shared/app/auth/jwt';
+import { issueRefreshToken, readRefreshToken } from '../../shared/app/auth/refresh-token';
 
 // A file key, as on the local stack: signing and verifying need no AWS.
 const keyPath = join(mkdtempSync(join(tmpdir(), 'oidc-tokens-')), 'key.json');

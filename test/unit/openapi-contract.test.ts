@@ -1,6 +1,6 @@
 import { contractOf, contractViolation, type ObservedResponse } from '../support/contract';
-import { defaultSubpaths } from '../../shared/api/routes';
-import { openApiDocument } from '../../shared/openapi/document';
+import { defaultSubpaths } from '../../shared/edge/api/routes';
+import { openApiDocument } from '../../shared/edge/openapi/document';
 
 const server = 'https://management.agents.test';
 const against = contractOf(openApiDocument(defaultSubpaths, server), [server]);

@@ -1,12 +1,12 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import type * as z from 'zod';
-import { readCsv, type CsvLayout, type CsvLimits } from '../../shared/bulk/csv-file';
-import { catalogue } from '../../shared/api/catalogue';
-import { bulkCreateExampleFile, bulkPermissionsExampleFile } from '../../shared/api/examples';
-import { defaultSubpaths } from '../../shared/api/routes';
-import { openApiDocument } from '../../shared/openapi/document';
-import { bulkCreateLayout, bulkCreateLimits, bulkPermissionLimits, permissionColumns } from '../../shared/bulk/bulk.limits';
+import { readCsv, type CsvLayout, type CsvLimits } from '../../shared/app/bulk/csv-file';
+import { catalogue } from '../../shared/edge/api/catalogue';
+import { bulkCreateExampleFile, bulkPermissionsExampleFile } from '../../shared/edge/api/examples';
+import { defaultSubpaths } from '../../shared/edge/api/routes';
+import { openApiDocument } from '../../shared/edge/openapi/document';
+import { bulkCreateLayout, bulkCreateLimits, bulkPermissionLimits, permissionColumns } from '../../shared/app/bulk/bulk.limits';
 
 /** Every request body of the document has an example that its schema, and the route's zod schema, accept. */
 

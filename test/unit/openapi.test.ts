@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultSubpaths, resolveRoutes } from '../../shared/api/routes';
-import { openApiDocument } from '../../shared/openapi/document';
-import { bulkCreateColumns, permissionColumns } from '../../shared/bulk/bulk.limits';
+import { defaultSubpaths, resolveRoutes } from '../../shared/edge/api/routes';
+import { openApiDocument } from '../../shared/edge/openapi/document';
+import { bulkCreateColumns, permissionColumns } from '../../shared/app/bulk/bulk.limits';
 
 type Json = Record<string, unknown>;
 const serverUrl = 'https://management.agents.test';

@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { toPage } from '../../shared/http/page';
-import { queryDirection, queryInt } from '../../shared/schemas/fields';
+import { toPage } from '../../shared/edge/http/page';
+import { queryDirection, queryInt } from '../../shared/kernel/schemas/fields';
 
 const SORTED = { unsorted: false, sorted: true, empty: false };
 const letters = (count: number) => Array.from({ length: count }, (_, i) => String.fromCharCode(97 + i));

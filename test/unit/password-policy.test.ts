@@ -1,4 +1,4 @@
-import { passwordProblem } from '../../shared/identity/password-policy';
+import { passwordProblem } from '../../shared/adapters/identity/password-policy';
 
 // Spec, bulk-create rule 3: at least 6 characters, one upper-case, one lower-case, one digit or special character.
 describe('default password policy', () => {

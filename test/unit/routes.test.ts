@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileRoutes, matchRoute } from '../../infra/local/route-match';
-import { checkHandlers, createFunction, type RouteHandler } from '../../shared/http/handler-factory';
-import { defaultSubpaths, resolveRoutes, resourceGroups, routePath, routesOfGroup } from '../../shared/api/routes';
+import { checkHandlers, createFunction, type RouteHandler } from '../../shared/edge/http/handler-factory';
+import { defaultSubpaths, resolveRoutes, resourceGroups, routePath, routesOfGroup } from '../../shared/edge/api/routes';
 
 const routes = resolveRoutes(defaultSubpaths);
 const compiled = () => compileRoutes(routes);

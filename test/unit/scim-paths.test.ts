@@ -1,11 +1,11 @@
-import { refuseUnsafeKeys } from '../../shared/http/validation';
-import { checkedPatch, patchedName } from '../../shared/scim/scim-patch';
-import { parseFilter } from '../../shared/scim/scim-filter';
-import { MAX_COMPARISONS, MAX_DEPTH, MAX_FILTER_LENGTH, readFilter } from '../../shared/scim/scim-filter-syntax';
-import { projectionOf } from '../../shared/scim/scim-projection';
-import { ACCESS_EXTENSION } from '../../shared/scim/scim-schema';
-import { toScimUser } from '../../shared/scim/scim-user.mapper';
-import type { UserRecord } from '../../shared/users/user.entities';
+import { refuseUnsafeKeys } from '../../shared/edge/http/validation';
+import { checkedPatch, patchedName } from '../../shared/app/scim/scim-patch';
+import { parseFilter } from '../../shared/app/scim/scim-filter';
+import { MAX_COMPARISONS, MAX_DEPTH, MAX_FILTER_LENGTH, readFilter } from '../../shared/app/scim/scim-filter-syntax';
+import { projectionOf } from '../../shared/app/scim/scim-projection';
+import { ACCESS_EXTENSION } from '../../shared/app/scim/scim-schema';
+import { toScimUser } from '../../shared/app/scim/scim-user.mapper';
+import type { UserRecord } from '../../shared/domain/users/user.entities';
 
 /** What a caller writes as an attribute path reaches no library unless it names an attribute of the schema; every read has a bound. */
 

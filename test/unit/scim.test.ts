@@ -1,9 +1,9 @@
-import { BadRequestError, ConflictError, type DomainError, NotFoundError, RateLimitedError, UnauthenticatedError, ValidationError } from '../../shared/errors';
-import { filterableOf, matching, MAX_EMAIL_LOOKUPS, parseFilter } from '../../shared/scim/scim-filter';
-import { internalScimError, scimErrorOf } from '../../shared/scim/scim-errors';
-import { SCIMMY } from '../../shared/scim/scim-schema';
-import { desiredOf, toScimUser } from '../../shared/scim/scim-user.mapper';
-import type { UserRecord } from '../../shared/users/user.entities';
+import { BadRequestError, ConflictError, type DomainError, NotFoundError, RateLimitedError, UnauthenticatedError, ValidationError } from '../../shared/kernel/errors';
+import { filterableOf, matching, MAX_EMAIL_LOOKUPS, parseFilter } from '../../shared/app/scim/scim-filter';
+import { internalScimError, scimErrorOf } from '../../shared/app/scim/scim-errors';
+import { SCIMMY } from '../../shared/app/scim/scim-schema';
+import { desiredOf, toScimUser } from '../../shared/app/scim/scim-user.mapper';
+import type { UserRecord } from '../../shared/domain/users/user.entities';
 
 /** The SCIM service provider's pure parts: how a filter is served and matched, the mapping, and the errors' scimType. */
 

@@ -1,5 +1,5 @@
-import { entryOf, indexedWords, indexWrites, matchesSearch, MAX_INDEXED_WORDS, searchOf, sortKeyOf } from '../../shared/users/user-index';
-import type { UserRecord } from '../../shared/users/user.entities';
+import { entryOf, indexedWords, indexWrites, matchesSearch, MAX_INDEXED_WORDS, searchOf, sortKeyOf } from '../../shared/domain/users/user-index';
+import type { UserRecord } from '../../shared/domain/users/user.entities';
 
 const user = (fields: Partial<UserRecord> = {}): UserRecord & { countedStatus?: 'ACTIVE' | 'DELETED' } => ({
   uuid: '11111111-1111-4111-8111-111111111111',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { resolveAccess, sameAccess, type Access } from '../../shared/users/access-template';
-import { generatePassword, passwordProblem } from '../../shared/identity/password-policy';
-import { activateUserSchema, createUserSchema, quicksearchQuerySchema, updateUserSchema, userListQuerySchema } from '../../shared/users/user.schemas';
+import { resolveAccess, sameAccess, type Access } from '../../shared/domain/users/access-template';
+import { generatePassword, passwordProblem } from '../../shared/adapters/identity/password-policy';
+import { activateUserSchema, createUserSchema, quicksearchQuerySchema, updateUserSchema, userListQuerySchema } from '../../shared/domain/users/user.schemas';
 
 const env = randomUUID();
 const bot = randomUUID();

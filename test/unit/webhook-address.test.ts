@@ -1,7 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
-import { postJson } from '../../shared/webhooks/outbound-http';
-import { AddressRefused, allowedAddresses, dnsResolver, isPublicAddress, type Resolver } from '../../shared/webhooks/webhook-address';
+import { postJson } from '../../shared/domain/webhooks/outbound-http';
+import { AddressRefused, allowedAddresses, dnsResolver, isPublicAddress, type Resolver } from '../../shared/domain/webhooks/webhook-address';
 
 /** The outbound rules of webhook deliveries: which addresses a receiver may have, how a refusal reads, how long a name may take to resolve. */
 

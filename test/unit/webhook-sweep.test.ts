@@ -1,5 +1,5 @@
-import { SweepRotation, type BacklogRef } from '../../shared/webhooks/sweep-rotation';
-import { BacklogPlan, sendWindow } from '../../shared/webhooks/webhook-limits';
+import { SweepRotation, type BacklogRef } from '../../shared/domain/webhooks/sweep-rotation';
+import { BacklogPlan, sendWindow } from '../../shared/domain/webhooks/webhook-limits';
 
 /** The sweep's turns across organizations and the caps on what each may have waiting: pure logic, no table. */
 

@@ -1,5 +1,5 @@
-import type { ResourceGroup } from '../../../shared/api/routes';
-import { envNames } from '../../../shared/config';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
+import { envNames } from '../../../shared/kernel/config';
 import { environmentOverrides, type LocalResources, type VariableOverride } from './overrides';
 import type { TemplateDeployment } from './template-deployment';
 
@@ -55,7 +55,7 @@ export function declaredVariables(deployment: TemplateDeployment): Map<ResourceG
 
 /**
  * What a tool outside any function (the operator CLI, the tests' own set-up, the demo data's seeding)
- * points the product's modules with: every product variable (shared/config.ts) and local-only variable
+ * points the product's modules with: every product variable (shared/kernel/config.ts) and local-only variable
  * that the functions having it agree on. Per-function settings (the service name, the runtime's own)
  * are left out.
  */

@@ -1,5 +1,5 @@
-import type { ResourceGroup } from '../../../shared/api/routes';
-import { envNames, type Subpaths } from '../../../shared/config';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
+import { envNames, type Subpaths } from '../../../shared/kernel/config';
 import { retryDelaysFromEnv } from '../invoke';
 
 /**

@@ -1,4 +1,4 @@
-import type { ResourceGroup } from '../../../shared/api/routes';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { asArray, constructPath, functionGroups, isObject, referenced, variablesOf, type CfnResource, type CfnTemplate } from '../template/cfn';
 
 /**

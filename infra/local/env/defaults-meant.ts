@@ -1,5 +1,5 @@
-import type { ResourceGroup } from '../../../shared/api/routes';
-import { envNames, type EnvName } from '../../../shared/config';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
+import { envNames, type EnvName } from '../../../shared/kernel/config';
 
 /**
  * Product variables a function reads although its template does not declare them, because in AWS the

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ResourceGroup } from '../../../shared/api/routes';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { toolEnvironment, type FunctionEnvironments } from '../deployment/function-environments';
 
 /**

@@ -1,5 +1,5 @@
-import type { ResourceGroup } from '../../../shared/api/routes';
-import { envNames } from '../../../shared/config';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
+import { envNames } from '../../../shared/kernel/config';
 import { currentFunction } from '../function-context';
 
 /**

@@ -1,4 +1,4 @@
-import type { ResourceGroup } from '../../../shared/api/routes';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { declaredVariables, functionEnvironments, toolEnvironment, type FunctionEnvironments } from '../deployment/function-environments';
 import type { LocalResources } from '../deployment/overrides';
 import type { TemplateDeployment } from '../deployment/template-deployment';

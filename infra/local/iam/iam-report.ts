@@ -1,4 +1,4 @@
-import type { ResourceGroup } from '../../../shared/api/routes';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { accessDeniedMessage, type CallDecision, type CheckerStats } from './role-checker';
 import type { ResolvedPolicies } from './template-policies';
 

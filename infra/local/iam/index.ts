@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addClientPlugin } from '../../../shared/clients/client-options';
+import { addClientPlugin } from '../../../shared/adapters/clients/client-options';
 import { currentFunction } from '../function-context';
 import { loadTemplate, type TemplateSource } from '../template/template-source';
 import { IamRecorder, reportSummary, type IamReport } from './iam-report';

@@ -1,4 +1,4 @@
-import type { ResourceGroup } from '../../../shared/api/routes';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { actionMatches, type FunctionReport, type IamReport } from './iam-report';
 import type { UnexercisedGrant } from './unexercised-grants';
 

@@ -1,5 +1,5 @@
 import { runSimulation, type RunSimulationResults, type SimulationIdentityPolicy } from '@cloud-copilot/iam-simulate';
-import type { ResourceGroup } from '../../../shared/api/routes';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { iamRequestsFor, type ArnScope, type IamRequest, type SdkCall } from './sdk-requests';
 import type { ResolvedPolicies } from './template-policies';
 

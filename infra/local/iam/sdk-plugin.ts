@@ -7,8 +7,8 @@ import type {
   InitializeHandlerOutput,
   InitializeMiddleware,
 } from '@smithy/types';
-import type { ClientPlugin } from '../../../shared/clients/client-options';
-import type { ResourceGroup } from '../../../shared/api/routes';
+import type { ClientPlugin } from '../../../shared/adapters/clients/client-options';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { accessDeniedMessage, type CallDecision } from './role-checker';
 import type { SdkCall } from './sdk-requests';
 

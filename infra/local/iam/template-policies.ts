@@ -1,5 +1,5 @@
-import { envNames } from '../../../shared/config';
-import { resourceGroups, type ResourceGroup } from '../../../shared/api/routes';
+import { envNames } from '../../../shared/kernel/config';
+import { resourceGroups, type ResourceGroup } from '../../../shared/edge/api/routes';
 import { asArray, functionGroups, getAttOf, isObject, refTo, variablesOf, type CfnTemplate } from '../template/cfn';
 
 export type { CfnTemplate } from '../template/cfn';

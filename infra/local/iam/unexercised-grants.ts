@@ -1,4 +1,4 @@
-import type { ResourceGroup } from '../../../shared/api/routes';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
 
 /**
  * Actions a role grants that no integration test exercises through the local stack, each with the
@@ -60,7 +60,7 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
     functions: ['scim'],
     reason:
       'SCIM creates users with generated passwords, given with AdminCreateUser; the password is set apart only when a ' +
-      "retried creation adopts the account an earlier attempt made (shared/identity/identity-provider.ts), which no test provokes",
+      "retried creation adopts the account an earlier attempt made (shared/adapters/identity/identity-provider.ts), which no test provokes",
   },
   {
     action: 'cognito-idp:AdminEnableUser',

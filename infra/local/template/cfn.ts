@@ -1,4 +1,4 @@
-import { resourceGroups, type ResourceGroup } from '../../../shared/api/routes';
+import { resourceGroups, type ResourceGroup } from '../../../shared/edge/api/routes';
 
 /** A CloudFormation template, as far as the local stack reads it. */
 export interface CfnTemplate {

@@ -42,7 +42,7 @@ export function templateSourceHash(): string {
   const local = join(projectRoot, 'infra', 'local');
   const files = [
     ...sourceFiles(join(projectRoot, 'infra', 'cloud')),
-    ...sourceFiles(join(projectRoot, 'shared', 'api')),
+    ...sourceFiles(join(projectRoot, 'shared', 'edge', 'api')),
     join(projectRoot, 'cdk.json'),
     ...sourceFiles(join(local, 'template')),
     join(local, 'iam', 'template-policies.ts'),

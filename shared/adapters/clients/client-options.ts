@@ -1,0 +1,49 @@
+import type { Pluggable } from '@smithy/types';
+import { config } from '../../kernel/config';
+import { tracer } from '../../kernel/tracer';
+
+/**
+ * AWS clients live in `shared/adapters/clients/`, one module per service, so a function loads only the SDK
+ * clients it uses. Each is created once per process, on first use, with the endpoint from
+ * configuration: the local stack points them at the emulators, AWS leaves the endpoints unset.
+ */
+export function lazy<T>(create: () => T): () => T {
+  let instance: T | undefined;
+  return () => (instance ??= create());
+}
+
+export const clientOptions = (endpoint: string | undefined) => ({
+  region: config().region,
+  ...(endpoint ? { endpoint } : {}),
+});
+
+/** SDK middleware every client of this process carries. */
+export type ClientPlugin = Pluggable<object, object>;
+
+interface PluggableClient {
+  middlewareStack: { use(plugin: ClientPlugin): void };
+}
+
+const plugins: ClientPlugin[] = [];
+const clients: PluggableClient[] = [];
+
+/**
+ * Gives every client of this process, made before or after, one more SDK middleware plugin. Nothing
+ * registers one in Lambda; the local stack registers its IAM check (`infra/local/iam/`).
+ */
+export function addClientPlugin(plugin: ClientPlugin): void {
+  plugins.push(plugin);
+  for (const client of clients) client.middlewareStack.use(plugin);
+}
+
+/**
+ * Registers a new client, so that it carries the plugins added by `addClientPlugin`, and hands it to
+ * the Tracer, so that each of its calls is an X-Ray subsegment in Lambda.
+ */
+export function withClientPlugins<C extends { middlewareStack: object }>(client: C): C {
+  tracer.captureAWSv3Client(client);
+  const pluggable = client as unknown as PluggableClient;
+  clients.push(pluggable);
+  for (const plugin of plugins) pluggable.middlewareStack.use(plugin);
+  return client;
+}

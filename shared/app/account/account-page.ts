@@ -1,0 +1,160 @@
+import { createHash } from 'node:crypto';
+import { escapeHtml as e, languages, type Language } from '../../adapters/mail/mail.templates';
+import { accountCopies, type AccountCopy } from './account-copy';
+
+/**
+ * The account page's HTML: plain forms, no script, one inline style sheet allowed by its hash. Every
+ * value is escaped. Links are relative, so the page works under whatever host and path the API has:
+ * `at` says whether the answer is for `…/account` itself or for one of its forms (`…/account/<form>`).
+ */
+export type PageAt = 'page' | 'form';
+
+export type Notice = 'password-saved' | 'signed-out' | 'session-ended';
+export type FieldError = 'invalid-credentials' | 'password-expired' | 'password-mismatch' | 'password-weak' | 'password-reused';
+
+export interface Profile {
+  name: string;
+  email: string;
+  realm: string;
+  role: string;
+}
+
+export type View =
+  | { kind: 'sign-in'; realm: string; email?: string; error?: FieldError; notice?: Notice }
+  | { kind: 'set-password'; realm: string; email: string; csrf: string; error?: FieldError }
+  | { kind: 'profile'; profile: Profile; csrf: string; error?: FieldError; notice?: Notice };
+
+const STYLE = `
+:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Hiragino Sans","Noto Sans JP",Meiryo,sans-serif;line-height:1.5}
+body{margin:0;padding:2rem 1rem;background:Canvas;color:CanvasText}
+main,nav{max-width:28rem;margin:0 auto}
+h1{font-size:1.5rem;margin:0 0 1rem}h2{font-size:1.15rem;margin:2rem 0 .75rem}
+label{display:block;font-weight:600;margin:1rem 0 .25rem}
+input{box-sizing:border-box;width:100%;padding:.6rem;font:inherit;border:1px solid GrayText;border-radius:.25rem}
+input:focus,button:focus,a:focus{outline:3px solid Highlight;outline-offset:2px}
+button{margin-top:1.25rem;padding:.6rem 1.2rem;font:inherit;font-weight:600;border:0;border-radius:.25rem;background:#1a56db;color:#fff;cursor:pointer}
+button.secondary{background:transparent;color:inherit;border:1px solid GrayText}
+.hint{font-size:.9rem;margin:.25rem 0 0}
+.alert{padding:.75rem;border-radius:.25rem;border:2px solid #b3261e;margin:1rem 0}
+.notice{padding:.75rem;border-radius:.25rem;border:2px solid #1e7b34;margin:1rem 0}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dt{font-weight:600}dd{margin:0;word-break:break-all}
+nav{margin-top:2.5rem;font-size:.9rem}nav ul{list-style:none;padding:0;display:flex;gap:1rem;flex-wrap:wrap}
+`.trim();
+
+/**
+ * The page's Content-Security-Policy: nothing but its own style sheet (by hash), forms that post to
+ * this origin, no script, no image, no frame, no other site.
+ */
+export const ACCOUNT_PAGE_POLICY = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const fieldErrorText = (copy: AccountCopy, error: FieldError) =>
+  ({
+    'invalid-credentials': copy.invalidCredentials,
+    'password-expired': copy.passwordExpired,
+    'password-mismatch': copy.passwordMismatch,
+    'password-weak': copy.passwordWeak,
+    'password-reused': copy.passwordReused,
+  })[error];
+
+const noticeText = (copy: AccountCopy, notice: Notice) =>
+  ({ 'password-saved': copy.passwordSaved, 'signed-out': copy.signedOut, 'session-ended': copy.sessionEnded })[notice];
+
+/** Renders one view of the account page in one language. */
+export function renderAccountPage(view: View, language: Language, at: PageAt): string {
+  const copy = accountCopies[language];
+  const page = at === 'page' ? 'account' : '../account';
+  const action = (form: string) => `${at === 'page' ? 'account/' : ''}${form}?kc_locale=${language}`;
+  const errorId = 'form-error';
+  const alert = view.error ? `<p class="alert" role="alert" id="${errorId}">${e(fieldErrorText(copy, view.error))}</p>` : '';
+  const notice = 'notice' in view && view.notice ? `<p class="notice" role="status">${e(noticeText(copy, view.notice))}</p>` : '';
+  const invalid = (on: boolean) => (on ? ` aria-invalid="true" aria-describedby="${errorId}"` : '');
+  const passwordFields = (error: FieldError | undefined) => `
+<label for="password-new">${e(copy.newPassword)}</label>
+<input id="password-new" name="password-new" type="password" autocomplete="new-password" required aria-describedby="password-rule${newPasswordWrong(error) || error === 'password-mismatch' ? ` ${errorId}` : ''}"${newPasswordWrong(error) ? ' aria-invalid="true"' : ''}>
+<p class="hint" id="password-rule">${e(copy.passwordRule)}</p>
+<label for="password-confirm">${e(copy.confirmPassword)}</label>
+<input id="password-confirm" name="password-confirm" type="password" autocomplete="new-password" required${invalid(error === 'password-mismatch')}>`;
+
+  let title: string;
+  let body: string;
+  switch (view.kind) {
+    case 'sign-in':
+      title = copy.signInTitle(view.realm);
+      body = `<h1>${e(title)}</h1>${notice}${alert}
+<form method="post" action="${action('sign-in')}">
+<label for="username">${e(copy.email)}</label>
+<input id="username" name="username" type="email" autocomplete="username" required value="${e(view.email ?? '')}"${invalid(view.error === 'invalid-credentials')}>
+<label for="password">${e(copy.password)}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials' || view.error === 'password-expired')}>
+<button type="submit">${e(copy.signIn)}</button>
+</form>`;
+      break;
+    case 'set-password':
+      title = copy.setPasswordTitle;
+      body = `<h1>${e(title)}</h1><p>${e(copy.setPasswordLead)}</p>${alert}
+<form method="post" action="${action('password')}">
+<input type="hidden" name="csrf" value="${e(view.csrf)}">
+<input type="email" name="username" autocomplete="username" value="${e(view.email)}" hidden readonly>${passwordFields(view.error)}
+<button type="submit">${e(copy.savePassword)}</button>
+</form>${signOutForm(copy, action, view.csrf)}`;
+      break;
+    case 'profile': {
+      const { profile } = view;
+      title = copy.profileTitle;
+      body = `<h1>${e(title)}</h1>${notice}
+<dl>
+<dt>${e(copy.name)}</dt><dd>${e(profile.name)}</dd>
+<dt>${e(copy.email)}</dt><dd>${e(profile.email)}</dd>
+<dt>${e(copy.organization)}</dt><dd>${e(profile.realm)}</dd>
+<dt>${e(copy.role)}</dt><dd>${e(profile.role)}</dd>
+</dl>
+<h2>${e(copy.changePasswordTitle)}</h2>${alert}
+<form method="post" action="${action('password')}">
+<input type="hidden" name="csrf" value="${e(view.csrf)}">
+<label for="password">${e(copy.currentPassword)}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials')}>${passwordFields(view.error)}
+<button type="submit">${e(copy.savePassword)}</button>
+</form>${signOutForm(copy, action, view.csrf)}`;
+      break;
+    }
+  }
+  const languageLinks = languages
+    .map((code) =>
+      code === language
+        ? `<li><span aria-current="true" lang="${code}">${e(accountCopies[code].languageName)}</span></li>`
+        : `<li><a href="${page}?kc_locale=${code}" hreflang="${code}" lang="${code}">${e(accountCopies[code].languageName)}</a></li>`,
+    )
+    .join('');
+  return `<!doctype html>
+<html lang="${language}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="same-origin">
+<title>${view.error ? `${e(copy.errorTitle)}: ` : ''}${e(title)} · ${e(copy.title)}</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<main>${body}
+</main>
+<nav aria-label="${e(copy.languages)}"><ul>${languageLinks}</ul></nav>
+</body>
+</html>
+`;
+}
+
+const newPasswordWrong = (error: FieldError | undefined) => error === 'password-weak' || error === 'password-reused';
+
+function signOutForm(copy: AccountCopy, action: (form: string) => string, csrf: string): string {
+  return `
+<form method="post" action="${action('sign-out')}">
+<input type="hidden" name="csrf" value="${e(csrf)}">
+<button type="submit" class="secondary">${e(copy.signOut)}</button>
+</form>`;
+}

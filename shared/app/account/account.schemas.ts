@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import { schemaRegistry } from '../../kernel/schemas/registry';
+
+/** The account page's forms, as the document describes them (the page reads them itself). */
+
+export const accountSignInSchema = z
+  .object({ username: z.string().describe('E-mail address'), password: z.string(), kc_locale: z.enum(['en', 'es', 'ja', 'pt']).optional() })
+  .register(schemaRegistry, { id: 'AccountSignInForm' });
+
+/** The password form: the current password is asked for unless the sign-in just proved it. */
+export const accountPasswordSchema = z
+  .object({
+    csrf: z.string().describe('The token of the page that sent the form'),
+    password: z.string().optional().describe('The current password (when changing it)'),
+    'password-new': z.string(),
+    'password-confirm': z.string(),
+  })
+  .register(schemaRegistry, { id: 'AccountPasswordForm' });
+
+export const accountSignOutSchema = z.object({ csrf: z.string() }).register(schemaRegistry, { id: 'AccountSignOutForm' });

@@ -1,0 +1,204 @@
+import { OAuthError } from '../auth/oauth-errors';
+import { organizationOfRealm } from '../auth/realm';
+import { revokeSessionsOf } from '../../domain/sessions/session.repository';
+import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
+import { ForbiddenError, NotFoundError } from '../../kernel/errors';
+import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import { defaultLanguage, isLanguage, languages, type Language } from '../../adapters/mail/mail.templates';
+import { passwordProblem } from '../../adapters/identity/password-policy';
+import { findActiveUser } from '../../domain/users/user.repository';
+import { renderAccountPage, type FieldError, type Notice, type PageAt, type View } from './account-page';
+import { beginAccountSession, csrfMatches, endAccountSession, readAccountSession, type AccountSession } from './account-session';
+
+/**
+ * The account page at `{issuer}/account` (Keycloak's account console, reduced to what a new user
+ * needs): sign in with e-mail and password; set a password of one's own when the current one is the
+ * temporary one of a welcome e-mail (nothing else is possible until then); see one's profile; change
+ * the password; sign out. Sign-in goes through the token endpoint's own check, brute-force lockout
+ * included. Forms answer "back to the page" when done (so a reload never posts twice), with the page
+ * session begun or ended, or the form again with what was wrong; the HTTP layer turns those into a
+ * redirect and a cookie.
+ */
+
+export interface AccountRequest {
+  realm: string;
+  /** The token of the browser's page session (its cookie), if it sent one. */
+  sessionToken: string | undefined;
+  /** `kc_locale`, as Keycloak names it; else the browser's Accept-Language; else English. */
+  locale: string | undefined;
+  acceptLanguage: string | undefined;
+  form?: URLSearchParams;
+  status?: string;
+  /** The browser says the form was posted from another site (`Sec-Fetch-Site`, or an `Origin` not this host). */
+  crossSite?: boolean;
+}
+
+/** A page session begun (its token and lifetime), or `null`: the browser's session has ended. */
+export type SessionChange = { token: string; seconds: number } | null;
+
+/** A page to show. */
+export type AccountPage = { kind: 'page'; html: string };
+
+export type AccountAnswer =
+  | AccountPage
+  /** Back to the page, in its language, with a notice; `session` when the page session began or ended. */
+  | { kind: 'back'; language: Language; notice?: Notice; session?: SessionChange };
+
+/** The language of the page: `kc_locale` if it is one of ours, else the first of Accept-Language we speak. */
+export function pageLanguage(locale: string | undefined, acceptLanguage: string | undefined): Language {
+  const chosen = locale?.trim().toLowerCase();
+  if (isLanguage(chosen)) return chosen;
+  const ranked = (acceptLanguage ?? '')
+    .split(',')
+    .map((entry, index) => {
+      const [tag = '', ...params] = entry.trim().split(';');
+      const q = Number(params.find((p) => p.trim().startsWith('q='))?.trim().slice(2) ?? '1');
+      return { primary: tag.trim().toLowerCase().split('-')[0] ?? '', q: Number.isFinite(q) ? q : 0, index };
+    })
+    .filter((entry) => entry.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  return ranked.map((entry) => entry.primary).find((primary): primary is Language => languages.includes(primary as Language)) ?? defaultLanguage;
+}
+
+const NOTICES: readonly string[] = ['password-saved', 'signed-out', 'session-ended'] satisfies Notice[];
+
+/** GET `…/account`: the sign-in form, the set-password form, or the profile. */
+export async function showAccount(request: AccountRequest): Promise<AccountPage> {
+  const context = await pageContext(request);
+  const notice = NOTICES.includes(request.status ?? '') ? (request.status as Notice) : undefined;
+  return render(context, 'page', await currentView(context, notice));
+}
+
+/** POST `…/account/sign-in`. */
+export async function signIn(request: AccountRequest, identityProvider: IdentityProvider = cognitoIdentityProvider): Promise<AccountAnswer> {
+  const context = await pageContext(request);
+  const username = request.form?.get('username') ?? '';
+  const password = request.form?.get('password') ?? '';
+  try {
+    const { orgUuid, user, temporary } = await checkPassword(context.realm, username, password, identityProvider);
+    // A sign-in replaces the page session the browser had, if any.
+    if (context.account) await endAccountSession(context.account);
+    const session = await beginAccountSession(orgUuid, user.uuid, temporary);
+    return back(context, undefined, session);
+  } catch (error) {
+    if (!(error instanceof OAuthError && error.error === 'invalid_grant')) throw error;
+    const reason = error instanceof ExpiredTemporaryPassword ? 'password-expired' : 'invalid-credentials';
+    return render(context, 'form', { kind: 'sign-in', realm: context.realm, email: username.slice(0, 320), error: reason });
+  }
+}
+
+/** POST `…/account/password`: sets the first password of a temporary account, or changes the password. */
+export async function changePassword(
+  request: AccountRequest,
+  identityProvider: IdentityProvider = cognitoIdentityProvider,
+): Promise<AccountAnswer> {
+  const context = await pageContext(request);
+  const { account, form } = context;
+  if (!account || !csrfMatches(account, form.get('csrf') ?? undefined)) return back(context, account ? undefined : 'session-ended');
+  const user = await findActiveUser(account.session.orgUuid, account.session.userUuid);
+  if (!user) return endAndSignIn(context, account);
+
+  const firstPassword = Boolean(account.session.mustSetPassword);
+  const retry = async (error: FieldError) =>
+    render(
+      context,
+      'form',
+      firstPassword ? { kind: 'set-password', realm: context.realm, email: user.email, csrf: account.csrf, error } : await profileView(context, account, error),
+    );
+  const next = form.get('password-new') ?? '';
+  if (next !== (form.get('password-confirm') ?? '')) return retry('password-mismatch');
+  if (passwordProblem(next)) return retry('password-weak');
+  // The temporary password sits in the user's mailbox: it may not become the permanent one.
+  if (firstPassword && (await identityProvider.verifyPassword(user.uuid, next)) === 'temporary') return retry('password-reused');
+  if (!firstPassword) {
+    // Changing a password asks for the current one, checked as a sign-in is (a failure counts).
+    try {
+      await checkPassword(context.realm, user.email, form.get('password') ?? '', identityProvider);
+    } catch (error) {
+      if (error instanceof OAuthError && error.error === 'invalid_grant') return retry('invalid-credentials');
+      throw error;
+    }
+  }
+  try {
+    await identityProvider.setPassword(user.uuid, next);
+  } catch (error) {
+    // The pool's own policy (the CDK stack's) refused it: the user can pick another.
+    if (error instanceof Error && error.name === 'InvalidPasswordException') return retry('password-weak');
+    throw error;
+  }
+  // A new password ends every session of the user (its tokens stop at once), this page's included;
+  // the page goes on in a new one.
+  await revokeSessionsOf(user.uuid);
+  const session = await beginAccountSession(user.orgUuid, user.uuid, false);
+  return back(context, 'password-saved', session);
+}
+
+/** POST `…/account/sign-out`. */
+export async function signOut(request: AccountRequest): Promise<AccountAnswer> {
+  const context = await pageContext(request);
+  const { account } = context;
+  if (account && csrfMatches(account, context.form.get('csrf') ?? undefined)) {
+    await endAccountSession(account);
+    return back(context, 'signed-out', null);
+  }
+  return back(context, account ? undefined : 'signed-out');
+}
+
+interface PageContext {
+  realm: string;
+  orgUuid: string;
+  language: Language;
+  account: AccountSession | undefined;
+  form: URLSearchParams;
+}
+
+async function pageContext(request: AccountRequest): Promise<PageContext> {
+  // Login CSRF: another site's form could sign the browser in to an account of its choosing.
+  if (request.form && request.crossSite) throw new ForbiddenError('The form was posted from another site');
+  const orgUuid = await organizationOfRealm(request.realm);
+  if (!orgUuid) throw new NotFoundError('The realm was not found');
+  return {
+    realm: request.realm.toLowerCase(),
+    orgUuid,
+    language: pageLanguage(request.locale, request.acceptLanguage),
+    account: await readAccountSession(request.sessionToken, orgUuid),
+    form: request.form ?? new URLSearchParams(),
+  };
+}
+
+async function currentView(context: PageContext, notice: Notice | undefined): Promise<View> {
+  const { account } = context;
+  if (!account) return { kind: 'sign-in', realm: context.realm, ...(notice ? { notice } : {}) };
+  if (account.session.mustSetPassword) {
+    const user = await findActiveUser(account.session.orgUuid, account.session.userUuid);
+    if (!user) return { kind: 'sign-in', realm: context.realm, notice: 'session-ended' };
+    return { kind: 'set-password', realm: context.realm, email: user.email, csrf: account.csrf };
+  }
+  return profileView(context, account, undefined, notice);
+}
+
+async function profileView(context: PageContext, account: AccountSession, error?: FieldError, notice?: Notice): Promise<View> {
+  const user = await findActiveUser(account.session.orgUuid, account.session.userUuid);
+  if (!user) return { kind: 'sign-in', realm: context.realm, notice: 'session-ended' };
+  return {
+    kind: 'profile',
+    profile: { name: user.name, email: user.email, realm: context.realm, role: user.role },
+    csrf: account.csrf,
+    ...(error ? { error } : {}),
+    ...(notice ? { notice } : {}),
+  };
+}
+
+async function endAndSignIn(context: PageContext, account: AccountSession): Promise<AccountAnswer> {
+  await endAccountSession(account);
+  return back(context, 'session-ended', null);
+}
+
+function render(context: PageContext, at: PageAt, view: View): AccountPage {
+  return { kind: 'page', html: renderAccountPage(view, context.language, at) };
+}
+
+/** Back to the page from a form, in the page's language. */
+function back(context: PageContext, notice: Notice | undefined, session?: SessionChange): AccountAnswer {
+  return { kind: 'back', language: context.language, ...(notice ? { notice } : {}), ...(session !== undefined ? { session } : {}) };
+}

@@ -1,0 +1,101 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { documentClient } from '../../adapters/clients/dynamodb';
+import { config } from '../../kernel/config';
+import { GSI1, keys, type ItemKey } from '../../adapters/store/keys';
+import { getItemsByKey, keyId } from '../../adapters/store/table';
+import type { AuditEvent, AuditResourceType } from '../../domain/audit/audit-event';
+
+/** What an audit listing selects: every condition given must hold. `from` and `to` are inclusive ISO instants (UTC, ms). */
+export interface AuditFilter {
+  actor?: string;
+  resourceType?: AuditResourceType;
+  resourceUuid?: string;
+  from?: string;
+  to?: string;
+}
+
+/** Where a page of events starts: the keys (and, listing one resource's, index keys) of the event before it. */
+export type AuditPosition = ItemKey & { GSI1PK?: string; GSI1SK?: string };
+
+/** Above every event id (a UUID) that follows `<at>#`: the end of `to`'s millisecond. */
+const AFTER_ANY_ID = '~';
+
+/**
+ * The events of an organization that `filter` selects, newest first: the `limit` starting at `offset`,
+ * and how many there are in all. One key-range Query, newest first, reads the keys of the events in
+ * the time range (all of the organization's, or, with `resourceUuid`, only that resource's, through
+ * GSI1), filtered on the flat `actorUuid` and `resourceType` attributes and on expiry (an item past
+ * its TTL that DynamoDB has not removed yet is not shown); then one BatchGetItem reads the page's
+ * events. The Query's cost is the size of the events in the range (a filter does not reduce what is
+ * read), hence the advice to give `from`/`to` or `resourceUuid`.
+ *
+ * After a page token's position (`after`, the keys of the last event of the page before) the Query
+ * starts there (ExclusiveStartKey) and counts only what follows: `remaining`, the events from the
+ * page on. `next` is the key to start the page after from, absent on the last page.
+ */
+export async function findAuditEvents(
+  orgUuid: string,
+  filter: AuditFilter,
+  offset: number,
+  limit: number,
+  options: { after?: AuditPosition; now?: number } = {},
+): Promise<{ events: AuditEvent[]; remaining: number; next?: AuditPosition }> {
+  const now = options.now ?? Date.now();
+  const byResource = filter.resourceUuid !== undefined;
+  const [pk, sk] = byResource ? ['GSI1PK', 'GSI1SK'] : ['PK', 'SK'];
+  const names: Record<string, string> = { '#pk': pk, '#ttl': 'ttl', '#PK': 'PK', '#SK': 'SK', ...(byResource ? { '#gpk': 'GSI1PK', '#gsk': 'GSI1SK' } : {}) };
+  const values: Record<string, unknown> = {
+    ':pk': byResource ? keys.auditEventsOfResource(orgUuid, filter.resourceUuid!) : keys.auditEventsOf(orgUuid),
+    ':now': Math.floor(now / 1000),
+  };
+  let range = '';
+  if (filter.from !== undefined || filter.to !== undefined) {
+    names['#sk'] = sk;
+    if (filter.from !== undefined) values[':from'] = filter.from;
+    if (filter.to !== undefined) values[':to'] = `${filter.to}#${AFTER_ANY_ID}`;
+    range =
+      filter.from !== undefined && filter.to !== undefined
+        ? ' AND #sk BETWEEN :from AND :to'
+        : filter.from !== undefined
+          ? ' AND #sk >= :from'
+          : ' AND #sk <= :to';
+  }
+  const conditions = ['#ttl > :now'];
+  if (filter.actor !== undefined) {
+    conditions.push('actorUuid = :actor');
+    values[':actor'] = filter.actor;
+  }
+  if (filter.resourceType !== undefined) {
+    conditions.push('resourceType = :type');
+    values[':type'] = filter.resourceType;
+  }
+
+  const pageKeys: AuditPosition[] = [];
+  let total = 0;
+  let start: Record<string, unknown> | undefined = options.after ? { ...options.after } : undefined;
+  do {
+    const page = await documentClient().send(
+      new QueryCommand({
+        TableName: config().tableName,
+        ...(byResource ? { IndexName: GSI1 } : {}),
+        KeyConditionExpression: `#pk = :pk${range}`,
+        FilterExpression: conditions.join(' AND '),
+        ProjectionExpression: byResource ? '#PK, #SK, #gpk, #gsk' : '#PK, #SK',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ScanIndexForward: false,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (total >= offset && total < offset + limit) pageKeys.push(item as AuditPosition);
+      total += 1;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+
+  const found = await getItemsByKey<AuditEvent>(pageKeys);
+  // An event TTL removed between the two reads is left out of the page (the total counted it).
+  const events = pageKeys.flatMap((key) => found.get(keyId(key)) ?? []);
+  return { events, remaining: total, ...(total > offset + limit ? { next: pageKeys.at(-1)! } : {}) };
+}

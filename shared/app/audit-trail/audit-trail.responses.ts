@@ -1,0 +1,23 @@
+import * as z from 'zod';
+import { auditActions, auditResourceTypes } from '../../domain/audit/audit-kinds';
+import { schemaRegistry } from '../../kernel/schemas/registry';
+import { actorSchema, dateTime, pageSchemaOf, patchOperationSchema } from '../../kernel/schemas/responses';
+
+/** One audit event as the API answers it: only these fields leave (never the item's keys, ttl or filter attributes). */
+export const auditEventSchema = z
+  .strictObject({
+    id: z.uuid(),
+    at: dateTime,
+    actor: actorSchema,
+    action: z.enum(auditActions),
+    resource: z.strictObject({ type: z.enum(auditResourceTypes), uuid: z.string().describe("The resource's uuid (a job's id; for a configuration entry, its user's uuid)") }),
+    requestId: z.string().nullable().describe("The `x-request-id` of the request that made the change (for a bulk job's, the request that created the job)"),
+    changes: z
+      .array(patchOperationSchema)
+      .optional()
+      .describe('What changed, as an RFC 6902 patch; a secret that changed appears only as `[REDACTED]`'),
+  })
+  .register(schemaRegistry, { id: 'AuditEvent' });
+export type AuditEventResponse = z.output<typeof auditEventSchema>;
+
+export const auditEventPageSchema = pageSchemaOf(auditEventSchema, 'AuditEventPage', 'Page of audit events, newest first; `number` is 0-based.');

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { config } from '../../kernel/config';
+import { JwtExpiredError } from 'aws-jwt-verify/error';
+import { UnauthenticatedError } from '../../kernel/errors';
+import { realmIssuer, realmOfIssuer, signJwt, verifyJwt, type SessionClaims } from './jwt';
+
+/**
+ * Claims of our access tokens, Keycloak's names: kept few and short (no organization id, 128-bit `jti`
+ * and `sid`) so that a token stays under the spec's 800 characters. The session (`sid`) names the
+ * organization.
+ */
+export interface AccessClaims extends SessionClaims {
+  typ: 'Bearer';
+  scope: string;
+  email: string;
+  preferred_username: string;
+}
+
+/** Claims of an ID token (issued when the scope contains `openid`). */
+export interface IdClaims extends SessionClaims {
+  typ: 'ID';
+  auth_time: number;
+  email: string;
+  preferred_username: string;
+  name: string;
+}
+
+export const DEFAULT_SCOPE = 'profile email';
+
+/** The granted scope: ours always, plus `openid` when the client asked for it. */
+export function grantedScope(requested: string | undefined): string {
+  return requested?.split(' ').includes('openid') ? `openid ${DEFAULT_SCOPE}` : DEFAULT_SCOPE;
+}
+
+export interface TokenSubject {
+  realm: string;
+  userUuid: string;
+  email: string;
+  name: string;
+  sessionId: string;
+  clientId: string;
+  scope: string;
+  /** Epoch seconds of the password grant that began the session. */
+  authTime: number;
+}
+
+export const randomId = () => randomBytes(16).toString('base64url');
+
+/** What an access and an ID token of a session share: issuer, client, subject, session, a new id, times. */
+function sessionClaims(subject: TokenSubject, seconds: number): SessionClaims {
+  const iat = Math.floor(Date.now() / 1000);
+  return {
+    iss: realmIssuer(subject.realm),
+    aud: subject.clientId,
+    azp: subject.clientId,
+    sub: subject.userUuid,
+    sid: subject.sessionId,
+    jti: randomId(),
+    iat,
+    exp: iat + seconds,
+  };
+}
+
+/** Issues a compact ES256 access token for a user session, bound to its realm by `iss`. */
+export async function issueAccessToken(subject: TokenSubject): Promise<{ token: string; expiresIn: number }> {
+  const { accessTokenSeconds } = config();
+  const claims: AccessClaims = {
+    ...sessionClaims(subject, accessTokenSeconds),
+    typ: 'Bearer',
+    scope: subject.scope,
+    email: subject.email,
+    preferred_username: subject.email,
+  };
+  return { token: await signJwt(claims), expiresIn: accessTokenSeconds };
+}
+
+/** Issues the OpenID Connect ID token of a session (audience: the client). */
+export async function issueIdToken(subject: TokenSubject): Promise<string> {
+  const claims: IdClaims = {
+    ...sessionClaims(subject, config().accessTokenSeconds),
+    typ: 'ID',
+    auth_time: subject.authTime,
+    email: subject.email,
+    preferred_username: subject.email,
+    name: subject.name,
+  };
+  return signJwt(claims);
+}
+
+const hasAudience = (aud: unknown, clientId: string) => aud === clientId || (Array.isArray(aud) && aud.includes(clientId));
+
+/** A token that is not one of this API's access tokens (not a JWT, another signer, an ID or refresh token). */
+export const MALFORMED_TOKEN = 'The bearer token is not an access token of this API: get one from the token endpoint (grant_type=password)';
+/** A genuine access token past its `exp`. */
+export const EXPIRED_TOKEN = 'The access token has expired: renew it with grant_type=refresh_token, or sign in again';
+
+/**
+ * Verifies signature, expiry, issuer (one of our realms), audience and shape of an access token; any
+ * failure is a 401. Whether its session is still live is the caller's check (`caller.ts`).
+ */
+export async function verifyAccessToken(token: string): Promise<AccessClaims & { realm: string }> {
+  try {
+    const claims = await verifyJwt(token);
+    const realm = realmOfIssuer(claims.iss);
+    if (
+      !realm ||
+      claims.typ !== 'Bearer' ||
+      !hasAudience(claims.aud, config().userPoolClientId) ||
+      typeof claims.sub !== 'string' ||
+      typeof claims.sid !== 'string'
+    ) {
+      throw new Error('Not an access token');
+    }
+    return { ...(claims as unknown as AccessClaims), realm };
+  } catch (error) {
+    if (error instanceof JwtExpiredError) throw new UnauthenticatedError(EXPIRED_TOKEN, { cause: error, tokenRefused: true });
+    throw new UnauthenticatedError(MALFORMED_TOKEN, { cause: error, tokenRefused: true });
+  }
+}

@@ -1,0 +1,62 @@
+import * as z from 'zod';
+import { schemaRegistry } from '../../kernel/schemas/registry';
+
+/** What the OpenID Connect provider answers, in OAuth's and OpenID Connect's own shapes. */
+
+/** RFC 6749 §5.2, as the token endpoint answers. */
+export const oauthErrorSchema = z
+  .looseObject({
+    error: z.string().meta({ description: 'invalid_request, invalid_client, invalid_grant, unsupported_grant_type, …' }),
+    error_description: z.string().optional(),
+  })
+  .meta({ description: 'An OAuth 2.0 error (RFC 6749 §5.2).' })
+  .register(schemaRegistry, { id: 'OAuthError' });
+
+/** Spec 5: the token response. */
+export const tokenResponseSchema = z
+  .looseObject({
+    access_token: z.string().max(800),
+    expires_in: z.int(),
+    refresh_expires_in: z.int(),
+    refresh_token: z.string(),
+    token_type: z.string(),
+    'not-before-policy': z.int().optional(),
+    session_state: z.string().optional(),
+    scope: z.string().optional(),
+    id_token: z.string().optional(),
+  })
+  .meta({ description: 'Spec 5: the token response.' })
+  .register(schemaRegistry, { id: 'TokenResponse' });
+
+/** OpenID Connect Discovery 1.0 §3, the fields a client needs; the document has more. */
+export const discoverySchema = z
+  .looseObject({
+    issuer: z.url(),
+    token_endpoint: z.url(),
+    jwks_uri: z.url(),
+    userinfo_endpoint: z.url(),
+    revocation_endpoint: z.url(),
+    end_session_endpoint: z.url(),
+    grant_types_supported: z.array(z.string()),
+    response_types_supported: z.array(z.string()),
+    subject_types_supported: z.array(z.string()),
+    id_token_signing_alg_values_supported: z.array(z.string()),
+    token_endpoint_auth_methods_supported: z.array(z.string()),
+    scopes_supported: z.array(z.string()).optional(),
+    claims_supported: z.array(z.string()).optional(),
+  })
+  .meta({ description: "The realm's OpenID Connect configuration." })
+  .register(schemaRegistry, { id: 'OpenIdConfiguration' });
+
+/** OpenID Connect Core §5.3.2. */
+export const userInfoSchema = z
+  .looseObject({ sub: z.string(), name: z.string().optional(), preferred_username: z.string().optional(), email: z.string().optional() })
+  .register(schemaRegistry, { id: 'UserInfo' });
+
+export const jwksSchema = z
+  .looseObject({
+    keys: z.array(
+      z.looseObject({ kty: z.string(), crv: z.string().optional(), x: z.string().optional(), y: z.string().optional(), kid: z.string(), alg: z.string(), use: z.string() }),
+    ),
+  })
+  .register(schemaRegistry, { id: 'JsonWebKeySet' });

@@ -1,0 +1,81 @@
+import { UnauthenticatedError } from '../../kernel/errors';
+import { keys, type ItemKey } from '../../adapters/store/keys';
+import { Prefetched } from '../../adapters/store/prefetched';
+import { getItemsByKey, keyId } from '../../adapters/store/table';
+import type { UserRecord } from '../../domain/users/user.entities';
+import { getUser } from '../../domain/users/user.repository';
+import { MALFORMED_TOKEN, verifyAccessToken, type AccessClaims } from './access-token';
+import { getSession } from '../../domain/sessions/session.repository';
+
+/** Who is calling: the verified token and the user as the store has it now. */
+export interface Caller {
+  claims: AccessClaims & { realm: string };
+  user: UserRecord;
+}
+
+/** What a request names before its data is read: the organization of its path and the items its route will read. */
+export interface Addressed {
+  /** The path's organization, when valid: the user is read under it in the same batch as the session. */
+  orgUuid?: string;
+  prefetch?: ItemKey[];
+}
+
+export interface Authenticated {
+  caller: Caller;
+  prefetched: Prefetched;
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
+
+/** The token of a `Bearer` Authorization header, if it has one. */
+export const bearerToken = (authorization: string | undefined) => authorization?.trim().match(BEARER)?.[1];
+
+const sessionEnded = () =>
+  new UnauthenticatedError('The session of this token has ended (signed out, revoked, or the user was deleted): sign in again for a new token', {
+    tokenRefused: true,
+  });
+
+/** The verified claims of a `Bearer` Authorization header: no read, so a bad token is refused before anything else. */
+export async function verifyBearer(authorization: string | undefined): Promise<Caller['claims']> {
+  if (authorization === undefined || authorization.trim() === '') {
+    throw new UnauthenticatedError('A bearer token is required: send Authorization: Bearer <access_token>, from the token endpoint');
+  }
+  if (!/^Bearer\s/i.test(authorization.trim())) {
+    throw new UnauthenticatedError('The Authorization header must use the Bearer scheme: Authorization: Bearer <access_token>', { tokenRefused: true });
+  }
+  const token = bearerToken(authorization);
+  if (!token) throw new UnauthenticatedError(MALFORMED_TOKEN, { tokenRefused: true });
+  return verifyAccessToken(token);
+}
+
+/**
+ * Loads a verified token's session and user, with the items the request addresses, in one
+ * BatchGetItem. Session and user are read on every call, so an ended session (logout, revocation,
+ * reuse detection) or a deleted user loses access at once. The session names the organization; the
+ * user is read under the path's, and read again under the session's only when the two differ (a
+ * request for another organization's path, which authorization then answers 404).
+ */
+export async function readCaller(claims: Caller['claims'], addressed: Addressed = {}): Promise<Authenticated> {
+  const sessionKey = keys.sessionKey(claims.sid);
+  const userGuess = addressed.orgUuid ? [keys.userKey(addressed.orgUuid, claims.sub)] : [];
+  // BatchGetItem refuses a key asked twice (a user reading itself names the caller's own item).
+  const asked = [...new Map([sessionKey, ...userGuess, ...(addressed.prefetch ?? [])].map((key) => [keyId(key), key])).values()];
+  const prefetched = new Prefetched(asked, await getItemsByKey(asked));
+
+  const session = await prefetched.or(sessionKey, () => getSession(claims.sid));
+  if (!session || session.endsAt <= Math.floor(Date.now() / 1000) || session.userUuid !== claims.sub) throw sessionEnded();
+  const { orgUuid } = session;
+  const user = await prefetched.or(keys.userKey(orgUuid, claims.sub), () => getUser(orgUuid, claims.sub));
+  if (user?.status !== 'ACTIVE') throw sessionEnded();
+  return { caller: { claims, user }, prefetched };
+}
+
+/** Verifies an access token and loads its session and user (see `readCaller`). */
+export async function callerOfToken(token: string): Promise<Caller> {
+  return (await readCaller(await verifyAccessToken(token))).caller;
+}
+
+/** Authenticates a request's `Authorization` header. */
+export async function authenticate(authorization: string | undefined): Promise<Caller> {
+  return (await readCaller(await verifyBearer(authorization))).caller;
+}

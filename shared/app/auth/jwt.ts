@@ -1,0 +1,91 @@
+import { JwtVerifier } from 'aws-jwt-verify';
+import { decomposeUnverifiedJwt } from 'aws-jwt-verify/jwt';
+import { config } from '../../kernel/config';
+import { REALM_NAME } from '../../domain/org/org.entities';
+import { tokenSigner } from './signer';
+
+/** The issuer of a realm, Keycloak's `{api}/auth/realms/{realm}`; `TOKEN_ISSUER` is the `{api}/auth` base. */
+/** The claims every token of a session carries (Keycloak's names). */
+export interface SessionClaims {
+  iss: string;
+  aud: string;
+  azp: string;
+  sub: string;
+  sid: string;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+export function realmIssuer(realm: string): string {
+  return `${config().tokenIssuer}/realms/${realm}`;
+}
+
+/** The realm an issuer names, when it is one of ours. */
+export function realmOfIssuer(issuer: unknown): string | undefined {
+  const prefix = `${config().tokenIssuer}/realms/`;
+  if (typeof issuer !== 'string' || !issuer.startsWith(prefix)) return undefined;
+  const realm = issuer.slice(prefix.length);
+  return REALM_NAME.test(realm) ? realm : undefined;
+}
+
+const b64 = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * Signs claims as a compact ES256 JWS with the one signing key every realm shares (`iss` binds the
+ * realm). The header carries no `typ`: every byte counts toward the 800-character access token.
+ */
+export async function signJwt(claims: object): Promise<string> {
+  const signer = tokenSigner();
+  const { kid } = await signer.publicJwk();
+  const signingInput = `${b64({ alg: 'ES256', kid })}.${b64(claims)}`;
+  const signature = await signer.sign(Buffer.from(signingInput));
+  return `${signingInput}.${signature.toString('base64url')}`;
+}
+
+let verifier: Promise<{ verify: (token: string) => Promise<Record<string, unknown>>; kid: string }> | undefined;
+
+function jwtVerifier() {
+  verifier ??= tokenSigner()
+    .publicJwk()
+    .then((jwk) => {
+      // Issuer and audience differ by realm and token type: callers check them on the verified claims.
+      const jwtVerifier = JwtVerifier.create({ issuer: null, audience: null, jwksUri: `${config().tokenIssuer}/certs` });
+      // The key is loaded from the signer, so verification never calls out over HTTP.
+      jwtVerifier.cacheJwks({ keys: [jwk] });
+      return { verify: async (token: string) => (await jwtVerifier.verify(token)) as Record<string, unknown>, kid: jwk.kid };
+    })
+    .catch((error: unknown) => {
+      verifier = undefined;
+      throw error;
+    });
+  return verifier;
+}
+
+/**
+ * Tokens whose signature this container has verified, with their claims. A client sends the same
+ * access token for its every request until it expires, and the ECDSA check is most of what verifying
+ * costs; a token's signature is good or bad once and for all under the one key the verifier holds, so
+ * the same string is not checked twice. Its expiry is checked on every use. Bounded: the oldest entry
+ * goes first; an entry past its `exp` goes when it is next presented (and is verified again, which
+ * refuses it as expired).
+ */
+const verified = new Map<string, Readonly<Record<string, unknown>>>();
+const VERIFIED_TOKENS_KEPT = 1000;
+
+/** Past `exp`, as aws-jwt-verify decides it (no grace). */
+const expired = (claims: Readonly<Record<string, unknown>>) => typeof claims.exp === 'number' && claims.exp < Date.now() / 1000;
+
+/** Verifies a JWT's signature, algorithm and expiry against our key; throws on any failure. */
+export async function verifyJwt(token: string): Promise<Readonly<Record<string, unknown>>> {
+  const known = verified.get(token);
+  if (known && !expired(known)) return known;
+  verified.delete(token);
+  const { verify, kid } = await jwtVerifier();
+  // A token naming a key we do not hold is refused here, before the verifier would try to fetch it.
+  if (decomposeUnverifiedJwt(token).header.kid !== kid) throw new Error('Unknown key id');
+  const claims = Object.freeze(await verify(token));
+  if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value!);
+  verified.set(token, claims);
+  return claims;
+}

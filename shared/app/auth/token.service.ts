@@ -1,0 +1,194 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { config } from '../../kernel/config';
+import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import type { UserRecord } from '../../domain/users/user.entities';
+import { findActiveUser } from '../../domain/users/user.repository';
+import { grantedScope, issueAccessToken, issueIdToken, randomId } from './access-token';
+import { OAuthError } from './oauth-errors';
+import { canonicalRealm, organizationOfRealm } from './realm';
+import { readRefreshToken, issueRefreshToken } from './refresh-token';
+import { checkPassword, notFullySetUp } from './sign-in';
+import { createSession, deleteSession, getSession, rotateSession, type Session } from '../../domain/sessions/session.repository';
+import { count } from '../../kernel/metrics';
+
+/** The token response of a Keycloak-style endpoint (docs/api/auth.md#token-endpoint). */
+export type TokenResponse = {
+  access_token: string;
+  expires_in: number;
+  refresh_expires_in: number;
+  refresh_token: string;
+  token_type: 'Bearer';
+  'not-before-policy': number;
+  session_state: string;
+  scope: string;
+  /** Only when the scope contains `openid`. */
+  id_token?: string;
+};
+
+const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
+
+/** Reads the token request's form; a body that is not a form is an `invalid_request`. */
+export function readTokenForm(contentType: string | undefined, body: string | undefined, authorization?: string): Map<string, string> {
+  if (!contentType || !FORM_TYPE.test(contentType)) {
+    throw new OAuthError('invalid_request', 'The request must be application/x-www-form-urlencoded');
+  }
+  const params = new URLSearchParams(body ?? '');
+  const form = new Map<string, string>();
+  for (const [name, value] of params) {
+    // RFC 6749 §3.2: parameters must not be repeated.
+    if (form.has(name)) throw new OAuthError('invalid_request', `Parameter ${name} is repeated`);
+    form.set(name, value);
+  }
+  const basic = basicClientOf(authorization);
+  if (basic !== undefined) {
+    if (form.has('client_id') && form.get('client_id') !== basic) {
+      throw new OAuthError('invalid_request', 'The client_id of the form and of the Authorization header differ: send one');
+    }
+    form.set('client_id', basic);
+  }
+  return form;
+}
+
+/**
+ * The client id of an RFC 6749 §2.3.1 `Basic` header (id and secret form-encoded, then base64), which
+ * many tools send by default (Postman, Swagger UI). The console is a public client: its secret is empty.
+ */
+function basicClientOf(authorization: string | undefined): string | undefined {
+  const encoded = authorization?.trim().match(/^Basic\s+([A-Za-z0-9+/=]+)$/i)?.[1];
+  if (!encoded) return undefined;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) throw new OAuthError('invalid_client', 'The Basic Authorization header must hold client_id:client_secret');
+  const decode = (part: string) => decodeURIComponent(part.replace(/\+/g, ' '));
+  if (decode(decoded.slice(colon + 1)) !== '') throw new OAuthError('invalid_client', 'This client is public: send its client_id with an empty secret, or in the form');
+  return decode(decoded.slice(0, colon));
+}
+
+export function requireParam(form: Map<string, string>, name: string): string {
+  const value = form.get(name);
+  if (!value) throw new OAuthError('invalid_request', `Missing parameter: ${name}`);
+  return value;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex');
+const newSecret = () => randomBytes(32).toString('base64url');
+
+/** The console is the one client: a public client, identified by its `client_id` alone. */
+export function requireClient(form: Map<string, string>): string {
+  const clientId = requireParam(form, 'client_id');
+  if (clientId !== config().userPoolClientId) throw new OAuthError('invalid_client', 'Unknown client');
+  return clientId;
+}
+
+/** Grants tokens on the realm's token endpoint (password and refresh_token grants only). */
+export async function grantToken(
+  realm: string,
+  form: Map<string, string>,
+  identityProvider: IdentityProvider = cognitoIdentityProvider,
+): Promise<TokenResponse> {
+  const grantType = requireParam(form, 'grant_type');
+  const clientId = requireClient(form);
+  if (grantType === 'password' || grantType === 'refresh_token') {
+    try {
+      const granted = await (grantType === 'password' ? passwordGrant(realm, form, clientId, identityProvider) : refreshGrant(realm, form, clientId));
+      count('TokensGranted');
+      return granted;
+    } catch (error) {
+      if (error instanceof OAuthError && error.error === 'invalid_grant') count('TokensRefused');
+      throw error;
+    }
+  }
+  throw new OAuthError(
+    'unsupported_grant_type',
+    grantType === 'client_credentials'
+      ? 'client_credentials is not accepted: management operations require a user token'
+      : 'Only the password and refresh_token grants are supported',
+  );
+}
+
+async function passwordGrant(
+  realm: string,
+  form: Map<string, string>,
+  clientId: string,
+  identityProvider: IdentityProvider,
+): Promise<TokenResponse> {
+  const username = requireParam(form, 'username');
+  const password = requireParam(form, 'password');
+  const { orgUuid, user, temporary } = await checkPassword(realm, username, password, identityProvider);
+  if (temporary) throw notFullySetUp(realm);
+
+  const { refreshTokenSeconds, sessionMaxSeconds } = config();
+  const secret = newSecret();
+  const session: Session = {
+    sessionId: randomId(),
+    userUuid: user.uuid,
+    orgUuid,
+    clientId,
+    scope: grantedScope(form.get('scope')),
+    authTime: now(),
+    secretHash: hashSecret(secret),
+    expiresAt: now() + Math.min(refreshTokenSeconds, sessionMaxSeconds),
+    endsAt: now() + sessionMaxSeconds,
+  };
+  await createSession(session);
+  return respond(canonicalRealm(realm), session, user, secret);
+}
+
+async function refreshGrant(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
+  const invalid = () => new OAuthError('invalid_grant', 'Invalid refresh token');
+  const claims = await readRefreshToken(requireParam(form, 'refresh_token'), canonicalRealm(realm), clientId);
+  if (!claims) throw invalid();
+  const [session, orgUuid] = await Promise.all([getSession(claims.sid), organizationOfRealm(realm)]);
+  if (!session || session.orgUuid !== orgUuid || session.clientId !== clientId || session.expiresAt <= now()) {
+    throw invalid();
+  }
+  const presented = Buffer.from(hashSecret(claims.jti));
+  if (!timingSafeEqual(presented, Buffer.from(session.secretHash))) {
+    // The refresh token this one replaced came back: someone holds a copy, so end the whole session.
+    // Only a token we signed gets this far, so knowing a session id is not enough to end a session.
+    if (session.previousSecretHash && timingSafeEqual(presented, Buffer.from(session.previousSecretHash))) {
+      await deleteSession(session.sessionId);
+    }
+    throw invalid();
+  }
+  const user = await findActiveUser(session.orgUuid, session.userUuid);
+  if (!user) {
+    await deleteSession(session.sessionId);
+    throw invalid();
+  }
+  const nextSecret = newSecret();
+  const expiresAt = Math.min(now() + config().refreshTokenSeconds, session.endsAt);
+  if (!(await rotateSession(session.sessionId, session.secretHash, hashSecret(nextSecret), expiresAt))) throw invalid();
+  return respond(canonicalRealm(realm), { ...session, expiresAt }, user, nextSecret);
+}
+
+async function respond(realm: string, session: Session, user: UserRecord, secret: string): Promise<TokenResponse> {
+  const scope = session.scope ?? grantedScope(undefined);
+  const subject = {
+    realm,
+    userUuid: session.userUuid,
+    email: user.email,
+    name: user.name,
+    sessionId: session.sessionId,
+    clientId: session.clientId,
+    scope,
+    authTime: session.authTime ?? now(),
+  };
+  const [access, refreshToken, idToken] = await Promise.all([
+    issueAccessToken(subject),
+    issueRefreshToken({ ...subject, secret, expiresAt: session.expiresAt }),
+    scope.split(' ').includes('openid') ? issueIdToken(subject) : undefined,
+  ]);
+  return {
+    access_token: access.token,
+    expires_in: access.expiresIn,
+    refresh_expires_in: Math.max(0, session.expiresAt - now()),
+    refresh_token: refreshToken,
+    token_type: 'Bearer',
+    ...(idToken ? { id_token: idToken } : {}),
+    'not-before-policy': 0,
+    session_state: session.sessionId,
+    scope,
+  };
+}

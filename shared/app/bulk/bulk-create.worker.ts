@@ -1,0 +1,269 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { withAuditContext } from '../../domain/audit/audit-context';
+import { config } from '../../kernel/config';
+import { ConflictError, fileProblemOf } from '../../kernel/errors';
+import { logger } from '../../kernel/logger';
+import { count } from '../../kernel/metrics';
+import { generatePassword } from '../../adapters/identity/password-policy';
+import { getMailState } from '../../domain/users/user-mail';
+import { userPorts, type UserPorts } from '../../domain/users/user-ports';
+import { findUserByEmail, getEmailClaim, getUser } from '../../domain/users/user.repository';
+import { registerUser } from '../../domain/users/user-registration';
+import { eachLimited, sleep, TokenBucket, type Pace } from '../../kernel/retry';
+import { BulkCreatePlan, bulkError, type BulkError, type Candidate } from './bulk-create.rules';
+import { readUpload, saveErrors, saveFailedRows } from './bulk-files';
+import { acquireLease, causeOfJob, finishJob, getJob, renewLease, reopenWelcomes, reportTally, startJob } from './bulk-job';
+import { LEASE_MS, type BulkJob, type JobTally } from './bulk-job.types';
+import { WelcomeBatcher, type Welcome } from './bulk-create.welcomes';
+import { csvCell, readCsv } from './csv-file';
+import { bulkCreateLayout, bulkCreateLimits } from './bulk.limits';
+
+
+export interface WorkerOptions {
+  /** Users created at once (default 16); their pace is `creationRate`'s. */
+  concurrency?: number;
+  /** Paces the users' creation; default a bucket at Cognito's UserCreation quota (`COGNITO_USER_CREATION_RATE`, 50/s). */
+  creationRate?: Pace;
+  /**
+   * Paces the rows that also cost a UserAccountRecovery call (`AdminSetUserPassword`: a password the
+   * file gives, a new temporary one on a rerun); default a bucket at that quota's default rate.
+   */
+  recoveryRate?: Pace;
+  /** How often a running job's counts are written; default 1 s. */
+  reportEveryMs?: number;
+  ports?: Pick<UserPorts, 'identityProvider'>;
+}
+
+/**
+ * The uuid a job gives the user of an e-mail: the same on every run of the job, so a rerun finds the
+ * users it created (and the claims it made) as its own and creates nobody twice.
+ */
+export function jobUserUuid(jobId: string, email: string): string {
+  const hex = createHash('sha256').update(`${jobId}\n${email.trim().toLowerCase()}`).digest('hex');
+  // RFC 9562 version 8 (custom) layout: version nibble 8, variant bits 10.
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * Processes one bulk-create job, reading its file from S3: checks every row, creates the valid users
+ * (store, identity provider and welcome e-mail, exactly as `POST /users` does), and records the
+ * outcome. Safe to run twice on the same job, at once or after a crash: it creates nobody twice and
+ * reports the same result.
+ */
+export async function runBulkCreateJob(orgUuid: string, jobId: string, options: WorkerOptions = {}): Promise<BulkJob | undefined> {
+  let job = await getJob(orgUuid, jobId);
+  if (!job) {
+    logger.warn('bulk upload without a job: ignored', { orgUuid, jobId });
+    return undefined;
+  }
+  // One run at a time: a second delivery waits while the first holds the job, and takes it over if
+  // that run stops renewing its lease (it crashed).
+  const runId = randomUUID();
+  while (!(await acquireLease(orgUuid, jobId, runId))) {
+    job = (await getJob(orgUuid, jobId))!;
+    if (job.status === 'done' || job.status === 'failed') return job;
+    await sleep(Math.min(Math.max((job.lease?.until ?? 0) - Date.now(), 0) + 100, 2_000));
+  }
+  let lost = false;
+  const heartbeat = setInterval(() => {
+    renewLease(orgUuid, jobId, runId).then(
+      (held) => (lost ||= !held),
+      () => undefined,
+    );
+  }, LEASE_MS / 3);
+  try {
+    // On the job's behalf: the users it creates and its outcome are its author's changes, made in the
+    // request that created it (their audit events say so).
+    const leased = job;
+    return await withAuditContext(causeOfJob(leased), () => runLeased(leased, runId, () => lost, options));
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+async function runLeased(job: BulkJob, runId: string, lost: () => boolean, options: WorkerOptions): Promise<BulkJob | undefined> {
+  const { orgUuid, jobId } = job;
+  const ports = options.ports ?? userPorts();
+  const plan = new BulkCreatePlan();
+  let header: string[] = [];
+  try {
+    for await (const row of readCsv(await readUpload(orgUuid, jobId), bulkCreateLayout, bulkCreateLimits, (h) => (header = h))) {
+      plan.add(row);
+    }
+  } catch (error) {
+    const problem = fileProblemOf(error);
+    if (!problem) throw error;
+    await finishJob(orgUuid, jobId, runId, {
+      status: 'failed',
+      counts: { rows: plan.rows, created: 0, failed: 0 },
+      failure: { errorCode: problem, message: (error as Error).message },
+    });
+    return getJob(orgUuid, jobId);
+  }
+
+  const { candidates, errors, failedLines } = await plan.resolve(orgUuid, async (email) => {
+    const holder = await findUserByEmail(orgUuid, email);
+    return holder !== undefined && holder.uuid !== jobUserUuid(jobId, email);
+  });
+  if (!(await startJob(orgUuid, jobId, runId, candidates.length + errors.length, plan.rows))) return getJob(orgUuid, jobId);
+  if (!(await reopenWelcomes(orgUuid, jobId, runId))) return getJob(orgUuid, jobId);
+
+  const tally = new Tally(plan.rows, errors.length);
+  // The counts so far reach the job about once a second (one write), never once a row.
+  const reporter = every(options.reportEveryMs ?? REPORT_MS, () => reportTally(orgUuid, jobId, runId, tally.snapshot()));
+  try {
+    if (job.dryRun) {
+      tally.created = candidates.length;
+    } else {
+      // Creation takes its turns from a bucket at Cognito's user-creation quota; the welcome e-mails go
+      // to the mail queue, which the `mail` function drains at SES's rate: no user waits for an e-mail.
+      const pace: RowPace = {
+        creation: options.creationRate ?? new TokenBucket({ ratePerSecond: config().cognitoQuotas.userCreationPerSecond }),
+        recovery: options.recoveryRate ?? new TokenBucket({ ratePerSecond: COGNITO_ACCOUNT_RECOVERY_RATE }),
+      };
+      const welcomes = new WelcomeBatcher(job);
+      await eachLimited(candidates, options.concurrency ?? CREATION_LANES, async (candidate) => {
+        if (lost()) return;
+        const outcome = await createOne(job, candidate, ports, pace);
+        if ('error' in outcome) {
+          errors.push(outcome.error);
+          candidate.lines.forEach((line) => failedLines.add(line));
+          tally.failed += 1;
+          return;
+        }
+        tally.created += 1;
+        if (outcome.welcome) await welcomes.add(outcome.welcome, outcome.requeued ?? false);
+      });
+      await welcomes.flush();
+    }
+  } finally {
+    reporter.stop();
+  }
+  // A run that lost its lease leaves the outcome to the run that took the job over.
+  if (lost()) return getJob(orgUuid, jobId);
+
+  errors.sort((a, b) => a.line - b.line);
+  await saveErrors(orgUuid, jobId, errors);
+  if (failedLines.size > 0) await writeFailedRows(job, header, failedLines, errors);
+  const finished = await finishJob(orgUuid, jobId, runId, { status: 'done', counts: { rows: plan.rows, created: tally.created, failed: errors.length } });
+  // Counted once per job, by the run that recorded its outcome; a dry run creates nobody.
+  if (finished && !job.dryRun) {
+    count('BulkRowsCreated', tally.created);
+    count('BulkRowsFailed', errors.length);
+  }
+  return getJob(orgUuid, jobId);
+}
+
+/**
+ * Cognito's default UserAccountRecovery quota, requests per second (docs/local-stack.md#cognitos-request-rate-quotas):
+ * lower than UserCreation's, so a file that gives passwords is created at this rate.
+ */
+const COGNITO_ACCOUNT_RECOVERY_RATE = 30;
+
+/** The quotas a row's Cognito calls count against, each a bucket the row takes its turn from. */
+interface RowPace {
+  creation: Pace;
+  recovery: Pace;
+}
+
+/** Users created at once: enough to keep Cognito's user-creation quota busy while each waits on its writes. */
+const CREATION_LANES = 16;
+
+/** How often a running job's counts are written. */
+const REPORT_MS = 1_000;
+
+/** A run's counts so far. */
+class Tally {
+  created = 0;
+
+  constructor(
+    private readonly rows: number,
+    public failed: number,
+  ) {}
+
+  snapshot(): JobTally {
+    return { counts: { rows: this.rows, created: this.created, failed: this.failed }, processed: this.created + this.failed };
+  }
+}
+
+/** Runs `write` every `ms` (one at a time, its errors logged and left: the next one writes the counts again) until stopped. */
+function every(ms: number, write: () => Promise<unknown>): { stop(): void } {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    write()
+      .catch((error: unknown) => logger.warn('bulk job counts not written', { reason: (error as Error).name }))
+      .finally(() => (running = false));
+  }, ms);
+  return { stop: () => clearInterval(timer) };
+}
+
+/** A row's outcome: its error, or the user exists now (with the welcome e-mail it still needs, if any, and whether one failed before). */
+type RowOutcome = { error: BulkError } | { welcome?: Welcome; requeued?: boolean };
+
+/**
+ * Creates one user, or finds it made by this job's earlier run. The welcome e-mail is queued once: the
+ * user's mail item names the attempt queued and how it ended, so a later run (a takeover after a crash,
+ * a resend of failed welcomes) queues only those never queued or refused, with a new password when
+ * the file gave none, since the first one was never seen.
+ */
+async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPorts, 'identityProvider'>, pace: RowPace): Promise<RowOutcome> {
+  const uuid = jobUserUuid(job.jobId, candidate.email);
+  const claim = await getEmailClaim(job.orgUuid, candidate.email);
+  if (claim?.state === 'DONE' && claim.userUuid === uuid) {
+    const user = await getUser(job.orgUuid, uuid);
+    if (!user || user.welcomedAt) return {};
+    const mail = await getMailState(job.orgUuid, uuid, 'welcome');
+    if (mail?.state === 'QUEUED' || mail?.state === 'SENT') return {};
+    const password = candidate.password ?? generatePassword();
+    if (!candidate.password) {
+      await pace.recovery.take();
+      await ports.identityProvider.setPassword(uuid, password, { temporary: true });
+    }
+    return { welcome: { userUuid: uuid, line: candidate.line, password: { value: password, temporary: !candidate.password } }, requeued: mail?.state === 'FAILED' };
+  }
+  const password = candidate.password ?? generatePassword();
+  try {
+    // Paced, not retried: Cognito's client retries a refusal for its rate itself (shared/kernel/retry.ts).
+    await pace.creation.take();
+    if (candidate.password) await pace.recovery.take();
+    await registerUser(
+      {
+        orgUuid: job.orgUuid,
+        name: candidate.name,
+        email: candidate.email,
+        password,
+        temporaryPassword: !candidate.password,
+        role: candidate.role,
+        permissions: candidate.permissions,
+        ...(candidate.company ? { company: candidate.company } : {}),
+      },
+      ports.identityProvider,
+      { uuid },
+    );
+  } catch (error) {
+    if (error instanceof ConflictError) return { error: bulkError(candidate.email, candidate.line, 'EMAIL_TAKEN') };
+    const reason = (error as { name?: string }).name ?? 'Error';
+    logger.error('bulk user not created', { orgUuid: job.orgUuid, jobId: job.jobId, line: candidate.line, reason });
+    return { error: bulkError(candidate.email, candidate.line, 'IDENTITY_PROVIDER_FAILED') };
+  }
+  return { welcome: { userUuid: uuid, line: candidate.line, password: { value: password, temporary: !candidate.password } } };
+}
+
+/**
+ * The failed rows, as a CSV to fix and upload again: the original columns plus `Error`, every value
+ * neutralised against formula injection. Streams the upload a second time rather than keeping rows.
+ */
+async function writeFailedRows(job: BulkJob, header: string[], failedLines: Set<number>, errors: BulkError[]): Promise<void> {
+  const messageByEmail = new Map(errors.map((error) => [error.email.toLowerCase(), error.message]));
+  const lines = [[...header, 'Error'].map(csvCell).join(',')];
+  const limits = { ...bulkCreateLimits };
+  for await (const row of readCsv(await readUpload(job.orgUuid, job.jobId), bulkCreateLayout, limits)) {
+    if (!failedLines.has(row.line)) continue;
+    const message = messageByEmail.get(row.values.Email.toLowerCase()) ?? '';
+    lines.push([...header.map((_, i) => row.cells[i] ?? ''), message].map(csvCell).join(','));
+  }
+  await saveFailedRows(job.orgUuid, job.jobId, `${lines.join('\r\n')}\r\n`);
+}

@@ -1,0 +1,86 @@
+import * as z from 'zod';
+import { botPathSchema, limits, optional, parametersSchema, tagSchema, text } from '../../domain/agents/agent.schemas';
+import { fold } from '../../kernel/text/matching';
+
+/**
+ * A bundle: a bot's whole configuration, its supervisors and agents with every reference to the bot's
+ * own resources by name (docs/api/bundles.md). Strict like every body: an unknown field is a 422.
+ */
+
+/** The one format this API writes and reads; a bundle of another is refused (400) before validation. */
+export const BUNDLE_FORMAT_VERSION = 1;
+
+/** What a bundle is sent as: JSON, or YAML under its registered type or the older ones tools still send. */
+export const bundleMediaTypes = ['application/json', 'application/yaml', 'application/x-yaml', 'text/yaml'] as const;
+
+/** The most supervisors or agents a bundle may hold. */
+export const MAX_BUNDLE_ENTRIES = 500;
+
+const list = <T extends z.ZodType>(item: T) => z.array(item).max(limits.listItems, { message: `At most ${limits.listItems} items` });
+
+/** A reference to one of the bot's personas, functions or knowledge collections, by its name. */
+const named = z.strictObject({ name: text(limits.role) });
+
+/** References by name, each name once (compared as the target compares them: without case or accents). */
+const namedList = list(named).superRefine((items, ctx) => {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    if (seen.has(fold(item.name))) ctx.addIssue({ code: 'custom', message: 'Listed more than once', path: [index, 'name'] });
+    seen.add(fold(item.name));
+  });
+});
+
+const entryFields = {
+  role: text(limits.role).regex(/^[^\r\n]*$/, { message: 'Must be a single line' }),
+  goal: text(limits.goal),
+  instructions: optional(text(limits.instructions)),
+  guardrails: optional(text(limits.guardrails)),
+  persona: z.strictObject({ name: text(limits.role) }, { error: 'Must be an object naming one of the bot’s personas, e.g. {"name": "…"}' }),
+  inheritFromSupervisor: z.boolean(),
+  constraints: optional(list(z.strictObject({ value: text(limits.rule) }))),
+  tags: optional(list(z.strictObject({ name: tagSchema.shape.name }))),
+  parameters: optional(parametersSchema),
+  functions: optional(namedList),
+  knowledge: optional(namedList),
+};
+
+export const bundleAgentSchema = z.strictObject(entryFields);
+export const bundleSupervisorSchema = z.strictObject({ default: optional(z.boolean()), ...entryFields });
+
+/** Two entries of one list with one role (compared without case or accents) cannot both be matched. */
+function uniqueRoles(entries: { role: string }[], list: string, ctx: z.RefinementCtx) {
+  const seen = new Set<string>();
+  entries.forEach((entry, index) => {
+    const role = fold(entry.role);
+    if (seen.has(role)) {
+      ctx.addIssue({ code: 'custom', message: `Another entry of ${list} has this role (roles are compared without case or accents)`, path: [list, index, 'role'] });
+    }
+    seen.add(role);
+  });
+}
+
+export const bundleSchema = z
+  .strictObject({
+    formatVersion: z.literal(BUNDLE_FORMAT_VERSION),
+    supervisors: z.array(bundleSupervisorSchema).max(MAX_BUNDLE_ENTRIES, { message: `At most ${MAX_BUNDLE_ENTRIES} supervisors` }),
+    agents: z.array(bundleAgentSchema).max(MAX_BUNDLE_ENTRIES, { message: `At most ${MAX_BUNDLE_ENTRIES} agents` }),
+  })
+  .superRefine((bundle, ctx) => {
+    uniqueRoles(bundle.supervisors, 'supervisors', ctx);
+    uniqueRoles(bundle.agents, 'agents', ctx);
+    bundle.supervisors.forEach((supervisor, index) => {
+      if (supervisor.default && bundle.supervisors.findIndex((other) => other.default) !== index) {
+        ctx.addIssue({ code: 'custom', message: 'Only one supervisor may be the default', path: ['supervisors', index, 'default'] });
+      }
+    });
+  });
+
+export type Bundle = z.infer<typeof bundleSchema>;
+export type BundleEntry = z.infer<typeof bundleAgentSchema> & { default?: boolean };
+
+/** `?at=`: an RFC 3339 time with its offset. */
+export const bundleExportQuerySchema = z.object({
+  at: z.iso.datetime({ offset: true, message: 'Must be an RFC 3339 time, e.g. 2026-11-25T17:00:00Z' }).optional(),
+});
+
+export { botPathSchema as bundlePathSchema };

@@ -1,0 +1,114 @@
+import SCIMMY from 'scimmy';
+import { roles } from '../../domain/users/user.entities';
+
+/**
+ * The SCIM schemas this service provider speaks, defined with scimmy (RFC 7643's core User schema as
+ * scimmy ships it, and this API's access extension), and its discovery documents.
+ */
+
+export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+/** The extension carrying a user's role and grants (environments and bots): the users area's access template. */
+export const ACCESS_EXTENSION = 'urn:ietf:params:scim:schemas:extension:agentplatform:2.0:User';
+export const LIST_RESPONSE = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+
+const { Attribute, SchemaDefinition } = SCIMMY.Types;
+
+export const accessExtension = new SchemaDefinition('AgentPlatformAccess', ACCESS_EXTENSION, 'A user\u2019s role and the environments and bots it is granted', [
+  new Attribute('string', 'role', {
+    canonicalValues: [...roles],
+    caseExact: true,
+    description: 'ADMIN, SUPERVISOR, EDITOR or VIEWER. Absent on creation: the default access of the SCIM token.',
+  }),
+  new Attribute('complex', 'permissions', { multiValued: true, description: 'A SUPERVISOR\u2019s environments, or an EDITOR\u2019s or VIEWER\u2019s bots' }, [
+    new Attribute('string', 'environmentUuid', { caseExact: true, required: true, description: 'An active environment of the organization' }),
+    new Attribute('string', 'botUuid', { caseExact: true, description: 'An active bot of that environment (required for EDITOR and VIEWER)' }),
+  ]),
+]);
+
+// The core User schema with the extension, once per process: scimmy keeps schema definitions globally.
+if (!SCIMMY.Schemas.User.definition.attributes.some((attribute) => (attribute as { id?: string }).id === ACCESS_EXTENSION)) {
+  SCIMMY.Schemas.User.extend(accessExtension as unknown as SCIMMY.Types.Schema, false);
+}
+
+export { SCIMMY };
+
+/** RFC 7644 §3.4.2.4: the most resources one page answers, whatever `count` asks. */
+export const MAX_PAGE_SIZE = 200;
+
+/** RFC 7643 §5: what this service provider supports, and why groups are not among its resources. */
+export function serviceProviderConfig(baseUrl: string) {
+  return {
+    schemas: ['urn:ietf:params:scim:schemas:core:2.0:ServiceProviderConfig'],
+    patch: { supported: true },
+    bulk: { supported: false, maxOperations: 0, maxPayloadSize: 0 },
+    filter: { supported: true, maxResults: MAX_PAGE_SIZE },
+    changePassword: { supported: false },
+    sort: { supported: false },
+    etag: { supported: true },
+    authenticationSchemes: [
+      {
+        type: 'oauthbearertoken',
+        name: 'SCIM token',
+        description: 'A bearer token an ADMIN issues with POST /{user_subpath}/org/{orgUUID}/scim-tokens',
+        primary: true,
+      },
+    ],
+    groups: {
+      supported: false,
+      description:
+        'Access is a role plus grants of environments and bots per user; a directory group has no such meaning here. ' +
+        `Give each user its role and grants in ${ACCESS_EXTENSION} (map them from group membership in the identity provider).`,
+    },
+    meta: { resourceType: 'ServiceProviderConfig', location: `${baseUrl}/ServiceProviderConfig` },
+  };
+}
+
+/** RFC 7643 §6: the one resource type, User, with the access extension. */
+export function resourceTypes(baseUrl: string) {
+  return listOf(resourceTypeList(baseUrl));
+}
+
+/** RFC 7644 §4: one resource type by its id, or undefined. */
+export const resourceTypeById = (baseUrl: string, id: string) => resourceTypeList(baseUrl).find((type) => type.id === id);
+
+function resourceTypeList(baseUrl: string) {
+  const user = {
+    schemas: ['urn:ietf:params:scim:schemas:core:2.0:ResourceType'],
+    id: 'User',
+    name: 'User',
+    endpoint: '/Users',
+    description: 'A user of the organization',
+    schema: USER_SCHEMA,
+    schemaExtensions: [{ schema: ACCESS_EXTENSION, required: false }],
+    meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/User` },
+  };
+  return [user];
+}
+
+/** RFC 7643 §7: the User schema (scimmy's core definition) and the access extension, as scimmy describes them. */
+export function schemas(baseUrl: string) {
+  return listOf(schemaList(baseUrl));
+}
+
+/** RFC 7644 §4: one schema by its URN, or undefined. */
+export const schemaById = (baseUrl: string, id: string) => schemaList(baseUrl).find((schema) => schema.id === id);
+
+function schemaList(baseUrl: string) {
+  const core = SCIMMY.Schemas.User.definition;
+  const described = [core.describe(`${baseUrl}/Schemas`), accessExtension.describe(`${baseUrl}/Schemas`)].map((schema) => ({
+    ...schema,
+    // The core definition's description includes the extension as an attribute: the extension has its own entry.
+    attributes: schema.attributes.filter((attribute: { name?: string }) => attribute.name !== ACCESS_EXTENSION),
+  }));
+  return described as (typeof described[number] & { id: string })[];
+}
+
+export const listOf = <T>(resources: T[], startIndex = 1, totalResults = resources.length) => ({
+  schemas: [LIST_RESPONSE],
+  totalResults,
+  startIndex,
+  itemsPerPage: resources.length,
+  Resources: resources,
+});

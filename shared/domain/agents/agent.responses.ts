@@ -1,0 +1,95 @@
+import * as z from 'zod';
+import { communicationStyles } from '../org/org.entities';
+import { schemaRegistry } from '../../kernel/schemas/registry';
+import { actorSchema, dateTime, pageSchemaOf, patchOperationSchema } from '../../kernel/schemas/responses';
+
+/** What the agent-configuration area answers. Mappers return these types, so a field they let out fails the contract. */
+
+const tagSchema = z.strictObject({ uuid: z.uuid(), name: z.string() }).register(schemaRegistry, { id: 'Tag' });
+
+/** A listing's item: the summary fields. */
+export const agentSummarySchema = z
+  .strictObject({
+    uuid: z.uuid(),
+    role: z.string(),
+    goal: z.string(),
+    tags: z.array(tagSchema),
+    inheritFromSupervisor: z.boolean(),
+    createdAt: dateTime,
+    updatedAt: dateTime,
+  })
+  .register(schemaRegistry, { id: 'AgentSummary' });
+export type AgentSummary = z.output<typeof agentSummarySchema>;
+
+export const agentPageSchema = pageSchemaOf(agentSummarySchema, 'AgentPage', 'Page of agents or supervisors; `number` is 1-based.');
+
+export const parametersResponseSchema = z
+  .strictObject({
+    maximumTokens: z.int().optional(),
+    requestTimeout: z.int(),
+    temperature: z.number(),
+    topP: z.number(),
+    presencePenalty: z.number(),
+    frequencyPenalty: z.number(),
+  })
+  .register(schemaRegistry, { id: 'Parameters' });
+
+/** Spec 2.1 (AgentDTO), also the shape supervisors are read in. */
+export const agentSchema = z
+  .strictObject({
+    uuid: z.uuid(),
+    role: z.string(),
+    flowUUID: z.string(),
+    goal: z.string(),
+    instructions: z.string().nullable(),
+    guardrails: z.string().nullable(),
+    persona: z
+      .strictObject({
+        uuid: z.uuid(),
+        name: z.string(),
+        image: z.string().nullable(),
+        backstory: z.string().nullable(),
+        personality: z.string().nullable(),
+        communicationStyle: z.enum(communicationStyles),
+      })
+      .nullable(),
+    inheritFromSupervisor: z.boolean(),
+    constraints: z.array(z.strictObject({ uuid: z.uuid(), value: z.string() })),
+    tags: z.array(tagSchema),
+    parameters: parametersResponseSchema.nullable(),
+    functions: z.array(z.strictObject({ uuid: z.uuid(), name: z.string() })),
+    knowledge: z.array(
+      z.strictObject({
+        uuid: z.uuid(),
+        name: z.string(),
+        description: z.string(),
+        documentCount: z.int(),
+        searchType: z.strictObject({ type: z.string(), semanticWeight: z.int(), fullTextWeight: z.int() }),
+        previousUserInput: z.int(),
+        threshold: z.number(),
+        topK: z.int(),
+      }),
+    ),
+    heirs: z.array(z.strictObject({ role: z.string() })),
+  })
+  .meta({ description: 'Spec 2.1 (AgentDTO); supervisors are read in this shape.' })
+  .register(schemaRegistry, { id: 'Agent' });
+export type AgentResponse = z.output<typeof agentSchema>;
+/** A persona (its name only), as an Agent names it. */
+export type PersonaResponse = NonNullable<AgentResponse['persona']>;
+/** A knowledge collection. */
+export type CollectionResponse = AgentResponse['knowledge'][number];
+
+/** An item of a revision listing. */
+export const revisionSummarySchema = z
+  .strictObject({ revision: z.int(), createdAt: dateTime, author: actorSchema, action: z.enum(['CREATED', 'UPDATED', 'RESTORED']) })
+  .register(schemaRegistry, { id: 'RevisionSummary' });
+export type RevisionSummary = z.output<typeof revisionSummarySchema>;
+
+export const revisionPageSchema = pageSchemaOf(revisionSummarySchema, 'RevisionPage', 'Page of revisions, newest first; `number` is 1-based.');
+
+/** The patch turning revision `from`'s Agent into revision `to`'s (`from` null: from nothing). */
+export const revisionDiffSchema = z
+  .strictObject({ from: z.int().nullable(), to: z.int(), patch: z.array(patchOperationSchema) })
+  .register(schemaRegistry, { id: 'RevisionDiff' });
+export type RevisionDiff = z.output<typeof revisionDiffSchema>;

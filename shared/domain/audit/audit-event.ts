@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import jsonPatch, { type Operation } from 'fast-json-patch';
+import { config } from '../../kernel/config';
+import { keys } from '../../adapters/store/keys';
+import { getItem, type TableWrite } from '../../adapters/store/table';
+import { auditContext, type AuditActor, type KeyedRequest } from './audit-context';
+import type { AuditAction, AuditResourceType } from './audit-kinds';
+
+/**
+ * Audit events: who changed what, when, in which request. An event is a table item written
+ * in the transaction of the change it records, so neither exists without the other; it expires after
+ * the configured retention (`AUDIT_RETENTION_DAYS`, 400 days by default) through the table's TTL.
+ */
+
+export { auditActions, auditResourceTypes, type AuditAction, type AuditResourceType } from './audit-kinds';
+
+/** One RFC 6902 operation. */
+export type PatchOperation = Operation;
+
+export interface AuditEvent {
+  id: string;
+  at: string;
+  actor: AuditActor;
+  action: AuditAction;
+  resource: { type: AuditResourceType; uuid: string };
+  requestId: string | null;
+  /** For changes of agents, supervisors and users: what changed, as an RFC 6902 patch. */
+  changes?: PatchOperation[];
+  /** Where a supervisor or agent lives (its bot and environment), for its change event's subject. */
+  place?: ResourcePlace;
+}
+
+/** The bot (and its environment) a supervisor or agent belongs to. */
+export interface ResourcePlace {
+  environmentUuid: string;
+  botUuid: string;
+}
+
+export interface AuditedChange {
+  orgUuid: string;
+  action: AuditAction;
+  resource: { type: AuditResourceType; uuid: string };
+  changes?: PatchOperation[];
+  /** When the change happened (defaults to now); also the event's place in the listing. */
+  at?: string;
+  place?: ResourcePlace;
+}
+
+/** What stands for a secret's value in `changes`: that it changed, never what it is. */
+export const REDACTED = '[REDACTED]';
+
+/**
+ * The RFC 6902 patch turning `before` into `after` (an `add` of every field for a creation, with
+ * `before` undefined), plus an `add` of `REDACTED` for each secret that changed (a password).
+ */
+export function changesBetween(before: object | undefined, after: object, changedSecrets: readonly string[] = []): PatchOperation[] {
+  const patch = before === undefined ? [{ op: 'add', path: '', value: after } as Operation] : jsonPatch.compare(before, after);
+  return [...patch, ...changedSecrets.map((name): Operation => ({ op: 'add', path: `/${escapePointer(name)}`, value: REDACTED }))];
+}
+
+const escapePointer = (token: string) => token.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** The event of a change, attributed to the current actor and request (`withAuditContext`). */
+export function auditEventOf(change: AuditedChange): AuditEvent {
+  const { actor, requestId } = auditContext();
+  return {
+    id: randomUUID(),
+    at: change.at ?? new Date().toISOString(),
+    actor,
+    action: change.action,
+    resource: change.resource,
+    requestId,
+    ...(change.changes ? { changes: change.changes } : {}),
+    ...(change.place ? { place: change.place } : {}),
+  };
+}
+
+/**
+ * The writes that record `change`, for the transaction that makes it: its audit event and, inside a
+ * keyed request whose route can replay (`KeyedRequest`), which resource that request changed.
+ */
+export function auditWrites(change: AuditedChange): TableWrite[] {
+  const event = auditEventOf(change);
+  const { keyedRequest } = auditContext();
+  return [
+    { Put: { Item: auditItem(change.orgUuid, event), ConditionExpression: 'attribute_not_exists(PK)' } },
+    ...(keyedRequest ? [keyedRequestWrite(keyedRequest, change.resource)] : []),
+  ];
+}
+
+/** How long a keyed request's change is remembered: as long as Powertools keeps the key's answer. */
+export const KEYED_REQUEST_SECONDS = 24 * 60 * 60;
+
+/** What a keyed request changed, as the change's transaction recorded it. */
+export interface KeyedChange {
+  fingerprint: string;
+  resource: { type: AuditResourceType; uuid: string };
+}
+
+function keyedRequestWrite(request: KeyedRequest, resource: KeyedChange['resource']): TableWrite {
+  const change: KeyedChange = { fingerprint: request.fingerprint, resource };
+  return {
+    Put: {
+      Item: {
+        ...keys.keyedChange(request.userUuid, request.recordId),
+        type: 'KEYED_CHANGE',
+        ...change,
+        ttl: Math.floor(Date.now() / 1000) + KEYED_REQUEST_SECONDS,
+      },
+    },
+  };
+}
+
+/** What the keyed request `recordId` of a user changed, if its change committed. */
+export async function readKeyedChange(userUuid: string, recordId: string): Promise<KeyedChange | undefined> {
+  return getItem<KeyedChange>(keys.keyedChange(userUuid, recordId), { consistent: true });
+}
+
+export function auditItem(orgUuid: string, event: AuditEvent): Record<string, unknown> {
+  const expiresAt = Math.floor(Date.parse(event.at) / 1000) + config().auditRetentionDays * 86_400;
+  // Flat attributes beside the event let a listing filter by actor and resource without parsing it.
+  return {
+    ...keys.auditEvent(orgUuid, event.at, event.id),
+    ...keys.auditEventOfResource(orgUuid, event.resource.uuid, event.at, event.id),
+    type: 'AUDIT_EVENT',
+    ...event,
+    // The change-event publisher reads the organization from the stream's image of this item.
+    orgUuid,
+    actorUuid: event.actor.uuid ?? '-',
+    resourceType: event.resource.type,
+    resourceUuid: event.resource.uuid,
+    ttl: expiresAt,
+  };
+}

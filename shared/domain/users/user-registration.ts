@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError } from '../../kernel/errors';
+import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import { userAuditWrites } from './user-audit';
+import type { Permission, Role, UserRecord } from './user.entities';
+import {
+  claimEmail,
+  completeClaim,
+  getEmailClaim,
+  getUser,
+  putNewUser,
+  reindexStoredUser,
+  releaseClaim,
+  sameEmail,
+  takeOverClaim,
+} from './user.repository';
+
+/** EMAIL_TAKEN by a user that was deleted (logically): the user comes back through reactivation. */
+export const DELETED_USER_HAS_EMAIL =
+  'The e-mail belongs to a deleted user of this organization: reactivate that user with PUT /users/activate (its e-mail in the body) instead of creating a new one';
+
+/** A pending e-mail claim older than this, whose user never appeared, is taken over by the next attempt. */
+export const STALE_CLAIM_MS = 60_000;
+
+export interface NewUser {
+  orgUuid: string;
+  name: string;
+  email: string;
+  password: string;
+  /** A generated password, e-mailed to the user, who must replace it before signing in. */
+  temporaryPassword?: boolean;
+  role: Role;
+  permissions: Permission[];
+  image?: string;
+  company?: string;
+  externalId?: string;
+}
+
+/**
+ * Registers a user in the store and the identity provider: claim the e-mail, register the credentials,
+ * then write the user, its index entries, the claim's completion and the USER_CREATED audit event
+ * (with `/password` redacted when the password was chosen, not generated) in one transaction (the identity
+ * provider cannot join a transaction, hence the claim before it). A failure before the user is written
+ * gives the claim back; a crash leaves a pending claim that a later attempt detects and repairs.
+ * `options.uuid` fixes the user's uuid, so that a rerun of the same work (a bulk job) resumes it
+ * instead of meeting its own e-mail claim.
+ */
+export async function registerUser(
+  input: NewUser,
+  identityProvider: IdentityProvider = cognitoIdentityProvider,
+  options: { uuid?: string } = {},
+): Promise<UserRecord> {
+  const { orgUuid } = input;
+  const email = input.email.trim();
+  const now = new Date().toISOString();
+  const userUuid = await claimEmailFor(orgUuid, email, options.uuid ?? randomUUID(), now);
+
+  try {
+    await identityProvider.createUser({ username: userUuid, email, password: input.password, temporary: input.temporaryPassword });
+  } catch (error) {
+    await releaseClaim(orgUuid, email, userUuid);
+    throw error;
+  }
+
+  const user: UserRecord = {
+    uuid: userUuid,
+    orgUuid,
+    name: input.name.trim(),
+    email,
+    ...(input.image ? { image: input.image } : {}),
+    ...(input.company ? { company: input.company } : {}),
+    ...(input.externalId ? { externalId: input.externalId } : {}),
+    role: input.role,
+    permissions: input.permissions,
+    status: 'ACTIVE',
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (!(await putNewUser(user, userAuditWrites('USER_CREATED', undefined, user, { passwordSet: !input.temporaryPassword })))) {
+    // Only an attempt resuming its own claim (a given uuid) finds its user written already.
+    const written = await getUser(orgUuid, userUuid);
+    if (!written || !sameEmail(written.email, email)) throw new ConflictError('EMAIL_TAKEN');
+    // Written by an earlier attempt: repair what it may have left undone (idempotent).
+    await indexUser(written);
+    await completeClaim(orgUuid, email, userUuid);
+    return written;
+  }
+  return user;
+}
+
+/**
+ * Writes again what is derived from a user record: its index items and, for an active ADMIN, its
+ * place in the organization's ADMIN set. Every write of a user does this in its own transaction; this
+ * is the repair, for data an interrupted attempt or an older version left behind. Idempotent: it
+ * rewrites the record as it reads it now (strongly consistent), and a change meanwhile wins.
+ */
+export async function indexUser(user: UserRecord): Promise<void> {
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const current = await getUser(user.orgUuid, user.uuid, { consistent: true });
+    if (!current || (await reindexStoredUser(current))) return;
+  }
+}
+
+/**
+ * Claims an e-mail in an organization for `userUuid` and returns the uuid that holds the claim now:
+ * `userUuid`, or the uuid of a crashed registration of the same e-mail whose claim was taken over (so
+ * its identity-provider account is adopted). Throws EMAIL_TAKEN when a user has the e-mail.
+ */
+export async function claimEmailFor(
+  orgUuid: string,
+  email: string,
+  userUuid: string,
+  now: string,
+  options: { adoptAbandoned: boolean } = { adoptAbandoned: true },
+): Promise<string> {
+  if (await claimEmail(orgUuid, email, userUuid, now)) return userUuid;
+  const claim = await getEmailClaim(orgUuid, email);
+  if (!claim) return claimEmailFor(orgUuid, email, userUuid, now, options); // Released meanwhile: try again.
+  // An attempt with a given uuid (a bulk job's rerun) resumes its own claim, whatever its state.
+  if (claim.userUuid === userUuid) return userUuid;
+  const holder = await getUser(orgUuid, claim.userUuid);
+  if (holder && sameEmail(holder.email, email)) {
+    // The user was written but its claim may never have been marked done: finish that attempt's work.
+    if (claim.state === 'PENDING') {
+      await indexUser(holder);
+      await completeClaim(orgUuid, email, claim.userUuid);
+    }
+    if (holder.status === 'DELETED') throw new ConflictError('EMAIL_TAKEN', DELETED_USER_HAS_EMAIL);
+    throw new ConflictError('EMAIL_TAKEN');
+  }
+  // No user has the e-mail: a registration or e-mail change in progress, or one that stopped halfway.
+  const age = Date.now() - Date.parse(claim.claimedAt);
+  if (claim.state === 'PENDING' && age < STALE_CLAIM_MS) {
+    throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
+  }
+  // A crashed registration left no user: a new registration adopts its uuid (and identity-provider
+  // account). A claim left behind by an existing user (an e-mail change that stopped halfway), or one
+  // an existing user's e-mail change finds, is simply taken.
+  const adopted = holder || !options.adoptAbandoned ? userUuid : claim.userUuid;
+  if (!(await takeOverClaim(orgUuid, email, claim, adopted, now))) {
+    throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
+  }
+  return adopted;
+}

@@ -1,0 +1,233 @@
+import { ConflictError } from '../../kernel/errors';
+import { keys } from '../../adapters/store/keys';
+import { deleteItem, getItem, getItems, putItem, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
+import { indexWrites } from './user-index';
+import type { UserRecord, UserStatus } from './user.entities';
+
+export interface EmailClaim {
+  userUuid: string;
+  state: 'PENDING' | 'DONE';
+  claimedAt: string;
+}
+
+export async function claimEmail(orgUuid: string, email: string, userUuid: string, now: string): Promise<boolean> {
+  return putItem(
+    { ...keys.emailClaim(orgUuid, email), type: 'EMAIL', userUuid, state: 'PENDING', claimedAt: now },
+    { ConditionExpression: 'attribute_not_exists(PK)' },
+  );
+}
+
+export async function getEmailClaim(orgUuid: string, email: string): Promise<EmailClaim | undefined> {
+  return getItem<EmailClaim>(keys.emailClaim(orgUuid, email));
+}
+
+/**
+ * Takes over a claim that no user holds (abandoned by a crashed attempt, or left behind by an e-mail
+ * change) for `userUuid`, as a fresh pending claim; false when someone else changed it first.
+ */
+export async function takeOverClaim(
+  orgUuid: string,
+  email: string,
+  seen: EmailClaim,
+  userUuid: string,
+  now: string,
+): Promise<boolean> {
+  return updateItem({
+    Key: keys.emailClaim(orgUuid, email),
+    UpdateExpression: 'SET claimedAt = :now, userUuid = :user, #state = :pending',
+    ConditionExpression: '#state = :seenState AND claimedAt = :seen AND userUuid = :seenUser',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: {
+      ':now': now,
+      ':user': userUuid,
+      ':pending': 'PENDING',
+      ':seen': seen.claimedAt,
+      ':seenState': seen.state,
+      ':seenUser': seen.userUuid,
+    },
+  });
+}
+
+const completeClaimWrite = (orgUuid: string, email: string, userUuid: string): TableWrite => ({
+  Update: {
+    Key: keys.emailClaim(orgUuid, email),
+    UpdateExpression: 'SET #state = :done',
+    ConditionExpression: 'userUuid = :user',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':done': 'DONE', ':user': userUuid },
+  },
+});
+
+export async function completeClaim(orgUuid: string, email: string, userUuid: string): Promise<void> {
+  await updateItem(completeClaimWrite(orgUuid, email, userUuid).Update!);
+}
+
+/** Gives up a pending claim this attempt holds (after the identity provider failed, or the e-mail left). */
+export async function releaseClaim(orgUuid: string, email: string, userUuid: string, state = 'PENDING'): Promise<void> {
+  await deleteItem({
+    Key: keys.emailClaim(orgUuid, email),
+    ConditionExpression: 'userUuid = :user AND #state = :state',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':user': userUuid, ':state': state },
+  });
+}
+
+/** A user as stored: `countedStatus` is the status the organization's user count holds it under. */
+export type StoredUser = UserRecord & { countedStatus?: UserStatus };
+
+const userItem = (user: StoredUser) => ({ ...keys.user(user.orgUuid, user.uuid, user.createdAt), type: 'USER', ...user });
+
+const addAdminWrite = (orgUuid: string, userUuid: string): TableWrite => ({
+  Update: { Key: keys.orgAdmins(orgUuid), UpdateExpression: 'ADD admins :user', ExpressionAttributeValues: { ':user': new Set([userUuid]) } },
+});
+
+/**
+ * Writes a user and what derives from it in one transaction: the user item under `condition`, its
+ * index items (listing entries, search postings, the count; see `user-index.ts`) moved on from what
+ * `previous` had, its place in the ADMIN set when it is an active ADMIN, and, for a new e-mail, the
+ * e-mail's claim marked done. So listings, counts, the ADMIN set and the claim never disagree with the
+ * user. `alongside` joins the same transaction: the change's audit event, so neither is written
+ * without the other. False when the user item's condition failed (nothing is written then);
+ * EMAIL_TAKEN when the claim was taken over meanwhile.
+ */
+async function writeUser(
+  user: UserRecord,
+  condition: Omit<TableWrite['Put'] & object, 'Item'>,
+  previous: StoredUser | undefined,
+  claimedEmail: string | undefined,
+  alongside: readonly TableWrite[],
+): Promise<boolean> {
+  const { countedStatus: _counted, ...record } = user as StoredUser;
+  const stored: StoredUser = { ...record, countedStatus: record.status };
+  const writes: TableWrite[] = [{ Put: { Item: userItem(stored), ...condition } }, ...indexWrites(stored, previous)];
+  if (user.role === 'ADMIN' && user.status === 'ACTIVE') writes.push(addAdminWrite(user.orgUuid, user.uuid));
+  if (claimedEmail) writes.push(completeClaimWrite(user.orgUuid, claimedEmail, user.uuid));
+  writes.push(...alongside);
+  const failed = await transactWrite(writes);
+  if (failed.includes(0)) return false;
+  if (failed.length > 0) throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
+  return true;
+}
+
+/**
+ * Writes a new user (see `writeUser`) with `alongside` (its audit event) and completes its e-mail
+ * claim; false when the user exists.
+ */
+export async function putNewUser(user: UserRecord, alongside: readonly TableWrite[] = []): Promise<boolean> {
+  return writeUser(user, { ConditionExpression: 'attribute_not_exists(PK)' }, undefined, user.email, alongside);
+}
+
+export async function getUser(orgUuid: string, userUuid: string, options?: { consistent?: boolean }): Promise<UserRecord | undefined> {
+  return getItem<UserRecord>(keys.userKey(orgUuid, userUuid), options);
+}
+
+/** The users of an organization among `userUuids` that exist, in the order of `userUuids` (one BatchGetItem per 100). */
+export async function getUsers(orgUuid: string, userUuids: string[]): Promise<UserRecord[]> {
+  const users = await getItems<UserRecord>(userUuids.map((uuid) => keys.userKey(orgUuid, uuid)));
+  const byUuid = new Map(users.map((user) => [user.uuid, user]));
+  return userUuids.flatMap((uuid) => byUuid.get(uuid) ?? []);
+}
+
+export async function findActiveUser(orgUuid: string, userUuid: string): Promise<UserRecord | undefined> {
+  const user = await getUser(orgUuid, userUuid);
+  return user?.status === 'ACTIVE' ? user : undefined;
+}
+
+/**
+ * Replaces a user with its directory entry and ADMIN-set place (see `writeUser`); false when it
+ * changed since it was read (`seen`), so two writers never silently undo each other. With
+ * `claimedEmail`, the new e-mail's claim is marked done in the same transaction; `alongside` (the
+ * change's audit event) joins it too. Every attempt carries the same `alongside` and only the attempt
+ * that succeeds writes anything, so the event is written once, and never for a change refused.
+ */
+export async function saveUser(
+  user: UserRecord,
+  seen: StoredUser,
+  options: { claimedEmail?: string; alongside?: readonly TableWrite[] } = {},
+): Promise<boolean> {
+  let previous = seen;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const counted = previous.countedStatus;
+    const written = await writeUser(
+      user,
+      {
+        // `countedStatus` too: the users index migration may index the record meanwhile without
+        // changing it, and this write must then move the count from where the migration left it.
+        ConditionExpression: `updatedAt = :seen AND #status = :status AND ${counted ? 'countedStatus = :counted' : 'attribute_not_exists(countedStatus)'}`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':seen': seen.updatedAt, ':status': seen.status, ...(counted ? { ':counted': counted } : {}) },
+      },
+      previous,
+      options.claimedEmail,
+      options.alongside ?? [],
+    );
+    if (written) return true;
+    const current = (await getUser(user.orgUuid, user.uuid, { consistent: true })) as StoredUser | undefined;
+    // Changed by someone else (or gone): the caller reads it again. Indexed meanwhile: write again.
+    if (!current || current.updatedAt !== seen.updatedAt || current.status !== seen.status || current.countedStatus === counted) return false;
+    previous = current;
+  }
+  return false;
+}
+
+/**
+ * Writes a user's index again from its record (the migration to the users index, and the repair of a
+ * write an older version or an interrupted attempt left): the record itself unchanged, under the same
+ * condition as any write, so a concurrent change wins and is indexed by its own transaction. Returns
+ * false when the record changed meanwhile (read it again and retry) or no longer exists.
+ */
+export async function reindexStoredUser(seen: StoredUser): Promise<boolean> {
+  return saveUser(seen, seen);
+}
+
+export const sameEmail = (a: string, b: string): boolean => a.toLowerCase() === b.toLowerCase();
+
+/** The user that has an e-mail in an organization (deleted users keep theirs). */
+export async function findUserByEmail(orgUuid: string, email: string): Promise<UserRecord | undefined> {
+  const claim = await getEmailClaim(orgUuid, email);
+  const user = claim ? await getUser(orgUuid, claim.userUuid) : undefined;
+  return user && sameEmail(user.email, email) ? user : undefined;
+}
+
+/** The write noting that a user's welcome e-mail went out (so a rerun of a bulk job does not send it again). */
+export function welcomedWrite(orgUuid: string, userUuid: string, now = new Date()): TableWrite {
+  return {
+    Update: {
+      Key: keys.userKey(orgUuid, userUuid),
+      UpdateExpression: 'SET welcomedAt = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': now.toISOString() },
+    },
+  };
+}
+
+/** Notes that a user's welcome e-mail went out. */
+export async function markWelcomed(orgUuid: string, userUuid: string): Promise<void> {
+  await updateItem(welcomedWrite(orgUuid, userUuid).Update!);
+}
+
+/** Records an active ADMIN (idempotent). */
+export async function addAdmin(orgUuid: string, userUuid: string): Promise<void> {
+  await updateItem(addAdminWrite(orgUuid, userUuid).Update!);
+}
+
+/**
+ * Removes an ADMIN from the organization's set unless it is the last one. `absent` when it was not in
+ * the set (an earlier attempt removed it already); `last` when removing it would leave none.
+ */
+export async function removeAdmin(orgUuid: string, userUuid: string): Promise<'removed' | 'absent' | 'last'> {
+  const removed = await updateItem({
+    Key: keys.orgAdmins(orgUuid),
+    UpdateExpression: 'DELETE admins :user',
+    ConditionExpression: 'contains(admins, :uuid) AND size(admins) > :one',
+    ExpressionAttributeValues: { ':user': new Set([userUuid]), ':uuid': userUuid, ':one': 1 },
+  });
+  if (removed) return 'removed';
+  const current = await getItem<{ admins?: Set<string> }>(keys.orgAdmins(orgUuid));
+  return current?.admins?.has(userUuid) ? 'last' : 'absent';
+}
+
+/** The uuids of the organization's active ADMINs. */
+export async function getAdmins(orgUuid: string): Promise<Set<string>> {
+  return (await getItem<{ admins?: Set<string> }>(keys.orgAdmins(orgUuid)))?.admins ?? new Set();
+}

@@ -1,0 +1,36 @@
+import * as z from 'zod';
+import { schemaRegistry } from '../../kernel/schemas/registry';
+import { dateTime, pageSchemaOf } from '../../kernel/schemas/responses';
+import { roles } from './user.entities';
+
+/** What the users area answers. Mappers return these types, so a field they let out fails the contract. */
+
+/** The User (docs/api/users.md#the-user) plus `role`, `permissions` and `status`; only these fields ever leave. */
+export const userSchema = z
+  .strictObject({
+    uuid: z.uuid(),
+    orgUUID: z.uuid(),
+    name: z.string(),
+    email: z.string(),
+    image: z.string().nullable(),
+    company: z.string().nullable(),
+    admin: z.boolean(),
+    role: z.enum(roles),
+    permissions: z.array(z.strictObject({ environmentUuid: z.uuid(), botUuid: z.uuid().optional() })),
+    status: z.enum(['ACTIVE', 'DELETED']),
+    createdAt: dateTime,
+  })
+  .register(schemaRegistry, { id: 'User' });
+export type UserResponse = z.output<typeof userSchema>;
+
+export const userPageSchema = pageSchemaOf(userSchema, 'UserPage', 'Page of users; `number` is 0-based.');
+
+/** Keycloak's attack-detection view of one user. */
+export const bruteForceStatusSchema = z
+  .object({
+    disabled: z.boolean().describe('Whether sign-in is locked now'),
+    numFailures: z.int().min(0).describe('Consecutive failed password sign-ins'),
+    lastFailure: z.int().min(0).describe('When the last one was, in epoch milliseconds (0 if none)'),
+    lockedUntil: z.iso.datetime().nullable().describe('When the lock ends, if locked'),
+  })
+  .register(schemaRegistry, { id: 'BruteForceStatus' });

@@ -1,0 +1,62 @@
+import * as z from 'zod';
+import { realmQuerySchema } from '../../app/auth/auth.schemas';
+import { operationsUnder } from './operation';
+
+/** The API's own description and its interactive reference, public like the OpenID discovery. */
+const docs = operationsUnder('docs', 'root', '');
+
+/** The errors of a public route with nothing to look up: only the gateway's. */
+const publicErrors = [429, 500, 503];
+/** The errors of the reference's page and document: a `realm` that is no organization name, and the gateway's. */
+const realmQueryErrors = { only: [422, ...publicErrors] };
+
+export const docsApi = {
+  root: docs({
+    id: 'docs.root',
+    method: 'GET',
+    path: '/',
+    access: 'public',
+    summary: "The API's root address: the interactive reference",
+    errors: { only: publicErrors, anyOther: true },
+    responses: [{ status: 302, description: 'See the reference, at `/docs`', headers: ['Location'] }],
+  }),
+  openapi: docs({
+    id: 'docs.openapi',
+    method: 'GET',
+    path: '/openapi.json',
+    access: 'public',
+    request: { query: realmQuerySchema },
+    summary: 'This document (OpenAPI 3.1)',
+    description: 'With `realm`, its OAuth2 password flow signs in to that organization; without, it offers the bearer token only.',
+    errors: realmQueryErrors,
+    responses: [
+      {
+        status: 200,
+        description: 'The OpenAPI description of this API, for its configured subpaths',
+        json: z.looseObject({ openapi: z.string() }),
+        headers: ['Cache-Control'],
+      },
+    ],
+  }),
+  ui: docs({
+    id: 'docs.ui',
+    method: 'GET',
+    path: '/docs',
+    access: 'public',
+    request: { query: realmQuerySchema },
+    summary: 'The interactive API reference (Swagger UI, served with the API)',
+    description: "With `realm`, its Authorize button signs in to that organization with an e-mail and password; the page's Organization field sets it.",
+    errors: realmQueryErrors,
+    responses: [{ status: 200, description: 'The page', text: { mediaType: 'text/html', description: 'HTML' }, headers: ['Cache-Control'] }],
+  }),
+  asset: docs({
+    id: 'docs.asset',
+    method: 'GET',
+    path: '/docs/{asset}',
+    access: 'public',
+    request: { path: z.object({ asset: z.string() }) },
+    summary: 'A file of the interactive reference (its script, style sheet or initializer)',
+    errors: { only: [404, ...publicErrors] },
+    responses: [{ status: 200, description: 'The file', text: { mediaType: '*/*', description: 'JavaScript, CSS or PNG' }, headers: ['Cache-Control'] }],
+  }),
+};

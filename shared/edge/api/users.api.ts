@@ -1,0 +1,143 @@
+import * as z from 'zod';
+import { auditEventsQuerySchema } from '../../app/audit-trail/audit-trail.schemas';
+import { auditEventPageSchema } from '../../app/audit-trail/audit-trail.responses';
+import { bruteForceStatusSchema, userPageSchema, userSchema } from '../../domain/users/user.responses';
+import {
+  activateUserSchema,
+  createUserSchema,
+  orgPathSchema,
+  quicksearchQuerySchema,
+  updateUserSchema,
+  userListQuerySchema,
+  userPathSchema,
+} from '../../domain/users/user.schemas';
+import { bot, environment, otherBot } from './examples';
+import { operationsUnder } from './operation';
+
+/**
+ * Users of one organization (docs/api/users.md), Keycloak's attack detection for one of them, and the
+ * organization's audit trail. Literal paths (`identity-provider`, `quicksearch`, `activate`) win over
+ * `{userId}` in API Gateway, in middy's router and in the local gateway alike.
+ */
+const user = operationsUnder('users', 'user', '/org/{orgUUID}');
+
+const alan = { name: 'Alan Turing', email: 'alan@example.com', company: 'Acme Support' };
+
+export const usersApi = {
+  identityProvider: user({
+    id: 'users.identityProvider',
+    method: 'GET',
+    path: '/users/identity-provider',
+    access: { org: 'member' },
+    request: { path: orgPathSchema },
+    summary: 'The user the bearer token belongs to',
+    responses: [{ status: 200, description: 'The user', json: userSchema }],
+  }),
+  list: user({
+    id: 'users.list',
+    method: 'GET',
+    path: '/users',
+    access: { org: 'admin' },
+    request: { path: orgPathSchema, query: userListQuerySchema },
+    summary: 'List users of the organization',
+    responses: [{ status: 200, description: 'A page of users (0-based)', json: userPageSchema }],
+  }),
+  quicksearch: user({
+    id: 'users.quicksearch',
+    method: 'GET',
+    path: '/users/quicksearch',
+    access: { org: 'admin' },
+    request: { path: orgPathSchema, query: quicksearchQuerySchema },
+    summary: 'User names matching a term',
+    responses: [{ status: 200, description: 'At most `limit` names, in alphabetical order', json: z.array(z.string()) }],
+  }),
+  create: user({
+    id: 'users.create',
+    method: 'POST',
+    path: '/users',
+    access: { org: 'admin' },
+    request: { path: orgPathSchema, body: createUserSchema, headers: ['Language', 'IdempotencyKey'] },
+    summary: 'Create a user and send the welcome e-mail',
+    description: 'Idempotent with `Idempotency-Key`: a replay creates no second user and sends no second e-mail.',
+    responses: [{ status: 200, description: 'The user created', json: userSchema, headers: ['Idempotent-Replayed'] }],
+    example: { ...alan, password: 'Enigma-1912', confirmPassword: 'Enigma-1912', role: 'EDITOR', permissions: [{ environmentUuid: environment, botUuid: bot }] },
+  }),
+  activate: user({
+    id: 'users.activate',
+    method: 'PUT',
+    path: '/users/activate',
+    access: { org: 'admin' },
+    request: { path: orgPathSchema, body: activateUserSchema, headers: ['Language', 'IdempotencyKey'] },
+    summary: 'Reactivate a deleted user (named by e-mail)',
+    description: 'Idempotent with `Idempotency-Key`: a replay sends no second e-mail.',
+    responses: [{ status: 200, description: 'The user, active again', json: userSchema, headers: ['Idempotent-Replayed'] }],
+    example: { email: alan.email, role: 'VIEWER', permissions: [{ environmentUuid: environment, botUuid: bot }] },
+  }),
+  get: user({
+    id: 'users.get',
+    method: 'GET',
+    path: '/users/{userId}',
+    access: { user: 'read' },
+    request: { path: userPathSchema },
+    summary: 'Read a user',
+    responses: [{ status: 200, description: 'The user', json: userSchema }],
+  }),
+  update: user({
+    id: 'users.update',
+    method: 'PUT',
+    path: '/users/{userId}',
+    access: { user: 'update' },
+    request: { path: userPathSchema, body: updateUserSchema },
+    summary: 'Update a user',
+    responses: [{ status: 200, description: 'The user, updated', json: userSchema }],
+    example: {
+      ...alan,
+      role: 'EDITOR',
+      permissions: [
+        { environmentUuid: environment, botUuid: bot },
+        { environmentUuid: environment, botUuid: otherBot },
+      ],
+    },
+  }),
+  delete: user({
+    id: 'users.delete',
+    method: 'DELETE',
+    path: '/users/{userId}',
+    access: { org: 'admin' },
+    request: { path: userPathSchema },
+    summary: 'Delete a user (logically)',
+    responses: [{ status: 204, description: 'Deleted' }],
+  }),
+  // Keycloak's attack detection (its admin path, under the organization).
+  bruteForce: user({
+    id: 'users.bruteForce',
+    method: 'GET',
+    path: '/attack-detection/brute-force/users/{userId}',
+    access: { org: 'admin' },
+    request: { path: userPathSchema },
+    summary: "The user's failed sign-ins and temporary lock (Keycloak's attack detection)",
+    responses: [{ status: 200, description: 'The failure count and lock', json: bruteForceStatusSchema }],
+  }),
+  clearBruteForce: user({
+    id: 'users.clearBruteForce',
+    method: 'DELETE',
+    path: '/attack-detection/brute-force/users/{userId}',
+    access: { org: 'admin' },
+    request: { path: userPathSchema },
+    summary: "Clear the user's failed sign-ins and lock",
+    responses: [{ status: 204, description: 'Cleared' }],
+  }),
+  auditEvents: user({
+    id: 'users.auditEvents',
+    method: 'GET',
+    path: '/audit-events',
+    access: { org: 'admin', because: 'Only an ADMIN reads audit events' },
+    request: { path: orgPathSchema, query: auditEventsQuerySchema },
+    summary: "The organization's audit events (ADMIN only)",
+    description:
+      'Who changed what, when, in which request: newest first, filtered by `actor`, `resourceType`, `resourceUuid` and the inclusive ' +
+      'time range `from`–`to` (all combined). Events are kept for the configured retention (400 days by default). A request reads ' +
+      'every event of its time range (of one resource with `resourceUuid`): give `from`/`to` or `resourceUuid` on large organizations.',
+    responses: [{ status: 200, description: 'A page of audit events (0-based)', json: auditEventPageSchema }],
+  }),
+};

@@ -1,0 +1,89 @@
+import middy from '@middy/core';
+import httpEventNormalizer from '@middy/http-event-normalizer';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpRouterHandler from '@middy/http-router';
+import httpSecurityHeaders from '@middy/http-security-headers';
+import type { ResourceGroup } from '../api/operation';
+import { resolveOperations, type Route } from '../api/route-resolution';
+import { subpathsFromEnv } from '../../kernel/config';
+import { errorMapper } from './error-mapper';
+import { observability } from './observability';
+import { pathDecodes } from './path-decoding';
+import { requestId } from './request-id';
+import type { RouteChain, RouteHandler } from './route-input';
+import type { HttpEvent, HttpResult } from './types';
+
+export type { RouteChain, RouteHandler, RouteInput, RouteSpec } from './route-input';
+
+/** A function's handlers by operation id, for `createFunction`: one per operation of its group. */
+export function routes(...handlers: RouteHandler[]): Record<string, RouteHandler> {
+  return Object.fromEntries(handlers.map((handler) => [handler.operationId!, handler]));
+}
+
+/** Throws when a function's handlers and the route table disagree (checked at cold start and in tests). */
+export function checkHandlers(routes: Route[], handlers: Record<string, RouteHandler>): void {
+  const problems: string[] = [];
+  for (const route of routes) {
+    const handler = handlers[route.id];
+    if (!handler) problems.push(`no handler for ${route.id}`);
+    else if (handler.authenticated !== route.authenticated) problems.push(`${route.id} disagrees on authentication`);
+    else if (handler.operationId !== undefined && handler.operationId !== route.id) problems.push(`${route.id} is bound to ${handler.operationId}`);
+  }
+  for (const id of Object.keys(handlers)) {
+    if (!routes.some((route) => route.id === id)) problems.push(`handler ${id} has no route`);
+  }
+  if (problems.length > 0) throw new Error(`Route table and handlers disagree: ${problems.join('; ')}`);
+}
+
+/** What each function exports: an HTTP API (payload 2.0) Lambda handler, as middy builds it. */
+export type ApiHandler = ReturnType<typeof withHttpChain>;
+
+/**
+ * Builds a resource group's Lambda handler: the operations its handlers are bound to, resolved against
+ * the configured subpaths, behind one middy chain whose order is fixed here for every function. A
+ * function reads only its own operations, so its bundle holds no other area's schemas; that it binds
+ * every operation of its group is checked against the whole catalogue in `test/unit/routes.test.ts`.
+ */
+export function createFunction(group: ResourceGroup, handlers: Record<string, RouteHandler>): ApiHandler {
+  const operations = Object.values(handlers).flatMap((handler) => (handler.operation ? [handler.operation] : []));
+  const foreign = operations.filter((operation) => operation.group !== group).map((operation) => operation.id);
+  if (foreign.length > 0) throw new Error(`The ${group} function is bound to other groups' operations: ${foreign.join(', ')}`);
+  const routes = resolveOperations(operations, subpathsFromEnv());
+  checkHandlers(routes, handlers);
+  const router = httpRouterHandler<HttpEvent, HttpResult>(
+    routes.map((route) => ({ method: route.method, path: route.fullPath, handler: handlers[route.id]!.build() })),
+  );
+  return withHttpChain(router, group);
+}
+
+/**
+ * The middy order every function shares, around a router (or, in unit tests, one route): header
+ * normaliser, Lambda context and metrics, request id and logging, event normaliser, path check, security headers, then the error
+ * mapper, whose `onError` runs first when anything above or in `inner` throws.
+ */
+export function withHttpChain(inner: RouteChain, group = 'management-api') {
+  return middy<HttpEvent, HttpResult>()
+    .use(httpHeaderNormalizer())
+    .use(observability(group))
+    .use(requestId())
+    .use(eventNormalizer())
+    .use(pathDecodes())
+    .use(httpSecurityHeaders(securityHeaderOptions))
+    .use(errorMapper())
+    .handler(inner);
+}
+
+/**
+ * middy's event normaliser handles payload 2.0 as well, but its type names only the 1.0 event: the one
+ * cast in the chain, at the library's edge.
+ */
+const eventNormalizer = httpEventNormalizer as unknown as () => middy.MiddlewareObj<HttpEvent, HttpResult>;
+
+/**
+ * An empty Reporting-Endpoints header says nothing; leave it out. The option exists in middy's code but
+ * not in its option type, whose properties are all optional, so it passes as a variable beside one
+ * default restated. middy's Content-Security-Policy (on HTML only) would replace a page's own with one
+ * that sandboxes it and forbids every form, and its Permissions-Policy (HTML only too) would replace a
+ * page's own and has features Chromium warns about, so `toResult` gives HTML both instead.
+ */
+const securityHeaderOptions = { reportingEndpoints: false, poweredBy: { server: '' }, contentSecurityPolicy: false, permissionsPolicy: false };

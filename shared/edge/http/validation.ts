@@ -1,0 +1,110 @@
+import type middy from '@middy/core';
+import type * as z from 'zod';
+import { BadRequestError, ValidationError, type FieldIssue } from '../../kernel/errors';
+import type { HttpEvent, HttpResult, RequestContext } from './types';
+
+export interface RouteSchemas {
+  body?: z.ZodType;
+  query?: z.ZodType;
+  path?: z.ZodType;
+}
+
+type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+
+/** A request's path, query and body once the route's schemas accepted them (`undefined` where a route has none). */
+export interface ValidInput<S extends RouteSchemas> {
+  body: Infer<S['body']>;
+  query: Infer<S['query']>;
+  path: Infer<S['path']>;
+}
+
+/** Turns zod issues into the spec's 422 `details`, one entry per bad field. */
+export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] {
+  const name = (path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.') || '(body)';
+  return error.issues.flatMap((issue): FieldIssue[] => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        fieldName: name([...issue.path, key]),
+        message: 'This field is not allowed',
+        errorCode: 'FIELD_UNKNOWN',
+      }));
+    }
+    const missing = issue.code === 'invalid_type' && issue.input === undefined;
+    return [
+      {
+        fieldName: name(issue.path),
+        message: missing ? 'This field is required' : issue.message,
+        errorCode: missing ? 'FIELD_REQUIRED' : 'FIELD_INVALID',
+      },
+    ];
+  });
+}
+
+/** The most field issues a 422 lists: a body with a million unknown keys must not answer more than Lambda may return. */
+export const MAX_FIELD_ISSUES = 100;
+
+/** The first `MAX_FIELD_ISSUES` issues, and one saying how many more there are. */
+function firstIssues(issues: FieldIssue[]): FieldIssue[] {
+  if (issues.length <= MAX_FIELD_ISSUES) return issues;
+  const more = issues.length - MAX_FIELD_ISSUES;
+  return [...issues.slice(0, MAX_FIELD_ISSUES), { fieldName: '(body)', message: `${more} more fields have problems: correct these first`, errorCode: 'FIELD_INVALID' }];
+}
+
+/** Keys no field of any body is called, which a library assigning them would take for an object's prototype. */
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * 400 `UNSAFE_KEY` when a parsed body has a key `__proto__`, `constructor` or `prototype` at any
+ * depth. JSON.parse and the YAML reader keep such a key as an own property, harmlessly, but a schema
+ * or library that copies the body by assignment would set an object's prototype from it; no field of
+ * this API has such a name, so the body is refused before anything walks it. Iterative, so a deeply
+ * nested body cannot exhaust the stack.
+ */
+export function refuseUnsafeKeys(body: unknown): void {
+  const pending: object[] = [];
+  const visit = (value: unknown) => {
+    if (typeof value === 'object' && value !== null) pending.push(value);
+  };
+  visit(body);
+  while (pending.length > 0) {
+    const value = pending.pop()!;
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      continue;
+    }
+    for (const key of Object.keys(value)) {
+      if (UNSAFE_KEYS.has(key)) throw new BadRequestError('UNSAFE_KEY', `The body has a key "${key}", which no field is called: remove it`);
+      visit((value as Record<string, unknown>)[key]);
+    }
+  }
+}
+
+/**
+ * Validates path, query and body against the route's schemas, every problem reported at once, and puts
+ * what they accept on `context.input`. A body with a key no field may be called is refused first.
+ */
+export function validate<S extends RouteSchemas>(
+  schemas: S = {} as S,
+): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & { input: ValidInput<S> }> {
+  return {
+    before: (request) => {
+      const { event } = request;
+      refuseUnsafeKeys(event.body);
+      const issues: FieldIssue[] = [];
+      const parse = (schema: z.ZodType | undefined, value: unknown, prefix?: string) => {
+        if (!schema) return value;
+        // reportInput: zod 4 leaves `input` off its issues otherwise, and missing-vs-wrong needs it.
+        const result = schema.safeParse(value, { reportInput: true });
+        if (result.success) return result.data;
+        issues.push(...toFieldIssues(result.error, prefix));
+        return undefined;
+      };
+      const path = parse(schemas.path, event.pathParameters ?? {});
+      const query = parse(schemas.query, event.queryStringParameters ?? {});
+      const body = parse(schemas.body, event.body);
+      if (issues.length > 0) throw new ValidationError(firstIssues(issues));
+      // zod produced each part from the matching schema, which is what ValidInput<S> says.
+      request.context.input = { body, query, path } as ValidInput<S>;
+    },
+  };
+}
