@@ -129,71 +129,93 @@ export interface Detail {
   line?: number;
 }
 
-interface ErrorOptions {
+/**
+ * What an error is made of, given as one object (or its message alone, as a string), whatever the class:
+ * `new NotFoundError('The bot was not found')`, `new ConflictError({ code: 'REALM_TAKEN' })`,
+ * `new ValidationError({ details })`. A class fixes or defaults its code; the message defaults to the
+ * code's catalogue message.
+ */
+interface ErrorInit<C extends ErrorCode = ErrorCode> {
+  code?: C;
+  message?: string;
   /** The error this one wraps (kept for the log, never shown to a client). */
   cause?: unknown;
 }
 
+const initOf = <I extends ErrorInit>(init: string | I | undefined): Partial<I> => (typeof init === 'string' ? ({ message: init } as Partial<I>) : (init ?? {}));
+
 abstract class DomainError extends Error {
   readonly code: ErrorCode;
-  constructor(code: ErrorCode, message?: string, options?: ErrorOptions) {
-    super(message ?? errorMessage(code), options);
+  protected constructor(fallback: ErrorCode, init: ErrorInit) {
+    const code = init.code ?? fallback;
+    super(init.message ?? errorMessage(code), init.cause === undefined ? undefined : { cause: init.cause });
     this.code = code;
     this.name = new.target.name;
   }
 }
 
-export class BadRequestError extends DomainError {}
+/** 400 with the code given (`BAD_REQUEST` by default). */
+export class BadRequestError extends DomainError {
+  constructor(init?: string | ErrorInit) {
+    super('BAD_REQUEST', initOf(init));
+  }
+}
 export class UnauthenticatedError extends DomainError {
   /** Whether the request carried credentials that were refused (RFC 6750 `invalid_token`), or none. */
   readonly tokenRefused: boolean;
-  constructor(message?: string, options?: ErrorOptions & { tokenRefused?: boolean }) {
-    super('UNAUTHENTICATED', message, options);
-    this.tokenRefused = options?.tokenRefused ?? false;
+  constructor(init?: string | (Omit<ErrorInit, 'code'> & { tokenRefused?: boolean })) {
+    const given = initOf(init);
+    super('UNAUTHENTICATED', given);
+    this.tokenRefused = given.tokenRefused ?? false;
   }
 }
 export class ForbiddenError extends DomainError {
-  constructor(message?: string, options?: ErrorOptions) {
-    super('FORBIDDEN', message, options);
+  constructor(init?: string | Omit<ErrorInit, 'code'>) {
+    super('FORBIDDEN', initOf(init));
   }
 }
 export class NotFoundError extends DomainError {
-  constructor(message?: string, code: ErrorCode = 'NOT_FOUND', options?: ErrorOptions) {
-    super(code, message, options);
+  constructor(init?: string | ErrorInit) {
+    super('NOT_FOUND', initOf(init));
   }
 }
 export class ConflictError extends DomainError {
-  constructor(code: ErrorCode = 'CONFLICT', message?: string, options?: ErrorOptions) {
-    super(code, message, options);
+  constructor(init?: string | ErrorInit) {
+    super('CONFLICT', initOf(init));
   }
 }
 export class ValidationError extends DomainError {
   readonly details: Detail[];
-  constructor(details: Detail[], message?: string, code: ErrorCode = 'VALIDATION_FAILED', options?: ErrorOptions) {
-    super(code, message, options);
-    this.details = details;
+  constructor(init: ErrorInit & { details: Detail[] }) {
+    super('VALIDATION_FAILED', init);
+    this.details = init.details;
   }
 }
 /** Too many requests in a time window, or too much work waiting: retry after `retryAfterSeconds`. */
 export class RateLimitedError extends DomainError {
   readonly retryAfterSeconds: number;
-  constructor(retryAfterSeconds: number, options?: ErrorOptions & { code?: ErrorCode; message?: string }) {
-    super(options?.code ?? 'RATE_LIMITED', options?.message, options);
-    this.retryAfterSeconds = retryAfterSeconds;
+  constructor(init: ErrorInit & { retryAfterSeconds: number }) {
+    super('RATE_LIMITED', init);
+    this.retryAfterSeconds = init.retryAfterSeconds;
   }
 }
 /** The request is well formed but cannot be processed (422 with the standard body), e.g. an unusable file. */
-export class UnprocessableError extends DomainError {}
+export class UnprocessableError extends DomainError {
+  constructor(init: ErrorInit & { code: ErrorCode }) {
+    super(init.code, init);
+  }
+}
 /** 413: a file (`FILE_TOO_LARGE`) or a body (`BODY_TOO_LARGE`) larger than the operation takes. */
 export class PayloadTooLargeError extends DomainError {
-  constructor(message?: string, options?: ErrorOptions & { code?: 'FILE_TOO_LARGE' | 'BODY_TOO_LARGE' }) {
-    super(options?.code ?? 'FILE_TOO_LARGE', message, options);
+  constructor(init?: string | ErrorInit<'FILE_TOO_LARGE' | 'BODY_TOO_LARGE'>) {
+    super('FILE_TOO_LARGE', initOf(init));
   }
 }
 
 /** A whole file refused: too large (`PayloadTooLargeError`), or unusable (`UnprocessableError`). */
-export function fileRefused(problem: FileProblem, message?: string, options?: ErrorOptions): DomainError {
-  return problem === 'FILE_TOO_LARGE' ? new PayloadTooLargeError(message, options) : new UnprocessableError(problem, message, options);
+export function fileRefused(problem: FileProblem, init?: string | Omit<ErrorInit, 'code'>): DomainError {
+  const given = initOf(init);
+  return problem === 'FILE_TOO_LARGE' ? new PayloadTooLargeError(given) : new UnprocessableError({ ...given, code: problem });
 }
 
 /** Whether `error` is a refusal of a whole file, and which. */

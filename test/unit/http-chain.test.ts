@@ -274,7 +274,7 @@ describe('errors from the handler', () => {
 
   test.each([
     ['NotFoundError', () => new NotFoundError('The bot was not found'), 404, 'NOT_FOUND', 'The bot was not found'],
-    ['ConflictError', () => new ConflictError('EMAIL_TAKEN'), 409, 'EMAIL_TAKEN', errorMessage('EMAIL_TAKEN')],
+    ['ConflictError', () => new ConflictError({ code: 'EMAIL_TAKEN' }), 409, 'EMAIL_TAKEN', errorMessage('EMAIL_TAKEN')],
     ['ForbiddenError', () => new ForbiddenError(), 403, 'FORBIDDEN', errorMessage('FORBIDDEN')],
     ['UnauthenticatedError', () => new UnauthenticatedError(), 401, 'UNAUTHENTICATED', errorMessage('UNAUTHENTICATED')],
   ])('%s maps to %i with its catalogue code', async (_name, makeError, status, code, message) => {

@@ -87,15 +87,15 @@ describe('mapping', () => {
 
 describe('errors', () => {
   const cases: [DomainError | Error, number, string][] = [
-    [new BadRequestError('INVALID_FILTER'), 400, 'invalidFilter'],
-    [new BadRequestError('FILTER_TOO_BROAD'), 400, 'tooMany'],
-    [new ValidationError([{ fieldName: 'role', message: 'Give a role', errorCode: 'FIELD_REQUIRED' }]), 400, 'invalidValue'],
+    [new BadRequestError({ code: 'INVALID_FILTER' }), 400, 'invalidFilter'],
+    [new BadRequestError({ code: 'FILTER_TOO_BROAD' }), 400, 'tooMany'],
+    [new ValidationError({ details: [{ fieldName: 'role', message: 'Give a role', errorCode: 'FIELD_REQUIRED' }] }), 400, 'invalidValue'],
     [new UnauthenticatedError(), 401, 'invalidValue'],
     [new NotFoundError(), 404, 'noTarget'],
-    [new ConflictError('EMAIL_TAKEN'), 409, 'uniqueness'],
-    [new ConflictError('LAST_ADMIN'), 409, 'mutability'],
-    [new ConflictError('VERSION_CONFLICT'), 412, 'invalidVers'],
-    [new RateLimitedError(1), 429, 'tooMany'],
+    [new ConflictError({ code: 'EMAIL_TAKEN' }), 409, 'uniqueness'],
+    [new ConflictError({ code: 'LAST_ADMIN' }), 409, 'mutability'],
+    [new ConflictError({ code: 'VERSION_CONFLICT' }), 412, 'invalidVers'],
+    [new RateLimitedError({ retryAfterSeconds: 1 }), 429, 'tooMany'],
     [new SCIMMY.Types.Error(400, 'invalidPath', 'no such path'), 400, 'invalidPath'],
   ];
   test.each(cases)('%s is %i %s in SCIM\u2019s error schema', (error, status, scimType) => {
@@ -103,8 +103,8 @@ describe('errors', () => {
   });
 
   test('429 says when to retry; validation names its fields; anything else is a generic 500', () => {
-    expect(scimErrorOf(new RateLimitedError(1))!.headers).toEqual({ 'retry-after': '1' });
-    expect(scimErrorOf(new ValidationError([{ fieldName: 'role', message: 'Give a role', errorCode: 'FIELD_REQUIRED' }]))!.body.detail).toContain('role: Give a role');
+    expect(scimErrorOf(new RateLimitedError({ retryAfterSeconds: 1 }))!.headers).toEqual({ 'retry-after': '1' });
+    expect(scimErrorOf(new ValidationError({ details: [{ fieldName: 'role', message: 'Give a role', errorCode: 'FIELD_REQUIRED' }] }))!.body.detail).toContain('role: Give a role');
     expect(scimErrorOf(new TypeError('boom'))).toBeUndefined();
     const timedOut = Object.assign(new Error('[AbortError]: The operation was aborted.', { cause: { package: '@middy/core' } }), { name: 'TimeoutError' });
     expect(scimErrorOf(timedOut)).toEqual({

@@ -5,7 +5,7 @@ import { defaultLanguage, isLanguage, languages, type Language } from './mail.te
 export function languageOf(headers: Record<string, string | undefined>): Language {
   const language = headers.language?.trim().toLowerCase() || defaultLanguage;
   if (!isLanguage(language)) {
-    throw new ValidationError([{ fieldName: 'language', message: `Must be one of ${languages.join(', ')}`, errorCode: 'FIELD_INVALID' }]);
+    throw new ValidationError({ details: [{ fieldName: 'language', message: `Must be one of ${languages.join(', ')}`, errorCode: 'FIELD_INVALID' }] });
   }
   return language;
 }

@@ -45,7 +45,7 @@ const START_AGAIN = 'start again from the first page, without pageToken';
 
 /** A pageToken that cannot be used, as a 422 of the request's `pageToken` field. */
 const unusable = (why: string) =>
-  new ValidationError([{ fieldName: 'pageToken', message: `${why}: ${START_AGAIN}`, errorCode: 'FIELD_INVALID' }]);
+  new ValidationError({ details: [{ fieldName: 'pageToken', message: `${why}: ${START_AGAIN}`, errorCode: 'FIELD_INVALID' }] });
 
 /** The token of the page `position` names, bound to `binding`. */
 export async function pageTokenOf<P>(binding: PageBinding, position: PagePosition<P>, now = Date.now()): Promise<string> {
@@ -71,13 +71,13 @@ export async function positionOf<P>(token: string, binding: PageBinding, now = D
 
 /** The 422 of a request that gives both a page number and a pageToken. */
 export const pageAndTokenError = (pageField: string) =>
-  new ValidationError([
+  new ValidationError({ details: [
     {
       fieldName: pageField,
       message: `Give either ${pageField} or pageToken, not both: a pageToken carries its page's number (to jump to a page by number, leave pageToken out)`,
       errorCode: 'FIELD_INVALID',
     },
-  ]);
+  ] });
 
 /** Sorted keys, so that the same query digests the same whatever order its parameters came in. */
 const canonical = (value: unknown): unknown =>

@@ -113,7 +113,7 @@ export async function verifyAccessToken(token: string): Promise<AccessClaims & {
     }
     return { ...(claims as unknown as AccessClaims), realm };
   } catch (error) {
-    if (error instanceof JwtExpiredError) throw new UnauthenticatedError(EXPIRED_TOKEN, { cause: error, tokenRefused: true });
-    throw new UnauthenticatedError(MALFORMED_TOKEN, { cause: error, tokenRefused: true });
+    if (error instanceof JwtExpiredError) throw new UnauthenticatedError({ message: EXPIRED_TOKEN, cause: error, tokenRefused: true });
+    throw new UnauthenticatedError({ message: MALFORMED_TOKEN, cause: error, tokenRefused: true });
   }
 }

@@ -31,9 +31,7 @@ const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 export const bearerToken = (authorization: string | undefined) => authorization?.trim().match(BEARER)?.[1];
 
 const sessionEnded = () =>
-  new UnauthenticatedError('The session of this token has ended (signed out, revoked, or the user was deleted): sign in again for a new token', {
-    tokenRefused: true,
-  });
+  new UnauthenticatedError({ message: 'The session of this token has ended (signed out, revoked, or the user was deleted): sign in again for a new token', tokenRefused: true });
 
 /** The verified claims of a `Bearer` Authorization header: no read, so a bad token is refused before anything else. */
 export async function verifyBearer(authorization: string | undefined): Promise<Caller['claims']> {
@@ -41,10 +39,10 @@ export async function verifyBearer(authorization: string | undefined): Promise<C
     throw new UnauthenticatedError('A bearer token is required: send Authorization: Bearer <access_token>, from the token endpoint');
   }
   if (!/^Bearer\s/i.test(authorization.trim())) {
-    throw new UnauthenticatedError('The Authorization header must use the Bearer scheme: Authorization: Bearer <access_token>', { tokenRefused: true });
+    throw new UnauthenticatedError({ message: 'The Authorization header must use the Bearer scheme: Authorization: Bearer <access_token>', tokenRefused: true });
   }
   const token = bearerToken(authorization);
-  if (!token) throw new UnauthenticatedError(MALFORMED_TOKEN, { tokenRefused: true });
+  if (!token) throw new UnauthenticatedError({ message: MALFORMED_TOKEN, tokenRefused: true });
   return verifyAccessToken(token);
 }
 

@@ -46,7 +46,7 @@ export async function bulkCreate(scope: OrgScope, file: UploadedFile, options: {
   const view = await jobView(seen);
   if (seen.status === 'done' && seen.counts.created === 0) {
     const details = (view.errors ?? []).map((error) => ({ fieldName: error.email, ...error }));
-    throw new ValidationError(details, undefined, 'NO_USER_CREATED');
+    throw new ValidationError({ details, code: 'NO_USER_CREATED' });
   }
   return view;
 }
@@ -148,7 +148,7 @@ export async function retryJob(scope: OrgScope, jobId: string): Promise<BulkJob>
   const { orgUuid } = scope;
   const job = await readJob(scope, jobId);
   if (!job.failure?.retryable || !(await requeueJob(orgUuid, jobId))) {
-    throw new ConflictError('CONFLICT', 'Only a job whose worker failed can be retried; this one is ' + job.status);
+    throw new ConflictError('Only a job whose worker failed can be retried; this one is ' + job.status);
   }
   return startAgain(orgUuid, jobId, () => failJob(orgUuid, jobId, 'The import could not be started again; retry the job'));
 }
@@ -166,7 +166,7 @@ export async function resendWelcomes(scope: OrgScope, jobId: string): Promise<Bu
 /** `resendWelcomes` without a scope: the operator CLI's. */
 export async function requeueWelcomesOf(orgUuid: string, jobId: string): Promise<BulkJob> {
   if (!(await requeueWelcomes(orgUuid, jobId))) {
-    throw new ConflictError('CONFLICT', 'The job has no welcome e-mail to send again (or it has not finished)');
+    throw new ConflictError('The job has no welcome e-mail to send again (or it has not finished)');
   }
   return startAgain(orgUuid, jobId, () => settleQueued(orgUuid, jobId));
 }
@@ -184,7 +184,7 @@ async function startAgain(orgUuid: string, jobId: string, undo: () => Promise<un
   } catch (error) {
     await undo();
     if ((error as { name?: string }).name === 'NoSuchKey') {
-      throw new ConflictError('CONFLICT', `The job's file is no longer kept (uploads expire after ${JOB_DAYS} days): upload it again`);
+      throw new ConflictError(`The job's file is no longer kept (uploads expire after ${JOB_DAYS} days): upload it again`);
     }
     throw error;
   }

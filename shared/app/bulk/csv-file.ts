@@ -97,9 +97,8 @@ export async function* readCsv<C extends string>(
   } catch (error) {
     if (fileProblemOf(error)) throw error;
     const code = (error as { code?: string }).code ?? '';
-    throw fileRefused('NOT_CSV', code.startsWith('CSV_') ? `The file is not valid CSV (${code})` : 'The file could not be read as CSV', {
-      cause: error,
-    });
+    const message = code.startsWith('CSV_') ? `The file is not valid CSV (${code})` : 'The file could not be read as CSV';
+    throw fileRefused('NOT_CSV', { message, cause: error });
   }
   if (!positions) throw fileRefused('EMPTY_FILE', 'The file is empty: it needs a header row and at least one row');
   if (rows === 0) throw fileRefused('EMPTY_FILE', 'The file has a header but no rows');

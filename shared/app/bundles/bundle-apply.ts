@@ -52,10 +52,10 @@ interface Unit {
 export async function applyBundle(scope: BotScope<'write'>, bundle: Bundle, expected?: ExpectedConfiguration): Promise<Applied> {
   const botUuid = scope.bot.uuid;
   const leaseId = randomUUID();
-  if (!(await takeBundleLease(botUuid, leaseId, Date.now() + LEASE_MS))) throw new ConflictError('BUNDLE_IN_PROGRESS');
+  if (!(await takeBundleLease(botUuid, leaseId, Date.now() + LEASE_MS))) throw new ConflictError({ code: 'BUNDLE_IN_PROGRESS' });
   try {
     const plan = await planBundle(scope, bundle, { consistent: true });
-    if (expected !== undefined && expected !== 'any' && !expected.includes(plan.baseVersion)) throw new ConflictError('VERSION_CONFLICT');
+    if (expected !== undefined && expected !== 'any' && !expected.includes(plan.baseVersion)) throw new ConflictError({ code: 'VERSION_CONFLICT' });
     const units = await unitsOf(scope, plan);
     await writeAll(botUuid, leaseId, units);
     const written = new Map(plan.changes.flatMap((change) => (change.next ? [[change.next.uuid, change.next]] : [])));
@@ -129,7 +129,7 @@ async function writeAll(botUuid: string, leaseId: string, units: Unit[]): Promis
     for (const batch of batches(units, (unit) => unit.writes, lease)) {
       const failed = await transactWrite(batch.writes);
       if (failed.length > 0) {
-        throw new ConflictError('CONFLICT', 'The bot’s configuration changed while the bundle was applied; nothing was changed. Plan again, then apply');
+        throw new ConflictError('The bot’s configuration changed while the bundle was applied; nothing was changed. Plan again, then apply');
       }
       written.push(...batch.units);
     }

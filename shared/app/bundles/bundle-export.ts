@@ -93,13 +93,13 @@ async function shownAt(partition: BotPartition, at: string): Promise<Shown[]> {
   );
   const lost = shown.filter((item) => item.agent === undefined);
   if (lost.length > 0) {
-    throw new ValidationError([
+    throw new ValidationError({ details: [
       {
         fieldName: 'at',
         message: `No revision of ${lost.map(({ record }) => `"${record.role}"`).join(', ')} goes back to this time; choose a later time`,
         errorCode: 'FIELD_INVALID',
       },
-    ]);
+    ] });
   }
   return shown as Shown[];
 }

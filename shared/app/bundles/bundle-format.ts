@@ -14,11 +14,8 @@ const isYaml = (mediaType: string) => mediaType !== JSON_MEDIA_TYPE;
 const SCALAR_TOKENS = new Set(['scalar', 'single-quoted-scalar', 'double-quoted-scalar', 'block-scalar-header']);
 
 const tooLarge = (what: string) =>
-  new PayloadTooLargeError(
-    `The YAML bundle ${what}: send it as JSON (Content-Type: application/json, what GET …/bundle answers without Accept: application/yaml), which takes up to 6 MB`,
-    { code: 'BODY_TOO_LARGE' },
-  );
-const malformed = (problem: string) => new BadRequestError('MALFORMED_BUNDLE', `${problem}: send what GET …/bundle answers, with its Content-Type`);
+  new PayloadTooLargeError({ message: `The YAML bundle ${what}: send it as JSON (Content-Type: application/json, what GET …/bundle answers without Accept: application/yaml), which takes up to 6 MB`, code: 'BODY_TOO_LARGE' });
+const malformed = (problem: string) => new BadRequestError({ code: 'MALFORMED_BUNDLE', message: `${problem}: send what GET …/bundle answers, with its Content-Type` });
 const place = (lines: LineCounter, offset: number) => {
   const { line, col } = lines.linePos(offset);
   return ` (line ${line}, column ${col})`;
@@ -107,18 +104,15 @@ export function readBundle(text: string, mediaType: string): unknown {
     try {
       value = JSON.parse(text);
     } catch {
-      throw new BadRequestError('MALFORMED_BUNDLE', 'The bundle is not valid JSON: send what GET …/bundle answers, with its Content-Type');
+      throw new BadRequestError({ code: 'MALFORMED_BUNDLE', message: 'The bundle is not valid JSON: send what GET …/bundle answers, with its Content-Type' });
     }
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new BadRequestError('MALFORMED_BUNDLE', 'The bundle must be an object with formatVersion, supervisors and agents, as GET …/bundle answers');
+    throw new BadRequestError({ code: 'MALFORMED_BUNDLE', message: 'The bundle must be an object with formatVersion, supervisors and agents, as GET …/bundle answers' });
   }
   const { formatVersion } = value as { formatVersion?: unknown };
   if (formatVersion !== BUNDLE_FORMAT_VERSION) {
-    throw new BadRequestError(
-      'BUNDLE_FORMAT_UNKNOWN',
-      `The bundle's formatVersion is ${JSON.stringify(formatVersion) ?? 'missing'}; this API reads formatVersion ${BUNDLE_FORMAT_VERSION}: export the bundle again`,
-    );
+    throw new BadRequestError({ code: 'BUNDLE_FORMAT_UNKNOWN', message: `The bundle's formatVersion is ${JSON.stringify(formatVersion) ?? 'missing'}; this API reads formatVersion ${BUNDLE_FORMAT_VERSION}: export the bundle again` });
   }
   return value;
 }

@@ -110,7 +110,7 @@ export async function planBundle({ bot }: BotScope, bundle: Bundle, options: { c
     });
   plan(bundle.supervisors, 'SUPERVISOR', 'supervisors');
   plan(bundle.agents, 'AGENT', 'agents');
-  if (issues.length > 0) throw new ValidationError(issues);
+  if (issues.length > 0) throw new ValidationError({ details: issues });
 
   // Heirs as the bot will have them, so revisions and audit events read as a read after the apply would.
   const untouched = partition.agents.filter((record) => !matched.has(record.uuid));

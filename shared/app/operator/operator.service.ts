@@ -33,7 +33,7 @@ import {
 const nowIso = () => new Date().toISOString();
 
 function invalid(fieldName: string, message: string): ValidationError {
-  return new ValidationError([{ fieldName, message, errorCode: 'FIELD_INVALID' }]);
+  return new ValidationError({ details: [{ fieldName, message, errorCode: 'FIELD_INVALID' }] });
 }
 
 export async function createOrganization(
@@ -51,7 +51,7 @@ export async function createOrganization(
   if (!(await claimRealm(input.name, orgUuid))) {
     // The realm may belong to an earlier attempt that stopped before writing the organization.
     const claimedBy = (await findRealm(input.name))!;
-    if (await getOrganization(claimedBy)) throw new ConflictError('REALM_TAKEN');
+    if (await getOrganization(claimedBy)) throw new ConflictError({ code: 'REALM_TAKEN' });
     orgUuid = claimedBy;
   }
   const organization: Organization = { uuid: orgUuid, name: input.name, createdAt: nowIso() };

@@ -38,7 +38,7 @@ interface Token {
   at: number;
 }
 
-const invalid = (message: string) => new BadRequestError('INVALID_FILTER', message);
+const invalid = (message: string) => new BadRequestError({ code: 'INVALID_FILTER', message });
 
 const isWordChar = (code: number) =>
   (code >= 48 && code <= 58) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122) || code === 36 || code === 43 || code === 45 || code === 46 || code === 95;
@@ -231,18 +231,18 @@ export const MAX_PATH_COMPARISONS = 4;
 
 /** Reads a PATCH `path`; 400 `INVALID_PATH` (or `INVALID_FILTER` for its value filter) when it is not one of the schema's. */
 export function readPatchPath(path: string): PatchPath {
-  if (path.length > MAX_PATH_LENGTH) throw new BadRequestError('INVALID_PATH', `The path is longer than ${MAX_PATH_LENGTH} characters: name one attribute`);
+  if (path.length > MAX_PATH_LENGTH) throw new BadRequestError({ code: 'INVALID_PATH', message: `The path is longer than ${MAX_PATH_LENGTH} characters: name one attribute` });
   const tokens = tokenize(path, MAX_PATH_LENGTH, MAX_PATH_COMPARISONS);
   const [first, open] = tokens;
-  if (first?.kind !== 'word') throw new BadRequestError('INVALID_PATH', 'The path must name an attribute, such as name.givenName or emails[type eq "work"].value');
+  if (first?.kind !== 'word') throw new BadRequestError({ code: 'INVALID_PATH', message: 'The path must name an attribute, such as name.givenName or emails[type eq "work"].value' });
   const attribute = resolveAttribute(first.text, 'path');
   if (tokens.length === 1) return { attribute };
-  if (open?.kind !== '[') throw new BadRequestError('INVALID_PATH', `The path goes on after "${first.text}": write ${first.text}[filter] or ${first.text}[filter].subAttribute`);
+  if (open?.kind !== '[') throw new BadRequestError({ code: 'INVALID_PATH', message: `The path goes on after "${first.text}": write ${first.text}[filter] or ${first.text}[filter].subAttribute` });
   const last = tokens.at(-1)!;
   const subToken = last.kind === 'word' && last.text.startsWith('.') ? last : undefined;
   const inner = tokens.slice(2, subToken ? -2 : -1);
-  if (tokens.at(subToken ? -2 : -1)?.kind !== ']') throw new BadRequestError('INVALID_PATH', 'The path\u2019s value filter is not closed: end it with ]');
-  if (!attribute.multiValued) throw new BadRequestError('INVALID_PATH', `"${attribute.path}" holds one value: name it, or one of its sub-attributes, without a filter`);
+  if (tokens.at(subToken ? -2 : -1)?.kind !== ']') throw new BadRequestError({ code: 'INVALID_PATH', message: 'The path\u2019s value filter is not closed: end it with ]' });
+  if (!attribute.multiValued) throw new BadRequestError({ code: 'INVALID_PATH', message: `"${attribute.path}" holds one value: name it, or one of its sub-attributes, without a filter` });
   const filter = new Reader(inner).readWithin(attribute);
   const sub = subToken ? resolveAttribute(subToken.text.slice(1), 'path', attribute) : undefined;
   return { attribute, filter, ...(sub ? { sub } : {}) };

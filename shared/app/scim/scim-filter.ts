@@ -63,7 +63,7 @@ export function parseFilter(expression: string): ParsedFilter {
   const paths = [...attributesOf(tree)].map((attribute) => attribute.path);
   const unfilterable = paths.find((path) => !filterable.has(path));
   if (unfilterable) {
-    throw new BadRequestError('INVALID_FILTER', `The filter names "${unfilterable}", which cannot be filtered on: use ${[...filterable].filter((path) => !['emails', 'name', 'meta'].includes(path)).join(', ')}`);
+    throw new BadRequestError({ code: 'INVALID_FILTER', message: `The filter names "${unfilterable}", which cannot be filtered on: use ${[...filterable].filter((path) => !['emails', 'name', 'meta'].includes(path)).join(', ')}` });
   }
   const emails = emailsServing(tree);
   const served = emails !== undefined && new Set(emails).size <= MAX_EMAIL_LOOKUPS;

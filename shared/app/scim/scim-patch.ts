@@ -22,7 +22,7 @@ export interface PatchOperation {
   value?: unknown;
 }
 
-const invalidPatch = (message: string) => new BadRequestError('INVALID_PATCH', message);
+const invalidPatch = (message: string) => new BadRequestError({ code: 'INVALID_PATCH', message });
 
 /** A value filter as scimmy reads it: comparisons joined by `and`, each value JSON without quotes or backslashes inside. */
 function filterText(node: FilterNode, parent: string): string {
@@ -30,10 +30,10 @@ function filterText(node: FilterNode, parent: string): string {
   const relative = (path: string) => path.slice(parent.length + 1);
   if (node.kind === 'present') return `${relative(node.attribute.path)} pr`;
   if (node.kind === 'compare') {
-    if (typeof node.value === 'string' && /["\\]/.test(node.value)) throw new BadRequestError('INVALID_PATH', 'A value in a PATCH path\u2019s filter cannot hold a quote or a backslash');
+    if (typeof node.value === 'string' && /["\\]/.test(node.value)) throw new BadRequestError({ code: 'INVALID_PATH', message: 'A value in a PATCH path\u2019s filter cannot hold a quote or a backslash' });
     return `${relative(node.attribute.path)} ${node.op} ${JSON.stringify(node.value)}`;
   }
-  throw new BadRequestError('INVALID_PATH', 'A PATCH path\u2019s value filter joins comparisons with and only (such as emails[type eq "work"])');
+  throw new BadRequestError({ code: 'INVALID_PATH', message: 'A PATCH path\u2019s value filter joins comparisons with and only (such as emails[type eq "work"])' });
 }
 
 /** The path in the schema's own spelling. */
@@ -59,7 +59,7 @@ function checkedOperation(operation: unknown, index: number): PatchOperation[] {
     const canonical = canonicalPath(read);
     return [{ op, path: canonical, ...(value === undefined ? {} : { value: canonical === 'active' ? bool(value) : value }) }];
   }
-  if (op.toLowerCase() === 'remove') throw new BadRequestError('INVALID_PATH', `Operation ${index + 1} removes without a path: name the attribute to remove`);
+  if (op.toLowerCase() === 'remove') throw new BadRequestError({ code: 'INVALID_PATH', message: `Operation ${index + 1} removes without a path: name the attribute to remove` });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidPatch(`Operation ${index + 1} has no path, so its value must be an object of attributes`);
   if (Object.keys(value).length === 0) throw invalidPatch(`Operation ${index + 1} has no path and its value names no attribute: name at least one`);
   // Keys in any spelling the schema allows (`name.givenName`, the core schema's URN prefix), handed on in its own.

@@ -60,7 +60,7 @@ const codeOf = (use: PathUse): ErrorCode => (use === 'filter' ? 'INVALID_FILTER'
 export function refuseUnsafeSegments(raw: string, use: PathUse): void {
   for (const segment of raw.split(/[.:[\]\s]/)) {
     if (UNSAFE_SEGMENTS.has(segment.toLowerCase())) {
-      throw new BadRequestError(codeOf(use), `"${segment}" is not an attribute of a User: name attributes of the User schema (GET /Schemas/${USER_SCHEMA})`);
+      throw new BadRequestError({ code: codeOf(use), message: `"${segment}" is not an attribute of a User: name attributes of the User schema (GET /Schemas/${USER_SCHEMA})` });
     }
   }
 }
@@ -79,7 +79,7 @@ export function resolveAttribute(raw: string, use: PathUse, parent?: KnownAttrib
   const full = parent ? `${parent.path}.${path}` : path;
   const attribute = known.get(full.toLowerCase());
   if (!attribute) {
-    throw new BadRequestError(codeOf(use), `"${raw}" is not an attribute of a User: name attributes of the User schema or the access extension (GET /Schemas)`);
+    throw new BadRequestError({ code: codeOf(use), message: `"${raw}" is not an attribute of a User: name attributes of the User schema or the access extension (GET /Schemas)` });
   }
   return attribute;
 }

@@ -28,7 +28,7 @@ function keysOf(path: string): string[] {
 
 function namesOf(list: string | undefined): string[][] {
   const names = list?.split(',').map((name) => name.trim()).filter(Boolean) ?? [];
-  if (names.length > MAX_SELECTED_ATTRIBUTES) throw new BadRequestError('INVALID_PATH', `The list names more than ${MAX_SELECTED_ATTRIBUTES} attributes`);
+  if (names.length > MAX_SELECTED_ATTRIBUTES) throw new BadRequestError({ code: 'INVALID_PATH', message: `The list names more than ${MAX_SELECTED_ATTRIBUTES} attributes` });
   return names.map((name) => keysOf(resolveAttribute(name, 'path').path));
 }
 

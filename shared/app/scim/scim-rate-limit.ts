@@ -22,5 +22,5 @@ export async function takeScimRequest(orgUuid: string, now = Date.now(), limit =
     ExpressionAttributeNames: { '#ttl': 'ttl' },
     ExpressionAttributeValues: { ':one': 1, ':limit': limit, ':ttl': second + WINDOW_TTL_SECONDS },
   });
-  if (!counted) throw new RateLimitedError(1);
+  if (!counted) throw new RateLimitedError({ retryAfterSeconds: 1 });
 }

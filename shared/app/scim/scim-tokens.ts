@@ -73,11 +73,7 @@ const countWrite = (orgUuid: string, listed: number, change: 1 | -1): TableWrite
 });
 
 const tooMany = () =>
-  new ValidationError(
-    [{ fieldName: '(body)', message: `The organization has ${MAX_SCIM_TOKENS} SCIM tokens that have not expired, the most it may have: revoke one it no longer uses first`, errorCode: 'SCIM_TOKEN_LIMIT' }],
-    undefined,
-    'SCIM_TOKEN_LIMIT',
-  );
+  new ValidationError({ details: [{ fieldName: '(body)', message: `The organization has ${MAX_SCIM_TOKENS} SCIM tokens that have not expired, the most it may have: revoke one it no longer uses first`, errorCode: 'SCIM_TOKEN_LIMIT' }], code: 'SCIM_TOKEN_LIMIT' });
 
 async function tokensOf(orgUuid: string): Promise<ScimTokenRecord[]> {
   const { PK, SKPrefix } = keys.scimTokensOf(orgUuid);
@@ -137,7 +133,7 @@ export async function revokeScimToken(scope: OrgScope, tokenId: string): Promise
 }
 
 const refused = (why = 'A valid SCIM token of this organization is required: send Authorization: Bearer <token issued by POST …/scim-tokens>') =>
-  new UnauthenticatedError(why, { tokenRefused: true });
+  new UnauthenticatedError({ message: why, tokenRefused: true });
 
 /**
  * The SCIM caller of a request for `orgUuid`'s SCIM endpoints: a `Bearer` token of the SCIM form whose

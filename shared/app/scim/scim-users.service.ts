@@ -30,12 +30,12 @@ export interface ScimContext {
 
 /** A resource as validated by scimmy's User schema (with the access extension); 400 `invalidValue` otherwise. */
 function incomingUser(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError('INVALID_VALUE', 'The body must be a SCIM User (a JSON object)');
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError({ code: 'INVALID_VALUE', message: 'The body must be a SCIM User (a JSON object)' });
   try {
     return JSON.parse(JSON.stringify(new SCIMMY.Schemas.User(body, 'in'))) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof SCIMMY.Types.Error) throw error;
-    throw new BadRequestError('INVALID_VALUE', 'The body is not a SCIM User this service provider reads: check it against GET /Schemas', { cause: error });
+    throw new BadRequestError({ code: 'INVALID_VALUE', message: 'The body is not a SCIM User this service provider reads: check it against GET /Schemas', cause: error });
   }
 }
 
@@ -46,7 +46,7 @@ export const readScimUser = (context: ScimContext, id: string): Promise<UserReco
 export function checkVersion(user: UserRecord, ifMatch: string | undefined): void {
   if (ifMatch === undefined || ifMatch.trim() === '*') return;
   const asked = ifMatch.split(',').map((tag) => tag.trim());
-  if (!asked.includes(versionOf(user))) throw new ConflictError('VERSION_CONFLICT');
+  if (!asked.includes(versionOf(user))) throw new ConflictError({ code: 'VERSION_CONFLICT' });
 }
 
 /** POST /Users: `createUser`, with the token's default access when the resource carries no extension. */
@@ -55,10 +55,7 @@ export async function createScimUser(context: ScimContext, body: unknown): Promi
   const { scope, token } = context.caller;
   const access = desired.access ?? token.defaultAccess;
   if (!access) {
-    throw new BadRequestError(
-      'INVALID_VALUE',
-      'Give the user a role in the access extension, or issue the SCIM token with a defaultAccess for users created without it',
-    );
+    throw new BadRequestError({ code: 'INVALID_VALUE', message: 'Give the user a role in the access extension, or issue the SCIM token with a defaultAccess for users created without it' });
   }
   const created = await createUser(scope, { name: desired.name, email: desired.email, ...(desired.externalId ? { externalId: desired.externalId } : {}), ...access }, context.mail);
   // A directory may provision a user it has disabled: created, then deactivated as DELETE …/users/{id} does.
@@ -90,7 +87,7 @@ export async function patchScimUser(context: ScimContext, id: string, body: unkn
     patched = JSON.parse(JSON.stringify(await message.apply(resource, async (instance) => instance))) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof SCIMMY.Types.Error) throw error;
-    throw new BadRequestError('INVALID_PATCH', 'The operations could not be applied to the user: check each path and value against GET /Schemas', { cause: error });
+    throw new BadRequestError({ code: 'INVALID_PATCH', message: 'The operations could not be applied to the user: check each path and value against GET /Schemas', cause: error });
   }
   return apply(context, current, { ...desiredOf(patched, current), name: patchedName(before, patched, current.name) });
 }
@@ -122,7 +119,7 @@ async function apply(context: ScimContext, current: UserRecord, desired: Desired
   const fields = { name: desired.name, email: desired.email, externalId: desired.externalId, ...desired.access };
   if (current.status === 'DELETED') {
     if (!desired.active) {
-      if (changed.fields || changed.access) throw new ConflictError('USER_DELETED', 'The user is deactivated: set active to true to change it');
+      if (changed.fields || changed.access) throw new ConflictError({ code: 'USER_DELETED', message: 'The user is deactivated: set active to true to change it' });
       return current;
     }
     // Reactivation takes the fields with it, as PUT …/users/activate does; an e-mail change follows it.
@@ -178,7 +175,7 @@ export async function searchScimUsers(context: ScimContext, search: ScimSearch):
   return { users: await getUsers(orgUuid, page), total: matched.length };
 }
 
-const tooBroad = () => new BadRequestError('FILTER_TOO_BROAD', `The organization has more than ${SCAN_MAX_USERS.toLocaleString('en')} users: filter by userName or emails.value with eq, or page within the first ${SCAN_MAX_USERS.toLocaleString('en')}`);
+const tooBroad = () => new BadRequestError({ code: 'FILTER_TOO_BROAD', message: `The organization has more than ${SCAN_MAX_USERS.toLocaleString('en')} users: filter by userName or emails.value with eq, or page within the first ${SCAN_MAX_USERS.toLocaleString('en')}` });
 
 /** The users as SCIM Users, with only the attributes the request selects (`id` and `schemas` always). */
 export function renderScimUsers(users: UserRecord[], baseUrl: string, selection: AttributeSelection = {}): Record<string, unknown>[] {

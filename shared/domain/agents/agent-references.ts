@@ -49,7 +49,7 @@ export async function resolveReferences(
     seen.add(key);
     if (tag.uuid && byName.get(key)?.uuid !== tag.uuid) invalid(`tags.${i}.uuid`, `Is not the uuid of the tag ${tag.name}`);
   });
-  if (issues.length > 0) throw new ValidationError(issues);
+  if (issues.length > 0) throw new ValidationError({ details: issues });
   return { resources, tags: await ensureTags(bot.orgUuid, tags.map((tag) => tag.name), byName) };
 }
 

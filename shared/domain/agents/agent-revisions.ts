@@ -137,7 +137,7 @@ export async function diffRevisions(record: AgentRecord, kind: AgentKind, revisi
   if (against === undefined && (record.revisionsFrom === undefined || revision <= record.revisionsFrom)) {
     return { from: null, to: revision, patch: asPatch(changesBetween(undefined, to.agent)) };
   }
-  if (fromNumber < 1) throw new ValidationError([{ fieldName: 'against', message: 'Must be a revision number', errorCode: 'FIELD_INVALID' }]);
+  if (fromNumber < 1) throw new ValidationError({ details: [{ fieldName: 'against', message: 'Must be a revision number', errorCode: 'FIELD_INVALID' }] });
   const from = await readRevision(record, fromNumber, kind);
   return { from: fromNumber, to: revision, patch: asPatch(changesBetween(from.agent, to.agent)) };
 }

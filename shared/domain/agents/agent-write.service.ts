@@ -234,7 +234,7 @@ async function update(
     const current =
       attempt === 1 ? await prefetched.or(keys.agent(bot.uuid, uuid), () => getAgent(bot.uuid, uuid)) : await getAgent(bot.uuid, uuid);
     if (!current || current.kind !== kind) throw agentNotFound(kind);
-    if (expected !== undefined && !accepts(expected, current.version)) throw new ConflictError('VERSION_CONFLICT');
+    if (expected !== undefined && !accepts(expected, current.version)) throw new ConflictError({ code: 'VERSION_CONFLICT' });
     // The read of `current`, as the audit event's `before`, and for `apply` to compare a body with.
     const shown = shownAs(current);
     const [{ next, resources }, before] = await Promise.all([apply(current, shown), shown]);
@@ -246,8 +246,8 @@ async function update(
       if (action === 'UPDATED') count(kind === 'AGENT' ? 'AgentsUpdated' : 'SupervisorsUpdated');
       return after.view;
     }
-    if (expected !== undefined) throw new ConflictError('VERSION_CONFLICT');
+    if (expected !== undefined) throw new ConflictError({ code: 'VERSION_CONFLICT' });
     await backoff(attempt);
   }
-  throw new ConflictError('CONFLICT', 'The resource is being changed by other requests; try again');
+  throw new ConflictError('The resource is being changed by other requests; try again');
 }

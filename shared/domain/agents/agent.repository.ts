@@ -106,7 +106,7 @@ export function noBundleLease(botUuid: string): TableWrite {
   };
 }
 
-const leaseHeld = () => new ConflictError('BUNDLE_IN_PROGRESS');
+const leaseHeld = () => new ConflictError({ code: 'BUNDLE_IN_PROGRESS' });
 
 /**
  * Writes a new supervisor or agent in one transaction with `alongside` (its revision and audit event).
@@ -117,7 +117,7 @@ export async function insertAgent(agent: AgentRecord, alongside: TableWrite[], o
   const writes = [agentPut(agent, 'new'), ...marker, ...alongside, noBundleLease(agent.botUuid)];
   const failed = await transactWrite(writes);
   if (failed.includes(writes.length - 1)) throw leaseHeld();
-  if (failed.length > 0) throw new ConflictError('CONFLICT', 'The agent exists already');
+  if (failed.length > 0) throw new ConflictError('The agent exists already');
 }
 
 /**
@@ -129,7 +129,7 @@ export async function replaceAgent(agent: AgentRecord, expectedVersion: number, 
   const failed = await transactWrite(writes);
   if (failed.includes(writes.length - 1)) throw leaseHeld();
   if (failed.includes(0)) return false;
-  if (failed.length > 0) throw new ConflictError('CONFLICT', 'The resource is being changed by other requests; try again');
+  if (failed.length > 0) throw new ConflictError('The resource is being changed by other requests; try again');
   return true;
 }
 

@@ -24,7 +24,7 @@ export async function getOrganization(orgUuid: string): Promise<Organization | u
 
 export async function putEnvironment(env: Environment): Promise<void> {
   if (!(await putItem({ ...keys.environment(env.orgUuid, env.uuid), type: 'ENV', ...env }, mustNotExist))) {
-    throw new ConflictError('CONFLICT', 'The environment already exists');
+    throw new ConflictError('The environment already exists');
   }
 }
 
@@ -34,7 +34,7 @@ export async function getEnvironment(orgUuid: string, envUuid: string): Promise<
 
 export async function putBot(bot: Bot): Promise<void> {
   if (!(await putItem({ ...keys.bot(bot.orgUuid, bot.envUuid, bot.uuid), type: 'BOT', ...bot }, mustNotExist))) {
-    throw new ConflictError('CONFLICT', 'The bot already exists');
+    throw new ConflictError('The bot already exists');
   }
 }
 

@@ -16,14 +16,14 @@ export interface UserFields {
 /** The role and permissions a request asks for, resolved against the user's current ones; 400 when invalid. */
 export function accessOrThrow(input: AccessInput, current?: Access): Access {
   const access = resolveAccess(input, current);
-  if (Array.isArray(access)) throw new ValidationError(access);
+  if (Array.isArray(access)) throw new ValidationError({ details: access });
   return access;
 }
 
 /** 400 unless every environment and bot the access grants is an active one of the organization. */
 export async function checkGrants(orgUuid: string, access: Access): Promise<void> {
   const problems = await grantProblems(orgUuid, access.permissions);
-  if (problems.length > 0) throw new ValidationError(problems);
+  if (problems.length > 0) throw new ValidationError({ details: problems });
 }
 
 /** `image` and `company`: left out keeps the value, `null` or blank clears it. */

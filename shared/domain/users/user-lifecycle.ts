@@ -74,7 +74,7 @@ export async function updateUser(
   const isSelf = scope.caller.uuid === userUuid;
   if (!isAdmin && !isSelf) throw new ForbiddenError('Only an ADMIN updates other users');
   const target = await requireUser(orgUuid, userUuid);
-  if (target.status === 'DELETED') throw new ConflictError('USER_DELETED');
+  if (target.status === 'DELETED') throw new ConflictError({ code: 'USER_DELETED' });
 
   const access = accessOrThrow(input, target);
   const accessChanged = !sameAccess(access, target);
@@ -93,7 +93,7 @@ export async function updateUser(
       undo.push(() => releaseClaim(orgUuid, email, userUuid));
     }
     if (target.role === 'ADMIN' && access.role !== 'ADMIN') {
-      if ((await removeAdmin(orgUuid, userUuid)) === 'last') throw new ConflictError('LAST_ADMIN');
+      if ((await removeAdmin(orgUuid, userUuid)) === 'last') throw new ConflictError({ code: 'LAST_ADMIN' });
       undo.push(() => addAdmin(orgUuid, userUuid));
     }
     if (email !== target.email) {
@@ -104,7 +104,7 @@ export async function updateUser(
     if (input.password) await deps.identityProvider.setPassword(userUuid, input.password);
     const alongside = userAuditWrites('USER_UPDATED', target, updated, { passwordSet: input.password !== undefined });
     if (!(await saveUser(updated, target, { ...(emailChanged ? { claimedEmail: email } : {}), alongside }))) {
-      throw new ConflictError('VERSION_CONFLICT', 'The user changed while it was being updated; read it and try again');
+      throw new ConflictError({ code: 'VERSION_CONFLICT', message: 'The user changed while it was being updated; read it and try again' });
     }
   } catch (error) {
     for (const step of undo.reverse()) await step();
@@ -126,13 +126,13 @@ export async function updateUser(
 export async function deleteUser(scope: OrgScope, userUuid: string, deps: UserPorts = userPorts()): Promise<void> {
   const { orgUuid } = scope;
   const target = await requireUser(orgUuid, userUuid);
-  if (userUuid === scope.caller.uuid) throw new ConflictError('SELF_DELETE');
-  if (target.status === 'DELETED') throw new ConflictError('USER_DELETED', 'The user is already deleted');
+  if (userUuid === scope.caller.uuid) throw new ConflictError({ code: 'SELF_DELETE' });
+  if (target.status === 'DELETED') throw new ConflictError({ code: 'USER_DELETED', message: 'The user is already deleted' });
 
   let removedAdmin = false;
   if (target.role === 'ADMIN') {
     const outcome = await removeAdmin(orgUuid, userUuid);
-    if (outcome === 'last') throw new ConflictError('LAST_ADMIN');
+    if (outcome === 'last') throw new ConflictError({ code: 'LAST_ADMIN' });
     removedAdmin = outcome === 'removed';
   }
   const deleted: UserRecord = { ...target, status: 'DELETED', updatedAt: new Date().toISOString() };
@@ -141,7 +141,7 @@ export async function deleteUser(scope: OrgScope, userUuid: string, deps: UserPo
     await deps.identityProvider.disable(userUuid);
     disabled = true;
     if (!(await saveUser(deleted, target, { alongside: userAuditWrites('USER_DELETED', target, deleted) }))) {
-      throw new ConflictError('VERSION_CONFLICT', 'The user changed while it was being deleted; read it and try again');
+      throw new ConflictError({ code: 'VERSION_CONFLICT', message: 'The user changed while it was being deleted; read it and try again' });
     }
   } catch (error) {
     if (disabled) await deps.identityProvider.enable(userUuid);
@@ -165,7 +165,7 @@ export async function activateUser(
   const { orgUuid } = scope;
   const target = await findUserByEmail(orgUuid, input.email.trim());
   if (!target) throw new NotFoundError('No user of the organization has this e-mail');
-  if (target.status === 'ACTIVE') throw new ConflictError('USER_ACTIVE');
+  if (target.status === 'ACTIVE') throw new ConflictError({ code: 'USER_ACTIVE' });
 
   const access = accessOrThrow(input, target);
   if (!sameAccess(access, target)) await checkGrants(orgUuid, access);
@@ -178,7 +178,7 @@ export async function activateUser(
     if (input.password) await deps.identityProvider.setPassword(target.uuid, input.password);
     const alongside = userAuditWrites('USER_REACTIVATED', target, restored, { passwordSet: input.password !== undefined });
     if (!(await saveUser(restored, target, { alongside }))) {
-      throw new ConflictError('VERSION_CONFLICT', 'The user changed while it was being reactivated; read it and try again');
+      throw new ConflictError({ code: 'VERSION_CONFLICT', message: 'The user changed while it was being reactivated; read it and try again' });
     }
   } catch (error) {
     await deps.identityProvider.disable(target.uuid);

@@ -126,13 +126,13 @@ async function searchEntries(orgUuid: string, search: Search, statuses: UserStat
 async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[]): Promise<ListingEntry[]> {
   const count = await readUserCount(orgUuid);
   if (statuses.reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0) > SHORT_SEARCH_MAX_USERS) {
-    throw new ValidationError([
+    throw new ValidationError({ details: [
       {
         fieldName: 'searchTerms',
         message: `With more than ${SHORT_SEARCH_MAX_USERS.toLocaleString('en')} users, at least one search word must have ${POSTING_PREFIX} or more characters`,
         errorCode: 'FIELD_INVALID',
       },
-    ]);
+    ] });
   }
   const entries = await Promise.all(statuses.map((status) => queryPartition<ListingEntry>(keys.userListing(orgUuid, status, 'createdAt'), { forward: true })));
   return entries.flat();

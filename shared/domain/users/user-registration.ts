@@ -79,7 +79,7 @@ export async function registerUser(
   if (!(await putNewUser(user, userAuditWrites('USER_CREATED', undefined, user, { passwordSet: !input.temporaryPassword })))) {
     // Only an attempt resuming its own claim (a given uuid) finds its user written already.
     const written = await getUser(orgUuid, userUuid);
-    if (!written || !sameEmail(written.email, email)) throw new ConflictError('EMAIL_TAKEN');
+    if (!written || !sameEmail(written.email, email)) throw new ConflictError({ code: 'EMAIL_TAKEN' });
     // Written by an earlier attempt: repair what it may have left undone (idempotent).
     await indexUser(written);
     await completeClaim(orgUuid, email, userUuid);
@@ -125,20 +125,20 @@ export async function claimEmailFor(
       await indexUser(holder);
       await completeClaim(orgUuid, email, claim.userUuid);
     }
-    if (holder.status === 'DELETED') throw new ConflictError('EMAIL_TAKEN', DELETED_USER_HAS_EMAIL);
-    throw new ConflictError('EMAIL_TAKEN');
+    if (holder.status === 'DELETED') throw new ConflictError({ code: 'EMAIL_TAKEN', message: DELETED_USER_HAS_EMAIL });
+    throw new ConflictError({ code: 'EMAIL_TAKEN' });
   }
   // No user has the e-mail: a registration or e-mail change in progress, or one that stopped halfway.
   const age = Date.now() - Date.parse(claim.claimedAt);
   if (claim.state === 'PENDING' && age < STALE_CLAIM_MS) {
-    throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
+    throw new ConflictError({ code: 'EMAIL_TAKEN', message: 'The e-mail is being registered by another request' });
   }
   // A crashed registration left no user: a new registration adopts its uuid (and identity-provider
   // account). A claim left behind by an existing user (an e-mail change that stopped halfway), or one
   // an existing user's e-mail change finds, is simply taken.
   const adopted = holder || !options.adoptAbandoned ? userUuid : claim.userUuid;
   if (!(await takeOverClaim(orgUuid, email, claim, adopted, now))) {
-    throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
+    throw new ConflictError({ code: 'EMAIL_TAKEN', message: 'The e-mail is being registered by another request' });
   }
   return adopted;
 }

@@ -105,7 +105,7 @@ async function writeUser(
   writes.push(...alongside);
   const failed = await transactWrite(writes);
   if (failed.includes(0)) return false;
-  if (failed.length > 0) throw new ConflictError('EMAIL_TAKEN', 'The e-mail is being registered by another request');
+  if (failed.length > 0) throw new ConflictError({ code: 'EMAIL_TAKEN', message: 'The e-mail is being registered by another request' });
   return true;
 }
 

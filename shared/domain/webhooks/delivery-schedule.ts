@@ -153,12 +153,12 @@ export async function scheduleSend(delivery: DeliveryRecord): Promise<void> {
   const cap = new BacklogPlan(await orgBacklog(orgUuid)).capReached(webhookId);
   if (cap) {
     const message = `${capMessages[cap]}: let its receivers catch up (GET …/deliveries lists the attempts), then retry after the number of seconds in Retry-After`;
-    throw new RateLimitedError(BACKLOG_RETRY_AFTER_SECONDS, { code: 'WEBHOOK_BACKLOG_FULL', message });
+    throw new RateLimitedError({ retryAfterSeconds: BACKLOG_RETRY_AFTER_SECONDS, code: 'WEBHOOK_BACKLOG_FULL', message });
   }
   const wait = await takeSend(orgUuid, webhookId);
   if (wait !== undefined) {
     const message = `A subscription takes at most ${SENDS_PER_WINDOW} tests and redeliveries every ${SEND_WINDOW_SECONDS} seconds: retry after the number of seconds in Retry-After`;
-    throw new RateLimitedError(wait, { message });
+    throw new RateLimitedError({ retryAfterSeconds: wait, message });
   }
   await reserveBacklog(orgUuid, webhookId, 1, delivery.createdAt);
   try {

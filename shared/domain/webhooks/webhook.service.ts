@@ -37,7 +37,7 @@ async function checkedUrl(raw: string): Promise<string> {
     return url.toString();
   } catch (error) {
     if (!(error instanceof AddressRefused)) throw error;
-    throw new ValidationError([{ fieldName: 'url', message: error.message, errorCode: 'WEBHOOK_URL_REFUSED' }]);
+    throw new ValidationError({ details: [{ fieldName: 'url', message: error.message, errorCode: 'WEBHOOK_URL_REFUSED' }] });
   }
 }
 
@@ -57,7 +57,7 @@ function normalizedTypes(types: readonly string[]): string[] {
     issues.push({ fieldName: `eventTypes.${index}`, errorCode: 'FIELD_INVALID', message: `Event types here begin with ${typePrefix}: use ${typePrefix}.${named}, or its alias ${named}` });
     return type;
   });
-  if (issues.length > 0) throw new ValidationError(issues);
+  if (issues.length > 0) throw new ValidationError({ details: issues });
   return [...new Set(short)];
 }
 
@@ -104,9 +104,9 @@ export async function createWebhook(scope: OrgScope, body: WebhookBody): Promise
     updatedAt: now,
   };
   if (!(await insertWebhook(webhook, audited(webhook, 'WEBHOOK_CREATED', undefined, [{ op: 'add', path: '/secret', value: REDACTED }])))) {
-    throw new ValidationError([
+    throw new ValidationError({ details: [
       { fieldName: 'url', message: `The organization has ${MAX_WEBHOOKS} webhook subscriptions, the most it may have: delete one first`, errorCode: 'WEBHOOK_LIMIT' },
-    ]);
+    ] });
   }
   return { webhook, secret };
 }
@@ -141,7 +141,7 @@ export async function updateWebhook(scope: OrgScope, webhookId: string, body: We
     updatedAt: now,
   };
   if (!(await replaceWebhook(next, current.updatedAt, audited(next, 'WEBHOOK_UPDATED', current)))) {
-    throw new ConflictError('CHANGED_MEANWHILE', 'The subscription changed while this ran; read it and try again');
+    throw new ConflictError({ code: 'CHANGED_MEANWHILE', message: 'The subscription changed while this ran; read it and try again' });
   }
   return next;
 }
@@ -159,7 +159,7 @@ export async function rotateSecret(scope: OrgScope, webhookId: string): Promise<
   const secret = newSecret();
   const next: WebhookRecord = { ...current, secrets: rotated(current.secrets, secret, now, config().webhooks.secretOverlapSeconds), updatedAt: now.toISOString() };
   if (!(await replaceWebhook(next, current.updatedAt, audited(next, 'WEBHOOK_SECRET_ROTATED', current, [{ op: 'replace', path: '/secret', value: REDACTED }])))) {
-    throw new ConflictError('CHANGED_MEANWHILE', 'The subscription changed while this ran; try again');
+    throw new ConflictError({ code: 'CHANGED_MEANWHILE', message: 'The subscription changed while this ran; try again' });
   }
   return { webhook: next, secret };
 }
@@ -176,7 +176,7 @@ export async function deliveryAttemptsPage(scope: OrgScope, webhookId: string, l
 }
 
 function enabledOrRefused(webhook: WebhookRecord): void {
-  if (!webhook.enabled) throw new ConflictError('CONFLICT', 'The subscription is disabled: enable it (PUT with "enabled": true) first');
+  if (!webhook.enabled) throw new ConflictError('The subscription is disabled: enable it (PUT with "enabled": true) first');
 }
 
 /** Sends a delivery's event again, as a delivery of its own (same event, same `webhook-id`), within the caps and the rate of `scheduleSend`. */

@@ -56,9 +56,9 @@ export function idempotencyKeyOf(headers: Record<string, string | undefined> | u
   const value = headers?.[IDEMPOTENCY_KEY_HEADER];
   if (value === undefined) return undefined;
   if (!KEY_PATTERN.test(value)) {
-    throw new ValidationError([
+    throw new ValidationError({ details: [
       { fieldName: 'Idempotency-Key', message: 'Must be 1 to 255 printable ASCII characters', errorCode: 'FIELD_INVALID' },
-    ]);
+    ] });
   }
   return value;
 }
@@ -136,7 +136,7 @@ export async function idempotently(request: IdempotentRequest, answer: () => Pro
   const firstOrRecovered = async (): Promise<HttpResult> => {
     const committed = replayChange ? await readKeyedChange(keyed.userUuid, keyed.recordId) : undefined;
     if (!committed || !replayChange) return answer();
-    if (committed.fingerprint !== keyed.fingerprint) throw new UnprocessableError('IDEMPOTENCY_KEY_REUSED');
+    if (committed.fingerprint !== keyed.fingerprint) throw new UnprocessableError({ code: 'IDEMPOTENCY_KEY_REUSED' });
     const again = await replayChange(committed.resource);
     return { ...again, headers: { ...again.headers, [REPLAYED_HEADER]: 'true' } };
   };
@@ -150,8 +150,8 @@ export async function idempotently(request: IdempotentRequest, answer: () => Pro
     return fromStored((await run(payload)) as unknown as StoredAnswer);
   } catch (error) {
     if (error instanceof NotKept) return error.answer;
-    if (error instanceof IdempotencyValidationError) throw new UnprocessableError('IDEMPOTENCY_KEY_REUSED', undefined, { cause: error });
-    if (error instanceof IdempotencyAlreadyInProgressError) throw new ConflictError('IDEMPOTENCY_IN_PROGRESS', undefined, { cause: error });
+    if (error instanceof IdempotencyValidationError) throw new UnprocessableError({ code: 'IDEMPOTENCY_KEY_REUSED', cause: error });
+    if (error instanceof IdempotencyAlreadyInProgressError) throw new ConflictError({ code: 'IDEMPOTENCY_IN_PROGRESS', cause: error });
     throw error;
   }
 }

@@ -56,10 +56,7 @@ export function multipartBodyParser(limits: MultipartLimits): middy.MiddlewareOb
         (event as { body?: unknown }).body = await parseMultipart(body, contentType, limits);
       } catch (error) {
         logger.info('multipart body refused', { reason: error instanceof Error ? error.message : String(error) });
-        throw new ValidationError(
-          [{ fieldName: '(body)', message: 'Must be a complete multipart/form-data body, ending with its closing boundary', errorCode: 'FIELD_INVALID' }],
-          'The multipart/form-data body could not be read',
-        );
+        throw new ValidationError({ details: [{ fieldName: '(body)', message: 'Must be a complete multipart/form-data body, ending with its closing boundary', errorCode: 'FIELD_INVALID' }], message: 'The multipart/form-data body could not be read' });
       }
     },
   };

@@ -64,7 +64,7 @@ function scimBody(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestCo
       try {
         (event as { body?: unknown }).body = JSON.parse(text) as unknown;
       } catch (error) {
-        throw new BadRequestError('MALFORMED_JSON', 'The request body is not valid JSON', { cause: error });
+        throw new BadRequestError({ code: 'MALFORMED_JSON', message: 'The request body is not valid JSON', cause: error });
       }
     },
   };

@@ -125,7 +125,7 @@ function authorization<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>): mi
   return {
     before: async (request) => {
       const parsed = spec.schemas?.path?.safeParse(request.event.pathParameters ?? {}, { reportInput: true });
-      if (parsed && !parsed.success) throw new ValidationError(toFieldIssues(parsed.error));
+      if (parsed && !parsed.success) throw new ValidationError({ details: toFieldIssues(parsed.error) });
       const path = (parsed?.data ?? {}) as AccessPath;
       request.context.scope = (await authorizeAccess(spec.access, request.context.caller, path, request.context.prefetched)) as A;
     },

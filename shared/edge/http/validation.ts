@@ -73,7 +73,7 @@ export function refuseUnsafeKeys(body: unknown): void {
       continue;
     }
     for (const key of Object.keys(value)) {
-      if (UNSAFE_KEYS.has(key)) throw new BadRequestError('UNSAFE_KEY', `The body has a key "${key}", which no field is called: remove it`);
+      if (UNSAFE_KEYS.has(key)) throw new BadRequestError({ code: 'UNSAFE_KEY', message: `The body has a key "${key}", which no field is called: remove it` });
       visit((value as Record<string, unknown>)[key]);
     }
   }
@@ -102,7 +102,7 @@ export function validate<S extends RouteSchemas>(
       const path = parse(schemas.path, event.pathParameters ?? {});
       const query = parse(schemas.query, event.queryStringParameters ?? {});
       const body = parse(schemas.body, event.body);
-      if (issues.length > 0) throw new ValidationError(firstIssues(issues));
+      if (issues.length > 0) throw new ValidationError({ details: firstIssues(issues) });
       // zod produced each part from the matching schema, which is what ValidInput<S> says.
       request.context.input = { body, query, path } as ValidInput<S>;
     },
