@@ -9,7 +9,7 @@ import { toApplyResponse, toPlanResponse } from '../../shared/app/bundles/bundle
 import { planBundle } from '../../shared/app/bundles/bundle-plan';
 import { etagOfText, tagsOfIfMatch, versionsOfIfMatch } from '../../shared/edge/http/etag';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
-import { userOperation } from '../../shared/edge/http/user-route';
+import { tokenOperation } from '../../shared/edge/http/token-route';
 import { ok } from '../../shared/edge/http/types';
 import { agentAnswer } from '../common/agent-answer';
 import { readAgentAhead, rememberedReferenceKeys } from '../common/agent-references';
@@ -21,35 +21,35 @@ import { revisionRoutes } from '../common/revision-routes';
 const bundleReader = { mediaTypes: bundleMediaTypes, read: readBundle };
 
 export const handlers = routes(
-  userOperation(agentsApi.list, {
+  tokenOperation(agentsApi.list, {
     handle: (input) => agentListing(agentsApi.list.id, 'AGENT', input),
   }),
   // Roles of matching agents as text/plain, one per line.
-  userOperation(agentsApi.quicksearch, {
+  tokenOperation(agentsApi.quicksearch, {
     handle: async ({ query, scope }) => ({
       status: 200,
       contentType: 'text/plain; charset=utf-8',
       body: (await quicksearchAgents(scope, query.name, query.limit)).join('\n'),
     }),
   }),
-  userOperation(agentsApi.create, {
+  tokenOperation(agentsApi.create, {
     // A keyed create whose answer was lost answers the agent it created, as it reads now.
     idempotent: { replay: async ({ uuid }, { scope }) => agentAnswer(await readAgent(scope, 'AGENT', uuid), 201) },
     handle: async ({ body, scope }) => agentAnswer(await createAgent(scope, body), 201),
   }),
-  userOperation(agentsApi.get, {
+  tokenOperation(agentsApi.get, {
     // With what the agent referenced when this container last answered it: one round trip, not two.
     prefetch: (path) => [...agentReadKeys(path, path.agentUUID), ...rememberedReferenceKeys(path.botUUID, path.agentUUID)],
     handle: async ({ path, scope, prefetched }) => agentAnswer(await readAgentAhead(scope, 'AGENT', path.agentUUID, prefetched)),
   }),
-  userOperation(agentsApi.update, {
+  tokenOperation(agentsApi.update, {
     prefetch: (path) => agentReadKeys(path, path.agentUUID),
     handle: async ({ path, body, headers, scope, prefetched }) =>
       agentAnswer(await updateAgent(scope, path.agentUUID, body, versionsOfIfMatch(headers['if-match']), prefetched)),
   }),
   ...revisionRoutes(agentsApi, 'AGENT', (path) => path.agentUUID!),
   // JSON, or YAML on request; the ETag is the configuration version (none for a past one).
-  userOperation(bundlesApi.export, {
+  tokenOperation(bundlesApi.export, {
     handle: async ({ query, headers, scope }) => {
       const { bundle, version } = await exportBundle(scope, query.at);
       const yaml = wantsYaml(headers.accept);
@@ -61,11 +61,11 @@ export const handlers = routes(
       };
     },
   }),
-  userOperation(bundlesApi.plan, {
+  tokenOperation(bundlesApi.plan, {
     readBody: bundleReader,
     handle: async ({ body, scope }) => ok(toPlanResponse(await planBundle(scope, body))),
   }),
-  userOperation(bundlesApi.apply, {
+  tokenOperation(bundlesApi.apply, {
     readBody: bundleReader,
     idempotent: true,
     handle: async ({ body, headers, scope }) => {

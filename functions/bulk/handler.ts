@@ -6,7 +6,7 @@ import { bulkCreate, createUploadJob, failedRows, jobView, readJob, resendWelcom
 import { bulkDelete, bulkGrant, bulkRevoke } from '../../shared/app/bulk/bulk-users.service';
 import { subpathsFromEnv } from '../../shared/kernel/config';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
-import { userOperation } from '../../shared/edge/http/user-route';
+import { tokenOperation } from '../../shared/edge/http/token-route';
 import { ok } from '../../shared/edge/http/types';
 import { languageOf } from '../../shared/adapters/mail/language-header';
 
@@ -25,7 +25,7 @@ const requeued = async (path: { orgUUID: string; jobId: string }, job: Promise<B
 
 export const handlers = routes(
   // The job's error list when it finished in time; else 202 and the job, to poll at its Location.
-  userOperation(bulkApi.create, {
+  tokenOperation(bulkApi.create, {
     idempotent: true,
     handle: async ({ path, query, body, headers, scope }) => {
       const respondAsync = respondAsyncSchema.parse(headers.prefer);
@@ -36,7 +36,7 @@ export const handlers = routes(
     },
   }),
   // A job whose file the client uploads itself with the returned form (a presigned POST); the upload starts it.
-  userOperation(bulkApi.upload, {
+  tokenOperation(bulkApi.upload, {
     handle: async ({ path, query, headers, scope }) => {
       const { job, upload } = await createUploadJob(scope, { language: languageOf(headers), dryRun: query.dryRun });
       const location = jobLocation({ orgUUID: path.orgUUID, jobId: job.jobId });
@@ -45,8 +45,8 @@ export const handlers = routes(
       return { status: 201, headers: { location, ...noStore }, body: { jobId: job.jobId, upload: { method: 'POST', ...upload }, job: location } };
     },
   }),
-  userOperation(bulkApi.job, { handle: async ({ path, scope }) => ok(await jobView(await readJob(scope, path.jobId))) }),
-  userOperation(bulkApi.failedRows, {
+  tokenOperation(bulkApi.job, { handle: async ({ path, scope }) => ok(await jobView(await readJob(scope, path.jobId))) }),
+  tokenOperation(bulkApi.failedRows, {
     handle: async ({ path, scope }) => ({
       status: 200,
       contentType: 'text/csv; charset=utf-8',
@@ -55,12 +55,12 @@ export const handlers = routes(
     }),
   }),
   // A job whose worker failed, run again from its upload.
-  userOperation(bulkApi.retry, { handle: ({ path, scope }) => requeued(path, retryJob(scope, path.jobId)) }),
+  tokenOperation(bulkApi.retry, { handle: ({ path, scope }) => requeued(path, retryJob(scope, path.jobId)) }),
   // The welcome e-mails SES did not accept, sent again by the worker.
-  userOperation(bulkApi.welcomes, { handle: ({ path, scope }) => requeued(path, resendWelcomes(scope, path.jobId)) }),
-  userOperation(bulkApi.delete, { handle: async ({ query, body, scope }) => ok(await bulkDelete(scope, body, query.dryRun)) }),
-  userOperation(bulkApi.grant, { handle: async ({ query, body, scope }) => ok(await bulkGrant(scope, body.file, query.dryRun)) }),
-  userOperation(bulkApi.revoke, { handle: async ({ query, body, scope }) => ok(await bulkRevoke(scope, body, query.dryRun)) }),
+  tokenOperation(bulkApi.welcomes, { handle: ({ path, scope }) => requeued(path, resendWelcomes(scope, path.jobId)) }),
+  tokenOperation(bulkApi.delete, { handle: async ({ query, body, scope }) => ok(await bulkDelete(scope, body, query.dryRun)) }),
+  tokenOperation(bulkApi.grant, { handle: async ({ query, body, scope }) => ok(await bulkGrant(scope, body.file, query.dryRun)) }),
+  tokenOperation(bulkApi.revoke, { handle: async ({ query, body, scope }) => ok(await bulkRevoke(scope, body, query.dryRun)) }),
 );
 
 export const handler = createFunction('bulk', handlers);

@@ -5,7 +5,7 @@ import { diffRevisions, listRevisions, readRevision } from '../../shared/domain/
 import { restoreRevision } from '../../shared/domain/agents/agent-write.service';
 import type { agentsApi, supervisorsApi } from '../../shared/edge/api/agents.api';
 import { versionsOfIfMatch } from '../../shared/edge/http/etag';
-import { userOperation } from '../../shared/edge/http/user-route';
+import { tokenOperation } from '../../shared/edge/http/token-route';
 import { cursorOf } from '../../shared/edge/http/cursor-page';
 import { pageOf } from '../../shared/edge/http/page';
 import { ok } from '../../shared/edge/http/types';
@@ -20,7 +20,7 @@ type RevisionOperations = Pick<typeof agentsApi | typeof supervisorsApi, 'revisi
  */
 export function revisionRoutes(operations: RevisionOperations, kind: AgentKind, uuidOf: (path: { agentUUID?: string; supervisorUUID?: string }) => string) {
   return [
-    userOperation(operations.revisions, {
+    tokenOperation(operations.revisions, {
       handle: async (input) => {
         const { path, query, scope } = input;
         const uuid = uuidOf(path);
@@ -30,14 +30,14 @@ export function revisionRoutes(operations: RevisionOperations, kind: AgentKind, 
         return cursor.reply(pageOf(items.map(toRevisionSummary), total, number, query.size), next === undefined ? undefined : { number: number + 1, after: next });
       },
     }),
-    userOperation(operations.revision, {
+    tokenOperation(operations.revision, {
       handle: async ({ path, scope }) => ok((await readRevision(await requireLatestRecord(scope, kind, uuidOf(path)), path.revision, kind)).agent),
     }),
-    userOperation(operations.revisionDiff, {
+    tokenOperation(operations.revisionDiff, {
       handle: async ({ path, query, scope }) =>
         ok(await diffRevisions(await requireLatestRecord(scope, kind, uuidOf(path)), kind, path.revision, query.against)),
     }),
-    userOperation(operations.restore, {
+    tokenOperation(operations.restore, {
       prefetch: (path) => agentReadKeys(path, uuidOf(path)),
       handle: async ({ path, headers, scope, prefetched }) =>
         agentAnswer(await restoreRevision(scope, kind, uuidOf(path), path.revision, versionsOfIfMatch(headers['if-match']), prefetched)),

@@ -3,25 +3,25 @@ import { configurationsApi } from '../../shared/edge/api/configurations.api';
 import { toConfigurationResponse } from '../../shared/domain/configurations/configuration.mapper';
 import { hasConfiguration, listConfigurations, saveConfiguration } from '../../shared/domain/configurations/configuration.service';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
-import { userOperation } from '../../shared/edge/http/user-route';
+import { tokenOperation } from '../../shared/edge/http/token-route';
 import { ok } from '../../shared/edge/http/types';
 
 /** The caller's own configuration values (docs/api/configurations.md); the path's organization is not used. */
 export const handlers = routes(
-  userOperation(configurationsApi.save, {
+  tokenOperation(configurationsApi.save, {
     // The bot is named by the body, read only once the caller may save at all.
     handle: async ({ body, scope }) => ok(toConfigurationResponse(await saveConfiguration(await ownBot(scope, body.botUUID), body))),
   }),
-  userOperation(configurationsApi.list, {
+  tokenOperation(configurationsApi.list, {
     handle: async ({ scope }) => ok((await listConfigurations(scope)).map(toConfigurationResponse)),
   }),
-  userOperation(configurationsApi.has, {
+  tokenOperation(configurationsApi.has, {
     handle: async ({ query, scope }) => ok(await hasConfiguration(scope, query.key)),
   }),
-  userOperation(configurationsApi.listOfBot, {
+  tokenOperation(configurationsApi.listOfBot, {
     handle: async ({ scope }) => ok((await listConfigurations(scope)).map(toConfigurationResponse)),
   }),
-  userOperation(configurationsApi.hasOfBot, {
+  tokenOperation(configurationsApi.hasOfBot, {
     handle: async ({ query, scope }) => ok(await hasConfiguration(scope, query.key)),
   }),
 );

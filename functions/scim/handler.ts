@@ -4,7 +4,7 @@ import { scimApi } from '../../shared/edge/api/scim.api';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
 import { scimNoContent, scimOperation, scimReply } from '../../shared/edge/http/scim-route';
 import { ok } from '../../shared/edge/http/types';
-import { userOperation } from '../../shared/edge/http/user-route';
+import { tokenOperation } from '../../shared/edge/http/token-route';
 import { languageOf } from '../../shared/adapters/mail/language-header';
 import { listOf, resourceTypeById, resourceTypes, schemaById, schemas, serviceProviderConfig } from '../../shared/app/scim/scim-schema';
 import { issueScimToken, listScimTokens, revokeScimToken } from '../../shared/app/scim/scim-tokens';
@@ -56,17 +56,17 @@ const userReply = <const S extends 200 | 201>(status: S, user: UserRecord, baseU
 };
 
 export const handlers = routes(
-  userOperation(scimApi.createToken, {
+  tokenOperation(scimApi.createToken, {
     handle: async ({ body, scope }) => {
       const { record, token } = await issueScimToken(scope, body);
       // The secret is shown this once: no cache keeps it.
       return { status: 201, body: toIssuedScimTokenResponse(record, token), headers: { 'cache-control': 'no-store', pragma: 'no-cache' } };
     },
   }),
-  userOperation(scimApi.listTokens, {
+  tokenOperation(scimApi.listTokens, {
     handle: async ({ scope }) => ok((await listScimTokens(scope)).map(toScimTokenResponse)),
   }),
-  userOperation(scimApi.revokeToken, {
+  tokenOperation(scimApi.revokeToken, {
     handle: async ({ path, scope }) => {
       await revokeScimToken(scope, path.tokenId);
       return { status: 204 };

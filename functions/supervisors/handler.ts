@@ -3,25 +3,25 @@ import { updateSupervisor } from '../../shared/domain/agents/agent-write.service
 import { supervisorsApi } from '../../shared/edge/api/agents.api';
 import { versionsOfIfMatch } from '../../shared/edge/http/etag';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
-import { userOperation } from '../../shared/edge/http/user-route';
+import { tokenOperation } from '../../shared/edge/http/token-route';
 import { agentAnswer } from '../common/agent-answer';
 import { agentListing } from '../common/agent-listing';
 import { revisionRoutes } from '../common/revision-routes';
 
 /** Supervisors of a bot (docs/api/agents.md). */
 export const handlers = routes(
-  userOperation(supervisorsApi.list, {
+  tokenOperation(supervisorsApi.list, {
     handle: (input) => agentListing(supervisorsApi.list.id, 'SUPERVISOR', input),
   }),
-  userOperation(supervisorsApi.default, {
+  tokenOperation(supervisorsApi.default, {
     prefetch: defaultSupervisorReadKeys,
     handle: async ({ scope, prefetched }) => agentAnswer(await readDefaultSupervisor(scope, prefetched)),
   }),
-  userOperation(supervisorsApi.get, {
+  tokenOperation(supervisorsApi.get, {
     prefetch: (path) => agentReadKeys(path, path.supervisorUUID),
     handle: async ({ path, scope, prefetched }) => agentAnswer(await readAgent(scope, 'SUPERVISOR', path.supervisorUUID, prefetched)),
   }),
-  userOperation(supervisorsApi.update, {
+  tokenOperation(supervisorsApi.update, {
     prefetch: (path) => agentReadKeys(path, path.supervisorUUID),
     handle: async ({ path, body, headers, scope, prefetched }) =>
       agentAnswer(await updateSupervisor(scope, path.supervisorUUID, body, versionsOfIfMatch(headers['if-match']), prefetched)),

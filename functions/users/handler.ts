@@ -3,7 +3,7 @@ import { webhooksApi } from '../../shared/edge/api/webhooks.api';
 import { toAuditEventResponse } from '../../shared/app/audit-trail/audit-trail.mapper';
 import { listAuditEvents, type AuditPosition } from '../../shared/app/audit-trail/audit-trail.service';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
-import { userOperation } from '../../shared/edge/http/user-route';
+import { tokenOperation } from '../../shared/edge/http/token-route';
 import { cursorOf } from '../../shared/edge/http/cursor-page';
 import { pageOf } from '../../shared/edge/http/page';
 import { noContent, ok } from '../../shared/edge/http/types';
@@ -40,10 +40,10 @@ const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 const replayUser = { replay: async ({ uuid }: { uuid: string }, { scope }: { scope: OrgScope }) => ok(toUserResponse(await readUser(scope, uuid))) };
 
 export const handlers = routes(
-  userOperation(usersApi.identityProvider, {
+  tokenOperation(usersApi.identityProvider, {
     handle: async ({ caller }) => ok(toUserResponse(caller.user)),
   }),
-  userOperation(usersApi.list, {
+  tokenOperation(usersApi.list, {
     handle: async (input) => {
       const { query, scope } = input;
       const cursor = await cursorOf<string>(usersApi.list.id, scope.orgUuid, input, 'page');
@@ -52,42 +52,42 @@ export const handlers = routes(
       return cursor.reply(pageOf(users.map(toUserResponse), total, number, query.linesPerPage, 0), next === undefined ? undefined : { number: number + 1, after: next });
     },
   }),
-  userOperation(usersApi.quicksearch, {
+  tokenOperation(usersApi.quicksearch, {
     handle: async ({ query, scope }) => ok(await quicksearchUsers(scope, query.name, query.limit)),
   }),
-  userOperation(usersApi.create, {
+  tokenOperation(usersApi.create, {
     idempotent: replayUser,
     handle: async ({ body, headers, scope }) => ok(toUserResponse(await createUser(scope, body, mailContext(headers)))),
   }),
-  userOperation(usersApi.activate, {
+  tokenOperation(usersApi.activate, {
     idempotent: replayUser,
     handle: async ({ body, headers, scope }) => ok(toUserResponse(await activateUser(scope, body, mailContext(headers)))),
   }),
-  userOperation(usersApi.get, {
+  tokenOperation(usersApi.get, {
     // The addressed user comes in the caller's read; `readUser` reads it only when it was not prefetched.
     prefetch: (path) => [userReadKey(path.orgUUID, path.userId)],
     handle: async ({ path, scope, prefetched }) => ok(toUserResponse(await readUser(scope, path.userId, prefetched))),
   }),
-  userOperation(usersApi.update, {
+  tokenOperation(usersApi.update, {
     handle: async ({ path, body, scope }) => ok(toUserResponse(await updateUser(scope, path.userId, body))),
   }),
-  userOperation(usersApi.delete, {
+  tokenOperation(usersApi.delete, {
     handle: async ({ path, scope }) => {
       await deleteUser(scope, path.userId);
       return noContent();
     },
   }),
   // Keycloak's attack detection: ADMIN only.
-  userOperation(usersApi.bruteForce, {
+  tokenOperation(usersApi.bruteForce, {
     handle: async ({ path, scope }) => ok(await readSignInLock(scope, path.userId)),
   }),
-  userOperation(usersApi.clearBruteForce, {
+  tokenOperation(usersApi.clearBruteForce, {
     handle: async ({ path, scope }) => {
       await clearSignInLock(scope, path.userId);
       return noContent();
     },
   }),
-  userOperation(usersApi.auditEvents, {
+  tokenOperation(usersApi.auditEvents, {
     handle: async (input) => {
       const { query, scope } = input;
       const cursor = await cursorOf<AuditPosition>(usersApi.auditEvents.id, scope.orgUuid, input, 'page');
@@ -96,34 +96,34 @@ export const handlers = routes(
       return cursor.reply(page, next === undefined ? undefined : { number: number + 1, after: next });
     },
   }),
-  userOperation(webhooksApi.create, {
+  tokenOperation(webhooksApi.create, {
     handle: async ({ body, scope }) => {
       const { webhook, secret } = await createWebhook(scope, body);
       return { status: 201, body: { ...toWebhookResponse(webhook), secret }, headers: noStore };
     },
   }),
-  userOperation(webhooksApi.list, {
+  tokenOperation(webhooksApi.list, {
     handle: async ({ scope }) => ok((await listWebhooks(scope)).map(toWebhookResponse)),
   }),
-  userOperation(webhooksApi.get, {
+  tokenOperation(webhooksApi.get, {
     handle: async ({ path, scope }) => ok(toWebhookResponse(await readWebhook(scope, path.webhookId))),
   }),
-  userOperation(webhooksApi.update, {
+  tokenOperation(webhooksApi.update, {
     handle: async ({ path, body, scope }) => ok(toWebhookResponse(await updateWebhook(scope, path.webhookId, body))),
   }),
-  userOperation(webhooksApi.delete, {
+  tokenOperation(webhooksApi.delete, {
     handle: async ({ path, scope }) => {
       await deleteWebhook(scope, path.webhookId);
       return noContent();
     },
   }),
-  userOperation(webhooksApi.rotate, {
+  tokenOperation(webhooksApi.rotate, {
     handle: async ({ path, scope }) => {
       const { webhook, secret } = await rotateSecret(scope, path.webhookId);
       return ok({ ...toWebhookResponse(webhook), secret }, noStore);
     },
   }),
-  userOperation(webhooksApi.deliveries, {
+  tokenOperation(webhooksApi.deliveries, {
     handle: async (input) => {
       const { path, query, scope } = input;
       // The body is a bare array (kept as it was): the next page's token comes in the `Link` header alone.
@@ -132,13 +132,13 @@ export const handlers = routes(
       return ok(attempts.map(toAttemptResponse), await cursor.headers(next === undefined ? undefined : { number: 0, after: next }));
     },
   }),
-  userOperation(webhooksApi.redeliver, {
+  tokenOperation(webhooksApi.redeliver, {
     handle: async ({ path, scope }) => {
       const delivery = await redeliver(scope, path.webhookId, path.deliveryId);
       return { status: 202, body: { deliveryId: delivery.id, eventId: delivery.eventId } };
     },
   }),
-  userOperation(webhooksApi.test, {
+  tokenOperation(webhooksApi.test, {
     handle: async ({ path, scope }) => {
       const delivery = await sendPing(scope, path.webhookId);
       return { status: 202, body: { deliveryId: delivery.id, eventId: delivery.eventId } };

@@ -17,7 +17,7 @@ import { operationsUnder } from './operation';
 /**
  * The SCIM 2.0 service provider of an organization (RFC 7643, RFC 7644; docs/api/scim.md) and the SCIM
  * tokens an ADMIN issues for it. The SCIM endpoints take a SCIM token only, and answer
- * `application/scim+json` with SCIM's error schema; the tokens' operations are user operations.
+ * `application/scim+json` with SCIM's error schema; the tokens' operations take a user token.
  */
 const scim = operationsUnder('scim', 'user', '/org/{orgUUID}');
 

@@ -45,7 +45,7 @@ export type RouteChain = middy.MiddyfiedHandler<HttpEvent, HttpResult, Error, an
 export interface RouteHandler {
   authenticated: boolean;
   build: () => RouteChain;
-  /** The catalogue operation it serves (bound by `userOperation` or `publicOperation`). */
+  /** The catalogue operation it serves (bound by `tokenOperation` or `publicOperation`). */
   readonly operationId?: string;
   readonly operation?: Operation;
 }

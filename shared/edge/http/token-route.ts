@@ -28,9 +28,9 @@ export interface ChangedResource {
 }
 
 /** What an authenticated route's steps receive: the request, the caller, what was read with it, and the scope its access grants. */
-export type UserRouteInput<S extends RouteSchemas, A> = RouteInput<S> & CallerInput & { scope: A };
+export type TokenRouteInput<S extends RouteSchemas, A> = RouteInput<S> & CallerInput & { scope: A };
 
-export interface UserRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, UserRouteInput<S, A>> {
+export interface TokenRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, TokenRouteInput<S, A>> {
   /** Who may call (the catalogue's declaration): checked after the path, before the body is read or validated. */
   access: TokenAccess;
   /**
@@ -46,7 +46,7 @@ export interface UserRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, U
    * key is looked up after the access check, so a caller who lost access gets the 403 or 404 it would
    * get without a key.
    */
-  idempotent?: true | { replay: (resource: ChangedResource, input: UserRouteInput<S, A>) => Promise<Reply> };
+  idempotent?: true | { replay: (resource: ChangedResource, input: TokenRouteInput<S, A>) => Promise<Reply> };
 }
 
 /**
@@ -56,7 +56,7 @@ export interface UserRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, U
  * then the body is read and the query and body validated (422), and the handler runs with the scope.
  * So a caller without access learns nothing from validation: it gets 403 or 404 whatever it sends.
  */
-export function userRoute<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>): RouteHandler {
+export function tokenRoute<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>): RouteHandler {
   const replay = typeof spec.idempotent === 'object' ? spec.idempotent.replay : undefined;
   const build = () =>
     middy<HttpEvent, HttpResult, Error, RequestContext>(routeChainOptions)
@@ -67,7 +67,7 @@ export function userRoute<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>):
       .use(validate(spec.schemas))
       .handler(async (event, context) => {
         const { caller, prefetched, scope, idempotencyKey } = context as RequestContext & CallerInput & { scope: A; idempotencyKey?: string; input: ValidInput<S> };
-        const input: UserRouteInput<S, A> = { ...(context as unknown as { input: ValidInput<S> }).input, ...requestFacts(event, context), caller, prefetched, scope };
+        const input: TokenRouteInput<S, A> = { ...(context as unknown as { input: ValidInput<S> }).input, ...requestFacts(event, context), caller, prefetched, scope };
         const keyed = idempotencyKey === undefined ? undefined : keyedRequestOf(caller.user.uuid, idempotencyKey, event);
         // The caller and the request are the cause of every change the handler makes (audit events);
         // a keyed request's change records the key too, in the change's own transaction.
@@ -87,7 +87,7 @@ export function userRoute<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>):
 const orgPath = z.object({ orgUUID: uuidSchema });
 
 /** The path as the route's schema reads it, or undefined when it does not. */
-const validPath = <S extends RouteSchemas>(spec: UserRouteSpec<S, unknown>, event: HttpEvent) => {
+const validPath = <S extends RouteSchemas>(spec: TokenRouteSpec<S, unknown>, event: HttpEvent) => {
   const parsed = spec.schemas?.path?.safeParse(event.pathParameters ?? {});
   return parsed?.success ? (parsed.data as ValidInput<S>['path']) : undefined;
 };
@@ -97,11 +97,11 @@ const validPath = <S extends RouteSchemas>(spec: UserRouteSpec<S, unknown>, even
  * BatchGetItem of the session, the user and the items the access check and the handler will read.
  * When the path is invalid nothing is prefetched; `authorization` answers it.
  */
-function authentication<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput> {
+function authentication<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput> {
   return {
     before: async (request) => {
       const claims = await verifyBearer(request.event.headers?.authorization);
-      const { caller, prefetched } = await readCaller(claims, addressedBy(request.event, spec as UserRouteSpec<S, unknown>));
+      const { caller, prefetched } = await readCaller(claims, addressedBy(request.event, spec as TokenRouteSpec<S, unknown>));
       request.context.caller = caller;
       request.context.prefetched = prefetched;
     },
@@ -111,7 +111,7 @@ function authentication<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>): m
 /** BatchGetItem refuses a key given twice: the access check's keys and the handler's may overlap. */
 const uniqueKeys = (itemKeys: ItemKey[]) => [...new Map(itemKeys.map((key) => [keyId(key), key])).values()];
 
-function addressedBy<S extends RouteSchemas>(event: HttpEvent, spec: UserRouteSpec<S, unknown>): Addressed {
+function addressedBy<S extends RouteSchemas>(event: HttpEvent, spec: TokenRouteSpec<S, unknown>): Addressed {
   const org = orgPath.safeParse(event.pathParameters ?? {});
   const path = validPath(spec, event);
   return {
@@ -121,7 +121,7 @@ function addressedBy<S extends RouteSchemas>(event: HttpEvent, spec: UserRouteSp
 }
 
 /** The path (422 when malformed, before any access is granted), then the access check: the scope, or 404 / 403. */
-function authorization<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput & { scope?: A }> {
+function authorization<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput & { scope?: A }> {
   return {
     before: async (request) => {
       const parsed = spec.schemas?.path?.safeParse(request.event.pathParameters ?? {}, { reportInput: true });
@@ -132,15 +132,15 @@ function authorization<S extends RouteSchemas, A>(spec: UserRouteSpec<S, A>): mi
   };
 }
 
-/** The binding of a user operation: the use case and the answer; who may call comes from the catalogue. */
-export type UserBinding<O extends Operation & { access: TokenAccess }> = Omit<UserRouteSpec<SchemasOf<O>, ScopeOf<O['access']>>, 'schemas' | 'multipart' | 'access' | 'handle'> & {
-  handle: (input: UserRouteInput<SchemasOf<O>, ScopeOf<O['access']>>) => Promise<AnswerOf<O>>;
+/** The binding of an operation that takes a user token: the use case and the answer; who may call comes from the catalogue. */
+export type TokenBinding<O extends Operation & { access: TokenAccess }> = Omit<TokenRouteSpec<SchemasOf<O>, ScopeOf<O['access']>>, 'schemas' | 'multipart' | 'access' | 'handle'> & {
+  handle: (input: TokenRouteInput<SchemasOf<O>, ScopeOf<O['access']>>) => Promise<AnswerOf<O>>;
 };
 
-/** Binds a handler to a user operation of the catalogue: authenticated, authorized by its declared access, then validated. */
-export function userOperation<const O extends Operation & { access: TokenAccess }>(operation: O, binding: NoInfer<UserBinding<O>>): RouteHandler {
+/** Binds a handler to an operation of the catalogue that takes a user token: authenticated, authorized by its declared access, then validated. */
+export function tokenOperation<const O extends Operation & { access: TokenAccess }>(operation: O, binding: NoInfer<TokenBinding<O>>): RouteHandler {
   const { path, query, body, multipart } = operation.request ?? {};
   // The signature ties the binding's types to the operation's schemas and answers; past it, one generic spec.
-  const spec = { schemas: { path, query, body }, ...(multipart ? { multipart } : {}), access: operation.access, ...binding } as unknown as UserRouteSpec<RouteSchemas, unknown>;
-  return { ...userRoute(spec), operationId: operation.id, operation };
+  const spec = { schemas: { path, query, body }, ...(multipart ? { multipart } : {}), access: operation.access, ...binding } as unknown as TokenRouteSpec<RouteSchemas, unknown>;
+  return { ...tokenRoute(spec), operationId: operation.id, operation };
 }
