@@ -69,7 +69,7 @@ export function eventIds(): string[] {
     .map((name) => name.replace(/\.json$/, ''));
 }
 
-/** A trigger event's id names its function: `bulk-worker.s3-put`, `events.dynamodb-insert`, `mail.sqs-reactivation`. */
+/** A trigger event's id names its function: `bulk-worker.s3-put`, `publisher.dynamodb-insert`, `mail.sqs-reactivation`. */
 export const isTriggerEvent = (id: string): boolean => /\.(s3|dynamodb|sqs)-/.test(id);
 
 const placeholders = (text: string) => new Set(text.match(/__[A-Z_]+__/g) ?? []);

@@ -12,7 +12,7 @@ import { changeStreamReading } from './change-stream-reading';
 import { alarmAtLeast } from './monitoring';
 
 export interface ChangeEventsProps {
-  /** The `events` function, which publishes each audit event the stream carries. */
+  /** The `publisher` function, which publishes each audit event the stream carries. */
   readonly publisher: LambdaFunction;
   readonly table: Table;
   /** An existing bus to publish to; unset, the stack's own. */
@@ -22,7 +22,7 @@ export interface ChangeEventsProps {
 
 /**
  * Change events (docs/api/events.md): the table's stream, filtered to audit-event insertions, feeds
- * the `events` function, which puts one CloudEvent per change on the bus. A batch that still fails
+ * the `publisher` function, which puts one CloudEvent per change on the bus. A batch that still fails
  * after its retries goes, as a pointer to its stream records, to the dead-letter queue, which an
  * operator replays (docs/operations/change-events.md); its depth and the stream's iterator age alarm.
  */
@@ -81,7 +81,7 @@ export class ChangeEvents extends Construct {
       this,
       'IteratorAgeAlarm',
       publisher.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
-      'Change events are more than 5 minutes behind their changes: the events function is failing or throttled',
+      'Change events are more than 5 minutes behind their changes: the publisher function is failing or throttled',
       5 * 60 * 1000,
     );
     Validations.of(this.deadLetters).acknowledge({

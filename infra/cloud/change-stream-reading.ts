@@ -1,5 +1,5 @@
 /**
- * How the `events` function reads the table's stream, in AWS (the event source mapping of
+ * How the `publisher` function reads the table's stream, in AWS (the event source mapping of
  * `change-events.ts`) and on the local stack (infra/local/stream-poller.ts reads DynamoDB Local's
  * stream with the same values). A module of its own, so that the local stack reads it without
  * loading aws-cdk-lib.

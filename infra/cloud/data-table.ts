@@ -18,7 +18,7 @@ export class DataTable extends Construct {
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       timeToLiveAttribute: 'ttl',
-      // The outbox's reader: the `events` function publishes each audit event from the stream (change-events.ts).
+      // The outbox's reader: the `publisher` function publishes each audit event from the stream (change-events.ts).
       stream: StreamViewType.NEW_IMAGE,
       encryption: TableEncryption.AWS_MANAGED,
       deletionProtection: true,

@@ -85,7 +85,7 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
   },
   // The table stream's reader (a batch of up to 100 changes, each put on EventBridge) and the webhook
   // sweep, which a schedule starts each minute and which runs for about 75 s (change-events.ts).
-  events: {
+  publisher: {
     timeoutSeconds: 90,
   },
   // The mail queue's consumer: up to 10 e-mails an invocation at its share of SES's send rate.

@@ -127,7 +127,7 @@ export class ManagementApiStack extends Stack {
     gateway.addRoutes(resolveRoutes(settings.subpaths), (group) => functions.get(group)!);
     const bulkPipeline = new BulkPipeline(this, 'BulkPipeline', { worker: functions.get('bulk-worker')! });
     const changeEvents = new ChangeEvents(this, 'ChangeEvents', {
-      publisher: functions.get('events')!,
+      publisher: functions.get('publisher')!,
       table: data.table,
       busName: settings.eventBusName,
       typePrefix: settings.eventTypePrefix,

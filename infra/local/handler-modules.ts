@@ -14,7 +14,7 @@ const handlerModules: Record<ResourceGroup, () => Promise<{ handler: unknown }>>
   bulk: () => import('../../functions/bulk/handler'),
   'bulk-worker': () => import('../../functions/bulk-worker/handler'),
   scim: () => import('../../functions/scim/handler'),
-  events: () => import('../../functions/events/handler'),
+  publisher: () => import('../../functions/publisher/handler'),
   mail: () => import('../../functions/mail/handler'),
 };
 

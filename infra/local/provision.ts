@@ -18,7 +18,7 @@ const REGION = 'us-east-1';
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const credentials = LOCAL_CREDENTIALS;
 
-/** As the CDK table's: the `events` function reads each new item's image (infra/local/stream-poller.ts). */
+/** As the CDK table's: the `publisher` function reads each new item's image (infra/local/stream-poller.ts). */
 const streamSpecification = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } as const;
 
 /**

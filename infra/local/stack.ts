@@ -117,7 +117,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     { startEmulators },
     { enableLocalIam },
     { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool },
-    { startLocalEventBus },
+    { startLocalEventBridge },
     { startLocalQueues },
     { useStackEnvironments },
     { writeFunctionEnvironments },
@@ -132,7 +132,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     import('./emulators'),
     import('./iam'),
     import('./provision'),
-    import('./event-bus-endpoint'),
+    import('./eventbridge-endpoint'),
     import('./deployment/local-queues'),
     import('./env/stack-environments'),
     import('./env/function-env-file'),
@@ -155,7 +155,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   const emulators = await startEmulators(dataDir, LOCAL_BUCKET, dynamoStarting);
   teardown.add('emulators', () => emulators.stop());
 
-  const eventBus = await startLocalEventBus(LOCAL_EVENT_BUS, join(dataDir, 'events.jsonl'), teardown);
+  const eventBus = await startLocalEventBridge(LOCAL_EVENT_BUS, join(dataDir, 'eventbridge.jsonl'), teardown);
 
   const { deployment } = await template;
   const modules = handlerModulesOf();

@@ -26,7 +26,7 @@ const singleId = (type: string) => {
 /** The token-signing key (the alarm topic has a KMS key of its own). */
 const signingKeyId = () => synthesized.logicalId(synthesized.stack.node.findChild('TokenSigning').node.findChild('Key').node.defaultChild as CfnElement);
 const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
-/** What Lambda's pollers need to read a stream (the events function's event source mapping). */
+/** What Lambda's pollers need to read a stream (the publisher function's event source mapping). */
 const streamActions = ['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
 const queueId = (name: 'Failures' | 'DeadLetters') =>
   synthesized.logicalId(synthesized.stack.node.findChild('BulkPipeline').node.findChild(name).node.defaultChild as CfnElement);
@@ -185,8 +185,8 @@ describe('functions', () => {
     expect(others[0]).toMatch(/^BucketNotificationsHandler/);
   });
 
-  /** 10 s, except the users area's and SCIM's (Cognito's throttling is retried), the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply), the worker, the events function and the mail queue's consumer (10 e-mails at its share of SES's rate). */
-  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, scim: 20, agents: 29, bulk: 29, 'bulk-worker': 900, events: 90, mail: 60 };
+  /** 10 s, except the users area's and SCIM's (Cognito's throttling is retried), the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply), the worker, the publisher function and the mail queue's consumer (10 e-mails at its share of SES's rate). */
+  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, scim: 20, agents: 29, bulk: 29, 'bulk-worker': 900, publisher: 90, mail: 60 };
 
   test.each(resourceGroups)('%s runs Node.js 24 on arm64 with 512 MB, its timeout, X-Ray and its own log group', (group) => {
     const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;
@@ -586,12 +586,12 @@ describe('outputs', () => {
 });
 
 describe('change events', () => {
-  test('the table streams new images to the events function: audit-event insertions only, from the oldest record, split and retried, then the dead-letter queue', () => {
+  test('the table streams new images to the publisher function: audit-event insertions only, from the oldest record, split and retried, then the dead-letter queue', () => {
     expect(template().findResources('AWS::DynamoDB::Table')[singleId('AWS::DynamoDB::Table')]!.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
     const mappings = Object.values(template().findResources('AWS::Lambda::EventSourceMapping')).filter((m) => JSON.stringify(m.Properties.EventSourceArn).includes('StreamArn'));
     expect(mappings).toHaveLength(1);
     expect(mappings[0]!.Properties).toMatchObject({
-      FunctionName: { Ref: functionId('events') },
+      FunctionName: { Ref: functionId('publisher') },
       StartingPosition: 'TRIM_HORIZON',
       BatchSize: 100,
       BisectBatchOnFunctionError: true,
@@ -604,12 +604,12 @@ describe('change events', () => {
     });
   });
 
-  test('only the events function may put events, on the stack\'s bus, which it is told with the type prefix', () => {
+  test('only the publisher function may put events, on the stack\'s bus, which it is told with the type prefix', () => {
     const putters = resourceGroups.filter((group) => statementsOfRole(template(), roleId(group)).some((s) => actionsOf(s).includes('events:PutEvents')));
-    expect(putters).toEqual(['events']);
-    const put = statementsOfRole(template(), roleId('events')).find((s) => actionsOf(s).includes('events:PutEvents'))!;
+    expect(putters).toEqual(['publisher']);
+    const put = statementsOfRole(template(), roleId('publisher')).find((s) => actionsOf(s).includes('events:PutEvents'))!;
     expect(resourcesOf(put)).toEqual([getAtt(changeEventsId('Bus'))]);
-    expect(environmentOf('events')).toMatchObject({ EVENT_BUS_NAME: { Ref: changeEventsId('Bus') }, EVENT_TYPE_PREFIX: 'com.agentplatform' });
+    expect(environmentOf('publisher')).toMatchObject({ EVENT_BUS_NAME: { Ref: changeEventsId('Bus') }, EVENT_TYPE_PREFIX: 'com.agentplatform' });
     // Webhook pings and subscriptions' full types, in the users function, are typed under the same prefix.
     expect(environmentOf('users')).toMatchObject({ EVENT_TYPE_PREFIX: 'com.agentplatform' });
   });
@@ -623,7 +623,7 @@ describe('change events', () => {
     expect(rules).toContainEqual(expect.objectContaining({ State: 'DISABLED', EventBusName: { Ref: changeEventsId('Bus') } }));
     const schedule = rules.find((rule) => rule.ScheduleExpression)!;
     expect(schedule).toMatchObject({ ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
-    expect(schedule.Targets).toEqual([expect.objectContaining({ Arn: getAtt(functionId('events')), Input: JSON.stringify({ sweep: 'webhooks' }) })]);
+    expect(schedule.Targets).toEqual([expect.objectContaining({ Arn: getAtt(functionId('publisher')), Input: JSON.stringify({ sweep: 'webhooks' }) })]);
   });
 });
 

@@ -110,7 +110,7 @@ const expectedStatus: Record<string, number | undefined> = {
   'webhooks.redeliver': 202,
   'webhooks.test': 202,
   'bulk-worker.s3-put': undefined,
-  'events.dynamodb-insert': undefined,
+  'publisher.dynamodb-insert': undefined,
   'mail.sqs-reactivation': undefined,
 };
 

@@ -181,7 +181,7 @@ test('a refused write publishes nothing: a duplicate e-mail, a stale version', a
   expect((await receivedEvents()).filter(ofOrg(fresh.orgUuid)).map((event) => event.detail.type)).toEqual([type('user.created'), type('user.created'), type('user.updated')]);
 });
 
-test('a crash of the events function part-way through a batch loses no change; a change sent twice keeps its event id and webhook-id', async () => {
+test('a crash of the publisher function part-way through a batch loses no change; a change sent twice keeps its event id and webhook-id', async () => {
   const crashed = await freshOrganization();
   // The receiver's first delivery is read and then its connection dropped: the sweep sends it again.
   const hook = await startReceiver((index) => (index === 0 ? 'drop' : 204));

@@ -20,7 +20,7 @@ import { eventually, startReceiver, type Receiver } from '../support/webhook-rec
 
 /**
  * Webhook backlogs against each other, through the real path (changes made over HTTP, the stream,
- * the `events` function's enqueueing and the sweep sending to receivers on 127.0.0.1): one
+ * the `publisher` function's enqueueing and the sweep sending to receivers on 127.0.0.1): one
  * organization's backlog never holds up another's deliveries.
  */
 
@@ -47,7 +47,7 @@ async function rename(org: TestOrg, user: { uuid: string }, name: string): Promi
   expect(response.status).toBe(200);
 }
 
-/** A change event of a user of `orgUuid`, as the events function hands it on: each a resource (a lane) of its own. */
+/** A change event of a user of `orgUuid`, as the publisher function hands it on: each a resource (a lane) of its own. */
 function userChange(orgUuid: string): ChangeForSubscribers {
   const id = randomUUID();
   const uuid = randomUUID();
@@ -76,7 +76,7 @@ test("an organization holding hundreds of pending deliveries to a slow receiver 
   await createWebhook(await adminScope(quiet), body(prompt.url));
   const quietUser = await createViaApi(quiet);
 
-  // Scheduled as the events function schedules a batch: all due before the other organization's
+  // Scheduled as the publisher function schedules a batch: all due before the other organization's
   // delivery, each answered after 8 s.
   expect(await enqueueChanges(Array.from({ length: pending }, () => userChange(busy.orgUuid)))).toBe(pending);
   await rename(quiet, quietUser, 'Not held up');
@@ -175,15 +175,15 @@ describe('caps and rates: a test or redelivery beyond them answers 429 with Retr
       expect(read.body).toMatchObject({ droppedEvents: 1, lastDroppedAt: expect.any(String) });
       expect(full.received).toHaveLength(1);
 
-      // What the events function counts: one WebhookEventsDropped per event it could not schedule.
+      // What the publisher function counts: one WebhookEventsDropped per event it could not schedule.
       let enqueued = -1;
       const lines = await captureLogs(async () => {
         enqueued = await enqueueChanges([userChange(org.orgUuid)]);
-        publishMetrics('events');
+        publishMetrics('publisher');
       });
       expect(enqueued).toBe(1);
       const emf = lines.flatMap((line) => (line.startsWith('{') ? [JSON.parse(line) as Record<string, unknown>] : [])).find((record) => '_aws' in record);
-      expect(emf).toMatchObject({ WebhookEventsDropped: 1, service: 'events' });
+      expect(emf).toMatchObject({ WebhookEventsDropped: 1, service: 'publisher' });
     } finally {
       await deleteItem({ Key: backlog });
     }

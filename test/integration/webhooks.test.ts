@@ -22,7 +22,7 @@ import { userArea } from '../support/stack';
 
 /**
  * Webhook deliveries through the real path: a change committed through the API, its audit event read
- * from the table's stream by the `events` function, scheduled for each subscription and sent by the
+ * from the table's stream by the `publisher` function, scheduled for each subscription and sent by the
  * sweep over HTTP to a receiver on 127.0.0.1, signed as Standard Webhooks specifies.
  */
 

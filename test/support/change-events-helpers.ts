@@ -1,12 +1,12 @@
 import type { CloudEvent } from '../../shared/domain/audit/cloud-event';
-import type { ReceivedEvent } from '../../infra/local/event-bus-endpoint';
+import type { ReceivedEvent } from '../../infra/local/eventbridge-endpoint';
 import { stack } from './stack';
 
 /** Helpers for change events: what the local EventBridge bus received (`eventsUrl` of stack.json). */
 
 export type ReceivedChange = ReceivedEvent & { detail: CloudEvent & Record<string, unknown> };
 
-/** Every change event the local bus has received so far. */
+/** Every change event the local EventBridge has received so far. */
 export async function receivedEvents(): Promise<ReceivedChange[]> {
   const response = await fetch(stack().eventsUrl);
   if (response.status !== 200) throw new Error(`The local event bus answered ${response.status}`);

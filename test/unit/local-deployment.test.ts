@@ -21,7 +21,7 @@ const template: CfnTemplate = {
     Pool: { Type: 'AWS::Cognito::UserPool', Properties: {} },
     UsersFn: fn('users', { TABLE_NAME: { Ref: 'Table' }, USER_POOL_ID: { Ref: 'Pool' }, MAIL_QUEUE_URL: { Ref: 'MailQueue' }, EVENT_TYPE_PREFIX: 'com.example' }, { Timeout: 20, MemorySize: 1024 }),
     DocsFn: fn('docs', { GENERATIVE_SUBPATH: 'generative' }),
-    EventsFn: fn('events', { EVENT_BUS_NAME: { Ref: 'Bus' } }, { Timeout: 90 }),
+    EventsFn: fn('publisher', { EVENT_BUS_NAME: { Ref: 'Bus' } }, { Timeout: 90 }),
     WorkerFn: fn('bulk-worker', {}, { Timeout: 900 }),
     MailFn: fn('mail', { MAIL_CONSUMERS: '2' }, { Timeout: 60 }),
     Bus: { Type: 'AWS::Events::EventBus', Properties: { Name: 'bus' } },
@@ -108,7 +108,7 @@ describe('the deployment the template describes', () => {
     expect(deployment.eventSources).toEqual([
       {
         logicalId: 'StreamMapping',
-        group: 'events',
+        group: 'publisher',
         source: { kind: 'table-stream', table: 'Table' },
         batchSize: 100,
         bisectOnError: true,
@@ -139,7 +139,7 @@ describe('the deployment the template describes', () => {
     expect(deployment.asyncInvokes).toEqual([{ group: 'bulk-worker', retryAttempts: 1, maxEventAgeSeconds: 21_600, onFailure: 'Failures' }]);
     expect(deployment.notifications).toEqual([{ bucket: 'Bucket', group: 'bulk-worker', events: ['s3:ObjectCreated:*'], prefix: 'uploads/', suffix: '.csv' }]);
     expect(deployment.schedules).toEqual([
-      { logicalId: 'Sweep', path: 'ChangeEvents/WebhookSweepSchedule', expression: 'rate(1 minute)', group: 'events', input: { sweep: 'webhooks' } },
+      { logicalId: 'Sweep', path: 'ChangeEvents/WebhookSweepSchedule', expression: 'rate(1 minute)', group: 'publisher', input: { sweep: 'webhooks' } },
     ]);
   });
 
@@ -195,8 +195,8 @@ describe("each function's own environment", () => {
     const docs = environments.get('docs')!;
     expect(docs).not.toHaveProperty('TABLE_NAME');
     expect(docs).not.toHaveProperty('EVENT_TYPE_PREFIX');
-    expect(environments.get('events')).not.toHaveProperty('TABLE_NAME');
-    expect(environments.get('events')!.EVENT_BUS_NAME).toBe('local-bus');
+    expect(environments.get('publisher')).not.toHaveProperty('TABLE_NAME');
+    expect(environments.get('publisher')!.EVENT_BUS_NAME).toBe('local-bus');
     expect(environments.get('mail')!.MAIL_CONSUMERS).toBe('1');
   });
 

@@ -22,8 +22,8 @@ const functions: Record<string, { values: Record<string, string>; declared: stri
     values: { POWERTOOLS_SERVICE_NAME: 'users', TABLE_NAME: 'local-table', DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000' },
     declared: ['POWERTOOLS_SERVICE_NAME', 'TABLE_NAME'],
   },
-  events: {
-    values: { POWERTOOLS_SERVICE_NAME: 'events', TABLE_NAME: 'local-table', EVENT_TYPE_PREFIX: 'com.example' },
+  publisher: {
+    values: { POWERTOOLS_SERVICE_NAME: 'publisher', TABLE_NAME: 'local-table', EVENT_TYPE_PREFIX: 'com.example' },
     declared: ['POWERTOOLS_SERVICE_NAME', 'TABLE_NAME', 'EVENT_TYPE_PREFIX'],
   },
   docs: { values: { POWERTOOLS_SERVICE_NAME: 'docs' }, declared: ['POWERTOOLS_SERVICE_NAME'] },
@@ -62,7 +62,7 @@ test('a handler reading a product variable its function lacks in the template fa
 });
 
 test('the same read by a function whose template declares the variable, a local-only variable and a default meant are no problem', async () => {
-  const typed = await runAsFunction('events', async () => fullEventType('agent.created'));
+  const typed = await runAsFunction('publisher', async () => fullEventType('agent.created'));
   await runAsFunction('users', async () => [config().endpoints.dynamodb, config().accessTokenSeconds]);
 
   expect(typed).toBe('com.example.agent.created');

@@ -56,7 +56,7 @@ function start(queue: string, handler: (event: SQSEvent) => Promise<unknown>, ti
       ...more,
       queueUrl: queues.queueUrl(queue, baseUrl),
       endpoint: baseUrl,
-      functionName: 'events',
+      functionName: 'publisher',
       handler: handler as never,
       log: (record) => logs.push(record),
     }),
@@ -81,7 +81,7 @@ test('a partial batch failure brings back only the failed messages; the others a
     ['ok 1', '1'],
     ['ok 2', '1'],
   ]);
-  expect(logs.some((line) => line.function === 'events' && line.failed === 1)).toBe(true);
+  expect(logs.some((line) => line.function === 'publisher' && line.failed === 1)).toBe(true);
 });
 
 test('the event carries what Lambda hands the function', async () => {
@@ -115,7 +115,7 @@ test('a throwing handler deletes nothing: the whole batch comes back', async () 
   await send('throwing', ['a', 'b']);
   expect(await queues.settled('throwing', 6_000)).toBe(true);
   expect(seen.sort()).toEqual(['a#1', 'a#2', 'b#1', 'b#2']);
-  expect(logs.some((line) => line.function === 'events' && line.errorType === 'Error' && line.batchSize === 2)).toBe(true);
+  expect(logs.some((line) => line.function === 'publisher' && line.errorType === 'Error' && line.batchSize === 2)).toBe(true);
 });
 
 test('an invocation past its timeout deletes nothing, even if the handler ends well later', async () => {

@@ -67,8 +67,8 @@ describe('each function router agrees with the route table', () => {
   const httpGroups = resourceGroups.filter((group) => routesOfGroup(routes, group).length > 0);
 
   test('only bulk-worker, events and mail have no route: their triggers are the bulk bucket, the table stream and the mail queue, and they export plain handlers', async () => {
-    expect(resourceGroups.filter((group) => !httpGroups.includes(group))).toEqual(['bulk-worker', 'events', 'mail']);
-    for (const group of ['bulk-worker', 'events', 'mail']) {
+    expect(resourceGroups.filter((group) => !httpGroups.includes(group))).toEqual(['bulk-worker', 'publisher', 'mail']);
+    for (const group of ['bulk-worker', 'publisher', 'mail']) {
       const worker = (await import(`../../functions/${group}/handler`)) as Record<string, unknown>;
       expect(typeof worker.handler).toBe('function');
       expect(worker.handlers).toBeUndefined();

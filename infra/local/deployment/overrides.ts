@@ -123,6 +123,6 @@ export const deploymentOverrides = {
   },
   scheduleTimeoutMs: {
     value: 20_000,
-    reason: "a scheduled invocation has 20 s (the events function: 90 s), so a sweep looks for 5 s and the stack stops within seconds",
+    reason: "a scheduled invocation has 20 s (the publisher function: 90 s), so a sweep looks for 5 s and the stack stops within seconds",
   },
 } satisfies Record<string, DeploymentOverride<unknown>>;

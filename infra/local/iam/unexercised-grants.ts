@@ -54,7 +54,7 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
   { action: 'dynamodb:PutItem', functions: ['mail'], reason: TABLE_GRANT },
   { action: 'dynamodb:UpdateItem', functions: ['supervisors'], reason: TABLE_GRANT },
   { action: 'dynamodb:Query', functions: ['bulk-worker', 'mail'], reason: TABLE_GRANT },
-  { action: 'dynamodb:BatchGetItem', functions: ['bulk-worker', 'events', 'mail'], reason: TABLE_GRANT },
+  { action: 'dynamodb:BatchGetItem', functions: ['bulk-worker', 'publisher', 'mail'], reason: TABLE_GRANT },
   {
     action: 'cognito-idp:AdminSetUserPassword',
     functions: ['scim'],
@@ -71,15 +71,15 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
   },
   ...eachOf(
     ['dynamodb:ListStreams', 'dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
-    ['events'],
-    "the table stream's event source mapping: Lambda's pollers read the stream with the events function's role; " +
+    ['publisher'],
+    "the table stream's event source mapping: Lambda's pollers read the stream with the publisher function's role; " +
     "the function's code never calls DynamoDB Streams (locally infra/local/stream-poller.ts reads DynamoDB Local's stream)",
   ),
   ...eachOf(
     ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
-    ['events'],
+    ['publisher'],
     "the change stream's on-failure destination: Lambda's service sends a failed batch's record to the dead-letter queue " +
-    "with the events function's role; the function's code never calls SQS (locally infra/local/stream-poller.ts sends it, outside the function)",
+    "with the publisher function's role; the function's code never calls SQS (locally infra/local/stream-poller.ts sends it, outside the function)",
   ),
   ...eachOf(
     ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],

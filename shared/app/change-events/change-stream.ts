@@ -4,7 +4,7 @@ import type { AuditEvent } from '../../domain/audit/audit-event';
 import { auditActions } from '../../domain/audit/audit-kinds';
 
 /**
- * The table's stream as the `events` function reads it: only the insertion of an audit event (the
+ * The table's stream as the `publisher` function reads it: only the insertion of an audit event (the
  * outbox item every change's transaction writes) is a change to publish. This pattern is the event
  * source mapping's filter in CDK and the local stack's poller applies the same one, so the function
  * sees the same records on both.

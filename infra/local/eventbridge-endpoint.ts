@@ -7,7 +7,7 @@ import { listenOnLoopback } from './gateway-port';
 import type { Teardown } from './teardown';
 
 /**
- * A local EventBridge that answers PutEvents as AWS does for what the `events` function sends: at
+ * A local EventBridge that answers PutEvents as AWS does for what the `publisher` function sends: at
  * most 10 entries and 256 KB a call, `Source`, `DetailType` and a JSON-object `Detail` required, the
  * stack's bus only. What it accepts is kept (one JSON line per event in `file`) and listed at
  * `GET /events`, as the mailbox lists e-mails. `POST /faults` arms a failure for tests of the
@@ -15,7 +15,7 @@ import type { Teardown } from './teardown';
  */
 
 /**
- * What the `events` function meets when it dies part-way through a batch: once `acceptEntries`
+ * What the `publisher` function meets when it dies part-way through a batch: once `acceptEntries`
  * entries whose CloudEvent `source` is `source` were answered, each of the next `cutCalls` calls
  * carrying such an entry is kept and then cut without an answer (its connection closed), as when the
  * function times out or crashes after its PutEvents call went out: the bus has the events, the
@@ -44,7 +44,7 @@ interface Entry {
   Resources?: string[];
 }
 
-export interface LocalEventBus {
+export interface LocalEventBridge {
   server: Server;
   /** The events received so far, oldest first. */
   received(): ReceivedEvent[];
@@ -80,7 +80,7 @@ function entryError(entry: Entry, busName: string): { ErrorCode: string; ErrorMe
   return undefined;
 }
 
-export function createLocalEventBus(busName: string, file: string): LocalEventBus {
+export function createLocalEventBridge(busName: string, file: string): LocalEventBridge {
   const received: ReceivedEvent[] = existsSync(file)
     ? readFileSync(file, 'utf8')
         .split('\n')
@@ -180,8 +180,8 @@ export function createLocalEventBus(busName: string, file: string): LocalEventBu
 }
 
 /** The stack's bus on a free loopback port, its events kept in `file`; its stop handed to `teardown`. */
-export async function startLocalEventBus(busName: string, file: string, teardown: Teardown): Promise<{ url: string }> {
-  const { server } = createLocalEventBus(busName, file);
+export async function startLocalEventBridge(busName: string, file: string, teardown: Teardown): Promise<{ url: string }> {
+  const { server } = createLocalEventBridge(busName, file);
   const url = `http://127.0.0.1:${await listenOnLoopback(server, 0)}`;
   teardown.add('local EventBridge', () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))));
   return { url };

@@ -3,18 +3,18 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import { createLocalEventBus, type LocalEventBus } from '../../infra/local/event-bus-endpoint';
+import { createLocalEventBridge, type LocalEventBridge } from '../../infra/local/eventbridge-endpoint';
 
-/** The local EventBridge refuses what PutEvents refuses, through the SDK the `events` function uses. */
+/** The local EventBridge refuses what PutEvents refuses, through the SDK the `publisher` function uses. */
 
 const BUS = 'local-test-bus';
 let dir: string;
-let bus: LocalEventBus;
+let bus: LocalEventBridge;
 let client: EventBridgeClient;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'local-bus-'));
-  bus = createLocalEventBus(BUS, join(dir, 'events.jsonl'));
+  bus = createLocalEventBridge(BUS, join(dir, 'eventbridge.jsonl'));
   await new Promise<void>((resolve) => bus.server.listen(0, '127.0.0.1', resolve));
   const { port } = bus.server.address() as AddressInfo;
   client = new EventBridgeClient({ endpoint: `http://127.0.0.1:${port}`, region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });

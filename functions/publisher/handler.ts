@@ -20,7 +20,7 @@ import { DELIVERY_TIMEOUT_MS } from '../../shared/domain/webhooks/outbound-http'
  * to the dead-letter queue (docs/operations/change-events.md). A schedule starts the sweep that sends
  * the due webhook deliveries.
  */
-export const handler = eventFunction('events', {
+export const handler = eventFunction('publisher', {
   stream: { collect: changeOf, flush: publish },
   schedule: (context: Context) => sweepDeliveries(Date.now() + context.getRemainingTimeInMillis() - DELIVERY_TIMEOUT_MS - SWEEP_MARGIN_MS),
 });
