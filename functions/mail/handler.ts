@@ -1,5 +1,5 @@
 import type { Context, SQSRecord } from 'aws-lambda';
-import { welcomeOutcomeWrite } from '../../shared/app/bulk/bulk-job.welcomes';
+import { welcomeOutcomeWrite } from '../../shared/app/bulk/bulk-job-welcomes';
 import { config } from '../../shared/kernel/config';
 import { DeliverAgain, eventFunction } from '../../shared/edge/http/event-function';
 import { TokenBucket } from '../../shared/kernel/retry';

@@ -13,8 +13,8 @@ import { eachLimited, sleep, TokenBucket, type Pace } from '../../kernel/retry';
 import { BulkCreatePlan, bulkError, type BulkError, type Candidate } from './bulk-create.rules';
 import { readUpload, saveErrors, saveFailedRows } from './bulk-files';
 import { acquireLease, causeOfJob, finishJob, getJob, renewLease, reopenWelcomes, reportTally, startJob } from './bulk-job';
-import { LEASE_MS, type BulkJob, type JobTally } from './bulk-job.types';
-import { WelcomeBatcher, type Welcome } from './bulk-create.welcomes';
+import { LEASE_MS, type BulkJob, type JobTally } from './bulk-job.entities';
+import { WelcomeBatcher, type Welcome } from './bulk-create-welcomes';
 import { csvCell, readCsv } from './csv-file';
 import { bulkCreateLayout, bulkCreateLimits } from './bulk.limits';
 

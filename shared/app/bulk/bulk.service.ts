@@ -8,8 +8,8 @@ import type { OrgScope } from '../../domain/users/org-scope';
 import type { BulkError } from './bulk-create.rules';
 import { JOB_DAYS, readErrors, readFailedRows, restartUpload, saveUpload, uploadForm, type UploadForm } from './bulk-files';
 import { createJob, failJob, getJob, requeueJob, requeueWelcomes, settleQueued } from './bulk-job';
-import { NO_WELCOMES, type BulkJob, type WelcomeCounts } from './bulk-job.types';
-import { effectiveJob } from './bulk-job.view';
+import { NO_WELCOMES, type BulkJob, type WelcomeCounts } from './bulk-job.entities';
+import { effectiveJob } from './bulk-job-view';
 import { requireWithin, type UploadedFile } from './csv-file';
 import { bulkCreateLimits, MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS } from './bulk.limits';
 

@@ -1,7 +1,7 @@
 import { auditWrites, type PatchOperation } from '../../domain/audit/audit-event';
 import { keys } from '../../adapters/store/keys';
 import { transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
-import { NO_WELCOMES, type BulkJob, type JobStatus } from './bulk-job.types';
+import { NO_WELCOMES, type BulkJob, type JobStatus } from './bulk-job.entities';
 
 /** Run `:run` may take the job: no run holds it, its holder stopped renewing, or it is its own. */
 const LEASE_FREE = 'attribute_not_exists(lease) OR lease.#until < :epoch OR lease.runId = :run';

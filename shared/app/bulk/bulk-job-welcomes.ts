@@ -1,6 +1,6 @@
 import { keys } from '../../adapters/store/keys';
 import { getItem, updateItem, type TableWrite } from '../../adapters/store/table';
-import type { BulkJob, WelcomeFailure } from './bulk-job.types';
+import type { BulkJob, WelcomeFailure } from './bulk-job.entities';
 
 /**
  * A job's tally of its welcome e-mails: counted pending by the worker as it queues them, settled by the

@@ -1,7 +1,7 @@
 import { queueUserMails, type UserMailRequest } from '../../domain/users/user-mail';
 import { updateItem } from '../../adapters/store/table';
-import type { BulkJob } from './bulk-job.types';
-import { countWelcomeRequeued, countWelcomesQueued, welcomeOutcomeWrite } from './bulk-job.welcomes';
+import type { BulkJob } from './bulk-job.entities';
+import { countWelcomeRequeued, countWelcomesQueued, welcomeOutcomeWrite } from './bulk-job-welcomes';
 
 /** A welcome e-mail a created user still needs. */
 export interface Welcome {
