@@ -26,7 +26,7 @@ export interface ManagementApiStackProps extends StackProps {
   readonly settings: StackSettings;
 }
 
-/** The token endpoint's route id in shared/routes.ts: it gets throttling of its own. */
+/** The token endpoint's operation id in the catalogue (shared/edge/api/auth.api.ts): it gets throttling of its own. */
 const tokenRouteId = 'auth.token';
 
 /**

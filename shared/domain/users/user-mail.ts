@@ -57,24 +57,6 @@ async function mailUser(
   );
 }
 
-/**
- * Sends a new user its welcome e-mail with its sign-in details (a generated password is `temporary`);
- * never throws, and says whether SES accepted it.
- */
-export async function sendWelcome(
-  user: UserRecord,
-  password: { value: string; temporary: boolean },
-  mail: MailContext,
-  mailer: Mailer,
-): Promise<MailResult> {
-  return mailUser('welcome', user, mail, mailer, password);
-}
-
-/** Sends a restored user its reactivation e-mail, with its new password if one was set; never throws, and says whether SES accepted it. */
-export async function sendReactivation(user: UserRecord, password: string | undefined, mail: MailContext, mailer: Mailer): Promise<MailResult> {
-  return mailUser('reactivation', user, mail, mailer, password === undefined ? undefined : { value: password, temporary: false });
-}
-
 /** A user's latest queued e-mail of a kind (one item per user and kind): the current attempt and how it ended. */
 export interface MailState {
   attempt: string;

@@ -129,10 +129,6 @@ function bearerChallenge(error: unknown, message: string): string {
 }
 
 /**
- * Last in the chain, so its onError runs first: every error becomes the spec's body. A 5xx body is
- * generic; the error itself (stack included) goes only to the log, under the request id.
- */
-/**
  * The log line of an error answered with a 5xx, in the management and SCIM shapes alike: an AWS
  * service's refusal for its rate (a warning), a request that ran out of the function's time, or
  * anything unexpected, whole (the answer itself stays generic).
@@ -143,6 +139,11 @@ export function logServerFailure(error: unknown): void {
   else logger.error('unhandled error', error as Error);
 }
 
+/**
+ * Last in the chain, so its onError runs first: every error becomes the contract's error body
+ * (docs/api/README.md, "Choices that apply everywhere"). A 5xx body is generic; the error itself (stack included) goes only to the
+ * log, under the request id.
+ */
 export function errorMapper(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, Context> {
   return {
     onError: (request) => {
