@@ -226,14 +226,6 @@ export function fileProblemOf(error: unknown): FileProblem | undefined {
 
 export { DomainError };
 
-/**
- * Whether `error` is an AWS service's refusal for its request rate, which reaches an adapter only after
- * the SDK's retries: the clients let it through under its SDK name, so the mailer retries it under SES's
- * send rate and the HTTP and SCIM layers answer it 503 with Retry-After. The one list of those errors
- * is the kernel's.
- */
-export { isThrottled } from './retry';
-
 /** middy's error for a handler still running just before the function's time limit (`timeoutEarlyInMillis`, 5 ms). */
 export const isTimedOut = (error: unknown): boolean =>
   error instanceof Error && error.name === 'TimeoutError' && (error.cause as { package?: string } | undefined)?.package === '@middy/core';

@@ -16,6 +16,7 @@ import {
 import { documentClient } from '../clients/dynamodb';
 import { config } from '../../kernel/config';
 import { GSI1, withoutKeys, type ItemKey } from './keys';
+import { sleep } from '../../kernel/retry';
 
 /** Thin helpers over the one table; conditional failures come back as `false`, never as SDK errors. */
 const table = () => config().tableName;
@@ -99,7 +100,7 @@ async function batchGet(itemKeys: ItemKey[]): Promise<Record<string, unknown>[]>
     for (let attempt = 0; pending.length > 0; attempt++) {
       // A first retry at once: unprocessed keys are usually the 16 MB response-size cap, not throttling.
       // Later retries back off.
-      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 25));
+      if (attempt > 1) await sleep(2 ** attempt * 25);
       const { Responses, UnprocessedKeys } = await documentClient().send(
         new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending.map(primary) } } }),
       );
@@ -213,7 +214,7 @@ export async function transactWrite(writes: TableWrite[]): Promise<number[]> {
       const failed = codes.flatMap((code, index) => (code === 'ConditionalCheckFailed' ? [index] : []));
       if (failed.length > 0) return failed;
       if (!codes.includes('TransactionConflict') || attempt >= TRANSACTION_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 2 ** attempt * 10 + Math.random() * 20));
+      await sleep(2 ** attempt * 10 + Math.random() * 20);
     }
   }
 }

@@ -1,4 +1,5 @@
-import { DomainError, errorMessage, isThrottled, isTimedOut, RateLimitedError, THROTTLED_RETRY_AFTER_SECONDS, ValidationError, type ErrorCode } from '../../kernel/errors';
+import { DomainError, errorMessage, isTimedOut, RateLimitedError, THROTTLED_RETRY_AFTER_SECONDS, ValidationError, type ErrorCode } from '../../kernel/errors';
+import { isThrottled } from '../../kernel/retry';
 import { ERROR_SCHEMA, SCIMMY } from './scim-schema';
 
 /**

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { auditWrites } from '../audit/audit-event';
 import { config } from '../../kernel/config';
 import { logger } from '../../kernel/logger';
@@ -24,6 +23,7 @@ import {
   recordAttempt,
   rescheduleDelivery,
 } from './webhook.repository';
+import { sleep } from '../../kernel/retry';
 
 /**
  * The delivery engine (docs/api/events.md#webhooks): a sweep sends the due deliveries that

@@ -13,12 +13,12 @@ import {
   UnauthenticatedError,
   ValidationError,
   errorMessage,
-  isThrottled,
   isTimedOut,
   THROTTLED_RETRY_AFTER_SECONDS,
   type ErrorCode,
   type Detail,
 } from '../../kernel/errors';
+import { isThrottled } from '../../kernel/retry';
 import { logger } from '../../kernel/logger';
 import type { HttpEvent, HttpResult } from './types';
 

@@ -1,7 +1,8 @@
 import { BasePartialBatchProcessor, BatchProcessingError, BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
 import type { Context, DynamoDBRecord, S3EventRecord, SQSRecord } from 'aws-lambda';
-import { isThrottled, isTimedOut } from '../../kernel/errors';
+import { isTimedOut } from '../../kernel/errors';
+import { isThrottled } from '../../kernel/retry';
 import { logger } from '../../kernel/logger';
 import { publishMetrics } from '../../kernel/metrics';
 
