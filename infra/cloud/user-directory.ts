@@ -30,7 +30,7 @@ export class UserDirectory extends Construct {
       signInAliases: { username: true },
       standardAttributes: { email: { required: true, mutable: true } },
       selfSignUpEnabled: false,
-      // The spec's default policy; "a special character or a digit" is enforced by our own code,
+      // The contract's default policy; "a special character or a digit" is enforced by our own code,
       // since Cognito can only require both or neither.
       passwordPolicy: {
         minLength: 6,
@@ -57,13 +57,13 @@ export class UserDirectory extends Construct {
       {
         id: 'AwsSolutions-COG1',
         reason:
-          "The spec fixes the identity provider's default password policy: at least 6 characters with " +
+          "The contract fixes the identity provider's default password policy: at least 6 characters with " +
           'upper and lower case and a digit or special character (the last is checked in shared/).',
       },
       {
         id: 'AwsSolutions-COG2',
         reason:
-          "The spec's token endpoint is the OAuth password grant with username and password only; it has " +
+          "The contract's token endpoint is the OAuth password grant with username and password only; it has " +
           'no step where a second factor could be presented.',
       },
       {

@@ -1,6 +1,6 @@
 /**
  * Domain errors and the one catalogue of `errorCode` values. Domain code throws these and knows nothing
- * of HTTP; `shared/edge/http/error-mapper.ts` maps each kind to a status and the spec's error body.
+ * of HTTP; `shared/edge/http/error-mapper.ts` maps each kind to a status and the contract's error body.
  */
 
 /**
@@ -69,7 +69,7 @@ export const errorCatalogue = {
   FIELD_REQUIRED: { message: 'The field is required' },
   FIELD_INVALID: { message: 'The field is invalid' },
   FIELD_UNKNOWN: { message: 'The field is not allowed' },
-  // One user of a bulk file or list (spec 2.11); the rules are bulk-create's (spec 4.5).
+  // One user of a bulk file or list (docs/api/bulk.md#errors-of-a-bulk-create); the rules are bulk-create's.
   EMAIL_INVALID: { message: 'The e-mail is missing or is not an e-mail address' },
   NAME_REQUIRED: { message: 'The name is missing' },
   FIELD_TOO_LONG: { message: 'A value is too long' },

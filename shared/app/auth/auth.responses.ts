@@ -12,7 +12,7 @@ export const oauthErrorSchema = z
   .meta({ description: 'An OAuth 2.0 error (RFC 6749 §5.2).' })
   .register(schemaRegistry, { id: 'OAuthError' });
 
-/** Spec 5: the token response. */
+/** The token response (docs/api/auth.md). */
 export const tokenResponseSchema = z
   .looseObject({
     access_token: z.string().max(800),
@@ -25,7 +25,7 @@ export const tokenResponseSchema = z
     scope: z.string().optional(),
     id_token: z.string().optional(),
   })
-  .meta({ description: 'Spec 5: the token response.' })
+  .meta({ description: 'The token response (docs/api/auth.md).' })
   .register(schemaRegistry, { id: 'TokenResponse' });
 
 /** OpenID Connect Discovery 1.0 §3, the fields a client needs; the document has more. */

@@ -12,14 +12,14 @@ import { eachLimited } from '../../kernel/retry';
 export { eachLimited };
 
 /**
- * Bulk-create rules 1 to 7 (spec 4.5) for the rows of one file. Rows are gathered per e-mail first:
+ * Bulk-create's rules (docs/api/bulk.md#bulk-create) for the rows of one file. Rows are gathered per e-mail first:
  * rows for the same user that agree (role, name, password) add up their grants; rows that disagree
  * make the user fail. Each failed user gets one error naming the rule it broke.
  */
 
 
 
-/** One entry of the bulk error list (spec 2.11): the user's e-mail, a message, the line and a stable code. */
+/** One entry of the bulk error list (docs/api/bulk.md#errors-of-a-bulk-create): the user's e-mail, a message, the line and a stable code. */
 export interface BulkError {
   email: string;
   message: string;

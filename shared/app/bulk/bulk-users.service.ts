@@ -11,7 +11,7 @@ import { readCsv, requireWithin, type UploadedFile } from './csv-file';
 import { bulkPermissionLimits, permissionLayout } from './bulk.limits';
 
 /**
- * Bulk deletion and bulk permission changes (spec 4.5), in the scope of an ADMIN of the path's
+ * Bulk deletion and bulk permission changes (docs/api/bulk.md#bulk-delete), in the scope of an ADMIN of the path's
  * organization: each item is handled on its own and the answer lists the items that failed. They act
  * at once (no worker): their inputs are small.
  */

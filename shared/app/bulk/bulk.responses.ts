@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 import { dateTime, errorCodes } from '../../kernel/schemas/responses';
 
-/** What the bulk operations answer (spec 2.11 and the jobs behind bulk-create). */
+/** What the bulk operations answer (their error lists and the jobs behind bulk-create: docs/api/bulk.md). */
 
 /** An entry of the error lists of bulk delete, grant and revoke. */
 export const itemErrorSchema = z
@@ -13,13 +13,13 @@ export const itemErrorSchema = z
     index: z.int().optional().meta({ description: "The item's position in the JSON array (0-based)" }),
     line: z.int().optional().meta({ description: 'The line in the CSV file' }),
   })
-  .meta({ description: 'Spec 2.11: an entry of a bulk error list.' })
+  .meta({ description: 'An entry of a bulk error list (docs/api/bulk.md#errors-of-a-bulk-create).' })
   .register(schemaRegistry, { id: 'BulkItemError' });
 
 /** An entry of the bulk-create error list. */
 export const bulkErrorSchema = z
   .strictObject({ email: z.string(), message: z.string(), line: z.int(), errorCode: z.enum(errorCodes) })
-  .meta({ description: 'Spec 2.11: an entry of the bulk-create error list.' })
+  .meta({ description: 'An entry of the bulk-create error list (docs/api/bulk.md#errors-of-a-bulk-create).' })
   .register(schemaRegistry, { id: 'BulkCreateError' });
 
 /** A bulk-create job as it is polled. */

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { uuidSchema } from '../../kernel/schemas/fields';
 
-/** Request schemas of the bulk operations (spec 4.5). */
+/** Request schemas of the bulk operations (docs/api/bulk.md). */
 
 export const orgPathSchema = z.object({ orgUUID: uuidSchema });
 export const jobPathSchema = z.object({ orgUUID: uuidSchema, jobId: uuidSchema });

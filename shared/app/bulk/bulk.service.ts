@@ -14,7 +14,7 @@ import { requireWithin, type UploadedFile } from './csv-file';
 import { bulkCreateLimits, MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS } from './bulk.limits';
 
 /**
- * The HTTP side of bulk-create jobs (spec 4.5): each takes the scope of an ADMIN of the path's
+ * The HTTP side of bulk-create jobs (docs/api/bulk.md#jobs): each takes the scope of an ADMIN of the path's
  * organization (`authorizeOrgAdmin`, with `BULK_ADMIN_ONLY` as its refusal).
  */
 

@@ -34,7 +34,7 @@ export const parametersResponseSchema = z
   })
   .register(schemaRegistry, { id: 'Parameters' });
 
-/** Spec 2.1 (AgentDTO), also the shape supervisors are read in. */
+/** An agent as the API answers it (docs/api/agents.md#reads), also the shape supervisors are read in. */
 export const agentSchema = z
   .strictObject({
     uuid: z.uuid(),
@@ -72,7 +72,7 @@ export const agentSchema = z
     ),
     heirs: z.array(z.strictObject({ role: z.string() })),
   })
-  .meta({ description: 'Spec 2.1 (AgentDTO); supervisors are read in this shape.' })
+  .meta({ description: 'An agent as the API answers it (docs/api/agents.md#reads); supervisors are read in this shape.' })
   .register(schemaRegistry, { id: 'Agent' });
 export type AgentResponse = z.output<typeof agentSchema>;
 /** A persona (its name only), as an Agent names it. */

@@ -1,7 +1,7 @@
 import type { ConfigurationEntry } from './configuration.repository';
 import type { ConfigurationResponse } from './configuration.responses';
 
-/** An entry as the spec answers it (`configuration.responses.ts`). */
+/** An entry as the API answers it (`configuration.responses.ts`). */
 export const toConfigurationResponse = (entry: ConfigurationEntry): ConfigurationResponse => ({
   id: entry.id,
   key: entry.key,

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 
-/** Spec 2.10: an entry as the API answers it; `botUuid` is null on a general entry. */
+/** A configuration entry (docs/api/configurations.md) as the API answers it; `botUuid` is null on a general entry. */
 export const configurationSchema = z
   .strictObject({ id: z.int(), key: z.string(), value: z.string(), botUuid: z.uuid().nullable() })
   .register(schemaRegistry, { id: 'ConfigurationEntry' });

@@ -22,7 +22,7 @@ import { isThrottled } from '../../kernel/retry';
 import { logger } from '../../kernel/logger';
 import type { HttpEvent, HttpResult } from './types';
 
-/** The spec's standard error body (section 7), plus `details` on 422 validation errors. */
+/** The contract's standard error body (section 7), plus `details` on 422 validation errors. */
 export interface ErrorBody {
   timestamp: number;
   errorCode: ErrorCode;
@@ -71,7 +71,7 @@ const mediaTypeAdvice: Record<string, string> = {
 const isHttpError = (error: unknown): error is HttpErrorLike =>
   typeof error === 'object' && error !== null && typeof (error as HttpErrorLike).statusCode === 'number';
 
-/** Errors raised by middy's own middlewares (body parsers, router), in the spec's terms. */
+/** Errors raised by middy's own middlewares (body parsers, router), in the contract's terms. */
 function mapMiddyError(error: HttpErrorLike): Mapped {
   const source = error.cause?.package;
   if (source === '@middy/http-router') {

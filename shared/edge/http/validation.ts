@@ -18,7 +18,7 @@ export interface ValidInput<S extends RouteSchemas> {
   path: Infer<S['path']>;
 }
 
-/** Turns zod issues into the spec's 422 `details`, one entry per bad field. */
+/** Turns zod issues into the contract's 422 `details`, one entry per bad field. */
 export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] {
   const name = (path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.') || '(body)';
   return error.issues.flatMap((issue): FieldIssue[] => {

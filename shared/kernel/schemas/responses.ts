@@ -11,7 +11,7 @@ export const errorCodes = Object.keys(errorCatalogue) as [ErrorCode, ...ErrorCod
 
 export const dateTime = z.iso.datetime({ offset: true });
 
-/** Spec 7: the standard error body. */
+/** The standard error body (docs/api/README.md#choices-that-apply-everywhere). */
 export const errorBodySchema = z
   .strictObject({
     timestamp: z.int().meta({ description: 'Epoch milliseconds', format: 'int64' }),
@@ -34,7 +34,7 @@ export const fieldIssueSchema = z
   })
   .register(schemaRegistry, { id: 'FieldIssue' });
 
-/** Spec 7: the standard body plus `details` (422; a standard 422 body has no `details`). */
+/** The standard error body plus `details` (422; a standard 422 body has no `details`). */
 export const validationErrorBodySchema = errorBodySchema
   .extend({ details: z.array(fieldIssueSchema).optional() })
   .meta({ description: 'A 422: the standard error body, with `details` when fields were refused.' })
@@ -65,7 +65,7 @@ export const actorSchema = z
 
 const sortSchema = z.strictObject({ unsorted: z.boolean(), sorted: z.boolean(), empty: z.boolean() });
 
-/** Spec 2.8: the Page envelope around `item`s, unnamed. */
+/** The Page envelope (docs/api/README.md#pages) around `item`s, unnamed. */
 const pageEnvelope = <T extends z.ZodType>(item: T) =>
   z.strictObject({
     content: z.array(item),
@@ -92,7 +92,7 @@ const pageEnvelope = <T extends z.ZodType>(item: T) =>
       .meta({ description: 'The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page' }),
   });
 
-/** Spec 2.8: a Page of `item`s, named `id` in the document. */
+/** A Page (docs/api/README.md#pages) of `item`s, named `id` in the document. */
 export const pageSchemaOf = <T extends z.ZodType>(item: T, id: string, description: string) =>
   pageEnvelope(item).meta({ description }).register(schemaRegistry, { id });
 

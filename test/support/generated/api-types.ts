@@ -1547,7 +1547,7 @@ export interface components {
             email: string | null;
             uuid: string | null;
         };
-        /** @description Spec 2.1 (AgentDTO); supervisors are read in this shape. */
+        /** @description An agent as the API answers it (docs/api/agents.md#reads); supervisors are read in this shape. */
         Agent: {
             constraints: {
                 /** Format: uuid */
@@ -1752,7 +1752,7 @@ export interface components {
             /** @description Consecutive failed password sign-ins */
             numFailures: number;
         };
-        /** @description Spec 2.11: an entry of the bulk-create error list. */
+        /** @description An entry of the bulk-create error list (docs/api/bulk.md#errors-of-a-bulk-create). */
         BulkCreateError: {
             email: string;
             /** @enum {string} */
@@ -1760,7 +1760,7 @@ export interface components {
             line: number;
             message: string;
         };
-        /** @description Spec 2.11: an entry of a bulk error list. */
+        /** @description An entry of a bulk error list (docs/api/bulk.md#errors-of-a-bulk-create). */
         BulkItemError: {
             email: string;
             /** @enum {string} */
@@ -2141,7 +2141,7 @@ export interface components {
             /** @description password grant: the e-mail */
             username?: string;
         };
-        /** @description Spec 5: the token response. */
+        /** @description The token response (docs/api/auth.md). */
         TokenResponse: {
             access_token: string;
             expires_in: number;
