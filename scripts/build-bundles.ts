@@ -4,10 +4,10 @@
  *
  * The esbuild options mirror what aws-cdk-lib's NodejsFunction (aws-lambda-nodejs/lib/bundling.js) runs
  * for the bundling props in infra/cloud/service-function.ts:
- *   esbuild --bundle <entry> --target=node22 --platform=node --format=cjs --outfile=<dir>/index.js
+ *   esbuild --bundle <entry> --target=node24 --platform=node --format=cjs --outfile=<dir>/index.js
  *           --minify --sourcemap [--external:<module> ...]
  * Two modes, because they differ by the whole AWS SDK:
- *   sdk-external    CDK's default for a NODEJS_22_X runtime: `@aws-sdk/*` left to the runtime's copy
+ *   sdk-external    CDK's default for a NODEJS_24_X runtime: `@aws-sdk/*` left to the runtime's copy
  *                   (plus `@smithy/*` when cdk.json enables @aws-cdk/aws-lambda-nodejs:sdkV3ExcludeSmithyPackages).
  *   self-contained  nothing external (`externalModules: []` or `bundleAwsSDK: true`).
  */
@@ -111,7 +111,7 @@ export async function buildBundles(options: BuildOptions = {}): Promise<BundleRe
       bundle: true,
       outfile,
       platform: 'node',
-      target: 'node22',
+      target: 'node24',
       format: 'cjs',
       minify: true,
       sourcemap: true,
@@ -171,7 +171,7 @@ export function modeDescription(mode: BundleMode): string {
   const external = externalsFor(mode);
   const what =
     mode === 'sdk-external'
-      ? `SDK external (${external.join(', ')}): CDK's NodejsFunction default for NODEJS_22_X`
+      ? `SDK external (${external.join(', ')}): CDK's NodejsFunction default for NODEJS_24_X`
       : 'self-contained (AWS SDK bundled, nothing external)';
   const note =
     deployed === 'unknown'

@@ -24,7 +24,7 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * One resource group's Lambda function with the runtime defaults every group shares: Node.js 22 on
+ * One resource group's Lambda function with the runtime defaults every group shares: Node.js 24 on
  * arm64, bundled locally by esbuild, its own role and log group, X-Ray, Powertools metrics in the
  * stack's namespace, and error and throttle alarms.
  * Access to other resources comes only through the `bind…` helpers, which also set the matching
@@ -50,7 +50,7 @@ export class ServiceFunction extends Construct {
       handler: 'handler',
       projectRoot: props.projectRoot,
       depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
-      runtime: Runtime.NODEJS_22_X,
+      runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: 512,
       timeout: props.timeout ?? Duration.seconds(10),
@@ -69,10 +69,10 @@ export class ServiceFunction extends Construct {
       bundling: {
         minify: true,
         sourceMap: true,
-        target: 'node22',
+        target: 'node24',
         format: OutputFormat.CJS,
         // The AWS SDK v3 and its @smithy packages (cdk.json's sdkV3ExcludeSmithyPackages flag) are left
-        // to the copy the Node.js 22 runtime ships: that halves the bundle, and both come from one source.
+        // to the copy the Node.js 24 runtime ships: that halves the bundle, and both come from one source.
         forceDockerBundling: false,
         // `import.meta.url` in the CommonJS bundle: the bundle's own URL, as in an ES module (esbuild
         // would leave it empty, with a warning); esbuild's own recipe, an injected export.
@@ -85,7 +85,7 @@ export class ServiceFunction extends Construct {
     Validations.of(this.function).acknowledge({
       id: 'AwsSolutions-L1',
       reason:
-        'Node.js 22 is the runtime the project targets (docs/architecture.md) and the esbuild target; moving to a newer runtime is ' +
+        'Node.js 24 is the runtime the project targets (docs/architecture.md) and the esbuild target; moving to a newer runtime is ' +
         'a deliberate, tested upgrade, not a side effect of a CDK release adding one.',
     });
     Validations.of(role).acknowledge({
