@@ -1,28 +1,22 @@
-/**
- * `npm run bench:agents`: on a bot of 1,000 agents, `GET …/agents?page=3&size=20` and
- * `GET …/agents/{uuid}` through the local gateway, next to raw DynamoDB reads of the same data,
- * interleaved. Report: bench/agents-figures.md.
- */
+/** `npm run bench:agents` (docs/benchmarks.md#agents): a bot of 1,000 agents, its listing and a read through the API against raw reads. */
 import { randomUUID } from 'node:crypto';
 import { listAgentSummaries, type AgentRecord } from '../shared/domain/agents/agent.repository';
 import { eachLimited } from '../shared/app/bulk/bulk-create.rules';
 import { keys } from '../shared/adapters/store/keys';
 import { getItem, getItems, putItem, queryPrefix } from '../shared/adapters/store/table';
 import { benchmark, type Context, type Run } from './harness/benchmark';
-import { instructions, seedBot, TOPICS } from './harness/bot';
-import { check, series, timed } from './harness/series';
-import { accessToken, apiGet } from './harness/stack';
-import { fmt } from './harness/stats';
-import { bullets, comparisonTable, seriesTable, type Comparison } from './harness/tables';
+import { instructions, seedBot, TOPICS } from './harness/seed';
+import { check, fmt, series } from './harness/series';
+import { apiGet } from './harness/stack';
+import { API_AND_RAW, bullets, comparisonTable, seriesTable, type Comparison } from './harness/tables';
 
 const [PAGE, SIZE, AIM] = [3, 20, 3];
 
 /** The bot in the first demo organization, an ADMIN's token, and the raw reads' Queries (the listing's attributes taken from its own result). */
 async function data({ size, progress, stack }: Context) {
   const n = { agents: size(1000, 100), samples: size(300, 30), warmUp: size(20, 5) };
-  const org = stack.info.orgs[0]!;
   progress(`seeding ${n.agents} agents`);
-  const [seedMs, { environment, bot, agentUuids }] = await timed(() => seedBot(org.uuid, n.agents));
+  const { org, seedMs, bot, agentUuids, base, token } = await seedBot(stack, n.agents);
   const summaries = await listAgentSummaries(bot.uuid);
   const listing = () => queryPrefix(keys.agentsOfBot(bot.uuid).PK, 'AGENT#', Object.keys(summaries[0]!).sort());
   // Not the product's design (docs/operations/cost.md weighs it): the same summaries as small items of their own.
@@ -30,8 +24,7 @@ async function data({ size, progress, stack }: Context) {
   await eachLimited(summaries, 8, async (s) => void (await putItem({ ...keys.agent(copyBot, s.uuid), ...s })));
   const copies = () => queryPrefix(keys.agentsOfBot(copyBot).PK, 'AGENT#');
   const targets = Array.from({ length: n.warmUp + n.samples }, () => agentUuids[Math.floor(Math.random() * n.agents)]!);
-  const base = `${stack.info.apiUrl}/${stack.info.generativeSubpath}/org/${org.uuid}/env/${environment.uuid}/bot/${bot.uuid}`;
-  return { n, org, bot, seedMs, summaries, listing, copies, targets, base, token: await accessToken(stack.info, org) };
+  return { n, org, bot, seedMs, summaries, listing, copies, targets, base, token };
 }
 type Data = Awaited<ReturnType<typeof data>>;
 
@@ -68,9 +61,8 @@ function report({ data: d, series, f }: Run<Data, undefined>) {
   return {
     Setup: [
       bullets([
-        "A fresh local stack (`infra/local/main.ts --fresh`, PORT=0, a temporary data directory): the gateway and the handler modules in one Node process, DynamoDB Local in a JVM; the bench is a third process on the same machine. API requests: `node:http` with a keep-alive agent (the kind of client the raw reads' SDK is) and an ADMIN access token. Raw reads: the product's store module (shared/adapters/store/table.ts) called in the bench process, its DynamoDB calls without the use case, authentication or HTTP.",
+        `${API_AND_RAW} The read series read the same random agents.`,
         `Seeded with the operator services and \`createAgent\` (8 at a time): a new environment and bot in \`${d.org.name}\`, 2 personas, 4 functions, 2 collections, a default supervisor and ${fmt.int(d.n.agents)} agents (instructions of about ${instructions(TOPICS[0]!).length} characters, 2 constraints, 2 of 12 tags, 2 functions, 1 collection): **${fmt.s(d.seedMs)}**. The listing's Query returns ${d.summaries.length} summaries (${fmt.kib(Buffer.byteLength(JSON.stringify(d.summaries)))} as JSON).`,
-        `Each series: ${d.n.warmUp} unmeasured operations, then ${d.n.samples} measured, one at a time, in alternating blocks of 10 (the first series rotating every round). The read series read the same random agents.`,
       ]),
     ],
     'Latency (ms)': [seriesTable(series)],
@@ -82,11 +74,9 @@ function report({ data: d, series, f }: Run<Data, undefined>) {
   };
 }
 
-benchmark<Data, undefined>({
-  name: 'agents',
-  script: 'bench:agents',
+benchmark<Data>({
   title: 'Agents area: API against raw DynamoDB reads',
-  stack: 'child',
+  stack: true,
   data,
   series: (d) => [{ series: timedSeries(d), schedule: { warmUp: d.n.warmUp, block: 10, samples: d.n.samples, between: d.token.refresh } }],
   report,

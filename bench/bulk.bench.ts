@@ -1,9 +1,4 @@
-/**
- * `npm run bench:bulk`: after a small synchronous import, 10,000 rows through `POST …/users/bulk-create`
- * (`Prefer: respond-async`) on a local stack with Cognito's default quotas: the time until every row is
- * settled and the users sign in, the job's counts as it runs, the time until every welcome is sent; then
- * the worker alone on the same file in a process of its own, for its peak memory. Report: bench/bulk-figures.md.
- */
+/** `npm run bench:bulk` (docs/benchmarks.md#bulk-create): 10,000 rows imported at Cognito's default quotas, and the worker alone. */
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,21 +11,16 @@ import type { JobView } from '../shared/app/bulk/bulk.service';
 import { readSendRate } from '../shared/adapters/mail/send-rate';
 import { benchmark, type Context } from './harness/benchmark';
 import { seedOrganization, type SeededOrganization as Org } from './harness/seed';
-import { check } from './harness/series';
+import { check, fmt } from './harness/series';
 import type { WorkerResult } from './harness/bulk-worker';
-import { accessToken, apiGet, onCleanUp, projectRoot } from './harness/stack';
-import { fmt } from './harness/stats';
-import { bullets, table } from './harness/tables';
+import { accessToken, apiGet, onCleanUp, orgUrl, projectRoot } from './harness/stack';
+import { bullets, table, type Column } from './harness/tables';
 
 // The stack applies AWS's default request quotas, whatever the shell sets.
 delete process.env[QUOTAS_ENV];
 const [AIM_OF_FLOOR, SIGN_INS, TABLE_EVERY_MS] = [1.25, 100, 30_000];
 
-type Welcomes = { sent: number; pending: number; failed: number };
-/** The job resource; one that reports no `welcomes` sent them before `done`, all but those it lists as failed. */
-type Job = JobView & { welcomes?: Welcomes };
-const welcomesOf = ({ welcomes, status, counts, welcomeFailures = [] }: Job): Welcomes => welcomes ?? { sent: status === 'done' ? counts.created - welcomeFailures.length : 0, pending: 0, failed: welcomeFailures.length };
-type Poll = { ms: number; job: Job; welcomes: Welcomes };
+type Poll = { ms: number; job: JobView };
 
 const data = async ({ size, stack }: Context) => ({ sync: size(100, 10), rows: size(10_000, 200), info: stack.info, functionEnv: runningLocalStack(stack.dataDir).functionEnv,
   creationRate: quotaRates().UserCreation, sesRate: (await readSendRate()).ratePerSecond });
@@ -63,14 +53,13 @@ async function signIns(d: Data, org: Org, rows: number, given: boolean) {
   }
   return { tried: n, failed };
 }
-const mailbox = async (d: Data, org: Org) => (await mailsOf(d, org)).length;
 
 /** A file into a fresh organization through the API; its job polled every second until `done`, then (the sample signing in meanwhile) until every welcome is settled. */
 async function apiImport(d: Data, rows: number, async: boolean, progress: (message: string) => void) {
   progress(`import of ${rows} rows, ${async ? 'Prefer: respond-async' : 'synchronous'}`);
   const org = await seedOrganization(`bulk-${async ? 'async' : 'sync'}-${rows}`);
-  const [token, form, url] = [await accessToken(d.info, org), new FormData(), `${d.info.apiUrl}/${d.info.userSubpath}/org/${org.uuid}/users/bulk-create`];
-  // The large file's passwords are generated: one Cognito call a user, under UserCreation (a given one also costs AdminSetUserPassword, under UserAccountRecovery's 30/s).
+  const [token, form, url] = [await accessToken(d.info, org), new FormData(), `${orgUrl(d.info, org.uuid)}/users/bulk-create`];
+  // The large file's passwords are generated: one Cognito call a user (a given one also costs AdminSetUserPassword, under UserAccountRecovery's 30/s).
   form.append('file', new Blob([csv(org, rows, !async)], { type: 'text/csv' }), `users-${rows}.csv`);
   const started = performance.now();
   const response = await fetch(url, { method: 'POST', headers: { authorization: token.bearer, ...(async && { prefer: 'respond-async' }) }, body: form });
@@ -80,19 +69,19 @@ async function apiImport(d: Data, rows: number, async: boolean, progress: (messa
   const poll = async (until: (p: Poll) => boolean): Promise<Poll> => {
     for (;; await sleep(1000)) {
       await token.refresh();
-      const job = JSON.parse(await apiGet(jobUrl, token.bearer)) as Job;
-      const p = { ms: performance.now() - started, job, welcomes: welcomesOf(job) };
+      const job = JSON.parse(await apiGet(jobUrl, token.bearer)) as JobView;
+      const p = { ms: performance.now() - started, job };
       polls.push(p);
-      check(job.status !== 'failed', `The job failed: ${JSON.stringify(job.failure)}`);
+      check(job.status !== 'failed', `The job failed: ${JSON.stringify(job.failure)}; the stack's errors follow`);
       if (until(p)) return p;
       check(p.ms < limitMs, `The job of ${rows} rows was not settled within ${fmt.s(limitMs)}: ${JSON.stringify({ ...job, errors: undefined })}`);
-      if (polls.length % 60 === 0) progress(`  ${job.status}, ${JSON.stringify(job.counts)}, welcomes ${JSON.stringify(p.welcomes)} after ${fmt.s(p.ms)}`);
+      if (polls.length % 60 === 0) progress(`  ${job.status}, ${JSON.stringify(job.counts)}, welcomes ${JSON.stringify(job.welcomes)} after ${fmt.s(p.ms)}`);
     }
   };
   const done = await poll((p) => p.job.status === 'done');
-  const welcomed = await poll(({ job, welcomes: w }) => w.pending === 0 && w.sent + w.failed === job.counts.created);
+  const welcomed = await poll(({ job: { welcomes: w, counts } }) => w.pending === 0 && w.sent + w.failed === counts.created);
   const signIn = await signIns(d, org, rows, !async);
-  return { rows, async, answer, polls, done, doneMs: answer.status === 200 ? answer.ms : done.ms, signIn, welcomed, mailbox: await mailbox(d, org) };
+  return { rows, async, answer, polls, done, doneMs: answer.status === 200 ? answer.ms : done.ms, signIn, welcomed, mailbox: (await mailsOf(d, org)).length };
 }
 type Import = Awaited<ReturnType<typeof apiImport>>;
 
@@ -108,7 +97,7 @@ async function workerAlone(d: Data, rows: number) {
   onCleanUp(() => child.exitCode === null && child.kill('SIGKILL'));
   const result = new Promise<WorkerResult>((resolve) => child.once('message', (message) => resolve(message as WorkerResult)));
   const code = await new Promise((resolve) => child.once('exit', resolve));
-  check(code === 0, `The worker's process exited with ${code} (its output above)`);
+  check(code === 0, `The worker's process exited with ${code}: its output above says why`);
   return { rows, wallMs: performance.now() - started, ...(await result) };
 }
 
@@ -129,20 +118,18 @@ function aims(d: Data, large: Import) {
   return bullets([
     `Every user exists and signs in within ${AIM_OF_FLOOR}× the UserCreation floor (${fmt.int(large.rows)} rows ÷ ${d.creationRate}/s = ${fmt.s(floor(large.rows, d.creationRate))}; aim ${fmt.s(aim)}): ${large.doneMs <= aim && signedIn ? '**met**' : '**not met**'}: \`done\` ${fmt.s(large.doneMs)} after the POST (${fmt.ratio(large.doneMs / floor(large.rows, d.creationRate))} the floor); ${large.signIn.tried - large.signIn.failed.length} of ${large.signIn.tried} sampled users signed in${signedIn ? '' : ` (refused: ${large.signIn.failed.slice(0, 5).join(', ')})`}.`,
     `Live counts: before \`done\`, ${running.length} polls saw ${new Set(running.map((p) => p.job.counts.created)).size} different values of \`counts.created\`${firstCreated ? `, the first above 0 after ${fmt.s(firstCreated.ms)}` : ': **none above 0**'}.`,
-    `Every welcome settled ${fmt.s(large.welcomed.ms)} after the POST, ${fmt.ratio(large.welcomed.ms / floor(created, d.sesRate))} the SES floor (${fmt.int(created)} created ÷ ${d.sesRate}/s = ${fmt.s(floor(created, d.sesRate))}): ${fmt.int(large.welcomed.welcomes.sent)} sent, ${fmt.int(large.welcomed.welcomes.failed)} failed, ${fmt.int(large.mailbox)} in the mailbox.`,
+    `Every welcome settled ${fmt.s(large.welcomed.ms)} after the POST, ${fmt.ratio(large.welcomed.ms / floor(created, d.sesRate))} the SES floor (${fmt.int(created)} created ÷ ${d.sesRate}/s = ${fmt.s(floor(created, d.sesRate))}): ${fmt.int(large.welcomed.job.welcomes.sent)} sent, ${fmt.int(large.welcomed.job.welcomes.failed)} failed, ${fmt.int(large.mailbox)} in the mailbox.`,
   ]);
 }
 
 benchmark<Data, Measured>({
-  name: 'bulk',
-  script: 'bench:bulk',
   title: 'Bulk create at Cognito’s pace',
-  stack: 'child',
+  stack: true,
   data,
   measure,
-  report: ({ data: d, measured: { sync, large, every, worker } }, { stack }) => ({
+  report: ({ data: d, measured: { sync, large, every, worker } }) => ({
     Setup: [
-      `One local stack in a child process as \`npm start\` runs it (a fresh temporary data directory, PORT 0; serving after ${fmt.s(stack.readyMs)}), with Cognito's default quotas (UserCreation ${d.creationRate}/s; \`${QUOTAS_ENV}\` unset) and the SES emulator's send rate, ${d.sesRate}/s.`,
+      `Cognito's default quotas (UserCreation ${d.creationRate}/s; \`${QUOTAS_ENV}\` unset) and the SES emulator's send rate, ${d.sesRate}/s.`,
       `Through the API, each file into a fresh organization, its rows VIEWERs of its one bot (the small file's with a given password, the large one's with none: each gets a generated, temporary one with its account, one Cognito call under UserCreation), by \`POST …/users/bulk-create\` (multipart) with the ADMIN's token: ${fmt.int(d.sync)} rows synchronously, then ${fmt.int(d.rows)} with \`Prefer: respond-async\`, run by the stack's own worker. Each job polled every second from the POST until \`done\`, and on until every welcome is settled (\`welcomes.pending\` 0, sent + failed = created); then ${SIGN_INS} users spread over the file sign in (password grants, one after another) with their given password, or with the temporary one their welcome gave (accepted: the grant answers that the account must be set up first). The SES emulator's mailbox is counted at the end.`,
       `The worker alone: the same ${fmt.int(d.rows)} rows staged as an upload the stack's worker passes by (the object first, the job a second later), then \`runBulkCreateJob\` in a Node process of its own (bench/harness/bulk-worker.ts) with the stack's function environment: its time to the job's end, \`process.resourceUsage().maxRSS\`, and heapUsed sampled every 50 ms. Its welcomes are not awaited.`,
     ],
@@ -154,14 +141,14 @@ benchmark<Data, Measured>({
         ['to `done` (÷ UserCreation floor)', (i) => `**${fmt.s(i.doneMs)}** (${fmt.ratio(i.doneMs / floor(i.rows, d.creationRate))})`, 'right'],
         ['signed in', (i) => `${i.signIn.tried - i.signIn.failed.length} / ${i.signIn.tried}`, 'right'],
         ['to every welcome (÷ SES floor)', (i) => `**${fmt.s(i.welcomed.ms)}** (${fmt.ratio(i.welcomed.ms / floor(i.done.job.counts.created, d.sesRate))})`, 'right'],
-        ['welcomes sent / failed, mailbox', (i) => `${fmt.int(i.welcomed.welcomes.sent)} / ${fmt.int(i.welcomed.welcomes.failed)}, ${fmt.int(i.mailbox)}`, 'right'],
+        ['welcomes sent / failed, mailbox', (i) => `${fmt.int(i.welcomed.job.welcomes.sent)} / ${fmt.int(i.welcomed.job.welcomes.failed)}, ${fmt.int(i.mailbox)}`, 'right'],
       ]),
       `The ${fmt.int(large.rows)}-row job as the polls saw it: the first poll, the first of every ${fmt.s(every)}, \`done\` and the last.`,
       table(progressRows(large, every), [
         ['after the POST', (p) => fmt.s(p.ms), 'right'],
         ['status', (p) => p.job.status],
-        ...(['rows', 'created', 'failed'] as const).map((key): [string, (p: Poll) => string, 'right'] => [key, (p) => fmt.int(p.job.counts[key]), 'right']),
-        ['welcomes sent / pending / failed', (p) => `${fmt.int(p.welcomes.sent)} / ${fmt.int(p.welcomes.pending)} / ${fmt.int(p.welcomes.failed)}`, 'right'],
+        ...(['rows', 'created', 'failed'] as const).map((key): Column<Poll> => [key, (p) => fmt.int(p.job.counts[key]), 'right']),
+        ['welcomes sent / pending / failed', ({ job: { welcomes: w } }) => `${fmt.int(w.sent)} / ${fmt.int(w.pending)} / ${fmt.int(w.failed)}`, 'right'],
       ]),
       `The worker alone, ${fmt.int(worker.rows)} rows: **peak RSS ${fmt.mib(worker.maxRss)}**, peak heapUsed ${fmt.mib(worker.peakHeap)} (${fmt.mib(worker.loaded.rss)} and ${fmt.mib(worker.loaded.heap)} with its modules loaded, before the job); \`${worker.status}\` after ${fmt.s(worker.ms)}, ${fmt.ratio(worker.ms / floor(worker.rows, d.creationRate))} the UserCreation floor (${fmt.s(worker.wallMs)} from spawn to exit), counts ${JSON.stringify(worker.counts)}.`,
     ],

@@ -1,30 +1,21 @@
-/**
- * `npm run bench:bundles`: export, plan and apply of a bot of 200 agents through the local gateway
- * (JSON), and the DynamoDB calls and units of each, recorded on one in-process call. Report:
- * bench/bundles-figures.md.
- */
+/** `npm run bench:bundles` (docs/benchmarks.md#bundles-at-200-agents): export, plan and apply of a bot of 200 agents, with their units. */
 import { operatorScope } from '../shared/domain/agents/bot-scope';
 import { applyBundle } from '../shared/app/bundles/bundle-apply';
 import { exportBundle } from '../shared/app/bundles/bundle-export';
 import { planBundle } from '../shared/app/bundles/bundle-plan';
 import { bundleSchema, type Bundle } from '../shared/app/bundles/bundle.schemas';
 import { benchmark, type Context } from './harness/benchmark';
-import { instructions, seedBot, TOPICS } from './harness/bot';
+import { instructions, seedBot, TOPICS } from './harness/seed';
 import { recordCalls } from './harness/capacity';
-import { check, series } from './harness/series';
-import { accessToken, apiCall, apiGet } from './harness/stack';
-import { fmt } from './harness/stats';
+import { check, fmt, series } from './harness/series';
+import { apiCall, apiGet } from './harness/stack';
 import { bullets, callsTable, seriesTable } from './harness/tables';
 
 async function data({ size, progress, stack }: Context) {
   const n = { agents: size(200, 20), samples: size(30, 5), warmUp: 2 };
-  const org = stack.info.orgs[0]!;
   progress(`seeding two bots, the source with ${n.agents} agents`);
-  const source = await seedBot(org.uuid, n.agents, 'Bundles source');
-  const target = await seedBot(org.uuid, 0, 'Bundles target');
-  const token = await accessToken(stack.info, org);
-  const url = (at: typeof source, path: string) =>
-    `${stack.info.apiUrl}/${stack.info.generativeSubpath}/org/${org.uuid}/env/${at.environment.uuid}/bot/${at.bot.uuid}/bundle${path}`;
+  const [source, target] = [await seedBot(stack, n.agents, 'Bundles source'), await seedBot(stack, 0, 'Bundles target')];
+  const [token, url] = [source.token, (at: typeof source, path: string) => `${at.base}/bundle${path}`];
   const bundle = bundleSchema.parse(JSON.parse(await apiGet(url(source, ''), token.bearer))) as Bundle;
   const text = JSON.stringify(bundle);
   /** The bundle with every goal changed, so each apply updates every agent. */
@@ -41,10 +32,8 @@ const count = (action: string, expected: number) => (body: unknown) =>
   check((body as Changes).changes.filter((c) => c.kind === 'agent' && c.action === action).length === expected, `Not ${expected} agents × ${action}`);
 
 benchmark<Data, { label: string; calls: Awaited<ReturnType<typeof recordCalls>> }[]>({
-  name: 'bundles',
-  script: 'bench:bundles',
   title: 'Bundles: export, plan and apply of a bot',
-  stack: 'child',
+  stack: true,
   data,
   series: (d) => [{
       schedule: { warmUp: d.n.warmUp, block: 5, samples: d.n.samples, between: d.token.refresh },
@@ -66,9 +55,8 @@ benchmark<Data, { label: string; calls: Awaited<ReturnType<typeof recordCalls>> 
   },
   report: ({ data: d, series: list, measured }) => ({
     Setup: [bullets([
-        `A fresh local stack (\`infra/local/main.ts --fresh\`, a child process); the bench, a third process, on the same machine.`,
         `Source bot: a default supervisor and ${d.n.agents} agents (instructions of about ${instructions(TOPICS[0]!).length} characters, 2 rules, 2 tags, 2 functions, 1 collection; bench/harness/bot.ts); its bundle is ${fmt.kib(Buffer.byteLength(d.text))} of JSON. Target bot: the same resources, no agent.`,
-        `Each series: ${d.n.warmUp} unmeasured operations (the first apply creates the agents), then ${d.n.samples} measured, in interleaved blocks of 5. Each apply changes every goal, so it updates ${d.n.agents} agents: ${d.n.agents * 3} items (record, revision, audit event) in ${Math.ceil((d.n.agents * 3) / 99)} transactions.`,
+        `The first unmeasured apply creates the agents; each apply then changes every goal, so it updates ${d.n.agents} agents: ${d.n.agents * 3} items (record, revision, audit event) in ${Math.ceil((d.n.agents * 3) / 99)} transactions.`,
     ])],
     'Latency (ms)': [seriesTable(list)],
     'DynamoDB calls and units per operation': [

@@ -1,15 +1,10 @@
-/**
- * `npm run bench:dynamodb [-- --endpoint <url>]`: the DynamoDB operations the product uses, through
- * its own store module (shared/adapters/store/table.ts), 8 and 16 requests in flight (the benchmarks' and the
- * bulk worker's concurrency). Without `--endpoint` it starts DynamoDB Local as the local stack does
- * (data on disk, in a temporary directory); with one it measures any DynamoDB-compatible endpoint.
- */
+/** `npm run bench:dynamodb [-- --endpoint <url>]` (docs/benchmarks.md#dynamodb-operations): the store operations the product uses. */
 import { startDynamoDBLocal } from '../infra/local/dynamodb-local';
 import { ensureTable, LOCAL_CREDENTIALS, LOCAL_TABLE } from '../infra/local/provision';
 import { envNames } from '../shared/kernel/config';
 import * as store from '../shared/adapters/store/table';
 import { benchmark, type Context } from './harness/benchmark';
-import { throughput } from './harness/series';
+import { percentile, timed } from './harness/series';
 import { onCleanUp, placeholderConfig, tempDir } from './harness/stack';
 import { table } from './harness/tables';
 
@@ -47,6 +42,21 @@ function operations(run: string): [string, () => Promise<unknown>][] {
   ];
 }
 
+/** `count` operations with `width` in flight, after `warmUp` unmeasured ones: rate per second and latencies. */
+async function throughput(operation: () => Promise<unknown>, width: number, count: number, warmUp: number) {
+  const drive = async (total: number, samples: number[]) => {
+    let next = 0;
+    const lane = async () => {
+      while (next++ < total) samples.push((await timed(operation))[0]);
+    };
+    await Promise.all(Array.from({ length: width }, lane));
+  };
+  await drive(warmUp, []);
+  const samples: number[] = [];
+  const [elapsed] = await timed(() => drive(count, samples));
+  return { rate: count / (elapsed / 1000), p50: percentile(samples, 50), p95: percentile(samples, 95) };
+}
+
 /** Each operation at 8 and 16 in flight, after 200 unmeasured; an operation the endpoint refuses is a row that says so. */
 async function measure({ run }: Awaited<ReturnType<typeof data>>, { size, progress }: Context) {
   const [count, rows] = [size(2000, 100), [] as { name: string; width: number; figures: Awaited<ReturnType<typeof throughput>> | string }[]];
@@ -58,20 +68,14 @@ async function measure({ run }: Awaited<ReturnType<typeof data>>, { size, progre
 }
 
 benchmark({
-  name: 'dynamodb',
-  script: 'bench:dynamodb',
   title: 'DynamoDB operations the product uses, through shared/adapters/store/table.ts',
   data,
   measure,
   report: ({ data: { endpoint }, measured: { count, rows } }) => ({
     [endpoint]: [
       `${count} operations per row after 200 unmeasured, from one client process; the store module's calls as the product makes them.`,
-      table(rows, [
-        ['operation', (r) => r.name],
-        ['in flight', (r) => r.width, 'right'],
-        ['ops/s', (r) => (typeof r.figures === 'string' ? r.figures : r.figures.rate.toFixed(0)), 'right'],
-        ['p50 / p95 ms', (r) => (typeof r.figures === 'string' ? '–' : `${r.figures.p50.toFixed(1)} / ${r.figures.p95.toFixed(1)}`), 'right'],
-      ]),
+      table(rows, [['operation', (r) => r.name], ['in flight', (r) => r.width, 'right'], ['ops/s', (r) => (typeof r.figures === 'string' ? r.figures : r.figures.rate.toFixed(0)), 'right'],
+        ['p50 / p95 ms', (r) => (typeof r.figures === 'string' ? '–' : `${r.figures.p50.toFixed(1)} / ${r.figures.p95.toFixed(1)}`), 'right']]),
     ],
   }),
 });

@@ -1,19 +1,12 @@
-/**
- * `npm run bench:events`: from a committed change to the webhook's receipt on the local stack, at 10
- * and at 100 changes a second. Each change is a `PUT …/users/{id}` (a rename, one audit event) of one
- * of 100 users, so the deliveries spread over 100 lanes; it counts as committed when the PUT answers,
- * and as received when a receiver on 127.0.0.1 reads the delivery carrying its request id. The path
- * between is the product's: the table's stream, the `events` function, the sweep, signed HTTP.
- */
+/** `npm run bench:events` (docs/benchmarks.md#change-events): from a committed change to its webhook's receipt, at 10 and 100 a second. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { benchmark, type Context } from './harness/benchmark';
-import { accessToken, apiCall, onCleanUp } from './harness/stack';
-import { fmt, percentile } from './harness/stats';
-import { table } from './harness/tables';
+import { accessToken, apiCall, onCleanUp, orgUrl } from './harness/stack';
+import { fmt, percentile } from './harness/series';
+import { table, type Column } from './harness/tables';
 
-const RATES = [10, 100];
-const USERS = 100;
+const [RATES, USERS] = [[10, 100], 100];
 
 async function data({ stack, progress }: Context) {
   const org = stack.info.orgs[0]!;
@@ -30,9 +23,8 @@ async function data({ stack, progress }: Context) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   onCleanUp(() => new Promise((resolve) => server.close(resolve)));
-  const base = `${stack.info.apiUrl}/${stack.info.userSubpath}/org/${org.uuid}`;
   const call = async (method: string, path: string, body: unknown, requestId?: string) =>
-    JSON.parse(await apiCall(method, `${base}${path}`, token.bearer, body, requestId ? { 'x-request-id': requestId } : {})) as Record<string, unknown>;
+    JSON.parse(await apiCall(method, `${orgUrl(stack.info, org.uuid)}${path}`, token.bearer, body, requestId ? { 'x-request-id': requestId } : {})) as Record<string, unknown>;
   await call('POST', '/webhooks', { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, eventTypes: ['user.updated'] });
   progress(`creating ${USERS} users`);
   const [env, users] = [org.environments[0]!, [] as Record<string, unknown>[]];
@@ -49,8 +41,7 @@ async function measure(d: Data, { size, progress }: Context) {
     const count = size(rate * 30, 20);
     progress(`${count} changes at ${rate}/s`);
     await d.token.refresh();
-    const committed = new Map<string, number>();
-    const start = performance.now();
+    const [committed, start] = [new Map<string, number>(), performance.now()];
     const sends = Array.from({ length: count }, async (_, i) => {
       await new Promise((resolve) => setTimeout(resolve, start + (i * 1000) / rate - performance.now()));
       const user = d.users[i % USERS]!;
@@ -67,23 +58,16 @@ async function measure(d: Data, { size, progress }: Context) {
 }
 
 benchmark<Data, Awaited<ReturnType<typeof measure>>>({
-  name: 'events',
-  script: 'bench:events',
   title: 'Change events: from a committed change to the webhook receipt',
-  stack: 'child',
+  stack: true,
   data,
   measure,
   report: ({ measured }) => ({
     'Committed change → webhook receipt (local stack)': [
       `Renames of ${USERS} users sent on schedule at each rate (each its own request), one subscription; latency from the PUT's answer to the receiver reading the delivery with its request id. Percentiles nearest-rank. The aim is p95 under 2 s.`,
       table(measured, [
-        ['changes/s asked', (r) => r.rate, 'right'],
-        ['achieved', (r) => r.achieved.toFixed(1), 'right'],
-        ['committed', (r) => r.count, 'right'],
-        ['delivered', (r) => r.delivered, 'right'],
-        ['p50', (r) => fmt.s(r.p50, 2), 'right'],
-        ['p95', (r) => fmt.s(r.p95, 2), 'right'],
-        ['max', (r) => fmt.s(r.max, 2), 'right'],
+        ['changes/s asked', (r) => r.rate, 'right'], ['achieved', (r) => r.achieved.toFixed(1), 'right'], ['committed', (r) => r.count, 'right'], ['delivered', (r) => r.delivered, 'right'],
+        ...(['p50', 'p95', 'max'] as const).map((key): Column<(typeof measured)[number]> => [key, (r) => fmt.s(r[key], 2), 'right']),
       ]),
     ],
   }),

@@ -1,11 +1,4 @@
-/**
- * `npm run bench:users`: the users area on an organization of 100,000 users. Every listing shape of
- * `GET /users`, a deep page, a search, quicksearch (warm, and right after a user write) and the single
- * reads through the local gateway, each next to the raw DynamoDB reads of the same data, interleaved;
- * the calls and read units of each request; the write units of registering one user at 1,000 and at
- * 100,000 users. Report: bench/users-figures.md.
- */
-import { tmpdir } from 'node:os';
+/** `npm run bench:users` (docs/benchmarks.md#users-at-scale): the users area at 100,000 users, API against raw reads, and its units. */
 import { authorizeOrgAdmin } from '../shared/app/access/org-access';
 import { authenticate } from '../shared/app/auth/caller';
 import { keys } from '../shared/adapters/store/keys';
@@ -19,10 +12,9 @@ import { quicksearchQuerySchema, userListQuerySchema } from '../shared/domain/us
 import { benchmark, type Context, type Run } from './harness/benchmark';
 import { recordCalls, type Call } from './harness/capacity';
 import { seedOrganization, type SeededOrganization as Org } from './harness/seed';
-import { check, series, timed } from './harness/series';
-import { accessToken, apiGet, inProcessGateway } from './harness/stack';
-import { fmt, percentile, sum } from './harness/stats';
-import { bullets, callsTable, comparisonTable, seriesTable } from './harness/tables';
+import { check, fmt, percentile, series, sum, timed } from './harness/series';
+import { accessToken, apiGet, inProcessGateway, orgUrl } from './harness/stack';
+import { API_AND_RAW, bullets, callsTable, comparisonTable, seriesTable } from './harness/tables';
 import { searchTermsFor, seedUsers } from './users.data';
 
 const [QUICK_TERM, AIM_P95_MS, AIM_RCU, AIM_RATIO, SMALL_ORG, WRITES] = ['jose gar', 150, 10, 2, 1_000, 10] as const;
@@ -60,32 +52,27 @@ async function data({ size, progress, stack }: Context) {
   const n = { users: size(100_000, 1_000), samples: size(200, 30), warmUp: size(10, 3) };
   const [big, small] = [await seedOrganization('bench-users'), await seedOrganization('bench-users-small')];
   progress(`seeding ${fmt.int(n.users - 1)} users`);
-  const seeded = await seedUsers(big, n.users - 1, 20_261_121, progress);
-  const smallSeeded = await seedUsers(small, SMALL_ORG - 1, 7, progress);
-  const token = await accessToken(stack.info, big);
+  const [seeded, smallSeeded] = [await seedUsers(big, n.users - 1, 20_261_121, progress), await seedUsers(small, SMALL_ORG - 1, 7, progress)];
+  const [token, base, searchTerms] = [await accessToken(stack.info, big), `${orgUrl(stack.info, big.uuid)}/users`, searchTermsFor(seeded.users)];
   const caller = await authenticate(token.bearer);
   const scope = await authorizeOrgAdmin(caller, big.uuid);
-  const searchTerms = searchTermsFor(seeded.users);
-  const base = `${stack.info.apiUrl}/${stack.info.userSubpath}/org/${big.uuid}/users`;
-  const before = await listUsers(scope, parse(`?${BY_NAME}&page=${deepOf(seeded.active) - 1}`));
-  const deepToken = (JSON.parse(await apiGet(`${base}?${BY_NAME}&page=${deepOf(seeded.active) - 1}`, token.bearer)) as { nextPageToken: string }).nextPageToken;
+  // The page before the deep one gives the deep one's cursor: in process its `next`, through the API its `nextPageToken`.
+  const beforeDeep = `?${BY_NAME}&page=${deepOf(seeded.active) - 1}`;
+  const [before, deepToken] = [await listUsers(scope, parse(beforeDeep)), (JSON.parse(await apiGet(`${base}${beforeDeep}`, token.bearer)) as { nextPageToken: string }).nextPageToken];
   const requests = requestsOf(seeded.active, searchTerms, encodeURIComponent(deepToken));
   const pages = new Map<string, { uuids: string[]; total: number }>();
   for (const r of requests.filter((r) => !r.path.startsWith('/'))) {
     const { users, total } = await listUsers(scope, parse(r.path), r.key === 'cursor' ? before.next : undefined);
-    check(users.length > 0, `${r.label} returned an empty page`);
+    check(users.length > 0, `${r.label} returned an empty page: the seeding wrote too few users for it (run at a larger --scale)`);
     pages.set(r.key, { uuids: users.map((u) => u.uuid), total });
   }
   const quick = quicksearchQuerySchema.parse({ name: QUICK_TERM });
   // Neither this process nor the stack's users container has the name list yet: each first quicksearch reads it whole.
-  const [firstInProcessMs, names] = await timed(() => quicksearchUsers(scope, quick.name, quick.limit));
-  check(names.length > 0, 'The quicksearch term matches nobody');
-  const [firstApiMs, firstAnswer] = await timed(() => apiGet(`${base}${QUICK}`, token.bearer));
-  check(firstAnswer === JSON.stringify(names), 'The first quicksearch through the API answered otherwise');
-  const { users } = seeded;
-  const targets = Array.from({ length: n.warmUp + n.samples }, () => users[Math.floor(Math.random() * users.length)]!.uuid);
-  const first = { inProcessMs: firstInProcessMs, apiMs: firstApiMs };
-  return { n, big, small, seeded, smallSeeded, users, token, callerUuid: caller.user.uuid, searchTerms, requests, pages, quick, names, first, targets, base, after: before.next! };
+  const [inProcessMs, names] = await timed(() => quicksearchUsers(scope, quick.name, quick.limit));
+  const [apiMs, firstAnswer] = await timed(() => apiGet(`${base}${QUICK}`, token.bearer));
+  check(names.length > 0 && firstAnswer === JSON.stringify(names), `Quicksearch \`${QUICK_TERM}\` found nobody, or the API answered otherwise than the product in process: compare ${firstAnswer.slice(0, 200)}`);
+  const targets = Array.from({ length: n.warmUp + n.samples }, () => seeded.users[Math.floor(Math.random() * seeded.users.length)]!.uuid);
+  return { n, big, small, seeded, smallSeeded, users: seeded.users, token, callerUuid: caller.user.uuid, searchTerms, requests, pages, quick, names, first: { inProcessMs, apiMs }, targets, base, after: before.next! };
 }
 type Data = Awaited<ReturnType<typeof data>>;
 
@@ -116,7 +103,7 @@ function rawReads(d: Data, r: Request): [string, (i: number) => Promise<unknown>
 /** A user write moves the count's version: quicksearch then catches up on the name changes. */
 async function writeOneUser(d: Data): Promise<void> {
   const seen = (await getUser(d.big.uuid, d.users.find((u) => u.status === 'ACTIVE')!.uuid, { consistent: true })) as StoredUser;
-  check(await saveUser({ ...seen, updatedAt: new Date().toISOString() }, seen), 'saveUser refused the write');
+  check(await saveUser({ ...seen, updatedAt: new Date().toISOString() }, seen), 'saveUser refused the write: another writer changed the user meanwhile; run the bench alone');
 }
 
 /** A request through the API, its answer checked against what the product returned in process, and its raw reads. */
@@ -129,7 +116,8 @@ function timedSeries(d: Data, r: Request) {
     : r.path === QUICK ? body === JSON.stringify(d.names)
     : r.key !== 'get' || answer(body).uuid === d.targets[i];
   const url = (i: number) => `${d.base}${r.path.replace('{userId}', d.targets[i]!)}`;
-  const api = series(`api.${r.key}`, `API \`GET /users${decodeURIComponent(r.path)}\``, (i) => apiGet(url(i), d.token.bearer), (body, i) => check(answered(body as string, i), `${url(i)}: another answer`));
+  const api = series(`api.${r.key}`, `API \`GET /users${decodeURIComponent(r.path)}\``, (i) => apiGet(url(i), d.token.bearer), (body, i) =>
+    check(answered(body as string, i), `${url(i)} answered otherwise than the product in process: ${(body as string).slice(0, 200)}`));
   if (r.key === 'reload') api.prepare = () => writeOneUser(d);
   return [api, series(`raw.${r.key}`, `raw: ${what}`, raw)];
 }
@@ -156,9 +144,8 @@ async function writeUnits(d: Data) {
   const register = (org: Org, i: number) => registerUser({ ...user(org, i), password: `Bench-${i}-pw`, role: 'VIEWER', permissions: [org.permission] }, identityProvider);
   const writes: { label: string; calls: Call[][] }[] = [];
   for (const [label, org] of [[`the small organization (${fmt.int(SMALL_ORG)} users)`, d.small], [`the large one (${fmt.int(d.n.users)} users)`, d.big]] as const) {
-    const calls: Call[][] = [];
-    for (let i = 0; i < WRITES; i++) calls.push(await recordCalls(() => register(org, i)));
-    writes.push({ label, calls });
+    writes.push({ label, calls: [] });
+    for (let i = 0; i < WRITES; i++) writes.at(-1)!.calls.push(await recordCalls(() => register(org, i)));
   }
   return writes;
 }
@@ -191,17 +178,14 @@ function summary({ data: d, measured: { operations, writes }, f }: UsersRun) {
 
 const setup = ({ data: d }: UsersRun) =>
   bullets([
-    `A fresh local stack (\`infra/local/main.ts --fresh\`, PORT=0): gateway and handler modules in one Node process, DynamoDB Local in a JVM (data directory under \`${tmpdir()}\`${tmpdir().startsWith('/dev/shm') ? ', a tmpfs in memory' : ''}), the bench a third process on the same machine.`,
     `Organization \`${d.big.name}\` made by \`createOrganization\` (its ADMIN in cognito-local; the bench signs in with a password grant). Its other ${fmt.int(d.users.length)} users written straight into the table as the product stores them (bench/users.data.ts: the user item, the items of \`indexWrites\`, the e-mail claim; no Cognito account, which no measured operation reads): ${fmt.int(d.seeded.items)} items in ${fmt.int(d.seeded.requests)} \`BatchWriteItem\` requests, 16 in flight, **${fmt.s(d.seeded.ms)}**. A second organization of ${fmt.int(SMALL_ORG)} users the same way (${fmt.s(d.smallSeeded.ms)}).`,
     `The users: VIEWERs of that bot, names of many languages, ${fmt.int(d.users.filter((u) => u.company).length)} with one of 30 companies, ${fmt.int(d.users.length - d.seeded.active)} DELETED. \`searchTerms=${d.searchTerms}\` matches ${d.pages.get(d.requests.at(-5)!.key)!.total} active users; quicksearch \`${QUICK_TERM}\` returns ${d.names.length} names (at most ${d.quick.limit}). A container's first quicksearch reads every active user's name (${fmt.int(d.seeded.active + 1)}; by name range from ${fmt.int(RANGED_READ_FROM)} on): once each, untimed by the series, **${fmt.s(d.first.apiMs)}** through the API and ${fmt.s(d.first.inProcessMs)} in the bench process.`,
-    `Each series: ${d.n.warmUp} unmeasured requests, then ${d.n.samples} measured, one at a time, in alternating blocks of 10 (the first series rotating every round). Quicksearch after a write: before each request, untimed, \`saveUser\` rewrites one user, which moves the count's version. Every API answer is checked against what the product returned in process. Raw reads: the product's store module (shared/adapters/store/table.ts) called in the bench process, the reads the product makes, without its sorting, merging, filtering, authentication or HTTP.`,
+    `${API_AND_RAW} Every API answer is checked against what the product returned in process. Quicksearch after a write: before each request, untimed, \`saveUser\` rewrites one user, which moves the count's version.`,
   ]);
 
 benchmark<Data, UsersRun['measured']>({
-  name: 'users',
-  script: 'bench:users',
   title: 'Users area on the users index: API against raw DynamoDB reads',
-  stack: 'child',
+  stack: true,
   data,
   series: (d) => [{ series: d.requests.flatMap((r) => timedSeries(d, r)), schedule: { warmUp: d.n.warmUp, block: 10, samples: d.n.samples, between: d.token.refresh } }],
   measure,

@@ -6,14 +6,13 @@
  * bench/<name>-figures.md (a reduced run to <name>-figures.quick.md).
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
-import { join, relative } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { basename, join, relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { NoStackError, runningLocalStack, useStackEnvironment } from '../../infra/stack-target';
-import { check, figures, interleave, type Figures, type Schedule, type Series } from './series';
-import { cleanUp, projectRoot, stackErrors, startInProcess, startStack, type RunningStack } from './stack';
-import { fmt } from './stats';
+import { check, figures, fmt, interleave, type Figures, type Schedule, type Series } from './series';
+import { cleanUp, projectRoot, stackErrors, startStack, type RunningStack } from './stack';
 
 export interface Context {
   /** 1 for the full benchmark; `--quick` is 0.1, `--scale x` or BENCH_SCALE=x any other. */
@@ -26,25 +25,21 @@ export interface Context {
   stack: RunningStack;
 }
 
-export interface Run<D, M> {
-  data: D;
-  measured: M;
-  /** Every series timed, and their percentiles by key. */
-  series: Series[];
-  f: Figures;
-}
+/** What the report is made of: the data, other measurements, every series timed and their percentiles by key. */
+export type Run<D, M> = { data: D; measured: M; series: Series[]; f: Figures };
 
 /** Report sections by heading, in order; each a list of blocks (paragraphs, tables, lists). */
 export type Sections = Record<string, (string | false | undefined)[]>;
 
 export interface Benchmark<D, M> {
-  /** The report is bench/<name>-figures.md; `npm run <script>` runs the benchmark. */
-  name: string;
-  script: string;
+  /** The report is bench/<name>-figures.md; the entry file's name (`<name>.bench.ts`) unless told. */
+  name?: string;
   title: string;
-  /** A fresh local stack in a child process (as `npm start` runs it), or in this process. */
-  stack?: 'child' | 'in-process';
-  data(context: Context): Promise<D>;
+  /** Its report is one section, headed by the title, of bench/<into>-figures.md instead. */
+  into?: string;
+  /** A fresh local stack in a child process, as `npm start` runs it. */
+  stack?: boolean;
+  data?(context: Context): Promise<D>;
   /** Groups of series, each group interleaved on its schedule. */
   series?(data: D, context: Context): { series: Series[]; schedule: Schedule }[];
   /** Any other measurement, after the series, while the stack still runs. */
@@ -52,10 +47,7 @@ export interface Benchmark<D, M> {
   report(run: Run<D, M>, context: Context): Sections;
 }
 
-const load = () =>
-  loadavg()
-    .map((value) => value.toFixed(2))
-    .join(' / ');
+const load = () => loadavg().map((value) => value.toFixed(2)).join(' / ');
 
 /** The commit measured, and whether shared/, functions/ or infra/ differ from it. */
 function productVersion(): string {
@@ -68,26 +60,26 @@ function productVersion(): string {
 function context(stack?: RunningStack): Context {
   const option = (name: string) => (process.argv.includes(`--${name}`) ? (process.argv[process.argv.indexOf(`--${name}`) + 1] ?? '') : undefined);
   const scale = process.argv.includes('--quick') ? 0.1 : Number(option('scale') ?? process.env.BENCH_SCALE ?? 1);
-  check(scale > 0, '--scale and BENCH_SCALE take a number above 0');
+  check(scale > 0, '--scale and BENCH_SCALE take a number above 0: run again with --quick, --scale 0.2 or none for the full size');
   return {
     scale,
     size: (full, least = 1) => Math.max(least, Math.round(full * scale)),
     option,
     progress: (message) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`),
     get stack() {
-      check(stack, 'This benchmark declares no stack');
+      check(stack, 'This benchmark declares no stack: declare `stack: true` to use one');
       return stack;
     },
   };
 }
 
-/** The stack, the data, the series and other measurements, then the report's sections. */
-async function execute<D, M>(definition: Benchmark<D, M>): Promise<[Sections, number]> {
-  const stack = definition.stack === 'child' ? await startStack() : definition.stack ? await startInProcess() : undefined;
+/** The stack, the data, the series and other measurements; then the report's sections, the scale and how the stack ran and the series were timed. */
+async function execute<D, M>(definition: Benchmark<D, M>): Promise<[Sections, number, string]> {
+  const stack = definition.stack ? await startStack() : undefined;
   // The product modules this process loads reach the stack's emulators, as its handlers do.
-  if (definition.stack === 'child') useStackEnvironment(runningLocalStack(stack!.dataDir));
+  if (stack) useStackEnvironment(runningLocalStack(stack.dataDir));
   const ctx = context(stack);
-  const data = await definition.data(ctx);
+  const data = (await definition.data?.(ctx)) as D;
   const groups = definition.series?.(data, ctx) ?? [];
   for (const { series, schedule } of groups) {
     ctx.progress(`measuring ${series.length} series × ${schedule.samples}`);
@@ -96,27 +88,54 @@ async function execute<D, M>(definition: Benchmark<D, M>): Promise<[Sections, nu
   const measured = (await definition.measure?.(data, ctx)) as M;
   await stack?.stop();
   const series = groups.flatMap((group) => group.series);
-  return [definition.report({ data, measured, series, f: figures(series) }, ctx), ctx.scale];
+  const memory = tmpdir().startsWith('/dev/shm') ? ', a tmpfs in memory' : '';
+  const method = [
+    stack && `A fresh local stack in a child process as \`npm start\` runs it (\`--fresh\`, PORT 0, its data directory under \`${tmpdir()}\`${memory}; serving after ${fmt.s(stack.readyMs)}): the gateway and the handlers in one Node process, DynamoDB Local in a JVM, the bench a third process on the same machine.`,
+    ...groups.map(({ series: list, schedule: { warmUp, samples, block } }) =>
+      `${list.length > 1 ? `${list.length} series interleaved` : 'One series'}: ${warmUp} unmeasured operation${warmUp === 1 ? '' : 's'}${list.length > 1 ? ' each' : ''}, then ${samples} measured, one at a time${list.length > 1 ? `, in alternating blocks of ${block} (the first series rotating every round)` : ''}.`),
+  ];
+  return [definition.report({ data, measured, series, f: figures(series) }, ctx), ctx.scale, method.filter(Boolean).join(' ')];
+}
+
+const EARLIER = '## Earlier measurements\n';
+/**
+ * Writes a report in place of its last one. Kept from the file: the section "Earlier measurements" (at
+ * the end, written by hand) and, beside a whole report, the sections other benchmarks write into it
+ * (each opens with its own "Measured …" line); a section (`into`) replaces only its own.
+ */
+function writeReport(file: string, report: string, section: boolean): void {
+  const old = existsSync(file) ? readFileSync(file, 'utf8').split(/^(?=## )/m).map((part) => part.trimEnd()).filter(Boolean) : [];
+  const [earlier, rest] = [old.filter((part) => part.startsWith(EARLIER)), old.filter((part) => !part.startsWith(EARLIER))];
+  const heading = report.slice(0, report.indexOf('\n') + 1);
+  const parts = section ? [...rest.filter((part) => !part.startsWith(heading)), report] : [report, ...rest.filter((part) => /^## .*\n\nMeasured /.test(part))];
+  writeFileSync(file, `${[...parts, ...earlier].join('\n\n')}\n`);
 }
 
 /** Runs a benchmark and writes its report; on failure (the stack and directories cleaned up) prints the error and exits 1. */
-export function benchmark<D, M = undefined>(definition: Benchmark<D, M>): void {
+export function benchmark<D = undefined, M = undefined>(definition: Benchmark<D, M>): void {
+  const entry = relative(projectRoot, process.argv[1] ?? '');
+  const [command, name] = [process.env.npm_lifecycle_event ? `npm run ${process.env.npm_lifecycle_event}` : `tsx ${entry}`, definition.name ?? basename(entry, '.bench.ts')];
+  const file = (scale: number) => join(projectRoot, 'bench', `${definition.into ?? name}-figures${scale === 1 ? '' : '.quick'}.md`);
+  if (process.argv.includes('--help')) {
+    console.log(`${command} [-- --quick | --scale <x>]: ${definition.title}, into ${relative(projectRoot, file(1))} (a reduced run into .quick.md). Method: docs/benchmarks.md.`);
+    process.exit(0);
+  }
   const [started, loadBefore, version] = [performance.now(), load(), productVersion()];
   const run = async () => {
-    const [sections, scale] = await execute(definition);
+    const [sections, scale, method] = await execute(definition);
     const [end, when] = [productVersion(), new Date().toISOString().slice(0, 16).replace('T', ' ')];
     const size = scale === 1 ? 'full size' : `**reduced size** (×${scale} of the full counts)`;
     const machine = `${availableParallelism()} CPUs (nproc) × ${cpus()[0]?.model.trim()}, ${fmt.gib(totalmem())} RAM, ${process.platform}/${process.arch}; Node ${process.version}`;
     const header = [
-      `Measured ${when} UTC by \`npm run ${definition.script}\` (${relative(projectRoot, process.argv[1] ?? '')}), ${size}, on ${machine}.`,
+      `Measured ${when} UTC by \`${command}\` (${entry}), ${size}, on ${machine}.`,
       `Load average (1 / 5 / 15 min): ${loadBefore} at the start, ${load()} at the end. The whole run took ${fmt.s(performance.now() - started)}.`,
       `Product code: ${version}${end === version ? '.' : `; it changed during the run (${end} at the end): the figures are of the code loaded at the start.`}`,
     ].join(' ');
-    const body = Object.entries(sections).map(([heading, blocks]) => [`## ${heading}`, ...blocks.filter(Boolean)].join('\n\n'));
-    const report = [`# ${definition.title}`, header, ...body].join('\n\n') + '\n';
-    const file = join(projectRoot, 'bench', `${definition.name}-figures${scale === 1 ? '' : '.quick'}.md`);
-    writeFileSync(file, report);
-    console.log(`${report}\nWritten to ${relative(projectRoot, file)}`);
+    const level = definition.into ? '##' : '#';
+    const body = Object.entries(sections).map(([heading, blocks]) => [`${level}# ${heading}`, ...blocks.filter(Boolean)].join('\n\n'));
+    const report = [`${level} ${definition.title}`, header, method, ...body].filter(Boolean).join('\n\n');
+    writeReport(file(scale), report, Boolean(definition.into));
+    console.log(`${report}\n\nWritten to ${relative(projectRoot, file(scale))}`);
     await cleanUp();
     process.exit(0);
   };

@@ -5,21 +5,14 @@
  */
 import { performance } from 'node:perf_hooks';
 import { addClientPlugin, type ClientPlugin } from '../../shared/adapters/clients/client-options';
-import { sum } from './stats';
+import { sum } from './series';
 
 /** One call: sent when and for how long, keys asked for or written (a transaction's items), items returned, units. */
 export type Call = { service: string; command: string; sentAt: number; ms: number; keys: number; items: number; read: number; write: number };
 
 type Units = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number };
-type Io = {
-  Key?: unknown;
-  TransactItems?: unknown[];
-  RequestItems?: Record<string, { Keys?: unknown[] }>;
-  Item?: unknown;
-  Items?: unknown[];
-  Responses?: Record<string, unknown[]>;
-  ConsumedCapacity?: Units | Units[];
-};
+/** What a call's input and output say of keys, items and units. */
+type Io = { Key?: unknown; TransactItems?: unknown[]; RequestItems?: Record<string, { Keys?: unknown[] }>; Item?: unknown; Items?: unknown[]; Responses?: Record<string, unknown[]>; ConsumedCapacity?: Units | Units[] };
 type Next = (args: { input: object }) => Promise<{ output: object }>;
 type Stack = { add(middleware: (next: Next, context: { clientName?: string; commandName?: string }) => Next, options: object): void };
 

@@ -1,30 +1,28 @@
 /**
- * The local stack a benchmark runs against: a child process (`infra/local/main.ts`, its own process
- * group) or this very process; and requests to it. Everything started here, and every temporary
- * directory, is removed on exit, failure and Ctrl-C.
+ * The local stack a benchmark runs against, a child process (`infra/local/start.mjs`, its own process
+ * group), and requests to it. Everything started here, and every temporary directory, is removed on
+ * exit, failure and Ctrl-C.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
+import { createGateway } from '../../infra/local/gateway';
 import type { StackInfo } from '../../infra/local/stack';
 import { spawnLocalStack, type Launcher } from '../../infra/local/stack-child';
 import { awaitLocalStack, NoStackError, passwordGrant } from '../../infra/stack-target';
-import { createGateway } from '../../infra/local/gateway';
 import { resolveRoutes, type ResourceGroup } from '../../shared/edge/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/kernel/config';
-import { check } from './series';
+import { check, timed } from './series';
 
-export const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { projectRoot } from '../../infra/cloud/project-root';
 const [START_TIMEOUT_MS, STOP_TIMEOUT_MS] = [60_000, 10_000];
 /** How often a starting stack is asked whether it serves. */
 export const POLL_MS = 20;
 
 const cleanups = new Set<() => unknown>();
-
 /** Runs every clean-up still registered, last first (stacks stop before their directories go). */
 export async function cleanUp(): Promise<void> {
   const steps = [...cleanups].reverse();
@@ -57,27 +55,19 @@ export const placeholderConfig = {
 export interface RunningStack {
   info: StackInfo;
   dataDir: string;
-  /** Milliseconds from spawn until a real API call answered 200 (a child), or until started (in this process). */
+  /** Milliseconds from spawn until a real API call answered 200. */
   readyMs: number;
   stop(options?: { strict?: boolean }): Promise<void>;
 }
 
-type Admin = { name: string; admin: { email: string; password: string } };
-const grant = async (info: StackInfo, org: Admin) => {
-  const response = await passwordGrant(info, org.name, org.admin.email, org.admin.password);
-  return { status: response.status, ...((await response.json()) as { access_token?: string; expires_in?: number }) };
-};
-
-/** `GET /{user_subpath}/org/{org}/users/identity-provider`: the current user. */
-export const currentUserUrl = (info: StackInfo, orgUuid: string) => `${info.apiUrl}/${info.userSubpath}/org/${orgUuid}/users/identity-provider`;
+/** The users API of an organization: `…/{user_subpath}/org/{org}`. */
+export const orgUrl = (info: StackInfo, orgUuid: string) => `${info.apiUrl}/${info.userSubpath}/org/${orgUuid}`;
 
 /** Whether the stack serves a real API call: the first organization's ADMIN signs in and reads itself. */
 async function servesApiCall(info: StackInfo): Promise<boolean> {
   try {
-    const { access_token: token } = await grant(info, info.orgs[0]!);
-    if (!token) return false;
-    await apiGet(currentUserUrl(info, info.orgs[0]!.uuid), `Bearer ${token}`);
-    return true;
+    const token = await accessToken(info, info.orgs[0]!);
+    return Boolean(await apiGet(`${orgUrl(info, info.orgs[0]!.uuid)}/users/identity-provider`, token.bearer));
   } catch {
     return false; // Not listening yet.
   }
@@ -106,7 +96,7 @@ export async function startStack({ dataDir = tempDir('bench-stack-'), fresh = tr
   const stop = async ({ strict = false } = {}) => {
     const stopped = await child.stop('SIGTERM', STOP_TIMEOUT_MS);
     cleanups.delete(kill);
-    check(stopped || !strict, `The local stack did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM`);
+    check(stopped || !strict, `The local stack did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM: look for a process left in its group before the next run`);
   };
   // Only a stack.json written after this start counts (a killed stack leaves its own behind).
   const alive = () => child.child.exitCode === null;
@@ -114,39 +104,38 @@ export async function startStack({ dataDir = tempDir('bench-stack-'), fresh = tr
   if ('info' in outcome) return { info: outcome.info, dataDir, readyMs: performance.now() - started, stop };
   kill();
   const why = outcome.failed === 'exited' ? `it exited with code ${child.child.exitCode}` : `it was not serving after ${START_TIMEOUT_MS / 1000} s`;
-  throw new NoStackError(`The local stack (${launcher}) did not start: ${why}\n${child.output().trim().split('\n').slice(-15).join('\n')}`);
+  throw new NoStackError(`The local stack (${launcher}) did not start: ${why}; its last lines say why (\`npm start\` shows the same)\n${child.output().trim().split('\n').slice(-15).join('\n')}`);
 }
 
 /**
- * Starts the local stack in this process (its handlers, worker and emulators share this process's
- * memory and event loop). The JSON INFO lines its handlers print are dropped once formatted.
+ * Starts of each kind (`--fresh`: an emptied data directory, the demo data seeded; or on the data the
+ * last start left) on one data directory, alternating so that every kind sees the same load: each timed
+ * from spawn to serving (`samples`), then `then` timed on the started stack (`thenMs`), then stopped.
  */
-export async function startInProcess(): Promise<RunningStack> {
-  Object.assign(process.env, { AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE: '1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' });
-  const write = process.stdout.write.bind(process.stdout) as (...parts: unknown[]) => boolean;
-  const info = (chunk: unknown) => typeof chunk === 'string' && chunk.startsWith('{') && chunk.includes('"level":"INFO"');
-  process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => info(chunk) || write(chunk, ...rest)) as typeof process.stdout.write;
-  // Removed at exit, after the listeners the stack registers (cognito-local's store folds its journal
-  // into the data directory on exit), rather than with the other clean-ups.
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
-  const started = performance.now();
-  const { startLocalStack } = await import('../../infra/local/stack');
-  const stack = await startLocalStack({ dataDir, port: 0, fresh: true });
-  process.once('exit', () => rmSync(dataDir, { recursive: true, force: true }));
-  const stop = () => stack.stop().catch(() => undefined);
-  cleanups.add(stop);
-  return { info: stack.info, dataDir, readyMs: performance.now() - started, stop };
+export async function timeStarts(kinds: { label: string; fresh: boolean; runs: number; launcher?: Launcher }[], progress: (message: string) => void, then?: (stack: RunningStack) => Promise<unknown>) {
+  const [dataDir, rows] = [tempDir('bench-starts-'), kinds.map((kind) => ({ ...kind, samples: [] as number[], thenMs: [] as number[] }))];
+  for (let i = 0; i < Math.max(...kinds.map((kind) => kind.runs)); i++) {
+    for (const row of rows.filter((r) => i < r.runs)) {
+      progress(`${row.label}: ${i + 1} of ${row.runs}`);
+      const stack = await startStack({ dataDir, fresh: row.fresh, launcher: row.launcher });
+      row.samples.push(stack.readyMs);
+      if (then) row.thenMs.push((await timed(() => then(stack)))[0]);
+      await stack.stop({ strict: true });
+    }
+  }
+  return rows;
 }
 
 /** An ADMIN's access token, renewed by `refresh()` a minute before it expires (call it outside timings). */
-export async function accessToken(info: StackInfo, org: Admin) {
+export async function accessToken(info: StackInfo, org: { name: string; admin: { email: string; password: string } }) {
   let renewAt = 0;
   const token = {
     bearer: '',
     refresh: async () => {
       if (Date.now() < renewAt) return;
-      const body = await grant(info, org);
-      check(body.access_token, `The token endpoint answered ${body.status}: ${JSON.stringify(body).slice(0, 200)}`);
+      const response = await passwordGrant(info, org.name, org.admin.email, org.admin.password);
+      const body = (await response.json()) as { access_token?: string; expires_in?: number };
+      check(body.access_token, `The token endpoint answered ${response.status}: ${JSON.stringify(body).slice(0, 200)}; check the ADMIN's realm, e-mail and password`);
       [token.bearer, renewAt] = [`Bearer ${body.access_token}`, Date.now() + ((body.expires_in ?? 300) - 60) * 1000];
     },
   };
@@ -157,7 +146,7 @@ export async function accessToken(info: StackInfo, org: Admin) {
 /**
  * The bench's HTTP client: `node:http` with a keep-alive agent, the kind of client the AWS SDK's raw
  * reads use, so that an API ÷ raw ratio compares the same client costs on both sides (`fetch` costs
- * about 1.8 ms more a request on this machine).
+ * about 1.8 ms more a request on a 2-CPU machine).
  */
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 

@@ -1,7 +1,6 @@
 /** The Markdown blocks of a report: tables declared by their columns, lists, and the tables benchmarks share. */
 import { describeCalls, type Call } from './capacity';
-import type { Figures, Series } from './series';
-import { fmt, percentile, sum } from './stats';
+import { fmt, percentile, sum, type Figures, type Series } from './series';
 
 /** A column: header, cell, and whether it is right-aligned (numbers). */
 export type Column<R> = [head: string, cell: (row: R) => string | number, align?: 'right'];
@@ -16,13 +15,21 @@ export function table<R>(rows: readonly R[], columns: Column<R>[]): string {
 
 export const bullets = (items: (string | false | undefined)[]) => items.flatMap((item) => (item ? [`- ${item}`] : [])).join('\n');
 
-/** n, p50, p95 and p99 of each series. */
-export const seriesTable = (list: Series[]) =>
-  table(list, [
-    ['series', (s) => s.label],
-    ['n', (s) => s.samples.length, 'right'],
-    ...[50, 95, 99].map((p): Column<Series> => [`p${p}`, (s) => fmt.ms(percentile(s.samples, p)), 'right']),
-  ]);
+type Sampled = { samples: number[] };
+/** The p-th percentile of each row's samples, in ms. */
+export const pColumn = <R extends Sampled>(p: number): Column<R> => [`p${p} ms`, (r) => fmt.ms(percentile(r.samples, p)), 'right'];
+
+const spread: [string, (samples: number[]) => number][] = [['min', (v) => Math.min(...v)], ['median', (v) => percentile(v, 50)], ['max', (v) => Math.max(...v)]];
+/** Min, median and max of each row's samples (ms), in seconds. */
+export const secondsColumns = <R extends Sampled>(): Column<R>[] => spread.map(([head, pick]) => [`${head} s`, (r) => (pick(r.samples) / 1000).toFixed(2), 'right']);
+
+/** n, p50, p95 and p99 of each series; then any `more` columns. */
+export const seriesTable = (list: Series[], more: Column<Series>[] = []) =>
+  table(list, [['series', (s) => s.label], ['n', (s) => s.samples.length, 'right'], ...[50, 95, 99].map((p) => pColumn<Series>(p)), ...more]);
+
+/** How the API series and the raw reads they are compared against are sent. */
+export const API_AND_RAW =
+  "API requests: `node:http` with a keep-alive agent (the kind of client the raw reads' SDK is) and an ADMIN's access token. Raw reads: the product's store module (shared/adapters/store/table.ts) called in the bench process, the DynamoDB calls the product makes without its use case, authentication or HTTP.";
 
 /** An API series and the raw reads of the same data it is compared against, by key. */
 export interface Comparison {
