@@ -32,8 +32,8 @@ type Data = Awaited<ReturnType<typeof data>>;
 function timedSeries(d: Data) {
   const target = (i: number) => d.targets[i]!;
   const answer = (body: unknown) => JSON.parse(body as string) as { uuid: string; numberOfElements: number; totalElements: number };
-  const fullPage = (body: unknown) => check(answer(body).numberOfElements === SIZE && answer(body).totalElements === d.n.agents, 'Not the page asked for');
-  const every = (items: unknown) => check((items as unknown[]).length === d.summaries.length, 'The Query missed summaries');
+  const fullPage = (body: unknown) => check(answer(body).numberOfElements === SIZE && answer(body).totalElements === d.n.agents, `Not page ${PAGE} of ${SIZE} out of ${d.n.agents} agents: another writer changed the bot; run the bench alone`);
+  const every = (items: unknown) => check((items as unknown[]).length === d.summaries.length, 'The raw Query read another number of summaries than the listing: another writer changed the bot; run the bench alone');
   const agent = (i: number) => getItem<AgentRecord>(keys.agent(d.bot.uuid, target(i)));
   const references = async (i: number) => {
     const { personaUuid, functionUuids, collectionUuids } = (await agent(i))!;
@@ -43,9 +43,9 @@ function timedSeries(d: Data) {
     series('api.list', `API \`GET …/agents?page=${PAGE}&size=${SIZE}\``, () => apiGet(`${d.base}/agents?page=${PAGE}&size=${SIZE}`, d.token.bearer), fullPage),
     series('raw.list', "raw `Query`, every summary of the bot (all pages, the listing's projection)", d.listing, every),
     series('raw.copies', `raw \`Query\` of the same ${d.summaries.length} summaries stored as small items of their own (not the product's design)`, d.copies, every),
-    series('api.get', 'API `GET …/agents/{uuid}`', (i) => apiGet(`${d.base}/agents/${target(i)}`, d.token.bearer), (body, i) => check(answer(body).uuid === target(i), 'Another agent')),
-    series('raw.get', 'raw `GetItem` of the same agent item', agent, (item, i) => check((item as AgentRecord).uuid === target(i), 'GetItem missed')),
-    series('raw.refs', 'raw `GetItem` → its 4 references (persona, functions, collection) in one `BatchGet`', references, (items) => check((items as unknown[]).length === 4, 'References missed')),
+    series('api.get', 'API `GET …/agents/{uuid}`', (i) => apiGet(`${d.base}/agents/${target(i)}`, d.token.bearer), (body, i) => check(answer(body).uuid === target(i), 'The API answered another agent than the one asked for: check the route of `GET …/agents/{uuid}`')),
+    series('raw.get', 'raw `GetItem` of the same agent item', agent, (item, i) => check((item as AgentRecord).uuid === target(i), 'The raw GetItem read another agent than asked for: check `keys.agent` against what `createAgent` wrote')),
+    series('raw.refs', 'raw `GetItem` → its 4 references (persona, functions, collection) in one `BatchGet`', references, (items) => check((items as unknown[]).length === 4, 'The references BatchGet read fewer than 4 items: check what the seeding gave each agent')),
   ];
 }
 

@@ -64,7 +64,7 @@ async function apiImport(d: Data, rows: number, async: boolean, progress: (messa
   const started = performance.now();
   const response = await fetch(url, { method: 'POST', headers: { authorization: token.bearer, ...(async && { prefer: 'respond-async' }) }, body: form });
   const answer = { status: response.status, ms: performance.now() - started, text: await response.text() };
-  check([200, 202].includes(answer.status) && response.headers.has('location'), `bulk-create answered ${answer.status}: ${answer.text.slice(0, 300)}`);
+  check([200, 202].includes(answer.status) && response.headers.has('location'), `bulk-create answered ${answer.status}: ${answer.text.slice(0, 300)}; its body and the stack's errors below say why`);
   const [jobUrl, polls, limitMs] = [new URL(response.headers.get('location')!, url).toString(), [] as Poll[], 120_000 + 3 * floor(rows, d.sesRate)];
   const poll = async (until: (p: Poll) => boolean): Promise<Poll> => {
     for (;; await sleep(1000)) {
@@ -74,7 +74,7 @@ async function apiImport(d: Data, rows: number, async: boolean, progress: (messa
       polls.push(p);
       check(job.status !== 'failed', `The job failed: ${JSON.stringify(job.failure)}; the stack's errors follow`);
       if (until(p)) return p;
-      check(p.ms < limitMs, `The job of ${rows} rows was not settled within ${fmt.s(limitMs)}: ${JSON.stringify({ ...job, errors: undefined })}`);
+      check(p.ms < limitMs, `The job of ${rows} rows was not settled within ${fmt.s(limitMs)}: ${JSON.stringify({ ...job, errors: undefined })}; see the stack's errors below, or run fewer rows with --scale`);
       if (polls.length % 60 === 0) progress(`  ${job.status}, ${JSON.stringify(job.counts)}, welcomes ${JSON.stringify(job.welcomes)} after ${fmt.s(p.ms)}`);
     }
   };

@@ -29,7 +29,7 @@ const post = async (url: string, body: string, authorization: string) => JSON.pa
 type Changes = { changes: { kind: string; action: string }[] };
 /** Checks that every agent of the answer had `action`. */
 const count = (action: string, expected: number) => (body: unknown) =>
-  check((body as Changes).changes.filter((c) => c.kind === 'agent' && c.action === action).length === expected, `Not ${expected} agents × ${action}`);
+  check((body as Changes).changes.filter((c) => c.kind === 'agent' && c.action === action).length === expected, `The answer does not list ${expected} agents as "${action}": compare it with the seeded bots, and run the bench alone`);
 
 benchmark<Data, { label: string; calls: Awaited<ReturnType<typeof recordCalls>> }[]>({
   title: 'Bundles: export, plan and apply of a bot',

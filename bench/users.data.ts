@@ -87,6 +87,6 @@ export async function seedUsers(org: { uuid: string; permission: Permission }, c
   const values = { ':a': active, ':d': count - active, ':v': 1 };
   await updateItem({ Key: keys.userCount(org.uuid), UpdateExpression: 'ADD ACTIVE :a, DELETED :d, version :v', ExpressionAttributeValues: values });
   const stored = await readUserCount(org.uuid, { consistent: true });
-  check(stored.ACTIVE === active + 1 && stored.DELETED === count - active, `The count says ${stored.ACTIVE} ACTIVE and ${stored.DELETED} DELETED`);
+  check(stored.ACTIVE === active + 1 && stored.DELETED === count - active, `The count says ${stored.ACTIVE} ACTIVE and ${stored.DELETED} DELETED, not ${active + 1} and ${count - active}: another writer changed the organization; run the bench alone`);
   return { users, active, ms, ...written };
 }

@@ -165,12 +165,12 @@ export function apiCall(method: string, url: string, authorization: string, body
       response.on('end', () => {
         const [text, status] = [Buffer.concat(chunks).toString('utf8'), response.statusCode ?? 0];
         if (status >= 200 && status < 300) resolveText(text);
-        else reject(new Error(`${method} ${url} answered ${status}: ${text.slice(0, 200)}`));
+        else reject(new Error(`${method} ${url} answered ${status}: ${text.slice(0, 200)}; the stack's errors below say why`));
       });
     });
     req.on('error', reject);
     // As undici's default: a request that hears nothing for 5 minutes fails rather than hang the bench.
-    req.setTimeout(300_000, () => req.destroy(new Error(`${method} ${url}: no answer within 300 s`)));
+    req.setTimeout(300_000, () => req.destroy(new Error(`${method} ${url}: no answer within 300 s; the stack's errors below say why`)));
     req.end(sent);
   });
 }
