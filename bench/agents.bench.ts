@@ -1,7 +1,7 @@
 /** `npm run bench:agents` (docs/benchmarks.md#agents): a bot of 1,000 agents, its listing and a read through the API against raw reads. */
 import { randomUUID } from 'node:crypto';
 import { listAgentSummaries, type AgentRecord } from '../shared/domain/agents/agent.repository';
-import { eachLimited } from '../shared/app/bulk/bulk-create.rules';
+import { eachLimited } from '../shared/kernel/retry';
 import { keys } from '../shared/adapters/store/keys';
 import { getItem, getItems, putItem, queryPrefix } from '../shared/adapters/store/table';
 import { benchmark, type Context, type Run } from './harness/benchmark';

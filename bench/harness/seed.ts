@@ -11,7 +11,7 @@ import { config } from '../../shared/kernel/config';
 import { agentCreateSchema } from '../../shared/domain/agents/agent.schemas';
 import { createAgent } from '../../shared/domain/agents/agent-write.service';
 import { operatorScope } from '../../shared/domain/agents/bot-scope';
-import { eachLimited } from '../../shared/app/bulk/bulk-create.rules';
+import { eachLimited } from '../../shared/kernel/retry';
 import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor, createOrganization } from '../../shared/app/operator/operator.service';
 import { accessToken, type RunningStack } from './stack';
 

@@ -8,8 +8,6 @@ import type { CsvRow } from './csv-file';
 import { type BulkCreateColumn } from './bulk.limits';
 import { eachLimited } from '../../kernel/retry';
 
-// The benchmarks' harness imports it from here (bench/harness/bot.ts, bench/agents.bench.ts).
-export { eachLimited };
 
 /**
  * Bulk-create's rules (docs/api/bulk.md#bulk-create) for the rows of one file. Rows are gathered per e-mail first:
