@@ -11,8 +11,6 @@ const shared = {
   moduleFileExtensions: ['ts', 'js', 'cjs', 'mjs', 'json'],
 };
 
-// Node 20 here, Node 22 in Lambda: the SDK's notice about Node 20 is known and says nothing new.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 module.exports = {
   // Global only in jest 29: infra tests bundle the functions in beforeAll, integration tests spawn processes.

@@ -8,7 +8,7 @@ module.exports = {
     const { code, map } = transformSync(sourceText, {
       loader,
       format: 'cjs',
-      target: 'node20',
+      target: 'node24',
       sourcemap: 'external',
       sourcefile: sourcePath,
       supported: { 'dynamic-import': false },

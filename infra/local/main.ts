@@ -105,9 +105,8 @@ async function main(): Promise<void> {
   const { fresh, dataDir, port } = readOptions();
 
   process.env.POWERTOOLS_LOG_LEVEL ??= 'INFO';
-  // The emulators pull in AWS SDK v2 (cognito-local) and SDK v3 warns on Node 20: notices, not problems.
+  // The emulators pull in AWS SDK v2 (cognito-local), whose maintenance notice is known: not a problem.
   process.env.AWS_SDK_JS_SUPPRESS_MAINTENANCE_MODE_MESSAGE = '1';
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const { PortInUseError, startLocalStack } = await import('./stack');
   const { JavaMissingError } = await import('./dynamodb-local');
   const { DataDirInUseError } = await import('./data-dir-lock');

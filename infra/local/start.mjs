@@ -69,7 +69,9 @@ const packagesPlugin = {
     build.onResolve({ filter: /^[^./]/ }, async ({ path, resolveDir, pluginData }) => {
       if (pluginData === 'resolving') return undefined;
       if (path.startsWith('node:') || builtinModules.includes(path.split('/')[0])) return { external: true };
-      const resolved = await build.resolve(path, { kind: 'require-call', resolveDir, pluginData: 'resolving' });
+      let resolved = await build.resolve(path, { kind: 'require-call', resolveDir, pluginData: 'resolving' });
+      // A package that exports only an `import` condition (middy 7) resolves as an import, and is bundled.
+      if (resolved.errors.length > 0) resolved = await build.resolve(path, { kind: 'import-statement', resolveDir, pluginData: 'resolving' });
       if (resolved.errors.length > 0) return { external: true };
       return isEsModule(resolved.path) ? { path: resolved.path } : { path: resolved.path, external: true };
     });
@@ -88,7 +90,7 @@ async function bundle() {
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: 'node24',
     plugins: [packagesPlugin],
     // As Node's `require` resolves: without esbuild's default `module` condition, which picks packages' ES builds.
     conditions: ['node'],

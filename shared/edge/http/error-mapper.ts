@@ -57,7 +57,7 @@ const statusByKind: [new (...args: never[]) => DomainError, number][] = [
 interface HttpErrorLike {
   statusCode: number;
   message: string;
-  cause?: { package?: string };
+  cause?: { package?: string; data?: unknown };
   /** The media type the route reads (set by the multipart parser; JSON otherwise). */
   expected?: string;
 }
@@ -79,6 +79,11 @@ function mapMiddyError(error: HttpErrorLike): Mapped {
   }
   if (error.message === 'Unsupported Media Type') {
     return { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: mediaTypeAdvice[error.expected ?? 'application/json']! };
+  }
+  // middy's JSON parser refuses a `__proto__` key (and a `constructor` one holding a `prototype`) itself,
+  // before `refuseUnsafeKeys` sees the body: the same answer as that check's.
+  if (source === '@middy/http-json-body-parser' && error.message === 'Forbidden key in JSON body') {
+    return { status: 400, code: 'UNSAFE_KEY', message: `The body has a key "${String(error.cause?.data)}", which no field is called: remove it` };
   }
   if (source === '@middy/http-json-body-parser') {
     return { status: 400, code: 'MALFORMED_JSON', message: 'The request body is missing or is not valid JSON' };

@@ -80,10 +80,8 @@ export function withHttpChain(inner: RouteChain, group = 'management-api') {
 const eventNormalizer = httpEventNormalizer as unknown as () => middy.MiddlewareObj<HttpEvent, HttpResult>;
 
 /**
- * An empty Reporting-Endpoints header says nothing; leave it out. The option exists in middy's code but
- * not in its option type, whose properties are all optional, so it passes as a variable beside one
- * default restated. middy's Content-Security-Policy (on HTML only) would replace a page's own with one
- * that sandboxes it and forbids every form, and its Permissions-Policy (HTML only too) would replace a
- * page's own and has features Chromium warns about, so `toResult` gives HTML both instead.
+ * middy's Content-Security-Policy would replace a page's own with one that sandboxes it and forbids
+ * every form, and its Permissions-Policy would replace a page's own and has features Chromium warns
+ * about, so `toResult` gives HTML both instead; an API answer needs neither.
  */
-const securityHeaderOptions = { reportingEndpoints: false, poweredBy: { server: '' }, contentSecurityPolicy: false, permissionsPolicy: false };
+const securityHeaderOptions = { contentSecurityPolicy: false, permissionsPolicy: false };
