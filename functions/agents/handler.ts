@@ -7,11 +7,12 @@ import { exportBundle } from '../../shared/app/bundles/bundle-export';
 import { bundleMediaTypes, JSON_MEDIA_TYPE, readBundle, wantsYaml, writeBundle, YAML_MEDIA_TYPE } from '../../shared/app/bundles/bundle-format';
 import { toApplyResponse, toPlanResponse } from '../../shared/app/bundles/bundle.mapper';
 import { planBundle } from '../../shared/app/bundles/bundle-plan';
-import { etagOfText, tagsOfIfMatch, versionsOfIfMatch } from '../../shared/edge/http/etag';
+import { etagOfText, tagsOfIfMatch } from '../../shared/edge/http/etag';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
 import { tokenOperation } from '../../shared/edge/http/token-route';
 import { ok } from '../../shared/edge/http/types';
 import { agentAnswer } from '../common/agent-answer';
+import { agentUpdate } from '../common/agent-update';
 import { readAgentAhead, rememberedReferenceKeys } from '../common/agent-references';
 import { agentListing } from '../common/agent-listing';
 import { revisionRoutes } from '../common/revision-routes';
@@ -42,11 +43,7 @@ export const handlers = routes(
     prefetch: (path) => [...agentReadKeys(path, path.agentUUID), ...rememberedReferenceKeys(path.botUUID, path.agentUUID)],
     handle: async ({ path, scope, prefetched }) => agentAnswer(await readAgentAhead(scope, 'AGENT', path.agentUUID, prefetched)),
   }),
-  tokenOperation(agentsApi.update, {
-    prefetch: (path) => agentReadKeys(path, path.agentUUID),
-    handle: async ({ path, body, headers, scope, prefetched }) =>
-      agentAnswer(await updateAgent(scope, path.agentUUID, body, versionsOfIfMatch(headers['if-match']), prefetched)),
-  }),
+  tokenOperation(agentsApi.update, agentUpdate((path) => path.agentUUID, updateAgent)),
   ...revisionRoutes(agentsApi, 'AGENT', (path) => path.agentUUID!),
   // JSON, or YAML on request; the ETag is the configuration version (none for a past one).
   tokenOperation(bundlesApi.export, {

@@ -1,10 +1,10 @@
 import { agentReadKeys, defaultSupervisorReadKeys, readAgent, readDefaultSupervisor } from '../../shared/domain/agents/agent-read.service';
 import { updateSupervisor } from '../../shared/domain/agents/agent-write.service';
 import { supervisorsApi } from '../../shared/edge/api/agents.api';
-import { versionsOfIfMatch } from '../../shared/edge/http/etag';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
 import { tokenOperation } from '../../shared/edge/http/token-route';
 import { agentAnswer } from '../common/agent-answer';
+import { agentUpdate } from '../common/agent-update';
 import { agentListing } from '../common/agent-listing';
 import { revisionRoutes } from '../common/revision-routes';
 
@@ -21,11 +21,7 @@ export const handlers = routes(
     prefetch: (path) => agentReadKeys(path, path.supervisorUUID),
     handle: async ({ path, scope, prefetched }) => agentAnswer(await readAgent(scope, 'SUPERVISOR', path.supervisorUUID, prefetched)),
   }),
-  tokenOperation(supervisorsApi.update, {
-    prefetch: (path) => agentReadKeys(path, path.supervisorUUID),
-    handle: async ({ path, body, headers, scope, prefetched }) =>
-      agentAnswer(await updateSupervisor(scope, path.supervisorUUID, body, versionsOfIfMatch(headers['if-match']), prefetched)),
-  }),
+  tokenOperation(supervisorsApi.update, agentUpdate((path) => path.supervisorUUID, updateSupervisor)),
   ...revisionRoutes(supervisorsApi, 'SUPERVISOR', (path) => path.supervisorUUID!),
 );
 

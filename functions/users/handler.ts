@@ -13,7 +13,7 @@ import { activateUser, createUser, deleteUser, updateUser, type MailRequestConte
 import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/domain/users/user-queries';
 import { clearSignInLock, readSignInLock } from '../../shared/domain/users/user-sign-in-lock';
 import { toUserResponse } from '../../shared/domain/users/user.mapper';
-import { toAttemptResponse, toWebhookResponse } from '../../shared/domain/webhooks/webhook.mapper';
+import { toAttemptResponse, toScheduledResponse, toWebhookResponse } from '../../shared/domain/webhooks/webhook.mapper';
 import {
   createWebhook,
   deleteWebhook,
@@ -35,6 +35,12 @@ function mailContext(headers: Record<string, string | undefined>): MailRequestCo
 
 /** An answer carrying a webhook's signing secret is kept by no cache. */
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
+
+/** A change that answers nothing: 204 once it is made. */
+async function noContentAfter(change: Promise<unknown>) {
+  await change;
+  return noContent();
+}
 
 /** A keyed create or reactivation whose answer was lost answers the user it changed, as it reads now. */
 const replayUser = { replay: async ({ uuid }: { uuid: string }, { scope }: { scope: OrgScope }) => ok(toUserResponse(await readUser(scope, uuid))) };
@@ -72,20 +78,14 @@ export const handlers = routes(
     handle: async ({ path, body, scope }) => ok(toUserResponse(await updateUser(scope, path.userId, body))),
   }),
   tokenOperation(usersApi.delete, {
-    handle: async ({ path, scope }) => {
-      await deleteUser(scope, path.userId);
-      return noContent();
-    },
+    handle: async ({ path, scope }) => noContentAfter(deleteUser(scope, path.userId)),
   }),
   // Keycloak's attack detection: ADMIN only.
   tokenOperation(usersApi.bruteForce, {
     handle: async ({ path, scope }) => ok(await readSignInLock(scope, path.userId)),
   }),
   tokenOperation(usersApi.clearBruteForce, {
-    handle: async ({ path, scope }) => {
-      await clearSignInLock(scope, path.userId);
-      return noContent();
-    },
+    handle: async ({ path, scope }) => noContentAfter(clearSignInLock(scope, path.userId)),
   }),
   tokenOperation(usersApi.auditEvents, {
     handle: async (input) => {
@@ -112,10 +112,7 @@ export const handlers = routes(
     handle: async ({ path, body, scope }) => ok(toWebhookResponse(await updateWebhook(scope, path.webhookId, body))),
   }),
   tokenOperation(webhooksApi.delete, {
-    handle: async ({ path, scope }) => {
-      await deleteWebhook(scope, path.webhookId);
-      return noContent();
-    },
+    handle: async ({ path, scope }) => noContentAfter(deleteWebhook(scope, path.webhookId)),
   }),
   tokenOperation(webhooksApi.rotate, {
     handle: async ({ path, scope }) => {
@@ -133,16 +130,10 @@ export const handlers = routes(
     },
   }),
   tokenOperation(webhooksApi.redeliver, {
-    handle: async ({ path, scope }) => {
-      const delivery = await redeliver(scope, path.webhookId, path.deliveryId);
-      return { status: 202, body: { deliveryId: delivery.id, eventId: delivery.eventId } };
-    },
+    handle: async ({ path, scope }) => ({ status: 202, body: toScheduledResponse(await redeliver(scope, path.webhookId, path.deliveryId)) }),
   }),
   tokenOperation(webhooksApi.test, {
-    handle: async ({ path, scope }) => {
-      const delivery = await sendPing(scope, path.webhookId);
-      return { status: 202, body: { deliveryId: delivery.id, eventId: delivery.eventId } };
-    },
+    handle: async ({ path, scope }) => ({ status: 202, body: toScheduledResponse(await sendPing(scope, path.webhookId)) }),
   }),
 );
 

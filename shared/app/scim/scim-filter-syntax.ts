@@ -148,21 +148,21 @@ class Reader {
   }
 
   private or(parent?: KnownAttribute): FilterNode {
-    const items = [this.and(parent)];
-    while (this.peekWord('or')) {
-      this.next++;
-      items.push(this.and(parent));
-    }
-    return items.length === 1 ? items[0]! : { kind: 'or', items };
+    return this.joined('or', () => this.and(parent));
   }
 
   private and(parent?: KnownAttribute): FilterNode {
-    const items = [this.unary(parent)];
-    while (this.peekWord('and')) {
+    return this.joined('and', () => this.unary(parent));
+  }
+
+  /** One or more operands joined by `word`; a lone operand is itself. */
+  private joined(word: 'and' | 'or', operand: () => FilterNode): FilterNode {
+    const items = [operand()];
+    while (this.peekWord(word)) {
       this.next++;
-      items.push(this.unary(parent));
+      items.push(operand());
     }
-    return items.length === 1 ? items[0]! : { kind: 'and', items };
+    return items.length === 1 ? items[0]! : { kind: word, items };
   }
 
   private unary(parent?: KnownAttribute): FilterNode {

@@ -20,24 +20,22 @@ export async function getLoginFailure(userUuid: string): Promise<LoginFailure | 
  * together are all counted. The item expires (TTL) once a reset would have cleared it anyway.
  */
 export async function addLoginFailure(userUuid: string, at: number, resetBefore: number, expiresAt: number): Promise<LoginFailure> {
-  const key = keys.loginFailure(userUuid);
-  const values = { ':at': at, ':resetBefore': resetBefore, ':ttl': expiresAt };
-  const counted = await updateItemReturning<LoginFailure>({
-    Key: key,
-    UpdateExpression: 'ADD numFailures :one SET lastFailure = :at, notBefore = if_not_exists(notBefore, :zero), #ttl = :ttl',
-    ConditionExpression: 'attribute_not_exists(lastFailure) OR lastFailure >= :resetBefore',
-    ExpressionAttributeNames: { '#ttl': 'ttl' },
-    ExpressionAttributeValues: { ...values, ':one': 1, ':zero': 0 },
-  });
+  // Both writes take the same values; only what they change, and when, differs.
+  const write = (UpdateExpression: string, ConditionExpression: string) =>
+    updateItemReturning<LoginFailure>({
+      Key: keys.loginFailure(userUuid),
+      UpdateExpression,
+      ConditionExpression,
+      ExpressionAttributeNames: { '#ttl': 'ttl' },
+      ExpressionAttributeValues: { ':at': at, ':resetBefore': resetBefore, ':ttl': expiresAt, ':one': 1, ':zero': 0 },
+    });
+  const counted = await write(
+    'ADD numFailures :one SET lastFailure = :at, notBefore = if_not_exists(notBefore, :zero), #ttl = :ttl',
+    'attribute_not_exists(lastFailure) OR lastFailure >= :resetBefore',
+  );
   if (counted) return counted;
   // The earlier failures are too old to count: this one is the first of a new series.
-  const restarted = await updateItemReturning<LoginFailure>({
-    Key: key,
-    UpdateExpression: 'SET numFailures = :one, lastFailure = :at, notBefore = :zero, #ttl = :ttl',
-    ConditionExpression: 'lastFailure < :resetBefore',
-    ExpressionAttributeNames: { '#ttl': 'ttl' },
-    ExpressionAttributeValues: { ...values, ':one': 1, ':zero': 0 },
-  });
+  const restarted = await write('SET numFailures = :one, lastFailure = :at, notBefore = :zero, #ttl = :ttl', 'lastFailure < :resetBefore');
   // Another failure restarted the series between the two writes: count this one on top of it.
   return restarted ?? addLoginFailure(userUuid, at, resetBefore, expiresAt);
 }

@@ -1,8 +1,8 @@
 import { fullEventType } from '../audit/cloud-event';
-import type { AttemptRecord, WebhookRecord } from './webhook.entities';
+import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './webhook.entities';
 import type { WebhookResponse } from './webhook.responses';
 import type * as z from 'zod';
-import type { deliveryAttemptSchema } from './webhook.responses';
+import type { deliveryAttemptSchema, deliveryScheduledSchema } from './webhook.responses';
 
 /** A subscription as the API answers it: the whitelist that keeps its secrets in. */
 export function toWebhookResponse(webhook: WebhookRecord): WebhookResponse {
@@ -41,4 +41,9 @@ export function toAttemptResponse(attempt: AttemptRecord): z.output<typeof deliv
     error: attempt.error ?? null,
     answer: attempt.answer,
   };
+}
+
+/** A delivery a test or a redelivery scheduled: what names it. */
+export function toScheduledResponse(delivery: DeliveryRecord): z.output<typeof deliveryScheduledSchema> {
+  return { deliveryId: delivery.id, eventId: delivery.eventId };
 }

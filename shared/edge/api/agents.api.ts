@@ -1,3 +1,4 @@
+import type * as z from 'zod';
 import {
   agentCreateSchema,
   agentPathSchema,
@@ -14,74 +15,113 @@ import {
 } from '../../domain/agents/agent.schemas';
 import { agentPageSchema, agentSchema, revisionDiffSchema, revisionPageSchema } from '../../domain/agents/agent.responses';
 import { agent, constraint, parameters, persona, tag } from './examples';
-import { operationsUnder, type Outcome } from './operation';
+import { listing, operationsUnder, type Outcome } from './operation';
 
 /** Supervisors and agents of a bot (docs/api/agents.md) and their revisions, all under one bot. */
 
 const BOT = '/org/{orgUUID}/env/{envUUID}/bot/{botUUID}';
 const supervisor = operationsUnder('supervisors', 'generative', BOT);
 const agents = operationsUnder('agents', 'generative', BOT);
+/** The groups of supervisors and of agents, whose paths start with the group's name. */
+type Kind = 'supervisors' | 'agents';
 
 const agentRead = <const S extends number = 200>(description: string, status: S = 200 as S) => ({ status, description, json: agentSchema, headers: ['ETag'] }) satisfies Outcome;
 
-/** The four revision operations of supervisors or agents: listing, one revision, a diff, a restore. */
-function revisionOperations<const P extends string>(
-  declare: typeof supervisor | typeof agents,
-  prefix: P,
-  item: string,
-  noun: string,
-  schemas: { path: typeof supervisorPathSchema | typeof agentPathSchema; revisionPath: typeof supervisorRevisionPathSchema | typeof agentRevisionPathSchema },
-) {
-  return {
-    revisions: declare({
-      id: `${prefix}.revisions`,
-      method: 'GET',
-      path: `/${prefix}/{${item}}/revisions`,
+/** The listing of a bot's supervisors or agents, a page at a time. */
+const listOf = <const G extends Kind>(group: G) =>
+  operationsUnder(group, 'generative', BOT)(
+    listing({
+      id: `${group}.list`,
+      path: `/${group}`,
       access: { bot: 'read' },
-      request: { path: schemas.path, query: revisionListQuerySchema },
-      summary: `List the revisions of ${noun}, newest first`,
-      responses: [{ status: 200, description: 'A page of revisions (1-based); revision N is the write that gave ETag "N"', json: revisionPageSchema }],
+      request: { path: botPathSchema, query: listQuerySchema },
+      summary: `List ${group} of a bot`,
+      page: { items: group, schema: agentPageSchema, base: 1 },
     }),
-    revision: declare({
-      id: `${prefix}.revision`,
+  );
+
+/** How a summary names one supervisor or agent. */
+interface Nouns {
+  a: string;
+  the: string;
+}
+
+const capitalized = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}`;
+
+/**
+ * What supervisors and agents both do with one of them, at its path: read it, update it, and the four
+ * revision operations (listing, one revision, a diff, a restore).
+ */
+function itemOperations<const G extends Kind, const I extends string, const P extends z.ZodType, const R extends z.ZodType, const U extends z.ZodType>(
+  group: G,
+  item: I,
+  noun: Nouns,
+  schemas: { path: P; revisionPath: R; update: U },
+  updateExample: unknown,
+) {
+  const declare = operationsUnder(group, 'generative', BOT);
+  return {
+    get: declare({
+      id: `${group}.get`,
       method: 'GET',
-      path: `/${prefix}/{${item}}/revisions/{revision}`,
+      path: `/${group}/{${item}}`,
+      access: { bot: 'read' },
+      request: { path: schemas.path },
+      summary: `Read ${noun.a}`,
+      responses: [agentRead(capitalized(noun.the))],
+    }),
+    update: declare({
+      id: `${group}.update`,
+      method: 'PUT',
+      path: `/${group}/{${item}}`,
+      access: { bot: 'write' },
+      request: { path: schemas.path, body: schemas.update, headers: ['IfMatch'] },
+      summary: `Update ${noun.a}`,
+      responses: [agentRead(`${capitalized(noun.the)}, updated`)],
+      example: updateExample,
+    }),
+    revisions: declare(
+      listing({
+        id: `${group}.revisions`,
+        path: `/${group}/{${item}}/revisions`,
+        access: { bot: 'read' },
+        request: { path: schemas.path, query: revisionListQuerySchema },
+        summary: `List the revisions of ${noun.the}, newest first`,
+        page: { items: 'revisions', schema: revisionPageSchema, base: 1, note: 'revision N is the write that gave ETag "N"' },
+      }),
+    ),
+    revision: declare({
+      id: `${group}.revision`,
+      method: 'GET',
+      path: `/${group}/{${item}}/revisions/{revision}`,
       access: { bot: 'read' },
       request: { path: schemas.revisionPath },
-      summary: `${noun[0]!.toUpperCase()}${noun.slice(1)} as it read right after a revision`,
+      summary: `${capitalized(noun.the)} as it read right after a revision`,
       responses: [{ status: 200, description: 'The Agent of that revision', json: agentSchema }],
     }),
     revisionDiff: declare({
-      id: `${prefix}.revisionDiff`,
+      id: `${group}.revisionDiff`,
       method: 'GET',
-      path: `/${prefix}/{${item}}/revisions/{revision}/diff`,
+      path: `/${group}/{${item}}/revisions/{revision}/diff`,
       access: { bot: 'read' },
       request: { path: schemas.revisionPath, query: revisionDiffQuerySchema },
       summary: 'What a revision changed: an RFC 6902 patch from another revision (by default the one before)',
       responses: [{ status: 200, description: 'The patch', json: revisionDiffSchema }],
     }),
     restore: declare({
-      id: `${prefix}.restore`,
+      id: `${group}.restore`,
       method: 'POST',
-      path: `/${prefix}/{${item}}/revisions/{revision}/restore`,
+      path: `/${group}/{${item}}/revisions/{revision}/restore`,
       access: { bot: 'write' },
       request: { path: schemas.revisionPath, headers: ['IfMatch'] },
-      summary: `Make the content of ${noun} that of a revision (a new revision, RESTORED)`,
+      summary: `Make the content of ${noun.the} that of a revision (a new revision, RESTORED)`,
       responses: [agentRead('The content restored, with its new ETag')],
     }),
   };
 }
 
 export const supervisorsApi = {
-  list: supervisor({
-    id: 'supervisors.list',
-    method: 'GET',
-    path: '/supervisors',
-    access: { bot: 'read' },
-    request: { path: botPathSchema, query: listQuerySchema },
-    summary: 'List supervisors of a bot',
-    responses: [{ status: 200, description: 'A page of supervisors (1-based)', json: agentPageSchema }],
-  }),
+  list: listOf('supervisors'),
   default: supervisor({
     id: 'supervisors.default',
     method: 'GET',
@@ -91,24 +131,12 @@ export const supervisorsApi = {
     summary: 'The default supervisor of the bot',
     responses: [agentRead('The supervisor')],
   }),
-  get: supervisor({
-    id: 'supervisors.get',
-    method: 'GET',
-    path: '/supervisors/{supervisorUUID}',
-    access: { bot: 'read' },
-    request: { path: supervisorPathSchema },
-    summary: 'Read a supervisor',
-    responses: [agentRead('The supervisor')],
-  }),
-  update: supervisor({
-    id: 'supervisors.update',
-    method: 'PUT',
-    path: '/supervisors/{supervisorUUID}',
-    access: { bot: 'write' },
-    request: { path: supervisorPathSchema, body: supervisorUpdateSchema, headers: ['IfMatch'] },
-    summary: 'Update a supervisor',
-    responses: [agentRead('The supervisor, updated')],
-    example: {
+  ...itemOperations(
+    'supervisors',
+    'supervisorUUID',
+    { a: 'a supervisor', the: 'the supervisor' },
+    { path: supervisorPathSchema, revisionPath: supervisorRevisionPathSchema, update: supervisorUpdateSchema },
+    {
       persona: { uuid: persona },
       instructions: 'Route each question to the agent whose role fits it; answer greetings yourself.',
       guardrails: 'Stay on the topics of Acme products.',
@@ -116,23 +144,11 @@ export const supervisorsApi = {
       tags: [{ uuid: tag, name: '#support' }],
       parameters,
     },
-  }),
-  ...revisionOperations(supervisor, 'supervisors', 'supervisorUUID', 'the supervisor', {
-    path: supervisorPathSchema,
-    revisionPath: supervisorRevisionPathSchema,
-  }),
+  ),
 };
 
 export const agentsApi = {
-  list: agents({
-    id: 'agents.list',
-    method: 'GET',
-    path: '/agents',
-    access: { bot: 'read' },
-    request: { path: botPathSchema, query: listQuerySchema },
-    summary: 'List agents of a bot',
-    responses: [{ status: 200, description: 'A page of agents (1-based)', json: agentPageSchema }],
-  }),
+  list: listOf('agents'),
   quicksearch: agents({
     id: 'agents.quicksearch',
     method: 'GET',
@@ -153,24 +169,11 @@ export const agentsApi = {
     responses: [{ ...agentRead('The agent created', 201), headers: ['ETag', 'Idempotent-Replayed'] }],
     example: { ...agent, constraints: [{ value: 'Refer refunds over 500 EUR to a person.' }] },
   }),
-  get: agents({
-    id: 'agents.get',
-    method: 'GET',
-    path: '/agents/{agentUUID}',
-    access: { bot: 'read' },
-    request: { path: agentPathSchema },
-    summary: 'Read an agent',
-    responses: [agentRead('The agent')],
-  }),
-  update: agents({
-    id: 'agents.update',
-    method: 'PUT',
-    path: '/agents/{agentUUID}',
-    access: { bot: 'write' },
-    request: { path: agentPathSchema, body: agentUpdateSchema, headers: ['IfMatch'] },
-    summary: 'Update an agent',
-    responses: [agentRead('The agent, updated')],
-    example: { ...agent, constraints: [{ uuid: constraint, value: 'Refer refunds over 1000 EUR to a person.' }] },
-  }),
-  ...revisionOperations(agents, 'agents', 'agentUUID', 'the agent', { path: agentPathSchema, revisionPath: agentRevisionPathSchema }),
+  ...itemOperations(
+    'agents',
+    'agentUUID',
+    { a: 'an agent', the: 'the agent' },
+    { path: agentPathSchema, revisionPath: agentRevisionPathSchema, update: agentUpdateSchema },
+    { ...agent, constraints: [{ uuid: constraint, value: 'Refer refunds over 1000 EUR to a person.' }] },
+  ),
 };

@@ -3,7 +3,7 @@ import { accountPasswordSchema, accountSignInSchema, accountSignOutSchema } from
 import { discoverySchema, jwksSchema, tokenResponseSchema, userInfoSchema } from '../../app/auth/auth.responses';
 import { logoutRequestSchema, realmPathSchema, revocationRequestSchema, tokenRequestSchema } from '../../app/auth/auth.schemas';
 import { clientId, refreshToken } from './examples';
-import { operationsUnder, type Operation } from './operation';
+import { gatewayStatuses, operationsUnder, type Operation } from './operation';
 
 /**
  * The OpenID Connect provider of each realm (one per organization), shaped like Keycloak's, and the
@@ -13,10 +13,23 @@ import { operationsUnder, type Operation } from './operation';
 const realm = operationsUnder('auth', 'auth', '/auth/realms/{realm}');
 
 /** The errors of a public route that answers OAuth's body: its own 400 and 401, and the gateway's. */
-const oauthErrors = { oauth: true, only: [400, 401, 429, 500, 503] };
+const oauthErrors = { oauth: true, only: [400, 401, ...gatewayStatuses] };
 /** The errors of a public route that answers JSON: an unknown realm, and the gateway's. */
-const realmErrors = { only: [404, 429, 500, 503] };
+const realmErrors = { only: [404, ...gatewayStatuses] };
 const htmlPage = { mediaType: 'text/html', description: 'HTML' };
+
+/** A public JSON document of the realm, which clients may cache. */
+const realmDocument = <const I extends string, const P extends string, const J extends z.ZodType>(id: I, path: P, summary: string, answer: { description: string; json: J }) =>
+  realm({
+    id,
+    method: 'GET',
+    path,
+    access: 'public',
+    request: { path: realmPathSchema },
+    summary,
+    errors: realmErrors,
+    responses: [{ status: 200, description: answer.description, json: answer.json, headers: ['Cache-Control'] }],
+  });
 
 const userInfo = {
   method: 'GET',
@@ -24,18 +37,20 @@ const userInfo = {
   access: 'bearer',
   request: { path: realmPathSchema },
   summary: "The bearer token's user (OpenID Connect userinfo)",
-  errors: { oauth: true, only: [401, 429, 500, 503] },
+  errors: { oauth: true, only: [401, ...gatewayStatuses] },
   responses: [{ status: 200, description: 'Claims of the user', json: userInfoSchema, headers: ['Cache-Control'] }],
 } as const satisfies Omit<Operation, 'id' | 'group' | 'area'>;
 
+/** What a form posted to the realm declares besides its route: its words, errors and answers. */
+type FormDeclaration = Pick<Operation, 'summary' | 'errors' | 'responses' | 'example'>;
+
+/** A form posted to a public route of the realm, which the route reads itself (OAuth's way, or the account page's). */
+const realmForm = <const I extends string, const P extends string, const D extends FormDeclaration>(id: I, path: P, form: z.ZodType, declared: D) =>
+  realm({ id, method: 'POST', path, access: 'public', request: { path: realmPathSchema, form }, ...declared });
+
 /** A form of the account page: it answers the next page (or the same form with its error), never JSON. */
 const accountForm = <const I extends string, const P extends string>(id: I, path: P, summary: string, form: z.ZodType, example: unknown) =>
-  realm({
-    id,
-    method: 'POST',
-    path,
-    access: 'public',
-    request: { path: realmPathSchema, form },
+  realmForm(id, path, form, {
     summary,
     // 403: posted from another site (login CSRF).
     errors: { only: [403, ...realmErrors.only] },
@@ -49,56 +64,26 @@ const accountForm = <const I extends string, const P extends string>(id: I, path
 const ada = { username: 'ada@example.com', password: 'Analytical-1843' };
 
 export const authApi = {
-  token: realm({
-    id: 'auth.token',
-    method: 'POST',
-    path: '/protocol/openid-connect/token',
-    access: 'public',
-    request: { path: realmPathSchema, form: tokenRequestSchema },
+  token: realmForm('auth.token', '/protocol/openid-connect/token', tokenRequestSchema, {
     summary: 'Obtain or renew tokens (password and refresh_token grants)',
     errors: oauthErrors,
     responses: [{ status: 200, description: 'Tokens', json: tokenResponseSchema, headers: ['Cache-Control', 'Pragma'] }],
     example: { grant_type: 'password', client_id: clientId, ...ada, scope: 'openid' },
   }),
-  certs: realm({
-    id: 'auth.certs',
-    method: 'GET',
-    path: '/protocol/openid-connect/certs',
-    access: 'public',
-    request: { path: realmPathSchema },
-    summary: "The realm's JSON Web Key Set",
-    errors: realmErrors,
-    responses: [{ status: 200, description: 'The public keys that verify access tokens', json: jwksSchema, headers: ['Cache-Control'] }],
-  }),
-  discovery: realm({
-    id: 'auth.discovery',
-    method: 'GET',
-    path: '/.well-known/openid-configuration',
-    access: 'public',
-    request: { path: realmPathSchema },
-    summary: "The realm's OpenID Connect discovery document",
-    errors: realmErrors,
-    responses: [{ status: 200, description: 'The OpenID configuration', json: discoverySchema, headers: ['Cache-Control'] }],
+  certs: realmDocument('auth.certs', '/protocol/openid-connect/certs', "The realm's JSON Web Key Set", { description: 'The public keys that verify access tokens', json: jwksSchema }),
+  discovery: realmDocument('auth.discovery', '/.well-known/openid-configuration', "The realm's OpenID Connect discovery document", {
+    description: 'The OpenID configuration',
+    json: discoverySchema,
   }),
   userinfo: realm({ id: 'auth.userinfo', ...userInfo }),
   userinfoPost: realm({ id: 'auth.userinfoPost', ...userInfo, method: 'POST', summary: `${userInfo.summary}, by POST` }),
-  revoke: realm({
-    id: 'auth.revoke',
-    method: 'POST',
-    path: '/protocol/openid-connect/revoke',
-    access: 'public',
-    request: { path: realmPathSchema, form: revocationRequestSchema },
+  revoke: realmForm('auth.revoke', '/protocol/openid-connect/revoke', revocationRequestSchema, {
     summary: 'Revoke a token (RFC 7009): ends its session',
     errors: oauthErrors,
     responses: [{ status: 200, description: 'Revoked, or a token unknown here (the same answer)', headers: ['Cache-Control'] }],
     example: { client_id: clientId, token: refreshToken, token_type_hint: 'refresh_token' },
   }),
-  logout: realm({
-    id: 'auth.logout',
-    method: 'POST',
-    path: '/protocol/openid-connect/logout',
-    access: 'public',
-    request: { path: realmPathSchema, form: logoutRequestSchema },
+  logout: realmForm('auth.logout', '/protocol/openid-connect/logout', logoutRequestSchema, {
     summary: "End the refresh token's session (Keycloak's logout)",
     errors: oauthErrors,
     responses: [{ status: 204, description: 'Signed out', headers: ['Cache-Control'] }],

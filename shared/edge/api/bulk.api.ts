@@ -19,8 +19,8 @@ import { bulkCreateExampleFile, bulkPermissionsExampleFile, environment, otherBo
 import { operationsUnder, type Outcome } from './operation';
 import { MULTIPART_MAX_BYTES, bulkPermissionLimits } from '../../app/bulk/bulk.limits';
 
-/** Bulk operations on users (docs/api/bulk.md): the HTTP side; the `bulk-worker` function does the work. */
-const bulk = operationsUnder('bulk', 'user', '/org/{orgUUID}');
+/** Bulk operations on users (docs/api/bulk.md): the HTTP side; the `bulk-worker` function does the work. ADMIN only. */
+const bulk = operationsUnder('bulk', 'user', '/org/{orgUUID}', { access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' } });
 
 const jobAccepted = { status: 202 as const, description: 'The job, queued; poll it at Location', json: bulkJobSchema, headers: ['Location'] } satisfies Outcome;
 const itemErrors = { status: 200 as const, description: 'The bulk error list: one entry per item not processed', json: z.array(itemErrorSchema) } satisfies Outcome;
@@ -30,7 +30,6 @@ export const bulkApi = {
     id: 'bulk.create',
     method: 'POST',
     path: '/users/bulk-create',
-    access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' },
     request: {
       path: orgPathSchema,
       query: dryRunQuerySchema,
@@ -51,7 +50,6 @@ export const bulkApi = {
     id: 'bulk.upload',
     method: 'POST',
     path: '/users/bulk-uploads',
-    access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' },
     request: { path: orgPathSchema, query: dryRunQuerySchema, headers: ['Language'] },
     summary: 'Start a bulk-create job whose file is uploaded with a presigned POST',
     description: bulkUploadDescription,
@@ -61,7 +59,6 @@ export const bulkApi = {
     id: 'bulk.job',
     method: 'GET',
     path: '/users/bulk-jobs/{jobId}',
-    access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' },
     request: { path: jobPathSchema },
     summary: 'Read a bulk-create job',
     responses: [{ status: 200, description: 'The job', json: bulkJobSchema }],
@@ -70,7 +67,6 @@ export const bulkApi = {
     id: 'bulk.failedRows',
     method: 'GET',
     path: '/users/bulk-jobs/{jobId}/failed-rows',
-    access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' },
     request: { path: jobPathSchema },
     summary: "The job's failed rows as CSV",
     responses: [
@@ -86,7 +82,6 @@ export const bulkApi = {
     id: 'bulk.retry',
     method: 'POST',
     path: '/users/bulk-jobs/{jobId}/retry',
-    access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' },
     request: { path: jobPathSchema },
     summary: 'Run a failed job again',
     responses: [jobAccepted],
@@ -95,7 +90,6 @@ export const bulkApi = {
     id: 'bulk.welcomes',
     method: 'POST',
     path: '/users/bulk-jobs/{jobId}/welcomes',
-    access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' },
     request: { path: jobPathSchema },
     summary: 'Send again the welcome e-mails SES did not accept',
     responses: [jobAccepted],
@@ -104,7 +98,6 @@ export const bulkApi = {
     id: 'bulk.delete',
     method: 'DELETE',
     path: '/users/bulk-delete',
-    access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' },
     request: { path: orgPathSchema, query: dryRunQuerySchema, body: bulkDeleteBodySchema },
     summary: 'Delete users by e-mail',
     description: bulkDeleteDescription,
@@ -115,7 +108,6 @@ export const bulkApi = {
     id: 'bulk.grant',
     method: 'POST',
     path: '/users/bulk-permissions',
-    access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' },
     request: { path: orgPathSchema, query: dryRunQuerySchema, body: filePartSchema, multipart: { maxFileBytes: bulkPermissionLimits.maxBytes } },
     summary: 'Grant permissions from a CSV file',
     description: bulkGrantDescription,
@@ -127,7 +119,6 @@ export const bulkApi = {
     id: 'bulk.revoke',
     method: 'DELETE',
     path: '/users/bulk-permissions',
-    access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' },
     request: { path: orgPathSchema, query: dryRunQuerySchema, body: revocationsBodySchema },
     summary: 'Revoke permissions',
     description: bulkRevokeDescription,

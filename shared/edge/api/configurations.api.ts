@@ -5,14 +5,13 @@ import { bot } from './examples';
 import { operationsUnder } from './operation';
 
 /** The caller's own configuration values (docs/api/configurations.md); the path's organization is not used. */
-const configurations = operationsUnder('configurations', 'user', '/org/{orgUUID}');
+const configurations = operationsUnder('configurations', 'user', '/org/{orgUUID}', { access: { own: 'entries' } });
 
 export const configurationsApi = {
   save: configurations({
     id: 'configurations.save',
     method: 'POST',
     path: '/configurations',
-    access: { own: 'entries' },
     request: { body: saveConfigurationSchema },
     summary: 'Save a configuration value of the caller',
     responses: [{ status: 200, description: 'The entry', json: configurationSchema }],
@@ -22,7 +21,6 @@ export const configurationsApi = {
     id: 'configurations.list',
     method: 'GET',
     path: '/configurations',
-    access: { own: 'entries' },
     summary: "The caller's configuration values",
     responses: [{ status: 200, description: 'Every entry', json: z.array(configurationSchema) }],
   }),
@@ -30,7 +28,6 @@ export const configurationsApi = {
     id: 'configurations.has',
     method: 'GET',
     path: '/configurations/userHasConf',
-    access: { own: 'entries' },
     request: { query: configurationKeyQuerySchema },
     summary: 'Whether the caller has a value for a key',
     responses: [{ status: 200, description: 'Whether it exists', json: z.boolean() }],
@@ -39,7 +36,6 @@ export const configurationsApi = {
     id: 'configurations.listOfBot',
     method: 'GET',
     path: '/configurations/{botUUID}',
-    access: { own: 'entries' },
     request: { path: configurationBotPathSchema },
     summary: "The caller's configuration values for one bot",
     responses: [{ status: 200, description: 'Every bot-specific entry', json: z.array(configurationSchema) }],
@@ -48,7 +44,6 @@ export const configurationsApi = {
     id: 'configurations.hasOfBot',
     method: 'GET',
     path: '/configurations/{botUUID}/userHasConf',
-    access: { own: 'entries' },
     request: { path: configurationBotPathSchema, query: configurationKeyQuerySchema },
     summary: 'Whether the caller has a bot-specific value for a key',
     responses: [{ status: 200, description: 'Whether it exists', json: z.boolean() }],

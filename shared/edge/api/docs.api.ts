@@ -1,30 +1,26 @@
 import * as z from 'zod';
 import { realmQuerySchema } from '../../app/auth/auth.schemas';
-import { operationsUnder } from './operation';
+import { gatewayStatuses, operationsUnder } from './operation';
 
 /** The API's own description and its interactive reference, public like the OpenID discovery. */
-const docs = operationsUnder('docs', 'root', '');
+const docs = operationsUnder('docs', 'root', '', { access: 'public' });
 
-/** The errors of a public route with nothing to look up: only the gateway's. */
-const publicErrors = [429, 500, 503];
 /** The errors of the reference's page and document: a `realm` that is no organization name, and the gateway's. */
-const realmQueryErrors = { only: [422, ...publicErrors] };
+const realmQueryErrors = { only: [422, ...gatewayStatuses] };
 
 export const docsApi = {
   root: docs({
     id: 'docs.root',
     method: 'GET',
     path: '/',
-    access: 'public',
     summary: "The API's root address: the interactive reference",
-    errors: { only: publicErrors, anyOther: true },
+    errors: { only: gatewayStatuses, anyOther: true },
     responses: [{ status: 302, description: 'See the reference, at `/docs`', headers: ['Location'] }],
   }),
   openapi: docs({
     id: 'docs.openapi',
     method: 'GET',
     path: '/openapi.json',
-    access: 'public',
     request: { query: realmQuerySchema },
     summary: 'This document (OpenAPI 3.1)',
     description: 'With `realm`, its OAuth2 password flow signs in to that organization; without, it offers the bearer token only.',
@@ -42,7 +38,6 @@ export const docsApi = {
     id: 'docs.ui',
     method: 'GET',
     path: '/docs',
-    access: 'public',
     request: { query: realmQuerySchema },
     summary: 'The interactive API reference (Swagger UI, served with the API)',
     description: "With `realm`, its Authorize button signs in to that organization with an e-mail and password; the page's Organization field sets it.",
@@ -53,10 +48,9 @@ export const docsApi = {
     id: 'docs.asset',
     method: 'GET',
     path: '/docs/{asset}',
-    access: 'public',
     request: { path: z.object({ asset: z.string() }) },
     summary: 'A file of the interactive reference (its script, style sheet or initializer)',
-    errors: { only: [404, ...publicErrors] },
+    errors: { only: [404, ...gatewayStatuses] },
     responses: [{ status: 200, description: 'The file', text: { mediaType: '*/*', description: 'JavaScript, CSS or PNG' }, headers: ['Cache-Control'] }],
   }),
 };

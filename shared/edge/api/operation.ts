@@ -96,11 +96,32 @@ export interface Operation {
 export const operation = <const O extends Operation>(definition: O): O => definition;
 
 /** The operations of one group in one area, their paths under a common prefix (an organization, a bot, a realm). */
-export function operationsUnder<const G extends ResourceGroup, const A extends Area>(group: G, area: A, prefix: string) {
-  return <const O extends Omit<Operation, 'group' | 'area'>>(definition: O): O & { group: G; area: A } => ({
-    ...definition,
-    group,
-    area,
-    path: `${prefix}${definition.path}`,
-  });
+export function operationsUnder<const G extends ResourceGroup, const A extends Area>(group: G, area: A, prefix: string): Declarer<G, A, object>;
+/** The same, every one of them called with `shared.access`: a group whose operations all take one access states it once. */
+export function operationsUnder<const G extends ResourceGroup, const A extends Area, const S extends { access: Access }>(group: G, area: A, prefix: string, shared: S): Declarer<G, A, S>;
+export function operationsUnder(group: ResourceGroup, area: Area, prefix: string, shared: { access?: Access } = {}) {
+  return (definition: Omit<Operation, 'group' | 'area'>) => ({ ...shared, ...definition, group, area, path: `${prefix}${definition.path}` });
+}
+
+/** Declares an operation of one group: what the group's declarer does not supply (`S`), and keeps its types for the handler that binds it. */
+export type Declarer<G extends ResourceGroup, A extends Area, S extends object> = <const O extends Omit<Operation, 'group' | 'area' | keyof S>>(definition: O) => S & O & { group: G; area: A };
+
+/** The gateway's errors, which any route may answer whatever it does: throttling (429), an internal error (500), unavailable (503). */
+export const gatewayStatuses = [429, 500, 503];
+
+/** A listing's answer: a Page of `items`, `number` counting from `base`, and what else its description says. */
+export interface PageAnswer<P extends z.ZodType> {
+  items: string;
+  schema: P;
+  base: 0 | 1;
+  note?: string;
+}
+
+/**
+ * A GET answering one page of a listing (docs/api/README.md#pages), by its page query: its one answer,
+ * 200 with the Page schema, is described the same way for every listing.
+ */
+export function listing<const O extends Omit<Operation, 'group' | 'area' | 'method' | 'responses' | 'access'> & Partial<Pick<Operation, 'access'>>, const P extends z.ZodType>({ page, ...definition }: O & { page: PageAnswer<P> }) {
+  const description = `A page of ${page.items} (${page.base}-based)${page.note ? `; ${page.note}` : ''}`;
+  return { ...definition, method: 'GET' as const, responses: [{ status: 200 as const, description, json: page.schema }] };
 }

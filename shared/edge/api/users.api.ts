@@ -12,7 +12,7 @@ import {
   userPathSchema,
 } from '../../domain/users/user.schemas';
 import { bot, environment, otherBot } from './examples';
-import { operationsUnder } from './operation';
+import { listing, operationsUnder, type Outcome, type ResponseHeader } from './operation';
 
 /**
  * Users of one organization (docs/api/users.md), Keycloak's attack detection for one of them, and the
@@ -20,6 +20,9 @@ import { operationsUnder } from './operation';
  * `{userId}` in API Gateway, in middy's router and in the local gateway alike.
  */
 const user = operationsUnder('users', 'user', '/org/{orgUUID}');
+
+/** A user as the API answers it. */
+const userAnswer = (description: string, headers?: ResponseHeader[]) => ({ status: 200 as const, description, json: userSchema, ...(headers ? { headers } : {}) }) satisfies Outcome;
 
 const alan = { name: 'Alan Turing', email: 'alan@example.com', company: 'Acme Support' };
 
@@ -31,17 +34,18 @@ export const usersApi = {
     access: { org: 'member' },
     request: { path: orgPathSchema },
     summary: 'The user the bearer token belongs to',
-    responses: [{ status: 200, description: 'The user', json: userSchema }],
+    responses: [userAnswer('The user')],
   }),
-  list: user({
-    id: 'users.list',
-    method: 'GET',
-    path: '/users',
-    access: { org: 'admin' },
-    request: { path: orgPathSchema, query: userListQuerySchema },
-    summary: 'List users of the organization',
-    responses: [{ status: 200, description: 'A page of users (0-based)', json: userPageSchema }],
-  }),
+  list: user(
+    listing({
+      id: 'users.list',
+      path: '/users',
+      access: { org: 'admin' },
+      request: { path: orgPathSchema, query: userListQuerySchema },
+      summary: 'List users of the organization',
+      page: { items: 'users', schema: userPageSchema, base: 0 },
+    }),
+  ),
   quicksearch: user({
     id: 'users.quicksearch',
     method: 'GET',
@@ -59,7 +63,7 @@ export const usersApi = {
     request: { path: orgPathSchema, body: createUserSchema, headers: ['Language', 'IdempotencyKey'] },
     summary: 'Create a user and send the welcome e-mail',
     description: 'Idempotent with `Idempotency-Key`: a replay creates no second user and sends no second e-mail.',
-    responses: [{ status: 200, description: 'The user created', json: userSchema, headers: ['Idempotent-Replayed'] }],
+    responses: [userAnswer('The user created', ['Idempotent-Replayed'])],
     example: { ...alan, password: 'Enigma-1912', confirmPassword: 'Enigma-1912', role: 'EDITOR', permissions: [{ environmentUuid: environment, botUuid: bot }] },
   }),
   activate: user({
@@ -70,7 +74,7 @@ export const usersApi = {
     request: { path: orgPathSchema, body: activateUserSchema, headers: ['Language', 'IdempotencyKey'] },
     summary: 'Reactivate a deleted user (named by e-mail)',
     description: 'Idempotent with `Idempotency-Key`: a replay sends no second e-mail.',
-    responses: [{ status: 200, description: 'The user, active again', json: userSchema, headers: ['Idempotent-Replayed'] }],
+    responses: [userAnswer('The user, active again', ['Idempotent-Replayed'])],
     example: { email: alan.email, role: 'VIEWER', permissions: [{ environmentUuid: environment, botUuid: bot }] },
   }),
   get: user({
@@ -80,7 +84,7 @@ export const usersApi = {
     access: { user: 'read' },
     request: { path: userPathSchema },
     summary: 'Read a user',
-    responses: [{ status: 200, description: 'The user', json: userSchema }],
+    responses: [userAnswer('The user')],
   }),
   update: user({
     id: 'users.update',
@@ -89,7 +93,7 @@ export const usersApi = {
     access: { user: 'update' },
     request: { path: userPathSchema, body: updateUserSchema },
     summary: 'Update a user',
-    responses: [{ status: 200, description: 'The user, updated', json: userSchema }],
+    responses: [userAnswer('The user, updated')],
     example: {
       ...alan,
       role: 'EDITOR',
@@ -127,17 +131,18 @@ export const usersApi = {
     summary: "Clear the user's failed sign-ins and lock",
     responses: [{ status: 204, description: 'Cleared' }],
   }),
-  auditEvents: user({
-    id: 'users.auditEvents',
-    method: 'GET',
-    path: '/audit-events',
-    access: { org: 'admin', because: 'Only an ADMIN reads audit events' },
-    request: { path: orgPathSchema, query: auditEventsQuerySchema },
-    summary: "The organization's audit events (ADMIN only)",
-    description:
-      'Who changed what, when, in which request: newest first, filtered by `actor`, `resourceType`, `resourceUuid` and the inclusive ' +
-      'time range `from`–`to` (all combined). Events are kept for the configured retention (400 days by default). A request reads ' +
-      'every event of its time range (of one resource with `resourceUuid`): give `from`/`to` or `resourceUuid` on large organizations.',
-    responses: [{ status: 200, description: 'A page of audit events (0-based)', json: auditEventPageSchema }],
-  }),
+  auditEvents: user(
+    listing({
+      id: 'users.auditEvents',
+      path: '/audit-events',
+      access: { org: 'admin', because: 'Only an ADMIN reads audit events' },
+      request: { path: orgPathSchema, query: auditEventsQuerySchema },
+      summary: "The organization's audit events (ADMIN only)",
+      description:
+        'Who changed what, when, in which request: newest first, filtered by `actor`, `resourceType`, `resourceUuid` and the inclusive ' +
+        'time range `from`–`to` (all combined). Events are kept for the configured retention (400 days by default). A request reads ' +
+        'every event of its time range (of one resource with `resourceUuid`): give `from`/`to` or `resourceUuid` on large organizations.',
+      page: { items: 'audit events', schema: auditEventPageSchema, base: 0 },
+    }),
+  ),
 };

@@ -10,7 +10,7 @@ import { operationsUnder, type ErrorStatuses, type Outcome } from './operation';
  * An organization's webhook subscriptions to its change events (docs/api/events.md#webhooks), ADMIN
  * only; served by the `users` function, beside the organization's audit trail they deliver.
  */
-const webhook = operationsUnder('users', 'user', '/org/{orgUUID}');
+const webhook = operationsUnder('users', 'user', '/org/{orgUUID}', { access: { org: 'admin' } });
 
 const example = {
   url: 'https://hooks.example.com/agent-platform',
@@ -40,7 +40,6 @@ export const webhooksApi = {
     id: 'webhooks.create',
     method: 'POST',
     path: '/webhooks',
-    access: { org: 'admin' },
     request: { path: orgPathSchema, body: webhookBodySchema },
     summary: 'Subscribe a URL to change events (ADMIN only)',
     description: `An https URL of a public host (at most 2,048 characters), the event types wanted (the events' \`type\`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. ${secretNote}`,
@@ -51,7 +50,6 @@ export const webhooksApi = {
     id: 'webhooks.list',
     method: 'GET',
     path: '/webhooks',
-    access: { org: 'admin' },
     request: { path: orgPathSchema },
     summary: "The organization's webhook subscriptions (ADMIN only)",
     responses: [{ status: 200, description: 'Every subscription (at most 20)', json: z.array(webhookSchema) }],
@@ -60,7 +58,6 @@ export const webhooksApi = {
     id: 'webhooks.get',
     method: 'GET',
     path: '/webhooks/{webhookId}',
-    access: { org: 'admin' },
     request: { path: webhookPathSchema },
     summary: 'A webhook subscription, with why it was disabled if it was (ADMIN only)',
     responses: [{ status: 200, description: 'The subscription', json: webhookSchema }],
@@ -69,7 +66,6 @@ export const webhooksApi = {
     id: 'webhooks.update',
     method: 'PUT',
     path: '/webhooks/{webhookId}',
-    access: { org: 'admin' },
     request: { path: webhookPathSchema, body: webhookBodySchema },
     summary: 'Replace a webhook subscription (ADMIN only)',
     description: 'Every field is replaced; `enabled: true` on a disabled subscription starts it afresh.',
@@ -80,7 +76,6 @@ export const webhooksApi = {
     id: 'webhooks.delete',
     method: 'DELETE',
     path: '/webhooks/{webhookId}',
-    access: { org: 'admin' },
     request: { path: webhookPathSchema },
     summary: 'Delete a webhook subscription (ADMIN only)',
     responses: [{ status: 204, description: 'Deleted; its pending deliveries are dropped' }],
@@ -89,7 +84,6 @@ export const webhooksApi = {
     id: 'webhooks.rotate',
     method: 'POST',
     path: '/webhooks/{webhookId}/rotate',
-    access: { org: 'admin' },
     request: { path: webhookPathSchema },
     summary: "Rotate a subscription's signing secret (ADMIN only)",
     description: `The old secret keeps signing beside the new one for 24 hours. ${secretNote}`,
@@ -99,7 +93,6 @@ export const webhooksApi = {
     id: 'webhooks.deliveries',
     method: 'GET',
     path: '/webhooks/{webhookId}/deliveries',
-    access: { org: 'admin' },
     request: { path: webhookPathSchema, query: deliveriesQuerySchema },
     summary: "A subscription's newest delivery attempts (ADMIN only)",
     responses: [{ status: 200, description: 'The newest attempts first (kept 30 days)', json: z.array(deliveryAttemptSchema) }],
@@ -108,7 +101,6 @@ export const webhooksApi = {
     id: 'webhooks.redeliver',
     method: 'POST',
     path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
-    access: { org: 'admin' },
     request: { path: deliveryPathSchema },
     summary: "Send a delivery's event again (ADMIN only)",
     description: `The same event with the same \`webhook-id\`, as a delivery of its own. ${limitsNote}`,
@@ -119,7 +111,6 @@ export const webhooksApi = {
     id: 'webhooks.test',
     method: 'POST',
     path: '/webhooks/{webhookId}/test',
-    access: { org: 'admin' },
     request: { path: webhookPathSchema },
     summary: 'Send a ping event to a subscription (ADMIN only)',
     description: limitsNote,
