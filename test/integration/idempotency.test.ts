@@ -9,20 +9,7 @@ import { csvOf, rowFor, uploadCsv, type BulkErrorDto } from '../support/bulk-hel
 import { expectError } from '../support/error-body';
 import { userArea } from '../support/stack';
 import type { ApiResponse } from '../support/http-client';
-import {
-  createBody,
-  createViaApi,
-  deleteViaApi,
-  freshOrganization,
-  grantsFor,
-  listAllUsers,
-  mailsTo,
-  member,
-  readUser,
-  uniqueEmail,
-  type TestOrg,
-  type UserDto,
-} from '../support/user-helpers';
+import { createViaApi, deleteViaApi, grantsFor, mailsTo, member, newUser, ownOrganization, readUser, uniqueEmail, usersWithEmail, type UserDto } from '../support/user-helpers';
 
 /**
  * `Idempotency-Key` on `POST /users`, `PUT /users/activate`, `POST …/agents` and
@@ -31,22 +18,12 @@ import {
  * calling user's, and error answers are not kept.
  */
 
-let org: TestOrg;
-
-beforeAll(async () => {
-  org = await freshOrganization();
-});
+const org = ownOrganization();
 
 const key = () => `key-${randomUUID()}`;
 const withKey = (value: string, headers: Record<string, string> = {}) => ({ 'Idempotency-Key': value, ...headers });
 const createUser = (body: unknown, idempotencyKey?: string, client = org.admin.api) =>
   client.post(org.url(), body, idempotencyKey === undefined ? undefined : withKey(idempotencyKey));
-
-/** The users of the organization with this e-mail (deleted ones too). */
-async function usersWithEmail(email: string): Promise<UserDto[]> {
-  const all = await listAllUsers(org.admin.api, org, `&searchTerms=${encodeURIComponent(email)}&status=ALL`);
-  return all.filter((user) => user.email.toLowerCase() === email.toLowerCase());
-}
 
 /** The headers a route sets (the chain's own, such as the request id, differ on every answer). */
 function routeHeaders(response: ApiResponse): Record<string, string> {
@@ -65,7 +42,7 @@ function expectReplay(first: ApiResponse, second: ApiResponse): void {
 
 describe('POST /users with Idempotency-Key', () => {
   test('the same key and request replays the first answer: one user, one welcome e-mail', async () => {
-    const body = createBody(org);
+    const body = newUser(org);
     const idempotencyKey = key();
 
     const first = await createUser(body, idempotencyKey);
@@ -73,12 +50,12 @@ describe('POST /users with Idempotency-Key', () => {
 
     expect(first.status).toBe(200);
     expectReplay(first, second);
-    expect((await usersWithEmail(body.email as string)).map((user) => user.uuid)).toEqual([first.body.uuid]);
-    expect(await mailsTo(body.email as string)).toHaveLength(1);
+    expect((await usersWithEmail(org, body.email)).map((user) => user.uuid)).toEqual([first.body.uuid]);
+    expect(await mailsTo(body.email)).toHaveLength(1);
   });
 
   test('the same JSON with other key order and spacing is the same request', async () => {
-    const body = createBody(org);
+    const body = newUser(org);
     const idempotencyKey = key();
     const reordered = JSON.stringify(Object.fromEntries(Object.entries(body).reverse()), null, 2);
 
@@ -90,23 +67,23 @@ describe('POST /users with Idempotency-Key', () => {
 
   test('the same key with another body is a 422 IDEMPOTENCY_KEY_REUSED, and nothing is created', async () => {
     const idempotencyKey = key();
-    const first = await createUser(createBody(org), idempotencyKey);
-    const other = createBody(org);
+    const first = await createUser(newUser(org), idempotencyKey);
+    const other = newUser(org);
 
     const reused = await createUser(other, idempotencyKey);
 
     expect(first.status).toBe(200);
     expectError(reused, 422, 'IDEMPOTENCY_KEY_REUSED');
     expect(reused.headers.get('idempotent-replayed')).toBeNull();
-    expect(await usersWithEmail(other.email as string)).toEqual([]);
-    expect(await mailsTo(other.email as string)).toEqual([]);
+    expect(await usersWithEmail(org, other.email)).toEqual([]);
+    expect(await mailsTo(other.email)).toEqual([]);
   });
 
   test('the same key on another route (method and path) is a 422 IDEMPOTENCY_KEY_REUSED', async () => {
     const idempotencyKey = key();
     const user = await createViaApi(org);
     await deleteViaApi(org, user.uuid);
-    const body = createBody(org);
+    const body = newUser(org);
     expect((await createUser(body, idempotencyKey)).status).toBe(200);
 
     const reused = await org.admin.api.put(org.url('/activate'), { email: user.email }, withKey(idempotencyKey));
@@ -118,8 +95,8 @@ describe('POST /users with Idempotency-Key', () => {
   test("a key is the calling user's: another ADMIN with the same key gets an answer of its own", async () => {
     const otherAdmin = await member(org, 'ADMIN');
     const idempotencyKey = key();
-    const mine = createBody(org);
-    const theirs = createBody(org);
+    const mine = newUser(org);
+    const theirs = newUser(org);
 
     const first = await createUser(mine, idempotencyKey);
     const second = await createUser(theirs, idempotencyKey, otherAdmin.api);
@@ -131,11 +108,11 @@ describe('POST /users with Idempotency-Key', () => {
     expect(second.body.email).toBe(theirs.email);
     // The other user's key already answered a different request: not the first user's answer.
     expectError(sameBodyOtherUser, 422, 'IDEMPOTENCY_KEY_REUSED');
-    expect(await usersWithEmail(theirs.email as string)).toHaveLength(1);
+    expect(await usersWithEmail(org, theirs.email)).toHaveLength(1);
   });
 
   test('two requests racing with one key: one runs, the other is a 409 IDEMPOTENCY_IN_PROGRESS or a replay', async () => {
-    const body = createBody(org);
+    const body = newUser(org);
     const idempotencyKey = key();
 
     const answers = await Promise.all([createUser(body, idempotencyKey), createUser(body, idempotencyKey)]);
@@ -146,8 +123,8 @@ describe('POST /users with Idempotency-Key', () => {
       if (answer.status === 409) expectError(answer, 409, 'IDEMPOTENCY_IN_PROGRESS');
       else expectReplay(ran[0]!, answer);
     }
-    expect((await usersWithEmail(body.email as string)).map((user) => user.uuid)).toEqual([ran[0]!.body.uuid]);
-    expect(await mailsTo(body.email as string)).toHaveLength(1);
+    expect((await usersWithEmail(org, body.email)).map((user) => user.uuid)).toEqual([ran[0]!.body.uuid]);
+    expect(await mailsTo(body.email)).toHaveLength(1);
     // Once the first has answered, the key replays it.
     expectReplay(ran[0]!, await createUser(body, idempotencyKey));
   });
@@ -158,21 +135,21 @@ describe('POST /users with Idempotency-Key', () => {
     ['a tab', 'key\twith-tab'],
     ['a non-ASCII character', 'clé'],
   ])('a malformed key (%s) is a 422 naming Idempotency-Key, and nothing is created', async (_name, value) => {
-    const body = createBody(org);
+    const body = newUser(org);
 
     const response = await org.admin.api.post(org.url(), body, { 'Idempotency-Key': value });
 
     const error = expectError(response, 422, 'VALIDATION_FAILED');
     expect(error.details?.map((detail) => detail.fieldName)).toEqual(['Idempotency-Key']);
-    expect(await usersWithEmail(body.email as string)).toEqual([]);
+    expect(await usersWithEmail(org, body.email)).toEqual([]);
   });
 
   test('keys of 1 and of 255 printable characters are accepted', async () => {
     const longest = `${randomUUID()}${' !"#$%&()*+,-./:;<=>?@[\\]^_`{|}~'.repeat(8)}`.slice(0, 255);
 
     // Keys are the user's, and the organization (so its ADMIN) is the run's: no earlier run used 'x'.
-    const one = await createUser(createBody(org), 'x');
-    const long = await createUser(createBody(org), longest);
+    const one = await createUser(newUser(org), 'x');
+    const long = await createUser(newUser(org), longest);
 
     expect(longest).toHaveLength(255);
     expect(one.status).toBe(200);
@@ -180,19 +157,19 @@ describe('POST /users with Idempotency-Key', () => {
   });
 
   test('without a key nothing changes: two creates of distinct e-mails create two users', async () => {
-    const [first, second] = [createBody(org), createBody(org)];
+    const [first, second] = [newUser(org), newUser(org)];
 
     const answers = [await createUser(first), await createUser(second)];
 
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
     expect(answers.map((answer) => answer.headers.get('idempotent-replayed'))).toEqual([null, null]);
-    expect(await usersWithEmail(first.email as string)).toHaveLength(1);
-    expect(await usersWithEmail(second.email as string)).toHaveLength(1);
+    expect(await usersWithEmail(org, first.email)).toHaveLength(1);
+    expect(await usersWithEmail(org, second.email)).toHaveLength(1);
   });
 
   test('an error answer is not kept: the same key and request run again once the cause is gone', async () => {
     const env = keys.environment(org.orgUuid, org.inactiveEnv);
-    const body = createBody(org, { role: 'SUPERVISOR', permissions: [{ environmentUuid: org.inactiveEnv }] });
+    const body = newUser(org, { role: 'SUPERVISOR', permissions: [{ environmentUuid: org.inactiveEnv }] });
     const idempotencyKey = key();
 
     const refused = await createUser(body, idempotencyKey);
@@ -207,14 +184,14 @@ describe('POST /users with Idempotency-Key', () => {
     expect(refusedAgain.headers.get('idempotent-replayed')).toBeNull();
     expect(accepted.status).toBe(200);
     expect(accepted.headers.get('idempotent-replayed')).toBeNull();
-    expect(await usersWithEmail(body.email as string)).toHaveLength(1);
+    expect(await usersWithEmail(org, body.email)).toHaveLength(1);
   });
 
   test("the record sits in the user's partition and expires through the table's TTL after 24 hours", async () => {
     const idempotencyKey = key();
     const before = Math.floor(Date.now() / 1000);
 
-    expect((await createUser(createBody(org), idempotencyKey)).status).toBe(200);
+    expect((await createUser(newUser(org), idempotencyKey)).status).toBe(200);
 
     const records = await recordsOf(org.admin.uuid);
     const record = records.find((item) => Number(item.ttl) >= before + 24 * 3600);
@@ -224,7 +201,7 @@ describe('POST /users with Idempotency-Key', () => {
   });
 
   test('while the first request runs (its record in progress), the key is a 409 IDEMPOTENCY_IN_PROGRESS; once done, a replay', async () => {
-    const body = createBody(org);
+    const body = newUser(org);
     const idempotencyKey = key();
     const first = await createUser(body, idempotencyKey);
     const record = (await recordsOf(org.admin.uuid)).find((item) => JSON.stringify(item.data).includes(first.body.uuid))!;
@@ -243,7 +220,7 @@ describe('POST /users with Idempotency-Key', () => {
 
     expectError(running, 409, 'IDEMPOTENCY_IN_PROGRESS');
     expectReplay(first, done);
-    expect(await usersWithEmail(body.email as string)).toHaveLength(1);
+    expect(await usersWithEmail(org, body.email)).toHaveLength(1);
   });
 });
 
@@ -337,7 +314,7 @@ describe('POST /users/bulk-create with Idempotency-Key', () => {
     expectReplay(first, second);
     expectError(otherFile, 422, 'IDEMPOTENCY_KEY_REUSED');
     expectError(dryRun, 422, 'IDEMPOTENCY_KEY_REUSED');
-    expect(await usersWithEmail(email)).toHaveLength(1);
+    expect(await usersWithEmail(org, email)).toHaveLength(1);
     expect(await mailsTo(email)).toHaveLength(1);
     const jobId = first.headers.get('location')!.split('/').pop()!;
     expect(await getItem(keys.bulkJob(org.orgUuid, jobId))).toBeDefined();
@@ -376,7 +353,7 @@ async function asIfCrashedAfterCommit(userUuid: string, resourceUuid: string): P
 
 describe('a keyed request whose change committed just before a crash', () => {
   test('POST /users retried with the key answers the user it created, not EMAIL_TAKEN, and sends no second e-mail', async () => {
-    const body = createBody(org);
+    const body = newUser(org);
     const idempotencyKey = key();
     const first = await createUser(body, idempotencyKey);
     expect(first.status).toBe(200);
@@ -387,20 +364,20 @@ describe('a keyed request whose change committed just before a crash', () => {
 
     expectReplay(first, retried);
     expectReplay(first, again);
-    expect((await usersWithEmail(body.email as string)).map((user) => user.uuid)).toEqual([first.body.uuid]);
-    expect(await mailsTo(body.email as string)).toHaveLength(1);
+    expect((await usersWithEmail(org, body.email)).map((user) => user.uuid)).toEqual([first.body.uuid]);
+    expect(await mailsTo(body.email)).toHaveLength(1);
   });
 
   test('the key sent with another request after the crash is still a 422 IDEMPOTENCY_KEY_REUSED', async () => {
     const idempotencyKey = key();
-    const first = await createUser(createBody(org), idempotencyKey);
+    const first = await createUser(newUser(org), idempotencyKey);
     await asIfCrashedAfterCommit(org.admin.uuid, first.body.uuid);
-    const other = createBody(org);
+    const other = newUser(org);
 
     const reused = await createUser(other, idempotencyKey);
 
     expectError(reused, 422, 'IDEMPOTENCY_KEY_REUSED');
-    expect(await usersWithEmail(other.email as string)).toEqual([]);
+    expect(await usersWithEmail(org, other.email)).toEqual([]);
   });
 
   test('POST …/agents retried with the key answers the agent it created with its ETag: the bot has one agent', async () => {
@@ -422,7 +399,7 @@ describe('a keyed request whose change committed just before a crash', () => {
 describe('a replay is authorized like a new request', () => {
   test('an ADMIN demoted to VIEWER gets the 403 of a new request, not its keyed POST /users answer', async () => {
     const formerAdmin = await member(org, 'ADMIN');
-    const body = createBody(org);
+    const body = newUser(org);
     const idempotencyKey = key();
     expect((await createUser(body, idempotencyKey, formerAdmin.api)).status).toBe(200);
     const demote = await org.admin.api.put(org.url(`/${formerAdmin.uuid}`), {
@@ -434,7 +411,7 @@ describe('a replay is authorized like a new request', () => {
     expect(demote.status).toBe(200);
 
     const replayed = await createUser(body, idempotencyKey, formerAdmin.api);
-    const unkeyed = await createUser(createBody(org), undefined, formerAdmin.api);
+    const unkeyed = await createUser(newUser(org), undefined, formerAdmin.api);
 
     expectError(replayed, 403, 'FORBIDDEN');
     expect(replayed.headers.get('idempotent-replayed')).toBeNull();

@@ -9,9 +9,12 @@ import { es } from '../../shared/adapters/mail/locales/es';
 import { ja } from '../../shared/adapters/mail/locales/ja';
 import { pt } from '../../shared/adapters/mail/locales/pt';
 import type { Language } from '../../shared/adapters/mail/mail.templates';
+import { getEmailClaim } from '../../shared/domain/users/user.repository';
 import type { StandardErrorBody } from './error-body';
+import { answer, stackApiClient } from './api-client';
+import type { operations } from './generated/api-types';
 import { send, type ApiResponse } from './http-client';
-import type { ReceivedMail, TestOrg } from './user-helpers';
+import { listAllUsers, mailsTo, type ReceivedMail, type TestOrg } from './user-helpers';
 
 /** Helpers for the bulk operations: CSV files, the multipart upload, the job resource, staged jobs. */
 
@@ -85,6 +88,32 @@ export function getBulk<T = JobView>(org: TestOrg, url: string, token?: string |
   return send<T>(url, { method: 'GET', headers: authOf(org, token) });
 }
 
+type RevokeItems = operations['bulk.revoke']['requestBody']['content']['application/json'];
+type UploadHeader = NonNullable<operations['bulk.upload']['parameters']['header']>;
+
+/**
+ * The bulk routes of an organization that take JSON or no body, through the typed client, named by
+ * their operation ids: as its ADMIN, or as the holder of `token` (`null`: no token). The two that take
+ * a CSV file are `uploadCsv` and `grantRequest` (bulk-users-helpers.ts).
+ */
+export function bulkRoutes(org: Pick<TestOrg, 'orgUuid' | 'admin'>, token?: string | null) {
+  const client = token === undefined ? org.admin.client : stackApiClient(token ?? undefined);
+  const orgUUID = org.orgUuid;
+  const query = (dryRun: boolean | undefined) => (dryRun === undefined ? {} : { dryRun: dryRun ? ('true' as const) : ('false' as const) });
+  const job = (jobId: string) => ({ params: { path: { orgUUID, jobId } } });
+  return {
+    upload: (header: UploadHeader = {}) => answer(client.POST('/user-management/org/{orgUUID}/users/bulk-uploads', { params: { path: { orgUUID }, header } })),
+    job: (jobId: string) => answer(client.GET('/user-management/org/{orgUUID}/users/bulk-jobs/{jobId}', job(jobId))),
+    failedRows: (jobId: string) => answer(client.GET('/user-management/org/{orgUUID}/users/bulk-jobs/{jobId}/failed-rows', { ...job(jobId), parseAs: 'text' })),
+    retry: (jobId: string) => answer(client.POST('/user-management/org/{orgUUID}/users/bulk-jobs/{jobId}/retry', job(jobId))),
+    welcomes: (jobId: string) => answer(client.POST('/user-management/org/{orgUUID}/users/bulk-jobs/{jobId}/welcomes', job(jobId))),
+    delete: (emails: string[], dryRun?: boolean) =>
+      answer(client.DELETE('/user-management/org/{orgUUID}/users/bulk-delete', { params: { path: { orgUUID }, query: query(dryRun) }, body: emails })),
+    revoke: (items: RevokeItems, dryRun?: boolean) =>
+      answer(client.DELETE('/user-management/org/{orgUUID}/users/bulk-permissions', { params: { path: { orgUUID }, query: query(dryRun) }, body: items })),
+  };
+}
+
 /** Polls a job resource until it is done or failed; fails the test after `timeoutMs`. */
 export async function pollJob(org: TestOrg, location: string, timeoutMs = 20_000): Promise<{ view: JobView; seen: JobView['status'][] }> {
   const url = new URL(location, org.url()).toString();
@@ -105,6 +134,19 @@ export type NoUserCreatedBody = StandardErrorBody & { details: (BulkErrorDto & {
 
 /** The errors without their messages, for comparing what failed and why. */
 export const codesOf = (errors: BulkErrorDto[]) => errors.map(({ email, line, errorCode }) => ({ email, line, errorCode }));
+
+/** An entry of `codesOf`: the e-mail of the user that failed, the line at fault and the rule's code. */
+export const rule = (email: string, line: number, errorCode: string) => ({ email, line, errorCode });
+
+/** Nothing of these e-mails exists in the organization: no user (any status), no e-mail claim, no e-mail sent. */
+export async function expectNothingFor(org: TestOrg, emails: string[]): Promise<void> {
+  const users = await listAllUsers(org.admin.api, org, '&status=ALL');
+  expect(users.filter((user) => emails.includes(user.email))).toEqual([]);
+  for (const email of emails) {
+    expect(await getEmailClaim(org.orgUuid, email)).toBeUndefined();
+    expect(await mailsTo(email)).toEqual([]);
+  }
+}
 
 const copies: Record<Language, typeof en> = { en, es, ja, pt };
 

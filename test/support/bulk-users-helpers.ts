@@ -1,11 +1,13 @@
 import type { ItemError, Revocation } from '../../shared/app/bulk/bulk-users.service';
 import type { Permission } from '../../shared/domain/users/user.entities';
+import { TEST_PASSWORD } from './auth-helpers';
 import { agentsUrl } from './bot-helpers';
 import { authOf, csvOf } from './bulk-helpers';
 import { send } from './http-client';
-import { readUser, type Member, type TestOrg } from './user-helpers';
+import { stack } from './stack';
+import { deleteViaApi, member, readUser, signIn, type Member, type TestOrg } from './user-helpers';
 
-/** Helpers for bulk delete and the bulk permission routes: requests, permission files, bot access. */
+/** Helpers for bulk delete and the bulk permission routes: users granted places, requests, permission files, bot access. */
 
 /** One entry of these routes' error lists as the API answers it. */
 export type ItemErrorDto = ItemError;
@@ -21,7 +23,7 @@ const withDryRun = (url: string, dryRun: BulkCall['dryRun']) => (dryRun === unde
 export const bulkDeleteUrl = (org: TestOrg, dryRun?: BulkCall['dryRun']) => withDryRun(org.url('/bulk-delete'), dryRun);
 export const bulkPermissionsUrl = (org: TestOrg, dryRun?: BulkCall['dryRun']) => withDryRun(org.url('/bulk-permissions'), dryRun);
 
-/** A JSON request to a bulk route; a string body is sent as it is (for malformed JSON). */
+/** A JSON request to a bulk route, for bodies the OpenAPI document refuses; a string body is sent as it is (for malformed JSON). */
 export function sendJson<T = ItemErrorDto[]>(org: TestOrg, method: string, url: string, body: unknown, call: BulkCall = {}) {
   return send<T>(url, {
     method,
@@ -30,11 +32,11 @@ export function sendJson<T = ItemErrorDto[]>(org: TestOrg, method: string, url: 
   });
 }
 
-/** `DELETE /users/bulk-delete` with a list of e-mails. */
+/** `DELETE /users/bulk-delete` with any body, sent raw (`bulkRoutes(org).delete` sends a list of e-mails through the typed client). */
 export const deleteRequest = (org: TestOrg, emails: unknown, call: BulkCall = {}) =>
   sendJson(org, 'DELETE', bulkDeleteUrl(org, call.dryRun), emails, call);
 
-/** `DELETE /users/bulk-permissions` with a list of revocations. */
+/** `DELETE /users/bulk-permissions` with any body, sent raw (`bulkRoutes(org).revoke` sends a list of revocations through the typed client). */
 export const revokeRequest = (org: TestOrg, items: unknown, call: BulkCall = {}) =>
   sendJson(org, 'DELETE', bulkPermissionsUrl(org, call.dryRun), items, call);
 
@@ -61,7 +63,7 @@ export function grantRow(org: TestOrg, email: string, where: GrantPlace): Permis
 }
 
 /** The errors without their messages (each message is checked to say something), for comparing what failed and why. */
-export function codesOf(errors: ItemErrorDto[]): Omit<ItemErrorDto, 'message'>[] {
+export function codesOf<E extends { message: string }>(errors: E[]): Omit<E, 'message'>[] {
   return errors.map(({ message, ...rest }) => {
     expect(message).toEqual(expect.stringMatching(/\S/));
     return rest;
@@ -99,3 +101,20 @@ export const sortedGrants = (permissions: Permission[]) => [...permissions].sort
 
 /** A user's permissions as the ADMIN reads them, in `sortedGrants` order. */
 export const grantsOfUser = async (org: TestOrg, userUuid: string) => sortedGrants((await readUser(org, userUuid)).permissions);
+
+/** A signed-in user with a role, granted `places` (or the role's usual grant: bot A1, or environment A for a SUPERVISOR). */
+export const someone = (org: TestOrg, role: Member['role'], places?: GrantPlace[]) =>
+  member(org, role, places ? { permissions: places.map((p) => grantOf(org, p)) } : {});
+
+/** A VIEWER of the organization deleted through the single delete. */
+export async function deletedMember(org: TestOrg): Promise<Member> {
+  const user = await someone(org, 'VIEWER');
+  await deleteViaApi(org, user.uuid);
+  return user;
+}
+
+/** The status of a password grant with the member's password: 200 while it may sign in. */
+export const signInStatus = async (org: TestOrg, who: Member) => (await signIn(org.realm, who.email, TEST_PASSWORD)).status;
+
+/** The first seeded organization: another organization than the tests' own. */
+export const seededOrg = () => stack().orgs[0]!;

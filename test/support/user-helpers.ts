@@ -11,12 +11,14 @@ import type { MailContext } from '../../shared/domain/users/user-mail';
 import type { UserResponse } from '../../shared/domain/users/user.mapper';
 import type { Permission, Role } from '../../shared/domain/users/user.entities';
 import { registerUser } from '../../shared/domain/users/user-registration';
+import { answer, stackApiClient, type ApiClient } from './api-client';
 import { TEST_PASSWORD, type TokenBody } from './auth-helpers';
 import { deactivateBot, deactivateEnvironment, type PageDto } from './bot-helpers';
+import type { operations } from './generated/api-types';
 import { httpClient, type TokenSource } from './http-client';
 import { requestToken, stack, unique, userArea } from './stack';
 
-/** Helpers for the users routes: organizations of one's own, a typed client, the mailbox. */
+/** Helpers for the users routes: organizations of one's own, the routes through the typed client, the mailbox. */
 
 /** The User a client reads (docs/api/users.md#the-user). */
 export type UserDto = UserResponse;
@@ -65,7 +67,7 @@ export async function expectTemporaryPassword(realm: string, email: string, pass
   });
 }
 
-/** A member of a test organization: its record as created, its credentials and a signed-in client. */
+/** A member of a test organization: its record as created, its credentials and signed-in clients. */
 export interface Member {
   uuid: string;
   name: string;
@@ -74,8 +76,44 @@ export interface Member {
   role: Role;
   token: string;
   refreshToken: string;
+  /** Raw requests, for what the OpenAPI document refuses. */
   api: UsersApi;
+  /** The typed, contract-checked client. */
+  client: ApiClient;
 }
+
+type Json<Operation> = Operation extends { requestBody: { content: { 'application/json': infer Body } } } ? Body : never;
+type Header<Operation> = Operation extends { parameters: { header?: infer H } } ? NonNullable<H> : never;
+
+// Bodies and queries of the users routes as the OpenAPI document types them.
+export type NewUserBody = Json<operations['users.create']>;
+export type UserUpdateBody = Json<operations['users.update']>;
+export type ActivateBody = Json<operations['users.activate']>;
+export type UsersQuery = NonNullable<operations['users.list']['parameters']['query']>;
+export type QuicksearchQuery = operations['users.quicksearch']['parameters']['query'];
+
+/**
+ * The users routes of an organization through the typed client, named by their operation ids, as
+ * `who` (a member, or an access token): what the OpenAPI document allows, answered as the HTTP test
+ * client answers.
+ */
+export function usersRoutes(org: Pick<TestOrg, 'orgUuid'>, who: Pick<Member, 'client'> | string) {
+  const client = typeof who === 'string' ? stackApiClient(who) : who.client;
+  const orgUUID = org.orgUuid;
+  return {
+    list: (query: UsersQuery = {}) => answer(client.GET('/user-management/org/{orgUUID}/users', { params: { path: { orgUUID }, query } })),
+    quicksearch: (query: QuicksearchQuery) => answer(client.GET('/user-management/org/{orgUUID}/users/quicksearch', { params: { path: { orgUUID }, query } })),
+    create: (body: NewUserBody, header: Header<operations['users.create']> = {}) =>
+      answer(client.POST('/user-management/org/{orgUUID}/users', { params: { path: { orgUUID }, header }, body })),
+    get: (userId: string) => answer(client.GET('/user-management/org/{orgUUID}/users/{userId}', { params: { path: { orgUUID, userId } } })),
+    update: (userId: string, body: UserUpdateBody) =>
+      answer(client.PUT('/user-management/org/{orgUUID}/users/{userId}', { params: { path: { orgUUID, userId } }, body })),
+    delete: (userId: string) => answer(client.DELETE('/user-management/org/{orgUUID}/users/{userId}', { params: { path: { orgUUID, userId } } })),
+    activate: (body: ActivateBody, header: Header<operations['users.activate']> = {}) =>
+      answer(client.PUT('/user-management/org/{orgUUID}/users/activate', { params: { path: { orgUUID }, header }, body })),
+  };
+}
+export type UsersRoutes = ReturnType<typeof usersRoutes>;
 
 /**
  * An organization of one's own with its ADMIN signed in, an environment with two bots, a second
@@ -93,8 +131,10 @@ export interface TestOrg {
   botB1: string;
   inactiveEnv: string;
   inactiveBot: string;
-  /** `usersUrl` of this organization. */
+  /** `usersUrl` of this organization, for raw requests. */
   url: (path?: string) => string;
+  /** The users routes as its ADMIN (`usersRoutes`). */
+  users: UsersRoutes;
 }
 
 export async function freshOrganization(options: { adminName?: string; adminEmail?: string } = {}): Promise<TestOrg> {
@@ -118,20 +158,11 @@ export async function freshOrganization(options: { adminName?: string; adminEmai
     deactivateEnvironment(orgUuid, inactiveEnv.uuid),
     deactivateBot({ orgUuid, envUuid: envA.uuid, botUuid: inactiveBot.uuid }),
   ]);
-  const token = await tokenOf(realm, adminEmail, TEST_PASSWORD);
+  const adminMember = await signedIn({ uuid: admin.uuid, name: adminName, email: adminEmail, role: 'ADMIN' }, realm);
   return {
     orgUuid,
     realm,
-    admin: {
-      uuid: admin.uuid,
-      name: adminName,
-      email: adminEmail,
-      password: TEST_PASSWORD,
-      role: 'ADMIN',
-      token: token.access_token,
-      refreshToken: token.refresh_token,
-      api: usersApi(token.access_token),
-    },
+    admin: adminMember,
     envA: envA.uuid,
     botA1: botA1.uuid,
     botA2: botA2.uuid,
@@ -140,6 +171,32 @@ export async function freshOrganization(options: { adminName?: string; adminEmai
     inactiveEnv: inactiveEnv.uuid,
     inactiveBot: inactiveBot.uuid,
     url: (path = '') => usersUrl(orgUuid, path),
+    users: usersRoutes({ orgUuid }, adminMember),
+  };
+}
+
+/**
+ * An organization of the test file's own (`freshOrganization`), made in a `beforeAll` of the file: its
+ * fields are there for the file's tests and hooks, not while the file declares them.
+ */
+export function ownOrganization(options: Parameters<typeof freshOrganization>[0] = {}): TestOrg {
+  const org = {} as TestOrg;
+  beforeAll(async () => {
+    Object.assign(org, await freshOrganization(options));
+  });
+  return org;
+}
+
+/** A user with the test password, signed in to its organization's realm. */
+async function signedIn(user: Pick<Member, 'uuid' | 'name' | 'email' | 'role'>, realm: string): Promise<Member> {
+  const token = await tokenOf(realm, user.email, TEST_PASSWORD);
+  return {
+    ...user,
+    password: TEST_PASSWORD,
+    token: token.access_token,
+    refreshToken: token.refresh_token,
+    api: usersApi(token.access_token),
+    client: stackApiClient(token.access_token),
   };
 }
 
@@ -151,7 +208,7 @@ export function grantsFor(org: TestOrg, role: Role): Permission[] {
 }
 
 /** A valid create body for a VIEWER of bot A1 unless `overrides` say otherwise. */
-export function createBody(org: TestOrg, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function newUser(org: TestOrg, overrides: Partial<NewUserBody> = {}): NewUserBody {
   return {
     name: 'New User',
     email: uniqueEmail('new'),
@@ -161,6 +218,11 @@ export function createBody(org: TestOrg, overrides: Record<string, unknown> = {}
     confirmPassword: TEST_PASSWORD,
     ...overrides,
   };
+}
+
+/** `newUser` with overrides the document may refuse (unknown fields, wrong types, fields left out), for raw requests. */
+export function createBody(org: TestOrg, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return { ...newUser(org), ...overrides };
 }
 
 /** Creates a user through the API as the organization's ADMIN; fails the test unless it answers 200. */
@@ -190,29 +252,24 @@ export async function member(
     role,
     permissions: options.permissions ?? grantsFor(org, role),
   });
-  const token = await tokenOf(org.realm, email, TEST_PASSWORD);
-  return {
-    uuid: user.uuid,
-    name,
-    email,
-    password: TEST_PASSWORD,
-    role,
-    token: token.access_token,
-    refreshToken: token.refresh_token,
-    api: usersApi(token.access_token),
-  };
+  return signedIn({ uuid: user.uuid, name, email, role }, org.realm);
 }
 
 /** A user as the organization's ADMIN reads it; fails the test unless it answers 200. */
 export async function readUser(org: TestOrg, userUuid: string): Promise<UserDto> {
-  const response = await org.admin.api.get(org.url(`/${userUuid}`));
+  const response = await org.users.get(userUuid);
   if (response.status !== 200) throw new Error(`Read failed with ${response.status}: ${response.text}`);
   return response.body;
 }
 
+/** The status `who` gets reading itself: 200 while it is an active user with a live token. */
+export async function selfReadStatus(org: TestOrg, who: Pick<Member, 'uuid' | 'client'>): Promise<number> {
+  return (await usersRoutes(org, who).get(who.uuid)).status;
+}
+
 /** Deletes a user through the API as the organization's ADMIN; fails the test unless it answers 204. */
 export async function deleteViaApi(org: TestOrg, userUuid: string): Promise<void> {
-  const response = await org.admin.api.delete(org.url(`/${userUuid}`));
+  const response = await org.users.delete(userUuid);
   if (response.status !== 204) throw new Error(`Delete failed with ${response.status}: ${response.text}`);
 }
 
@@ -225,6 +282,21 @@ export async function listAllUsers(client: UsersApi, org: TestOrg, query = ''): 
     users.push(...response.body.content);
     if (response.body.last) return users;
   }
+}
+
+/** The users of the organization with this e-mail (any case, any status), from the whole listing. */
+export async function usersWithEmail(org: TestOrg, email: string): Promise<UserDto[]> {
+  const all = await listAllUsers(org.admin.api, org, '&status=ALL');
+  return all.filter((user) => user.email.toLowerCase() === email.toLowerCase());
+}
+
+/** The one user with this e-mail (as written), read back with `GET /users/{userId}`. */
+export async function userWithEmail(org: TestOrg, email: string): Promise<UserDto> {
+  const found = await usersWithEmail(org, email);
+  expect(found.map((user) => user.email)).toEqual([email]);
+  const response = await org.users.get(found[0]!.uuid);
+  expect(response.status).toBe(200);
+  return response.body;
 }
 
 /** The uuids in the organization's ADMIN set (what guards the last ADMIN). */
