@@ -24,9 +24,59 @@ export interface ServiceFunctionProps {
 }
 
 /**
+ * Packages only some routes of a function need, loaded by those routes on their first use (`require`
+ * of the package's name: YAML bundles, multipart bodies, SCIM resources and paths) rather than at cold
+ * start. Every bundle leaves them out; the functions named here get each as one file of their asset,
+ * `node_modules/<package>/index.js` beside `index.js`, where `require` finds it as it finds the package
+ * from the sources (docs/decisions/lighter-functions.md).
+ */
+export const lazyPackages: Readonly<Record<string, readonly string[]>> = {
+  agents: ['yaml'],
+  bulk: ['@fastify/busboy'],
+  scim: ['scimmy'],
+};
+
+/**
+ * How every function is bundled: the options NodejsFunction turns into esbuild's flags below, which
+ * `scripts/build-bundles.ts` builds with too. `inject` is relative to the project's root.
+ */
+export const functionBundling = {
+  target: 'node24',
+  minify: true,
+  sourceMap: true,
+  // The AWS SDK v3 and its @smithy packages are left to the copy the Node.js 24 runtime ships (CDK's
+  // default with cdk.json's sdkV3ExcludeSmithyPackages flag): that halves the bundle, and both come
+  // from one source. The lazy packages are files of their own.
+  externalModules: ['@aws-sdk/*', '@smithy/*', ...new Set(Object.values(lazyPackages).flat())],
+  // `import.meta.url` in the CommonJS bundle: the bundle's own URL, as in an ES module (esbuild
+  // would leave it empty, with a warning); esbuild's own recipe, an injected export.
+  inject: [path.join('infra', 'cloud', 'bundle-import-meta.ts')],
+  define: { 'import.meta.url': 'bundleImportMetaUrl' },
+} as const;
+
+/**
+ * esbuild's flags for a lazy package's file: the package bundled whole as CommonJS, minified, without a
+ * source map (its stack frames are the library's, and a map would be read at its first load).
+ */
+export const lazyPackageFlags = (packageName: string, outfile: string): string[] => [
+  '--bundle',
+  packageName,
+  '--platform=node',
+  `--target=${functionBundling.target}`,
+  '--format=cjs',
+  '--minify',
+  `--outfile=${outfile}`,
+  '--log-level=warning',
+];
+
+/** Where a function's asset holds a lazy package's file. */
+export const lazyPackageFile = (outputDir: string, packageName: string) => path.posix.join(outputDir, 'node_modules', packageName, 'index.js');
+
+/**
  * One resource group's Lambda function with the runtime defaults every group shares: Node.js 24 on
- * arm64, bundled locally by esbuild, its own role and log group, X-Ray, Powertools metrics in the
- * stack's namespace, and error and throttle alarms.
+ * arm64, bundled locally by esbuild, its own role and log group, active tracing (Lambda's own segments
+ * in X-Ray; no tracing SDK in the bundle), Powertools metrics in the stack's namespace, and error and
+ * throttle alarms.
  * Access to other resources comes only through the `bind…` helpers, which also set the matching
  * environment variable.
  */
@@ -67,18 +117,15 @@ export class ServiceFunction extends Construct {
         ...props.environment,
       },
       bundling: {
-        minify: true,
-        sourceMap: true,
-        target: 'node24',
+        minify: functionBundling.minify,
+        sourceMap: functionBundling.sourceMap,
+        target: functionBundling.target,
         format: OutputFormat.CJS,
-        // The AWS SDK v3 and its @smithy packages (cdk.json's sdkV3ExcludeSmithyPackages flag) are left
-        // to the copy the Node.js 24 runtime ships: that halves the bundle, and both come from one source.
+        externalModules: [...functionBundling.externalModules],
         forceDockerBundling: false,
-        // `import.meta.url` in the CommonJS bundle: the bundle's own URL, as in an ES module (esbuild
-        // would leave it empty, with a warning); esbuild's own recipe, an injected export.
-        inject: [path.join(props.projectRoot, 'infra', 'cloud', 'bundle-import-meta.ts')],
-        define: { 'import.meta.url': 'bundleImportMetaUrl' },
-        ...(props.packageFiles ? { commandHooks: copyPackageFiles(props.packageFiles) } : {}),
+        inject: functionBundling.inject.map((file) => path.join(props.projectRoot, file)),
+        define: { ...functionBundling.define },
+        ...bundlingHooks(props.group, props.packageFiles),
       },
     });
 
@@ -111,18 +158,33 @@ export class ServiceFunction extends Construct {
 const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
 
 /**
- * Copies a package's files into `node_modules/<package>/` beside `index.js`, where the code finds them
- * as it finds the package in the sources: the nearest `node_modules` above it. After esbuild, in the
- * same shell steps whether bundling runs locally or in Docker.
+ * Shell steps after esbuild: a package's files copied beside `index.js` (`packageFiles`), and each lazy
+ * package of the group built into its file from the installed package, offline, by the project's own
+ * esbuild (a dev dependency, the one NodejsFunction bundles with, since Docker bundling is off).
  */
-function copyPackageFiles({ packageName, files }: PackageFiles) {
+function bundlingHooks(group: string, packageFiles: PackageFiles | undefined) {
+  const lazy = lazyPackages[group] ?? [];
+  if (!packageFiles && lazy.length === 0) return {};
   return {
-    beforeBundling: () => [],
-    beforeInstall: () => [],
-    afterBundling: (inputDir: string, outputDir: string) => {
-      const from = path.posix.join(inputDir, 'node_modules', packageName);
-      const to = path.posix.join(outputDir, 'node_modules', packageName);
-      return [`mkdir -p ${shellQuote(to)}`, ...files.map((file) => `cp ${shellQuote(path.posix.join(from, file))} ${shellQuote(to)}/`)];
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir: string, outputDir: string) => [
+        ...(packageFiles ? copyPackageFiles(packageFiles, inputDir, outputDir) : []),
+        ...lazy.map((name) =>
+          [path.posix.join(inputDir, 'node_modules', '.bin', 'esbuild'), ...lazyPackageFlags(name, lazyPackageFile(outputDir, name))].map(shellQuote).join(' '),
+        ),
+      ],
     },
   };
+}
+
+/**
+ * Copies a package's files into `node_modules/<package>/` beside `index.js`, where the code finds them
+ * as it finds the package in the sources: the nearest `node_modules` above it.
+ */
+function copyPackageFiles({ packageName, files }: PackageFiles, inputDir: string, outputDir: string): string[] {
+  const from = path.posix.join(inputDir, 'node_modules', packageName);
+  const to = path.posix.join(outputDir, 'node_modules', packageName);
+  return [`mkdir -p ${shellQuote(to)}`, ...files.map((file) => `cp ${shellQuote(path.posix.join(from, file))} ${shellQuote(to)}/`)];
 }

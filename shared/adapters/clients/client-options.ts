@@ -1,6 +1,6 @@
 import type { Pluggable } from '@smithy/types';
 import { config } from '../../kernel/config';
-import { tracer } from '../../kernel/tracer';
+import { callTiming } from './call-timing';
 
 /**
  * AWS clients live in `shared/adapters/clients/`, one module per service, so a function loads only the SDK
@@ -37,12 +37,12 @@ export function addClientPlugin(plugin: ClientPlugin): void {
 }
 
 /**
- * Registers a new client, so that it carries the plugins added by `addClientPlugin`, and hands it to
- * the Tracer, so that each of its calls is an X-Ray subsegment in Lambda.
+ * Registers a new client, so that it carries the plugins added by `addClientPlugin`, and times each of
+ * its calls (`call-timing.ts`): what on-call reads of a dependency's latency, in Lambda and locally.
  */
 export function withClientPlugins<C extends { middlewareStack: object }>(client: C): C {
-  tracer.captureAWSv3Client(client);
   const pluggable = client as unknown as PluggableClient;
+  pluggable.middlewareStack.use(callTiming);
   clients.push(pluggable);
   for (const plugin of plugins) pluggable.middlewareStack.use(plugin);
   return client;

@@ -1,4 +1,5 @@
-import { Composer, CST, isScalar, Lexer, LineCounter, Parser, stringify as stringifyYaml, visit, type Document } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { BadRequestError, PayloadTooLargeError } from '../../kernel/errors';
 import { yamlBundleLimits } from './bundle.limits';
 import { BUNDLE_FORMAT_VERSION, bundleMediaTypes } from './bundle.schemas';
@@ -11,12 +12,23 @@ export const YAML_MEDIA_TYPE = 'application/yaml';
 
 const isYaml = (mediaType: string) => mediaType !== JSON_MEDIA_TYPE;
 
+let yamlModule: typeof Yaml | undefined;
+/**
+ * `yaml`, loaded by the first YAML body or answer: JSON needs none of it, and it would be a third of the
+ * agents function's code at every cold start. A package left out of the functions' bundles (its own
+ * file in the function that loads it: docs/decisions/lighter-functions.md); `require` where the code
+ * runs as CommonJS (Lambda, jest, the local stack), `createRequire` under tsx.
+ */
+const yamlLibrary = (): typeof Yaml =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
+  (yamlModule ??= typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml'));
+
 const SCALAR_TOKENS = new Set(['scalar', 'single-quoted-scalar', 'double-quoted-scalar', 'block-scalar-header']);
 
 const tooLarge = (what: string) =>
   new PayloadTooLargeError({ message: `The YAML bundle ${what}: send it as JSON (Content-Type: application/json, what GET …/bundle answers without Accept: application/yaml), which takes up to 6 MB`, code: 'BODY_TOO_LARGE' });
 const malformed = (problem: string) => new BadRequestError({ code: 'MALFORMED_BUNDLE', message: `${problem}: send what GET …/bundle answers, with its Content-Type` });
-const place = (lines: LineCounter, offset: number) => {
+const place = (lines: Yaml.LineCounter, offset: number) => {
   const { line, col } = lines.linePos(offset);
   return ` (line ${line}, column ${col})`;
 };
@@ -25,7 +37,8 @@ const place = (lines: LineCounter, offset: number) => {
  * The CST tokens of `text`, lexed one lexical token at a time so that reading stops at the first bound
  * passed: too many scalars (413), collections nested too deep or too many aliases (400).
  */
-function* boundedTokens(text: string, lines: LineCounter): Generator<CST.Token> {
+function* boundedTokens(text: string, lines: Yaml.LineCounter): Generator<Yaml.CST.Token> {
+  const { CST, Lexer, Parser } = yamlLibrary();
   const parser = new Parser(lines.addNewLine);
   lines.addNewLine(0); // The first line starts at 0, as `Parser.parse` records it.
   let [scalars, aliases] = [0, 0];
@@ -46,7 +59,8 @@ function* boundedTokens(text: string, lines: LineCounter): Generator<CST.Token> 
 }
 
 /** The first key of a map given twice, in one pass (`yaml`'s own check compares each key with every other). */
-function duplicateKey(doc: Document.Parsed): { key: string; offset: number } | undefined {
+function duplicateKey(doc: Yaml.Document.Parsed): { key: string; offset: number } | undefined {
+  const { isScalar, visit } = yamlLibrary();
   let found: { key: string; offset: number } | undefined;
   visit(doc, {
     Map: (_, map) => {
@@ -71,10 +85,11 @@ function readYaml(text: string): unknown {
   if (bytes > yamlBundleLimits.bytes) {
     throw tooLarge(`is ${bytes.toLocaleString('en-US')} bytes; a YAML body takes at most ${yamlBundleLimits.bytes.toLocaleString('en-US')} bytes (1 MiB)`);
   }
+  const { Composer, LineCounter } = yamlLibrary();
   const lines = new LineCounter();
   // uniqueKeys: `yaml` compares each key of a map with every other (minutes for a 1 MB map): `duplicateKey` instead.
   const composer = new Composer({ uniqueKeys: false, merge: false });
-  let doc: Document.Parsed | undefined;
+  let doc: Yaml.Document.Parsed | undefined;
   for (const composed of composer.compose(boundedTokens(text, lines), true, text.length)) {
     if (doc) throw malformed(`The YAML bundle holds more than one document${place(lines, composed.range[0])}`);
     doc = composed;
@@ -127,5 +142,5 @@ export function wantsYaml(accept: string | undefined): boolean {
 
 /** The bundle as text: key order as built, two-space indents and a final newline, so one configuration is one text. */
 export function writeBundle(bundle: unknown, yaml: boolean): string {
-  return yaml ? stringifyYaml(bundle, { lineWidth: 0 }) : `${JSON.stringify(bundle, null, 2)}\n`;
+  return yaml ? yamlLibrary().stringify(bundle, { lineWidth: 0 }) : `${JSON.stringify(bundle, null, 2)}\n`;
 }

@@ -1,6 +1,6 @@
 import { DomainError, errorMessage, isTimedOut, RateLimitedError, THROTTLED_RETRY_AFTER_SECONDS, ValidationError, type ErrorCode } from '../../kernel/errors';
 import { isThrottled } from '../../kernel/retry';
-import { ERROR_SCHEMA, SCIMMY } from './scim-schema';
+import { ERROR_SCHEMA, isScimmyError } from './scim-schema';
 
 /**
  * Errors on the SCIM endpoints in SCIM's error schema (RFC 7644 §3.12), each with a `scimType`: the
@@ -57,7 +57,7 @@ const SCIM_BUSY = 'The identity provider is taking more requests than it can rig
 
 /** The SCIM error answer of `error`; `undefined` when it is not one a client may see (a 500). */
 export function scimErrorOf(error: unknown): ScimErrorReply | undefined {
-  if (error instanceof SCIMMY.Types.Error) return reply(error.status, error.scimType ?? 'invalidValue', error.message);
+  if (isScimmyError(error)) return reply(error.status, error.scimType ?? 'invalidValue', error.message);
   // RFC 7644 §3.12 defines scimType for 400 errors only.
   if (isThrottled(error)) return reply(503, undefined, SCIM_BUSY, { 'retry-after': String(THROTTLED_RETRY_AFTER_SECONDS) });
   if (isTimedOut(error)) return reply(503, undefined, errorMessage('TIMEOUT'), { 'retry-after': String(THROTTLED_RETRY_AFTER_SECONDS) });

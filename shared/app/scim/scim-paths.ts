@@ -42,14 +42,17 @@ function collect(attributes: SchemaAttribute[], prefix: string, into: Map<string
   }
 }
 
-/** Every attribute path of the User resource, by its lower-cased spelling. */
-const known = (() => {
+let knownPaths: Map<string, KnownAttribute> | undefined;
+
+/** Every attribute path of the User resource, by its lower-cased spelling (read from scimmy's schema on first use). */
+function known(): Map<string, KnownAttribute> {
+  if (knownPaths) return knownPaths;
   const into = new Map<string, KnownAttribute>();
   collect(SCIMMY.Schemas.User.definition.attributes as unknown as SchemaAttribute[], '', into);
   into.set(ACCESS_EXTENSION.toLowerCase(), { path: ACCESS_EXTENSION, type: 'complex', multiValued: false });
-  collect(accessExtension.attributes as unknown as SchemaAttribute[], `${ACCESS_EXTENSION}:`, into);
-  return into;
-})();
+  collect(accessExtension().attributes as unknown as SchemaAttribute[], `${ACCESS_EXTENSION}:`, into);
+  return (knownPaths = into);
+}
 
 /** Where a refused path was written: a filter (400 `invalidFilter`) or a PATCH path or attribute list (400 `invalidPath`). */
 export type PathUse = 'filter' | 'path';
@@ -77,7 +80,7 @@ export function resolveAttribute(raw: string, use: PathUse, parent?: KnownAttrib
   if (!parent && lower.startsWith(`${USER_SCHEMA.toLowerCase()}:`)) path = raw.slice(USER_SCHEMA.length + 1);
   else if (!parent && lower.startsWith(`${ACCESS_EXTENSION.toLowerCase()}:`)) path = `${ACCESS_EXTENSION}:${raw.slice(ACCESS_EXTENSION.length + 1)}`;
   const full = parent ? `${parent.path}.${path}` : path;
-  const attribute = known.get(full.toLowerCase());
+  const attribute = known().get(full.toLowerCase());
   if (!attribute) {
     throw new BadRequestError({ code: codeOf(use), message: `"${raw}" is not an attribute of a User: name attributes of the User schema or the access extension (GET /Schemas)` });
   }

@@ -1,4 +1,5 @@
-import SCIMMY from 'scimmy';
+import { createRequire } from 'node:module';
+import type ScimmyModule from 'scimmy';
 import { roles } from '../../domain/users/user.entities';
 
 /**
@@ -13,26 +14,60 @@ export const LIST_RESPONSE = 'urn:ietf:params:scim:api:messages:2.0:ListResponse
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 
-const { Attribute, SchemaDefinition } = SCIMMY.Types;
+type Scimmy = typeof ScimmyModule;
+type SchemaDefinition = InstanceType<Scimmy['Types']['SchemaDefinition']>;
 
-export const accessExtension = new SchemaDefinition('AgentPlatformAccess', ACCESS_EXTENSION, 'A user\u2019s role and the environments and bots it is granted', [
-  new Attribute('string', 'role', {
-    canonicalValues: [...roles],
-    caseExact: true,
-    description: 'ADMIN, SUPERVISOR, EDITOR or VIEWER. Absent on creation: the default access of the SCIM token.',
-  }),
-  new Attribute('complex', 'permissions', { multiValued: true, description: 'A SUPERVISOR\u2019s environments, or an EDITOR\u2019s or VIEWER\u2019s bots' }, [
-    new Attribute('string', 'environmentUuid', { caseExact: true, required: true, description: 'An active environment of the organization' }),
-    new Attribute('string', 'botUuid', { caseExact: true, description: 'An active bot of that environment (required for EDITOR and VIEWER)' }),
-  ]),
-]);
+let loaded: { scimmy: Scimmy; accessExtension: SchemaDefinition } | undefined;
 
-// The core User schema with the extension, once per process: scimmy keeps schema definitions globally.
-if (!SCIMMY.Schemas.User.definition.attributes.some((attribute) => (attribute as { id?: string }).id === ACCESS_EXTENSION)) {
-  SCIMMY.Schemas.User.extend(accessExtension as unknown as SCIMMY.Types.Schema, false);
+/**
+ * scimmy, with the access extension added to its User schema: loaded by the first request that needs
+ * it (a resource to validate, a path to check, a PATCH to apply, the schemas to describe), not at cold
+ * start. A package left out of the functions' bundles (its own file in the function that loads it:
+ * docs/decisions/lighter-functions.md); `require` where the code runs as CommonJS (Lambda, jest, the
+ * local stack), `createRequire` under tsx.
+ */
+function scimmy(): { scimmy: Scimmy; accessExtension: SchemaDefinition } {
+  if (loaded) return loaded;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
+  const library = ((typeof require === 'function' ? require('scimmy') : createRequire(import.meta.url)('scimmy')) as { default: Scimmy }).default;
+  const { Attribute, SchemaDefinition } = library.Types;
+  const accessExtension = new SchemaDefinition('AgentPlatformAccess', ACCESS_EXTENSION, 'A user\u2019s role and the environments and bots it is granted', [
+    new Attribute('string', 'role', {
+      canonicalValues: [...roles],
+      caseExact: true,
+      description: 'ADMIN, SUPERVISOR, EDITOR or VIEWER. Absent on creation: the default access of the SCIM token.',
+    }),
+    new Attribute('complex', 'permissions', { multiValued: true, description: 'A SUPERVISOR\u2019s environments, or an EDITOR\u2019s or VIEWER\u2019s bots' }, [
+      new Attribute('string', 'environmentUuid', { caseExact: true, required: true, description: 'An active environment of the organization' }),
+      new Attribute('string', 'botUuid', { caseExact: true, description: 'An active bot of that environment (required for EDITOR and VIEWER)' }),
+    ]),
+  ]);
+  // The core User schema with the extension, once per process: scimmy keeps schema definitions globally.
+  if (!library.Schemas.User.definition.attributes.some((attribute) => (attribute as { id?: string }).id === ACCESS_EXTENSION)) {
+    library.Schemas.User.extend(accessExtension as unknown as ScimmyModule.Types.Schema, false);
+  }
+  return (loaded = { scimmy: library, accessExtension });
 }
 
-export { SCIMMY };
+/** scimmy's namespaces this service provider uses, each loading scimmy on first use. */
+export const SCIMMY = {
+  get Types(): Scimmy['Types'] {
+    return scimmy().scimmy.Types;
+  },
+  get Schemas(): Scimmy['Schemas'] {
+    return scimmy().scimmy.Schemas;
+  },
+  get Messages(): Scimmy['Messages'] {
+    return scimmy().scimmy.Messages;
+  },
+};
+
+/** The access extension's definition (the role and the grants), as scimmy holds it. */
+export const accessExtension = (): SchemaDefinition => scimmy().accessExtension;
+
+/** Whether scimmy raised `error`; false, without loading scimmy, while nothing has loaded it. */
+export const isScimmyError = (error: unknown): error is InstanceType<Scimmy['Types']['Error']> =>
+  loaded !== undefined && error instanceof loaded.scimmy.Types.Error;
 
 /** RFC 7644 §3.4.2.4: the most resources one page answers, whatever `count` asks. */
 export const MAX_PAGE_SIZE = 200;
@@ -97,7 +132,7 @@ export const schemaById = (baseUrl: string, id: string) => schemaList(baseUrl).f
 
 function schemaList(baseUrl: string) {
   const core = SCIMMY.Schemas.User.definition;
-  const described = [core.describe(`${baseUrl}/Schemas`), accessExtension.describe(`${baseUrl}/Schemas`)].map((schema) => ({
+  const described = [core.describe(`${baseUrl}/Schemas`), accessExtension().describe(`${baseUrl}/Schemas`)].map((schema) => ({
     ...schema,
     // The core definition's description includes the extension as an attribute: the extension has its own entry.
     attributes: schema.attributes.filter((attribute: { name?: string }) => attribute.name !== ACCESS_EXTENSION),

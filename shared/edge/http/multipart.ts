@@ -1,4 +1,5 @@
-import Busboy from '@fastify/busboy';
+import { createRequire } from 'node:module';
+import type Busboy from '@fastify/busboy';
 import type middy from '@middy/core';
 import { ValidationError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
@@ -32,6 +33,17 @@ class UnsupportedMediaTypeError extends Error {
 }
 
 const MULTIPART = /^multipart\/form-data\s*(;|$)/i;
+
+let busboyModule: typeof Busboy | undefined;
+/**
+ * busboy, loaded by the first multipart body: only the bulk uploads read one, and every route's chain
+ * can reach this parser. A package left out of the functions' bundles (its own file in the function
+ * that loads it: docs/decisions/lighter-functions.md); `require` where the code runs as CommonJS
+ * (Lambda, jest, the local stack), `createRequire` under tsx.
+ */
+const busboy = (): typeof Busboy =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
+  (busboyModule ??= typeof require === 'function' ? require('@fastify/busboy') : createRequire(import.meta.url)('@fastify/busboy'));
 
 /**
  * Parses a `multipart/form-data` body with busboy into `event.body` (a `MultipartForm`). Another media
@@ -78,24 +90,24 @@ export function parseMultipart(body: Buffer, contentType: string, limits: Multip
     };
 
     // Busboy's constructor throws on a missing or unusable boundary: the promise rejects with it.
-    const busboy = Busboy({
+    const parser = busboy()({
       headers: { 'content-type': contentType },
       limits: { fileSize: limits.maxFileBytes, files: 1, fields: 20, parts: 21 },
     });
-    busboy.on('file', (name, stream, filename, encoding, mimetype) => {
+    parser.on('file', (name, stream, filename, encoding, mimetype) => {
       const chunks: Buffer[] = [];
       stream.on('error', fail);
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => add(name, { filename, mimetype, encoding, content: Buffer.concat(chunks), truncated: stream.truncated }));
     });
-    busboy.on('field', (name, value) => add(name, value));
-    busboy.on('error', fail);
+    parser.on('field', (name, value) => add(name, value));
+    parser.on('error', fail);
     // Busboy finishes once every file part has ended, so the form is whole here.
-    busboy.on('finish', () => {
+    parser.on('finish', () => {
       if (settled) return;
       settled = true;
       resolve(Object.fromEntries([...parts].map(([name, values]) => [name, values.length === 1 ? values[0]! : values])));
     });
-    busboy.end(body);
+    parser.end(body);
   });
 }
