@@ -5,10 +5,9 @@ import { eachLimited } from '../shared/kernel/retry';
 import { keys } from '../shared/adapters/store/keys';
 import { getItem, getItems, putItem, queryPrefix } from '../shared/adapters/store/table';
 import { benchmark, type Context, type Run } from './harness/benchmark';
-import { instructions, seedBot, TOPICS } from './harness/seed';
-import { check, fmt, series } from './harness/series';
+import { instructionsLength, seedBot } from './harness/seed';
+import { API_AND_RAW, bullets, check, comparisonTable, fmt, series, seriesTable, type Comparison } from './harness/series';
 import { apiGet } from './harness/stack';
-import { API_AND_RAW, bullets, comparisonTable, seriesTable, type Comparison } from './harness/tables';
 
 const [PAGE, SIZE, AIM] = [3, 20, 3];
 
@@ -17,10 +16,9 @@ async function data({ size, progress, stack }: Context) {
   const n = { agents: size(1000, 100), samples: size(300, 30), warmUp: size(20, 5) };
   progress(`seeding ${n.agents} agents`);
   const { org, seedMs, bot, agentUuids, base, token } = await seedBot(stack, n.agents);
-  const summaries = await listAgentSummaries(bot.uuid);
+  const [summaries, copyBot] = [await listAgentSummaries(bot.uuid), randomUUID()];
   const listing = () => queryPrefix(keys.agentsOfBot(bot.uuid).PK, 'AGENT#', Object.keys(summaries[0]!).sort());
   // Not the product's design (docs/operations/cost.md weighs it): the same summaries as small items of their own.
-  const copyBot = randomUUID();
   await eachLimited(summaries, 8, async (s) => void (await putItem({ ...keys.agent(copyBot, s.uuid), ...s })));
   const copies = () => queryPrefix(keys.agentsOfBot(copyBot).PK, 'AGENT#');
   const targets = Array.from({ length: n.warmUp + n.samples }, () => agentUuids[Math.floor(Math.random() * n.agents)]!);
@@ -49,22 +47,17 @@ function timedSeries(d: Data) {
   ];
 }
 
-const comparisons: Comparison[] = [
-  { label: 'list: API ÷ raw `Query` of every summary (**the ratio**)', api: 'api.list', raw: 'raw.list' },
-  { label: 'read: API ÷ raw `GetItem` (**the ratio**)', api: 'api.get', raw: 'raw.get' },
-  { label: 'read: API ÷ raw `GetItem` + references (context)', api: 'api.get', raw: 'raw.refs' },
-];
+const comparisons: Comparison[] = [{ label: 'list: API ÷ raw `Query` of every summary (**the ratio**)', api: 'api.list', raw: 'raw.list' },
+  { label: 'read: API ÷ raw `GetItem` (**the ratio**)', api: 'api.get', raw: 'raw.get' }, { label: 'read: API ÷ raw `GetItem` + references (context)', api: 'api.get', raw: 'raw.refs' }];
 
 function report({ data: d, series, f }: Run<Data, undefined>) {
   const within = (c: Comparison, p: number) => f.p(c.api, p) / f.p(c.raw, p) <= AIM;
   const [copies, list] = [f.p50('raw.copies'), f.p50('raw.list')];
   return {
-    Setup: [
-      bullets([
+    Setup: [bullets([
         `${API_AND_RAW} The read series read the same random agents.`,
-        `Seeded with the operator services and \`createAgent\` (8 at a time): a new environment and bot in \`${d.org.name}\`, 2 personas, 4 functions, 2 collections, a default supervisor and ${fmt.int(d.n.agents)} agents (instructions of about ${instructions(TOPICS[0]!).length} characters, 2 constraints, 2 of 12 tags, 2 functions, 1 collection): **${fmt.s(d.seedMs)}**. The listing's Query returns ${d.summaries.length} summaries (${fmt.kib(Buffer.byteLength(JSON.stringify(d.summaries)))} as JSON).`,
-      ]),
-    ],
+        `Seeded with the operator services and \`createAgent\` (8 at a time): a new environment and bot in \`${d.org.name}\`, 2 personas, 4 functions, 2 collections, a default supervisor and ${fmt.int(d.n.agents)} agents (instructions of about ${instructionsLength} characters, 2 constraints, 2 of 12 tags, 2 functions, 1 collection): **${fmt.s(d.seedMs)}**. The listing's Query returns ${d.summaries.length} summaries (${fmt.kib(Buffer.byteLength(JSON.stringify(d.summaries)))} as JSON).`,
+    ])],
     'Latency (ms)': [seriesTable(series)],
     'Ratios (API ÷ raw)': [
       comparisonTable(f, comparisons, [[`${AIM}× aim`, (c) => (within(c, 50) ? (within(c, 95) ? 'met' : 'met at p50 only') : 'not met')]]),
@@ -75,9 +68,6 @@ function report({ data: d, series, f }: Run<Data, undefined>) {
 }
 
 benchmark<Data>({
-  title: 'Agents area: API against raw DynamoDB reads',
-  stack: true,
-  data,
+  title: 'Agents area: API against raw DynamoDB reads', stack: true, data, report,
   series: (d) => [{ series: timedSeries(d), schedule: { warmUp: d.n.warmUp, block: 10, samples: d.n.samples, between: d.token.refresh } }],
-  report,
 });

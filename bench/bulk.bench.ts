@@ -11,38 +11,28 @@ import type { JobView } from '../shared/app/bulk/bulk.service';
 import { readSendRate } from '../shared/adapters/mail/send-rate';
 import { benchmark, type Context } from './harness/benchmark';
 import { seedOrganization, type SeededOrganization as Org } from './harness/seed';
-import { check, fmt } from './harness/series';
+import { bullets, check, fmt, table, type Column } from './harness/series';
 import type { WorkerResult } from './harness/bulk-worker';
 import { accessToken, apiGet, onCleanUp, orgUrl, projectRoot } from './harness/stack';
-import { bullets, table, type Column } from './harness/tables';
 
 // The stack applies AWS's default request quotas, whatever the shell sets.
 delete process.env[QUOTAS_ENV];
 const [AIM_OF_FLOOR, SIGN_INS, TABLE_EVERY_MS] = [1.25, 100, 30_000];
-
 type Poll = { ms: number; job: JobView };
-
 const data = async ({ size, stack }: Context) => ({ sync: size(100, 10), rows: size(10_000, 200), info: stack.info, functionEnv: runningLocalStack(stack.dataDir).functionEnv,
   creationRate: quotaRates().UserCreation, sesRate: (await readSendRate()).ratePerSecond });
 type Data = Awaited<ReturnType<typeof data>>;
-
 const email = (org: Org, i: number) => `user${i}.${org.name}@bulk-bench.example.com`;
 /** A row with a given password, or with none: a generated, temporary one comes with the account (one Cognito call, under UserCreation). */
 const row = (org: Org, i: number, given: boolean) => [email(org, i), `Bench User ${i}`, `Company ${i % 40}`, given ? `Bench-${i}-pw` : '', 'VIEWER', org.environment.uuid, org.environment.name, org.bot.uuid];
 const csv = (org: Org, rows: number, given = true) => [bulkCreateColumns, ...Array.from({ length: rows }, (_, i) => row(org, i, given))].map((fields) => `${fields.join(',')}\r\n`).join('');
 const floor = (count: number, rate: number) => (1000 * count) / rate;
-
 type Mail = { destination: { to: string[] }; body: { text?: string } };
-/** The organization's e-mails in the SES emulator's mailbox. */
 const mailsOf = async (d: Data, org: Org) => ((await (await fetch(d.info.mailboxUrl)).json()) as { emails: Mail[] }).emails.filter((m) => m.destination.to.some((to) => to.includes(`.${org.name}@`)));
 /** The generated password an English welcome gives. */
 const mailedPassword = (mail: Mail | undefined) => /^Temporary password: (.+)$/m.exec(mail?.body.text ?? '')?.[1]?.trim() ?? '';
 
-/**
- * Password grants, one after another, for up to `SIGN_INS` rows spread over the file: the rows' own
- * passwords, or the temporary ones their welcomes gave (accepted when the grant answers that the
- * account must be set up first); those refused.
- */
+/** Password grants for up to `SIGN_INS` rows spread over the file, with their own passwords or those their welcomes gave (then "set up first" is accepted); those refused. */
 async function signIns(d: Data, org: Org, rows: number, given: boolean) {
   const [n, failed, mails] = [Math.min(SIGN_INS, rows), [] as string[], given ? [] : await mailsOf(d, org)];
   for (const i of Array.from({ length: n }, (_, k) => Math.floor((k * rows) / n))) {
@@ -69,13 +59,12 @@ async function apiImport(d: Data, rows: number, async: boolean, progress: (messa
   const poll = async (until: (p: Poll) => boolean): Promise<Poll> => {
     for (;; await sleep(1000)) {
       await token.refresh();
-      const job = JSON.parse(await apiGet(jobUrl, token.bearer)) as JobView;
-      const p = { ms: performance.now() - started, job };
+      const p = { job: JSON.parse(await apiGet(jobUrl, token.bearer)) as JobView, ms: performance.now() - started };
       polls.push(p);
-      check(job.status !== 'failed', `The job failed: ${JSON.stringify(job.failure)}; the stack's errors follow`);
+      check(p.job.status !== 'failed', `The job failed: ${JSON.stringify(p.job.failure)}; the stack's errors follow`);
       if (until(p)) return p;
-      check(p.ms < limitMs, `The job of ${rows} rows was not settled within ${fmt.s(limitMs)}: ${JSON.stringify({ ...job, errors: undefined })}; see the stack's errors below, or run fewer rows with --scale`);
-      if (polls.length % 60 === 0) progress(`  ${job.status}, ${JSON.stringify(job.counts)}, welcomes ${JSON.stringify(job.welcomes)} after ${fmt.s(p.ms)}`);
+      check(p.ms < limitMs, `The job of ${rows} rows was not settled within ${fmt.s(limitMs)}: ${JSON.stringify({ ...p.job, errors: undefined })}; see the stack's errors below, or run fewer rows with --scale`);
+      if (polls.length % 60 === 0) progress(`  ${p.job.status}, ${JSON.stringify(p.job.counts)}, welcomes ${JSON.stringify(p.job.welcomes)} after ${fmt.s(p.ms)}`);
     }
   };
   const done = await poll((p) => p.job.status === 'done');
@@ -108,7 +97,6 @@ async function measure(d: Data, { progress, scale }: Context) {
   return { sync, large, every: Math.max(TABLE_EVERY_MS * Math.min(1, scale), large.welcomed.ms / 24), worker: await workerAlone(d, d.rows) };
 }
 type Measured = Awaited<ReturnType<typeof measure>>;
-
 /** The first poll, then the first of every `every` ms, `done` and the last. */
 const progressRows = (i: Import, every: number) => [...new Set([...i.polls.filter((p, k) => k === 0 || Math.floor(p.ms / every) > Math.floor(i.polls[k - 1]!.ms / every)), i.done, i.welcomed])].sort((a, b) => a.ms - b.ms);
 
@@ -123,10 +111,7 @@ function aims(d: Data, large: Import) {
 }
 
 benchmark<Data, Measured>({
-  title: 'Bulk create at Cognito’s pace',
-  stack: true,
-  data,
-  measure,
+  title: 'Bulk create at Cognito’s pace', stack: true, data, measure,
   report: ({ data: d, measured: { sync, large, every, worker } }) => ({
     Setup: [
       `Cognito's default quotas (UserCreation ${d.creationRate}/s; \`${QUOTAS_ENV}\` unset) and the SES emulator's send rate, ${d.sesRate}/s.`,
@@ -135,8 +120,7 @@ benchmark<Data, Measured>({
     ],
     Figures: [
       table([sync, large], [
-        ['rows', (i) => fmt.int(i.rows), 'right'],
-        ['call', (i) => `${i.async ? '`Prefer: respond-async`, ' : ''}answered ${i.answer.status} after ${fmt.s(i.answer.ms)}`],
+        ['rows', (i) => fmt.int(i.rows), 'right'], ['call', (i) => `${i.async ? '`Prefer: respond-async`, ' : ''}answered ${i.answer.status} after ${fmt.s(i.answer.ms)}`],
         ['created / failed', (i) => `${fmt.int(i.done.job.counts.created)} / ${fmt.int(i.done.job.counts.failed)}`, 'right'],
         ['to `done` (÷ UserCreation floor)', (i) => `**${fmt.s(i.doneMs)}** (${fmt.ratio(i.doneMs / floor(i.rows, d.creationRate))})`, 'right'],
         ['signed in', (i) => `${i.signIn.tried - i.signIn.failed.length} / ${i.signIn.tried}`, 'right'],
@@ -145,8 +129,7 @@ benchmark<Data, Measured>({
       ]),
       `The ${fmt.int(large.rows)}-row job as the polls saw it: the first poll, the first of every ${fmt.s(every)}, \`done\` and the last.`,
       table(progressRows(large, every), [
-        ['after the POST', (p) => fmt.s(p.ms), 'right'],
-        ['status', (p) => p.job.status],
+        ['after the POST', (p) => fmt.s(p.ms), 'right'], ['status', (p) => p.job.status],
         ...(['rows', 'created', 'failed'] as const).map((key): Column<Poll> => [key, (p) => fmt.int(p.job.counts[key]), 'right']),
         ['welcomes sent / pending / failed', ({ job: { welcomes: w } }) => `${fmt.int(w.sent)} / ${fmt.int(w.pending)} / ${fmt.int(w.failed)}`, 'right'],
       ]),

@@ -5,11 +5,10 @@ import { exportBundle } from '../shared/app/bundles/bundle-export';
 import { planBundle } from '../shared/app/bundles/bundle-plan';
 import { bundleSchema, type Bundle } from '../shared/app/bundles/bundle.schemas';
 import { benchmark, type Context } from './harness/benchmark';
-import { instructions, seedBot, TOPICS } from './harness/seed';
-import { recordCalls } from './harness/capacity';
-import { check, fmt, series } from './harness/series';
+import { instructionsLength, seedBot } from './harness/seed';
+import { callsTable, recordCalls } from './harness/capacity';
+import { bullets, check, fmt, series, seriesTable } from './harness/series';
 import { apiCall, apiGet } from './harness/stack';
-import { bullets, callsTable, seriesTable } from './harness/tables';
 
 async function data({ size, progress, stack }: Context) {
   const n = { agents: size(200, 20), samples: size(30, 5), warmUp: 2 };
@@ -18,23 +17,19 @@ async function data({ size, progress, stack }: Context) {
   const [token, url] = [source.token, (at: typeof source, path: string) => `${at.base}/bundle${path}`];
   const bundle = bundleSchema.parse(JSON.parse(await apiGet(url(source, ''), token.bearer))) as Bundle;
   const text = JSON.stringify(bundle);
-  /** The bundle with every goal changed, so each apply updates every agent. */
+  // Every goal changed, so that each apply updates every agent.
   const changed = (i: number): Bundle => ({ ...bundle, agents: bundle.agents.map((agent) => ({ ...agent, goal: `${agent.goal} (${i})` })) });
   return { n, source, target, token, url, bundle, text, changed };
 }
 type Data = Awaited<ReturnType<typeof data>>;
-
-/** A POST of a JSON bundle through the gateway, its answer's changes. */
-const post = async (url: string, body: string, authorization: string) => JSON.parse(await apiCall('POST', url, authorization, body)) as Changes;
 type Changes = { changes: { kind: string; action: string }[] };
+const post = async (url: string, body: string, authorization: string) => JSON.parse(await apiCall('POST', url, authorization, body)) as Changes;
 /** Checks that every agent of the answer had `action`. */
 const count = (action: string, expected: number) => (body: unknown) =>
   check((body as Changes).changes.filter((c) => c.kind === 'agent' && c.action === action).length === expected, `The answer does not list ${expected} agents as "${action}": compare it with the seeded bots, and run the bench alone`);
 
 benchmark<Data, { label: string; calls: Awaited<ReturnType<typeof recordCalls>> }[]>({
-  title: 'Bundles: export, plan and apply of a bot',
-  stack: true,
-  data,
+  title: 'Bundles: export, plan and apply of a bot', stack: true, data,
   series: (d) => [{
       schedule: { warmUp: d.n.warmUp, block: 5, samples: d.n.samples, between: d.token.refresh },
       series: [
@@ -55,13 +50,10 @@ benchmark<Data, { label: string; calls: Awaited<ReturnType<typeof recordCalls>> 
   },
   report: ({ data: d, series: list, measured }) => ({
     Setup: [bullets([
-        `Source bot: a default supervisor and ${d.n.agents} agents (instructions of about ${instructions(TOPICS[0]!).length} characters, 2 rules, 2 tags, 2 functions, 1 collection; bench/harness/bot.ts); its bundle is ${fmt.kib(Buffer.byteLength(d.text))} of JSON. Target bot: the same resources, no agent.`,
+        `Source bot: a default supervisor and ${d.n.agents} agents (instructions of about ${instructionsLength} characters, 2 rules, 2 tags, 2 functions, 1 collection; bench/harness/seed.ts); its bundle is ${fmt.kib(Buffer.byteLength(d.text))} of JSON. Target bot: the same resources, no agent.`,
         `The first unmeasured apply creates the agents; each apply then changes every goal, so it updates ${d.n.agents} agents: ${d.n.agents * 3} items (record, revision, audit event) in ${Math.ceil((d.n.agents * 3) / 99)} transactions.`,
     ])],
     'Latency (ms)': [seriesTable(list)],
-    'DynamoDB calls and units per operation': [
-      callsTable(measured),
-      'Recorded on one in-process call of the use case (no HTTP, authentication not included), units as DynamoDB Local reports `ConsumedCapacity`.',
-    ],
+    'DynamoDB calls and units per operation': [callsTable(measured), 'Recorded on one in-process call of the use case (no HTTP, authentication not included), units as DynamoDB Local reports `ConsumedCapacity`.'],
   }),
 });

@@ -1,25 +1,20 @@
 /** `npm run bench:events` (docs/benchmarks.md#change-events): from a committed change to its webhook's receipt, at 10 and 100 a second. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { text } from 'node:stream/consumers';
 import { benchmark, type Context } from './harness/benchmark';
 import { accessToken, apiCall, onCleanUp, orgUrl } from './harness/stack';
-import { fmt, percentile } from './harness/series';
-import { table, type Column } from './harness/tables';
+import { fmt, percentile, table, type Column } from './harness/series';
 
 const [RATES, USERS] = [[10, 100], 100];
 
 async function data({ stack, progress }: Context) {
-  const org = stack.info.orgs[0]!;
+  const [org, received] = [stack.info.orgs[0]!, new Map<string, number>()];
   const token = await accessToken(stack.info, org);
-  const received = new Map<string, number>();
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data?: { requestId?: string } };
-      if (event.data?.requestId) received.set(event.data.requestId, performance.now());
-      response.writeHead(204).end();
-    });
+  const server = createServer(async (request, response) => {
+    const event = JSON.parse(await text(request)) as { data?: { requestId?: string } };
+    if (event.data?.requestId) received.set(event.data.requestId, performance.now());
+    response.writeHead(204).end();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   onCleanUp(() => new Promise((resolve) => server.close(resolve)));
@@ -44,8 +39,7 @@ async function measure(d: Data, { size, progress }: Context) {
     const [committed, start] = [new Map<string, number>(), performance.now()];
     const sends = Array.from({ length: count }, async (_, i) => {
       await new Promise((resolve) => setTimeout(resolve, start + (i * 1000) / rate - performance.now()));
-      const user = d.users[i % USERS]!;
-      const requestId = `bench-events-${rate}-${i}`;
+      const [user, requestId] = [d.users[i % USERS]!, `bench-events-${rate}-${i}`];
       // A rename that meets the previous one of its user still running is refused (409): not a change, not counted.
       if (await d.call('PUT', `/users/${String(user.uuid)}`, { ...user, name: `Bench ${i}` }, requestId).then(() => true, () => false)) committed.set(requestId, performance.now());
     });
@@ -58,10 +52,7 @@ async function measure(d: Data, { size, progress }: Context) {
 }
 
 benchmark<Data, Awaited<ReturnType<typeof measure>>>({
-  title: 'Change events: from a committed change to the webhook receipt',
-  stack: true,
-  data,
-  measure,
+  title: 'Change events: from a committed change to the webhook receipt', stack: true, data, measure,
   report: ({ measured }) => ({
     'Committed change → webhook receipt (local stack)': [
       `Renames of ${USERS} users sent on schedule at each rate (each its own request), one subscription; latency from the PUT's answer to the receiver reading the delivery with its request id. Percentiles nearest-rank. The aim is p95 under 2 s.`,

@@ -2,14 +2,12 @@
 import SCIMMY from 'scimmy';
 import { MAX_COMPARISONS, MAX_DEPTH, MAX_FILTER_LENGTH, readFilter } from '../shared/app/scim/scim-filter-syntax';
 import { benchmark } from './harness/benchmark';
-import { medianMs } from './harness/series';
-import { table } from './harness/tables';
+import { medianMs, table } from './harness/series';
 
 const pairs = (n: number) => Array.from({ length: n }, (_, i) => `(id eq "a${i}" or id eq "b${i}")`).join(' and ');
 const backslashes = (n: number) => `userName eq "${'\\'.repeat(n)}`;
 const ors = (n: number) => Array.from({ length: n }, (_, i) => `userName eq "u${i}@x.io"`).join(' or ');
 const nested = (open: string, depth: number) => `${open.repeat(depth)}userName pr${')'.repeat(depth)}`;
-
 /** A reader that answers how it took a filter: read, or refused with the error's code. */
 const answering = (read: (filter: string) => unknown) => (filter: string) => {
   try {
@@ -22,7 +20,6 @@ const answering = (read: (filter: string) => unknown) => (filter: string) => {
 const readers = { scimmy: answering((filter) => new SCIMMY.Types.Filter(filter)), 'service provider': answering(readFilter) };
 type Reader = keyof typeof readers;
 const [both, ours]: [Reader[], Reader[]] = [['scimmy', 'service provider'], ['service provider']];
-
 const shapes: [string, string, Reader[]][] = [
   ...[4, 6, 7, 8].map((n): [string, string, Reader[]] => [`${n} or-pairs joined by and (${2 * n} comparisons)`, pairs(n), both]),
   ...[30, 34, 38].map((n): [string, string, Reader[]] => [`unclosed string of ${n} backslashes`, backslashes(n), both]),

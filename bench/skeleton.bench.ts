@@ -1,77 +1,110 @@
-/** `npm run bench` (docs/benchmarks.md#walking-skeleton): bundle sizes, module load, stack start-up and gateway latency. */
+/** `npm run bench` (docs/benchmarks.md#walking-skeleton): bundle sizes, module load against a bare bundle of the same SDK clients, gateway latency and single reads. */
 import { spawnSync } from 'node:child_process';
-import { version as esbuild } from 'esbuild';
+import { join } from 'node:path';
+import { build, version as esbuild } from 'esbuild';
+import { functionBundling } from '../infra/cloud/service-function';
 import { passwordGrant } from '../infra/stack-target';
-import { buildBundles, deployedMode, formatBundleTable, kib, modeDescription } from '../scripts/build-bundles';
+import { buildBundles, deployedMode, externalsFor, formatBundleTable, jsOutput, modeDescription, packagesIn, type BundleReport } from '../scripts/build-bundles';
+import { keys } from '../shared/adapters/store/keys';
+import { getItem } from '../shared/adapters/store/table';
+import { listAgentSummaries } from '../shared/domain/agents/agent.repository';
 import { benchmark, type Context } from './harness/benchmark';
-import { check, fmt, series } from './harness/series';
-import { accessToken, apiGet, orgUrl, placeholderConfig, POLL_MS, projectRoot, timeStarts } from './harness/stack';
-import { pColumn, secondsColumns, seriesTable, table } from './harness/tables';
+import { API_AND_RAW, check, comparisonTable, fmt, percentile, series, seriesTable, table, type Comparison } from './harness/series';
+import { accessToken, apiCall, apiGet, orgUrl, placeholderConfig, projectRoot, tempDir } from './harness/stack';
 
-const MODE = deployedMode() === 'self-contained' ? 'self-contained' : 'sdk-external';
+const [MODE, LOAD_AIM, READ_AIM] = [deployedMode(), 1.2, 2];
 const LOAD_PROBE = 'const { performance } = require("node:perf_hooks"); const t = performance.now(); require(process.argv[1]); process.stdout.write(String(performance.now() - t));';
+// As Lambda's runtime: NODE_OPTIONS of infra/cloud/service-function.ts, and the SDK found on NODE_PATH (here the repository's copy).
+const LOAD_ENV = { PATH: process.env.PATH, NODE_PATH: join(projectRoot, 'node_modules'), ...placeholderConfig, POWERTOOLS_SERVICE_NAME: 'bench' };
+/** The esbuild options `buildBundles` takes from infra/cloud/service-function.ts, for the bare bundles. */
+const BARE_OPTIONS = {
+  bundle: true, platform: 'node', format: 'cjs', target: functionBundling.target, minify: functionBundling.minify, sourcemap: functionBundling.sourceMap, logLevel: 'warning',
+  inject: functionBundling.inject.map((name) => join(projectRoot, name)), define: { ...functionBundling.define }, external: externalsFor(MODE),
+} as const;
 
-/** Milliseconds `require(bundle)` takes in a fresh node process with source maps enabled, as the deployed functions run. */
-function loadOnce(bundle: string): number {
-  const env = { PATH: process.env.PATH, ...placeholderConfig, POWERTOOLS_SERVICE_NAME: 'bench' };
-  const result = spawnSync(process.execPath, ['--enable-source-maps', '-e', LOAD_PROBE, bundle], { cwd: projectRoot, env, encoding: 'utf8', timeout: 30_000 });
-  check(result.status === 0 && Number(result.stdout) >= 0, `Loading ${bundle} failed: ${(result.stderr || result.error?.message || '').trim().split('\n')[0]}; \`node -e "require('${bundle}')"\` shows the whole error`);
+/** Milliseconds `require(file)` takes in a fresh node process. */
+function loadMs(file: string): number {
+  const result = spawnSync(process.execPath, ['--enable-source-maps', '-e', LOAD_PROBE, file], { env: LOAD_ENV, encoding: 'utf8', timeout: 30_000 });
+  check(result.status === 0 && Number(result.stdout) >= 0, `Loading ${file} failed: ${(result.stderr || result.error?.message || '').trim().split('\n')[0]}; \`NODE_PATH=node_modules node -e "require('${file}')"\` shows the whole error`);
   return Number(result.stdout);
 }
 
-/** The first demo ADMIN's token, the bundles built (while the stack idles), and the latency series' counts. */
-async function data({ stack, size }: Context) {
-  const org = stack.info.orgs[0]!;
-  return { org, token: await accessToken(stack.info, org), bundles: await buildBundles({ mode: MODE }), grants: size(200, 20), reads: size(500, 50) };
+/** The SDK modules a bundle requires at load (the runtime's copy) or carries, then a bundle of only those, built with the same esbuild options. */
+async function bareBundle(report: BundleReport) {
+  const { imports } = jsOutput(report.metafile);
+  const sdk = [...new Set([...imports.filter((i) => i.external && i.kind !== 'dynamic-import').map((i) => i.path), ...packagesIn(report.metafile)])].filter((name) => /^@(aws-sdk|smithy)\//.test(name)).sort();
+  const file = join(report.file, '..', '..', `${report.group}.bare.js`);
+  await build({ ...BARE_OPTIONS, stdin: { contents: sdk.map((name) => `require(${JSON.stringify(name)});`).join('\n'), resolveDir: projectRoot }, outfile: file });
+  return { report, sdk, file, function: [] as number[], bare: [] as number[] };
+}
+
+/** The first demo ADMIN's token, a user and an agent to read, and the bundles built (while the stack idles). */
+async function data({ stack: { info }, size }: Context) {
+  const [org, bundles] = [info.orgs[0]!, await buildBundles({ mode: MODE, dir: tempDir('bench-bundles-') })];
+  const [token, bot] = [await accessToken(info, org), org.environments[0]!.bots[0]!];
+  const permissions = [{ environmentUuid: org.environments[0]!.uuid, botUuid: bot.uuid }];
+  const user = JSON.parse(await apiCall('POST', `${orgUrl(info, org.uuid)}/users`, token.bearer, { name: 'Rhea Reader', email: 'rhea.reader@bench.example', role: 'VIEWER', permissions })) as { uuid: string };
+  const agent = (await listAgentSummaries(bot.uuid)).find((summary) => summary.kind === 'AGENT')!.uuid;
+  const base = `${info.apiUrl}/${info.generativeSubpath}/org/${org.uuid}/env/${permissions[0]!.environmentUuid}/bot/${bot.uuid}`;
+  return { org, token, bundles, loads: await Promise.all(bundles.map(bareBundle)), grants: size(200, 20), reads: size(500, 50), single: size(300, 30), user: user.uuid, agent, base, bot: bot.uuid };
 }
 type Data = Awaited<ReturnType<typeof data>>;
 
-/** Password grants, then current-user reads, each series on its own after 5 warm-ups. */
-function latency({ org, token, grants, reads }: Data, { stack: { info } }: Context) {
-  const signIn = () => passwordGrant(info, org.name, org.admin.email, org.admin.password).then(async (r) => (await r.text(), r.status));
+/** Password grants, then current-user reads, each on its own; then single reads through the API and raw, interleaved. */
+function latency(d: Data, { stack: { info } }: Context) {
+  const signIn = () => passwordGrant(info, d.org.name, d.org.admin.email, d.org.admin.password).then(async (r) => (await r.text(), r.status));
+  const answers = (uuid: string) => (body: unknown) => check((JSON.parse(body as string) as { uuid: string }).uuid === uuid, `The API answered another item than ${uuid}: check the route`);
+  const found = (item: unknown) => check(item, 'The raw GetItem found nothing: check the key against what the product wrote');
   return [
-    { series: [series('token', 'POST …/protocol/openid-connect/token (password grant)', signIn, (status) => check(status === 200, `The token endpoint answered ${status}: see the stack's errors below`))], schedule: { warmUp: 5, block: grants, samples: grants } },
-    { series: [series('user', 'GET /{user_subpath}/org/{orgUUID}/users/identity-provider', () => apiGet(`${orgUrl(info, org.uuid)}/users/identity-provider`, token.bearer))], schedule: { warmUp: 5, block: reads, samples: reads, between: token.refresh } },
+    { series: [series('token', 'POST …/protocol/openid-connect/token (password grant)', signIn, (status) => check(status === 200, `The token endpoint answered ${status}: see the stack's errors below`))], schedule: { warmUp: 5, block: d.grants, samples: d.grants } },
+    { series: [series('user', 'GET /{user_subpath}/org/{orgUUID}/users/identity-provider', () => apiGet(`${orgUrl(info, d.org.uuid)}/users/identity-provider`, d.token.bearer))], schedule: { warmUp: 5, block: d.reads, samples: d.reads, between: d.token.refresh } },
+    { schedule: { warmUp: 20, block: 10, samples: d.single, between: d.token.refresh }, series: [
+        series('api.user', 'API `GET …/users/{userId}`', () => apiGet(`${orgUrl(info, d.org.uuid)}/users/${d.user}`, d.token.bearer), answers(d.user)),
+        series('raw.user', 'raw `GetItem` of the same user item', () => getItem(keys.userKey(d.org.uuid, d.user)), found),
+        series('api.agent', 'API `GET …/agents/{uuid}`', () => apiGet(`${d.base}/agents/${d.agent}`, d.token.bearer), answers(d.agent)),
+        series('raw.agent', 'raw `GetItem` of the same agent item', () => getItem(keys.agent(d.bot, d.agent)), found),
+    ] },
   ];
 }
 
-/** Module loads and stack starts, the benchmark's own stack stopped first so that nothing else runs beside them. */
-async function measure({ bundles }: Data, { size, progress, stack }: Context) {
+/** Module loads, the stack stopped first so that nothing else runs beside them: function and bare bundle alternating, in rounds over every function. */
+async function measure({ loads }: Data, { size, progress, stack }: Context) {
   await stack.stop({ strict: true });
-  const runs = size(10, 3);
-  progress('module loads');
-  const loads = bundles.map((report) => ({ report, samples: Array.from({ length: runs }, () => loadOnce(report.file)) }));
-  const starts = await timeStarts([
-    { label: '`node infra/local/start.mjs --fresh` (new data, seeding)', runs: size(5, 1), fresh: true },
-    { label: '`node infra/local/start.mjs` (existing data, no seeding)', runs: size(5, 1), fresh: false },
-    { label: '`npm start -- --fresh` (adds npm and its shell, as a user types it)', runs: size(3, 1), fresh: true, launcher: 'npm start' },
-  ], progress);
-  return { runs, loads, starts };
+  const runs = size(21, 5);
+  for (let round = 0; round < runs; round++) {
+    progress(`module loads, round ${round + 1} of ${runs}`);
+    for (const load of loads) for (const side of round % 2 ? (['bare', 'function'] as const) : (['function', 'bare'] as const)) load[side].push(loadMs(side === 'bare' ? load.file : load.report.file));
+  }
+  return runs;
 }
 
-benchmark<Data, Awaited<ReturnType<typeof measure>>>({
-  name: 'README',
-  title: 'Walking skeleton: speed and size',
-  stack: true,
-  data,
-  series: latency,
-  measure,
-  report: ({ data: { bundles }, measured: { runs, loads, starts }, series: latency }) => ({
-    'Bundle sizes': [
-      `Each function bundled by \`scripts/build-bundles.ts\` (esbuild ${esbuild}) with the options CDK NodejsFunction uses for infra/cloud/service-function.ts: ${modeDescription(MODE)}. 1 KiB = 1024 bytes. The size target, "250 KB", is read as 250,000 bytes, for every function but bulk-worker; "largest" columns come from the esbuild metafile.`,
-      formatBundleTable(bundles),
-    ],
-    'Handler module load (cold start init)': [
-      `Per function: ${runs} fresh \`node --enable-source-maps\` processes (the deployed functions' \`NODE_OPTIONS\`), each timing \`require(<bundle>)\`. Environment: harmless placeholders, since configuration is read lazily. The processes run in the repository, so the bundles resolve \`@aws-sdk/*\` from its node_modules, standing in for the Lambda runtime's copy. Lambda's own runtime bootstrap is not included.`,
-      table(loads, [['function', (l) => l.report.group], ['minified KiB', (l) => kib(l.report.bytes), 'right'], pColumn(50), pColumn(95)]),
-    ],
-    'Local stack: launch to serving': [
-      `Wall time from spawn until a real API call answers 200 (once the data directory's stack.json is written, a password grant of the first organization's ADMIN and \`GET …/users/identity-provider\` with its token, polled every ${POLL_MS} ms); then SIGTERM and wait for exit. PORT=0, one temporary data directory, the kinds alternating; "existing data" reuses the one the last start left. The start-up target is serving within 5 s.`,
-      table(starts, [['launch', (s) => s.label], ['runs', (s) => s.samples.length, 'right'], ...secondsColumns<(typeof starts)[number]>()]),
-    ],
-    'Latency through the local gateway': [
-      "The benchmark's own stack, freshly seeded; sequential requests from one client with keep-alive. Token: password grant of the first demo organization's ADMIN; current user: with an access token from that grant.",
-      seriesTable(latency, [['max ms', (s) => fmt.ms(Math.max(...s.samples)), 'right']]),
-    ],
-  }),
+const reads: Comparison[] = [{ label: '`GET …/users/{userId}` ÷ `GetItem`', api: 'api.user', raw: 'raw.user' }, { label: '`GET …/agents/{uuid}` ÷ `GetItem`', api: 'api.agent', raw: 'raw.agent' }];
+
+benchmark<Data, number>({
+  title: 'Walking skeleton: speed and size', stack: true, data, series: latency, measure,
+  report: ({ data: { bundles, loads }, measured: runs, series: list, f }) => {
+    const ratio = (l: (typeof loads)[number]) => percentile(l.function, 50) / percentile(l.bare, 50);
+    return {
+      'Bundle sizes': [
+        `Each function bundled by \`scripts/build-bundles.ts\` (esbuild ${esbuild}) with the options CDK NodejsFunction uses for infra/cloud/service-function.ts: ${modeDescription(MODE)}. 1 KiB = 1024 bytes. The size target, "250 KB", is read as 250,000 bytes; "largest" columns come from the esbuild metafile.`,
+        formatBundleTable(bundles),
+      ],
+      'Module load against a bare bundle of the same SDK clients': [
+        `Per function, its bundle and a bare bundle that only \`require\`s the AWS SDK modules the function's bundle requires (esbuild's metafile: its external \`@aws-sdk/*\` and \`@smithy/*\` imports), built with the same esbuild options; each timed as \`require(<bundle>)\` in ${runs} fresh \`node --enable-source-maps\` processes (the deployed functions' \`NODE_OPTIONS\`), function and bare alternating, in rounds over every function, the stack stopped. Configuration: placeholders. The SDK resolves through \`NODE_PATH\` to the repository's node_modules, as Lambda's runtime resolves its own copy; the runtime's bootstrap is not included. Aim: function median within ${LOAD_AIM}× the bare median.`,
+        table(loads, [
+          ['function', (l) => l.report.group], ['index.js bytes', (l) => fmt.int(l.report.bytes), 'right'], ['SDK modules', (l) => l.sdk.map((name) => name.replace(/^@aws-sdk\/(client-)?/, '')).join(', ') || '–'],
+          ['function p50 / p95 ms', (l) => `${fmt.ms(percentile(l.function, 50))} / ${fmt.ms(percentile(l.function, 95))}`, 'right'], ['bare p50 ms', (l) => fmt.ms(percentile(l.bare, 50)), 'right'],
+          ['function ÷ bare', (l) => fmt.ratio(ratio(l)), 'right'], [`within ${LOAD_AIM}×`, (l) => (l.sdk.length === 0 ? 'no SDK client: nothing to compare' : ratio(l) <= LOAD_AIM ? 'yes' : '**no**')],
+        ]),
+      ],
+      'Latency through the local gateway': [
+        `The benchmark's own stack, freshly seeded; requests one at a time from one client with keep-alive. Token: password grant of the first demo organization's ADMIN; current user, and the single reads, with an access token from that grant.`,
+        seriesTable(list, [['max ms', (s) => fmt.ms(Math.max(...s.samples)), 'right']]),
+      ],
+      'Single reads: API against raw `GetItem`': [
+        `${API_AND_RAW} The user read is of a VIEWER made for the bench, the agent read of the first demo bot's first agent; the same item every time.`,
+        comparisonTable(f, reads, [[`${READ_AIM}× aim`, (c) => (f.p50(c.api) / f.p50(c.raw) <= READ_AIM ? 'met at p50' : '**not met** at p50')]]),
+      ],
+    };
+  },
 });

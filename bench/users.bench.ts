@@ -10,20 +10,16 @@ import { getUser, saveUser, type StoredUser } from '../shared/domain/users/user.
 import { userPorts } from '../shared/domain/users/user-ports';
 import { quicksearchQuerySchema, userListQuerySchema } from '../shared/domain/users/user.schemas';
 import { benchmark, type Context, type Run } from './harness/benchmark';
-import { recordCalls, type Call } from './harness/capacity';
-import { seedOrganization, type SeededOrganization as Org } from './harness/seed';
-import { check, fmt, percentile, series, sum, timed } from './harness/series';
+import { callsTable, recordCalls, type Call } from './harness/capacity';
+import { searchTermsFor, seedOrganization, seedUsers, type SeededOrganization as Org } from './harness/seed';
+import { API_AND_RAW, bullets, check, comparisonTable, fmt, percentile, series, seriesTable, sum, timed } from './harness/series';
 import { accessToken, apiGet, inProcessGateway, orgUrl } from './harness/stack';
-import { API_AND_RAW, bullets, callsTable, comparisonTable, seriesTable } from './harness/tables';
-import { searchTermsFor, seedUsers } from './users.data';
 
 const [QUICK_TERM, AIM_P95_MS, AIM_RCU, AIM_RATIO, SMALL_ORG, WRITES] = ['jose gar', 150, 10, 2, 1_000, 10] as const;
 const QUICK = `/quicksearch?name=${encodeURIComponent(QUICK_TERM)}`;
-
-/** A request: its path under …/users; its series are `api.<key>` and `raw.<key>`. */
+/** A request by its path under …/users; its series are `api.<key>` and `raw.<key>`. */
 type Request = { key: string; label: string; path: string };
 const parse = (path: string) => userListQuerySchema.parse(Object.fromEntries(new URLSearchParams(path.slice(1)))) as UserListQuery;
-
 // Page 1,000 of 20 at full size; on a smaller organization as deep as its active users allow.
 const deepOf = (active: number) => Math.min(1000, Math.floor(active / 20) - 1);
 const BY_NAME = 'orderBy=name&direction=ASC&linesPerPage=20';
@@ -40,10 +36,8 @@ function requestsOf(active: number, searchTerms: string, token: string): Request
     listing(`${BY_NAME}&page=${deep}`, `deep page: page ${fmt.int(deep)} of 20 by name`),
     { key: 'cursor', label: `the same deep page by \`pageToken\``, path: `?${BY_NAME}&pageToken=${token}` },
     listing(`searchTerms=${encodeURIComponent(searchTerms)}`, `searchTerms=${searchTerms}`),
-    { key: 'quick', label: `quicksearch \`${QUICK_TERM}\`, warm container`, path: QUICK },
-    { key: 'reload', label: `quicksearch \`${QUICK_TERM}\` right after a user write`, path: QUICK },
-    { key: 'get', label: '`GET /users/{userId}`', path: '/{userId}' },
-    { key: 'idp', label: '`GET /users/identity-provider`', path: '/identity-provider' },
+    { key: 'quick', label: `quicksearch \`${QUICK_TERM}\`, warm container`, path: QUICK }, { key: 'reload', label: `quicksearch \`${QUICK_TERM}\` right after a user write`, path: QUICK },
+    { key: 'get', label: '`GET /users/{userId}`', path: '/{userId}' }, { key: 'idp', label: '`GET /users/identity-provider`', path: '/identity-provider' },
   ];
 }
 
@@ -54,7 +48,7 @@ async function data({ size, progress, stack }: Context) {
   progress(`seeding ${fmt.int(n.users - 1)} users`);
   const [seeded, smallSeeded] = [await seedUsers(big, n.users - 1, 20_261_121, progress), await seedUsers(small, SMALL_ORG - 1, 7, progress)];
   const [token, base, searchTerms] = [await accessToken(stack.info, big), `${orgUrl(stack.info, big.uuid)}/users`, searchTermsFor(seeded.users)];
-  const caller = await authenticate(token.bearer);
+  const [caller, quick] = [await authenticate(token.bearer), quicksearchQuerySchema.parse({ name: QUICK_TERM })];
   const scope = await authorizeOrgAdmin(caller, big.uuid);
   // The page before the deep one gives the deep one's cursor: in process its `next`, through the API its `nextPageToken`.
   const beforeDeep = `?${BY_NAME}&page=${deepOf(seeded.active) - 1}`;
@@ -66,7 +60,6 @@ async function data({ size, progress, stack }: Context) {
     check(users.length > 0, `${r.label} returned an empty page: the seeding wrote too few users for it (run at a larger --scale)`);
     pages.set(r.key, { uuids: users.map((u) => u.uuid), total });
   }
-  const quick = quicksearchQuerySchema.parse({ name: QUICK_TERM });
   // Neither this process nor the stack's users container has the name list yet: each first quicksearch reads it whole.
   const [inProcessMs, names] = await timed(() => quicksearchUsers(scope, quick.name, quick.limit));
   const [apiMs, firstAnswer] = await timed(() => apiGet(`${base}${QUICK}`, token.bearer));
@@ -144,8 +137,9 @@ async function writeUnits(d: Data) {
   const register = (org: Org, i: number) => registerUser({ ...user(org, i), password: `Bench-${i}-pw`, role: 'VIEWER', permissions: [org.permission] }, identityProvider);
   const writes: { label: string; calls: Call[][] }[] = [];
   for (const [label, org] of [[`the small organization (${fmt.int(SMALL_ORG)} users)`, d.small], [`the large one (${fmt.int(d.n.users)} users)`, d.big]] as const) {
-    writes.push({ label, calls: [] });
-    for (let i = 0; i < WRITES; i++) writes.at(-1)!.calls.push(await recordCalls(() => register(org, i)));
+    const calls: Call[][] = [];
+    for (let i = 0; i < WRITES; i++) calls.push(await recordCalls(() => register(org, i)));
+    writes.push({ label, calls });
   }
   return writes;
 }
@@ -164,8 +158,7 @@ function summary({ data: d, measured: { operations, writes }, f }: UsersRun) {
   const rcu = (key: string) => Number(sum(operations.find((o) => o.key === key)!.calls.map((c) => c.read)).toFixed(1));
   const rows = d.requests.map((r) => ({ ...r, api: `api.${r.key}`, raw: `raw.${r.key}`, rcu: rcu(r.key) }));
   const met = (ok: boolean, aim: string) => `${aim}: ${ok ? 'met' : '**not met**'}`;
-  const aim = (r: (typeof rows)[number]) =>
-    ['get', 'idp'].includes(r.key) ? met(f.p50(r.api) / f.p50(r.raw) <= AIM_RATIO, `÷ raw ≤ ${AIM_RATIO}×`) : met(f.p95(r.api) <= AIM_P95_MS, `p95 ≤ ${AIM_P95_MS} ms`);
+  const aim = (r: (typeof rows)[number]) => ['get', 'idp'].includes(r.key) ? met(f.p50(r.api) / f.p50(r.raw) <= AIM_RATIO, `÷ raw ≤ ${AIM_RATIO}×`) : met(f.p95(r.api) <= AIM_P95_MS, `p95 ≤ ${AIM_P95_MS} ms`);
   return [
     comparisonTable(f, rows, [['RCU per request', (r) => r.rcu, 'right'], ['aim', aim]]),
     bullets([
@@ -176,24 +169,18 @@ function summary({ data: d, measured: { operations, writes }, f }: UsersRun) {
   ];
 }
 
-const setup = ({ data: d }: UsersRun) =>
-  bullets([
-    `Organization \`${d.big.name}\` made by \`createOrganization\` (its ADMIN in cognito-local; the bench signs in with a password grant). Its other ${fmt.int(d.users.length)} users written straight into the table as the product stores them (bench/users.data.ts: the user item, the items of \`indexWrites\`, the e-mail claim; no Cognito account, which no measured operation reads): ${fmt.int(d.seeded.items)} items in ${fmt.int(d.seeded.requests)} \`BatchWriteItem\` requests, 16 in flight, **${fmt.s(d.seeded.ms)}**. A second organization of ${fmt.int(SMALL_ORG)} users the same way (${fmt.s(d.smallSeeded.ms)}).`,
+const setup = ({ data: d }: UsersRun) => bullets([
+    `Organization \`${d.big.name}\` made by \`createOrganization\` (its ADMIN in cognito-local; the bench signs in with a password grant). Its other ${fmt.int(d.users.length)} users written straight into the table as the product stores them (bench/harness/seed.ts: the user item, the items of \`indexWrites\`, the e-mail claim; no Cognito account, which no measured operation reads): ${fmt.int(d.seeded.items)} items in ${fmt.int(d.seeded.requests)} \`BatchWriteItem\` requests, 16 in flight, **${fmt.s(d.seeded.ms)}**. A second organization of ${fmt.int(SMALL_ORG)} users the same way (${fmt.s(d.smallSeeded.ms)}).`,
     `The users: VIEWERs of that bot, names of many languages, ${fmt.int(d.users.filter((u) => u.company).length)} with one of 30 companies, ${fmt.int(d.users.length - d.seeded.active)} DELETED. \`searchTerms=${d.searchTerms}\` matches ${d.pages.get(d.requests.at(-5)!.key)!.total} active users; quicksearch \`${QUICK_TERM}\` returns ${d.names.length} names (at most ${d.quick.limit}). A container's first quicksearch reads every active user's name (${fmt.int(d.seeded.active + 1)}; by name range from ${fmt.int(RANGED_READ_FROM)} on): once each, untimed by the series, **${fmt.s(d.first.apiMs)}** through the API and ${fmt.s(d.first.inProcessMs)} in the bench process.`,
     `${API_AND_RAW} Every API answer is checked against what the product returned in process. Quicksearch after a write: before each request, untimed, \`saveUser\` rewrites one user, which moves the count's version.`,
   ]);
 
 benchmark<Data, UsersRun['measured']>({
-  title: 'Users area on the users index: API against raw DynamoDB reads',
-  stack: true,
-  data,
+  title: 'Users area on the users index: API against raw DynamoDB reads', stack: true, data, measure,
   series: (d) => [{ series: d.requests.flatMap((r) => timedSeries(d, r)), schedule: { warmUp: d.n.warmUp, block: 10, samples: d.n.samples, between: d.token.refresh } }],
-  measure,
   report: (run) => ({
-    Summary: summary(run),
-    Setup: [setup(run)],
-    'DynamoDB calls and units per request': [
-      callsTable(run.measured.operations, 'request'),
+    Summary: summary(run), Setup: [setup(run)],
+    'DynamoDB calls and units per request': [callsTable(run.measured.operations, 'request'),
       "Recorded on one request of each kind sent to the users handler running in the bench process behind the local gateway (`inProcessGateway` in bench/harness/stack.ts), by a middleware on the product's clients asking `ReturnConsumedCapacity: TOTAL`; units as DynamoDB Local reports them. `identity-provider` is what every request pays before its own reads.",
     ],
     'Latency (ms)': [seriesTable(run.series)],

@@ -5,10 +5,9 @@ import { yamlBundleLimits } from '../shared/app/bundles/bundle.limits';
 import { MAX_BUNDLE_ENTRIES } from '../shared/app/bundles/bundle.schemas';
 import { BadRequestError, PayloadTooLargeError } from '../shared/kernel/errors';
 import { benchmark, type Context } from './harness/benchmark';
-import { instructions, seedBot, TOPICS } from './harness/seed';
-import { check, fmt, medianMs, series } from './harness/series';
+import { instructionsLength, seedBot } from './harness/seed';
+import { check, fmt, medianMs, series, table } from './harness/series';
 import { apiCall } from './harness/stack';
-import { table } from './harness/tables';
 
 const bytes = (count: number) => `${fmt.int(count)} B (${fmt.kib(count)})`;
 
@@ -18,25 +17,16 @@ function answerOf(text: string): string {
     readBundle(text, 'application/yaml');
     return 'read';
   } catch (error) {
-    if (error instanceof PayloadTooLargeError || error instanceof BadRequestError) {
-      const status = error instanceof PayloadTooLargeError ? 413 : 400;
-      return `${status} \`${error.code}\`: ${error.message.split(':')[0]!.replace(/ \(line \d+, column \d+\)/, '')}`;
-    }
-    throw error;
+    if (!(error instanceof PayloadTooLargeError || error instanceof BadRequestError)) throw error;
+    return `${error instanceof PayloadTooLargeError ? 413 : 400} \`${error.code}\`: ${error.message.split(':')[0]!.replace(/ \(line \d+, column \d+\)/, '')}`;
   }
 }
 
 /** `unit(i)` repeated until the text (after `head`) is as long as `bytes` allows, then `tail`. */
 function upTo(bytes: number, head: string, unit: (i: number) => string, tail = ''): string {
-  const parts = [head];
-  let length = head.length + tail.length;
-  for (let i = 0; ; i++) {
-    const next = unit(i);
-    if (length + next.length > bytes) break;
-    parts.push(next);
-    length += next.length;
-  }
-  return parts.join('') + tail;
+  let [text, i] = [head, 0];
+  for (let next = unit(0); text.length + next.length + tail.length <= bytes; next = unit(++i)) text += next;
+  return text + tail;
 }
 const flatMap = (bytes: number) => upTo(bytes, 'formatVersion: 1\n', (i) => `k${i.toString(36)}: 1\n`);
 
@@ -79,39 +69,27 @@ async function measure(d: Data, { progress, stack }: Context) {
   progress('timing the worst shapes at the bound');
   const shapes = worstShapes(yamlBundleLimits.bytes, d.yaml, d.agents).map(([label, text]) => ({ label, bytes: Buffer.byteLength(text), ...medianMs(() => answerOf(text), d.runs) }));
   progress("timing yaml's own duplicate-key check");
-  const flatMaps = [32, 64, 128, 256].map((kib) => {
-    const text = flatMap(kib * 1024);
-    return { kib, yaml: medianMs(() => parseYaml(text, { maxAliasCount: 100 }), 1).ms, reader: medianMs(() => answerOf(text), 3).ms };
-  });
+  const flatMaps = [32, 64, 128, 256].map((kib) => [kib, flatMap(kib * 1024)] as const).map(([kib, text]) => ({ kib, yaml: medianMs(() => parseYaml(text, { maxAliasCount: 100 }), 1).ms, reader: medianMs(() => answerOf(text), 3).ms }));
   return { exportMs: medianMs(() => answerOf(d.yaml), d.runs).ms, shapes, flatMaps };
 }
 
 benchmark<Data, Awaited<ReturnType<typeof measure>>>({
-  into: 'bundles',
-  title: 'YAML bodies: the bound and the parse',
-  stack: true,
-  data,
+  into: 'bundles', title: 'YAML bodies: the bound and the parse', stack: true, data, measure,
   series: (d) => [{
     schedule: { warmUp: 1, block: d.runs, samples: d.runs, between: d.token.refresh },
     series: [series('plan', 'plan', () => apiCall('POST', `${d.base}/bundle/plan`, d.token.bearer, d.yaml, { 'content-type': 'application/yaml' }), (body) =>
       check((JSON.parse(body as string) as { changes: unknown[] }).changes.length === d.agents + 1, 'The plan does not list every agent and the supervisor: see its answer'))],
   }],
-  measure,
   report: ({ data: d, measured: m, f }) => {
     const [bound, yamlBytes] = [yamlBundleLimits.bytes, Buffer.byteLength(d.yaml)];
     return {
       'The guide: the largest bundle the API exports': [
         `Times are medians of ${d.runs} runs after one untimed (the duplicate-key table: 1 and 3 runs), in the bench process once the stack has stopped, of the product's reader (\`readBundle\` of shared/app/bundles/bundle-format.ts, what \`…/bundle/plan\` and \`…/bundle/apply\` run before validation), so without HTTP, authentication or validation.`,
-        `A fresh local stack, a bot of ${d.agents} agents (${d.agents === MAX_BUNDLE_ENTRIES ? 'the most a bundle holds' : 'reduced from the most a bundle holds'}; agents as bench/harness/seed.ts seeds them, instructions of about ${instructions(TOPICS[0]!).length} characters) and its default supervisor, ` +
-          `exported through the API: **${bytes(yamlBytes)} of YAML** (\`Accept: application/yaml\`), ${bytes(Buffer.byteLength(d.json))} of JSON. ` +
-          `Read by the product's reader in ${fmt.ms(m.exportMs)} ms; \`POST …/bundle/plan\` of it through the local gateway, median ${fmt.ms(f.p50('plan'))} ms. ` +
-          `The byte bound, ${fmt.int(bound)} B (1 MiB), is ${(bound / yamlBytes).toFixed(2)} times that export: room for agents with longer texts, and a larger bundle goes as JSON (6 MB).`,
+        `A fresh local stack, a bot of ${d.agents} agents (${d.agents === MAX_BUNDLE_ENTRIES ? 'the most a bundle holds' : 'reduced from the most a bundle holds'}; agents as bench/harness/seed.ts seeds them, instructions of about ${instructionsLength} characters) and its default supervisor, exported through the API: **${bytes(yamlBytes)} of YAML** (\`Accept: application/yaml\`), ${bytes(Buffer.byteLength(d.json))} of JSON. Read by the product's reader in ${fmt.ms(m.exportMs)} ms; \`POST …/bundle/plan\` of it through the local gateway, median ${fmt.ms(f.p50('plan'))} ms. The byte bound, ${fmt.int(bound)} B (1 MiB), is ${(bound / yamlBytes).toFixed(2)} times that export: room for agents with longer texts, and a larger bundle goes as JSON (6 MB).`,
       ],
       'The worst shapes at the bound': [
         table(m.shapes, [['shape', (s) => s.label], ['bytes', (s) => fmt.int(s.bytes), 'right'], ['ms', (s) => fmt.ms(s.ms), 'right'], ['the reader answers', (s) => s.result]]),
-        `Bounds (shared/app/bundles/bundle.limits.ts): ${fmt.int(bound)} bytes (413, before parsing), ${fmt.int(yamlBundleLimits.scalars)} keys and values (413, counted as the text is lexed), ` +
-          `collections nested ${yamlBundleLimits.depth} deep and ${yamlBundleLimits.aliases} aliases (400, as the text is parsed), ${yamlBundleLimits.aliases} nodes expanded from aliases (\`yaml\`'s \`maxAliasCount\`), ` +
-          "and duplicate keys found in one pass rather than by `yaml`'s `uniqueKeys`, which compares each key of a map with every other.",
+        `Bounds (shared/app/bundles/bundle.limits.ts): ${fmt.int(bound)} bytes (413, before parsing), ${fmt.int(yamlBundleLimits.scalars)} keys and values (413, counted as the text is lexed), collections nested ${yamlBundleLimits.depth} deep and ${yamlBundleLimits.aliases} aliases (400, as the text is parsed), ${yamlBundleLimits.aliases} nodes expanded from aliases (\`yaml\`'s \`maxAliasCount\`), and duplicate keys found in one pass rather than by \`yaml\`'s \`uniqueKeys\`, which compares each key of a map with every other.`,
       ],
       "`yaml`'s own duplicate-key check": [
         "Flat maps (`k1: 1` lines) of growing size: `yaml`'s `parse` with its defaults (`uniqueKeys: true`, 1 run), and the product's reader (3 runs).",

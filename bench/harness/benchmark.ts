@@ -1,10 +1,4 @@
-/**
- * The shared harness's runner. A benchmark declares its stack, the data it needs, the series it times
- * (API requests next to the raw reads of the same data) and its report; `benchmark` starts the stack
- * (its functions' environment in this process), makes the data, interleaves each group of series,
- * stops the stack and writes the report, with the machine, its load and the code measured, to
- * bench/<name>-figures.md (a reduced run to <name>-figures.quick.md).
- */
+/** The harness's runner: a benchmark declares its stack, data, series and report; `benchmark` runs them and writes the report (docs/benchmarks.md#how-a-benchmark-runs). */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -19,28 +13,22 @@ export interface Context {
   scale: number;
   /** A full-size count scaled, at least `least`. */
   size(full: number, least?: number): number;
-  option(name: string): string | undefined;
   progress(message: string): void;
-  /** The stack the benchmark declared, running. */
   stack: RunningStack;
 }
 
 /** What the report is made of: the data, other measurements, every series timed and their percentiles by key. */
 export type Run<D, M> = { data: D; measured: M; series: Series[]; f: Figures };
-
 /** Report sections by heading, in order; each a list of blocks (paragraphs, tables, lists). */
 export type Sections = Record<string, (string | false | undefined)[]>;
 
 export interface Benchmark<D, M> {
-  /** The report is bench/<name>-figures.md; the entry file's name (`<name>.bench.ts`) unless told. */
-  name?: string;
   title: string;
-  /** Its report is one section, headed by the title, of bench/<into>-figures.md instead. */
+  /** Its report is one section, headed by the title, of bench/<into>-figures.md instead of its own. */
   into?: string;
   /** A fresh local stack in a child process, as `npm start` runs it. */
   stack?: boolean;
   data?(context: Context): Promise<D>;
-  /** Groups of series, each group interleaved on its schedule. */
   series?(data: D, context: Context): { series: Series[]; schedule: Schedule }[];
   /** Any other measurement, after the series, while the stack still runs. */
   measure?(data: D, context: Context): Promise<M>;
@@ -58,22 +46,14 @@ function productVersion(): string {
 }
 
 function context(stack?: RunningStack): Context {
-  const option = (name: string) => (process.argv.includes(`--${name}`) ? (process.argv[process.argv.indexOf(`--${name}`) + 1] ?? '') : undefined);
-  const scale = process.argv.includes('--quick') ? 0.1 : Number(option('scale') ?? process.env.BENCH_SCALE ?? 1);
+  const at = process.argv.indexOf('--scale');
+  const scale = process.argv.includes('--quick') ? 0.1 : Number((at > 0 ? process.argv[at + 1] : undefined) ?? process.env.BENCH_SCALE ?? 1);
   check(scale > 0, '--scale and BENCH_SCALE take a number above 0: run again with --quick, --scale 0.2 or none for the full size');
-  return {
-    scale,
-    size: (full, least = 1) => Math.max(least, Math.round(full * scale)),
-    option,
-    progress: (message) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`),
-    get stack() {
-      check(stack, 'This benchmark declares no stack: declare `stack: true` to use one');
-      return stack;
-    },
-  };
+  const progress = (message: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${message}`);
+  return { scale, size: (full, least = 1) => Math.max(least, Math.round(full * scale)), progress, stack: stack as RunningStack };
 }
 
-/** The stack, the data, the series and other measurements; then the report's sections, the scale and how the stack ran and the series were timed. */
+/** The report's sections, the scale, and how the stack ran and the series were timed. */
 async function execute<D, M>(definition: Benchmark<D, M>): Promise<[Sections, number, string]> {
   const stack = definition.stack ? await startStack() : undefined;
   // The product modules this process loads reach the stack's emulators, as its handlers do.
@@ -89,20 +69,18 @@ async function execute<D, M>(definition: Benchmark<D, M>): Promise<[Sections, nu
   await stack?.stop();
   const series = groups.flatMap((group) => group.series);
   const memory = tmpdir().startsWith('/dev/shm') ? ', a tmpfs in memory' : '';
+  const plural = (n: number, text: string) => (n > 1 ? text : '');
   const method = [
     stack && `A fresh local stack in a child process as \`npm start\` runs it (\`--fresh\`, PORT 0, its data directory under \`${tmpdir()}\`${memory}; serving after ${fmt.s(stack.readyMs)}): the gateway and the handlers in one Node process, DynamoDB Local in a JVM, the bench a third process on the same machine.`,
-    ...groups.map(({ series: list, schedule: { warmUp, samples, block } }) =>
-      `${list.length > 1 ? `${list.length} series interleaved` : 'One series'}: ${warmUp} unmeasured operation${warmUp === 1 ? '' : 's'}${list.length > 1 ? ' each' : ''}, then ${samples} measured, one at a time${list.length > 1 ? `, in alternating blocks of ${block} (the first series rotating every round)` : ''}.`),
+    ...groups.map(({ series: { length: n }, schedule: { warmUp, samples, block } }) =>
+      `${n > 1 ? `${n} series interleaved` : 'One series'}: ${warmUp} unmeasured operation${warmUp === 1 ? '' : 's'}${plural(n, ' each')}, then ${samples} measured, one at a time${plural(n, `, in alternating blocks of ${block} (the first series rotating every round)`)}.`),
   ];
   return [definition.report({ data, measured, series, f: figures(series) }, ctx), ctx.scale, method.filter(Boolean).join(' ')];
 }
 
 const EARLIER = '## Earlier measurements\n';
-/**
- * Writes a report in place of its last one. Kept from the file: the section "Earlier measurements" (at
- * the end, written by hand) and, beside a whole report, the sections other benchmarks write into it
- * (each opens with its own "Measured …" line); a section (`into`) replaces only its own.
- */
+
+/** A report in place of its last one, keeping "Earlier measurements" and, beside a whole report, the sections other benchmarks wrote (each opens with its own "Measured …" line). */
 function writeReport(file: string, report: string, section: boolean): void {
   const old = existsSync(file) ? readFileSync(file, 'utf8').split(/^(?=## )/m).map((part) => part.trimEnd()).filter(Boolean) : [];
   const [earlier, rest] = [old.filter((part) => part.startsWith(EARLIER)), old.filter((part) => !part.startsWith(EARLIER))];
@@ -111,11 +89,11 @@ function writeReport(file: string, report: string, section: boolean): void {
   writeFileSync(file, `${[...parts, ...earlier].join('\n\n')}\n`);
 }
 
-/** Runs a benchmark and writes its report; on failure (the stack and directories cleaned up) prints the error and exits 1. */
+/** Runs a benchmark and writes its report to bench/<entry file's name>-figures.md; on failure (everything started cleaned up) prints the error and exits 1. */
 export function benchmark<D = undefined, M = undefined>(definition: Benchmark<D, M>): void {
   const entry = relative(projectRoot, process.argv[1] ?? '');
-  const [command, name] = [process.env.npm_lifecycle_event ? `npm run ${process.env.npm_lifecycle_event}` : `tsx ${entry}`, definition.name ?? basename(entry, '.bench.ts')];
-  const file = (scale: number) => join(projectRoot, 'bench', `${definition.into ?? name}-figures${scale === 1 ? '' : '.quick'}.md`);
+  const command = process.env.npm_lifecycle_event ? `npm run ${process.env.npm_lifecycle_event}` : `tsx ${entry}`;
+  const file = (scale: number) => join(projectRoot, 'bench', `${definition.into ?? basename(entry, '.bench.ts')}-figures${scale === 1 ? '' : '.quick'}.md`);
   if (process.argv.includes('--help')) {
     console.log(`${command} [-- --quick | --scale <x>]: ${definition.title}, into ${relative(projectRoot, file(1))} (a reduced run into .quick.md). Method: docs/benchmarks.md.`);
     process.exit(0);
@@ -136,15 +114,12 @@ export function benchmark<D = undefined, M = undefined>(definition: Benchmark<D,
     const report = [`${level} ${definition.title}`, header, method, ...body].filter(Boolean).join('\n\n');
     writeReport(file(scale), report, Boolean(definition.into));
     console.log(`${report}\n\nWritten to ${relative(projectRoot, file(scale))}`);
-    await cleanUp();
-    process.exit(0);
   };
-  run().catch(async (error: unknown) => {
-    // A stack that did not start says why with its own output; any other failure with its stack trace.
-    console.error(`Benchmark failed: ${error instanceof NoStackError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    const errors = stackErrors();
-    if (errors.length > 0) console.error(`The stack's last errors and warnings:\n${errors.join('\n')}`);
-    await cleanUp();
-    process.exit(1);
-  });
+  run()
+    .catch((error: unknown) => {
+      console.error(`Benchmark failed: ${error instanceof NoStackError ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+      if (stackErrors().length > 0) console.error(`The stack's last errors and warnings:\n${stackErrors().join('\n')}`);
+      process.exitCode = 1;
+    })
+    .finally(() => cleanUp().then(() => process.exit()));
 }

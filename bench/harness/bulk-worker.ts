@@ -1,7 +1,4 @@
-/**
- * A bulk-create job's worker alone in this process, so that its memory is the worker's: `bench:bulk`
- * spawns it with IPC in the environment the stack gives its functions (arguments: organization, job).
- */
+/** A bulk-create job's worker alone in this process, so that its memory is the worker's: `bench:bulk` spawns it (organization, job) with IPC and the functions' environment. */
 import { performance } from 'node:perf_hooks';
 import { runBulkCreateJob } from '../../shared/app/bulk/bulk-create.worker';
 

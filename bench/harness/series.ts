@@ -1,20 +1,15 @@
-/**
- * Timed series (each operation's critical section timed, its result checked outside the timing) and
- * their figures. Percentiles are nearest-rank: with 10 samples p95 is the slowest.
- */
+/** Timed series (each operation timed alone, its result checked outside the timing), their nearest-rank percentiles, and the report's Markdown tables. */
 import { performance } from 'node:perf_hooks';
 
 export function percentile(samples: readonly number[], p: number): number {
-  if (samples.length === 0) return Number.NaN;
   const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted.length === 0 ? Number.NaN : sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
 export const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
-
 export const fmt = {
-  /** Milliseconds: one decimal from 10 up, `below10` decimals under 10. */
-  ms: (value: number, below10 = 2) => (Number.isFinite(value) ? value.toFixed(value >= 10 ? 1 : below10) : '–'),
+  /** Milliseconds: one decimal from 10 up, two under 10. */
+  ms: (value: number) => (Number.isFinite(value) ? value.toFixed(value >= 10 ? 1 : 2) : '–'),
   ratio: (value: number) => `${value.toFixed(2)}×`,
   share: (part: number, whole: number) => `${((100 * part) / whole).toFixed(0)} %`,
   int: (value: number) => Math.round(value).toLocaleString('en'),
@@ -46,30 +41,11 @@ export function medianMs<T>(work: () => T, runs: number, onceAboveMs = Infinity)
   return { ms: first > onceAboveMs ? first : percentile(Array.from({ length: runs }, time), 50), result };
 }
 
-export interface Series<T = unknown> {
-  key: string;
-  label: string;
-  /** Operation `i` (warm-ups first, then the measured ones). */
-  run: (i: number) => Promise<T>;
-  /** Checks a result, untimed; throws when it is wrong. */
-  verify?: (result: T, i: number) => void;
-  /** Untimed work before operation `i` (a write the operation must then see). */
-  prepare?: (i: number) => Promise<unknown>;
-  samples: number[];
-}
-
-export const series = <T>(key: string, label: string, run: Series<T>['run'], verify?: Series<T>['verify'], prepare?: Series<T>['prepare']): Series =>
-  ({ key, label, run, verify, prepare, samples: [] }) as Series;
-
-export interface Schedule {
-  /** Unmeasured operations per series first. */
-  warmUp: number;
-  /** Consecutive operations of one series before the next takes over. */
-  block: number;
-  samples: number;
-  /** Untimed work before every operation (renewing a token). */
-  between?: () => Promise<unknown>;
-}
+/** Operation `i` (warm-ups first), its result verified and `prepare` run before it, both untimed. */
+export type Series<T = unknown> = { key: string; label: string; run: (i: number) => Promise<T>; verify?: (result: T, i: number) => void; prepare?: (i: number) => Promise<unknown>; samples: number[] };
+export const series = <T>(key: string, label: string, run: Series<T>['run'], verify?: Series<T>['verify']): Series => ({ key, label, run, verify, samples: [] }) as Series;
+/** Unmeasured operations per series, then `samples` measured, `block` at a time per series; `between` every operation, untimed (renewing a token). */
+export type Schedule = { warmUp: number; block: number; samples: number; between?: () => Promise<unknown> };
 
 /** Every series in rounds after its warm-up: a block per series, the starting series rotating every round, so that load drift hits every series alike. */
 export async function interleave(list: Series[], { warmUp, block, samples, between }: Schedule): Promise<void> {
@@ -100,3 +76,32 @@ export function figures(list: Series[]) {
   return { get, p, p50: (key: string) => p(key, 50), p95: (key: string) => p(key, 95) };
 }
 export type Figures = ReturnType<typeof figures>;
+/** A column: header, cell, and whether it is right-aligned (numbers). */
+export type Column<R> = [head: string, cell: (row: R) => string | number, align?: 'right'];
+export const table = <R>(rows: readonly R[], columns: Column<R>[]): string =>
+  [columns.map(([head]) => head), columns.map(([, , align]) => (align ? '---:' : '---')), ...rows.map((row) => columns.map(([, cell]) => String(cell(row))))].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+
+export const bullets = (items: (string | false | undefined)[]) => items.flatMap((item) => (item ? [`- ${item}`] : [])).join('\n');
+type Sampled = { samples: number[] };
+const spread: [string, (samples: number[]) => number][] = [['min', (v) => Math.min(...v)], ['median', (v) => percentile(v, 50)], ['max', (v) => Math.max(...v)]];
+/** Min, median and max of each row's samples (ms), in seconds. */
+export const secondsColumns = <R extends Sampled>(): Column<R>[] => spread.map(([head, pick]) => [`${head} s`, (r) => (pick(r.samples) / 1000).toFixed(2), 'right']);
+/** n, p50, p95 and p99 of each series; then any `more` columns. */
+export const seriesTable = (list: Series[], more: Column<Series>[] = []) =>
+  table(list, [['series', (s) => s.label], ['n', (s) => s.samples.length, 'right'], ...[50, 95, 99].map((p): Column<Series> => [`p${p} ms`, (s) => fmt.ms(percentile(s.samples, p)), 'right']), ...more]);
+
+export const API_AND_RAW =
+  "API requests: `node:http` with a keep-alive agent (the kind of client the raw reads' SDK is) and an ADMIN's access token. Raw reads: the product's store module (shared/adapters/store/table.ts) called in the bench process, the DynamoDB calls the product makes without its use case, authentication or HTTP.";
+
+/** An API series and the raw reads of the same data it is compared against, by key. */
+export type Comparison = { label: string; api: string; raw: string };
+
+/** Each comparison: n, p50 / p95 of the API and of the raw reads, API ÷ raw at both; then any `more` columns. */
+export function comparisonTable<C extends Comparison>(f: Figures, rows: C[], more: Column<C>[] = []): string {
+  const both = (key: string) => `${fmt.ms(f.p50(key))} / ${fmt.ms(f.p95(key))}`;
+  return table(rows, [
+    ['request', (c) => c.label], ['n', (c) => f.get(c.api).samples.length, 'right'], ['API p50 / p95 ms', (c) => both(c.api), 'right'], ['raw p50 / p95 ms', (c) => both(c.raw), 'right'],
+    ['API ÷ raw p50 / p95', (c) => `${fmt.ratio(f.p50(c.api) / f.p50(c.raw))} / ${fmt.ratio(f.p95(c.api) / f.p95(c.raw))}`, 'right'],
+    ...more,
+  ]);
+}

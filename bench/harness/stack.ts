@@ -1,8 +1,4 @@
-/**
- * The local stack a benchmark runs against, a child process (`infra/local/start.mjs`, its own process
- * group), and requests to it. Everything started here, and every temporary directory, is removed on
- * exit, failure and Ctrl-C.
- */
+/** The local stack in a child process (`infra/local/start.mjs`, its own process group) and requests to it; all started here is removed on exit, failure and Ctrl-C. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -21,16 +17,13 @@ export { projectRoot } from '../../infra/cloud/project-root';
 const [START_TIMEOUT_MS, STOP_TIMEOUT_MS] = [60_000, 10_000];
 /** How often a starting stack is asked whether it serves. */
 export const POLL_MS = 20;
-
 const cleanups = new Set<() => unknown>();
+
 /** Runs every clean-up still registered, last first (stacks stop before their directories go). */
 export async function cleanUp(): Promise<void> {
   const steps = [...cleanups].reverse();
   cleanups.clear();
-  const run = async () => {
-    for (const step of steps) await Promise.resolve().then(step).catch(() => undefined);
-  };
-  await Promise.race([run(), sleep(STOP_TIMEOUT_MS)]);
+  await Promise.race([steps.reduce<Promise<unknown>>((done, step) => done.then(step).catch(() => undefined), Promise.resolve()), sleep(STOP_TIMEOUT_MS)]);
 }
 process.on('exit', () => void cleanUp());
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void cleanUp().then(() => process.exit(130)));
@@ -52,45 +45,27 @@ export const placeholderConfig = {
   [envNames.tokenIssuer]: 'http://unused',
 };
 
-export interface RunningStack {
-  info: StackInfo;
-  dataDir: string;
-  /** Milliseconds from spawn until a real API call answered 200. */
-  readyMs: number;
-  stop(options?: { strict?: boolean }): Promise<void>;
-}
-
+/** `readyMs`: from spawn until a real API call answered 200. */
+export type RunningStack = { info: StackInfo; dataDir: string; readyMs: number; stop(options?: { strict?: boolean }): Promise<void> };
 /** The users API of an organization: `…/{user_subpath}/org/{org}`. */
 export const orgUrl = (info: StackInfo, orgUuid: string) => `${info.apiUrl}/${info.userSubpath}/org/${orgUuid}`;
+/** The first organization's ADMIN signs in and reads itself: the stack serves a real API call. */
+const servesApiCall = (info: StackInfo) =>
+  accessToken(info, info.orgs[0]!).then((token) => apiGet(`${orgUrl(info, info.orgs[0]!.uuid)}/users/identity-provider`, token.bearer)).then(Boolean, () => false);
 
-/** Whether the stack serves a real API call: the first organization's ADMIN signs in and reads itself. */
-async function servesApiCall(info: StackInfo): Promise<boolean> {
-  try {
-    const token = await accessToken(info, info.orgs[0]!);
-    return Boolean(await apiGet(`${orgUrl(info, info.orgs[0]!.uuid)}/users/identity-provider`, token.bearer));
-  } catch {
-    return false; // Not listening yet.
-  }
-}
-
-const stackErrorLines: string[] = [];
+const errorLines: string[] = [];
 /** The last error and warning lines of the stacks this bench started: what a failed request met. */
-export const stackErrors = (): string[] => [...stackErrorLines];
+export const stackErrors = (): string[] => [...errorLines];
 
 /** Starts the local stack as a child (PORT=0, `--fresh` unless told) and waits until it serves a real API call. */
 export async function startStack({ dataDir = tempDir('bench-stack-'), fresh = true, launcher = 'node' as Launcher } = {}): Promise<RunningStack> {
   const [wallStart, started] = [Date.now(), performance.now()];
-  // Its error lines are kept for the report of a failed run (`stackErrors`); the rest of its output is dropped.
-  const child = spawnLocalStack([...(fresh ? ['--fresh'] : []), '--data-dir', dataDir], {
-    env: { ...process.env, PORT: '0' },
-    launcher,
-    tail: 4000,
-    onLine: (line) => {
-      if (/"level":"(ERROR|WARN)"/.test(line)) stackErrorLines.push(line.slice(0, 2000));
-      stackErrorLines.splice(0, Math.max(0, stackErrorLines.length - 20));
-      return false;
-    },
-  });
+  const onLine = (line: string) => {
+    if (/"level":"(ERROR|WARN)"/.test(line)) errorLines.push(line.slice(0, 2000));
+    errorLines.splice(0, Math.max(0, errorLines.length - 20));
+    return false;
+  };
+  const child = spawnLocalStack([...(fresh ? ['--fresh'] : []), '--data-dir', dataDir], { env: { ...process.env, PORT: '0' }, launcher, tail: 4000, onLine });
   const kill = () => void child.stop('SIGKILL', 0);
   cleanups.add(kill);
   const stop = async ({ strict = false } = {}) => {
@@ -99,27 +74,22 @@ export async function startStack({ dataDir = tempDir('bench-stack-'), fresh = tr
     check(stopped || !strict, `The local stack did not stop within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM: look for a process left in its group before the next run`);
   };
   // Only a stack.json written after this start counts (a killed stack leaves its own behind).
-  const alive = () => child.child.exitCode === null;
-  const outcome = await awaitLocalStack(dataDir, { alive, since: wallStart, timeoutMs: START_TIMEOUT_MS, pollMs: POLL_MS, serves: servesApiCall });
+  const outcome = await awaitLocalStack(dataDir, { alive: () => child.child.exitCode === null, since: wallStart, timeoutMs: START_TIMEOUT_MS, pollMs: POLL_MS, serves: servesApiCall });
   if ('info' in outcome) return { info: outcome.info, dataDir, readyMs: performance.now() - started, stop };
   kill();
   const why = outcome.failed === 'exited' ? `it exited with code ${child.child.exitCode}` : `it was not serving after ${START_TIMEOUT_MS / 1000} s`;
   throw new NoStackError(`The local stack (${launcher}) did not start: ${why}; its last lines say why (\`npm start\` shows the same)\n${child.output().trim().split('\n').slice(-15).join('\n')}`);
 }
 
-/**
- * Starts of each kind (`--fresh`: an emptied data directory, the demo data seeded; or on the data the
- * last start left) on one data directory, alternating so that every kind sees the same load: each timed
- * from spawn to serving (`samples`), then `then` timed on the started stack (`thenMs`), then stopped.
- */
-export async function timeStarts(kinds: { label: string; fresh: boolean; runs: number; launcher?: Launcher }[], progress: (message: string) => void, then?: (stack: RunningStack) => Promise<unknown>) {
+/** Starts of each kind alternating on one data directory, each timed to serving (`samples`), then `then` timed on it (`thenMs`), then stopped. */
+export async function timeStarts(kinds: { label: string; fresh: boolean; runs: number; launcher?: Launcher }[], progress: (message: string) => void, then: (stack: RunningStack) => Promise<unknown>) {
   const [dataDir, rows] = [tempDir('bench-starts-'), kinds.map((kind) => ({ ...kind, samples: [] as number[], thenMs: [] as number[] }))];
   for (let i = 0; i < Math.max(...kinds.map((kind) => kind.runs)); i++) {
     for (const row of rows.filter((r) => i < r.runs)) {
       progress(`${row.label}: ${i + 1} of ${row.runs}`);
       const stack = await startStack({ dataDir, fresh: row.fresh, launcher: row.launcher });
       row.samples.push(stack.readyMs);
-      if (then) row.thenMs.push((await timed(() => then(stack)))[0]);
+      row.thenMs.push((await timed(() => then(stack)))[0]);
       await stack.stop({ strict: true });
     }
   }
@@ -143,45 +113,35 @@ export async function accessToken(info: StackInfo, org: { name: string; admin: {
   return token;
 }
 
-/**
- * The bench's HTTP client: `node:http` with a keep-alive agent, the kind of client the AWS SDK's raw
- * reads use, so that an API ÷ raw ratio compares the same client costs on both sides (`fetch` costs
- * about 1.8 ms more a request on a 2-CPU machine).
- */
+// The kind of client the SDK's raw reads use, so that API ÷ raw compares like with like (`fetch` costs about 1.8 ms more a request on 2 CPUs).
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-
-/** A GET through the gateway (keep-alive), the body read; anything but 2xx is an error. */
+/** A GET through the gateway, the body read; anything but 2xx is an error. */
 export const apiGet = (url: string, authorization: string): Promise<string> => apiCall('GET', url, authorization);
 
 /** A request through the gateway, a JSON body sent (a string as it is) and the answer's text returned; anything but 2xx is an error. */
 export function apiCall(method: string, url: string, authorization: string, body?: unknown, headers: Record<string, string> = {}): Promise<string> {
-  const sent = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+  const sent = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
   const sentHeaders = sent ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(sent)) } : {};
   return new Promise((resolveText, reject) => {
     const req = request(url, { method, agent, headers: { authorization, ...sentHeaders, ...headers } }, (response) => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('error', reject);
+      response.on('data', (chunk: Buffer) => chunks.push(chunk)).on('error', reject);
       response.on('end', () => {
         const [text, status] = [Buffer.concat(chunks).toString('utf8'), response.statusCode ?? 0];
         if (status >= 200 && status < 300) resolveText(text);
         else reject(new Error(`${method} ${url} answered ${status}: ${text.slice(0, 200)}; the stack's errors below say why`));
       });
     });
-    req.on('error', reject);
     // As undici's default: a request that hears nothing for 5 minutes fails rather than hang the bench.
-    req.setTimeout(300_000, () => req.destroy(new Error(`${method} ${url}: no answer within 300 s; the stack's errors below say why`)));
+    req.on('error', reject).setTimeout(300_000, () => req.destroy(new Error(`${method} ${url}: no answer within 300 s; the stack's errors below say why`)));
     req.end(sent);
   });
 }
 
-/**
- * The product's handler of `group` behind the local gateway in this process (its environment the
- * stack's): a request sent to `url` runs the very handler the stack runs, so `recordCalls` sees every
- * AWS call it makes.
- */
+type Handlers = Parameters<typeof createGateway>[1];
+
+/** The product's handler of `group` behind the local gateway in this process, with the stack's environment, so that `recordCalls` sees every AWS call it makes. */
 export async function inProcessGateway(group: string): Promise<{ url: string; close: () => Promise<void> }> {
-  type Handlers = Parameters<typeof createGateway>[1];
   const { handler } = (await import(`../../functions/${group}/handler`)) as { handler: Handlers[ResourceGroup] };
   const server = createGateway(resolveRoutes(subpathsFromEnv()), { [group]: handler } as Handlers, { log: () => undefined });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
