@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import jsonPatch, { type Operation } from 'fast-json-patch';
+import { compare, type Operation } from 'fast-json-patch';
 import { config } from '../../kernel/config';
 import { keys } from '../../adapters/store/keys';
 import { getItem, type TableWrite } from '../../adapters/store/table';
@@ -54,7 +54,7 @@ export const REDACTED = '[REDACTED]';
  * `before` undefined), plus an `add` of `REDACTED` for each secret that changed (a password).
  */
 export function changesBetween(before: object | undefined, after: object, changedSecrets: readonly string[] = []): PatchOperation[] {
-  const patch = before === undefined ? [{ op: 'add', path: '', value: after } as Operation] : jsonPatch.compare(before, after);
+  const patch = before === undefined ? [{ op: 'add', path: '', value: after } as Operation] : compare(before, after);
   return [...patch, ...changedSecrets.map((name): Operation => ({ op: 'add', path: `/${escapePointer(name)}`, value: REDACTED }))];
 }
 
