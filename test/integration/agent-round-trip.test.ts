@@ -6,10 +6,10 @@ import {
   adminApi,
   agentBody,
   agentsUrl,
-  botUrl,
   createAgent,
   freshBot,
   minimalAgentBody,
+  supervisorsUrl,
   type AgentDto,
   type FreshBot,
 } from '../support/bot-helpers';
@@ -24,7 +24,7 @@ import { unique } from '../support/stack';
  */
 
 const admin = adminApi();
-const supervisorUrl = (bot: FreshBot, uuid: string) => botUrl(bot, `/supervisors/${uuid}`);
+const supervisorUrl = (bot: FreshBot, uuid: string) => supervisorsUrl(bot, `/${uuid}`);
 const etagOf = (response: ApiResponse) => response.headers.get('etag')!;
 /** The ETag of the version after `etag`'s (`"N"` → `"N+1"`). */
 const nextEtag = (etag: string) => `"${Number(JSON.parse(etag)) + 1}"`;

@@ -7,10 +7,10 @@ import type { AuditEventDto } from '../support/audit-helpers';
 import {
   adminApi,
   agentBody,
-  agentsUrl,
   botUrl,
   createAgent,
   freshBot,
+  revisionsOf,
   userWithGrants,
   type FreshBot,
   type PageDto,
@@ -54,8 +54,7 @@ const exportOf = async (bot: FreshBot, query = '', headers: Record<string, strin
 const plan = (bot: FreshBot, body: unknown, headers: Record<string, string> = {}) => admin.post<PlanDto>(bundleUrl(bot, '/plan'), body, headers);
 const apply = (bot: FreshBot, body: unknown, headers: Record<string, string> = {}) => admin.post<PlanDto>(bundleUrl(bot, '/apply'), body, headers);
 const actions = (changes: Change[]) => changes.map(({ kind, role, action }) => `${kind} ${role}: ${action}`);
-const revisionTotal = async (bot: FreshBot, uuid: string) =>
-  (await admin.get<PageDto<unknown>>(agentsUrl(bot, `/${uuid}/revisions`))).body.totalElements;
+const revisionTotal = async (bot: FreshBot, uuid: string) => (await revisionsOf(bot, 'agent', uuid).list()).body.totalElements;
 
 /** A bot of a new environment with agents of every kind of field; the same resource names as every fresh bot. */
 async function botWithAgents(roles: string[]): Promise<{ bot: FreshBot; uuids: Record<string, string> }> {

@@ -1,37 +1,46 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { addSupervisor } from '../../shared/app/operator/operator.service';
+import { NO_OPTIONAL_LISTS } from '../support/bot-fixtures';
 import {
   AGENT_FIELDS,
   SORTED,
   SUMMARY_FIELDS,
   adminApi,
+  adminClient,
   agentBody,
-  agentsUrl,
-  botUrl,
+  agentsOf,
   createAgent,
   freshBot,
   minimalAgentBody,
   seededBot,
-  type AgentDto,
-  type BotAddress,
+  supervisorsOf,
+  supervisorsUrl,
   type FreshBot,
   type PageDto,
+  type SupervisorUpdate,
 } from '../support/bot-helpers';
 import { expectError, expectFieldErrors } from '../support/error-body';
-import { UUID, type ApiResponse } from '../support/http-client';
+import { UUID } from '../support/http-client';
 import { unique } from '../support/stack';
 
-const admin = adminApi();
-const supervisorsUrl = (bot: BotAddress, path = '') => botUrl(bot, `/supervisors${path}`);
+/**
+ * GET and PUT of a bot's supervisors, through the typed client; what the contract forbids (listing
+ * values out of range, a malformed uuid, a body without its persona, broken JSON) goes raw.
+ */
+
+const raw = adminApi();
 const parameters = { maximumTokens: 256, requestTimeout: 20000, temperature: 0.2, topP: 1, presencePenalty: 0, frequencyPenalty: 0.1 };
 
 /** Reads a fresh bot's default supervisor and fails the test unless it answers 200. */
-async function readSupervisor(bot: FreshBot): Promise<ApiResponse<AgentDto>> {
-  const response = await admin.get(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`));
+async function readSupervisor(bot: FreshBot) {
+  const response = await supervisorsOf(bot).get(bot.supervisor!.uuid);
   if (response.status !== 200) throw new Error(`Read failed with ${response.status}: ${response.text}`);
   return response;
 }
+
+/** Updates a fresh bot's default supervisor, with If-Match when given. */
+const updateDefault = (bot: FreshBot, body: SupervisorUpdate, ifMatch?: string) => supervisorsOf(bot).update(bot.supervisor!.uuid, body, ifMatch);
 
 describe('GET /supervisors', () => {
   test("answers a Page of the bot's supervisors only, every field present", async () => {
@@ -42,7 +51,7 @@ describe('GET /supervisors', () => {
     await createAgent(bot, minimalAgentBody(bot, { inheritFromSupervisor: true }));
     await createAgent(bot, minimalAgentBody(bot));
 
-    const response = await admin.get<PageDto>(supervisorsUrl(bot));
+    const response = await supervisorsOf(bot).list();
 
     expect(response.status).toBe(200);
     const summary = (s: typeof night) => ({
@@ -75,9 +84,9 @@ describe('GET /supervisors', () => {
     const bot = await freshBot();
     await addSupervisor(bot.botUuid, { role: 'Night supervisor', goal: 'Cover the night shift', personaUuid: bot.personas[0]!.uuid, isDefault: false });
 
-    const second = await admin.get<PageDto>(supervisorsUrl(bot, '?orderBy=role&direction=asc&size=1&page=2'));
-    const searched = await admin.get<PageDto>(supervisorsUrl(bot, '?searchTerm=NIGHT'));
-    const past = await admin.get<PageDto>(supervisorsUrl(bot, '?page=3&size=1'));
+    const second = await raw.get<PageDto>(supervisorsUrl(bot, '?orderBy=role&direction=asc&size=1&page=2'));
+    const searched = await supervisorsOf(bot).list({ searchTerm: 'NIGHT' });
+    const past = await supervisorsOf(bot).list({ page: 3, size: 1 });
 
     expect(second.body).toMatchObject({ totalElements: 2, totalPages: 2, number: 2, size: 1, first: false, last: true });
     expect(second.body.content.map((s) => s.role)).toEqual(['Test supervisor']);
@@ -89,13 +98,13 @@ describe('GET /supervisors', () => {
   test('invalid listing parameters are a 422 naming each', async () => {
     const bot = await freshBot();
 
-    expectFieldErrors(await admin.get(supervisorsUrl(bot, '?page=x&size=101&orderBy=goal&direction=sideways')), ['page', 'size', 'orderBy', 'direction']);
+    expectFieldErrors(await raw.get(supervisorsUrl(bot, '?page=x&size=101&orderBy=goal&direction=sideways')), ['page', 'size', 'orderBy', 'direction']);
   });
 
   test('a bot without supervisors lists an empty page', async () => {
     const bot = await freshBot({ supervisor: false });
 
-    const response = await admin.get<PageDto>(supervisorsUrl(bot));
+    const response = await supervisorsOf(bot).list();
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ content: [], totalElements: 0, empty: true });
@@ -115,7 +124,7 @@ describe('GET /supervisors/default', () => {
       await createAgent(bot, minimalAgentBody(bot, { role, inheritFromSupervisor: inherits }));
     }
 
-    const response = await admin.get(supervisorsUrl(bot, '/default'));
+    const response = await supervisorsOf(bot).default();
 
     expect(response.status).toBe(200);
     expect(response.headers.get('etag')).toMatch(/^(W\/)?".+"$/);
@@ -138,11 +147,7 @@ describe('GET /supervisors/default', () => {
         communicationStyle: persona.communicationStyle,
       },
       inheritFromSupervisor: false,
-      constraints: [],
-      tags: [],
-      parameters: null,
-      functions: [],
-      knowledge: [],
+      ...NO_OPTIONAL_LISTS,
       heirs: [{ role: 'Alpha helper' }, { role: 'émile helper' }, { role: 'zeta helper' }],
     });
   });
@@ -152,22 +157,22 @@ describe('GET /supervisors/default', () => {
     const leaving = (await createAgent(bot, minimalAgentBody(bot, { role: 'Leaving', inheritFromSupervisor: true }))).body;
     const joining = (await createAgent(bot, minimalAgentBody(bot, { role: 'Joining', inheritFromSupervisor: false }))).body;
 
-    await admin.put(agentsUrl(bot, `/${leaving.uuid}`), minimalAgentBody(bot, { role: 'Leaving', inheritFromSupervisor: false }));
-    await admin.put(agentsUrl(bot, `/${joining.uuid}`), minimalAgentBody(bot, { role: 'Joining', inheritFromSupervisor: true }));
+    await agentsOf(bot).update(leaving.uuid, minimalAgentBody(bot, { role: 'Leaving', inheritFromSupervisor: false }));
+    await agentsOf(bot).update(joining.uuid, minimalAgentBody(bot, { role: 'Joining', inheritFromSupervisor: true }));
 
-    expect((await admin.get(supervisorsUrl(bot, '/default'))).body.heirs).toEqual([{ role: 'Joining' }]);
+    expect((await supervisorsOf(bot).default()).body.heirs).toEqual([{ role: 'Joining' }]);
   });
 
   test('a bot without agents has no heirs', async () => {
     const bot = await freshBot();
 
-    expect((await admin.get(supervisorsUrl(bot, '/default'))).body.heirs).toEqual([]);
+    expect((await supervisorsOf(bot).default()).body.heirs).toEqual([]);
   });
 
   test("a seeded bot's default supervisor lists the seeded inheriting agent among its heirs", async () => {
     const seeded = seededBot(1, 1, 0);
 
-    const response = await adminApi(1).get(supervisorsUrl(seeded, '/default'));
+    const response = await supervisorsOf(seeded, adminClient(1)).default();
 
     expect(response.status).toBe(200);
     expect(response.body.heirs).toContainEqual({ role: 'Order assistant' });
@@ -176,14 +181,14 @@ describe('GET /supervisors/default', () => {
   test('a bot without a supervisor answers 404', async () => {
     const bot = await freshBot({ supervisor: false });
 
-    expectError(await admin.get(supervisorsUrl(bot, '/default')), 404, 'NOT_FOUND');
+    expectError(await supervisorsOf(bot).default(), 404, 'NOT_FOUND');
   });
 
   test('a second, non-default supervisor does not replace the default', async () => {
     const bot = await freshBot();
     await addSupervisor(bot.botUuid, { role: 'Backup supervisor', goal: 'Stand in', personaUuid: bot.personas[0]!.uuid, isDefault: false });
 
-    expect((await admin.get(supervisorsUrl(bot, '/default'))).body.uuid).toBe(bot.supervisor!.uuid);
+    expect((await supervisorsOf(bot).default()).body.uuid).toBe(bot.supervisor!.uuid);
   });
 });
 
@@ -194,9 +199,9 @@ describe('GET /supervisors/{uuid}', () => {
   });
 
   test('answers the same body and ETag as the default read', async () => {
-    const byDefault = await admin.get(supervisorsUrl(bot, '/default'));
+    const byDefault = await supervisorsOf(bot).default();
 
-    const byUuid = await admin.get(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`));
+    const byUuid = await supervisorsOf(bot).get(bot.supervisor!.uuid);
 
     expect(byUuid.status).toBe(200);
     expect(byUuid.body).toEqual(byDefault.body);
@@ -206,7 +211,7 @@ describe('GET /supervisors/{uuid}', () => {
   test('reads a non-default supervisor too', async () => {
     const backup = await addSupervisor(bot.botUuid, { role: 'Backup', goal: 'Stand in', personaUuid: bot.personas[1]!.uuid, isDefault: false });
 
-    const response = await admin.get(supervisorsUrl(bot, `/${backup.uuid}`));
+    const response = await supervisorsOf(bot).get(backup.uuid);
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ uuid: backup.uuid, role: 'Backup', goal: 'Stand in', persona: { uuid: bot.personas[1]!.uuid } });
@@ -215,18 +220,18 @@ describe('GET /supervisors/{uuid}', () => {
   test("an agent's uuid is not a supervisor: 404", async () => {
     const agent = (await createAgent(bot, minimalAgentBody(bot))).body;
 
-    expectError(await admin.get(supervisorsUrl(bot, `/${agent.uuid}`)), 404, 'NOT_FOUND');
+    expectError(await supervisorsOf(bot).get(agent.uuid), 404, 'NOT_FOUND');
   });
 
   test('an unknown uuid is a 404, a supervisor of another bot too', async () => {
     const other = await freshBot();
 
-    expectError(await admin.get(supervisorsUrl(bot, `/${randomUUID()}`)), 404, 'NOT_FOUND');
-    expectError(await admin.get(supervisorsUrl(bot, `/${other.supervisor!.uuid}`)), 404, 'NOT_FOUND');
+    expectError(await supervisorsOf(bot).get(randomUUID()), 404, 'NOT_FOUND');
+    expectError(await supervisorsOf(bot).get(other.supervisor!.uuid), 404, 'NOT_FOUND');
   });
 
   test('a malformed uuid is a 422 naming supervisorUUID', async () => {
-    expectFieldErrors(await admin.get(supervisorsUrl(bot, '/nope')), ['supervisorUUID']);
+    expectFieldErrors(await raw.get(supervisorsUrl(bot, '/nope')), ['supervisorUUID']);
   });
 });
 
@@ -238,7 +243,7 @@ describe('PUT /supervisors/{uuid}', () => {
     const tag = `#route${unique()}`;
     const persona = bot.personas[1]!;
 
-    const response = await admin.put(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`), {
+    const response = await updateDefault(bot, {
       persona: { uuid: persona.uuid },
       instructions: 'New instructions',
       guardrails: 'New guardrails',
@@ -267,10 +272,9 @@ describe('PUT /supervisors/{uuid}', () => {
 
   test('optional fields left out are cleared', async () => {
     const bot = await freshBot();
-    const url = supervisorsUrl(bot, `/${bot.supervisor!.uuid}`);
-    await admin.put(url, { persona: { uuid: bot.personas[0]!.uuid }, constraints: [{ value: 'x' }], tags: [{ name: `#c${unique()}` }], parameters });
+    await updateDefault(bot, { persona: { uuid: bot.personas[0]!.uuid }, constraints: [{ value: 'x' }], tags: [{ name: `#c${unique()}` }], parameters });
 
-    const response = await admin.put(url, { persona: { uuid: bot.personas[0]!.uuid } });
+    const response = await updateDefault(bot, { persona: { uuid: bot.personas[0]!.uuid } });
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ instructions: null, guardrails: null, constraints: [], tags: [], parameters: null, role: 'Test supervisor' });
@@ -278,11 +282,10 @@ describe('PUT /supervisors/{uuid}', () => {
 
   test('keeps a rule given with its uuid, adds one without, removes those left out', async () => {
     const bot = await freshBot();
-    const url = supervisorsUrl(bot, `/${bot.supervisor!.uuid}`);
     const persona = { uuid: bot.personas[0]!.uuid };
-    const [kept, dropped] = (await admin.put(url, { persona, constraints: [{ value: 'Keep me' }, { value: 'Drop me' }] })).body.constraints;
+    const [kept, dropped] = (await updateDefault(bot, { persona, constraints: [{ value: 'Keep me' }, { value: 'Drop me' }] })).body.constraints;
 
-    const response = await admin.put(url, { persona, constraints: [{ value: 'New rule' }, { uuid: kept!.uuid, value: 'Kept, reworded' }] });
+    const response = await updateDefault(bot, { persona, constraints: [{ value: 'New rule' }, { uuid: kept!.uuid, value: 'Kept, reworded' }] });
 
     expect(response.status).toBe(200);
     expect(response.body.constraints).toEqual([
@@ -297,7 +300,7 @@ describe('PUT /supervisors/{uuid}', () => {
     const agentRule = (await createAgent(bot, agentBody(bot))).body.constraints[0]!;
     const before = await readSupervisor(bot);
 
-    const response = await admin.put(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`), {
+    const response = await updateDefault(bot, {
       persona: { uuid: bot.personas[1]!.uuid },
       instructions: 'Changed',
       constraints: [{ uuid: agentRule.uuid, value: 'Stolen rule' }],
@@ -311,11 +314,10 @@ describe('PUT /supervisors/{uuid}', () => {
 
   test('the persona is required and shape problems are reported together; a role or goal it does not change is refused next', async () => {
     const bot = await freshBot();
-    const url = supervisorsUrl(bot, `/${bot.supervisor!.uuid}`);
     const changed = { role: 'New role', goal: 'New goal' };
 
-    const shape = await admin.put(url, { ...changed, instructions: '', parameters: { ...parameters, temperature: 2.5, topP: undefined } });
-    const kept = await admin.put(url, { ...changed, persona: { uuid: bot.personas[0]!.uuid }, parameters });
+    const shape = await raw.put(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`), { ...changed, instructions: '', parameters: { ...parameters, temperature: 2.5, topP: undefined } });
+    const kept = await updateDefault(bot, { ...changed, persona: { uuid: bot.personas[0]!.uuid }, parameters });
 
     const details = expectFieldErrors(shape, ['persona', 'instructions', 'parameters.temperature', 'parameters.topP']);
     expect(details.find((d) => d.fieldName === 'persona')!.errorCode).toBe('FIELD_REQUIRED');
@@ -329,17 +331,16 @@ describe('PUT /supervisors/{uuid}', () => {
     const bot = await freshBot();
     const foreign = seededBot().seeded.personas[0]!;
 
-    expectFieldErrors(await admin.put(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`), { persona: { uuid: foreign.uuid } }), ['persona.uuid']);
+    expectFieldErrors(await updateDefault(bot, { persona: { uuid: foreign.uuid } }), ['persona.uuid']);
   });
 
   test('tags are shared with agents by name; a uuid that is not the name’s is a 422', async () => {
     const bot = await freshBot();
-    const url = supervisorsUrl(bot, `/${bot.supervisor!.uuid}`);
     const persona = { uuid: bot.personas[0]!.uuid };
     const tag = (await createAgent(bot, agentBody(bot))).body.tags[0]!;
 
-    const reused = await admin.put(url, { persona, tags: [{ name: tag.name }] });
-    const mismatched = await admin.put(url, { persona, tags: [{ uuid: tag.uuid, name: `#other${unique()}` }] });
+    const reused = await updateDefault(bot, { persona, tags: [{ name: tag.name }] });
+    const mismatched = await updateDefault(bot, { persona, tags: [{ uuid: tag.uuid, name: `#other${unique()}` }] });
 
     expect(reused.body.tags).toEqual([tag]);
     expectFieldErrors(mismatched, ['tags.0.uuid']);
@@ -347,10 +348,10 @@ describe('PUT /supervisors/{uuid}', () => {
 
   test('updatedAt moves forward, createdAt stays', async () => {
     const bot = await freshBot();
-    const listing = async () => (await admin.get<PageDto>(supervisorsUrl(bot))).body.content[0]!;
+    const listing = async () => (await supervisorsOf(bot).list()).body.content[0]!;
     const before = await listing();
 
-    await admin.put(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`), { persona: { uuid: bot.personas[0]!.uuid } });
+    await updateDefault(bot, { persona: { uuid: bot.personas[0]!.uuid } });
     const after = await listing();
 
     expect(after.createdAt).toBe(before.createdAt);
@@ -359,12 +360,11 @@ describe('PUT /supervisors/{uuid}', () => {
 
   test('If-Match with the current ETag succeeds; a stale one is a 409 VERSION_CONFLICT and changes nothing', async () => {
     const bot = await freshBot();
-    const url = supervisorsUrl(bot, `/${bot.supervisor!.uuid}`);
     const persona = { uuid: bot.personas[0]!.uuid };
     const original = await readSupervisor(bot);
 
-    const matched = await admin.put(url, { persona, instructions: 'Matched' }, { 'if-match': original.headers.get('etag')! });
-    const stale = await admin.put(url, { persona, instructions: 'Stale' }, { 'if-match': original.headers.get('etag')! });
+    const matched = await updateDefault(bot, { persona, instructions: 'Matched' }, original.headers.get('etag')!);
+    const stale = await updateDefault(bot, { persona, instructions: 'Stale' }, original.headers.get('etag')!);
 
     expect(matched.status).toBe(200);
     expectError(stale, 409, 'VERSION_CONFLICT');
@@ -377,16 +377,16 @@ describe('PUT /supervisors/{uuid}', () => {
     const bot = await freshBot();
     const agent = (await createAgent(bot, agentBody(bot))).body;
 
-    const response = await admin.put(supervisorsUrl(bot, `/${agent.uuid}`), { persona: { uuid: bot.personas[1]!.uuid } });
+    const response = await supervisorsOf(bot).update(agent.uuid, { persona: { uuid: bot.personas[1]!.uuid } });
 
     expectError(response, 404, 'NOT_FOUND');
-    expect((await admin.get(agentsUrl(bot, `/${agent.uuid}`))).body).toEqual(agent);
+    expect((await agentsOf(bot).get(agent.uuid)).body).toEqual(agent);
   });
 
   test('an unknown supervisor is a 404; unparseable JSON a 400', async () => {
     const bot = await freshBot();
 
-    expectError(await admin.put(supervisorsUrl(bot, `/${randomUUID()}`), { persona: { uuid: bot.personas[0]!.uuid } }), 404, 'NOT_FOUND');
-    expectError(await admin.put(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`), '{'), 400, 'MALFORMED_JSON');
+    expectError(await supervisorsOf(bot).update(randomUUID(), { persona: { uuid: bot.personas[0]!.uuid } }), 404, 'NOT_FOUND');
+    expectError(await raw.put(supervisorsUrl(bot, `/${bot.supervisor!.uuid}`), '{'), 400, 'MALFORMED_JSON');
   });
 });

@@ -2,6 +2,7 @@ import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { defaultSubpaths, type Subpaths } from '../../shared/edge/api/routes';
 import { assertContract } from './contract';
 import type { paths } from './generated/api-types';
+import type { ApiResponse } from './http-client';
 import { stack } from './stack';
 
 /**
@@ -27,7 +28,7 @@ export interface ApiClientOptions {
 /** A client of the API at `baseUrl` with a bearer token. */
 export function apiClient(options: ApiClientOptions): ApiClient {
   const client = createClient<paths>({ baseUrl: options.baseUrl.replace(/\/$/, '') });
-  client.use(authorization(options));
+  client.use(authorization(options), keepAnswer);
   if (options.subpaths) client.use(subpathRewrite(options.subpaths));
   if (options.checkContract) client.use(contractCheck);
   return client;
@@ -76,3 +77,48 @@ const contractCheck: Middleware = {
     return undefined;
   },
 };
+
+/** What openapi-fetch answers a call: the data of a 2xx, or the error body, and the response. */
+type CallResult = { data?: unknown; error?: unknown; response: Response };
+type DataOf<R> = R extends { data: infer D } ? D : never;
+
+/** The method and the text of each answer, which openapi-fetch reads once and does not keep. */
+const answers = new WeakMap<Response, { method: string; text: string }>();
+
+const keepAnswer: Middleware = {
+  async onResponse({ request, response }) {
+    answers.set(response, { method: request.method, text: await response.clone().text() });
+    return undefined;
+  },
+};
+
+/**
+ * A call of the typed client read as `http-client.ts` reads an answer (status, headers, content type,
+ * body, text, path), so the same assertions (`expectError`, `expectFieldErrors`) apply. The body is the
+ * data of a 2xx and the error body otherwise.
+ */
+export async function answer<R extends CallResult>(call: Promise<R>): Promise<ApiResponse<DataOf<R>>> {
+  return read(await call);
+}
+
+/** The answer of a call that must have this status; any other throws, naming the request, the status and the body. */
+export async function expectStatus<R extends CallResult>(status: number, call: Promise<R>): Promise<ApiResponse<DataOf<R>>> {
+  const result = await call;
+  const response = read(result);
+  if (response.status !== status) {
+    const method = answers.get(result.response)?.method ?? '';
+    throw new Error(`${method} ${response.path} answered ${response.status}, not ${status}: ${response.text.slice(0, 500)}`);
+  }
+  return response;
+}
+
+function read<R extends CallResult>({ data, error, response }: R): ApiResponse<DataOf<R>> {
+  return {
+    status: response.status,
+    headers: response.headers,
+    contentType: response.headers.get('content-type'),
+    body: (data ?? error) as DataOf<R>,
+    text: answers.get(response)?.text ?? '',
+    path: new URL(response.url).pathname,
+  };
+}
