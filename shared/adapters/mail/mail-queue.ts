@@ -6,7 +6,7 @@ import { config, ConfigError, envNames } from '../../kernel/config';
 import { sleep } from '../../kernel/retry';
 import { keys } from '../store/keys';
 import { tableSecret } from '../store/table-secret';
-import { languages, mailKinds, type Language, type MailKind } from './mail.templates';
+import { languages, mailKinds, type Language, type MailKind } from './mail-terms';
 
 /**
  * The mail queue (docs/api/users.md#e-mails-to-users): each e-mail to a user (welcome, reactivation)

@@ -3,19 +3,10 @@ import { es } from './locales/es';
 import { ja } from './locales/ja';
 import { pt } from './locales/pt';
 import type { KindCopy, MailCopy } from './mail-copy';
+import { escapeHtml, type Language, type MailKind } from './mail-terms';
 
 export type { KindCopy, MailCopy, TemporaryPasswordCopy } from './mail-copy';
-
-/** The languages of the `language` header, and so of every e-mail to users. */
-export const languages = ['en', 'es', 'ja', 'pt'] as const;
-export type Language = (typeof languages)[number];
-export const defaultLanguage: Language = 'en';
-
-export const isLanguage = (value: unknown): value is Language => languages.includes(value as Language);
-
-/** `welcome`: an ADMIN created the user. `reactivation`: a deleted user was restored. */
-export const mailKinds = ['welcome', 'reactivation'] as const;
-export type MailKind = (typeof mailKinds)[number];
+export { defaultLanguage, escapeHtml, isLanguage, languages, mailKinds, type Language, type MailKind } from './mail-terms';
 
 /** What a user needs to sign in: the values every e-mail fills in. */
 export interface MailVars {
@@ -43,11 +34,6 @@ export interface RenderedMail {
 }
 
 const copies: Record<Language, MailCopy> = { en, es, ja, pt };
-
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Escapes a value for HTML text and quoted attribute values. */
-export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
 
 // A value with line breaks or other control characters could forge lines of the text body or headers.
 // eslint-disable-next-line no-control-regex

@@ -1,4 +1,4 @@
-import type { Language } from '../../adapters/mail/mail.templates';
+import type { Language } from '../../adapters/mail/mail-terms';
 
 /** Everything the account page says, in one language (the e-mails' four). */
 export interface AccountCopy {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { escapeHtml as e, languages, type Language } from '../../adapters/mail/mail.templates';
+import { escapeHtml as e, languages, type Language } from '../../adapters/mail/mail-terms';
 import { accountCopies, type AccountCopy } from './account-copy';
 
 /**

@@ -4,7 +4,7 @@ import { revokeSessionsOf } from '../../domain/sessions/session.repository';
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
-import { defaultLanguage, isLanguage, languages, type Language } from '../../adapters/mail/mail.templates';
+import { defaultLanguage, isLanguage, languages, type Language } from '../../adapters/mail/mail-terms';
 import { passwordProblem } from '../../adapters/identity/password-policy';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { renderAccountPage, type FieldError, type Notice, type PageAt, type View } from './account-page';

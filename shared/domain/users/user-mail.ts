@@ -4,7 +4,7 @@ import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
 import { reasonOf } from '../../adapters/mail/mail-errors';
 import { enqueueMails, queuedMailOf, unsealPassword, type MailRequest, type QueuedMail } from '../../adapters/mail/mail-queue';
-import type { Language, MailKind } from '../../adapters/mail/mail.templates';
+import type { Language, MailKind } from '../../adapters/mail/mail-terms';
 import { sendMail, type Mailer, type MailResult } from '../../adapters/mail/mailer';
 import { getOrganization } from '../org/org.repository';
 import { keys } from '../../adapters/store/keys';
