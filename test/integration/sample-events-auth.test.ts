@@ -1,0 +1,108 @@
+import { readAccountSession } from '../../shared/app/account/account-session';
+import { signIn as accountSignIn } from '../../shared/app/account/account.service';
+import { REFERENCE_POLICY } from '../../shared/edge/docs/reference-page';
+import { TEST_PASSWORD, createTestUser, passwordToken } from '../support/auth-helpers';
+import { bodyOf, replayRouteEvents, type Replay } from '../support/sample-events';
+import { stack } from '../support/stack';
+import { refresh } from '../support/user-helpers';
+
+/** The sample events of the auth function (tokens, OpenID Connect, the account page) and of the API reference (docs). */
+
+/**
+ * Signs a new user in to the account page and gives the event that page session's cookie and form
+ * token (a file cannot hold them), with the rest of the form.
+ */
+async function withAccountSession(replay: Replay, form: Record<string, string>): Promise<void> {
+  const user = await createTestUser();
+  const answer = await accountSignIn({
+    realm: user.realm,
+    sessionToken: undefined,
+    locale: 'es',
+    acceptLanguage: undefined,
+    form: new URLSearchParams({ username: user.email, password: user.password }),
+  });
+  const token = answer.kind === 'back' && answer.session ? answer.session.token : undefined;
+  const account = await readAccountSession(token, user.orgUuid);
+  replay.values.__ACCOUNT_EMAIL__ = user.email;
+  replay.event.cookies = [`ACCOUNT_SESSION=${token}`];
+  replay.event.body = new URLSearchParams({ csrf: account!.csrf, ...form }).toString();
+}
+
+/** Signs the organization's ADMIN in again and puts the new refresh token into the event's form. */
+async function withFreshRefreshToken(replay: Replay, form: (refreshToken: string) => Record<string, string>): Promise<void> {
+  const { admin } = stack().orgs[0]!;
+  const { refresh_token } = await passwordToken({ realm: replay.values.__REALM__!, email: admin.email, password: admin.password });
+  replay.values.__REFRESH_TOKEN__ = refresh_token;
+  replay.event.body = new URLSearchParams({ client_id: stack().clientId, ...form(refresh_token) }).toString();
+}
+
+/** The session of the refresh token `withFreshRefreshToken` gave the event has ended. */
+async function expectSessionEnded(values: Record<string, string>): Promise<void> {
+  expect((await refresh(values.__REALM__!, values.__REFRESH_TOKEN__!)).status).toBe(400);
+}
+
+replayRouteEvents(['auth', 'docs'], {
+  prepare: {
+    // The files cannot hold a refresh token (`sam:event` has none to give): a fresh sign-in's goes in.
+    'auth.revoke': async (replay) => withFreshRefreshToken(replay, (refreshToken) => ({ token: refreshToken, token_type_hint: 'refresh_token' })),
+    'auth.logout': async (replay) => withFreshRefreshToken(replay, (refreshToken) => ({ refresh_token: refreshToken })),
+    'auth.accountPassword': async (replay) =>
+      withAccountSession(replay, { password: TEST_PASSWORD, 'password-new': 'Events-Passw0rd', 'password-confirm': 'Events-Passw0rd' }),
+    'auth.accountSignOut': async (replay) => withAccountSession(replay, {}),
+  },
+  expectations: {
+    'auth.discovery': async (result, { values }) => {
+      expect(result.statusCode).toBe(200);
+      const issuer = `${stack().authUrl}/auth/realms/${values.__REALM__}`;
+      expect(bodyOf(result)).toMatchObject({ issuer, token_endpoint: `${issuer}/protocol/openid-connect/token` });
+    },
+    'auth.userinfo': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toMatchObject({ sub: expect.any(String), email: stack().orgs[0]!.admin.email });
+    },
+    'auth.userinfoPost': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toMatchObject({ sub: expect.any(String), email: stack().orgs[0]!.admin.email });
+    },
+    'auth.revoke': async (result, { values }) => {
+      expect(result.statusCode).toBe(200);
+      await expectSessionEnded(values);
+    },
+    'auth.logout': async (result, { values }) => {
+      expect(result.statusCode).toBe(204);
+      await expectSessionEnded(values);
+    },
+    'auth.account': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(result.body).toContain('<html lang="es">');
+    },
+    'auth.accountSignIn': async (result) => {
+      expect(result.headers?.location).toBe('../account?kc_locale=es');
+      expect(result.cookies).toEqual([expect.stringMatching(/^ACCOUNT_SESSION=[^;]+; Path=\/auth\/realms\/[^/]+\/account; HttpOnly; SameSite=Strict/)]);
+    },
+    'auth.accountPassword': async (result, { values }) => {
+      expect(result.headers?.location).toBe('../account?kc_locale=es&status=password-saved');
+      await expect(passwordToken({ realm: values.__REALM__!, email: values.__ACCOUNT_EMAIL__!, password: 'Events-Passw0rd' })).resolves.toBeDefined();
+    },
+    'auth.accountSignOut': async (result) => {
+      expect(result.headers?.location).toBe('../account?kc_locale=es&status=signed-out');
+      expect(result.cookies).toEqual([expect.stringMatching(/^ACCOUNT_SESSION=; .*Max-Age=0$/)]);
+    },
+    // The API reference: its document names the address the event reached (Host, x-forwarded-proto).
+    'docs.root': async (result) => {
+      expect(result.headers?.location).toBe('/docs');
+    },
+    'docs.openapi': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toMatchObject({ openapi: '3.1.0', servers: [{ url: 'https://api.example.com' }] });
+    },
+    'docs.ui': async (result) => {
+      expect(result.headers?.['content-type']).toBe('text/html; charset=utf-8');
+      expect(result.headers?.['content-security-policy']).toBe(REFERENCE_POLICY);
+    },
+    'docs.asset': async (result) => {
+      expect(result.headers).toMatchObject({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=86400' });
+      expect(result.body).toContain('SwaggerUIBundle');
+    },
+  },
+});

@@ -1,0 +1,98 @@
+import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
+import type { components } from '../support/generated/api-types';
+import { bodyOf, deleteUser, expectNoSignIn, readUser, replayRouteEvents, subjectOf } from '../support/sample-events';
+import { stack } from '../support/stack';
+import { mailsTo } from '../support/user-helpers';
+
+/** The sample events of the users function (users, audit events, webhooks), of SCIM and of configurations. */
+
+replayRouteEvents(['users', 'scim', 'configurations'], {
+  prepare: {
+    'users.activate': async ({ user }, token) => deleteUser(token, user!.uuid),
+  },
+  expectations: {
+    'users.bruteForce': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toEqual({ disabled: false, numFailures: 0, lastFailure: 0, lockedUntil: null });
+    },
+    'users.clearBruteForce': async (result) => {
+      expect(result.statusCode).toBe(204);
+    },
+    'users.list': async (result, { user }) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toMatchObject({ content: [user], totalElements: 1, number: 0, size: 5, first: true, last: true });
+    },
+    // The user the test created has one event: its creation by the ADMIN, with the whole user as the patch.
+    'users.auditEvents': async (result, { user }) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toMatchObject({
+        totalElements: 1,
+        number: 0,
+        size: 20,
+        content: [
+          {
+            action: 'USER_CREATED',
+            resource: { type: 'USER', uuid: user!.uuid },
+            actor: { email: stack().orgs[0]!.admin.email },
+            changes: [
+              { op: 'add', path: '', value: user },
+              { op: 'add', path: '/password', value: '[REDACTED]' },
+            ],
+          },
+        ],
+      });
+    },
+    'users.quicksearch': async (result, { user }) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toEqual([user!.name]);
+    },
+    'users.create': async (result, { event, request, values }, token) => {
+      expect(result.statusCode).toBe(200);
+      const created = bodyOf<components['schemas']['User']>(result);
+      expect(created).toEqual({
+        ...request,
+        uuid: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        orgUUID: values.__ORG_UUID__,
+        email: values.__NEW_EMAIL__,
+        image: null,
+        admin: false,
+        status: 'ACTIVE',
+        createdAt: expect.any(String),
+      });
+      expect(await readUser(token, created.uuid)).toEqual(created);
+      // The welcome e-mail (with the generated password) in the `language` header's language.
+      expect(await mailsTo(values.__NEW_EMAIL__!)).toMatchObject([{ subject: subjectOf('welcome', event.headers.language) }]);
+    },
+    'users.activate': async (result, { event, request, user }, token) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toEqual({ ...user, status: 'ACTIVE' });
+      expect(await readUser(token, user!.uuid)).toEqual({ ...user, status: 'ACTIVE' });
+      // The password of the body signs the user in again, and the reactivation e-mail followed the welcome one.
+      const password = request!.password as string;
+      await expect(passwordToken({ realm: stack().orgs[0]!.name, email: user!.email, password })).resolves.toBeDefined();
+      expect(await mailsTo(user!.email)).toMatchObject([
+        { subject: subjectOf('welcome', undefined) },
+        { subject: subjectOf('reactivation', event.headers.language) },
+      ]);
+    },
+    'users.get': async (result, { user }) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toEqual(user);
+    },
+    'users.update': async (result, { request, values, user }, token) => {
+      expect(result.statusCode).toBe(200);
+      const expected = { ...user, ...request, email: values.__NEW_EMAIL__, admin: false };
+      expect(bodyOf(result)).toEqual(expected);
+      expect(await readUser(token, user!.uuid)).toEqual(expected);
+      // The new e-mail signs in; the old one no longer does.
+      await expect(passwordToken({ realm: stack().orgs[0]!.name, email: values.__NEW_EMAIL__!, password: TEST_PASSWORD })).resolves.toBeDefined();
+      await expectNoSignIn(user!.email);
+    },
+    'users.delete': async (result, { user }, token) => {
+      expect(result.statusCode).toBe(204);
+      expect(result.body).toBeUndefined();
+      expect(await readUser(token, user!.uuid)).toEqual({ ...user, status: 'DELETED' });
+      await expectNoSignIn(user!.email);
+    },
+  },
+});
