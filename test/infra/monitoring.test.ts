@@ -1,40 +1,30 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import type { CfnElement } from 'aws-cdk-lib';
-import { resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
-import { skipBundling, synthesize, type Synthesized } from './synth';
+import { resourceGroups } from '../../shared/edge/api/routes';
+import { synthesizedStack } from './stack-template';
 
-let synthesized: Synthesized;
-beforeAll(() => {
-  synthesized = synthesize(skipBundling);
-});
+const { template, singleId, functionId } = synthesizedStack();
 
 type Alarm = { Properties: Record<string, unknown> & { Dimensions?: { Name: string; Value: unknown }[] } };
-const alarms = () => Object.values(synthesized.template.findResources('AWS::CloudWatch::Alarm')) as Alarm[];
-const singleId = (type: string) => {
-  const ids = Object.keys(synthesized.template.findResources(type));
-  expect(ids).toHaveLength(1);
-  return ids[0]!;
-};
-const functionId = (group: ResourceGroup) => synthesized.logicalId(synthesized.stack.functions.get(group)!.node.defaultChild as CfnElement);
+const alarms = () => Object.values(template().findResources('AWS::CloudWatch::Alarm')) as Alarm[];
 const namespace = 'ManagementApi/AgentPlatformManagementApi';
 const alarmsOn = (metricName: string) => alarms().filter((alarm) => alarm.Properties.MetricName === metricName);
 const serviceOf = (alarm: Alarm) => alarm.Properties.Dimensions?.find((d) => d.Name === 'service')?.Value;
 
 describe('alarm topic', () => {
   test("the stack owns an SNS topic, encrypted with a key CloudWatch may use, and TLS-only", () => {
-    const topic = synthesized.template.findResources('AWS::SNS::Topic')[singleId('AWS::SNS::Topic')]!;
+    const topic = template().findResources('AWS::SNS::Topic')[singleId('AWS::SNS::Topic')]!;
     const keyId = (topic.Properties.KmsMasterKeyId as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
-    const key = synthesized.template.findResources('AWS::KMS::Key')[keyId]!;
+    const key = template().findResources('AWS::KMS::Key')[keyId]!;
     expect(key.Properties.EnableKeyRotation).toBe(true);
     const statements = key.Properties.KeyPolicy.Statement as { Principal?: { Service?: string }; Action: string[] }[];
     expect(statements.find((s) => s.Principal?.Service === 'cloudwatch.amazonaws.com')?.Action).toEqual(['kms:Decrypt', 'kms:GenerateDataKey*']);
-    synthesized.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+    template().hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
       },
     });
     // The topic policy replaces SNS's default one: CloudWatch alarms of this account may still publish.
-    synthesized.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+    template().hasResourceProperties('AWS::SNS::TopicPolicy', {
       PolicyDocument: {
         Statement: Match.arrayWith([
           Match.objectLike({
@@ -46,7 +36,7 @@ describe('alarm topic', () => {
         ]),
       },
     });
-    expect(synthesized.template.findResources('AWS::SNS::Subscription')).toEqual({});
+    expect(template().findResources('AWS::SNS::Subscription')).toEqual({});
   });
 
   test('every alarm notifies the topic when it goes into ALARM and when it is OK again', () => {
@@ -65,7 +55,7 @@ describe('alarm topic', () => {
 describe('alarms', () => {
   test.each(resourceGroups)('%s has an errors and a throttles alarm', (group) => {
     for (const metricName of ['Errors', 'Throttles']) {
-      synthesized.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      template().hasResourceProperties('AWS::CloudWatch::Alarm', {
         Namespace: 'AWS/Lambda',
         MetricName: metricName,
         Dimensions: [{ Name: 'FunctionName', Value: { Ref: functionId(group) } }],
@@ -102,7 +92,7 @@ describe('alarms', () => {
       [namespace, 'scim', 'Sum', 1],
       [namespace, 'users', 'Sum', 1],
     ]);
-    expect(synthesized.template.findResources('AWS::Logs::MetricFilter')).toEqual({});
+    expect(template().findResources('AWS::Logs::MetricFilter')).toEqual({});
   });
 
   test('Cognito throttles seen by the code alarm, for each function that calls Cognito', () => {
@@ -141,7 +131,7 @@ describe('alarms', () => {
 
 describe('dashboard', () => {
   const body = () => {
-    const dashboard = synthesized.template.findResources('AWS::CloudWatch::Dashboard')[singleId('AWS::CloudWatch::Dashboard')]!;
+    const dashboard = template().findResources('AWS::CloudWatch::Dashboard')[singleId('AWS::CloudWatch::Dashboard')]!;
     return { name: dashboard.Properties.DashboardName as string, text: JSON.stringify(dashboard.Properties.DashboardBody) };
   };
 
@@ -169,7 +159,7 @@ describe('dashboard', () => {
    * for the logical id it names.
    */
   const graphSeries = (title: string) => {
-    const dashboard = synthesized.template.findResources('AWS::CloudWatch::Dashboard')[singleId('AWS::CloudWatch::Dashboard')]!;
+    const dashboard = template().findResources('AWS::CloudWatch::Dashboard')[singleId('AWS::CloudWatch::Dashboard')]!;
     const parts = (dashboard.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] })['Fn::Join'][1];
     const idOf = (part: unknown) => {
       const reference = part as { 'Fn::GetAtt'?: [string, string]; Ref?: string };
@@ -184,7 +174,7 @@ describe('dashboard', () => {
   };
 
   test("the mail queue graph shows the messages waiting, the dead letters and the oldest message's age, of the stack's mail queues", () => {
-    const queues = Object.keys(synthesized.template.findResources('AWS::SQS::Queue'));
+    const queues = Object.keys(template().findResources('AWS::SQS::Queue'));
     const [queue, deadLetters] = [queues.find((id) => /^MailQueue[0-9A-F]{8}$/.test(id)), queues.find((id) => /^MailQueueDeadLetters/.test(id))];
     expect([queue, deadLetters]).toEqual([expect.any(String), expect.any(String)]);
     expect(graphSeries('Mail queue')).toEqual([
@@ -200,9 +190,7 @@ describe('dashboard', () => {
       ['MailsSent', 'mail', 'sent'],
       ['MailsFailed', 'mail', 'failed'],
       ['MailsRetried', 'mail', 'to be delivered again'],
-      ['MailsFailed', 'users', 'not queued (users)'],
-      ['MailsFailed', 'scim', 'not queued (scim)'],
-      ['MailsFailed', 'bulk-worker', 'not queued (bulk-worker)'],
+      ...['users', 'scim', 'bulk-worker'].map((service) => ['MailsFailed', service, `not queued (${service})`]),
     ]);
   });
 });
