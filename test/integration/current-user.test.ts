@@ -1,6 +1,7 @@
 import {
   bearer,
   createTestUser,
+  currentUser,
   decodeJwt,
   getCurrentUser,
   markDeleted,
@@ -24,7 +25,7 @@ describe('current user', () => {
   test('answers the User of the bearer token and nothing internal', async () => {
     const me = await signedInUser({ role: 'EDITOR', name: 'Edith Editor', company: 'Initech' });
 
-    const response = await getCurrentUser(me.orgUuid, bearer(me.token));
+    const response = await currentUser(me.orgUuid, me.token);
 
     expect(response.status).toBe(200);
     const body = response.body as Record<string, unknown>;
@@ -50,7 +51,7 @@ describe('current user', () => {
     const org = stack().orgs[1]!;
     const token = (await passwordToken({ realm: org.name, email: org.admin.email, password: org.admin.password })).access_token;
 
-    const response = await getCurrentUser(org.uuid, bearer(token));
+    const response = await currentUser(org.uuid, token);
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ orgUUID: org.uuid, email: org.admin.email, admin: true, role: 'ADMIN' });
@@ -81,7 +82,7 @@ describe('authentication', () => {
     const now = Math.floor(Date.now() / 1000);
 
     const token = await signWithStackKey({ ...me.claims, iat: now, exp: now + 300 });
-    const response = await getCurrentUser(me.orgUuid, bearer(token));
+    const response = await currentUser(me.orgUuid, token);
 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ uuid: me.user.uuid });
@@ -92,7 +93,7 @@ describe('authentication', () => {
     const now = Math.floor(Date.now() / 1000);
 
     const token = await signWithStackKey({ ...me.claims, sid: 'no-such-session', iat: now, exp: now + 300 });
-    const response = await getCurrentUser(me.orgUuid, bearer(token));
+    const response = await currentUser(me.orgUuid, token);
 
     expectError(response, 401, 'UNAUTHENTICATED');
   });
@@ -103,7 +104,7 @@ describe('authentication', () => {
     const now = Math.floor(Date.now() / 1000);
 
     const token = await signWithStackKey({ ...me.claims, sid: other.claims.sid, iat: now, exp: now + 300 });
-    const response = await getCurrentUser(me.orgUuid, bearer(token));
+    const response = await currentUser(me.orgUuid, token);
 
     expectError(response, 401, 'UNAUTHENTICATED');
   });
@@ -113,7 +114,7 @@ describe('authentication', () => {
     const now = Math.floor(Date.now() / 1000);
 
     const token = await signWithStackKey({ ...me.claims, iat: now - 3600, exp: now - 600 });
-    const response = await getCurrentUser(me.orgUuid, bearer(token));
+    const response = await currentUser(me.orgUuid, token);
 
     expectError(response, 401, 'UNAUTHENTICATED');
   });
@@ -123,7 +124,7 @@ describe('authentication', () => {
     const other = await createTestUser();
 
     const tampered = withPayload(me.token, { ...me.claims, sub: other.user.uuid });
-    const response = await getCurrentUser(me.orgUuid, bearer(tampered));
+    const response = await currentUser(me.orgUuid, tampered);
 
     expectError(response, 401, 'UNAUTHENTICATED');
   });
@@ -133,7 +134,7 @@ describe('authentication', () => {
     const other = stack().orgs[1]!;
 
     const tampered = withPayload(me.token, { ...me.claims, iss: `${stack().authUrl}/auth/realms/${other.name}` });
-    const response = await getCurrentUser(other.uuid, bearer(tampered));
+    const response = await currentUser(other.uuid, tampered);
 
     expectError(response, 401, 'UNAUTHENTICATED');
   });
@@ -144,7 +145,7 @@ describe('authentication', () => {
     const kid = decodeJwt(me.token).header.kid as string;
 
     const forged = signWithForeignKey({ ...me.claims, iat: now, exp: now + 300 }, kid);
-    const response = await getCurrentUser(me.orgUuid, bearer(forged));
+    const response = await currentUser(me.orgUuid, forged);
 
     expectError(response, 401, 'UNAUTHENTICATED');
   });
@@ -154,17 +155,17 @@ describe('authentication', () => {
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
     const payload = me.token.split('.')[1]!;
 
-    const response = await getCurrentUser(me.orgUuid, bearer(`${header}.${payload}.`));
+    const response = await currentUser(me.orgUuid, `${header}.${payload}.`);
 
     expectError(response, 401, 'UNAUTHENTICATED');
   });
 
   test('a token of a user since marked DELETED is 401 at once', async () => {
     const me = await signedInUser();
-    const before = await getCurrentUser(me.orgUuid, bearer(me.token));
+    const before = await currentUser(me.orgUuid, me.token);
     await markDeleted(me.orgUuid, me.user.uuid);
 
-    const after = await getCurrentUser(me.orgUuid, bearer(me.token));
+    const after = await currentUser(me.orgUuid, me.token);
 
     expect(before.status).toBe(200);
     expectError(after, 401, 'UNAUTHENTICATED');
@@ -175,7 +176,7 @@ describe('addressing', () => {
   test("a token of one organization on another organization's path is 404 NOT_FOUND", async () => {
     const me = await signedInUser({ orgIndex: 0 });
 
-    const response = await getCurrentUser(stack().orgs[1]!.uuid, bearer(me.token));
+    const response = await currentUser(stack().orgs[1]!.uuid, me.token);
 
     expectError(response, 404, 'NOT_FOUND');
   });
@@ -222,7 +223,7 @@ describe('request id', () => {
     const me = await signedInUser();
     const id = `req-${unique()}`;
 
-    const response = await getCurrentUser(me.orgUuid, { ...bearer(me.token), 'x-request-id': id });
+    const response = await currentUser(me.orgUuid, me.token, { requestId: id });
 
     expect(response.status).toBe(200);
     expect(response.headers.get('x-request-id')).toBe(id);
@@ -231,7 +232,7 @@ describe('request id', () => {
   test('a generated x-request-id is returned when none is given, also on errors', async () => {
     const me = await signedInUser();
 
-    const ok = await getCurrentUser(me.orgUuid, bearer(me.token));
+    const ok = await currentUser(me.orgUuid, me.token);
     const refused = await getCurrentUser(me.orgUuid);
 
     expect(ok.headers.get('x-request-id')).toMatch(UUID);

@@ -1,10 +1,9 @@
 import { JwtVerifier } from 'aws-jwt-verify';
 import type { Jwks } from 'aws-jwt-verify/jwk';
 import {
-  bearer,
   createTestUser,
+  currentUser,
   decodeJwt,
-  getCurrentUser,
   markDeleted,
   passwordToken,
   signWithStackKey,
@@ -320,7 +319,7 @@ describe('refresh grant', () => {
     expect(second).toMatchObject({ token_type: 'Bearer', session_state: first.session_state });
     expect(second.refresh_token).not.toBe(first.refresh_token);
     expect(second.access_token).not.toBe(first.access_token);
-    const me = await getCurrentUser(user.orgUuid, bearer(second.access_token));
+    const me = await currentUser(user.orgUuid, second.access_token);
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ uuid: user.user.uuid, email: user.email });
   });

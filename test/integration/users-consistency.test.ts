@@ -55,17 +55,20 @@ const listed = (term: string, on: TestOrg = org) => listAllUsers(on.admin.api, o
 
 // ---------------------------------------------------------------------------------------------------
 describe('the identity provider fails', () => {
+  /** A service call's deps whose identity provider fails at `operation` (and a mailer that records what it would send). */
+  const failingAt = (operation: Parameters<typeof failingIdentityProvider>[0], mailer = recordingMailer()) => ({
+    identityProvider: failingIdentityProvider(operation),
+    mailer,
+  });
+  /** The call fails with the identity provider's failure. */
+  const failsWithProvider = (call: Promise<unknown>) => expect(call).rejects.toThrow('identity provider unavailable');
+
   test('on create: nothing is stored, claimed, listed or mailed, and a retry succeeds', async () => {
     const email = uniqueEmail('create-fails');
     const mailer = recordingMailer();
     const input = { name: 'Failed Create', email, role: 'VIEWER' as const, permissions: grantsFor(org, 'VIEWER'), password: TEST_PASSWORD };
 
-    await expect(
-      createUser(await adminScope(org), input, mailContext(), {
-        identityProvider: failingIdentityProvider('createUser'),
-        mailer,
-      }),
-    ).rejects.toThrow('identity provider unavailable');
+    await failsWithProvider(createUser(await adminScope(org), input, mailContext(), failingAt('createUser', mailer)));
 
     expect(await getEmailClaim(org.orgUuid, email)).toBeUndefined();
     expect(await listed(email)).toEqual([]);
@@ -81,12 +84,7 @@ describe('the identity provider fails', () => {
     const newEmail = uniqueEmail('wanted');
     const user = await createViaApi(org, { email: oldEmail });
 
-    await expect(
-      updateUser(await adminScope(org), user.uuid, { name: 'Not Renamed', email: newEmail }, {
-        identityProvider: failingIdentityProvider('updateEmail'),
-        mailer: recordingMailer(),
-      }),
-    ).rejects.toThrow('identity provider unavailable');
+    await failsWithProvider(updateUser(await adminScope(org), user.uuid, { name: 'Not Renamed', email: newEmail }, failingAt('updateEmail')));
 
     expect(await readUser(org, user.uuid)).toEqual(user);
     expect(await getEmailClaim(org.orgUuid, oldEmail)).toMatchObject({ userUuid: user.uuid, state: 'DONE' });
@@ -108,14 +106,14 @@ describe('the identity provider fails', () => {
     const admins = await adminSet(org.orgUuid);
     expect(admins).toContain(target.uuid);
 
-    await expect(
+    await failsWithProvider(
       updateUser(
         await adminScope(org),
         target.uuid,
         { name: target.name, email: uniqueEmail('demoted'), role: 'VIEWER', permissions: grantsFor(org, 'VIEWER') },
-        { identityProvider: failingIdentityProvider('updateEmail'), mailer: recordingMailer() },
+        failingAt('updateEmail'),
       ),
-    ).rejects.toThrow('identity provider unavailable');
+    );
 
     expect(await readUser(org, target.uuid)).toEqual(target);
     expect(await adminSet(org.orgUuid)).toEqual(admins);
@@ -127,14 +125,7 @@ describe('the identity provider fails', () => {
     const session = await tokenOf(org.realm, email, TEST_PASSWORD);
     const newPassword = `Never-${unique()}1`;
 
-    await expect(
-      updateUser(
-        await adminScope(org),
-        user.uuid,
-        { name: 'Not Renamed', email, password: newPassword },
-        { identityProvider: failingIdentityProvider('setPassword'), mailer: recordingMailer() },
-      ),
-    ).rejects.toThrow('identity provider unavailable');
+    await failsWithProvider(updateUser(await adminScope(org), user.uuid, { name: 'Not Renamed', email, password: newPassword }, failingAt('setPassword')));
 
     expect(await readUser(org, user.uuid)).toEqual(user);
     expect(await listed(email)).toEqual([user]);
@@ -151,14 +142,14 @@ describe('the identity provider fails', () => {
     const newEmail = uniqueEmail('both-new');
     const user = await createViaApi(org, { email: oldEmail });
 
-    await expect(
+    await failsWithProvider(
       updateUser(
         await adminScope(org),
         user.uuid,
         { name: user.name, email: newEmail, password: `Never-${unique()}1` },
-        { identityProvider: failingIdentityProvider('setPassword'), mailer: recordingMailer() },
+        failingAt('setPassword'),
       ),
-    ).rejects.toThrow('identity provider unavailable');
+    );
 
     // What the store says (these hold today) ...
     expect(await readUser(org, user.uuid)).toEqual(user);
@@ -174,12 +165,7 @@ describe('the identity provider fails', () => {
     const session = await tokenOf(own.realm, second.email, TEST_PASSWORD);
     const before = await readUser(own, second.uuid);
 
-    await expect(
-      deleteUser(await adminScope(own), second.uuid, {
-        identityProvider: failingIdentityProvider('disable'),
-        mailer: recordingMailer(),
-      }),
-    ).rejects.toThrow('identity provider unavailable');
+    await failsWithProvider(deleteUser(await adminScope(own), second.uuid, failingAt('disable')));
 
     expect(await readUser(own, second.uuid)).toEqual(before);
     expect(await listed(second.email, own)).toEqual([before]);
@@ -196,12 +182,7 @@ describe('the identity provider fails', () => {
   test('on delete of a non-admin (disable): a later delete through the API works', async () => {
     const user = await createViaApi(org);
 
-    await expect(
-      deleteUser(await adminScope(org), user.uuid, {
-        identityProvider: failingIdentityProvider('disable'),
-        mailer: recordingMailer(),
-      }),
-    ).rejects.toThrow('identity provider unavailable');
+    await failsWithProvider(deleteUser(await adminScope(org), user.uuid, failingAt('disable')));
 
     expect(await readUser(org, user.uuid)).toEqual(user);
     expect(await signInStatus(user.email, TEST_PASSWORD)).toBe(200);
@@ -217,12 +198,7 @@ describe('the identity provider fails', () => {
     expect(admins).not.toContain(user.uuid);
     const mailer = recordingMailer();
 
-    await expect(
-      activateUser(await adminScope(org), { email: user.email, name: 'Not Back' }, mailContext(), {
-        identityProvider: failingIdentityProvider('enable'),
-        mailer,
-      }),
-    ).rejects.toThrow('identity provider unavailable');
+    await failsWithProvider(activateUser(await adminScope(org), { email: user.email, name: 'Not Back' }, mailContext(), failingAt('enable', mailer)));
 
     const deleted = { ...user, status: 'DELETED' };
     expect(await readUser(org, user.uuid)).toEqual(deleted);
@@ -245,12 +221,7 @@ describe('the identity provider fails', () => {
     await deleteViaApi(org, user.uuid);
     const password = `Lost-${unique()}1`;
 
-    await expect(
-      activateUser(await adminScope(org), { email: user.email, password }, mailContext(), {
-        identityProvider: failingIdentityProvider('enable'),
-        mailer: recordingMailer(),
-      }),
-    ).rejects.toThrow('identity provider unavailable');
+    await failsWithProvider(activateUser(await adminScope(org), { email: user.email, password }, mailContext(), failingAt('enable')));
     expect((await org.admin.api.put(org.url('/activate'), { email: user.email })).status).toBe(200);
 
     expect(await signInStatus(user.email, TEST_PASSWORD)).toBe(200);

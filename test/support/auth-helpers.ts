@@ -4,6 +4,7 @@ import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import type { Role, UserRecord } from '../../shared/domain/users/user.entities';
 import { registerUser } from '../../shared/domain/users/user-registration';
+import { answer, stackApiClient } from './api-client';
 import { send, type ApiResponse } from './http-client';
 import { requestToken, stack, unique, userArea } from './stack';
 
@@ -71,7 +72,12 @@ export async function passwordToken(user: Pick<TestUser, 'realm' | 'email' | 'pa
   return (await response.json()) as TokenBody;
 }
 
-/** Calls the current-user route of an organization with the given headers. */
+/** The caller's User (`GET …/users/identity-provider`) through the typed client, with a bearer token and, if given, a request id. */
+export function currentUser(orgUUID: string, token: string, options: { requestId?: string } = {}) {
+  return answer(stackApiClient(token, options).GET('/user-management/org/{orgUUID}/users/identity-provider', { params: { path: { orgUUID } } }));
+}
+
+/** Calls the current-user route of an organization with the given headers, as they are (none, another scheme, odd request ids). */
 export function getCurrentUser(orgUuid: string, headers: Record<string, string> = {}): Promise<ApiResponse> {
   return send(userArea(orgUuid, '/users/identity-provider'), { headers });
 }

@@ -11,6 +11,7 @@ import {
   tagSchema,
 } from '../../shared/domain/agents/agent.schemas';
 import { toFieldIssues } from '../../shared/edge/http/validation';
+import { MANUALS_COLLECTION } from '../support/bot-fixtures';
 
 const uuid = () => randomUUID();
 const parameters = { requestTimeout: 30000, temperature: 1, topP: 0.5, presencePenalty: 0, frequencyPenalty: 0 };
@@ -44,21 +45,13 @@ const agentAsRead = (overrides: Record<string, unknown> = {}) => ({
   tags: [{ uuid: uuid(), name: '#orders' }],
   parameters: { ...parameters, maximumTokens: 100 },
   functions: [{ uuid: uuid(), name: 'trackOrder' }],
-  knowledge: [
-    {
-      uuid: uuid(),
-      name: 'Manuals',
-      description: 'Every manual',
-      documentCount: 12,
-      searchType: { type: 'SEMANTIC', semanticWeight: 100, fullTextWeight: 0 },
-      previousUserInput: 2,
-      threshold: 0.75,
-      topK: 8,
-    },
-  ],
+  knowledge: [{ uuid: uuid(), ...MANUALS_COLLECTION }],
   heirs: [],
   ...overrides,
 });
+
+/** The 422 details of missing fields, as `problems` reads them, in the order given. */
+const required = (...fields: string[]) => fields.map((field) => `${field} FIELD_REQUIRED`);
 
 /** The 422 details a schema's failure turns into, as `fieldName errorCode`. */
 function problems(schema: z.ZodType, input: unknown): string[] {
@@ -290,13 +283,7 @@ describe('parametersSchema (documented ranges)', () => {
   });
 
   test('requires every field but maximumTokens', () => {
-    expect(problems(parametersSchema, {}).sort()).toEqual([
-      'frequencyPenalty FIELD_REQUIRED',
-      'presencePenalty FIELD_REQUIRED',
-      'requestTimeout FIELD_REQUIRED',
-      'temperature FIELD_REQUIRED',
-      'topP FIELD_REQUIRED',
-    ]);
+    expect(problems(parametersSchema, {}).sort()).toEqual(required('frequencyPenalty', 'presencePenalty', 'requestTimeout', 'temperature', 'topP'));
   });
 
   test('is strict', () => {
@@ -316,12 +303,7 @@ describe('agentUpdateSchema', () => {
   });
 
   test('takes the same required fields as create', () => {
-    expect(problems(agentUpdateSchema, {}).sort()).toEqual([
-      'goal FIELD_REQUIRED',
-      'inheritFromSupervisor FIELD_REQUIRED',
-      'persona FIELD_REQUIRED',
-      'role FIELD_REQUIRED',
-    ]);
+    expect(problems(agentUpdateSchema, {}).sort()).toEqual(required('goal', 'inheritFromSupervisor', 'persona', 'role'));
   });
 
   test('takes an Agent as a read shows it, every field populated, and keeps the references', () => {

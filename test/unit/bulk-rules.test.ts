@@ -139,11 +139,7 @@ describe('rows of one e-mail', () => {
   });
 
   test('a third row agreeing with the first does not undo the conflict, and adds its line to the failed ones', async () => {
-    const { candidates, errors, failedLines } = await resolved([
-      'ann@example.test,Ann,,,ADMIN,,,',
-      'ann@example.test,Anne,,,ADMIN,,,',
-      'ann@example.test,Ann,,,ADMIN,,,',
-    ]);
+    const { candidates, errors, failedLines } = await resolved(['ann@example.test,Ann,,,ADMIN,,,', 'ann@example.test,Anne,,,ADMIN,,,', 'ann@example.test,Ann,,,ADMIN,,,']);
 
     expect(candidates).toEqual([]);
     expect(errors.map((e) => [e.errorCode, e.line])).toEqual([['CONFLICTING_ROWS', 3]]);

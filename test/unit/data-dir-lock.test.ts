@@ -1,6 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
@@ -15,21 +14,16 @@ import {
   type ProcessProbe,
   type ProcessState,
 } from '../../infra/local/data-dir-lock';
+import { tempDirs } from '../support/temp-dirs';
 
 // When the data directory's lock is stale: its holder ended (reaped or still a zombie), or its pid now
 // belongs to another process. Real processes throughout: a live one, one that ended, a zombie.
 
-const dirs: string[] = [];
 const children: ChildProcess[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'data-dir-lock-'));
-  dirs.push(dir);
-  return dir;
-};
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
+const tempDir = tempDirs('data-dir-lock-');
 
 const procState = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
 

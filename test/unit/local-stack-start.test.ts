@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Email } from 'aws-ses-v2-local/dist/store';
 import { createGateway, type LambdaHandler } from '../../infra/local/gateway';
@@ -11,21 +10,16 @@ import { DataDirInUseError, LOCK_FILE, lockDataDir } from '../../infra/local/dat
 import { keepMailboxIn, readMailbox } from '../../infra/local/ses-mailbox';
 import { Teardown } from '../../infra/local/teardown';
 import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
+import { tempDirs } from '../support/temp-dirs';
 
 // The local stack's start-up parts, without the emulators: the gateway while starting, the data
 // directory's lock, the file that keeps the SES emulator's mailbox, and the teardown list.
 
-const dirs: string[] = [];
 const servers: Server[] = [];
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), 'local-stack-start-'));
-  dirs.push(dir);
-  return dir;
-};
 afterAll(async () => {
   await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
+const tempDir = tempDirs('local-stack-start-');
 
 describe('the gateway while the stack starts', () => {
   test('answers 503 with Retry-After and the standard error body, without invoking, until ready', async () => {

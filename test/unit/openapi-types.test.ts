@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expectCommittedAsGenerated } from '../support/generated-file';
 
 const root = join(__dirname, '../..');
 const typesFile = 'test/support/generated/api-types.ts';
@@ -24,16 +25,7 @@ describe('the generated client types', () => {
     const generated = generateTypes();
     const committed = readFileSync(join(root, typesFile), 'utf8');
 
-    if (committed !== generated) {
-      const committedLines = committed.split('\n');
-      const generatedLines = generated.split('\n');
-      let line = 0;
-      while (committedLines[line] === generatedLines[line]) line++;
-      throw new Error(
-        `${typesFile} is out of date with the OpenAPI document: run \`${regenerate}\` and commit the result.\n` +
-          `First difference, line ${line + 1}:\n  committed: ${committedLines[line] ?? '(end of file)'}\n  generated: ${generatedLines[line] ?? '(end of file)'}`,
-      );
-    }
+    expectCommittedAsGenerated(committed, generated, `${typesFile} is out of date with the OpenAPI document: run \`${regenerate}\` and commit the result.`);
     expect(generated).toContain('export interface paths {');
   }, 60_000);
 });
