@@ -8,7 +8,7 @@ import { bulkCreateLayout, bulkCreateLimits } from '../../shared/app/bulk/bulk.l
 /**
  * Bulk-create rules checked row by row and across rows of one e-mail, with rule 1 answered by a stub.
  * Only rows that never reach rule 7 (ADMIN rows, and rows failing before it) are used here, so no
- * store is read; rule 7 and rule 1 against the store are in test/integration/bulk-create.test.ts.
+ * store is read; rule 7 and rule 1 against the store are in test/integration/bulk-create-rows.test.ts.
  */
 
 const ORG = randomUUID();
