@@ -27,7 +27,7 @@ const idempotency = ['@aws-lambda-powertools/idempotency'];
  * carry it: `shared/domain/audit/audit-event.ts` imports the whole package beside `auditWrites`.
  */
 const auditChanges = ['fast-json-patch'];
-/** Standard Webhooks signatures. users only makes secrets, yet carries them: `webhook.service.ts` imports `signing.ts` for `newSecret` and `rotated`. */
+/** Standard Webhooks signatures, made by publisher; users only makes and rotates secrets (`signing-secrets.ts`). */
 const webhookSignatures = ['@stablelib/base64', 'fast-sha256', 'standardwebhooks'];
 /** A webhook's addresses, checked when a subscription is saved (users) and before each delivery (publisher). */
 const addressChecks = ['ipaddr.js'];
@@ -38,7 +38,7 @@ const carried: Record<ResourceGroup, string[]> = {
   auth: [...http, ...tokens, ...auditChanges],
   // The API reference: the catalogue's schemas and words, nothing of the stack's data.
   docs: http,
-  users: [...http, ...tokens, ...idempotency, ...auditChanges, ...webhookSignatures, ...addressChecks],
+  users: [...http, ...tokens, ...idempotency, ...auditChanges, ...addressChecks],
   supervisors: [...http, ...tokens, ...idempotency, ...auditChanges],
   agents: [...http, ...tokens, ...idempotency, ...auditChanges],
   configurations: [...http, ...tokens, ...idempotency, ...auditChanges],

@@ -8,7 +8,7 @@ import { config } from '../../kernel/config';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../kernel/errors';
 import type { OrgScope } from '../users/org-scope';
 import { newDelivery, scheduleSend } from './delivery-schedule';
-import { newSecret, rotated } from './signing';
+import { newSecret, rotated } from './signing-secrets';
 import { AddressRefused, allowedAddresses, checkUrlShape } from './webhook-address';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './webhook.entities';
 import { toWebhookResponse } from './webhook.mapper';
