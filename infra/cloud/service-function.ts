@@ -34,6 +34,10 @@ export const lazyPackages: Readonly<Record<string, readonly string[]>> = {
   agents: ['yaml'],
   bulk: ['@fastify/busboy'],
   scim: ['scimmy'],
+  // Address checks: a subscription's creation and change (users), and each delivery (publisher, which
+  // loads it as its first delivery starts: a package left out of one bundle is left out of all).
+  users: ['ipaddr.js'],
+  publisher: ['ipaddr.js'],
 };
 
 /**

@@ -29,8 +29,6 @@ const idempotency = ['@aws-lambda-powertools/idempotency'];
 const auditChanges = ['fast-json-patch'];
 /** Standard Webhooks signatures, made by publisher; users only makes and rotates secrets (`signing-secrets.ts`). */
 const webhookSignatures = ['@stablelib/base64', 'fast-sha256', 'standardwebhooks'];
-/** A webhook's addresses, checked when a subscription is saved (users) and before each delivery (publisher). */
-const addressChecks = ['ipaddr.js'];
 /** The event functions' records (queues and streams). */
 const records = ['@aws-lambda-powertools/batch'];
 
@@ -38,7 +36,7 @@ const carried: Record<ResourceGroup, string[]> = {
   auth: [...http, ...tokens, ...auditChanges],
   // The API reference: the catalogue's schemas and words, nothing of the stack's data.
   docs: http,
-  users: [...http, ...tokens, ...idempotency, ...auditChanges, ...addressChecks],
+  users: [...http, ...tokens, ...idempotency, ...auditChanges],
   supervisors: [...http, ...tokens, ...idempotency, ...auditChanges],
   agents: [...http, ...tokens, ...idempotency, ...auditChanges],
   configurations: [...http, ...tokens, ...idempotency, ...auditChanges],
@@ -46,7 +44,7 @@ const carried: Record<ResourceGroup, string[]> = {
   bulk: [...http, ...tokens, ...idempotency, ...auditChanges, 'csv-parse'],
   'bulk-worker': [...chain, ...records, ...auditChanges, 'csv-parse', 'zod'],
   scim: [...http, ...tokens, ...idempotency, ...auditChanges],
-  publisher: [...chain, ...records, ...auditChanges, ...webhookSignatures, ...addressChecks],
+  publisher: [...chain, ...records, ...auditChanges, ...webhookSignatures],
   mail: [...chain, ...records, 'zod'],
 };
 
@@ -98,7 +96,7 @@ test('the functions with a multipart operation ship busboy, and only they', () =
 
 test('a lazy file is its package alone, left out of every bundle, and loads as the package does', () => {
   const lazyFiles = [...reports.values()].flatMap((r) => r.lazy);
-  expect(lazyFiles.map((lazy) => lazy.packageName).sort()).toEqual([...lazyNames].sort());
+  expect([...new Set(lazyFiles.map((lazy) => lazy.packageName))].sort()).toEqual([...lazyNames].sort());
   for (const lazy of lazyFiles) {
     expect(packagesIn(lazy.metafile)).toEqual([lazy.packageName]);
     expect(functionBundling.externalModules).toContain(lazy.packageName);
@@ -113,4 +111,8 @@ test('a lazy file is its package alone, left out of every bundle, and loads as t
   expect((load('agents', 'yaml') as { parse: (text: string) => unknown }).parse('formatVersion: 1')).toEqual({ formatVersion: 1 });
   expect((load('scim', 'scimmy') as { default: object }).default).toHaveProperty('Schemas.User');
   expect(typeof load('bulk', '@fastify/busboy')).toBe('function');
+  // A webhook's addresses, checked when a subscription is saved (users) and before each delivery (publisher).
+  for (const group of ['users', 'publisher']) {
+    expect((load(group, 'ipaddr.js') as { parse: (address: string) => { range: () => string } }).parse('10.0.0.1').range()).toBe('private');
+  }
 });

@@ -1,6 +1,7 @@
 import { Resolver as DnsResolver } from 'node:dns/promises';
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import type ipaddr from 'ipaddr.js';
 
 /**
  * Where a webhook may point (docs/api/events.md#safe-outbound-calls): an `https` URL whose host
@@ -54,15 +55,27 @@ export function dnsResolver(servers?: readonly string[]): Resolver {
 
 export const systemResolver: Resolver = dnsResolver();
 
+let ipaddrModule: typeof ipaddr | undefined;
+/**
+ * ipaddr.js, loaded by the first address checked: of the users function's routes, only a subscription's
+ * creation and change check one. A package left out of the functions' bundles (its own file in the
+ * functions that load it: docs/decisions/lighter-functions.md); `require` where the code runs as
+ * CommonJS (Lambda, jest, the local stack), `createRequire` under tsx.
+ */
+const ipaddrLib = (): typeof ipaddr =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
+  (ipaddrModule ??= typeof require === 'function' ? require('ipaddr.js') : createRequire(import.meta.url)('ipaddr.js'));
+
 /**
  * An address as ipaddr.js reads it right: IPv6 in hexadecimal groups, since ipaddr.js takes any
  * `::a.b.c.d` for an IPv4-mapped address, while `::a.b.c.d` is IPv4-compatible (`::/96`).
  */
 function parsed(address: string): ipaddr.IPv4 | ipaddr.IPv6 | undefined {
   const family = isIP(address);
-  if (family === 4) return ipaddr.IPv4.isValidFourPartDecimal(address) ? ipaddr.IPv4.parse(address) : undefined;
+  const { IPv4, IPv6 } = ipaddrLib();
+  if (family === 4) return IPv4.isValidFourPartDecimal(address) ? IPv4.parse(address) : undefined;
   if (family !== 6) return undefined;
-  return ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+  return IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1));
 }
 
 /**
