@@ -32,7 +32,9 @@ export interface ServiceFunctionProps {
  */
 export const lazyPackages: Readonly<Record<string, readonly string[]>> = {
   agents: ['yaml'],
-  bulk: ['@fastify/busboy'],
+  // csv-parse: the uploads' files, read before a job is accepted (bulk) and row by row as it runs (bulk-worker).
+  bulk: ['@fastify/busboy', 'csv-parse'],
+  'bulk-worker': ['csv-parse'],
   scim: ['scimmy'],
   // Address checks: a subscription's creation and change (users), and each delivery (publisher, which
   // loads it as its first delivery starts: a package left out of one bundle is left out of all).

@@ -40,9 +40,8 @@ const carried: Record<ResourceGroup, string[]> = {
   supervisors: [...http, ...tokens, ...idempotency, ...auditChanges],
   agents: [...http, ...tokens, ...idempotency, ...auditChanges],
   configurations: [...http, ...tokens, ...idempotency, ...auditChanges],
-  // csv-parse: the files of bulk-create, grant and revoke, read before the job is accepted.
-  bulk: [...http, ...tokens, ...idempotency, ...auditChanges, 'csv-parse'],
-  'bulk-worker': [...chain, ...records, ...auditChanges, 'csv-parse', 'zod'],
+  bulk: [...http, ...tokens, ...idempotency, ...auditChanges],
+  'bulk-worker': [...chain, ...records, ...auditChanges, 'zod'],
   scim: [...http, ...tokens, ...idempotency, ...auditChanges],
   publisher: [...chain, ...records, ...auditChanges, ...webhookSignatures],
   mail: [...chain, ...records, 'zod'],
@@ -94,7 +93,7 @@ test('the functions with a multipart operation ship busboy, and only they', () =
   expect(withMultipart).toEqual(['bulk']);
 });
 
-test('a lazy file is its package alone, left out of every bundle, and loads as the package does', () => {
+test('a lazy file is its package alone, left out of every bundle, and loads as the package does', async () => {
   const lazyFiles = [...reports.values()].flatMap((r) => r.lazy);
   expect([...new Set(lazyFiles.map((lazy) => lazy.packageName))].sort()).toEqual([...lazyNames].sort());
   for (const lazy of lazyFiles) {
@@ -111,6 +110,12 @@ test('a lazy file is its package alone, left out of every bundle, and loads as t
   expect((load('agents', 'yaml') as { parse: (text: string) => unknown }).parse('formatVersion: 1')).toEqual({ formatVersion: 1 });
   expect((load('scim', 'scimmy') as { default: object }).default).toHaveProperty('Schemas.User');
   expect(typeof load('bulk', '@fastify/busboy')).toBe('function');
+  // The uploads' CSV files: read before a job is accepted (bulk) and as it runs (bulk-worker).
+  for (const group of ['bulk', 'bulk-worker']) {
+    const { parse } = load(group, 'csv-parse') as { parse: (text: string, options: object, callback: (error: unknown, rows: unknown) => void) => void };
+    const rows = await new Promise((resolve, reject) => parse('a,b\n1,2\n', {}, (error, records) => (error ? reject(error as Error) : resolve(records))));
+    expect(rows).toEqual([['a', 'b'], ['1', '2']]);
+  }
   // A webhook's addresses, checked when a subscription is saved (users) and before each delivery (publisher).
   for (const group of ['users', 'publisher']) {
     expect((load(group, 'ipaddr.js') as { parse: (address: string) => { range: () => string } }).parse('10.0.0.1').range()).toBe('private');

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import type * as CsvParse from 'csv-parse';
 import { fileProblemOf, fileRefused } from '../../kernel/errors';
 
 /**
@@ -42,6 +43,17 @@ export function requireWithin(file: UploadedFile, maxBytes: number, message = la
   if (file.truncated || file.content.length > maxBytes) throw fileRefused('FILE_TOO_LARGE', message);
 }
 
+let csvParseModule: typeof CsvParse | undefined;
+/**
+ * csv-parse, loaded by the first file read: of the bulk function's routes, only the uploads read one.
+ * A package left out of the functions' bundles (its own file in the functions that load it:
+ * docs/decisions/lighter-functions.md); `require` where the code runs as CommonJS (Lambda, jest, the
+ * local stack), `createRequire` under tsx.
+ */
+const csvParse = (): typeof CsvParse =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
+  (csvParseModule ??= typeof require === 'function' ? require('csv-parse') : createRequire(import.meta.url)('csv-parse'));
+
 const canonical = (name: string) => name.trim().toLowerCase();
 
 /**
@@ -63,7 +75,7 @@ export async function* readCsv<C extends string>(
     }
   });
   const parser = counted.pipe(
-    parse({ bom: true, record_delimiter: ['\r\n', '\n', '\r'], skip_empty_lines: true, relax_column_count: true, info: true, max_record_size: 64 * 1024 }),
+    csvParse().parse({ bom: true, record_delimiter: ['\r\n', '\n', '\r'], skip_empty_lines: true, relax_column_count: true, info: true, max_record_size: 64 * 1024 }),
   );
   counted.on('error', (error) => parser.destroy(error));
 
