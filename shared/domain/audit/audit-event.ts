@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { compare, type Operation } from 'fast-json-patch';
+// The default import: the package is CommonJS, whose named exports Node's ES module loader does not see (the operator CLI runs as an ES module).
+import jsonPatch, { type Operation } from 'fast-json-patch';
 import { config } from '../../kernel/config';
 import { keys } from '../../adapters/store/keys';
 import { getItem, type TableWrite } from '../../adapters/store/table';
@@ -54,7 +55,7 @@ export const REDACTED = '[REDACTED]';
  * `before` undefined), plus an `add` of `REDACTED` for each secret that changed (a password).
  */
 export function changesBetween(before: object | undefined, after: object, changedSecrets: readonly string[] = []): PatchOperation[] {
-  const patch = before === undefined ? [{ op: 'add', path: '', value: after } as Operation] : compare(before, after);
+  const patch = before === undefined ? [{ op: 'add', path: '', value: after } as Operation] : jsonPatch.compare(before, after);
   return [...patch, ...changedSecrets.map((name): Operation => ({ op: 'add', path: `/${escapePointer(name)}`, value: REDACTED }))];
 }
 
