@@ -6,8 +6,8 @@ import { functionBundling } from '../infra/cloud/service-function';
 import { passwordGrant } from '../infra/stack-target';
 import { buildBundles, deployedMode, externalsFor, formatBundleTable, jsOutput, modeDescription, packagesIn, type BundleReport } from '../scripts/build-bundles';
 import { keys } from '../shared/adapters/store/keys';
-import { getItem } from '../shared/adapters/store/table';
-import { listAgentSummaries } from '../shared/domain/agents/agent.repository';
+import { getItem, getItems } from '../shared/adapters/store/table';
+import { listAgentSummaries, type AgentRecord } from '../shared/domain/agents/agent.repository';
 import { benchmark, type Context } from './harness/benchmark';
 import { API_AND_RAW, check, comparisonTable, fmt, percentile, series, seriesTable, table, type Comparison } from './harness/series';
 import { accessToken, apiCall, apiGet, orgUrl, placeholderConfig, projectRoot, tempDir } from './harness/stack';
@@ -45,8 +45,10 @@ async function data({ stack: { info }, size }: Context) {
   const permissions = [{ environmentUuid: org.environments[0]!.uuid, botUuid: bot.uuid }];
   const user = JSON.parse(await apiCall('POST', `${orgUrl(info, org.uuid)}/users`, token.bearer, { name: 'Rhea Reader', email: 'rhea.reader@bench.example', role: 'VIEWER', permissions })) as { uuid: string };
   const agent = (await listAgentSummaries(bot.uuid)).find((summary) => summary.kind === 'AGENT')!.uuid;
+  const { personaUuid, functionUuids, collectionUuids } = (await getItem<AgentRecord>(keys.agent(bot.uuid, agent)))!;
+  const needs = [keys.agent(bot.uuid, agent), keys.persona(bot.uuid, personaUuid), ...functionUuids.map((f) => keys.botFunction(bot.uuid, f)), ...collectionUuids.map((c) => keys.collection(bot.uuid, c))];
   const base = `${info.apiUrl}/${info.generativeSubpath}/org/${org.uuid}/env/${permissions[0]!.environmentUuid}/bot/${bot.uuid}`;
-  return { org, token, bundles, loads: await Promise.all(bundles.map(bareBundle)), grants: size(200, 20), reads: size(500, 50), single: size(300, 30), user: user.uuid, agent, base, bot: bot.uuid };
+  return { org, token, bundles, loads: await Promise.all(bundles.map(bareBundle)), grants: size(200, 20), reads: size(500, 50), single: size(300, 30), user: user.uuid, agent, needs, base, bot: bot.uuid };
 }
 type Data = Awaited<ReturnType<typeof data>>;
 
@@ -63,6 +65,7 @@ function latency(d: Data, { stack: { info } }: Context) {
         series('raw.user', 'raw `GetItem` of the same user item', () => getItem(keys.userKey(d.org.uuid, d.user)), found),
         series('api.agent', 'API `GET …/agents/{uuid}`', () => apiGet(`${d.base}/agents/${d.agent}`, d.token.bearer), answers(d.agent)),
         series('raw.agent', 'raw `GetItem` of the same agent item', () => getItem(keys.agent(d.bot, d.agent)), found),
+        series('raw.needs', `raw \`BatchGetItem\` of the agent and its ${d.needs.length - 1} references (what its answer shows)`, () => getItems(d.needs), (items) => check((items as unknown[]).length === d.needs.length, 'The raw BatchGetItem found fewer items than asked: check the keys')),
     ] },
   ];
 }
@@ -78,7 +81,8 @@ async function measure({ loads }: Data, { size, progress, stack }: Context) {
   return runs;
 }
 
-const reads: Comparison[] = [{ label: '`GET …/users/{userId}` ÷ `GetItem`', api: 'api.user', raw: 'raw.user' }, { label: '`GET …/agents/{uuid}` ÷ `GetItem`', api: 'api.agent', raw: 'raw.agent' }];
+const reads: Comparison[] = [{ label: '`GET …/users/{userId}` ÷ `GetItem` (the reads it needs)', api: 'api.user', raw: 'raw.user' }, { label: '`GET …/agents/{uuid}` ÷ `GetItem` of the agent', api: 'api.agent', raw: 'raw.agent' },
+  { label: '`GET …/agents/{uuid}` ÷ `BatchGetItem` of the agent and its references (the reads it needs)', api: 'api.agent', raw: 'raw.needs' }];
 
 benchmark<Data, number>({
   title: 'Walking skeleton: speed and size', stack: true, data, series: latency, measure,
@@ -102,8 +106,8 @@ benchmark<Data, number>({
         seriesTable(list, [['max ms', (s) => fmt.ms(Math.max(...s.samples)), 'right']]),
       ],
       'Single reads: API against raw `GetItem`': [
-        `${API_AND_RAW} The user read is of a VIEWER made for the bench, the agent read of the first demo bot's first agent; the same item every time.`,
-        comparisonTable(f, reads, [[`${READ_AIM}× aim`, (c) => (f.p50(c.api) / f.p50(c.raw) <= READ_AIM ? 'met at p50' : '**not met** at p50')]]),
+        `${API_AND_RAW} The user read is of a VIEWER made for the bench, the agent read of the first demo bot's first agent; the same item every time. Aim: each read within ${READ_AIM}× the raw reads it needs, at p50.`,
+        comparisonTable(f, reads, [[`${READ_AIM}× aim`, (c) => (c.raw === 'raw.agent' ? 'context' : f.p50(c.api) / f.p50(c.raw) <= READ_AIM ? 'met at p50' : '**not met** at p50')]]),
       ],
     };
   },
