@@ -2,6 +2,7 @@ import { Resolver as DnsResolver } from 'node:dns/promises';
 import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import type ipaddr from 'ipaddr.js';
+import { MAX_URL_LENGTH } from './webhook-limits';
 
 /**
  * Where a webhook may point (docs/api/events.md#safe-outbound-calls): an `https` URL whose host
@@ -11,7 +12,6 @@ import type ipaddr from 'ipaddr.js';
  * address a host resolved to: the answer must not tell a caller what lies behind a name.
  */
 
-export const MAX_URL_LENGTH = 2048;
 
 /** The one exception, for a stack on a laptop: `http://127.0.0.1:<port>` when configured. */
 export const LOOPBACK_RECEIVER_HOST = '127.0.0.1';

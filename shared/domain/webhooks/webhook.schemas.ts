@@ -1,15 +1,10 @@
 import * as z from 'zod';
 import { changeEventTypes, fullEventTypePattern } from '../audit/event-types';
 import { queryInt, queryPageToken, uuidSchema } from '../../kernel/schemas/fields';
+import { MAX_URL_LENGTH } from './webhook-limits';
 
 /** Request schemas of `…/webhooks` (docs/api/events.md). */
 
-/**
- * The longest URL a subscription takes. Declared here rather than imported from `webhook-address.ts`,
- * whose address checks (ipaddr.js) the schemas do not need: the `docs` function loads these schemas
- * for the OpenAPI document and nothing of the checks.
- */
-export const MAX_URL_LENGTH = 2048;
 
 const eventTypeMessage = `Must be *, an event's type (<prefix>.user.created) or its alias without the prefix: one of ${changeEventTypes.join(', ')}`;
 
