@@ -72,7 +72,14 @@ export function eventIds(): string[] {
 /** A trigger event's id names its function: `bulk-worker.s3-put`, `publisher.dynamodb-insert`, `mail.sqs-reactivation`. */
 export const isTriggerEvent = (id: string): boolean => /\.(s3|dynamodb|sqs)-/.test(id);
 
-const placeholders = (text: string) => new Set(text.match(/__[A-Z_]+__/g) ?? []);
+/** The placeholders a template names (`__ORG_UUID__`, …). */
+export const placeholders = (text: string): Set<string> => new Set(text.match(/__[A-Z_]+__/g) ?? []);
+
+/**
+ * The template's placeholders still present in a filled text. Only the template's own names count: a
+ * filled value (a token's base64url signature, say) can hold `__ABC__` by chance.
+ */
+export const unfilledPlaceholders = (template: string, filled: string): string[] => [...placeholders(template)].filter((name) => filled.includes(name));
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 
 /** The stack's API as its ADMIN. */

@@ -9,6 +9,7 @@ import { renderMail, type Language, type MailKind } from '../../shared/adapters/
 import { passwordProblem } from '../../shared/adapters/identity/password-policy';
 import { resolveRoutes, type ResourceGroup } from '../../shared/edge/api/routes';
 import { subpathsFromEnv } from '../../shared/kernel/config';
+import { unfilledPlaceholders } from '../../scripts/sam-event';
 import { expectStatus, stackApiClient } from './api-client';
 import { TEST_PASSWORD, bearer } from './auth-helpers';
 import { agentsOf, seededBot, supervisorsOf } from './bot-helpers';
@@ -244,7 +245,7 @@ export async function fill(file: string): Promise<Replay> {
   if (decodedBody !== undefined) event.body = Buffer.from(decodedBody, 'utf8').toString('base64');
   const json = event.headers?.['content-type'] === 'application/json' && typeof event.body === 'string';
   const request = json ? (JSON.parse(event.body!) as Record<string, unknown>) : undefined;
-  expect(`${JSON.stringify(event)}\n${decodedBody ?? ''}`.match(/__[A-Z_]+__/g)).toBeNull();
+  expect(unfilledPlaceholders(all, `${JSON.stringify(event)}\n${decodedBody ?? ''}`)).toEqual([]);
   return {
     event,
     values,

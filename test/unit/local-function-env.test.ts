@@ -45,6 +45,8 @@ beforeEach(() => {
 
 afterEach(() => {
   restore();
+  // Before the directory goes: a write pending from this test would otherwise land after it, in a later file's test.
+  reads.close();
   rmSync(dir, { recursive: true, force: true });
 });
 

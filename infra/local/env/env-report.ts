@@ -23,6 +23,8 @@ export interface EnvReads {
   report(): EnvReport;
   /** Writes the report now (when a report directory was given). */
   write(): void;
+  /** Writes the report a last time and stops: no pending write, no write on exit. */
+  close(): void;
 }
 
 /** Records undeclared reads; with `reportDir`, keeps `env-report.json` there up to date. */
@@ -53,6 +55,10 @@ export function recordEnvReads(reportDir?: string): EnvReads {
   return {
     report,
     write,
+    close: () => {
+      write();
+      process.off('exit', write);
+    },
     record: (group, variable) => {
       const counts = reads.get(group) ?? new Map<string, number>();
       reads.set(group, counts.set(variable, (counts.get(variable) ?? 0) + 1));
