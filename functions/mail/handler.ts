@@ -10,7 +10,8 @@ import { rateLimited, readSendRate } from '../../shared/adapters/mail/send-rate'
 import { count } from '../../shared/kernel/metrics';
 import { getOrganization } from '../../shared/domain/org/org.repository';
 import type { TableWrite } from '../../shared/adapters/store/table';
-import { deliverQueuedMail, type MailOutcome } from '../../shared/domain/users/user-mail';
+import type { MailOutcome } from '../../shared/domain/users/user-mail';
+import { deliverQueuedMail } from '../../shared/domain/users/user-mail-delivery';
 
 /**
  * The mail queue's consumer (docs/api/users.md#e-mails-to-users): each message is one e-mail to a

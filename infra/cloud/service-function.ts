@@ -24,22 +24,43 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * Packages only some routes of a function need, loaded by those routes on their first use (`require`
- * of the package's name: YAML bundles, multipart bodies, SCIM resources and paths) rather than at cold
- * start. Every bundle leaves them out; the functions named here get each as one file of their asset,
- * `node_modules/<package>/index.js` beside `index.js`, where `require` finds it as it finds the package
- * from the sources (docs/decisions/lighter-functions.md).
+ * Packages only some routes or requests of a function need, loaded on their first use (`require` of
+ * the package's name: YAML bundles, multipart bodies, SCIM resources and paths, `Idempotency-Key`
+ * records, the diffs of changes) rather than at cold start. Every bundle leaves them out; the functions
+ * named here get each as one file of their asset, `node_modules/<package>/index.js` beside `index.js`,
+ * where `require` finds it as it finds the package from the sources (docs/decisions/lighter-functions.md).
  */
+const idempotencyRecords = '@aws-lambda-powertools/idempotency';
+/** RFC 6902 diffs of an update (`changesBetween`): every function whose changes compare two versions. */
+const changeDiffs = 'fast-json-patch';
+/**
+ * KMS's DER signatures in JOSE form: auth signs tokens; the other functions that take tokens hold the
+ * signer for its public key and never sign, but carry the file (3 KB, never read) rather than an
+ * exception to the rule that a function ships every package its code can require.
+ */
+const tokenSignatures = 'ecdsa-sig-formatter';
 export const lazyPackages: Readonly<Record<string, readonly string[]>> = {
-  agents: ['yaml'],
+  auth: [tokenSignatures],
+  agents: ['yaml', idempotencyRecords, changeDiffs, tokenSignatures],
   // csv-parse: the uploads' files, read before a job is accepted (bulk) and row by row as it runs (bulk-worker).
-  bulk: ['@fastify/busboy', 'csv-parse'],
-  'bulk-worker': ['csv-parse'],
-  scim: ['scimmy'],
+  bulk: ['@fastify/busboy', 'csv-parse', idempotencyRecords, changeDiffs, tokenSignatures],
+  'bulk-worker': ['csv-parse', changeDiffs],
+  configurations: [idempotencyRecords, changeDiffs, tokenSignatures],
+  scim: ['scimmy', idempotencyRecords, changeDiffs, tokenSignatures],
+  supervisors: [idempotencyRecords, changeDiffs, tokenSignatures],
   // Address checks: a subscription's creation and change (users), and each delivery (publisher, which
   // loads it as its first delivery starts: a package left out of one bundle is left out of all).
-  users: ['ipaddr.js'],
+  users: ['ipaddr.js', idempotencyRecords, changeDiffs, tokenSignatures],
   publisher: ['ipaddr.js'],
+};
+
+/**
+ * A lazy package the code requires by more than its name: its file is built from an entry of the
+ * project that gathers them (so that the package and its subpaths share one copy of its classes),
+ * and each subpath is a file beside it that answers that one file (`<subpath>.js`).
+ */
+export const lazyPackageEntries: Readonly<Record<string, { entry: string; subpaths: readonly string[] }>> = {
+  [idempotencyRecords]: { entry: path.posix.join('infra', 'cloud', 'lazy', 'idempotency.cjs'), subpaths: ['dynamodb'] },
 };
 
 /**
@@ -61,12 +82,15 @@ export const functionBundling = {
 } as const;
 
 /**
- * esbuild's flags for a lazy package's file: the package bundled whole as CommonJS, minified, without a
- * source map (its stack frames are the library's, and a map would be read at its first load).
+ * esbuild's flags for a lazy package's file: the package (or its entry, `lazyPackageEntries`, under
+ * `root`) bundled whole as CommonJS, minified, without a source map (its stack frames are the
+ * library's, and a map would be read at its first load); the SDK left to the runtime, as in the bundle.
  */
-export const lazyPackageFlags = (packageName: string, outfile: string): string[] => [
+export const lazyPackageFlags = (packageName: string, outfile: string, root: string): string[] => [
   '--bundle',
-  packageName,
+  lazyPackageEntries[packageName] ? path.posix.join(root, lazyPackageEntries[packageName].entry) : packageName,
+  '--external:@aws-sdk/*',
+  '--external:@smithy/*',
   '--platform=node',
   `--target=${functionBundling.target}`,
   '--format=cjs',
@@ -77,6 +101,13 @@ export const lazyPackageFlags = (packageName: string, outfile: string): string[]
 
 /** Where a function's asset holds a lazy package's file. */
 export const lazyPackageFile = (outputDir: string, packageName: string) => path.posix.join(outputDir, 'node_modules', packageName, 'index.js');
+
+/** A lazy package's subpath files (`lazyPackageEntries`), each with what it holds: the package's one file. */
+export const lazySubpathFiles = (outputDir: string, packageName: string): { file: string; text: string }[] =>
+  (lazyPackageEntries[packageName]?.subpaths ?? []).map((subpath) => ({
+    file: path.posix.join(outputDir, 'node_modules', packageName, `${subpath}.js`),
+    text: "module.exports = require('./index.js');\n",
+  }));
 
 /**
  * One resource group's Lambda function with the runtime defaults every group shares: Node.js 24 on
@@ -177,9 +208,10 @@ function bundlingHooks(group: string, packageFiles: PackageFiles | undefined) {
       beforeInstall: () => [],
       afterBundling: (inputDir: string, outputDir: string) => [
         ...(packageFiles ? copyPackageFiles(packageFiles, inputDir, outputDir) : []),
-        ...lazy.map((name) =>
-          [path.posix.join(inputDir, 'node_modules', '.bin', 'esbuild'), ...lazyPackageFlags(name, lazyPackageFile(outputDir, name))].map(shellQuote).join(' '),
-        ),
+        ...lazy.flatMap((name) => [
+          [path.posix.join(inputDir, 'node_modules', '.bin', 'esbuild'), ...lazyPackageFlags(name, lazyPackageFile(outputDir, name), inputDir)].map(shellQuote).join(' '),
+          ...lazySubpathFiles(outputDir, name).map(({ file, text }) => `printf '%s' ${shellQuote(text)} > ${shellQuote(file)}`),
+        ]),
       ],
     },
   };

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { functionBundling, lazyPackages } from '../../infra/cloud/service-function';
-import { buildBundles, externalPackagesOf, packagesIn, type BundleReport } from '../../scripts/build-bundles';
+import { buildBundles, externalPackagesOf, packagesIn, projectRoot, type BundleReport } from '../../scripts/build-bundles';
 import { catalogue } from '../../shared/edge/api/catalogue';
 import { resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 
@@ -18,38 +18,40 @@ import { resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes
 const chain = ['@aws-lambda-powertools/commons', '@aws-lambda-powertools/logger', '@aws-lambda-powertools/metrics', '@aws/lambda-invoke-store', '@middy/core'];
 /** The HTTP functions' chain: middy's HTTP middlewares and router, zod for every request and answer. */
 const http = [...chain, '@middy/http-event-normalizer', '@middy/http-header-normalizer', '@middy/http-json-body-parser', '@middy/http-router', '@middy/http-security-headers', '@middy/util', 'zod'];
-/** Access tokens: verified (aws-jwt-verify) by every function that takes them, signed by auth (KMS's DER signature to JOSE). */
-const tokens = ['aws-jwt-verify', 'ecdsa-sig-formatter', 'safe-buffer'];
-/** `Idempotency-Key`: Powertools' idempotency records. */
-const idempotency = ['@aws-lambda-powertools/idempotency'];
 /**
- * The audit events' `changes` (RFC 6902 diffs). auth and scim write audit events without changes, yet
- * carry it: `shared/domain/audit/audit-event.ts` imports the whole package beside `auditWrites`.
+ * Access tokens: verified (aws-jwt-verify) by every function that takes them. Signing them (KMS's DER
+ * signature to JOSE, ecdsa-sig-formatter), `Idempotency-Key` records (Powertools' idempotency) and the
+ * audit events' RFC 6902 diffs (fast-json-patch) are lazy packages: in no bundle.
  */
-const auditChanges = ['fast-json-patch'];
+const tokens = ['aws-jwt-verify'];
 /** Standard Webhooks signatures, made by publisher; users only makes and rotates secrets (`signing-secrets.ts`). */
 const webhookSignatures = ['@stablelib/base64', 'fast-sha256', 'standardwebhooks'];
 /** The event functions' records (queues and streams). */
 const records = ['@aws-lambda-powertools/batch'];
 
 const carried: Record<ResourceGroup, string[]> = {
-  auth: [...http, ...tokens, ...auditChanges],
+  auth: [...http, ...tokens],
   // The API reference: the catalogue's schemas and words, nothing of the stack's data.
   docs: http,
-  users: [...http, ...tokens, ...idempotency, ...auditChanges],
-  supervisors: [...http, ...tokens, ...idempotency, ...auditChanges],
-  agents: [...http, ...tokens, ...idempotency, ...auditChanges],
-  configurations: [...http, ...tokens, ...idempotency, ...auditChanges],
-  bulk: [...http, ...tokens, ...idempotency, ...auditChanges],
-  'bulk-worker': [...chain, ...records, ...auditChanges, 'zod'],
-  scim: [...http, ...tokens, ...idempotency, ...auditChanges],
-  publisher: [...chain, ...records, ...auditChanges, ...webhookSignatures],
+  users: [...http, ...tokens],
+  supervisors: [...http, ...tokens],
+  agents: [...http, ...tokens],
+  configurations: [...http, ...tokens],
+  bulk: [...http, ...tokens],
+  'bulk-worker': [...chain, ...records, 'zod'],
+  scim: [...http, ...tokens],
+  publisher: [...chain, ...records, ...webhookSignatures],
   mail: [...chain, ...records, 'zod'],
 };
 
 /** What Lambda's Node.js runtime provides, which no bundle carries. */
 const fromRuntime = (name: string) => name.startsWith('@aws-sdk/') || name.startsWith('@smithy/');
 const lazyNames = new Set(Object.values(lazyPackages).flat());
+/** The packages a lazy package's file holds besides it: its own dependencies, which no bundle needs. */
+const lazyDependencies: Record<string, string[]> = {
+  '@aws-lambda-powertools/idempotency': ['@aws-lambda-powertools/commons', '@aws/lambda-invoke-store'],
+  'ecdsa-sig-formatter': ['safe-buffer'],
+};
 
 /** The operations of a group that read a multipart body, the one use of busboy. */
 const multipartOperations = (group: string) => catalogue.filter((operation) => operation.group === group && operation.request?.multipart).map((operation) => operation.id);
@@ -60,6 +62,9 @@ let reports: Map<string, BundleReport>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'bundle-packages-'));
   reports = new Map((await buildBundles({ dir })).map((report) => [report.group, report]));
+  // The SDK as Lambda's runtime provides it to the code in /var/task: found outside the function's asset.
+  mkdirSync(join(dir, 'node_modules'));
+  for (const scope of ['@aws-sdk', '@smithy']) symlinkSync(join(projectRoot, 'node_modules', scope), join(dir, 'node_modules', scope));
 }, 240_000);
 
 afterAll(() => {
@@ -67,6 +72,8 @@ afterAll(() => {
 });
 
 const report = (group: string) => reports.get(group)!;
+/** A function's built `index.js`. */
+const r = (group: string) => report(group).file;
 
 test.each(resourceGroups)('%s carries the packages it uses and no other', (group) => {
   expect(packagesIn(report(group).metafile)).toEqual([...new Set(carried[group])].sort());
@@ -97,7 +104,7 @@ test('a lazy file is its package alone, left out of every bundle, and loads as t
   const lazyFiles = [...reports.values()].flatMap((r) => r.lazy);
   expect([...new Set(lazyFiles.map((lazy) => lazy.packageName))].sort()).toEqual([...lazyNames].sort());
   for (const lazy of lazyFiles) {
-    expect(packagesIn(lazy.metafile)).toEqual([lazy.packageName]);
+    expect(packagesIn(lazy.metafile)).toEqual([lazy.packageName, ...(lazyDependencies[lazy.packageName] ?? [])].sort());
     expect(functionBundling.externalModules).toContain(lazy.packageName);
     for (const r of reports.values()) expect(packagesIn(r.metafile)).not.toContain(lazy.packageName);
   }
@@ -116,6 +123,26 @@ test('a lazy file is its package alone, left out of every bundle, and loads as t
     const rows = await new Promise((resolve, reject) => parse('a,b\n1,2\n', {}, (error, records) => (error ? reject(error as Error) : resolve(records))));
     expect(rows).toEqual([['a', 'b'], ['1', '2']]);
   }
+  // Powertools' idempotency and its DynamoDB store: one file, which the store's subpath answers too.
+  for (const group of ['users', 'supervisors', 'agents', 'configurations', 'bulk', 'scim']) {
+    const lazy = report(group).lazy.find((file) => file.packageName === '@aws-lambda-powertools/idempotency')!;
+    const library = load(group, '@aws-lambda-powertools/idempotency');
+    expect(typeof library.makeIdempotent).toBe('function');
+    expect(typeof library.DynamoDBPersistenceLayer).toBe('function');
+    const stores = createRequire(r(group)).resolve('@aws-lambda-powertools/idempotency/dynamodb');
+    expect(stores).not.toBe(lazy.file);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- the built subpath file, as Lambda's require loads it
+    expect(require(stores)).toBe(library);
+  }
+  // The diffs of changes, in every function whose changes compare versions.
+  for (const group of resourceGroups.filter((name) => lazyPackages[name]?.includes('fast-json-patch'))) {
+    const { compare } = load(group, 'fast-json-patch') as { compare: (a: object, b: object) => unknown };
+    expect(compare({ a: 1 }, { a: 2 })).toEqual([{ op: 'replace', path: '/a', value: 2 }]);
+  }
+  // A KMS signature (DER) in JOSE form: 64 bytes of r and s.
+  const { derToJose } = load('auth', 'ecdsa-sig-formatter') as { derToJose: (der: Buffer, alg: string) => string };
+  const der = Buffer.from([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x02]);
+  expect(Buffer.from(derToJose(der, 'ES256'), 'base64url')).toHaveLength(64);
   // A webhook's addresses, checked when a subscription is saved (users) and before each delivery (publisher).
   for (const group of ['users', 'publisher']) {
     expect((load(group, 'ipaddr.js') as { parse: (address: string) => { range: () => string } }).parse('10.0.0.1').range()).toBe('private');

@@ -1,5 +1,6 @@
-import { JwtVerifier } from 'aws-jwt-verify';
 import { decomposeUnverifiedJwt } from 'aws-jwt-verify/jwt';
+import { verifyJwtSync } from 'aws-jwt-verify/jwt-verifier';
+import type { Jwks } from 'aws-jwt-verify/jwk';
 import { config } from '../../kernel/config';
 import { REALM_NAME } from '../../domain/org/org.entities';
 import { tokenSigner } from './signer';
@@ -43,17 +44,17 @@ export async function signJwt(claims: object): Promise<string> {
   return `${signingInput}.${signature.toString('base64url')}`;
 }
 
-let verifier: Promise<{ verify: (token: string) => Promise<Record<string, unknown>>; kid: string }> | undefined;
+let verifier: Promise<{ verify: (token: string) => Record<string, unknown>; kid: string }> | undefined;
 
 function jwtVerifier() {
   verifier ??= tokenSigner()
     .publicJwk()
     .then((jwk) => {
+      // The key comes from the signer, so verification never calls out over HTTP: aws-jwt-verify's
+      // synchronous verification against that one key (its JwtVerifier class adds only fetching a JWKS).
       // Issuer and audience differ by realm and token type: callers check them on the verified claims.
-      const jwtVerifier = JwtVerifier.create({ issuer: null, audience: null, jwksUri: `${config().tokenIssuer}/certs` });
-      // The key is loaded from the signer, so verification never calls out over HTTP.
-      jwtVerifier.cacheJwks({ keys: [jwk] });
-      return { verify: async (token: string) => (await jwtVerifier.verify(token)) as Record<string, unknown>, kid: jwk.kid };
+      const jwks = { keys: [jwk] } as unknown as Jwks;
+      return { verify: (token: string) => verifyJwtSync(token, jwks, { issuer: null, audience: null }) as Record<string, unknown>, kid: jwk.kid };
     })
     .catch((error: unknown) => {
       verifier = undefined;
@@ -84,7 +85,7 @@ export async function verifyJwt(token: string): Promise<Readonly<Record<string, 
   const { verify, kid } = await jwtVerifier();
   // A token naming a key we do not hold is refused here, before the verifier would try to fetch it.
   if (decomposeUnverifiedJwt(token).header.kid !== kid) throw new Error('Unknown key id');
-  const claims = Object.freeze(await verify(token));
+  const claims = Object.freeze(verify(token));
   if (verified.size >= VERIFIED_TOKENS_KEPT) verified.delete(verified.keys().next().value!);
   verified.set(token, claims);
   return claims;

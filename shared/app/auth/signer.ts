@@ -1,7 +1,8 @@
+import { createRequire } from 'node:module';
 import { createHash, createPrivateKey, createPublicKey, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GetPublicKeyCommand, SignCommand } from '@aws-sdk/client-kms';
-import { derToJose } from 'ecdsa-sig-formatter';
+import type * as EcdsaSigFormatter from 'ecdsa-sig-formatter';
 import { kmsClient } from '../../adapters/clients/kms';
 import { config } from '../../kernel/config';
 
@@ -45,9 +46,19 @@ export function fileSigner(path: string): TokenSigner {
   };
 }
 
+let formatterModule: typeof EcdsaSigFormatter | undefined;
+/**
+ * ecdsa-sig-formatter, loaded by the first signature KMS makes: only the auth function signs, and only
+ * on AWS (the local signer answers the JOSE form itself); the functions that verify tokens need none of
+ * it. A package left out of the functions' bundles (docs/decisions/lighter-functions.md).
+ */
+const sigFormatter = (): typeof EcdsaSigFormatter =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
+  (formatterModule ??= typeof require === 'function' ? require('ecdsa-sig-formatter') : createRequire(import.meta.url)('ecdsa-sig-formatter'));
+
 /** KMS answers a DER-encoded ECDSA signature; JWS wants the raw 64-byte r||s form. */
 export function joseSignatureFromDer(der: Uint8Array): Buffer {
-  return Buffer.from(derToJose(Buffer.from(der), 'ES256'), 'base64url');
+  return Buffer.from(sigFormatter().derToJose(Buffer.from(der), 'ES256'), 'base64url');
 }
 
 /** KMS publishes the public key as DER SubjectPublicKeyInfo. */

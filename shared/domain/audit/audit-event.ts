@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-// The default import: the package is CommonJS, whose named exports Node's ES module loader does not see (the operator CLI runs as an ES module).
-import jsonPatch, { type Operation } from 'fast-json-patch';
+import { createRequire } from 'node:module';
+import type * as JsonPatch from 'fast-json-patch';
+import type { Operation } from 'fast-json-patch';
 import { config } from '../../kernel/config';
 import { keys } from '../../adapters/store/keys';
 import { getItem, type TableWrite } from '../../adapters/store/table';
@@ -50,12 +51,23 @@ export interface AuditedChange {
 /** What stands for a secret's value in `changes`: that it changed, never what it is. */
 export const REDACTED = '[REDACTED]';
 
+let jsonPatchModule: typeof JsonPatch | undefined;
+/**
+ * fast-json-patch, loaded by the first change that compares two versions: creations, deletions and the
+ * functions that only read need none of it. A package left out of the functions' bundles, its own file
+ * in the functions that load it (docs/decisions/lighter-functions.md); `require` where the code runs as
+ * CommonJS, `createRequire` under tsx (the package is CommonJS either way).
+ */
+const jsonPatch = (): typeof JsonPatch =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
+  (jsonPatchModule ??= typeof require === 'function' ? require('fast-json-patch') : createRequire(import.meta.url)('fast-json-patch'));
+
 /**
  * The RFC 6902 patch turning `before` into `after` (an `add` of every field for a creation, with
  * `before` undefined), plus an `add` of `REDACTED` for each secret that changed (a password).
  */
 export function changesBetween(before: object | undefined, after: object, changedSecrets: readonly string[] = []): PatchOperation[] {
-  const patch = before === undefined ? [{ op: 'add', path: '', value: after } as Operation] : jsonPatch.compare(before, after);
+  const patch = before === undefined ? [{ op: 'add', path: '', value: after } as Operation] : jsonPatch().compare(before, after);
   return [...patch, ...changedSecrets.map((name): Operation => ({ op: 'add', path: `/${escapePointer(name)}`, value: REDACTED }))];
 }
 

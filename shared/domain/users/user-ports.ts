@@ -1,13 +1,11 @@
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
-import { sesMailer, type Mailer } from '../../adapters/mail/mailer';
 
-/** The ports user operations reach beyond the store; tests swap them to inject failures. */
+/** The port user operations reach beyond the store (e-mails go through the queue); tests swap it to inject failures. */
 export interface UserPorts {
   identityProvider: IdentityProvider;
-  mailer: Mailer;
 }
 
 let defaultPorts: UserPorts | undefined;
 
-/** The identity provider and mailer of this process (Cognito and SES, or their emulators). */
-export const userPorts = (): UserPorts => (defaultPorts ??= { identityProvider: cognitoIdentityProvider, mailer: sesMailer() });
+/** The identity provider of this process (Cognito, or its emulator). */
+export const userPorts = (): UserPorts => (defaultPorts ??= { identityProvider: cognitoIdentityProvider });

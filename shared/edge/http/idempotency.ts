@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyConfig,
-  IdempotencyValidationError,
-  makeIdempotent,
-} from '@aws-lambda-powertools/idempotency';
-import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
+import type * as Idempotency from '@aws-lambda-powertools/idempotency';
+import type * as IdempotencyStores from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type middy from '@middy/core';
@@ -97,6 +93,26 @@ export interface IdempotentRequest {
   context: Context;
 }
 
+type IdempotencyLibrary = typeof Idempotency & typeof IdempotencyStores;
+let idempotencyModule: IdempotencyLibrary | undefined;
+/**
+ * Powertools' idempotency utility and its DynamoDB store, loaded by the first request with an
+ * `Idempotency-Key`: a request without one needs none of it, and it would be a sixth of each creating
+ * function's code at every cold start. A package left out of the functions' bundles, its own file in
+ * the functions that load it, which holds the store too, so that both share one copy of its classes
+ * (docs/decisions/lighter-functions.md); `require` where the code runs as CommonJS, `createRequire` under tsx.
+ */
+const idempotencyLibrary = (): IdempotencyLibrary => {
+  if (idempotencyModule) return idempotencyModule;
+  /* eslint-disable @typescript-eslint/no-require-imports -- a lazy load, on purpose */
+  const library = (typeof require === 'function' ? require('@aws-lambda-powertools/idempotency') : createRequire(import.meta.url)('@aws-lambda-powertools/idempotency')) as typeof Idempotency;
+  const stores = (
+    typeof require === 'function' ? require('@aws-lambda-powertools/idempotency/dynamodb') : createRequire(import.meta.url)('@aws-lambda-powertools/idempotency/dynamodb')
+  ) as typeof IdempotencyStores;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return (idempotencyModule = { ...library, ...stores });
+};
+
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /**
@@ -117,6 +133,7 @@ export type ReplayChange = (resource: KeyedChange['resource']) => Promise<HttpRe
  */
 export async function idempotently(request: IdempotentRequest, answer: () => Promise<HttpResult>, replayChange?: ReplayChange): Promise<HttpResult> {
   const { keyed } = request;
+  const { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError, makeIdempotent } = idempotencyLibrary();
   const idempotencyConfig = new IdempotencyConfig({
     eventKeyJmesPath: 'key',
     payloadValidationJmesPath: 'request',
@@ -141,7 +158,7 @@ export async function idempotently(request: IdempotentRequest, answer: () => Pro
     return { ...again, headers: { ...again.headers, [REPLAYED_HEADER]: 'true' } };
   };
   const run = makeIdempotent(async (_payload: JSONValue) => toStored(await firstOrRecovered()), {
-    persistenceStore: new UserIdempotencyStore(keyed.userUuid),
+    persistenceStore: userIdempotencyStore(keyed.userUuid),
     config: idempotencyConfig,
     keyPrefix: RECORD_VERSION,
   });
@@ -156,19 +173,24 @@ export async function idempotently(request: IdempotentRequest, answer: () => Pro
   }
 }
 
+let UserIdempotencyStore: (new (userUuid: string) => IdempotencyStores.DynamoDBPersistenceLayer) | undefined;
+
 /**
  * Powertools' DynamoDB store, on the project's table and client, with the record under the user
  * (`keys.idempotencyRecord`) rather than in one partition shared by every record, and its expiry in
- * the table's TTL attribute.
+ * the table's TTL attribute. The class is made on first use, when the library is loaded.
  */
-class UserIdempotencyStore extends DynamoDBPersistenceLayer {
-  constructor(private readonly userUuid: string) {
-    super({ tableName: config().tableName, keyAttr: 'PK', sortKeyAttr: 'SK', expiryAttr: 'ttl', awsSdkV3Client: dynamodbClient() });
-  }
+function userIdempotencyStore(userUuid: string): IdempotencyStores.DynamoDBPersistenceLayer {
+  UserIdempotencyStore ??= class extends idempotencyLibrary().DynamoDBPersistenceLayer {
+    constructor(private readonly userUuid: string) {
+      super({ tableName: config().tableName, keyAttr: 'PK', sortKeyAttr: 'SK', expiryAttr: 'ttl', awsSdkV3Client: dynamodbClient() });
+    }
 
-  protected override getKey(idempotencyKey: string) {
-    return marshall(keys.idempotencyRecord(this.userUuid, idempotencyKey));
-  }
+    protected override getKey(idempotencyKey: string) {
+      return marshall(keys.idempotencyRecord(this.userUuid, idempotencyKey));
+    }
+  };
+  return new UserIdempotencyStore(userUuid);
 }
 
 /**
