@@ -2,9 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { build, version as esbuild } from 'esbuild';
-import { functionBundling } from '../infra/cloud/service-function';
 import { passwordGrant } from '../infra/stack-target';
-import { buildBundles, deployedMode, externalsFor, formatBundleTable, jsOutput, modeDescription, packagesIn, type BundleReport } from '../scripts/build-bundles';
+import { buildBundles, deployedMode, esbuildOptions, formatBundleTable, jsOutput, modeDescription, packagesIn, type BundleReport } from '../scripts/build-bundles';
 import { keys } from '../shared/adapters/store/keys';
 import { getItem, getItems } from '../shared/adapters/store/table';
 import { listAgentSummaries, type AgentRecord } from '../shared/domain/agents/agent.repository';
@@ -16,12 +15,6 @@ const [MODE, LOAD_AIM, READ_AIM] = [deployedMode(), 1.2, 2];
 const LOAD_PROBE = 'const { performance } = require("node:perf_hooks"); const t = performance.now(); require(process.argv[1]); process.stdout.write(String(performance.now() - t));';
 // As Lambda's runtime: NODE_OPTIONS of infra/cloud/service-function.ts, and the SDK found on NODE_PATH (here the repository's copy).
 const LOAD_ENV = { PATH: process.env.PATH, NODE_PATH: join(projectRoot, 'node_modules'), ...placeholderConfig, POWERTOOLS_SERVICE_NAME: 'bench' };
-/** The esbuild options `buildBundles` takes from infra/cloud/service-function.ts, for the bare bundles. */
-const BARE_OPTIONS = {
-  bundle: true, platform: 'node', format: 'cjs', target: functionBundling.target, minify: functionBundling.minify, sourcemap: functionBundling.sourceMap, logLevel: 'warning',
-  inject: functionBundling.inject.map((name) => join(projectRoot, name)), define: { ...functionBundling.define }, external: externalsFor(MODE),
-} as const;
-
 /** Milliseconds `require(file)` takes in a fresh node process. */
 function loadMs(file: string): number {
   const result = spawnSync(process.execPath, ['--enable-source-maps', '-e', LOAD_PROBE, file], { env: LOAD_ENV, encoding: 'utf8', timeout: 30_000 });
@@ -34,7 +27,7 @@ async function bareBundle(report: BundleReport) {
   const { imports } = jsOutput(report.metafile);
   const sdk = [...new Set([...imports.filter((i) => i.external && i.kind !== 'dynamic-import').map((i) => i.path), ...packagesIn(report.metafile)])].filter((name) => /^@(aws-sdk|smithy)\//.test(name)).sort();
   const file = join(report.file, '..', '..', `${report.group}.bare.js`);
-  await build({ ...BARE_OPTIONS, stdin: { contents: sdk.map((name) => `require(${JSON.stringify(name)});`).join('\n'), resolveDir: projectRoot }, outfile: file });
+  await build({ ...esbuildOptions(MODE), stdin: { contents: sdk.map((name) => `require(${JSON.stringify(name)});`).join('\n'), resolveDir: projectRoot }, outfile: file });
   return { report, sdk, file, function: [] as number[], bare: [] as number[] };
 }
 

@@ -142,6 +142,22 @@ function buildLazyPackage(outDir: string, packageName: string): LazyFile {
   return { packageName, file, bytes: statSync(file).size, metafile: JSON.parse(readFileSync(metafilePath, 'utf8')) as Metafile };
 }
 
+/** esbuild's options for a bundle in this mode, the stack's (`functionBundling`), without its entry and output. */
+export function esbuildOptions(mode: BundleMode) {
+  return {
+    bundle: true,
+    platform: 'node',
+    target: functionBundling.target,
+    format: 'cjs',
+    minify: functionBundling.minify,
+    sourcemap: functionBundling.sourceMap,
+    inject: functionBundling.inject.map((file) => join(projectRoot, file)),
+    define: { ...functionBundling.define },
+    external: externalsFor(mode),
+    logLevel: 'warning',
+  } as const;
+}
+
 export interface BuildOptions {
   mode?: BundleMode;
   groups?: readonly string[];
@@ -159,22 +175,7 @@ export async function buildBundles(options: BuildOptions = {}): Promise<BundleRe
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
     const outfile = join(outDir, 'index.js');
-    const { metafile } = await build({
-      absWorkingDir: projectRoot,
-      entryPoints: [join('functions', group, 'handler.ts')],
-      bundle: true,
-      outfile,
-      platform: 'node',
-      target: functionBundling.target,
-      format: 'cjs',
-      minify: functionBundling.minify,
-      sourcemap: functionBundling.sourceMap,
-      inject: functionBundling.inject.map((file) => join(projectRoot, file)),
-      define: { ...functionBundling.define },
-      external: externalsFor(mode),
-      metafile: true,
-      logLevel: 'warning',
-    });
+    const { metafile } = await build({ ...esbuildOptions(mode), absWorkingDir: projectRoot, entryPoints: [join('functions', group, 'handler.ts')], outfile, metafile: true });
     const output = jsOutput(metafile);
     const code = readFileSync(outfile);
     const byPackage = new Map<string, number>();
