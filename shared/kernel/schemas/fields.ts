@@ -35,7 +35,7 @@ export function isStorableNumber(value: number): boolean {
 /**
  * A number schema whose values the store can keep: every request schema whose numbers reach DynamoDB
  * wraps them in this, so a value such as `5e-324` is a 422 naming the field instead of a write DynamoDB
- * refuses. The check runs once the schema's own (type, `.int()`, `.min()`, `.max()`) pass, so a field
+ * refuses. The check runs once the schema's own (type, `z.int()`, `z.gte()`, `z.lte()`) pass, so a field
  * carries one message: its range when it is out of range, this one otherwise.
  */
 export const storable = <T extends z.ZodMiniNumber>(schema: T): T =>
