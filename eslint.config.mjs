@@ -11,13 +11,19 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-console': ['error', { allow: ['log', 'error'] }],
-      // `import { z }` hands esbuild one namespace object and bundles all of zod (443 KiB against 72 KiB).
+      // `import { z }` hands esbuild one namespace object and bundles all of zod.
       'no-restricted-syntax': [
         'error',
         {
-          selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
-          message: "Use `import * as z from 'zod'` so bundles tree-shake zod.",
+          selector: "ImportDeclaration[source.value=/^zod(\\/mini)?$/] > ImportSpecifier[imported.name='z']",
+          message: "Use `import * as z from 'zod/mini'` so bundles tree-shake zod.",
         },
+      ],
+      // zod's classic API hangs every method on each schema, so a bundle keeps them all; the functional
+      // API (`zod/mini`) keeps only the functions a module calls.
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: 'zod', message: "Use `import * as z from 'zod/mini'`: the classic API defeats tree shaking." }] },
       ],
     },
   },

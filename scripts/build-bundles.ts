@@ -1,7 +1,7 @@
 /**
  * `npm run build:bundles [-- --self-contained]`: bundles every function as the CDK stack does, reports
  * the size of each bundle and of its lazy packages' files, and exits 1 when a bundle is over the
- * 250,000-byte target, or over its ceiling while it is not yet under the target (docs/benchmarks.md).
+ * 250,000-byte target (docs/benchmarks.md#bundle-sizes).
  *
  * The options are the stack's own (`functionBundling`, `lazyPackages` and `lazyPackageFlags` of
  * infra/cloud/service-function.ts). NodejsFunction (aws-lambda-nodejs/lib/bundling.js) runs
@@ -24,7 +24,7 @@ import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { projectRoot } from '../infra/cloud/project-root';
 import { functionBundling, lazyPackageFile, lazyPackageFlags, lazyPackages, lazySubpathFiles } from '../infra/cloud/service-function';
-import { resourceGroups, type ResourceGroup } from '../shared/edge/api/routes';
+import { resourceGroups } from '../shared/edge/api/routes';
 
 export type BundleMode = 'sdk-external' | 'self-contained';
 
@@ -32,17 +32,6 @@ export { projectRoot };
 
 /** The bundle-size target "250 KB", read strictly as 250,000 bytes, for every function. */
 export const TARGET_BYTES = 250_000;
-
-/**
- * The functions still over the target, each with the ceiling it may not pass (its size when measured,
- * rounded up to the next 1,000 bytes, so that it can only shrink) and what would bring it under
- * (docs/benchmarks.md, "Bundle sizes"). A function brought under the target leaves this table.
- */
-export const overTargetCeilings: Readonly<Partial<Record<ResourceGroup, { bytes: number; lever: string }>>> = {
-  docs: { bytes: 257_000, lever: 'the OpenAPI document built at synth time, a file of the asset: the function would carry no schema and no zod' },
-  users: { bytes: 259_000, lever: "zod's zod/mini API (about 50 KB less per function, measured on a sample of the project's schemas)" },
-  scim: { bytes: 267_000, lever: "zod's zod/mini API (about 50 KB less per function, measured on a sample of the project's schemas)" },
-};
 
 const KIB = 1024;
 export const kib = (bytes: number) => (bytes / KIB).toFixed(1);
@@ -69,7 +58,6 @@ export interface BundleReport {
   bytes: number;
   gzipBytes: number;
   mapBytes: number;
-  /** The target, or the function's ceiling while it is over the target (`overTargetCeilings`). */
   limitBytes: number;
   /** The five largest input files, by bytes they contribute to the minified output. */
   topInputs: InputSize[];
@@ -192,7 +180,7 @@ export async function buildBundles(options: BuildOptions = {}): Promise<BundleRe
       bytes: code.length,
       gzipBytes: gzipSync(code, { level: 9 }).length,
       mapBytes: readFileSync(`${outfile}.map`).length,
-      limitBytes: overTargetCeilings[group as ResourceGroup]?.bytes ?? TARGET_BYTES,
+      limitBytes: TARGET_BYTES,
       topInputs: largest(Object.entries(output.inputs).map(([path, input]) => [path, input.bytesInOutput])),
       topPackages: largest(byPackage),
       metafile,
@@ -202,10 +190,7 @@ export async function buildBundles(options: BuildOptions = {}): Promise<BundleRe
   return reports;
 }
 
-/** Over the 250,000-byte target. */
-export const overTarget = (report: BundleReport) => report.bytes > TARGET_BYTES;
-/** Over what the function may weigh: the target, or its ceiling (`overTargetCeilings`). What fails the build. */
-export const overLimit = (report: BundleReport) => report.bytes > report.limitBytes;
+export const overTarget = (report: BundleReport) => report.bytes > report.limitBytes;
 
 const sizeList = (items: InputSize[]) =>
   items.map(({ path, bytes }) => `${path.replace(/^node_modules\//, '')} ${kib(bytes)}`).join('<br>');
@@ -215,8 +200,7 @@ const lazyList = (report: BundleReport) => report.lazy.map((lazy) => `${lazy.pac
 /** A markdown table: readable in a terminal and pasteable into a Markdown document. */
 export function formatBundleTable(reports: BundleReport[]): string {
   const rows = reports.map((r) => {
-    const over = `**over** by ${(r.bytes - TARGET_BYTES).toLocaleString('en-US')} bytes`;
-    const check = !overTarget(r) ? 'ok' : overLimit(r) ? `${over}, past its ceiling of ${r.limitBytes.toLocaleString('en-US')}` : `${over} (ceiling ${r.limitBytes.toLocaleString('en-US')})`;
+    const check = overTarget(r) ? `**over** by ${(r.bytes - r.limitBytes).toLocaleString('en-US')} bytes` : 'ok';
     return `| ${r.group} | ${r.bytes.toLocaleString('en-US')} | ${kib(r.bytes)} | ${kib(r.gzipBytes)} | ${kib(r.mapBytes)} | ${check} | ${lazyList(r)} | ${sizeList(r.topPackages)} | ${sizeList(r.topInputs)} |`;
   });
   return [
@@ -248,15 +232,12 @@ async function main(): Promise<void> {
   console.log('1 KiB = 1024 bytes; the target is 250,000 bytes (244.1 KiB) per function, for index.js (what Lambda loads at cold start).');
   console.log('Lazy files load on the first request that needs them: node_modules/<package>/index.js beside index.js.\n');
   console.log(formatBundleTable(reports));
-  for (const r of reports.filter((report) => overTarget(report) && !overLimit(report))) {
-    console.log(`\n${r.group} is over the target, within its ceiling; the lever: ${overTargetCeilings[r.group as ResourceGroup]?.lever}.`);
-  }
-  // The limits are for what the stack deploys; the self-contained bundles are for comparison only.
-  const over = mode === deployedMode() ? reports.filter(overLimit) : [];
+  // The target is for what the stack deploys; the self-contained bundles are for comparison only.
+  const over = mode === deployedMode() ? reports.filter(overTarget) : [];
   if (over.length > 0) {
-    const list = over.map((r) => `${r.group} ${r.bytes.toLocaleString('en-US')} bytes (may weigh ${r.limitBytes.toLocaleString('en-US')})`).join(', ');
+    const list = over.map((r) => `${r.group} ${r.bytes.toLocaleString('en-US')} bytes`).join(', ');
     console.error(
-      `\nOver the bundle limit: ${list}. See what the function pulls in with esbuild's analyzer (dist/bundles/<function>.meta.json at esbuild.github.io/analyze) ` +
+      `\nOver the 250,000-byte bundle target: ${list}. See what the function pulls in with esbuild's analyzer (dist/bundles/<function>.meta.json at esbuild.github.io/analyze) ` +
         'and load what only some routes need on first use (docs/decisions/lighter-functions.md).',
     );
     process.exit(1);

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { NotFoundError } from '../../shared/kernel/errors';
 import { scimApi } from '../../shared/edge/api/scim.api';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';

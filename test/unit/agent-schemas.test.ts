@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import {
   agentCreateSchema,
   agentPathSchema,
@@ -54,7 +54,7 @@ const agentAsRead = (overrides: Record<string, unknown> = {}) => ({
 const required = (...fields: string[]) => fields.map((field) => `${field} FIELD_REQUIRED`);
 
 /** The 422 details a schema's failure turns into, as `fieldName errorCode`. */
-function problems(schema: z.ZodType, input: unknown): string[] {
+function problems(schema: z.ZodMiniType, input: unknown): string[] {
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return [];
   return toFieldIssues(result.error).map((issue) => `${issue.fieldName} ${issue.errorCode}`);

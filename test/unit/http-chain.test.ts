@@ -1,5 +1,5 @@
 import type { Context } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { OAuthError } from '../../shared/app/auth/oauth-errors';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthenticatedError, errorMessage } from '../../shared/kernel/errors';
 import { withHttpChain, type RouteHandler, type RouteInput } from '../../shared/edge/http/handler-factory';
@@ -12,8 +12,8 @@ import { expectErrorBody } from '../support/error-body';
 const PATH = '/things';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-const bodySchema = z.strictObject({ name: z.string().min(1), age: z.number().int(), tags: z.array(z.string()).optional() });
-const querySchema = z.object({ limit: z.coerce.number().int().positive().optional() });
+const bodySchema = z.strictObject({ name: z.string().check(z.minLength(1)), age: z.number().check(z.int()), tags: z.optional(z.array(z.string())) });
+const querySchema = z.object({ limit: z.optional(z.coerce.number().check(z.int(), z.positive())) });
 type Schemas = { body: typeof bodySchema; query: typeof querySchema };
 
 type Invoke = (event: HttpEvent, context: RequestContext) => Promise<HttpResult>;

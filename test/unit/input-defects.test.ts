@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import fc from 'fast-check';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { parametersSchema } from '../../shared/domain/agents/agent.schemas';
 import { withHttpChain, type RouteHandler } from '../../shared/edge/http/handler-factory';
 import { publicRoute } from '../../shared/edge/http/public-route';
@@ -261,7 +261,7 @@ describe('numbers DynamoDB cannot store', () => {
   });
 
   test('storable reports a field once: its range when out of range, storage otherwise', () => {
-    const schema = storable(z.number().min(-2).max(2));
+    const schema = storable(z.number().check(z.gte(-2), z.lte(2)));
     const messages = (value: unknown) => schema.safeParse(value).error?.issues.map((issue) => issue.message) ?? [];
 
     expect(messages(1.5)).toEqual([]);

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { toPage } from '../../shared/edge/http/page';
 import { queryDirection, queryInt } from '../../shared/kernel/schemas/fields';
 

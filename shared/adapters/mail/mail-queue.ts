@@ -1,6 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../kernel/schemas/zod-messages';
 import { sqsClient } from '../clients/sqs';
 import { config, ConfigError, envNames } from '../../kernel/config';
 import { sleep } from '../../kernel/retry';
@@ -19,12 +20,12 @@ export const queuedMailSchema = z.strictObject({
   /** The attempt: the user's mail item names the current one, so a duplicate or superseded message is skipped. */
   id: z.uuid(),
   kind: z.enum(mailKinds),
-  orgUuid: z.string().min(1),
-  userUuid: z.string().min(1),
+  orgUuid: z.string().check(z.minLength(1)),
+  userUuid: z.string().check(z.minLength(1)),
   language: z.enum(languages),
-  password: z.strictObject({ sealed: z.string().min(1), temporary: z.boolean() }).optional(),
+  password: z.optional(z.strictObject({ sealed: z.string().check(z.minLength(1)), temporary: z.boolean() })),
   /** The bulk job the user came from, and its line: the job counts the e-mail's outcome. */
-  job: z.strictObject({ jobId: z.string().min(1), line: z.int() }).optional(),
+  job: z.optional(z.strictObject({ jobId: z.string().check(z.minLength(1)), line: z.int() })),
   queuedAt: z.string(),
 });
 

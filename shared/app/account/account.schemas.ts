@@ -1,17 +1,17 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 
 /** The account page's forms, as the document describes them (the page reads them itself). */
 
 export const accountSignInSchema = z
-  .object({ username: z.string().describe('E-mail address'), password: z.string(), kc_locale: z.enum(['en', 'es', 'ja', 'pt']).optional() })
+  .object({ username: z.string().check(z.describe('E-mail address')), password: z.string(), kc_locale: z.optional(z.enum(['en', 'es', 'ja', 'pt'])) })
   .register(schemaRegistry, { id: 'AccountSignInForm' });
 
 /** The password form: the current password is asked for unless the sign-in just proved it. */
 export const accountPasswordSchema = z
   .object({
-    csrf: z.string().describe('The token of the page that sent the form'),
-    password: z.string().optional().describe('The current password (when changing it)'),
+    csrf: z.string().check(z.describe('The token of the page that sent the form')),
+    password: z.optional(z.string()).check(z.describe('The current password (when changing it)')),
     'password-new': z.string(),
     'password-confirm': z.string(),
   })

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { auditActions, auditResourceTypes } from '../../domain/audit/audit-kinds';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 import { actorSchema, dateTime, pageSchemaOf, patchOperationSchema } from '../../kernel/schemas/responses';
@@ -10,12 +10,16 @@ export const auditEventSchema = z
     at: dateTime,
     actor: actorSchema,
     action: z.enum(auditActions),
-    resource: z.strictObject({ type: z.enum(auditResourceTypes), uuid: z.string().describe("The resource's uuid (a job's id; for a configuration entry, its user's uuid)") }),
-    requestId: z.string().nullable().describe("The `x-request-id` of the request that made the change (for a bulk job's, the request that created the job)"),
+    resource: z.strictObject({
+      type: z.enum(auditResourceTypes),
+      uuid: z.string().check(z.describe("The resource's uuid (a job's id; for a configuration entry, its user's uuid)")),
+    }),
+    requestId: z
+      .nullable(z.string())
+      .check(z.describe("The `x-request-id` of the request that made the change (for a bulk job's, the request that created the job)")),
     changes: z
-      .array(patchOperationSchema)
-      .optional()
-      .describe('What changed, as an RFC 6902 patch; a secret that changed appears only as `[REDACTED]`'),
+      .optional(z.array(patchOperationSchema))
+      .check(z.describe('What changed, as an RFC 6902 patch; a secret that changed appears only as `[REDACTED]`')),
   })
   .register(schemaRegistry, { id: 'AuditEvent' });
 export type AuditEventResponse = z.output<typeof auditEventSchema>;

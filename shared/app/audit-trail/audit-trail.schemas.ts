@@ -1,12 +1,14 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { queryInt, queryPageToken, uuidSchema } from '../../kernel/schemas/fields';
 import { auditResourceTypes } from '../../domain/audit/audit-kinds';
 
 /** A date-time with an offset, read as the instant it names (stored events are dated in UTC, ms). */
-const instant = z.iso
-  .datetime({ offset: true, message: 'Must be an ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z' })
-  .transform((value) => new Date(value).toISOString())
-  .optional();
+const instant = z.optional(
+  z.pipe(
+    z.iso.datetime({ offset: true, message: 'Must be an ISO 8601 date-time, e.g. 2026-11-23T10:00:00Z' }),
+    z.transform((value) => new Date(value).toISOString()),
+  ),
+);
 
 /**
  * `GET …/audit-events`: the users listing's paging (0-based `page`, `linesPerPage` 1 to 100, default
@@ -17,14 +19,16 @@ export const auditEventsQuerySchema = z
     page: queryInt(0, 1_000_000, 0),
     pageToken: queryPageToken,
     linesPerPage: queryInt(1, 100, 5),
-    actor: uuidSchema.optional(),
-    resourceType: z.enum(auditResourceTypes, { message: `Must be one of ${auditResourceTypes.join(', ')}` }).optional(),
-    resourceUuid: uuidSchema.optional(),
+    actor: z.optional(uuidSchema),
+    resourceType: z.optional(z.enum(auditResourceTypes, { message: `Must be one of ${auditResourceTypes.join(', ')}` })),
+    resourceUuid: z.optional(uuidSchema),
     from: instant,
     to: instant,
   })
-  .superRefine((query, context) => {
-    if (query.from && query.to && query.from > query.to) context.addIssue({ code: 'custom', path: ['from'], message: 'Must not be after to' });
-  });
+  .check(
+    z.superRefine((query, context) => {
+      if (query.from && query.to && query.from > query.to) context.addIssue({ code: 'custom', path: ['from'], message: 'Must not be after to' });
+    }),
+  );
 
 export type AuditEventsQuery = z.infer<typeof auditEventsQuerySchema>;

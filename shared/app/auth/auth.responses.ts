@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 
 /** What the OpenID Connect provider answers, in OAuth's and OpenID Connect's own shapes. */
@@ -6,26 +6,26 @@ import { schemaRegistry } from '../../kernel/schemas/registry';
 /** RFC 6749 §5.2, as the token endpoint answers. */
 export const oauthErrorSchema = z
   .looseObject({
-    error: z.string().meta({ description: 'invalid_request, invalid_client, invalid_grant, unsupported_grant_type, …' }),
-    error_description: z.string().optional(),
+    error: z.string().check(z.meta({ description: 'invalid_request, invalid_client, invalid_grant, unsupported_grant_type, …' })),
+    error_description: z.optional(z.string()),
   })
-  .meta({ description: 'An OAuth 2.0 error (RFC 6749 §5.2).' })
+  .check(z.meta({ description: 'An OAuth 2.0 error (RFC 6749 §5.2).' }))
   .register(schemaRegistry, { id: 'OAuthError' });
 
 /** The token response (docs/api/auth.md). */
 export const tokenResponseSchema = z
   .looseObject({
-    access_token: z.string().max(800),
+    access_token: z.string().check(z.maxLength(800)),
     expires_in: z.int(),
     refresh_expires_in: z.int(),
     refresh_token: z.string(),
     token_type: z.string(),
-    'not-before-policy': z.int().optional(),
-    session_state: z.string().optional(),
-    scope: z.string().optional(),
-    id_token: z.string().optional(),
+    'not-before-policy': z.optional(z.int()),
+    session_state: z.optional(z.string()),
+    scope: z.optional(z.string()),
+    id_token: z.optional(z.string()),
   })
-  .meta({ description: 'The token response (docs/api/auth.md).' })
+  .check(z.meta({ description: 'The token response (docs/api/auth.md).' }))
   .register(schemaRegistry, { id: 'TokenResponse' });
 
 /** OpenID Connect Discovery 1.0 §3, the fields a client needs; the document has more. */
@@ -42,21 +42,29 @@ export const discoverySchema = z
     subject_types_supported: z.array(z.string()),
     id_token_signing_alg_values_supported: z.array(z.string()),
     token_endpoint_auth_methods_supported: z.array(z.string()),
-    scopes_supported: z.array(z.string()).optional(),
-    claims_supported: z.array(z.string()).optional(),
+    scopes_supported: z.optional(z.array(z.string())),
+    claims_supported: z.optional(z.array(z.string())),
   })
-  .meta({ description: "The realm's OpenID Connect configuration." })
+  .check(z.meta({ description: "The realm's OpenID Connect configuration." }))
   .register(schemaRegistry, { id: 'OpenIdConfiguration' });
 
 /** OpenID Connect Core §5.3.2. */
 export const userInfoSchema = z
-  .looseObject({ sub: z.string(), name: z.string().optional(), preferred_username: z.string().optional(), email: z.string().optional() })
+  .looseObject({ sub: z.string(), name: z.optional(z.string()), preferred_username: z.optional(z.string()), email: z.optional(z.string()) })
   .register(schemaRegistry, { id: 'UserInfo' });
 
 export const jwksSchema = z
   .looseObject({
     keys: z.array(
-      z.looseObject({ kty: z.string(), crv: z.string().optional(), x: z.string().optional(), y: z.string().optional(), kid: z.string(), alg: z.string(), use: z.string() }),
+      z.looseObject({
+        kty: z.string(),
+        crv: z.optional(z.string()),
+        x: z.optional(z.string()),
+        y: z.optional(z.string()),
+        kid: z.string(),
+        alg: z.string(),
+        use: z.string(),
+      }),
     ),
   })
   .register(schemaRegistry, { id: 'JsonWebKeySet' });

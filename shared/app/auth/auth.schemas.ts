@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { REALM_NAME } from '../../domain/org/org.entities';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 
@@ -15,10 +15,10 @@ export const tokenRequestSchema = z
   .object({
     grant_type: z.enum(['password', 'refresh_token']),
     client_id: z.string(),
-    username: z.string().optional().meta({ description: 'password grant: the e-mail' }),
-    password: z.string().optional().meta({ description: 'password grant' }),
-    refresh_token: z.string().optional().meta({ description: 'refresh_token grant' }),
-    scope: z.string().optional(),
+    username: z.optional(z.string()).check(z.meta({ description: 'password grant: the e-mail' })),
+    password: z.optional(z.string()).check(z.meta({ description: 'password grant' })),
+    refresh_token: z.optional(z.string()).check(z.meta({ description: 'refresh_token grant' })),
+    scope: z.optional(z.string()),
   })
   .register(schemaRegistry, { id: 'TokenRequest' });
 
@@ -27,7 +27,7 @@ export const revocationRequestSchema = z
   .object({
     client_id: z.string(),
     token: z.string(),
-    token_type_hint: z.enum(['refresh_token', 'access_token']).optional(),
+    token_type_hint: z.optional(z.enum(['refresh_token', 'access_token'])),
   })
   .register(schemaRegistry, { id: 'RevocationRequest' });
 
@@ -43,10 +43,14 @@ export const logoutRequestSchema = z
  */
 export const realmQuerySchema = z.object({
   realm: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(REALM_NAME, { message: "Must be an organization's name: 2 to 63 lower-case letters, digits and hyphens, starting with a letter or digit" })
-    .optional()
-    .meta({ description: 'The organization (realm) whose token endpoint the OAuth2 password flow names' }),
+    .optional(
+      z
+        .string()
+        .check(
+          z.trim(),
+          z.toLowerCase(),
+          z.regex(REALM_NAME, { message: "Must be an organization's name: 2 to 63 lower-case letters, digits and hyphens, starting with a letter or digit" }),
+        ),
+    )
+    .check(z.meta({ description: 'The organization (realm) whose token endpoint the OAuth2 password flow names' })),
 });

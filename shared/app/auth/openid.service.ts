@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { NotFoundError } from '../../kernel/errors';
 import type { discoverySchema, userInfoSchema } from './auth.responses';
 import { realmIssuer, verifyJwt } from './jwt';

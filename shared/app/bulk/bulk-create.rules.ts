@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../kernel/schemas/zod-messages';
 import { errorMessage, type ErrorCode } from '../../kernel/errors';
 import { getBot, getEnvironment } from '../../domain/org/org.repository';
 import type { Bot, Environment } from '../../domain/org/org.entities';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { uuidSchema } from '../../kernel/schemas/fields';
 
 /** Request schemas of the bulk operations (docs/api/bulk.md). */
@@ -7,46 +7,46 @@ export const orgPathSchema = z.object({ orgUUID: uuidSchema });
 export const jobPathSchema = z.object({ orgUUID: uuidSchema, jobId: uuidSchema });
 
 export const dryRunQuerySchema = z.object({
-  dryRun: z
-    .enum(['true', 'false'], { message: 'Must be true or false' })
-    .optional()
-    .transform((value) => value === 'true'),
+  dryRun: z.pipe(
+    z.optional(z.enum(['true', 'false'], { message: 'Must be true or false' })),
+    z.transform((value) => value === 'true'),
+  ),
 });
 
 /** A multipart body with one file part, `file` (`truncated` when it was cut at the route's limit). */
 export const filePartSchema = z.object(
   {
-    file: z.object(
-      { content: z.instanceof(Buffer), truncated: z.boolean().optional().default(false) },
-      { message: 'Must be one file part' },
-    ),
+    file: z.object({ content: z.instanceof(Buffer), truncated: z._default(z.optional(z.boolean()), false) }, { message: 'Must be one file part' }),
   },
   { message: 'Must be a multipart form with a file part' },
 );
 
 /** Whether a `Prefer` header (RFC 7240) asks for `respond-async`, among any other preferences. */
-export const respondAsyncSchema = z
-  .string()
-  .optional()
-  .transform((prefer) => /(^|[\s,;])respond-async($|[\s,;])/i.test(prefer ?? ''));
+export const respondAsyncSchema = z.pipe(
+  z.optional(z.string()),
+  z.transform((prefer) => /(^|[\s,;])respond-async($|[\s,;])/i.test(prefer ?? '')),
+);
 
-const emailSchema = z.string().trim().min(1, { message: 'Must not be blank' }).max(254, { message: 'Must be at most 254 characters' });
+const emailSchema = z
+  .string()
+  .check(z.trim(), z.minLength(1, { message: 'Must not be blank' }), z.maxLength(254, { message: 'Must be at most 254 characters' }));
 
 export const bulkDeleteBodySchema = z
   .array(emailSchema, { message: 'Must be a JSON array of e-mails' })
-  .min(1, { message: 'Must list at least one e-mail' })
-  .max(1000, { message: 'Must list at most 1000 e-mails' });
+  .check(z.minLength(1, { message: 'Must list at least one e-mail' }), z.maxLength(1000, { message: 'Must list at most 1000 e-mails' }));
 
 export const revocationsBodySchema = z
-  .array(z.strictObject({ email: emailSchema, environmentUuid: uuidSchema.optional(), bot: uuidSchema.optional() }), {
+  .array(z.strictObject({ email: emailSchema, environmentUuid: z.optional(uuidSchema), bot: z.optional(uuidSchema) }), {
     message: 'Must be a JSON array of { email, environmentUuid?, bot? }',
   })
-  .min(1, { message: 'Must list at least one item' })
-  .max(1000, { message: 'Must list at most 1000 items' })
-  .superRefine((items, context) => {
-    items.forEach((item, i) => {
-      if (item.bot && !item.environmentUuid) {
-        context.addIssue({ code: 'custom', path: [i, 'environmentUuid'], message: 'Required with bot' });
-      }
-    });
-  });
+  .check(
+    z.minLength(1, { message: 'Must list at least one item' }),
+    z.maxLength(1000, { message: 'Must list at most 1000 items' }),
+    z.superRefine((items, context) => {
+      items.forEach((item, i) => {
+        if (item.bot && !item.environmentUuid) {
+          context.addIssue({ code: 'custom', path: [i, 'environmentUuid'], message: 'Required with bot' });
+        }
+      });
+    }),
+  );

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { parametersResponseSchema } from '../../domain/agents/agent.responses';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 import { patchOperationSchema } from '../../kernel/schemas/responses';
@@ -10,13 +10,13 @@ const named = z.strictObject({ name: z.string() });
 const entryShape = {
   role: z.string(),
   goal: z.string(),
-  instructions: z.string().nullable(),
-  guardrails: z.string().nullable(),
-  persona: named.nullable(),
+  instructions: z.nullable(z.string()),
+  guardrails: z.nullable(z.string()),
+  persona: z.nullable(named),
   inheritFromSupervisor: z.boolean(),
   constraints: z.array(z.strictObject({ value: z.string() })),
   tags: z.array(named),
-  parameters: parametersResponseSchema.nullable(),
+  parameters: z.nullable(parametersResponseSchema),
   functions: z.array(named),
   knowledge: z.array(named),
 };
@@ -27,12 +27,14 @@ export const bundleResponseSchema = z
     supervisors: z.array(z.strictObject({ default: z.boolean(), ...entryShape })),
     agents: z.array(z.strictObject(entryShape)),
   })
-  .meta({
-    description:
-      'A bot’s configuration: its supervisors (the default one marked) and agents, references to the bot’s personas, functions and ' +
-      'knowledge collections and to tags by name, constraints by value; no uuid, timestamp or version. Sorted, so two exports of one ' +
-      'configuration are byte-identical.',
-  })
+  .check(
+    z.meta({
+      description:
+        'A bot’s configuration: its supervisors (the default one marked) and agents, references to the bot’s personas, functions and ' +
+        'knowledge collections and to tags by name, constraints by value; no uuid, timestamp or version. Sorted, so two exports of one ' +
+        'configuration are byte-identical.',
+    }),
+  )
   .register(schemaRegistry, { id: 'BotBundle' });
 export type BundleResponse = z.output<typeof bundleResponseSchema>;
 export type BundleEntryResponse = z.output<typeof bundleResponseSchema>['agents'][number];
@@ -41,14 +43,16 @@ const changeSchema = z.strictObject({
   kind: z.enum(['supervisor', 'agent']),
   role: z.string(),
   action: z.enum(['create', 'update', 'unchanged', 'untouched']),
-  patch: z.array(patchOperationSchema).meta({
-    description: 'RFC 6902 patch from the target’s Agent to the result, without its uuids (`uuid`, `flowUUID`, rules’ and tags’ uuids) and `heirs`',
-  }),
+  patch: z.array(patchOperationSchema).check(
+    z.meta({
+      description: 'RFC 6902 patch from the target’s Agent to the result, without its uuids (`uuid`, `flowUUID`, rules’ and tags’ uuids) and `heirs`',
+    }),
+  ),
 });
 
 export const bundlePlanSchema = z
   .strictObject({
-    baseVersion: z.string().meta({ description: 'The configuration version of the bot the plan was computed against: `If-Match` of the apply' }),
+    baseVersion: z.string().check(z.meta({ description: 'The configuration version of the bot the plan was computed against: `If-Match` of the apply' })),
     changes: z.array(changeSchema),
   })
   .register(schemaRegistry, { id: 'BundlePlan' });
@@ -57,7 +61,7 @@ export type BundlePlanResponse = z.output<typeof bundlePlanSchema>;
 export const bundleApplySchema = z
   .strictObject({
     baseVersion: z.string(),
-    version: z.string().meta({ description: 'The bot’s configuration version after the apply (its ETag)' }),
+    version: z.string().check(z.meta({ description: 'The bot’s configuration version after the apply (its ETag)' })),
     changes: z.array(changeSchema),
   })
   .register(schemaRegistry, { id: 'BundleApplied' });

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../kernel/schemas/zod-messages';
 import { botPathSchema, limits, optional, parametersSchema, tagSchema, text } from '../../domain/agents/agent.schemas';
 import { fold } from '../../kernel/text/matching';
 
@@ -16,22 +17,24 @@ export const bundleMediaTypes = ['application/json', 'application/yaml', 'applic
 /** The most supervisors or agents a bundle may hold. */
 export const MAX_BUNDLE_ENTRIES = 500;
 
-const list = <T extends z.ZodType>(item: T) => z.array(item).max(limits.listItems, { message: `At most ${limits.listItems} items` });
+const list = <T extends z.ZodMiniType>(item: T) => z.array(item).check(z.maxLength(limits.listItems, { message: `At most ${limits.listItems} items` }));
 
 /** A reference to one of the bot's personas, functions or knowledge collections, by its name. */
 const named = z.strictObject({ name: text(limits.role) });
 
 /** References by name, each name once (compared as the target compares them: without case or accents). */
-const namedList = list(named).superRefine((items, ctx) => {
-  const seen = new Set<string>();
-  items.forEach((item, index) => {
-    if (seen.has(fold(item.name))) ctx.addIssue({ code: 'custom', message: 'Listed more than once', path: [index, 'name'] });
-    seen.add(fold(item.name));
-  });
-});
+const namedList = list(named).check(
+  z.superRefine((items, ctx) => {
+    const seen = new Set<string>();
+    items.forEach((item, index) => {
+      if (seen.has(fold(item.name))) ctx.addIssue({ code: 'custom', message: 'Listed more than once', path: [index, 'name'] });
+      seen.add(fold(item.name));
+    });
+  }),
+);
 
 const entryFields = {
-  role: text(limits.role).regex(/^[^\r\n]*$/, { message: 'Must be a single line' }),
+  role: text(limits.role).check(z.regex(/^[^\r\n]*$/, { message: 'Must be a single line' })),
   goal: text(limits.goal),
   instructions: optional(text(limits.instructions)),
   guardrails: optional(text(limits.guardrails)),
@@ -48,7 +51,7 @@ export const bundleAgentSchema = z.strictObject(entryFields);
 export const bundleSupervisorSchema = z.strictObject({ default: optional(z.boolean()), ...entryFields });
 
 /** Two entries of one list with one role (compared without case or accents) cannot both be matched. */
-function uniqueRoles(entries: { role: string }[], list: string, ctx: z.RefinementCtx) {
+function uniqueRoles(entries: { role: string }[], list: string, ctx: z.core.$RefinementCtx) {
   const seen = new Set<string>();
   entries.forEach((entry, index) => {
     const role = fold(entry.role);
@@ -62,25 +65,27 @@ function uniqueRoles(entries: { role: string }[], list: string, ctx: z.Refinemen
 export const bundleSchema = z
   .strictObject({
     formatVersion: z.literal(BUNDLE_FORMAT_VERSION),
-    supervisors: z.array(bundleSupervisorSchema).max(MAX_BUNDLE_ENTRIES, { message: `At most ${MAX_BUNDLE_ENTRIES} supervisors` }),
-    agents: z.array(bundleAgentSchema).max(MAX_BUNDLE_ENTRIES, { message: `At most ${MAX_BUNDLE_ENTRIES} agents` }),
+    supervisors: z.array(bundleSupervisorSchema).check(z.maxLength(MAX_BUNDLE_ENTRIES, { message: `At most ${MAX_BUNDLE_ENTRIES} supervisors` })),
+    agents: z.array(bundleAgentSchema).check(z.maxLength(MAX_BUNDLE_ENTRIES, { message: `At most ${MAX_BUNDLE_ENTRIES} agents` })),
   })
-  .superRefine((bundle, ctx) => {
-    uniqueRoles(bundle.supervisors, 'supervisors', ctx);
-    uniqueRoles(bundle.agents, 'agents', ctx);
-    bundle.supervisors.forEach((supervisor, index) => {
-      if (supervisor.default && bundle.supervisors.findIndex((other) => other.default) !== index) {
-        ctx.addIssue({ code: 'custom', message: 'Only one supervisor may be the default', path: ['supervisors', index, 'default'] });
-      }
-    });
-  });
+  .check(
+    z.superRefine((bundle, ctx) => {
+      uniqueRoles(bundle.supervisors, 'supervisors', ctx);
+      uniqueRoles(bundle.agents, 'agents', ctx);
+      bundle.supervisors.forEach((supervisor, index) => {
+        if (supervisor.default && bundle.supervisors.findIndex((other) => other.default) !== index) {
+          ctx.addIssue({ code: 'custom', message: 'Only one supervisor may be the default', path: ['supervisors', index, 'default'] });
+        }
+      });
+    }),
+  );
 
 export type Bundle = z.infer<typeof bundleSchema>;
 export type BundleEntry = z.infer<typeof bundleAgentSchema> & { default?: boolean };
 
 /** `?at=`: an RFC 3339 time with its offset. */
 export const bundleExportQuerySchema = z.object({
-  at: z.iso.datetime({ offset: true, message: 'Must be an RFC 3339 time, e.g. 2026-11-25T17:00:00Z' }).optional(),
+  at: z.optional(z.iso.datetime({ offset: true, message: 'Must be an RFC 3339 time, e.g. 2026-11-25T17:00:00Z' })),
 });
 
 export { botPathSchema as bundlePathSchema };

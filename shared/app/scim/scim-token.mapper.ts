@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { ListedScimToken, ScimTokenRecord } from './scim-tokens';
 import type { issuedScimTokenSchema, scimTokenSchema } from './scim.responses';
 

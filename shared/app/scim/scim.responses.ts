@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 import { dateTime } from '../../kernel/schemas/responses';
 import { roles } from '../../domain/users/user.entities';
@@ -7,25 +7,26 @@ import { roles } from '../../domain/users/user.entities';
 
 const accessSchema = z.strictObject({
   role: z.enum(roles),
-  permissions: z.array(z.strictObject({ environmentUuid: z.uuid(), botUuid: z.uuid().optional() })),
+  permissions: z.array(z.strictObject({ environmentUuid: z.uuid(), botUuid: z.optional(z.uuid()) })),
 });
 
 export const scimTokenSchema = z
   .strictObject({
     id: z.uuid(),
     description: z.string(),
-    defaultAccess: accessSchema.nullable().describe('The access of a user created without the access extension; null: such a creation is refused'),
+    defaultAccess: z.nullable(accessSchema).check(z.describe('The access of a user created without the access extension; null: such a creation is refused')),
     createdAt: dateTime,
-    createdBy: z.string().describe('The ADMIN who issued it; the token works only while that user is an active ADMIN'),
-    issuerActive: z.boolean().describe('Whether its issuer is still an active ADMIN; false: its requests are refused, issue a new token'),
-    expiresAt: dateTime.nullable().describe('When it stops working; null: never'),
-    lastUsedAt: dateTime.nullable().describe('Its last request, to the minute'),
+    createdBy: z.string().check(z.describe('The ADMIN who issued it; the token works only while that user is an active ADMIN')),
+    issuerActive: z.boolean().check(z.describe('Whether its issuer is still an active ADMIN; false: its requests are refused, issue a new token')),
+    expiresAt: z.nullable(dateTime).check(z.describe('When it stops working; null: never')),
+    lastUsedAt: z.nullable(dateTime).check(z.describe('Its last request, to the minute')),
   })
   .register(schemaRegistry, { id: 'ScimToken' });
 
-export const issuedScimTokenSchema = scimTokenSchema
-  .omit({ issuerActive: true })
-  .extend({ token: z.string().describe('The secret: shown this once, kept only as its SHA-256 digest') })
+export const issuedScimTokenSchema = z
+  .extend(z.omit(scimTokenSchema, { issuerActive: true }), {
+    token: z.string().check(z.describe('The secret: shown this once, kept only as its SHA-256 digest')),
+  })
   .register(schemaRegistry, { id: 'IssuedScimToken' });
 
 export const scimErrorSchema = z
@@ -33,9 +34,12 @@ export const scimErrorSchema = z
     schemas: z.array(z.literal('urn:ietf:params:scim:api:messages:2.0:Error')),
     status: z.string(),
     scimType: z
-      .string()
-      .optional()
-      .describe('RFC 7644 §3.12: invalidFilter, tooMany, uniqueness, mutability, invalidSyntax, invalidPath, noTarget, invalidValue, invalidVers; absent on a 503'),
+      .optional(z.string())
+      .check(
+        z.describe(
+          'RFC 7644 §3.12: invalidFilter, tooMany, uniqueness, mutability, invalidSyntax, invalidPath, noTarget, invalidValue, invalidVers; absent on a 503',
+        ),
+      ),
     detail: z.string(),
   })
   .register(schemaRegistry, { id: 'ScimError' });
@@ -44,23 +48,23 @@ export const scimUserSchema = z
   .looseObject({
     schemas: z.array(z.string()),
     id: z.string(),
-    externalId: z.string().optional(),
+    externalId: z.optional(z.string()),
     userName: z.string(),
-    name: z.looseObject({ formatted: z.string().optional(), givenName: z.string().optional(), familyName: z.string().optional() }).optional(),
-    displayName: z.string().optional(),
-    emails: z.array(z.looseObject({ value: z.string(), type: z.string().optional(), primary: z.boolean().optional() })).optional(),
-    active: z.boolean().optional(),
-    meta: z.looseObject({ resourceType: z.string(), created: z.string(), lastModified: z.string(), location: z.string(), version: z.string() }).optional(),
+    name: z.optional(z.looseObject({ formatted: z.optional(z.string()), givenName: z.optional(z.string()), familyName: z.optional(z.string()) })),
+    displayName: z.optional(z.string()),
+    emails: z.optional(z.array(z.looseObject({ value: z.string(), type: z.optional(z.string()), primary: z.optional(z.boolean()) }))),
+    active: z.optional(z.boolean()),
+    meta: z.optional(z.looseObject({ resourceType: z.string(), created: z.string(), lastModified: z.string(), location: z.string(), version: z.string() })),
   })
-  .describe('A SCIM User (RFC 7643 §4.1); role and grants in urn:ietf:params:scim:schemas:extension:agentplatform:2.0:User')
+  .check(z.describe('A SCIM User (RFC 7643 §4.1); role and grants in urn:ietf:params:scim:schemas:extension:agentplatform:2.0:User'))
   .register(schemaRegistry, { id: 'ScimUser' });
 
 export const scimListSchema = z
   .looseObject({
     schemas: z.array(z.string()),
-    totalResults: z.int().min(0),
-    startIndex: z.int().min(1),
-    itemsPerPage: z.int().min(0),
+    totalResults: z.int().check(z.gte(0)),
+    startIndex: z.int().check(z.gte(1)),
+    itemsPerPage: z.int().check(z.gte(0)),
     Resources: z.array(z.looseObject({})),
   })
   .register(schemaRegistry, { id: 'ScimListResponse' });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { communicationStyles } from '../org/org.entities';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 import { actorSchema, dateTime, pageSchemaOf, patchOperationSchema } from '../../kernel/schemas/responses';
@@ -25,7 +25,7 @@ export const agentPageSchema = pageSchemaOf(agentSummarySchema, 'AgentPage', 'Pa
 
 export const parametersResponseSchema = z
   .strictObject({
-    maximumTokens: z.int().optional(),
+    maximumTokens: z.optional(z.int()),
     requestTimeout: z.int(),
     temperature: z.number(),
     topP: z.number(),
@@ -41,22 +41,22 @@ export const agentSchema = z
     role: z.string(),
     flowUUID: z.string(),
     goal: z.string(),
-    instructions: z.string().nullable(),
-    guardrails: z.string().nullable(),
-    persona: z
-      .strictObject({
+    instructions: z.nullable(z.string()),
+    guardrails: z.nullable(z.string()),
+    persona: z.nullable(
+      z.strictObject({
         uuid: z.uuid(),
         name: z.string(),
-        image: z.string().nullable(),
-        backstory: z.string().nullable(),
-        personality: z.string().nullable(),
+        image: z.nullable(z.string()),
+        backstory: z.nullable(z.string()),
+        personality: z.nullable(z.string()),
         communicationStyle: z.enum(communicationStyles),
-      })
-      .nullable(),
+      }),
+    ),
     inheritFromSupervisor: z.boolean(),
     constraints: z.array(z.strictObject({ uuid: z.uuid(), value: z.string() })),
     tags: z.array(tagSchema),
-    parameters: parametersResponseSchema.nullable(),
+    parameters: z.nullable(parametersResponseSchema),
     functions: z.array(z.strictObject({ uuid: z.uuid(), name: z.string() })),
     knowledge: z.array(
       z.strictObject({
@@ -72,7 +72,7 @@ export const agentSchema = z
     ),
     heirs: z.array(z.strictObject({ role: z.string() })),
   })
-  .meta({ description: 'An agent as the API answers it (docs/api/agents.md#reads); supervisors are read in this shape.' })
+  .check(z.meta({ description: 'An agent as the API answers it (docs/api/agents.md#reads); supervisors are read in this shape.' }))
   .register(schemaRegistry, { id: 'Agent' });
 export type AgentResponse = z.output<typeof agentSchema>;
 /** A persona (its name only), as an Agent names it. */
@@ -90,6 +90,6 @@ export const revisionPageSchema = pageSchemaOf(revisionSummarySchema, 'RevisionP
 
 /** The patch turning revision `from`'s Agent into revision `to`'s (`from` null: from nothing). */
 export const revisionDiffSchema = z
-  .strictObject({ from: z.int().nullable(), to: z.int(), patch: z.array(patchOperationSchema) })
+  .strictObject({ from: z.nullable(z.int()), to: z.int(), patch: z.array(patchOperationSchema) })
   .register(schemaRegistry, { id: 'RevisionDiff' });
 export type RevisionDiff = z.output<typeof revisionDiffSchema>;

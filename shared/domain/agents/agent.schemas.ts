@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { queryDirection, queryInt, queryPageToken, storable, uuidSchema } from '../../kernel/schemas/fields';
 import { communicationStyles } from '../org/org.entities';
 
@@ -11,19 +11,17 @@ import { communicationStyles } from '../org/org.entities';
  */
 
 export const text = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1, { message: 'Must not be blank' })
-    .max(max, { message: `Must be at most ${max} characters` });
+  z.string().check(z.trim(), z.minLength(1, { message: 'Must not be blank' }), z.maxLength(max, { message: `Must be at most ${max} characters` }));
 
 /** An optional field: absent, or `null` (which reads show for an absent value and which means the same). */
-export const optional = <T extends z.ZodType>(schema: T) =>
+export const optional = <T extends z.ZodMiniType>(schema: T) =>
   // The outer `optional` keeps the key optional in the inferred type, as the transform alone would not.
-  schema
-    .nullish()
-    .transform((value) => value ?? undefined)
-    .optional();
+  z.optional(
+    z.pipe(
+      z.nullish(schema),
+      z.transform((value) => value ?? undefined),
+    ),
+  );
 
 export const limits = {
   role: 200,
@@ -35,18 +33,19 @@ export const limits = {
   searchTerm: 200,
 } as const;
 
-const list = <T extends z.ZodType>(item: T) =>
-  z.array(item).max(limits.listItems, { message: `At most ${limits.listItems} items` });
+const list = <T extends z.ZodMiniType>(item: T) => z.array(item).check(z.maxLength(limits.listItems, { message: `At most ${limits.listItems} items` }));
 
 /** A list naming each resource once. */
-const uniqueByUuid = <T extends z.ZodType<{ uuid: string }>>(item: T) =>
-  list(item).superRefine((items, ctx) => {
-    const seen = new Set<string>();
-    items.forEach((entry, index) => {
-      if (seen.has(entry.uuid)) ctx.addIssue({ code: 'custom', message: 'Listed more than once', path: [index, 'uuid'] });
-      seen.add(entry.uuid);
-    });
-  });
+const uniqueByUuid = <T extends z.ZodMiniType<{ uuid: string }>>(item: T) =>
+  list(item).check(
+    z.superRefine((items, ctx) => {
+      const seen = new Set<string>();
+      items.forEach((entry, index) => {
+        if (seen.has(entry.uuid)) ctx.addIssue({ code: 'custom', message: 'Listed more than once', path: [index, 'uuid'] });
+        seen.add(entry.uuid);
+      });
+    }),
+  );
 
 const personaMessage = { error: 'Must be an object whose uuid names one of the bot’s personas, e.g. {"uuid": "…"}' };
 
@@ -77,20 +76,17 @@ const collectionAsRead = z.strictObject({
   uuid: uuidSchema,
   name: optional(z.string()),
   description: optional(z.string()),
-  documentCount: optional(z.number().int()),
-  searchType: optional(z.strictObject({ type: z.string(), semanticWeight: z.number().int(), fullTextWeight: z.number().int() })),
-  previousUserInput: optional(z.number().int()),
+  documentCount: optional(z.number().check(z.int())),
+  searchType: optional(z.strictObject({ type: z.string(), semanticWeight: z.number().check(z.int()), fullTextWeight: z.number().check(z.int()) })),
+  previousUserInput: optional(z.number().check(z.int())),
   threshold: optional(z.number()),
-  topK: optional(z.number().int()),
+  topK: optional(z.number().check(z.int())),
 });
 
 /** `#term`: a hash and 1 to 50 letters, digits, `_` or `-`. */
 export const tagSchema = z.strictObject({
   uuid: optional(uuidSchema),
-  name: z
-    .string()
-    .trim()
-    .regex(/^#[\p{L}\p{N}_-]{1,50}$/u, { message: 'Must be # followed by 1 to 50 letters, digits, _ or -' }),
+  name: z.string().check(z.trim(), z.regex(/^#[\p{L}\p{N}_-]{1,50}$/u, { message: 'Must be # followed by 1 to 50 letters, digits, _ or -' })),
 });
 
 /**
@@ -98,12 +94,12 @@ export const tagSchema = z.strictObject({
  * penalties -2 to 2, maximumTokens 1 to 1000000; each a number DynamoDB can store (no `5e-324`).
  */
 export const parametersSchema = z.strictObject({
-  maximumTokens: optional(storable(z.number().int().min(1).max(1_000_000))),
-  requestTimeout: storable(z.number().int().min(1).max(600_000)),
-  temperature: storable(z.number().min(0).max(2)),
-  topP: storable(z.number().min(0).max(1)),
-  presencePenalty: storable(z.number().min(-2).max(2)),
-  frequencyPenalty: storable(z.number().min(-2).max(2)),
+  maximumTokens: optional(storable(z.number().check(z.int(), z.gte(1), z.lte(1_000_000)))),
+  requestTimeout: storable(z.number().check(z.int(), z.gte(1), z.lte(600_000))),
+  temperature: storable(z.number().check(z.gte(0), z.lte(2))),
+  topP: storable(z.number().check(z.gte(0), z.lte(1))),
+  presencePenalty: storable(z.number().check(z.gte(-2), z.lte(2))),
+  frequencyPenalty: storable(z.number().check(z.gte(-2), z.lte(2))),
 });
 
 const ruleForCreate = z.strictObject({ value: text(limits.rule) });
@@ -125,11 +121,14 @@ const assignedFields = {
 };
 
 /** The fields of agent create and update bodies (docs/api/agents.md), with each kind of reference in its flavour. */
-const agentFields = <P extends z.ZodType, R extends z.ZodType, F extends z.ZodType<{ uuid: string }>, K extends z.ZodType<{ uuid: string }>>(
-  flavour: { persona: P; rule: R; function: F; collection: K },
-) => ({
+const agentFields = <P extends z.ZodMiniType, R extends z.ZodMiniType, F extends z.ZodMiniType<{ uuid: string }>, K extends z.ZodMiniType<{ uuid: string }>>(flavour: {
+  persona: P;
+  rule: R;
+  function: F;
+  collection: K;
+}) => ({
   // One line: quicksearch answers one role per line.
-  role: text(limits.role).regex(/^[^\r\n]*$/, { message: 'Must be a single line' }),
+  role: text(limits.role).check(z.regex(/^[^\r\n]*$/, { message: 'Must be a single line' })),
   goal: text(limits.goal),
   instructions,
   guardrails,
@@ -183,32 +182,32 @@ export const listQuerySchema = z.object({
   page: queryInt(1, 1_000_000, 1),
   pageToken: queryPageToken,
   size: queryInt(1, 100, 5),
-  orderBy: z
-    .enum(orderableFields, { message: `Must be one of ${orderableFields.join(', ')}` })
-    .optional()
-    .transform((value) => value ?? 'updatedAt'),
+  orderBy: z.pipe(
+    z.optional(z.enum(orderableFields, { message: `Must be one of ${orderableFields.join(', ')}` })),
+    z.transform((value) => value ?? 'updatedAt'),
+  ),
   direction: queryDirection,
-  searchTerm: z.string().max(limits.searchTerm).optional(),
+  searchTerm: z.optional(z.string().check(z.maxLength(limits.searchTerm))),
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;
 
 export const quicksearchQuerySchema = z.object({
-  name: z.string().max(limits.searchTerm),
+  name: z.string().check(z.maxLength(limits.searchTerm)),
   limit: queryInt(1, 50, 6),
 });
 
 export const botPathSchema = z.object({ orgUUID: uuidSchema, envUUID: uuidSchema, botUUID: uuidSchema });
-export const supervisorPathSchema = botPathSchema.extend({ supervisorUUID: uuidSchema });
-export const agentPathSchema = botPathSchema.extend({ agentUUID: uuidSchema });
+export const supervisorPathSchema = z.extend(botPathSchema, { supervisorUUID: uuidSchema });
+export const agentPathSchema = z.extend(botPathSchema, { agentUUID: uuidSchema });
 
 /** A revision number in a path or query: a whole number from 1. */
-const revisionNumber = z
-  .string()
-  .regex(/^[1-9]\d{0,9}$/, { message: 'Must be a revision number (a whole number from 1)' })
-  .transform(Number);
+const revisionNumber = z.pipe(
+  z.string().check(z.regex(/^[1-9]\d{0,9}$/, { message: 'Must be a revision number (a whole number from 1)' })),
+  z.transform(Number),
+);
 
-export const agentRevisionPathSchema = agentPathSchema.extend({ revision: revisionNumber });
-export const supervisorRevisionPathSchema = supervisorPathSchema.extend({ revision: revisionNumber });
+export const agentRevisionPathSchema = z.extend(agentPathSchema, { revision: revisionNumber });
+export const supervisorRevisionPathSchema = z.extend(supervisorPathSchema, { revision: revisionNumber });
 
 /** A page of revisions, newest first: pages from 1, 5 by default, like the agent listings. */
 export const revisionListQuerySchema = z.object({
@@ -217,4 +216,4 @@ export const revisionListQuerySchema = z.object({
   size: queryInt(1, 100, 5),
 });
 
-export const revisionDiffQuerySchema = z.object({ against: revisionNumber.optional() });
+export const revisionDiffQuerySchema = z.object({ against: z.optional(revisionNumber) });

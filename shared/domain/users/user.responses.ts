@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 import { dateTime, pageSchemaOf } from '../../kernel/schemas/responses';
 import { roles } from './user.entities';
@@ -12,11 +12,11 @@ export const userSchema = z
     orgUUID: z.uuid(),
     name: z.string(),
     email: z.string(),
-    image: z.string().nullable(),
-    company: z.string().nullable(),
+    image: z.nullable(z.string()),
+    company: z.nullable(z.string()),
     admin: z.boolean(),
     role: z.enum(roles),
-    permissions: z.array(z.strictObject({ environmentUuid: z.uuid(), botUuid: z.uuid().optional() })),
+    permissions: z.array(z.strictObject({ environmentUuid: z.uuid(), botUuid: z.optional(z.uuid()) })),
     status: z.enum(['ACTIVE', 'DELETED']),
     createdAt: dateTime,
   })
@@ -28,9 +28,9 @@ export const userPageSchema = pageSchemaOf(userSchema, 'UserPage', 'Page of user
 /** Keycloak's attack-detection view of one user. */
 export const bruteForceStatusSchema = z
   .object({
-    disabled: z.boolean().describe('Whether sign-in is locked now'),
-    numFailures: z.int().min(0).describe('Consecutive failed password sign-ins'),
-    lastFailure: z.int().min(0).describe('When the last one was, in epoch milliseconds (0 if none)'),
-    lockedUntil: z.iso.datetime().nullable().describe('When the lock ends, if locked'),
+    disabled: z.boolean().check(z.describe('Whether sign-in is locked now')),
+    numFailures: z.int().check(z.gte(0), z.describe('Consecutive failed password sign-ins')),
+    lastFailure: z.int().check(z.gte(0), z.describe('When the last one was, in epoch milliseconds (0 if none)')),
+    lockedUntil: z.nullable(z.iso.datetime()).check(z.describe('When the lock ends, if locked')),
   })
   .register(schemaRegistry, { id: 'BruteForceStatus' });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { queryDirection, queryInt, queryPageToken, uuidSchema } from '../../kernel/schemas/fields';
 import { passwordProblem } from '../../adapters/identity/password-policy';
 import { roles } from './user.entities';
@@ -8,49 +8,52 @@ import { roles } from './user.entities';
 const singleLine = (max: number) =>
   z
     .string()
-    .trim()
-    .max(max, { message: `Must be at most ${max} characters` })
-    .regex(/^[^\p{Cc}]*$/u, { message: 'Must be a single line of text' });
+    .check(
+      z.trim(),
+      z.maxLength(max, { message: `Must be at most ${max} characters` }),
+      z.regex(/^[^\p{Cc}]*$/u, { message: 'Must be a single line of text' }),
+    );
 
-const nameSchema = singleLine(200).min(1, { message: 'Must not be blank' });
-const emailSchema = z
-  .string()
-  .trim()
-  .max(254, { message: 'Must be at most 254 characters' })
-  .pipe(z.email({ message: 'Must be an e-mail address' }));
+const nameSchema = singleLine(200).check(z.minLength(1, { message: 'Must not be blank' }));
+const emailSchema = z.pipe(
+  z.string().check(z.trim(), z.maxLength(254, { message: 'Must be at most 254 characters' })),
+  z.email({ message: 'Must be an e-mail address' }),
+);
 
-const passwordSchema = z.string().superRefine((password, context) => {
-  const problem = passwordProblem(password);
-  if (problem) context.addIssue({ code: 'custom', message: problem });
-});
+const passwordSchema = z.string().check(
+  z.superRefine((password, context) => {
+    const problem = passwordProblem(password);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  }),
+);
 
-const permissionSchema = z.strictObject({ environmentUuid: uuidSchema, botUuid: uuidSchema.optional() });
+const permissionSchema = z.strictObject({ environmentUuid: uuidSchema, botUuid: z.optional(uuidSchema) });
 
 const accessFields = {
-  admin: z.boolean().optional(),
-  role: z.enum(roles, { message: `Must be one of ${roles.join(', ')}` }).optional(),
-  permissions: z.array(permissionSchema).max(500, { message: 'Must have at most 500 permissions' }).optional(),
+  admin: z.optional(z.boolean()),
+  role: z.optional(z.enum(roles, { message: `Must be one of ${roles.join(', ')}` })),
+  permissions: z.optional(z.array(permissionSchema).check(z.maxLength(500, { message: 'Must have at most 500 permissions' }))),
 };
 
 const profileFields = {
   name: nameSchema,
   email: emailSchema,
-  image: singleLine(2048).nullable().optional(),
-  company: singleLine(200).nullable().optional(),
-  password: passwordSchema.optional(),
-  confirmPassword: z.string().optional(),
+  image: z.optional(z.nullable(singleLine(2048))),
+  company: z.optional(z.nullable(singleLine(200))),
+  password: z.optional(passwordSchema),
+  confirmPassword: z.optional(z.string()),
 };
 
 /** What a user read returns and a client may send back unchanged: accepted and ignored. */
 const responseOnlyFields = {
-  uuid: z.unknown().optional(),
-  orgUUID: z.unknown().optional(),
-  createdAt: z.unknown().optional(),
-  status: z.unknown().optional(),
+  uuid: z.optional(z.unknown()),
+  orgUUID: z.optional(z.unknown()),
+  createdAt: z.optional(z.unknown()),
+  status: z.optional(z.unknown()),
 };
 
 /** `password` and `confirmPassword` come together and are equal. */
-function passwordsAgree(body: { password?: string; confirmPassword?: string }, context: z.RefinementCtx) {
+function passwordsAgree(body: { password?: string; confirmPassword?: string }, context: z.core.$RefinementCtx) {
   if (body.password !== undefined && body.confirmPassword !== body.password) {
     context.addIssue({
       code: 'custom',
@@ -63,16 +66,14 @@ function passwordsAgree(body: { password?: string; confirmPassword?: string }, c
   }
 }
 
-export const createUserSchema = z.strictObject({ ...profileFields, ...accessFields }).superRefine(passwordsAgree);
+export const createUserSchema = z.strictObject({ ...profileFields, ...accessFields }).check(z.superRefine(passwordsAgree));
 
-export const updateUserSchema = z
-  .strictObject({ ...profileFields, ...accessFields, ...responseOnlyFields })
-  .superRefine(passwordsAgree);
+export const updateUserSchema = z.strictObject({ ...profileFields, ...accessFields, ...responseOnlyFields }).check(z.superRefine(passwordsAgree));
 
 /** The user is named by `email`; the other fields, all optional, are applied as an update would. */
 export const activateUserSchema = z
-  .strictObject({ ...profileFields, ...accessFields, ...responseOnlyFields, name: nameSchema.optional() })
-  .superRefine(passwordsAgree);
+  .strictObject({ ...profileFields, ...accessFields, ...responseOnlyFields, name: z.optional(nameSchema) })
+  .check(z.superRefine(passwordsAgree));
 
 export const orgPathSchema = z.object({ orgUUID: uuidSchema });
 /**
@@ -81,31 +82,37 @@ export const orgPathSchema = z.object({ orgUUID: uuidSchema });
  */
 export const userPathSchema = z.object({
   orgUUID: uuidSchema,
-  userId: z
-    .string()
-    .max(100, { message: 'Must be at most 100 characters' })
-    .transform((id) => id.toLowerCase()),
+  userId: z.pipe(
+    z.string().check(z.maxLength(100, { message: 'Must be at most 100 characters' })),
+    z.transform((id) => id.toLowerCase()),
+  ),
 });
 
 export const userListQuerySchema = z.object({
   page: queryInt(0, 1_000_000, 0),
   pageToken: queryPageToken,
   linesPerPage: queryInt(1, 100, 5),
-  orderBy: z
-    .enum(['createdAt', 'name', 'email', 'company'], { message: 'Must be one of createdAt, name, email, company' })
-    .optional()
-    .transform((value) => value ?? 'createdAt'),
+  orderBy: z.pipe(
+    z.optional(z.enum(['createdAt', 'name', 'email', 'company'], { message: 'Must be one of createdAt, name, email, company' })),
+    z.transform((value) => value ?? 'createdAt'),
+  ),
   direction: queryDirection,
-  searchTerms: z.string().max(200, { message: 'Must be at most 200 characters' }).optional(),
-  status: z
-    .string()
-    .transform((value) => value.toUpperCase())
-    .pipe(z.enum(['ACTIVE', 'DELETED', 'ALL'], { message: 'Must be ACTIVE, DELETED or ALL' }))
-    .optional()
-    .transform((value) => value ?? 'ACTIVE'),
+  searchTerms: z.optional(z.string().check(z.maxLength(200, { message: 'Must be at most 200 characters' }))),
+  status: z.pipe(
+    z.optional(
+      z.pipe(
+        z.pipe(
+          z.string(),
+          z.transform((value) => value.toUpperCase()),
+        ),
+        z.enum(['ACTIVE', 'DELETED', 'ALL'], { message: 'Must be ACTIVE, DELETED or ALL' }),
+      ),
+    ),
+    z.transform((value) => value ?? 'ACTIVE'),
+  ),
 });
 
 export const quicksearchQuerySchema = z.object({
-  name: z.string().max(200, { message: 'Must be at most 200 characters' }),
+  name: z.string().check(z.maxLength(200, { message: 'Must be at most 200 characters' })),
   limit: queryInt(1, 50, 6),
 });

@@ -1,7 +1,7 @@
 import { fullEventType } from '../audit/cloud-event';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './webhook.entities';
 import type { WebhookResponse } from './webhook.responses';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { deliveryAttemptSchema, deliveryScheduledSchema } from './webhook.responses';
 
 /** A subscription as the API answers it: the whitelist that keeps its secrets in. */

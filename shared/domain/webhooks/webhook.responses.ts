@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 import { dateTime } from '../../kernel/schemas/responses';
 
@@ -7,20 +7,26 @@ export const webhookSchema = z
   .strictObject({
     id: z.uuid(),
     url: z.string(),
-    eventTypes: z.array(z.string()).describe('The event types delivered, as the events carry them (`com.agentplatform.agent.updated`), or `["*"]`'),
+    eventTypes: z.array(z.string()).check(z.describe('The event types delivered, as the events carry them (`com.agentplatform.agent.updated`), or `["*"]`')),
     enabled: z.boolean(),
     excludeActors: z.array(z.uuid()),
-    description: z.string().optional(),
-    status: z.enum(['active', 'failing', 'disabled']).describe('`failing`: the latest attempts failed since `failingSince`; 24 hours of it disable the subscription'),
-    failingSince: dateTime.nullable(),
-    disabledAt: dateTime.nullable(),
-    disabledReason: z.string().nullable().describe('Why the subscription was disabled automatically (null when an ADMIN disabled it, or it is enabled)'),
-    secretCreatedAt: dateTime.describe('When the current signing secret was made'),
-    previousSecretExpiresAt: dateTime.nullable().describe('Until when the rotated-out secret still signs beside the current one'),
+    description: z.optional(z.string()),
+    status: z
+      .enum(['active', 'failing', 'disabled'])
+      .check(z.describe('`failing`: the latest attempts failed since `failingSince`; 24 hours of it disable the subscription')),
+    failingSince: z.nullable(dateTime),
+    disabledAt: z.nullable(dateTime),
+    disabledReason: z
+      .nullable(z.string())
+      .check(z.describe('Why the subscription was disabled automatically (null when an ADMIN disabled it, or it is enabled)')),
+    secretCreatedAt: dateTime.check(z.describe('When the current signing secret was made')),
+    previousSecretExpiresAt: z.nullable(dateTime).check(z.describe('Until when the rotated-out secret still signs beside the current one')),
     droppedEvents: z
       .int()
-      .describe("Change events never scheduled for this subscription because its backlog, or its organization's, was full: read them in the audit trail"),
-    lastDroppedAt: dateTime.nullable().describe('When the last of them was dropped'),
+      .check(
+        z.describe("Change events never scheduled for this subscription because its backlog, or its organization's, was full: read them in the audit trail"),
+      ),
+    lastDroppedAt: z.nullable(dateTime).check(z.describe('When the last of them was dropped')),
     createdAt: dateTime,
     updatedAt: dateTime,
   })
@@ -28,23 +34,23 @@ export const webhookSchema = z
 export type WebhookResponse = z.output<typeof webhookSchema>;
 
 /** The answer of a create and of a rotation: the subscription and its new secret, shown this once. */
-export const webhookWithSecretSchema = webhookSchema
-  .extend({ secret: z.string().describe('The signing secret (`whsec_…`): shown only now, keep it') })
+export const webhookWithSecretSchema = z
+  .extend(webhookSchema, { secret: z.string().check(z.describe('The signing secret (`whsec_…`): shown only now, keep it')) })
   .register(schemaRegistry, { id: 'WebhookWithSecret' });
 
 /** One attempt of a delivery. */
 export const deliveryAttemptSchema = z
   .strictObject({
     deliveryId: z.string(),
-    eventId: z.string().describe('Also the `webhook-id` header: the same on every attempt and redelivery'),
+    eventId: z.string().check(z.describe('Also the `webhook-id` header: the same on every attempt and redelivery')),
     eventType: z.string(),
     attempt: z.int(),
     at: dateTime,
     ok: z.boolean(),
-    httpStatus: z.int().nullable(),
+    httpStatus: z.nullable(z.int()),
     latencyMs: z.int(),
-    error: z.string().nullable(),
-    answer: z.string().describe("The answer's first 256 characters"),
+    error: z.nullable(z.string()),
+    answer: z.string().check(z.describe("The answer's first 256 characters")),
   })
   .register(schemaRegistry, { id: 'WebhookDeliveryAttempt' });
 

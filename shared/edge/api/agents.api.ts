@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import {
   agentCreateSchema,
   agentPathSchema,
@@ -52,7 +52,7 @@ const capitalized = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}
  * What supervisors and agents both do with one of them, at its path: read it, update it, and the four
  * revision operations (listing, one revision, a diff, a restore).
  */
-function itemOperations<const G extends Kind, const I extends string, const P extends z.ZodType, const R extends z.ZodType, const U extends z.ZodType>(
+function itemOperations<const G extends Kind, const I extends string, const P extends z.ZodMiniType, const R extends z.ZodMiniType, const U extends z.ZodMiniType>(
   group: G,
   item: I,
   noun: Nouns,

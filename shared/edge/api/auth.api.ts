@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { accountPasswordSchema, accountSignInSchema, accountSignOutSchema } from '../../app/account/account.schemas';
 import { discoverySchema, jwksSchema, tokenResponseSchema, userInfoSchema } from '../../app/auth/auth.responses';
 import { logoutRequestSchema, realmPathSchema, revocationRequestSchema, tokenRequestSchema } from '../../app/auth/auth.schemas';
@@ -19,7 +19,7 @@ const realmErrors = { only: [404, ...gatewayStatuses] };
 const htmlPage = { mediaType: 'text/html', description: 'HTML' };
 
 /** A public JSON document of the realm, which clients may cache. */
-const realmDocument = <const I extends string, const P extends string, const J extends z.ZodType>(id: I, path: P, summary: string, answer: { description: string; json: J }) =>
+const realmDocument = <const I extends string, const P extends string, const J extends z.ZodMiniType>(id: I, path: P, summary: string, answer: { description: string; json: J }) =>
   realm({
     id,
     method: 'GET',
@@ -45,11 +45,11 @@ const userInfo = {
 type FormDeclaration = Pick<Operation, 'summary' | 'errors' | 'responses' | 'example'>;
 
 /** A form posted to a public route of the realm, which the route reads itself (OAuth's way, or the account page's). */
-const realmForm = <const I extends string, const P extends string, const D extends FormDeclaration>(id: I, path: P, form: z.ZodType, declared: D) =>
+const realmForm = <const I extends string, const P extends string, const D extends FormDeclaration>(id: I, path: P, form: z.ZodMiniType, declared: D) =>
   realm({ id, method: 'POST', path, access: 'public', request: { path: realmPathSchema, form }, ...declared });
 
 /** A form of the account page: it answers the next page (or the same form with its error), never JSON. */
-const accountForm = <const I extends string, const P extends string>(id: I, path: P, summary: string, form: z.ZodType, example: unknown) =>
+const accountForm = <const I extends string, const P extends string>(id: I, path: P, summary: string, form: z.ZodMiniType, example: unknown) =>
   realmForm(id, path, form, {
     summary,
     // 403: posted from another site (login CSRF).

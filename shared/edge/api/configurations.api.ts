@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { configurationSchema } from '../../domain/configurations/configuration.responses';
 import { configurationBotPathSchema, configurationKeyQuerySchema, saveConfigurationSchema } from '../../domain/configurations/configuration.schemas';
 import { bot } from './examples';

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { realmQuerySchema } from '../../app/auth/auth.schemas';
 import { gatewayStatuses, operationsUnder } from './operation';
 

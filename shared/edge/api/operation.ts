@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { TokenAccess } from '../../app/access/access-kinds';
 
 export type { TokenAccess };
@@ -37,7 +37,7 @@ export type RequestHeader = 'Language' | 'IfMatch' | 'Prefer' | 'IdempotencyKey'
 export interface Outcome {
   status: number;
   description: string;
-  json?: z.ZodType;
+  json?: z.ZodMiniType;
   /** The media type of the `json` body when it is not `application/json` (SCIM's `application/scim+json`). */
   mediaType?: string;
   /** Other media types the `json` body is also served as, by the request's `Accept` (a bundle as YAML). */
@@ -48,15 +48,15 @@ export interface Outcome {
 
 /** What an operation takes. The chain validates `path`, `query` and `body` (or the multipart form) before the handler runs. */
 export interface OperationRequest {
-  path?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
+  path?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  body?: z.ZodMiniType;
   /** The media types the body is read from (`application/json` when absent); the handler binds a reader of them. */
   bodyMediaTypes?: readonly string[];
   /** A `multipart/form-data` body with a CSV file in the part `file`; a longer file arrives truncated. */
   multipart?: { maxFileBytes: number };
   /** A form the handler reads by OAuth's rules (its errors are OAuth's): described, not validated by the chain. */
-  form?: z.ZodType;
+  form?: z.ZodMiniType;
   headers?: RequestHeader[];
 }
 
@@ -69,7 +69,7 @@ export interface ErrorStatuses {
   /** 400 and 401 are OAuth's error body (RFC 6749 §5.2) rather than the standard one. */
   oauth?: boolean;
   /** Every error is SCIM's error schema (RFC 7644 §3.12) as `application/scim+json`. */
-  scim?: z.ZodType;
+  scim?: z.ZodMiniType;
   /** A `default` response for any other error (an operation with no success body to document otherwise). */
   anyOther?: boolean;
 }
@@ -110,7 +110,7 @@ export type Declarer<G extends ResourceGroup, A extends Area, S extends object> 
 export const gatewayStatuses = [429, 500, 503];
 
 /** A listing's answer: a Page of `items`, `number` counting from `base`, and what else its description says. */
-export interface PageAnswer<P extends z.ZodType> {
+export interface PageAnswer<P extends z.ZodMiniType> {
   items: string;
   schema: P;
   base: 0 | 1;
@@ -121,7 +121,7 @@ export interface PageAnswer<P extends z.ZodType> {
  * A GET answering one page of a listing (docs/api/README.md#pages), by its page query: its one answer,
  * 200 with the Page schema, is described the same way for every listing.
  */
-export function listing<const O extends Omit<Operation, 'group' | 'area' | 'method' | 'responses' | 'access'> & Partial<Pick<Operation, 'access'>>, const P extends z.ZodType>({ page, ...definition }: O & { page: PageAnswer<P> }) {
+export function listing<const O extends Omit<Operation, 'group' | 'area' | 'method' | 'responses' | 'access'> & Partial<Pick<Operation, 'access'>>, const P extends z.ZodMiniType>({ page, ...definition }: O & { page: PageAnswer<P> }) {
   const description = `A page of ${page.items} (${page.base}-based)${page.note ? `; ${page.note}` : ''}`;
   return { ...definition, method: 'GET' as const, responses: [{ status: 200 as const, description, json: page.schema }] };
 }

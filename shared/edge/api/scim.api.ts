@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import {
   createScimTokenSchema,
   scimDocumentPathSchema,
@@ -40,7 +40,7 @@ type DiscoveryPath<P extends string> = P extends `${string}/{id}` ? typeof scimD
  * A read of the service provider's own description (RFC 7643 §5 to §7), the same for every organization;
  * one named by `{id}` may not exist (404).
  */
-function discovery<const I extends string, const P extends string, const J extends z.ZodType>(id: I, path: P, summary: string, answer: { section: string; json: J }) {
+function discovery<const I extends string, const P extends string, const J extends z.ZodMiniType>(id: I, path: P, summary: string, answer: { section: string; json: J }) {
   const named = path.endsWith('/{id}');
   return scim({
     id,

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { auditEventsQuerySchema } from '../../app/audit-trail/audit-trail.schemas';
 import { auditEventPageSchema } from '../../app/audit-trail/audit-trail.responses';
 import { bruteForceStatusSchema, userPageSchema, userSchema } from '../../domain/users/user.responses';

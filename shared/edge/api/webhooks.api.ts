@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { errorBodySchema, gatewayErrorSchema } from '../../kernel/schemas/responses';
 import { orgPathSchema } from '../../domain/users/user.schemas';
 import { MAX_PENDING_PER_ORG, MAX_PENDING_PER_WEBHOOK, SEND_WINDOW_SECONDS, SENDS_PER_WINDOW } from '../../domain/webhooks/webhook-limits';

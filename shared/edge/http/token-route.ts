@@ -1,5 +1,6 @@
 import middy from '@middy/core';
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../kernel/schemas/zod-messages';
 import { accessKeys, authorizeAccess, type AccessPath, type ScopeOf } from '../../app/access/access-policy';
 import type { Operation, TokenAccess } from '../api/operation';
 import { withAuditContext } from '../../domain/audit/audit-context';

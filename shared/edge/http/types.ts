@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Operation } from '../api/operation';
 
 /** What a route handler returns; the chain turns it into the API Gateway result. */
@@ -32,9 +32,9 @@ type Extras = Pick<Reply, 'headers' | 'cookies'>;
  * The answer one declared outcome allows: its status, and a body its schema takes (JSON, or that JSON
  * already written out, with its media type), text, or none.
  */
-type AnswerOfOutcome<R> = R extends { status: infer S; json: infer J extends z.ZodType; mediaTypes: readonly string[] }
+type AnswerOfOutcome<R> = R extends { status: infer S; json: infer J extends z.ZodMiniType; mediaTypes: readonly string[] }
   ? Extras & { status: S; body: z.input<J> | string; contentType?: string }
-  : R extends { status: infer S; json: infer J extends z.ZodType }
+  : R extends { status: infer S; json: infer J extends z.ZodMiniType }
   ? Extras & ({ status: S; body: z.input<J>; contentType?: string } | { status: S; body: string; contentType: string })
   : R extends { status: infer S; text: object }
     ? Extras & { status: S; body: string; contentType: string }

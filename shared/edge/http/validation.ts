@@ -1,15 +1,16 @@
 import type middy from '@middy/core';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
+import '../../kernel/schemas/zod-messages';
 import { BadRequestError, ValidationError, type FieldIssue } from '../../kernel/errors';
 import type { HttpEvent, HttpResult, RequestContext } from './types';
 
 export interface RouteSchemas {
-  body?: z.ZodType;
-  query?: z.ZodType;
-  path?: z.ZodType;
+  body?: z.ZodMiniType;
+  query?: z.ZodMiniType;
+  path?: z.ZodMiniType;
 }
 
-type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
+type Infer<T> = T extends z.ZodMiniType ? z.infer<T> : undefined;
 
 /** A request's path, query and body once the route's schemas accepted them (`undefined` where a route has none). */
 export interface ValidInput<S extends RouteSchemas> {
@@ -19,7 +20,7 @@ export interface ValidInput<S extends RouteSchemas> {
 }
 
 /** Turns zod issues into the contract's 422 `details`, one entry per bad field. */
-export function toFieldIssues(error: z.ZodError, prefix?: string): FieldIssue[] {
+export function toFieldIssues(error: z.core.$ZodError, prefix?: string): FieldIssue[] {
   const name = (path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.') || '(body)';
   return error.issues.flatMap((issue): FieldIssue[] => {
     if (issue.code === 'unrecognized_keys') {
@@ -91,7 +92,7 @@ export function validate<S extends RouteSchemas>(
       const { event } = request;
       refuseUnsafeKeys(event.body);
       const issues: FieldIssue[] = [];
-      const parse = (schema: z.ZodType | undefined, value: unknown, prefix?: string) => {
+      const parse = (schema: z.ZodMiniType | undefined, value: unknown, prefix?: string) => {
         if (!schema) return value;
         // reportInput: zod 4 leaves `input` off its issues otherwise, and missing-vs-wrong needs it.
         const result = schema.safeParse(value, { reportInput: true });

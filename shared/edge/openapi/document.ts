@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import { resolveRoutes, type Route, type Subpaths } from '../api/routes';
 import { headerRefs, requestHeaderParameters, responseHeaders } from './headers';
 import { introduction, securitySchemes } from './introduction';
@@ -114,7 +114,7 @@ function accessPhrase(access: Access): string {
   return 'anyone';
 }
 
-function pathParameters(route: Route, schema: z.ZodType | undefined, converter: SchemaConverter): Json[] {
+function pathParameters(route: Route, schema: z.ZodMiniType | undefined, converter: SchemaConverter): Json[] {
   const shape = objectShape(schema);
   return [...route.fullPath.matchAll(/\{(\w+)\}/g)].map(([, name]) => {
     const property = shape[name!];
@@ -128,7 +128,7 @@ function pathParameters(route: Route, schema: z.ZodType | undefined, converter: 
   });
 }
 
-function queryParameters(schema: z.ZodType | undefined, converter: SchemaConverter): Json[] {
+function queryParameters(schema: z.ZodMiniType | undefined, converter: SchemaConverter): Json[] {
   return Object.entries(objectShape(schema)).map(([name, property]) => {
     const absent = property.safeParse(undefined);
     const documented = converter.parameter(property);

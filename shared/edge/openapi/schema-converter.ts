@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 
 /** zod to JSON Schema for the document: named schemas collected once under `components.schemas`. */
@@ -9,14 +9,14 @@ export const schemaRef = (id: string) => ({ $ref: `#/components/schemas/${id}` }
 
 interface ZodInternals {
   type: string;
-  innerType?: z.ZodType;
-  in?: z.ZodType;
-  out?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
+  innerType?: z.ZodMiniType;
+  in?: z.ZodMiniType;
+  out?: z.ZodMiniType;
+  shape?: Record<string, z.ZodMiniType>;
 }
-export const defOf = (schema: z.ZodType) => (schema as unknown as { _zod: { def: ZodInternals } })._zod.def;
+export const defOf = (schema: z.ZodMiniType) => (schema as unknown as { _zod: { def: ZodInternals } })._zod.def;
 
-export function objectShape(schema: z.ZodType | undefined): Record<string, z.ZodType> {
+export function objectShape(schema: z.ZodMiniType | undefined): Record<string, z.ZodMiniType> {
   return schema && defOf(schema).type === 'object' ? (defOf(schema).shape ?? {}) : {};
 }
 
@@ -24,7 +24,7 @@ export function objectShape(schema: z.ZodType | undefined): Record<string, z.Zod
  * The schema a parameter's value must meet, without the transforms around it: `queryInt`'s number
  * range rather than its string, the enum a case-folding pipe checks.
  */
-function checkedSchema(schema: z.ZodType): z.ZodType {
+function checkedSchema(schema: z.ZodMiniType): z.ZodMiniType {
   const def = defOf(schema);
   if ((def.type === 'optional' || def.type === 'nullable' || def.type === 'default') && def.innerType) return checkedSchema(def.innerType);
   if (def.type === 'pipe' && def.in && def.out) return defOf(def.out).type === 'transform' ? checkedSchema(def.in) : checkedSchema(def.out);
@@ -53,20 +53,20 @@ export class SchemaConverter {
     return Object.fromEntries(Object.entries(this.named).sort(([a], [b]) => a.localeCompare(b)));
   }
 
-  response(schema: z.ZodType): Json {
+  response(schema: z.ZodMiniType): Json {
     const id = this.ids.get(schema);
     return id ? schemaRef(id) : this.inline(schema, 'output');
   }
 
-  request(schema: z.ZodType): Json {
+  request(schema: z.ZodMiniType): Json {
     return this.inline(schema, 'input');
   }
 
-  parameter(schema: z.ZodType): Json {
+  parameter(schema: z.ZodMiniType): Json {
     return this.inline(checkedSchema(schema), 'output');
   }
 
-  private inline(schema: z.ZodType, io: 'input' | 'output'): Json {
+  private inline(schema: z.ZodMiniType, io: 'input' | 'output'): Json {
     const converted = z.toJSONSchema(schema, { io, unrepresentable: 'any', metadata: this.registry }) as Json;
     const defs = (converted.$defs ?? {}) as Record<string, Json>;
     delete converted.$defs;

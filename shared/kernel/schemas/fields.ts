@@ -1,9 +1,13 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 
 /** Zod pieces shared by the request schemas of every area. */
 
 /** A UUID in any case, lower-cased: the store's keys and comparisons use lower case (RFC 9562: case-insensitive on input). */
-export const uuidSchema = z.uuid({ message: 'Must be a UUID' }).transform((uuid) => uuid.toLowerCase());
+export const uuidSchema = z.pipe(
+  z.uuid({ message: 'Must be a UUID' }),
+  z.transform((uuid) => uuid.toLowerCase()),
+);
 
 /**
  * Whether DynamoDB can store a number as the document client sends it (`String(n)`): 0, or at most 38
@@ -31,40 +35,47 @@ export function isStorableNumber(value: number): boolean {
 /**
  * A number schema whose values the store can keep: every request schema whose numbers reach DynamoDB
  * wraps them in this, so a value such as `5e-324` is a 422 naming the field instead of a write DynamoDB
- * refuses. The check runs once the schema's own (type, `.int()`, `.min()`, `.max()`) pass, so a field
+ * refuses. The check runs once the schema's own (type, `z.int()`, `z.gte()`, `z.lte()`) pass, so a field
  * carries one message: its range when it is out of range, this one otherwise.
  */
-export const storable = <T extends z.ZodNumber>(schema: T): T =>
-  schema.refine(isStorableNumber, {
-    message: 'Must be 0 or have a magnitude from 1e-130 to 9007199254740991 with at most 38 significant digits',
-    when: (payload) => payload.issues.length === 0,
-  });
+export const storable = <T extends z.ZodMiniNumber>(schema: T): T =>
+  schema.check(
+    z.refine(isStorableNumber, {
+      message: 'Must be 0 or have a magnitude from 1e-130 to 9007199254740991 with at most 38 significant digits',
+      when: (payload) => payload.issues.length === 0,
+    }),
+  );
 
 /** A whole number from a query string, in a range, with a default when the parameter is absent. */
 export const queryInt = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .regex(/^-?\d+$/, { message: 'Must be a whole number' })
-    .transform(Number)
-    .pipe(z.number().int().min(min).max(max))
-    .optional()
-    .transform((value) => value ?? fallback);
+  z.pipe(
+    z.optional(
+      z.pipe(
+        z.pipe(z.string().check(z.regex(/^-?\d+$/, { message: 'Must be a whole number' })), z.transform(Number)),
+        z.number().check(z.int(), z.gte(min), z.lte(max)),
+      ),
+    ),
+    z.transform((value) => value ?? fallback),
+  );
 
 /**
  * `pageToken`: the `nextPageToken` of the page before, opaque (docs/api/README.md#cursor-paging); the
  * page after it, at the same cost at any depth.
  */
 export const queryPageToken = z
-  .string()
-  .min(1, { message: 'Must not be empty' })
-  .max(2000, { message: 'Must be at most 2,000 characters' })
-  .optional()
-  .meta({ description: "The previous page's `nextPageToken`: the page after it (not with the page number)" });
+  .optional(z.string().check(z.minLength(1, { message: 'Must not be empty' }), z.maxLength(2000, { message: 'Must be at most 2,000 characters' })))
+  .check(z.meta({ description: "The previous page's `nextPageToken`: the page after it (not with the page number)" }));
 
 /** `ASC` or `DESC` in any case, `DESC` when absent. */
-export const queryDirection = z
-  .string()
-  .transform((value) => value.toUpperCase())
-  .pipe(z.enum(['ASC', 'DESC'], { message: 'Must be ASC or DESC' }))
-  .optional()
-  .transform((value) => value ?? 'DESC');
+export const queryDirection = z.pipe(
+  z.optional(
+    z.pipe(
+      z.pipe(
+        z.string(),
+        z.transform((value) => value.toUpperCase()),
+      ),
+      z.enum(['ASC', 'DESC'], { message: 'Must be ASC or DESC' }),
+    ),
+  ),
+  z.transform((value) => value ?? 'DESC'),
+);

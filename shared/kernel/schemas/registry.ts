@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 
 /**
  * The named schemas of the API description: each is one `components.schemas` entry of the OpenAPI

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { errorCatalogue, type ErrorCode } from '../errors';
 import { schemaRegistry } from './registry';
 
@@ -14,13 +15,13 @@ export const dateTime = z.iso.datetime({ offset: true });
 /** The standard error body (docs/api/README.md#choices-that-apply-everywhere). */
 export const errorBodySchema = z
   .strictObject({
-    timestamp: z.int().meta({ description: 'Epoch milliseconds', format: 'int64' }),
+    timestamp: z.int().check(z.meta({ description: 'Epoch milliseconds', format: 'int64' })),
     errorCode: z.enum(errorCodes),
     errorType: z.enum(['API_ERROR', 'API_INFO', 'USER_ERROR']),
     message: z.string(),
-    path: z.string().meta({ description: 'The request path' }),
+    path: z.string().check(z.meta({ description: 'The request path' })),
   })
-  .meta({ description: 'The standard error body.' })
+  .check(z.meta({ description: 'The standard error body.' }))
   .register(schemaRegistry, { id: 'ErrorBody' });
 
 /** A 422 `details` entry: a field issue, or an entry of a bulk error list (then with `email` and `line`). */
@@ -29,21 +30,21 @@ export const fieldIssueSchema = z
     fieldName: z.string(),
     message: z.string(),
     errorCode: z.enum(errorCodes),
-    email: z.string().optional(),
-    line: z.int().optional(),
+    email: z.optional(z.string()),
+    line: z.optional(z.int()),
   })
   .register(schemaRegistry, { id: 'FieldIssue' });
 
 /** The standard error body plus `details` (422; a standard 422 body has no `details`). */
-export const validationErrorBodySchema = errorBodySchema
-  .extend({ details: z.array(fieldIssueSchema).optional() })
-  .meta({ description: 'A 422: the standard error body, with `details` when fields were refused.' })
+export const validationErrorBodySchema = z
+  .extend(errorBodySchema, { details: z.optional(z.array(fieldIssueSchema)) })
+  .check(z.meta({ description: 'A 422: the standard error body, with `details` when fields were refused.' }))
   .register(schemaRegistry, { id: 'ValidationErrorBody' });
 
 /** What API Gateway (and the local gateway) answer when no function does: 413, 429, 500, 503. */
 export const gatewayErrorSchema = z
   .strictObject({ message: z.string() })
-  .meta({ description: "API Gateway's own error body (no function answered)." })
+  .check(z.meta({ description: "API Gateway's own error body (no function answered)." }))
   .register(schemaRegistry, { id: 'GatewayError' });
 
 /** One RFC 6902 operation, as revision diffs and audit events carry them. */
@@ -51,22 +52,22 @@ export const patchOperationSchema = z
   .looseObject({
     op: z.enum(['add', 'remove', 'replace', 'move', 'copy', 'test']),
     path: z.string(),
-    value: z.unknown().optional(),
-    from: z.string().optional(),
+    value: z.optional(z.unknown()),
+    from: z.optional(z.string()),
   })
-  .meta({ description: 'An RFC 6902 JSON Patch operation' })
+  .check(z.meta({ description: 'An RFC 6902 JSON Patch operation' }))
   .register(schemaRegistry, { id: 'JsonPatchOperation' });
 
 /** Who made a change. */
 export const actorSchema = z
-  .strictObject({ uuid: z.uuid().nullable(), email: z.string().nullable() })
-  .meta({ description: 'Who made a change (both null for the operator command line)' })
+  .strictObject({ uuid: z.nullable(z.uuid()), email: z.nullable(z.string()) })
+  .check(z.meta({ description: 'Who made a change (both null for the operator command line)' }))
   .register(schemaRegistry, { id: 'Actor' });
 
 const sortSchema = z.strictObject({ unsorted: z.boolean(), sorted: z.boolean(), empty: z.boolean() });
 
 /** The Page envelope (docs/api/README.md#pages) around `item`s, unnamed. */
-const pageEnvelope = <T extends z.ZodType>(item: T) =>
+const pageEnvelope = <T extends z.ZodMiniType>(item: T) =>
   z.strictObject({
     content: z.array(item),
     pageable: z.strictObject({
@@ -87,14 +88,13 @@ const pageEnvelope = <T extends z.ZodType>(item: T) =>
     empty: z.boolean(),
     sort: sortSchema,
     nextPageToken: z
-      .string()
-      .nullable()
-      .meta({ description: 'The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page' }),
+      .nullable(z.string())
+      .check(z.meta({ description: 'The next page, as `pageToken` (docs/api/README.md#cursor-paging); null on the last page' })),
   });
 
 /** A Page (docs/api/README.md#pages) of `item`s, named `id` in the document. */
-export const pageSchemaOf = <T extends z.ZodType>(item: T, id: string, description: string) =>
-  pageEnvelope(item).meta({ description }).register(schemaRegistry, { id });
+export const pageSchemaOf = <T extends z.ZodMiniType>(item: T, id: string, description: string) =>
+  pageEnvelope(item).check(z.meta({ description })).register(schemaRegistry, { id });
 
 /** The Page envelope (docs/api/README.md#pages) around items of type `T`. */
-export type Page<T> = Omit<z.output<ReturnType<typeof pageEnvelope<z.ZodUnknown>>>, 'content'> & { content: T[] };
+export type Page<T> = Omit<z.output<ReturnType<typeof pageEnvelope<z.ZodMiniUnknown>>>, 'content'> & { content: T[] };
