@@ -6,7 +6,7 @@
  * The options are the stack's own (`functionBundling`, `lazyPackages` and `lazyPackageFlags` of
  * infra/cloud/service-function.ts). NodejsFunction (aws-lambda-nodejs/lib/bundling.js) runs
  *   esbuild --bundle <entry> --target=node24 --platform=node --format=cjs --outfile=<dir>/index.js
- *           --minify --sourcemap --external:<module> ... --define:import.meta.url=bundleImportMetaUrl
+ *           --minify --sourcemap --sources-content=false --external:<module> ... --define:import.meta.url=bundleImportMetaUrl
  *           --inject:<project>/infra/cloud/bundle-import-meta.ts
  * which is what `build` below runs through esbuild's API, then its afterBundling step builds each lazy
  * package of the function, which is what `buildLazyPackage` runs, with the same command line.
@@ -139,6 +139,7 @@ export function esbuildOptions(mode: BundleMode) {
     format: 'cjs',
     minify: functionBundling.minify,
     sourcemap: functionBundling.sourceMap,
+    sourcesContent: functionBundling.sourcesContent,
     inject: functionBundling.inject.map((file) => join(projectRoot, file)),
     define: { ...functionBundling.define },
     external: externalsFor(mode),
