@@ -23,7 +23,10 @@ export default tseslint.config(
       // API (`zod/mini`) keeps only the functions a module calls.
       'no-restricted-imports': [
         'error',
-        { paths: [{ name: 'zod', message: "Use `import * as z from 'zod/mini'`: the classic API defeats tree shaking." }] },
+        {
+          paths: [{ name: 'zod', message: "Use `import * as z from 'zod/mini'`: the classic API defeats tree shaking." }],
+          patterns: [{ regex: '^zod/(v4|v3|v4/classic)$', message: "Use `import * as z from 'zod/mini'`: the classic API defeats tree shaking." }],
+        },
       ],
     },
   },

@@ -84,8 +84,11 @@ export function deployedMode(): BundleMode {
   return (functionBundling.externalModules as readonly string[]).includes('@aws-sdk/*') ? 'sdk-external' : 'self-contained';
 }
 
-/** The npm package of a metafile input (`node_modules/<package>/…`), undefined for the project's own files. */
-export const packageOfInput = (input: string): string | undefined => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
+/**
+ * The npm package of a metafile input (`node_modules/<package>/…`; for a copy nested in another
+ * package's `node_modules`, the nested package), undefined for the project's own files.
+ */
+export const packageOfInput = (input: string): string | undefined => /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
 
 /** The npm package a bare import names (`@scope/name/sub` → `@scope/name`), undefined for a path or a `node:` module. */
 export const packageOfImport = (specifier: string): string | undefined =>

@@ -49,7 +49,7 @@ const fromRuntime = (name: string) => name.startsWith('@aws-sdk/') || name.start
 const lazyNames = new Set(Object.values(lazyPackages).flat());
 /** The packages a lazy package's file holds besides it: its own dependencies, which no bundle needs. */
 const lazyDependencies: Record<string, string[]> = {
-  '@aws-lambda-powertools/idempotency': ['@aws-lambda-powertools/commons', '@aws/lambda-invoke-store'],
+  '@aws-lambda-powertools/idempotency': ['@aws-lambda-powertools/commons', '@aws-lambda-powertools/jmespath', '@aws/lambda-invoke-store'],
   'ecdsa-sig-formatter': ['safe-buffer'],
 };
 

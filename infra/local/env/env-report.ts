@@ -31,6 +31,7 @@ export interface EnvReads {
 export function recordEnvReads(reportDir?: string): EnvReads {
   const reads = new Map<ResourceGroup, Map<string, number>>();
   let timer: NodeJS.Timeout | undefined;
+  let closed = false;
   const report = (): EnvReport => ({
     generatedAt: new Date().toISOString(),
     functions: Object.fromEntries(
@@ -57,12 +58,13 @@ export function recordEnvReads(reportDir?: string): EnvReads {
     write,
     close: () => {
       write();
+      closed = true;
       process.off('exit', write);
     },
     record: (group, variable) => {
       const counts = reads.get(group) ?? new Map<string, number>();
       reads.set(group, counts.set(variable, (counts.get(variable) ?? 0) + 1));
-      if (reportDir && !timer) timer = setTimeout(write, REPORT_DELAY_MS).unref();
+      if (reportDir && !timer && !closed) timer = setTimeout(write, REPORT_DELAY_MS).unref();
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createPublicKey, type JsonWebKey } from 'node:crypto';
 import { decomposeUnverifiedJwt } from 'aws-jwt-verify/jwt';
 import { verifyJwtSync } from 'aws-jwt-verify/jwt-verifier';
 import type { Jwks } from 'aws-jwt-verify/jwk';
@@ -54,7 +55,12 @@ function jwtVerifier() {
       // synchronous verification against that one key (its JwtVerifier class adds only fetching a JWKS).
       // Issuer and audience differ by realm and token type: callers check them on the verified claims.
       const jwks = { keys: [jwk] } as unknown as Jwks;
-      return { verify: (token: string) => verifyJwtSync(token, jwks, { issuer: null, audience: null }) as Record<string, unknown>, kid: jwk.kid };
+      // The one key, as a key object made once (the library would make it again for every token).
+      const keyObject = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+      return {
+        verify: (token: string) => verifyJwtSync(token, jwks, { issuer: null, audience: null }, () => keyObject) as Record<string, unknown>,
+        kid: jwk.kid,
+      };
     })
     .catch((error: unknown) => {
       verifier = undefined;
