@@ -283,6 +283,18 @@ describe('bodies no schema may walk whole', () => {
     expect(({} as Record<string, unknown>).pwned).toBeUndefined();
   });
 
+  test('a body nested deeper than 64 levels is 400 MALFORMED_JSON saying so, before a parser walks it; 64 levels are read', async () => {
+    const nested = (depth: number) => `{"name":"a","extra":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    const deep = await strict(event({ headers: { 'content-type': 'application/json', 'x-request-id': 'deep-1' }, body: nested(5_000) }), context());
+    const answer = expectStandard(deep, 400, 'MALFORMED_JSON', '/things', 'deep-1') as { message: string };
+    expect(answer.message).toMatch(/^The request body nests objects and arrays more than 64 levels deep/);
+    // At the bound the body is read, and the schema answers for it; brackets inside strings do not count.
+    const atBound = await strict(event({ headers: { 'content-type': 'application/json', 'x-request-id': 'deep-2' }, body: nested(64) }), context());
+    expectStandard(atBound, 422, 'VALIDATION_FAILED', '/things', 'deep-2');
+    const inString = await strict(event({ headers: { 'content-type': 'application/json', 'x-request-id': 'deep-3' }, body: JSON.stringify({ name: '['.repeat(500) }) }), context());
+    expect(inString.statusCode).toBe(200);
+  });
+
   test('a 422 lists the first 100 bad fields and counts the rest, so its answer stays small', async () => {
     const body = JSON.stringify(Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`unknown${i}`, i])));
     const result = await strict(event({ headers: { 'content-type': 'application/json', 'x-request-id': 'many-1' }, body }), context());

@@ -1,6 +1,7 @@
 import type middy from '@middy/core';
 import type { Operation } from '../api/operation';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { BadRequestError } from '../../kernel/errors';
 import { multipartBodyParser } from './multipart';
 import { textBodyParser, type BodyReader } from './text-body';
 import { denyingPermissions, PAGE_DENIED_FEATURES, STRICT_PAGE_POLICY } from './page-policy';
@@ -58,7 +59,46 @@ export function bodyParser(spec: {
 }): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext>[] {
   if (spec.multipart) return [multipartBodyParser(spec.multipart)];
   if (spec.readBody) return [textBodyParser(spec.readBody)];
-  return spec.schemas?.body ? [httpJsonBodyParser<HttpEvent>()] : [];
+  return spec.schemas?.body ? [jsonDepthBound(), httpJsonBodyParser<HttpEvent>()] : [];
+}
+
+/** The deepest a JSON body may nest objects and arrays: no field of the API nests more than a few levels. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * 400 `MALFORMED_JSON` for a body nested deeper than `MAX_JSON_DEPTH`, read once without parsing, before
+ * middy's parser walks it: its key check runs JSON.parse with a reviver, which recurses once per level
+ * and runs out of stack some thousands of levels down.
+ */
+function jsonDepthBound(): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext> {
+  return {
+    before: ({ event }) => {
+      const text = event.isBase64Encoded && event.body ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+      if (text && nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+        throw new BadRequestError({
+          code: 'MALFORMED_JSON',
+          message: `The request body nests objects and arrays more than ${MAX_JSON_DEPTH} levels deep, which no field of this API does: send the fields the operation documents`,
+        });
+      }
+    },
+  };
+}
+
+/** Whether JSON text opens more than `limit` objects and arrays inside one another (brackets in strings do not count). */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
 }
 
 export function requestFacts(event: HttpEvent, context: RequestContext) {
