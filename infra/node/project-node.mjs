@@ -19,7 +19,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const wanted = readFileSync(join(root, '.nvmrc'), 'utf8').trim();
 // Set for the command's processes: a nested `npm run` that comes back here neither announces nor switches again.
 const SWITCHED = 'PROJECT_NODE_SWITCHED';
-const packageName = `node-${process.platform}-${process.arch}`;
+// The registry names Windows builds `node-win-<arch>`, not after `process.platform` (`win32`).
+const packageName = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
 const binDir = join(root, 'node_modules', packageName, 'bin');
 const binary = join(binDir, process.platform === 'win32' ? 'node.exe' : 'node');
 const majorOf = (version) => version.split('.')[0];
