@@ -60,10 +60,10 @@ const tiers = [
     tier: 'shared/kernel',
     layers: [
       // Schema pieces, configuration, observability, text; then the error catalogue and the logger;
-      // then retries and pacing, which import nothing of the project.
+      // then retries, pacing, lazy values and stack mapping, which import nothing of the project.
       ['shared/kernel/schemas', 'shared/kernel/config\\.ts', 'shared/kernel/metrics\\.ts', 'shared/kernel/text'],
       ['shared/kernel/errors\\.ts', 'shared/kernel/logger\\.ts'],
-      ['shared/kernel/retry\\.ts'],
+      ['shared/kernel/retry\\.ts', 'shared/kernel/lazy\\.ts', 'shared/kernel/source-mapped-stack\\.ts'],
     ],
   },
 ];

@@ -7,7 +7,8 @@ import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import type { Pluggable } from '@smithy/types';
 import { config } from '../../kernel/config';
 import { count } from '../../kernel/metrics';
-import { clientOptions, lazy, withClientPlugins } from './client-options';
+import { lazy } from '../../kernel/lazy';
+import { clientOptions, withClientPlugins } from './client-options';
 import { backoffDelay, cognitoRetryPolicy, isThrottled } from '../../kernel/retry';
 
 /** Counts each call that still fails for throttling after the SDK's own retries (metric `IdentityProviderThrottled`). */

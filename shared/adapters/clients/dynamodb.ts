@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../kernel/config';
-import { clientOptions, lazy, withClientPlugins } from './client-options';
+import { lazy } from '../../kernel/lazy';
+import { clientOptions, withClientPlugins } from './client-options';
 
 /** The base client, for libraries that send DynamoDB's own commands (Powertools' idempotency store). */
 export const dynamodbClient = lazy(() => withClientPlugins(new DynamoDBClient(clientOptions(config().endpoints.dynamodb))));

@@ -1,6 +1,7 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { config } from '../../kernel/config';
-import { clientOptions, lazy, withClientPlugins } from './client-options';
+import { lazy } from '../../kernel/lazy';
+import { clientOptions, withClientPlugins } from './client-options';
 
 /**
  * PutEvents answers in milliseconds; an answer lost on the way is given up after 5 s and the call sent

@@ -1,6 +1,7 @@
 import { S3Client } from '@aws-sdk/client-s3';
 import { config } from '../../kernel/config';
-import { clientOptions, lazy, withClientPlugins } from './client-options';
+import { lazy } from '../../kernel/lazy';
+import { clientOptions, withClientPlugins } from './client-options';
 
 // An endpoint override (the local emulator) is addressed path-style; AWS uses virtual-hosted style.
 // Checksums only where S3 requires them: otherwise a presigned PUT would carry the checksum of an

@@ -1,6 +1,7 @@
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { config } from '../../kernel/config';
-import { clientOptions, lazy, withClientPlugins } from './client-options';
+import { lazy } from '../../kernel/lazy';
+import { clientOptions, withClientPlugins } from './client-options';
 
 /**
  * One attempt a call: the mailer retries SES's rate refusals with the kernel's policy

@@ -3,6 +3,7 @@ import type * as Yaml from 'yaml';
 import { BadRequestError, PayloadTooLargeError } from '../../kernel/errors';
 import { yamlBundleLimits } from './bundle.limits';
 import { BUNDLE_FORMAT_VERSION, bundleMediaTypes } from './bundle.schemas';
+import { groupDigits } from '../../kernel/text/numbers';
 
 /** A bundle as text: JSON by default, YAML on request, both read and written here. */
 
@@ -45,7 +46,7 @@ function* boundedTokens(text: string, lines: Yaml.LineCounter): Generator<Yaml.C
   for (const lexeme of new Lexer().lex(text)) {
     const type = CST.tokenType(lexeme);
     if (type && SCALAR_TOKENS.has(type) && ++scalars > yamlBundleLimits.scalars) {
-      throw tooLarge(`holds more than ${yamlBundleLimits.scalars.toLocaleString('en-US')} keys and values, more than any bundle of ${yamlBundleLimits.bytes.toLocaleString('en-US')} bytes`);
+      throw tooLarge(`holds more than ${groupDigits(yamlBundleLimits.scalars)} keys and values, more than any bundle of ${groupDigits(yamlBundleLimits.bytes)} bytes`);
     }
     if (type === 'alias' && ++aliases > yamlBundleLimits.aliases) {
       throw malformed(`The YAML bundle has more than ${yamlBundleLimits.aliases} aliases${place(lines, parser.offset)}, which no bundle needs`);
@@ -83,7 +84,7 @@ function duplicateKey(doc: Yaml.Document.Parsed): { key: string; offset: number 
 function readYaml(text: string): unknown {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > yamlBundleLimits.bytes) {
-    throw tooLarge(`is ${bytes.toLocaleString('en-US')} bytes; a YAML body takes at most ${yamlBundleLimits.bytes.toLocaleString('en-US')} bytes (1 MiB)`);
+    throw tooLarge(`is ${groupDigits(bytes)} bytes; a YAML body takes at most ${groupDigits(yamlBundleLimits.bytes)} bytes (1 MiB)`);
   }
   const { Composer, LineCounter } = yamlLibrary();
   const lines = new LineCounter();

@@ -11,6 +11,7 @@ import { projectionOf, type AttributeSelection } from './scim-projection';
 import { SCIMMY } from './scim-schema';
 import type { ScimCaller } from './scim-tokens';
 import { desiredOf, toScimUser, versionOf, type DesiredUser } from './scim-user.mapper';
+import { groupDigits } from '../../kernel/text/numbers';
 
 export { versionOf };
 
@@ -175,7 +176,7 @@ export async function searchScimUsers(context: ScimContext, search: ScimSearch):
   return { users: await getUsers(orgUuid, page), total: matched.length };
 }
 
-const tooBroad = () => new BadRequestError({ code: 'FILTER_TOO_BROAD', message: `The organization has more than ${SCAN_MAX_USERS.toLocaleString('en')} users: filter by userName or emails.value with eq, or page within the first ${SCAN_MAX_USERS.toLocaleString('en')}` });
+const tooBroad = () => new BadRequestError({ code: 'FILTER_TOO_BROAD', message: `The organization has more than ${groupDigits(SCAN_MAX_USERS)} users: filter by userName or emails.value with eq, or page within the first ${groupDigits(SCAN_MAX_USERS)}` });
 
 /** The users as SCIM Users, with only the attributes the request selects (`id` and `schemas` always). */
 export function renderScimUsers(users: UserRecord[], baseUrl: string, selection: AttributeSelection = {}): Record<string, unknown>[] {

@@ -18,6 +18,7 @@ import {
 } from './user-index';
 import type { UserRecord, UserStatus } from './user.entities';
 import { getUser, getUsers } from './user.repository';
+import { groupDigits } from '../../kernel/text/numbers';
 
 /**
  * Reading users (docs/api/users.md) from the users index (`user-index.ts`): a page reads the first entries of
@@ -129,7 +130,7 @@ async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[]): P
     throw new ValidationError({ details: [
       {
         fieldName: 'searchTerms',
-        message: `With more than ${SHORT_SEARCH_MAX_USERS.toLocaleString('en')} users, at least one search word must have ${POSTING_PREFIX} or more characters`,
+        message: `With more than ${groupDigits(SHORT_SEARCH_MAX_USERS)} users, at least one search word must have ${POSTING_PREFIX} or more characters`,
         errorCode: 'FIELD_INVALID',
       },
     ] });

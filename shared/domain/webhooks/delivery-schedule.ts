@@ -15,6 +15,7 @@ import {
 } from './webhook-limits';
 import type { DeliveryRecord, WebhookRecord } from './webhook.entities';
 import { enqueueDelivery, listWebhooks, markDropped } from './webhook.repository';
+import { groupDigits } from '../../kernel/text/numbers';
 
 /**
  * Scheduling deliveries (docs/api/events.md#webhooks): every change event a subscription wants
@@ -140,8 +141,8 @@ async function recordDropped({ orgUuid, plan }: OrgBatch, now: string): Promise<
 }
 
 const capMessages: Record<CapReached, string> = {
-  webhook: `The subscription has ${MAX_PENDING_PER_WEBHOOK.toLocaleString('en-US')} deliveries pending, the most it may have`,
-  organization: `The organization's subscriptions have ${MAX_PENDING_PER_ORG.toLocaleString('en-US')} deliveries pending, the most they may have`,
+  webhook: `The subscription has ${groupDigits(MAX_PENDING_PER_WEBHOOK)} deliveries pending, the most it may have`,
+  organization: `The organization's subscriptions have ${groupDigits(MAX_PENDING_PER_ORG)} deliveries pending, the most they may have`,
 };
 
 /**

@@ -1,5 +1,6 @@
 import { bulkCreateExampleFile, bulkPermissionsExampleFile } from './examples';
 import { MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS, bulkCreateLayout, bulkCreateLimits, bulkPermissionLimits, permissionColumns } from '../../app/bulk/bulk.limits';
+import { groupDigits } from '../../kernel/text/numbers';
 
 /**
  * What the document says of the bulk operations' files (docs/api/bulk.md): their columns, rules and limits,
@@ -7,7 +8,6 @@ import { MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS, bulkCreateLayout
  */
 
 const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
-const rows = (count: number) => count.toLocaleString('en-US');
 const code = (values: readonly string[]) => values.map((value) => `\`${value}\``).join(', ');
 const csvBlock = (text: string) => `\`\`\`csv\n${text}\`\`\``;
 
@@ -48,7 +48,7 @@ export const bulkCreateDescription = [
   'Creates the users a CSV file lists, as `POST …/users` does, each welcomed by e-mail in the `language` header\'s language. ADMIN only.',
   '',
   `**The file**: the part \`file\` of a \`multipart/form-data\` body, at most ${mib(MULTIPART_MAX_BYTES)} (413 \`FILE_TOO_LARGE\`; larger files go through \`POST …/users/bulk-uploads\`) ` +
-    `and ${rows(bulkCreateLimits.maxRows)} rows (422 \`TOO_MANY_ROWS\`). ${csvFormat}`,
+    `and ${groupDigits(bulkCreateLimits.maxRows)} rows (422 \`TOO_MANY_ROWS\`). ${csvFormat}`,
   '',
   bulkCreateFile,
   '',
@@ -69,7 +69,7 @@ export const bulkUploadDescription = [
     `The upload starts the job, which reads the file exactly as \`POST …/users/bulk-create\` does; poll it at \`Location\`, whose \`errors\` list the failed users once it is \`done\`. ` +
     '`?dryRun=true` and the `language` header apply as there.',
   '',
-  `**The file**: at most ${mib(bulkCreateLimits.maxBytes)} and ${rows(bulkCreateLimits.maxRows)} rows. ${csvFormat}`,
+  `**The file**: at most ${mib(bulkCreateLimits.maxBytes)} and ${groupDigits(bulkCreateLimits.maxRows)} rows. ${csvFormat}`,
   '',
   bulkCreateFile,
 ].join('\n');
@@ -77,7 +77,7 @@ export const bulkUploadDescription = [
 export const bulkGrantDescription = [
   'Grants permissions listed in a CSV file, one grant per row, added to the user\'s own (a grant already held is kept once). ADMIN only.',
   '',
-  `**The file**: the part \`file\` of a \`multipart/form-data\` body, at most ${mib(bulkPermissionLimits.maxBytes)} and ${rows(bulkPermissionLimits.maxRows)} rows. ${csvFormat}`,
+  `**The file**: the part \`file\` of a \`multipart/form-data\` body, at most ${mib(bulkPermissionLimits.maxBytes)} and ${groupDigits(bulkPermissionLimits.maxRows)} rows. ${csvFormat}`,
   '',
   `**Columns** (${code(permissionColumns)}; \`Email\`, \`EnvironmentUuid\` and \`EnvironmentName\` must be there):`,
   '',

@@ -3,6 +3,7 @@ import { bundleApplySchema, bundlePlanSchema, bundleResponseSchema } from '../..
 import { bundleExportQuerySchema, bundlePathSchema, bundleSchema } from '../../app/bundles/bundle.schemas';
 import { parameters } from './examples';
 import { operationsUnder } from './operation';
+import { groupDigits } from '../../kernel/text/numbers';
 
 /** A bot's whole configuration as a bundle: export, the plan of applying one, and the apply (docs/api/bundles.md). */
 
@@ -46,15 +47,14 @@ const exampleBundle = {
   ],
 };
 
-const count = (value: number) => value.toLocaleString('en-US');
 
 const bodyDescription =
   'The body is a bundle as `GET …/bundle` answers it, as JSON or, with `Content-Type: application/yaml`, YAML. Entries are matched with the ' +
   'bot’s supervisors and agents by role (without case or accents; the default supervisor with the default supervisor); references are ' +
   'resolved by name against this bot (a name it lacks is a 422 naming the field, e.g. `agents.3.knowledge.0.name`). A body that is not ' +
   'JSON or YAML (`application/x-yaml` and `text/yaml` are read as YAML too), or of another `formatVersion`, is a 400; a JSON body over 6 MB ' +
-  `is a 413. YAML costs far more to read than JSON, so a YAML body is a 413 \`BODY_TOO_LARGE\`, before it is read, over ${count(yamlBundleLimits.bytes)} bytes ` +
-  `(1 MiB, half as much again as the YAML export of a bot of 500 agents), or with more than ${count(yamlBundleLimits.scalars)} keys and values; ` +
+  `is a 413. YAML costs far more to read than JSON, so a YAML body is a 413 \`BODY_TOO_LARGE\`, before it is read, over ${groupDigits(yamlBundleLimits.bytes)} bytes ` +
+  `(1 MiB, half as much again as the YAML export of a bot of 500 agents), or with more than ${groupDigits(yamlBundleLimits.scalars)} keys and values; ` +
   `and a 400 \`MALFORMED_BUNDLE\` with collections nested more than ${yamlBundleLimits.depth} deep, more than ${yamlBundleLimits.aliases} aliases, or a key given twice in a map. ` +
   'Send a larger bundle as JSON.';
 

@@ -5,6 +5,7 @@ import { MAX_PENDING_PER_ORG, MAX_PENDING_PER_WEBHOOK, SEND_WINDOW_SECONDS, SEND
 import { deliveryAttemptSchema, deliveryScheduledSchema, webhookSchema, webhookWithSecretSchema } from '../../domain/webhooks/webhook.responses';
 import { deliveriesQuerySchema, deliveryPathSchema, webhookBodySchema, webhookPathSchema } from '../../domain/webhooks/webhook.schemas';
 import { operationsUnder, type ErrorStatuses, type Outcome } from './operation';
+import { groupDigits } from '../../kernel/text/numbers';
 
 /**
  * An organization's webhook subscriptions to its change events (docs/api/events.md#webhooks), ADMIN
@@ -20,10 +21,9 @@ const example = {
 };
 const secretNote = 'The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it; it is marked `Cache-Control: no-store`.';
 
-const count = (value: number) => value.toLocaleString('en-US');
 const limitsNote =
   `At most ${SENDS_PER_WINDOW} tests and redeliveries of a subscription every ${SEND_WINDOW_SECONDS} seconds (429 \`RATE_LIMITED\`), and none while the subscription has ` +
-  `${count(MAX_PENDING_PER_WEBHOOK)} deliveries pending or its organization ${count(MAX_PENDING_PER_ORG)} (429 \`WEBHOOK_BACKLOG_FULL\`); either with Retry-After.`;
+  `${groupDigits(MAX_PENDING_PER_WEBHOOK)} deliveries pending or its organization ${groupDigits(MAX_PENDING_PER_ORG)} (429 \`WEBHOOK_BACKLOG_FULL\`); either with Retry-After.`;
 
 /** The 429 a test or redelivery answers itself; API Gateway's throttling answers its own body under the same status. */
 const sendRefused = {

@@ -1,3 +1,5 @@
+import { lazy } from '../lazy';
+
 /** Text matching shared by the listings and quicksearches: accent- and case-insensitive. */
 
 /** Lower-cases and strips accents (`José` → `jose`). */
@@ -28,7 +30,8 @@ export function quickMatchesFolded(wanted: string, haystack: string): boolean {
   return true;
 }
 
-const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
+/** Made on first use: `Intl` loads its locale data as a collator is made, which no cold start needs. */
+const collator = lazy(() => new Intl.Collator('en', { sensitivity: 'base', numeric: true }));
 
 /** Alphabetical order that ignores case and accents and orders numbers naturally. */
-export const compareText = (a: string, b: string): number => collator.compare(a, b);
+export const compareText = (a: string, b: string): number => collator().compare(a, b);
