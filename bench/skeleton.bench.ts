@@ -13,11 +13,11 @@ import { accessToken, apiCall, apiGet, orgUrl, placeholderConfig, projectRoot, t
 
 const [MODE, LOAD_AIM, READ_AIM] = [deployedMode(), 1.2, 2];
 const LOAD_PROBE = 'const { performance } = require("node:perf_hooks"); const t = performance.now(); require(process.argv[1]); process.stdout.write(String(performance.now() - t));';
-// As Lambda's runtime: NODE_OPTIONS of infra/cloud/service-function.ts, and the SDK found on NODE_PATH (here the repository's copy).
+// As Lambda's runtime: no NODE_OPTIONS (infra/cloud/service-function.ts sets none), and the SDK found on NODE_PATH (here the repository's copy).
 const LOAD_ENV = { PATH: process.env.PATH, NODE_PATH: join(projectRoot, 'node_modules'), ...placeholderConfig, POWERTOOLS_SERVICE_NAME: 'bench' };
 /** Milliseconds `require(file)` takes in a fresh node process. */
 function loadMs(file: string): number {
-  const result = spawnSync(process.execPath, ['--enable-source-maps', '-e', LOAD_PROBE, file], { env: LOAD_ENV, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(process.execPath, ['-e', LOAD_PROBE, file], { env: LOAD_ENV, encoding: 'utf8', timeout: 30_000 });
   check(result.status === 0 && Number(result.stdout) >= 0, `Loading ${file} failed: ${(result.stderr || result.error?.message || '').trim().split('\n')[0]}; \`NODE_PATH=node_modules node -e "require('${file}')"\` shows the whole error`);
   return Number(result.stdout);
 }
@@ -87,7 +87,7 @@ benchmark<Data, number>({
         formatBundleTable(bundles),
       ],
       'Module load against a bare bundle of the same SDK clients': [
-        `Per function, its bundle and a bare bundle that only \`require\`s the AWS SDK modules the function's bundle requires (esbuild's metafile: its external \`@aws-sdk/*\` and \`@smithy/*\` imports), built with the same esbuild options; each timed as \`require(<bundle>)\` in ${runs} fresh \`node --enable-source-maps\` processes (the deployed functions' \`NODE_OPTIONS\`), function and bare alternating, in rounds over every function, the stack stopped. Configuration: placeholders. The SDK resolves through \`NODE_PATH\` to the repository's node_modules, as Lambda's runtime resolves its own copy; the runtime's bootstrap is not included. Aim: function median within ${LOAD_AIM}× the bare median.`,
+        `Per function, its bundle and a bare bundle that only \`require\`s the AWS SDK modules the function's bundle requires (esbuild's metafile: its external \`@aws-sdk/*\` and \`@smithy/*\` imports), built with the same esbuild options; each timed as \`require(<bundle>)\` in ${runs} fresh \`node\` processes (the deployed functions set no \`NODE_OPTIONS\`: the logger maps logged stacks itself), function and bare alternating, in rounds over every function, the stack stopped. Configuration: placeholders. The SDK resolves through \`NODE_PATH\` to the repository's node_modules, as Lambda's runtime resolves its own copy; the runtime's bootstrap is not included. Aim: function median within ${LOAD_AIM}× the bare median.`,
         table(loads, [
           ['function', (l) => l.report.group], ['index.js bytes', (l) => fmt.int(l.report.bytes), 'right'], ['SDK modules', (l) => l.sdk.map((name) => name.replace(/^@aws-sdk\/(client-)?/, '')).join(', ') || '–'],
           ['function p50 / p95 ms', (l) => `${fmt.ms(percentile(l.function, 50))} / ${fmt.ms(percentile(l.function, 95))}`, 'right'], ['bare p50 ms', (l) => fmt.ms(percentile(l.bare, 50)), 'right'],

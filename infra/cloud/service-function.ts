@@ -71,8 +71,9 @@ export const functionBundling = {
   target: 'node24',
   minify: true,
   sourceMap: true,
-  // The map without the sources' text: stack traces need only the mappings, and Node reads and parses
-  // the whole map as the bundle loads (`--enable-source-maps`), a quarter of the size this way.
+  // The map ships beside the bundle for the logger, which maps a logged error's stack with it on the
+  // process's first error (shared/kernel/source-mapped-stack.ts); Node's `--enable-source-maps` would
+  // read and parse it at every cold start instead. Without the sources' text: stacks need only the mappings.
   sourcesContent: false,
   // The AWS SDK v3 and its @smithy packages are left to the copy the Node.js 24 runtime ships (CDK's
   // default with cdk.json's sdkV3ExcludeSmithyPackages flag): that halves the bundle, and both come
@@ -152,8 +153,6 @@ export class ServiceFunction extends Construct {
         POWERTOOLS_SERVICE_NAME: props.group,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(this),
         POWERTOOLS_LOG_LEVEL: props.logLevel,
-        // Stack traces point into the TypeScript sources through the bundled source map.
-        NODE_OPTIONS: '--enable-source-maps',
         ...props.environment,
       },
       bundling: {

@@ -6,6 +6,7 @@ import httpSecurityHeaders from '@middy/http-security-headers';
 import type { ResourceGroup } from '../api/operation';
 import { resolveOperations, type Route } from '../api/route-resolution';
 import { subpathsFromEnv } from '../../kernel/config';
+import { lazy } from '../../kernel/lazy';
 import { errorMapper } from './error-mapper';
 import { observability } from './observability';
 import { pathDecodes } from './path-decoding';
@@ -51,9 +52,15 @@ export function createFunction(group: ResourceGroup, handlers: Record<string, Ro
   const routes = resolveOperations(operations, subpathsFromEnv());
   checkHandlers(routes, handlers);
   const router = httpRouterHandler<HttpEvent, HttpResult>(
-    routes.map((route) => ({ method: route.method, path: route.fullPath, handler: handlers[route.id]!.build() })),
+    routes.map((route) => ({ method: route.method, path: route.fullPath, handler: builtOnFirstCall(handlers[route.id]!.build) })),
   );
   return withHttpChain(router, group);
+}
+
+/** A route's chain, built when the route is first called rather than for every route as the function loads. */
+function builtOnFirstCall(build: () => RouteChain): RouteChain {
+  const chain = lazy(build);
+  return middy<HttpEvent, HttpResult>().handler((event, context, options) => chain()(event, context, options));
 }
 
 /**
