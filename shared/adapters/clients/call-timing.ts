@@ -3,7 +3,7 @@ import type { HandlerExecutionContext, Pluggable } from '@smithy/types';
 import { recordAwsCall } from '../../kernel/metrics';
 
 /** `DynamoDBClient` → `DynamoDB`, `GetItemCommand` → `GetItem`: the names AWS's own documents use. */
-const shortName = (name: string | undefined, suffix: string) => (name ? name.replace(new RegExp(`${suffix}$`), '') : 'unknown');
+const shortName = (name: string | undefined, suffix: string) => (!name ? 'unknown' : name.endsWith(suffix) ? name.slice(0, -suffix.length) : name);
 
 const attemptsOf = (result: unknown): number | undefined => (result as { $metadata?: { attempts?: number } } | undefined)?.$metadata?.attempts;
 

@@ -5,8 +5,7 @@ import { pt } from './locales/pt';
 import type { KindCopy, MailCopy } from './mail-copy';
 import { escapeHtml, type Language, type MailKind } from './mail-terms';
 
-export type { KindCopy, MailCopy, TemporaryPasswordCopy } from './mail-copy';
-export { defaultLanguage, escapeHtml, isLanguage, languages, mailKinds, type Language, type MailKind } from './mail-terms';
+export { escapeHtml, isLanguage, languages, mailKinds, type Language, type MailKind } from './mail-terms';
 
 /** What a user needs to sign in: the values every e-mail fills in. */
 export interface MailVars {

@@ -53,6 +53,9 @@ export interface DeliveryOptions {
   realmOf?: (orgUuid: string) => Promise<string>;
 }
 
+/** The failures decided before any call to SES (whose refusals `sendMail` logs). */
+const NOT_SENT_TO_SES = new Set(['UserNotFound', 'PasswordNotReadable']);
+
 /**
  * Sends one queued e-mail, once: a message whose attempt is no longer its user's current one, or
  * already settled (a duplicate delivery), is skipped. SES accepting it settles it as sent (a welcome
@@ -60,9 +63,6 @@ export interface DeliveryOptions {
  * (its rate, its outage) answers `retry`, for the queue to deliver it again, unless this delivery is
  * `final`.
  */
-/** The failures decided before any call to SES (whose refusals `sendMail` logs). */
-const NOT_SENT_TO_SES = new Set(['UserNotFound', 'PasswordNotReadable']);
-
 export async function deliverQueuedMail(mail: QueuedMail, options: DeliveryOptions): Promise<'sent' | 'failed' | 'skipped' | 'retry'> {
   const state = await getMailState(mail.orgUuid, mail.userUuid, mail.kind);
   if (state?.attempt !== mail.id || state.state !== 'QUEUED') return 'skipped';

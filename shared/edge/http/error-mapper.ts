@@ -21,6 +21,7 @@ import {
 import { isThrottled } from '../../kernel/retry';
 import { logger } from '../../kernel/logger';
 import type { HttpEvent, HttpResult } from './types';
+import { unsafeKeyMessage } from './validation';
 
 /** The contract's standard error body (section 7), plus `details` on 422 validation errors. */
 export interface ErrorBody {
@@ -83,7 +84,7 @@ function mapMiddyError(error: HttpErrorLike): Mapped {
   // middy's JSON parser refuses a `__proto__` key (and a `constructor` one holding a `prototype`) itself,
   // before `refuseUnsafeKeys` sees the body: the same answer as that check's.
   if (source === '@middy/http-json-body-parser' && error.message === 'Forbidden key in JSON body') {
-    return { status: 400, code: 'UNSAFE_KEY', message: `The body has a key "${String(error.cause?.data)}", which no field is called: remove it` };
+    return { status: 400, code: 'UNSAFE_KEY', message: unsafeKeyMessage(String(error.cause?.data)) };
   }
   if (source === '@middy/http-json-body-parser') {
     return { status: 400, code: 'MALFORMED_JSON', message: 'The request body is missing or is not valid JSON' };

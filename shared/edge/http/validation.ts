@@ -54,6 +54,9 @@ function firstIssues(issues: FieldIssue[]): FieldIssue[] {
 /** Keys no field of any body is called, which a library assigning them would take for an object's prototype. */
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
+/** The answer to a body with such a key, whichever check finds it (this one, or middy's JSON parser's own). */
+export const unsafeKeyMessage = (key: string) => `The body has a key "${key}", which no field is called: remove it`;
+
 /**
  * 400 `UNSAFE_KEY` when a parsed body has a key `__proto__`, `constructor` or `prototype` at any
  * depth. JSON.parse and the YAML reader keep such a key as an own property, harmlessly, but a schema
@@ -74,7 +77,7 @@ export function refuseUnsafeKeys(body: unknown): void {
       continue;
     }
     for (const key of Object.keys(value)) {
-      if (UNSAFE_KEYS.has(key)) throw new BadRequestError({ code: 'UNSAFE_KEY', message: `The body has a key "${key}", which no field is called: remove it` });
+      if (UNSAFE_KEYS.has(key)) throw new BadRequestError({ code: 'UNSAFE_KEY', message: unsafeKeyMessage(key) });
       visit((value as Record<string, unknown>)[key]);
     }
   }
