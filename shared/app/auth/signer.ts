@@ -1,10 +1,10 @@
-import { createRequire } from 'node:module';
 import { createHash, createPrivateKey, createPublicKey, sign, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { GetPublicKeyCommand, SignCommand } from '@aws-sdk/client-kms';
 import type * as EcdsaSigFormatter from 'ecdsa-sig-formatter';
 import { kmsClient } from '../../adapters/clients/kms';
 import { config } from '../../kernel/config';
+import { requireLazily } from '../../kernel/lazy';
 
 /** The public half of the signing key, as served by the JWKS endpoint. */
 // A type alias, not an interface, so it is assignable to aws-jwt-verify's JSON-object Jwk.
@@ -46,15 +46,12 @@ export function fileSigner(path: string): TokenSigner {
   };
 }
 
-let formatterModule: typeof EcdsaSigFormatter | undefined;
 /**
  * ecdsa-sig-formatter, loaded by the first signature KMS makes: only the auth function signs, and only
  * on AWS (the local signer answers the JOSE form itself); the functions that verify tokens need none of
  * it. A package left out of the functions' bundles (docs/decisions/lighter-functions.md).
  */
-const sigFormatter = (): typeof EcdsaSigFormatter =>
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
-  (formatterModule ??= typeof require === 'function' ? require('ecdsa-sig-formatter') : createRequire(import.meta.url)('ecdsa-sig-formatter'));
+const sigFormatter = /* @__PURE__ */ requireLazily<typeof EcdsaSigFormatter>('ecdsa-sig-formatter', () => require('ecdsa-sig-formatter')); // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
 
 /** KMS answers a DER-encoded ECDSA signature; JWS wants the raw 64-byte r||s form. */
 export function joseSignatureFromDer(der: Uint8Array): Buffer {

@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
 import type * as CsvParse from 'csv-parse';
 import { fileProblemOf, fileRefused } from '../../kernel/errors';
+import { requireLazily } from '../../kernel/lazy';
 
 /**
  * Reads an uploaded CSV file as a stream of rows, so memory does not grow with the file. Columns are
@@ -43,16 +43,12 @@ export function requireWithin(file: UploadedFile, maxBytes: number, message = la
   if (file.truncated || file.content.length > maxBytes) throw fileRefused('FILE_TOO_LARGE', message);
 }
 
-let csvParseModule: typeof CsvParse | undefined;
 /**
  * csv-parse, loaded by the first file read: of the bulk function's routes, only the uploads read one.
  * A package left out of the functions' bundles (its own file in the functions that load it:
- * docs/decisions/lighter-functions.md); `require` where the code runs as CommonJS (Lambda, jest, the
- * local stack), `createRequire` under tsx.
+ * docs/decisions/lighter-functions.md).
  */
-const csvParse = (): typeof CsvParse =>
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
-  (csvParseModule ??= typeof require === 'function' ? require('csv-parse') : createRequire(import.meta.url)('csv-parse'));
+const csvParse = /* @__PURE__ */ requireLazily<typeof CsvParse>('csv-parse', () => require('csv-parse')); // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
 
 const canonical = (name: string) => name.trim().toLowerCase();
 

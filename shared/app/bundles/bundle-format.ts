@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
 import type * as Yaml from 'yaml';
 import { BadRequestError, PayloadTooLargeError } from '../../kernel/errors';
 import { yamlBundleLimits } from './bundle.limits';
 import { BUNDLE_FORMAT_VERSION, bundleMediaTypes } from './bundle.schemas';
 import { groupDigits } from '../../kernel/text/numbers';
+import { requireLazily } from '../../kernel/lazy';
 
 /** A bundle as text: JSON by default, YAML on request, both read and written here. */
 
@@ -13,16 +13,12 @@ export const YAML_MEDIA_TYPE = 'application/yaml';
 
 const isYaml = (mediaType: string) => mediaType !== JSON_MEDIA_TYPE;
 
-let yamlModule: typeof Yaml | undefined;
 /**
  * `yaml`, loaded by the first YAML body or answer: JSON needs none of it, and it would be a third of the
  * agents function's code at every cold start. A package left out of the functions' bundles (its own
- * file in the function that loads it: docs/decisions/lighter-functions.md); `require` where the code
- * runs as CommonJS (Lambda, jest, the local stack), `createRequire` under tsx.
+ * file in the function that loads it: docs/decisions/lighter-functions.md).
  */
-const yamlLibrary = (): typeof Yaml =>
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
-  (yamlModule ??= typeof require === 'function' ? require('yaml') : createRequire(import.meta.url)('yaml'));
+const yamlLibrary = /* @__PURE__ */ requireLazily<typeof Yaml>('yaml', () => require('yaml')); // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
 
 const SCALAR_TOKENS = new Set(['scalar', 'single-quoted-scalar', 'double-quoted-scalar', 'block-scalar-header']);
 

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import type ScimmyModule from 'scimmy';
 import { roles } from '../../domain/users/user.entities';
+import { requireLazily } from '../../kernel/lazy';
 
 /**
  * The SCIM schemas this service provider speaks, defined with scimmy (RFC 7643's core User schema as
@@ -18,18 +18,17 @@ type Scimmy = typeof ScimmyModule;
 type SchemaDefinition = InstanceType<Scimmy['Types']['SchemaDefinition']>;
 
 let loaded: { scimmy: Scimmy; accessExtension: SchemaDefinition } | undefined;
+const scimmyPackage = /* @__PURE__ */ requireLazily<{ default: Scimmy }>('scimmy', () => require('scimmy')); // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
 
 /**
  * scimmy, with the access extension added to its User schema: loaded by the first request that needs
  * it (a resource to validate, a path to check, a PATCH to apply, the schemas to describe), not at cold
  * start. A package left out of the functions' bundles (its own file in the function that loads it:
- * docs/decisions/lighter-functions.md); `require` where the code runs as CommonJS (Lambda, jest, the
- * local stack), `createRequire` under tsx.
+ * docs/decisions/lighter-functions.md).
  */
 function scimmy(): { scimmy: Scimmy; accessExtension: SchemaDefinition } {
   if (loaded) return loaded;
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
-  const library = ((typeof require === 'function' ? require('scimmy') : createRequire(import.meta.url)('scimmy')) as { default: Scimmy }).default;
+  const library = scimmyPackage().default;
   const { Attribute, SchemaDefinition } = library.Types;
   const accessExtension = new SchemaDefinition('AgentPlatformAccess', ACCESS_EXTENSION, 'A user\u2019s role and the environments and bots it is granted', [
     new Attribute('string', 'role', {

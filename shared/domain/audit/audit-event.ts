@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import type * as JsonPatch from 'fast-json-patch';
 import type { Operation } from 'fast-json-patch';
 import { config } from '../../kernel/config';
@@ -7,6 +6,7 @@ import { keys } from '../../adapters/store/keys';
 import { getItem, type TableWrite } from '../../adapters/store/table';
 import { auditContext, type AuditActor, type KeyedRequest } from './audit-context';
 import type { AuditAction, AuditResourceType } from './audit-kinds';
+import { requireLazily } from '../../kernel/lazy';
 
 /**
  * Audit events: who changed what, when, in which request. An event is a table item written
@@ -51,16 +51,12 @@ export interface AuditedChange {
 /** What stands for a secret's value in `changes`: that it changed, never what it is. */
 export const REDACTED = '[REDACTED]';
 
-let jsonPatchModule: typeof JsonPatch | undefined;
 /**
  * fast-json-patch, loaded by the first change that compares two versions: creations, deletions and the
  * functions that only read need none of it. A package left out of the functions' bundles, its own file
- * in the functions that load it (docs/decisions/lighter-functions.md); `require` where the code runs as
- * CommonJS, `createRequire` under tsx (the package is CommonJS either way).
+ * in the functions that load it (docs/decisions/lighter-functions.md).
  */
-const jsonPatch = (): typeof JsonPatch =>
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
-  (jsonPatchModule ??= typeof require === 'function' ? require('fast-json-patch') : createRequire(import.meta.url)('fast-json-patch'));
+const jsonPatch = /* @__PURE__ */ requireLazily<typeof JsonPatch>('fast-json-patch', () => require('fast-json-patch')); // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
 
 /**
  * The RFC 6902 patch turning `before` into `after` (an `add` of every field for a creation, with

@@ -1,8 +1,8 @@
 import { Resolver as DnsResolver } from 'node:dns/promises';
-import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import type ipaddr from 'ipaddr.js';
 import { MAX_URL_LENGTH } from './webhook-limits';
+import { requireLazily } from '../../kernel/lazy';
 
 /**
  * Where a webhook may point (docs/api/events.md#safe-outbound-calls): an `https` URL whose host
@@ -55,16 +55,12 @@ export function dnsResolver(servers?: readonly string[]): Resolver {
 
 export const systemResolver: Resolver = dnsResolver();
 
-let ipaddrModule: typeof ipaddr | undefined;
 /**
  * ipaddr.js, loaded by the first address checked: of the users function's routes, only a subscription's
  * creation and change check one. A package left out of the functions' bundles (its own file in the
- * functions that load it: docs/decisions/lighter-functions.md); `require` where the code runs as
- * CommonJS (Lambda, jest, the local stack), `createRequire` under tsx.
+ * functions that load it: docs/decisions/lighter-functions.md).
  */
-const ipaddrLib = (): typeof ipaddr =>
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
-  (ipaddrModule ??= typeof require === 'function' ? require('ipaddr.js') : createRequire(import.meta.url)('ipaddr.js'));
+const ipaddrLib = /* @__PURE__ */ requireLazily<typeof ipaddr>('ipaddr.js', () => require('ipaddr.js')); // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
 
 /**
  * An address as ipaddr.js reads it right: IPv6 in hexadecimal groups, since ipaddr.js takes any

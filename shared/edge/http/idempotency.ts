@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type * as Idempotency from '@aws-lambda-powertools/idempotency';
 import type * as IdempotencyStores from '@aws-lambda-powertools/idempotency/dynamodb';
@@ -14,6 +13,7 @@ import type { KeyedRequest } from '../../domain/audit/audit-context';
 import { ConflictError, UnprocessableError, ValidationError } from '../../kernel/errors';
 import { keys } from '../../adapters/store/keys';
 import type { HttpEvent, HttpResult, RequestContext } from './types';
+import { lazy, requireLazily } from '../../kernel/lazy';
 
 /**
  * `Idempotency-Key` on the routes that create: the same key with the same request, within
@@ -94,24 +94,17 @@ export interface IdempotentRequest {
 }
 
 type IdempotencyLibrary = typeof Idempotency & typeof IdempotencyStores;
-let idempotencyModule: IdempotencyLibrary | undefined;
 /**
  * Powertools' idempotency utility and its DynamoDB store, loaded by the first request with an
  * `Idempotency-Key`: a request without one needs none of it, and it would be a sixth of each creating
  * function's code at every cold start. A package left out of the functions' bundles, its own file in
  * the functions that load it, which holds the store too, so that both share one copy of its classes
- * (docs/decisions/lighter-functions.md); `require` where the code runs as CommonJS, `createRequire` under tsx.
+ * (docs/decisions/lighter-functions.md).
  */
-const idempotencyLibrary = (): IdempotencyLibrary => {
-  if (idempotencyModule) return idempotencyModule;
-  /* eslint-disable @typescript-eslint/no-require-imports -- a lazy load, on purpose */
-  const library = (typeof require === 'function' ? require('@aws-lambda-powertools/idempotency') : createRequire(import.meta.url)('@aws-lambda-powertools/idempotency')) as typeof Idempotency;
-  const stores = (
-    typeof require === 'function' ? require('@aws-lambda-powertools/idempotency/dynamodb') : createRequire(import.meta.url)('@aws-lambda-powertools/idempotency/dynamodb')
-  ) as typeof IdempotencyStores;
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  return (idempotencyModule = { ...library, ...stores });
-};
+const idempotencyLibrary = /* @__PURE__ */ lazy((): IdempotencyLibrary => ({
+  ...requireLazily<typeof Idempotency>('@aws-lambda-powertools/idempotency', () => require('@aws-lambda-powertools/idempotency'))(), // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
+  ...requireLazily<typeof IdempotencyStores>('@aws-lambda-powertools/idempotency/dynamodb', () => require('@aws-lambda-powertools/idempotency/dynamodb'))(), // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
+}));
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 

@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
 import type Busboy from '@fastify/busboy';
 import type middy from '@middy/core';
 import { ValidationError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
 import type { HttpEvent, HttpResult, RequestContext } from './types';
+import { requireLazily } from '../../kernel/lazy';
 
 /** A file part of a `multipart/form-data` body. */
 export interface FilePart {
@@ -34,16 +34,12 @@ class UnsupportedMediaTypeError extends Error {
 
 const MULTIPART = /^multipart\/form-data\s*(;|$)/i;
 
-let busboyModule: typeof Busboy | undefined;
 /**
  * busboy, loaded by the first multipart body: only the bulk uploads read one, and every route's chain
  * can reach this parser. A package left out of the functions' bundles (its own file in the function
- * that loads it: docs/decisions/lighter-functions.md); `require` where the code runs as CommonJS
- * (Lambda, jest, the local stack), `createRequire` under tsx.
+ * that loads it: docs/decisions/lighter-functions.md).
  */
-const busboy = (): typeof Busboy =>
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
-  (busboyModule ??= typeof require === 'function' ? require('@fastify/busboy') : createRequire(import.meta.url)('@fastify/busboy'));
+const busboy = /* @__PURE__ */ requireLazily<typeof Busboy>('@fastify/busboy', () => require('@fastify/busboy')); // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
 
 /**
  * Parses a `multipart/form-data` body with busboy into `event.body` (a `MultipartForm`). Another media
