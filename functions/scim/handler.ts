@@ -21,7 +21,7 @@ import {
   type ScimContext,
 } from '../../shared/app/scim/scim-users.service';
 import type { AttributeSelection } from '../../shared/app/scim/scim-projection';
-import type { scimUserSchema } from '../../shared/app/scim/scim.responses';
+import type { ScimUserSchema } from '../../shared/app/scim/scim.responses';
 import type { UserRecord } from '../../shared/domain/users/user.entities';
 import type { ScimRouteInput } from '../../shared/edge/http/scim-route';
 import type { RouteSchemas } from '../../shared/edge/http/validation';
@@ -46,7 +46,7 @@ const found = <T>(document: T | undefined, kind: 'schema' | 'resource type'): T 
  * The users as SCIM answers them. The projection is the schema's User; `attributes` may leave out
  * what the schema lists (the client asked for what it reads), which the type cannot see.
  */
-const resourcesOf = (users: UserRecord[], baseUrl: string, query?: AttributeSelection) => renderScimUsers(users, baseUrl, query) as z.input<typeof scimUserSchema>[];
+const resourcesOf = (users: UserRecord[], baseUrl: string, query?: AttributeSelection) => renderScimUsers(users, baseUrl, query) as z.input<ScimUserSchema>[];
 
 /** One user as SCIM answers it: its resource, with its version as the ETag. */
 const userReply = <const S extends 200 | 201>(status: S, user: UserRecord, baseUrl: string, query?: AttributeSelection) => {

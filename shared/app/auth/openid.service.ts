@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import { NotFoundError } from '../../kernel/errors';
-import type { discoverySchema, userInfoSchema } from './auth.responses';
+import type { DiscoverySchema, UserInfoSchema } from './auth.responses';
 import { realmIssuer, verifyJwt } from './jwt';
 import { callerOfToken } from './caller';
 import { OAuthError } from './oauth-errors';
@@ -18,7 +18,7 @@ async function requireRealm(realm: string): Promise<string> {
 }
 
 /** The realm's OpenID Connect discovery document (OpenID Connect Discovery 1.0, Keycloak's fields). */
-export async function discovery(realm: string): Promise<z.input<typeof discoverySchema>> {
+export async function discovery(realm: string): Promise<z.input<DiscoverySchema>> {
   await requireRealm(realm);
   const issuer = realmIssuer(canonicalRealm(realm));
   const endpoint = (name: string) => `${issuer}/protocol/openid-connect/${name}`;
@@ -47,7 +47,7 @@ export async function discovery(realm: string): Promise<z.input<typeof discovery
 }
 
 /** The userinfo of an access token of this realm (OpenID Connect Core §5.3); refusals are `invalid_token`. */
-export async function userInfo(realm: string, token: string | undefined): Promise<z.input<typeof userInfoSchema>> {
+export async function userInfo(realm: string, token: string | undefined): Promise<z.input<UserInfoSchema>> {
   const invalid = (cause?: unknown) => new OAuthError('invalid_token', 'Token verification failed', { cause });
   if (!token) throw invalid();
   const { claims, user } = await callerOfToken(token).catch((error: unknown) => {

@@ -1,8 +1,14 @@
 import * as z from 'zod/mini';
+import { lazy } from '../../kernel/lazy';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 
-/** A configuration entry (docs/api/configurations.md) as the API answers it; `botUuid` is null on a general entry. */
-export const configurationSchema = z
-  .strictObject({ id: z.int(), key: z.string(), value: z.string(), botUuid: z.nullable(z.uuid()) })
-  .register(schemaRegistry, { id: 'ConfigurationEntry' });
-export type ConfigurationResponse = z.output<typeof configurationSchema>;
+/** What the configurations area answers, made on first call (by the API description), never as a function loads. */
+export const configurationResponses = lazy(() => {
+  /** A configuration entry (docs/api/configurations.md) as the API answers it; `botUuid` is null on a general entry. */
+  const configurationSchema = z
+    .strictObject({ id: z.int(), key: z.string(), value: z.string(), botUuid: z.nullable(z.uuid()) })
+    .register(schemaRegistry, { id: 'ConfigurationEntry' });
+
+  return { configurationSchema };
+});
+export type ConfigurationResponse = z.output<ReturnType<typeof configurationResponses>['configurationSchema']>;

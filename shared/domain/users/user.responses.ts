@@ -1,36 +1,45 @@
 import * as z from 'zod/mini';
+import { lazy } from '../../kernel/lazy';
 import { schemaRegistry } from '../../kernel/schemas/registry';
-import { dateTime, pageSchemaOf } from '../../kernel/schemas/responses';
+import { pageSchemaOf, sharedResponses } from '../../kernel/schemas/responses';
 import { roles } from './user.entities';
 
-/** What the users area answers. Mappers return these types, so a field they let out fails the contract. */
+/**
+ * What the users area answers. Mappers return these types, so a field they let out fails the contract.
+ * Made on first call (by the API description), never as a function loads.
+ */
+export const userResponses = lazy(() => {
+  const { dateTime } = sharedResponses();
 
-/** The User (docs/api/users.md#the-user) plus `role`, `permissions` and `status`; only these fields ever leave. */
-export const userSchema = z
-  .strictObject({
-    uuid: z.uuid(),
-    orgUUID: z.uuid(),
-    name: z.string(),
-    email: z.string(),
-    image: z.nullable(z.string()),
-    company: z.nullable(z.string()),
-    admin: z.boolean(),
-    role: z.enum(roles),
-    permissions: z.array(z.strictObject({ environmentUuid: z.uuid(), botUuid: z.optional(z.uuid()) })),
-    status: z.enum(['ACTIVE', 'DELETED']),
-    createdAt: dateTime,
-  })
-  .register(schemaRegistry, { id: 'User' });
-export type UserResponse = z.output<typeof userSchema>;
+  /** The User (docs/api/users.md#the-user) plus `role`, `permissions` and `status`; only these fields ever leave. */
+  const userSchema = z
+    .strictObject({
+      uuid: z.uuid(),
+      orgUUID: z.uuid(),
+      name: z.string(),
+      email: z.string(),
+      image: z.nullable(z.string()),
+      company: z.nullable(z.string()),
+      admin: z.boolean(),
+      role: z.enum(roles),
+      permissions: z.array(z.strictObject({ environmentUuid: z.uuid(), botUuid: z.optional(z.uuid()) })),
+      status: z.enum(['ACTIVE', 'DELETED']),
+      createdAt: dateTime,
+    })
+    .register(schemaRegistry, { id: 'User' });
 
-export const userPageSchema = pageSchemaOf(userSchema, 'UserPage', 'Page of users; `number` is 0-based.');
+  const userPageSchema = pageSchemaOf(userSchema, 'UserPage', 'Page of users; `number` is 0-based.');
 
-/** Keycloak's attack-detection view of one user. */
-export const bruteForceStatusSchema = z
-  .object({
-    disabled: z.boolean().check(z.describe('Whether sign-in is locked now')),
-    numFailures: z.int().check(z.gte(0), z.describe('Consecutive failed password sign-ins')),
-    lastFailure: z.int().check(z.gte(0), z.describe('When the last one was, in epoch milliseconds (0 if none)')),
-    lockedUntil: z.nullable(z.iso.datetime()).check(z.describe('When the lock ends, if locked')),
-  })
-  .register(schemaRegistry, { id: 'BruteForceStatus' });
+  /** Keycloak's attack-detection view of one user. */
+  const bruteForceStatusSchema = z
+    .object({
+      disabled: z.boolean().check(z.describe('Whether sign-in is locked now')),
+      numFailures: z.int().check(z.gte(0), z.describe('Consecutive failed password sign-ins')),
+      lastFailure: z.int().check(z.gte(0), z.describe('When the last one was, in epoch milliseconds (0 if none)')),
+      lockedUntil: z.nullable(z.iso.datetime()).check(z.describe('When the lock ends, if locked')),
+    })
+    .register(schemaRegistry, { id: 'BruteForceStatus' });
+
+  return { userSchema, userPageSchema, bruteForceStatusSchema };
+});
+export type UserResponse = z.output<ReturnType<typeof userResponses>['userSchema']>;

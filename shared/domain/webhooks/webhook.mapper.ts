@@ -2,7 +2,7 @@ import { fullEventType } from '../audit/cloud-event';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './webhook.entities';
 import type { WebhookResponse } from './webhook.responses';
 import type * as z from 'zod/mini';
-import type { deliveryAttemptSchema, deliveryScheduledSchema } from './webhook.responses';
+import type { DeliveryAttemptSchema, DeliveryScheduledSchema } from './webhook.responses';
 
 /** A subscription as the API answers it: the whitelist that keeps its secrets in. */
 export function toWebhookResponse(webhook: WebhookRecord): WebhookResponse {
@@ -28,7 +28,7 @@ export function toWebhookResponse(webhook: WebhookRecord): WebhookResponse {
   };
 }
 
-export function toAttemptResponse(attempt: AttemptRecord): z.output<typeof deliveryAttemptSchema> {
+export function toAttemptResponse(attempt: AttemptRecord): z.output<DeliveryAttemptSchema> {
   return {
     deliveryId: attempt.deliveryId,
     eventId: attempt.eventId,
@@ -44,6 +44,6 @@ export function toAttemptResponse(attempt: AttemptRecord): z.output<typeof deliv
 }
 
 /** A delivery a test or a redelivery scheduled: what names it. */
-export function toScheduledResponse(delivery: DeliveryRecord): z.output<typeof deliveryScheduledSchema> {
+export function toScheduledResponse(delivery: DeliveryRecord): z.output<DeliveryScheduledSchema> {
   return { deliveryId: delivery.id, eventId: delivery.eventId };
 }

@@ -13,7 +13,7 @@ import {
   supervisorRevisionPathSchema,
   supervisorUpdateSchema,
 } from '../../domain/agents/agent.schemas';
-import { agentPageSchema, agentSchema, revisionDiffSchema, revisionPageSchema } from '../../domain/agents/agent.responses';
+import { agentResponses } from '../../domain/agents/agent.responses';
 import { agent, constraint, parameters, persona, tag } from './examples';
 import { listing, operationsUnder, type Outcome } from './operation';
 
@@ -25,7 +25,7 @@ const agents = operationsUnder('agents', 'generative', BOT);
 /** The groups of supervisors and of agents, whose paths start with the group's name. */
 type Kind = 'supervisors' | 'agents';
 
-const agentRead = <const S extends number = 200>(description: string, status: S = 200 as S) => ({ status, description, json: agentSchema, headers: ['ETag'] }) satisfies Outcome;
+const agentRead = <const S extends number = 200>(description: string, status: S = 200 as S) => ({ status, description, json: () => agentResponses().agentSchema, headers: ['ETag'] }) satisfies Outcome;
 
 /** The listing of a bot's supervisors or agents, a page at a time. */
 const listOf = <const G extends Kind>(group: G) =>
@@ -36,7 +36,7 @@ const listOf = <const G extends Kind>(group: G) =>
       access: { bot: 'read' },
       request: { path: botPathSchema, query: listQuerySchema },
       summary: `List ${group} of a bot`,
-      page: { items: group, schema: agentPageSchema, base: 1 },
+      page: { items: group, schema: () => agentResponses().agentPageSchema, base: 1 },
     }),
   );
 
@@ -87,7 +87,7 @@ function itemOperations<const G extends Kind, const I extends string, const P ex
         access: { bot: 'read' },
         request: { path: schemas.path, query: revisionListQuerySchema },
         summary: `List the revisions of ${noun.the}, newest first`,
-        page: { items: 'revisions', schema: revisionPageSchema, base: 1, note: 'revision N is the write that gave ETag "N"' },
+        page: { items: 'revisions', schema: () => agentResponses().revisionPageSchema, base: 1, note: 'revision N is the write that gave ETag "N"' },
       }),
     ),
     revision: declare({
@@ -97,7 +97,7 @@ function itemOperations<const G extends Kind, const I extends string, const P ex
       access: { bot: 'read' },
       request: { path: schemas.revisionPath },
       summary: `${capitalized(noun.the)} as it read right after a revision`,
-      responses: [{ status: 200, description: 'The Agent of that revision', json: agentSchema }],
+      responses: [{ status: 200, description: 'The Agent of that revision', json: () => agentResponses().agentSchema }],
     }),
     revisionDiff: declare({
       id: `${group}.revisionDiff`,
@@ -106,7 +106,7 @@ function itemOperations<const G extends Kind, const I extends string, const P ex
       access: { bot: 'read' },
       request: { path: schemas.revisionPath, query: revisionDiffQuerySchema },
       summary: 'What a revision changed: an RFC 6902 patch from another revision (by default the one before)',
-      responses: [{ status: 200, description: 'The patch', json: revisionDiffSchema }],
+      responses: [{ status: 200, description: 'The patch', json: () => agentResponses().revisionDiffSchema }],
     }),
     restore: declare({
       id: `${group}.restore`,

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import { accountPasswordSchema, accountSignInSchema, accountSignOutSchema } from '../../app/account/account.schemas';
-import { discoverySchema, jwksSchema, tokenResponseSchema, userInfoSchema } from '../../app/auth/auth.responses';
+import { authResponses } from '../../app/auth/auth.responses';
 import { logoutRequestSchema, realmPathSchema, revocationRequestSchema, tokenRequestSchema } from '../../app/auth/auth.schemas';
 import { clientId, refreshToken } from './examples';
 import { gatewayStatuses, operationsUnder, type Operation } from './operation';
@@ -19,7 +19,7 @@ const realmErrors = { only: [404, ...gatewayStatuses] };
 const htmlPage = { mediaType: 'text/html', description: 'HTML' };
 
 /** A public JSON document of the realm, which clients may cache. */
-const realmDocument = <const I extends string, const P extends string, const J extends z.ZodMiniType>(id: I, path: P, summary: string, answer: { description: string; json: J }) =>
+const realmDocument = <const I extends string, const P extends string, const J extends z.ZodMiniType>(id: I, path: P, summary: string, answer: { description: string; json: () => J }) =>
   realm({
     id,
     method: 'GET',
@@ -38,7 +38,7 @@ const userInfo = {
   request: { path: realmPathSchema },
   summary: "The bearer token's user (OpenID Connect userinfo)",
   errors: { oauth: true, only: [401, ...gatewayStatuses] },
-  responses: [{ status: 200, description: 'Claims of the user', json: userInfoSchema, headers: ['Cache-Control'] }],
+  responses: [{ status: 200, description: 'Claims of the user', json: () => authResponses().userInfoSchema, headers: ['Cache-Control'] }],
 } as const satisfies Omit<Operation, 'id' | 'group' | 'area'>;
 
 /** What a form posted to the realm declares besides its route: its words, errors and answers. */
@@ -67,13 +67,13 @@ export const authApi = {
   token: realmForm('auth.token', '/protocol/openid-connect/token', tokenRequestSchema, {
     summary: 'Obtain or renew tokens (password and refresh_token grants)',
     errors: oauthErrors,
-    responses: [{ status: 200, description: 'Tokens', json: tokenResponseSchema, headers: ['Cache-Control', 'Pragma'] }],
+    responses: [{ status: 200, description: 'Tokens', json: () => authResponses().tokenResponseSchema, headers: ['Cache-Control', 'Pragma'] }],
     example: { grant_type: 'password', client_id: clientId, ...ada, scope: 'openid' },
   }),
-  certs: realmDocument('auth.certs', '/protocol/openid-connect/certs', "The realm's JSON Web Key Set", { description: 'The public keys that verify access tokens', json: jwksSchema }),
+  certs: realmDocument('auth.certs', '/protocol/openid-connect/certs', "The realm's JSON Web Key Set", { description: 'The public keys that verify access tokens', json: () => authResponses().jwksSchema }),
   discovery: realmDocument('auth.discovery', '/.well-known/openid-configuration', "The realm's OpenID Connect discovery document", {
     description: 'The OpenID configuration',
-    json: discoverySchema,
+    json: () => authResponses().discoverySchema,
   }),
   userinfo: realm({ id: 'auth.userinfo', ...userInfo }),
   userinfoPost: realm({ id: 'auth.userinfoPost', ...userInfo, method: 'POST', summary: `${userInfo.summary}, by POST` }),

@@ -7,7 +7,7 @@ import {
   orgPathSchema,
   revocationsBodySchema,
 } from '../../app/bulk/bulk.schemas';
-import { bulkErrorSchema, bulkJobSchema, bulkUploadSchema, itemErrorSchema } from '../../app/bulk/bulk.responses';
+import { bulkResponses } from '../../app/bulk/bulk.responses';
 import {
   bulkCreateDescription,
   bulkDeleteDescription,
@@ -22,8 +22,8 @@ import { MULTIPART_MAX_BYTES, bulkPermissionLimits } from '../../app/bulk/bulk.l
 /** Bulk operations on users (docs/api/bulk.md): the HTTP side; the `bulk-worker` function does the work. ADMIN only. */
 const bulk = operationsUnder('bulk', 'user', '/org/{orgUUID}', { access: { org: 'admin', because: 'Only an ADMIN runs bulk operations' } });
 
-const jobAccepted = { status: 202 as const, description: 'The job, queued; poll it at Location', json: bulkJobSchema, headers: ['Location'] } satisfies Outcome;
-const itemErrors = { status: 200 as const, description: 'The bulk error list: one entry per item not processed', json: z.array(itemErrorSchema) } satisfies Outcome;
+const jobAccepted = { status: 202 as const, description: 'The job, queued; poll it at Location', json: () => bulkResponses().bulkJobSchema, headers: ['Location'] } satisfies Outcome;
+const itemErrors = { status: 200 as const, description: 'The bulk error list: one entry per item not processed', json: () => z.array(bulkResponses().itemErrorSchema) } satisfies Outcome;
 
 export const bulkApi = {
   create: bulk({
@@ -41,7 +41,7 @@ export const bulkApi = {
     description: bulkCreateDescription,
     errors: { extra: [413] },
     responses: [
-      { status: 200, description: 'The bulk error list', json: z.array(bulkErrorSchema), headers: ['Location', 'Idempotent-Replayed'] },
+      { status: 200, description: 'The bulk error list', json: () => z.array(bulkResponses().bulkErrorSchema), headers: ['Location', 'Idempotent-Replayed'] },
       { ...jobAccepted, headers: ['Location', 'Preference-Applied', 'Idempotent-Replayed'] },
     ],
     example: { file: bulkCreateExampleFile },
@@ -53,7 +53,7 @@ export const bulkApi = {
     request: { path: orgPathSchema, query: dryRunQuerySchema, headers: ['Language'] },
     summary: 'Start a bulk-create job whose file is uploaded with a presigned POST',
     description: bulkUploadDescription,
-    responses: [{ status: 201, description: 'The job and the form to upload the file with (a credential until it expires: Cache-Control no-store)', json: bulkUploadSchema, headers: ['Location', 'Cache-Control', 'Pragma'] }],
+    responses: [{ status: 201, description: 'The job and the form to upload the file with (a credential until it expires: Cache-Control no-store)', json: () => bulkResponses().bulkUploadSchema, headers: ['Location', 'Cache-Control', 'Pragma'] }],
   }),
   job: bulk({
     id: 'bulk.job',
@@ -61,7 +61,7 @@ export const bulkApi = {
     path: '/users/bulk-jobs/{jobId}',
     request: { path: jobPathSchema },
     summary: 'Read a bulk-create job',
-    responses: [{ status: 200, description: 'The job', json: bulkJobSchema }],
+    responses: [{ status: 200, description: 'The job', json: () => bulkResponses().bulkJobSchema }],
   }),
   failedRows: bulk({
     id: 'bulk.failedRows',

@@ -1,5 +1,5 @@
 import { yamlBundleLimits } from '../../app/bundles/bundle.limits';
-import { bundleApplySchema, bundlePlanSchema, bundleResponseSchema } from '../../app/bundles/bundle.responses';
+import { bundleResponses } from '../../app/bundles/bundle.responses';
 import { bundleExportQuerySchema, bundlePathSchema, bundleSchema } from '../../app/bundles/bundle.schemas';
 import { parameters } from './examples';
 import { operationsUnder } from './operation';
@@ -70,7 +70,7 @@ export const bundlesApi = {
       'Supervisors and agents with every field, references by name, sorted: two exports of one configuration are byte-identical. ' +
       'JSON, or YAML with `Accept: application/yaml`. The ETag is the bot’s configuration version, which any write of a supervisor or ' +
       'agent changes. `?at=` exports the configuration as it stood at that time, from the revisions (no ETag).',
-    responses: [{ status: 200, description: 'The bundle', json: bundleResponseSchema, mediaTypes: ['application/yaml'], headers: ['ETag'] }],
+    responses: [{ status: 200, description: 'The bundle', json: () => bundleResponses().bundleResponseSchema, mediaTypes: ['application/yaml'], headers: ['ETag'] }],
   }),
   plan: bundles({
     id: 'bundles.plan',
@@ -83,7 +83,7 @@ export const bundlesApi = {
       `${bodyDescription} One change per supervisor and agent: \`create\`, \`update\` or \`unchanged\` for the bundle’s entries, ` +
       '`untouched` for those of the bot the bundle lacks (a bundle deletes nothing). `baseVersion` is the configuration version the plan ' +
       'was computed against: send it as `If-Match` to apply exactly this plan.',
-    responses: [{ status: 200, description: 'The plan', json: bundlePlanSchema }],
+    responses: [{ status: 200, description: 'The plan', json: () => bundleResponses().bundlePlanSchema }],
     example: exampleBundle,
   }),
   apply: bundles({
@@ -98,7 +98,7 @@ export const bundlesApi = {
       'each created or updated supervisor and agent gets its revision and audit event; with `If-Match`, a bot whose configuration ' +
       'version is no longer the one named is a 409 and nothing changes. Idempotent with `Idempotency-Key`. Applying a bundle the bot ' +
       'exported changes nothing and writes no revision.',
-    responses: [{ status: 200, description: 'The changes made, and the new configuration version (also the ETag)', json: bundleApplySchema, headers: ['ETag', 'Idempotent-Replayed'] }],
+    responses: [{ status: 200, description: 'The changes made, and the new configuration version (also the ETag)', json: () => bundleResponses().bundleApplySchema, headers: ['ETag', 'Idempotent-Replayed'] }],
     example: exampleBundle,
   }),
 };

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { configurationSchema } from '../../domain/configurations/configuration.responses';
+import { configurationResponses } from '../../domain/configurations/configuration.responses';
 import { configurationBotPathSchema, configurationKeyQuerySchema, saveConfigurationSchema } from '../../domain/configurations/configuration.schemas';
 import { bot } from './examples';
 import { operationsUnder } from './operation';
@@ -14,7 +14,7 @@ export const configurationsApi = {
     path: '/configurations',
     request: { body: saveConfigurationSchema },
     summary: 'Save a configuration value of the caller',
-    responses: [{ status: 200, description: 'The entry', json: configurationSchema }],
+    responses: [{ status: 200, description: 'The entry', json: () => configurationResponses().configurationSchema }],
     example: { key: 'theme', value: 'dark', botUUID: bot },
   }),
   list: configurations({
@@ -22,7 +22,7 @@ export const configurationsApi = {
     method: 'GET',
     path: '/configurations',
     summary: "The caller's configuration values",
-    responses: [{ status: 200, description: 'Every entry', json: z.array(configurationSchema) }],
+    responses: [{ status: 200, description: 'Every entry', json: () => z.array(configurationResponses().configurationSchema) }],
   }),
   has: configurations({
     id: 'configurations.has',
@@ -30,7 +30,7 @@ export const configurationsApi = {
     path: '/configurations/userHasConf',
     request: { query: configurationKeyQuerySchema },
     summary: 'Whether the caller has a value for a key',
-    responses: [{ status: 200, description: 'Whether it exists', json: z.boolean() }],
+    responses: [{ status: 200, description: 'Whether it exists', json: () => z.boolean() }],
   }),
   listOfBot: configurations({
     id: 'configurations.listOfBot',
@@ -38,7 +38,7 @@ export const configurationsApi = {
     path: '/configurations/{botUUID}',
     request: { path: configurationBotPathSchema },
     summary: "The caller's configuration values for one bot",
-    responses: [{ status: 200, description: 'Every bot-specific entry', json: z.array(configurationSchema) }],
+    responses: [{ status: 200, description: 'Every bot-specific entry', json: () => z.array(configurationResponses().configurationSchema) }],
   }),
   hasOfBot: configurations({
     id: 'configurations.hasOfBot',
@@ -46,6 +46,6 @@ export const configurationsApi = {
     path: '/configurations/{botUUID}/userHasConf',
     request: { path: configurationBotPathSchema, query: configurationKeyQuerySchema },
     summary: 'Whether the caller has a bot-specific value for a key',
-    responses: [{ status: 200, description: 'Whether it exists', json: z.boolean() }],
+    responses: [{ status: 200, description: 'Whether it exists', json: () => z.boolean() }],
   }),
 };

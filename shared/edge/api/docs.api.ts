@@ -29,7 +29,7 @@ export const docsApi = {
       {
         status: 200,
         description: 'The OpenAPI description of this API, for its configured subpaths',
-        json: z.looseObject({ openapi: z.string() }),
+        json: () => z.looseObject({ openapi: z.string() }),
         headers: ['Cache-Control'],
       },
     ],

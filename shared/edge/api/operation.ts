@@ -33,11 +33,16 @@ export type ResponseHeader = 'ETag' | 'Location' | 'Preference-Applied' | 'Conte
 /** Request headers, each a `components.parameters` entry of the document. */
 export type RequestHeader = 'Language' | 'IfMatch' | 'Prefer' | 'IdempotencyKey';
 
-/** One answer of an operation: its status, and a JSON body (a response schema) or a text body. */
+/**
+ * One answer of an operation: its status, and a JSON body (a response schema) or a text body.
+ * The schema of an answer is a function that makes it: only the API description (and tests) ask for
+ * it, no function checks its own answers at run time, so a function's cold start builds none of them.
+ */
 export interface Outcome {
   status: number;
   description: string;
-  json?: z.ZodMiniType;
+  /** Makes the schema of the JSON body (each module's schemas are made once, on first call). */
+  json?: () => z.ZodMiniType;
   /** The media type of the `json` body when it is not `application/json` (SCIM's `application/scim+json`). */
   mediaType?: string;
   /** Other media types the `json` body is also served as, by the request's `Accept` (a bundle as YAML). */
@@ -68,8 +73,8 @@ export interface ErrorStatuses {
   extra?: number[];
   /** 400 and 401 are OAuth's error body (RFC 6749 §5.2) rather than the standard one. */
   oauth?: boolean;
-  /** Every error is SCIM's error schema (RFC 7644 §3.12) as `application/scim+json`. */
-  scim?: z.ZodMiniType;
+  /** Every error is SCIM's error schema (RFC 7644 §3.12) as `application/scim+json`: made, as an outcome's `json`, only when the description asks. */
+  scim?: () => z.ZodMiniType;
   /** A `default` response for any other error (an operation with no success body to document otherwise). */
   anyOther?: boolean;
 }
@@ -109,10 +114,10 @@ export type Declarer<G extends ResourceGroup, A extends Area, S extends object> 
 /** The gateway's errors, which any route may answer whatever it does: throttling (429), an internal error (500), unavailable (503). */
 export const gatewayStatuses = [429, 500, 503];
 
-/** A listing's answer: a Page of `items`, `number` counting from `base`, and what else its description says. */
+/** A listing's answer: a Page of `items`, `number` counting from `base`, and what else its description says; `schema` makes the Page's schema, as an outcome's `json`. */
 export interface PageAnswer<P extends z.ZodMiniType> {
   items: string;
-  schema: P;
+  schema: () => P;
   base: 0 | 1;
   note?: string;
 }

@@ -10,7 +10,7 @@ import {
   scimTokenPathSchema,
   scimUserPathSchema,
 } from '../../app/scim/scim.schemas';
-import { issuedScimTokenSchema, scimDocumentSchema, scimErrorSchema, scimListSchema, scimTokenSchema, scimUserSchema } from '../../app/scim/scim.responses';
+import { scimResponses } from '../../app/scim/scim.responses';
 import { bot, environment } from './examples';
 import { operationsUnder, type Outcome, type ResponseHeader } from './operation';
 
@@ -24,14 +24,14 @@ const scim = operationsUnder('scim', 'user', '/org/{orgUUID}', { access: 'scim' 
 
 const SCIM = 'application/scim+json';
 /** SCIM's error schema for the statuses given: every SCIM endpoint answers its errors so. */
-const scimErrors = (...only: number[]) => ({ scim: scimErrorSchema, only });
+const scimErrors = (...only: number[]) => ({ scim: () => scimResponses().scimErrorSchema, only });
 const writeErrors = scimErrors(400, 401, 404, 409, 412, 429, 500, 503);
 const readErrors = scimErrors(400, 401, 404, 429, 500, 503);
 const extension = 'urn:ietf:params:scim:schemas:extension:agentplatform:2.0:User';
 
 /** A user as the SCIM endpoints answer it, with its ETag. */
 const scimUser = <const S extends number>(status: S, headers: ResponseHeader[] = ['ETag']) =>
-  ({ status, description: 'The user', json: scimUserSchema, mediaType: SCIM, headers }) satisfies Outcome;
+  ({ status, description: 'The user', json: () => scimResponses().scimUserSchema, mediaType: SCIM, headers }) satisfies Outcome;
 
 /** The path parameters of a discovery read: a path ending `{id}` names one document. */
 type DiscoveryPath<P extends string> = P extends `${string}/{id}` ? typeof scimDocumentPathSchema : typeof scimOrgPathSchema;
@@ -40,7 +40,7 @@ type DiscoveryPath<P extends string> = P extends `${string}/{id}` ? typeof scimD
  * A read of the service provider's own description (RFC 7643 §5 to §7), the same for every organization;
  * one named by `{id}` may not exist (404).
  */
-function discovery<const I extends string, const P extends string, const J extends z.ZodMiniType>(id: I, path: P, summary: string, answer: { section: string; json: J }) {
+function discovery<const I extends string, const P extends string, const J extends z.ZodMiniType>(id: I, path: P, summary: string, answer: { section: string; json: () => J }) {
   const named = path.endsWith('/{id}');
   return scim({
     id,
@@ -73,7 +73,7 @@ export const scimApi = {
     description:
       'The token is answered this once; only its SHA-256 digest is kept. It reaches this organization\u2019s SCIM endpoints and nothing else, ' +
       'until `expiresAt` (when given) and while its issuer is an active ADMIN. An organization holds at most 10 (422 `SCIM_TOKEN_LIMIT` beyond). Audited.',
-    responses: [{ status: 201, description: 'The token, with its secret (never cached: Cache-Control no-store)', json: issuedScimTokenSchema, headers: ['Cache-Control', 'Pragma'] }],
+    responses: [{ status: 201, description: 'The token, with its secret (never cached: Cache-Control no-store)', json: () => scimResponses().issuedScimTokenSchema, headers: ['Cache-Control', 'Pragma'] }],
     example: { description: 'Okta', defaultAccess: { role: 'VIEWER', permissions: [{ environmentUuid: environment, botUuid: bot }] } },
   }),
   listTokens: tokens({
@@ -82,7 +82,7 @@ export const scimApi = {
     path: '/scim-tokens',
     request: { path: scimOrgPathSchema },
     summary: 'List the organization\u2019s SCIM tokens (ADMIN)',
-    responses: [{ status: 200, description: 'The tokens, oldest first, without their secrets', json: z.array(scimTokenSchema) }],
+    responses: [{ status: 200, description: 'The tokens, oldest first, without their secrets', json: () => z.array(scimResponses().scimTokenSchema) }],
   }),
   revokeToken: tokens({
     id: 'scim.revokeToken',
@@ -93,11 +93,11 @@ export const scimApi = {
     description: 'Its next request is refused.',
     responses: [{ status: 204, description: 'Revoked' }],
   }),
-  serviceProviderConfig: discovery('scim.serviceProviderConfig', '/scim/v2/ServiceProviderConfig', 'SCIM: what this service provider supports', { section: '§5', json: scimDocumentSchema }),
-  resourceTypes: discovery('scim.resourceTypes', '/scim/v2/ResourceTypes', 'SCIM: the resource types (User)', { section: '§6', json: scimListSchema }),
-  schemas: discovery('scim.schemas', '/scim/v2/Schemas', 'SCIM: the User schema and the access extension', { section: '§7', json: scimListSchema }),
-  resourceType: discovery('scim.resourceType', '/scim/v2/ResourceTypes/{id}', 'SCIM: one resource type (User)', { section: '§6', json: scimDocumentSchema }),
-  schema: discovery('scim.schema', '/scim/v2/Schemas/{id}', 'SCIM: one schema, by its URN (the User schema or the access extension)', { section: '§7', json: scimDocumentSchema }),
+  serviceProviderConfig: discovery('scim.serviceProviderConfig', '/scim/v2/ServiceProviderConfig', 'SCIM: what this service provider supports', { section: '§5', json: () => scimResponses().scimDocumentSchema }),
+  resourceTypes: discovery('scim.resourceTypes', '/scim/v2/ResourceTypes', 'SCIM: the resource types (User)', { section: '§6', json: () => scimResponses().scimListSchema }),
+  schemas: discovery('scim.schemas', '/scim/v2/Schemas', 'SCIM: the User schema and the access extension', { section: '§7', json: () => scimResponses().scimListSchema }),
+  resourceType: discovery('scim.resourceType', '/scim/v2/ResourceTypes/{id}', 'SCIM: one resource type (User)', { section: '§6', json: () => scimResponses().scimDocumentSchema }),
+  schema: discovery('scim.schema', '/scim/v2/Schemas/{id}', 'SCIM: one schema, by its URN (the User schema or the access extension)', { section: '§7', json: () => scimResponses().scimDocumentSchema }),
   createUser: scim({
     id: 'scim.createUser',
     method: 'POST',
@@ -115,7 +115,7 @@ export const scimApi = {
     path: '/scim/v2/Users',
     request: { path: scimOrgPathSchema, query: scimSearchQuerySchema },
     summary: 'SCIM: find users (filter, startIndex, count)',
-    responses: [{ status: 200, description: 'A ListResponse, in creation order', json: scimListSchema, mediaType: SCIM }],
+    responses: [{ status: 200, description: 'A ListResponse, in creation order', json: () => scimResponses().scimListSchema, mediaType: SCIM }],
     errors: readErrors,
   }),
   getUser: scim({

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { auditEventsQuerySchema } from '../../app/audit-trail/audit-trail.schemas';
-import { auditEventPageSchema } from '../../app/audit-trail/audit-trail.responses';
-import { bruteForceStatusSchema, userPageSchema, userSchema } from '../../domain/users/user.responses';
+import { auditTrailResponses } from '../../app/audit-trail/audit-trail.responses';
+import { userResponses } from '../../domain/users/user.responses';
 import {
   activateUserSchema,
   createUserSchema,
@@ -22,7 +22,7 @@ import { listing, operationsUnder, type Outcome, type ResponseHeader } from './o
 const user = operationsUnder('users', 'user', '/org/{orgUUID}');
 
 /** A user as the API answers it. */
-const userAnswer = (description: string, headers?: ResponseHeader[]) => ({ status: 200 as const, description, json: userSchema, ...(headers ? { headers } : {}) }) satisfies Outcome;
+const userAnswer = (description: string, headers?: ResponseHeader[]) => ({ status: 200 as const, description, json: () => userResponses().userSchema, ...(headers ? { headers } : {}) }) satisfies Outcome;
 
 const alan = { name: 'Alan Turing', email: 'alan@example.com', company: 'Acme Support' };
 
@@ -43,7 +43,7 @@ export const usersApi = {
       access: { org: 'admin' },
       request: { path: orgPathSchema, query: userListQuerySchema },
       summary: 'List users of the organization',
-      page: { items: 'users', schema: userPageSchema, base: 0 },
+      page: { items: 'users', schema: () => userResponses().userPageSchema, base: 0 },
     }),
   ),
   quicksearch: user({
@@ -53,7 +53,7 @@ export const usersApi = {
     access: { org: 'admin' },
     request: { path: orgPathSchema, query: quicksearchQuerySchema },
     summary: 'User names matching a term',
-    responses: [{ status: 200, description: 'At most `limit` names, in alphabetical order', json: z.array(z.string()) }],
+    responses: [{ status: 200, description: 'At most `limit` names, in alphabetical order', json: () => z.array(z.string()) }],
   }),
   create: user({
     id: 'users.create',
@@ -120,7 +120,7 @@ export const usersApi = {
     access: { org: 'admin' },
     request: { path: userPathSchema },
     summary: "The user's failed sign-ins and temporary lock (Keycloak's attack detection)",
-    responses: [{ status: 200, description: 'The failure count and lock', json: bruteForceStatusSchema }],
+    responses: [{ status: 200, description: 'The failure count and lock', json: () => userResponses().bruteForceStatusSchema }],
   }),
   clearBruteForce: user({
     id: 'users.clearBruteForce',
@@ -142,7 +142,7 @@ export const usersApi = {
         'Who changed what, when, in which request: newest first, filtered by `actor`, `resourceType`, `resourceUuid` and the inclusive ' +
         'time range `from`–`to` (all combined). Events are kept for the configured retention (400 days by default). A request reads ' +
         'every event of its time range (of one resource with `resourceUuid`): give `from`/`to` or `resourceUuid` on large organizations.',
-      page: { items: 'audit events', schema: auditEventPageSchema, base: 0 },
+      page: { items: 'audit events', schema: () => auditTrailResponses().auditEventPageSchema, base: 0 },
     }),
   ),
 };

@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import { errorBodySchema, gatewayErrorSchema } from '../../kernel/schemas/responses';
+import { sharedResponses } from '../../kernel/schemas/responses';
 import { orgPathSchema } from '../../domain/users/user.schemas';
 import { MAX_PENDING_PER_ORG, MAX_PENDING_PER_WEBHOOK, SEND_WINDOW_SECONDS, SENDS_PER_WINDOW } from '../../domain/webhooks/webhook-limits';
-import { deliveryAttemptSchema, deliveryScheduledSchema, webhookSchema, webhookWithSecretSchema } from '../../domain/webhooks/webhook.responses';
+import { webhookResponses } from '../../domain/webhooks/webhook.responses';
 import { deliveriesQuerySchema, deliveryPathSchema, webhookBodySchema, webhookPathSchema } from '../../domain/webhooks/webhook.schemas';
 import { operationsUnder, type ErrorStatuses, type Outcome } from './operation';
 import { groupDigits } from '../../kernel/text/numbers';
@@ -29,7 +29,7 @@ const limitsNote =
 const sendRefused = {
   status: 429 as const,
   description: 'Too many tests and redeliveries of the subscription (`RATE_LIMITED`), or its backlog is full (`WEBHOOK_BACKLOG_FULL`): retry after Retry-After',
-  json: z.union([errorBodySchema, gatewayErrorSchema]),
+  json: () => z.union([sharedResponses().errorBodySchema, sharedResponses().gatewayErrorSchema]),
   headers: ['Retry-After'],
 } satisfies Outcome;
 /** The common error statuses but 429, which `sendRefused` documents. */
@@ -43,7 +43,7 @@ export const webhooksApi = {
     request: { path: orgPathSchema, body: webhookBodySchema },
     summary: 'Subscribe a URL to change events (ADMIN only)',
     description: `An https URL of a public host (at most 2,048 characters), the event types wanted (the events' \`type\`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. ${secretNote}`,
-    responses: [{ status: 201, description: 'The subscription, with its secret', json: webhookWithSecretSchema, headers: ['Cache-Control', 'Pragma'] }],
+    responses: [{ status: 201, description: 'The subscription, with its secret', json: () => webhookResponses().webhookWithSecretSchema, headers: ['Cache-Control', 'Pragma'] }],
     example,
   }),
   list: webhook({
@@ -52,7 +52,7 @@ export const webhooksApi = {
     path: '/webhooks',
     request: { path: orgPathSchema },
     summary: "The organization's webhook subscriptions (ADMIN only)",
-    responses: [{ status: 200, description: 'Every subscription (at most 20)', json: z.array(webhookSchema) }],
+    responses: [{ status: 200, description: 'Every subscription (at most 20)', json: () => z.array(webhookResponses().webhookSchema) }],
   }),
   get: webhook({
     id: 'webhooks.get',
@@ -60,7 +60,7 @@ export const webhooksApi = {
     path: '/webhooks/{webhookId}',
     request: { path: webhookPathSchema },
     summary: 'A webhook subscription, with why it was disabled if it was (ADMIN only)',
-    responses: [{ status: 200, description: 'The subscription', json: webhookSchema }],
+    responses: [{ status: 200, description: 'The subscription', json: () => webhookResponses().webhookSchema }],
   }),
   update: webhook({
     id: 'webhooks.update',
@@ -69,7 +69,7 @@ export const webhooksApi = {
     request: { path: webhookPathSchema, body: webhookBodySchema },
     summary: 'Replace a webhook subscription (ADMIN only)',
     description: 'Every field is replaced; `enabled: true` on a disabled subscription starts it afresh.',
-    responses: [{ status: 200, description: 'The subscription', json: webhookSchema }],
+    responses: [{ status: 200, description: 'The subscription', json: () => webhookResponses().webhookSchema }],
     example,
   }),
   delete: webhook({
@@ -87,7 +87,7 @@ export const webhooksApi = {
     request: { path: webhookPathSchema },
     summary: "Rotate a subscription's signing secret (ADMIN only)",
     description: `The old secret keeps signing beside the new one for 24 hours. ${secretNote}`,
-    responses: [{ status: 200, description: 'The subscription, with its new secret', json: webhookWithSecretSchema, headers: ['Cache-Control', 'Pragma'] }],
+    responses: [{ status: 200, description: 'The subscription, with its new secret', json: () => webhookResponses().webhookWithSecretSchema, headers: ['Cache-Control', 'Pragma'] }],
   }),
   deliveries: webhook({
     id: 'webhooks.deliveries',
@@ -95,7 +95,7 @@ export const webhooksApi = {
     path: '/webhooks/{webhookId}/deliveries',
     request: { path: webhookPathSchema, query: deliveriesQuerySchema },
     summary: "A subscription's newest delivery attempts (ADMIN only)",
-    responses: [{ status: 200, description: 'The newest attempts first (kept 30 days)', json: z.array(deliveryAttemptSchema) }],
+    responses: [{ status: 200, description: 'The newest attempts first (kept 30 days)', json: () => z.array(webhookResponses().deliveryAttemptSchema) }],
   }),
   redeliver: webhook({
     id: 'webhooks.redeliver',
@@ -104,7 +104,7 @@ export const webhooksApi = {
     request: { path: deliveryPathSchema },
     summary: "Send a delivery's event again (ADMIN only)",
     description: `The same event with the same \`webhook-id\`, as a delivery of its own. ${limitsNote}`,
-    responses: [{ status: 202, description: 'Scheduled', json: deliveryScheduledSchema }, sendRefused],
+    responses: [{ status: 202, description: 'Scheduled', json: () => webhookResponses().deliveryScheduledSchema }, sendRefused],
     errors: sendErrors,
   }),
   test: webhook({
@@ -114,7 +114,7 @@ export const webhooksApi = {
     request: { path: webhookPathSchema },
     summary: 'Send a ping event to a subscription (ADMIN only)',
     description: limitsNote,
-    responses: [{ status: 202, description: 'Scheduled', json: deliveryScheduledSchema }, sendRefused],
+    responses: [{ status: 202, description: 'Scheduled', json: () => webhookResponses().deliveryScheduledSchema }, sendRefused],
     errors: sendErrors,
   }),
 };

@@ -30,11 +30,12 @@ type Extras = Pick<Reply, 'headers' | 'cookies'>;
 
 /**
  * The answer one declared outcome allows: its status, and a body its schema takes (JSON, or that JSON
- * already written out, with its media type), text, or none.
+ * already written out, with its media type), text, or none. The schema is the return type of the
+ * outcome's `json`, which the handler's types read without making it.
  */
-type AnswerOfOutcome<R> = R extends { status: infer S; json: infer J extends z.ZodMiniType; mediaTypes: readonly string[] }
+type AnswerOfOutcome<R> = R extends { status: infer S; json: () => infer J extends z.ZodMiniType; mediaTypes: readonly string[] }
   ? Extras & { status: S; body: z.input<J> | string; contentType?: string }
-  : R extends { status: infer S; json: infer J extends z.ZodMiniType }
+  : R extends { status: infer S; json: () => infer J extends z.ZodMiniType }
   ? Extras & ({ status: S; body: z.input<J>; contentType?: string } | { status: S; body: string; contentType: string })
   : R extends { status: infer S; text: object }
     ? Extras & { status: S; body: string; contentType: string }

@@ -3,7 +3,10 @@ import { resolveRoutes, type Route, type Subpaths } from '../api/routes';
 import { headerRefs, requestHeaderParameters, responseHeaders } from './headers';
 import { introduction, securitySchemes } from './introduction';
 import { describeAccess } from '../../app/access/access-kinds';
+import { catalogue } from '../api/catalogue';
 import { takesUserToken, type Access, type Outcome } from '../api/operation';
+import { authResponses } from '../../app/auth/auth.responses';
+import { sharedResponses } from '../../kernel/schemas/responses';
 import { objectShape, schemaRef, SchemaConverter, type Json } from './schema-converter';
 
 /**
@@ -50,6 +53,7 @@ export interface DocumentOptions {
 
 /** Builds the document for the API served at `serverUrl` with these subpaths. */
 export function openApiDocument(subpaths: Subpaths, serverUrl: string, options: DocumentOptions = {}): Json {
+  makeAnswerSchemas();
   const converter = new SchemaConverter();
   const security = options.realm ? [{ bearerAuth: [] }, { oauth2: [] }] : [{ bearerAuth: [] }];
   const paths: Record<string, Record<string, Json>> = {};
@@ -82,6 +86,21 @@ export function openApiDocument(subpaths: Subpaths, serverUrl: string, options: 
       headers: responseHeaders(),
     },
   };
+}
+
+/**
+ * Makes the schemas of every answer the catalogue declares, and the error bodies the document names
+ * by id (`ErrorBody`, `ValidationErrorBody`, `GatewayError`, `OAuthError`): each response module
+ * makes its schemas on first call, registering the named ones, and the converter reads the registry
+ * as it is made. No function makes them as it loads; the document is what asks for them.
+ */
+function makeAnswerSchemas(): void {
+  sharedResponses();
+  authResponses();
+  for (const operation of catalogue) {
+    for (const outcome of operation.responses) outcome.json?.();
+    operation.errors?.scim?.();
+  }
 }
 
 function operationOf(route: Route, converter: SchemaConverter, security: Json[]): Json {
@@ -177,7 +196,7 @@ function responsesOf(route: Route, hasBody: boolean, converter: SchemaConverter)
 
 function outcomeResponse(outcome: Outcome, converter: SchemaConverter): Json {
   const headers = headerRefs(outcome.headers ?? []);
-  const json = outcome.json && converter.response(outcome.json);
+  const json = outcome.json && converter.response(outcome.json());
   const content = json
     ? {
         [outcome.mediaType ?? 'application/json']: { schema: json },
@@ -194,7 +213,7 @@ function errorResponse(status: number, route: Route, converter: SchemaConverter)
   const headers = headerRefs(status === 401 && route.access !== 'public' ? ['WWW-Authenticate'] : status === 503 ? ['Retry-After'] : []);
   if (route.errors?.scim) {
     const retry = status === 429 ? headerRefs(['Retry-After']) : headers;
-    return { description: scimStatusText[status] ?? statusText[status] ?? 'Error', headers: retry, content: { 'application/scim+json': { schema: converter.response(route.errors.scim) } } };
+    return { description: scimStatusText[status] ?? statusText[status] ?? 'Error', headers: retry, content: { 'application/scim+json': { schema: converter.response(route.errors.scim()) } } };
   }
   let schema: Json;
   if (route.errors?.oauth && (status === 400 || status === 401)) schema = schemaRef('OAuthError');
