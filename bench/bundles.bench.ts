@@ -3,12 +3,14 @@ import { operatorScope } from '../shared/domain/agents/bot-scope';
 import { applyBundle } from '../shared/app/bundles/bundle-apply';
 import { exportBundle } from '../shared/app/bundles/bundle-export';
 import { planBundle } from '../shared/app/bundles/bundle-plan';
-import { bundleSchema, type Bundle } from '../shared/app/bundles/bundle.schemas';
+import { bundleSchemas, type Bundle } from '../shared/app/bundles/bundle.schemas';
 import { benchmark, type Context } from './harness/benchmark';
 import { instructionsLength, seedBot } from './harness/seed';
 import { callsTable, recordCalls } from './harness/capacity';
 import { bullets, check, fmt, series, seriesTable } from './harness/series';
 import { apiCall, apiGet } from './harness/stack';
+
+const { bundleSchema } = bundleSchemas();
 
 async function data({ size, progress, stack }: Context) {
   const n = { agents: size(200, 20), samples: size(30, 5), warmUp: 2 };

@@ -8,12 +8,14 @@ import { CLOCK_MARGIN_MS, listUsers, quicksearchUsers, RANGED_READ_FROM, type Us
 import { registerUser } from '../shared/domain/users/user-registration';
 import { getUser, saveUser, type StoredUser } from '../shared/domain/users/user.repository';
 import { userPorts } from '../shared/domain/users/user-ports';
-import { quicksearchQuerySchema, userListQuerySchema } from '../shared/domain/users/user.schemas';
+import { userSchemas } from '../shared/domain/users/user.schemas';
 import { benchmark, type Context, type Run } from './harness/benchmark';
 import { callsTable, recordCalls, type Call } from './harness/capacity';
 import { searchTermsFor, seedOrganization, seedUsers, type SeededOrganization as Org } from './harness/seed';
 import { API_AND_RAW, bullets, check, comparisonTable, fmt, percentile, series, seriesTable, sum, timed } from './harness/series';
 import { accessToken, apiGet, inProcessGateway, orgUrl } from './harness/stack';
+
+const { quicksearchQuerySchema, userListQuerySchema } = userSchemas();
 
 const [QUICK_TERM, AIM_P95_MS, AIM_RCU, AIM_RATIO, SMALL_ORG, WRITES] = ['jose gar', 150, 10, 2, 1_000, 10] as const;
 const QUICK = `/quicksearch?name=${encodeURIComponent(QUICK_TERM)}`;

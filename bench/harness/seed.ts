@@ -7,7 +7,7 @@ import { documentClient } from '../../shared/adapters/clients/dynamodb';
 import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor, createOrganization } from '../../shared/app/operator/operator.service';
-import { agentCreateSchema } from '../../shared/domain/agents/agent.schemas';
+import { agentSchemas } from '../../shared/domain/agents/agent.schemas';
 import { createAgent } from '../../shared/domain/agents/agent-write.service';
 import { operatorScope } from '../../shared/domain/agents/bot-scope';
 import { indexWrites } from '../../shared/domain/users/user-index';
@@ -20,6 +20,8 @@ import agentTexts from '../agents.data.json';
 import names from '../users.names.json';
 import { check, timed } from './series';
 import { accessToken, type RunningStack } from './stack';
+
+const { agentCreateSchema } = agentSchemas();
 
 /** Puts every item (no two with the same key), 16 BatchWriteItem requests in flight; returns the requests sent. */
 export async function putAll(items: Record<string, unknown>[]): Promise<number> {

@@ -30,7 +30,7 @@ const asSignIn = <T>(requestId: string, work: () => Promise<T>): Promise<T> =>
 const ACCOUNT_COOKIE = 'ACCOUNT_SESSION';
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 
-type RealmInput = RouteInput<{ path: typeof authApi.account.request.path; query: undefined; body: undefined }>;
+type RealmInput = RouteInput<{ path: ReturnType<typeof authApi.account.request.path>; query: undefined; body: undefined }>;
 
 /** What the account page's use cases read of a request; a form body only when it is a form. */
 function accountRequest(input: RealmInput): AccountRequest {

@@ -1,7 +1,7 @@
 import { bulkApi } from '../../shared/edge/api/bulk.api';
 import { operationPath } from '../../shared/edge/api/route-resolution';
 import type { BulkJob } from '../../shared/app/bulk/bulk-job';
-import { respondAsyncSchema } from '../../shared/app/bulk/bulk.schemas';
+import { bulkSchemas } from '../../shared/app/bulk/bulk.schemas';
 import { bulkCreate, createUploadJob, failedRows, jobView, readJob, resendWelcomes, retryJob } from '../../shared/app/bulk/bulk.service';
 import { bulkDelete, bulkGrant, bulkRevoke } from '../../shared/app/bulk/bulk-users.service';
 import { subpathsFromEnv } from '../../shared/kernel/config';
@@ -28,7 +28,7 @@ export const handlers = routes(
   tokenOperation(bulkApi.create, {
     idempotent: true,
     handle: async ({ path, query, body, headers, scope }) => {
-      const respondAsync = respondAsyncSchema.parse(headers.prefer);
+      const respondAsync = bulkSchemas().respondAsyncSchema.parse(headers.prefer);
       const job = await bulkCreate(scope, body.file, { language: languageOf(headers), dryRun: query.dryRun, wait: !respondAsync });
       const location = jobLocation({ orgUUID: path.orgUUID, jobId: job.jobId });
       if (job.status === 'done') return ok(job.errors ?? [], { location });

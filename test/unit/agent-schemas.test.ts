@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod/mini';
-import {
-  agentCreateSchema,
-  agentPathSchema,
-  agentUpdateSchema,
-  listQuerySchema,
-  parametersSchema,
-  quicksearchQuerySchema,
-  supervisorUpdateSchema,
-  tagSchema,
-} from '../../shared/domain/agents/agent.schemas';
+import { agentSchemas } from '../../shared/domain/agents/agent.schemas';
 import { toFieldIssues } from '../../shared/edge/http/validation';
 import { MANUALS_COLLECTION } from '../support/bot-fixtures';
+
+const { agentCreateSchema, agentPathSchema, agentUpdateSchema, listQuerySchema, parametersSchema, quicksearchQuerySchema, supervisorUpdateSchema, tagSchema } = agentSchemas();
 
 const uuid = () => randomUUID();
 const parameters = { requestTimeout: 30000, temperature: 1, topP: 0.5, presencePenalty: 0, frequencyPenalty: 0 };

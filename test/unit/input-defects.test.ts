@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import fc from 'fast-check';
 import * as z from 'zod/mini';
-import { parametersSchema } from '../../shared/domain/agents/agent.schemas';
+import { agentSchemas } from '../../shared/domain/agents/agent.schemas';
 import { withHttpChain, type RouteHandler } from '../../shared/edge/http/handler-factory';
 import { publicRoute } from '../../shared/edge/http/public-route';
 import { parseMultipart } from '../../shared/edge/http/multipart';
@@ -11,6 +11,8 @@ import { ok, type HttpEvent, type HttpResult, type RequestContext } from '../../
 import { toFieldIssues } from '../../shared/edge/http/validation';
 import { logger } from '../../shared/kernel/logger';
 import { expectErrorBody } from '../support/error-body';
+
+const { parametersSchema } = agentSchemas();
 
 // The three inputs a fuzz run found answered with a 5xx, each through the chain
 // every function shares: a multipart body cut short, a path that does not percent-decode, a number

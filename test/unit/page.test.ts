@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { toPage } from '../../shared/edge/http/page';
-import { queryDirection, queryInt } from '../../shared/kernel/schemas/fields';
+import { fieldSchemas, queryInt } from '../../shared/kernel/schemas/fields';
 
 const SORTED = { unsorted: false, sorted: true, empty: false };
 const letters = (count: number) => Array.from({ length: count }, (_, i) => String.fromCharCode(97 + i));
@@ -103,6 +103,8 @@ describe('queryInt', () => {
 });
 
 describe('queryDirection', () => {
+  const { queryDirection } = fieldSchemas();
+
   test('defaults to DESC', () => {
     expect(queryDirection.parse(undefined)).toBe('DESC');
   });

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { resolveAccess, sameAccess, type Access } from '../../shared/domain/users/access-template';
 import { generatePassword, passwordProblem } from '../../shared/adapters/identity/password-policy';
-import { activateUserSchema, createUserSchema, quicksearchQuerySchema, updateUserSchema, userListQuerySchema } from '../../shared/domain/users/user.schemas';
+import { userSchemas } from '../../shared/domain/users/user.schemas';
+
+const { activateUserSchema, createUserSchema, quicksearchQuerySchema, updateUserSchema, userListQuerySchema } = userSchemas();
 
 const env = randomUUID();
 const bot = randomUUID();

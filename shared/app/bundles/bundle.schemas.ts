@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import '../../kernel/schemas/zod-messages';
-import { botPathSchema, limits, optional, parametersSchema, tagSchema, text } from '../../domain/agents/agent.schemas';
+import { agentSchemas, limits, optional, text } from '../../domain/agents/agent.schemas';
+import { lazy } from '../../kernel/lazy';
 import { fold } from '../../kernel/text/matching';
 
 /**
@@ -19,37 +20,6 @@ export const MAX_BUNDLE_ENTRIES = 500;
 
 const list = <T extends z.ZodMiniType>(item: T) => z.array(item).check(z.maxLength(limits.listItems, { message: `At most ${limits.listItems} items` }));
 
-/** A reference to one of the bot's personas, functions or knowledge collections, by its name. */
-const named = z.strictObject({ name: text(limits.role) });
-
-/** References by name, each name once (compared as the target compares them: without case or accents). */
-const namedList = list(named).check(
-  z.superRefine((items, ctx) => {
-    const seen = new Set<string>();
-    items.forEach((item, index) => {
-      if (seen.has(fold(item.name))) ctx.addIssue({ code: 'custom', message: 'Listed more than once', path: [index, 'name'] });
-      seen.add(fold(item.name));
-    });
-  }),
-);
-
-const entryFields = {
-  role: text(limits.role).check(z.regex(/^[^\r\n]*$/, { message: 'Must be a single line' })),
-  goal: text(limits.goal),
-  instructions: optional(text(limits.instructions)),
-  guardrails: optional(text(limits.guardrails)),
-  persona: z.strictObject({ name: text(limits.role) }, { error: 'Must be an object naming one of the bot’s personas, e.g. {"name": "…"}' }),
-  inheritFromSupervisor: z.boolean(),
-  constraints: optional(list(z.strictObject({ value: text(limits.rule) }))),
-  tags: optional(list(z.strictObject({ name: tagSchema.shape.name }))),
-  parameters: optional(parametersSchema),
-  functions: optional(namedList),
-  knowledge: optional(namedList),
-};
-
-export const bundleAgentSchema = z.strictObject(entryFields);
-export const bundleSupervisorSchema = z.strictObject({ default: optional(z.boolean()), ...entryFields });
-
 /** Two entries of one list with one role (compared without case or accents) cannot both be matched. */
 function uniqueRoles(entries: { role: string }[], list: string, ctx: z.core.$RefinementCtx) {
   const seen = new Set<string>();
@@ -62,30 +32,67 @@ function uniqueRoles(entries: { role: string }[], list: string, ctx: z.core.$Ref
   });
 }
 
-export const bundleSchema = z
-  .strictObject({
-    formatVersion: z.literal(BUNDLE_FORMAT_VERSION),
-    supervisors: z.array(bundleSupervisorSchema).check(z.maxLength(MAX_BUNDLE_ENTRIES, { message: `At most ${MAX_BUNDLE_ENTRIES} supervisors` })),
-    agents: z.array(bundleAgentSchema).check(z.maxLength(MAX_BUNDLE_ENTRIES, { message: `At most ${MAX_BUNDLE_ENTRIES} agents` })),
-  })
-  .check(
-    z.superRefine((bundle, ctx) => {
-      uniqueRoles(bundle.supervisors, 'supervisors', ctx);
-      uniqueRoles(bundle.agents, 'agents', ctx);
-      bundle.supervisors.forEach((supervisor, index) => {
-        if (supervisor.default && bundle.supervisors.findIndex((other) => other.default) !== index) {
-          ctx.addIssue({ code: 'custom', message: 'Only one supervisor may be the default', path: ['supervisors', index, 'default'] });
-        }
+/** The bundle's request schemas, made on first call (when a route's chain or the API description is built), never as a function loads. */
+export const bundleSchemas = lazy(() => {
+  const agents = agentSchemas();
+
+  /** A reference to one of the bot's personas, functions or knowledge collections, by its name. */
+  const named = z.strictObject({ name: text(limits.role) });
+
+  /** References by name, each name once (compared as the target compares them: without case or accents). */
+  const namedList = list(named).check(
+    z.superRefine((items, ctx) => {
+      const seen = new Set<string>();
+      items.forEach((item, index) => {
+        if (seen.has(fold(item.name))) ctx.addIssue({ code: 'custom', message: 'Listed more than once', path: [index, 'name'] });
+        seen.add(fold(item.name));
       });
     }),
   );
 
-export type Bundle = z.infer<typeof bundleSchema>;
-export type BundleEntry = z.infer<typeof bundleAgentSchema> & { default?: boolean };
+  const entryFields = {
+    role: text(limits.role).check(z.regex(/^[^\r\n]*$/, { message: 'Must be a single line' })),
+    goal: text(limits.goal),
+    instructions: optional(text(limits.instructions)),
+    guardrails: optional(text(limits.guardrails)),
+    persona: z.strictObject({ name: text(limits.role) }, { error: 'Must be an object naming one of the bot’s personas, e.g. {"name": "…"}' }),
+    inheritFromSupervisor: z.boolean(),
+    constraints: optional(list(z.strictObject({ value: text(limits.rule) }))),
+    tags: optional(list(z.strictObject({ name: agents.tagSchema.shape.name }))),
+    parameters: optional(agents.parametersSchema),
+    functions: optional(namedList),
+    knowledge: optional(namedList),
+  };
 
-/** `?at=`: an RFC 3339 time with its offset. */
-export const bundleExportQuerySchema = z.object({
-  at: z.optional(z.iso.datetime({ offset: true, message: 'Must be an RFC 3339 time, e.g. 2026-11-25T17:00:00Z' })),
+  const bundleAgentSchema = z.strictObject(entryFields);
+  const bundleSupervisorSchema = z.strictObject({ default: optional(z.boolean()), ...entryFields });
+
+  const bundleSchema = z
+    .strictObject({
+      formatVersion: z.literal(BUNDLE_FORMAT_VERSION),
+      supervisors: z.array(bundleSupervisorSchema).check(z.maxLength(MAX_BUNDLE_ENTRIES, { message: `At most ${MAX_BUNDLE_ENTRIES} supervisors` })),
+      agents: z.array(bundleAgentSchema).check(z.maxLength(MAX_BUNDLE_ENTRIES, { message: `At most ${MAX_BUNDLE_ENTRIES} agents` })),
+    })
+    .check(
+      z.superRefine((bundle, ctx) => {
+        uniqueRoles(bundle.supervisors, 'supervisors', ctx);
+        uniqueRoles(bundle.agents, 'agents', ctx);
+        bundle.supervisors.forEach((supervisor, index) => {
+          if (supervisor.default && bundle.supervisors.findIndex((other) => other.default) !== index) {
+            ctx.addIssue({ code: 'custom', message: 'Only one supervisor may be the default', path: ['supervisors', index, 'default'] });
+          }
+        });
+      }),
+    );
+
+  /** `?at=`: an RFC 3339 time with its offset. */
+  const bundleExportQuerySchema = z.object({
+    at: z.optional(z.iso.datetime({ offset: true, message: 'Must be an RFC 3339 time, e.g. 2026-11-25T17:00:00Z' })),
+  });
+
+  return { bundleAgentSchema, bundleSupervisorSchema, bundleSchema, bundleExportQuerySchema, bundlePathSchema: agents.botPathSchema };
 });
 
-export { botPathSchema as bundlePathSchema };
+type BundleSchemas = ReturnType<typeof bundleSchemas>;
+export type Bundle = z.infer<BundleSchemas['bundleSchema']>;
+export type BundleEntry = z.infer<BundleSchemas['bundleAgentSchema']> & { default?: boolean };

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { queryDirection, queryInt, queryPageToken, storable, uuidSchema } from '../../kernel/schemas/fields';
+import { lazy } from '../../kernel/lazy';
+import { fieldSchemas, queryInt, storable } from '../../kernel/schemas/fields';
 import { communicationStyles } from '../org/org.entities';
 
 /**
@@ -49,171 +50,179 @@ const uniqueByUuid = <T extends z.ZodMiniType<{ uuid: string }>>(item: T) =>
 
 const personaMessage = { error: 'Must be an object whose uuid names one of the bot’s personas, e.g. {"uuid": "…"}' };
 
-/** A reference (2.7) as create bodies take it: the uuid alone. */
-const reference = z.strictObject({ uuid: uuidSchema });
-
-// Resources as reads show them: the uuid is the reference; the other fields, being the bot's
-// resource's, are accepted and ignored.
-
-/** The persona as reads show it (2.2). */
-const personaAsRead = z.strictObject(
-  {
-    uuid: uuidSchema,
-    name: optional(z.string()),
-    image: optional(z.string()),
-    backstory: optional(z.string()),
-    personality: optional(z.string()),
-    communicationStyle: optional(z.enum(communicationStyles)),
-  },
-  personaMessage,
-);
-
-/** A function as reads show it: `uuid` and `name`. */
-const functionAsRead = z.strictObject({ uuid: uuidSchema, name: optional(z.string()) });
-
-/** A knowledge collection as reads show it (2.6). */
-const collectionAsRead = z.strictObject({
-  uuid: uuidSchema,
-  name: optional(z.string()),
-  description: optional(z.string()),
-  documentCount: optional(z.number().check(z.int())),
-  searchType: optional(z.strictObject({ type: z.string(), semanticWeight: z.number().check(z.int()), fullTextWeight: z.number().check(z.int()) })),
-  previousUserInput: optional(z.number().check(z.int())),
-  threshold: optional(z.number()),
-  topK: optional(z.number().check(z.int())),
-});
-
-/** `#term`: a hash and 1 to 50 letters, digits, `_` or `-`. */
-export const tagSchema = z.strictObject({
-  uuid: optional(uuidSchema),
-  name: z.string().check(z.trim(), z.regex(/^#[\p{L}\p{N}_-]{1,50}$/u, { message: 'Must be # followed by 1 to 50 letters, digits, _ or -' })),
-});
-
-/**
- * Model parameters (2.5). Ranges: requestTimeout 1 to 600000 ms, temperature 0 to 2, topP 0 to 1,
- * penalties -2 to 2, maximumTokens 1 to 1000000; each a number DynamoDB can store (no `5e-324`).
- */
-export const parametersSchema = z.strictObject({
-  maximumTokens: optional(storable(z.number().check(z.int(), z.gte(1), z.lte(1_000_000)))),
-  requestTimeout: storable(z.number().check(z.int(), z.gte(1), z.lte(600_000))),
-  temperature: storable(z.number().check(z.gte(0), z.lte(2))),
-  topP: storable(z.number().check(z.gte(0), z.lte(1))),
-  presencePenalty: storable(z.number().check(z.gte(-2), z.lte(2))),
-  frequencyPenalty: storable(z.number().check(z.gte(-2), z.lte(2))),
-});
-
-const ruleForCreate = z.strictObject({ value: text(limits.rule) });
-const ruleForUpdate = z.strictObject({ uuid: optional(uuidSchema), value: text(limits.rule) });
-
-const instructions = optional(text(limits.instructions));
-const guardrails = optional(text(limits.guardrails));
-const tags = optional(list(tagSchema));
-const parameters = optional(parametersSchema);
-
-/**
- * Fields every read shows and no body sets: `uuid` must be the path's and `flowUUID` the current one
- * when given; `heirs`, derived from the bot's agents, is ignored.
- */
-const assignedFields = {
-  uuid: optional(uuidSchema),
-  flowUUID: optional(uuidSchema),
-  heirs: optional(z.array(z.strictObject({ role: z.string() }))),
-};
-
-/** The fields of agent create and update bodies (docs/api/agents.md), with each kind of reference in its flavour. */
-const agentFields = <P extends z.ZodMiniType, R extends z.ZodMiniType, F extends z.ZodMiniType<{ uuid: string }>, K extends z.ZodMiniType<{ uuid: string }>>(flavour: {
-  persona: P;
-  rule: R;
-  function: F;
-  collection: K;
-}) => ({
-  // One line: quicksearch answers one role per line.
-  role: text(limits.role).check(z.regex(/^[^\r\n]*$/, { message: 'Must be a single line' })),
-  goal: text(limits.goal),
-  instructions,
-  guardrails,
-  persona: flavour.persona,
-  inheritFromSupervisor: z.boolean(),
-  constraints: optional(list(flavour.rule)),
-  tags,
-  parameters,
-  functions: optional(uniqueByUuid(flavour.function)),
-  knowledge: optional(uniqueByUuid(flavour.collection)),
-});
-
-/** Create takes references by uuid alone: nothing exists yet that read-only fields could agree with. */
-export const agentCreateSchema = z.strictObject(
-  agentFields({ persona: z.strictObject({ uuid: uuidSchema }, personaMessage), rule: ruleForCreate, function: reference, collection: reference }),
-);
-
-export const agentUpdateSchema = z.strictObject({
-  ...agentFields({ persona: personaAsRead, rule: ruleForUpdate, function: functionAsRead, collection: collectionAsRead }),
-  ...assignedFields,
-});
-
-/**
- * The supervisor update body, and what a supervisor read shows besides: `role`, `goal`,
- * `inheritFromSupervisor`, `functions` and `knowledge` are not changed by this route, so they are
- * accepted only with the current value (checked by `agent-write.service.ts`).
- */
-export const supervisorUpdateSchema = z.strictObject({
-  persona: personaAsRead,
-  instructions,
-  guardrails,
-  constraints: optional(list(ruleForUpdate)),
-  tags,
-  parameters,
-  ...assignedFields,
-  role: optional(z.string()),
-  goal: optional(z.string()),
-  inheritFromSupervisor: optional(z.boolean()),
-  functions: optional(z.array(functionAsRead)),
-  knowledge: optional(z.array(collectionAsRead)),
-});
-
-export type AgentCreate = z.infer<typeof agentCreateSchema>;
-export type AgentUpdate = z.infer<typeof agentUpdateSchema>;
-export type SupervisorUpdate = z.infer<typeof supervisorUpdateSchema>;
-
 /** Fields a listing may be ordered by. */
 export const orderableFields = ['updatedAt', 'createdAt', 'role'] as const;
 
-export const listQuerySchema = z.object({
-  page: queryInt(1, 1_000_000, 1),
-  pageToken: queryPageToken,
-  size: queryInt(1, 100, 5),
-  orderBy: z.pipe(
-    z.optional(z.enum(orderableFields, { message: `Must be one of ${orderableFields.join(', ')}` })),
-    z.transform((value) => value ?? 'updatedAt'),
-  ),
-  direction: queryDirection,
-  searchTerm: z.optional(z.string().check(z.maxLength(limits.searchTerm))),
+/** The agent area's request schemas, made on first call (when a route's chain or the API description is built), never as a function loads. */
+export const agentSchemas = lazy(() => {
+  const { uuidSchema, queryPageToken, queryDirection } = fieldSchemas();
+
+  /** A reference (2.7) as create bodies take it: the uuid alone. */
+  const reference = z.strictObject({ uuid: uuidSchema });
+
+  // Resources as reads show them: the uuid is the reference; the other fields, being the bot's
+  // resource's, are accepted and ignored.
+
+  /** The persona as reads show it (2.2). */
+  const personaAsRead = z.strictObject(
+    {
+      uuid: uuidSchema,
+      name: optional(z.string()),
+      image: optional(z.string()),
+      backstory: optional(z.string()),
+      personality: optional(z.string()),
+      communicationStyle: optional(z.enum(communicationStyles)),
+    },
+    personaMessage,
+  );
+
+  /** A function as reads show it: `uuid` and `name`. */
+  const functionAsRead = z.strictObject({ uuid: uuidSchema, name: optional(z.string()) });
+
+  /** A knowledge collection as reads show it (2.6). */
+  const collectionAsRead = z.strictObject({
+    uuid: uuidSchema,
+    name: optional(z.string()),
+    description: optional(z.string()),
+    documentCount: optional(z.number().check(z.int())),
+    searchType: optional(z.strictObject({ type: z.string(), semanticWeight: z.number().check(z.int()), fullTextWeight: z.number().check(z.int()) })),
+    previousUserInput: optional(z.number().check(z.int())),
+    threshold: optional(z.number()),
+    topK: optional(z.number().check(z.int())),
+  });
+
+  /** `#term`: a hash and 1 to 50 letters, digits, `_` or `-`. */
+  const tagSchema = z.strictObject({
+    uuid: optional(uuidSchema),
+    name: z.string().check(z.trim(), z.regex(/^#[\p{L}\p{N}_-]{1,50}$/u, { message: 'Must be # followed by 1 to 50 letters, digits, _ or -' })),
+  });
+
+  /**
+   * Model parameters (2.5). Ranges: requestTimeout 1 to 600000 ms, temperature 0 to 2, topP 0 to 1,
+   * penalties -2 to 2, maximumTokens 1 to 1000000; each a number DynamoDB can store (no `5e-324`).
+   */
+  const parametersSchema = z.strictObject({
+    maximumTokens: optional(storable(z.number().check(z.int(), z.gte(1), z.lte(1_000_000)))),
+    requestTimeout: storable(z.number().check(z.int(), z.gte(1), z.lte(600_000))),
+    temperature: storable(z.number().check(z.gte(0), z.lte(2))),
+    topP: storable(z.number().check(z.gte(0), z.lte(1))),
+    presencePenalty: storable(z.number().check(z.gte(-2), z.lte(2))),
+    frequencyPenalty: storable(z.number().check(z.gte(-2), z.lte(2))),
+  });
+
+  const ruleForCreate = z.strictObject({ value: text(limits.rule) });
+  const ruleForUpdate = z.strictObject({ uuid: optional(uuidSchema), value: text(limits.rule) });
+
+  const instructions = optional(text(limits.instructions));
+  const guardrails = optional(text(limits.guardrails));
+  const tags = optional(list(tagSchema));
+  const parameters = optional(parametersSchema);
+
+  /**
+   * Fields every read shows and no body sets: `uuid` must be the path's and `flowUUID` the current one
+   * when given; `heirs`, derived from the bot's agents, is ignored.
+   */
+  const assignedFields = {
+    uuid: optional(uuidSchema),
+    flowUUID: optional(uuidSchema),
+    heirs: optional(z.array(z.strictObject({ role: z.string() }))),
+  };
+
+  /** The fields of agent create and update bodies (docs/api/agents.md), with each kind of reference in its flavour. */
+  const agentFields = <P extends z.ZodMiniType, R extends z.ZodMiniType, F extends z.ZodMiniType<{ uuid: string }>, K extends z.ZodMiniType<{ uuid: string }>>(flavour: {
+    persona: P;
+    rule: R;
+    function: F;
+    collection: K;
+  }) => ({
+    // One line: quicksearch answers one role per line.
+    role: text(limits.role).check(z.regex(/^[^\r\n]*$/, { message: 'Must be a single line' })),
+    goal: text(limits.goal),
+    instructions,
+    guardrails,
+    persona: flavour.persona,
+    inheritFromSupervisor: z.boolean(),
+    constraints: optional(list(flavour.rule)),
+    tags,
+    parameters,
+    functions: optional(uniqueByUuid(flavour.function)),
+    knowledge: optional(uniqueByUuid(flavour.collection)),
+  });
+
+  /** Create takes references by uuid alone: nothing exists yet that read-only fields could agree with. */
+  const agentCreateSchema = z.strictObject(
+    agentFields({ persona: z.strictObject({ uuid: uuidSchema }, personaMessage), rule: ruleForCreate, function: reference, collection: reference }),
+  );
+
+  const agentUpdateSchema = z.strictObject({
+    ...agentFields({ persona: personaAsRead, rule: ruleForUpdate, function: functionAsRead, collection: collectionAsRead }),
+    ...assignedFields,
+  });
+
+  /**
+   * The supervisor update body, and what a supervisor read shows besides: `role`, `goal`,
+   * `inheritFromSupervisor`, `functions` and `knowledge` are not changed by this route, so they are
+   * accepted only with the current value (checked by `agent-write.service.ts`).
+   */
+  const supervisorUpdateSchema = z.strictObject({
+    persona: personaAsRead,
+    instructions,
+    guardrails,
+    constraints: optional(list(ruleForUpdate)),
+    tags,
+    parameters,
+    ...assignedFields,
+    role: optional(z.string()),
+    goal: optional(z.string()),
+    inheritFromSupervisor: optional(z.boolean()),
+    functions: optional(z.array(functionAsRead)),
+    knowledge: optional(z.array(collectionAsRead)),
+  });
+
+  const listQuerySchema = z.object({
+    page: queryInt(1, 1_000_000, 1),
+    pageToken: queryPageToken,
+    size: queryInt(1, 100, 5),
+    orderBy: z.pipe(
+      z.optional(z.enum(orderableFields, { message: `Must be one of ${orderableFields.join(', ')}` })),
+      z.transform((value) => value ?? 'updatedAt'),
+    ),
+    direction: queryDirection,
+    searchTerm: z.optional(z.string().check(z.maxLength(limits.searchTerm))),
+  });
+
+  const quicksearchQuerySchema = z.object({
+    name: z.string().check(z.maxLength(limits.searchTerm)),
+    limit: queryInt(1, 50, 6),
+  });
+
+  const botPathSchema = z.object({ orgUUID: uuidSchema, envUUID: uuidSchema, botUUID: uuidSchema });
+  const supervisorPathSchema = z.extend(botPathSchema, { supervisorUUID: uuidSchema });
+  const agentPathSchema = z.extend(botPathSchema, { agentUUID: uuidSchema });
+
+  /** A revision number in a path or query: a whole number from 1. */
+  const revisionNumber = z.pipe(
+    z.string().check(z.regex(/^[1-9]\d{0,9}$/, { message: 'Must be a revision number (a whole number from 1)' })),
+    z.transform(Number),
+  );
+
+  const agentRevisionPathSchema = z.extend(agentPathSchema, { revision: revisionNumber });
+  const supervisorRevisionPathSchema = z.extend(supervisorPathSchema, { revision: revisionNumber });
+
+  /** A page of revisions, newest first: pages from 1, 5 by default, like the agent listings. */
+  const revisionListQuerySchema = z.object({
+    page: queryInt(1, 1_000_000, 1),
+    pageToken: queryPageToken,
+    size: queryInt(1, 100, 5),
+  });
+
+  const revisionDiffQuerySchema = z.object({ against: z.optional(revisionNumber) });
+
+  return { tagSchema, parametersSchema, agentCreateSchema, agentUpdateSchema, supervisorUpdateSchema, listQuerySchema, quicksearchQuerySchema, botPathSchema, supervisorPathSchema, agentPathSchema, agentRevisionPathSchema, supervisorRevisionPathSchema, revisionListQuerySchema, revisionDiffQuerySchema };
 });
-export type ListQuery = z.infer<typeof listQuerySchema>;
 
-export const quicksearchQuerySchema = z.object({
-  name: z.string().check(z.maxLength(limits.searchTerm)),
-  limit: queryInt(1, 50, 6),
-});
-
-export const botPathSchema = z.object({ orgUUID: uuidSchema, envUUID: uuidSchema, botUUID: uuidSchema });
-export const supervisorPathSchema = z.extend(botPathSchema, { supervisorUUID: uuidSchema });
-export const agentPathSchema = z.extend(botPathSchema, { agentUUID: uuidSchema });
-
-/** A revision number in a path or query: a whole number from 1. */
-const revisionNumber = z.pipe(
-  z.string().check(z.regex(/^[1-9]\d{0,9}$/, { message: 'Must be a revision number (a whole number from 1)' })),
-  z.transform(Number),
-);
-
-export const agentRevisionPathSchema = z.extend(agentPathSchema, { revision: revisionNumber });
-export const supervisorRevisionPathSchema = z.extend(supervisorPathSchema, { revision: revisionNumber });
-
-/** A page of revisions, newest first: pages from 1, 5 by default, like the agent listings. */
-export const revisionListQuerySchema = z.object({
-  page: queryInt(1, 1_000_000, 1),
-  pageToken: queryPageToken,
-  size: queryInt(1, 100, 5),
-});
-
-export const revisionDiffQuerySchema = z.object({ against: z.optional(revisionNumber) });
+type AgentSchemas = ReturnType<typeof agentSchemas>;
+export type AgentCreate = z.infer<AgentSchemas['agentCreateSchema']>;
+export type AgentUpdate = z.infer<AgentSchemas['agentUpdateSchema']>;
+export type SupervisorUpdate = z.infer<AgentSchemas['supervisorUpdateSchema']>;
+export type ListQuery = z.infer<AgentSchemas['listQuerySchema']>;

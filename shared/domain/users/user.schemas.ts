@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { queryDirection, queryInt, queryPageToken, uuidSchema } from '../../kernel/schemas/fields';
+import { lazy } from '../../kernel/lazy';
+import { fieldSchemas, queryInt } from '../../kernel/schemas/fields';
 import { passwordProblem } from '../../adapters/identity/password-policy';
 import { roles } from './user.entities';
 
@@ -13,44 +14,6 @@ const singleLine = (max: number) =>
       z.maxLength(max, { message: `Must be at most ${max} characters` }),
       z.regex(/^[^\p{Cc}]*$/u, { message: 'Must be a single line of text' }),
     );
-
-const nameSchema = singleLine(200).check(z.minLength(1, { message: 'Must not be blank' }));
-const emailSchema = z.pipe(
-  z.string().check(z.trim(), z.maxLength(254, { message: 'Must be at most 254 characters' })),
-  z.email({ message: 'Must be an e-mail address' }),
-);
-
-const passwordSchema = z.string().check(
-  z.superRefine((password, context) => {
-    const problem = passwordProblem(password);
-    if (problem) context.addIssue({ code: 'custom', message: problem });
-  }),
-);
-
-const permissionSchema = z.strictObject({ environmentUuid: uuidSchema, botUuid: z.optional(uuidSchema) });
-
-const accessFields = {
-  admin: z.optional(z.boolean()),
-  role: z.optional(z.enum(roles, { message: `Must be one of ${roles.join(', ')}` })),
-  permissions: z.optional(z.array(permissionSchema).check(z.maxLength(500, { message: 'Must have at most 500 permissions' }))),
-};
-
-const profileFields = {
-  name: nameSchema,
-  email: emailSchema,
-  image: z.optional(z.nullable(singleLine(2048))),
-  company: z.optional(z.nullable(singleLine(200))),
-  password: z.optional(passwordSchema),
-  confirmPassword: z.optional(z.string()),
-};
-
-/** What a user read returns and a client may send back unchanged: accepted and ignored. */
-const responseOnlyFields = {
-  uuid: z.optional(z.unknown()),
-  orgUUID: z.optional(z.unknown()),
-  createdAt: z.optional(z.unknown()),
-  status: z.optional(z.unknown()),
-};
 
 /** `password` and `confirmPassword` come together and are equal. */
 function passwordsAgree(body: { password?: string; confirmPassword?: string }, context: z.core.$RefinementCtx) {
@@ -66,53 +29,98 @@ function passwordsAgree(body: { password?: string; confirmPassword?: string }, c
   }
 }
 
-export const createUserSchema = z.strictObject({ ...profileFields, ...accessFields }).check(z.superRefine(passwordsAgree));
+/** The users group's request schemas, made on first call (when a route's chain or the API description is built), never as a function loads. */
+export const userSchemas = lazy(() => {
+  const { uuidSchema, queryPageToken, queryDirection } = fieldSchemas();
 
-export const updateUserSchema = z.strictObject({ ...profileFields, ...accessFields, ...responseOnlyFields }).check(z.superRefine(passwordsAgree));
+  const nameSchema = singleLine(200).check(z.minLength(1, { message: 'Must not be blank' }));
+  const emailSchema = z.pipe(
+    z.string().check(z.trim(), z.maxLength(254, { message: 'Must be at most 254 characters' })),
+    z.email({ message: 'Must be an e-mail address' }),
+  );
 
-/** The user is named by `email`; the other fields, all optional, are applied as an update would. */
-export const activateUserSchema = z
-  .strictObject({ ...profileFields, ...accessFields, ...responseOnlyFields, name: z.optional(nameSchema) })
-  .check(z.superRefine(passwordsAgree));
+  const passwordSchema = z.string().check(
+    z.superRefine((password, context) => {
+      const problem = passwordProblem(password);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    }),
+  );
 
-export const orgPathSchema = z.object({ orgUUID: uuidSchema });
-/**
- * `userId` is any short text, lower-cased: one that is no user's uuid is a 404 like any unknown user
- * (it is also what `DELETE …/users/identity-provider` reaches, as in API Gateway).
- */
-export const userPathSchema = z.object({
-  orgUUID: uuidSchema,
-  userId: z.pipe(
-    z.string().check(z.maxLength(100, { message: 'Must be at most 100 characters' })),
-    z.transform((id) => id.toLowerCase()),
-  ),
-});
+  const permissionSchema = z.strictObject({ environmentUuid: uuidSchema, botUuid: z.optional(uuidSchema) });
 
-export const userListQuerySchema = z.object({
-  page: queryInt(0, 1_000_000, 0),
-  pageToken: queryPageToken,
-  linesPerPage: queryInt(1, 100, 5),
-  orderBy: z.pipe(
-    z.optional(z.enum(['createdAt', 'name', 'email', 'company'], { message: 'Must be one of createdAt, name, email, company' })),
-    z.transform((value) => value ?? 'createdAt'),
-  ),
-  direction: queryDirection,
-  searchTerms: z.optional(z.string().check(z.maxLength(200, { message: 'Must be at most 200 characters' }))),
-  status: z.pipe(
-    z.optional(
-      z.pipe(
-        z.pipe(
-          z.string(),
-          z.transform((value) => value.toUpperCase()),
-        ),
-        z.enum(['ACTIVE', 'DELETED', 'ALL'], { message: 'Must be ACTIVE, DELETED or ALL' }),
-      ),
+  const accessFields = {
+    admin: z.optional(z.boolean()),
+    role: z.optional(z.enum(roles, { message: `Must be one of ${roles.join(', ')}` })),
+    permissions: z.optional(z.array(permissionSchema).check(z.maxLength(500, { message: 'Must have at most 500 permissions' }))),
+  };
+
+  const profileFields = {
+    name: nameSchema,
+    email: emailSchema,
+    image: z.optional(z.nullable(singleLine(2048))),
+    company: z.optional(z.nullable(singleLine(200))),
+    password: z.optional(passwordSchema),
+    confirmPassword: z.optional(z.string()),
+  };
+
+  /** What a user read returns and a client may send back unchanged: accepted and ignored. */
+  const responseOnlyFields = {
+    uuid: z.optional(z.unknown()),
+    orgUUID: z.optional(z.unknown()),
+    createdAt: z.optional(z.unknown()),
+    status: z.optional(z.unknown()),
+  };
+
+  const createUserSchema = z.strictObject({ ...profileFields, ...accessFields }).check(z.superRefine(passwordsAgree));
+
+  const updateUserSchema = z.strictObject({ ...profileFields, ...accessFields, ...responseOnlyFields }).check(z.superRefine(passwordsAgree));
+
+  /** The user is named by `email`; the other fields, all optional, are applied as an update would. */
+  const activateUserSchema = z
+    .strictObject({ ...profileFields, ...accessFields, ...responseOnlyFields, name: z.optional(nameSchema) })
+    .check(z.superRefine(passwordsAgree));
+
+  const orgPathSchema = z.object({ orgUUID: uuidSchema });
+  /**
+   * `userId` is any short text, lower-cased: one that is no user's uuid is a 404 like any unknown user
+   * (it is also what `DELETE …/users/identity-provider` reaches, as in API Gateway).
+   */
+  const userPathSchema = z.object({
+    orgUUID: uuidSchema,
+    userId: z.pipe(
+      z.string().check(z.maxLength(100, { message: 'Must be at most 100 characters' })),
+      z.transform((id) => id.toLowerCase()),
     ),
-    z.transform((value) => value ?? 'ACTIVE'),
-  ),
-});
+  });
 
-export const quicksearchQuerySchema = z.object({
-  name: z.string().check(z.maxLength(200, { message: 'Must be at most 200 characters' })),
-  limit: queryInt(1, 50, 6),
+  const userListQuerySchema = z.object({
+    page: queryInt(0, 1_000_000, 0),
+    pageToken: queryPageToken,
+    linesPerPage: queryInt(1, 100, 5),
+    orderBy: z.pipe(
+      z.optional(z.enum(['createdAt', 'name', 'email', 'company'], { message: 'Must be one of createdAt, name, email, company' })),
+      z.transform((value) => value ?? 'createdAt'),
+    ),
+    direction: queryDirection,
+    searchTerms: z.optional(z.string().check(z.maxLength(200, { message: 'Must be at most 200 characters' }))),
+    status: z.pipe(
+      z.optional(
+        z.pipe(
+          z.pipe(
+            z.string(),
+            z.transform((value) => value.toUpperCase()),
+          ),
+          z.enum(['ACTIVE', 'DELETED', 'ALL'], { message: 'Must be ACTIVE, DELETED or ALL' }),
+        ),
+      ),
+      z.transform((value) => value ?? 'ACTIVE'),
+    ),
+  });
+
+  const quicksearchQuerySchema = z.object({
+    name: z.string().check(z.maxLength(200, { message: 'Must be at most 200 characters' })),
+    limit: queryInt(1, 50, 6),
+  });
+
+  return { createUserSchema, updateUserSchema, activateUserSchema, orgPathSchema, userPathSchema, userListQuerySchema, quicksearchQuerySchema };
 });

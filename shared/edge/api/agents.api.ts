@@ -1,18 +1,5 @@
 import type * as z from 'zod/mini';
-import {
-  agentCreateSchema,
-  agentPathSchema,
-  agentRevisionPathSchema,
-  agentUpdateSchema,
-  botPathSchema,
-  listQuerySchema,
-  quicksearchQuerySchema,
-  revisionDiffQuerySchema,
-  revisionListQuerySchema,
-  supervisorPathSchema,
-  supervisorRevisionPathSchema,
-  supervisorUpdateSchema,
-} from '../../domain/agents/agent.schemas';
+import { agentSchemas } from '../../domain/agents/agent.schemas';
 import { agentResponses } from '../../domain/agents/agent.responses';
 import { agent, constraint, parameters, persona, tag } from './examples';
 import { listing, operationsUnder, type Outcome } from './operation';
@@ -34,7 +21,7 @@ const listOf = <const G extends Kind>(group: G) =>
       id: `${group}.list`,
       path: `/${group}`,
       access: { bot: 'read' },
-      request: { path: botPathSchema, query: listQuerySchema },
+      request: { path: () => agentSchemas().botPathSchema, query: () => agentSchemas().listQuerySchema },
       summary: `List ${group} of a bot`,
       page: { items: group, schema: () => agentResponses().agentPageSchema, base: 1 },
     }),
@@ -52,7 +39,7 @@ const capitalized = (text: string) => `${text[0]!.toUpperCase()}${text.slice(1)}
  * What supervisors and agents both do with one of them, at its path: read it, update it, and the four
  * revision operations (listing, one revision, a diff, a restore).
  */
-function itemOperations<const G extends Kind, const I extends string, const P extends z.ZodMiniType, const R extends z.ZodMiniType, const U extends z.ZodMiniType>(
+function itemOperations<const G extends Kind, const I extends string, const P extends () => z.ZodMiniType, const R extends () => z.ZodMiniType, const U extends () => z.ZodMiniType>(
   group: G,
   item: I,
   noun: Nouns,
@@ -85,7 +72,7 @@ function itemOperations<const G extends Kind, const I extends string, const P ex
         id: `${group}.revisions`,
         path: `/${group}/{${item}}/revisions`,
         access: { bot: 'read' },
-        request: { path: schemas.path, query: revisionListQuerySchema },
+        request: { path: schemas.path, query: () => agentSchemas().revisionListQuerySchema },
         summary: `List the revisions of ${noun.the}, newest first`,
         page: { items: 'revisions', schema: () => agentResponses().revisionPageSchema, base: 1, note: 'revision N is the write that gave ETag "N"' },
       }),
@@ -104,7 +91,7 @@ function itemOperations<const G extends Kind, const I extends string, const P ex
       method: 'GET',
       path: `/${group}/{${item}}/revisions/{revision}/diff`,
       access: { bot: 'read' },
-      request: { path: schemas.revisionPath, query: revisionDiffQuerySchema },
+      request: { path: schemas.revisionPath, query: () => agentSchemas().revisionDiffQuerySchema },
       summary: 'What a revision changed: an RFC 6902 patch from another revision (by default the one before)',
       responses: [{ status: 200, description: 'The patch', json: () => agentResponses().revisionDiffSchema }],
     }),
@@ -127,7 +114,7 @@ export const supervisorsApi = {
     method: 'GET',
     path: '/supervisors/default',
     access: { bot: 'read' },
-    request: { path: botPathSchema },
+    request: { path: () => agentSchemas().botPathSchema },
     summary: 'The default supervisor of the bot',
     responses: [agentRead('The supervisor')],
   }),
@@ -135,7 +122,7 @@ export const supervisorsApi = {
     'supervisors',
     'supervisorUUID',
     { a: 'a supervisor', the: 'the supervisor' },
-    { path: supervisorPathSchema, revisionPath: supervisorRevisionPathSchema, update: supervisorUpdateSchema },
+    { path: () => agentSchemas().supervisorPathSchema, revisionPath: () => agentSchemas().supervisorRevisionPathSchema, update: () => agentSchemas().supervisorUpdateSchema },
     {
       persona: { uuid: persona },
       instructions: 'Route each question to the agent whose role fits it; answer greetings yourself.',
@@ -154,7 +141,7 @@ export const agentsApi = {
     method: 'GET',
     path: '/agents/quicksearch',
     access: { bot: 'read' },
-    request: { path: botPathSchema, query: quicksearchQuerySchema },
+    request: { path: () => agentSchemas().botPathSchema, query: () => agentSchemas().quicksearchQuerySchema },
     summary: 'Roles of agents matching a term',
     responses: [{ status: 200, description: 'Matching roles', text: { mediaType: 'text/plain', description: 'One role per line' } }],
   }),
@@ -163,7 +150,7 @@ export const agentsApi = {
     method: 'POST',
     path: '/agents',
     access: { bot: 'write' },
-    request: { path: botPathSchema, body: agentCreateSchema, headers: ['IdempotencyKey'] },
+    request: { path: () => agentSchemas().botPathSchema, body: () => agentSchemas().agentCreateSchema, headers: ['IdempotencyKey'] },
     summary: 'Create an agent',
     description: 'Idempotent with `Idempotency-Key`: a replay creates no second agent.',
     responses: [{ ...agentRead('The agent created', 201), headers: ['ETag', 'Idempotent-Replayed'] }],
@@ -173,7 +160,7 @@ export const agentsApi = {
     'agents',
     'agentUUID',
     { a: 'an agent', the: 'the agent' },
-    { path: agentPathSchema, revisionPath: agentRevisionPathSchema, update: agentUpdateSchema },
+    { path: () => agentSchemas().agentPathSchema, revisionPath: () => agentSchemas().agentRevisionPathSchema, update: () => agentSchemas().agentUpdateSchema },
     { ...agent, constraints: [{ uuid: constraint, value: 'Refer refunds over 1000 EUR to a person.' }] },
   ),
 };

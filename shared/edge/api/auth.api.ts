@@ -1,7 +1,7 @@
 import type * as z from 'zod/mini';
-import { accountPasswordSchema, accountSignInSchema, accountSignOutSchema } from '../../app/account/account.schemas';
+import { accountSchemas } from '../../app/account/account.schemas';
 import { authResponses } from '../../app/auth/auth.responses';
-import { logoutRequestSchema, realmPathSchema, revocationRequestSchema, tokenRequestSchema } from '../../app/auth/auth.schemas';
+import { authSchemas } from '../../app/auth/auth.schemas';
 import { clientId, refreshToken } from './examples';
 import { gatewayStatuses, operationsUnder, type Operation } from './operation';
 
@@ -25,7 +25,7 @@ const realmDocument = <const I extends string, const P extends string, const J e
     method: 'GET',
     path,
     access: 'public',
-    request: { path: realmPathSchema },
+    request: { path: () => authSchemas().realmPathSchema },
     summary,
     errors: realmErrors,
     responses: [{ status: 200, description: answer.description, json: answer.json, headers: ['Cache-Control'] }],
@@ -35,7 +35,7 @@ const userInfo = {
   method: 'GET',
   path: '/protocol/openid-connect/userinfo',
   access: 'bearer',
-  request: { path: realmPathSchema },
+  request: { path: () => authSchemas().realmPathSchema },
   summary: "The bearer token's user (OpenID Connect userinfo)",
   errors: { oauth: true, only: [401, ...gatewayStatuses] },
   responses: [{ status: 200, description: 'Claims of the user', json: () => authResponses().userInfoSchema, headers: ['Cache-Control'] }],
@@ -45,11 +45,11 @@ const userInfo = {
 type FormDeclaration = Pick<Operation, 'summary' | 'errors' | 'responses' | 'example'>;
 
 /** A form posted to a public route of the realm, which the route reads itself (OAuth's way, or the account page's). */
-const realmForm = <const I extends string, const P extends string, const D extends FormDeclaration>(id: I, path: P, form: z.ZodMiniType, declared: D) =>
-  realm({ id, method: 'POST', path, access: 'public', request: { path: realmPathSchema, form }, ...declared });
+const realmForm = <const I extends string, const P extends string, const D extends FormDeclaration>(id: I, path: P, form: () => z.ZodMiniType, declared: D) =>
+  realm({ id, method: 'POST', path, access: 'public', request: { path: () => authSchemas().realmPathSchema, form }, ...declared });
 
 /** A form of the account page: it answers the next page (or the same form with its error), never JSON. */
-const accountForm = <const I extends string, const P extends string>(id: I, path: P, summary: string, form: z.ZodMiniType, example: unknown) =>
+const accountForm = <const I extends string, const P extends string>(id: I, path: P, summary: string, form: () => z.ZodMiniType, example: unknown) =>
   realmForm(id, path, form, {
     summary,
     // 403: posted from another site (login CSRF).
@@ -64,7 +64,7 @@ const accountForm = <const I extends string, const P extends string>(id: I, path
 const ada = { username: 'ada@example.com', password: 'Analytical-1843' };
 
 export const authApi = {
-  token: realmForm('auth.token', '/protocol/openid-connect/token', tokenRequestSchema, {
+  token: realmForm('auth.token', '/protocol/openid-connect/token', () => authSchemas().tokenRequestSchema, {
     summary: 'Obtain or renew tokens (password and refresh_token grants)',
     errors: oauthErrors,
     responses: [{ status: 200, description: 'Tokens', json: () => authResponses().tokenResponseSchema, headers: ['Cache-Control', 'Pragma'] }],
@@ -77,13 +77,13 @@ export const authApi = {
   }),
   userinfo: realm({ id: 'auth.userinfo', ...userInfo }),
   userinfoPost: realm({ id: 'auth.userinfoPost', ...userInfo, method: 'POST', summary: `${userInfo.summary}, by POST` }),
-  revoke: realmForm('auth.revoke', '/protocol/openid-connect/revoke', revocationRequestSchema, {
+  revoke: realmForm('auth.revoke', '/protocol/openid-connect/revoke', () => authSchemas().revocationRequestSchema, {
     summary: 'Revoke a token (RFC 7009): ends its session',
     errors: oauthErrors,
     responses: [{ status: 200, description: 'Revoked, or a token unknown here (the same answer)', headers: ['Cache-Control'] }],
     example: { client_id: clientId, token: refreshToken, token_type_hint: 'refresh_token' },
   }),
-  logout: realmForm('auth.logout', '/protocol/openid-connect/logout', logoutRequestSchema, {
+  logout: realmForm('auth.logout', '/protocol/openid-connect/logout', () => authSchemas().logoutRequestSchema, {
     summary: "End the refresh token's session (Keycloak's logout)",
     errors: oauthErrors,
     responses: [{ status: 204, description: 'Signed out', headers: ['Cache-Control'] }],
@@ -94,19 +94,19 @@ export const authApi = {
     method: 'GET',
     path: '/account',
     access: 'public',
-    request: { path: realmPathSchema },
+    request: { path: () => authSchemas().realmPathSchema },
     summary: "The account page: sign in, or see one's profile when signed in",
     description: 'HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). `login_hint` fills the e-mail field.',
     errors: realmErrors,
     responses: [{ status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] }],
   }),
-  accountSignIn: accountForm('auth.accountSignIn', '/account/sign-in', 'Sign in to the account page', accountSignInSchema, { ...ada, kc_locale: 'en' }),
+  accountSignIn: accountForm('auth.accountSignIn', '/account/sign-in', 'Sign in to the account page', () => accountSchemas().accountSignInSchema, { ...ada, kc_locale: 'en' }),
   accountPassword: accountForm(
     'auth.accountPassword',
     '/account/password',
     'Set a new password (required when the current one is temporary) or change it',
-    accountPasswordSchema,
+    () => accountSchemas().accountPasswordSchema,
     { csrf: '<csrf of the page>', password: ada.password, 'password-new': 'Difference-Engine-1822', 'password-confirm': 'Difference-Engine-1822' },
   ),
-  accountSignOut: accountForm('auth.accountSignOut', '/account/sign-out', 'Sign out of the account page', accountSignOutSchema, { csrf: '<csrf of the page>' }),
+  accountSignOut: accountForm('auth.accountSignOut', '/account/sign-out', 'Sign out of the account page', () => accountSchemas().accountSignOutSchema, { csrf: '<csrf of the page>' }),
 };

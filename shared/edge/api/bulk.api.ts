@@ -1,12 +1,5 @@
 import * as z from 'zod/mini';
-import {
-  bulkDeleteBodySchema,
-  dryRunQuerySchema,
-  filePartSchema,
-  jobPathSchema,
-  orgPathSchema,
-  revocationsBodySchema,
-} from '../../app/bulk/bulk.schemas';
+import { bulkSchemas } from '../../app/bulk/bulk.schemas';
 import { bulkResponses } from '../../app/bulk/bulk.responses';
 import {
   bulkCreateDescription,
@@ -31,9 +24,9 @@ export const bulkApi = {
     method: 'POST',
     path: '/users/bulk-create',
     request: {
-      path: orgPathSchema,
-      query: dryRunQuerySchema,
-      body: filePartSchema,
+      path: () => bulkSchemas().orgPathSchema,
+      query: () => bulkSchemas().dryRunQuerySchema,
+      body: () => bulkSchemas().filePartSchema,
       multipart: { maxFileBytes: MULTIPART_MAX_BYTES },
       headers: ['Language', 'Prefer', 'IdempotencyKey'],
     },
@@ -50,7 +43,7 @@ export const bulkApi = {
     id: 'bulk.upload',
     method: 'POST',
     path: '/users/bulk-uploads',
-    request: { path: orgPathSchema, query: dryRunQuerySchema, headers: ['Language'] },
+    request: { path: () => bulkSchemas().orgPathSchema, query: () => bulkSchemas().dryRunQuerySchema, headers: ['Language'] },
     summary: 'Start a bulk-create job whose file is uploaded with a presigned POST',
     description: bulkUploadDescription,
     responses: [{ status: 201, description: 'The job and the form to upload the file with (a credential until it expires: Cache-Control no-store)', json: () => bulkResponses().bulkUploadSchema, headers: ['Location', 'Cache-Control', 'Pragma'] }],
@@ -59,7 +52,7 @@ export const bulkApi = {
     id: 'bulk.job',
     method: 'GET',
     path: '/users/bulk-jobs/{jobId}',
-    request: { path: jobPathSchema },
+    request: { path: () => bulkSchemas().jobPathSchema },
     summary: 'Read a bulk-create job',
     responses: [{ status: 200, description: 'The job', json: () => bulkResponses().bulkJobSchema }],
   }),
@@ -67,7 +60,7 @@ export const bulkApi = {
     id: 'bulk.failedRows',
     method: 'GET',
     path: '/users/bulk-jobs/{jobId}/failed-rows',
-    request: { path: jobPathSchema },
+    request: { path: () => bulkSchemas().jobPathSchema },
     summary: "The job's failed rows as CSV",
     responses: [
       {
@@ -82,7 +75,7 @@ export const bulkApi = {
     id: 'bulk.retry',
     method: 'POST',
     path: '/users/bulk-jobs/{jobId}/retry',
-    request: { path: jobPathSchema },
+    request: { path: () => bulkSchemas().jobPathSchema },
     summary: 'Run a failed job again',
     responses: [jobAccepted],
   }),
@@ -90,7 +83,7 @@ export const bulkApi = {
     id: 'bulk.welcomes',
     method: 'POST',
     path: '/users/bulk-jobs/{jobId}/welcomes',
-    request: { path: jobPathSchema },
+    request: { path: () => bulkSchemas().jobPathSchema },
     summary: 'Send again the welcome e-mails SES did not accept',
     responses: [jobAccepted],
   }),
@@ -98,7 +91,7 @@ export const bulkApi = {
     id: 'bulk.delete',
     method: 'DELETE',
     path: '/users/bulk-delete',
-    request: { path: orgPathSchema, query: dryRunQuerySchema, body: bulkDeleteBodySchema },
+    request: { path: () => bulkSchemas().orgPathSchema, query: () => bulkSchemas().dryRunQuerySchema, body: () => bulkSchemas().bulkDeleteBodySchema },
     summary: 'Delete users by e-mail',
     description: bulkDeleteDescription,
     responses: [itemErrors],
@@ -108,7 +101,7 @@ export const bulkApi = {
     id: 'bulk.grant',
     method: 'POST',
     path: '/users/bulk-permissions',
-    request: { path: orgPathSchema, query: dryRunQuerySchema, body: filePartSchema, multipart: { maxFileBytes: bulkPermissionLimits.maxBytes } },
+    request: { path: () => bulkSchemas().orgPathSchema, query: () => bulkSchemas().dryRunQuerySchema, body: () => bulkSchemas().filePartSchema, multipart: { maxFileBytes: bulkPermissionLimits.maxBytes } },
     summary: 'Grant permissions from a CSV file',
     description: bulkGrantDescription,
     errors: { extra: [413] },
@@ -119,7 +112,7 @@ export const bulkApi = {
     id: 'bulk.revoke',
     method: 'DELETE',
     path: '/users/bulk-permissions',
-    request: { path: orgPathSchema, query: dryRunQuerySchema, body: revocationsBodySchema },
+    request: { path: () => bulkSchemas().orgPathSchema, query: () => bulkSchemas().dryRunQuerySchema, body: () => bulkSchemas().revocationsBodySchema },
     summary: 'Revoke permissions',
     description: bulkRevokeDescription,
     responses: [itemErrors],

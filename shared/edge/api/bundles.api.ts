@@ -1,6 +1,6 @@
 import { yamlBundleLimits } from '../../app/bundles/bundle.limits';
 import { bundleResponses } from '../../app/bundles/bundle.responses';
-import { bundleExportQuerySchema, bundlePathSchema, bundleSchema } from '../../app/bundles/bundle.schemas';
+import { bundleSchemas } from '../../app/bundles/bundle.schemas';
 import { parameters } from './examples';
 import { operationsUnder } from './operation';
 import { groupDigits } from '../../kernel/text/numbers';
@@ -64,7 +64,7 @@ export const bundlesApi = {
     method: 'GET',
     path: '/bundle',
     access: { bot: 'read' },
-    request: { path: bundlePathSchema, query: bundleExportQuerySchema },
+    request: { path: () => bundleSchemas().bundlePathSchema, query: () => bundleSchemas().bundleExportQuerySchema },
     summary: 'Export the bot’s configuration as a bundle',
     description:
       'Supervisors and agents with every field, references by name, sorted: two exports of one configuration are byte-identical. ' +
@@ -77,7 +77,7 @@ export const bundlesApi = {
     method: 'POST',
     path: '/bundle/plan',
     access: { bot: 'read' },
-    request: { path: bundlePathSchema, body: bundleSchema, bodyMediaTypes },
+    request: { path: () => bundleSchemas().bundlePathSchema, body: () => bundleSchemas().bundleSchema, bodyMediaTypes },
     summary: 'What applying a bundle to this bot would change, changing nothing',
     description:
       `${bodyDescription} One change per supervisor and agent: \`create\`, \`update\` or \`unchanged\` for the bundle’s entries, ` +
@@ -91,7 +91,7 @@ export const bundlesApi = {
     method: 'POST',
     path: '/bundle/apply',
     access: { bot: 'write' },
-    request: { path: bundlePathSchema, body: bundleSchema, bodyMediaTypes, headers: ['IfMatch', 'IdempotencyKey'] },
+    request: { path: () => bundleSchemas().bundlePathSchema, body: () => bundleSchemas().bundleSchema, bodyMediaTypes, headers: ['IfMatch', 'IdempotencyKey'] },
     summary: 'Make the bot’s configuration that of a bundle, all or nothing',
     description:
       `${bodyDescription} Makes the plan’s changes, every field of each entry (a supervisor’s role and goal included), all or nothing: ` +

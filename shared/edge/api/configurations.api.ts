@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { configurationResponses } from '../../domain/configurations/configuration.responses';
-import { configurationBotPathSchema, configurationKeyQuerySchema, saveConfigurationSchema } from '../../domain/configurations/configuration.schemas';
+import { configurationSchemas } from '../../domain/configurations/configuration.schemas';
 import { bot } from './examples';
 import { operationsUnder } from './operation';
 
@@ -12,7 +12,7 @@ export const configurationsApi = {
     id: 'configurations.save',
     method: 'POST',
     path: '/configurations',
-    request: { body: saveConfigurationSchema },
+    request: { body: () => configurationSchemas().saveConfigurationSchema },
     summary: 'Save a configuration value of the caller',
     responses: [{ status: 200, description: 'The entry', json: () => configurationResponses().configurationSchema }],
     example: { key: 'theme', value: 'dark', botUUID: bot },
@@ -28,7 +28,7 @@ export const configurationsApi = {
     id: 'configurations.has',
     method: 'GET',
     path: '/configurations/userHasConf',
-    request: { query: configurationKeyQuerySchema },
+    request: { query: () => configurationSchemas().configurationKeyQuerySchema },
     summary: 'Whether the caller has a value for a key',
     responses: [{ status: 200, description: 'Whether it exists', json: () => z.boolean() }],
   }),
@@ -36,7 +36,7 @@ export const configurationsApi = {
     id: 'configurations.listOfBot',
     method: 'GET',
     path: '/configurations/{botUUID}',
-    request: { path: configurationBotPathSchema },
+    request: { path: () => configurationSchemas().configurationBotPathSchema },
     summary: "The caller's configuration values for one bot",
     responses: [{ status: 200, description: 'Every bot-specific entry', json: () => z.array(configurationResponses().configurationSchema) }],
   }),
@@ -44,7 +44,7 @@ export const configurationsApi = {
     id: 'configurations.hasOfBot',
     method: 'GET',
     path: '/configurations/{botUUID}/userHasConf',
-    request: { path: configurationBotPathSchema, query: configurationKeyQuerySchema },
+    request: { path: () => configurationSchemas().configurationBotPathSchema, query: () => configurationSchemas().configurationKeyQuerySchema },
     summary: 'Whether the caller has a bot-specific value for a key',
     responses: [{ status: 200, description: 'Whether it exists', json: () => z.boolean() }],
   }),

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { realmQuerySchema } from '../../app/auth/auth.schemas';
+import { authSchemas } from '../../app/auth/auth.schemas';
+import { lazy } from '../../kernel/lazy';
 import { gatewayStatuses, operationsUnder } from './operation';
 
 /** The API's own description and its interactive reference, public like the OpenID discovery. */
@@ -21,7 +22,7 @@ export const docsApi = {
     id: 'docs.openapi',
     method: 'GET',
     path: '/openapi.json',
-    request: { query: realmQuerySchema },
+    request: { query: () => authSchemas().realmQuerySchema },
     summary: 'This document (OpenAPI 3.1)',
     description: 'With `realm`, its OAuth2 password flow signs in to that organization; without, it offers the bearer token only.',
     errors: realmQueryErrors,
@@ -38,7 +39,7 @@ export const docsApi = {
     id: 'docs.ui',
     method: 'GET',
     path: '/docs',
-    request: { query: realmQuerySchema },
+    request: { query: () => authSchemas().realmQuerySchema },
     summary: 'The interactive API reference (Swagger UI, served with the API)',
     description: "With `realm`, its Authorize button signs in to that organization with an e-mail and password; the page's Organization field sets it.",
     errors: realmQueryErrors,
@@ -48,7 +49,7 @@ export const docsApi = {
     id: 'docs.asset',
     method: 'GET',
     path: '/docs/{asset}',
-    request: { path: z.object({ asset: z.string() }) },
+    request: { path: lazy(() => z.object({ asset: z.string() })) },
     summary: 'A file of the interactive reference (its script, style sheet or initializer)',
     errors: { only: [404, ...gatewayStatuses] },
     responses: [{ status: 200, description: 'The file', text: { mediaType: '*/*', description: 'JavaScript, CSS or PNG' }, headers: ['Cache-Control'] }],

@@ -51,17 +51,22 @@ export interface Outcome {
   headers?: ResponseHeader[];
 }
 
-/** What an operation takes. The chain validates `path`, `query` and `body` (or the multipart form) before the handler runs. */
+/**
+ * What an operation takes. The chain validates `path`, `query` and `body` (or the multipart form) before the handler runs.
+ * Each schema is a function that makes it (each module's schemas are made once, on first call): the
+ * route's chain calls it when it is built, on the route's first call, and the API description when it
+ * is made, so a function's cold start builds none of them.
+ */
 export interface OperationRequest {
-  path?: z.ZodMiniType;
-  query?: z.ZodMiniType;
-  body?: z.ZodMiniType;
+  path?: () => z.ZodMiniType;
+  query?: () => z.ZodMiniType;
+  body?: () => z.ZodMiniType;
   /** The media types the body is read from (`application/json` when absent); the handler binds a reader of them. */
   bodyMediaTypes?: readonly string[];
   /** A `multipart/form-data` body with a CSV file in the part `file`; a longer file arrives truncated. */
   multipart?: { maxFileBytes: number };
   /** A form the handler reads by OAuth's rules (its errors are OAuth's): described, not validated by the chain. */
-  form?: z.ZodMiniType;
+  form?: () => z.ZodMiniType;
   headers?: RequestHeader[];
 }
 

@@ -1,15 +1,5 @@
 import * as z from 'zod/mini';
-import {
-  createScimTokenSchema,
-  scimDocumentPathSchema,
-  scimOrgPathSchema,
-  scimPatchBodySchema,
-  scimReadQuerySchema,
-  scimResourceBodySchema,
-  scimSearchQuerySchema,
-  scimTokenPathSchema,
-  scimUserPathSchema,
-} from '../../app/scim/scim.schemas';
+import { scimSchemas } from '../../app/scim/scim.schemas';
 import { scimResponses } from '../../app/scim/scim.responses';
 import { bot, environment } from './examples';
 import { operationsUnder, type Outcome, type ResponseHeader } from './operation';
@@ -33,8 +23,9 @@ const extension = 'urn:ietf:params:scim:schemas:extension:agentplatform:2.0:User
 const scimUser = <const S extends number>(status: S, headers: ResponseHeader[] = ['ETag']) =>
   ({ status, description: 'The user', json: () => scimResponses().scimUserSchema, mediaType: SCIM, headers }) satisfies Outcome;
 
+type ScimSchemas = ReturnType<typeof scimSchemas>;
 /** The path parameters of a discovery read: a path ending `{id}` names one document. */
-type DiscoveryPath<P extends string> = P extends `${string}/{id}` ? typeof scimDocumentPathSchema : typeof scimOrgPathSchema;
+type DiscoveryPath<P extends string> = () => P extends `${string}/{id}` ? ScimSchemas['scimDocumentPathSchema'] : ScimSchemas['scimOrgPathSchema'];
 
 /**
  * A read of the service provider's own description (RFC 7643 §5 to §7), the same for every organization;
@@ -46,7 +37,7 @@ function discovery<const I extends string, const P extends string, const J exten
     id,
     method: 'GET',
     path,
-    request: { path: (named ? scimDocumentPathSchema : scimOrgPathSchema) as DiscoveryPath<P> },
+    request: { path: (() => (named ? scimSchemas().scimDocumentPathSchema : scimSchemas().scimOrgPathSchema)) as DiscoveryPath<P> },
     summary,
     responses: [{ status: 200, description: `RFC 7643 ${answer.section}`, json: answer.json, mediaType: SCIM }],
     errors: named ? scimErrors(401, 404, 429, 500) : scimErrors(401, 429, 500),
@@ -68,7 +59,7 @@ export const scimApi = {
     id: 'scim.createToken',
     method: 'POST',
     path: '/scim-tokens',
-    request: { path: scimOrgPathSchema, body: createScimTokenSchema },
+    request: { path: () => scimSchemas().scimOrgPathSchema, body: () => scimSchemas().createScimTokenSchema },
     summary: 'Issue a SCIM token (ADMIN)',
     description:
       'The token is answered this once; only its SHA-256 digest is kept. It reaches this organization\u2019s SCIM endpoints and nothing else, ' +
@@ -80,7 +71,7 @@ export const scimApi = {
     id: 'scim.listTokens',
     method: 'GET',
     path: '/scim-tokens',
-    request: { path: scimOrgPathSchema },
+    request: { path: () => scimSchemas().scimOrgPathSchema },
     summary: 'List the organization\u2019s SCIM tokens (ADMIN)',
     responses: [{ status: 200, description: 'The tokens, oldest first, without their secrets', json: () => z.array(scimResponses().scimTokenSchema) }],
   }),
@@ -88,7 +79,7 @@ export const scimApi = {
     id: 'scim.revokeToken',
     method: 'DELETE',
     path: '/scim-tokens/{tokenId}',
-    request: { path: scimTokenPathSchema },
+    request: { path: () => scimSchemas().scimTokenPathSchema },
     summary: 'Revoke a SCIM token (ADMIN)',
     description: 'Its next request is refused.',
     responses: [{ status: 204, description: 'Revoked' }],
@@ -102,7 +93,7 @@ export const scimApi = {
     id: 'scim.createUser',
     method: 'POST',
     path: '/scim/v2/Users',
-    request: { path: scimOrgPathSchema, body: scimResourceBodySchema, bodyMediaTypes: [SCIM], headers: ['Language'] },
+    request: { path: () => scimSchemas().scimOrgPathSchema, body: () => scimSchemas().scimResourceBodySchema, bodyMediaTypes: [SCIM], headers: ['Language'] },
     summary: 'SCIM: create a user',
     description: 'As `POST …/users`: the same checks, audit event and welcome e-mail.',
     responses: [scimUser(201, ['ETag', 'Location'])],
@@ -113,7 +104,7 @@ export const scimApi = {
     id: 'scim.searchUsers',
     method: 'GET',
     path: '/scim/v2/Users',
-    request: { path: scimOrgPathSchema, query: scimSearchQuerySchema },
+    request: { path: () => scimSchemas().scimOrgPathSchema, query: () => scimSchemas().scimSearchQuerySchema },
     summary: 'SCIM: find users (filter, startIndex, count)',
     responses: [{ status: 200, description: 'A ListResponse, in creation order', json: () => scimResponses().scimListSchema, mediaType: SCIM }],
     errors: readErrors,
@@ -122,7 +113,7 @@ export const scimApi = {
     id: 'scim.getUser',
     method: 'GET',
     path: '/scim/v2/Users/{id}',
-    request: { path: scimUserPathSchema, query: scimReadQuerySchema },
+    request: { path: () => scimSchemas().scimUserPathSchema, query: () => scimSchemas().scimReadQuerySchema },
     summary: 'SCIM: read a user (a deactivated one too, with active false)',
     responses: [scimUser(200)],
     errors: readErrors,
@@ -131,7 +122,7 @@ export const scimApi = {
     id: 'scim.replaceUser',
     method: 'PUT',
     path: '/scim/v2/Users/{id}',
-    request: { path: scimUserPathSchema, body: scimResourceBodySchema, bodyMediaTypes: [SCIM], headers: ['IfMatch', 'Language'] },
+    request: { path: () => scimSchemas().scimUserPathSchema, body: () => scimSchemas().scimResourceBodySchema, bodyMediaTypes: [SCIM], headers: ['IfMatch', 'Language'] },
     summary: 'SCIM: replace a user',
     description: 'As `PUT …/users/{userId}`; `active` false deletes it (logically), true reactivates it.',
     responses: [scimUser(200)],
@@ -142,7 +133,7 @@ export const scimApi = {
     id: 'scim.patchUser',
     method: 'PATCH',
     path: '/scim/v2/Users/{id}',
-    request: { path: scimUserPathSchema, body: scimPatchBodySchema, bodyMediaTypes: [SCIM], headers: ['IfMatch', 'Language'] },
+    request: { path: () => scimSchemas().scimUserPathSchema, body: () => scimSchemas().scimPatchBodySchema, bodyMediaTypes: [SCIM], headers: ['IfMatch', 'Language'] },
     summary: 'SCIM: modify a user (RFC 7644 §3.5.2)',
     description: 'All operations or none: an invalid one changes nothing.',
     responses: [scimUser(200)],
@@ -153,7 +144,7 @@ export const scimApi = {
     id: 'scim.deleteUser',
     method: 'DELETE',
     path: '/scim/v2/Users/{id}',
-    request: { path: scimUserPathSchema, headers: ['IfMatch'] },
+    request: { path: () => scimSchemas().scimUserPathSchema, headers: ['IfMatch'] },
     summary: 'SCIM: delete a user (logically, as DELETE …/users/{userId})',
     responses: [{ status: 204, description: 'Deleted; it still reads, with active false' }],
     errors: scimErrors(401, 404, 409, 412, 429, 500),

@@ -1,16 +1,8 @@
 import * as z from 'zod/mini';
-import { auditEventsQuerySchema } from '../../app/audit-trail/audit-trail.schemas';
+import { auditTrailSchemas } from '../../app/audit-trail/audit-trail.schemas';
 import { auditTrailResponses } from '../../app/audit-trail/audit-trail.responses';
 import { userResponses } from '../../domain/users/user.responses';
-import {
-  activateUserSchema,
-  createUserSchema,
-  orgPathSchema,
-  quicksearchQuerySchema,
-  updateUserSchema,
-  userListQuerySchema,
-  userPathSchema,
-} from '../../domain/users/user.schemas';
+import { userSchemas } from '../../domain/users/user.schemas';
 import { bot, environment, otherBot } from './examples';
 import { listing, operationsUnder, type Outcome, type ResponseHeader } from './operation';
 
@@ -32,7 +24,7 @@ export const usersApi = {
     method: 'GET',
     path: '/users/identity-provider',
     access: { org: 'member' },
-    request: { path: orgPathSchema },
+    request: { path: () => userSchemas().orgPathSchema },
     summary: 'The user the bearer token belongs to',
     responses: [userAnswer('The user')],
   }),
@@ -41,7 +33,7 @@ export const usersApi = {
       id: 'users.list',
       path: '/users',
       access: { org: 'admin' },
-      request: { path: orgPathSchema, query: userListQuerySchema },
+      request: { path: () => userSchemas().orgPathSchema, query: () => userSchemas().userListQuerySchema },
       summary: 'List users of the organization',
       page: { items: 'users', schema: () => userResponses().userPageSchema, base: 0 },
     }),
@@ -51,7 +43,7 @@ export const usersApi = {
     method: 'GET',
     path: '/users/quicksearch',
     access: { org: 'admin' },
-    request: { path: orgPathSchema, query: quicksearchQuerySchema },
+    request: { path: () => userSchemas().orgPathSchema, query: () => userSchemas().quicksearchQuerySchema },
     summary: 'User names matching a term',
     responses: [{ status: 200, description: 'At most `limit` names, in alphabetical order', json: () => z.array(z.string()) }],
   }),
@@ -60,7 +52,7 @@ export const usersApi = {
     method: 'POST',
     path: '/users',
     access: { org: 'admin' },
-    request: { path: orgPathSchema, body: createUserSchema, headers: ['Language', 'IdempotencyKey'] },
+    request: { path: () => userSchemas().orgPathSchema, body: () => userSchemas().createUserSchema, headers: ['Language', 'IdempotencyKey'] },
     summary: 'Create a user and send the welcome e-mail',
     description: 'Idempotent with `Idempotency-Key`: a replay creates no second user and sends no second e-mail.',
     responses: [userAnswer('The user created', ['Idempotent-Replayed'])],
@@ -71,7 +63,7 @@ export const usersApi = {
     method: 'PUT',
     path: '/users/activate',
     access: { org: 'admin' },
-    request: { path: orgPathSchema, body: activateUserSchema, headers: ['Language', 'IdempotencyKey'] },
+    request: { path: () => userSchemas().orgPathSchema, body: () => userSchemas().activateUserSchema, headers: ['Language', 'IdempotencyKey'] },
     summary: 'Reactivate a deleted user (named by e-mail)',
     description: 'Idempotent with `Idempotency-Key`: a replay sends no second e-mail.',
     responses: [userAnswer('The user, active again', ['Idempotent-Replayed'])],
@@ -82,7 +74,7 @@ export const usersApi = {
     method: 'GET',
     path: '/users/{userId}',
     access: { user: 'read' },
-    request: { path: userPathSchema },
+    request: { path: () => userSchemas().userPathSchema },
     summary: 'Read a user',
     responses: [userAnswer('The user')],
   }),
@@ -91,7 +83,7 @@ export const usersApi = {
     method: 'PUT',
     path: '/users/{userId}',
     access: { user: 'update' },
-    request: { path: userPathSchema, body: updateUserSchema },
+    request: { path: () => userSchemas().userPathSchema, body: () => userSchemas().updateUserSchema },
     summary: 'Update a user',
     responses: [userAnswer('The user, updated')],
     example: {
@@ -108,7 +100,7 @@ export const usersApi = {
     method: 'DELETE',
     path: '/users/{userId}',
     access: { org: 'admin' },
-    request: { path: userPathSchema },
+    request: { path: () => userSchemas().userPathSchema },
     summary: 'Delete a user (logically)',
     responses: [{ status: 204, description: 'Deleted' }],
   }),
@@ -118,7 +110,7 @@ export const usersApi = {
     method: 'GET',
     path: '/attack-detection/brute-force/users/{userId}',
     access: { org: 'admin' },
-    request: { path: userPathSchema },
+    request: { path: () => userSchemas().userPathSchema },
     summary: "The user's failed sign-ins and temporary lock (Keycloak's attack detection)",
     responses: [{ status: 200, description: 'The failure count and lock', json: () => userResponses().bruteForceStatusSchema }],
   }),
@@ -127,7 +119,7 @@ export const usersApi = {
     method: 'DELETE',
     path: '/attack-detection/brute-force/users/{userId}',
     access: { org: 'admin' },
-    request: { path: userPathSchema },
+    request: { path: () => userSchemas().userPathSchema },
     summary: "Clear the user's failed sign-ins and lock",
     responses: [{ status: 204, description: 'Cleared' }],
   }),
@@ -136,7 +128,7 @@ export const usersApi = {
       id: 'users.auditEvents',
       path: '/audit-events',
       access: { org: 'admin', because: 'Only an ADMIN reads audit events' },
-      request: { path: orgPathSchema, query: auditEventsQuerySchema },
+      request: { path: () => userSchemas().orgPathSchema, query: () => auditTrailSchemas().auditEventsQuerySchema },
       summary: "The organization's audit events (ADMIN only)",
       description:
         'Who changed what, when, in which request: newest first, filtered by `actor`, `resourceType`, `resourceUuid` and the inclusive ' +

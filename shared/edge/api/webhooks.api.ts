@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
 import { sharedResponses } from '../../kernel/schemas/responses';
-import { orgPathSchema } from '../../domain/users/user.schemas';
+import { userSchemas } from '../../domain/users/user.schemas';
 import { MAX_PENDING_PER_ORG, MAX_PENDING_PER_WEBHOOK, SEND_WINDOW_SECONDS, SENDS_PER_WINDOW } from '../../domain/webhooks/webhook-limits';
 import { webhookResponses } from '../../domain/webhooks/webhook.responses';
-import { deliveriesQuerySchema, deliveryPathSchema, webhookBodySchema, webhookPathSchema } from '../../domain/webhooks/webhook.schemas';
+import { webhookSchemas } from '../../domain/webhooks/webhook.schemas';
 import { operationsUnder, type ErrorStatuses, type Outcome } from './operation';
 import { groupDigits } from '../../kernel/text/numbers';
 
@@ -40,7 +40,7 @@ export const webhooksApi = {
     id: 'webhooks.create',
     method: 'POST',
     path: '/webhooks',
-    request: { path: orgPathSchema, body: webhookBodySchema },
+    request: { path: () => userSchemas().orgPathSchema, body: () => webhookSchemas().webhookBodySchema },
     summary: 'Subscribe a URL to change events (ADMIN only)',
     description: `An https URL of a public host (at most 2,048 characters), the event types wanted (the events' \`type\`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. ${secretNote}`,
     responses: [{ status: 201, description: 'The subscription, with its secret', json: () => webhookResponses().webhookWithSecretSchema, headers: ['Cache-Control', 'Pragma'] }],
@@ -50,7 +50,7 @@ export const webhooksApi = {
     id: 'webhooks.list',
     method: 'GET',
     path: '/webhooks',
-    request: { path: orgPathSchema },
+    request: { path: () => userSchemas().orgPathSchema },
     summary: "The organization's webhook subscriptions (ADMIN only)",
     responses: [{ status: 200, description: 'Every subscription (at most 20)', json: () => z.array(webhookResponses().webhookSchema) }],
   }),
@@ -58,7 +58,7 @@ export const webhooksApi = {
     id: 'webhooks.get',
     method: 'GET',
     path: '/webhooks/{webhookId}',
-    request: { path: webhookPathSchema },
+    request: { path: () => webhookSchemas().webhookPathSchema },
     summary: 'A webhook subscription, with why it was disabled if it was (ADMIN only)',
     responses: [{ status: 200, description: 'The subscription', json: () => webhookResponses().webhookSchema }],
   }),
@@ -66,7 +66,7 @@ export const webhooksApi = {
     id: 'webhooks.update',
     method: 'PUT',
     path: '/webhooks/{webhookId}',
-    request: { path: webhookPathSchema, body: webhookBodySchema },
+    request: { path: () => webhookSchemas().webhookPathSchema, body: () => webhookSchemas().webhookBodySchema },
     summary: 'Replace a webhook subscription (ADMIN only)',
     description: 'Every field is replaced; `enabled: true` on a disabled subscription starts it afresh.',
     responses: [{ status: 200, description: 'The subscription', json: () => webhookResponses().webhookSchema }],
@@ -76,7 +76,7 @@ export const webhooksApi = {
     id: 'webhooks.delete',
     method: 'DELETE',
     path: '/webhooks/{webhookId}',
-    request: { path: webhookPathSchema },
+    request: { path: () => webhookSchemas().webhookPathSchema },
     summary: 'Delete a webhook subscription (ADMIN only)',
     responses: [{ status: 204, description: 'Deleted; its pending deliveries are dropped' }],
   }),
@@ -84,7 +84,7 @@ export const webhooksApi = {
     id: 'webhooks.rotate',
     method: 'POST',
     path: '/webhooks/{webhookId}/rotate',
-    request: { path: webhookPathSchema },
+    request: { path: () => webhookSchemas().webhookPathSchema },
     summary: "Rotate a subscription's signing secret (ADMIN only)",
     description: `The old secret keeps signing beside the new one for 24 hours. ${secretNote}`,
     responses: [{ status: 200, description: 'The subscription, with its new secret', json: () => webhookResponses().webhookWithSecretSchema, headers: ['Cache-Control', 'Pragma'] }],
@@ -93,7 +93,7 @@ export const webhooksApi = {
     id: 'webhooks.deliveries',
     method: 'GET',
     path: '/webhooks/{webhookId}/deliveries',
-    request: { path: webhookPathSchema, query: deliveriesQuerySchema },
+    request: { path: () => webhookSchemas().webhookPathSchema, query: () => webhookSchemas().deliveriesQuerySchema },
     summary: "A subscription's newest delivery attempts (ADMIN only)",
     responses: [{ status: 200, description: 'The newest attempts first (kept 30 days)', json: () => z.array(webhookResponses().deliveryAttemptSchema) }],
   }),
@@ -101,7 +101,7 @@ export const webhooksApi = {
     id: 'webhooks.redeliver',
     method: 'POST',
     path: '/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver',
-    request: { path: deliveryPathSchema },
+    request: { path: () => webhookSchemas().deliveryPathSchema },
     summary: "Send a delivery's event again (ADMIN only)",
     description: `The same event with the same \`webhook-id\`, as a delivery of its own. ${limitsNote}`,
     responses: [{ status: 202, description: 'Scheduled', json: () => webhookResponses().deliveryScheduledSchema }, sendRefused],
@@ -111,7 +111,7 @@ export const webhooksApi = {
     id: 'webhooks.test',
     method: 'POST',
     path: '/webhooks/{webhookId}/test',
-    request: { path: webhookPathSchema },
+    request: { path: () => webhookSchemas().webhookPathSchema },
     summary: 'Send a ping event to a subscription (ADMIN only)',
     description: limitsNote,
     responses: [{ status: 202, description: 'Scheduled', json: () => webhookResponses().deliveryScheduledSchema }, sendRefused],

@@ -22,6 +22,8 @@ export function publicOperation<const O extends Operation & { access: 'public' |
 ): RouteHandler {
   const { path, query, body, multipart } = operation.request ?? {};
   // The signature ties the binding's types to the operation's schemas; past it, one generic spec.
-  const spec = { schemas: { path, query, body }, ...(multipart ? { multipart } : {}), ...binding } as RouteSpec<RouteSchemas, RouteInput<RouteSchemas>>;
-  return { ...publicRoute(spec), operationId: operation.id, operation };
+  // Its schemas are made when the chain is built (on the route's first call), not as the function loads.
+  const route = () =>
+    publicRoute({ schemas: { path: path?.(), query: query?.(), body: body?.() }, ...(multipart ? { multipart } : {}), ...binding } as RouteSpec<RouteSchemas, RouteInput<RouteSchemas>>);
+  return { authenticated: false, build: () => route().build(), operationId: operation.id, operation };
 }

@@ -92,9 +92,10 @@ export function scimOperation<const O extends Operation & { access: 'scim' }>(
   binding: NoInfer<{ handle: (input: ScimRouteInput<SchemasOf<O>>) => Promise<AnswerOf<O>> }>,
 ): RouteHandler {
   const { path, query, body } = operation.request ?? {};
-  const schemas: RouteSchemas = { path, query, body };
-  const build = () =>
-    middy<HttpEvent, HttpResult, Error, ScimContext & { input: object }>(routeChainOptions)
+  // The schemas are made when the chain is built (on the route's first call), not as the function loads.
+  const build = () => {
+    const schemas: RouteSchemas = { path: path?.(), query: query?.(), body: body?.() };
+    return middy<HttpEvent, HttpResult, Error, ScimContext & { input: object }>(routeChainOptions)
       .use(scimErrors())
       .use(scimAuthentication())
       .use(scimBody())
@@ -104,5 +105,6 @@ export function scimOperation<const O extends Operation & { access: 'scim' }>(
         const cause = { actor: { uuid: context.scim.token.id, email: null }, requestId: context.requestId };
         return toResult(await withAuditContext(cause, () => binding.handle(input)));
       });
+  };
   return { authenticated: false, build, operationId: operation.id, operation };
 }

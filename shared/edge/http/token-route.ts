@@ -6,7 +6,8 @@ import type { Operation, TokenAccess } from '../api/operation';
 import { withAuditContext } from '../../domain/audit/audit-context';
 import { readCaller, verifyBearer, type Addressed, type Caller } from '../../app/auth/caller';
 import { ValidationError } from '../../kernel/errors';
-import { uuidSchema } from '../../kernel/schemas/fields';
+import { lazy } from '../../kernel/lazy';
+import { fieldSchemas } from '../../kernel/schemas/fields';
 import type { ItemKey } from '../../adapters/store/keys';
 import { keyId } from '../../adapters/store/table';
 import type { Prefetched } from '../../adapters/store/prefetched';
@@ -84,8 +85,8 @@ export function tokenRoute<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>
   return { authenticated: true, build };
 }
 
-/** Every authenticated route lives under `/org/{orgUUID}`. */
-const orgPath = z.object({ orgUUID: uuidSchema });
+/** Every authenticated route lives under `/org/{orgUUID}` (made on the first request, not as the function loads). */
+const orgPath = lazy(() => z.object({ orgUUID: fieldSchemas().uuidSchema }));
 
 /** The path as the route's schema reads it, or undefined when it does not. */
 const validPath = <S extends RouteSchemas>(spec: TokenRouteSpec<S, unknown>, event: HttpEvent) => {
@@ -113,7 +114,7 @@ function authentication<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>): 
 const uniqueKeys = (itemKeys: ItemKey[]) => [...new Map(itemKeys.map((key) => [keyId(key), key])).values()];
 
 function addressedBy<S extends RouteSchemas>(event: HttpEvent, spec: TokenRouteSpec<S, unknown>): Addressed {
-  const org = orgPath.safeParse(event.pathParameters ?? {});
+  const org = orgPath().safeParse(event.pathParameters ?? {});
   const path = validPath(spec, event);
   return {
     orgUuid: org.success ? org.data.orgUUID : undefined,
@@ -142,6 +143,8 @@ export type TokenBinding<O extends Operation & { access: TokenAccess }> = Omit<T
 export function tokenOperation<const O extends Operation & { access: TokenAccess }>(operation: O, binding: NoInfer<TokenBinding<O>>): RouteHandler {
   const { path, query, body, multipart } = operation.request ?? {};
   // The signature ties the binding's types to the operation's schemas and answers; past it, one generic spec.
-  const spec = { schemas: { path, query, body }, ...(multipart ? { multipart } : {}), access: operation.access, ...binding } as unknown as TokenRouteSpec<RouteSchemas, unknown>;
-  return { ...tokenRoute(spec), operationId: operation.id, operation };
+  // Its schemas are made when the chain is built (on the route's first call), not as the function loads.
+  const route = () =>
+    tokenRoute({ schemas: { path: path?.(), query: query?.(), body: body?.() }, ...(multipart ? { multipart } : {}), access: operation.access, ...binding } as unknown as TokenRouteSpec<RouteSchemas, unknown>);
+  return { authenticated: true, build: () => route().build(), operationId: operation.id, operation };
 }

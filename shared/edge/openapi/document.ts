@@ -53,7 +53,7 @@ export interface DocumentOptions {
 
 /** Builds the document for the API served at `serverUrl` with these subpaths. */
 export function openApiDocument(subpaths: Subpaths, serverUrl: string, options: DocumentOptions = {}): Json {
-  makeAnswerSchemas();
+  makeSchemas();
   const converter = new SchemaConverter();
   const security = options.realm ? [{ bearerAuth: [] }, { oauth2: [] }] : [{ bearerAuth: [] }];
   const paths: Record<string, Record<string, Json>> = {};
@@ -89,15 +89,18 @@ export function openApiDocument(subpaths: Subpaths, serverUrl: string, options: 
 }
 
 /**
- * Makes the schemas of every answer the catalogue declares, and the error bodies the document names
- * by id (`ErrorBody`, `ValidationErrorBody`, `GatewayError`, `OAuthError`): each response module
- * makes its schemas on first call, registering the named ones, and the converter reads the registry
- * as it is made. No function makes them as it loads; the document is what asks for them.
+ * Makes the schemas of every request and answer the catalogue declares, and the error bodies the
+ * document names by id (`ErrorBody`, `ValidationErrorBody`, `GatewayError`, `OAuthError`): each schema
+ * module makes its schemas on first call, registering the named ones (`TokenRequest`, `User`, …), and
+ * the converter reads the registry as it is made. No function makes them as it loads; the document is
+ * what asks for them.
  */
-function makeAnswerSchemas(): void {
+function makeSchemas(): void {
   sharedResponses();
   authResponses();
   for (const operation of catalogue) {
+    const { path, query, body, form } = operation.request ?? {};
+    for (const make of [path, query, body, form]) make?.();
     for (const outcome of operation.responses) outcome.json?.();
     operation.errors?.scim?.();
   }
@@ -106,8 +109,8 @@ function makeAnswerSchemas(): void {
 function operationOf(route: Route, converter: SchemaConverter, security: Json[]): Json {
   const request = route.request ?? {};
   const parameters = [
-    ...pathParameters(route, request.path, converter),
-    ...queryParameters(request.query, converter),
+    ...pathParameters(route, request.path?.(), converter),
+    ...queryParameters(request.query?.(), converter),
     ...(request.headers ?? []).map((name) => ({ $ref: `#/components/parameters/${name}` })),
     { $ref: '#/components/parameters/XRequestId' },
   ];
@@ -166,7 +169,7 @@ function requestBodyOf(route: Route, converter: SchemaConverter): Json | undefin
   const request = route.request ?? {};
   const example = route.example === undefined ? {} : { example: route.example };
   if (request.form) {
-    return { required: true, content: { 'application/x-www-form-urlencoded': { schema: converter.request(request.form), ...example } } };
+    return { required: true, content: { 'application/x-www-form-urlencoded': { schema: converter.request(request.form()), ...example } } };
   }
   if (request.multipart) {
     const file = { type: 'string', contentMediaType: 'text/csv', description: `A CSV file of at most ${request.multipart.maxFileBytes} bytes` };
@@ -175,10 +178,11 @@ function requestBodyOf(route: Route, converter: SchemaConverter): Json | undefin
       content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file } }, ...example } },
     };
   }
-  if (!request.body) return undefined;
-  const schema = converter.request(request.body);
+  const body = request.body?.();
+  if (!body) return undefined;
+  const schema = converter.request(body);
   const content = Object.fromEntries((request.bodyMediaTypes ?? ['application/json']).map((type) => [type, { schema, ...example }]));
-  return { required: !request.body.safeParse(undefined).success, content };
+  return { required: !body.safeParse(undefined).success, content };
 }
 
 function responsesOf(route: Route, hasBody: boolean, converter: SchemaConverter): Json {

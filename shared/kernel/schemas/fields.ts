@@ -1,13 +1,8 @@
 import * as z from 'zod/mini';
+import { lazy } from '../lazy';
 import './zod-messages';
 
 /** Zod pieces shared by the request schemas of every area. */
-
-/** A UUID in any case, lower-cased: the store's keys and comparisons use lower case (RFC 9562: case-insensitive on input). */
-export const uuidSchema = z.pipe(
-  z.uuid({ message: 'Must be a UUID' }),
-  z.transform((uuid) => uuid.toLowerCase()),
-);
 
 /**
  * Whether DynamoDB can store a number as the document client sends it (`String(n)`): 0, or at most 38
@@ -59,23 +54,37 @@ export const queryInt = (min: number, max: number, fallback: number) =>
   );
 
 /**
- * `pageToken`: the `nextPageToken` of the page before, opaque (docs/api/README.md#cursor-paging); the
- * page after it, at the same cost at any depth.
+ * The schemas every area's request schemas share. Made on first call (when a route's chain or the API
+ * description is built), never as a function loads.
  */
-export const queryPageToken = z
-  .optional(z.string().check(z.minLength(1, { message: 'Must not be empty' }), z.maxLength(2000, { message: 'Must be at most 2,000 characters' })))
-  .check(z.meta({ description: "The previous page's `nextPageToken`: the page after it (not with the page number)" }));
+export const fieldSchemas = lazy(() => {
+  /** A UUID in any case, lower-cased: the store's keys and comparisons use lower case (RFC 9562: case-insensitive on input). */
+  const uuidSchema = z.pipe(
+    z.uuid({ message: 'Must be a UUID' }),
+    z.transform((uuid) => uuid.toLowerCase()),
+  );
 
-/** `ASC` or `DESC` in any case, `DESC` when absent. */
-export const queryDirection = z.pipe(
-  z.optional(
-    z.pipe(
+  /**
+   * `pageToken`: the `nextPageToken` of the page before, opaque (docs/api/README.md#cursor-paging); the
+   * page after it, at the same cost at any depth.
+   */
+  const queryPageToken = z
+    .optional(z.string().check(z.minLength(1, { message: 'Must not be empty' }), z.maxLength(2000, { message: 'Must be at most 2,000 characters' })))
+    .check(z.meta({ description: "The previous page's `nextPageToken`: the page after it (not with the page number)" }));
+
+  /** `ASC` or `DESC` in any case, `DESC` when absent. */
+  const queryDirection = z.pipe(
+    z.optional(
       z.pipe(
-        z.string(),
-        z.transform((value) => value.toUpperCase()),
+        z.pipe(
+          z.string(),
+          z.transform((value) => value.toUpperCase()),
+        ),
+        z.enum(['ASC', 'DESC'], { message: 'Must be ASC or DESC' }),
       ),
-      z.enum(['ASC', 'DESC'], { message: 'Must be ASC or DESC' }),
     ),
-  ),
-  z.transform((value) => value ?? 'DESC'),
-);
+    z.transform((value) => value ?? 'DESC'),
+  );
+
+  return { uuidSchema, queryPageToken, queryDirection };
+});
