@@ -57,13 +57,13 @@ export const orderableFields = ['updatedAt', 'createdAt', 'role'] as const;
 export const agentSchemas = lazy(() => {
   const { uuidSchema, queryPageToken, queryDirection } = fieldSchemas();
 
-  /** A reference (2.7) as create bodies take it: the uuid alone. */
+  /** A reference as create bodies take it: the uuid alone. */
   const reference = z.strictObject({ uuid: uuidSchema });
 
   // Resources as reads show them: the uuid is the reference; the other fields, being the bot's
   // resource's, are accepted and ignored.
 
-  /** The persona as reads show it (2.2). */
+  /** The persona as reads show it. */
   const personaAsRead = z.strictObject(
     {
       uuid: uuidSchema,
@@ -79,7 +79,7 @@ export const agentSchemas = lazy(() => {
   /** A function as reads show it: `uuid` and `name`. */
   const functionAsRead = z.strictObject({ uuid: uuidSchema, name: optional(z.string()) });
 
-  /** A knowledge collection as reads show it (2.6). */
+  /** A knowledge collection as reads show it. */
   const collectionAsRead = z.strictObject({
     uuid: uuidSchema,
     name: optional(z.string()),
@@ -98,7 +98,7 @@ export const agentSchemas = lazy(() => {
   });
 
   /**
-   * Model parameters (2.5). Ranges: requestTimeout 1 to 600000 ms, temperature 0 to 2, topP 0 to 1,
+   * Model parameters (docs/api/agents.md). Ranges: requestTimeout 1 to 600000 ms, temperature 0 to 2, topP 0 to 1,
    * penalties -2 to 2, maximumTokens 1 to 1000000; each a number DynamoDB can store (no `5e-324`).
    */
   const parametersSchema = z.strictObject({
