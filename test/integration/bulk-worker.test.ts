@@ -380,11 +380,17 @@ describe('the identity provider', () => {
     const job = await stageJob(org, csvOf(emails.map((email) => rowFor(org, 'VIEWER', email, { Password: PASSWORD }))));
     let inFlight = 0;
     let peak = 0;
+    // The first registration waits (up to 5 s) for a second one to start, so that a loaded machine, on
+    // which one row can finish before the next begins, still shows whether two run at once.
+    let secondStarted = () => {};
+    const twoInFlight = new Promise<void>((resolve) => (secondStarted = resolve));
     const provider: IdentityProvider = {
       ...cognitoIdentityProvider,
       createUser: async (input) => {
         peak = Math.max(peak, ++inFlight);
+        if (inFlight >= 2) secondStarted();
         try {
+          await Promise.race([twoInFlight, sleep(5_000, undefined, { ref: false })]);
           await sleep(60);
           await cognitoIdentityProvider.createUser(input);
         } finally {
