@@ -23,6 +23,7 @@ export interface IdClaims extends SessionClaims {
   email: string;
   preferred_username: string;
   name: string;
+  nonce?: string;
 }
 
 export const DEFAULT_SCOPE = 'profile email';
@@ -75,7 +76,8 @@ export async function issueAccessToken(subject: TokenSubject): Promise<{ token: 
 }
 
 /** Issues the OpenID Connect ID token of a session (audience: the client). */
-export async function issueIdToken(subject: TokenSubject): Promise<string> {
+/** An ID token; `nonce` is the authorization request's, echoed (OpenID Connect Core §3.1.3.6). */
+export async function issueIdToken(subject: TokenSubject, nonce?: string): Promise<string> {
   const claims: IdClaims = {
     ...sessionClaims(subject, config().accessTokenSeconds),
     typ: 'ID',
@@ -83,6 +85,7 @@ export async function issueIdToken(subject: TokenSubject): Promise<string> {
     email: subject.email,
     preferred_username: subject.email,
     name: subject.name,
+    ...(nonce === undefined ? {} : { nonce }),
   };
   return signJwt(claims);
 }

@@ -118,21 +118,39 @@ async function passwordGrant(
   const { orgUuid, user, temporary } = await checkPassword(realm, username, password, identityProvider);
   if (temporary) throw notFullySetUp(realm);
 
+  return startSession(realm, { orgUuid, user, clientId, scope: form.get('scope') });
+}
+
+/** What a sign-in proved, whichever way it was made (password, authorization code). */
+export interface SignedIn {
+  orgUuid: string;
+  user: UserRecord;
+  clientId: string;
+  /** The scope the client asked for (`openid` adds an ID token). */
+  scope: string | undefined;
+  /** Epoch seconds the person signed in (the ID token's `auth_time`); now when absent. */
+  authTime?: number;
+  /** The `nonce` of an authorization request, echoed in the ID token. */
+  nonce?: string;
+}
+
+/** Begins a refresh session for a sign-in and answers its first tokens. */
+export async function startSession(realm: string, signedIn: SignedIn): Promise<TokenResponse> {
   const { refreshTokenSeconds, sessionMaxSeconds } = config();
   const secret = newSecret();
   const session: Session = {
     sessionId: randomId(),
-    userUuid: user.uuid,
-    orgUuid,
-    clientId,
-    scope: grantedScope(form.get('scope')),
-    authTime: now(),
+    userUuid: signedIn.user.uuid,
+    orgUuid: signedIn.orgUuid,
+    clientId: signedIn.clientId,
+    scope: grantedScope(signedIn.scope),
+    authTime: signedIn.authTime ?? now(),
     secretHash: hashSecret(secret),
     expiresAt: now() + Math.min(refreshTokenSeconds, sessionMaxSeconds),
     endsAt: now() + sessionMaxSeconds,
   };
   await createSession(session);
-  return respond(canonicalRealm(realm), session, user, secret);
+  return respond(canonicalRealm(realm), session, signedIn.user, secret, signedIn.nonce);
 }
 
 async function refreshGrant(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
@@ -163,7 +181,7 @@ async function refreshGrant(realm: string, form: Map<string, string>, clientId: 
   return respond(canonicalRealm(realm), { ...session, expiresAt }, user, nextSecret);
 }
 
-async function respond(realm: string, session: Session, user: UserRecord, secret: string): Promise<TokenResponse> {
+async function respond(realm: string, session: Session, user: UserRecord, secret: string, nonce?: string): Promise<TokenResponse> {
   const scope = session.scope ?? grantedScope(undefined);
   const subject = {
     realm,
@@ -178,7 +196,7 @@ async function respond(realm: string, session: Session, user: UserRecord, secret
   const [access, refreshToken, idToken] = await Promise.all([
     issueAccessToken(subject),
     issueRefreshToken({ ...subject, secret, expiresAt: session.expiresAt }),
-    scope.split(' ').includes('openid') ? issueIdToken(subject) : undefined,
+    scope.split(' ').includes('openid') ? issueIdToken(subject, nonce) : undefined,
   ]);
   return {
     access_token: access.token,
