@@ -7,7 +7,10 @@ import { realmIssuer } from '../../shared/app/auth/jwt';
 import { discovery, logout, revokeToken, userInfo } from '../../shared/app/auth/openid.service';
 import { realmExists } from '../../shared/app/auth/realm';
 import { tokenSigner } from '../../shared/app/auth/signer';
-import { grantToken, readTokenForm } from '../../shared/app/auth/token.service';
+import { readTokenForm } from '../../shared/app/auth/token.service';
+import { grantToken } from '../../shared/app/auth/token-endpoint';
+import { authenticate, authorize, type AuthorizeAnswer } from '../../shared/app/auth/authorization.service';
+import { SIGN_IN_PAGE_POLICY } from '../../shared/app/auth/sign-in-page';
 import { NotFoundError } from '../../shared/kernel/errors';
 import { cookieValue, strictCookie } from '../../shared/edge/http/cookies';
 import { createFunction, routes, type RouteInput } from '../../shared/edge/http/handler-factory';
@@ -90,10 +93,40 @@ const accountPage = (handle: (request: AccountRequest) => Promise<AccountAnswer>
   handle: async (input: RealmInput) => pageReply(await asSignIn(input.requestId, () => handle(accountRequest(input))), input.path.realm),
 });
 
+/**
+ * A page of the authorization flow, or its redirect (302 from the authorization request, 303 after a
+ * form, so the browser follows with a GET). Never stored; the page sends no referrer, and its policy
+ * lets its form's answer redirect anywhere the flow goes (`sign-in-page.ts`).
+ */
+function signInReply<S extends number, R extends 302 | 303>(answer: AuthorizeAnswer<S>, redirect: R) {
+  if (answer.kind === 'redirect') return { status: redirect, headers: { ...pageHeaders, location: answer.location } };
+  return {
+    status: answer.status,
+    body: answer.html,
+    contentType: 'text/html; charset=utf-8',
+    headers: { ...pageHeaders, 'content-security-policy': SIGN_IN_PAGE_POLICY, 'referrer-policy': 'no-referrer' },
+  };
+}
+
 /** userinfo, GET and POST alike: the bearer token's user. */
 const userinfo = { handle: async ({ path, headers }: RealmInput) => ok(await userInfo(path.realm, bearerToken(headers.authorization)), noStore) };
 
 export const handlers = routes(
+  // The authorization code flow with PKCE: the sign-in page, and its form.
+  publicOperation(authApi.authorize, {
+    handle: async ({ path, queryString, headers, requestId }) =>
+      signInReply(await asSignIn(requestId, () => authorize({ realm: path.realm, queryString, acceptLanguage: headers['accept-language'] })), 302),
+  }),
+  publicOperation(authApi.authenticate, {
+    handle: async (input) => {
+      const request = accountRequest(input as unknown as RealmInput);
+      const form = request.form ?? new URLSearchParams();
+      const answer = await asSignIn(input.requestId, () =>
+        authenticate({ realm: input.path.realm, form, acceptLanguage: input.headers['accept-language'], crossSite: request.crossSite ?? false }),
+      );
+      return signInReply(answer, 303);
+    },
+  }),
   // Token endpoint: password and refresh_token grants, answered in OAuth 2.0's own shapes.
   publicOperation(authApi.token, {
     handle: async ({ path, headers, rawBody, requestId }) =>

@@ -34,6 +34,11 @@ export interface Config {
    */
   signInUrl?: string;
   /**
+   * Redirect URIs the authorization endpoint accepts besides loopback ones and the API reference's
+   * own: the console's addresses, exact, set per deployment (`-c authRedirectUris=…`).
+   */
+  authRedirectUris: readonly string[];
+  /**
    * The queue user e-mails (welcome, reactivation) wait in for the `mail` function, and how many of its
    * invocations drain it at once (each sends at SES's rate divided by this).
    */
@@ -89,6 +94,7 @@ export const envNames = {
   mailFrom: 'MAIL_FROM',
   sesConfigurationSet: 'SES_CONFIGURATION_SET',
   signInUrl: 'SIGN_IN_URL',
+  authRedirectUris: 'AUTH_REDIRECT_URIS',
   bulkBucket: 'BULK_BUCKET_NAME',
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   cognitoEndpoint: 'COGNITO_ENDPOINT',
@@ -225,6 +231,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     region: () => optional(envNames.region) ?? 'us-east-1',
     mail: () => lazily<Config['mail']>({ from: () => optional(envNames.mailFrom), configurationSet: () => optional(envNames.sesConfigurationSet) }),
     signInUrl: () => optional(envNames.signInUrl),
+    authRedirectUris: () => (optional(envNames.authRedirectUris) ?? '').split(/\s+/).filter(Boolean),
     mailQueue: () => lazily<Config['mailQueue']>({ url: () => optional(envNames.mailQueueUrl), consumers: () => positiveInt(env, envNames.mailConsumers, 1) }),
     bulkBucket: () => optional(envNames.bulkBucket),
     events: () => lazily<Config['events']>({ busName: () => optional(envNames.eventBusName), typePrefix: () => eventTypePrefix(env) }),

@@ -19,6 +19,10 @@ import { invokeBundle, samEnvironment, type EnvVarsFile, type Outcome } from '..
 
 /** The status each event's replay answers; an S3 event's function answers nothing (undefined). */
 const expectedStatus: Record<string, number | undefined> = {
+  // The sign-in page of a well-formed request from a loopback client.
+  'auth.authorize': 200,
+  // A file cannot hold a live sign-in request: the page says it expired.
+  'auth.authenticate': 400,
   'auth.token': 200,
   'auth.certs': 200,
   'auth.discovery': 200,

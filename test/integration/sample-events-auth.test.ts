@@ -41,8 +41,25 @@ async function expectSessionEnded(values: Record<string, string>): Promise<void>
   expect((await refresh(values.__REALM__!, values.__REFRESH_TOKEN__!)).status).toBe(400);
 }
 
+/** Starts a sign-in on the realm's authorization endpoint and puts its request into the event's form, with the ADMIN's credentials. */
+async function withSignInRequest(replay: Replay): Promise<void> {
+  const { admin } = stack().orgs[0]!;
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: stack().clientId,
+    redirect_uri: 'http://127.0.0.1:8400/callback',
+    state: 'events-state',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+  });
+  const page = await (await fetch(`${stack().authUrl}/auth/realms/${replay.values.__REALM__}/protocol/openid-connect/auth?${query}`)).text();
+  const request = /name="request" value="([^"]+)"/.exec(page)?.[1];
+  replay.event.body = new URLSearchParams({ request: request ?? '', username: admin.email, password: admin.password }).toString();
+}
+
 replayRouteEvents(['auth', 'docs'], {
   prepare: {
+    'auth.authenticate': withSignInRequest,
     // The files cannot hold a refresh token (`sam:event` has none to give): a fresh sign-in's goes in.
     'auth.revoke': async (replay) => withFreshRefreshToken(replay, (refreshToken) => ({ token: refreshToken, token_type_hint: 'refresh_token' })),
     'auth.logout': async (replay) => withFreshRefreshToken(replay, (refreshToken) => ({ refresh_token: refreshToken })),
@@ -51,6 +68,18 @@ replayRouteEvents(['auth', 'docs'], {
     'auth.accountSignOut': async (replay) => withAccountSession(replay, {}),
   },
   expectations: {
+    'auth.authorize': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(result.body).toMatch(/<form method="post" action="\.\.\/\.\.\/login-actions\/authenticate">/);
+    },
+    'auth.authenticate': async (result, { values }) => {
+      expect(result.statusCode).toBe(303);
+      const location = new URL(String(result.headers?.location));
+      expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8400/callback');
+      expect(location.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(location.searchParams.get('state')).toBe('events-state');
+      expect(location.searchParams.get('iss')).toBe(`${stack().authUrl}/auth/realms/${values.__REALM__}`);
+    },
     'auth.discovery': async (result, { values }) => {
       expect(result.statusCode).toBe(200);
       const issuer = `${stack().authUrl}/auth/realms/${values.__REALM__}`;

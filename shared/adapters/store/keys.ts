@@ -224,6 +224,13 @@ export const keys = {
   /** The GSI1 partition of a user's sessions. */
   sessionsOf: (userUuid: string): string => `USER#${userUuid}#SESSIONS`,
 
+  /** An authorization request waiting for its person to sign in (the sign-in page's form names it). */
+  authorizationRequest: (requestId: string): ItemKey => ({ PK: `AUTHREQUEST#${requestId}`, SK: 'AUTHREQUEST' }),
+  /** Points from the `state` sent to an identity provider to the authorization request it serves. */
+  brokerState: (state: string): ItemKey => ({ PK: `BROKERSTATE#${state}`, SK: 'BROKERSTATE' }),
+  /** An authorization code (its SHA-256 digest, never the code). */
+  authorizationCode: (codeHash: string): ItemKey => ({ PK: `AUTHCODE#${codeHash}`, SK: 'AUTHCODE' }),
+
   /** The stack's key that signs page tokens (shared/adapters/store/page-token.ts), made on first use. */
   pageTokenKey: (): ItemKey => ({ PK: 'PAGETOKENKEY', SK: 'PAGETOKENKEY' }),
   /** The key that seals the passwords queued e-mails carry (shared/adapters/mail/mail-queue.ts). */

@@ -24,7 +24,7 @@ export type View =
   | { kind: 'set-password'; realm: string; email: string; csrf: string; error?: FieldError }
   | { kind: 'profile'; profile: Profile; csrf: string; error?: FieldError; notice?: Notice };
 
-const STYLE = `
+export const PAGE_STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Hiragino Sans","Noto Sans JP",Meiryo,sans-serif;line-height:1.5}
 body{margin:0;padding:2rem 1rem;background:Canvas;color:CanvasText}
 main,nav{max-width:28rem;margin:0 auto}
@@ -47,7 +47,7 @@ nav{margin-top:2.5rem;font-size:.9rem}nav ul{list-style:none;padding:0;display:f
  */
 export const ACCOUNT_PAGE_POLICY = [
   "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  `style-src 'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`,
   "form-action 'self'",
   "base-uri 'none'",
   "frame-ancestors 'none'",
@@ -138,7 +138,7 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="same-origin">
 <title>${view.error ? `${e(copy.errorTitle)}: ` : ''}${e(title)} · ${e(copy.title)}</title>
-<style>${STYLE}</style>
+<style>${PAGE_STYLE}</style>
 </head>
 <body>
 <main>${body}

@@ -36,6 +36,7 @@ export const authResponses = lazy(() => {
   const discoverySchema = z
     .looseObject({
       issuer: z.url(),
+      authorization_endpoint: z.url(),
       token_endpoint: z.url(),
       jwks_uri: z.url(),
       userinfo_endpoint: z.url(),
@@ -43,6 +44,7 @@ export const authResponses = lazy(() => {
       end_session_endpoint: z.url(),
       grant_types_supported: z.array(z.string()),
       response_types_supported: z.array(z.string()),
+      code_challenge_methods_supported: z.array(z.string()),
       subject_types_supported: z.array(z.string()),
       id_token_signing_alg_values_supported: z.array(z.string()),
       token_endpoint_auth_methods_supported: z.array(z.string()),

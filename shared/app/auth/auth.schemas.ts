@@ -16,14 +16,45 @@ export const authSchemas = lazy(() => {
   /** RFC 6749 §4.3 and §6, as the token endpoint reads them. */
   const tokenRequestSchema = z
     .object({
-      grant_type: z.enum(['password', 'refresh_token']),
+      grant_type: z.enum(['authorization_code', 'password', 'refresh_token']),
       client_id: z.string(),
+      code: z.optional(z.string()).check(z.meta({ description: 'authorization_code grant: the code the redirect carried' })),
+      redirect_uri: z.optional(z.string()).check(z.meta({ description: 'authorization_code grant: the redirect_uri of the authorization request' })),
+      code_verifier: z.optional(z.string()).check(z.meta({ description: 'authorization_code grant: the PKCE verifier (RFC 7636)' })),
       username: z.optional(z.string()).check(z.meta({ description: 'password grant: the e-mail' })),
       password: z.optional(z.string()).check(z.meta({ description: 'password grant' })),
       refresh_token: z.optional(z.string()).check(z.meta({ description: 'refresh_token grant' })),
-      scope: z.optional(z.string()),
+      scope: z.optional(z.string()).check(z.meta({ description: 'password grant: `openid` adds an ID token, `offline_access` an offline token' })),
     })
     .register(schemaRegistry, { id: 'TokenRequest' });
+
+  /**
+   * The authorization request (RFC 6749 §4.1.1, RFC 7636 §4.3), as the endpoint reads it: described
+   * here, checked by the endpoint itself, whose refusals go back to the application or to an error page.
+   */
+  const text = (description: string) => z.optional(z.string()).check(z.meta({ description }));
+  const authorizationQuerySchema = z.looseObject({
+    response_type: text('`code`'),
+    client_id: text('The console client id'),
+    redirect_uri: text('Where the browser goes back with the code: loopback (any port and path), the reference\'s redirect page, or one the deployment lists'),
+    state: text('Echoed back; the application checks it (CSRF)'),
+    code_challenge: text('The unpadded base64url SHA-256 of the code_verifier'),
+    code_challenge_method: text('`S256` (plain is refused)'),
+    scope: text('`openid` (an ID token), `offline_access` (an offline token)'),
+    nonce: text('Echoed in the ID token'),
+    login_hint: text("The person's e-mail: fills the form, or goes on to the organization's identity provider for its domain"),
+    kc_locale: text('The page\'s language: en, es, ja or pt'),
+  });
+
+  /** The sign-in page's form. */
+  const authenticateFormSchema = z.object({
+    request: z.string().check(z.meta({ description: 'The sign-in request the page names' })),
+    username: z.optional(z.string()),
+    password: z.optional(z.string()),
+    'password-new': z.optional(z.string()).check(z.meta({ description: 'The set-password step' })),
+    'password-confirm': z.optional(z.string()),
+    kc_locale: z.optional(z.string()),
+  });
 
   /** RFC 7009 §2.1. */
   const revocationRequestSchema = z
@@ -58,5 +89,5 @@ export const authSchemas = lazy(() => {
       .check(z.meta({ description: 'The organization (realm) whose token endpoint the OAuth2 password flow names' })),
   });
 
-  return { realmPathSchema, tokenRequestSchema, revocationRequestSchema, logoutRequestSchema, realmQuerySchema };
+  return { realmPathSchema, authorizationQuerySchema, authenticateFormSchema, tokenRequestSchema, revocationRequestSchema, logoutRequestSchema, realmQuerySchema };
 });

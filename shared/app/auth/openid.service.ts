@@ -9,7 +9,7 @@ import { deleteSession, getSession } from '../../domain/sessions/session.reposit
 import { canonicalRealm, organizationOfRealm } from './realm';
 import { requireClient, requireParam } from './token.service';
 
-const CLAIMS = ['iss', 'aud', 'azp', 'sub', 'sid', 'jti', 'typ', 'scope', 'iat', 'exp', 'auth_time', 'email', 'preferred_username', 'name'];
+const CLAIMS = ['iss', 'aud', 'azp', 'sub', 'sid', 'jti', 'typ', 'scope', 'iat', 'exp', 'auth_time', 'nonce', 'email', 'preferred_username', 'name'];
 
 async function requireRealm(realm: string): Promise<string> {
   const orgUuid = await organizationOfRealm(realm);
@@ -24,20 +24,23 @@ export async function discovery(realm: string): Promise<z.input<DiscoverySchema>
   const endpoint = (name: string) => `${issuer}/protocol/openid-connect/${name}`;
   return {
     issuer,
+    authorization_endpoint: endpoint('auth'),
     token_endpoint: endpoint('token'),
     jwks_uri: endpoint('certs'),
     userinfo_endpoint: endpoint('userinfo'),
     revocation_endpoint: endpoint('revoke'),
     end_session_endpoint: endpoint('logout'),
-    grant_types_supported: ['password', 'refresh_token'],
-    // There is no authorization endpoint: tokens come only from the token endpoint's grants.
-    response_types_supported: ['none'],
+    grant_types_supported: ['authorization_code', 'password', 'refresh_token'],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: ['ES256'],
     userinfo_signing_alg_values_supported: ['none'],
     token_endpoint_auth_methods_supported: ['none'],
     revocation_endpoint_auth_methods_supported: ['none'],
-    scopes_supported: ['openid', 'profile', 'email'],
+    scopes_supported: ['openid', 'offline_access', 'profile', 'email'],
     claims_supported: CLAIMS,
     claims_parameter_supported: false,
     request_parameter_supported: false,

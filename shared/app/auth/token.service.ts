@@ -81,33 +81,7 @@ export function requireClient(form: Map<string, string>): string {
   return clientId;
 }
 
-/** Grants tokens on the realm's token endpoint (password and refresh_token grants only). */
-export async function grantToken(
-  realm: string,
-  form: Map<string, string>,
-  identityProvider: IdentityProvider = cognitoIdentityProvider,
-): Promise<TokenResponse> {
-  const grantType = requireParam(form, 'grant_type');
-  const clientId = requireClient(form);
-  if (grantType === 'password' || grantType === 'refresh_token') {
-    try {
-      const granted = await (grantType === 'password' ? passwordGrant(realm, form, clientId, identityProvider) : refreshGrant(realm, form, clientId));
-      count('TokensGranted');
-      return granted;
-    } catch (error) {
-      if (error instanceof OAuthError && error.error === 'invalid_grant') count('TokensRefused');
-      throw error;
-    }
-  }
-  throw new OAuthError(
-    'unsupported_grant_type',
-    grantType === 'client_credentials'
-      ? 'client_credentials is not accepted: management operations require a user token'
-      : 'Only the password and refresh_token grants are supported',
-  );
-}
-
-async function passwordGrant(
+export async function passwordGrant(
   realm: string,
   form: Map<string, string>,
   clientId: string,
@@ -132,6 +106,8 @@ export interface SignedIn {
   authTime?: number;
   /** The `nonce` of an authorization request, echoed in the ID token. */
   nonce?: string;
+  /** The session's id, when the sign-in named it in advance (an authorization code does). */
+  sessionId?: string;
 }
 
 /** Begins a refresh session for a sign-in and answers its first tokens. */
@@ -139,7 +115,7 @@ export async function startSession(realm: string, signedIn: SignedIn): Promise<T
   const { refreshTokenSeconds, sessionMaxSeconds } = config();
   const secret = newSecret();
   const session: Session = {
-    sessionId: randomId(),
+    sessionId: signedIn.sessionId ?? randomId(),
     userUuid: signedIn.user.uuid,
     orgUuid: signedIn.orgUuid,
     clientId: signedIn.clientId,
@@ -153,7 +129,7 @@ export async function startSession(realm: string, signedIn: SignedIn): Promise<T
   return respond(canonicalRealm(realm), session, signedIn.user, secret, signedIn.nonce);
 }
 
-async function refreshGrant(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
+export async function refreshGrant(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
   const invalid = () => new OAuthError('invalid_grant', 'Invalid refresh token');
   const claims = await readRefreshToken(requireParam(form, 'refresh_token'), canonicalRealm(realm), clientId);
   if (!claims) throw invalid();

@@ -63,9 +63,43 @@ const accountForm = <const I extends string, const P extends string>(id: I, path
 
 const ada = { username: 'ada@example.com', password: 'Analytical-1843' };
 
+/** What the authorization flow's browser steps answer: a page, an error page, or a redirect. */
+const signInPage = 'The sign-in page (or the same form with what was wrong, or the set-password step)';
+const backToApplication =
+  "Back to `redirect_uri` with `code`, `state` and `iss`, or with `error`, `error_description`, `state` and `iss` (RFC 6749 §4.1.2, RFC 9207); or on to the organization's identity provider";
+const errorPage = 'An error page, never a redirect: unknown `client_id`, a `redirect_uri` not allowed, or a sign-in that expired';
+
 export const authApi = {
+  authorize: realm({
+    id: 'auth.authorize',
+    method: 'GET',
+    path: '/protocol/openid-connect/auth',
+    access: 'public',
+    request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().authorizationQuerySchema },
+    summary: 'Start the authorization code flow with PKCE: the sign-in page',
+    description:
+      'For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference\'s own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint` and `kc_locale` optional. An e-mail of a domain with its own identity provider goes on to that provider.',
+    errors: { only: gatewayStatuses },
+    responses: [
+      { status: 200, description: signInPage, text: htmlPage, headers: ['Cache-Control'] },
+      { status: 302, description: backToApplication, headers: ['Location', 'Cache-Control'] },
+      { status: 400, description: errorPage, text: htmlPage, headers: ['Cache-Control'] },
+      { status: 404, description: 'An error page: no organization has this realm', text: htmlPage, headers: ['Cache-Control'] },
+    ],
+  }),
+  authenticate: realmForm('auth.authenticate', '/login-actions/authenticate', () => authSchemas().authenticateFormSchema, {
+    summary: 'The sign-in page\'s form: the e-mail and password, or the first password of a temporary account',
+    errors: { only: gatewayStatuses },
+    responses: [
+      { status: 200, description: signInPage, text: htmlPage, headers: ['Cache-Control'] },
+      { status: 303, description: backToApplication, headers: ['Location', 'Cache-Control'] },
+      { status: 400, description: errorPage, text: htmlPage, headers: ['Cache-Control'] },
+      { status: 403, description: 'An error page: the form was posted from another site (login CSRF)', text: htmlPage, headers: ['Cache-Control'] },
+    ],
+    example: { request: '<request of the page>', ...ada },
+  }),
   token: realmForm('auth.token', '/protocol/openid-connect/token', () => authSchemas().tokenRequestSchema, {
-    summary: 'Obtain or renew tokens (password and refresh_token grants)',
+    summary: 'Obtain or renew tokens (authorization_code, password and refresh_token grants)',
     errors: oauthErrors,
     responses: [{ status: 200, description: 'Tokens', json: () => authResponses().tokenResponseSchema, headers: ['Cache-Control', 'Pragma'] }],
     example: { grant_type: 'password', client_id: clientId, ...ada, scope: 'openid' },

@@ -19,6 +19,8 @@ export type RouteInput<S extends RouteSchemas> = ValidInput<S> & {
   cookies: string[];
   /** The request's query string parameters, for routes that read them without a schema. */
   rawQuery: Record<string, string | undefined>;
+  /** The query string as sent, for routes that must see a repeated parameter (the parameters above join repeats with commas). */
+  queryString: string;
   /** The address the request was sent to, without its query: what a `Link` header names the next page by. */
   url: string;
   requestId: string;
@@ -107,6 +109,7 @@ export function requestFacts(event: HttpEvent, context: RequestContext) {
     rawBody: rawBodyOf(event),
     cookies: event.cookies ?? [],
     rawQuery: event.queryStringParameters ?? {},
+    queryString: event.rawQueryString ?? '',
     url: `${event.headers?.['x-forwarded-proto'] ?? 'https'}://${event.headers?.host ?? event.requestContext?.domainName}${event.rawPath}`,
     requestId: context.requestId,
   };

@@ -1,0 +1,255 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { config } from '../../kernel/config';
+import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import { passwordProblem } from '../../adapters/identity/password-policy';
+import type { Language } from '../../adapters/mail/mail-terms';
+import {
+  endAuthorizationRequest,
+  getAuthorizationRequest,
+  saveAuthorizationCode,
+  saveAuthorizationRequest,
+  useAuthorizationCode,
+  type AuthorizationRequest,
+} from '../../domain/sessions/authorization.repository';
+import { deleteSession, revokeSessionsOf } from '../../domain/sessions/session.repository';
+import type { UserRecord } from '../../domain/users/user.entities';
+import { findActiveUser } from '../../domain/users/user.repository';
+import { pageLanguage } from '../account/account.service';
+import { randomId } from './access-token';
+import { realmIssuer } from './jwt';
+import { OAuthError } from './oauth-errors';
+import { canonicalRealm, organizationOfRealm } from './realm';
+import { isAllowedRedirect, redirectWith } from './redirect-uris';
+import { checkPassword, ExpiredTemporaryPassword } from './sign-in';
+import { renderSignInPage, type PageAt, type PageProblem, type SignInError, type SignInView } from './sign-in-page';
+import { requireParam, startSession, type TokenResponse } from './token.service';
+
+/**
+ * The authorization code flow with PKCE (RFC 6749 §4.1, RFC 7636 with S256 only, RFC 9207's `iss`), as
+ * Keycloak shapes it: `GET {issuer}/protocol/openid-connect/auth` checks the client and where to send
+ * the person back, keeps the request, and answers the sign-in page; its form, posted to
+ * `{issuer}/login-actions/authenticate`, checks the password as the password grant does (lockout
+ * included), sends a user whose password is still temporary through choosing one, and sends the
+ * browser back with a code. The code is exchanged once, within a minute, at the token endpoint.
+ */
+
+/** How long a person has to sign in once the application sent them (Keycloak's login timeout is 30 minutes). */
+export const SIGN_IN_SECONDS = 15 * 60;
+/** A code's lifetime: an application exchanges it at once (RFC 6749 §4.1.2 advises at most 10 minutes). */
+export const CODE_SECONDS = 60;
+/** Scopes a request may ask for; `profile` and `email` are always granted. */
+const SCOPES = new Set(['openid', 'offline_access', 'profile', 'email']);
+/** An S256 challenge: the base64url SHA-256 of the verifier, unpadded. */
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+/** RFC 7636 §4.1: 43 to 128 unreserved characters. */
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+const CODE = /^[A-Za-z0-9_-]{43}$/;
+/** Bounds on what a request carries back and forth: far above real values, far below a page's worth. */
+const MAX_PARAM = { state: 1024, nonce: 512, login_hint: 320, scope: 256, ui_locales: 64, kc_locale: 16 } as const;
+
+/** What the HTTP layer answers: a page (200, or an error page), or a redirect. */
+export type AuthorizeAnswer<S extends number = 200 | 400> = { kind: 'page'; status: S; html: string } | { kind: 'redirect'; location: string };
+
+export interface AuthorizeRequest {
+  realm: string;
+  /** The query string as sent (`a=1&a=2` must be seen as a repeat, which API Gateway's parameter map hides). */
+  queryString: string;
+  acceptLanguage: string | undefined;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/** GET `{issuer}/protocol/openid-connect/auth`. */
+export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAnswer<200 | 400 | 404>> {
+  const params = new URLSearchParams(request.queryString);
+  const single = (name: string) => {
+    const values = params.getAll(name);
+    return values.length === 1 ? values[0] : values.length === 0 ? undefined : null;
+  };
+  const language = pageLanguage(single('kc_locale') ?? single('ui_locales')?.split(' ')[0] ?? undefined, request.acceptLanguage);
+  const problem = (status: 400 | 404, which: PageProblem): AuthorizeAnswer<400 | 404> => ({ kind: 'page', status, html: renderSignInPage({ kind: 'error', problem: which }, language, 'authorize') });
+
+  const orgUuid = await organizationOfRealm(request.realm);
+  if (!orgUuid) return problem(404, 'unknown-realm');
+  const clientId = single('client_id');
+  if (!clientId || clientId !== config().userPoolClientId) return problem(400, 'unknown-client');
+  const redirectUri = single('redirect_uri');
+  if (!redirectUri || !isAllowedRedirect(redirectUri)) return problem(400, 'bad-redirect');
+
+  // From here every refusal goes back to the application, which knows what it asked for.
+  const realm = canonicalRealm(request.realm);
+  const state = single('state');
+  const back = (error: string, description: string): AuthorizeAnswer => ({
+    kind: 'redirect',
+    location: redirectWith(redirectUri, { error, error_description: description, state: state ?? undefined, iss: realmIssuer(realm) }),
+  });
+  for (const [name, values] of groupParams(params)) {
+    if (values.length > 1) return back('invalid_request', `Parameter ${name} is repeated: send it once`);
+    const bound = MAX_PARAM[name as keyof typeof MAX_PARAM];
+    if (bound !== undefined && (values[0] ?? '').length > bound) return back('invalid_request', `Parameter ${name} is longer than ${bound} characters`);
+  }
+  const responseType = single('response_type');
+  if (responseType !== 'code') return back('unsupported_response_type', 'Only response_type=code is supported (the authorization code flow with PKCE)');
+  const method = single('code_challenge_method');
+  const challenge = single('code_challenge');
+  if (!challenge) return back('invalid_request', 'Missing parameter: code_challenge (PKCE is required: send the S256 challenge of a code_verifier)');
+  if (method !== 'S256') return back('invalid_request', 'code_challenge_method must be S256: plain and absent methods are not accepted');
+  if (!CHALLENGE.test(challenge)) return back('invalid_request', 'code_challenge must be the unpadded base64url SHA-256 of the code_verifier (43 characters)');
+  const scope = single('scope') ?? undefined;
+  const unknown = (scope ?? '').split(' ').filter((token) => token && !SCOPES.has(token));
+  if (unknown.length) return back('invalid_scope', `Unknown scope ${unknown.join(' ')}: ask for openid, offline_access, profile or email`);
+  const responseMode = single('response_mode');
+  if (responseMode && responseMode !== 'query') return back('invalid_request', 'Only response_mode=query is supported');
+  if (single('request') || single('request_uri')) return back('request_not_supported', 'Request objects are not supported: send the parameters in the query');
+  // There is no single sign-on session to reuse: every request shows the sign-in page.
+  if ((single('prompt') ?? '').split(' ').includes('none')) return back('login_required', 'The person must sign in: send the request without prompt=none');
+
+  const pending: AuthorizationRequest = {
+    requestId: randomBytes(32).toString('base64url'),
+    realm,
+    orgUuid,
+    clientId,
+    redirectUri,
+    codeChallenge: challenge,
+    expiresAt: now() + SIGN_IN_SECONDS,
+    locale: language,
+    ...optional({ state, nonce: single('nonce'), scope, loginHint: single('login_hint') }),
+  };
+  await saveAuthorizationRequest(pending);
+  return signInPage({ kind: 'sign-in', realm, requestId: pending.requestId, ...optional({ email: pending.loginHint }) }, language, 'authorize');
+}
+
+/** The form of the sign-in page, as the HTTP layer read it. */
+export interface AuthenticateRequest {
+  realm: string;
+  form: URLSearchParams;
+  acceptLanguage: string | undefined;
+  /** The browser says the form came from another site (login CSRF). */
+  crossSite: boolean;
+}
+
+/** POST `{issuer}/login-actions/authenticate`: sign in, or choose the first password, then back to the application. */
+export async function authenticate(request: AuthenticateRequest, identityProvider: IdentityProvider = cognitoIdentityProvider): Promise<AuthorizeAnswer<200 | 400 | 403>> {
+  const { form } = request;
+  const language = pageLanguage(form.get('kc_locale') ?? undefined, request.acceptLanguage);
+  const problem = (status: 400 | 403, which: PageProblem): AuthorizeAnswer<400 | 403> => ({ kind: 'page', status, html: renderSignInPage({ kind: 'error', problem: which }, language, 'authenticate') });
+  // Login CSRF: another site's form could sign the browser in to an account of its choosing.
+  if (request.crossSite) return problem(403, 'cross-site');
+  const requestId = form.get('request') ?? '';
+  const pending = requestId.length === 43 ? await getAuthorizationRequest(requestId) : undefined;
+  if (!pending || pending.realm !== canonicalRealm(request.realm)) return problem(400, 'expired');
+
+  const username = (form.get('username') ?? '').trim().slice(0, 320);
+  if (form.has('password-new')) return choosePassword(pending, form, language, identityProvider);
+  const again = (error: SignInError) => signInPage({ kind: 'sign-in', realm: pending.realm, requestId, email: username, error }, language, 'authenticate');
+  try {
+    const { user, temporary } = await checkPassword(pending.realm, username, form.get('password') ?? '', identityProvider);
+    if (temporary) {
+      // The password was right but is the welcome e-mail's: the request goes on once the user chose one.
+      await saveAuthorizationRequest({ ...pending, mustSetPassword: user.uuid });
+      return signInPage({ kind: 'set-password', realm: pending.realm, requestId, email: user.email }, language, 'authenticate');
+    }
+    return codeFor(pending, user);
+  } catch (error) {
+    if (!(error instanceof OAuthError && error.error === 'invalid_grant')) throw error;
+    return again(error instanceof ExpiredTemporaryPassword ? 'password-expired' : 'invalid-credentials');
+  }
+}
+
+async function choosePassword(pending: AuthorizationRequest, form: URLSearchParams, language: Language, identityProvider: IdentityProvider): Promise<AuthorizeAnswer> {
+  const user = pending.mustSetPassword ? await findActiveUser(pending.orgUuid, pending.mustSetPassword) : undefined;
+  if (!user) return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, language, 'authenticate') };
+  const retry = (error: SignInError) => signInPage({ kind: 'set-password', realm: pending.realm, requestId: pending.requestId, email: user.email, error }, language, 'authenticate');
+  const next = form.get('password-new') ?? '';
+  if (next !== (form.get('password-confirm') ?? '')) return retry('password-mismatch');
+  if (passwordProblem(next)) return retry('password-weak');
+  // The temporary password sits in the user's mailbox: it may not become the permanent one.
+  if ((await identityProvider.verifyPassword(user.uuid, next)) === 'temporary') return retry('password-reused');
+  try {
+    await identityProvider.setPassword(user.uuid, next);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'InvalidPasswordException') return retry('password-weak');
+    throw error;
+  }
+  // A new password ends every session of the user, as the account page's does.
+  await revokeSessionsOf(user.uuid);
+  return codeFor(pending, user);
+}
+
+/**
+ * Ends the request (a form posted twice makes one code) and sends the browser back with a new code:
+ * single use, a minute long, bound to the client, the redirect URI and the challenge.
+ */
+export async function codeFor(pending: AuthorizationRequest, user: UserRecord, authTime = now()): Promise<AuthorizeAnswer> {
+  if (!(await endAuthorizationRequest(pending.requestId))) {
+    return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, (pending.locale as Language | undefined) ?? 'en', 'authenticate') };
+  }
+  const code = randomBytes(32).toString('base64url');
+  await saveAuthorizationCode({
+    codeHash: sha256(code).toString('hex'),
+    realm: pending.realm,
+    orgUuid: pending.orgUuid,
+    userUuid: user.uuid,
+    clientId: pending.clientId,
+    redirectUri: pending.redirectUri,
+    codeChallenge: pending.codeChallenge,
+    authTime,
+    expiresAt: now() + CODE_SECONDS,
+    sessionId: randomId(),
+    ...optional({ nonce: pending.nonce, scope: pending.scope }),
+  });
+  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { code, state: pending.state, iss: realmIssuer(pending.realm) }) };
+}
+
+/** Sends the browser back to the application with an error (RFC 6749 §4.1.2.1), ending the request. */
+export async function refuseRequest(pending: AuthorizationRequest, error: string, description: string): Promise<AuthorizeAnswer> {
+  await endAuthorizationRequest(pending.requestId);
+  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { error, error_description: description, state: pending.state, iss: realmIssuer(pending.realm) }) };
+}
+
+/**
+ * `grant_type=authorization_code`: the code, once, by the client it was issued to, with the same
+ * redirect URI and the verifier of its challenge. Every refusal is `invalid_grant`; a code used twice
+ * also ends the session its first exchange began (RFC 6749 §4.1.2: it may have been stolen).
+ */
+export async function exchangeCode(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
+  const code = requireParam(form, 'code');
+  const redirectUri = requireParam(form, 'redirect_uri');
+  const verifier = requireParam(form, 'code_verifier');
+  if (!VERIFIER.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9 and -._~ (RFC 7636)');
+  const invalid = (description: string) => new OAuthError('invalid_grant', description);
+  if (!CODE.test(code)) throw invalid('Code not valid');
+  const issued = await useAuthorizationCode(sha256(code).toString('hex'));
+  if (!issued) throw invalid('Code not valid');
+  if (issued.used) {
+    await deleteSession(issued.sessionId);
+    throw invalid('Code already used: the session it began has been ended; sign in again');
+  }
+  const orgUuid = await organizationOfRealm(realm);
+  if (issued.orgUuid !== orgUuid || issued.realm !== canonicalRealm(realm)) throw invalid('Code not valid');
+  if (issued.expiresAt <= now()) throw invalid('Code expired: codes must be exchanged within a minute; sign in again');
+  if (issued.clientId !== clientId) throw invalid('Code was issued to another client');
+  if (issued.redirectUri !== redirectUri) throw invalid('redirect_uri differs from the authorization request');
+  const expected = Buffer.from(issued.codeChallenge);
+  const presented = Buffer.from(sha256(verifier).toString('base64url'));
+  if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) throw invalid('PKCE verification failed: code_verifier does not match the code_challenge');
+  const user = await findActiveUser(issued.orgUuid, issued.userUuid);
+  if (!user) throw invalid('User is no longer active');
+  return startSession(realm, { orgUuid: issued.orgUuid, user, clientId, scope: issued.scope, authTime: issued.authTime, sessionId: issued.sessionId, ...optional({ nonce: issued.nonce }) });
+}
+
+function signInPage(view: SignInView, language: Language, at: PageAt): AuthorizeAnswer {
+  return { kind: 'page', status: 200, html: renderSignInPage(view, language, at) };
+}
+
+function groupParams(params: URLSearchParams): Map<string, string[]> {
+  const grouped = new Map<string, string[]>();
+  for (const [name, value] of params) (grouped.get(name) ?? grouped.set(name, []).get(name)!).push(value);
+  return grouped;
+}
+
+/** The entries whose value is a string (absent, repeated or empty ones left out). */
+function optional<T extends Record<string, string | null | undefined>>(values: T): { [K in keyof T]?: string } {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => typeof value === 'string' && value !== '')) as { [K in keyof T]?: string };
+}

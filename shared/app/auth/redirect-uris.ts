@@ -1,0 +1,39 @@
+import { config } from '../../kernel/config';
+
+/** Longest redirect URI taken: well past any real one, far below what a page or a log should hold. */
+const MAX_REDIRECT_URI = 2000;
+
+/** The API reference's OAuth 2.0 redirect page, beside `/docs` on this API. */
+export function referenceRedirectUri(): string | undefined {
+  const issuer = config().tokenIssuer.replace(/\/+$/, '');
+  return issuer.endsWith('/auth') ? `${issuer.slice(0, -'/auth'.length)}/docs/oauth2-redirect.html` : undefined;
+}
+
+/**
+ * Whether the authorization endpoint may send a person back to `uri`: a native application's loopback
+ * address on any port and path (RFC 8252 §7.3: `http://127.0.0.1`, `http://[::1]`, `http://localhost`),
+ * the API reference's redirect page, or one of the deployment's own addresses, exactly. Never one with a
+ * fragment (RFC 6749 §3.1.2) or credentials.
+ */
+export function isAllowedRedirect(uri: string): boolean {
+  if (uri.length > MAX_REDIRECT_URI) return false;
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.hash || uri.includes('#') || url.username || url.password) return false;
+  if (url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname)) return true;
+  return uri === referenceRedirectUri() || config().authRedirectUris.includes(uri);
+}
+
+/**
+ * The redirect URI with the answer's parameters added to its own query (RFC 6749 §4.1.2), and `iss`
+ * (RFC 9207) so that a client talking to several issuers knows which one answered.
+ */
+export function redirectWith(uri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(name, value);
+  return url.toString();
+}

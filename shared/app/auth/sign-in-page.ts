@@ -1,0 +1,154 @@
+import { createHash } from 'node:crypto';
+import { escapeHtml as e, type Language } from '../../adapters/mail/mail-terms';
+import { accountCopies } from '../account/account-copy';
+import { PAGE_STYLE } from '../account/account-page';
+
+/**
+ * The authorization endpoint's pages: the sign-in form, the set-password step of a user whose password
+ * is still the temporary one, and the error page of a request that cannot go back to its application.
+ * Plain forms, no script, the account page's look and words; every value escaped.
+ */
+export type SignInError = 'invalid-credentials' | 'password-expired' | 'password-mismatch' | 'password-weak' | 'password-reused';
+
+export type SignInView =
+  | { kind: 'sign-in'; realm: string; requestId: string; email?: string; error?: SignInError }
+  | { kind: 'set-password'; realm: string; requestId: string; email: string; error?: SignInError }
+  | { kind: 'error'; problem: PageProblem; realm?: string };
+
+/** Why a request cannot go on, shown on a page because there is no safe address to send the person back to. */
+export type PageProblem = 'unknown-realm' | 'unknown-client' | 'bad-redirect' | 'expired' | 'cross-site' | 'provider-failed';
+
+/**
+ * The pages' Content-Security-Policy: the account page's, but with no `form-action`, which browsers
+ * apply to the redirects a form's answer makes (back to the application, or on to an identity provider).
+ */
+export const SIGN_IN_PAGE_POLICY = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`,
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+interface SignInCopy {
+  problemTitle: string;
+  problems: Record<PageProblem, string>;
+}
+
+const copies: Record<Language, SignInCopy> = {
+  en: {
+    problemTitle: 'Sign-in cannot continue',
+    problems: {
+      'unknown-realm': 'There is no organization by this name. Check the address the application uses.',
+      'unknown-client': 'The application that sent you here is not known (its client_id). Ask its developers to use the console client id.',
+      'bad-redirect': 'The address the application asked to return to (its redirect_uri) is not allowed. Ask its developers to register it.',
+      expired: 'This sign-in has expired or was already used. Go back to the application and sign in again.',
+      'cross-site': 'The form was sent from another site. Go back to the application and sign in again.',
+      'provider-failed': 'Your identity provider could not be reached. Try again in a moment, or ask your administrator.',
+    },
+  },
+  es: {
+    problemTitle: 'No se puede continuar con el inicio de sesión',
+    problems: {
+      'unknown-realm': 'No existe ninguna organización con este nombre. Comprueba la dirección que usa la aplicación.',
+      'unknown-client': 'La aplicación que te ha enviado aquí no es conocida (su client_id). Pide a sus desarrolladores que usen el client id de la consola.',
+      'bad-redirect': 'La dirección a la que la aplicación pidió volver (su redirect_uri) no está permitida. Pide a sus desarrolladores que la registren.',
+      expired: 'Este inicio de sesión ha caducado o ya se usó. Vuelve a la aplicación e inicia sesión de nuevo.',
+      'cross-site': 'El formulario se envió desde otro sitio. Vuelve a la aplicación e inicia sesión de nuevo.',
+      'provider-failed': 'No se pudo contactar con tu proveedor de identidad. Inténtalo de nuevo en un momento o consulta a tu administrador.',
+    },
+  },
+  ja: {
+    problemTitle: 'サインインを続行できません',
+    problems: {
+      'unknown-realm': 'この名前の組織はありません。アプリケーションが使用しているアドレスを確認してください。',
+      'unknown-client': 'このページに移動させたアプリケーション (client_id) は登録されていません。コンソールのクライアント ID を使うよう開発者に依頼してください。',
+      'bad-redirect': 'アプリケーションが指定した戻り先 (redirect_uri) は許可されていません。登録するよう開発者に依頼してください。',
+      expired: 'このサインインは有効期限が切れているか、すでに使用されています。アプリケーションに戻って、もう一度サインインしてください。',
+      'cross-site': 'フォームが別のサイトから送信されました。アプリケーションに戻って、もう一度サインインしてください。',
+      'provider-failed': 'ID プロバイダーに接続できませんでした。しばらくしてからもう一度試すか、管理者に問い合わせてください。',
+    },
+  },
+  pt: {
+    problemTitle: 'Não é possível continuar a entrada',
+    problems: {
+      'unknown-realm': 'Não há organização com este nome. Verifique o endereço que o aplicativo usa.',
+      'unknown-client': 'O aplicativo que enviou você até aqui não é conhecido (seu client_id). Peça aos desenvolvedores que usem o client id do console.',
+      'bad-redirect': 'O endereço para o qual o aplicativo pediu para voltar (seu redirect_uri) não é permitido. Peça aos desenvolvedores que o registrem.',
+      expired: 'Esta entrada expirou ou já foi usada. Volte ao aplicativo e entre novamente.',
+      'cross-site': 'O formulário foi enviado de outro site. Volte ao aplicativo e entre novamente.',
+      'provider-failed': 'Não foi possível contatar seu provedor de identidade. Tente novamente em instantes ou fale com seu administrador.',
+    },
+  },
+};
+
+/** The form's address, relative to the page (`…/protocol/openid-connect/auth` or `…/login-actions/authenticate`). */
+export type PageAt = 'authorize' | 'authenticate';
+
+export function renderSignInPage(view: SignInView, language: Language, at: PageAt): string {
+  const copy = accountCopies[language];
+  const own = copies[language];
+  const action = at === 'authorize' ? '../../login-actions/authenticate' : 'authenticate';
+  const errorId = 'form-error';
+  const error = view.kind === 'error' ? undefined : view.error;
+  const errorText = error && { ...fieldErrors(copy) }[error];
+  const alert = errorText ? `<p class="alert" role="alert" id="${errorId}">${e(errorText)}</p>` : '';
+  const invalid = (on: boolean) => (on ? ` aria-invalid="true" aria-describedby="${errorId}"` : '');
+  const hidden = (requestId: string) => `<input type="hidden" name="request" value="${e(requestId)}"><input type="hidden" name="kc_locale" value="${language}">`;
+  let title: string;
+  let body: string;
+  switch (view.kind) {
+    case 'sign-in':
+      title = copy.signInTitle(view.realm);
+      body = `<h1>${e(title)}</h1>${alert}
+<form method="post" action="${action}">
+${hidden(view.requestId)}
+<label for="username">${e(copy.email)}</label>
+<input id="username" name="username" type="email" autocomplete="username" required value="${e(view.email ?? '')}"${invalid(error === 'invalid-credentials')}>
+<label for="password">${e(copy.password)}</label>
+<input id="password" name="password" type="password" autocomplete="current-password"${invalid(error === 'invalid-credentials' || error === 'password-expired')}>
+<button type="submit">${e(copy.signIn)}</button>
+</form>`;
+      break;
+    case 'set-password':
+      title = copy.setPasswordTitle;
+      body = `<h1>${e(title)}</h1><p>${e(copy.setPasswordLead)}</p>${alert}
+<form method="post" action="${action}">
+${hidden(view.requestId)}
+<input type="email" name="username" autocomplete="username" value="${e(view.email)}" hidden readonly>
+<label for="password-new">${e(copy.newPassword)}</label>
+<input id="password-new" name="password-new" type="password" autocomplete="new-password" required aria-describedby="password-rule"${invalid(error === 'password-weak' || error === 'password-reused')}>
+<p class="hint" id="password-rule">${e(copy.passwordRule)}</p>
+<label for="password-confirm">${e(copy.confirmPassword)}</label>
+<input id="password-confirm" name="password-confirm" type="password" autocomplete="new-password" required${invalid(error === 'password-mismatch')}>
+<button type="submit">${e(copy.savePassword)}</button>
+</form>`;
+      break;
+    case 'error':
+      title = own.problemTitle;
+      body = `<h1>${e(title)}</h1><p class="alert" role="alert">${e(own.problems[view.problem])}</p>`;
+      break;
+  }
+  return `<!doctype html>
+<html lang="${language}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${errorText ? `${e(copy.errorTitle)}: ` : ''}${e(title)}</title>
+<style>${PAGE_STYLE}</style>
+</head>
+<body>
+<main>${body}
+</main>
+</body>
+</html>
+`;
+}
+
+const fieldErrors = (copy: (typeof accountCopies)[Language]): Record<SignInError, string> => ({
+  'invalid-credentials': copy.invalidCredentials,
+  'password-expired': copy.passwordExpired,
+  'password-mismatch': copy.passwordMismatch,
+  'password-weak': copy.passwordWeak,
+  'password-reused': copy.passwordReused,
+});

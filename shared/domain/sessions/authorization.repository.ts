@@ -1,0 +1,109 @@
+import { keys } from '../../adapters/store/keys';
+import { deleteItem, getItem, putItem, updateItemReturning } from '../../adapters/store/table';
+
+/**
+ * What an authorization request asked for (RFC 6749 §4.1.1 with PKCE, RFC 7636), kept while its
+ * person signs in: on the sign-in page, or at the organization's own identity provider.
+ */
+export interface AuthorizationRequest {
+  requestId: string;
+  realm: string;
+  orgUuid: string;
+  clientId: string;
+  redirectUri: string;
+  state?: string;
+  /** The S256 challenge the code's exchange must answer. */
+  codeChallenge: string;
+  nonce?: string;
+  /** The scope asked for, as sent (the token endpoint grants from it). */
+  scope?: string;
+  loginHint?: string;
+  /** The page's language (`ui_locales` or `kc_locale`). */
+  locale?: string;
+  /** Epoch seconds: after this the person must start again at the application. */
+  expiresAt: number;
+  /** The user whose temporary password was right: the request goes on once they chose their own. */
+  mustSetPassword?: string;
+  /** Set when the person was sent to an identity provider: what its answer must carry back. */
+  broker?: { alias: string; state: string; nonce: string; codeVerifier: string };
+}
+
+/** An authorization code: single use, bound to its client, redirect URI and challenge. */
+export interface AuthorizationCode {
+  codeHash: string;
+  realm: string;
+  orgUuid: string;
+  userUuid: string;
+  clientId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  nonce?: string;
+  scope?: string;
+  /** Epoch seconds the person signed in. */
+  authTime: number;
+  expiresAt: number;
+  /** The session its exchange begins, named in advance so that a replay of the code ends it whenever it comes. */
+  sessionId: string;
+  used?: boolean;
+}
+
+export async function saveAuthorizationRequest(request: AuthorizationRequest): Promise<void> {
+  await putItem({ ...keys.authorizationRequest(request.requestId), type: 'AUTHREQUEST', ttl: request.expiresAt, ...request });
+}
+
+/** The request, while it has not expired (TTL deletes late). */
+export async function getAuthorizationRequest(requestId: string): Promise<AuthorizationRequest | undefined> {
+  const request = await getItem<AuthorizationRequest>(keys.authorizationRequest(requestId), { consistent: true });
+  return request && request.expiresAt > Math.floor(Date.now() / 1000) ? request : undefined;
+}
+
+/** Sends the request to an identity provider: its answer finds the request by the provider's `state`. */
+export async function brokerAuthorizationRequest(requestId: string, broker: NonNullable<AuthorizationRequest['broker']>): Promise<void> {
+  await putItem({
+    ...keys.brokerState(broker.state),
+    type: 'BROKERSTATE',
+    ttl: Math.floor(Date.now() / 1000) + 600,
+    requestId,
+  });
+  await updateItemReturning({
+    Key: keys.authorizationRequest(requestId),
+    UpdateExpression: 'SET broker = :broker',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':broker': broker },
+  });
+}
+
+/** The request a provider's `state` names; taken once (a replayed answer finds nothing). */
+export async function takeBrokeredRequest(providerState: string): Promise<AuthorizationRequest | undefined> {
+  const pointer = await getItem<{ requestId: string }>(keys.brokerState(providerState), { consistent: true });
+  if (!pointer || !(await deleteItem({ Key: keys.brokerState(providerState), ConditionExpression: 'attribute_exists(PK)' }))) return undefined;
+  const request = await getAuthorizationRequest(pointer.requestId);
+  return request?.broker?.state === providerState ? request : undefined;
+}
+
+/** Ends a request: its form, or a provider's answer, can no longer make a code. False when already ended. */
+export async function endAuthorizationRequest(requestId: string): Promise<boolean> {
+  return deleteItem({ Key: keys.authorizationRequest(requestId), ConditionExpression: 'attribute_exists(PK)' });
+}
+
+export async function saveAuthorizationCode(code: AuthorizationCode): Promise<void> {
+  await putItem({ ...keys.authorizationCode(code.codeHash), type: 'AUTHCODE', ttl: code.expiresAt + 3600, ...code }, { ConditionExpression: 'attribute_not_exists(PK)' });
+}
+
+/**
+ * Marks a code used and answers it as it was; a code already used answers with `used` set (its
+ * session is then ended by the caller), an unknown one undefined.
+ */
+export async function useAuthorizationCode(codeHash: string): Promise<AuthorizationCode | undefined> {
+  const first = await updateItemReturning<AuthorizationCode>({
+    Key: keys.authorizationCode(codeHash),
+    UpdateExpression: 'SET used = :true',
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(used)',
+    ExpressionAttributeValues: { ':true': true },
+  });
+  if (first) {
+    const { used: _first, ...code } = first;
+    return code;
+  }
+  return getItem<AuthorizationCode>(keys.authorizationCode(codeHash), { consistent: true });
+}
