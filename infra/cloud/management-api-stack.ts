@@ -110,6 +110,7 @@ export class ManagementApiStack extends Stack {
         );
       }
       bindSigningKey(fn, signingKey, { canSign: access.signsTokens ?? false });
+      if (access.signsTokens && settings.authRedirectUris.length) fn.addEnvironment(envNames.authRedirectUris, settings.authRedirectUris.join(' '));
       if (access.sendsMail) {
         bindMailer(fn, mailer, group, { readsSendQuota: access.sendsMail === 'paced' });
         fn.addEnvironment(envNames.signInUrl, signInUrl);

@@ -81,6 +81,11 @@ export interface StackSettings {
    * the console's). Unset: the realm's token endpoint on this API.
    */
   readonly signInUrl?: string;
+  /**
+   * Redirect URIs the authorization endpoint accepts besides loopback ones and the reference's page:
+   * the console's own addresses (`-c authRedirectUris="https://console.example.com/callback …"`).
+   */
+  readonly authRedirectUris: readonly string[];
   /** The stage's default limits. */
   readonly throttle: Throttle;
   /** The token endpoint's limits and each group's (groups without routes have none). */
@@ -181,6 +186,7 @@ export function readSettings(node: Node): StackSettings {
     },
     tokenIssuer: text('tokenIssuer'),
     signInUrl: text('signInUrl'),
+    authRedirectUris: redirectUrisOf(node.tryGetContext('authRedirectUris')),
     throttle: {
       rateLimit: positiveInt('throttleRateLimit') ?? contextDefaults.throttleRateLimit,
       burstLimit: positiveInt('throttleBurstLimit') ?? contextDefaults.throttleBurstLimit,
@@ -221,4 +227,27 @@ function eventTypePrefixOf(value: string | undefined): string {
   if (value === undefined) return DEFAULT_EVENT_TYPE_PREFIX;
   if (!EVENT_TYPE_PREFIX_PATTERN.test(value)) throw new Error(`Context value "eventTypePrefix" must be a reverse-DNS name like com.example (got "${value}")`);
   return value;
+}
+
+/**
+ * `authRedirectUris`: absolute https addresses (or http on loopback), without a fragment, separated by
+ * spaces or commas (or a list in cdk.json). Each is compared exactly with what a client sends.
+ */
+function redirectUrisOf(value: unknown): string[] {
+  if (value === undefined || value === null || value === '') return [];
+  const given = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[\s,]+/).filter(Boolean) : undefined;
+  if (!given || given.some((uri) => typeof uri !== 'string')) throw new Error('Context value "authRedirectUris" must be addresses separated by spaces or commas, or a list of them');
+  for (const uri of given as string[]) {
+    let url: URL | undefined;
+    try {
+      url = new URL(uri);
+    } catch {
+      url = undefined;
+    }
+    const loopback = url?.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname);
+    if (!url || (url.protocol !== 'https:' && !loopback) || uri.includes('#')) {
+      throw new Error(`Context value "authRedirectUris" holds "${uri}": each must be an absolute https address (http only on loopback) without a fragment`);
+    }
+  }
+  return given as string[];
 }

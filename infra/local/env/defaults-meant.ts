@@ -30,6 +30,11 @@ export const defaultsMeant: readonly DefaultMeant[] = [
     functions: 'all',
     reason: "Cognito's default UserCreation quota (50 a second) is meant; only an account granted more would declare it",
   },
+  {
+    variable: envNames.authRedirectUris,
+    functions: ['auth'],
+    reason: 'the stack declares it only when the context sets authRedirectUris; otherwise only loopback addresses and the reference’s own page are meant',
+  },
   { variable: envNames.webhookRetrySeconds, functions: 'all', reason: WEBHOOK_WINDOW },
   { variable: envNames.webhookDisableAfterSeconds, functions: 'all', reason: WEBHOOK_WINDOW },
   { variable: envNames.webhookSecretOverlapSeconds, functions: 'all', reason: WEBHOOK_WINDOW },

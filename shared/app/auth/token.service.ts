@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../../kernel/config';
-import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import type { IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { grantedScope, issueAccessToken, issueIdToken, randomId } from './access-token';
@@ -9,7 +9,6 @@ import { canonicalRealm, organizationOfRealm } from './realm';
 import { readRefreshToken, issueRefreshToken } from './refresh-token';
 import { checkPassword, notFullySetUp } from './sign-in';
 import { createSession, deleteSession, getSession, rotateSession, type Session } from '../../domain/sessions/session.repository';
-import { count } from '../../kernel/metrics';
 
 /** The token response of a Keycloak-style endpoint (docs/api/auth.md#token-endpoint). */
 export type TokenResponse = {
