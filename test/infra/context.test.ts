@@ -51,6 +51,7 @@ const custom = {
   senderEmail: 'mail@example.org',
   importSenderIdentity: 'false',
   signInUrl: 'https://console.example.org/{realm}/sign-in',
+  authRedirectUris: 'https://console.example.org/callback https://console.example.org/silent',
   logLevel: 'debug',
   apiErrorRatePercent: '5',
   apiLatencyP99Ms: '8000',
@@ -159,6 +160,13 @@ test('the sign-in address of e-mails comes from context, for the function that s
   for (const environment of withSignIn) {
     expect(environment).toMatchObject({ SIGN_IN_URL: 'https://console.example.org/{realm}/sign-in', MAIL_FROM: 'mail@example.org' });
   }
+});
+
+test("the console's redirect URIs come from context, for the token service only", () => {
+  const withRedirects = environments().filter((environment) => 'AUTH_REDIRECT_URIS' in environment);
+  expect(withRedirects.map((environment) => environment.POWERTOOLS_SERVICE_NAME)).toEqual(['auth']);
+  expect(withRedirects[0]!.AUTH_REDIRECT_URIS).toBe('https://console.example.org/callback https://console.example.org/silent');
+  for (const environment of environments(stagingSynth)) expect(environment.AUTH_REDIRECT_URIS).toBeUndefined();
 });
 
 test('throttling comes from context', () => {
@@ -294,12 +302,23 @@ describe('importSenderIdentity', () => {
 describe('invalid context fails synth with the key named', () => {
   const settingsOf = (context: Record<string, unknown>) => () => readSettings(new App({ context }).node);
 
+  test('authRedirectUris: separated by spaces or commas, or a list; loopback http allowed', () => {
+    const uris = ['https://console.example.com/callback', 'http://127.0.0.1:3000/cb'];
+    expect(settingsOf({ authRedirectUris: uris.join(', ') })().authRedirectUris).toEqual(uris);
+    expect(settingsOf({ authRedirectUris: uris })().authRedirectUris).toEqual(uris);
+    expect(settingsOf({})().authRedirectUris).toEqual([]);
+  });
+
   test.each([
     [{ throttleRateLimit: 'fast' }, /throttleRateLimit/],
     [{ throttleBurstLimit: 0 }, /throttleBurstLimit/],
     [{ senderEmail: 'nobody' }, /senderEmail/],
     [{ logLevel: 'LOUD' }, /logLevel/],
     [{ sessionMaxSeconds: '1.5' }, /sessionMaxSeconds/],
+    [{ authRedirectUris: 'http://console.example.com/callback' }, /"authRedirectUris" holds "http:\/\/console\.example\.com\/callback"/],
+    [{ authRedirectUris: 'https://console.example.com/callback#top' }, /without a fragment/],
+    [{ authRedirectUris: 'console' }, /"authRedirectUris" holds "console"/],
+    [{ authRedirectUris: 7 }, /"authRedirectUris" must be addresses/],
   ])('%j', (context, message) => {
     expect(settingsOf(context)).toThrow(message);
   });
