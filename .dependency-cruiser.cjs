@@ -40,6 +40,8 @@ const tiers = [
   {
     tier: 'shared/domain',
     layers: [
+      // An organization's OpenID providers: outbound reads under the webhooks' rules, links on users.
+      ['shared/domain/identity-providers'],
       ['shared/domain/agents', 'shared/domain/configurations', 'shared/domain/webhooks'],
       ['shared/domain/users'],
       // Repositories and records that several use cases share.

@@ -1,5 +1,6 @@
 import { usersApi } from '../../shared/edge/api/users.api';
 import { webhooksApi } from '../../shared/edge/api/webhooks.api';
+import { identityProvidersApi } from '../../shared/edge/api/identity-providers.api';
 import { toAuditEventResponse } from '../../shared/app/audit-trail/audit-trail.mapper';
 import { listAuditEvents, type AuditPosition } from '../../shared/app/audit-trail/audit-trail.service';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
@@ -13,6 +14,14 @@ import { activateUser, createUser, deleteUser, updateUser, type MailRequestConte
 import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/domain/users/user-queries';
 import { clearSignInLock, readSignInLock } from '../../shared/domain/users/user-sign-in-lock';
 import { toUserResponse } from '../../shared/domain/users/user.mapper';
+import {
+  createIdentityProvider,
+  deleteIdentityProvider,
+  listIdentityProviders,
+  readIdentityProvider,
+  updateIdentityProvider,
+} from '../../shared/domain/identity-providers/identity-provider.service';
+import { toIdentityProviderResponse } from '../../shared/domain/identity-providers/identity-provider.mapper';
 import { toAttemptResponse, toScheduledResponse, toWebhookResponse } from '../../shared/domain/webhooks/webhook.mapper';
 import {
   createWebhook,
@@ -26,7 +35,7 @@ import {
   updateWebhook,
 } from '../../shared/domain/webhooks/webhook.service';
 
-/** Users of one organization (docs/api/users.md), a user's sign-in lock, the organization's audit trail and its webhook subscriptions. */
+/** Users of one organization (docs/api/users.md), a user's sign-in lock, the organization's audit trail, its webhook subscriptions and its OpenID providers. */
 
 /** The `language` header (default `en`) and the configured sign-in address. */
 function mailContext(headers: Record<string, string | undefined>): MailRequestContext {
@@ -134,6 +143,21 @@ export const handlers = routes(
   }),
   tokenOperation(webhooksApi.test, {
     handle: async ({ path, scope }) => ({ status: 202, body: toScheduledResponse(await sendPing(scope, path.webhookId)) }),
+  }),
+  tokenOperation(identityProvidersApi.create, {
+    handle: async ({ body, scope }) => ({ status: 201, body: toIdentityProviderResponse(await createIdentityProvider(scope, body)) }),
+  }),
+  tokenOperation(identityProvidersApi.list, {
+    handle: async ({ scope }) => ok((await listIdentityProviders(scope)).map(toIdentityProviderResponse)),
+  }),
+  tokenOperation(identityProvidersApi.get, {
+    handle: async ({ path, scope }) => ok(toIdentityProviderResponse(await readIdentityProvider(scope, path.alias))),
+  }),
+  tokenOperation(identityProvidersApi.update, {
+    handle: async ({ path, body, scope }) => ok(toIdentityProviderResponse(await updateIdentityProvider(scope, path.alias, body))),
+  }),
+  tokenOperation(identityProvidersApi.delete, {
+    handle: async ({ path, scope }) => noContentAfter(deleteIdentityProvider(scope, path.alias)),
   }),
 );
 

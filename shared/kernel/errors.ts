@@ -97,6 +97,11 @@ export const errorCatalogue = {
   WEBHOOK_URL_REFUSED: { message: 'The webhook URL is not allowed' },
   WEBHOOK_LIMIT: { message: 'The organization has as many webhook subscriptions as it may have' },
   WEBHOOK_BACKLOG_FULL: { message: 'The subscription has as many pending deliveries as it may have; retry after the number of seconds in Retry-After' },
+  // An organization's own OpenID providers (docs/api/identity-providers.md).
+  IDENTITY_PROVIDER_EXISTS: { message: 'The organization has a provider with this alias already: choose another alias, or update that one' },
+  IDENTITY_PROVIDER_DOMAIN_TAKEN: { message: 'Another provider of the organization holds this e-mail domain: remove it there first' },
+  IDENTITY_PROVIDER_LIMIT: { message: 'The organization has as many identity providers as it may have: delete one first' },
+  IDENTITY_PROVIDER_DISCOVERY_FAILED: { message: "The provider's discovery document could not be used" },
   // Bodies and names a caller sends that no parser may walk.
   UNSAFE_KEY: { message: 'The request names __proto__, constructor or prototype, which no field or attribute is called' },
   BODY_TOO_LARGE: { message: 'The request body is larger than this operation takes' },

@@ -213,6 +213,18 @@ export const keys = {
   /** The SCIM requests of an organization in one second (a fixed-window counter, TTL). */
   scimRequestWindow: (orgUuid: string, second: number): ItemKey => ({ PK: `${org(orgUuid)}#SCIMRATE`, SK: String(second) }),
 
+  /**
+   * An OpenID provider of an organization by its alias (a listing is an `IDP#` prefix query, in alias
+   * order), the organization's count of them (at most 10), and each e-mail domain's claim naming the
+   * one provider of the organization that holds it (sign-in finds the provider of an e-mail there).
+   */
+  identityProvider: (orgUuid: string, alias: string): ItemKey => ({ PK: org(orgUuid), SK: `IDP#${alias}` }),
+  identityProvidersOf: (orgUuid: string) => ({ PK: org(orgUuid), SKPrefix: 'IDP#' }),
+  identityProviderCount: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'IDPCOUNT' }),
+  identityProviderDomain: (orgUuid: string, domain: string): ItemKey => ({ PK: org(orgUuid), SK: `IDPDOMAIN#${domain.toLowerCase()}` }),
+  /** The key that seals the client secrets of organizations' OpenID providers (shared/domain/identity-providers/client-secret.ts). */
+  identityProviderSealKey: (): ItemKey => ({ PK: 'IDPSEALKEY', SK: 'IDPSEALKEY' }),
+
   /** A refresh session; GSI1 lists a user's sessions so they can be revoked together. */
   session: (sessionId: string, userUuid: string): IndexedKey => ({
     PK: `SESSION#${sessionId}`,

@@ -1,6 +1,6 @@
 /** What audit events name: the kinds of resource and the actions (no dependencies, so the API description can import them). */
 
-export const auditResourceTypes = ['AGENT', 'SUPERVISOR', 'USER', 'CONFIGURATION', 'BULK_JOB', 'WEBHOOK', 'SCIM_TOKEN'] as const;
+export const auditResourceTypes = ['AGENT', 'SUPERVISOR', 'USER', 'CONFIGURATION', 'BULK_JOB', 'WEBHOOK', 'SCIM_TOKEN', 'IDENTITY_PROVIDER'] as const;
 export type AuditResourceType = (typeof auditResourceTypes)[number];
 
 export const auditActions = [
@@ -26,5 +26,9 @@ export const auditActions = [
   'WEBHOOK_DISABLED',
   'SCIM_TOKEN_ISSUED',
   'SCIM_TOKEN_REVOKED',
+  'IDENTITY_PROVIDER_CREATED',
+  'IDENTITY_PROVIDER_UPDATED',
+  'IDENTITY_PROVIDER_DELETED',
+  'USER_IDENTITY_PROVIDER_LINKED',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];

@@ -51,6 +51,7 @@ const collection: Record<AuditResourceType, string> = {
   BULK_JOB: 'users/bulk-jobs',
   WEBHOOK: 'webhooks',
   SCIM_TOKEN: 'scim-tokens',
+  IDENTITY_PROVIDER: 'identity-providers',
 };
 
 function subjectOf(event: AuditEvent): string {

@@ -29,6 +29,10 @@ export const eventTypeOfAction = {
   WEBHOOK_DISABLED: 'webhook.disabled',
   SCIM_TOKEN_ISSUED: 'scim.token.issued',
   SCIM_TOKEN_REVOKED: 'scim.token.revoked',
+  IDENTITY_PROVIDER_CREATED: 'identity-provider.created',
+  IDENTITY_PROVIDER_UPDATED: 'identity-provider.updated',
+  IDENTITY_PROVIDER_DELETED: 'identity-provider.deleted',
+  USER_IDENTITY_PROVIDER_LINKED: 'user.identity-provider.linked',
 } as const satisfies Record<AuditAction, string>;
 
 export type ChangeEventType = (typeof eventTypeOfAction)[AuditAction];

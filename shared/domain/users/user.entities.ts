@@ -25,4 +25,6 @@ export interface UserRecord {
   externalId?: string;
   /** When a bulk job's welcome e-mail went out (a rerun of the job does not send it again). */
   welcomedAt?: string;
+  /** The organization's OpenID provider the user signs in at (its alias), since the broker linked them. */
+  identityProvider?: { alias: string; linkedAt: string };
 }

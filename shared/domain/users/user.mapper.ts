@@ -18,5 +18,6 @@ export function toUserResponse(user: UserRecord): UserResponse {
     permissions: user.permissions.map((p) => (p.botUuid ? { environmentUuid: p.environmentUuid, botUuid: p.botUuid } : { environmentUuid: p.environmentUuid })),
     status: user.status,
     createdAt: user.createdAt,
+    ...(user.identityProvider ? { identityProvider: { alias: user.identityProvider.alias, linkedAt: user.identityProvider.linkedAt } } : {}),
   };
 }

@@ -25,6 +25,11 @@ export const userResponses = lazy(() => {
       permissions: z.array(z.strictObject({ environmentUuid: z.uuid(), botUuid: z.optional(z.uuid()) })),
       status: z.enum(['ACTIVE', 'DELETED']),
       createdAt: dateTime,
+      identityProvider: z.optional(
+        z
+          .strictObject({ alias: z.string(), linkedAt: dateTime })
+          .check(z.describe("The organization's OpenID provider the user signs in at (docs/api/identity-providers.md), once linked at a first sign-in there; absent otherwise")),
+      ),
     })
     .register(schemaRegistry, { id: 'User' });
 

@@ -45,20 +45,54 @@ const pinnedLookup =
  * `MAX_ANSWER_BYTES`, all within the timeout. Never throws: every failure is an outcome.
  */
 export async function postJson(url: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<PostOutcome> {
+  const { answer, ...outcome } = await exchange(url, 'POST', { ...headers, 'content-length': String(Buffer.byteLength(body)) }, body, {
+    ...options,
+    maxBytes: MAX_ANSWER_BYTES,
+  });
+  return { ...outcome, answer: answer.toString('utf8').slice(0, KEPT_ANSWER_CHARS) };
+}
+
+/** What a GET of a document answered: as a POST's outcome, with the whole body read (`tooLarge` when it went past the bound). */
+export interface GetOutcome extends Omit<PostOutcome, 'answer'> {
+  body: string;
+  tooLarge: boolean;
+}
+
+/**
+ * GETs `url` under the same rules as `postJson` (checked addresses, no redirects, a timeout), reading
+ * at most `maxBytes` of the answer: a larger one fails (`tooLarge`). For documents a caller names
+ * (an OpenID provider's discovery document). Never throws.
+ */
+export async function getDocument(url: URL, headers: Record<string, string>, options: PostOptions & { maxBytes: number }): Promise<GetOutcome> {
+  const { answer, ...outcome } = await exchange(url, 'GET', headers, undefined, { ...options, maxBytes: options.maxBytes + 1 });
+  const tooLarge = answer.length > options.maxBytes;
+  return { ...outcome, ...(tooLarge ? { ok: false } : {}), body: tooLarge ? '' : answer.toString('utf8'), tooLarge };
+}
+
+/** One request to a checked address; the answer's first `maxBytes` bytes. */
+async function exchange(
+  url: URL,
+  method: 'GET' | 'POST',
+  headers: Record<string, string>,
+  body: string | undefined,
+  options: PostOptions & { maxBytes: number },
+): Promise<Omit<PostOutcome, 'answer'> & { answer: Buffer }> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const none = Buffer.alloc(0);
   let address: CheckedAddress;
   try {
     const checked = await allowedAddresses(url, options.allowLoopbackHttp, { resolve: options.resolve, timeoutMs: Math.min(DNS_TIMEOUT_MS, timeoutMs) });
     address = checked[0]!;
   } catch (error) {
     const detail = error instanceof AddressRefused ? error.message : 'The host could not be checked';
-    return { ok: false, status: null, latencyMs: latency(), failure: 'refused-address', detail, answer: '' };
+    return { ok: false, status: null, latencyMs: latency(), failure: 'refused-address', detail, answer: none };
   }
-  return new Promise<PostOutcome>((settle) => {
+  type Outcome = Omit<PostOutcome, 'answer' | 'latencyMs'> & { answer: Buffer };
+  return new Promise((settle) => {
     let done = false;
-    const finish = (outcome: Omit<PostOutcome, 'latencyMs'>) => {
+    const finish = (outcome: Outcome) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
@@ -69,8 +103,8 @@ export async function postJson(url: URL, headers: Record<string, string>, body: 
     const request = send(
       url,
       {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        method,
+        headers,
         lookup: pinnedLookup(address),
         // One request per connection: nothing of one receiver's connection outlives its delivery.
         agent: false,
@@ -80,7 +114,7 @@ export async function postJson(url: URL, headers: Record<string, string>, body: 
         const chunks: Buffer[] = [];
         let read = 0;
         const answered = () => {
-          const answer = Buffer.concat(chunks).toString('utf8').slice(0, KEPT_ANSWER_CHARS);
+          const answer = Buffer.concat(chunks).subarray(0, options.maxBytes);
           if (status >= 200 && status < 300) finish({ ok: true, status, answer });
           else if (status >= 300 && status < 400) finish({ ok: false, status, failure: 'redirect', detail: 'The receiver answered a redirect, which is not followed', answer });
           else finish({ ok: false, status, failure: 'http-status', detail: `The receiver answered ${status}`, answer });
@@ -88,7 +122,7 @@ export async function postJson(url: URL, headers: Record<string, string>, body: 
         response.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
           read += chunk.length;
-          if (read >= MAX_ANSWER_BYTES) answered();
+          if (read >= options.maxBytes) answered();
         });
         response.on('end', answered);
         response.on('error', () => answered());
@@ -96,11 +130,11 @@ export async function postJson(url: URL, headers: Record<string, string>, body: 
     );
     // The resolution took its share of the attempt's time.
     const timer = setTimeout(
-      () => finish({ ok: false, status: null, failure: 'timeout', detail: `The receiver did not answer within ${timeoutMs / 1000} s`, answer: '' }),
+      () => finish({ ok: false, status: null, failure: 'timeout', detail: `The receiver did not answer within ${timeoutMs / 1000} s`, answer: none }),
       Math.max(0, timeoutMs - latency()),
     );
     request.on('error', (error: NodeJS.ErrnoException) =>
-      finish({ ok: false, status: null, failure: 'connection', detail: `The connection failed (${error.code ?? error.name})`, answer: '' }),
+      finish({ ok: false, status: null, failure: 'connection', detail: `The connection failed (${error.code ?? error.name})`, answer: none }),
     );
     request.end(body);
   });

@@ -784,6 +784,64 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user-management/org/{orgUUID}/identity-providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's OpenID providers (ADMIN only)
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
+        get: operations["identityProviders.list"];
+        put?: never;
+        /**
+         * Register an OpenID provider for the organization's e-mail domains (ADMIN only)
+         * @description The issuer's discovery document (`{issuer}/.well-known/openid-configuration`) is read first, under the webhooks' outbound rules; it must name the same `issuer`, the authorization, token and JWKS endpoints, and the `code` response type (else 422 `IDENTITY_PROVIDER_DISCOVERY_FAILED` saying what to fix). An alias is unique in the organization (409 `IDENTITY_PROVIDER_EXISTS`), a domain belongs to one of its providers (409 `IDENTITY_PROVIDER_DOMAIN_TAKEN`, naming it); at most 10 per organization (422 `IDENTITY_PROVIDER_LIMIT`). `clientSecret` is write-only. Register the answer's `redirectUri` at the provider. Audited.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
+         */
+        post: operations["identityProviders.create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user-management/org/{orgUUID}/identity-providers/{alias}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An OpenID provider of the organization (ADMIN only)
+         * @description Who may call: an ADMIN of the organization, with a user's access token.
+         */
+        get: operations["identityProviders.get"];
+        /**
+         * Replace an OpenID provider of the organization (ADMIN only)
+         * @description Every field is replaced but the alias; `clientSecret` left out keeps the current one. The issuer's discovery document (`{issuer}/.well-known/openid-configuration`) is read first, under the webhooks' outbound rules; it must name the same `issuer`, the authorization, token and JWKS endpoints, and the `code` response type (else 422 `IDENTITY_PROVIDER_DISCOVERY_FAILED` saying what to fix). Audited.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
+         */
+        put: operations["identityProviders.update"];
+        post?: never;
+        /**
+         * Delete an OpenID provider of the organization (ADMIN only)
+         * @description Its domains sign in with passwords again. Audited.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
+         */
+        delete: operations["identityProviders.delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user-management/org/{orgUUID}/scim-tokens": {
         parameters: {
             query?: never;
@@ -1643,7 +1701,7 @@ export interface components {
         };
         AuditEvent: {
             /** @enum {string} */
-            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED" | "WEBHOOK_CREATED" | "WEBHOOK_UPDATED" | "WEBHOOK_DELETED" | "WEBHOOK_SECRET_ROTATED" | "WEBHOOK_DISABLED" | "SCIM_TOKEN_ISSUED" | "SCIM_TOKEN_REVOKED";
+            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED" | "WEBHOOK_CREATED" | "WEBHOOK_UPDATED" | "WEBHOOK_DELETED" | "WEBHOOK_SECRET_ROTATED" | "WEBHOOK_DISABLED" | "SCIM_TOKEN_ISSUED" | "SCIM_TOKEN_REVOKED" | "IDENTITY_PROVIDER_CREATED" | "IDENTITY_PROVIDER_UPDATED" | "IDENTITY_PROVIDER_DELETED" | "USER_IDENTITY_PROVIDER_LINKED";
             actor: components["schemas"]["Actor"];
             /** Format: date-time */
             at: string;
@@ -1655,7 +1713,7 @@ export interface components {
             requestId: string | null;
             resource: {
                 /** @enum {string} */
-                type: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK" | "SCIM_TOKEN";
+                type: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK" | "SCIM_TOKEN" | "IDENTITY_PROVIDER";
                 /** @description The resource's uuid (a job's id; for a configuration entry, its user's uuid) */
                 uuid: string;
             };
@@ -1756,7 +1814,7 @@ export interface components {
         BulkCreateError: {
             email: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             line: number;
             message: string;
         };
@@ -1764,7 +1822,7 @@ export interface components {
         BulkItemError: {
             email: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             /** @description The item's position in the JSON array (0-based) */
             index?: number;
             /** @description The line in the CSV file */
@@ -1785,7 +1843,7 @@ export interface components {
             errors?: components["schemas"]["BulkCreateError"][];
             failure?: {
                 /** @enum {string} */
-                errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+                errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
                 message: string;
             };
             /** Format: uuid */
@@ -1872,7 +1930,7 @@ export interface components {
         /** @description The standard error body. */
         ErrorBody: {
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             /** @enum {string} */
             errorType: "API_ERROR" | "API_INFO" | "USER_ERROR";
             message: string;
@@ -1887,7 +1945,7 @@ export interface components {
         FieldIssue: {
             email?: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             fieldName: string;
             line?: number;
             message: string;
@@ -1895,6 +1953,29 @@ export interface components {
         /** @description API Gateway's own error body (no function answered). */
         GatewayError: {
             message: string;
+        };
+        IdentityProvider: {
+            alias: string;
+            /** @description Read from the provider's discovery document at the last create or update */
+            authorizationEndpoint: string;
+            clientId: string;
+            /** Format: date-time */
+            createdAt: string;
+            displayName: string;
+            domains: string[];
+            enforce: boolean;
+            /**
+             * Format: uuid
+             * @description Names the provider's audit events (`resource.uuid`) and change events
+             */
+            id: string;
+            issuer: string;
+            jwksUri: string;
+            /** @description Where the provider sends people back: register it as the application's sign-in redirect URI */
+            redirectUri: string;
+            tokenEndpoint: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         IssuedScimToken: {
             /** Format: date-time */
@@ -2161,6 +2242,12 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             email: string;
+            /** @description The organization's OpenID provider the user signs in at (docs/api/identity-providers.md), once linked at a first sign-in there; absent otherwise */
+            identityProvider?: {
+                alias: string;
+                /** Format: date-time */
+                linkedAt: string;
+            };
             image: string | null;
             name: string;
             /** Format: uuid */
@@ -2221,7 +2308,7 @@ export interface components {
         ValidationErrorBody: {
             details?: components["schemas"]["FieldIssue"][];
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             /** @enum {string} */
             errorType: "API_ERROR" | "API_INFO" | "USER_ERROR";
             message: string;
@@ -7145,7 +7232,7 @@ export interface operations {
                 linesPerPage?: number;
                 page?: number;
                 pageToken?: string;
-                resourceType?: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK" | "SCIM_TOKEN";
+                resourceType?: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK" | "SCIM_TOKEN" | "IDENTITY_PROVIDER";
                 resourceUuid?: string;
                 to?: string;
             };
@@ -7806,6 +7893,688 @@ export interface operations {
                 content: {
                     "application/json": boolean;
                 };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "identityProviders.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every provider, by alias (at most 10) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"][];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "identityProviders.create": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "alias": "okta",
+                 *       "displayName": "Acme Okta",
+                 *       "issuer": "https://acme.okta.com",
+                 *       "clientId": "0oa1b2c3d4e5f6g7h8i9",
+                 *       "clientSecret": "the client secret Okta shows",
+                 *       "domains": [
+                 *         "acme.example"
+                 *       ],
+                 *       "enforce": false
+                 *     }
+                 */
+                "application/json": {
+                    alias: string;
+                    clientId: string;
+                    clientSecret: string;
+                    displayName: string;
+                    domains: string[];
+                    /** @default false */
+                    enforce?: boolean;
+                    issuer: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The provider */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "identityProviders.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                alias: string;
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider (never its client secret) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "identityProviders.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                alias: string;
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "alias": "okta",
+                 *       "displayName": "Acme Okta",
+                 *       "issuer": "https://acme.okta.com",
+                 *       "clientId": "0oa1b2c3d4e5f6g7h8i9",
+                 *       "domains": [
+                 *         "acme.example"
+                 *       ],
+                 *       "enforce": false
+                 *     }
+                 */
+                "application/json": {
+                    alias?: string;
+                    clientId: string;
+                    clientSecret?: string;
+                    displayName: string;
+                    domains: string[];
+                    /** @default false */
+                    enforce?: boolean;
+                    issuer: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The provider */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentityProvider"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Payload too large */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Unsupported media type */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "identityProviders.delete": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                alias: string;
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad request */
             400: {
@@ -11874,7 +12643,7 @@ export interface operations {
                     description?: string;
                     /** @default true */
                     enabled?: boolean;
-                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked") | string)[];
+                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked" | "identity-provider.created" | "identity-provider.updated" | "identity-provider.deleted" | "user.identity-provider.linked") | string)[];
                     excludeActors?: string[];
                     url: string;
                 };
@@ -12156,7 +12925,7 @@ export interface operations {
                     description?: string;
                     /** @default true */
                     enabled?: boolean;
-                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked") | string)[];
+                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked" | "identity-provider.created" | "identity-provider.updated" | "identity-provider.deleted" | "user.identity-provider.linked") | string)[];
                     excludeActors?: string[];
                     url: string;
                 };

@@ -1,0 +1,90 @@
+import { keys, withoutKeys } from '../../adapters/store/keys';
+import { getItem, queryPrefix, transactWrite, type TableWrite } from '../../adapters/store/table';
+import type { StoredIdentityProvider } from './identity-provider.entities';
+
+/** The most providers an organization may have. */
+export const MAX_IDENTITY_PROVIDERS = 10;
+
+/** Why a write was refused: the cap, the alias taken, or a domain another provider holds (named). */
+export type WriteRefusal = { reason: 'limit' } | { reason: 'alias-taken' } | { reason: 'domain-taken'; domain: string } | { reason: 'changed' };
+
+const item = (record: StoredIdentityProvider) => ({ ...keys.identityProvider(record.orgUuid, record.alias), type: 'IDENTITY_PROVIDER', ...record });
+
+const claimDomain = (record: StoredIdentityProvider, domain: string): TableWrite => ({
+  Put: {
+    Item: { ...keys.identityProviderDomain(record.orgUuid, domain), type: 'IDENTITY_PROVIDER_DOMAIN', orgUuid: record.orgUuid, domain, alias: record.alias },
+    ConditionExpression: 'attribute_not_exists(PK) OR alias = :alias',
+    ExpressionAttributeValues: { ':alias': record.alias },
+  },
+});
+
+const releaseDomain = (orgUuid: string, alias: string, domain: string): TableWrite => ({
+  Delete: { Key: keys.identityProviderDomain(orgUuid, domain), ConditionExpression: 'alias = :alias', ExpressionAttributeValues: { ':alias': alias } },
+});
+
+export async function getStoredProvider(orgUuid: string, alias: string): Promise<StoredIdentityProvider | undefined> {
+  return getItem<StoredIdentityProvider>(keys.identityProvider(orgUuid, alias), { consistent: true });
+}
+
+/** The organization's providers in alias order. */
+export async function listStoredProviders(orgUuid: string): Promise<StoredIdentityProvider[]> {
+  const { PK, SKPrefix } = keys.identityProvidersOf(orgUuid);
+  return (await queryPrefix<Record<string, unknown>>(PK, SKPrefix)).map((stored) => withoutKeys<StoredIdentityProvider>(stored));
+}
+
+/** The alias of the provider of the organization that holds an e-mail domain. */
+export async function domainHolder(orgUuid: string, domain: string): Promise<string | undefined> {
+  return (await getItem<{ alias: string }>(keys.identityProviderDomain(orgUuid, domain), { consistent: true }))?.alias;
+}
+
+/**
+ * Writes a new provider with its domain claims and `alongside` (its audit event), counted: all of it
+ * or nothing, with why not.
+ */
+export async function insertProvider(record: StoredIdentityProvider, alongside: readonly TableWrite[]): Promise<WriteRefusal | undefined> {
+  const counted: TableWrite = {
+    Update: {
+      Key: keys.identityProviderCount(record.orgUuid),
+      UpdateExpression: 'ADD providers :one',
+      ConditionExpression: 'attribute_not_exists(providers) OR providers < :max',
+      ExpressionAttributeValues: { ':one': 1, ':max': MAX_IDENTITY_PROVIDERS },
+    },
+  };
+  const put: TableWrite = { Put: { Item: item(record), ConditionExpression: 'attribute_not_exists(PK)' } };
+  const failed = await transactWrite([counted, put, ...record.domains.map((domain) => claimDomain(record, domain)), ...alongside]);
+  if (failed.length === 0) return undefined;
+  if (failed.includes(1)) return { reason: 'alias-taken' };
+  if (failed.includes(0)) return { reason: 'limit' };
+  return { reason: 'domain-taken', domain: record.domains[failed[0]! - 2] ?? record.domains[0]! };
+}
+
+/**
+ * Replaces a provider that has not changed since `before` was read, moving its domain claims, with
+ * `alongside` (its audit event); why not when refused.
+ */
+export async function replaceProvider(record: StoredIdentityProvider, before: StoredIdentityProvider, alongside: readonly TableWrite[]): Promise<WriteRefusal | undefined> {
+  const put: TableWrite = {
+    Put: { Item: item(record), ConditionExpression: 'updatedAt = :read', ExpressionAttributeValues: { ':read': before.updatedAt } },
+  };
+  const added = record.domains.filter((domain) => !before.domains.includes(domain));
+  const removed = before.domains.filter((domain) => !record.domains.includes(domain));
+  const failed = await transactWrite([
+    put,
+    ...added.map((domain) => claimDomain(record, domain)),
+    ...removed.map((domain) => releaseDomain(record.orgUuid, record.alias, domain)),
+    ...alongside,
+  ]);
+  if (failed.length === 0) return undefined;
+  const claim = failed.find((index) => index >= 1 && index <= added.length);
+  return claim !== undefined ? { reason: 'domain-taken', domain: added[claim - 1]! } : { reason: 'changed' };
+}
+
+/** Deletes a provider, its domain claims and its place in the count, with `alongside`; false when it was gone or changed. */
+export async function removeProvider(before: StoredIdentityProvider, alongside: readonly TableWrite[]): Promise<boolean> {
+  const remove: TableWrite = {
+    Delete: { Key: keys.identityProvider(before.orgUuid, before.alias), ConditionExpression: 'updatedAt = :read', ExpressionAttributeValues: { ':read': before.updatedAt } },
+  };
+  const uncount: TableWrite = { Update: { Key: keys.identityProviderCount(before.orgUuid), UpdateExpression: 'ADD providers :minus', ExpressionAttributeValues: { ':minus': -1 } } };
+  const released = before.domains.map((domain) => releaseDomain(before.orgUuid, before.alias, domain));
+  return (await transactWrite([remove, uncount, ...released, ...alongside])).length === 0;
+}

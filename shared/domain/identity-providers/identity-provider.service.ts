@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
+import type { AuditAction } from '../audit/audit-kinds';
+import { getOrganization } from '../org/org.repository';
+import type { OrgScope } from '../users/org-scope';
+import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors';
+import { openClientSecret, sealClientSecret } from './client-secret';
+import type { IdentityProviderRecord, StoredIdentityProvider } from './identity-provider.entities';
+import { brokerRedirectUri, toIdentityProviderResponse, type ShownIdentityProvider } from './identity-provider.mapper';
+import {
+  domainHolder,
+  getStoredProvider,
+  insertProvider,
+  listStoredProviders,
+  MAX_IDENTITY_PROVIDERS,
+  removeProvider,
+  replaceProvider,
+  type WriteRefusal,
+} from './identity-provider.repository';
+import type { IdentityProviderCreateBody, IdentityProviderUpdateBody } from './identity-provider.schemas';
+import { discoverEndpoints } from './openid-discovery';
+
+/**
+ * An organization's own OpenID providers (docs/api/identity-providers.md), registered by an ADMIN (the
+ * catalogue's access declaration checks that), and what the sign-in broker reads of them.
+ */
+
+const notFound = (alias: string) => new NotFoundError(`The organization has no identity provider with the alias ${alias}: list them with GET …/identity-providers`);
+
+/** The record without its sealed secret: what every reader outside this module gets. */
+function recordOf(stored: StoredIdentityProvider): IdentityProviderRecord {
+  const { sealedClientSecret: _sealed, ...record } = stored;
+  return record;
+}
+
+async function realmOf(orgUuid: string): Promise<string> {
+  const org = await getOrganization(orgUuid);
+  if (!org) throw new NotFoundError('The organization was not found');
+  return org.name;
+}
+
+const shown = (record: IdentityProviderRecord, realm: string): ShownIdentityProvider => ({ ...record, redirectUri: brokerRedirectUri(realm, record.alias) });
+
+/** The audit event of a change: the provider as the API shows it, and `[REDACTED]` where the secret was set. */
+function audited(action: AuditAction, after: ShownIdentityProvider, before: ShownIdentityProvider | undefined, secretSet: boolean) {
+  const secret: PatchOperation[] = secretSet ? [{ op: before ? 'replace' : 'add', path: '/clientSecret', value: REDACTED }] : [];
+  const view = (provider: ShownIdentityProvider) => toIdentityProviderResponse(provider);
+  return auditWrites({
+    orgUuid: after.orgUuid,
+    action,
+    resource: { type: 'IDENTITY_PROVIDER', uuid: after.id },
+    changes: action === 'IDENTITY_PROVIDER_DELETED' ? [{ op: 'remove', path: '' }] : [...changesBetween(before && view(before), view(after)), ...secret],
+    at: after.updatedAt,
+  });
+}
+
+async function refusedWrite(orgUuid: string, refusal: WriteRefusal, alias: string): Promise<never> {
+  switch (refusal.reason) {
+    case 'limit':
+      throw new ValidationError({
+        details: [{ fieldName: 'alias', errorCode: 'IDENTITY_PROVIDER_LIMIT', message: `The organization has ${MAX_IDENTITY_PROVIDERS} identity providers, the most it may have: delete one first` }],
+      });
+    case 'alias-taken':
+      throw new ConflictError({ code: 'IDENTITY_PROVIDER_EXISTS', message: `The organization has a provider with the alias ${alias} already: choose another alias, or update that one (PUT …/identity-providers/${alias})` });
+    case 'domain-taken': {
+      const holder = (await domainHolder(orgUuid, refusal.domain)) ?? 'another provider';
+      throw new ConflictError({
+        code: 'IDENTITY_PROVIDER_DOMAIN_TAKEN',
+        message: `The domain ${refusal.domain} belongs to the provider ${holder}: remove it there first, or leave it out here`,
+      });
+    }
+    default:
+      throw new ConflictError({ code: 'CHANGED_MEANWHILE', message: 'The provider changed while this ran: read it and try again' });
+  }
+}
+
+/** Refuses a domain held by another provider before the discovery document is read (the transaction checks again). */
+async function checkDomainsFree(orgUuid: string, alias: string, domains: readonly string[]): Promise<void> {
+  const holders = await Promise.all(domains.map(async (domain) => ({ domain, holder: await domainHolder(orgUuid, domain) })));
+  const taken = holders.find(({ holder }) => holder !== undefined && holder !== alias);
+  if (taken) await refusedWrite(orgUuid, { reason: 'domain-taken', domain: taken.domain }, alias);
+}
+
+/** Registers a provider once its discovery document checks out; 409 on a taken alias or domain, 422 past the cap or on a bad document. */
+export async function createIdentityProvider(scope: OrgScope, body: IdentityProviderCreateBody): Promise<ShownIdentityProvider> {
+  const domains = [...new Set(body.domains)];
+  if (await getStoredProvider(scope.orgUuid, body.alias)) await refusedWrite(scope.orgUuid, { reason: 'alias-taken' }, body.alias);
+  await checkDomainsFree(scope.orgUuid, body.alias, domains);
+  const [endpoints, realm] = await Promise.all([discoverEndpoints(body.issuer), realmOf(scope.orgUuid)]);
+  const now = new Date().toISOString();
+  const stored: StoredIdentityProvider = {
+    id: randomUUID(),
+    orgUuid: scope.orgUuid,
+    alias: body.alias,
+    displayName: body.displayName,
+    issuer: body.issuer,
+    clientId: body.clientId,
+    domains,
+    enforce: body.enforce,
+    ...endpoints,
+    sealedClientSecret: await sealClientSecret(body.clientSecret, scope.orgUuid, body.alias),
+    createdAt: now,
+    updatedAt: now,
+  };
+  const provider = shown(recordOf(stored), realm);
+  const refusal = await insertProvider(stored, audited('IDENTITY_PROVIDER_CREATED', provider, undefined, true));
+  if (refusal) await refusedWrite(scope.orgUuid, refusal, body.alias);
+  return provider;
+}
+
+export async function listIdentityProviders(scope: OrgScope): Promise<ShownIdentityProvider[]> {
+  const [providers, realm] = await Promise.all([listStoredProviders(scope.orgUuid), realmOf(scope.orgUuid)]);
+  return providers.map((stored) => shown(recordOf(stored), realm));
+}
+
+export async function readIdentityProvider(scope: OrgScope, alias: string): Promise<ShownIdentityProvider> {
+  const [stored, realm] = await Promise.all([getStoredProvider(scope.orgUuid, alias), realmOf(scope.orgUuid)]);
+  if (!stored) throw notFound(alias);
+  return shown(recordOf(stored), realm);
+}
+
+/** Replaces every field (the discovery document read again); an absent `clientSecret` keeps the current one. */
+export async function updateIdentityProvider(scope: OrgScope, alias: string, body: IdentityProviderUpdateBody): Promise<ShownIdentityProvider> {
+  if (body.alias !== undefined && body.alias !== alias) {
+    throw new ValidationError({ details: [{ fieldName: 'alias', errorCode: 'FIELD_INVALID', message: `An alias never changes: leave it out, or give ${alias}; to rename, create the provider anew` }] });
+  }
+  const current = await getStoredProvider(scope.orgUuid, alias);
+  if (!current) throw notFound(alias);
+  const domains = [...new Set(body.domains)];
+  await checkDomainsFree(scope.orgUuid, alias, domains);
+  const [endpoints, realm] = await Promise.all([discoverEndpoints(body.issuer), realmOf(scope.orgUuid)]);
+  const next: StoredIdentityProvider = {
+    ...current,
+    displayName: body.displayName,
+    issuer: body.issuer,
+    clientId: body.clientId,
+    domains,
+    enforce: body.enforce,
+    ...endpoints,
+    ...(body.clientSecret !== undefined ? { sealedClientSecret: await sealClientSecret(body.clientSecret, scope.orgUuid, alias) } : {}),
+    updatedAt: new Date().toISOString(),
+  };
+  const provider = shown(recordOf(next), realm);
+  const refusal = await replaceProvider(next, current, audited('IDENTITY_PROVIDER_UPDATED', provider, shown(recordOf(current), realm), body.clientSecret !== undefined));
+  if (refusal) await refusedWrite(scope.orgUuid, refusal, alias);
+  return provider;
+}
+
+export async function deleteIdentityProvider(scope: OrgScope, alias: string): Promise<void> {
+  const [current, realm] = await Promise.all([getStoredProvider(scope.orgUuid, alias), realmOf(scope.orgUuid)]);
+  if (!current) throw notFound(alias);
+  const gone = shown(recordOf({ ...current, updatedAt: new Date().toISOString() }), realm);
+  if (!(await removeProvider(current, audited('IDENTITY_PROVIDER_DELETED', gone, shown(recordOf(current), realm), false)))) {
+    throw new ConflictError({ code: 'CHANGED_MEANWHILE', message: 'The provider changed or was deleted while this ran: read it and try again' });
+  }
+}
+
+/** The part of an e-mail after its last `@`, lower-cased; undefined when there is none. */
+const domainOf = (email: string): string | undefined => {
+  const at = email.lastIndexOf('@');
+  const domain = at < 0 ? '' : email.slice(at + 1).trim().toLowerCase();
+  return domain.length > 0 ? domain : undefined;
+};
+
+/**
+ * For the sign-in broker: the organization's provider whose `domains` hold the e-mail's domain (the
+ * part after the last `@`, lower-cased, matched exactly: a subdomain is another domain), if any.
+ */
+export async function findProviderForEmail(orgUuid: string, email: string): Promise<IdentityProviderRecord | undefined> {
+  const domain = domainOf(email);
+  const alias = domain === undefined ? undefined : await domainHolder(orgUuid, domain);
+  return alias === undefined ? undefined : getProvider(orgUuid, alias);
+}
+
+/** For the sign-in broker: the organization's provider of that alias, if any (never its secret: see `providerClientSecret`). */
+export async function getProvider(orgUuid: string, alias: string): Promise<IdentityProviderRecord | undefined> {
+  const stored = await getStoredProvider(orgUuid, alias);
+  return stored && recordOf(stored);
+}
+
+/**
+ * For the sign-in broker: the provider's client secret in clear, read and opened on each call (the
+ * record never carries it, so no record that is logged or answered can leak it). Never log it.
+ */
+export async function providerClientSecret(record: Pick<IdentityProviderRecord, 'orgUuid' | 'alias'>): Promise<string> {
+  const stored = await getStoredProvider(record.orgUuid, record.alias);
+  if (!stored) throw notFound(record.alias);
+  return openClientSecret(stored.sealedClientSecret, record.orgUuid, record.alias);
+}
+
+export { linkUserToProvider } from './user-link';
