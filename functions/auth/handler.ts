@@ -1,5 +1,5 @@
 import { ACCOUNT_PAGE_POLICY } from '../../shared/app/account/account-page';
-import { changePassword, showAccount, signIn, signOut, type AccountAnswer, type AccountPage, type AccountRequest } from '../../shared/app/account/account.service';
+import { changePassword, pageLanguage, showAccount, signIn, signOut, type AccountAnswer, type AccountPage, type AccountRequest } from '../../shared/app/account/account.service';
 import { authApi } from '../../shared/edge/api/auth.api';
 import { withAuditContext } from '../../shared/domain/audit/audit-context';
 import { bearerToken } from '../../shared/app/auth/caller';
@@ -11,6 +11,7 @@ import { readTokenForm } from '../../shared/app/auth/token.service';
 import { grantToken } from '../../shared/app/auth/token-endpoint';
 import { authenticate, authorize, type AuthorizeAnswer } from '../../shared/app/auth/authorization.service';
 import { SIGN_IN_PAGE_POLICY } from '../../shared/app/auth/sign-in-page';
+import { finishBrokeredSignIn } from '../../shared/app/auth/broker';
 import { NotFoundError } from '../../shared/kernel/errors';
 import { cookieValue, strictCookie } from '../../shared/edge/http/cookies';
 import { createFunction, routes, type RouteInput } from '../../shared/edge/http/handler-factory';
@@ -116,6 +117,13 @@ export const handlers = routes(
   publicOperation(authApi.authorize, {
     handle: async ({ path, queryString, headers, requestId }) =>
       signInReply(await asSignIn(requestId, () => authorize({ realm: path.realm, queryString, acceptLanguage: headers['accept-language'] })), 302),
+  }),
+  publicOperation(authApi.broker, {
+    handle: async ({ path, queryString, headers, requestId }) =>
+      signInReply(
+        await asSignIn(requestId, () => finishBrokeredSignIn(path.realm, path.alias, queryString, pageLanguage(undefined, headers['accept-language']))),
+        302,
+      ),
   }),
   publicOperation(authApi.authenticate, {
     handle: async (input) => {

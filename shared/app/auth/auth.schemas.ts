@@ -12,6 +12,8 @@ import { schemaRegistry } from '../../kernel/schemas/registry';
 /** The OpenID Connect provider's request schemas, made on first call (when a route's chain or the API description is built), never as a function loads. */
 export const authSchemas = lazy(() => {
   const realmPathSchema = z.object({ realm: z.string() });
+  /** The broker's endpoint of one of the organization's identity providers. */
+  const brokerPathSchema = z.object({ realm: z.string(), alias: z.string() });
 
   /** RFC 6749 §4.3 and §6, as the token endpoint reads them. */
   const tokenRequestSchema = z
@@ -44,6 +46,13 @@ export const authSchemas = lazy(() => {
     nonce: text('Echoed in the ID token'),
     login_hint: text("The person's e-mail: fills the form, or goes on to the organization's identity provider for its domain"),
     kc_locale: text('The page\'s language: en, es, ja or pt'),
+  });
+
+  /** What an identity provider sends back (RFC 6749 §4.1.2): read by the broker itself. */
+  const brokerQuerySchema = z.looseObject({
+    code: text("The provider's authorization code"),
+    state: text('The state this service sent the provider'),
+    error: text("The provider's refusal, if it refused"),
   });
 
   /** The sign-in page's form. */
@@ -89,5 +98,5 @@ export const authSchemas = lazy(() => {
       .check(z.meta({ description: 'The organization (realm) whose token endpoint the OAuth2 password flow names' })),
   });
 
-  return { realmPathSchema, authorizationQuerySchema, authenticateFormSchema, tokenRequestSchema, revocationRequestSchema, logoutRequestSchema, realmQuerySchema };
+  return { realmPathSchema, brokerPathSchema, brokerQuerySchema, authorizationQuerySchema, authenticateFormSchema, tokenRequestSchema, revocationRequestSchema, logoutRequestSchema, realmQuerySchema };
 });

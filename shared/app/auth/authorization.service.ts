@@ -14,7 +14,9 @@ import {
 import { deleteSession, revokeSessionsOf } from '../../domain/sessions/session.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { findActiveUser } from '../../domain/users/user.repository';
+import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
 import { pageLanguage } from '../account/account.service';
+import { startBrokeredSignIn } from './broker';
 import { randomId } from './access-token';
 import { realmIssuer } from './jwt';
 import { OAuthError } from './oauth-errors';
@@ -117,6 +119,9 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
     ...optional({ state, nonce: single('nonce'), scope, loginHint: single('login_hint') }),
   };
   await saveAuthorizationRequest(pending);
+  // Home-realm discovery: an e-mail of a domain the organization federates goes on to its provider.
+  const provider = pending.loginHint ? await findProviderForEmail(orgUuid, pending.loginHint) : undefined;
+  if (provider) return startBrokeredSignIn(pending, provider, pending.loginHint);
   return signInPage({ kind: 'sign-in', realm, requestId: pending.requestId, ...optional({ email: pending.loginHint }) }, language, 'authorize');
 }
 
@@ -142,6 +147,8 @@ export async function authenticate(request: AuthenticateRequest, identityProvide
 
   const username = (form.get('username') ?? '').trim().slice(0, 320);
   if (form.has('password-new')) return choosePassword(pending, form, language, identityProvider);
+  const provider = username ? await findProviderForEmail(pending.orgUuid, username) : undefined;
+  if (provider) return startBrokeredSignIn(pending, provider, username);
   const again = (error: SignInError) => signInPage({ kind: 'sign-in', realm: pending.realm, requestId, email: username, error }, language, 'authenticate');
   try {
     const { user, temporary } = await checkPassword(pending.realm, username, form.get('password') ?? '', identityProvider);
@@ -181,7 +188,7 @@ async function choosePassword(pending: AuthorizationRequest, form: URLSearchPara
  * Ends the request (a form posted twice makes one code) and sends the browser back with a new code:
  * single use, a minute long, bound to the client, the redirect URI and the challenge.
  */
-export async function codeFor(pending: AuthorizationRequest, user: UserRecord, authTime = now()): Promise<AuthorizeAnswer> {
+export async function codeFor(pending: AuthorizationRequest, user: UserRecord, authTime = now()): Promise<AuthorizeAnswer<400>> {
   if (!(await endAuthorizationRequest(pending.requestId))) {
     return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, (pending.locale as Language | undefined) ?? 'en', 'authenticate') };
   }
@@ -203,7 +210,7 @@ export async function codeFor(pending: AuthorizationRequest, user: UserRecord, a
 }
 
 /** Sends the browser back to the application with an error (RFC 6749 §4.1.2.1), ending the request. */
-export async function refuseRequest(pending: AuthorizationRequest, error: string, description: string): Promise<AuthorizeAnswer> {
+export async function refuseRequest(pending: AuthorizationRequest, error: string, description: string): Promise<AuthorizeAnswer<400>> {
   await endAuthorizationRequest(pending.requestId);
   return { kind: 'redirect', location: redirectWith(pending.redirectUri, { error, error_description: description, state: pending.state, iss: realmIssuer(pending.realm) }) };
 }

@@ -10,6 +10,7 @@ import { addLoginFailure, clearLoginFailures, getLoginFailure, lockUntil, startL
 import { realmIssuer } from './jwt';
 import { invalidCredentials, OAuthError } from './oauth-errors';
 import { organizationOfRealm } from './realm';
+import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
 
 /** Longest e-mail address (RFC 5321 path limit); longer usernames cannot be anyone's. */
 const MAX_EMAIL = 320;
@@ -29,6 +30,22 @@ export class ExpiredTemporaryPassword extends OAuthError {
 }
 
 /**
+ * The user's e-mail domain belongs to an identity provider the organization enforces: passwords are
+ * not theirs to use; they sign in at the provider, through the authorization endpoint.
+ */
+export class ProviderEnforced extends OAuthError {
+  constructor(
+    realm: string,
+    readonly provider: { alias: string; displayName: string },
+  ) {
+    super(
+      'invalid_grant',
+      `Your organization signs you in with ${provider.displayName}, its identity provider: passwords cannot be used. Sign in through ${realmIssuer(realm)}/protocol/openid-connect/auth (the authorization code flow), with scope offline_access for automation`,
+    );
+  }
+}
+
+/**
  * A username no user has: refusals that need no password check still make one, against it, so that
  * an unknown e-mail, an inactive user and a locked user take as long to refuse as a wrong password.
  */
@@ -38,7 +55,8 @@ const DECOY_USERNAME = '00000000-0000-4000-8000-000000000000';
  * Checks a realm user's e-mail and password, for the token endpoint and the account page alike.
  * Unknown realm, unknown e-mail, inactive user, wrong password and a locked user all throw the same
  * `invalid_grant`, so that no answer tells an attacker which one it was; a locked user's password is
- * not even tried. A right password clears the failures, a temporary one included.
+ * not even tried. A right password clears the failures, a temporary one included. A user of a domain
+ * whose identity provider the organization enforces gets `ProviderEnforced`, whatever the password.
  */
 export async function checkPassword(
   realm: string,
@@ -48,6 +66,8 @@ export async function checkPassword(
 ): Promise<SignedInUser> {
   const orgUuid = await organizationOfRealm(realm);
   const email = username.trim();
+  const provider = orgUuid && email.length <= MAX_EMAIL ? await findProviderForEmail(orgUuid, email) : undefined;
+  if (provider?.enforce) throw new ProviderEnforced(realm.toLowerCase(), provider);
   const user = orgUuid && email.length <= MAX_EMAIL ? await findUserByEmail(orgUuid, email) : undefined;
   const refuse = async () => {
     // Its answer is not needed, only its time; its failure must not fail the refusal.

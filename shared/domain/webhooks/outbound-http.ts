@@ -69,6 +69,23 @@ export async function getDocument(url: URL, headers: Record<string, string>, opt
   return { ...outcome, ...(tooLarge ? { ok: false } : {}), body: tooLarge ? '' : answer.toString('utf8'), tooLarge };
 }
 
+/**
+ * POSTs a form to `url` under the same rules, reading at most `maxBytes` of the answer, as `getDocument`
+ * does: for an exchange whose answer is a document (an OpenID provider's token endpoint). Never throws.
+ */
+export async function postForm(url: URL, headers: Record<string, string>, form: URLSearchParams, options: PostOptions & { maxBytes: number }): Promise<GetOutcome> {
+  const body = form.toString();
+  const { answer, ...outcome } = await exchange(
+    url,
+    'POST',
+    { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) },
+    body,
+    { ...options, maxBytes: options.maxBytes + 1 },
+  );
+  const tooLarge = answer.length > options.maxBytes;
+  return { ...outcome, ...(tooLarge ? { ok: false } : {}), body: tooLarge ? '' : answer.toString('utf8'), tooLarge };
+}
+
 /** One request to a checked address; the answer's first `maxBytes` bytes. */
 async function exchange(
   url: URL,

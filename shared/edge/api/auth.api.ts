@@ -98,6 +98,21 @@ export const authApi = {
     ],
     example: { request: '<request of the page>', ...ada },
   }),
+  broker: realm({
+    id: 'auth.broker',
+    method: 'GET',
+    path: '/broker/{alias}/endpoint',
+    access: 'public',
+    request: { path: () => authSchemas().brokerPathSchema, query: () => authSchemas().brokerQuerySchema },
+    summary: "The redirect URI of an organization's identity provider: its answer to a brokered sign-in",
+    description:
+      "Register `{issuer}/broker/{alias}/endpoint` at the provider (the provider's `redirectUri` in the identity-providers API). The provider's code is exchanged and its ID token checked; the person goes back to the application with a code, or with `error=access_denied`.",
+    errors: { only: gatewayStatuses },
+    responses: [
+      { status: 302, description: 'Back to the application: with a code, or with `error=access_denied` and a description', headers: ['Location', 'Cache-Control'] },
+      { status: 400, description: 'An error page: the sign-in this answer belongs to expired or was already finished', text: htmlPage, headers: ['Cache-Control'] },
+    ],
+  }),
   token: realmForm('auth.token', '/protocol/openid-connect/token', () => authSchemas().tokenRequestSchema, {
     summary: 'Obtain or renew tokens (authorization_code, password and refresh_token grants)',
     errors: oauthErrors,

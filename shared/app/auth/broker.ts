@@ -1,0 +1,130 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { JwtVerifier } from 'aws-jwt-verify';
+import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
+import { config } from '../../kernel/config';
+import { logger } from '../../kernel/logger';
+import type { Language } from '../../adapters/mail/mail-terms';
+import { brokerAuthorizationRequest, takeBrokeredRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
+import type { IdentityProviderRecord } from '../../domain/identity-providers/identity-provider.entities';
+import { getProvider, linkUserToProvider, providerClientSecret } from '../../domain/identity-providers/identity-provider.service';
+import { brokerRedirectUri } from '../../domain/identity-providers/identity-provider.mapper';
+import { findUserByEmail } from '../../domain/users/user.repository';
+import { getDocument, postForm } from '../../domain/webhooks/outbound-http';
+import { codeFor, refuseRequest, type AuthorizeAnswer } from './authorization.service';
+import { canonicalRealm } from './realm';
+import { renderSignInPage } from './sign-in-page';
+
+/**
+ * Sign-in brokered to an organization's own OpenID provider (Keycloak's identity brokering): the
+ * person is sent to the provider's authorization endpoint with a `state`, `nonce` and PKCE of this
+ * service's own; the provider's answer at `{issuer}/broker/{alias}/endpoint` is exchanged at its token
+ * endpoint (with the client secret) under the outbound rules webhooks follow, its ID token checked
+ * (signature by the provider's JWKS, `iss`, `aud`, `exp`, `nonce`), and the organization's user with
+ * the token's verified e-mail signed in: the request goes back to its application with a code, or
+ * with `access_denied`.
+ */
+
+/** How much of the provider's token answer and JWKS is read (real ones are a few KiB), and how long each call may take. */
+const MAX_PROVIDER_BYTES = 64 * 1024;
+const PROVIDER_TIMEOUT_MS = 5_000;
+
+const random = () => randomBytes(32).toString('base64url');
+
+/** Sends the person on to the provider: `login_hint` carries the e-mail they gave, if any. */
+export async function startBrokeredSignIn(pending: AuthorizationRequest, provider: IdentityProviderRecord, email?: string): Promise<AuthorizeAnswer<400>> {
+  const broker = { alias: provider.alias, state: random(), nonce: random(), codeVerifier: random() };
+  await brokerAuthorizationRequest(pending.requestId, broker);
+  const url = new URL(provider.authorizationEndpoint);
+  const params = {
+    response_type: 'code',
+    client_id: provider.clientId,
+    redirect_uri: brokerRedirectUri(pending.realm, provider.alias),
+    scope: 'openid email profile',
+    state: broker.state,
+    nonce: broker.nonce,
+    code_challenge: createHash('sha256').update(broker.codeVerifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    ...(email ? { login_hint: email } : {}),
+  };
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  return { kind: 'redirect', location: url.toString() };
+}
+
+/** Why a brokered sign-in is refused: said to the application (`error_description`), never a provider's own words. */
+class Denied extends Error {}
+
+/** GET `{issuer}/broker/{alias}/endpoint`: the provider's answer. */
+export async function finishBrokeredSignIn(realm: string, alias: string, queryString: string, language: Language): Promise<AuthorizeAnswer<400>> {
+  const params = new URLSearchParams(queryString);
+  const state = params.get('state') ?? '';
+  const pending = state.length === 43 ? await takeBrokeredRequest(state) : undefined;
+  // Without its request there is nowhere safe to go back to: the page says to start again.
+  if (!pending?.broker || pending.realm !== canonicalRealm(realm) || pending.broker.alias !== alias) {
+    return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, language, 'authorize') };
+  }
+  try {
+    const providerError = params.get('error');
+    if (providerError !== null) throw new Denied(`The identity provider refused the sign-in (${providerError.replace(/[^A-Za-z0-9_.-]/g, '').slice(0, 64)})`);
+    const code = params.get('code');
+    if (!code || code.length > 4096) throw new Denied('The identity provider answered without a code');
+    const provider = await getProvider(pending.orgUuid, alias);
+    if (!provider) throw new Denied('The identity provider is no longer registered for this organization');
+    const claims = await verifiedClaims(provider, pending, code);
+    const user = await findUserByEmail(pending.orgUuid, claims.email);
+    if (!user || user.status !== 'ACTIVE') throw new Denied(`No active user of this organization has the e-mail the identity provider gave; ask an administrator to add ${claims.email}`);
+    if (user.identityProvider?.alias !== alias) await linkUserToProvider(pending.orgUuid, user.uuid, alias);
+    return await codeFor(pending, user);
+  } catch (error) {
+    if (!(error instanceof Denied)) throw error;
+    logger.info('brokered sign-in denied', { alias, reason: error.message });
+    return refuseRequest(pending, 'access_denied', error.message);
+  }
+}
+
+/** The provider's ID token for this code, checked; its verified e-mail. */
+async function verifiedClaims(provider: IdentityProviderRecord, pending: AuthorizationRequest, code: string): Promise<{ email: string }> {
+  const outbound = { allowLoopbackHttp: config().webhooks.allowLoopbackHttp, maxBytes: MAX_PROVIDER_BYTES, timeoutMs: PROVIDER_TIMEOUT_MS };
+  const secret = await providerClientSecret(provider);
+  const basic = Buffer.from(`${encodeURIComponent(provider.clientId)}:${encodeURIComponent(secret)}`).toString('base64');
+  const answer = await postForm(
+    new URL(provider.tokenEndpoint),
+    { accept: 'application/json', authorization: `Basic ${basic}` },
+    new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: brokerRedirectUri(pending.realm, provider.alias),
+      code_verifier: pending.broker!.codeVerifier,
+    }),
+    outbound,
+  );
+  if (!answer.ok) throw new Denied(`The identity provider's token endpoint did not answer the code (${answer.detail ?? 'no answer'})`);
+  const idToken = parseObject(answer.body)?.id_token;
+  if (typeof idToken !== 'string') throw new Denied('The identity provider answered no ID token');
+
+  const jwks = await getDocument(new URL(provider.jwksUri), { accept: 'application/json' }, outbound);
+  const keys = jwks.ok ? parseObject(jwks.body) : undefined;
+  if (!keys || !Array.isArray(keys.keys)) throw new Denied("The identity provider's keys (its jwks_uri) could not be read");
+  let payload: JwtPayload;
+  try {
+    const verifier = JwtVerifier.create({ issuer: provider.issuer, audience: provider.clientId, jwksUri: provider.jwksUri });
+    verifier.cacheJwks(keys as unknown as Parameters<typeof verifier.cacheJwks>[0]);
+    // Synchronously: only the keys read above, never a fetch of the library's own.
+    payload = verifier.verifySync(idToken);
+  } catch {
+    throw new Denied("The identity provider's ID token is not valid (signature, issuer, audience or expiry)");
+  }
+  if (payload.nonce !== pending.broker!.nonce) throw new Denied("The identity provider's ID token does not carry this sign-in's nonce");
+  const email = typeof payload.email === 'string' ? payload.email.trim() : '';
+  if (!email || email.length > 320) throw new Denied('The identity provider gave no e-mail: release the email claim to this application');
+  if (payload.email_verified !== true && payload.email_verified !== 'true') throw new Denied('The identity provider has not verified the e-mail address');
+  return { email };
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
