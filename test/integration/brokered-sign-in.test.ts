@@ -1,0 +1,209 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { requestToken, stack, unique, userArea } from '../support/stack';
+import { startTestProvider, type Misbehaviour, type TestProvider } from '../support/test-oidc-provider';
+import { createViaApi, deleteViaApi, freshOrganization, readUser, signIn, type TestOrg } from '../support/user-helpers';
+
+/**
+ * Sign-in brokered to an organization's own OpenID provider, driven as a browser drives it, every
+ * redirect followed by hand: the application's request, the provider (a server of the test's, which can
+ * misbehave), the broker's endpoint, and back to the application with a code or `access_denied`.
+ */
+
+const REDIRECT = 'http://127.0.0.1:8765/callback';
+const issuerOf = (realm: string) => `${stack().authUrl}/auth/realms/${realm}`;
+
+let provider: TestProvider;
+let org: TestOrg;
+let domain: string;
+let alias: string;
+
+beforeAll(async () => {
+  provider = await startTestProvider();
+  org = await freshOrganization();
+  domain = `corp-${unique()}.example`;
+  alias = `corp-${unique()}`;
+  const created = await org.admin.api.post<{ redirectUri: string }>(userArea(org.orgUuid, '/identity-providers'), {
+    alias,
+    displayName: 'Corp SSO',
+    issuer: provider.issuer,
+    clientId: provider.clientId,
+    clientSecret: provider.clientSecret,
+    domains: [domain],
+  });
+  expect(created.status).toBe(201);
+  expect(created.body.redirectUri).toBe(`${issuerOf(org.realm)}/broker/${alias}/endpoint`);
+});
+afterAll(async () => provider.close());
+afterEach(() => {
+  provider.behaviour = 'good';
+});
+
+function pkce() {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+function authorizeUrl(params: Record<string, string>): string {
+  return `${issuerOf(org.realm)}/protocol/openid-connect/auth?${new URLSearchParams({
+    response_type: 'code',
+    client_id: stack().clientId,
+    redirect_uri: REDIRECT,
+    state: 'app-state',
+    code_challenge_method: 'S256',
+    ...params,
+  })}`;
+}
+
+const get = (url: string) => fetch(url, { redirect: 'manual' });
+const locationOf = (response: Response) => new URL(response.headers.get('location')!);
+
+/** From the application's request through the provider and the broker: the redirect back to the application. */
+async function throughProvider(first: Response): Promise<{ toProvider: URL; back: Response }> {
+  expect(first.status).toBe(302);
+  const toProvider = locationOf(first);
+  const fromProvider = await get(toProvider.toString());
+  expect(fromProvider.status).toBe(302);
+  const back = await get(locationOf(fromProvider).toString());
+  return { toProvider, back };
+}
+
+async function userAt(local: string) {
+  return createViaApi(org, { email: `${local}-${unique()}@${domain}` });
+}
+
+describe('home-realm discovery and the broker', () => {
+  test('a login_hint of the domain goes to the provider with state, nonce and PKCE of its own; the user comes back signed in and linked', async () => {
+    const user = await userAt('alice');
+    provider.nextUser = { email: user.email.toUpperCase() };
+    const { verifier, challenge } = pkce();
+
+    const { toProvider, back } = await throughProvider(await get(authorizeUrl({ code_challenge: challenge, login_hint: user.email, scope: 'openid', nonce: 'app-nonce' })));
+
+    expect(`${toProvider.origin}${toProvider.pathname}`).toBe(`${provider.issuer}/authorize`);
+    expect(Object.fromEntries(toProvider.searchParams)).toMatchObject({
+      response_type: 'code',
+      client_id: provider.clientId,
+      redirect_uri: `${issuerOf(org.realm)}/broker/${alias}/endpoint`,
+      code_challenge_method: 'S256',
+      login_hint: user.email,
+      scope: 'openid email profile',
+    });
+    expect(toProvider.searchParams.get('state')).not.toBe('app-state');
+    expect(toProvider.searchParams.get('nonce')).not.toBe('app-nonce');
+    expect(toProvider.searchParams.get('code_challenge')).not.toBe(challenge);
+
+    expect(back.status).toBe(302);
+    const answer = locationOf(back);
+    expect(`${answer.origin}${answer.pathname}`).toBe(REDIRECT);
+    expect(answer.searchParams.get('state')).toBe('app-state');
+    expect(answer.searchParams.get('iss')).toBe(issuerOf(org.realm));
+    const tokens = await requestToken(org.realm, { grant_type: 'authorization_code', client_id: stack().clientId, redirect_uri: REDIRECT, code: answer.searchParams.get('code')!, code_verifier: verifier });
+    expect(tokens.status).toBe(200);
+    expect((await readUser(org, user.uuid)).identityProvider).toMatchObject({ alias, linkedAt: expect.any(String) });
+  });
+
+  test('an e-mail of the domain typed on the sign-in page goes to the provider too', async () => {
+    const user = await userAt('typed');
+    provider.nextUser = { email: user.email };
+    const page = await (await get(authorizeUrl({ code_challenge: pkce().challenge }))).text();
+    const request = /name="request" value="([^"]+)"/.exec(page)![1]!;
+    const posted = await fetch(`${issuerOf(org.realm)}/login-actions/authenticate`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ request, username: user.email, password: '' }),
+    });
+    expect(posted.status).toBe(303);
+    expect(locationOf(posted).origin).toBe(provider.issuer);
+    const back = await get(locationOf(await get(locationOf(posted).toString())).toString());
+    expect(locationOf(back).searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  test.each<[string, Misbehaviour, RegExp]>([
+    ['refuses the person', 'refuses', /refused the sign-in \(access_denied\)/],
+    ['signs for another audience', 'wrong-audience', /ID token is not valid/],
+    ['names another issuer', 'wrong-issuer', /ID token is not valid/],
+    ['signs with a key not in its JWKS', 'bad-signature', /ID token is not valid/],
+    ['answers an expired ID token', 'expired', /ID token is not valid/],
+    ['answers another nonce', 'wrong-nonce', /nonce/],
+    ['has not verified the e-mail', 'unverified-email', /not verified the e-mail/],
+    ['releases no e-mail', 'no-email', /gave no e-mail/],
+    ['refuses the code at its token endpoint', 'token-error', /token endpoint did not answer/],
+  ])('a provider that %s: back to the application with access_denied, nobody signed in', async (_name, behaviour, description) => {
+    const user = await userAt(behaviour);
+    provider.nextUser = { email: user.email };
+    provider.behaviour = behaviour;
+
+    const { back } = await throughProvider(await get(authorizeUrl({ code_challenge: pkce().challenge, login_hint: user.email })));
+
+    expect(back.status).toBe(302);
+    const answer = locationOf(back);
+    expect(`${answer.origin}${answer.pathname}`).toBe(REDIRECT);
+    expect(answer.searchParams.get('error')).toBe('access_denied');
+    expect(answer.searchParams.get('error_description')).toMatch(description);
+    expect(answer.searchParams.get('state')).toBe('app-state');
+    expect(answer.searchParams.get('code')).toBeNull();
+    expect((await readUser(org, user.uuid)).identityProvider).toBeUndefined();
+  });
+
+  test('an e-mail no user of the organization has, or a deleted user, is access_denied', async () => {
+    provider.nextUser = { email: `stranger-${unique()}@${domain}` };
+    const stranger = await throughProvider(await get(authorizeUrl({ code_challenge: pkce().challenge, login_hint: provider.nextUser.email })));
+    expect(locationOf(stranger.back).searchParams.get('error')).toBe('access_denied');
+
+    const gone = await userAt('gone');
+    await deleteViaApi(org, gone.uuid);
+    provider.nextUser = { email: gone.email };
+    const deleted = await throughProvider(await get(authorizeUrl({ code_challenge: pkce().challenge, login_hint: gone.email })));
+    expect(locationOf(deleted.back).searchParams.get('error')).toBe('access_denied');
+  });
+
+  test("the provider's answer is taken once: a replay finds an error page", async () => {
+    const user = await userAt('replay');
+    provider.nextUser = { email: user.email };
+    const toProvider = locationOf(await get(authorizeUrl({ code_challenge: pkce().challenge, login_hint: user.email })));
+    const answer = locationOf(await get(toProvider.toString())).toString();
+    expect((await get(answer)).status).toBe(302);
+
+    const replayed = await get(answer);
+    expect(replayed.status).toBe(400);
+    expect(replayed.headers.get('location')).toBeNull();
+  });
+
+  test('a state nobody sent answers an error page, never a redirect', async () => {
+    const response = await get(`${issuerOf(org.realm)}/broker/${alias}/endpoint?code=x&state=${randomBytes(32).toString('base64url')}`);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+  });
+});
+
+describe('an enforced provider', () => {
+  let enforced: TestOrg;
+  let enforcedDomain: string;
+  beforeAll(async () => {
+    enforced = await freshOrganization();
+    enforcedDomain = `strict-${unique()}.example`;
+    const created = await enforced.admin.api.post(userArea(enforced.orgUuid, '/identity-providers'), {
+      alias: `strict-${unique()}`,
+      displayName: 'Strict SSO',
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      clientSecret: provider.clientSecret,
+      domains: [enforcedDomain],
+      enforce: true,
+    });
+    expect(created.status).toBe(201);
+  });
+
+  test("refuses its domain's passwords on the password grant, naming the provider; other domains sign in as before", async () => {
+    const user = await createViaApi(enforced, { email: `bob-${unique()}@${enforcedDomain}`, password: 'Bob-Passw0rd', confirmPassword: 'Bob-Passw0rd' });
+
+    const refused = await signIn(enforced.realm, user.email, 'Bob-Passw0rd');
+    expect(refused.status).toBe(400);
+    const body = (await refused.json()) as { error: string; error_description: string };
+    expect(body.error).toBe('invalid_grant');
+    expect(body.error_description).toContain('Strict SSO');
+
+    expect((await signIn(enforced.realm, enforced.admin.email, enforced.admin.password)).status).toBe(200);
+  });
+});
