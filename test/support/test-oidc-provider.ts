@@ -48,7 +48,6 @@ export async function startTestProvider(): Promise<TestProvider> {
   const other = await jose.generateKeyPair('RS256');
   const jwk = { ...(await jose.exportJWK(publicKey)), kid: 'test-key', alg: 'RS256', use: 'sig' };
   const codes = new Map<string, Issued>();
-  let server: Server;
   const provider: TestProvider = {
     issuer: '',
     clientId: `client-${randomBytes(4).toString('hex')}`,
@@ -79,7 +78,7 @@ export async function startTestProvider(): Promise<TestProvider> {
       .sign(behaviour === 'bad-signature' ? other.privateKey : privateKey);
   };
 
-  server = createServer((request, response) => {
+  const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', provider.issuer);
     const json = (status: number, body: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (request.method === 'GET' && url.pathname === '/.well-known/openid-configuration') {
