@@ -123,6 +123,29 @@ export const usersApi = {
     summary: "Clear the user's failed sign-ins and lock",
     responses: [{ status: 204, description: 'Cleared' }],
   }),
+  // A user's offline sessions, as Keycloak's admin console lists them beside its other sessions.
+  offlineSessions: user({
+    id: 'users.offlineSessions',
+    method: 'GET',
+    path: '/users/{userId}/offline-sessions',
+    access: { org: 'admin' },
+    request: { path: () => userSchemas().userPathSchema },
+    summary: "The user's offline sessions (long-lived refresh tokens of `scope=offline_access`)",
+    description:
+      'Oldest first, live ones only. Each is one offline token, rotated on each use: its id is the `session_state` of its token ' +
+      'responses. The tokens themselves are never shown.',
+    responses: [{ status: 200, description: 'The offline sessions', json: () => z.array(userResponses().offlineSessionSchema) }],
+  }),
+  revokeOfflineSession: user({
+    id: 'users.revokeOfflineSession',
+    method: 'DELETE',
+    path: '/users/{userId}/offline-sessions/{sessionId}',
+    access: { org: 'admin' },
+    request: { path: () => userSchemas().offlineSessionPathSchema },
+    summary: 'End one of the user\'s offline sessions: its offline token stops working at once',
+    description: 'Recorded as the audit event `OFFLINE_SESSION_REVOKED` of the user.',
+    responses: [{ status: 204, description: 'Revoked' }],
+  }),
   auditEvents: user(
     listing({
       id: 'users.auditEvents',
