@@ -86,6 +86,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/realms/{realm}/account/revoke-offline-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke one of your offline tokens (an offline session the page lists)
+         * @description Who may call: anyone.
+         */
+        post: operations["auth.accountRevokeOfflineToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/realms/{realm}/account/sign-in": {
         parameters: {
             query?: never;
@@ -779,6 +799,50 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user-management/org/{orgUUID}/offline-sessions/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The user's offline sessions (long-lived refresh tokens of `scope=offline_access`)
+         * @description Oldest first, live ones only. Each is one offline token, rotated on each use: its id is the `session_state` of its token responses. The tokens themselves are never shown.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
+         */
+        get: operations["users.offlineSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user-management/org/{orgUUID}/offline-sessions/users/{userId}/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End one of the user's offline sessions: its offline token stops working at once
+         * @description Recorded as the audit event `OFFLINE_SESSION_REVOKED` of the user.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
+         */
+        delete: operations["users.revokeOfflineSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1532,6 +1596,12 @@ export interface components {
             "password-confirm": string;
             "password-new": string;
         };
+        AccountRevokeOfflineTokenForm: {
+            /** @description The token of the page that sent the form */
+            csrf: string;
+            /** @description The offline session to end (its id, as the page lists it) */
+            session: string;
+        };
         AccountSignInForm: {
             /** @enum {string} */
             kc_locale?: "en" | "es" | "ja" | "pt";
@@ -1643,7 +1713,7 @@ export interface components {
         };
         AuditEvent: {
             /** @enum {string} */
-            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED" | "WEBHOOK_CREATED" | "WEBHOOK_UPDATED" | "WEBHOOK_DELETED" | "WEBHOOK_SECRET_ROTATED" | "WEBHOOK_DISABLED" | "SCIM_TOKEN_ISSUED" | "SCIM_TOKEN_REVOKED";
+            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "OFFLINE_SESSION_REVOKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED" | "WEBHOOK_CREATED" | "WEBHOOK_UPDATED" | "WEBHOOK_DELETED" | "WEBHOOK_SECRET_ROTATED" | "WEBHOOK_DISABLED" | "SCIM_TOKEN_ISSUED" | "SCIM_TOKEN_REVOKED";
             actor: components["schemas"]["Actor"];
             /** Format: date-time */
             at: string;
@@ -1958,6 +2028,24 @@ export interface components {
             error_description?: string;
         } & {
             [key: string]: unknown;
+        };
+        OfflineSession: {
+            /** @description The client that signed in */
+            clientId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When it ends unless refreshed before (each refresh moves it)
+             */
+            expiresAt: string;
+            /** @description The session id (`session_state` of its token responses) */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Its last refresh (its sign-in, when never refreshed)
+             */
+            lastUsedAt: string;
         };
         /** @description The realm's OpenID Connect configuration. */
         OpenIdConfiguration: {
@@ -2588,6 +2676,104 @@ export interface operations {
                  *     }
                  */
                 "application/x-www-form-urlencoded": components["schemas"]["AccountPasswordForm"];
+            };
+        };
+        responses: {
+            /** @description The next page, or the form again with what was wrong (in the page) */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: see the account page */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "auth.accountRevokeOfflineToken": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                realm: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "csrf": "<csrf of the page>",
+                 *       "session": "<session id>"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": components["schemas"]["AccountRevokeOfflineTokenForm"];
             };
         };
         responses: {
@@ -7901,6 +8087,243 @@ export interface operations {
             };
         };
     };
+    "users.offlineSessions": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                orgUUID: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The offline sessions */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OfflineSession"][];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "users.revokeOfflineSession": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                orgUUID: string;
+                sessionId: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
     "scim.listTokens": {
         parameters: {
             query?: never;
@@ -11874,7 +12297,7 @@ export interface operations {
                     description?: string;
                     /** @default true */
                     enabled?: boolean;
-                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked") | string)[];
+                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "user.offline_session_revoked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked") | string)[];
                     excludeActors?: string[];
                     url: string;
                 };
@@ -12156,7 +12579,7 @@ export interface operations {
                     description?: string;
                     /** @default true */
                     enabled?: boolean;
-                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked") | string)[];
+                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "user.offline_session_revoked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked") | string)[];
                     excludeActors?: string[];
                     url: string;
                 };
