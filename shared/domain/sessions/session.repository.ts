@@ -75,7 +75,9 @@ export function offlineSessionDelete(userUuid: string, sessionId: string): Table
   return {
     Delete: {
       Key: keys.sessionKey(sessionId),
-      ConditionExpression: 'userUuid = :user AND offline = :offline',
+      // `offline` is one of DynamoDB's reserved words.
+      ConditionExpression: 'userUuid = :user AND #offline = :offline',
+      ExpressionAttributeNames: { '#offline': 'offline' },
       ExpressionAttributeValues: { ':user': userUuid, ':offline': true },
     },
   };
