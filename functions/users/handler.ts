@@ -89,7 +89,7 @@ export const handlers = routes(
     handle: async ({ path, scope }) => noContentAfter(clearSignInLock(scope, path.userId)),
   }),
   tokenOperation(usersApi.offlineSessions, {
-    handle: async ({ path, scope }) => ok((await listOfflineSessions(scope, path.userId)).map(toOfflineSessionResponse), noStore),
+    handle: async ({ path, scope }) => ok((await listOfflineSessions(scope, path.userId)).map(toOfflineSessionResponse)),
   }),
   tokenOperation(usersApi.revokeOfflineSession, {
     handle: async ({ path, scope }) => noContentAfter(revokeOfflineSession(scope, path.userId, path.sessionId)),

@@ -126,7 +126,7 @@ export interface SignedIn {
   orgUuid: string;
   user: UserRecord;
   clientId: string;
-  /** The scope the client asked for (`openid` adds an ID token). */
+  /** The scope the client asked for (`openid` adds an ID token, `offline_access` makes an offline session). */
   scope: string | undefined;
   /** Epoch seconds the person signed in (the ID token's `auth_time`); now when absent. */
   authTime?: number;
