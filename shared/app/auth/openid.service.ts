@@ -58,9 +58,9 @@ export async function userInfo(realm: string, token: string | undefined): Promis
 }
 
 /**
- * RFC 7009 revocation. A refresh (or offline) or access token of this realm and client ends its session (an access
- * token lives no longer than its session here, so that is the only way to revoke one); any other token
- * is already useless here, and the answer is the same 200.
+ * RFC 7009 revocation. A refresh, offline or access token of this realm and client ends its session (an
+ * access token lives no longer than its session here, so that is the only way to revoke one); any other
+ * token is already useless here, and the answer is the same 200.
  */
 export async function revokeToken(realm: string, form: Map<string, string>): Promise<void> {
   const clientId = requireClient(form);
