@@ -106,6 +106,17 @@ async function accessToken(stack: EventStack, values: Record<string, string>): P
   return ((await response.json()) as { access_token: string }).access_token;
 }
 
+/** An offline session of a user (a password grant with `scope=offline_access`): its id, the token response's `session_state`. */
+async function offlineSession(stack: EventStack, values: Record<string, string>, username: string, password: string): Promise<string> {
+  const response = await fetch(`${stack.authUrl}/auth/realms/${values.__REALM__}/protocol/openid-connect/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'password', client_id: values.__CLIENT_ID__!, username, password, scope: 'offline_access' }),
+  });
+  if (response.status !== 200) throw new Error(`The token endpoint answered ${response.status} to the offline sign-in: ${await response.text()}`);
+  return ((await response.json()) as { session_state: string }).session_state;
+}
+
 /** How long the SCIM token an event is filled with works: long enough to invoke the event, no longer. */
 const SAMPLE_SCIM_TOKEN_MINUTES = 15;
 /** The SCIM token of each stack and organization this process fills events for. */
@@ -121,6 +132,11 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
   // A receiver on the local stack's loopback (it allows http there); give an https one of your own for a deployed stack.
   if ((needed.has('__WEBHOOK_ID__') || needed.has('__DELIVERY_ID__')) && !values.__WEBHOOK_URL__) needed.add('__WEBHOOK_URL__');
   set('__WEBHOOK_URL__', () => 'http://127.0.0.1:9/sam-webhook');
+  // An offline session is the user's own sign-in: the event's user is made here, whose password is known.
+  if (needed.has('__OFFLINE_SESSION_ID__') && values.__OFFLINE_SESSION_ID__ === undefined) {
+    if (values.__USER_UUID__ !== undefined) throw new UsageError('Give __OFFLINE_SESSION_ID__ with --set too: an offline session of __USER_UUID__ (its session_state)');
+    needed.add('__USER_UUID__');
+  }
   const derived = ['__ACCESS_TOKEN__', '__SUPERVISOR_UUID__', '__AGENT_UUID__', '__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__', '__JOB_ID__', '__WEBHOOK_ID__', '__DELIVERY_ID__', '__SCIM_TOKEN__', '__SCIM_TOKEN_ID__'];
   if (!derived.some((name) => needed.has(name) && values[name] === undefined)) return;
   const missing = ['__REALM__', '__CLIENT_ID__', '__ADMIN_EMAIL__', '__ADMIN_PASSWORD__', '__ORG_UUID__', '__ENV_UUID__', '__BOT_UUID__'].filter((name) => !values[name]);
@@ -147,6 +163,7 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
     );
     Object.assign(values, { __USER_UUID__: user.uuid, __USER_NAME__: user.name, __USER_EMAIL__: user.email });
     if (id === 'users.activate') await call('DELETE', userArea(`/users/${user.uuid}`), token);
+    if (needed.has('__OFFLINE_SESSION_ID__')) values.__OFFLINE_SESSION_ID__ = await offlineSession(stack, values, user.email, password);
     // A second grant, so revoking the first leaves one.
     if (id === 'bulk.revoke') {
       const permissions = [...user.permissions, { environmentUuid: values.__ENV_UUID__, botUuid: values.__OTHER_BOT_UUID__ }];

@@ -1,5 +1,5 @@
 import { ACCOUNT_PAGE_POLICY } from '../../shared/app/account/account-page';
-import { changePassword, pageLanguage, showAccount, signIn, signOut, type AccountAnswer, type AccountPage, type AccountRequest } from '../../shared/app/account/account.service';
+import { changePassword, pageLanguage, revokeOfflineToken, showAccount, signIn, signOut, type AccountAnswer, type AccountPage, type AccountRequest } from '../../shared/app/account/account.service';
 import { authApi } from '../../shared/edge/api/auth.api';
 import { withAuditContext } from '../../shared/domain/audit/audit-context';
 import { bearerToken } from '../../shared/app/auth/caller';
@@ -168,6 +168,7 @@ export const handlers = routes(
   publicOperation(authApi.accountSignIn, accountPage((request) => signIn(request))),
   publicOperation(authApi.accountPassword, accountPage((request) => changePassword(request))),
   publicOperation(authApi.accountSignOut, accountPage((request) => signOut(request))),
+  publicOperation(authApi.accountRevokeOfflineToken, accountPage((request) => revokeOfflineToken(request))),
 );
 
 export const handler = createFunction('auth', handlers);

@@ -13,7 +13,6 @@ import type { OrgScope } from '../../shared/domain/users/org-scope';
 import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../../shared/domain/users/user-lifecycle';
 import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/domain/users/user-queries';
 import { clearSignInLock, readSignInLock } from '../../shared/domain/users/user-sign-in-lock';
-import { toUserResponse } from '../../shared/domain/users/user.mapper';
 import {
   createIdentityProvider,
   deleteIdentityProvider,
@@ -22,6 +21,8 @@ import {
   updateIdentityProvider,
 } from '../../shared/domain/identity-providers/identity-provider.service';
 import { toIdentityProviderResponse } from '../../shared/domain/identity-providers/identity-provider.mapper';
+import { listOfflineSessions, revokeOfflineSession } from '../../shared/domain/users/user-offline-sessions';
+import { toOfflineSessionResponse, toUserResponse } from '../../shared/domain/users/user.mapper';
 import { toAttemptResponse, toScheduledResponse, toWebhookResponse } from '../../shared/domain/webhooks/webhook.mapper';
 import {
   createWebhook,
@@ -95,6 +96,12 @@ export const handlers = routes(
   }),
   tokenOperation(usersApi.clearBruteForce, {
     handle: async ({ path, scope }) => noContentAfter(clearSignInLock(scope, path.userId)),
+  }),
+  tokenOperation(usersApi.offlineSessions, {
+    handle: async ({ path, scope }) => ok((await listOfflineSessions(scope, path.userId)).map(toOfflineSessionResponse)),
+  }),
+  tokenOperation(usersApi.revokeOfflineSession, {
+    handle: async ({ path, scope }) => noContentAfter(revokeOfflineSession(scope, path.userId, path.sessionId)),
   }),
   tokenOperation(usersApi.auditEvents, {
     handle: async (input) => {

@@ -57,6 +57,7 @@ const tokenLifetimeKeys = {
   accessTokenSeconds: envNames.accessTokenSeconds,
   refreshTokenSeconds: envNames.refreshTokenSeconds,
   sessionMaxSeconds: envNames.sessionMaxSeconds,
+  offlineSessionIdleSeconds: envNames.offlineSessionIdleSeconds,
 } as const;
 
 export interface Throttle {

@@ -20,6 +20,8 @@ export interface Config {
   accessTokenSeconds: number;
   refreshTokenSeconds: number;
   sessionMaxSeconds: number;
+  /** How long an offline session (`scope=offline_access`) lives unused; each refresh starts it again. */
+  offlineSessionIdleSeconds: number;
   /** How long audit events are kept (their TTL), in days. */
   auditRetentionDays: number;
   /** Cognito's account quotas the functions pace themselves under (requests per second). */
@@ -84,6 +86,7 @@ export const envNames = {
   accessTokenSeconds: 'ACCESS_TOKEN_SECONDS',
   refreshTokenSeconds: 'REFRESH_TOKEN_SECONDS',
   sessionMaxSeconds: 'SESSION_MAX_SECONDS',
+  offlineSessionIdleSeconds: 'OFFLINE_SESSION_IDLE_SECONDS',
   auditRetentionDays: 'AUDIT_RETENTION_DAYS',
   cognitoUserCreationRate: 'COGNITO_USER_CREATION_RATE',
   mailQueueUrl: 'MAIL_QUEUE_URL',
@@ -224,6 +227,7 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
     accessTokenSeconds: () => positiveInt(env, envNames.accessTokenSeconds, 300),
     refreshTokenSeconds: () => positiveInt(env, envNames.refreshTokenSeconds, 1800),
     sessionMaxSeconds: () => positiveInt(env, envNames.sessionMaxSeconds, 36000),
+    offlineSessionIdleSeconds: () => positiveInt(env, envNames.offlineSessionIdleSeconds, 30 * DAY_SECONDS),
     auditRetentionDays: () => positiveInt(env, envNames.auditRetentionDays, 400),
     // Cognito's default UserCreation quota (AdminCreateUser); an account granted more sets it.
     cognitoQuotas: () => lazily<Config['cognitoQuotas']>({ userCreationPerSecond: () => positiveInt(env, envNames.cognitoUserCreationRate, 50) }),

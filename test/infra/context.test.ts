@@ -71,6 +71,7 @@ const staging = {
   workerConcurrency: 'none',
   refreshTokenSeconds: 900,
   sessionMaxSeconds: '7200',
+  offlineSessionIdleSeconds: '604800',
 };
 
 let synthesized: Synthesized;
@@ -134,13 +135,13 @@ test('the token issuer, token lifetimes and sender come from context', () => {
   synthesized.template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'mail@example.org' });
 });
 
-test('refreshTokenSeconds and sessionMaxSeconds set their variables in every function; unset, the token issuer is the API', () => {
+test('refreshTokenSeconds, sessionMaxSeconds and offlineSessionIdleSeconds set their variables in every function; unset, the token issuer is the API', () => {
   const environmentsOf = environments(stagingSynth);
   expect(environmentsOf).toHaveLength(resourceGroups.length);
   const apiId = Object.keys(stagingSynth.template.findResources('AWS::ApiGatewayV2::Api'))[0]!;
   expect(environmentsOf.filter((environment) => !readsData(environment)).map((environment) => environment.POWERTOOLS_SERVICE_NAME)).toEqual(['docs']);
   for (const environment of environmentsOf.filter(readsData)) {
-    expect(environment).toMatchObject({ REFRESH_TOKEN_SECONDS: '900', SESSION_MAX_SECONDS: '7200' });
+    expect(environment).toMatchObject({ REFRESH_TOKEN_SECONDS: '900', SESSION_MAX_SECONDS: '7200', OFFLINE_SESSION_IDLE_SECONDS: '604800' });
     expect(environment.ACCESS_TOKEN_SECONDS).toBeUndefined();
     expect(environment.TOKEN_ISSUER).toEqual({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [apiId, 'ApiEndpoint'] }, '/auth']] });
   }

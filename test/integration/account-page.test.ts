@@ -1,8 +1,8 @@
 import { ACCOUNT_PAGE_POLICY } from '../../shared/app/account/account-page';
 import { bearer, getCurrentUser, TEST_PASSWORD } from '../support/auth-helpers';
 import { send, type ApiResponse } from '../support/http-client';
-import { stack } from '../support/stack';
-import { createViaApi, freshOrganization, member, onlyMailTo, signIn, uniqueEmail, type TestOrg } from '../support/user-helpers';
+import { requestToken, stack } from '../support/stack';
+import { createViaApi, freshOrganization, member, onlyMailTo, refresh, signIn, uniqueEmail, type TestOrg } from '../support/user-helpers';
 
 /** The account page over HTTP, as a browser without script would use it (the Chromium test is in account-browser). */
 
@@ -60,6 +60,13 @@ class Browser {
     }
     return response;
   }
+}
+
+/** An offline sign-in (`scope=offline_access`) of a user of the test organization: its tokens. */
+async function offlineSignIn(email: string): Promise<{ refresh_token: string; session_state: string }> {
+  const response = await requestToken(org.realm, { grant_type: 'password', client_id: stack().clientId, username: email, password: TEST_PASSWORD, scope: 'offline_access' });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { refresh_token: string; session_state: string };
 }
 
 const heading = (page: ApiResponse) => page.text.match(/<h1>([^<]*)<\/h1>/)?.[1];
@@ -177,6 +184,51 @@ describe('the account page', () => {
     expect((await browser.get('?status=signed-out')).text).toContain('You have signed out.');
     browser.session = stolen;
     expect(heading(await browser.get())).toBe(`Sign in to ${org.realm}`);
+  });
+
+  test("lists the user's offline tokens and revokes one with the page's token; a forged form revokes nothing", async () => {
+    const user = await member(org, 'VIEWER');
+    const kept = await offlineSignIn(user.email);
+    const revoked = await offlineSignIn(user.email);
+    const browser = new Browser(org.realm);
+    await browser.post('sign-in', { username: user.email, password: TEST_PASSWORD });
+
+    const profile = await browser.get();
+    expect(profile.text).toContain('<h2>Offline tokens</h2>');
+    const listed = [...profile.text.matchAll(/name="session" value="([^"]+)"/g)].map((match) => match[1]);
+    expect(listed.sort()).toEqual([kept.session_state, revoked.session_state].sort());
+    expect(profile.text).toMatch(/<dt>Last used<\/dt><dd><time datetime="[^"]+Z">[^<]+ UTC<\/time><\/dd>/);
+    expect(profile.text).not.toContain(kept.refresh_token);
+
+    const forged = await browser.post('revoke-offline-token', { csrf: 'not-the-token', session: revoked.session_state });
+    expect(forged.status).toBe(303);
+    const stillWorking = await refresh(org.realm, revoked.refresh_token);
+    expect(stillWorking.status).toBe(200);
+    const { refresh_token: rotated } = (await stillWorking.json()) as { refresh_token: string };
+    expect((await browser.get()).text.match(/name="session" value="([^"]+)"/g)).toHaveLength(2);
+
+    const done = await browser.post('revoke-offline-token', { csrf: browser.csrfOf(profile), session: revoked.session_state });
+    expect(done.status).toBe(303);
+    expect(done.headers.get('location')).toBe('../account?kc_locale=en&status=offline-token-revoked');
+    const after = await browser.get('?kc_locale=en&status=offline-token-revoked');
+    expect(after.text).toContain('The offline token has been revoked.');
+    expect([...after.text.matchAll(/name="session" value="([^"]+)"/g)].map((match) => match[1])).toEqual([kept.session_state]);
+    expect((await refresh(org.realm, rotated)).status).toBe(400);
+    expect((await refresh(org.realm, kept.refresh_token)).status).toBe(200);
+  });
+
+  test("a user may revoke none of another user's offline tokens from the page", async () => {
+    const [user, other] = await Promise.all([member(org, 'VIEWER'), member(org, 'VIEWER')]);
+    const theirs = await offlineSignIn(other.email);
+    const browser = new Browser(org.realm);
+    await browser.post('sign-in', { username: user.email, password: TEST_PASSWORD });
+    const profile = await browser.get();
+    expect(profile.text).toContain('You have no offline tokens.');
+
+    const attempt = await browser.post('revoke-offline-token', { csrf: browser.csrfOf(profile), session: theirs.session_state });
+
+    expect(attempt.headers.get('location')).toBe('../account?kc_locale=en');
+    expect((await refresh(org.realm, theirs.refresh_token)).status).toBe(200);
   });
 
   test("one realm's page session means nothing to another realm's page", async () => {

@@ -38,6 +38,8 @@ const expectedStatus: Record<string, number | undefined> = {
   // No page session (a file cannot hold one): back to the page, which asks to sign in.
   'auth.accountPassword': 303,
   'auth.accountSignOut': 303,
+  // No page session either: back to the page.
+  'auth.accountRevokeOfflineToken': 303,
   'docs.root': 302,
   'docs.openapi': 200,
   'docs.ui': 200,
@@ -53,6 +55,8 @@ const expectedStatus: Record<string, number | undefined> = {
   'users.delete': 204,
   'users.bruteForce': 200,
   'users.clearBruteForce': 204,
+  'users.offlineSessions': 200,
+  'users.revokeOfflineSession': 204,
   'users.auditEvents': 200,
   'bulk.create': 200,
   'bulk.upload': 201,

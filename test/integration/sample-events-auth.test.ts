@@ -3,7 +3,7 @@ import { signIn as accountSignIn } from '../../shared/app/account/account.servic
 import { REFERENCE_POLICY } from '../../shared/edge/docs/reference-page';
 import { TEST_PASSWORD, createTestUser, passwordToken } from '../support/auth-helpers';
 import { bodyOf, replayRouteEvents, type Replay } from '../support/sample-events';
-import { stack } from '../support/stack';
+import { requestToken, stack } from '../support/stack';
 import { refresh } from '../support/user-helpers';
 
 /** The sample events of the auth function (tokens, OpenID Connect, the account page) and of the API reference (docs). */
@@ -57,6 +57,18 @@ async function withSignInRequest(replay: Replay): Promise<void> {
   replay.event.body = new URLSearchParams({ request: request ?? '', username: admin.email, password: admin.password }).toString();
 }
 
+/** Gives the event's account-page user an offline token, and the event that token's session to revoke. */
+async function withOfflineToken(replay: Replay): Promise<void> {
+  await withAccountSession(replay, {});
+  const { values } = replay;
+  const response = await requestToken(values.__REALM__!, { grant_type: 'password', client_id: stack().clientId, username: values.__ACCOUNT_EMAIL__!, password: TEST_PASSWORD, scope: 'offline_access' });
+  const { refresh_token, session_state } = (await response.json()) as { refresh_token: string; session_state: string };
+  values.__REFRESH_TOKEN__ = refresh_token;
+  const form = new URLSearchParams(replay.event.body);
+  form.set('session', session_state);
+  replay.event.body = form.toString();
+}
+
 replayRouteEvents(['auth', 'docs'], {
   prepare: {
     'auth.authenticate': withSignInRequest,
@@ -66,6 +78,7 @@ replayRouteEvents(['auth', 'docs'], {
     'auth.accountPassword': async (replay) =>
       withAccountSession(replay, { password: TEST_PASSWORD, 'password-new': 'Events-Passw0rd', 'password-confirm': 'Events-Passw0rd' }),
     'auth.accountSignOut': async (replay) => withAccountSession(replay, {}),
+    'auth.accountRevokeOfflineToken': withOfflineToken,
   },
   expectations: {
     'auth.authorize': async (result) => {
@@ -116,6 +129,10 @@ replayRouteEvents(['auth', 'docs'], {
     'auth.accountSignOut': async (result) => {
       expect(result.headers?.location).toBe('../account?kc_locale=es&status=signed-out');
       expect(result.cookies).toEqual([expect.stringMatching(/^ACCOUNT_SESSION=; .*Max-Age=0$/)]);
+    },
+    'auth.accountRevokeOfflineToken': async (result, { values }) => {
+      expect(result.headers?.location).toBe('../account?kc_locale=es&status=offline-token-revoked');
+      await expectSessionEnded(values);
     },
     // The API reference: its document names the address the event reached (Host, x-forwarded-proto).
     'docs.root': async (result) => {

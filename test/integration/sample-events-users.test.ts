@@ -1,3 +1,4 @@
+import { expectStatus, stackApiClient } from '../support/api-client';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
 import type { components } from '../support/generated/api-types';
 import { bodyOf, deleteUser, expectNoSignIn, readUser, replayRouteEvents, subjectOf } from '../support/sample-events';
@@ -5,6 +6,15 @@ import { stack } from '../support/stack';
 import { mailsTo } from '../support/user-helpers';
 
 /** The sample events of the users function (users, audit events, webhooks), of SCIM and of configurations. */
+
+/** A user's offline sessions as its organization's ADMIN lists them. */
+async function offlineSessionsOf(token: string, userUuid: string): Promise<unknown[]> {
+  const { body } = await expectStatus(
+    200,
+    stackApiClient(token).GET('/user-management/org/{orgUUID}/offline-sessions/users/{userId}', { params: { path: { orgUUID: stack().orgs[0]!.uuid, userId: userUuid } } }),
+  );
+  return body;
+}
 
 replayRouteEvents(['users', 'scim', 'configurations'], {
   prepare: {
@@ -17,6 +27,16 @@ replayRouteEvents(['users', 'scim', 'configurations'], {
     },
     'users.clearBruteForce': async (result) => {
       expect(result.statusCode).toBe(204);
+    },
+    // The user the test created has never signed in with offline access.
+    'users.offlineSessions': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(bodyOf(result)).toEqual([]);
+    },
+    // Its one offline session, which the event ends.
+    'users.revokeOfflineSession': async (result, { user }, token) => {
+      expect(result.statusCode).toBe(204);
+      expect(await offlineSessionsOf(token, user!.uuid)).toEqual([]);
     },
     'users.list': async (result, { user }) => {
       expect(result.statusCode).toBe(200);

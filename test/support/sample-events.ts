@@ -15,7 +15,7 @@ import { TEST_PASSWORD, bearer } from './auth-helpers';
 import { agentsOf, seededBot, supervisorsOf } from './bot-helpers';
 import type { components } from './generated/api-types';
 import { send } from './http-client';
-import { adminToken, stack, unique, userArea } from './stack';
+import { adminToken, requestToken, stack, unique, userArea } from './stack';
 import { eventually, startReceiver, type Receiver } from './webhook-receiver';
 import { signIn } from './user-helpers';
 
@@ -231,6 +231,7 @@ export async function fill(file: string): Promise<Replay> {
     user = await createUser(token);
     Object.assign(values, { __USER_UUID__: user.uuid, __USER_NAME__: user.name, __USER_EMAIL__: user.email });
   }
+  if (all.includes('__OFFLINE_SESSION_ID__')) values.__OFFLINE_SESSION_ID__ = await offlineSessionOf(user!.email);
   if (/__WEBHOOK_(URL|ID)__|__DELIVERY_ID__/.test(all)) values.__WEBHOOK_URL__ = (await webhookReceiver()).url;
   if (/__WEBHOOK_ID__|__DELIVERY_ID__/.test(all)) values.__WEBHOOK_ID__ = await createWebhookOf(token, values.__WEBHOOK_URL__!);
   if (all.includes('__DELIVERY_ID__')) values.__DELIVERY_ID__ = await pingedDelivery(token, values.__WEBHOOK_ID__!);
@@ -254,6 +255,13 @@ export async function fill(file: string): Promise<Replay> {
     ...(decodedBody !== undefined ? { decodedBody } : {}),
     ...(job ? { job } : {}),
   };
+}
+
+/** An offline session of a user of the first organization (a password grant with `scope=offline_access`): its id. */
+async function offlineSessionOf(email: string): Promise<string> {
+  const response = await requestToken(stack().orgs[0]!.name, { grant_type: 'password', client_id: stack().clientId, username: email, password: TEST_PASSWORD, scope: 'offline_access' });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { session_state: string }).session_state;
 }
 
 let receiver: Receiver | undefined;
@@ -315,7 +323,7 @@ export function expectNamesEvents(table: Record<string, unknown>, ids: string[])
   if (unknown.length > 0) throw new Error(`No sample event among ${ids.join(', ')} is named ${unknown.join(', ')}`);
 }
 
-const accountForms = new Set(['auth.accountSignIn', 'auth.accountPassword', 'auth.accountSignOut']);
+const accountForms = new Set(['auth.accountSignIn', 'auth.accountPassword', 'auth.accountSignOut', 'auth.accountRevokeOfflineToken']);
 
 /**
  * Declares one test per route event of these functions: it fills the event, prepares what its route

@@ -51,6 +51,19 @@ describe('the account page HTML', () => {
     expect(html).toMatch(/autocomplete="username"/);
   });
 
+  test("lists the offline tokens with a revoke form each, posting to the page's form from the page and from a form", () => {
+    const offlineTokens = [{ id: 'a"b', createdAt: 1_795_000_000, lastUsedAt: 1_795_086_400 }];
+    const fromPage = renderAccountPage({ kind: 'profile', profile, csrf: 't', offlineTokens }, 'en', 'page');
+    const fromForm = renderAccountPage({ kind: 'profile', profile, csrf: 't', offlineTokens }, 'ja', 'form');
+
+    expect(fromPage).toContain('<form method="post" action="account/revoke-offline-token?kc_locale=en">');
+    expect(fromForm).toContain('action="revoke-offline-token?kc_locale=ja"');
+    expect(fromPage).toContain('<input type="hidden" name="session" value="a&quot;b">');
+    expect(fromPage).toContain('<dt>Created</dt><dd><time datetime="2026-11-18T11:06:40.000Z">');
+    expect(fromPage).toMatch(/aria-describedby="offline-token-0">Revoke<\/button>/);
+    expect(renderAccountPage({ kind: 'profile', profile, csrf: 't', offlineTokens: [] }, 'es', 'page')).toContain('No tienes tokens sin conexión.');
+  });
+
   test('every language says every text', () => {
     for (const language of languages) {
       for (const [key, value] of Object.entries(accountCopies[language])) {

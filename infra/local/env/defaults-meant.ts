@@ -20,6 +20,7 @@ export const defaultsMeant: readonly DefaultMeant[] = [
   { variable: envNames.accessTokenSeconds, functions: 'all', reason: TOKEN_LIFETIME },
   { variable: envNames.refreshTokenSeconds, functions: 'all', reason: TOKEN_LIFETIME },
   { variable: envNames.sessionMaxSeconds, functions: 'all', reason: TOKEN_LIFETIME },
+  { variable: envNames.offlineSessionIdleSeconds, functions: 'all', reason: TOKEN_LIFETIME },
   {
     variable: envNames.auditRetentionDays,
     functions: 'all',

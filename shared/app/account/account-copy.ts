@@ -32,6 +32,13 @@ export interface AccountCopy {
   signOut: string;
   signedOut: string;
   sessionEnded: string;
+  offlineTokensTitle: string;
+  offlineTokensLead: string;
+  noOfflineTokens: string;
+  created: string;
+  lastUsed: string;
+  revoke: string;
+  offlineTokenRevoked: string;
   languages: string;
 }
 
@@ -64,6 +71,13 @@ const en: AccountCopy = {
   signOut: 'Sign out',
   signedOut: 'You have signed out.',
   sessionEnded: 'Your session has ended. Please sign in again.',
+  offlineTokensTitle: 'Offline tokens',
+  offlineTokensLead: 'Tools and scripts you signed in with offline access keep working with these until you revoke them or they go unused for too long.',
+  noOfflineTokens: 'You have no offline tokens.',
+  created: 'Created',
+  lastUsed: 'Last used',
+  revoke: 'Revoke',
+  offlineTokenRevoked: 'The offline token has been revoked.',
   languages: 'Language',
 };
 
@@ -96,6 +110,13 @@ const es: AccountCopy = {
   signOut: 'Cerrar sesión',
   signedOut: 'Has cerrado la sesión.',
   sessionEnded: 'Tu sesión ha terminado. Vuelve a iniciar sesión.',
+  offlineTokensTitle: 'Tokens sin conexión',
+  offlineTokensLead: 'Las herramientas y los scripts a los que diste acceso sin conexión siguen funcionando con estos tokens hasta que los revoques o pasen demasiado tiempo sin usarse.',
+  noOfflineTokens: 'No tienes tokens sin conexión.',
+  created: 'Creado',
+  lastUsed: 'Último uso',
+  revoke: 'Revocar',
+  offlineTokenRevoked: 'Se ha revocado el token sin conexión.',
   languages: 'Idioma',
 };
 
@@ -128,6 +149,13 @@ const ja: AccountCopy = {
   signOut: 'サインアウト',
   signedOut: 'サインアウトしました。',
   sessionEnded: 'セッションが終了しました。もう一度サインインしてください。',
+  offlineTokensTitle: 'オフライントークン',
+  offlineTokensLead: 'オフラインアクセスでサインインしたツールやスクリプトは、取り消すか長期間使われなくなるまで、これらのトークンで動作し続けます。',
+  noOfflineTokens: 'オフライントークンはありません。',
+  created: '作成日時',
+  lastUsed: '最終使用日時',
+  revoke: '取り消す',
+  offlineTokenRevoked: 'オフライントークンを取り消しました。',
   languages: '言語',
 };
 
@@ -160,6 +188,13 @@ const pt: AccountCopy = {
   signOut: 'Sair',
   signedOut: 'Você saiu da conta.',
   sessionEnded: 'Sua sessão terminou. Entre novamente.',
+  offlineTokensTitle: 'Tokens offline',
+  offlineTokensLead: 'Ferramentas e scripts em que você entrou com acesso offline continuam funcionando com estes tokens até você revogá-los ou até ficarem sem uso por tempo demais.',
+  noOfflineTokens: 'Você não tem tokens offline.',
+  created: 'Criado',
+  lastUsed: 'Último uso',
+  revoke: 'Revogar',
+  offlineTokenRevoked: 'O token offline foi revogado.',
   languages: 'Idioma',
 };
 

@@ -9,7 +9,7 @@ import { accountCopies, type AccountCopy } from './account-copy';
  */
 export type PageAt = 'page' | 'form';
 
-export type Notice = 'password-saved' | 'signed-out' | 'session-ended';
+export type Notice = 'password-saved' | 'signed-out' | 'session-ended' | 'offline-token-revoked';
 export type FieldError = 'invalid-credentials' | 'password-expired' | 'password-mismatch' | 'password-weak' | 'password-reused';
 
 export interface Profile {
@@ -19,10 +19,17 @@ export interface Profile {
   role: string;
 }
 
+/** One of the user's offline tokens (an offline session): its id and when it began and was last used, in epoch seconds. */
+export interface OfflineToken {
+  id: string;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
 export type View =
   | { kind: 'sign-in'; realm: string; email?: string; error?: FieldError; notice?: Notice }
   | { kind: 'set-password'; realm: string; email: string; csrf: string; error?: FieldError }
-  | { kind: 'profile'; profile: Profile; csrf: string; error?: FieldError; notice?: Notice };
+  | { kind: 'profile'; profile: Profile; csrf: string; offlineTokens?: OfflineToken[]; error?: FieldError; notice?: Notice };
 
 export const PAGE_STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Hiragino Sans","Noto Sans JP",Meiryo,sans-serif;line-height:1.5}
@@ -63,7 +70,7 @@ const fieldErrorText = (copy: AccountCopy, error: FieldError) =>
   })[error];
 
 const noticeText = (copy: AccountCopy, notice: Notice) =>
-  ({ 'password-saved': copy.passwordSaved, 'signed-out': copy.signedOut, 'session-ended': copy.sessionEnded })[notice];
+  ({ 'password-saved': copy.passwordSaved, 'signed-out': copy.signedOut, 'session-ended': copy.sessionEnded, 'offline-token-revoked': copy.offlineTokenRevoked })[notice];
 
 /** Renders one view of the account page in one language. */
 export function renderAccountPage(view: View, language: Language, at: PageAt): string {
@@ -120,7 +127,7 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
 <label for="password">${e(copy.currentPassword)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials')}>${passwordFields(view.error)}
 <button type="submit">${e(copy.savePassword)}</button>
-</form>${signOutForm(copy, action, view.csrf)}`;
+</form>${offlineTokensSection(copy, language, action, view.csrf, view.offlineTokens ?? [])}${signOutForm(copy, action, view.csrf)}`;
       break;
     }
   }
@@ -150,6 +157,37 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
 }
 
 const newPasswordWrong = (error: FieldError | undefined) => error === 'password-weak' || error === 'password-reused';
+
+/** A moment in the page's language, in UTC (the page has no script to learn the browser's zone). */
+function moment(language: Language, epochSeconds: number): string {
+  const date = new Date(epochSeconds * 1000);
+  const shown = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(date);
+  return `<time datetime="${date.toISOString()}">${e(shown)} UTC</time>`;
+}
+
+/** The user's offline tokens, each with its own revoke form. */
+function offlineTokensSection(copy: AccountCopy, language: Language, action: (form: string) => string, csrf: string, tokens: OfflineToken[]): string {
+  const items = tokens
+    .map(
+      (token, index) => `
+<li><dl id="offline-token-${index}">
+<dt>${e(copy.created)}</dt><dd>${moment(language, token.createdAt)}</dd>
+<dt>${e(copy.lastUsed)}</dt><dd>${moment(language, token.lastUsedAt)}</dd>
+</dl>
+<form method="post" action="${action('revoke-offline-token')}">
+<input type="hidden" name="csrf" value="${e(csrf)}">
+<input type="hidden" name="session" value="${e(token.id)}">
+<button type="submit" class="secondary" aria-describedby="offline-token-${index}">${e(copy.revoke)}</button>
+</form></li>`,
+    )
+    .join('');
+  return `
+<h2>${e(copy.offlineTokensTitle)}</h2>
+<p class="hint">${e(copy.offlineTokensLead)}</p>${tokens.length === 0 ? `
+<p>${e(copy.noOfflineTokens)}</p>` : `
+<ul>${items}
+</ul>`}`;
+}
 
 function signOutForm(copy: AccountCopy, action: (form: string) => string, csrf: string): string {
   return `

@@ -22,5 +22,12 @@ export const accountSchemas = lazy(() => {
 
   const accountSignOutSchema = z.object({ csrf: z.string() }).register(schemaRegistry, { id: 'AccountSignOutForm' });
 
-  return { accountSignInSchema, accountPasswordSchema, accountSignOutSchema };
+  const accountRevokeOfflineTokenSchema = z
+    .object({
+      csrf: z.string().check(z.describe('The token of the page that sent the form')),
+      session: z.string().check(z.describe('The offline session to end (its id, as the page lists it)')),
+    })
+    .register(schemaRegistry, { id: 'AccountRevokeOfflineTokenForm' });
+
+  return { accountSignInSchema, accountPasswordSchema, accountSignOutSchema, accountRevokeOfflineTokenSchema };
 });

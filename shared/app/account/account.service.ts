@@ -1,6 +1,6 @@
 import { OAuthError } from '../auth/oauth-errors';
 import { organizationOfRealm } from '../auth/realm';
-import { revokeSessionsOf } from '../../domain/sessions/session.repository';
+import { deleteOfflineSessionOf, offlineSessionsOf, revokeSessionsOf } from '../../domain/sessions/session.repository';
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
@@ -14,7 +14,7 @@ import { beginAccountSession, csrfMatches, endAccountSession, readAccountSession
  * The account page at `{issuer}/account` (Keycloak's account console, reduced to what a new user
  * needs): sign in with e-mail and password; set a password of one's own when the current one is the
  * temporary one of a welcome e-mail (nothing else is possible until then); see one's profile; change
- * the password; sign out. Sign-in goes through the token endpoint's own check, brute-force lockout
+ * the password; see and revoke one's offline tokens; sign out. Sign-in goes through the token endpoint's own check, brute-force lockout
  * included. Forms answer "back to the page" when done (so a reload never posts twice), with the page
  * session begun or ended, or the form again with what was wrong; the HTTP layer turns those into a
  * redirect and a cookie.
@@ -60,7 +60,7 @@ export function pageLanguage(locale: string | undefined, acceptLanguage: string 
   return ranked.map((entry) => entry.primary).find((primary): primary is Language => languages.includes(primary as Language)) ?? defaultLanguage;
 }
 
-const NOTICES: readonly string[] = ['password-saved', 'signed-out', 'session-ended'] satisfies Notice[];
+const NOTICES: readonly string[] = ['password-saved', 'signed-out', 'session-ended', 'offline-token-revoked'] satisfies Notice[];
 
 /** GET `…/account`: the sign-in form, the set-password form, or the profile. */
 export async function showAccount(request: AccountRequest): Promise<AccountPage> {
@@ -144,6 +144,18 @@ export async function signOut(request: AccountRequest): Promise<AccountAnswer> {
   return back(context, account ? undefined : 'signed-out');
 }
 
+/** POST `…/account/revoke-offline-token`: ends one of the user's own offline sessions (its token stops working). */
+export async function revokeOfflineToken(request: AccountRequest): Promise<AccountAnswer> {
+  const context = await pageContext(request);
+  const { account, form } = context;
+  if (!account || !csrfMatches(account, form.get('csrf') ?? undefined)) return back(context, account ? undefined : 'session-ended');
+  if (account.session.mustSetPassword) return back(context, undefined);
+  const sessionId = form.get('session') ?? '';
+  // Only one of the user's own: another user's id, or a token already ended, changes nothing.
+  const revoked = sessionId !== '' && sessionId.length <= 64 && (await deleteOfflineSessionOf(account.session.userUuid, sessionId));
+  return back(context, revoked ? 'offline-token-revoked' : undefined);
+}
+
 interface PageContext {
   realm: string;
   orgUuid: string;
@@ -178,12 +190,17 @@ async function currentView(context: PageContext, notice: Notice | undefined): Pr
 }
 
 async function profileView(context: PageContext, account: AccountSession, error?: FieldError, notice?: Notice): Promise<View> {
-  const user = await findActiveUser(account.session.orgUuid, account.session.userUuid);
+  const { orgUuid, userUuid } = account.session;
+  const [user, offline] = await Promise.all([findActiveUser(orgUuid, userUuid), offlineSessionsOf(userUuid)]);
   if (!user) return { kind: 'sign-in', realm: context.realm, notice: 'session-ended' };
   return {
     kind: 'profile',
     profile: { name: user.name, email: user.email, realm: context.realm, role: user.role },
     csrf: account.csrf,
+    offlineTokens: offline.map((session) => {
+      const createdAt = session.createdAt ?? session.authTime ?? session.expiresAt;
+      return { id: session.sessionId, createdAt, lastUsedAt: session.lastUsedAt ?? createdAt };
+    }),
     ...(error ? { error } : {}),
     ...(notice ? { notice } : {}),
   };

@@ -28,9 +28,16 @@ export interface IdClaims extends SessionClaims {
 
 export const DEFAULT_SCOPE = 'profile email';
 
-/** The granted scope: ours always, plus `openid` when the client asked for it. */
+/** The scope that asks for an offline session (Keycloak's offline tokens). */
+export const OFFLINE_SCOPE = 'offline_access';
+
+/** Whether a requested scope asks for an offline session. */
+export const asksOffline = (requested: string | undefined): boolean => requested?.split(' ').includes(OFFLINE_SCOPE) ?? false;
+
+/** The granted scope: ours always, plus `openid` and `offline_access` when the client asked for them. */
 export function grantedScope(requested: string | undefined): string {
-  return requested?.split(' ').includes('openid') ? `openid ${DEFAULT_SCOPE}` : DEFAULT_SCOPE;
+  const scope = requested?.split(' ').includes('openid') ? `openid ${DEFAULT_SCOPE}` : DEFAULT_SCOPE;
+  return asksOffline(requested) ? `${scope} ${OFFLINE_SCOPE}` : scope;
 }
 
 export interface TokenSubject {

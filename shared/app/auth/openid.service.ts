@@ -4,7 +4,7 @@ import type { DiscoverySchema, UserInfoSchema } from './auth.responses';
 import { realmIssuer, verifyJwt } from './jwt';
 import { callerOfToken } from './caller';
 import { OAuthError } from './oauth-errors';
-import { readRefreshToken } from './refresh-token';
+import { isRefreshType, readRefreshToken } from './refresh-token';
 import { deleteSession, getSession } from '../../domain/sessions/session.repository';
 import { canonicalRealm, organizationOfRealm } from './realm';
 import { requireClient, requireParam } from './token.service';
@@ -61,9 +61,9 @@ export async function userInfo(realm: string, token: string | undefined): Promis
 }
 
 /**
- * RFC 7009 revocation. A refresh or access token of this realm and client ends its session (an access
- * token lives no longer than its session here, so that is the only way to revoke one); any other token
- * is already useless here, and the answer is the same 200.
+ * RFC 7009 revocation. A refresh, offline or access token of this realm and client ends its session (an
+ * access token lives no longer than its session here, so that is the only way to revoke one); any other
+ * token is already useless here, and the answer is the same 200.
  */
 export async function revokeToken(realm: string, form: Map<string, string>): Promise<void> {
   const clientId = requireClient(form);
@@ -71,7 +71,7 @@ export async function revokeToken(realm: string, form: Map<string, string>): Pro
   const claims = await verifyJwt(token).catch(() => undefined);
   const ours =
     claims &&
-    (claims.typ === 'Refresh' || claims.typ === 'Bearer') &&
+    (isRefreshType(claims.typ) || claims.typ === 'Bearer') &&
     claims.iss === realmIssuer(canonicalRealm(realm)) &&
     claims.azp === clientId &&
     typeof claims.sid === 'string';

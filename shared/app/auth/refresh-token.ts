@@ -2,13 +2,19 @@ import { realmIssuer, signJwt, verifyJwt, type SessionClaims } from './jwt';
 
 /**
  * A refresh token in Keycloak's shape (a JWT of `typ` "Refresh", `aud` the realm's issuer), so that
- * clients which decode it work. Its `jti` is the session's current rotation secret: the session keeps
- * only the secret's hash, so the token is single-use and the session store stays the truth.
+ * clients which decode it work; an offline session's is of `typ` "Offline", as Keycloak's offline
+ * tokens are. Its `jti` is the session's current rotation secret: the session keeps only the secret's
+ * hash, so the token is single-use and the session store stays the truth.
  */
 export interface RefreshClaims extends SessionClaims {
-  typ: 'Refresh';
+  typ: RefreshTokenType;
   scope: string;
 }
+
+export type RefreshTokenType = 'Refresh' | 'Offline';
+
+/** Whether a token's `typ` is a refresh token's, online or offline. */
+export const isRefreshType = (typ: unknown): typ is RefreshTokenType => typ === 'Refresh' || typ === 'Offline';
 
 const SECRET = /^[A-Za-z0-9_-]{43}$/;
 
@@ -20,6 +26,7 @@ export async function issueRefreshToken(subject: {
   scope: string;
   secret: string;
   expiresAt: number;
+  offline?: boolean;
 }): Promise<string> {
   const issuer = realmIssuer(subject.realm);
   const claims: RefreshClaims = {
@@ -29,7 +36,7 @@ export async function issueRefreshToken(subject: {
     sub: subject.userUuid,
     sid: subject.sessionId,
     jti: subject.secret,
-    typ: 'Refresh',
+    typ: subject.offline ? 'Offline' : 'Refresh',
     scope: subject.scope,
     iat: Math.floor(Date.now() / 1000),
     exp: subject.expiresAt,
@@ -43,7 +50,7 @@ export async function readRefreshToken(token: string, realm: string, clientId: s
   if (!claims) return undefined;
   const issuer = realmIssuer(realm);
   const valid =
-    claims.typ === 'Refresh' &&
+    isRefreshType(claims.typ) &&
     claims.iss === issuer &&
     claims.aud === issuer &&
     claims.azp === clientId &&

@@ -3,7 +3,7 @@ import { config } from '../../kernel/config';
 import type { IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { findActiveUser } from '../../domain/users/user.repository';
-import { grantedScope, issueAccessToken, issueIdToken, randomId } from './access-token';
+import { asksOffline, grantedScope, issueAccessToken, issueIdToken, randomId } from './access-token';
 import { OAuthError } from './oauth-errors';
 import { canonicalRealm, organizationOfRealm } from './realm';
 import { readRefreshToken, issueRefreshToken } from './refresh-token';
@@ -99,7 +99,7 @@ export interface SignedIn {
   orgUuid: string;
   user: UserRecord;
   clientId: string;
-  /** The scope the client asked for (`openid` adds an ID token). */
+  /** The scope the client asked for (`openid` adds an ID token, `offline_access` makes an offline session). */
   scope: string | undefined;
   /** Epoch seconds the person signed in (the ID token's `auth_time`); now when absent. */
   authTime?: number;
@@ -109,10 +109,15 @@ export interface SignedIn {
   sessionId?: string;
 }
 
-/** Begins a refresh session for a sign-in and answers its first tokens. */
+/**
+ * Begins a refresh session for a sign-in and answers its first tokens. A scope with `offline_access`
+ * begins an offline session: no absolute end, only an idle expiry (`offlineSessionIdleSeconds`) that
+ * each refresh renews, and refresh tokens of `typ` "Offline".
+ */
 export async function startSession(realm: string, signedIn: SignedIn): Promise<TokenResponse> {
-  const { refreshTokenSeconds, sessionMaxSeconds } = config();
+  const { refreshTokenSeconds, sessionMaxSeconds, offlineSessionIdleSeconds } = config();
   const secret = newSecret();
+  const offline = asksOffline(signedIn.scope);
   const session: Session = {
     sessionId: signedIn.sessionId ?? randomId(),
     userUuid: signedIn.user.uuid,
@@ -121,8 +126,10 @@ export async function startSession(realm: string, signedIn: SignedIn): Promise<T
     scope: grantedScope(signedIn.scope),
     authTime: signedIn.authTime ?? now(),
     secretHash: hashSecret(secret),
-    expiresAt: now() + Math.min(refreshTokenSeconds, sessionMaxSeconds),
-    endsAt: now() + sessionMaxSeconds,
+    expiresAt: now() + (offline ? offlineSessionIdleSeconds : Math.min(refreshTokenSeconds, sessionMaxSeconds)),
+    endsAt: now() + (offline ? offlineSessionIdleSeconds : sessionMaxSeconds),
+    createdAt: now(),
+    ...(offline ? { offline: true as const } : {}),
   };
   await createSession(session);
   return respond(canonicalRealm(realm), session, signedIn.user, secret, signedIn.nonce);
@@ -151,9 +158,11 @@ export async function refreshGrant(realm: string, form: Map<string, string>, cli
     throw invalid();
   }
   const nextSecret = newSecret();
-  const expiresAt = Math.min(now() + config().refreshTokenSeconds, session.endsAt);
-  if (!(await rotateSession(session.sessionId, session.secretHash, hashSecret(nextSecret), expiresAt))) throw invalid();
-  return respond(canonicalRealm(realm), { ...session, expiresAt }, user, nextSecret);
+  // An offline session's idle expiry starts again on each use; an online one's never passes its end.
+  const expiresAt = session.offline ? now() + config().offlineSessionIdleSeconds : Math.min(now() + config().refreshTokenSeconds, session.endsAt);
+  const endsAt = session.offline ? expiresAt : undefined;
+  if (!(await rotateSession(session.sessionId, session.secretHash, hashSecret(nextSecret), expiresAt, endsAt))) throw invalid();
+  return respond(canonicalRealm(realm), { ...session, expiresAt, endsAt: endsAt ?? session.endsAt }, user, nextSecret);
 }
 
 async function respond(realm: string, session: Session, user: UserRecord, secret: string, nonce?: string): Promise<TokenResponse> {
@@ -170,13 +179,14 @@ async function respond(realm: string, session: Session, user: UserRecord, secret
   };
   const [access, refreshToken, idToken] = await Promise.all([
     issueAccessToken(subject),
-    issueRefreshToken({ ...subject, secret, expiresAt: session.expiresAt }),
+    issueRefreshToken({ ...subject, secret, expiresAt: session.expiresAt, offline: session.offline }),
     scope.split(' ').includes('openid') ? issueIdToken(subject, nonce) : undefined,
   ]);
   return {
     access_token: access.token,
     expires_in: access.expiresIn,
-    refresh_expires_in: Math.max(0, session.expiresAt - now()),
+    // Keycloak answers 0 for an offline token: it has no fixed end.
+    refresh_expires_in: session.offline ? 0 : Math.max(0, session.expiresAt - now()),
     refresh_token: refreshToken,
     token_type: 'Bearer',
     ...(idToken ? { id_token: idToken } : {}),

@@ -19,6 +19,7 @@ export const eventTypeOfAction = {
   USER_REACTIVATED: 'user.reactivated',
   USER_LOCKED_OUT: 'user.locked_out',
   USER_UNLOCKED: 'user.unlocked',
+  OFFLINE_SESSION_REVOKED: 'user.offline_session_revoked',
   CONFIGURATION_SAVED: 'configuration.saved',
   BULK_JOB_STARTED: 'bulk.job.started',
   BULK_JOB_FINISHED: 'bulk.job.completed',

@@ -1,5 +1,5 @@
 import { keys } from '../../adapters/store/keys';
-import { deleteItem, getItem, putItem, queryIndex, updateItem } from '../../adapters/store/table';
+import { deleteItem, getItem, putItem, queryIndex, updateItem, type TableWrite } from '../../adapters/store/table';
 
 /** A refresh session: the refresh token's secret is kept only as a hash. */
 export interface Session {
@@ -16,8 +16,14 @@ export interface Session {
   previousSecretHash?: string;
   /** Epoch seconds: the refresh token's expiry (slides on each refresh, never past `endsAt`). */
   expiresAt: number;
-  /** Epoch seconds: the session's absolute end. */
+  /** Epoch seconds: the session's absolute end (an offline session's slides with `expiresAt`). */
   endsAt: number;
+  /** Begun with `scope=offline_access`: no absolute end, only an idle expiry that each refresh renews. */
+  offline?: true;
+  /** Epoch seconds the session began. */
+  createdAt?: number;
+  /** Epoch seconds of its last refresh. */
+  lastUsedAt?: number;
   /** An account-page session begun with a temporary password: it may only set a new password. */
   mustSetPassword?: boolean;
 }
@@ -33,13 +39,17 @@ export async function getSession(sessionId: string, options?: { consistent?: boo
   return getItem<Session>(keys.sessionKey(sessionId), options);
 }
 
-/** Replaces the refresh secret; false when another refresh used the old one first. */
-export async function rotateSession(sessionId: string, seenHash: string, newHash: string, expiresAt: number): Promise<boolean> {
+/**
+ * Replaces the refresh secret and records the use; false when another refresh used the old one first.
+ * `endsAt` moves the session's end (and the item's ttl) too: an offline session's end slides.
+ */
+export async function rotateSession(sessionId: string, seenHash: string, newHash: string, expiresAt: number, endsAt?: number): Promise<boolean> {
   return updateItem({
     Key: keys.sessionKey(sessionId),
-    UpdateExpression: 'SET secretHash = :new, previousSecretHash = :seen, expiresAt = :exp',
+    UpdateExpression: `SET secretHash = :new, previousSecretHash = :seen, expiresAt = :exp, lastUsedAt = :now${endsAt === undefined ? '' : ', endsAt = :end, #ttl = :end'}`,
     ConditionExpression: 'secretHash = :seen',
-    ExpressionAttributeValues: { ':new': newHash, ':seen': seenHash, ':exp': expiresAt },
+    ...(endsAt === undefined ? {} : { ExpressionAttributeNames: { '#ttl': 'ttl' } }),
+    ExpressionAttributeValues: { ':new': newHash, ':seen': seenHash, ':exp': expiresAt, ':now': Math.floor(Date.now() / 1000), ...(endsAt === undefined ? {} : { ':end': endsAt }) },
   });
 }
 
@@ -51,6 +61,31 @@ export async function getLiveSession(sessionId: string, options?: { consistent?:
 
 export async function deleteSession(sessionId: string): Promise<void> {
   await deleteItem({ Key: keys.sessionKey(sessionId) });
+}
+
+/** A user's live offline sessions (those of `scope=offline_access`), oldest first. */
+export async function offlineSessionsOf(userUuid: string): Promise<Session[]> {
+  const now = Math.floor(Date.now() / 1000);
+  const sessions = await queryIndex<Session>(keys.sessionsOf(userUuid));
+  return sessions.filter((session) => session.offline && session.expiresAt > now).sort((a, b) => (a.createdAt ?? 0) - (b.createdAt ?? 0));
+}
+
+/** The write that ends one of a user's offline sessions: its condition fails unless it is one (for a transaction). */
+export function offlineSessionDelete(userUuid: string, sessionId: string): TableWrite {
+  return {
+    Delete: {
+      Key: keys.sessionKey(sessionId),
+      // `offline` is one of DynamoDB's reserved words.
+      ConditionExpression: 'userUuid = :user AND #offline = :offline',
+      ExpressionAttributeNames: { '#offline': 'offline' },
+      ExpressionAttributeValues: { ':user': userUuid, ':offline': true },
+    },
+  };
+}
+
+/** Ends one of a user's offline sessions; false when the user has none of this id. */
+export async function deleteOfflineSessionOf(userUuid: string, sessionId: string): Promise<boolean> {
+  return deleteItem(offlineSessionDelete(userUuid, sessionId).Delete!);
 }
 
 /** Ends every session of a user (its refresh tokens stop working); returns how many there were. */

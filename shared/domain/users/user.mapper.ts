@@ -1,5 +1,6 @@
+import type { Session } from '../sessions/session.repository';
 import type { UserRecord } from './user.entities';
-import type { UserResponse } from './user.responses';
+import type { OfflineSessionResponse, UserResponse } from './user.responses';
 
 export type { UserResponse };
 
@@ -19,5 +20,19 @@ export function toUserResponse(user: UserRecord): UserResponse {
     status: user.status,
     createdAt: user.createdAt,
     ...(user.identityProvider ? { identityProvider: { alias: user.identityProvider.alias, linkedAt: user.identityProvider.linkedAt } } : {}),
+  };
+}
+
+const isoOf = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
+
+/** An offline session as an ADMIN sees it: when it began, was last used and ends; never its secret. */
+export function toOfflineSessionResponse(session: Session): OfflineSessionResponse {
+  const createdAt = session.createdAt ?? session.authTime ?? session.expiresAt;
+  return {
+    id: session.sessionId,
+    clientId: session.clientId,
+    createdAt: isoOf(createdAt),
+    lastUsedAt: isoOf(session.lastUsedAt ?? createdAt),
+    expiresAt: isoOf(session.expiresAt),
   };
 }

@@ -45,6 +45,18 @@ export const userResponses = lazy(() => {
     })
     .register(schemaRegistry, { id: 'BruteForceStatus' });
 
-  return { userSchema, userPageSchema, bruteForceStatusSchema };
+  /** One of a user's offline sessions (its refresh token never leaves). */
+  const offlineSessionSchema = z
+    .strictObject({
+      id: z.string().check(z.describe('The session id (`session_state` of its token responses)')),
+      clientId: z.string().check(z.describe('The client that signed in')),
+      createdAt: dateTime,
+      lastUsedAt: dateTime.check(z.describe('Its last refresh (its sign-in, when never refreshed)')),
+      expiresAt: dateTime.check(z.describe('When it ends unless refreshed before (each refresh moves it)')),
+    })
+    .register(schemaRegistry, { id: 'OfflineSession' });
+
+  return { userSchema, userPageSchema, bruteForceStatusSchema, offlineSessionSchema };
 });
 export type UserResponse = z.output<ReturnType<typeof userResponses>['userSchema']>;
+export type OfflineSessionResponse = z.output<ReturnType<typeof userResponses>['offlineSessionSchema']>;

@@ -122,5 +122,10 @@ export const userSchemas = lazy(() => {
     limit: queryInt(1, 50, 6),
   });
 
-  return { createUserSchema, updateUserSchema, activateUserSchema, orgPathSchema, userPathSchema, userListQuerySchema, quicksearchQuerySchema };
+  /** One of a user's offline sessions: its id as the listing gives it (case matters). */
+  const offlineSessionPathSchema = z.extend(userPathSchema, {
+    sessionId: z.string().check(z.minLength(1), z.maxLength(64, { message: 'Must be at most 64 characters' })),
+  });
+
+  return { createUserSchema, updateUserSchema, activateUserSchema, orgPathSchema, userPathSchema, offlineSessionPathSchema, userListQuerySchema, quicksearchQuerySchema };
 });

@@ -158,4 +158,11 @@ export const authApi = {
     { csrf: '<csrf of the page>', password: ada.password, 'password-new': 'Difference-Engine-1822', 'password-confirm': 'Difference-Engine-1822' },
   ),
   accountSignOut: accountForm('auth.accountSignOut', '/account/sign-out', 'Sign out of the account page', () => accountSchemas().accountSignOutSchema, { csrf: '<csrf of the page>' }),
+  accountRevokeOfflineToken: accountForm(
+    'auth.accountRevokeOfflineToken',
+    '/account/revoke-offline-token',
+    'Revoke one of your offline tokens (an offline session the page lists)',
+    () => accountSchemas().accountRevokeOfflineTokenSchema,
+    { csrf: '<csrf of the page>', session: '<session id>' },
+  ),
 };

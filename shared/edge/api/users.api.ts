@@ -7,7 +7,7 @@ import { bot, environment, otherBot } from './examples';
 import { listing, operationsUnder, type Outcome, type ResponseHeader } from './operation';
 
 /**
- * Users of one organization (docs/api/users.md), Keycloak's attack detection for one of them, and the
+ * Users of one organization (docs/api/users.md), Keycloak's attack detection and offline sessions for one of them, and the
  * organization's audit trail. Literal paths (`identity-provider`, `quicksearch`, `activate`) win over
  * `{userId}` in API Gateway, in middy's router and in the local gateway alike.
  */
@@ -122,6 +122,30 @@ export const usersApi = {
     request: { path: () => userSchemas().userPathSchema },
     summary: "Clear the user's failed sign-ins and lock",
     responses: [{ status: 204, description: 'Cleared' }],
+  }),
+  // A user's offline sessions, as Keycloak's admin console lists them. Under their own segment, as attack
+  // detection is: `/users/{userId}/…` would be ambiguous beside `/users/bulk-jobs/{jobId}`.
+  offlineSessions: user({
+    id: 'users.offlineSessions',
+    method: 'GET',
+    path: '/offline-sessions/users/{userId}',
+    access: { org: 'admin' },
+    request: { path: () => userSchemas().userPathSchema },
+    summary: "The user's offline sessions (long-lived refresh tokens of `scope=offline_access`)",
+    description:
+      'Oldest first, live ones only. Each is one offline token, rotated on each use: its id is the `session_state` of its token ' +
+      'responses. The tokens themselves are never shown.',
+    responses: [{ status: 200, description: 'The offline sessions', json: () => z.array(userResponses().offlineSessionSchema) }],
+  }),
+  revokeOfflineSession: user({
+    id: 'users.revokeOfflineSession',
+    method: 'DELETE',
+    path: '/offline-sessions/users/{userId}/{sessionId}',
+    access: { org: 'admin' },
+    request: { path: () => userSchemas().offlineSessionPathSchema },
+    summary: 'End one of the user\'s offline sessions: its offline token stops working at once',
+    description: 'Recorded as the audit event `OFFLINE_SESSION_REVOKED` of the user.',
+    responses: [{ status: 204, description: 'Revoked' }],
   }),
   auditEvents: user(
     listing({

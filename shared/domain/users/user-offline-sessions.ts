@@ -1,0 +1,30 @@
+import type { OrgScope } from './org-scope';
+import { transactWrite } from '../../adapters/store/table';
+import { NotFoundError } from '../../kernel/errors';
+import { auditWrites } from '../audit/audit-event';
+import { offlineSessionDelete, offlineSessionsOf, type Session } from '../sessions/session.repository';
+import { readUser } from './user-queries';
+
+/** An ADMIN's view of a user's offline sessions (the long-lived refresh tokens of `scope=offline_access`). */
+
+/** A user's live offline sessions, oldest first; a user who is not of the organization is a 404. */
+export async function listOfflineSessions(scope: OrgScope, userUuid: string): Promise<Session[]> {
+  const user = await readUser(scope, userUuid);
+  return offlineSessionsOf(user.uuid);
+}
+
+/**
+ * Ends one of a user's offline sessions (its refresh token stops working at once), with its audit event
+ * `OFFLINE_SESSION_REVOKED` in the same transaction; a session that is not one of the user's is a 404.
+ */
+export async function revokeOfflineSession(scope: OrgScope, userUuid: string, sessionId: string): Promise<void> {
+  const user = await readUser(scope, userUuid);
+  const audit = auditWrites({
+    orgUuid: user.orgUuid,
+    action: 'OFFLINE_SESSION_REVOKED',
+    resource: { type: 'USER', uuid: user.uuid },
+    changes: [{ op: 'remove', path: `/offlineSessions/${sessionId}` }],
+  });
+  const failed = await transactWrite([offlineSessionDelete(user.uuid, sessionId), ...audit]);
+  if (failed.includes(0)) throw new NotFoundError('The user has no offline session with this id: GET …/offline-sessions/users/{userId} lists them');
+}
