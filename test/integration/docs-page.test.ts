@@ -157,6 +157,10 @@ describe('GET /docs', () => {
     expect(response.contentType).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toBe(REFERENCE_POLICY);
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    // The window hands the code to the page that opened it only if every page it showed has the page's own opener and embedder policies.
+    const page = await send(`${api()}/docs`);
+    expect(['cross-origin-opener-policy', 'cross-origin-embedder-policy'].map((name) => response.headers.get(name))).toEqual(['same-origin', 'require-corp']);
+    expect(['cross-origin-opener-policy', 'cross-origin-embedder-policy'].map((name) => page.headers.get(name))).toEqual(['same-origin', 'require-corp']);
     const scripts = [...response.text.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)];
     expect(scripts.map(([, attributes, inline]) => [attributes, inline])).toEqual([[' src="oauth2-redirect.js"', '']]);
     // The script it names, beside it, is the one that hands the code to the reference that opened the window.
@@ -224,6 +228,7 @@ describe('the reference in a browser', () => {
     const apiOrigin = new URL(api()).origin;
 
     await withPage(async (page, activity) => {
+      page.setDefaultTimeout(45_000);
       await page.goto(`${api()}/docs`);
       // Swagger UI's id for the operation: its tag and operation id, the dot escaped as in CSS.
       const operation = page.locator('[id="operations-users-users\\\\.identityProvider"]');
