@@ -1,5 +1,5 @@
 import { docsApi } from '../../shared/edge/api/docs.api';
-import { subpathsFromEnv } from '../../shared/kernel/config';
+import { config, subpathsFromEnv } from '../../shared/kernel/config';
 import { apiDescription, serverUrlOf } from '../../shared/edge/docs/api-description';
 import { REFERENCE_PERMISSIONS, REFERENCE_POLICY, referenceFile, referencePage } from '../../shared/edge/docs/reference-page';
 import { NotFoundError } from '../../shared/kernel/errors';
@@ -25,11 +25,11 @@ export const handlers = routes(
       headers: { ...shortCache, ...policy },
     }),
   }),
-  // The interactive reference (Swagger UI), for the realm named if any.
+  // The interactive reference (Swagger UI), for the realm named if any; Authorize signs in as the console's client.
   publicOperation(docsApi.ui, {
     handle: async ({ query }) => ({
       status: 200,
-      body: referencePage(query.realm),
+      body: referencePage({ realm: query.realm, clientId: config().userPoolClientId }),
       contentType: 'text/html; charset=utf-8',
       headers: { ...shortCache, ...policy },
     }),

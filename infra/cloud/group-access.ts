@@ -30,6 +30,8 @@ export interface GroupAccess {
    * signing key, nor their settings), only the routing settings.
    */
   readonly noData?: boolean;
+  /** Names the console's client id (USER_POOL_CLIENT_ID) without any access to the pool: the reference signs in as that client. */
+  readonly namesConsoleClient?: boolean;
   /** Writes supervisors or agents, each checking in its transaction that no bundle holds the bot (ConditionCheckItem). */
   readonly writesAgents?: boolean;
   /** Files the function reads from an npm package (the docs function's Swagger UI). */
@@ -42,9 +44,10 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
     userPoolActions: ['AdminInitiateAuth', 'AdminSetUserPassword'],
     signsTokens: true,
   },
-  // The API reference: the OpenAPI document and Swagger UI's files, nothing of the stack's data.
+  // The API reference: the OpenAPI document and Swagger UI's files, nothing of the stack's data; its Authorize signs in as the console.
   docs: {
     noData: true,
+    namesConsoleClient: true,
     packageFiles: { packageName: SWAGGER_UI_PACKAGE, files: swaggerUiBundledFiles },
   },
   supervisors: { writesAgents: true },

@@ -19,7 +19,7 @@ import { projectRoot } from './project-root';
 import { ServiceFunction } from './service-function';
 import { pascalCase, type StackSettings } from './settings';
 import { bindSigningKey, TokenSigningKey } from './signing-key';
-import { bindUserPool, UserDirectory } from './user-directory';
+import { bindConsoleClient, bindUserPool, UserDirectory } from './user-directory';
 import { envNames } from '../../shared/kernel/config';
 
 export interface ManagementApiStackProps extends StackProps {
@@ -98,7 +98,10 @@ export class ManagementApiStack extends Stack {
       }).function;
       functions.set(group, fn);
       // Least privilege: a group that reads no data (the API reference) gets no grant and no setting for it.
-      if (access.noData) continue;
+      if (access.noData) {
+        if (access.namesConsoleClient) bindConsoleClient(fn, directory);
+        continue;
+      }
       bindTable(fn, data, { conditionChecks: access.writesAgents ?? false });
       bindUserPool(fn, directory, access.userPoolActions ?? []);
       if (access.userPoolActions?.length) {

@@ -84,5 +84,10 @@ export class UserDirectory extends Construct {
 export function bindUserPool(fn: LambdaFunction, directory: UserDirectory, actions: readonly UserPoolAction[]): void {
   if (actions.length > 0) directory.userPool.grant(fn, ...actions.map((action) => `cognito-idp:${action}`));
   fn.addEnvironment(envNames.userPoolId, directory.userPool.userPoolId);
+  bindConsoleClient(fn, directory);
+}
+
+/** Sets USER_POOL_CLIENT_ID only: the console's client id is public (an OAuth client without a secret), and names no access. */
+export function bindConsoleClient(fn: LambdaFunction, directory: UserDirectory): void {
   fn.addEnvironment(envNames.userPoolClientId, directory.consoleClient.userPoolClientId);
 }

@@ -65,7 +65,7 @@ describe('functions', () => {
     expect(environment).not.toHaveProperty('NODE_OPTIONS');
   });
 
-  test('docs, the API reference, gets only the routing settings and its runtime own: no table, pool, key nor token settings', () => {
+  test("docs, the API reference, gets only the routing settings, the console's client id and its runtime own: no table, pool, key nor token settings", () => {
     expect(resourceGroups.filter((group) => !dataGroups.includes(group))).toEqual(['docs']);
     expect(environmentOf('docs')).toEqual({
       POWERTOOLS_SERVICE_NAME: 'docs',
@@ -73,6 +73,7 @@ describe('functions', () => {
       POWERTOOLS_LOG_LEVEL: 'INFO',
       GENERATIVE_SUBPATH: defaultSubpaths.generative,
       USER_SUBPATH: defaultSubpaths.user,
+      USER_POOL_CLIENT_ID: { Ref: singleId('AWS::Cognito::UserPoolClient') },
     });
   });
 

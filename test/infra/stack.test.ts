@@ -43,7 +43,7 @@ describe('bundles', () => {
     const fn = template().findResources('AWS::Lambda::Function')[functionId('docs')]!;
     const assetDir = path.join(synthesized().assemblyDir, `asset.${(fn.Properties.Code.S3Key as string).replace(/\.zip$/, '')}`);
     const packageDir = path.join(assetDir, 'node_modules', 'swagger-ui-dist');
-    expect(readdirSync(packageDir).sort()).toEqual(['LICENSE', 'NOTICE', 'swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css']);
+    expect(readdirSync(packageDir).sort()).toEqual(['LICENSE', 'NOTICE', 'oauth2-redirect.js', 'swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css']);
     expect(readFileSync(path.join(packageDir, 'swagger-ui-bundle.js'))).toEqual(readFileSync(path.join('node_modules', 'swagger-ui-dist', 'swagger-ui-bundle.js')));
   });
 

@@ -19,7 +19,7 @@ interface OpenApiDocument {
   info: { description: string };
   servers: { url: string }[];
   paths: Record<string, Record<string, { operationId: string }>>;
-  components: { securitySchemes: Record<string, { type: string; flows?: { password: { tokenUrl: string } } }> };
+  components: { securitySchemes: Record<string, { type: string; flows?: Record<string, { authorizationUrl?: string; tokenUrl: string; refreshUrl?: string }> }> };
 }
 
 describe('GET /', () => {
@@ -62,15 +62,21 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(body.components.securitySchemes)).toEqual(['bearerAuth']);
   });
 
-  test("with ?realm=, its OAuth2 password flow names that organization's token endpoint, which grants a token", async () => {
+  test("with ?realm=, its OAuth2 authorization code flow names that organization's sign-in page and token endpoint, and no password flow", async () => {
     const org = stack().orgs[0]!;
     const { body } = await send<OpenApiDocument>(`${api()}/openapi.json?realm=${org.name.toUpperCase()}`);
 
-    const tokenUrl = `${api()}/auth/realms/${org.name}/protocol/openid-connect/token`;
-    expect(body.components.securitySchemes.oauth2).toMatchObject({ type: 'oauth2', flows: { password: { tokenUrl } } });
-    expect(body.info.description).toContain(`curl -s ${tokenUrl} `);
+    const realmUrl = `${api()}/auth/realms/${org.name}/protocol/openid-connect`;
+    const oauth2 = body.components.securitySchemes.oauth2!;
+    expect(oauth2.type).toBe('oauth2');
+    expect(oauth2.flows).toEqual({
+      authorizationCode: { authorizationUrl: `${realmUrl}/auth`, tokenUrl: `${realmUrl}/token`, refreshUrl: `${realmUrl}/token`, scopes: { openid: expect.any(String) } },
+    });
+    expect(body.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http' });
+    // The token endpoint it names is the realm's, which the introduction's curl step signs in on.
+    expect(body.info.description).toContain(`curl -s ${realmUrl}/token `);
     const form = { grant_type: 'password', client_id: stack().clientId, username: org.admin.email, password: org.admin.password };
-    const granted = await send<{ access_token: string }>(body.components.securitySchemes.oauth2!.flows!.password.tokenUrl, {
+    const granted = await send<{ access_token: string }>(oauth2.flows!.authorizationCode!.tokenUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(form).toString(),
@@ -106,8 +112,8 @@ describe('GET /docs', () => {
     expect(response.headers.get('permissions-policy')).toBe(REFERENCE_PERMISSIONS);
     expect(REFERENCE_PERMISSIONS.split(', ')).toEqual(expect.arrayContaining(['camera=()', 'geolocation=()', 'microphone=()', 'payment=()', 'usb=()']));
     expect(REFERENCE_PERMISSIONS).not.toMatch(/battery|document-domain|window-placement|web-share/);
-    // No realm yet: the Organization field asks for one, and the document is the one without.
-    expect(response.text).toContain('<div id="swagger-ui" data-url="openapi.json"></div>');
+    // No realm yet: the Organization field asks for one, and the document is the one without. Authorize signs in as the console's client.
+    expect(response.text).toContain(`<div id="swagger-ui" data-url="openapi.json" data-client-id="${stack().clientId}"></div>`);
     expect(response.text).toMatch(/<form class="realm" action="docs" method="get">[^]*<input id="realm" name="realm" value="" required /);
   });
 
@@ -115,7 +121,7 @@ describe('GET /docs', () => {
     const response = await send(`${api()}/docs?realm=Acme`);
 
     expect(response.status).toBe(200);
-    expect(response.text).toContain('<div id="swagger-ui" data-url="openapi.json?realm=acme"></div>');
+    expect(response.text).toContain(`<div id="swagger-ui" data-url="openapi.json?realm=acme" data-client-id="${stack().clientId}"></div>`);
     expect(response.text).toContain('<input id="realm" name="realm" value="acme" required');
     expect(response.text).toContain('signs in to <strong>acme</strong>');
   });
@@ -126,6 +132,8 @@ describe('GET /docs', () => {
     ['initializer.js', 'text/javascript; charset=utf-8'],
     ['reference.css', 'text/css; charset=utf-8'],
     ['favicon.svg', 'image/svg+xml'],
+    ['oauth2-redirect.html', 'text/html; charset=utf-8'],
+    ['oauth2-redirect.js', 'text/javascript; charset=utf-8'],
   ])('/docs/%s is served as %s, cacheable for a day, under the policy and Lambda’s 6 MB', async (name, contentType) => {
     const response = await send(`${api()}/docs/${name}`);
 
@@ -139,7 +147,33 @@ describe('GET /docs', () => {
   });
 
   test('serves exactly the files of swagger-ui-dist it lists', () => {
-    expect(Object.keys(swaggerUiFiles).sort()).toEqual(['swagger-ui-bundle.js', 'swagger-ui.css']);
+    expect(Object.keys(swaggerUiFiles).sort()).toEqual(['oauth2-redirect.js', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+  });
+
+  test('/docs/oauth2-redirect.html, where the sign-in window comes back with the code, runs Swagger UI’s script as a file under the policy and sends no referrer', async () => {
+    const response = await send(`${api()}/docs/oauth2-redirect.html?code=a-code&state=a-state`);
+
+    expect(response.status).toBe(200);
+    expect(response.contentType).toBe('text/html; charset=utf-8');
+    expect(response.headers.get('content-security-policy')).toBe(REFERENCE_POLICY);
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    // The window hands the code to the page that opened it only if every page it showed has the page's own opener and embedder policies.
+    const page = await send(`${api()}/docs`);
+    expect(['cross-origin-opener-policy', 'cross-origin-embedder-policy'].map((name) => response.headers.get(name))).toEqual(['same-origin', 'require-corp']);
+    expect(['cross-origin-opener-policy', 'cross-origin-embedder-policy'].map((name) => page.headers.get(name))).toEqual(['same-origin', 'require-corp']);
+    const scripts = [...response.text.matchAll(/<script([^>]*)>([^<]*)<\/script>/g)];
+    expect(scripts.map(([, attributes, inline]) => [attributes, inline])).toEqual([[' src="oauth2-redirect.js"', '']]);
+    // The script it names, beside it, is the one that hands the code to the reference that opened the window.
+    const script = await send(`${api()}/docs/oauth2-redirect.js`);
+    expect(script.status).toBe(200);
+    expect(script.text).toContain('swaggerUIRedirectOauth2');
+  });
+
+  test('the initializer signs in with the authorization code flow and PKCE, coming back to the redirect page beside the page', async () => {
+    const response = await send(`${api()}/docs/initializer.js`);
+
+    expect(response.text).toContain("oauth2RedirectUrl: new URL('docs/oauth2-redirect.html', location.href).href");
+    expect(response.text).toMatch(/initOAuth\(\{ clientId: root\.dataset\.clientId, usePkceWithAuthorizationCodeGrant: true, scopes: 'openid' \}\)/);
   });
 
   test.each(['swagger-ui.js', 'swagger-ui-bundle.js.map', 'package.json', 'index.html', '..%2Fpackage.json', '%2E%2E%2F%2E%2E%2Fpackage.json'])(
@@ -153,46 +187,33 @@ describe('GET /docs', () => {
 });
 
 describe('the reference in a browser', () => {
-  test('from the root, a person names the organization, signs in under Authorize (password flow) and tries users.identityProvider: 200, and the console stays quiet', async () => {
+  test("from the root, a person names the organization and finds Authorize ready to sign in to it on its sign-in page: the console's client, PKCE, back to the redirect page", async () => {
     const org = stack().orgs[0]!;
     const apiOrigin = new URL(api()).origin;
-    const tokenUrl = `${apiOrigin}/auth/realms/${org.name}/protocol/openid-connect/token`;
-    const identityUrl = `${apiOrigin}/${stack().userSubpath}/org/${org.uuid}/users/identity-provider`;
 
     await withPage(async (page, activity) => {
+      // A shared machine's load can take Swagger UI longer than the 15 s default to render the document.
+      page.setDefaultTimeout(45_000);
       await page.goto(`${api()}/`);
       expect(page.url()).toBe(`${api()}/docs`);
       await page.getByLabel('Organization').fill(org.name);
       // The address is what this step asserts; the page's load is awaited through the operation it shows.
       await Promise.all([page.waitForURL(`${api()}/docs?realm=${org.name}`, { waitUntil: 'commit' }), page.getByRole('button', { name: 'Use', exact: true }).click()]);
-      const operation = page.locator('[id="operations-users-users\\\\.identityProvider"]');
-      await operation.waitFor();
+      await page.locator('[id="operations-users-users\\\\.identityProvider"]').waitFor();
 
-      // Authorize: the password flow of the organization's realm, with the fields left as Swagger UI shows them.
+      // Swagger UI as the initializer set it up: the window comes back beside the page, whatever its address.
+      expect(await page.evaluate('window.ui.getConfigs().oauth2RedirectUrl')).toBe(`${api()}/docs/oauth2-redirect.html`);
+
       await page.locator('.auth-wrapper button.authorize').click();
       const oauth2 = page.locator('.modal-ux .auth-container').filter({ hasText: 'OAuth2' });
-      expect(await oauth2.textContent()).toContain(tokenUrl);
-      await oauth2.locator('#oauth_username').fill(org.admin.email);
-      await oauth2.locator('#oauth_password').fill(org.admin.password);
-      await oauth2.getByLabel('client_id:').fill(stack().clientId);
-      const [token] = await Promise.all([page.waitForResponse(tokenUrl), oauth2.locator('button.authorize').click()]);
-      expect(token.status()).toBe(200);
-      await oauth2.getByRole('button', { name: 'Remove authorization' }).waitFor();
-      await oauth2.getByRole('button', { name: 'Close' }).click();
+      const shown = await oauth2.textContent();
+      expect(shown).toContain('authorizationCode with PKCE');
+      expect(shown).toContain(`${apiOrigin}/auth/realms/${org.name}/protocol/openid-connect/auth`);
+      expect(shown).toContain(`${apiOrigin}/auth/realms/${org.name}/protocol/openid-connect/token`);
+      expect(await oauth2.getByLabel('client_id:').inputValue()).toBe(stack().clientId);
+      expect(await oauth2.locator('#oauth_username').count()).toBe(0);
+      expect(await oauth2.locator('input[type="checkbox"][data-value="openid"]').isChecked()).toBe(true);
 
-      await operation.locator('.opblock-summary-control').click();
-      await operation.locator('button.try-out__btn').click();
-      await operation.locator('tr[data-param-name="orgUUID"] input').fill(org.uuid);
-      const [call] = await Promise.all([page.waitForRequest(identityUrl), operation.locator('button.execute').click()]);
-      expect(call.headers().authorization).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
-
-      const shown = operation.locator('.live-responses-table .response');
-      await shown.first().waitFor();
-      expect((await shown.locator('.response-col_status').first().textContent())?.trim()).toBe('200');
-      expect(await shown.locator('.response-col_description').first().textContent()).toContain(org.admin.email);
-
-      // The token request went to the realm itself, with the client id in the form, and only the API was asked for anything.
-      expect(activity.requests.filter((url) => url.includes('/protocol/openid-connect/token'))).toEqual([tokenUrl]);
       const origins = new Set(activity.requests.filter((url) => !url.startsWith('data:')).map((url) => new URL(url).origin));
       expect([...origins]).toEqual([apiOrigin]);
       expect(activity.errors).toEqual([]);
@@ -207,6 +228,7 @@ describe('the reference in a browser', () => {
     const apiOrigin = new URL(api()).origin;
 
     await withPage(async (page, activity) => {
+      page.setDefaultTimeout(45_000);
       await page.goto(`${api()}/docs`);
       // Swagger UI's id for the operation: its tag and operation id, the dot escaped as in CSS.
       const operation = page.locator('[id="operations-users-users\\\\.identityProvider"]');

@@ -9,7 +9,7 @@ import { bulkCreateColumns, permissionColumns } from '../../shared/app/bulk/bulk
 type Json = Record<string, unknown>;
 const serverUrl = 'https://management.agents.test';
 const subpaths = { generative: 'gen-ai', user: 'admin' };
-// The fuller of the two variants: with a realm, the document also has the OAuth2 password flow.
+// The fuller of the two variants: with a realm, the document also has the OAuth2 authorization code flow.
 const document = openApiDocument(subpaths, serverUrl, { realm: 'acme' });
 const withoutRealm = openApiDocument(subpaths, serverUrl);
 const paths = document.paths as Record<string, Record<string, Json>>;
@@ -74,10 +74,22 @@ describe('the OpenAPI document', () => {
     expect(everyDescription.filter((text) => /\b(shared|functions|infra)\/|\.ts\b/.test(text))).toEqual([]);
   });
 
-  it("with a realm, signs in through that realm's token endpoint (OAuth2 password flow); without, offers the bearer token only", () => {
+  it("with a realm, signs in on that realm's sign-in page (OAuth2 authorization code flow, nothing else); without, offers the bearer token only", () => {
     const schemes = (document.components as Json).securitySchemes as Record<string, Json>;
-    const tokenUrl = `${serverUrl}/auth/realms/acme/protocol/openid-connect/token`;
-    expect(schemes.oauth2).toMatchObject({ type: 'oauth2', flows: { password: { tokenUrl, refreshUrl: tokenUrl } } });
+    const realmUrl = `${serverUrl}/auth/realms/acme/protocol/openid-connect`;
+    expect(schemes.oauth2).toEqual({
+      type: 'oauth2',
+      description: expect.stringContaining('PKCE'),
+      flows: {
+        authorizationCode: {
+          authorizationUrl: `${realmUrl}/auth`,
+          tokenUrl: `${realmUrl}/token`,
+          refreshUrl: `${realmUrl}/token`,
+          scopes: { openid: expect.any(String) },
+        },
+      },
+    });
+    expect(schemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(paths['/admin/org/{orgUUID}/users/identity-provider']!.get!.security).toEqual([{ bearerAuth: [] }, { oauth2: [] }]);
 
     expect(Object.keys((withoutRealm.components as Json).securitySchemes as Json)).toEqual(['bearerAuth']);

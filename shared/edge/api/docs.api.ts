@@ -24,7 +24,8 @@ export const docsApi = {
     path: '/openapi.json',
     request: { query: () => authSchemas().realmQuerySchema },
     summary: 'This document (OpenAPI 3.1)',
-    description: 'With `realm`, its OAuth2 password flow signs in to that organization; without, it offers the bearer token only.',
+    description:
+      "With `realm`, its OAuth2 authorization code flow (with PKCE) signs in to that organization on its sign-in page; without, it offers the bearer token only.",
     errors: realmQueryErrors,
     responses: [
       {
@@ -41,7 +42,8 @@ export const docsApi = {
     path: '/docs',
     request: { query: () => authSchemas().realmQuerySchema },
     summary: 'The interactive API reference (Swagger UI, served with the API)',
-    description: "With `realm`, its Authorize button signs in to that organization with an e-mail and password; the page's Organization field sets it.",
+    description:
+      "With `realm`, its Authorize button signs in to that organization on its sign-in page, in a window that comes back to `/docs/oauth2-redirect.html`; the page's Organization field sets it.",
     errors: realmQueryErrors,
     responses: [{ status: 200, description: 'The page', text: { mediaType: 'text/html', description: 'HTML' }, headers: ['Cache-Control'] }],
   }),
@@ -50,8 +52,8 @@ export const docsApi = {
     method: 'GET',
     path: '/docs/{asset}',
     request: { path: lazy(() => z.object({ asset: z.string() })) },
-    summary: 'A file of the interactive reference (its script, style sheet or initializer)',
+    summary: 'A file of the interactive reference (its script, style sheet, initializer or the page that receives the sign-in)',
     errors: { only: [404, ...gatewayStatuses] },
-    responses: [{ status: 200, description: 'The file', text: { mediaType: '*/*', description: 'JavaScript, CSS or PNG' }, headers: ['Cache-Control'] }],
+    responses: [{ status: 200, description: 'The file', text: { mediaType: '*/*', description: 'JavaScript, CSS, SVG or HTML' }, headers: ['Cache-Control'] }],
   }),
 };

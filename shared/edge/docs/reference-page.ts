@@ -4,8 +4,8 @@ import { isSwaggerUiFile, swaggerUiFile, swaggerUiFiles } from './swagger-ui-fil
 /**
  * The interactive API reference at `/docs`: Swagger UI on `/openapi.json`, every file served by the
  * docs function itself (no CDN), under a policy that lets the page load only those files and call only
- * this API. `/docs?realm=<organization>` loads the document whose OAuth2 password flow signs in to
- * that organization; the page's Organization field sets it.
+ * this API. `/docs?realm=<organization>` loads the document whose OAuth2 authorization code flow
+ * signs in to that organization; the page's Organization field sets it.
  */
 
 /**
@@ -39,23 +39,15 @@ export const REFERENCE_PERMISSIONS = denyingPermissions(PAGE_DENIED_FEATURES.fil
  * image from swagger.io); the document's own query parameters cannot point the page at another
  * document (queryConfigEnabled off).
  *
- * Swagger UI's password flow sends the client id in an `Authorization: Basic` header unless its
- * "Client credentials location" is set to "Request body"; the console is a public client whose
- * `client_id` the token endpoint reads from the form, so the page moves it there.
+ * Authorize signs in with the authorization code flow and PKCE as the console's public client
+ * (`data-client-id`): the sign-in page opens in a window that comes back to `docs/oauth2-redirect.html`
+ * beside the page, wherever the page is served (a stage's base path included). Swagger UI then sends
+ * the code, the verifier and the client id in the token request's form, and no secret.
  */
 const initializer = `'use strict';
-function clientIdInForm(request) {
-  const basic = /^Basic (.+)$/.exec(request.headers.Authorization || '');
-  if (!basic || !/\\/protocol\\/openid-connect\\/token$/.test(request.url)) return request;
-  const credentials = atob(basic[1]);
-  const form = new URLSearchParams(request.body);
-  if (!form.has('client_id')) form.set('client_id', credentials.split(':')[0]);
-  delete request.headers.Authorization;
-  request.body = form.toString();
-  return request;
-}
+const root = document.getElementById('swagger-ui');
 window.ui = SwaggerUIBundle({
-  url: document.getElementById('swagger-ui').dataset.url,
+  url: root.dataset.url,
   dom_id: '#swagger-ui',
   presets: [SwaggerUIBundle.presets.apis],
   layout: 'BaseLayout',
@@ -63,8 +55,28 @@ window.ui = SwaggerUIBundle({
   persistAuthorization: false,
   queryConfigEnabled: false,
   validatorUrl: null,
-  requestInterceptor: clientIdInForm,
+  oauth2RedirectUrl: new URL('docs/oauth2-redirect.html', location.href).href,
 });
+window.ui.initOAuth({ clientId: root.dataset.clientId, usePkceWithAuthorizationCodeGrant: true, scopes: 'openid' });
+`;
+
+/**
+ * The page the sign-in window comes back to, with the code in its address: Swagger UI's own script
+ * (`oauth2-redirect.js`, a file under the page's policy) hands the code to the reference that opened
+ * the window, and closes it. Like every answer of the API it carries `Referrer-Policy: no-referrer`, so
+ * the code in its address goes no further.
+ */
+const redirectPage = `<!DOCTYPE html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <title>Signing in to the API reference</title>
+    <link rel="icon" href="favicon.svg" type="image/svg+xml">
+  </head>
+  <body>
+    <script src="oauth2-redirect.js"></script>
+  </body>
+</html>
 `;
 
 /** The Organization field's look, beside Swagger UI's (whose width and colours it follows). */
@@ -87,14 +99,14 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 const realmPattern = '[A-Za-z0-9][A-Za-z0-9\\-]{1,62}';
 
 /**
- * The page, for a realm or none. Relative addresses: the page is at `/docs`, so `docs/…` are its
- * files, `openapi.json` the document and the form's `docs` the page again.
+ * The page, for a realm or none, signing in as the console's client. Relative addresses: the page is
+ * at `/docs`, so `docs/…` are its files, `openapi.json` the document and the form's `docs` the page again.
  */
-export function referencePage(realm?: string): string {
+export function referencePage({ realm, clientId }: { realm?: string; clientId: string }): string {
   const url = realm ? `openapi.json?realm=${encodeURIComponent(realm)}` : 'openapi.json';
   const hint = realm
-    ? `<strong>Authorize</strong> signs in to <strong>${escapeHtml(realm)}</strong> with your e-mail and password.`
-    : "Name your organization to sign in to it under <strong>Authorize</strong> with your e-mail and password.";
+    ? `<strong>Authorize</strong> signs in to <strong>${escapeHtml(realm)}</strong> on its sign-in page.`
+    : 'Name your organization to sign in to it under <strong>Authorize</strong>.';
   return `<!DOCTYPE html>
 <html lang="en">
   <head>
@@ -112,7 +124,7 @@ export function referencePage(realm?: string): string {
       <button type="submit">Use</button>
       <p>${hint}</p>
     </form>
-    <div id="swagger-ui" data-url="${escapeHtml(url)}"></div>
+    <div id="swagger-ui" data-url="${escapeHtml(url)}" data-client-id="${escapeHtml(clientId)}"></div>
     <script src="docs/swagger-ui-bundle.js"></script>
     <script src="docs/initializer.js"></script>
   </body>
@@ -123,6 +135,7 @@ export function referencePage(realm?: string): string {
 /** The page's own files, besides Swagger UI's. */
 const ownFiles = {
   'initializer.js': { text: initializer, contentType: 'text/javascript; charset=utf-8' },
+  'oauth2-redirect.html': { text: redirectPage, contentType: 'text/html; charset=utf-8' },
   'reference.css': { text: styles, contentType: 'text/css; charset=utf-8' },
   'favicon.svg': { text: favicon, contentType: 'image/svg+xml' },
 } as const;

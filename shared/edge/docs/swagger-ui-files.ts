@@ -15,6 +15,8 @@ export const swaggerUiFiles = {
   // About 1.7 MB: well under Lambda's 6 MB answer, so it is served as it is (no gzip needed).
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
   'swagger-ui.css': 'text/css; charset=utf-8',
+  // The script of the page the sign-in window comes back to (`oauth2-redirect.html`, the reference's own).
+  'oauth2-redirect.js': 'text/javascript; charset=utf-8',
 } as const satisfies Record<string, string>;
 
 export type SwaggerUiFile = keyof typeof swaggerUiFiles;

@@ -44,9 +44,9 @@ const scimStatusText: Record<number, string> = {
 
 export interface DocumentOptions {
   /**
-   * The organization (realm) whose token endpoint the OAuth2 password flow names, so that a client
-   * (Swagger UI's Authorize) signs in there. Without it the document offers the bearer token only:
-   * the API cannot list its realms to the reference, which reads none of its data.
+   * The organization (realm) whose sign-in page and token endpoint the OAuth2 authorization code flow
+   * names, so that a client (Swagger UI's Authorize) signs in there. Without it the document offers the
+   * bearer token only: the API cannot list its realms to the reference, which reads none of its data.
    */
   realm?: string;
 }

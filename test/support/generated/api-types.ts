@@ -323,7 +323,7 @@ export interface paths {
         };
         /**
          * The interactive API reference (Swagger UI, served with the API)
-         * @description With `realm`, its Authorize button signs in to that organization with an e-mail and password; the page's Organization field sets it.
+         * @description With `realm`, its Authorize button signs in to that organization on its sign-in page, in a window that comes back to `/docs/oauth2-redirect.html`; the page's Organization field sets it.
          *
          *     Who may call: anyone.
          */
@@ -344,7 +344,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A file of the interactive reference (its script, style sheet or initializer)
+         * A file of the interactive reference (its script, style sheet, initializer or the page that receives the sign-in)
          * @description Who may call: anyone.
          */
         get: operations["docs.asset"];
@@ -725,7 +725,7 @@ export interface paths {
         };
         /**
          * This document (OpenAPI 3.1)
-         * @description With `realm`, its OAuth2 password flow signs in to that organization; without, it offers the bearer token only.
+         * @description With `realm`, its OAuth2 authorization code flow (with PKCE) signs in to that organization on its sign-in page; without, it offers the bearer token only.
          *
          *     Who may call: anyone.
          */
