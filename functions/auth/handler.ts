@@ -96,16 +96,19 @@ const accountPage = (handle: (request: AccountRequest) => Promise<AccountAnswer>
 
 /**
  * A page of the authorization flow, or its redirect (302 from the authorization request, 303 after a
- * form, so the browser follows with a GET). Never stored; the page sends no referrer, and its policy
- * lets its form's answer redirect anywhere the flow goes (`sign-in-page.ts`).
+ * form, so the browser follows with a GET). Never stored; its policy lets its form's answer redirect
+ * anywhere the flow goes (`sign-in-page.ts`). An application may open the flow in a window of its own
+ * (the API reference does) and wait for the window to come back through the identity provider, another
+ * site: these answers do not cut the window from its opener (`Cross-Origin-Opener-Policy: unsafe-none`).
  */
+const signInHeaders = { ...pageHeaders, 'cross-origin-opener-policy': 'unsafe-none' };
 function signInReply<S extends number, R extends 302 | 303>(answer: AuthorizeAnswer<S>, redirect: R) {
-  if (answer.kind === 'redirect') return { status: redirect, headers: { ...pageHeaders, location: answer.location } };
+  if (answer.kind === 'redirect') return { status: redirect, headers: { ...signInHeaders, location: answer.location } };
   return {
     status: answer.status,
     body: answer.html,
     contentType: 'text/html; charset=utf-8',
-    headers: { ...pageHeaders, 'content-security-policy': SIGN_IN_PAGE_POLICY, 'referrer-policy': 'no-referrer' },
+    headers: { ...signInHeaders, 'content-security-policy': SIGN_IN_PAGE_POLICY },
   };
 }
 

@@ -11,6 +11,14 @@ import { publicOperation } from '../../shared/edge/http/public-route';
 // Every answer carries the reference's policies: the page's, and its files' for when one is opened alone.
 const policy = { 'content-security-policy': REFERENCE_POLICY, 'permissions-policy': REFERENCE_PERMISSIONS };
 const shortCache = { 'cache-control': 'public, max-age=300' };
+/**
+ * The sign-in window Authorize opens may pass through the organization's own identity provider (another
+ * site) before it comes back to the redirect page: the reference keeps its link to that window
+ * (`same-origin-allow-popups`), and the redirect page, like the sign-in pages, keeps its link to the
+ * reference (`unsafe-none`), where every other answer isolates itself (`same-origin`).
+ */
+const keepsItsPopups = { 'cross-origin-opener-policy': 'same-origin-allow-popups' };
+const opensBack = { 'cross-origin-opener-policy': 'unsafe-none' };
 const dayCache = { 'cache-control': 'public, max-age=86400' };
 
 export const handlers = routes(
@@ -31,7 +39,7 @@ export const handlers = routes(
       status: 200,
       body: referencePage({ realm: query.realm, clientId: config().userPoolClientId }),
       contentType: 'text/html; charset=utf-8',
-      headers: { ...shortCache, ...policy },
+      headers: { ...shortCache, ...policy, ...keepsItsPopups },
     }),
   }),
   // One of the reference's files, from a fixed list; any other name is the standard 404.
@@ -39,7 +47,8 @@ export const handlers = routes(
     handle: async ({ path }) => {
       const file = referenceFile(path.asset);
       if (!file) throw new NotFoundError('The reference has no such file');
-      return { status: 200, body: file.text, contentType: file.contentType, headers: { ...dayCache, ...policy } };
+      const opener = path.asset === 'oauth2-redirect.html' ? opensBack : {};
+      return { status: 200, body: file.text, contentType: file.contentType, headers: { ...dayCache, ...policy, ...opener } };
     },
   }),
 );

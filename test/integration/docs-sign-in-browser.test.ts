@@ -1,7 +1,9 @@
 import type { Request, Response } from 'playwright-core';
 import { createTestUser } from '../support/auth-helpers';
 import { withPage } from '../support/browser';
-import { stack } from '../support/stack';
+import { stack, unique, userArea } from '../support/stack';
+import { startTestProvider } from '../support/test-oidc-provider';
+import { createViaApi, freshOrganization } from '../support/user-helpers';
 
 /**
  * Signing in from the API reference, in a real headless Chromium: Authorize opens the organization's
@@ -95,4 +97,48 @@ test('a user opens the reference for its organization, signs in on the sign-in p
     expect(activity.warnings).toEqual([]);
     expect(await activity.violations()).toEqual([]);
   });
+});
+
+test("a user of a domain with its own identity provider signs in from the reference through that provider, another site, and the window still hands the code back", async () => {
+  const provider = await startTestProvider();
+  try {
+    const org = await freshOrganization();
+    const domain = `corp-${unique()}.example`;
+    const registered = await org.admin.api.post(userArea(org.orgUuid, '/identity-providers'), {
+      alias: `corp-${unique()}`,
+      displayName: 'Corp SSO',
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      clientSecret: provider.clientSecret,
+      domains: [domain],
+    });
+    expect(registered.status).toBe(201);
+    const user = await createViaApi(org, { email: `ada-${unique()}@${domain}` });
+    provider.nextUser = { email: user.email };
+    const realmUrl = `${new URL(api()).origin}/auth/realms/${org.realm}/protocol/openid-connect`;
+
+    await withPage(async (page) => {
+      page.setDefaultTimeout(45_000);
+      await page.goto(`${api()}/docs?realm=${org.realm}`);
+      await page.locator('[id="operations-users-users\\\\.identityProvider"]').waitFor();
+      await page.locator('.auth-wrapper button.authorize').click();
+      const oauth2 = page.locator('.modal-ux .auth-container').filter({ hasText: 'OAuth2' });
+      const [popup] = await Promise.all([page.waitForEvent('popup'), oauth2.locator('button.authorize').click()]);
+      await popup.waitForLoadState();
+
+      // Only the e-mail: its domain sends the window on to the provider, which signs the user in at once.
+      await popup.locator('input[name="username"]').fill(user.email);
+      const providerVisit = popup.waitForRequest((request: Request) => request.url().startsWith(`${provider.issuer}/authorize`));
+      const [tokenRequest] = await Promise.all([
+        page.waitForRequest((request: Request) => request.url() === `${realmUrl}/token` && request.method() === 'POST'),
+        popup.waitForEvent('close'),
+        popup.locator('button[type="submit"]').click(),
+      ]);
+      await providerVisit;
+      expect((await tokenRequest.response())?.status()).toBe(200);
+      await oauth2.getByRole('button', { name: 'Remove authorization' }).waitFor();
+    });
+  } finally {
+    await provider.close();
+  }
 });

@@ -133,7 +133,7 @@ ${hidden(view.requestId)}
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${errorText ? `${e(copy.errorTitle)}: ` : ''}${e(title)}</title>
 <style>${PAGE_STYLE}</style>
 </head>

@@ -75,9 +75,31 @@ export function withHttpChain(inner: RouteChain, group = 'management-api') {
     .use(requestId())
     .use(eventNormalizer())
     .use(pathDecodes())
+    .use(ownHeadersWin())
     .use(httpSecurityHeaders(securityHeaderOptions))
     .use(errorMapper())
     .handler(inner);
+}
+
+/**
+ * A header a reply set itself (lower-case, as every reply spells them) replaces the security headers'
+ * one of the same name (middy spells them capitalised), rather than going out beside it: the sign-in
+ * pages' and the reference's own `Cross-Origin-Opener-Policy`. Its `after` runs once the security
+ * headers' has (middy runs `after`s in reverse).
+ */
+function ownHeadersWin(): middy.MiddlewareObj<HttpEvent, HttpResult> {
+  const after: middy.MiddlewareFn<HttpEvent, HttpResult> = (request) => {
+    const headers = request.response?.headers;
+    if (!headers) return;
+    for (const name of Object.keys(headers)) {
+      const lower = name.toLowerCase();
+      if (name !== lower && lower in headers) {
+        headers[name] = headers[lower]!;
+        delete headers[lower];
+      }
+    }
+  };
+  return { after, onError: after };
 }
 
 /**
