@@ -1,5 +1,5 @@
 import { ACCOUNT_PAGE_POLICY } from '../../shared/app/account/account-page';
-import { changePassword, pageLanguage, revokeOfflineToken, showAccount, signIn, signOut, type AccountAnswer, type AccountPage, type AccountRequest } from '../../shared/app/account/account.service';
+import { changePassword, finishSso, pageLanguage, revokeOfflineToken, showAccount, signIn, signOut, type AccountAnswer, type AccountPage, type AccountRequest } from '../../shared/app/account/account.service';
 import { authApi } from '../../shared/edge/api/auth.api';
 import { withAuditContext } from '../../shared/domain/audit/audit-context';
 import { bearerToken } from '../../shared/app/auth/caller';
@@ -13,7 +13,7 @@ import { authenticate, authorize, type AuthorizeAnswer } from '../../shared/app/
 import { SIGN_IN_PAGE_POLICY } from '../../shared/app/auth/sign-in-page';
 import { finishBrokeredSignIn } from '../../shared/app/auth/broker';
 import { NotFoundError } from '../../shared/kernel/errors';
-import { cookieValue, strictCookie } from '../../shared/edge/http/cookies';
+import { cookieValue, laxCookie, strictCookie } from '../../shared/edge/http/cookies';
 import { createFunction, routes, type RouteInput } from '../../shared/edge/http/handler-factory';
 import { publicOperation } from '../../shared/edge/http/public-route';
 import { ok } from '../../shared/edge/http/types';
@@ -32,6 +32,8 @@ const asSignIn = <T>(requestId: string, work: () => Promise<T>): Promise<T> =>
 
 /** The account page's session cookie: `<session id>.<secret>`, sent to the realm's page only. */
 const ACCOUNT_COOKIE = 'ACCOUNT_SESSION';
+/** The PKCE verifier of the page's sign-in through the organization's identity provider, while it lasts. */
+const ACCOUNT_SSO_COOKIE = 'ACCOUNT_SSO';
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 
 type RealmInput = RouteInput<{ path: ReturnType<typeof authApi.account.request.path>; query: undefined; body: undefined }>;
@@ -75,7 +77,7 @@ function shownPage(page: AccountPage) {
   return { status: 200 as const, body: page.html, contentType: 'text/html; charset=utf-8', headers: { ...pageHeaders, 'content-security-policy': ACCOUNT_PAGE_POLICY } };
 }
 
-function pageReply(answer: AccountAnswer, realm: string) {
+function pageReply(answer: Exclude<AccountAnswer, { kind: 'away' }>, realm: string) {
   const headers = pageHeaders;
   if (answer.kind === 'page') return shownPage(answer);
   const query = new URLSearchParams({ kc_locale: answer.language, ...(answer.notice ? { status: answer.notice } : {}) });
@@ -83,15 +85,54 @@ function pageReply(answer: AccountAnswer, realm: string) {
   return { status: 303 as const, headers: { ...headers, location: `../account?${query}` }, ...(cookies.length ? { cookies } : {}) };
 }
 
-/** The Set-Cookie of a page session begun (or ended: `null`), for this realm's page only, spelt as the browser requested it (paths match by case). */
-function accountCookie(realm: string, session: { token: string; seconds: number } | null): string {
+/** A form's answer: as `pageReply`, or on to the organization's identity provider with the sign-in's verifier in a cookie. */
+function formReply(answer: AccountAnswer, realm: string) {
+  if (answer.kind !== 'away') return pageReply(answer, realm);
+  const { path, secure } = accountCookiePath(realm);
+  return {
+    status: 303 as const,
+    headers: { ...pageHeaders, 'cross-origin-opener-policy': 'unsafe-none', location: answer.location },
+    cookies: [laxCookie(ACCOUNT_SSO_COOKIE, answer.sso.verifier, { path, secure, maxAgeSeconds: answer.sso.seconds })],
+  };
+}
+
+/**
+ * Back from the identity provider: the answer sets the page session, then the page reloads itself to
+ * `../account`. Not a redirect: the trip began on another site, and a browser sends no SameSite=Strict
+ * cookie with a redirect that other site started, so the page would not see its own session.
+ */
+function ssoReply(answer: Exclude<AccountAnswer, { kind: 'away' }>, realm: string) {
+  if (answer.kind === 'page') return shownPage(answer);
+  const query = new URLSearchParams({ kc_locale: answer.language });
+  const { path, secure } = accountCookiePath(realm);
+  const target = `../account?${query}`;
+  const html = `<!doctype html><html lang="${answer.language}"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${target.replace(/&/g, '&amp;')}"><title>…</title></head><body><p><a href="${target.replace(/&/g, '&amp;')}">→</a></p></body></html>`;
+  return {
+    status: 200 as const,
+    body: html,
+    contentType: 'text/html; charset=utf-8',
+    headers: { ...pageHeaders, 'content-security-policy': ACCOUNT_PAGE_POLICY },
+    cookies: [
+      ...(answer.session ? [accountCookie(realm, answer.session)] : []),
+      laxCookie(ACCOUNT_SSO_COOKIE, undefined, { path, secure, maxAgeSeconds: 0 }),
+    ],
+  };
+}
+
+/** The account page's cookie path, spelt as the browser requested it (paths match by case), and whether it is https. */
+function accountCookiePath(realm: string): { path: string; secure: boolean } {
   const issuer = new URL(realmIssuer(realm.toLowerCase()));
-  const path = `${issuer.pathname.replace(/\/realms\/[^/]*$/, '')}/realms/${encodeURIComponent(realm)}/account`;
-  return strictCookie(ACCOUNT_COOKIE, session?.token, { path, secure: issuer.protocol === 'https:', maxAgeSeconds: session?.seconds ?? 0 });
+  return { path: `${issuer.pathname.replace(/\/realms\/[^/]*$/, '')}/realms/${encodeURIComponent(realm)}/account`, secure: issuer.protocol === 'https:' };
+}
+
+/** The Set-Cookie of a page session begun (or ended: `null`), for this realm's page only. */
+function accountCookie(realm: string, session: { token: string; seconds: number } | null): string {
+  const { path, secure } = accountCookiePath(realm);
+  return strictCookie(ACCOUNT_COOKIE, session?.token, { path, secure, maxAgeSeconds: session?.seconds ?? 0 });
 }
 
 const accountPage = (handle: (request: AccountRequest) => Promise<AccountAnswer>) => ({
-  handle: async (input: RealmInput) => pageReply(await asSignIn(input.requestId, () => handle(accountRequest(input))), input.path.realm),
+  handle: async (input: RealmInput) => formReply(await asSignIn(input.requestId, () => handle(accountRequest(input))), input.path.realm),
 });
 
 /**
@@ -170,6 +211,16 @@ export const handlers = routes(
   publicOperation(authApi.account, { handle: async (input) => shownPage(await asSignIn(input.requestId, () => showAccount(accountRequest(input)))) }),
   publicOperation(authApi.accountSignIn, accountPage((request) => signIn(request))),
   publicOperation(authApi.accountPassword, accountPage((request) => changePassword(request))),
+  publicOperation(authApi.accountSso, {
+    handle: async (input) => {
+      const request = accountRequest(input as unknown as RealmInput);
+      const { rawQuery, cookies } = input;
+      const answer = await asSignIn(input.requestId, () =>
+        finishSso({ ...request, code: rawQuery.code, error: rawQuery.error, ssoVerifier: cookieValue(cookies, ACCOUNT_SSO_COOKIE) }),
+      );
+      return ssoReply(answer, input.path.realm);
+    },
+  }),
   publicOperation(authApi.accountSignOut, accountPage((request) => signOut(request))),
   publicOperation(authApi.accountRevokeOfflineToken, accountPage((request) => revokeOfflineToken(request))),
 );

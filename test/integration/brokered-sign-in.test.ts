@@ -206,4 +206,45 @@ describe('an enforced provider', () => {
 
     expect((await signIn(enforced.realm, enforced.admin.email, enforced.admin.password)).status).toBe(200);
   });
+
+  test('the account page sends them to the provider and comes back signed in; without the sign-in\'s cookie it does not', async () => {
+    const user = await createViaApi(enforced, { email: `carol-${unique()}@${enforcedDomain}` });
+    provider.nextUser = { email: user.email };
+    const account = `${issuerOf(enforced.realm)}/account`;
+
+    const posted = await fetch(`${account}/sign-in?kc_locale=en`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: user.email, password: 'anything-at-all' }),
+    });
+    expect(posted.status).toBe(303);
+    expect(locationOf(posted).origin).toBe(provider.issuer);
+    const ssoCookie = posted.headers.getSetCookie().find((cookie) => cookie.startsWith('ACCOUNT_SSO='))!;
+    expect(ssoCookie).toMatch(/HttpOnly; SameSite=Lax/);
+    const back = await get(locationOf(await get(locationOf(posted).toString())).toString());
+    const ssoReturn = locationOf(back);
+    expect(ssoReturn.toString()).toMatch(new RegExp(`^${account}/sso\\?code=`));
+
+    const withoutCookie = await fetch(ssoReturn, { redirect: 'manual' });
+    expect(withoutCookie.status).toBe(200);
+    expect(await withoutCookie.text()).toContain('role="alert"');
+
+    // The same trip again, now carrying the cookie back as a browser would.
+    const again = await fetch(`${account}/sign-in?kc_locale=en`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: user.email }),
+    });
+    const cookie = again.headers.getSetCookie().find((value) => value.startsWith('ACCOUNT_SSO='))!.split(';')[0]!;
+    const code = locationOf(await get(locationOf(await get(locationOf(again).toString())).toString()));
+    const landed = await fetch(code, { redirect: 'manual', headers: { cookie } });
+    expect(landed.status).toBe(200);
+    expect(await landed.text()).toContain('http-equiv="refresh"');
+    const session = landed.headers.getSetCookie().find((value) => value.startsWith('ACCOUNT_SESSION='))!.split(';')[0]!;
+    const profile = await (await fetch(`${account}?kc_locale=en`, { headers: { cookie: session } })).text();
+    expect(profile).toContain(user.email);
+    expect(profile).toContain('Your account');
+  });
 });

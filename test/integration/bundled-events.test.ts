@@ -38,6 +38,8 @@ const expectedStatus: Record<string, number | undefined> = {
   // No page session (a file cannot hold one): back to the page, which asks to sign in.
   'auth.accountPassword': 303,
   'auth.accountSignOut': 303,
+  // A code no sign-in issued: the sign-in form, saying the provider did not sign the person in.
+  'auth.accountSso': 200,
   // No page session either: back to the page.
   'auth.accountRevokeOfflineToken': 303,
   'docs.root': 302,

@@ -22,6 +22,8 @@ export interface AccountCopy {
   passwordWeak: string;
   passwordReused: string;
   passwordExpired: string;
+  /** Back from the organization's identity provider without a sign-in. */
+  providerRefused: string;
   passwordSaved: string;
   /** Put before the page title when a form came back with an error (screen readers announce titles). */
   errorTitle: string;
@@ -62,6 +64,7 @@ const en: AccountCopy = {
   passwordWeak: 'The new password does not follow the password rule.',
   passwordReused: 'Choose a password other than the temporary one.',
   passwordExpired: 'Your temporary password has expired. Ask your administrator for a new one.',
+  providerRefused: 'Your organization’s identity provider did not sign you in. Try again, or ask your administrator.',
   errorTitle: 'Error',
   passwordSaved: 'Your password has been saved.',
   profileTitle: 'Your account',
@@ -101,6 +104,7 @@ const es: AccountCopy = {
   passwordWeak: 'La nueva contraseña no cumple la regla de contraseñas.',
   passwordReused: 'Elige una contraseña distinta de la temporal.',
   passwordExpired: 'Tu contraseña temporal ha caducado. Pide una nueva a tu administrador.',
+  providerRefused: 'El proveedor de identidad de tu organización no ha iniciado tu sesión. Inténtalo de nuevo o consulta a tu administrador.',
   errorTitle: 'Error',
   passwordSaved: 'Se ha guardado tu contraseña.',
   profileTitle: 'Tu cuenta',
@@ -140,6 +144,7 @@ const ja: AccountCopy = {
   passwordWeak: '新しいパスワードがパスワードの条件を満たしていません。',
   passwordReused: '仮パスワードとは異なるパスワードを設定してください。',
   passwordExpired: '仮パスワードの有効期限が切れています。管理者に新しいパスワードの発行を依頼してください。',
+  providerRefused: '組織の ID プロバイダーでサインインできませんでした。もう一度試すか、管理者に問い合わせてください。',
   errorTitle: 'エラー',
   passwordSaved: 'パスワードを保存しました。',
   profileTitle: 'アカウント情報',
@@ -179,6 +184,7 @@ const pt: AccountCopy = {
   passwordWeak: 'A nova senha não segue a regra de senhas.',
   passwordReused: 'Escolha uma senha diferente da temporária.',
   passwordExpired: 'Sua senha temporária expirou. Peça uma nova ao seu administrador.',
+  providerRefused: 'O provedor de identidade da sua organização não concluiu a entrada. Tente novamente ou fale com seu administrador.',
   errorTitle: 'Erro',
   passwordSaved: 'Sua senha foi salva.',
   profileTitle: 'Sua conta',

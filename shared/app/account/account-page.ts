@@ -10,7 +10,7 @@ import { accountCopies, type AccountCopy } from './account-copy';
 export type PageAt = 'page' | 'form';
 
 export type Notice = 'password-saved' | 'signed-out' | 'session-ended' | 'offline-token-revoked';
-export type FieldError = 'invalid-credentials' | 'password-expired' | 'password-mismatch' | 'password-weak' | 'password-reused';
+export type FieldError = 'invalid-credentials' | 'provider-refused' | 'password-expired' | 'password-mismatch' | 'password-weak' | 'password-reused';
 
 export interface Profile {
   name: string;
@@ -64,6 +64,7 @@ const fieldErrorText = (copy: AccountCopy, error: FieldError) =>
   ({
     'invalid-credentials': copy.invalidCredentials,
     'password-expired': copy.passwordExpired,
+    'provider-refused': copy.providerRefused,
     'password-mismatch': copy.passwordMismatch,
     'password-weak': copy.passwordWeak,
     'password-reused': copy.passwordReused,
@@ -98,7 +99,7 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
 <label for="username">${e(copy.email)}</label>
 <input id="username" name="username" type="email" autocomplete="username" required value="${e(view.email ?? '')}"${invalid(view.error === 'invalid-credentials')}>
 <label for="password">${e(copy.password)}</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials' || view.error === 'password-expired')}>
+<input id="password" name="password" type="password" autocomplete="current-password"${invalid(view.error === 'invalid-credentials' || view.error === 'password-expired')}>
 <button type="submit">${e(copy.signIn)}</button>
 </form>`;
       break;

@@ -8,6 +8,8 @@ import { defaultLanguage, isLanguage, languages, type Language } from '../../ada
 import { passwordProblem } from '../../adapters/identity/password-policy';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { renderAccountPage, type FieldError, type Notice, type PageAt, type View } from './account-page';
+import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
+import { finishAccountSso, startAccountSso } from './account-sso';
 import { beginAccountSession, csrfMatches, endAccountSession, readAccountSession, type AccountSession } from './account-session';
 
 /**
@@ -42,7 +44,9 @@ export type AccountPage = { kind: 'page'; html: string };
 export type AccountAnswer =
   | AccountPage
   /** Back to the page, in its language, with a notice; `session` when the page session began or ended. */
-  | { kind: 'back'; language: Language; notice?: Notice; session?: SessionChange };
+  | { kind: 'back'; language: Language; notice?: Notice; session?: SessionChange }
+  /** On to the organization's identity provider; the browser keeps the sign-in's verifier (a cookie of the page's). */
+  | { kind: 'away'; location: string; sso: { verifier: string; seconds: number } };
 
 /** The language of the page: `kc_locale` if it is one of ours, else the first of Accept-Language we speak. */
 export function pageLanguage(locale: string | undefined, acceptLanguage: string | undefined): Language {
@@ -74,6 +78,12 @@ export async function signIn(request: AccountRequest, identityProvider: Identity
   const context = await pageContext(request);
   const username = request.form?.get('username') ?? '';
   const password = request.form?.get('password') ?? '';
+  // The organization's provider signs in its domains' people: always when it is enforced, else when they gave no password.
+  const provider = username.length <= 320 ? await findProviderForEmail(context.orgUuid, username.trim()) : undefined;
+  if (provider && (provider.enforce || !password)) {
+    const { location, verifier, seconds } = await startAccountSso(context.realm, context.orgUuid, provider, username.trim(), context.language);
+    return { kind: 'away', location, sso: { verifier, seconds } };
+  }
   try {
     const { orgUuid, user, temporary } = await checkPassword(context.realm, username, password, identityProvider);
     // A sign-in replaces the page session the browser had, if any.
@@ -85,6 +95,15 @@ export async function signIn(request: AccountRequest, identityProvider: Identity
     const reason = error instanceof ExpiredTemporaryPassword ? 'password-expired' : 'invalid-credentials';
     return render(context, 'form', { kind: 'sign-in', realm: context.realm, email: username.slice(0, 320), error: reason });
   }
+}
+
+/** GET `…/account/sso`: back from the organization's identity provider, signed in, or the sign-in form saying why not. */
+export async function finishSso(request: AccountRequest & { code?: string; error?: string; ssoVerifier?: string }): Promise<Exclude<AccountAnswer, { kind: 'away' }>> {
+  const context = await pageContext(request);
+  const session = request.error === undefined ? await finishAccountSso(context.realm, context.orgUuid, request.code, request.ssoVerifier) : undefined;
+  if (!session) return render(context, 'form', { kind: 'sign-in', realm: context.realm, error: 'provider-refused' });
+  if (context.account) await endAccountSession(context.account);
+  return back(context, undefined, session);
 }
 
 /** POST `…/account/password`: sets the first password of a temporary account, or changes the password. */
@@ -216,6 +235,6 @@ function render(context: PageContext, at: PageAt, view: View): AccountPage {
 }
 
 /** Back to the page from a form, in the page's language. */
-function back(context: PageContext, notice: Notice | undefined, session?: SessionChange): AccountAnswer {
+function back(context: PageContext, notice: Notice | undefined, session?: SessionChange): Extract<AccountAnswer, { kind: 'back' }> {
   return { kind: 'back', language: context.language, ...(notice ? { notice } : {}), ...(session !== undefined ? { session } : {}) };
 }

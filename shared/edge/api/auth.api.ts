@@ -157,6 +157,17 @@ export const authApi = {
     () => accountSchemas().accountPasswordSchema,
     { csrf: '<csrf of the page>', password: ada.password, 'password-new': 'Difference-Engine-1822', 'password-confirm': 'Difference-Engine-1822' },
   ),
+  accountSso: realm({
+    id: 'auth.accountSso',
+    method: 'GET',
+    path: '/account/sso',
+    access: 'public',
+    request: { path: () => authSchemas().realmPathSchema },
+    summary: "The account page's return from the organization's identity provider",
+    description: 'Where the page\'s sign-in through the provider comes back (with `code`, or `error`): it begins the page session and reloads the page.',
+    errors: realmErrors,
+    responses: [{ status: 200, description: 'The page going on to `../account` signed in, or the sign-in form saying the provider did not sign the person in', text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] }],
+  }),
   accountSignOut: accountForm('auth.accountSignOut', '/account/sign-out', 'Sign out of the account page', () => accountSchemas().accountSignOutSchema, { csrf: '<csrf of the page>' }),
   accountRevokeOfflineToken: accountForm(
     'auth.accountRevokeOfflineToken',

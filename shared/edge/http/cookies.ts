@@ -14,7 +14,19 @@ export function cookieValue(cookies: string[], name: string): string | undefined
  * a script, never another site's request.
  */
 export function strictCookie(name: string, value: string | undefined, options: { path: string; secure: boolean; maxAgeSeconds: number }): string {
-  const attributes = [`Path=${options.path}`, 'HttpOnly', 'SameSite=Strict', ...(options.secure ? ['Secure'] : [])];
+  return cookie(name, value, 'Strict', options);
+}
+
+/**
+ * As `strictCookie`, but also sent when another site sends the browser here by a top-level GET: for what
+ * must come back with a redirect from another site (a sign-in through an identity provider).
+ */
+export function laxCookie(name: string, value: string | undefined, options: { path: string; secure: boolean; maxAgeSeconds: number }): string {
+  return cookie(name, value, 'Lax', options);
+}
+
+function cookie(name: string, value: string | undefined, sameSite: 'Strict' | 'Lax', options: { path: string; secure: boolean; maxAgeSeconds: number }): string {
+  const attributes = [`Path=${options.path}`, 'HttpOnly', `SameSite=${sameSite}`, ...(options.secure ? ['Secure'] : [])];
   return value === undefined
     ? [`${name}=`, ...attributes, 'Max-Age=0'].join('; ')
     : [`${name}=${value}`, ...attributes, `Max-Age=${options.maxAgeSeconds}`].join('; ');
