@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HOST, portIfFree, previousPorts } from './emulator-ports';
+import { HOST, portIfFree } from './emulator-ports';
 import type { SeededOrg } from './seed';
 
 /**
@@ -54,16 +54,16 @@ async function formOf(request: IncomingMessage): Promise<URLSearchParams> {
 }
 
 /**
- * Starts the provider on 127.0.0.1, on the port it had last time with this data directory when free
- * (so the issuer the seeded registration names stays the same), with `redirectUri` registered for
- * its one client.
+ * Starts the provider on 127.0.0.1, on `preferredPort` when free (the port it had last time with this
+ * data directory, read before the emulators rewrite `ports.json`: the registration's issuer then stays
+ * the same), else a free one, with `redirectUri` registered for its one client.
  */
-export async function startDemoSso(dataDir: string, redirectUri: string): Promise<DemoSso> {
+export async function startDemoSso(preferredPort: number | undefined, redirectUri: string): Promise<DemoSso> {
   const { default: Provider } = await import('oidc-provider');
   const server: Server = createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    void portIfFree(previousPorts(dataDir).oidc).then((port) => server.listen(port, HOST, resolve));
+    void portIfFree(preferredPort).then((port) => server.listen(port, HOST, resolve));
   });
   const { port } = server.address() as AddressInfo;
   const issuer = `http://${HOST}:${port}`;

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import type { Subpaths } from '../../shared/edge/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/kernel/config';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
-import { rememberPort, startDynamoDBLocalFor } from './emulator-ports';
+import { previousPorts, rememberPort, startDynamoDBLocalFor } from './emulator-ports';
 import type { Emulators } from './emulators';
 import { holdGatewayPort } from './gateway-port';
 import type { DemoSsoInfo } from './demo-sso';
@@ -113,6 +113,8 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   // checker and the provisioning and seeding modules (seconds of CPU, on the other core); the template's
   // extract is read (or synthesized, in a child process) meanwhile.
   const dynamoStarting = startDynamoDBLocalFor(dataDir);
+  // Read before the emulators write their ports over the file.
+  const demoSsoPort = previousPorts(dataDir).oidc;
   teardown.add('DynamoDB Local', () => dynamoStarting.then((dynamo) => dynamo.stop(), () => undefined));
   const template = loadTemplate();
   template.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
@@ -160,7 +162,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   const emulators = await startEmulators(dataDir, LOCAL_BUCKET, dynamoStarting);
   teardown.add('emulators', () => emulators.stop());
   // The demo OpenID provider starts beside the rest; its client's redirect URI is the broker endpoint of its organization's realm.
-  const demoSsoStarting = startDemoSso(dataDir, `${apiUrl}/auth/realms/${DEMO_SSO.realm}/broker/${DEMO_SSO.alias}/endpoint`);
+  const demoSsoStarting = startDemoSso(demoSsoPort, `${apiUrl}/auth/realms/${DEMO_SSO.realm}/broker/${DEMO_SSO.alias}/endpoint`);
   demoSsoStarting.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
   teardown.add('demo OpenID provider', () => demoSsoStarting.then((demo) => demo.stop(), () => undefined));
 
