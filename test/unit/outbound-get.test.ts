@@ -58,3 +58,8 @@ test("a webhook's POST still keeps only the answer's first 256 characters", asyn
   expect(outcome).toMatchObject({ ok: true, status: 200 });
   expect(outcome.answer).toHaveLength(256);
 });
+
+test('a refused address names the rule of its caller', async () => {
+  const outcome = await getDocument(new URL('https://10.0.0.1/.well-known/openid-configuration'), {}, { ...options, rule: 'discovery documents are read from public addresses only' });
+  expect(outcome.detail).toBe("The URL's address is a private, loopback, link-local or reserved address: discovery documents are read from public addresses only");
+});
