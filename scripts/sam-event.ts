@@ -54,6 +54,8 @@ export function eventStack(target: StackTarget): EventStack {
       __PERSONA_UUID__: bot!.personas[0]!.uuid,
       __FUNCTION_UUID__: bot!.functions[0]!.uuid,
       __COLLECTION_UUID__: bot!.collections[0]!.uuid,
+      // The stack's demo OpenID provider, whose discovery document the API reads (infra/local/demo-sso.ts).
+      ...(target.info.demoSso ? { __IDP_ISSUER__: target.info.demoSso.issuer } : {}),
     });
   }
   return { apiUrl: target.apiUrl, authUrl: target.authUrl, subpaths: target.subpaths, values };
@@ -137,7 +139,10 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
     if (values.__USER_UUID__ !== undefined) throw new UsageError('Give __OFFLINE_SESSION_ID__ with --set too: an offline session of __USER_UUID__ (its session_state)');
     needed.add('__USER_UUID__');
   }
-  const derived = ['__ACCESS_TOKEN__', '__SUPERVISOR_UUID__', '__AGENT_UUID__', '__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__', '__JOB_ID__', '__WEBHOOK_ID__', '__DELIVERY_ID__', '__SCIM_TOKEN__', '__SCIM_TOKEN_ID__'];
+  set('__NEW_IDP_ALIAS__', () => `sam-${unique()}`);
+  set('__NEW_IDP_DOMAIN__', () => `sam-${unique()}.example`);
+  if (needed.has('__IDP_ALIAS__') && !values.__IDP_ISSUER__) throw new UsageError('Give __IDP_ISSUER__ with --set: an OpenID provider\'s issuer whose discovery document the stack can read');
+  const derived = ['__IDP_ALIAS__', '__ACCESS_TOKEN__', '__SUPERVISOR_UUID__', '__AGENT_UUID__', '__USER_UUID__', '__USER_NAME__', '__USER_EMAIL__', '__JOB_ID__', '__WEBHOOK_ID__', '__DELIVERY_ID__', '__SCIM_TOKEN__', '__SCIM_TOKEN_ID__'];
   if (!derived.some((name) => needed.has(name) && values[name] === undefined)) return;
   const missing = ['__REALM__', '__CLIENT_ID__', '__ADMIN_EMAIL__', '__ADMIN_PASSWORD__', '__ORG_UUID__', '__ENV_UUID__', '__BOT_UUID__'].filter((name) => !values[name]);
   if (missing.length > 0) throw new UsageError(`To make the event's values through the API, give ${missing.join(', ')} with --set`);
@@ -187,6 +192,11 @@ async function makeValues(id: string, needed: Set<string>, stack: EventStack, va
   if ((needed.has('__WEBHOOK_ID__') || needed.has('__DELIVERY_ID__')) && !values.__WEBHOOK_ID__) {
     const body = { url: values.__WEBHOOK_URL__, eventTypes: ['agent.updated'], enabled: true, excludeActors: [] };
     values.__WEBHOOK_ID__ = (await json<{ id: string }>(await call('POST', userArea('/webhooks'), token, body))).id;
+  }
+  if (needed.has('__IDP_ALIAS__') && !values.__IDP_ALIAS__) {
+    const alias = `sam-${unique()}`;
+    const body = { alias, displayName: 'sam:event', issuer: values.__IDP_ISSUER__, clientId: 'sam-event', clientSecret: 'sam-event-secret', domains: [`${alias}.example`], enforce: false };
+    values.__IDP_ALIAS__ = (await json<{ alias: string }>(await call('POST', userArea('/identity-providers'), token, body))).alias;
   }
   if (needed.has('__DELIVERY_ID__') && !values.__DELIVERY_ID__) {
     // A ping's delivery, once its first attempt is listed (answered or not).

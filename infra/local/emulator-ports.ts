@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { startDynamoDBLocal, type DynamoDBLocal } from './dynamodb-local';
@@ -7,7 +7,8 @@ import { startDynamoDBLocal, type DynamoDBLocal } from './dynamodb-local';
 export const HOST = '127.0.0.1';
 
 export type EmulatorName = 'dynamodb' | 's3' | 'cognito' | 'ses';
-export type Ports = Partial<Record<EmulatorName, number>>;
+/** The emulators' ports, and the demo OpenID provider's (infra/local/demo-sso.ts). */
+export type Ports = Partial<Record<EmulatorName | 'oidc', number>>;
 
 /** The file that keeps the emulators' ports with the data, so that their URLs survive a restart. */
 export const portsFile = (dataDir: string) => join(dataDir, 'ports.json');
@@ -40,4 +41,9 @@ export function startDynamoDBLocalFor(dataDir: string): Promise<DynamoDBLocal> {
   // Awaited by whoever takes it; a failure meanwhile (no Java) must not go unhandled.
   starting.catch(() => undefined);
   return starting;
+}
+
+/** Adds a port to the data directory's ports file (the emulators write theirs first). */
+export function rememberPort(dataDir: string, name: keyof Ports, port: number): void {
+  writeFileSync(portsFile(dataDir), JSON.stringify({ ...previousPorts(dataDir), [name]: port }, null, 2));
 }

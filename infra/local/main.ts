@@ -57,6 +57,8 @@ function banner(info: StackInfo, dataDir: string, ms: number): string {
     `  Data       ${shown}/ (this stack's alone while it runs)   described in ${shown}/stack.json`,
     '  Demo logins:',
     ...info.orgs.map((o) => `    realm ${o.name.padEnd(8)} ${o.admin.email.padEnd(24)} ${o.admin.password}   org ${o.uuid}`),
+    `  Demo SSO   ${info.demoSso.issuer}   (OpenID provider \`${info.demoSso.alias}\` of realm ${info.demoSso.realm} for @${info.demoSso.domain}; discovery ${info.demoSso.issuer}/.well-known/openid-configuration)`,
+    `    user ${info.demoSso.user.email}   password ${info.demoSso.user.password}   client ${info.demoSso.clientId} / ${info.demoSso.clientSecret}`,
     '  Get a token:',
     `    curl -s ${info.authUrl}/auth/realms/${org.name}/protocol/openid-connect/token -d grant_type=password -d client_id=${info.clientId} --data-urlencode username=${org.admin.email} --data-urlencode password=${org.admin.password}`,
     'Ctrl-C stops everything and keeps the data.',

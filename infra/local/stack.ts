@@ -3,9 +3,10 @@ import { join, resolve } from 'node:path';
 import type { Subpaths } from '../../shared/edge/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/kernel/config';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
-import { startDynamoDBLocalFor } from './emulator-ports';
+import { previousPorts, rememberPort, startDynamoDBLocalFor } from './emulator-ports';
 import type { Emulators } from './emulators';
 import { holdGatewayPort } from './gateway-port';
+import type { DemoSsoInfo } from './demo-sso';
 import type { SeededOrg } from './seed';
 import { Teardown } from './teardown';
 import { loadTemplate } from './template/template-source';
@@ -34,6 +35,8 @@ export interface StackInfo {
   /** The emulators' own endpoints, for pointing other tools (AWS CLI, NoSQL Workbench) at them. */
   endpoints: Emulators['endpoints'];
   orgs: SeededOrg[];
+  /** The stack's own OpenID provider (infra/local/demo-sso.ts), registered for one demo organization's domain. */
+  demoSso: DemoSsoInfo;
 }
 
 export interface LocalStackOptions {
@@ -110,6 +113,8 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   // checker and the provisioning and seeding modules (seconds of CPU, on the other core); the template's
   // extract is read (or synthesized, in a child process) meanwhile.
   const dynamoStarting = startDynamoDBLocalFor(dataDir);
+  // Read before the emulators write their ports over the file.
+  const demoSsoPort = previousPorts(dataDir).oidc;
   teardown.add('DynamoDB Local', () => dynamoStarting.then((dynamo) => dynamo.stop(), () => undefined));
   const template = loadTemplate();
   template.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
@@ -128,6 +133,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     { gatewayListener },
     { resolveRoutes },
     { referenced },
+    { startDemoSso, ensureDemoSsoRegistration, DEMO_SSO },
   ] = await Promise.all([
     import('./emulators'),
     import('./iam'),
@@ -143,6 +149,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     import('./gateway'),
     import('../../shared/edge/api/routes'),
     import('./template/cfn'),
+    import('./demo-sso'),
   ]);
 
   // Each function's AWS calls are checked against its role (infra/local/iam); the roles load while the emulators start.
@@ -154,6 +161,10 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   tableReady.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
   const emulators = await startEmulators(dataDir, LOCAL_BUCKET, dynamoStarting);
   teardown.add('emulators', () => emulators.stop());
+  // The demo OpenID provider starts beside the rest; its client's redirect URI is the broker endpoint of its organization's realm.
+  const demoSsoStarting = startDemoSso(demoSsoPort, `${apiUrl}/auth/realms/${DEMO_SSO.realm}/broker/${DEMO_SSO.alias}/endpoint`);
+  demoSsoStarting.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
+  teardown.add('demo OpenID provider', () => demoSsoStarting.then((demo) => demo.stop(), () => undefined));
 
   const eventBus = await startLocalEventBridge(LOCAL_EVENT_BUS, join(dataDir, 'eventbridge.jsonl'), teardown);
 
@@ -189,6 +200,9 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   localIam.resolveWith(environments.tools);
   // The demo data is written while the local IAM checker reads the roles.
   const [orgs] = await Promise.all([seeded(dataDir), localIam.ready]);
+  const demoSsoServer = await demoSsoStarting;
+  rememberPort(dataDir, 'oidc', demoSsoServer.port);
+  const demoSso = await ensureDemoSsoRegistration(orgs, demoSsoServer.issuer);
 
   const eventSources = startEventSources({
     deployment,
@@ -215,6 +229,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     mailQueueUrl: environments.tools[envNames.mailQueueUrl] ?? '',
     endpoints: emulators.endpoints,
     orgs,
+    demoSso,
   };
   writeFunctionEnvironments(dataDir, environments.functions);
   ready = true;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { keys } from '../../shared/adapters/store/keys';
 import { getItem } from '../../shared/adapters/store/table';
 import { findProviderForEmail, getProvider, linkUserToProvider, providerClientSecret } from '../../shared/domain/identity-providers/identity-provider.service';
-import { MAX_IDENTITY_PROVIDERS } from '../../shared/domain/identity-providers/identity-provider.repository';
+import { MAX_IDENTITY_PROVIDERS } from '../../shared/domain/identity-providers/identity-provider-limits';
 import type { AuditEventDto } from '../support/audit-helpers';
 import { eventsWhen, ofOrg } from '../support/change-events-helpers';
 import { expectError, type StandardErrorBody } from '../support/error-body';

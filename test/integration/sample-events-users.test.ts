@@ -5,7 +5,7 @@ import { bodyOf, deleteUser, expectNoSignIn, readUser, replayRouteEvents, subjec
 import { stack } from '../support/stack';
 import { mailsTo } from '../support/user-helpers';
 
-/** The sample events of the users function (users, audit events, webhooks), of SCIM and of configurations. */
+/** The sample events of the users function (users, audit events, webhooks, identity providers), of SCIM and of configurations. */
 
 /** A user's offline sessions as its organization's ADMIN lists them. */
 async function offlineSessionsOf(token: string, userUuid: string): Promise<unknown[]> {
@@ -21,6 +21,13 @@ replayRouteEvents(['users', 'scim', 'configurations'], {
     'users.activate': async ({ user }, token) => deleteUser(token, user!.uuid),
   },
   expectations: {
+    // Registered against the stack's demo OpenID provider; the secret is never answered.
+    'identityProviders.create': async (result, { values }) => {
+      expect(result.statusCode).toBe(201);
+      expect(bodyOf(result)).toMatchObject({ alias: values.__NEW_IDP_ALIAS__, issuer: stack().demoSso.issuer, domains: [values.__NEW_IDP_DOMAIN__] });
+      expect(bodyOf<Record<string, unknown>>(result).redirectUri).toMatch(new RegExp(`/realms/${stack().orgs[0]!.name}/broker/${values.__NEW_IDP_ALIAS__}/endpoint$`));
+      expect(result.body).not.toContain('sample-client-secret');
+    },
     'users.bruteForce': async (result) => {
       expect(result.statusCode).toBe(200);
       expect(bodyOf(result)).toEqual({ disabled: false, numFailures: 0, lastFailure: 0, lockedUntil: null });

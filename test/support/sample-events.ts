@@ -235,6 +235,11 @@ export async function fill(file: string): Promise<Replay> {
   if (/__WEBHOOK_(URL|ID)__|__DELIVERY_ID__/.test(all)) values.__WEBHOOK_URL__ = (await webhookReceiver()).url;
   if (/__WEBHOOK_ID__|__DELIVERY_ID__/.test(all)) values.__WEBHOOK_ID__ = await createWebhookOf(token, values.__WEBHOOK_URL__!);
   if (all.includes('__DELIVERY_ID__')) values.__DELIVERY_ID__ = await pingedDelivery(token, values.__WEBHOOK_ID__!);
+  // The stack's demo OpenID provider answers the discovery document; aliases and domains fresh for each event.
+  if (all.includes('__IDP_ISSUER__')) values.__IDP_ISSUER__ = stack().demoSso.issuer;
+  if (all.includes('__NEW_IDP_ALIAS__')) values.__NEW_IDP_ALIAS__ = `event-${unique()}`;
+  if (all.includes('__NEW_IDP_DOMAIN__')) values.__NEW_IDP_DOMAIN__ = `event-${unique()}.example`;
+  if (all.includes('__IDP_ALIAS__')) values.__IDP_ALIAS__ = await identityProviderOf(token, id);
   let job: TestJob | undefined;
   if (all.includes('__JOB_ID__')) {
     job = await submitJob(token, jobKinds[id] ?? { dryRun: true, async: false });
@@ -274,6 +279,23 @@ const WEBHOOK = '/user-management/org/{orgUUID}/webhooks/{webhookId}';
 async function createWebhookOf(token: string, url: string): Promise<string> {
   const body = { url, eventTypes: ['agent.updated'], enabled: true, excludeActors: [] };
   return (await expectStatus(201, stackApiClient(token).POST('/user-management/org/{orgUUID}/webhooks', { params: inFirstOrg(), body }))).body.id;
+}
+
+let sharedIdentityProvider: Promise<string> | undefined;
+
+/**
+ * An identity provider of the first organization (`__IDP_ALIAS__`), registered by its ADMIN for the
+ * stack's demo OpenID provider: one for every event of the file (an organization holds at most 10),
+ * but one of its own for the event that deletes it.
+ */
+function identityProviderOf(token: string, id: string): Promise<string> {
+  const register = async () => {
+    const alias = `event-${unique()}`;
+    const body = { alias, displayName: 'Events test', issuer: stack().demoSso.issuer, clientId: 'events-test', clientSecret: 'events-test-secret', domains: [`${alias}.example`], enforce: false };
+    return (await expectStatus(201, stackApiClient(token).POST('/user-management/org/{orgUUID}/identity-providers', { params: inFirstOrg(), body }))).body.alias;
+  };
+  if (id === 'identityProviders.delete') return register();
+  return (sharedIdentityProvider ??= register());
 }
 
 /** The delivery of a ping to the subscription, once its attempt is listed. */

@@ -1,9 +1,7 @@
 import { keys, withoutKeys } from '../../adapters/store/keys';
 import { getItem, queryPrefix, transactWrite, type TableWrite } from '../../adapters/store/table';
 import type { StoredIdentityProvider } from './identity-provider.entities';
-
-/** The most providers an organization may have. */
-export const MAX_IDENTITY_PROVIDERS = 10;
+import { MAX_IDENTITY_PROVIDERS } from './identity-provider-limits';
 
 /** Why a write was refused: the cap, the alias taken, or a domain another provider holds (named). */
 export type WriteRefusal = { reason: 'limit' } | { reason: 'alias-taken' } | { reason: 'domain-taken'; domain: string } | { reason: 'changed' };

@@ -12,11 +12,11 @@ import {
   getStoredProvider,
   insertProvider,
   listStoredProviders,
-  MAX_IDENTITY_PROVIDERS,
   removeProvider,
   replaceProvider,
   type WriteRefusal,
 } from './identity-provider.repository';
+import { MAX_IDENTITY_PROVIDERS } from './identity-provider-limits';
 import type { IdentityProviderCreateBody, IdentityProviderUpdateBody } from './identity-provider.schemas';
 import { discoverEndpoints } from './openid-discovery';
 

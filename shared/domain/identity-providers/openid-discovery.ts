@@ -88,7 +88,13 @@ export async function discoverEndpoints(issuer: string, options: DiscoveryOption
   const outcome = await getDocument(
     new URL(address),
     { accept: 'application/json' },
-    { allowLoopbackHttp: config().webhooks.allowLoopbackHttp, maxBytes: MAX_DISCOVERY_BYTES, timeoutMs: options.timeoutMs ?? DISCOVERY_TIMEOUT_MS, resolve: options.resolve },
+    {
+      allowLoopbackHttp: config().webhooks.allowLoopbackHttp,
+      maxBytes: MAX_DISCOVERY_BYTES,
+      timeoutMs: options.timeoutMs ?? DISCOVERY_TIMEOUT_MS,
+      resolve: options.resolve,
+      rule: 'discovery documents are read from public addresses only',
+    },
   );
   if (!outcome.ok) throw refused(whyUnreachable(outcome, address));
   let document: unknown;

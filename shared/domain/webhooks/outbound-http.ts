@@ -29,6 +29,8 @@ export interface PostOptions {
   allowLoopbackHttp: boolean;
   resolve?: Resolver;
   timeoutMs?: number;
+  /** The rule a refused address names (`AddressOptions.rule`). */
+  rule?: string;
 }
 
 /** A lookup that answers only the checked address: the connection goes where the check looked. */
@@ -100,7 +102,7 @@ async function exchange(
   const none = Buffer.alloc(0);
   let address: CheckedAddress;
   try {
-    const checked = await allowedAddresses(url, options.allowLoopbackHttp, { resolve: options.resolve, timeoutMs: Math.min(DNS_TIMEOUT_MS, timeoutMs) });
+    const checked = await allowedAddresses(url, options.allowLoopbackHttp, { resolve: options.resolve, timeoutMs: Math.min(DNS_TIMEOUT_MS, timeoutMs), rule: options.rule });
     address = checked[0]!;
   } catch (error) {
     const detail = error instanceof AddressRefused ? error.message : 'The host could not be checked';

@@ -114,7 +114,7 @@ export function checkUrlShape(raw: string, allowLoopbackHttp: boolean): URL {
 /** Names that are loopback by definition (RFC 6761), whatever a resolver answers for them. */
 const isLocalhostName = (host: string) => /(^|\.)localhost\.?$/i.test(host);
 
-const notPublic = 'a private, loopback, link-local or reserved address: webhooks reach public addresses only';
+const notPublic = (rule = 'webhooks reach public addresses only') => `a private, loopback, link-local or reserved address: ${rule}`;
 
 /** Resolves within `timeoutMs`, cancelling the resolution when the time is up. */
 async function resolveWithin(resolve: Resolver, host: string, timeoutMs: number): Promise<CheckedAddress[]> {
@@ -142,6 +142,8 @@ export interface AddressOptions {
   resolve?: Resolver;
   /** How long the host's resolution may take (`DNS_TIMEOUT_MS`). */
   timeoutMs?: number;
+  /** The rule a refusal names, for a caller other than webhooks ("webhooks reach public addresses only"). */
+  rule?: string;
 }
 
 /**
@@ -153,12 +155,12 @@ export async function allowedAddresses(url: URL, allowLoopbackHttp: boolean, opt
   if (allowLoopbackHttp && url.protocol === 'http:' && host === LOOPBACK_RECEIVER_HOST) return [{ address: host, family: 4 }];
   const literal = isIP(host);
   if (literal !== 0) {
-    if (!isPublicAddress(host)) throw new AddressRefused(`The URL's address is ${notPublic}`);
+    if (!isPublicAddress(host)) throw new AddressRefused(`The URL's address is ${notPublic(options.rule)}`);
     return [{ address: host, family: literal === 6 ? 6 : 4 }];
   }
-  if (isLocalhostName(host)) throw new AddressRefused(`The host ${host} resolves to ${notPublic}`);
+  if (isLocalhostName(host)) throw new AddressRefused(`The host ${host} resolves to ${notPublic(options.rule)}`);
   const addresses = await resolveWithin(options.resolve ?? systemResolver, host, options.timeoutMs ?? DNS_TIMEOUT_MS);
   if (addresses.length === 0) throw new AddressRefused(`The host ${host} does not resolve: check its name`);
-  if (!addresses.every(({ address }) => isPublicAddress(address))) throw new AddressRefused(`The host ${host} resolves to ${notPublic}`);
+  if (!addresses.every(({ address }) => isPublicAddress(address))) throw new AddressRefused(`The host ${host} resolves to ${notPublic(options.rule)}`);
   return addresses;
 }

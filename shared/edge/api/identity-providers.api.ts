@@ -1,6 +1,6 @@
 import { identityProviderResponses } from '../../domain/identity-providers/identity-provider.responses';
 import { identityProviderSchemas } from '../../domain/identity-providers/identity-provider.schemas';
-import { MAX_IDENTITY_PROVIDERS } from '../../domain/identity-providers/identity-provider.repository';
+import { MAX_IDENTITY_PROVIDERS } from '../../domain/identity-providers/identity-provider-limits';
 import { userSchemas } from '../../domain/users/user.schemas';
 import * as z from 'zod/mini';
 import { operationsUnder } from './operation';

@@ -1,0 +1,205 @@
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HOST, portIfFree } from './emulator-ports';
+import type { SeededOrg } from './seed';
+
+/**
+ * The local stack's own OpenID provider (oidc-provider), standing for an organization's Okta or Entra
+ * ID: one demo user, one client registered for the API's sign-in broker (its redirect URI the demo
+ * organization's `{realm issuer}/broker/demo-sso/endpoint`), ID tokens signed RS256 with a key made at
+ * start. Its sign-in page is the stack's own minimal form (the user's e-mail and the demo password);
+ * consent is implied for the one client. Local use only: everything it knows is printed in the banner.
+ */
+
+export const DEMO_SSO = {
+  alias: 'demo-sso',
+  displayName: 'Demo SSO (local)',
+  domain: 'sso.example',
+  clientId: 'management-api-broker',
+  /** Local only, printed in the banner and stack.json. */
+  clientSecret: 'demo-sso-client-secret',
+  user: { email: 'ada@sso.example', password: 'Ada-Sso-Demo-1', name: 'Ada Lovelace', sub: 'ada' },
+  /** The seeded organization whose domain `sso.example` signs in here. */
+  realm: 'globex',
+} as const;
+
+export interface DemoSso {
+  issuer: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+const page = (uid: string, error?: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Demo SSO: sign in</title></head>
+<body style="font-family: system-ui; max-width: 24rem; margin: 4rem auto">
+<h1>Demo SSO</h1>
+<p>The local stack's OpenID provider. Sign in as <code>${DEMO_SSO.user.email}</code>, password <code>${DEMO_SSO.user.password}</code>.</p>
+${error ? `<p role="alert" style="color: #b00">${error}</p>` : ''}
+<form method="post" action="/interaction/${encodeURIComponent(uid)}">
+<p><label>E-mail <input name="login" type="email" autocomplete="username" required autofocus></label></p>
+<p><label>Password <input name="password" type="password" autocomplete="current-password" required></label></p>
+<p><button type="submit">Sign in</button></p>
+</form></body></html>`;
+
+async function formOf(request: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > 16 * 1024) break;
+    chunks.push(chunk as Buffer);
+  }
+  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+}
+
+/**
+ * Starts the provider on 127.0.0.1, on `preferredPort` when free (the port it had last time with this
+ * data directory, read before the emulators rewrite `ports.json`: the registration's issuer then stays
+ * the same), else a free one, with `redirectUri` registered for its one client.
+ */
+export async function startDemoSso(preferredPort: number | undefined, redirectUri: string): Promise<DemoSso> {
+  const { default: Provider } = await import('oidc-provider');
+  const server: Server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    void portIfFree(preferredPort).then((port) => server.listen(port, HOST, resolve));
+  });
+  const { port } = server.address() as AddressInfo;
+  const issuer = `http://${HOST}:${port}`;
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const { user } = DEMO_SSO;
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: DEMO_SSO.clientId,
+        client_secret: DEMO_SSO.clientSecret,
+        redirect_uris: [redirectUri],
+        response_types: ['code'],
+        grant_types: ['authorization_code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'demo-sso-rs256', use: 'sig', alg: 'RS256' }] },
+    cookies: { keys: [randomBytes(32).toString('base64url')] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    features: { devInteractions: { enabled: false } },
+    // The claims go into the ID token too, where the broker reads them, not only into userinfo.
+    conformIdTokenClaims: false,
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
+    findAccount: (_ctx: unknown, id: string) =>
+      id === user.sub ? { accountId: id, claims: () => ({ sub: id, email: user.email, email_verified: true, name: user.name }) } : undefined,
+    // The one client is the stack's own: what it asks for is granted without a consent page.
+    loadExistingGrant: async (ctx: DemoGrantContext) => {
+      const { Grant } = ctx.oidc.provider;
+      const existing = ctx.oidc.session.grantIdFor(ctx.oidc.client.clientId);
+      if (existing) return Grant.find(existing);
+      const grant = new Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
+      grant.addOIDCScope('openid email profile');
+      await grant.save();
+      return grant;
+    },
+  });
+  const callback = provider.callback();
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const interaction = /^\/interaction\/([^/?]+)/.exec(request.url ?? '');
+    if (!interaction) return void callback(request, response);
+    const uid = decodeURIComponent(interaction[1]!);
+    const answer = async () => {
+      if (request.method !== 'POST') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(uid));
+      const form = await formOf(request);
+      if (form.get('login')?.toLowerCase() !== user.email || form.get('password') !== user.password) {
+        return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(uid, 'Wrong e-mail or password.'));
+      }
+      await provider.interactionFinished(request, response, { login: { accountId: user.sub } }, { mergeWithLastSubmission: false });
+    };
+    answer().catch(() => {
+      if (!response.headersSent) response.writeHead(400, { 'content-type': 'text/plain' }).end('The sign-in expired: start again from the application.');
+    });
+  });
+  return {
+    issuer,
+    port,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface DemoGrantContext {
+  oidc: {
+    provider: { Grant: { new (init: { clientId: string; accountId: string }): DemoGrant; find(id: string): Promise<DemoGrant | undefined> } };
+    session: { accountId: string; grantIdFor(clientId: string): string | undefined };
+    client: { clientId: string };
+  };
+}
+interface DemoGrant {
+  addOIDCScope(scope: string): void;
+  save(): Promise<string>;
+}
+
+/** The demo OpenID provider as the seed registers it (`ensureDemoSsoRegistration`). */
+export interface DemoSsoInfo {
+  issuer: string;
+  realm: string;
+  alias: string;
+  domain: string;
+  user: { email: string; password: string };
+  clientId: string;
+  clientSecret: string;
+}
+
+/**
+ * Registers the local demo OpenID provider (infra/local/demo-sso.ts) for the domain `sso.example` of its
+ * demo organization, straight through the repository, and that organization's user `ada@sso.example`,
+ * so a sign-in there has someone to match. Run at every start: the provider's issuer follows its port,
+ * and data seeded before the provider existed gets it too.
+ */
+export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issuer: string): Promise<DemoSsoInfo> {
+  const org = orgs.find((seeded) => seeded.name === DEMO_SSO.realm);
+  if (!org) throw new Error(`The demo organization ${DEMO_SSO.realm} was not seeded`);
+  const [{ findUserByEmail }, { registerUser }, { generatePassword }, repository, { sealClientSecret }] = await Promise.all([
+    import('../../shared/domain/users/user.repository'),
+    import('../../shared/domain/users/user-registration'),
+    import('../../shared/adapters/identity/password-policy'),
+    import('../../shared/domain/identity-providers/identity-provider.repository'),
+    import('../../shared/domain/identity-providers/client-secret'),
+  ]);
+  if (!(await findUserByEmail(org.uuid, DEMO_SSO.user.email))) {
+    // Signs in at the provider; the password here is never shown (Cognito needs one).
+    await registerUser({ orgUuid: org.uuid, name: DEMO_SSO.user.name, email: DEMO_SSO.user.email, password: generatePassword(), role: 'ADMIN', permissions: [] });
+  }
+  const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as Record<string, string>;
+  const now = new Date().toISOString();
+  const current = await repository.getStoredProvider(org.uuid, DEMO_SSO.alias);
+  const record = {
+    id: current?.id ?? randomUUID(),
+    orgUuid: org.uuid,
+    alias: DEMO_SSO.alias,
+    displayName: DEMO_SSO.displayName,
+    issuer,
+    clientId: DEMO_SSO.clientId,
+    domains: [DEMO_SSO.domain],
+    enforce: false,
+    authorizationEndpoint: discovery.authorization_endpoint!,
+    tokenEndpoint: discovery.token_endpoint!,
+    jwksUri: discovery.jwks_uri!,
+    sealedClientSecret: await sealClientSecret(DEMO_SSO.clientSecret, org.uuid, DEMO_SSO.alias),
+    createdAt: current?.createdAt ?? now,
+    updatedAt: now,
+  };
+  const same = current && current.issuer === issuer && current.tokenEndpoint === record.tokenEndpoint && current.authorizationEndpoint === record.authorizationEndpoint;
+  const refused = same ? undefined : current ? await repository.replaceProvider(record, current, []) : await repository.insertProvider(record, []);
+  if (refused) throw new Error(`The demo OpenID provider could not be registered (${refused.reason})`);
+  return {
+    issuer,
+    realm: org.name,
+    alias: DEMO_SSO.alias,
+    domain: DEMO_SSO.domain,
+    user: { email: DEMO_SSO.user.email, password: DEMO_SSO.user.password },
+    clientId: DEMO_SSO.clientId,
+    clientSecret: DEMO_SSO.clientSecret,
+  };
+}
