@@ -46,10 +46,12 @@ describe('openid-client', () => {
       userinfo_endpoint: endpoint(user.realm, 'userinfo'),
       revocation_endpoint: endpoint(user.realm, 'revoke'),
       end_session_endpoint: endpoint(user.realm, 'logout'),
-      grant_types_supported: ['password', 'refresh_token'],
+      authorization_endpoint: endpoint(user.realm, 'auth'),
+      grant_types_supported: ['authorization_code', 'password', 'refresh_token'],
       id_token_signing_alg_values_supported: ['ES256'],
       subject_types_supported: ['public'],
-      response_types_supported: ['none'],
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
     });
     expect(metadata.token_endpoint_auth_methods_supported).toContain('none');
     expect(metadata.scopes_supported).toEqual(expect.arrayContaining(['openid', 'profile', 'email']));

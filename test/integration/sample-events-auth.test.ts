@@ -3,7 +3,8 @@ import { signIn as accountSignIn } from '../../shared/app/account/account.servic
 import { REFERENCE_POLICY } from '../../shared/edge/docs/reference-page';
 import { TEST_PASSWORD, createTestUser, passwordToken } from '../support/auth-helpers';
 import { bodyOf, replayRouteEvents, type Replay } from '../support/sample-events';
-import { requestToken, stack } from '../support/stack';
+import { adminToken, requestToken, stack, unique, userArea } from '../support/stack';
+import { startTestProvider, type TestProvider } from '../support/test-oidc-provider';
 import { refresh } from '../support/user-helpers';
 
 /** The sample events of the auth function (tokens, OpenID Connect, the account page) and of the API reference (docs). */
@@ -69,8 +70,50 @@ async function withOfflineToken(replay: Replay): Promise<void> {
   replay.event.body = form.toString();
 }
 
+/** An organization's provider, played by the test, for the broker's event. */
+let provider: TestProvider | undefined;
+afterAll(async () => provider?.close());
+
+/**
+ * Starts a brokered sign-in for a new user of the ADMIN's organization at a provider of the test's,
+ * follows it to the provider's answer, and gives the event that answer (its alias, code and state).
+ */
+async function withProviderAnswer(replay: Replay): Promise<void> {
+  provider ??= await startTestProvider();
+  const { values, event } = replay;
+  const orgUuid = values.__ORG_UUID__!;
+  const domain = `events-${unique()}.example`;
+  const alias = `events-${unique()}`;
+  const admin = (await adminToken()).accessToken;
+  const registered = await fetch(userArea(orgUuid, '/identity-providers'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ alias, displayName: 'Events SSO', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, domains: [domain] }),
+  });
+  expect(registered.status).toBe(201);
+  const user = await createTestUser({ email: `ada-${unique()}@${domain}` });
+  provider.nextUser = { email: user.email };
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: stack().clientId,
+    redirect_uri: 'http://127.0.0.1:8400/callback',
+    state: 'events-state',
+    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+    code_challenge_method: 'S256',
+    login_hint: user.email,
+  });
+  const toProvider = (await fetch(`${stack().authUrl}/auth/realms/${values.__REALM__}/protocol/openid-connect/auth?${query}`, { redirect: 'manual' })).headers.get('location')!;
+  const answer = new URL((await fetch(toProvider, { redirect: 'manual' })).headers.get('location')!);
+  event.rawPath = event.rawPath.replace('/broker/corp/', `/broker/${alias}/`);
+  event.requestContext.http.path = event.rawPath;
+  event.pathParameters = { ...event.pathParameters, alias };
+  event.rawQueryString = answer.search.slice(1);
+  event.queryStringParameters = Object.fromEntries(answer.searchParams);
+}
+
 replayRouteEvents(['auth', 'docs'], {
   prepare: {
+    'auth.broker': withProviderAnswer,
     'auth.authenticate': withSignInRequest,
     // The files cannot hold a refresh token (`sam:event` has none to give): a fresh sign-in's goes in.
     'auth.revoke': async (replay) => withFreshRefreshToken(replay, (refreshToken) => ({ token: refreshToken, token_type_hint: 'refresh_token' })),
@@ -81,6 +124,16 @@ replayRouteEvents(['auth', 'docs'], {
     'auth.accountRevokeOfflineToken': withOfflineToken,
   },
   expectations: {
+    'auth.broker': async (result) => {
+      const location = new URL(String(result.headers?.location));
+      expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8400/callback');
+      expect(location.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(location.searchParams.get('state')).toBe('events-state');
+    },
+    'auth.accountSso': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(result.body).toContain('role="alert"');
+    },
     'auth.authorize': async (result) => {
       expect(result.statusCode).toBe(200);
       expect(result.body).toMatch(/<form method="post" action="\.\.\/\.\.\/login-actions\/authenticate">/);

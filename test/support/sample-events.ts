@@ -346,10 +346,12 @@ export function expectNamesEvents(table: Record<string, unknown>, ids: string[])
 }
 
 const accountForms = new Set(['auth.accountSignIn', 'auth.accountPassword', 'auth.accountSignOut', 'auth.accountRevokeOfflineToken']);
+/** The authorization flow's steps that answer a redirect: the sign-in form's 303, the provider's return's 302. */
+const signInRedirects: Record<string, number> = { 'auth.authenticate': 303, 'auth.broker': 302 };
 
 /**
  * Declares one test per route event of these functions: it fills the event, prepares what its route
- * needs, replays it through the function's handler, expects a 2xx (a 303 from the account page's forms,
+ * needs, replays it through the function's handler, expects a 2xx (a 303 from the account page's forms and the sign-in form, a 302 from an identity provider's return,
  * a 302 from the API's root, as a browser expects), the event's request id back, and what the area
  * expects of the route.
  */
@@ -378,6 +380,7 @@ export function replayRouteEvents(groups: ResourceGroup[], tables: { prepare?: R
       };
       const result = await handler(event, context);
       if (accountForms.has(route!.id)) expect(result.statusCode).toBe(303);
+      else if (signInRedirects[route!.id] !== undefined) expect(result.statusCode).toBe(signInRedirects[route!.id]);
       else if (route!.id === 'docs.root') expect(result.statusCode).toBe(302);
       else {
         expect(result.statusCode).toBeGreaterThanOrEqual(200);

@@ -107,7 +107,8 @@ export const authApi = {
     summary: "The redirect URI of an organization's identity provider: its answer to a brokered sign-in",
     description:
       "Register `{issuer}/broker/{alias}/endpoint` at the provider (the provider's `redirectUri` in the identity-providers API). The provider's code is exchanged and its ID token checked; the person goes back to the application with a code, or with `error=access_denied`.",
-    errors: { only: gatewayStatuses },
+    // Its success is a redirect, as the API root's is: `default` names every other answer.
+    errors: { only: gatewayStatuses, anyOther: true },
     responses: [
       { status: 302, description: 'Back to the application: with a code, or with `error=access_denied` and a description', headers: ['Location', 'Cache-Control'] },
       { status: 400, description: 'An error page: the sign-in this answer belongs to expired or was already finished', text: htmlPage, headers: ['Cache-Control'] },

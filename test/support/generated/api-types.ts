@@ -3370,6 +3370,16 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
                 };
             };
+            /** @description Any other error */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
         };
     };
     "auth.authenticate": {
