@@ -34,6 +34,10 @@ const tiers = [
       ['shared/app/access'],
       // Use cases, the orchestrating ones first.
       ['shared/app/operator', 'shared/app/bulk', 'shared/app/account', 'shared/app/audit-trail', 'shared/app/bundles', 'shared/app/scim', 'shared/app/change-events'],
+      // The authorization flow's browser steps: the sign-in page, brokering to an organization's provider.
+      ['shared/app/sign-in'],
+      // What the realm's pages share: their words, language and look.
+      ['shared/app/pages'],
       ['shared/app/auth'],
     ],
   },

@@ -146,6 +146,14 @@ describe('home-realm discovery and the broker', () => {
     expect((await readUser(org, user.uuid)).identityProvider).toBeUndefined();
   });
 
+  test("Entra ID's xms_edov (the e-mail's domain verified by the tenant) stands for email_verified", async () => {
+    const user = await userAt('entra');
+    provider.nextUser = { email: user.email };
+    provider.behaviour = 'entra-verified-domain';
+    const { back } = await throughProvider(await get(authorizeUrl({ code_challenge: pkce().challenge, login_hint: user.email })));
+    expect(locationOf(back).searchParams.get('code')).toEqual(expect.any(String));
+  });
+
   test('an e-mail no user of the organization has, or a deleted user, is access_denied', async () => {
     provider.nextUser = { email: `stranger-${unique()}@${domain}` };
     const stranger = await throughProvider(await get(authorizeUrl({ code_challenge: pkce().challenge, login_hint: provider.nextUser.email })));

@@ -21,6 +21,7 @@ export type Misbehaviour =
   | 'bad-signature'
   | 'expired'
   | 'unverified-email'
+  | 'entra-verified-domain'
   | 'no-email'
   | 'token-error';
 
@@ -66,7 +67,10 @@ export async function startTestProvider(): Promise<TestProvider> {
     const claims: Record<string, unknown> = {
       sub: nextUser.sub ?? createHash('sha256').update(nextUser.email).digest('hex').slice(0, 20),
       nonce: behaviour === 'wrong-nonce' ? 'another-nonce' : issued.nonce,
-      ...(behaviour === 'no-email' ? {} : { email: nextUser.email, email_verified: behaviour !== 'unverified-email' }),
+      ...(behaviour === 'no-email' ? {} : { email: nextUser.email }),
+      ...(behaviour === 'no-email' || behaviour === 'entra-verified-domain' ? {} : { email_verified: behaviour !== 'unverified-email' }),
+      // Entra ID's way: no email_verified, the optional claim xms_edov instead.
+      ...(behaviour === 'entra-verified-domain' ? { xms_edov: true } : {}),
     };
     const now = Math.floor(Date.now() / 1000);
     return new jose.SignJWT(claims)

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ACCOUNT_PAGE_POLICY, renderAccountPage } from '../../shared/app/account/account-page';
-import { accountCopies } from '../../shared/app/account/account-copy';
-import { pageLanguage } from '../../shared/app/account/account.service';
+import { accountCopies } from '../../shared/app/pages/account-copy';
+import { pageLanguage } from '../../shared/app/pages/page-language';
 import { languages } from '../../shared/adapters/mail/mail.templates';
 
 describe('the account page HTML', () => {

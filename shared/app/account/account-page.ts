@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml as e, languages, type Language } from '../../adapters/mail/mail-terms';
-import { accountCopies, type AccountCopy } from './account-copy';
+import { accountCopies, type AccountCopy } from '../pages/account-copy';
+import { PAGE_STYLE } from '../pages/page-style';
 
 /**
  * The account page's HTML: plain forms, no script, one inline style sheet allowed by its hash. Every
@@ -31,22 +32,7 @@ export type View =
   | { kind: 'set-password'; realm: string; email: string; csrf: string; error?: FieldError }
   | { kind: 'profile'; profile: Profile; csrf: string; offlineTokens?: OfflineToken[]; error?: FieldError; notice?: Notice };
 
-export const PAGE_STYLE = `
-:root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Hiragino Sans","Noto Sans JP",Meiryo,sans-serif;line-height:1.5}
-body{margin:0;padding:2rem 1rem;background:Canvas;color:CanvasText}
-main,nav{max-width:28rem;margin:0 auto}
-h1{font-size:1.5rem;margin:0 0 1rem}h2{font-size:1.15rem;margin:2rem 0 .75rem}
-label{display:block;font-weight:600;margin:1rem 0 .25rem}
-input{box-sizing:border-box;width:100%;padding:.6rem;font:inherit;border:1px solid GrayText;border-radius:.25rem}
-input:focus,button:focus,a:focus{outline:3px solid Highlight;outline-offset:2px}
-button{margin-top:1.25rem;padding:.6rem 1.2rem;font:inherit;font-weight:600;border:0;border-radius:.25rem;background:#1a56db;color:#fff;cursor:pointer}
-button.secondary{background:transparent;color:inherit;border:1px solid GrayText}
-.hint{font-size:.9rem;margin:.25rem 0 0}
-.alert{padding:.75rem;border-radius:.25rem;border:2px solid #b3261e;margin:1rem 0}
-.notice{padding:.75rem;border-radius:.25rem;border:2px solid #1e7b34;margin:1rem 0}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:.4rem 1rem}dt{font-weight:600}dd{margin:0;word-break:break-all}
-nav{margin-top:2.5rem;font-size:.9rem}nav ul{list-style:none;padding:0;display:flex;gap:1rem;flex-wrap:wrap}
-`.trim();
+
 
 /**
  * The page's Content-Security-Policy: nothing but its own style sheet (by hash), forms that post to

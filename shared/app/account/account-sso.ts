@@ -4,8 +4,8 @@ import { saveAuthorizationRequest, useAuthorizationCode } from '../../domain/ses
 import { deleteSession } from '../../domain/sessions/session.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
 import type { Language } from '../../adapters/mail/mail-terms';
-import { SIGN_IN_SECONDS } from '../auth/authorization.service';
-import { startBrokeredSignIn } from '../auth/broker';
+import { SIGN_IN_SECONDS } from '../sign-in/authorization.service';
+import { startBrokeredSignIn } from '../sign-in/broker';
 import { realmIssuer } from '../auth/jwt';
 import { ACCOUNT_CLIENT, beginAccountSession } from './account-session';
 

@@ -4,9 +4,10 @@ import { deleteOfflineSessionOf, offlineSessionsOf, revokeSessionsOf } from '../
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
-import { defaultLanguage, isLanguage, languages, type Language } from '../../adapters/mail/mail-terms';
+import type { Language } from '../../adapters/mail/mail-terms';
 import { passwordProblem } from '../../adapters/identity/password-policy';
 import { findActiveUser } from '../../domain/users/user.repository';
+import { pageLanguage } from '../pages/page-language';
 import { renderAccountPage, type FieldError, type Notice, type PageAt, type View } from './account-page';
 import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
 import { finishAccountSso, startAccountSso } from './account-sso';
@@ -48,21 +49,6 @@ export type AccountAnswer =
   /** On to the organization's identity provider; the browser keeps the sign-in's verifier (a cookie of the page's). */
   | { kind: 'away'; location: string; sso: { verifier: string; seconds: number } };
 
-/** The language of the page: `kc_locale` if it is one of ours, else the first of Accept-Language we speak. */
-export function pageLanguage(locale: string | undefined, acceptLanguage: string | undefined): Language {
-  const chosen = locale?.trim().toLowerCase();
-  if (isLanguage(chosen)) return chosen;
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((entry, index) => {
-      const [tag = '', ...params] = entry.trim().split(';');
-      const q = Number(params.find((p) => p.trim().startsWith('q='))?.trim().slice(2) ?? '1');
-      return { primary: tag.trim().toLowerCase().split('-')[0] ?? '', q: Number.isFinite(q) ? q : 0, index };
-    })
-    .filter((entry) => entry.q > 0)
-    .sort((a, b) => b.q - a.q || a.index - b.index);
-  return ranked.map((entry) => entry.primary).find((primary): primary is Language => languages.includes(primary as Language)) ?? defaultLanguage;
-}
 
 const NOTICES: readonly string[] = ['password-saved', 'signed-out', 'session-ended', 'offline-token-revoked'] satisfies Notice[];
 

@@ -1,6 +1,6 @@
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import { count } from '../../kernel/metrics';
-import { exchangeCode } from './authorization.service';
+import { exchangeCode } from './code-exchange';
 import { OAuthError } from './oauth-errors';
 import { passwordGrant, refreshGrant, requireClient, requireParam, type TokenResponse } from './token.service';
 
@@ -8,7 +8,7 @@ import { passwordGrant, refreshGrant, requireClient, requireParam, type TokenRes
 
 type Grant = (realm: string, form: Map<string, string>, clientId: string, identityProvider: IdentityProvider) => Promise<TokenResponse>;
 
-/** The grants the endpoint answers; the code's exchange is the authorization flow's own (`authorization.service.ts`). */
+/** The grants the endpoint answers; the code's exchange is the authorization flow's end (`code-exchange.ts`). */
 const grants: Partial<Record<string, Grant>> = {
   password: passwordGrant,
   refresh_token: (realm, form, clientId) => refreshGrant(realm, form, clientId),

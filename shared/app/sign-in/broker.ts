@@ -10,8 +10,8 @@ import { getProvider, linkUserToProvider, providerClientSecret } from '../../dom
 import { brokerRedirectUri } from '../../domain/identity-providers/identity-provider.mapper';
 import { findUserByEmail } from '../../domain/users/user.repository';
 import { getDocument, postForm } from '../../domain/webhooks/outbound-http';
-import { codeFor, refuseRequest, type AuthorizeAnswer } from './authorization.service';
-import { canonicalRealm } from './realm';
+import { codeFor, refuseRequest, type AuthorizeAnswer } from './sign-in-end';
+import { canonicalRealm } from '../auth/realm';
 import { renderSignInPage } from './sign-in-page';
 
 /**
@@ -116,7 +116,11 @@ async function verifiedClaims(provider: IdentityProviderRecord, pending: Authori
   if (payload.nonce !== pending.broker!.nonce) throw new Denied("The identity provider's ID token does not carry this sign-in's nonce");
   const email = typeof payload.email === 'string' ? payload.email.trim() : '';
   if (!email || email.length > 320) throw new Denied('The identity provider gave no e-mail: release the email claim to this application');
-  if (payload.email_verified !== true && payload.email_verified !== 'true') throw new Denied('The identity provider has not verified the e-mail address');
+  // Entra ID sends no `email_verified`; its optional claim `xms_edov` says the e-mail's domain is one the tenant verified.
+  const vouched = (claim: unknown) => claim === true || claim === 'true' || claim === 1 || claim === '1';
+  if (!vouched(payload.email_verified) && !vouched(payload.xms_edov)) {
+    throw new Denied('The identity provider has not verified the e-mail address: it must send email_verified true (Microsoft Entra ID: the xms_edov optional claim)');
+  }
   return { email };
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { escapeHtml as e, type Language } from '../../adapters/mail/mail-terms';
-import { accountCopies } from '../account/account-copy';
-import { PAGE_STYLE } from '../account/account-page';
+import { accountCopies } from '../pages/account-copy';
+import { PAGE_STYLE } from '../pages/page-style';
 
 /**
  * The authorization endpoint's pages: the sign-in form, the set-password step of a user whose password

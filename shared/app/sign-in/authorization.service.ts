@@ -1,30 +1,21 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { config } from '../../kernel/config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import { passwordProblem } from '../../adapters/identity/password-policy';
 import type { Language } from '../../adapters/mail/mail-terms';
-import {
-  endAuthorizationRequest,
-  getAuthorizationRequest,
-  saveAuthorizationCode,
-  saveAuthorizationRequest,
-  useAuthorizationCode,
-  type AuthorizationRequest,
-} from '../../domain/sessions/authorization.repository';
-import { deleteSession, revokeSessionsOf } from '../../domain/sessions/session.repository';
-import type { UserRecord } from '../../domain/users/user.entities';
+import { getAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
+import { revokeSessionsOf } from '../../domain/sessions/session.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
-import { pageLanguage } from '../account/account.service';
+import { pageLanguage } from '../pages/page-language';
 import { startBrokeredSignIn } from './broker';
-import { randomId } from './access-token';
-import { realmIssuer } from './jwt';
-import { OAuthError } from './oauth-errors';
-import { canonicalRealm, organizationOfRealm } from './realm';
-import { isAllowedRedirect, redirectWith } from './redirect-uris';
-import { checkPassword, ExpiredTemporaryPassword } from './sign-in';
+import { codeFor, type AuthorizeAnswer } from './sign-in-end';
+import { realmIssuer } from '../auth/jwt';
+import { OAuthError } from '../auth/oauth-errors';
+import { canonicalRealm, organizationOfRealm } from '../auth/realm';
+import { isAllowedRedirect, redirectWith } from '../auth/redirect-uris';
+import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
 import { renderSignInPage, type PageAt, type PageProblem, type SignInError, type SignInView } from './sign-in-page';
-import { requireParam, startSession, type TokenResponse } from './token.service';
 
 /**
  * The authorization code flow with PKCE (RFC 6749 §4.1, RFC 7636 with S256 only, RFC 9207's `iss`), as
@@ -37,20 +28,13 @@ import { requireParam, startSession, type TokenResponse } from './token.service'
 
 /** How long a person has to sign in once the application sent them (Keycloak's login timeout is 30 minutes). */
 export const SIGN_IN_SECONDS = 15 * 60;
-/** A code's lifetime: an application exchanges it at once (RFC 6749 §4.1.2 advises at most 10 minutes). */
-export const CODE_SECONDS = 60;
 /** Scopes a request may ask for; `profile` and `email` are always granted. */
 const SCOPES = new Set(['openid', 'offline_access', 'profile', 'email']);
 /** An S256 challenge: the base64url SHA-256 of the verifier, unpadded. */
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-/** RFC 7636 §4.1: 43 to 128 unreserved characters. */
-const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
-const CODE = /^[A-Za-z0-9_-]{43}$/;
 /** Bounds on what a request carries back and forth: far above real values, far below a page's worth. */
 const MAX_PARAM = { state: 1024, nonce: 512, login_hint: 320, scope: 256, ui_locales: 64, kc_locale: 16 } as const;
 
-/** What the HTTP layer answers: a page (200, or an error page), or a redirect. */
-export type AuthorizeAnswer<S extends number = 200 | 400> = { kind: 'page'; status: S; html: string } | { kind: 'redirect'; location: string };
 
 export interface AuthorizeRequest {
   realm: string;
@@ -60,7 +44,6 @@ export interface AuthorizeRequest {
 }
 
 const now = () => Math.floor(Date.now() / 1000);
-const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 /** GET `{issuer}/protocol/openid-connect/auth`. */
 export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAnswer<200 | 400 | 404>> {
@@ -182,68 +165,6 @@ async function choosePassword(pending: AuthorizationRequest, form: URLSearchPara
   // A new password ends every session of the user, as the account page's does.
   await revokeSessionsOf(user.uuid);
   return codeFor(pending, user);
-}
-
-/**
- * Ends the request (a form posted twice makes one code) and sends the browser back with a new code:
- * single use, a minute long, bound to the client, the redirect URI and the challenge.
- */
-export async function codeFor(pending: AuthorizationRequest, user: UserRecord, authTime = now()): Promise<AuthorizeAnswer<400>> {
-  if (!(await endAuthorizationRequest(pending.requestId))) {
-    return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, (pending.locale as Language | undefined) ?? 'en', 'authenticate') };
-  }
-  const code = randomBytes(32).toString('base64url');
-  await saveAuthorizationCode({
-    codeHash: sha256(code).toString('hex'),
-    realm: pending.realm,
-    orgUuid: pending.orgUuid,
-    userUuid: user.uuid,
-    clientId: pending.clientId,
-    redirectUri: pending.redirectUri,
-    codeChallenge: pending.codeChallenge,
-    authTime,
-    expiresAt: now() + CODE_SECONDS,
-    sessionId: randomId(),
-    ...optional({ nonce: pending.nonce, scope: pending.scope }),
-  });
-  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { code, state: pending.state, iss: realmIssuer(pending.realm) }) };
-}
-
-/** Sends the browser back to the application with an error (RFC 6749 §4.1.2.1), ending the request. */
-export async function refuseRequest(pending: AuthorizationRequest, error: string, description: string): Promise<AuthorizeAnswer<400>> {
-  await endAuthorizationRequest(pending.requestId);
-  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { error, error_description: description, state: pending.state, iss: realmIssuer(pending.realm) }) };
-}
-
-/**
- * `grant_type=authorization_code`: the code, once, by the client it was issued to, with the same
- * redirect URI and the verifier of its challenge. Every refusal is `invalid_grant`; a code used twice
- * also ends the session its first exchange began (RFC 6749 §4.1.2: it may have been stolen).
- */
-export async function exchangeCode(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
-  const code = requireParam(form, 'code');
-  const redirectUri = requireParam(form, 'redirect_uri');
-  const verifier = requireParam(form, 'code_verifier');
-  if (!VERIFIER.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9 and -._~ (RFC 7636)');
-  const invalid = (description: string) => new OAuthError('invalid_grant', description);
-  if (!CODE.test(code)) throw invalid('Code not valid');
-  const issued = await useAuthorizationCode(sha256(code).toString('hex'));
-  if (!issued) throw invalid('Code not valid');
-  if (issued.used) {
-    await deleteSession(issued.sessionId);
-    throw invalid('Code already used: the session it began has been ended; sign in again');
-  }
-  const orgUuid = await organizationOfRealm(realm);
-  if (issued.orgUuid !== orgUuid || issued.realm !== canonicalRealm(realm)) throw invalid('Code not valid');
-  if (issued.expiresAt <= now()) throw invalid('Code expired: codes must be exchanged within a minute; sign in again');
-  if (issued.clientId !== clientId) throw invalid('Code was issued to another client');
-  if (issued.redirectUri !== redirectUri) throw invalid('redirect_uri differs from the authorization request');
-  const expected = Buffer.from(issued.codeChallenge);
-  const presented = Buffer.from(sha256(verifier).toString('base64url'));
-  if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) throw invalid('PKCE verification failed: code_verifier does not match the code_challenge');
-  const user = await findActiveUser(issued.orgUuid, issued.userUuid);
-  if (!user) throw invalid('User is no longer active');
-  return startSession(realm, { orgUuid: issued.orgUuid, user, clientId, scope: issued.scope, authTime: issued.authTime, sessionId: issued.sessionId, ...optional({ nonce: issued.nonce }) });
 }
 
 function signInPage(view: SignInView, language: Language, at: PageAt): AuthorizeAnswer {

@@ -1,0 +1,44 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { useAuthorizationCode } from '../../domain/sessions/authorization.repository';
+import { deleteSession } from '../../domain/sessions/session.repository';
+import { findActiveUser } from '../../domain/users/user.repository';
+import { OAuthError } from './oauth-errors';
+import { canonicalRealm, organizationOfRealm } from './realm';
+import { requireParam, startSession, type TokenResponse } from './token.service';
+
+/** RFC 7636 §4.1: 43 to 128 unreserved characters. */
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+const CODE = /^[A-Za-z0-9_-]{43}$/;
+const now = () => Math.floor(Date.now() / 1000);
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * `grant_type=authorization_code`: the code, once, by the client it was issued to, with the same
+ * redirect URI and the verifier of its challenge. Every refusal is `invalid_grant`; a code used twice
+ * also ends the session its first exchange began (RFC 6749 §4.1.2: it may have been stolen).
+ */
+export async function exchangeCode(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
+  const code = requireParam(form, 'code');
+  const redirectUri = requireParam(form, 'redirect_uri');
+  const verifier = requireParam(form, 'code_verifier');
+  if (!VERIFIER.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9 and -._~ (RFC 7636)');
+  const invalid = (description: string) => new OAuthError('invalid_grant', description);
+  if (!CODE.test(code)) throw invalid('Code not valid');
+  const issued = await useAuthorizationCode(sha256(code).toString('hex'));
+  if (!issued) throw invalid('Code not valid');
+  if (issued.used) {
+    await deleteSession(issued.sessionId);
+    throw invalid('Code already used: the session it began has been ended; sign in again');
+  }
+  const orgUuid = await organizationOfRealm(realm);
+  if (issued.orgUuid !== orgUuid || issued.realm !== canonicalRealm(realm)) throw invalid('Code not valid');
+  if (issued.expiresAt <= now()) throw invalid('Code expired: codes must be exchanged within a minute; sign in again');
+  if (issued.clientId !== clientId) throw invalid('Code was issued to another client');
+  if (issued.redirectUri !== redirectUri) throw invalid('redirect_uri differs from the authorization request');
+  const expected = Buffer.from(issued.codeChallenge);
+  const presented = Buffer.from(sha256(verifier).toString('base64url'));
+  if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) throw invalid('PKCE verification failed: code_verifier does not match the code_challenge');
+  const user = await findActiveUser(issued.orgUuid, issued.userUuid);
+  if (!user) throw invalid('User is no longer active');
+  return startSession(realm, { orgUuid: issued.orgUuid, user, clientId, scope: issued.scope, authTime: issued.authTime, sessionId: issued.sessionId, ...(issued.nonce ? { nonce: issued.nonce } : {}) });
+}

@@ -1,0 +1,51 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Language } from '../../adapters/mail/mail-terms';
+import { endAuthorizationRequest, saveAuthorizationCode, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
+import type { UserRecord } from '../../domain/users/user.entities';
+import { randomId } from '../auth/access-token';
+import { realmIssuer } from '../auth/jwt';
+import { redirectWith } from '../auth/redirect-uris';
+import { renderSignInPage } from './sign-in-page';
+
+/** How a sign-in ends, whichever way it was made (the sign-in page, an identity provider): back to its application. */
+
+/** What the HTTP layer answers: a page (200, or an error page), or a redirect. */
+export type AuthorizeAnswer<S extends number = 200 | 400> = { kind: 'page'; status: S; html: string } | { kind: 'redirect'; location: string };
+
+/** A code's lifetime: an application exchanges it at once (RFC 6749 §4.1.2 advises at most 10 minutes). */
+export const CODE_SECONDS = 60;
+
+const now = () => Math.floor(Date.now() / 1000);
+const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * Ends the request (a form posted twice makes one code) and sends the browser back with a new code:
+ * single use, a minute long, bound to the client, the redirect URI and the challenge.
+ */
+export async function codeFor(pending: AuthorizationRequest, user: UserRecord, authTime = now()): Promise<AuthorizeAnswer<400>> {
+  if (!(await endAuthorizationRequest(pending.requestId))) {
+    return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, (pending.locale as Language | undefined) ?? 'en', 'authenticate') };
+  }
+  const code = randomBytes(32).toString('base64url');
+  await saveAuthorizationCode({
+    codeHash: sha256(code).toString('hex'),
+    realm: pending.realm,
+    orgUuid: pending.orgUuid,
+    userUuid: user.uuid,
+    clientId: pending.clientId,
+    redirectUri: pending.redirectUri,
+    codeChallenge: pending.codeChallenge,
+    authTime,
+    expiresAt: now() + CODE_SECONDS,
+    sessionId: randomId(),
+    ...(pending.nonce ? { nonce: pending.nonce } : {}),
+    ...(pending.scope ? { scope: pending.scope } : {}),
+  });
+  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { code, state: pending.state, iss: realmIssuer(pending.realm) }) };
+}
+
+/** Sends the browser back to the application with an error (RFC 6749 §4.1.2.1), ending the request. */
+export async function refuseRequest(pending: AuthorizationRequest, error: string, description: string): Promise<AuthorizeAnswer<400>> {
+  await endAuthorizationRequest(pending.requestId);
+  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { error, error_description: description, state: pending.state, iss: realmIssuer(pending.realm) }) };
+}
