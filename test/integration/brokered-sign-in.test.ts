@@ -256,3 +256,56 @@ describe('an enforced provider', () => {
     expect(profile).toContain('Your account');
   });
 });
+
+describe("the local stack's demo OpenID provider", () => {
+  test('signs its demo user in to the seeded organization through the broker, end to end', async () => {
+    const demo = stack().demoSso;
+    const { verifier, challenge } = pkce();
+    const jar = new Map<string, string>();
+    const browse = async (url: string, init: RequestInit = {}) => {
+      const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string>), cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; ') } });
+      for (const cookie of response.headers.getSetCookie()) {
+        const [pair] = cookie.split(';');
+        const at = pair!.indexOf('=');
+        jar.set(pair!.slice(0, at), pair!.slice(at + 1));
+      }
+      return response;
+    };
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: stack().clientId,
+      redirect_uri: REDIRECT,
+      state: 'demo-state',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      login_hint: demo.user.email,
+    });
+
+    // The API sends the browser on to the demo provider, which shows its sign-in form.
+    let response = await browse(`${issuerOf(demo.realm)}/protocol/openid-connect/auth?${query}`);
+    expect(locationOf(response).origin).toBe(new URL(demo.issuer).origin);
+    let url = locationOf(response).toString();
+    for (let hops = 0; hops < 10 && !url.startsWith(REDIRECT); hops++) {
+      response = await browse(url);
+      if (response.status === 200) {
+        // The provider's own page: the demo user's e-mail and password, posted to its form.
+        const page = await response.text();
+        const action = new URL(/<form method="post" action="([^"]+)"/.exec(page)![1]!.replace(/&amp;/g, '&'), url).toString();
+        response = await browse(action, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ login: demo.user.email, password: demo.user.password }).toString(),
+        });
+      }
+      expect([302, 303]).toContain(response.status);
+      url = new URL(response.headers.get('location')!, url).toString();
+    }
+
+    const answer = new URL(url);
+    expect(answer.searchParams.get('state')).toBe('demo-state');
+    const tokens = await requestToken(demo.realm, { grant_type: 'authorization_code', client_id: stack().clientId, redirect_uri: REDIRECT, code: answer.searchParams.get('code')!, code_verifier: verifier });
+    expect(tokens.status).toBe(200);
+    const { access_token } = (await tokens.json()) as { access_token: string };
+    expect(JSON.parse(Buffer.from(access_token.split('.')[1]!, 'base64url').toString())).toMatchObject({ email: demo.user.email });
+  });
+});
