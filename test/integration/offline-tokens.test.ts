@@ -46,7 +46,7 @@ interface OfflineSessionDto {
 }
 
 const offlineUrl = (target: TestOrg, userUuid: string, sessionId?: string) =>
-  userArea(target.orgUuid, `/offline-sessions/users/${userUuid}${sessionId === undefined ? '' : `/${sessionId}`}`);
+  userArea(target.orgUuid, `/users/${userUuid}/offline-sessions${sessionId === undefined ? '' : `/${sessionId}`}`);
 
 const listAs = (caller: Member, target: TestOrg, userUuid: string): Promise<ApiResponse<OfflineSessionDto[]>> => caller.api.get<OfflineSessionDto[]>(offlineUrl(target, userUuid));
 const revokeAs = (caller: Member, target: TestOrg, userUuid: string, sessionId: string) => caller.api.delete(offlineUrl(target, userUuid, sessionId));

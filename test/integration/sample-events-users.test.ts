@@ -11,7 +11,7 @@ import { mailsTo } from '../support/user-helpers';
 async function offlineSessionsOf(token: string, userUuid: string): Promise<unknown[]> {
   const { body } = await expectStatus(
     200,
-    stackApiClient(token).GET('/user-management/org/{orgUUID}/offline-sessions/users/{userId}', { params: { path: { orgUUID: stack().orgs[0]!.uuid, userId: userUuid } } }),
+    stackApiClient(token).GET('/user-management/org/{orgUUID}/users/{userId}/offline-sessions', { params: { path: { orgUUID: stack().orgs[0]!.uuid, userId: userUuid } } }),
   );
   return body;
 }

@@ -110,6 +110,11 @@ function scimErrorProblems(answer: Answer): string[] {
 
 function errorBodyProblems(fuzz: FuzzRequest, sent: Sent, answer: Answer): string[] {
   if (fuzz.route.errors?.scim && answer.contentType?.startsWith('application/scim+json')) return scimErrorProblems(answer);
+  // The authorization flow's error pages: HTML the route declares for this status, for a person to read.
+  const page = fuzz.route.responses.some((outcome) => outcome.status === answer.status && outcome.text?.mediaType === 'text/html');
+  if (page && answer.contentType?.startsWith('text/html')) {
+    return /\w+Exception\b|\n\s+at |\.[jt]s:\d+/.test(answer.text) ? ['the error page leaks internals'] : [];
+  }
   if (!answer.contentType?.startsWith('application/json')) return [`content type ${answer.contentType} on an error`];
   let body: Record<string, unknown>;
   try {

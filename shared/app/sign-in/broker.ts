@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { JwtVerifier } from 'aws-jwt-verify';
+import { verifyJwtSync } from 'aws-jwt-verify/jwt-verifier';
 import type { JwtPayload } from 'aws-jwt-verify/jwt-model';
 import { config } from '../../kernel/config';
 import { logger } from '../../kernel/logger';
@@ -106,10 +106,8 @@ async function verifiedClaims(provider: IdentityProviderRecord, pending: Authori
   if (!keys || !Array.isArray(keys.keys)) throw new Denied("The identity provider's keys (its jwks_uri) could not be read");
   let payload: JwtPayload;
   try {
-    const verifier = JwtVerifier.create({ issuer: provider.issuer, audience: provider.clientId, jwksUri: provider.jwksUri });
-    verifier.cacheJwks(keys as unknown as Parameters<typeof verifier.cacheJwks>[0]);
-    // Synchronously: only the keys read above, never a fetch of the library's own.
-    payload = verifier.verifySync(idToken);
+    // Only the keys read above: the library fetches nothing of its own.
+    payload = verifyJwtSync(idToken, keys as unknown as Parameters<typeof verifyJwtSync>[1], { issuer: provider.issuer, audience: provider.clientId });
   } catch {
     throw new Denied("The identity provider's ID token is not valid (signature, issuer, audience or expiry)");
   }

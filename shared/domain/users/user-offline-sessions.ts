@@ -26,5 +26,5 @@ export async function revokeOfflineSession(scope: OrgScope, userUuid: string, se
     changes: [{ op: 'remove', path: `/offlineSessions/${sessionId}` }],
   });
   const failed = await transactWrite([offlineSessionDelete(user.uuid, sessionId), ...audit]);
-  if (failed.includes(0)) throw new NotFoundError('The user has no offline session with this id: GET …/offline-sessions/users/{userId} lists them');
+  if (failed.includes(0)) throw new NotFoundError('The user has no offline session with this id: GET …/users/{userId}/offline-sessions lists them');
 }

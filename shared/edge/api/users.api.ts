@@ -123,12 +123,13 @@ export const usersApi = {
     summary: "Clear the user's failed sign-ins and lock",
     responses: [{ status: 204, description: 'Cleared' }],
   }),
-  // A user's offline sessions, as Keycloak's admin console lists them. Under their own segment, as attack
-  // detection is: `/users/{userId}/…` would be ambiguous beside `/users/bulk-jobs/{jobId}`.
+  // A user's offline sessions, as Keycloak's admin console lists them, under the user. Beside
+  // `/users/bulk-jobs/{jobId}` the two shapes match the same paths only for a job id `offline-sessions`,
+  // which no job has (job ids are uuids): routers prefer the literal `bulk-jobs` segment.
   offlineSessions: user({
     id: 'users.offlineSessions',
     method: 'GET',
-    path: '/offline-sessions/users/{userId}',
+    path: '/users/{userId}/offline-sessions',
     access: { org: 'admin' },
     request: { path: () => userSchemas().userPathSchema },
     summary: "The user's offline sessions (long-lived refresh tokens of `scope=offline_access`)",
@@ -140,7 +141,7 @@ export const usersApi = {
   revokeOfflineSession: user({
     id: 'users.revokeOfflineSession',
     method: 'DELETE',
-    path: '/offline-sessions/users/{userId}/{sessionId}',
+    path: '/users/{userId}/offline-sessions/{sessionId}',
     access: { org: 'admin' },
     request: { path: () => userSchemas().offlineSessionPathSchema },
     summary: 'End one of the user\'s offline sessions: its offline token stops working at once',
