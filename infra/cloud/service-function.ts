@@ -40,7 +40,9 @@ const changeDiffs = 'fast-json-patch';
  */
 const tokenSignatures = 'ecdsa-sig-formatter';
 export const lazyPackages: Readonly<Record<string, readonly string[]>> = {
-  auth: [tokenSignatures],
+  // Address checks and change diffs: a sign-in through an organization's identity provider (its token
+  // endpoint and keys, called under the webhooks' rules) and the user's link to it.
+  auth: ['ipaddr.js', changeDiffs, tokenSignatures],
   agents: ['yaml', idempotencyRecords, changeDiffs, tokenSignatures],
   // csv-parse: the uploads' files, read before a job is accepted (bulk) and row by row as it runs (bulk-worker).
   bulk: ['@fastify/busboy', 'csv-parse', idempotencyRecords, changeDiffs, tokenSignatures],

@@ -35,7 +35,6 @@ const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** Bounds on what a request carries back and forth: far above real values, far below a page's worth. */
 const MAX_PARAM = { state: 1024, nonce: 512, login_hint: 320, scope: 256, ui_locales: 64, kc_locale: 16 } as const;
 
-
 export interface AuthorizeRequest {
   realm: string;
   /** The query string as sent (`a=1&a=2` must be seen as a repeat, which API Gateway's parameter map hides). */

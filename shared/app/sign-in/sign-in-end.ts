@@ -7,7 +7,10 @@ import { realmIssuer } from '../auth/jwt';
 import { redirectWith } from '../auth/redirect-uris';
 import { renderSignInPage } from './sign-in-page';
 
-/** How a sign-in ends, whichever way it was made (the sign-in page, an identity provider): back to its application. */
+/**
+ * How a sign-in ends, whichever way it was made (the sign-in page, an identity provider): back to its
+ * application with a code, or with an error.
+ */
 
 /** What the HTTP layer answers: a page (200, or an error page), or a redirect. */
 export type AuthorizeAnswer<S extends number = 200 | 400> = { kind: 'page'; status: S; html: string } | { kind: 'redirect'; location: string };
