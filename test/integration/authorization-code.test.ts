@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type * as OpenIdClient from 'openid-client';
+import { keys } from '../../shared/adapters/store/keys';
+import { updateItem } from '../../shared/adapters/store/table';
 import { bearer, createTestUser, decodeJwt, getCurrentUser, type TestUser } from '../support/auth-helpers';
 import { stack, requestToken } from '../support/stack';
 import { createViaApi, freshOrganization, onlyMailTo, refresh, uniqueEmail, type TestOrg } from '../support/user-helpers';
@@ -154,6 +156,19 @@ describe('the authorization endpoint', () => {
     const response = await exchange(user.realm, { code, code_verifier: verifier, ...change(verifier) });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  test('a code past its minute is invalid_grant', async () => {
+    const user = await createTestUser();
+    const { verifier, code } = await signedInCode(user);
+    // The minute, passed: the code's item as the store holds it, its expiry moved back.
+    const codeHash = createHash('sha256').update(code).digest('hex');
+    await updateItem({ Key: keys.authorizationCode(codeHash), UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 1 } });
+
+    const response = await exchange(user.realm, { code, code_verifier: verifier });
+
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('expired') });
   });
 
   test('an unknown code is invalid_grant; a verifier of the wrong shape is invalid_request', async () => {
