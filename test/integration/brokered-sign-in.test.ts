@@ -146,6 +146,16 @@ describe('home-realm discovery and the broker', () => {
     expect((await readUser(org, user.uuid)).identityProvider).toBeUndefined();
   });
 
+  test("a provider that vouches for an e-mail outside its domains signs no one in (not even the organization's ADMIN)", async () => {
+    const user = await userAt('hinted');
+    provider.nextUser = { email: org.admin.email };
+    const { back } = await throughProvider(await get(authorizeUrl({ code_challenge: pkce().challenge, login_hint: user.email })));
+    const answer = locationOf(back);
+    expect(answer.searchParams.get('error')).toBe('access_denied');
+    expect(answer.searchParams.get('error_description')).toMatch(/outside the domains/);
+    expect(answer.searchParams.get('error_description')).not.toContain(org.admin.email);
+  });
+
   test("Entra ID's xms_edov (the e-mail's domain verified by the tenant) stands for email_verified", async () => {
     const user = await userAt('entra');
     provider.nextUser = { email: user.email };

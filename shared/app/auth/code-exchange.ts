@@ -26,12 +26,12 @@ export async function exchangeCode(realm: string, form: Map<string, string>, cli
   if (!CODE.test(code)) throw invalid('Code not valid');
   const issued = await useAuthorizationCode(sha256(code).toString('hex'));
   if (!issued) throw invalid('Code not valid');
+  const orgUuid = await organizationOfRealm(realm);
+  if (issued.orgUuid !== orgUuid || issued.realm !== canonicalRealm(realm)) throw invalid('Code not valid');
   if (issued.used) {
     await deleteSession(issued.sessionId);
     throw invalid('Code already used: the session it began has been ended; sign in again');
   }
-  const orgUuid = await organizationOfRealm(realm);
-  if (issued.orgUuid !== orgUuid || issued.realm !== canonicalRealm(realm)) throw invalid('Code not valid');
   if (issued.expiresAt <= now()) throw invalid('Code expired: codes must be exchanged within a minute; sign in again');
   if (issued.clientId !== clientId) throw invalid('Code was issued to another client');
   if (issued.redirectUri !== redirectUri) throw invalid('redirect_uri differs from the authorization request');

@@ -70,8 +70,11 @@ export async function finishBrokeredSignIn(realm: string, alias: string, querySt
     const provider = await getProvider(pending.orgUuid, alias);
     if (!provider) throw new Denied('The identity provider is no longer registered for this organization');
     const claims = await verifiedClaims(provider, pending, code);
+    // A provider speaks for its own domains only: never for an e-mail of another provider's, or of none.
+    const domain = claims.email.slice(claims.email.lastIndexOf('@') + 1).toLowerCase();
+    if (!provider.domains.includes(domain)) throw new Denied("The identity provider gave an e-mail outside the domains it is registered for; ask an administrator to add the domain to the provider");
     const user = await findUserByEmail(pending.orgUuid, claims.email);
-    if (!user || user.status !== 'ACTIVE') throw new Denied(`No active user of this organization has the e-mail the identity provider gave; ask an administrator to add ${claims.email}`);
+    if (!user || user.status !== 'ACTIVE') throw new Denied('No active user of this organization has the e-mail the identity provider gave; ask an administrator to add it');
     if (user.identityProvider?.alias !== alias) await linkUserToProvider(pending.orgUuid, user.uuid, alias);
     return await codeFor(pending, user);
   } catch (error) {
@@ -110,6 +113,10 @@ async function verifiedClaims(provider: IdentityProviderRecord, pending: Authori
     payload = verifyJwtSync(idToken, keys as unknown as Parameters<typeof verifyJwtSync>[1], { issuer: provider.issuer, audience: provider.clientId });
   } catch {
     throw new Denied("The identity provider's ID token is not valid (signature, issuer, audience or expiry)");
+  }
+  // OpenID Connect Core §3.1.3.7: a token for several audiences names the one it was issued to.
+  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== provider.clientId) {
+    throw new Denied("The identity provider's ID token was issued to another client (azp)");
   }
   if (payload.nonce !== pending.broker!.nonce) throw new Denied("The identity provider's ID token does not carry this sign-in's nonce");
   const email = typeof payload.email === 'string' ? payload.email.trim() : '';
