@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { escapeHtml as e, languages, type Language } from '../../adapters/mail/mail-terms';
 import { accountCopies, type AccountCopy } from '../pages/account-copy';
 import { PAGE_STYLE } from '../pages/page-style';
+import { credentialFields, FORM_ERROR_ID, formAlert, newPasswordFields } from '../pages/page-fields';
 
 /**
  * The account page's HTML: plain forms, no script, one inline style sheet allowed by its hash. Every
@@ -64,16 +65,9 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
   const copy = accountCopies[language];
   const page = at === 'page' ? 'account' : '../account';
   const action = (form: string) => `${at === 'page' ? 'account/' : ''}${form}?kc_locale=${language}`;
-  const errorId = 'form-error';
-  const alert = view.error ? `<p class="alert" role="alert" id="${errorId}">${e(fieldErrorText(copy, view.error))}</p>` : '';
+  const alert = view.error ? formAlert(fieldErrorText(copy, view.error)) : '';
   const notice = 'notice' in view && view.notice ? `<p class="notice" role="status">${e(noticeText(copy, view.notice))}</p>` : '';
-  const invalid = (on: boolean) => (on ? ` aria-invalid="true" aria-describedby="${errorId}"` : '');
-  const passwordFields = (error: FieldError | undefined) => `
-<label for="password-new">${e(copy.newPassword)}</label>
-<input id="password-new" name="password-new" type="password" autocomplete="new-password" required aria-describedby="password-rule${newPasswordWrong(error) || error === 'password-mismatch' ? ` ${errorId}` : ''}"${newPasswordWrong(error) ? ' aria-invalid="true"' : ''}>
-<p class="hint" id="password-rule">${e(copy.passwordRule)}</p>
-<label for="password-confirm">${e(copy.confirmPassword)}</label>
-<input id="password-confirm" name="password-confirm" type="password" autocomplete="new-password" required${invalid(error === 'password-mismatch')}>`;
+  const invalid = (on: boolean) => (on ? ` aria-invalid="true" aria-describedby="${FORM_ERROR_ID}"` : '');
 
   let title: string;
   let body: string;
@@ -82,10 +76,7 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
       title = copy.signInTitle(view.realm);
       body = `<h1>${e(title)}</h1>${notice}${alert}
 <form method="post" action="${action('sign-in')}">
-<label for="username">${e(copy.email)}</label>
-<input id="username" name="username" type="email" autocomplete="username" required value="${e(view.email ?? '')}"${invalid(view.error === 'invalid-credentials')}>
-<label for="password">${e(copy.password)}</label>
-<input id="password" name="password" type="password" autocomplete="current-password"${invalid(view.error === 'invalid-credentials' || view.error === 'password-expired')}>
+${credentialFields(copy, view.email, view.error)}
 <button type="submit">${e(copy.signIn)}</button>
 </form>`;
       break;
@@ -94,7 +85,7 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
       body = `<h1>${e(title)}</h1><p>${e(copy.setPasswordLead)}</p>${alert}
 <form method="post" action="${action('password')}">
 <input type="hidden" name="csrf" value="${e(view.csrf)}">
-<input type="email" name="username" autocomplete="username" value="${e(view.email)}" hidden readonly>${passwordFields(view.error)}
+<input type="email" name="username" autocomplete="username" value="${e(view.email)}" hidden readonly>${newPasswordFields(copy, view.error)}
 <button type="submit">${e(copy.savePassword)}</button>
 </form>${signOutForm(copy, action, view.csrf)}`;
       break;
@@ -112,7 +103,7 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
 <form method="post" action="${action('password')}">
 <input type="hidden" name="csrf" value="${e(view.csrf)}">
 <label for="password">${e(copy.currentPassword)}</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials')}>${passwordFields(view.error)}
+<input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials')}>${newPasswordFields(copy, view.error)}
 <button type="submit">${e(copy.savePassword)}</button>
 </form>${offlineTokensSection(copy, language, action, view.csrf, view.offlineTokens ?? [])}${signOutForm(copy, action, view.csrf)}`;
       break;
@@ -142,8 +133,6 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
 </html>
 `;
 }
-
-const newPasswordWrong = (error: FieldError | undefined) => error === 'password-weak' || error === 'password-reused';
 
 /** A moment in the page's language, in UTC (the page has no script to learn the browser's zone). */
 function moment(language: Language, epochSeconds: number): string {

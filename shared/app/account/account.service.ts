@@ -1,11 +1,11 @@
 import { OAuthError } from '../auth/oauth-errors';
 import { organizationOfRealm } from '../auth/realm';
-import { deleteOfflineSessionOf, offlineSessionsOf, revokeSessionsOf } from '../../domain/sessions/session.repository';
+import { deleteOfflineSessionOf, offlineSessionsOf } from '../../domain/sessions/session.repository';
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
+import { newPasswordProblem, replacePassword } from '../auth/new-password';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { Language } from '../../adapters/mail/mail-terms';
-import { passwordProblem } from '../../adapters/identity/password-policy';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { pageLanguage } from '../pages/page-language';
 import { renderAccountPage, type FieldError, type Notice, type PageAt, type View } from './account-page';
@@ -111,10 +111,8 @@ export async function changePassword(
       firstPassword ? { kind: 'set-password', realm: context.realm, email: user.email, csrf: account.csrf, error } : await profileView(context, account, error),
     );
   const next = form.get('password-new') ?? '';
-  if (next !== (form.get('password-confirm') ?? '')) return retry('password-mismatch');
-  if (passwordProblem(next)) return retry('password-weak');
-  // The temporary password sits in the user's mailbox: it may not become the permanent one.
-  if (firstPassword && (await identityProvider.verifyPassword(user.uuid, next)) === 'temporary') return retry('password-reused');
+  const problem = await newPasswordProblem(user.uuid, next, form.get('password-confirm') ?? '', firstPassword, identityProvider);
+  if (problem) return retry(problem);
   if (!firstPassword) {
     // Changing a password asks for the current one, checked as a sign-in is (a failure counts).
     try {
@@ -124,16 +122,9 @@ export async function changePassword(
       throw error;
     }
   }
-  try {
-    await identityProvider.setPassword(user.uuid, next);
-  } catch (error) {
-    // The pool's own policy (the CDK stack's) refused it: the user can pick another.
-    if (error instanceof Error && error.name === 'InvalidPasswordException') return retry('password-weak');
-    throw error;
-  }
-  // A new password ends every session of the user (its tokens stop at once), this page's included;
-  // the page goes on in a new one.
-  await revokeSessionsOf(user.uuid);
+  // A new password ends every session of the user, this page's included; the page goes on in a new one.
+  const refused = await replacePassword(user.uuid, next, identityProvider);
+  if (refused) return retry(refused);
   const session = await beginAccountSession(user.orgUuid, user.uuid, false);
   return back(context, 'password-saved', session);
 }

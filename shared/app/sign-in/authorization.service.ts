@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { config } from '../../kernel/config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
-import { passwordProblem } from '../../adapters/identity/password-policy';
 import type { Language } from '../../adapters/mail/mail-terms';
 import { getAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
-import { revokeSessionsOf } from '../../domain/sessions/session.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
 import { pageLanguage } from '../pages/page-language';
@@ -15,6 +13,7 @@ import { OAuthError } from '../auth/oauth-errors';
 import { canonicalRealm, organizationOfRealm } from '../auth/realm';
 import { isAllowedRedirect, redirectWith } from '../auth/redirect-uris';
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
+import { newPasswordProblem, replacePassword } from '../auth/new-password';
 import { renderSignInPage, type PageAt, type PageProblem, type SignInError, type SignInView } from './sign-in-page';
 
 /**
@@ -151,18 +150,8 @@ async function choosePassword(pending: AuthorizationRequest, form: URLSearchPara
   if (!user) return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, language, 'authenticate') };
   const retry = (error: SignInError) => signInPage({ kind: 'set-password', realm: pending.realm, requestId: pending.requestId, email: user.email, error }, language, 'authenticate');
   const next = form.get('password-new') ?? '';
-  if (next !== (form.get('password-confirm') ?? '')) return retry('password-mismatch');
-  if (passwordProblem(next)) return retry('password-weak');
-  // The temporary password sits in the user's mailbox: it may not become the permanent one.
-  if ((await identityProvider.verifyPassword(user.uuid, next)) === 'temporary') return retry('password-reused');
-  try {
-    await identityProvider.setPassword(user.uuid, next);
-  } catch (error) {
-    if (error instanceof Error && error.name === 'InvalidPasswordException') return retry('password-weak');
-    throw error;
-  }
-  // A new password ends every session of the user, as the account page's does.
-  await revokeSessionsOf(user.uuid);
+  const problem = (await newPasswordProblem(user.uuid, next, form.get('password-confirm') ?? '', true, identityProvider)) ?? (await replacePassword(user.uuid, next, identityProvider));
+  if (problem) return retry(problem);
   return codeFor(pending, user);
 }
 

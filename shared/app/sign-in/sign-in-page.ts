@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { escapeHtml as e, type Language } from '../../adapters/mail/mail-terms';
 import { accountCopies } from '../pages/account-copy';
 import { PAGE_STYLE } from '../pages/page-style';
+import { credentialFields, formAlert, newPasswordFields } from '../pages/page-fields';
 
 /**
  * The authorization endpoint's pages: the sign-in form, the set-password step of a user whose password
@@ -88,11 +89,9 @@ export function renderSignInPage(view: SignInView, language: Language, at: PageA
   const copy = accountCopies[language];
   const own = copies[language];
   const action = at === 'authorize' ? '../../login-actions/authenticate' : 'authenticate';
-  const errorId = 'form-error';
   const error = view.kind === 'error' ? undefined : view.error;
-  const errorText = error && { ...fieldErrors(copy) }[error];
-  const alert = errorText ? `<p class="alert" role="alert" id="${errorId}">${e(errorText)}</p>` : '';
-  const invalid = (on: boolean) => (on ? ` aria-invalid="true" aria-describedby="${errorId}"` : '');
+  const errorText = error && fieldErrors(copy)[error];
+  const alert = formAlert(errorText);
   const hidden = (requestId: string) => `<input type="hidden" name="request" value="${e(requestId)}"><input type="hidden" name="kc_locale" value="${language}">`;
   let title: string;
   let body: string;
@@ -102,10 +101,7 @@ export function renderSignInPage(view: SignInView, language: Language, at: PageA
       body = `<h1>${e(title)}</h1>${alert}
 <form method="post" action="${action}">
 ${hidden(view.requestId)}
-<label for="username">${e(copy.email)}</label>
-<input id="username" name="username" type="email" autocomplete="username" required value="${e(view.email ?? '')}"${invalid(error === 'invalid-credentials')}>
-<label for="password">${e(copy.password)}</label>
-<input id="password" name="password" type="password" autocomplete="current-password"${invalid(error === 'invalid-credentials' || error === 'password-expired')}>
+${credentialFields(copy, view.email, error)}
 <button type="submit">${e(copy.signIn)}</button>
 </form>`;
       break;
@@ -114,12 +110,7 @@ ${hidden(view.requestId)}
       body = `<h1>${e(title)}</h1><p>${e(copy.setPasswordLead)}</p>${alert}
 <form method="post" action="${action}">
 ${hidden(view.requestId)}
-<input type="email" name="username" autocomplete="username" value="${e(view.email)}" hidden readonly>
-<label for="password-new">${e(copy.newPassword)}</label>
-<input id="password-new" name="password-new" type="password" autocomplete="new-password" required aria-describedby="password-rule"${invalid(error === 'password-weak' || error === 'password-reused')}>
-<p class="hint" id="password-rule">${e(copy.passwordRule)}</p>
-<label for="password-confirm">${e(copy.confirmPassword)}</label>
-<input id="password-confirm" name="password-confirm" type="password" autocomplete="new-password" required${invalid(error === 'password-mismatch')}>
+<input type="email" name="username" autocomplete="username" value="${e(view.email)}" hidden readonly>${newPasswordFields(copy, error)}
 <button type="submit">${e(copy.savePassword)}</button>
 </form>`;
       break;

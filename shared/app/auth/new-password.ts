@@ -1,0 +1,38 @@
+import type { IdentityProvider } from '../../adapters/identity/identity-provider';
+import { passwordProblem } from '../../adapters/identity/password-policy';
+import { revokeSessionsOf } from '../../domain/sessions/session.repository';
+
+/** Why a new password is refused, in the words of the pages that ask for one. */
+export type NewPasswordProblem = 'password-mismatch' | 'password-weak' | 'password-reused';
+
+/**
+ * What is wrong with a new password and its confirmation, if anything. A first password may not be the
+ * temporary one, which sits in the user's mailbox.
+ */
+export async function newPasswordProblem(
+  userUuid: string,
+  next: string,
+  confirmation: string,
+  firstPassword: boolean,
+  identityProvider: IdentityProvider,
+): Promise<NewPasswordProblem | undefined> {
+  if (next !== confirmation) return 'password-mismatch';
+  if (passwordProblem(next)) return 'password-weak';
+  if (firstPassword && (await identityProvider.verifyPassword(userUuid, next)) === 'temporary') return 'password-reused';
+  return undefined;
+}
+
+/**
+ * Sets the user's password and ends every session of the user (its tokens stop at once); `password-weak`
+ * when the pool's own policy (the CDK stack's) refuses it, so that the user can pick another.
+ */
+export async function replacePassword(userUuid: string, next: string, identityProvider: IdentityProvider): Promise<'password-weak' | undefined> {
+  try {
+    await identityProvider.setPassword(userUuid, next);
+  } catch (error) {
+    if (error instanceof Error && error.name === 'InvalidPasswordException') return 'password-weak';
+    throw error;
+  }
+  await revokeSessionsOf(userUuid);
+  return undefined;
+}
