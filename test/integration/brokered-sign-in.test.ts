@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { requestToken, stack, unique, userArea } from '../support/stack';
-import { startTestProvider, type Misbehaviour, type TestProvider } from '../support/test-oidc-provider';
+import { registrationOf, startTestProvider, type Misbehaviour, type TestProvider } from '../support/test-oidc-provider';
 import { createViaApi, deleteViaApi, freshOrganization, readUser, signIn, type TestOrg } from '../support/user-helpers';
 
 /**
@@ -22,14 +22,7 @@ beforeAll(async () => {
   org = await freshOrganization();
   domain = `corp-${unique()}.example`;
   alias = `corp-${unique()}`;
-  const created = await org.admin.api.post<{ redirectUri: string }>(userArea(org.orgUuid, '/identity-providers'), {
-    alias,
-    displayName: 'Corp SSO',
-    issuer: provider.issuer,
-    clientId: provider.clientId,
-    clientSecret: provider.clientSecret,
-    domains: [domain],
-  });
+  const created = await org.admin.api.post<{ redirectUri: string }>(userArea(org.orgUuid, '/identity-providers'), registrationOf(provider, { alias, displayName: 'Corp SSO', domains: [domain] }));
   expect(created.status).toBe(201);
   expect(created.body.redirectUri).toBe(`${issuerOf(org.realm)}/broker/${alias}/endpoint`);
 });
@@ -201,15 +194,7 @@ describe('an enforced provider', () => {
   beforeAll(async () => {
     enforced = await freshOrganization();
     enforcedDomain = `strict-${unique()}.example`;
-    const created = await enforced.admin.api.post(userArea(enforced.orgUuid, '/identity-providers'), {
-      alias: `strict-${unique()}`,
-      displayName: 'Strict SSO',
-      issuer: provider.issuer,
-      clientId: provider.clientId,
-      clientSecret: provider.clientSecret,
-      domains: [enforcedDomain],
-      enforce: true,
-    });
+    const created = await enforced.admin.api.post(userArea(enforced.orgUuid, '/identity-providers'), registrationOf(provider, { alias: `strict-${unique()}`, displayName: 'Strict SSO', domains: [enforcedDomain], enforce: true }));
     expect(created.status).toBe(201);
   });
 

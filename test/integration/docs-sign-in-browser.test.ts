@@ -2,7 +2,7 @@ import type { Request, Response } from 'playwright-core';
 import { createTestUser } from '../support/auth-helpers';
 import { withPage } from '../support/browser';
 import { stack, unique, userArea } from '../support/stack';
-import { startTestProvider } from '../support/test-oidc-provider';
+import { registrationOf, startTestProvider } from '../support/test-oidc-provider';
 import { createViaApi, freshOrganization } from '../support/user-helpers';
 
 /**
@@ -104,14 +104,7 @@ test("a user of a domain with its own identity provider signs in from the refere
   try {
     const org = await freshOrganization();
     const domain = `corp-${unique()}.example`;
-    const registered = await org.admin.api.post(userArea(org.orgUuid, '/identity-providers'), {
-      alias: `corp-${unique()}`,
-      displayName: 'Corp SSO',
-      issuer: provider.issuer,
-      clientId: provider.clientId,
-      clientSecret: provider.clientSecret,
-      domains: [domain],
-    });
+    const registered = await org.admin.api.post(userArea(org.orgUuid, '/identity-providers'), registrationOf(provider, { alias: `corp-${unique()}`, displayName: 'Corp SSO', domains: [domain] }));
     expect(registered.status).toBe(201);
     const user = await createViaApi(org, { email: `ada-${unique()}@${domain}` });
     provider.nextUser = { email: user.email };

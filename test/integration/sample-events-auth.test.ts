@@ -4,7 +4,7 @@ import { REFERENCE_POLICY } from '../../shared/edge/docs/reference-page';
 import { TEST_PASSWORD, createTestUser, passwordToken } from '../support/auth-helpers';
 import { bodyOf, replayRouteEvents, type Replay } from '../support/sample-events';
 import { adminToken, requestToken, stack, unique, userArea } from '../support/stack';
-import { startTestProvider, type TestProvider } from '../support/test-oidc-provider';
+import { registrationOf, startTestProvider, type TestProvider } from '../support/test-oidc-provider';
 import { refresh } from '../support/user-helpers';
 
 /** The sample events of the auth function (tokens, OpenID Connect, the account page) and of the API reference (docs). */
@@ -42,9 +42,8 @@ async function expectSessionEnded(values: Record<string, string>): Promise<void>
   expect((await refresh(values.__REALM__!, values.__REFRESH_TOKEN__!)).status).toBe(400);
 }
 
-/** Starts a sign-in on the realm's authorization endpoint and puts its request into the event's form, with the ADMIN's credentials. */
-async function withSignInRequest(replay: Replay): Promise<void> {
-  const { admin } = stack().orgs[0]!;
+/** An authorization request of the realm, as the sample events' application (a loopback one) sends it. */
+function startSignIn(realm: string, extra: Record<string, string> = {}): Promise<Response> {
   const query = new URLSearchParams({
     response_type: 'code',
     client_id: stack().clientId,
@@ -52,8 +51,15 @@ async function withSignInRequest(replay: Replay): Promise<void> {
     state: 'events-state',
     code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
     code_challenge_method: 'S256',
+    ...extra,
   });
-  const page = await (await fetch(`${stack().authUrl}/auth/realms/${replay.values.__REALM__}/protocol/openid-connect/auth?${query}`)).text();
+  return fetch(`${stack().authUrl}/auth/realms/${realm}/protocol/openid-connect/auth?${query}`, { redirect: 'manual' });
+}
+
+/** Starts a sign-in on the realm's authorization endpoint and puts its request into the event's form, with the ADMIN's credentials. */
+async function withSignInRequest(replay: Replay): Promise<void> {
+  const { admin } = stack().orgs[0]!;
+  const page = await (await startSignIn(replay.values.__REALM__!)).text();
   const request = /name="request" value="([^"]+)"/.exec(page)?.[1];
   replay.event.body = new URLSearchParams({ request: request ?? '', username: admin.email, password: admin.password }).toString();
 }
@@ -88,21 +94,12 @@ async function withProviderAnswer(replay: Replay): Promise<void> {
   const registered = await fetch(userArea(orgUuid, '/identity-providers'), {
     method: 'POST',
     headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ alias, displayName: 'Events SSO', issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret, domains: [domain] }),
+    body: JSON.stringify(registrationOf(provider, { alias, displayName: 'Events SSO', domains: [domain] })),
   });
   expect(registered.status).toBe(201);
   const user = await createTestUser({ email: `ada-${unique()}@${domain}` });
   provider.nextUser = { email: user.email };
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: stack().clientId,
-    redirect_uri: 'http://127.0.0.1:8400/callback',
-    state: 'events-state',
-    code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-    code_challenge_method: 'S256',
-    login_hint: user.email,
-  });
-  const toProvider = (await fetch(`${stack().authUrl}/auth/realms/${values.__REALM__}/protocol/openid-connect/auth?${query}`, { redirect: 'manual' })).headers.get('location')!;
+  const toProvider = (await startSignIn(values.__REALM__!, { login_hint: user.email })).headers.get('location')!;
   const answer = new URL((await fetch(toProvider, { redirect: 'manual' })).headers.get('location')!);
   event.rawPath = event.rawPath.replace('/broker/corp/', `/broker/${alias}/`);
   event.requestContext.http.path = event.rawPath;

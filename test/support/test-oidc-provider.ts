@@ -146,3 +146,8 @@ export async function startTestProvider(): Promise<TestProvider> {
   provider.issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return provider;
 }
+
+/** The body that registers the provider with an organization (`POST …/identity-providers`). */
+export function registrationOf(provider: TestProvider, registration: { alias: string; displayName: string; domains: string[]; enforce?: boolean }) {
+  return { ...registration, issuer: provider.issuer, clientId: provider.clientId, clientSecret: provider.clientSecret };
+}
