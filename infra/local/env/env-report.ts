@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { writeFileWhole } from '../write-whole';
 import { join } from 'node:path';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import type { DefaultMeant } from './defaults-meant';
@@ -43,7 +43,7 @@ export function recordEnvReads(reportDir?: string): EnvReads {
     timer = undefined;
     if (!reportDir) return;
     try {
-      writeFileSync(join(reportDir, REPORT_FILE), JSON.stringify(report(), null, 2));
+      writeFileWhole(join(reportDir, REPORT_FILE), JSON.stringify(report(), null, 2));
     } catch (error) {
       // The stack must not fall over because a report could not be written (its directory removed, say).
       console.error(`The local stack could not write ${REPORT_FILE}: ${error instanceof Error ? error.message : String(error)}`);

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { writeFileWhole } from '../write-whole';
 import { join } from 'node:path';
 import { addClientPlugin } from '../../../shared/adapters/clients/client-options';
 import { currentFunction } from '../function-context';
@@ -83,9 +83,9 @@ export function enableLocalIam(options: LocalIamOptions = {}): LocalIam {
     timer = undefined;
     const current = options.reportDir ? report() : undefined;
     if (!current || !options.reportDir) return;
-    writeFileSync(join(options.reportDir, 'iam-report.json'), JSON.stringify(current, null, 2));
+    writeFileWhole(join(options.reportDir, 'iam-report.json'), JSON.stringify(current, null, 2));
     const note = (group: Parameters<typeof allowListed>[1], action: string) => allowListed(unexercisedGrants, group, action)?.reason;
-    writeFileSync(join(options.reportDir, 'iam-report.txt'), reportSummary(current, note));
+    writeFileWhole(join(options.reportDir, 'iam-report.txt'), reportSummary(current, note));
   };
   // The stack must not fall over because a report could not be written (its directory removed, say).
   const writeQuietly = () => {
