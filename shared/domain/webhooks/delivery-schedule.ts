@@ -26,9 +26,13 @@ import { groupDigits } from '../../kernel/text/numbers';
 /** A delivery's id: the same for the same event and subscription, so enqueueing twice writes once. */
 export const deliveryIdOf = (webhookId: string, eventId: string) => createHash('sha256').update(`${webhookId}\n${eventId}`).digest('hex').slice(0, 32);
 
-/** Whether a subscription wants an event: enabled, of a type it asked for, not made by a user it excludes. */
-export function wants(webhook: WebhookRecord, shortType: string, actorUuid: string | null): boolean {
-  if (!webhook.enabled) return false;
+/**
+ * Whether a subscription wants an event: enabled, committed no earlier than the subscription was
+ * created (the stream may hand over an older change after it), of a type it asked for, not made by a
+ * user it excludes.
+ */
+export function wants(webhook: WebhookRecord, event: Pick<CloudEvent, 'time'>, shortType: string, actorUuid: string | null): boolean {
+  if (!webhook.enabled || event.time < webhook.createdAt) return false;
   if (!webhook.eventTypes.includes('*') && !webhook.eventTypes.includes(shortType)) return false;
   return !(actorUuid && webhook.excludeActors.includes(actorUuid));
 }
@@ -101,7 +105,7 @@ async function admitted(orgUuid: string, changes: readonly ChangeForSubscribers[
   const deliveries: DeliveryRecord[] = [];
   for (const { event, shortType } of changes) {
     for (const webhook of webhooks) {
-      if (wants(webhook, shortType, event.data.actor.uuid) && plan.admit(webhook.id)) deliveries.push(newDelivery(webhook, event, 'event', deliveryIdOf(webhook.id, event.id)));
+      if (wants(webhook, event, shortType, event.data.actor.uuid) && plan.admit(webhook.id)) deliveries.push(newDelivery(webhook, event, 'event', deliveryIdOf(webhook.id, event.id)));
     }
   }
   return { orgUuid, plan, deliveries };
