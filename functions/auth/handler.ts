@@ -10,6 +10,7 @@ import { realmExists } from '../../shared/app/auth/realm';
 import { tokenSigner } from '../../shared/app/auth/signer';
 import { readTokenForm } from '../../shared/app/auth/token.service';
 import { grantToken } from '../../shared/app/auth/token-endpoint';
+import { isAllowedWebOrigin } from '../../shared/app/auth/redirect-uris';
 import { authenticate, authorize } from '../../shared/app/sign-in/authorization.service';
 import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
 import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
@@ -227,4 +228,14 @@ export const handlers = routes(
   publicOperation(authApi.accountRevokeOfflineToken, accountPage((request) => revokeOfflineToken(request))),
 );
 
-export const handler = createFunction('auth', handlers);
+/**
+ * What a browser application on its own origin reads (CORS, simple requests only): the realm's
+ * documents from anywhere; the token, revocation and logout answers from the deployment's own web
+ * origins and loopback (docs/api/auth.md#browser-applications-on-another-origin).
+ */
+const crossOriginRules = [
+  { operations: [authApi.discovery, authApi.certs], origins: 'any' as const },
+  { operations: [authApi.token, authApi.revoke, authApi.logout], origins: isAllowedWebOrigin },
+];
+
+export const handler = createFunction('auth', handlers, { crossOrigin: crossOriginRules });

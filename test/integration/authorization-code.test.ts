@@ -292,3 +292,78 @@ describe('a user whose password is still temporary', () => {
     expect(password.status).toBe(200);
   });
 });
+
+describe('an application in a browser (keycloak-js\'s way)', () => {
+  test('response_mode=fragment: the code, state and iss come back in the fragment, as do errors', async () => {
+    const user = await createTestUser();
+    const { verifier, challenge } = pkce();
+    const { answer } = await signInThrough(authorizeUrl(user.realm, requestParams(challenge, { response_mode: 'fragment' })), user.email, user.password);
+    const location = codeOf(answer);
+    expect(location.search).toBe('');
+    const answered = new URLSearchParams(location.hash.slice(1));
+    expect(answered.get('state')).toBe('st-123');
+    expect(answered.get('iss')).toBe(issuerOf(user.realm));
+    expect((await exchange(user.realm, { code: answered.get('code')!, code_verifier: verifier })).status).toBe(200);
+
+    const refused = await getPage(authorizeUrl(user.realm, requestParams(challenge, { response_mode: 'fragment', scope: 'openid admin' })));
+    expect(refused.response.status).toBe(302);
+    const back = new URL(refused.response.headers.get('location')!);
+    expect(back.search).toBe('');
+    expect(Object.fromEntries(new URLSearchParams(back.hash.slice(1)))).toMatchObject({ error: 'invalid_scope', state: 'st-123', iss: issuerOf(user.realm) });
+
+    const unknown = await getPage(authorizeUrl(user.realm, requestParams(challenge, { response_mode: 'form_post' })));
+    expect(Object.fromEntries(new URL(unknown.response.headers.get('location')!).searchParams)).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('response_mode') });
+  });
+
+  test('a page on loopback reads the token, refresh and logout answers (CORS, with credentials); one on another site does not', async () => {
+    const user = await createTestUser();
+    const origin = 'http://localhost:5173';
+    const { verifier, code } = await signedInCode(user);
+    const token = (fields: Record<string, string>, from: string) =>
+      fetch(`${issuerOf(user.realm)}/protocol/openid-connect/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: from },
+        body: new URLSearchParams({ client_id: stack().clientId, ...fields }),
+      });
+    const granted = await token({ grant_type: 'authorization_code', redirect_uri: REDIRECT, code, code_verifier: verifier }, origin);
+    expect(granted.status).toBe(200);
+    expect(granted.headers.get('access-control-allow-origin')).toBe(origin);
+    expect(granted.headers.get('access-control-allow-credentials')).toBe('true');
+    expect(granted.headers.get('vary')).toContain('Origin');
+    const { refresh_token: refreshToken } = (await granted.json()) as { refresh_token: string };
+
+    // An error is readable too, so the page can tell the person why.
+    const refused = await token({ grant_type: 'refresh_token', refresh_token: 'not-a-token' }, 'http://127.0.0.1:8080');
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8080');
+    expect(((await refused.json()) as { error: string }).error).toBe('invalid_grant');
+
+    const elsewhere = await token({ grant_type: 'refresh_token', refresh_token: refreshToken }, 'https://evil.example');
+    expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
+    const { refresh_token: rotated } = (await elsewhere.json()) as { refresh_token: string };
+
+    const logout = await fetch(`${issuerOf(user.realm)}/protocol/openid-connect/logout`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+      body: new URLSearchParams({ client_id: stack().clientId, refresh_token: rotated }),
+    });
+    expect(logout.status).toBe(204);
+    expect(logout.headers.get('access-control-allow-origin')).toBe(origin);
+  });
+
+  test('the realm\'s documents are readable from any origin, without credentials; its pages from none', async () => {
+    const user = await createTestUser();
+    for (const path of ['/.well-known/openid-configuration', '/protocol/openid-connect/certs']) {
+      const response = await fetch(`${issuerOf(user.realm)}${path}`, { headers: { origin: 'https://app.example' } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('access-control-allow-origin')).toBe('*');
+      expect(response.headers.get('access-control-allow-credentials')).toBeNull();
+    }
+    const { challenge } = pkce();
+    for (const url of [authorizeUrl(user.realm, requestParams(challenge)), `${issuerOf(user.realm)}/account`]) {
+      const page = await fetch(url, { redirect: 'manual', headers: { origin: 'http://localhost:5173' } });
+      expect(page.status).toBe(200);
+      expect(page.headers.get('access-control-allow-origin')).toBeNull();
+    }
+  });
+});

@@ -32,7 +32,7 @@ export async function discovery(realm: string): Promise<z.input<DiscoverySchema>
     end_session_endpoint: endpoint('logout'),
     grant_types_supported: ['authorization_code', 'password', 'refresh_token'],
     response_types_supported: ['code'],
-    response_modes_supported: ['query'],
+    response_modes_supported: ['query', 'fragment'],
     code_challenge_methods_supported: ['S256'],
     authorization_response_iss_parameter_supported: true,
     subject_types_supported: ['public'],

@@ -24,16 +24,42 @@ export function isAllowedRedirect(uri: string): boolean {
     return false;
   }
   if (url.hash || uri.includes('#') || url.username || url.password) return false;
-  if (url.protocol === 'http:' && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname)) return true;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname)) return true;
   return uri === referenceRedirectUri() || config().authRedirectUris.includes(uri);
 }
 
+const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
+
 /**
- * The redirect URI with the answer's parameters added to its own query (RFC 6749 §4.1.2), and `iss`
- * (RFC 9207) so that a client talking to several issuers knows which one answered.
+ * Whether a web page of `origin` may read the realm's token, revocation and logout answers (CORS): a
+ * loopback origin on any port (an application in development), or the origin of one of the deployment's
+ * own redirect URIs (the console's). Nothing else: the reference's own page is on this API's origin.
  */
-export function redirectWith(uri: string, params: Record<string, string | undefined>): string {
+export function isAllowedWebOrigin(origin: string): boolean {
+  if (origin.length > MAX_REDIRECT_URI) return false;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false; // `null`, or not an origin at all
+  }
+  if (url.origin !== origin) return false;
+  if (url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname)) return true;
+  return config().authRedirectUris.some((uri) => new URL(uri).origin === origin);
+}
+
+/** Where the answer's parameters go (OAuth 2.0 Multiple Response Type Encoding Practices): the query, or the fragment. */
+export type ResponseMode = 'query' | 'fragment';
+
+/**
+ * The redirect URI with the answer's parameters added (RFC 6749 §4.1.2) to its own query, or as its
+ * fragment for `response_mode=fragment` (keycloak-js's default), and `iss` (RFC 9207) so that a client
+ * talking to several issuers knows which one answered.
+ */
+export function redirectWith(uri: string, params: Record<string, string | undefined>, mode: ResponseMode = 'query'): string {
   const url = new URL(uri);
-  for (const [name, value] of Object.entries(params)) if (value !== undefined) url.searchParams.append(name, value);
+  const target = mode === 'fragment' ? new URLSearchParams() : url.searchParams;
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) target.append(name, value);
+  if (mode === 'fragment') url.hash = target.toString();
   return url.toString();
 }

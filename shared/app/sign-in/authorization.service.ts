@@ -11,7 +11,7 @@ import { codeFor, type AuthorizeAnswer } from './sign-in-end';
 import { realmIssuer } from '../auth/jwt';
 import { OAuthError } from '../auth/oauth-errors';
 import { canonicalRealm, organizationOfRealm } from '../auth/realm';
-import { isAllowedRedirect, redirectWith } from '../auth/redirect-uris';
+import { isAllowedRedirect, redirectWith, type ResponseMode } from '../auth/redirect-uris';
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
 import { newPasswordProblem, replacePassword } from '../auth/new-password';
 import { renderSignInPage, type PageAt, type PageProblem, type SignInError, type SignInView } from './sign-in-page';
@@ -29,6 +29,8 @@ import { renderSignInPage, type PageAt, type PageProblem, type SignInError, type
 export const SIGN_IN_SECONDS = 15 * 60;
 /** Scopes a request may ask for; `profile` and `email` are always granted. */
 const SCOPES = new Set(['openid', 'offline_access', 'profile', 'email']);
+/** Where the answer may go back (query, the default, or fragment, keycloak-js's). */
+const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment'];
 /** An S256 challenge: the base64url SHA-256 of the verifier, unpadded. */
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** Bounds on what a request carries back and forth: far above real values, far below a page's worth. */
@@ -63,9 +65,11 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
   // From here every refusal goes back to the application, which knows what it asked for.
   const realm = canonicalRealm(request.realm);
   const state = single('state');
+  // An unknown or repeated response_mode is answered in the query, the default (and refused below).
+  const responseMode = RESPONSE_MODES.find((mode) => mode === single('response_mode'));
   const back = (error: string, description: string): AuthorizeAnswer => ({
     kind: 'redirect',
-    location: redirectWith(redirectUri, { error, error_description: description, state: state ?? undefined, iss: realmIssuer(realm) }),
+    location: redirectWith(redirectUri, { error, error_description: description, state: state ?? undefined, iss: realmIssuer(realm) }, responseMode),
   });
   for (const [name, values] of groupParams(params)) {
     if (values.length > 1) return back('invalid_request', `Parameter ${name} is repeated: send it once`);
@@ -82,8 +86,7 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
   const scope = single('scope') ?? undefined;
   const unknown = (scope ?? '').split(' ').filter((token) => token && !SCOPES.has(token));
   if (unknown.length) return back('invalid_scope', `Unknown scope ${unknown.join(' ')}: ask for openid, offline_access, profile or email`);
-  const responseMode = single('response_mode');
-  if (responseMode && responseMode !== 'query') return back('invalid_request', 'Only response_mode=query is supported');
+  if (params.has('response_mode') && !responseMode) return back('invalid_request', `response_mode must be ${RESPONSE_MODES.join(' or ')}: the answer comes back in the redirect URI's query or fragment`);
   if (single('request') || single('request_uri')) return back('request_not_supported', 'Request objects are not supported: send the parameters in the query');
   // There is no single sign-on session to reuse: every request shows the sign-in page.
   if ((single('prompt') ?? '').split(' ').includes('none')) return back('login_required', 'The person must sign in: send the request without prompt=none');
@@ -97,6 +100,7 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
     codeChallenge: challenge,
     expiresAt: now() + SIGN_IN_SECONDS,
     locale: language,
+    ...(responseMode === 'fragment' ? { responseMode } : {}),
     ...optional({ state, nonce: single('nonce'), scope, loginHint: single('login_hint') }),
   };
   await saveAuthorizationRequest(pending);

@@ -44,11 +44,11 @@ export async function codeFor(pending: AuthorizationRequest, user: UserRecord, a
     ...(pending.nonce ? { nonce: pending.nonce } : {}),
     ...(pending.scope ? { scope: pending.scope } : {}),
   });
-  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { code, state: pending.state, iss: realmIssuer(pending.realm) }) };
+  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { code, state: pending.state, iss: realmIssuer(pending.realm) }, pending.responseMode) };
 }
 
 /** Sends the browser back to the application with an error (RFC 6749 §4.1.2.1), ending the request. */
 export async function refuseRequest(pending: AuthorizationRequest, error: string, description: string): Promise<AuthorizeAnswer<400>> {
   await endAuthorizationRequest(pending.requestId);
-  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { error, error_description: description, state: pending.state, iss: realmIssuer(pending.realm) }) };
+  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { error, error_description: description, state: pending.state, iss: realmIssuer(pending.realm) }, pending.responseMode) };
 }

@@ -81,6 +81,16 @@ async function checkDomainsFree(orgUuid: string, alias: string, domains: readonl
   if (taken) await refusedWrite(orgUuid, { reason: 'domain-taken', domain: taken.domain }, alias);
 }
 
+/** The fields a create or an update sets alike: the body's own, its distinct domains, the endpoints its issuer's document names. */
+const describedBy = (body: IdentityProviderUpdateBody, domains: string[], endpoints: Awaited<ReturnType<typeof discoverEndpoints>>) => ({
+  displayName: body.displayName,
+  issuer: body.issuer,
+  clientId: body.clientId,
+  domains,
+  enforce: body.enforce,
+  ...endpoints,
+});
+
 /** Registers a provider once its discovery document checks out; 409 on a taken alias or domain, 422 past the cap or on a bad document. */
 export async function createIdentityProvider(scope: OrgScope, body: IdentityProviderCreateBody): Promise<ShownIdentityProvider> {
   const domains = [...new Set(body.domains)];
@@ -92,12 +102,7 @@ export async function createIdentityProvider(scope: OrgScope, body: IdentityProv
     id: randomUUID(),
     orgUuid: scope.orgUuid,
     alias: body.alias,
-    displayName: body.displayName,
-    issuer: body.issuer,
-    clientId: body.clientId,
-    domains,
-    enforce: body.enforce,
-    ...endpoints,
+    ...describedBy(body, domains, endpoints),
     sealedClientSecret: await sealClientSecret(body.clientSecret, scope.orgUuid, body.alias),
     createdAt: now,
     updatedAt: now,
@@ -131,12 +136,7 @@ export async function updateIdentityProvider(scope: OrgScope, alias: string, bod
   const [endpoints, realm] = await Promise.all([discoverEndpoints(body.issuer), realmOf(scope.orgUuid)]);
   const next: StoredIdentityProvider = {
     ...current,
-    displayName: body.displayName,
-    issuer: body.issuer,
-    clientId: body.clientId,
-    domains,
-    enforce: body.enforce,
-    ...endpoints,
+    ...describedBy(body, domains, endpoints),
     ...(body.clientSecret !== undefined ? { sealedClientSecret: await sealClientSecret(body.clientSecret, scope.orgUuid, alias) } : {}),
     updatedAt: new Date().toISOString(),
   };

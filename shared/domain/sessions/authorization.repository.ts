@@ -18,6 +18,8 @@ export interface AuthorizationRequest {
   /** The scope asked for, as sent (the token endpoint grants from it). */
   scope?: string;
   loginHint?: string;
+  /** Set when the answer goes back in the redirect URI's fragment rather than its query. */
+  responseMode?: 'fragment';
   /** The page's language (`ui_locales` or `kc_locale`). */
   locale?: string;
   /** Epoch seconds: after this the person must start again at the application. */

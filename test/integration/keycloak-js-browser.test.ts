@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createTestUser } from '../support/auth-helpers';
+import { withPage } from '../support/browser';
+import { stack } from '../support/stack';
+
+/**
+ * A single-page application on its own origin signs in with keycloak-js, unmodified, in a real headless
+ * Chromium: its defaults (the authorization code flow with S256, the answer in the fragment, the token
+ * endpoint called from the page with credentials) against the realm, with no login-status iframe.
+ */
+
+jest.setTimeout(90_000);
+
+const load = process.getBuiltinModule('node:module').createRequire(__filename);
+const keycloakJs = readFileSync(load.resolve('keycloak-js'), 'utf8');
+
+/** The application: keycloak-js from its own origin, and a page that signs in, refreshes and shows what it got. */
+function appPage(authUrl: string, realm: string, clientId: string): string {
+  const settings = JSON.stringify({ url: authUrl, realm, clientId });
+  return `<!doctype html><html><head><meta charset="utf-8"><title>starting</title></head><body><script type="module">
+import Keycloak from './keycloak.js';
+const keycloak = new Keycloak(${settings});
+try {
+  const authenticated = await keycloak.init({ onLoad: 'login-required', pkceMethod: 'S256', checkLoginIframe: false });
+  const first = keycloak.token;
+  const refreshed = await keycloak.updateToken(-1);
+  window.signedIn = { authenticated, subject: keycloak.subject, email: keycloak.idTokenParsed.email, refreshed, renewed: keycloak.token !== first };
+  document.title = 'signed in';
+} catch (error) {
+  document.title = 'failed: ' + (error && error.message || error);
+}
+</script></body></html>`;
+}
+
+/** Serves the application on loopback (a developer's origin, allowed by every deployment), on a free port. */
+async function startApp(page: (origin: string) => string): Promise<{ origin: string; server: Server }> {
+  const server = createServer((request, response) => {
+    const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+    if (request.url === '/keycloak.js') return void response.writeHead(200, { 'content-type': 'text/javascript' }).end(keycloakJs);
+    if (request.url?.startsWith('/app.html')) return void response.writeHead(200, { 'content-type': 'text/html' }).end(page(origin));
+    response.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, server };
+}
+
+test('keycloak-js signs a user in from another origin, exchanges the code from the page and refreshes the token', async () => {
+  const user = await createTestUser({ role: 'VIEWER' });
+  const authUrl = `${new URL(stack().authUrl).origin}/auth`;
+  const app = await startApp(() => appPage(authUrl, user.realm, stack().clientId));
+  try {
+    await withPage(async (page, activity) => {
+      page.setDefaultTimeout(30_000);
+      await page.goto(`${app.origin}/app.html`);
+      // keycloak-js sent the browser to the realm's sign-in page, answer in the fragment.
+      await page.locator('input[name="username"]').waitFor();
+      const asked = new URL(page.url()).searchParams;
+      expect(Object.fromEntries(['response_type', 'response_mode', 'client_id', 'redirect_uri', 'code_challenge_method'].map((name) => [name, asked.get(name)]))).toEqual({
+        response_type: 'code',
+        response_mode: 'fragment',
+        client_id: stack().clientId,
+        redirect_uri: `${app.origin}/app.html`,
+        code_challenge_method: 'S256',
+      });
+      await page.locator('input[name="username"]').fill(user.email);
+      await page.locator('input[name="password"]').fill(user.password);
+      await page.locator('form button, form input[type="submit"]').first().click();
+
+      await page.waitForFunction("document.title !== 'starting'", undefined, { timeout: 30_000 });
+      expect(await page.title()).toBe('signed in');
+      expect(await page.evaluate('window.signedIn')).toEqual({ authenticated: true, subject: user.user.uuid, email: user.email, refreshed: true, renewed: true });
+      // The code and the refresh went to the token endpoint from the page (CORS), never through another server.
+      expect(activity.requests.filter((url) => url.endsWith('/protocol/openid-connect/token'))).toHaveLength(2);
+      expect(activity.errors).toEqual([]);
+    });
+  } finally {
+    await new Promise((resolve) => app.server.close(resolve));
+  }
+});
