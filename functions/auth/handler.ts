@@ -12,6 +12,7 @@ import { readTokenForm } from '../../shared/app/auth/token.service';
 import { grantToken } from '../../shared/app/auth/token-endpoint';
 import { isAllowedWebOrigin } from '../../shared/app/auth/redirect-uris';
 import { authenticate, authorize } from '../../shared/app/sign-in/authorization.service';
+import { endSession } from '../../shared/app/sign-in/end-session';
 import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
 import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
 import { finishBrokeredSignIn } from '../../shared/app/sign-in/broker';
@@ -210,6 +211,10 @@ export const handlers = routes(
       await logout(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization));
       return { status: 204, headers: noStore };
     },
+  }),
+  // RP-initiated logout: the browser's way to the same address.
+  publicOperation(authApi.endSession, {
+    handle: async ({ path, queryString, headers }) => signInReply(await endSession({ realm: path.realm, queryString, acceptLanguage: headers['accept-language'] }), 302),
   }),
   publicOperation(authApi.account, { handle: async (input) => shownPage(await asSignIn(input.requestId, () => showAccount(accountRequest(input)))) }),
   publicOperation(authApi.accountSignIn, accountPage((request) => signIn(request))),

@@ -367,3 +367,62 @@ describe('an application in a browser (keycloak-js\'s way)', () => {
     }
   });
 });
+
+describe('the end of a session from the browser (RP-initiated logout)', () => {
+  const endSessionUrl = (realm: string, params: Record<string, string>) => `${issuerOf(realm)}/protocol/openid-connect/logout?${new URLSearchParams(params)}`;
+
+  async function signedInWithIdToken(user: TestUser) {
+    const { verifier, code } = await signedInCode(user, { scope: 'openid' });
+    return (await (await exchange(user.realm, { code, code_verifier: verifier })).json()) as { id_token: string; refresh_token: string; access_token: string };
+  }
+
+  test('openid-client\'s end-session URL ends the ID token\'s session and goes back with state', async () => {
+    const user = await createTestUser();
+    const tokens = await signedInWithIdToken(user);
+    const config = await oidc.discovery(new URL(issuerOf(user.realm)), stack().clientId, undefined, oidc.None(), { execute: [oidc.allowInsecureRequests] });
+    const url = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token, post_logout_redirect_uri: 'http://127.0.0.1:8765/signed-out', state: 'bye-1' });
+
+    const answer = await fetch(url, { redirect: 'manual' });
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get('location')).toBe('http://127.0.0.1:8765/signed-out?state=bye-1');
+    expect((await refresh(user.realm, tokens.refresh_token)).status).toBe(400);
+    expect((await getCurrentUser(user.orgUuid, bearer(tokens.access_token))).status).toBe(401);
+  });
+
+  test('without a redirect, a signed-out page in the person\'s language; without a hint, nothing is ended', async () => {
+    const user = await createTestUser();
+    const tokens = await signedInWithIdToken(user);
+    const bare = await fetch(endSessionUrl(user.realm, { ui_locales: 'ja' }), { redirect: 'manual' });
+    expect(bare.status).toBe(200);
+    expect(bare.headers.get('cache-control')).toBe('no-store');
+    expect(await bare.text()).toContain('サインアウトしました');
+    expect((await refresh(user.realm, tokens.refresh_token)).status).toBe(200);
+  });
+
+  test.each([
+    ['a post_logout_redirect_uri on another site', (hint: string) => ({ id_token_hint: hint, post_logout_redirect_uri: 'https://evil.example/after' }), 'not allowed'],
+    ['a post_logout_redirect_uri with neither client_id nor id_token_hint', () => ({ post_logout_redirect_uri: 'http://127.0.0.1:8765/signed-out' }), 'client_id or id_token_hint'],
+    ['an access token as the hint', (_hint: string, access: string) => ({ id_token_hint: access, post_logout_redirect_uri: 'http://127.0.0.1:8765/signed-out' }), 'id_token_hint'],
+    ['a hint that is no token', () => ({ id_token_hint: 'not-a-token', client_id: stack().clientId }), 'id_token_hint'],
+    ['an unknown client_id', () => ({ client_id: 'someone-else', post_logout_redirect_uri: 'http://127.0.0.1:8765/signed-out' }), 'client_id'],
+    ['a repeated parameter', (hint: string) => `id_token_hint=${hint}&id_token_hint=${hint}`, 'more than once'],
+  ] as const)('%s answers an error page, never a redirect, and ends nothing', async (_case, params, says) => {
+    const user = await createTestUser();
+    const tokens = await signedInWithIdToken(user);
+    const query = params(tokens.id_token, tokens.access_token);
+    const answer = await fetch(typeof query === 'string' ? `${issuerOf(user.realm)}/protocol/openid-connect/logout?${query}` : endSessionUrl(user.realm, query), { redirect: 'manual' });
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('location')).toBeNull();
+    expect(await answer.text()).toContain(says);
+    expect((await refresh(user.realm, tokens.refresh_token)).status).toBe(200);
+  });
+
+  test('an ID token of another realm does not end its session here', async () => {
+    const [user, other] = await Promise.all([createTestUser({ orgIndex: 0 }), createTestUser({ orgIndex: 1 })]);
+    expect(other.realm).not.toBe(user.realm);
+    const tokens = await signedInWithIdToken(other);
+    const answer = await fetch(endSessionUrl(user.realm, { id_token_hint: tokens.id_token }), { redirect: 'manual' });
+    expect(answer.status).toBe(400);
+    expect((await refresh(other.realm, tokens.refresh_token)).status).toBe(200);
+  });
+});

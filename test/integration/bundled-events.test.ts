@@ -34,6 +34,8 @@ const expectedStatus: Record<string, number | undefined> = {
   'auth.revoke': 200,
   // sam:event has no refresh token to give, and the access token in its place is refused.
   'auth.logout': 400,
+  // No hint (a file cannot hold an ID token): nothing to end, back to the loopback application.
+  'auth.endSession': 302,
   'auth.account': 200,
   // The seeded ADMIN's credentials: signed in, back to the page.
   'auth.accountSignIn': 303,

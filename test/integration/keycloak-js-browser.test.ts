@@ -4,11 +4,13 @@ import type { AddressInfo } from 'node:net';
 import { createTestUser } from '../support/auth-helpers';
 import { withPage } from '../support/browser';
 import { stack } from '../support/stack';
+import { refresh } from '../support/user-helpers';
 
 /**
  * A single-page application on its own origin signs in with keycloak-js, unmodified, in a real headless
  * Chromium: its defaults (the authorization code flow with S256, the answer in the fragment, the token
- * endpoint called from the page with credentials) against the realm, with no login-status iframe.
+ * endpoint called from the page with credentials, logout through the end-session endpoint) against the
+ * realm, with no login-status iframe.
  */
 
 jest.setTimeout(90_000);
@@ -22,11 +24,15 @@ function appPage(authUrl: string, realm: string, clientId: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>starting</title></head><body><script type="module">
 import Keycloak from './keycloak.js';
 const keycloak = new Keycloak(${settings});
-try {
+if (location.search === '?signed-out') {
+  document.title = 'signed out';
+} else try {
   const authenticated = await keycloak.init({ onLoad: 'login-required', pkceMethod: 'S256', checkLoginIframe: false });
   const first = keycloak.token;
   const refreshed = await keycloak.updateToken(-1);
   window.signedIn = { authenticated, subject: keycloak.subject, email: keycloak.idTokenParsed.email, refreshed, renewed: keycloak.token !== first };
+  window.signOut = () => keycloak.logout({ redirectUri: location.origin + '/app.html?signed-out' });
+  localStorage.setItem('refreshToken', keycloak.refreshToken);
   document.title = 'signed in';
 } catch (error) {
   document.title = 'failed: ' + (error && error.message || error);
@@ -46,7 +52,7 @@ async function startApp(page: (origin: string) => string): Promise<{ origin: str
   return { origin: `http://localhost:${(server.address() as AddressInfo).port}`, server };
 }
 
-test('keycloak-js signs a user in from another origin, exchanges the code from the page and refreshes the token', async () => {
+test('keycloak-js signs a user in from another origin, exchanges the code from the page, refreshes the token, and signs out', async () => {
   const user = await createTestUser({ role: 'VIEWER' });
   const authUrl = `${new URL(stack().authUrl).origin}/auth`;
   const app = await startApp(() => appPage(authUrl, user.realm, stack().clientId));
@@ -74,6 +80,14 @@ test('keycloak-js signs a user in from another origin, exchanges the code from t
       // The code and the refresh went to the token endpoint from the page (CORS), never through another server.
       expect(activity.requests.filter((url) => url.endsWith('/protocol/openid-connect/token'))).toHaveLength(2);
       expect(activity.errors).toEqual([]);
+
+      // Its logout goes through the realm's end-session endpoint, which ends the session and sends the browser back.
+      const refreshToken = (await page.evaluate("localStorage.getItem('refreshToken')")) as string;
+      await page.evaluate('window.signOut()');
+      await page.waitForURL(`${app.origin}/app.html?signed-out`);
+      await page.waitForFunction("document.title === 'signed out'");
+      expect(activity.requests.some((url) => url.startsWith(`${authUrl}/realms/${user.realm}/protocol/openid-connect/logout?`))).toBe(true);
+      expect((await refresh(user.realm, refreshToken)).status).toBe(400);
     });
   } finally {
     await new Promise((resolve) => app.server.close(resolve));

@@ -37,6 +37,18 @@ async function withFreshRefreshToken(replay: Replay, form: (refreshToken: string
   replay.event.body = new URLSearchParams({ client_id: stack().clientId, ...form(refresh_token) }).toString();
 }
 
+/** The event's id_token_hint: the ID token of a fresh sign-in of the ADMIN, whose refresh token the expectation then tries. */
+async function withFreshIdTokenHint(replay: Replay): Promise<void> {
+  const { admin } = stack().orgs[0]!;
+  const response = await requestToken(replay.values.__REALM__!, { grant_type: 'password', client_id: stack().clientId, username: admin.email, password: admin.password, scope: 'openid' });
+  const { refresh_token, id_token } = (await response.json()) as { refresh_token: string; id_token: string };
+  replay.values.__REFRESH_TOKEN__ = refresh_token;
+  const query = new URLSearchParams(replay.event.rawQueryString as string);
+  query.set('id_token_hint', id_token);
+  replay.event.rawQueryString = query.toString();
+  replay.event.queryStringParameters = Object.fromEntries(query);
+}
+
 /** The session of the refresh token `withFreshRefreshToken` gave the event has ended. */
 async function expectSessionEnded(values: Record<string, string>): Promise<void> {
   expect((await refresh(values.__REALM__!, values.__REFRESH_TOKEN__!)).status).toBe(400);
@@ -115,6 +127,7 @@ replayRouteEvents(['auth', 'docs'], {
     // The files cannot hold a refresh token (`sam:event` has none to give): a fresh sign-in's goes in.
     'auth.revoke': async (replay) => withFreshRefreshToken(replay, (refreshToken) => ({ token: refreshToken, token_type_hint: 'refresh_token' })),
     'auth.logout': async (replay) => withFreshRefreshToken(replay, (refreshToken) => ({ refresh_token: refreshToken })),
+    'auth.endSession': withFreshIdTokenHint,
     'auth.accountPassword': async (replay) =>
       withAccountSession(replay, { password: TEST_PASSWORD, 'password-new': 'Events-Passw0rd', 'password-confirm': 'Events-Passw0rd' }),
     'auth.accountSignOut': async (replay) => withAccountSession(replay, {}),
@@ -162,6 +175,11 @@ replayRouteEvents(['auth', 'docs'], {
     },
     'auth.logout': async (result, { values }) => {
       expect(result.statusCode).toBe(204);
+      await expectSessionEnded(values);
+    },
+    'auth.endSession': async (result, { values }) => {
+      expect(result.statusCode).toBe(302);
+      expect(result.headers?.location).toBe('http://127.0.0.1:8400/signed-out?state=af0ifjsldkj');
       await expectSessionEnded(values);
     },
     'auth.account': async (result) => {

@@ -55,6 +55,15 @@ export const authSchemas = lazy(() => {
     error: text("The provider's refusal, if it refused"),
   });
 
+  /** RP-initiated logout's query (every parameter optional). */
+  const endSessionQuerySchema = z.looseObject({
+    id_token_hint: text('The ID token of the session to end (it may have expired)'),
+    post_logout_redirect_uri: text('Where the browser goes afterwards: an address the authorization endpoint accepts as `redirect_uri`; needs `client_id` or `id_token_hint`'),
+    state: text('Echoed back to `post_logout_redirect_uri`'),
+    client_id: text('The console client id'),
+    ui_locales: text('The signed-out page\'s language: en, es, ja or pt'),
+  });
+
   /** The sign-in page's form. */
   const authenticateFormSchema = z.object({
     request: z.string().check(z.meta({ description: 'The sign-in request the page names' })),
@@ -98,5 +107,5 @@ export const authSchemas = lazy(() => {
       .check(z.meta({ description: 'The organization (realm) whose token endpoint the OAuth2 password flow names' })),
   });
 
-  return { realmPathSchema, brokerPathSchema, brokerQuerySchema, authorizationQuerySchema, authenticateFormSchema, tokenRequestSchema, revocationRequestSchema, logoutRequestSchema, realmQuerySchema };
+  return { realmPathSchema, brokerPathSchema, brokerQuerySchema, authorizationQuerySchema, endSessionQuerySchema, authenticateFormSchema, tokenRequestSchema, revocationRequestSchema, logoutRequestSchema, realmQuerySchema };
 });

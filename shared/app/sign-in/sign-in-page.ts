@@ -6,7 +6,8 @@ import { credentialFields, formAlert, newPasswordFields } from '../pages/page-fi
 
 /**
  * The authorization endpoint's pages: the sign-in form, the set-password step of a user whose password
- * is still the temporary one, and the error page of a request that cannot go back to its application.
+ * is still the temporary one, and the error page of a request that cannot go back to its application;
+ * and the end-session endpoint's signed-out page.
  * Plain forms, no script, the account page's look and words; every value escaped.
  */
 export type SignInError = 'invalid-credentials' | 'password-expired' | 'password-mismatch' | 'password-weak' | 'password-reused';
@@ -14,10 +15,23 @@ export type SignInError = 'invalid-credentials' | 'password-expired' | 'password
 export type SignInView =
   | { kind: 'sign-in'; realm: string; requestId: string; email?: string; error?: SignInError }
   | { kind: 'set-password'; realm: string; requestId: string; email: string; error?: SignInError }
-  | { kind: 'error'; problem: PageProblem; realm?: string };
+  | { kind: 'error'; problem: PageProblem; realm?: string }
+  | { kind: 'signed-out' };
 
 /** Why a request cannot go on, shown on a page because there is no safe address to send the person back to. */
-export type PageProblem = 'unknown-realm' | 'unknown-client' | 'bad-redirect' | 'expired' | 'cross-site' | 'provider-failed';
+export type PageProblem =
+  | 'unknown-realm'
+  | 'unknown-client'
+  | 'bad-redirect'
+  | 'expired'
+  | 'cross-site'
+  | 'provider-failed'
+  | 'repeated-parameter'
+  | 'bad-id-token-hint'
+  | 'logout-needs-client';
+
+/** The problems of a sign-out request (`end-session.ts`), titled as such. */
+const SIGN_OUT_PROBLEMS = new Set<PageProblem>(['bad-id-token-hint', 'logout-needs-client']);
 
 /**
  * The pages' Content-Security-Policy: the account page's, but with no `form-action`, which browsers
@@ -32,12 +46,16 @@ export const SIGN_IN_PAGE_POLICY = [
 
 interface SignInCopy {
   problemTitle: string;
+  signOutProblemTitle: string;
   problems: Record<PageProblem, string>;
+  signedOutTitle: string;
+  signedOut: string;
 }
 
 const copies: Record<Language, SignInCopy> = {
   en: {
     problemTitle: 'Sign-in cannot continue',
+    signOutProblemTitle: 'Sign-out cannot continue',
     problems: {
       'unknown-realm': 'There is no organization by this name. Check the address the application uses.',
       'unknown-client': 'The application that sent you here is not known (its client_id). Ask its developers to use the console client id.',
@@ -45,10 +63,16 @@ const copies: Record<Language, SignInCopy> = {
       expired: 'This sign-in has expired or was already used. Go back to the application and sign in again.',
       'cross-site': 'The form was sent from another site. Go back to the application and sign in again.',
       'provider-failed': 'Your identity provider could not be reached. Try again in a moment, or ask your administrator.',
+      'repeated-parameter': 'The application sent a parameter more than once. Ask its developers to send each parameter once.',
+      'bad-id-token-hint': "The application asked to sign you out with an ID token (id_token_hint) this organization did not issue to it. Ask its developers to send the ID token their sign-in received.",
+      'logout-needs-client': 'The application asked to come back after signing you out (post_logout_redirect_uri) without saying which application it is. Ask its developers to send client_id or id_token_hint with it.',
     },
+    signedOutTitle: 'You are signed out',
+    signedOut: 'Your session has ended. Close this window, or go back to the application to sign in again.',
   },
   es: {
     problemTitle: 'No se puede continuar con el inicio de sesión',
+    signOutProblemTitle: 'No se puede continuar con el cierre de sesión',
     problems: {
       'unknown-realm': 'No existe ninguna organización con este nombre. Comprueba la dirección que usa la aplicación.',
       'unknown-client': 'La aplicación que te ha enviado aquí no es conocida (su client_id). Pide a sus desarrolladores que usen el client id de la consola.',
@@ -56,10 +80,16 @@ const copies: Record<Language, SignInCopy> = {
       expired: 'Este inicio de sesión ha caducado o ya se usó. Vuelve a la aplicación e inicia sesión de nuevo.',
       'cross-site': 'El formulario se envió desde otro sitio. Vuelve a la aplicación e inicia sesión de nuevo.',
       'provider-failed': 'No se pudo contactar con tu proveedor de identidad. Inténtalo de nuevo en un momento o consulta a tu administrador.',
+      'repeated-parameter': 'La aplicación envió un parámetro más de una vez. Pide a sus desarrolladores que envíen cada parámetro una sola vez.',
+      'bad-id-token-hint': 'La aplicación pidió cerrar tu sesión con un token de ID (id_token_hint) que esta organización no le emitió. Pide a sus desarrolladores que envíen el token de ID que recibió su inicio de sesión.',
+      'logout-needs-client': 'La aplicación pidió volver tras cerrar tu sesión (post_logout_redirect_uri) sin decir qué aplicación es. Pide a sus desarrolladores que envíen también client_id o id_token_hint.',
     },
+    signedOutTitle: 'Has cerrado la sesión',
+    signedOut: 'Tu sesión ha terminado. Cierra esta ventana o vuelve a la aplicación para iniciar sesión de nuevo.',
   },
   ja: {
     problemTitle: 'サインインを続行できません',
+    signOutProblemTitle: 'サインアウトを続行できません',
     problems: {
       'unknown-realm': 'この名前の組織はありません。アプリケーションが使用しているアドレスを確認してください。',
       'unknown-client': 'このページに移動させたアプリケーション (client_id) は登録されていません。コンソールのクライアント ID を使うよう開発者に依頼してください。',
@@ -67,10 +97,16 @@ const copies: Record<Language, SignInCopy> = {
       expired: 'このサインインは有効期限が切れているか、すでに使用されています。アプリケーションに戻って、もう一度サインインしてください。',
       'cross-site': 'フォームが別のサイトから送信されました。アプリケーションに戻って、もう一度サインインしてください。',
       'provider-failed': 'ID プロバイダーに接続できませんでした。しばらくしてからもう一度試すか、管理者に問い合わせてください。',
+      'repeated-parameter': 'アプリケーションが同じパラメーターを複数回送信しました。各パラメーターを 1 回だけ送るよう開発者に依頼してください。',
+      'bad-id-token-hint': 'アプリケーションが、この組織がそのアプリケーションに発行していない ID トークン (id_token_hint) でサインアウトを要求しました。サインインで受け取った ID トークンを送るよう開発者に依頼してください。',
+      'logout-needs-client': 'アプリケーションが自身を示さずにサインアウト後の戻り先 (post_logout_redirect_uri) を指定しました。client_id または id_token_hint も送るよう開発者に依頼してください。',
     },
+    signedOutTitle: 'サインアウトしました',
+    signedOut: 'セッションは終了しました。このウィンドウを閉じるか、アプリケーションに戻ってもう一度サインインしてください。',
   },
   pt: {
     problemTitle: 'Não é possível continuar a entrada',
+    signOutProblemTitle: 'Não é possível continuar a saída',
     problems: {
       'unknown-realm': 'Não há organização com este nome. Verifique o endereço que o aplicativo usa.',
       'unknown-client': 'O aplicativo que enviou você até aqui não é conhecido (seu client_id). Peça aos desenvolvedores que usem o client id do console.',
@@ -78,7 +114,12 @@ const copies: Record<Language, SignInCopy> = {
       expired: 'Esta entrada expirou ou já foi usada. Volte ao aplicativo e entre novamente.',
       'cross-site': 'O formulário foi enviado de outro site. Volte ao aplicativo e entre novamente.',
       'provider-failed': 'Não foi possível contatar seu provedor de identidade. Tente novamente em instantes ou fale com seu administrador.',
+      'repeated-parameter': 'O aplicativo enviou um parâmetro mais de uma vez. Peça aos desenvolvedores que enviem cada parâmetro uma só vez.',
+      'bad-id-token-hint': 'O aplicativo pediu para encerrar sua sessão com um token de ID (id_token_hint) que esta organização não emitiu para ele. Peça aos desenvolvedores que enviem o token de ID que a entrada deles recebeu.',
+      'logout-needs-client': 'O aplicativo pediu para voltar após encerrar sua sessão (post_logout_redirect_uri) sem dizer qual aplicativo é. Peça aos desenvolvedores que enviem também client_id ou id_token_hint.',
     },
+    signedOutTitle: 'Você saiu',
+    signedOut: 'Sua sessão terminou. Feche esta janela ou volte ao aplicativo para entrar novamente.',
   },
 };
 
@@ -89,7 +130,7 @@ export function renderSignInPage(view: SignInView, language: Language, at: PageA
   const copy = accountCopies[language];
   const own = copies[language];
   const action = at === 'authorize' ? '../../login-actions/authenticate' : 'authenticate';
-  const error = view.kind === 'error' ? undefined : view.error;
+  const error = view.kind === 'sign-in' || view.kind === 'set-password' ? view.error : undefined;
   const errorText = error && fieldErrors(copy)[error];
   const alert = formAlert(errorText);
   const hidden = (requestId: string) => `<input type="hidden" name="request" value="${e(requestId)}"><input type="hidden" name="kc_locale" value="${language}">`;
@@ -115,8 +156,12 @@ ${hidden(view.requestId)}
 </form>`;
       break;
     case 'error':
-      title = own.problemTitle;
+      title = SIGN_OUT_PROBLEMS.has(view.problem) ? own.signOutProblemTitle : own.problemTitle;
       body = `<h1>${e(title)}</h1><p class="alert" role="alert">${e(own.problems[view.problem])}</p>`;
+      break;
+    case 'signed-out':
+      title = own.signedOutTitle;
+      body = `<h1>${e(title)}</h1><p>${e(own.signedOut)}</p>`;
       break;
   }
   return `<!doctype html>

@@ -139,6 +139,23 @@ export const authApi = {
     responses: [{ status: 204, description: 'Signed out', headers: ['Cache-Control'] }],
     example: { client_id: clientId, refresh_token: refreshToken },
   }),
+  endSession: realm({
+    id: 'auth.endSession',
+    method: 'GET',
+    path: '/protocol/openid-connect/logout',
+    access: 'public',
+    request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().endSessionQuerySchema },
+    summary: "End a session from the browser (OpenID Connect RP-initiated logout, Keycloak's end_session_endpoint)",
+    description:
+      'For browsers, where keycloak-js\'s and openid-client\'s logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not); without it nothing is ended, since there is no browser session. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.',
+    errors: { only: gatewayStatuses },
+    responses: [
+      { status: 200, description: 'The signed-out page', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 302, description: 'Back to `post_logout_redirect_uri`, with `state`', headers: ['Location', 'Cache-Control'] },
+      { status: 400, description: 'An error page, never a redirect: an ID token not issued here, a `post_logout_redirect_uri` not allowed or without `client_id` or `id_token_hint`, an unknown `client_id`, a repeated parameter', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 404, description: 'An error page: no organization has this realm', text: htmlPage, headers: ['Cache-Control'] },
+    ],
+  }),
   account: realm({
     id: 'auth.account',
     method: 'GET',
