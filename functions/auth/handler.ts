@@ -18,6 +18,7 @@ import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
 import { finishBrokeredSignIn } from '../../shared/app/sign-in/broker';
 import { NotFoundError } from '../../shared/kernel/errors';
 import { cookieValue, laxCookie, strictCookie } from '../../shared/edge/http/cookies';
+import { crossOrigin } from '../../shared/edge/http/cross-origin';
 import { createFunction, routes, type RouteInput } from '../../shared/edge/http/handler-factory';
 import { publicOperation } from '../../shared/edge/http/public-route';
 import { ok } from '../../shared/edge/http/types';
@@ -238,9 +239,9 @@ export const handlers = routes(
  * documents from anywhere; the token, revocation and logout answers from the deployment's own web
  * origins and loopback (docs/api/auth.md#browser-applications-on-another-origin).
  */
-const crossOriginRules = [
-  { operations: [authApi.discovery, authApi.certs], origins: 'any' as const },
+const crossOriginReads = crossOrigin([
+  { operations: [authApi.discovery, authApi.certs], origins: 'any' },
   { operations: [authApi.token, authApi.revoke, authApi.logout], origins: isAllowedWebOrigin },
-];
+]);
 
-export const handler = createFunction('auth', handlers, { crossOrigin: crossOriginRules });
+export const handler = createFunction('auth', handlers, { crossOrigin: crossOriginReads });

@@ -29,8 +29,11 @@ const webhookSignatures = ['@stablelib/base64', 'fast-sha256', 'standardwebhooks
 /** The event functions' records (queues and streams). */
 const records = ['@aws-lambda-powertools/batch'];
 
+/** The realm's endpoints a page on another origin reads (CORS): the auth function's alone. */
+const crossOrigin = ['@middy/http-cors'];
+
 const carried: Record<ResourceGroup, string[]> = {
-  auth: [...http, ...tokens],
+  auth: [...http, ...tokens, ...crossOrigin],
   // The API reference: the catalogue's schemas and words, nothing of the stack's data.
   docs: http,
   users: [...http, ...tokens],

@@ -1,5 +1,7 @@
 import type middy from '@middy/core';
 import httpCors from '@middy/http-cors';
+import type { Operation } from '../api/operation';
+import type { Route } from '../api/route-resolution';
 import type { HttpEvent, HttpResult } from './types';
 
 /**
@@ -8,8 +10,8 @@ import type { HttpEvent, HttpResult } from './types';
  * has no preflight (`OPTIONS`) routes.
  */
 export interface CrossOriginRule {
-  /** The routes' API Gateway route keys (`POST /auth/realms/{realm}/protocol/openid-connect/token`). */
-  routeKeys: readonly string[];
+  /** The operations, as the catalogue declares them. */
+  operations: readonly Operation[];
   /**
    * `any`: every origin, without credentials (a public document). Otherwise the origins allowed, each
    * answered as itself with `Access-Control-Allow-Credentials` (a browser library may send its
@@ -18,8 +20,15 @@ export interface CrossOriginRule {
   origins: 'any' | ((origin: string) => boolean);
 }
 
-/** middy's CORS middleware for the routes each rule names; other routes answer no CORS header. */
-export function crossOrigin(rules: readonly CrossOriginRule[]): middy.MiddlewareObj<HttpEvent, HttpResult> {
+/** What `createFunction` takes: the middleware for its routes, once they are resolved. */
+export type CrossOriginChain = (routes: readonly Route[]) => middy.MiddlewareObj<HttpEvent, HttpResult>;
+
+/**
+ * middy's CORS middleware for the routes each rule names, found by the route key API Gateway puts on the
+ * event; other routes answer no CORS header. A file of its own, imported by the functions that open
+ * routes, so that the others carry no CORS package.
+ */
+export const crossOrigin = (rules: readonly CrossOriginRule[]): CrossOriginChain => (routes) => {
   const byRoute = new Map<string, middy.MiddlewareObj<HttpEvent, HttpResult>>();
   for (const rule of rules) {
     const { origins } = rule;
@@ -27,7 +36,9 @@ export function crossOrigin(rules: readonly CrossOriginRule[]): middy.Middleware
       origins === 'any'
         ? httpCors({ origin: '*' })
         : httpCors({ credentials: true, vary: 'Origin', getOrigin: (incoming: string | undefined) => (incoming !== undefined && origins(incoming) ? incoming : null) });
-    for (const routeKey of rule.routeKeys) byRoute.set(routeKey, cors as middy.MiddlewareObj<HttpEvent, HttpResult>);
+    for (const route of routes) {
+      if (rule.operations.some((operation) => operation.id === route.id)) byRoute.set(route.routeKey, cors as middy.MiddlewareObj<HttpEvent, HttpResult>);
+    }
   }
   const apply = (phase: 'after' | 'onError'): middy.MiddlewareFn<HttpEvent, HttpResult> => (request) => {
     // An error thrown before any answer (none was mapped) is not this middleware's to shape.
@@ -35,4 +46,4 @@ export function crossOrigin(rules: readonly CrossOriginRule[]): middy.Middleware
     return byRoute.get(request.event.routeKey)?.[phase]?.(request);
   };
   return { after: apply('after'), onError: apply('onError') };
-}
+};

@@ -3,11 +3,11 @@ import httpEventNormalizer from '@middy/http-event-normalizer';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpRouterHandler from '@middy/http-router';
 import httpSecurityHeaders from '@middy/http-security-headers';
-import type { Operation, ResourceGroup } from '../api/operation';
+import type { ResourceGroup } from '../api/operation';
 import { resolveOperations, type Route } from '../api/route-resolution';
 import { subpathsFromEnv } from '../../kernel/config';
 import { lazy } from '../../kernel/lazy';
-import { crossOrigin, type CrossOriginRule } from './cross-origin';
+import type { CrossOriginChain } from './cross-origin';
 import { errorMapper } from './error-mapper';
 import { observability } from './observability';
 import { pathDecodes } from './path-decoding';
@@ -46,7 +46,7 @@ export type ApiHandler = ReturnType<typeof withHttpChain>;
  * function reads only its own operations, so its bundle holds no other area's schemas; that it binds
  * every operation of its group is checked against the whole catalogue in `test/unit/routes.test.ts`.
  */
-export function createFunction(group: ResourceGroup, handlers: Record<string, RouteHandler>, options: { crossOrigin?: readonly CrossOriginOperations[] } = {}): ApiHandler {
+export function createFunction(group: ResourceGroup, handlers: Record<string, RouteHandler>, options: { crossOrigin?: CrossOriginChain } = {}): ApiHandler {
   const operations = Object.values(handlers).flatMap((handler) => (handler.operation ? [handler.operation] : []));
   const foreign = operations.filter((operation) => operation.group !== group).map((operation) => operation.id);
   if (foreign.length > 0) throw new Error(`The ${group} function is bound to other groups' operations: ${foreign.join(', ')}`);
@@ -55,15 +55,8 @@ export function createFunction(group: ResourceGroup, handlers: Record<string, Ro
   const router = httpRouterHandler<HttpEvent, HttpResult>(
     routes.map((route) => ({ method: route.method, path: route.fullPath, handler: builtOnFirstCall(handlers[route.id]!.build) })),
   );
-  const crossOriginRules = (options.crossOrigin ?? []).map(({ operations: allowed, origins }) => ({
-    routeKeys: routes.filter((route) => allowed.some((operation) => operation.id === route.id)).map((route) => route.routeKey),
-    origins,
-  }));
-  return withHttpChain(router, group, crossOriginRules);
+  return withHttpChain(router, group, options.crossOrigin?.(routes));
 }
-
-/** Operations a page on another origin may read, and from where (`cross-origin.ts`). */
-export type CrossOriginOperations = Omit<CrossOriginRule, 'routeKeys'> & { operations: readonly Operation[] };
 
 /** A route's chain, built when the route is first called rather than for every route as the function loads. */
 function builtOnFirstCall(build: () => RouteChain): RouteChain {
@@ -74,10 +67,11 @@ function builtOnFirstCall(build: () => RouteChain): RouteChain {
 /**
  * The middy order every function shares, around a router (or, in unit tests, one route): header
  * normaliser, Lambda context and metrics, request id and logging, event normaliser, path check, security headers, the
- * routes a page on another origin may read (`cross-origin.ts`), then the error mapper, whose `onError`
+ * CORS headers of the routes a page on another origin may read (`cross-origin.ts`, in the functions that
+ * open any), then the error mapper, whose `onError`
  * runs first when anything above or in `inner` throws.
  */
-export function withHttpChain(inner: RouteChain, group = 'management-api', crossOriginRules: readonly CrossOriginRule[] = []) {
+export function withHttpChain(inner: RouteChain, group = 'management-api', crossOrigin?: middy.MiddlewareObj<HttpEvent, HttpResult>) {
   return middy<HttpEvent, HttpResult>()
     .use(httpHeaderNormalizer())
     .use(observability(group))
@@ -86,7 +80,7 @@ export function withHttpChain(inner: RouteChain, group = 'management-api', cross
     .use(pathDecodes())
     .use(ownHeadersWin())
     .use(httpSecurityHeaders(securityHeaderOptions))
-    .use(crossOrigin(crossOriginRules))
+    .use(crossOrigin ? [crossOrigin] : [])
     .use(errorMapper())
     .handler(inner);
 }
