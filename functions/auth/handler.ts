@@ -12,7 +12,7 @@ import { readTokenForm } from '../../shared/app/auth/token.service';
 import { grantToken } from '../../shared/app/auth/token-endpoint';
 import { isAllowedWebOrigin } from '../../shared/app/auth/redirect-uris';
 import { authenticate, authorize } from '../../shared/app/sign-in/authorization.service';
-import { endSession } from '../../shared/app/sign-in/end-session';
+import { endSession, endSessionByForm } from '../../shared/app/sign-in/end-session';
 import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
 import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
 import { finishBrokeredSignIn } from '../../shared/app/sign-in/broker';
@@ -206,16 +206,22 @@ export const handlers = routes(
       return { status: 200, headers: noStore };
     },
   }),
-  // Logout with a refresh token; 204 as Keycloak answers.
+  // Logout with a refresh token, 204 as Keycloak answers; a browser's form without one (an ID token
+  // hint, a redirect) is RP-initiated logout, as the GET.
   publicOperation(authApi.logout, {
     handle: async ({ path, headers, rawBody }) => {
-      await logout(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization));
-      return { status: 204, headers: noStore };
+      const form = readTokenForm(headers['content-type'], rawBody, headers.authorization);
+      if (!form.has('refresh_token') && (form.has('id_token_hint') || form.has('post_logout_redirect_uri'))) {
+        return signInReply(await endSessionByForm({ realm: path.realm, params: new URLSearchParams([...form]), acceptLanguage: headers['accept-language'] }), 302);
+      }
+      await logout(path.realm, form);
+      return { status: 204 as const, headers: noStore };
     },
   }),
   // RP-initiated logout: the browser's way to the same address.
   publicOperation(authApi.endSession, {
-    handle: async ({ path, queryString, headers }) => signInReply(await endSession({ realm: path.realm, queryString, acceptLanguage: headers['accept-language'] }), 302),
+    handle: async ({ path, queryString, headers }) =>
+      signInReply(await endSession({ realm: path.realm, params: new URLSearchParams(queryString), acceptLanguage: headers['accept-language'] }), 302),
   }),
   publicOperation(authApi.account, { handle: async (input) => shownPage(await asSignIn(input.requestId, () => showAccount(accountRequest(input)))) }),
   publicOperation(authApi.accountSignIn, accountPage((request) => signIn(request))),

@@ -340,6 +340,7 @@ describe('an application in a browser (keycloak-js\'s way)', () => {
 
     const elsewhere = await token({ grant_type: 'refresh_token', refresh_token: refreshToken }, 'https://evil.example');
     expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
+    expect(elsewhere.headers.get('access-control-allow-credentials')).toBeNull();
     const { refresh_token: rotated } = (await elsewhere.json()) as { refresh_token: string };
 
     const logout = await fetch(`${issuerOf(user.realm)}/protocol/openid-connect/logout`, {
@@ -415,6 +416,23 @@ describe('the end of a session from the browser (RP-initiated logout)', () => {
     expect(answer.headers.get('location')).toBeNull();
     expect(await answer.text()).toContain(says);
     expect((await refresh(user.realm, tokens.refresh_token)).status).toBe(200);
+  });
+
+  test('a browser\'s form (keycloak-js\'s logoutMethod POST) ends the session as the GET does; its refusals are invalid_request', async () => {
+    const user = await createTestUser();
+    const tokens = await signedInWithIdToken(user);
+    const logoutUrl = `${issuerOf(user.realm)}/protocol/openid-connect/logout`;
+    const refused = await post(logoutUrl, { client_id: stack().clientId, id_token_hint: tokens.id_token, post_logout_redirect_uri: 'https://evil.example/after' });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: 'invalid_request', error_description: expect.stringContaining('post_logout_redirect_uri') });
+    expect((await refresh(user.realm, tokens.refresh_token)).status).toBe(200);
+
+    const answer = await post(logoutUrl, { client_id: stack().clientId, id_token_hint: tokens.id_token, post_logout_redirect_uri: 'http://127.0.0.1:8765/signed-out', state: 'bye-2' });
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get('location')).toBe('http://127.0.0.1:8765/signed-out?state=bye-2');
+    expect((await refresh(user.realm, tokens.refresh_token)).status).toBe(400);
+    // A form with neither a refresh token nor a hint or redirect is still the refresh-token logout's error.
+    expect((await post(logoutUrl, { client_id: stack().clientId })).status).toBe(400);
   });
 
   test('an ID token of another realm does not end its session here', async () => {

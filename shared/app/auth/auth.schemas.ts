@@ -83,9 +83,15 @@ export const authSchemas = lazy(() => {
     })
     .register(schemaRegistry, { id: 'RevocationRequest' });
 
-  /** Keycloak's logout with a refresh token. */
+  /** Keycloak's logout with a refresh token; without one, RP-initiated logout's form. */
   const logoutRequestSchema = z
-    .object({ client_id: z.string(), refresh_token: z.string() })
+    .object({
+      client_id: z.string(),
+      refresh_token: z.optional(z.string()).check(z.meta({ description: 'The session to end; without it, the form is RP-initiated logout\'s' })),
+      id_token_hint: z.optional(z.string()).check(z.meta({ description: 'RP-initiated logout: the ID token of the session to end' })),
+      post_logout_redirect_uri: z.optional(z.string()).check(z.meta({ description: 'RP-initiated logout: where the browser goes afterwards' })),
+      state: z.optional(z.string()).check(z.meta({ description: 'RP-initiated logout: echoed to post_logout_redirect_uri' })),
+    })
     .register(schemaRegistry, { id: 'LogoutRequest' });
 
   /**

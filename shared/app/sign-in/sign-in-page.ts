@@ -15,7 +15,7 @@ export type SignInError = 'invalid-credentials' | 'password-expired' | 'password
 export type SignInView =
   | { kind: 'sign-in'; realm: string; requestId: string; email?: string; error?: SignInError }
   | { kind: 'set-password'; realm: string; requestId: string; email: string; error?: SignInError }
-  | { kind: 'error'; problem: PageProblem; realm?: string }
+  | { kind: 'error'; problem: PageProblem; realm?: string; signOut?: true }
   | { kind: 'signed-out' };
 
 /** Why a request cannot go on, shown on a page because there is no safe address to send the person back to. */
@@ -26,12 +26,10 @@ export type PageProblem =
   | 'expired'
   | 'cross-site'
   | 'provider-failed'
-  | 'repeated-parameter'
+  | 'bad-parameter'
   | 'bad-id-token-hint'
-  | 'logout-needs-client';
-
-/** The problems of a sign-out request (`end-session.ts`), titled as such. */
-const SIGN_OUT_PROBLEMS = new Set<PageProblem>(['bad-id-token-hint', 'logout-needs-client']);
+  | 'logout-needs-client'
+  | 'bad-post-logout-redirect';
 
 /**
  * The pages' Content-Security-Policy: the account page's, but with no `form-action`, which browsers
@@ -63,9 +61,10 @@ const copies: Record<Language, SignInCopy> = {
       expired: 'This sign-in has expired or was already used. Go back to the application and sign in again.',
       'cross-site': 'The form was sent from another site. Go back to the application and sign in again.',
       'provider-failed': 'Your identity provider could not be reached. Try again in a moment, or ask your administrator.',
-      'repeated-parameter': 'The application sent a parameter more than once. Ask its developers to send each parameter once.',
+      'bad-parameter': 'The application sent a parameter more than once, or a state longer than 1,024 characters. Ask its developers to send each parameter once, within its length.',
       'bad-id-token-hint': "The application asked to sign you out with an ID token (id_token_hint) this organization did not issue to it. Ask its developers to send the ID token their sign-in received.",
       'logout-needs-client': 'The application asked to come back after signing you out (post_logout_redirect_uri) without saying which application it is. Ask its developers to send client_id or id_token_hint with it.',
+      'bad-post-logout-redirect': 'The address the application asked to return to after signing you out (its post_logout_redirect_uri) is not allowed. Ask its developers to use one the deployment lists for sign-in, or a loopback address.',
     },
     signedOutTitle: 'You are signed out',
     signedOut: 'Your session has ended. Close this window, or go back to the application to sign in again.',
@@ -80,9 +79,10 @@ const copies: Record<Language, SignInCopy> = {
       expired: 'Este inicio de sesión ha caducado o ya se usó. Vuelve a la aplicación e inicia sesión de nuevo.',
       'cross-site': 'El formulario se envió desde otro sitio. Vuelve a la aplicación e inicia sesión de nuevo.',
       'provider-failed': 'No se pudo contactar con tu proveedor de identidad. Inténtalo de nuevo en un momento o consulta a tu administrador.',
-      'repeated-parameter': 'La aplicación envió un parámetro más de una vez. Pide a sus desarrolladores que envíen cada parámetro una sola vez.',
+      'bad-parameter': 'La aplicación envió un parámetro más de una vez, o un state de más de 1.024 caracteres. Pide a sus desarrolladores que envíen cada parámetro una sola vez y dentro de su longitud.',
       'bad-id-token-hint': 'La aplicación pidió cerrar tu sesión con un token de ID (id_token_hint) que esta organización no le emitió. Pide a sus desarrolladores que envíen el token de ID que recibió su inicio de sesión.',
       'logout-needs-client': 'La aplicación pidió volver tras cerrar tu sesión (post_logout_redirect_uri) sin decir qué aplicación es. Pide a sus desarrolladores que envíen también client_id o id_token_hint.',
+      'bad-post-logout-redirect': 'La dirección a la que la aplicación pidió volver tras cerrar tu sesión (su post_logout_redirect_uri) no está permitida. Pide a sus desarrolladores que usen una de las que la instalación admite para iniciar sesión, o una dirección de loopback.',
     },
     signedOutTitle: 'Has cerrado la sesión',
     signedOut: 'Tu sesión ha terminado. Cierra esta ventana o vuelve a la aplicación para iniciar sesión de nuevo.',
@@ -97,9 +97,10 @@ const copies: Record<Language, SignInCopy> = {
       expired: 'このサインインは有効期限が切れているか、すでに使用されています。アプリケーションに戻って、もう一度サインインしてください。',
       'cross-site': 'フォームが別のサイトから送信されました。アプリケーションに戻って、もう一度サインインしてください。',
       'provider-failed': 'ID プロバイダーに接続できませんでした。しばらくしてからもう一度試すか、管理者に問い合わせてください。',
-      'repeated-parameter': 'アプリケーションが同じパラメーターを複数回送信しました。各パラメーターを 1 回だけ送るよう開発者に依頼してください。',
+      'bad-parameter': 'アプリケーションが同じパラメーターを複数回、または 1,024 文字を超える state を送信しました。各パラメーターを 1 回だけ、長さの範囲内で送るよう開発者に依頼してください。',
       'bad-id-token-hint': 'アプリケーションが、この組織がそのアプリケーションに発行していない ID トークン (id_token_hint) でサインアウトを要求しました。サインインで受け取った ID トークンを送るよう開発者に依頼してください。',
       'logout-needs-client': 'アプリケーションが自身を示さずにサインアウト後の戻り先 (post_logout_redirect_uri) を指定しました。client_id または id_token_hint も送るよう開発者に依頼してください。',
+      'bad-post-logout-redirect': 'アプリケーションが指定したサインアウト後の戻り先 (post_logout_redirect_uri) は許可されていません。サインイン用に登録されたアドレスかループバック アドレスを使うよう開発者に依頼してください。',
     },
     signedOutTitle: 'サインアウトしました',
     signedOut: 'セッションは終了しました。このウィンドウを閉じるか、アプリケーションに戻ってもう一度サインインしてください。',
@@ -114,14 +115,18 @@ const copies: Record<Language, SignInCopy> = {
       expired: 'Esta entrada expirou ou já foi usada. Volte ao aplicativo e entre novamente.',
       'cross-site': 'O formulário foi enviado de outro site. Volte ao aplicativo e entre novamente.',
       'provider-failed': 'Não foi possível contatar seu provedor de identidade. Tente novamente em instantes ou fale com seu administrador.',
-      'repeated-parameter': 'O aplicativo enviou um parâmetro mais de uma vez. Peça aos desenvolvedores que enviem cada parâmetro uma só vez.',
+      'bad-parameter': 'O aplicativo enviou um parâmetro mais de uma vez, ou um state com mais de 1.024 caracteres. Peça aos desenvolvedores que enviem cada parâmetro uma só vez e dentro do tamanho.',
       'bad-id-token-hint': 'O aplicativo pediu para encerrar sua sessão com um token de ID (id_token_hint) que esta organização não emitiu para ele. Peça aos desenvolvedores que enviem o token de ID que a entrada deles recebeu.',
       'logout-needs-client': 'O aplicativo pediu para voltar após encerrar sua sessão (post_logout_redirect_uri) sem dizer qual aplicativo é. Peça aos desenvolvedores que enviem também client_id ou id_token_hint.',
+      'bad-post-logout-redirect': 'O endereço para o qual o aplicativo pediu para voltar após encerrar sua sessão (seu post_logout_redirect_uri) não é permitido. Peça aos desenvolvedores que usem um dos que a instalação aceita para a entrada, ou um endereço de loopback.',
     },
     signedOutTitle: 'Você saiu',
     signedOut: 'Sua sessão terminou. Feche esta janela ou volte ao aplicativo para entrar novamente.',
   },
 };
+
+/** A problem's text in English: the same words, for an answer that is not a page (an OAuth error). */
+export const problemText = (problem: PageProblem): string => copies.en.problems[problem];
 
 /** The form's address, relative to the page (`…/protocol/openid-connect/auth` or `…/login-actions/authenticate`). */
 export type PageAt = 'authorize' | 'authenticate';
@@ -156,7 +161,7 @@ ${hidden(view.requestId)}
 </form>`;
       break;
     case 'error':
-      title = SIGN_OUT_PROBLEMS.has(view.problem) ? own.signOutProblemTitle : own.problemTitle;
+      title = view.signOut ? own.signOutProblemTitle : own.problemTitle;
       body = `<h1>${e(title)}</h1><p class="alert" role="alert">${e(own.problems[view.problem])}</p>`;
       break;
     case 'signed-out':

@@ -134,9 +134,15 @@ export const authApi = {
     example: { client_id: clientId, token: refreshToken, token_type_hint: 'refresh_token' },
   }),
   logout: realmForm('auth.logout', '/protocol/openid-connect/logout', () => authSchemas().logoutRequestSchema, {
-    summary: "End the refresh token's session (Keycloak's logout)",
+    summary: "End the refresh token's session (Keycloak's logout); a browser's form without one ends the ID token hint's (RP-initiated logout)",
+    description:
+      'With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri`: the form of RP-initiated logout (keycloak-js\'s `logoutMethod: \'POST\'`), answered as the GET of this address answers, but its refusals are `invalid_request`.',
     errors: oauthErrors,
-    responses: [{ status: 204, description: 'Signed out', headers: ['Cache-Control'] }],
+    responses: [
+      { status: 204, description: 'Signed out', headers: ['Cache-Control'] },
+      { status: 200, description: 'RP-initiated logout: the signed-out page', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 302, description: 'RP-initiated logout: back to `post_logout_redirect_uri`, with `state`', headers: ['Location', 'Cache-Control'] },
+    ],
     example: { client_id: clientId, refresh_token: refreshToken },
   }),
   endSession: realm({

@@ -43,7 +43,12 @@ export const crossOrigin = (rules: readonly CrossOriginRule[]): CrossOriginChain
   const apply = (phase: 'after' | 'onError'): middy.MiddlewareFn<HttpEvent, HttpResult> => (request) => {
     // An error thrown before any answer (none was mapped) is not this middleware's to shape.
     if (phase === 'onError' && request.response === undefined) return;
-    return byRoute.get(request.event.routeKey)?.[phase]?.(request);
+    const cors = byRoute.get(request.event.routeKey);
+    if (!cors) return;
+    void cors[phase]?.(request);
+    // middy sends Allow-Credentials whatever the origin: without an allowed origin it says nothing true.
+    const headers = request.response?.headers;
+    if (headers && !('Access-Control-Allow-Origin' in headers)) delete headers['Access-Control-Allow-Credentials'];
   };
   return { after: apply('after'), onError: apply('onError') };
 };

@@ -268,8 +268,10 @@ export interface paths {
         get: operations["auth.endSession"];
         put?: never;
         /**
-         * End the refresh token's session (Keycloak's logout)
-         * @description Who may call: anyone.
+         * End the refresh token's session (Keycloak's logout); a browser's form without one ends the ID token hint's (RP-initiated logout)
+         * @description With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri`: the form of RP-initiated logout (keycloak-js's `logoutMethod: 'POST'`), answered as the GET of this address answers, but its refusals are `invalid_request`.
+         *
+         *     Who may call: anyone.
          */
         post: operations["auth.logout"];
         delete?: never;
@@ -2192,7 +2194,14 @@ export interface components {
         };
         LogoutRequest: {
             client_id: string;
-            refresh_token: string;
+            /** @description RP-initiated logout: the ID token of the session to end */
+            id_token_hint?: string;
+            /** @description RP-initiated logout: where the browser goes afterwards */
+            post_logout_redirect_uri?: string;
+            /** @description The session to end; without it, the form is RP-initiated logout's */
+            refresh_token?: string;
+            /** @description RP-initiated logout: echoed to post_logout_redirect_uri */
+            state?: string;
         };
         /** @description An OAuth 2.0 error (RFC 6749 §5.2). */
         OAuthError: {
@@ -3785,10 +3794,31 @@ export interface operations {
             };
         };
         responses: {
+            /** @description RP-initiated logout: the signed-out page */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Signed out */
             204: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description RP-initiated logout: back to `post_logout_redirect_uri`, with `state` */
+            302: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
