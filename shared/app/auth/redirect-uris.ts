@@ -2,6 +2,8 @@ import { config } from '../../kernel/config';
 
 /** Longest redirect URI taken: well past any real one, far below what a page or a log should hold. */
 const MAX_REDIRECT_URI = 2000;
+/** A native application's loopback hosts (RFC 8252 §7.3), as `URL` spells them. */
+const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
 
 /** The API reference's OAuth 2.0 redirect page, beside `/docs` on this API. */
 export function referenceRedirectUri(): string | undefined {
@@ -27,8 +29,6 @@ export function isAllowedRedirect(uri: string): boolean {
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname)) return true;
   return uri === referenceRedirectUri() || config().authRedirectUris.includes(uri);
 }
-
-const LOOPBACK_HOSTS = ['127.0.0.1', '[::1]', 'localhost'];
 
 /**
  * Whether a web page of `origin` may read the realm's token, revocation and logout answers (CORS): a

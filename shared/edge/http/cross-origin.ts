@@ -25,8 +25,8 @@ export type CrossOriginChain = (routes: readonly Route[]) => middy.MiddlewareObj
 
 /**
  * middy's CORS middleware for the routes each rule names, found by the route key API Gateway puts on the
- * event; other routes answer no CORS header. A file of its own, imported by the functions that open
- * routes, so that the others carry no CORS package.
+ * event; other routes answer no CORS header. A file of its own, imported only by a function that opens
+ * routes to other origins, so that the others carry no CORS package.
  */
 export const crossOrigin = (rules: readonly CrossOriginRule[]): CrossOriginChain => (routes) => {
   const byRoute = new Map<string, middy.MiddlewareObj<HttpEvent, HttpResult>>();

@@ -66,10 +66,10 @@ function builtOnFirstCall(build: () => RouteChain): RouteChain {
 
 /**
  * The middy order every function shares, around a router (or, in unit tests, one route): header
- * normaliser, Lambda context and metrics, request id and logging, event normaliser, path check, security headers, the
- * CORS headers of the routes a page on another origin may read (`cross-origin.ts`, in the functions that
- * open any), then the error mapper, whose `onError`
- * runs first when anything above or in `inner` throws.
+ * normaliser, Lambda context and metrics, request id and logging, event normaliser, path check,
+ * security headers, the CORS headers of the routes a page on another origin may read (`cross-origin.ts`,
+ * in a function that opens any), then the error mapper, whose `onError` runs first when anything above
+ * or in `inner` throws.
  */
 export function withHttpChain(inner: RouteChain, group = 'management-api', crossOrigin?: middy.MiddlewareObj<HttpEvent, HttpResult>) {
   return middy<HttpEvent, HttpResult>()
