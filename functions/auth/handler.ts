@@ -15,6 +15,7 @@ import { authenticate, authorize } from '../../shared/app/sign-in/authorization.
 import { endSession, endSessionByForm } from '../../shared/app/sign-in/end-session';
 import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
 import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
+import { THIRD_PARTY_COOKIES_PAGE, THIRD_PARTY_COOKIES_POLICY } from '../../shared/app/sign-in/third-party-cookies';
 import { finishBrokeredSignIn } from '../../shared/app/sign-in/broker';
 import { NotFoundError } from '../../shared/kernel/errors';
 import { cookieValue, laxCookie, strictCookie } from '../../shared/edge/http/cookies';
@@ -222,6 +223,16 @@ export const handlers = routes(
   publicOperation(authApi.endSession, {
     handle: async ({ path, queryString, headers }) =>
       signInReply(await endSession({ realm: path.realm, params: new URLSearchParams(queryString), acceptLanguage: headers['accept-language'] }), 302),
+  }),
+  // keycloak-js's third-party cookie check: a static page, framed by the application's own.
+  publicOperation(authApi.thirdPartyCookies, {
+    handle: async () => ({
+      status: 200 as const,
+      body: THIRD_PARTY_COOKIES_PAGE,
+      contentType: 'text/html; charset=utf-8',
+      // An empty header removes the shared one: this page is meant to be framed.
+      headers: { ...publicCache, 'content-security-policy': THIRD_PARTY_COOKIES_POLICY, 'x-frame-options': '' },
+    }),
   }),
   publicOperation(authApi.account, { handle: async (input) => shownPage(await asSignIn(input.requestId, () => showAccount(accountRequest(input)))) }),
   publicOperation(authApi.accountSignIn, accountPage((request) => signIn(request))),

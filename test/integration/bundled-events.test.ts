@@ -36,6 +36,7 @@ const expectedStatus: Record<string, number | undefined> = {
   'auth.logout': 400,
   // No hint (a file cannot hold an ID token): nothing to end, back to the loopback application.
   'auth.endSession': 302,
+  'auth.thirdPartyCookies': 200,
   'auth.account': 200,
   // The seeded ADMIN's credentials: signed in, back to the page.
   'auth.accountSignIn': 303,

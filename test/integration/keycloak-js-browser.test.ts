@@ -8,9 +8,9 @@ import { refresh } from '../support/user-helpers';
 
 /**
  * A single-page application on its own origin signs in with keycloak-js, unmodified, in a real headless
- * Chromium: its defaults (the authorization code flow with S256, the answer in the fragment, the token
- * endpoint called from the page with credentials, logout through the end-session endpoint) against the
- * realm, with no login-status iframe.
+ * Chromium, with its defaults: the third-party cookie check (answered `unsupported`, so no login-status
+ * iframe), the authorization code flow with S256, the answer in the fragment, the token endpoint called
+ * from the page with credentials, logout through the end-session endpoint.
  */
 
 jest.setTimeout(90_000);
@@ -27,7 +27,7 @@ const keycloak = new Keycloak(${settings});
 if (location.search === '?signed-out') {
   document.title = 'signed out';
 } else try {
-  const authenticated = await keycloak.init({ onLoad: 'login-required', pkceMethod: 'S256', checkLoginIframe: false });
+  const authenticated = await keycloak.init({ onLoad: 'login-required' });
   const first = keycloak.token;
   const refreshed = await keycloak.updateToken(-1);
   window.signedIn = { authenticated, subject: keycloak.subject, email: keycloak.idTokenParsed.email, refreshed, renewed: keycloak.token !== first };
@@ -80,6 +80,7 @@ test.each(['GET', 'POST'] as const)('keycloak-js signs a user in from another or
       // The code and the refresh went to the token endpoint from the page (CORS), never through another server.
       expect(activity.requests.filter((url) => url.endsWith('/protocol/openid-connect/token'))).toHaveLength(2);
       expect(activity.errors).toEqual([]);
+      expect(activity.requests).toContain(`${authUrl}/realms/${user.realm}/protocol/openid-connect/3p-cookies/step1.html`);
 
       // Its logout goes through the realm's end-session endpoint, which ends the session and sends the browser back.
       const refreshToken = (await page.evaluate("localStorage.getItem('refreshToken')")) as string;

@@ -177,6 +177,11 @@ replayRouteEvents(['auth', 'docs'], {
       expect(result.statusCode).toBe(204);
       await expectSessionEnded(values);
     },
+    'auth.thirdPartyCookies': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(result.body).toContain("window.parent.postMessage('unsupported', '*');");
+      expect(result.headers?.['X-Frame-Options'] ?? result.headers?.['x-frame-options']).toBeUndefined();
+    },
     'auth.endSession': async (result, { values }) => {
       expect(result.statusCode).toBe(302);
       expect(result.headers?.location).toBe('http://127.0.0.1:8400/signed-out?state=af0ifjsldkj');

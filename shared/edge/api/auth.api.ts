@@ -162,6 +162,18 @@ export const authApi = {
       { status: 404, description: 'An error page: no organization has this realm', text: htmlPage, headers: ['Cache-Control'] },
     ],
   }),
+  thirdPartyCookies: realm({
+    id: 'auth.thirdPartyCookies',
+    method: 'GET',
+    path: '/protocol/openid-connect/3p-cookies/step1.html',
+    access: 'public',
+    request: { path: () => authSchemas().realmPathSchema },
+    summary: "keycloak-js's third-party cookie check: answers `unsupported` at once",
+    description:
+      "The page keycloak-js frames first when its login-status iframe is on (its default). It posts `unsupported` to its parent, so keycloak-js turns the iframe off and goes on: the realm keeps no browser session for the iframe to watch. The same page for every realm; any page may frame it.",
+    errors: { only: gatewayStatuses },
+    responses: [{ status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] }],
+  }),
   account: realm({
     id: 'auth.account',
     method: 'GET',

@@ -88,8 +88,9 @@ export function withHttpChain(inner: RouteChain, group = 'management-api', cross
 /**
  * A header a reply set itself (lower-case, as every reply spells them) replaces the security headers'
  * one of the same name (middy spells them capitalised), rather than going out beside it: the sign-in
- * pages' and the reference's own `Cross-Origin-Opener-Policy`. Its `after` runs once the security
- * headers' has (middy runs `after`s in reverse).
+ * pages' and the reference's own `Cross-Origin-Opener-Policy`. Set empty, it removes that header (a
+ * page meant to be framed has no `X-Frame-Options`). Its `after` runs once the security headers' has
+ * (middy runs `after`s in reverse).
  */
 function ownHeadersWin(): middy.MiddlewareObj<HttpEvent, HttpResult> {
   const after: middy.MiddlewareFn<HttpEvent, HttpResult> = (request) => {
@@ -98,7 +99,8 @@ function ownHeadersWin(): middy.MiddlewareObj<HttpEvent, HttpResult> {
     for (const name of Object.keys(headers)) {
       const lower = name.toLowerCase();
       if (name !== lower && lower in headers) {
-        headers[name] = headers[lower]!;
+        if (headers[lower] === '') delete headers[name];
+        else headers[name] = headers[lower]!;
         delete headers[lower];
       }
     }

@@ -1,0 +1,20 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * keycloak-js's third-party cookie check, `{issuer}/protocol/openid-connect/3p-cookies/step1.html`,
+ * which it frames before anything else when its login-status iframe is on (its default) and waits 10
+ * seconds for, then fails its `init`. The realm keeps no browser session for such an iframe to watch,
+ * so the page answers at once what keycloak-js then does without: `unsupported` (it turns the iframe
+ * off and goes on). It says nothing else, so any page may frame it.
+ */
+const SCRIPT = "window.parent.postMessage('unsupported', '*');";
+
+export const THIRD_PARTY_COOKIES_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Third-party cookies</title><script>${SCRIPT}</script></head><body></body></html>\n`;
+
+/** Its policy: that one script, framed by anyone. */
+export const THIRD_PARTY_COOKIES_POLICY = [
+  "default-src 'none'",
+  `script-src 'sha256-${createHash('sha256').update(SCRIPT).digest('base64')}'`,
+  "base-uri 'none'",
+  'frame-ancestors *',
+].join('; ');
