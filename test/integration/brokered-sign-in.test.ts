@@ -95,6 +95,19 @@ describe('home-realm discovery and the broker', () => {
     expect((await readUser(org, user.uuid)).identityProvider).toMatchObject({ alias, linkedAt: expect.any(String) });
   });
 
+  test('kc_idp_hint names the provider to go to, with no e-mail asked; an alias the organization lacks shows the sign-in page', async () => {
+    const user = await userAt('hinted');
+    provider.nextUser = { email: user.email };
+    const { toProvider, back } = await throughProvider(await get(authorizeUrl({ code_challenge: pkce().challenge, kc_idp_hint: alias })));
+    expect(`${toProvider.origin}${toProvider.pathname}`).toBe(`${provider.issuer}/authorize`);
+    expect(toProvider.searchParams.has('login_hint')).toBe(false);
+    expect(locationOf(back).searchParams.get('code')).toEqual(expect.any(String));
+
+    const unknown = await get(authorizeUrl({ code_challenge: pkce().challenge, kc_idp_hint: 'no-such-provider' }));
+    expect(unknown.status).toBe(200);
+    expect(await unknown.text()).toContain('name="password"');
+  });
+
   test('an e-mail of the domain typed on the sign-in page goes to the provider too', async () => {
     const user = await userAt('typed');
     provider.nextUser = { email: user.email };

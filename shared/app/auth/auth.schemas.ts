@@ -45,6 +45,7 @@ export const authSchemas = lazy(() => {
     scope: text('`openid` (an ID token), `offline_access` (an offline token)'),
     nonce: text('Echoed in the ID token'),
     login_hint: text("The person's e-mail: fills the form, or goes on to the organization's identity provider for its domain"),
+    kc_idp_hint: text("The alias of the organization's identity provider to sign in with, straight away (Keycloak's)"),
     kc_locale: text('The page\'s language: en, es, ja or pt'),
   });
 

@@ -4,7 +4,7 @@ import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/i
 import type { Language } from '../../adapters/mail/mail-terms';
 import { getAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
-import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
+import { findProviderForEmail, getProvider } from '../../domain/identity-providers/identity-provider.service';
 import { pageLanguage } from '../pages/page-language';
 import { startBrokeredSignIn } from './broker';
 import { codeFor, type AuthorizeAnswer } from './sign-in-end';
@@ -34,7 +34,7 @@ const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment'];
 /** An S256 challenge: the base64url SHA-256 of the verifier, unpadded. */
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** Bounds on what a request carries back and forth: far above real values, far below a page's worth. */
-const MAX_PARAM = { state: 1024, nonce: 512, login_hint: 320, scope: 256, ui_locales: 64, kc_locale: 16 } as const;
+const MAX_PARAM = { state: 1024, nonce: 512, login_hint: 320, kc_idp_hint: 64, scope: 256, ui_locales: 64, kc_locale: 16 } as const;
 
 export interface AuthorizeRequest {
   realm: string;
@@ -104,8 +104,15 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
     ...optional({ state, nonce: single('nonce'), scope, loginHint: single('login_hint') }),
   };
   await saveAuthorizationRequest(pending);
-  // Home-realm discovery: an e-mail of a domain the organization federates goes on to its provider.
-  const provider = pending.loginHint ? await findProviderForEmail(orgUuid, pending.loginHint) : undefined;
+  // Keycloak's `kc_idp_hint` names the organization's provider to go to (one it does not have shows
+  // the page, as Keycloak does); otherwise home-realm discovery: an e-mail of a domain the
+  // organization federates goes on to its provider.
+  const idpHint = single('kc_idp_hint');
+  const provider = idpHint
+    ? await getProvider(orgUuid, idpHint)
+    : pending.loginHint
+      ? await findProviderForEmail(orgUuid, pending.loginHint)
+      : undefined;
   if (provider) return startBrokeredSignIn(pending, provider, pending.loginHint);
   return signInPage({ kind: 'sign-in', realm, requestId: pending.requestId, ...optional({ email: pending.loginHint }) }, language, 'authorize');
 }

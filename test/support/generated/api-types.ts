@@ -3591,6 +3591,7 @@ export interface operations {
                 client_id?: string;
                 code_challenge?: string;
                 code_challenge_method?: string;
+                kc_idp_hint?: string;
                 kc_locale?: string;
                 login_hint?: string;
                 nonce?: string;
