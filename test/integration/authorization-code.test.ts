@@ -171,12 +171,18 @@ describe('the authorization endpoint', () => {
     expect(await response.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('expired') });
   });
 
-  test('an unknown code is invalid_grant; a verifier of the wrong shape is invalid_request', async () => {
+  test('an unknown code is invalid_grant; so is a verifier missing or of the wrong shape (as Keycloak answers), which leaves the code unused', async () => {
     const user = await createTestUser();
     const unknown = await exchange(user.realm, { code: randomBytes(32).toString('base64url'), code_verifier: pkce().verifier });
     expect(await unknown.json()).toMatchObject({ error: 'invalid_grant' });
-    const short = await exchange(user.realm, { code: randomBytes(32).toString('base64url'), code_verifier: 'too-short' });
-    expect(await short.json()).toMatchObject({ error: 'invalid_request' });
+    const { verifier, code } = await signedInCode(user);
+    const short = await exchange(user.realm, { code, code_verifier: 'too-short' });
+    expect(short.status).toBe(400);
+    expect(await short.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('43 to 128') });
+    const missing = await exchange(user.realm, { code });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: 'invalid_grant', error_description: expect.stringContaining('code_verifier') });
+    expect((await exchange(user.realm, { code, code_verifier: verifier })).status).toBe(200);
   });
 
   test.each([

@@ -14,15 +14,18 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 /**
  * `grant_type=authorization_code`: the code, once, by the client it was issued to, with the same
- * redirect URI and the verifier of its challenge. Every refusal is `invalid_grant`; a code used twice
+ * redirect URI and the verifier of its challenge. Every refusal is `invalid_grant` (a missing code or
+ * redirect URI is `invalid_request`); a code used twice
  * also ends the session its first exchange began (RFC 6749 §4.1.2: it may have been stolen).
  */
 export async function exchangeCode(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
   const code = requireParam(form, 'code');
   const redirectUri = requireParam(form, 'redirect_uri');
-  const verifier = requireParam(form, 'code_verifier');
-  if (!VERIFIER.test(verifier)) throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9 and -._~ (RFC 7636)');
   const invalid = (description: string) => new OAuthError('invalid_grant', description);
+  // As Keycloak answers a code whose PKCE cannot be checked: invalid_grant, the code left unused.
+  const verifier = form.get('code_verifier');
+  if (!verifier) throw invalid('PKCE code verifier not specified: send the code_verifier whose S256 challenge the authorization request carried');
+  if (!VERIFIER.test(verifier)) throw invalid('code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9 and -._~ (RFC 7636)');
   if (!CODE.test(code)) throw invalid('Code not valid');
   const issued = await useAuthorizationCode(sha256(code).toString('hex'));
   if (!issued) throw invalid('Code not valid');
