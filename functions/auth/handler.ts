@@ -230,8 +230,9 @@ export const handlers = routes(
       status: 200 as const,
       body: THIRD_PARTY_COOKIES_PAGE,
       contentType: 'text/html; charset=utf-8',
-      // An empty header removes the shared one: this page is meant to be framed.
-      headers: { ...publicCache, 'content-security-policy': THIRD_PARTY_COOKIES_POLICY, 'x-frame-options': '' },
+      // Meant to be framed, by a page under `Cross-Origin-Embedder-Policy: require-corp` too: no
+      // X-Frame-Options (an empty header removes the shared one), and a cross-origin resource policy.
+      headers: { ...publicCache, 'content-security-policy': THIRD_PARTY_COOKIES_POLICY, 'x-frame-options': '', 'cross-origin-resource-policy': 'cross-origin' },
     }),
   }),
   publicOperation(authApi.account, { handle: async (input) => shownPage(await asSignIn(input.requestId, () => showAccount(accountRequest(input)))) }),

@@ -95,7 +95,7 @@ describe('home-realm discovery and the broker', () => {
     expect((await readUser(org, user.uuid)).identityProvider).toMatchObject({ alias, linkedAt: expect.any(String) });
   });
 
-  test('kc_idp_hint names the provider to go to, with no e-mail asked; an alias the organization lacks shows the sign-in page', async () => {
+  test('kc_idp_hint names the provider to go to, with no e-mail asked; an alias the organization lacks is ignored', async () => {
     const user = await userAt('hinted');
     provider.nextUser = { email: user.email };
     const { toProvider, back } = await throughProvider(await get(authorizeUrl({ code_challenge: pkce().challenge, kc_idp_hint: alias })));
@@ -106,6 +106,10 @@ describe('home-realm discovery and the broker', () => {
     const unknown = await get(authorizeUrl({ code_challenge: pkce().challenge, kc_idp_hint: 'no-such-provider' }));
     expect(unknown.status).toBe(200);
     expect(await unknown.text()).toContain('name="password"');
+    // An unknown hint leaves home-realm discovery to the login_hint.
+    const discovered = await get(authorizeUrl({ code_challenge: pkce().challenge, kc_idp_hint: 'no-such-provider', login_hint: user.email }));
+    expect(discovered.status).toBe(302);
+    expect(locationOf(discovered).origin).toBe(provider.issuer);
   });
 
   test('an e-mail of the domain typed on the sign-in page goes to the provider too', async () => {

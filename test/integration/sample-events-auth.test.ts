@@ -181,6 +181,8 @@ replayRouteEvents(['auth', 'docs'], {
       expect(result.statusCode).toBe(200);
       expect(result.body).toContain("window.parent.postMessage('unsupported', '*');");
       expect(result.headers?.['X-Frame-Options'] ?? result.headers?.['x-frame-options']).toBeUndefined();
+      expect(result.headers?.['Cross-Origin-Resource-Policy']).toBe('cross-origin');
+      expect(result.headers?.['Content-Security-Policy'] ?? result.headers?.['content-security-policy']).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; base-uri 'none'$/);
     },
     'auth.endSession': async (result, { values }) => {
       expect(result.statusCode).toBe(302);

@@ -363,3 +363,20 @@ describe('request id', () => {
     expect(seen).toEqual([result.headers?.['x-request-id']]);
   });
 });
+
+describe('a reply\'s own security headers', () => {
+  test('replace the shared ones; set empty, X-Frame-Options is removed and any other keeps the shared value', async () => {
+    const invoke = plainRoute(async () => ({
+      status: 200,
+      body: 'framed',
+      contentType: 'text/plain',
+      headers: { 'cross-origin-opener-policy': 'unsafe-none', 'x-frame-options': '', 'strict-transport-security': '' },
+    }));
+    const result = await invoke(event({ method: 'GET' }), context());
+    expect(result.headers?.['Cross-Origin-Opener-Policy']).toBe('unsafe-none');
+    expect(result.headers).not.toHaveProperty('X-Frame-Options');
+    expect(result.headers).not.toHaveProperty('x-frame-options');
+    expect(result.headers?.['Strict-Transport-Security']).toMatch(/^max-age=\d+/);
+    expect(result.headers).not.toHaveProperty('strict-transport-security');
+  });
+});

@@ -5,6 +5,7 @@ import type { Language } from '../../adapters/mail/mail-terms';
 import { getAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { findProviderForEmail, getProvider } from '../../domain/identity-providers/identity-provider.service';
+import { ALIAS_PATTERN } from '../../domain/identity-providers/identity-provider.schemas';
 import { pageLanguage } from '../pages/page-language';
 import { startBrokeredSignIn } from './broker';
 import { codeFor, type AuthorizeAnswer } from './sign-in-end';
@@ -104,15 +105,13 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
     ...optional({ state, nonce: single('nonce'), scope, loginHint: single('login_hint') }),
   };
   await saveAuthorizationRequest(pending);
-  // Keycloak's `kc_idp_hint` names the organization's provider to go to (one it does not have shows
-  // the page, as Keycloak does); otherwise home-realm discovery: an e-mail of a domain the
-  // organization federates goes on to its provider.
+  // Keycloak's `kc_idp_hint` names the organization's provider to go to; failing that (none, or one
+  // the organization does not have), home-realm discovery: an e-mail of a domain the organization
+  // federates goes on to its provider; failing both, the page.
   const idpHint = single('kc_idp_hint');
-  const provider = idpHint
-    ? await getProvider(orgUuid, idpHint)
-    : pending.loginHint
-      ? await findProviderForEmail(orgUuid, pending.loginHint)
-      : undefined;
+  const provider =
+    (idpHint && ALIAS_PATTERN.test(idpHint) ? await getProvider(orgUuid, idpHint) : undefined) ??
+    (pending.loginHint ? await findProviderForEmail(orgUuid, pending.loginHint) : undefined);
   if (provider) return startBrokeredSignIn(pending, provider, pending.loginHint);
   return signInPage({ kind: 'sign-in', realm, requestId: pending.requestId, ...optional({ email: pending.loginHint }) }, language, 'authorize');
 }

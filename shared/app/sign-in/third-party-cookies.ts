@@ -11,10 +11,8 @@ const SCRIPT = "window.parent.postMessage('unsupported', '*');";
 
 export const THIRD_PARTY_COOKIES_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Third-party cookies</title><script>${SCRIPT}</script></head><body></body></html>\n`;
 
-/** Its policy: that one script, framed by anyone. */
-export const THIRD_PARTY_COOKIES_POLICY = [
-  "default-src 'none'",
-  `script-src 'sha256-${createHash('sha256').update(SCRIPT).digest('base64')}'`,
-  "base-uri 'none'",
-  'frame-ancestors *',
-].join('; ');
+/**
+ * Its policy: that one script, and no `frame-ancestors`, so that any page frames it (an application
+ * on `file:` or a desktop shell's own scheme included, which `frame-ancestors *` would not match).
+ */
+export const THIRD_PARTY_COOKIES_POLICY = ["default-src 'none'", `script-src 'sha256-${createHash('sha256').update(SCRIPT).digest('base64')}'`, "base-uri 'none'"].join('; ');

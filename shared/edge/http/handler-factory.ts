@@ -85,11 +85,14 @@ export function withHttpChain(inner: RouteChain, group = 'management-api', cross
     .handler(inner);
 }
 
+/** The security headers a reply may remove by setting them empty: a page meant to be framed has no `X-Frame-Options`. */
+const REMOVABLE_HEADERS = new Set(['X-Frame-Options']);
+
 /**
  * A header a reply set itself (lower-case, as every reply spells them) replaces the security headers'
  * one of the same name (middy spells them capitalised), rather than going out beside it: the sign-in
- * pages' and the reference's own `Cross-Origin-Opener-Policy`. Set empty, it removes that header (a
- * page meant to be framed has no `X-Frame-Options`). Its `after` runs once the security headers' has
+ * pages' and the reference's own `Cross-Origin-Opener-Policy`. Set empty, one of `REMOVABLE_HEADERS`
+ * is removed and any other keeps the shared value. Its `after` runs once the security headers' has
  * (middy runs `after`s in reverse).
  */
 function ownHeadersWin(): middy.MiddlewareObj<HttpEvent, HttpResult> {
@@ -99,8 +102,8 @@ function ownHeadersWin(): middy.MiddlewareObj<HttpEvent, HttpResult> {
     for (const name of Object.keys(headers)) {
       const lower = name.toLowerCase();
       if (name !== lower && lower in headers) {
-        if (headers[lower] === '') delete headers[name];
-        else headers[name] = headers[lower]!;
+        if (headers[lower] !== '') headers[name] = headers[lower]!;
+        else if (REMOVABLE_HEADERS.has(name)) delete headers[name];
         delete headers[lower];
       }
     }
