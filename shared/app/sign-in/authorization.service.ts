@@ -5,7 +5,7 @@ import type { Language } from '../../adapters/mail/mail-terms';
 import { getAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { findProviderForEmail, getProvider } from '../../domain/identity-providers/identity-provider.service';
-import { ALIAS_PATTERN } from '../../domain/identity-providers/identity-provider.schemas';
+import { ALIAS_PATTERN } from '../../domain/identity-providers/identity-provider-limits';
 import { pageLanguage } from '../pages/page-language';
 import { startBrokeredSignIn } from './broker';
 import { codeFor, type AuthorizeAnswer } from './sign-in-end';

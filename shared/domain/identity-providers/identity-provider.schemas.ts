@@ -2,12 +2,10 @@ import * as z from 'zod/mini';
 import { lazy } from '../../kernel/lazy';
 import { fieldSchemas } from '../../kernel/schemas/fields';
 import { MAX_URL_LENGTH } from '../webhooks/webhook-limits';
-import { MAX_DOMAINS } from './identity-provider-limits';
+import { ALIAS_PATTERN, MAX_DOMAINS } from './identity-provider-limits';
 
 /** Request schemas of `…/identity-providers` (docs/api/identity-providers.md). */
 
-/** An alias: a lower-case slug, the last segment of the broker's redirect URI. */
-export const ALIAS_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 const aliasMessage = 'Must be 1 to 63 lower-case letters, digits and hyphens, starting with a letter or digit (e.g. okta)';
 /** A DNS name of at least two labels, each 1 to 63 letters, digits and inner hyphens. */
 const DOMAIN_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
