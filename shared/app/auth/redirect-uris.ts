@@ -11,6 +11,18 @@ export function referenceRedirectUri(): string | undefined {
   return issuer.endsWith('/auth') ? `${issuer.slice(0, -'/auth'.length)}/docs/oauth2-redirect.html` : undefined;
 }
 
+/** The URL `value` spells, when it is one within the length taken. */
+function boundedUrl(value: string): URL | undefined {
+  if (value.length > MAX_REDIRECT_URI) return undefined;
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+}
+
+const isLoopback = (url: URL) => url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname);
+
 /**
  * Whether the authorization endpoint may send a person back to `uri`: a native application's loopback
  * address on any port and path (RFC 8252 §7.3: `http://127.0.0.1`, `http://[::1]`, `http://localhost`),
@@ -18,15 +30,9 @@ export function referenceRedirectUri(): string | undefined {
  * fragment (RFC 6749 §3.1.2) or credentials.
  */
 export function isAllowedRedirect(uri: string): boolean {
-  if (uri.length > MAX_REDIRECT_URI) return false;
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return false;
-  }
-  if (url.hash || uri.includes('#') || url.username || url.password) return false;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname)) return true;
+  const url = boundedUrl(uri);
+  if (!url || url.hash || uri.includes('#') || url.username || url.password) return false;
+  if (isLoopback(url)) return true;
   return uri === referenceRedirectUri() || config().authRedirectUris.includes(uri);
 }
 
@@ -36,15 +42,9 @@ export function isAllowedRedirect(uri: string): boolean {
  * own redirect URIs (the console's). Nothing else: the reference's own page is on this API's origin.
  */
 export function isAllowedWebOrigin(origin: string): boolean {
-  if (origin.length > MAX_REDIRECT_URI) return false;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false; // `null`, or not an origin at all
-  }
-  if (url.origin !== origin) return false;
-  if (url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname)) return true;
+  const url = boundedUrl(origin);
+  if (!url || url.origin !== origin) return false; // `null`, or not an origin at all
+  if (isLoopback(url)) return true;
   return config().authRedirectUris.some((uri) => new URL(uri).origin === origin);
 }
 
