@@ -27,4 +27,10 @@ export interface UserRecord {
   welcomedAt?: string;
   /** The organization's OpenID provider the user signs in at (its alias), since the broker linked them. */
   identityProvider?: { alias: string; linkedAt: string };
+  /**
+   * Epoch milliseconds of the last change of how the user signs in (a password set or changed, the
+   * user disabled, its domain's provider enforced): every session and token begun before it is dead,
+   * whatever a revocation missed (`outlivedCredentials`).
+   */
+  credentialsChangedAt?: number;
 }
