@@ -173,7 +173,10 @@ function brokerReply<R extends 302 | 303>(answer: BrokerAnswer, redirect: R, rea
   const issuer = new URL(realmIssuer(realm.toLowerCase()));
   const path = `${issuer.pathname.replace(/\/realms\/[^/]*$/, '')}/realms/${encodeURIComponent(realm)}/login-actions/first-broker-login`;
   const set = answer.confirmationCookie;
-  return { ...reply, cookies: [strictCookie(LINK_CONFIRMATION_COOKIE, set?.secret, { path, secure: issuer.protocol === 'https:', maxAgeSeconds: set?.seconds ?? 0 })] };
+  // Beside any cookie the answer sets already (a session the sign-in opens).
+  const others: unknown = 'cookies' in reply ? reply.cookies : undefined;
+  const cookies = [...(Array.isArray(others) ? (others as string[]) : []), strictCookie(LINK_CONFIRMATION_COOKIE, set?.secret, { path, secure: issuer.protocol === 'https:', maxAgeSeconds: set?.seconds ?? 0 })];
+  return { ...reply, cookies };
 }
 
 /** userinfo, GET and POST alike: the bearer token's user. */

@@ -288,3 +288,34 @@ describe('the first link of a user with a password asks for it', () => {
     expect((await auditOf(user.uuid)).filter((event) => event.action === 'USER_IDENTITY_PROVIDER_LINKED')).toHaveLength(1);
   });
 });
+
+describe("the account page's sign-in through the provider", () => {
+  test('asks the same confirmation, then the page session begins', async () => {
+    const user = await userWith('set');
+    provider.nextUser = { email: user.email, sub: 'sub-account' };
+    const account = `${issuerOf(org.realm)}/account`;
+    // No password typed: the page sends a person of the provider's domain on to the provider.
+    const posted = await fetch(`${account}/sign-in?kc_locale=en`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ username: user.email }),
+    });
+    expect(posted.status).toBe(303);
+    const ssoCookie = posted.headers.getSetCookie().find((value) => value.startsWith('ACCOUNT_SSO='))!.split(';')[0]!;
+    const fromProvider = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
+    const page = await fetch(fromProvider.headers.get('location')!, { redirect: 'manual' });
+    const { confirmation, cookie } = await confirmationOf(page);
+    expect(await readUser(org, user.uuid)).not.toHaveProperty('identityProvider');
+
+    const confirmed = await confirm({ confirmation, password: TEST_PASSWORD }, cookie);
+    expect(confirmed.status).toBe(303);
+    const back = new URL(confirmed.headers.get('location')!);
+    expect(`${back.origin}${back.pathname}`).toBe(`${account}/sso`);
+    const landed = await fetch(back, { redirect: 'manual', headers: { cookie: ssoCookie } });
+    expect(landed.status).toBe(200);
+    const session = landed.headers.getSetCookie().find((value) => value.startsWith('ACCOUNT_SESSION='))!.split(';')[0]!;
+    expect(await (await fetch(`${account}?kc_locale=en`, { headers: { cookie: session } })).text()).toContain(user.email);
+    expect((await readUser(org, user.uuid)).identityProvider).toMatchObject({ alias, subject: 'sub-account' });
+  });
+});
