@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { Language } from '../../adapters/mail/mail-terms';
-import { ConflictError } from '../../kernel/errors';
+import { ConflictError, NotFoundError } from '../../kernel/errors';
 import { endAuthorizationRequest, getAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import {
   countLinkConfirmationFailure,
@@ -102,9 +102,12 @@ async function signInLinked(
     try {
       await linkUserToProvider(pending.orgUuid, user.uuid, provider.alias, subject);
     } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
-      if (error.code === 'IDENTITY_PROVIDER_LINK_TAKEN') return refused(pending, provider, user, subject, language);
-      return refuseRequest(pending, 'access_denied', 'The user changed or was deleted during the sign-in; sign in again');
+      if (error instanceof ConflictError && error.code === 'IDENTITY_PROVIDER_LINK_TAKEN') return refused(pending, provider, user, subject, language);
+      // Deleted meanwhile: the user, or the provider.
+      if (error instanceof ConflictError || error instanceof NotFoundError) {
+        return refuseRequest(pending, 'access_denied', 'The user or the identity provider changed during the sign-in; sign in again');
+      }
+      throw error;
     }
   }
   await auditBrokeredSignIn(user, provider.alias, subject, 'signed-in');
