@@ -17,6 +17,7 @@ import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
 import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
 import { THIRD_PARTY_COOKIES_PAGE, THIRD_PARTY_COOKIES_POLICY } from '../../shared/app/sign-in/third-party-cookies';
 import { finishBrokeredSignIn } from '../../shared/app/sign-in/broker';
+import { confirmLink, type BrokerAnswer } from '../../shared/app/sign-in/link-confirmation';
 import { NotFoundError } from '../../shared/kernel/errors';
 import { cookieValue, laxCookie, strictCookie } from '../../shared/edge/http/cookies';
 import { crossOrigin } from '../../shared/edge/http/cross-origin';
@@ -159,6 +160,25 @@ function signInReply<S extends number, R extends 302 | 303>(answer: AuthorizeAns
   };
 }
 
+/** The secret that binds a first link's confirmation page to the browser it was shown in. */
+const LINK_CONFIRMATION_COOKIE = 'BROKER_LINK_CONFIRMATION';
+
+/**
+ * A brokered sign-in's answer, with the confirmation cookie it sets or removes: sent only to the
+ * confirmation form's address, spelt as the browser requested the realm (paths match by case).
+ */
+function brokerReply<R extends 302 | 303>(answer: BrokerAnswer, redirect: R, realm: string) {
+  const reply = signInReply(answer, redirect);
+  if (answer.confirmationCookie === undefined) return reply;
+  const issuer = new URL(realmIssuer(realm.toLowerCase()));
+  const path = `${issuer.pathname.replace(/\/realms\/[^/]*$/, '')}/realms/${encodeURIComponent(realm)}/login-actions/first-broker-login`;
+  const set = answer.confirmationCookie;
+  // Beside any cookie the answer sets already (a session the sign-in opens).
+  const others: unknown = 'cookies' in reply ? reply.cookies : undefined;
+  const cookies = [...(Array.isArray(others) ? (others as string[]) : []), strictCookie(LINK_CONFIRMATION_COOKIE, set?.secret, { path, secure: issuer.protocol === 'https:', maxAgeSeconds: set?.seconds ?? 0 })];
+  return { ...reply, cookies };
+}
+
 /** userinfo, GET and POST alike: the bearer token's user. */
 const userinfo = { handle: async ({ path, headers }: RealmInput) => ok(await userInfo(path.realm, bearerToken(headers.authorization)), noStore) };
 
@@ -170,10 +190,27 @@ export const handlers = routes(
   }),
   publicOperation(authApi.broker, {
     handle: async ({ path, queryString, headers, requestId }) =>
-      signInReply(
+      brokerReply(
         await asSignIn(requestId, () => finishBrokeredSignIn(path.realm, path.alias, queryString, pageLanguage(undefined, headers['accept-language']))),
         302,
+        path.realm,
       ),
+  }),
+  // A first link's confirmation: the user's password, posted by the page the broker answered.
+  publicOperation(authApi.firstBrokerLogin, {
+    handle: async (input) => {
+      const request = accountRequest(input as unknown as RealmInput);
+      const answer = await asSignIn(input.requestId, () =>
+        confirmLink({
+          realm: input.path.realm,
+          form: request.form ?? new URLSearchParams(),
+          acceptLanguage: input.headers['accept-language'],
+          crossSite: request.crossSite ?? false,
+          browserSecret: cookieValue(input.cookies, LINK_CONFIRMATION_COOKIE),
+        }),
+      );
+      return brokerReply(answer, 303, input.path.realm);
+    },
   }),
   publicOperation(authApi.authenticate, {
     handle: async (input) => {

@@ -21,6 +21,7 @@ import {
   updateIdentityProvider,
 } from '../../shared/domain/identity-providers/identity-provider.service';
 import { toIdentityProviderResponse } from '../../shared/domain/identity-providers/identity-provider.mapper';
+import { unlinkUserFromProvider } from '../../shared/domain/identity-providers/user-link';
 import { listOfflineSessions, revokeOfflineSession } from '../../shared/domain/users/user-offline-sessions';
 import { toOfflineSessionResponse, toUserResponse } from '../../shared/domain/users/user.mapper';
 import { toAttemptResponse, toScheduledResponse, toWebhookResponse } from '../../shared/domain/webhooks/webhook.mapper';
@@ -102,6 +103,9 @@ export const handlers = routes(
   }),
   tokenOperation(usersApi.revokeOfflineSession, {
     handle: async ({ path, scope }) => noContentAfter(revokeOfflineSession(scope, path.userId, path.sessionId)),
+  }),
+  tokenOperation(usersApi.removeIdentityProviderLink, {
+    handle: async ({ path, scope }) => noContentAfter(unlinkUserFromProvider(scope, path.userId)),
   }),
   tokenOperation(usersApi.auditEvents, {
     handle: async (input) => {

@@ -41,7 +41,8 @@ export interface GroupAccess {
 export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
   auth: {
     // AdminSetUserPassword: the account page sets the password a user chooses (permanent).
-    userPoolActions: ['AdminInitiateAuth', 'AdminSetUserPassword'],
+    // AdminGetUser: a first link through an identity provider asks for the password of a user who has one.
+    userPoolActions: ['AdminInitiateAuth', 'AdminSetUserPassword', 'AdminGetUser'],
     signsTokens: true,
   },
   // The API reference: the OpenAPI document and Swagger UI's files, nothing of the stack's data; its Authorize signs in as the console.

@@ -154,7 +154,7 @@ export interface DemoSsoInfo {
 /**
  * Registers the local demo OpenID provider (infra/local/demo-sso.ts) for the domain `sso.example` of its
  * demo organization, straight through the repository, and that organization's user `ada@sso.example`,
- * so a sign-in there has someone to match. Run at every start: the provider's issuer follows its port,
+ * linked to its account there, so a sign-in there has someone to match. Run at every start: the provider's issuer follows its port,
  * and data seeded before the provider existed gets it too.
  */
 export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issuer: string): Promise<DemoSsoInfo> {
@@ -193,6 +193,13 @@ export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issu
   const same = current && current.issuer === issuer && current.tokenEndpoint === record.tokenEndpoint && current.authorizationEndpoint === record.authorizationEndpoint;
   const refused = same ? undefined : current ? await repository.replaceProvider(record, current, []) : await repository.insertProvider(record, []);
   if (refused) throw new Error(`The demo OpenID provider could not be registered (${refused.reason})`);
+  // The demo user is an ADMIN whose password nobody knows: bound to its account at the provider
+  // beforehand, its first sign-in there has no password to confirm.
+  const demoUser = await findUserByEmail(org.uuid, DEMO_SSO.user.email);
+  if (demoUser && demoUser.identityProvider?.subject === undefined) {
+    const { linkUserToProvider } = await import('../../shared/domain/identity-providers/user-link');
+    await linkUserToProvider(org.uuid, demoUser.uuid, DEMO_SSO.alias, DEMO_SSO.user.sub);
+  }
   return {
     issuer,
     realm: org.name,

@@ -102,6 +102,7 @@ export const errorCatalogue = {
   IDENTITY_PROVIDER_DOMAIN_TAKEN: { message: 'Another provider of the organization holds this e-mail domain: remove it there first' },
   IDENTITY_PROVIDER_LIMIT: { message: 'The organization has as many identity providers as it may have: delete one first' },
   IDENTITY_PROVIDER_DISCOVERY_FAILED: { message: "The provider's discovery document could not be used" },
+  IDENTITY_PROVIDER_LINK_TAKEN: { message: "The user is bound to another account of an identity provider: an ADMIN removes the link first (DELETE …/users/{userId}/identity-provider-link)" },
   // Bodies and names a caller sends that no parser may walk.
   UNSAFE_KEY: { message: 'The request names __proto__, constructor or prototype, which no field or attribute is called' },
   BODY_TOO_LARGE: { message: 'The request body is larger than this operation takes' },

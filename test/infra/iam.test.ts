@@ -64,7 +64,7 @@ describe('IAM', () => {
 
   test('auth, users, scim, bulk and bulk-worker get exactly their Cognito actions, on the pool only; no other group gets any', () => {
     const expected: Partial<Record<ResourceGroup, string[]>> = {
-      auth: ['cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminSetUserPassword'],
+      auth: ['cognito-idp:AdminGetUser', 'cognito-idp:AdminInitiateAuth', 'cognito-idp:AdminSetUserPassword'],
       users: [
         'cognito-idp:AdminCreateUser',
         'cognito-idp:AdminDisableUser',

@@ -60,8 +60,9 @@ async function throughProvider(first: Response): Promise<{ toProvider: URL; back
   return { toProvider, back };
 }
 
+/** A user of the provider's domain with a temporary password, as a directory provisions them: the first link asks for no password (broker-link.test.ts). */
 async function userAt(local: string) {
-  return createViaApi(org, { email: `${local}-${unique()}@${domain}` });
+  return createViaApi(org, { email: `${local}-${unique()}@${domain}`, password: undefined, confirmPassword: undefined });
 }
 
 describe('home-realm discovery and the broker', () => {
@@ -139,6 +140,11 @@ describe('home-realm discovery and the broker', () => {
     ['has not verified the e-mail', 'unverified-email', /not verified the e-mail/],
     ['releases no e-mail', 'no-email', /gave no e-mail/],
     ['refuses the code at its token endpoint', 'token-error', /token endpoint did not answer/],
+    ['answers an ID token without exp', 'no-exp', /no expiry \(exp\)/],
+    ['answers an ID token without iat', 'no-iat', /no issue time \(iat\)/],
+    ['answers an ID token issued an hour ahead', 'future-iat', /issued in the future/],
+    ['answers an ID token whose azp names another client', 'foreign-azp', /another client \(azp\)/],
+    ['answers an ID token without sub', 'no-sub', /no subject \(sub\)/],
   ])('a provider that %s: back to the application with access_denied, nobody signed in', async (_name, behaviour, description) => {
     const user = await userAt(behaviour);
     provider.nextUser = { email: user.email };

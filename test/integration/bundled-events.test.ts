@@ -25,6 +25,8 @@ const expectedStatus: Record<string, number | undefined> = {
   'auth.authenticate': 400,
   // A state no brokered sign-in sent: the error page, never a redirect.
   'auth.broker': 400,
+  // Nor can it hold a live link confirmation (and its browser's cookie): the page says it expired.
+  'auth.firstBrokerLogin': 400,
   'auth.token': 200,
   'auth.certs': 200,
   'auth.discovery': 200,
@@ -64,6 +66,8 @@ const expectedStatus: Record<string, number | undefined> = {
   'users.clearBruteForce': 204,
   'users.offlineSessions': 200,
   'users.revokeOfflineSession': 204,
+  // The user sam:event makes has never signed in at a provider: no link to remove.
+  'users.removeIdentityProviderLink': 404,
   'users.auditEvents': 200,
   'bulk.create': 200,
   'bulk.upload': 201,

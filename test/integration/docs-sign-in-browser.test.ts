@@ -1,5 +1,5 @@
 import type { Request, Response } from 'playwright-core';
-import { createTestUser } from '../support/auth-helpers';
+import { TEST_PASSWORD, createTestUser } from '../support/auth-helpers';
 import { withPage } from '../support/browser';
 import { stack, unique, userArea } from '../support/stack';
 import { registrationOf, startTestProvider } from '../support/test-oidc-provider';
@@ -99,7 +99,7 @@ test('a user opens the reference for its organization, signs in on the sign-in p
   });
 });
 
-test("a user of a domain with its own identity provider signs in from the reference through that provider, another site, and the window still hands the code back", async () => {
+test("a user of a domain with its own identity provider signs in from the reference through that provider, another site, confirms the first link with the password, and the window still hands the code back", async () => {
   const provider = await startTestProvider();
   try {
     const org = await freshOrganization();
@@ -122,12 +122,16 @@ test("a user of a domain with its own identity provider signs in from the refere
       // Only the e-mail: its domain sends the window on to the provider, which signs the user in at once.
       await popup.locator('input[name="username"]').fill(user.email);
       const providerVisit = popup.waitForRequest((request: Request) => request.url().startsWith(`${provider.issuer}/authorize`));
+      await popup.locator('button[type="submit"]').click();
+      await providerVisit;
+      // Back from it, the first link asks the user's own password once (its cookie set by the broker's answer).
+      await popup.locator('input[name="confirmation"]').waitFor({ state: 'attached' });
+      await popup.locator('input[name="password"]').fill(TEST_PASSWORD);
       const [tokenRequest] = await Promise.all([
         page.waitForRequest((request: Request) => request.url() === `${realmUrl}/token` && request.method() === 'POST'),
         popup.waitForEvent('close'),
         popup.locator('button[type="submit"]').click(),
       ]);
-      await providerVisit;
       expect((await tokenRequest.response())?.status()).toBe(200);
       await oauth2.getByRole('button', { name: 'Remove authorization' }).waitFor();
     });

@@ -204,16 +204,19 @@ test('linkUserToProvider shows on the user, audited as USER_IDENTITY_PROVIDER_LI
   const provider = (await create()).body;
   const user = await createViaApi(org);
   expect(await readUser(org, user.uuid)).not.toHaveProperty('identityProvider');
-  await linkUserToProvider(org.orgUuid, user.uuid, provider.alias);
+  await linkUserToProvider(org.orgUuid, user.uuid, provider.alias, 'subject-1');
   const linked = await readUser(org, user.uuid);
-  expect(linked.identityProvider).toEqual({ alias: provider.alias, linkedAt: expect.any(String) });
+  expect(linked.identityProvider).toEqual({ alias: provider.alias, linkedAt: expect.any(String), subject: 'subject-1' });
   // Linked again: nothing changes.
-  await linkUserToProvider(org.orgUuid, user.uuid, provider.alias);
+  await linkUserToProvider(org.orgUuid, user.uuid, provider.alias, 'subject-1');
   expect((await readUser(org, user.uuid)).identityProvider).toEqual(linked.identityProvider);
   const audited = (await auditOf(user.uuid)).filter((event) => event.action === 'USER_IDENTITY_PROVIDER_LINKED');
   expect(audited).toHaveLength(1);
   expect(audited[0]!.changes).toEqual([{ op: 'add', path: '/identityProvider', value: linked.identityProvider }]);
-  await expect(linkUserToProvider(org.orgUuid, user.uuid, 'no-such-provider')).rejects.toThrow(/no identity provider/);
+  // Another account of the same provider: refused, the link kept.
+  await expect(linkUserToProvider(org.orgUuid, user.uuid, provider.alias, 'subject-2')).rejects.toMatchObject({ code: 'IDENTITY_PROVIDER_LINK_TAKEN' });
+  expect((await readUser(org, user.uuid)).identityProvider).toEqual(linked.identityProvider);
+  await expect(linkUserToProvider(org.orgUuid, user.uuid, 'no-such-provider', 'subject-1')).rejects.toThrow(/no identity provider/);
 });
 
 test('the client secret is stored sealed, never in clear', async () => {

@@ -1,6 +1,7 @@
 import { readAccountSession } from '../../shared/app/account/account-session';
 import { signIn as accountSignIn } from '../../shared/app/account/account.service';
 import { REFERENCE_POLICY } from '../../shared/edge/docs/reference-page';
+import { cognitoIdentityProvider } from '../../shared/adapters/identity/identity-provider';
 import { TEST_PASSWORD, createTestUser, passwordToken } from '../support/auth-helpers';
 import { bodyOf, replayRouteEvents, type Replay } from '../support/sample-events';
 import { adminToken, requestToken, stack, unique, userArea } from '../support/stack';
@@ -110,6 +111,8 @@ async function withProviderAnswer(replay: Replay): Promise<void> {
   });
   expect(registered.status).toBe(201);
   const user = await createTestUser({ email: `ada-${unique()}@${domain}` });
+  // Provisioned with a temporary password, as a directory's users are: the first link asks for none.
+  await cognitoIdentityProvider.setPassword(user.user.uuid, TEST_PASSWORD, { temporary: true });
   provider.nextUser = { email: user.email };
   const toProvider = (await startSignIn(values.__REALM__!, { login_hint: user.email })).headers.get('location')!;
   const answer = new URL((await fetch(toProvider, { redirect: 'manual' })).headers.get('location')!);
@@ -120,8 +123,34 @@ async function withProviderAnswer(replay: Replay): Promise<void> {
   event.queryStringParameters = Object.fromEntries(answer.searchParams);
 }
 
+/**
+ * Brings a user with a password of their own back from a provider of the test's to the link
+ * confirmation page, and gives the event that page's confirmation and cookie with the user's password.
+ */
+async function withLinkConfirmation(replay: Replay): Promise<void> {
+  provider ??= await startTestProvider();
+  const { values, event } = replay;
+  const domain = `confirm-${unique()}.example`;
+  const registered = await fetch(userArea(values.__ORG_UUID__!, '/identity-providers'), {
+    method: 'POST',
+    headers: { authorization: `Bearer ${(await adminToken()).accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify(registrationOf(provider, { alias: `confirm-${unique()}`, displayName: 'Events SSO', domains: [domain] })),
+  });
+  expect(registered.status).toBe(201);
+  const user = await createTestUser({ email: `grace-${unique()}@${domain}` });
+  provider.nextUser = { email: user.email };
+  const toProvider = (await startSignIn(values.__REALM__!, { login_hint: user.email })).headers.get('location')!;
+  const back = (await fetch(toProvider, { redirect: 'manual' })).headers.get('location')!;
+  const page = await fetch(back, { redirect: 'manual' });
+  expect(page.status).toBe(200);
+  const confirmation = /name="confirmation" value="([^"]+)"/.exec(await page.text())![1]!;
+  event.cookies = [page.headers.getSetCookie()[0]!.split(';')[0]!];
+  event.body = new URLSearchParams({ confirmation, password: user.password }).toString();
+}
+
 replayRouteEvents(['auth', 'docs'], {
   prepare: {
+    'auth.firstBrokerLogin': withLinkConfirmation,
     'auth.broker': withProviderAnswer,
     'auth.authenticate': withSignInRequest,
     // The files cannot hold a refresh token (`sam:event` has none to give): a fresh sign-in's goes in.
@@ -139,6 +168,13 @@ replayRouteEvents(['auth', 'docs'], {
       expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8400/callback');
       expect(location.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(location.searchParams.get('state')).toBe('events-state');
+    },
+    // The user's password confirmed the link: back to the application with a code, the cookie removed.
+    'auth.firstBrokerLogin': async (result) => {
+      const location = new URL(String(result.headers?.location));
+      expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8400/callback');
+      expect(location.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(result.cookies).toEqual([expect.stringMatching(/^BROKER_LINK_CONFIRMATION=; Path=\/auth\/realms\/[^/]+\/login-actions\/first-broker-login; HttpOnly; SameSite=Strict.*Max-Age=0$/)]);
     },
     'auth.accountSso': async (result) => {
       expect(result.statusCode).toBe(200);

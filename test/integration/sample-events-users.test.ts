@@ -1,8 +1,9 @@
 import { expectStatus, stackApiClient } from '../support/api-client';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
 import type { components } from '../support/generated/api-types';
-import { bodyOf, deleteUser, expectNoSignIn, readUser, replayRouteEvents, subjectOf } from '../support/sample-events';
-import { stack } from '../support/stack';
+import { linkUserToProvider } from '../../shared/domain/identity-providers/user-link';
+import { bodyOf, deleteUser, expectNoSignIn, readUser, replayRouteEvents, subjectOf, type Replay } from '../support/sample-events';
+import { stack, unique, userArea } from '../support/stack';
 import { mailsTo } from '../support/user-helpers';
 
 /** The sample events of the users function (users, audit events, webhooks, identity providers), of SCIM and of configurations. */
@@ -16,8 +17,17 @@ async function offlineSessionsOf(token: string, userUuid: string): Promise<unkno
   return body;
 }
 
+/** Links the event's user to a provider of its organization (registered for the stack's demo issuer), as a first brokered sign-in would. */
+async function withProviderLink(replay: Replay, token: string): Promise<void> {
+  const alias = `event-${unique()}`;
+  const body = { alias, displayName: 'Events link', issuer: stack().demoSso.issuer, clientId: 'events-link', clientSecret: 'events-link-secret', domains: [`${alias}.example`], enforce: false };
+  await expectStatus(201, stackApiClient(token).POST('/user-management/org/{orgUUID}/identity-providers', { params: { path: { orgUUID: stack().orgs[0]!.uuid } }, body }));
+  await linkUserToProvider(stack().orgs[0]!.uuid, replay.user!.uuid, alias, 'events-subject');
+}
+
 replayRouteEvents(['users', 'scim', 'configurations'], {
   prepare: {
+    'users.removeIdentityProviderLink': withProviderLink,
     'users.activate': async ({ user }, token) => deleteUser(token, user!.uuid),
   },
   expectations: {
@@ -41,6 +51,13 @@ replayRouteEvents(['users', 'scim', 'configurations'], {
       expect(bodyOf(result)).toEqual([]);
     },
     // Its one offline session, which the event ends.
+    // The link the preparation made is gone from the user, and a second removal finds none.
+    'users.removeIdentityProviderLink': async (result, { user }, token) => {
+      expect(result.statusCode).toBe(204);
+      expect(await readUser(token, user!.uuid)).not.toHaveProperty('identityProvider');
+      const again = await fetch(userArea(stack().orgs[0]!.uuid, `/users/${user!.uuid}/identity-provider-link`), { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+      expect(again.status).toBe(404);
+    },
     'users.revokeOfflineSession': async (result, { user }, token) => {
       expect(result.statusCode).toBe(204);
       expect(await offlineSessionsOf(token, user!.uuid)).toEqual([]);

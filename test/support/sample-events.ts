@@ -346,8 +346,8 @@ export function expectNamesEvents(table: Record<string, unknown>, ids: string[])
 }
 
 const accountForms = new Set(['auth.accountSignIn', 'auth.accountPassword', 'auth.accountSignOut', 'auth.accountRevokeOfflineToken']);
-/** The browser steps that answer a redirect: the sign-in form's 303, the provider's return's and the end of a session's 302. */
-const signInRedirects: Record<string, number> = { 'auth.authenticate': 303, 'auth.broker': 302, 'auth.endSession': 302 };
+/** The browser steps that answer a redirect: the sign-in form's and the link confirmation's 303, the provider's return's and the end of a session's 302. */
+const signInRedirects: Record<string, number> = { 'auth.authenticate': 303, 'auth.firstBrokerLogin': 303, 'auth.broker': 302, 'auth.endSession': 302 };
 
 /**
  * Declares one test per route event of these functions: it fills the event, prepares what its route

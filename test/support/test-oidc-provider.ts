@@ -23,7 +23,12 @@ export type Misbehaviour =
   | 'unverified-email'
   | 'entra-verified-domain'
   | 'no-email'
-  | 'token-error';
+  | 'token-error'
+  | 'no-exp'
+  | 'no-iat'
+  | 'future-iat'
+  | 'foreign-azp'
+  | 'no-sub';
 
 interface Issued {
   clientId: string;
@@ -65,7 +70,9 @@ export async function startTestProvider(): Promise<TestProvider> {
   const idToken = async (issued: Issued) => {
     const { behaviour, nextUser } = provider;
     const claims: Record<string, unknown> = {
-      sub: nextUser.sub ?? createHash('sha256').update(nextUser.email).digest('hex').slice(0, 20),
+      ...(behaviour === 'no-sub' ? {} : { sub: nextUser.sub ?? createHash('sha256').update(nextUser.email).digest('hex').slice(0, 20) }),
+      // An authorized party other than the client the code was issued to, with that client still the audience.
+      ...(behaviour === 'foreign-azp' ? { azp: 'another-client' } : {}),
       nonce: behaviour === 'wrong-nonce' ? 'another-nonce' : issued.nonce,
       ...(behaviour === 'no-email' ? {} : { email: nextUser.email }),
       ...(behaviour === 'no-email' || behaviour === 'entra-verified-domain' ? {} : { email_verified: behaviour !== 'unverified-email' }),
@@ -73,13 +80,13 @@ export async function startTestProvider(): Promise<TestProvider> {
       ...(behaviour === 'entra-verified-domain' ? { xms_edov: true } : {}),
     };
     const now = Math.floor(Date.now() / 1000);
-    return new jose.SignJWT(claims)
+    const token = new jose.SignJWT(claims)
       .setProtectedHeader({ alg: 'RS256', kid: 'test-key' })
       .setIssuer(behaviour === 'wrong-issuer' ? 'https://elsewhere.example' : provider.issuer)
-      .setAudience(behaviour === 'wrong-audience' ? 'another-client' : issued.clientId)
-      .setIssuedAt(behaviour === 'expired' ? now - 7200 : now)
-      .setExpirationTime(behaviour === 'expired' ? now - 3600 : now + 300)
-      .sign(behaviour === 'bad-signature' ? other.privateKey : privateKey);
+      .setAudience(behaviour === 'wrong-audience' ? 'another-client' : issued.clientId);
+    if (behaviour !== 'no-iat') token.setIssuedAt(behaviour === 'expired' ? now - 7200 : behaviour === 'future-iat' ? now + 3600 : now);
+    if (behaviour !== 'no-exp') token.setExpirationTime(behaviour === 'expired' ? now - 3600 : behaviour === 'future-iat' ? now + 7200 : now + 300);
+    return token.sign(behaviour === 'bad-signature' ? other.privateKey : privateKey);
   };
 
   const server: Server = createServer((request, response) => {

@@ -2,6 +2,7 @@ import {
   AdminCreateUserCommand,
   AdminDisableUserCommand,
   AdminEnableUserCommand,
+  AdminGetUserCommand,
   AdminInitiateAuthCommand,
   AdminSetUserPasswordCommand,
   AdminUpdateUserAttributesCommand,
@@ -19,6 +20,12 @@ import { logger } from '../../kernel/logger';
  */
 export type PasswordCheck = 'valid' | 'temporary' | 'expired' | 'throttled' | 'invalid';
 
+/**
+ * Which password a user has: one the user chose or an ADMIN set (`permanent`), a temporary one still to
+ * be changed (`temporary`), or none that signs in (no account, or one that must be reset).
+ */
+export type PasswordStanding = 'permanent' | 'temporary' | 'none';
+
 export interface PasswordOptions {
   /** A generated password: it lets the user do one thing, set a password of its own. */
   temporary?: boolean;
@@ -29,6 +36,8 @@ export interface IdentityProvider {
   /** Registers a user with a password; registering an existing username again resets it. */
   createUser(input: { username: string; email: string; password: string } & PasswordOptions): Promise<void>;
   verifyPassword(username: string, password: string): Promise<PasswordCheck>;
+  /** Which password the user has, without trying one. */
+  passwordStanding(username: string): Promise<PasswordStanding>;
   /** Changes the sign-in e-mail (kept verified: an ADMIN vouches for it). */
   updateEmail(username: string, email: string): Promise<void>;
   /** Sets a password: permanent unless `temporary`. */
@@ -111,6 +120,18 @@ export const cognitoIdentityProvider: IdentityProvider = {
 
   async enable(username) {
     await cognitoClient().send(new AdminEnableUserCommand({ UserPoolId: config().userPoolId, Username: username }));
+  },
+
+  async passwordStanding(username) {
+    try {
+      const { UserStatus, Enabled } = await cognitoClient().send(new AdminGetUserCommand({ UserPoolId: config().userPoolId, Username: username }));
+      if (Enabled === false) return 'none';
+      // CONFIRMED: a password set permanent (chosen, or set by an ADMIN); FORCE_CHANGE_PASSWORD: a temporary one.
+      return UserStatus === 'CONFIRMED' ? 'permanent' : UserStatus === 'FORCE_CHANGE_PASSWORD' ? 'temporary' : 'none';
+    } catch (error) {
+      if (error instanceof Error && error.name === 'UserNotFoundException') return 'none';
+      throw error;
+    }
   },
 
   async verifyPassword(username, password) {

@@ -240,6 +240,8 @@ export const keys = {
   authorizationRequest: (requestId: string): ItemKey => ({ PK: `AUTHREQUEST#${requestId}`, SK: 'AUTHREQUEST' }),
   /** Points from the `state` sent to an identity provider to the authorization request it serves. */
   brokerState: (state: string): ItemKey => ({ PK: `BROKERSTATE#${state}`, SK: 'BROKERSTATE' }),
+  /** A first link through an identity provider waiting for the user's password (shared/domain/sessions/link-confirmation.repository.ts). */
+  linkConfirmation: (confirmationId: string): ItemKey => ({ PK: `LINKCONFIRM#${confirmationId}`, SK: 'LINKCONFIRM' }),
   /** An authorization code (its SHA-256 digest, never the code). */
   authorizationCode: (codeHash: string): ItemKey => ({ PK: `AUTHCODE#${codeHash}`, SK: 'AUTHCODE' }),
 

@@ -6,23 +6,31 @@ import { logger } from '../../kernel/logger';
 import type { Language } from '../../adapters/mail/mail-terms';
 import { brokerAuthorizationRequest, takeBrokeredRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import type { IdentityProviderRecord } from '../../domain/identity-providers/identity-provider.entities';
-import { getProvider, linkUserToProvider, providerClientSecret } from '../../domain/identity-providers/identity-provider.service';
+import { getProvider, providerClientSecret } from '../../domain/identity-providers/identity-provider.service';
 import { brokerRedirectUri } from '../../domain/identity-providers/identity-provider.mapper';
 import { findUserByEmail } from '../../domain/users/user.repository';
 import { getDocument, postForm } from '../../domain/webhooks/outbound-http';
-import { codeFor, refuseRequest, type AuthorizeAnswer } from './sign-in-end';
+import { refuseRequest, type AuthorizeAnswer } from './sign-in-end';
 import { canonicalRealm } from '../auth/realm';
 import { renderSignInPage } from './sign-in-page';
+import { finishBrokeredLink, type BrokerAnswer } from './link-confirmation';
 
 /**
  * Sign-in brokered to an organization's own OpenID provider (Keycloak's identity brokering): the
  * person is sent to the provider's authorization endpoint with a `state`, `nonce` and PKCE of this
  * service's own; the provider's answer at `{issuer}/broker/{alias}/endpoint` is exchanged at its token
  * endpoint (with the client secret) under the outbound rules webhooks follow, its ID token checked
- * (signature by the provider's JWKS, `iss`, `aud`, `exp`, `nonce`), and the organization's user with
- * the token's verified e-mail signed in: the request goes back to its application with a code, or
- * with `access_denied`.
+ * (signature by the provider's JWKS, `iss`, `aud`, `azp`, `exp`, `iat`, `nonce`, `sub`), and the
+ * organization's user with the token's verified e-mail found: the request goes back to its application
+ * with a code (the user's own provider account, or a first link, confirmed with the user's password
+ * when they have one: `link-confirmation.ts`), with `access_denied`, or to a refusal page (another
+ * provider account than the one the user is bound to).
  */
+
+/** How far in the future an ID token's `iat` may be: the provider's clock may run a little ahead. */
+const CLOCK_SKEW_SECONDS = 300;
+/** OpenID Connect Core §2: `sub` is at most 255 ASCII characters. */
+const MAX_SUBJECT = 255;
 
 /** How much of the provider's token answer and JWKS is read (real ones are a few KiB), and how long each call may take. */
 const MAX_PROVIDER_BYTES = 64 * 1024;
@@ -54,7 +62,7 @@ export async function startBrokeredSignIn(pending: AuthorizationRequest, provide
 class Denied extends Error {}
 
 /** GET `{issuer}/broker/{alias}/endpoint`: the provider's answer. */
-export async function finishBrokeredSignIn(realm: string, alias: string, queryString: string, language: Language): Promise<AuthorizeAnswer<400>> {
+export async function finishBrokeredSignIn(realm: string, alias: string, queryString: string, language: Language): Promise<BrokerAnswer> {
   const params = new URLSearchParams(queryString);
   const state = params.get('state') ?? '';
   const pending = state.length === 43 ? await takeBrokeredRequest(state) : undefined;
@@ -75,8 +83,7 @@ export async function finishBrokeredSignIn(realm: string, alias: string, querySt
     if (!provider.domains.includes(domain)) throw new Denied("The identity provider gave an e-mail outside the domains it is registered for; ask an administrator to add the domain to the provider");
     const user = await findUserByEmail(pending.orgUuid, claims.email);
     if (!user || user.status !== 'ACTIVE') throw new Denied('No active user of this organization has the e-mail the identity provider gave; ask an administrator to add it');
-    if (user.identityProvider?.alias !== alias) await linkUserToProvider(pending.orgUuid, user.uuid, alias);
-    return await codeFor(pending, user);
+    return await finishBrokeredLink(pending, provider, user, claims.subject, language);
   } catch (error) {
     if (!(error instanceof Denied)) throw error;
     logger.info('brokered sign-in denied', { alias, reason: error.message });
@@ -84,8 +91,8 @@ export async function finishBrokeredSignIn(realm: string, alias: string, querySt
   }
 }
 
-/** The provider's ID token for this code, checked; its verified e-mail. */
-async function verifiedClaims(provider: IdentityProviderRecord, pending: AuthorizationRequest, code: string): Promise<{ email: string }> {
+/** The provider's ID token for this code, checked; its verified e-mail and its subject. */
+async function verifiedClaims(provider: IdentityProviderRecord, pending: AuthorizationRequest, code: string): Promise<{ email: string; subject: string }> {
   const outbound = { allowLoopbackHttp: config().webhooks.allowLoopbackHttp, maxBytes: MAX_PROVIDER_BYTES, timeoutMs: PROVIDER_TIMEOUT_MS };
   const secret = await providerClientSecret(provider);
   const basic = Buffer.from(`${encodeURIComponent(provider.clientId)}:${encodeURIComponent(secret)}`).toString('base64');
@@ -114,8 +121,14 @@ async function verifiedClaims(provider: IdentityProviderRecord, pending: Authori
   } catch {
     throw new Denied("The identity provider's ID token is not valid (signature, issuer, audience or expiry)");
   }
-  // OpenID Connect Core §3.1.3.7: a token for several audiences names the one it was issued to.
-  if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== provider.clientId) {
+  // OpenID Connect Core §2 makes `exp` and `iat` required: a token without them never ends, or was never dated.
+  if (typeof payload.exp !== 'number') throw new Denied("The identity provider's ID token has no expiry (exp): it must send one");
+  if (typeof payload.iat !== 'number') throw new Denied("The identity provider's ID token has no issue time (iat): it must send one");
+  if (payload.iat > Math.floor(Date.now() / 1000) + CLOCK_SKEW_SECONDS) throw new Denied("The identity provider's ID token is issued in the future (iat): check the provider's clock");
+  // OpenID Connect Core §3.1.3.7: a token for several audiences names the one it was issued to, and an
+  // `azp` present names this service's client, whatever the audience.
+  const severalAudiences = Array.isArray(payload.aud) && payload.aud.length > 1;
+  if ((severalAudiences || payload.azp !== undefined) && payload.azp !== provider.clientId) {
     throw new Denied("The identity provider's ID token was issued to another client (azp)");
   }
   if (payload.nonce !== pending.broker!.nonce) throw new Denied("The identity provider's ID token does not carry this sign-in's nonce");
@@ -126,7 +139,9 @@ async function verifiedClaims(provider: IdentityProviderRecord, pending: Authori
   if (!vouched(payload.email_verified) && !vouched(payload.xms_edov)) {
     throw new Denied('The identity provider has not verified the e-mail address: it must send email_verified true (Microsoft Entra ID: the xms_edov optional claim)');
   }
-  return { email };
+  const subject = payload.sub;
+  if (typeof subject !== 'string' || !subject || subject.length > MAX_SUBJECT) throw new Denied("The identity provider's ID token names no subject (sub) of at most 255 characters");
+  return { email, subject };
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

@@ -31,5 +31,8 @@ export const auditActions = [
   'IDENTITY_PROVIDER_UPDATED',
   'IDENTITY_PROVIDER_DELETED',
   'USER_IDENTITY_PROVIDER_LINKED',
+  'USER_IDENTITY_PROVIDER_UNLINKED',
+  'USER_IDENTITY_PROVIDER_SIGNED_IN',
+  'USER_IDENTITY_PROVIDER_REFUSED',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];

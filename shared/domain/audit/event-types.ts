@@ -34,6 +34,9 @@ export const eventTypeOfAction = {
   IDENTITY_PROVIDER_UPDATED: 'identity-provider.updated',
   IDENTITY_PROVIDER_DELETED: 'identity-provider.deleted',
   USER_IDENTITY_PROVIDER_LINKED: 'user.identity-provider.linked',
+  USER_IDENTITY_PROVIDER_UNLINKED: 'user.identity-provider.unlinked',
+  USER_IDENTITY_PROVIDER_SIGNED_IN: 'user.identity-provider.signed_in',
+  USER_IDENTITY_PROVIDER_REFUSED: 'user.identity-provider.refused',
 } as const satisfies Record<AuditAction, string>;
 
 export type ChangeEventType = (typeof eventTypeOfAction)[AuditAction];

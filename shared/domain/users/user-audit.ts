@@ -3,7 +3,7 @@ import type { TableWrite } from '../../adapters/store/table';
 import type { UserRecord } from './user.entities';
 import { toUserResponse } from './user.mapper';
 
-export type UserAuditAction = Extract<AuditAction, 'USER_CREATED' | 'USER_UPDATED' | 'USER_DELETED' | 'USER_REACTIVATED' | 'USER_IDENTITY_PROVIDER_LINKED'>;
+export type UserAuditAction = Extract<AuditAction, 'USER_CREATED' | 'USER_UPDATED' | 'USER_DELETED' | 'USER_REACTIVATED' | 'USER_IDENTITY_PROVIDER_LINKED' | 'USER_IDENTITY_PROVIDER_UNLINKED'>;
 
 /**
  * The audit event of a user write, for the write's own transaction (`saveUser`, `putNewUser`): the

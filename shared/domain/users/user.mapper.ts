@@ -19,8 +19,12 @@ export function toUserResponse(user: UserRecord): UserResponse {
     permissions: user.permissions.map((p) => (p.botUuid ? { environmentUuid: p.environmentUuid, botUuid: p.botUuid } : { environmentUuid: p.environmentUuid })),
     status: user.status,
     createdAt: user.createdAt,
-    ...(user.identityProvider ? { identityProvider: { alias: user.identityProvider.alias, linkedAt: user.identityProvider.linkedAt } } : {}),
+    ...(user.identityProvider ? { identityProvider: identityProviderLinkOf(user.identityProvider) } : {}),
   };
+}
+
+function identityProviderLinkOf(link: NonNullable<UserRecord['identityProvider']>): NonNullable<UserResponse['identityProvider']> {
+  return { alias: link.alias, linkedAt: link.linkedAt, ...(link.subject === undefined ? {} : { subject: link.subject }) };
 }
 
 const isoOf = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();

@@ -27,8 +27,16 @@ export const userResponses = lazy(() => {
       createdAt: dateTime,
       identityProvider: z.optional(
         z
-          .strictObject({ alias: z.string(), linkedAt: dateTime })
-          .check(z.describe("The organization's OpenID provider the user signs in at (docs/api/identity-providers.md), once linked at a first sign-in there; absent otherwise")),
+          .strictObject({
+            alias: z.string(),
+            linkedAt: dateTime,
+            subject: z.optional(z.string().check(z.describe("The provider's `sub` for the user: only that account of the provider signs the user in")))
+          })
+          .check(
+            z.describe(
+              "The organization's OpenID provider the user signs in at (docs/api/identity-providers.md), once linked at a first sign-in there; absent otherwise. An ADMIN removes it with DELETE …/users/{userId}/identity-provider-link",
+            ),
+          ),
       ),
     })
     .register(schemaRegistry, { id: 'User' });

@@ -2,6 +2,7 @@ import type * as z from 'zod/mini';
 import { accountSchemas } from '../../app/account/account.schemas';
 import { authResponses } from '../../app/auth/auth.responses';
 import { authSchemas } from '../../app/auth/auth.schemas';
+import { linkConfirmationSchemas } from '../../app/sign-in/link-confirmation.schemas';
 import { clientId, refreshToken } from './examples';
 import { gatewayStatuses, operationsUnder, type Operation } from './operation';
 
@@ -110,9 +111,25 @@ export const authApi = {
     // Its success is a redirect, as the API root's is: `default` names every other answer.
     errors: { only: gatewayStatuses, anyOther: true },
     responses: [
+      { status: 200, description: "The link's confirmation page: the first link of a user with a password of their own, or of an ADMIN, asks for it once", text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] },
       { status: 302, description: 'Back to the application: with a code, or with `error=access_denied` and a description', headers: ['Location', 'Cache-Control'] },
       { status: 400, description: 'An error page: the sign-in this answer belongs to expired or was already finished', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 403, description: 'A refusal page: the user is bound to another account of this provider (an ADMIN removes the link)', text: htmlPage, headers: ['Cache-Control'] },
     ],
+  }),
+  firstBrokerLogin: realmForm('auth.firstBrokerLogin', '/login-actions/first-broker-login', () => linkConfirmationSchemas().confirmLinkFormSchema, {
+    summary: "The link confirmation page's form: the user's current password, before a first link to an identity provider",
+    description:
+      'Posted by the page the broker endpoint answers, with the cookie it set (the confirmation is single use, 5 minutes long, and bound to that browser). ' +
+      'The password is checked as a sign-in is (a wrong one counts toward the lockout); the right one writes the link and goes back to the application with a code.',
+    errors: { only: gatewayStatuses },
+    responses: [
+      { status: 200, description: 'The confirmation page again, with what was wrong', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 303, description: backToApplication, headers: ['Location', 'Cache-Control', 'Set-Cookie'] },
+      { status: 400, description: 'An error page: the confirmation expired, was already used, or belongs to another browser or organization', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 403, description: 'An error page: the form was posted from another site, or the user is bound to another account of the provider', text: htmlPage, headers: ['Cache-Control'] },
+    ],
+    example: { confirmation: '<confirmation of the page>', password: ada.password },
   }),
   token: realmForm('auth.token', '/protocol/openid-connect/token', () => authSchemas().tokenRequestSchema, {
     summary: 'Obtain or renew tokens (authorization_code, password and refresh_token grants)',

@@ -148,6 +148,19 @@ export const usersApi = {
     description: 'Recorded as the audit event `OFFLINE_SESSION_REVOKED` of the user.',
     responses: [{ status: 204, description: 'Revoked' }],
   }),
+  removeIdentityProviderLink: user({
+    id: 'users.removeIdentityProviderLink',
+    method: 'DELETE',
+    path: '/users/{userId}/identity-provider-link',
+    access: { org: 'admin', because: "Only an ADMIN removes a user's link to an identity provider" },
+    request: { path: () => userSchemas().userPathSchema },
+    summary: "Remove the user's link to an identity provider (ADMIN only)",
+    description:
+      "The link binds the user to one account (`sub`) of the organization's identity provider: no other account of it signs the user in. " +
+      'Once removed, the next sign-in there links again (asking for the password of a user who has one, and of an ADMIN). ' +
+      'A user without a link is a 404. Recorded as the audit event `USER_IDENTITY_PROVIDER_UNLINKED` of the user (change event `user.identity-provider.unlinked`).',
+    responses: [{ status: 204, description: 'Removed' }],
+  }),
   auditEvents: user(
     listing({
       id: 'users.auditEvents',

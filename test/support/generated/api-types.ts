@@ -210,6 +210,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/realms/{realm}/login-actions/first-broker-login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The link confirmation page's form: the user's current password, before a first link to an identity provider
+         * @description Posted by the page the broker endpoint answers, with the cookie it set (the confirmation is single use, 5 minutes long, and bound to that browser). The password is checked as a sign-in is (a wrong one counts toward the lockout); the right one writes the link and goes back to the application with a code.
+         *
+         *     Who may call: anyone.
+         */
+        post: operations["auth.firstBrokerLogin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/realms/{realm}/protocol/openid-connect/3p-cookies/step1.html": {
         parameters: {
             query?: never;
@@ -1242,6 +1264,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user-management/org/{orgUUID}/users/{userId}/identity-provider-link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove the user's link to an identity provider (ADMIN only)
+         * @description The link binds the user to one account (`sub`) of the organization's identity provider: no other account of it signs the user in. Once removed, the next sign-in there links again (asking for the password of a user who has one, and of an ADMIN). A user without a link is a 404. Recorded as the audit event `USER_IDENTITY_PROVIDER_UNLINKED` of the user (change event `user.identity-provider.unlinked`).
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
+         */
+        delete: operations["users.removeIdentityProviderLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user-management/org/{orgUUID}/users/{userId}/offline-sessions": {
         parameters: {
             query?: never;
@@ -1887,7 +1931,7 @@ export interface components {
         };
         AuditEvent: {
             /** @enum {string} */
-            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "OFFLINE_SESSION_REVOKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED" | "WEBHOOK_CREATED" | "WEBHOOK_UPDATED" | "WEBHOOK_DELETED" | "WEBHOOK_SECRET_ROTATED" | "WEBHOOK_DISABLED" | "SCIM_TOKEN_ISSUED" | "SCIM_TOKEN_REVOKED" | "IDENTITY_PROVIDER_CREATED" | "IDENTITY_PROVIDER_UPDATED" | "IDENTITY_PROVIDER_DELETED" | "USER_IDENTITY_PROVIDER_LINKED";
+            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "OFFLINE_SESSION_REVOKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED" | "WEBHOOK_CREATED" | "WEBHOOK_UPDATED" | "WEBHOOK_DELETED" | "WEBHOOK_SECRET_ROTATED" | "WEBHOOK_DISABLED" | "SCIM_TOKEN_ISSUED" | "SCIM_TOKEN_REVOKED" | "IDENTITY_PROVIDER_CREATED" | "IDENTITY_PROVIDER_UPDATED" | "IDENTITY_PROVIDER_DELETED" | "USER_IDENTITY_PROVIDER_LINKED" | "USER_IDENTITY_PROVIDER_UNLINKED" | "USER_IDENTITY_PROVIDER_SIGNED_IN" | "USER_IDENTITY_PROVIDER_REFUSED";
             actor: components["schemas"]["Actor"];
             /** Format: date-time */
             at: string;
@@ -2000,7 +2044,7 @@ export interface components {
         BulkCreateError: {
             email: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             line: number;
             message: string;
         };
@@ -2008,7 +2052,7 @@ export interface components {
         BulkItemError: {
             email: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             /** @description The item's position in the JSON array (0-based) */
             index?: number;
             /** @description The line in the CSV file */
@@ -2029,7 +2073,7 @@ export interface components {
             errors?: components["schemas"]["BulkCreateError"][];
             failure?: {
                 /** @enum {string} */
-                errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+                errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
                 message: string;
             };
             /** Format: uuid */
@@ -2116,7 +2160,7 @@ export interface components {
         /** @description The standard error body. */
         ErrorBody: {
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             /** @enum {string} */
             errorType: "API_ERROR" | "API_INFO" | "USER_ERROR";
             message: string;
@@ -2131,7 +2175,7 @@ export interface components {
         FieldIssue: {
             email?: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             fieldName: string;
             line?: number;
             message: string;
@@ -2463,11 +2507,13 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
             email: string;
-            /** @description The organization's OpenID provider the user signs in at (docs/api/identity-providers.md), once linked at a first sign-in there; absent otherwise */
+            /** @description The organization's OpenID provider the user signs in at (docs/api/identity-providers.md), once linked at a first sign-in there; absent otherwise. An ADMIN removes it with DELETE …/users/{userId}/identity-provider-link */
             identityProvider?: {
                 alias: string;
                 /** Format: date-time */
                 linkedAt: string;
+                /** @description The provider's `sub` for the user: only that account of the provider signs the user in */
+                subject?: string;
             };
             image: string | null;
             name: string;
@@ -2529,7 +2575,7 @@ export interface components {
         ValidationErrorBody: {
             details?: components["schemas"]["FieldIssue"][];
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             /** @enum {string} */
             errorType: "API_ERROR" | "API_INFO" | "USER_ERROR";
             message: string;
@@ -3355,6 +3401,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The link's confirmation page: the first link of a user with a password of their own, or of an ADMIN, asks for it once */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Back to the application: with a code, or with `error=access_denied` and a description */
             302: {
                 headers: {
@@ -3367,6 +3425,17 @@ export interface operations {
             };
             /** @description An error page: the sign-in this answer belongs to expired or was already finished */
             400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A refusal page: the user is bound to another account of this provider (an ADMIN removes the link) */
+            403: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3484,6 +3553,112 @@ export interface operations {
                 };
             };
             /** @description An error page: the form was posted from another site (login CSRF) */
+            403: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "auth.firstBrokerLogin": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                realm: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "confirmation": "<confirmation of the page>",
+                 *       "password": "Analytical-1843"
+                 *     }
+                 */
+                "application/x-www-form-urlencoded": {
+                    confirmation: string;
+                    kc_locale?: string;
+                    password?: string;
+                    username?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The confirmation page again, with what was wrong */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Back to `redirect_uri` with `code`, `state` and `iss`, or with `error`, `error_description`, `state` and `iss` (RFC 6749 §4.1.2, RFC 9207); or on to the organization's identity provider */
+            303: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description An error page: the confirmation expired, was already used, or belongs to another browser or organization */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description An error page: the form was posted from another site, or the user is bound to another account of the provider */
             403: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -11689,6 +11864,123 @@ export interface operations {
             };
         };
     };
+    "users.removeIdentityProviderLink": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                orgUUID: string;
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
     "users.offlineSessions": {
         parameters: {
             query?: never;
@@ -13736,7 +14028,7 @@ export interface operations {
                     description?: string;
                     /** @default true */
                     enabled?: boolean;
-                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "user.offline_session_revoked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked" | "identity-provider.created" | "identity-provider.updated" | "identity-provider.deleted" | "user.identity-provider.linked") | string)[];
+                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "user.offline_session_revoked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked" | "identity-provider.created" | "identity-provider.updated" | "identity-provider.deleted" | "user.identity-provider.linked" | "user.identity-provider.unlinked" | "user.identity-provider.signed_in" | "user.identity-provider.refused") | string)[];
                     excludeActors?: string[];
                     url: string;
                 };
@@ -14018,7 +14310,7 @@ export interface operations {
                     description?: string;
                     /** @default true */
                     enabled?: boolean;
-                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "user.offline_session_revoked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked" | "identity-provider.created" | "identity-provider.updated" | "identity-provider.deleted" | "user.identity-provider.linked") | string)[];
+                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "user.offline_session_revoked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked" | "identity-provider.created" | "identity-provider.updated" | "identity-provider.deleted" | "user.identity-provider.linked" | "user.identity-provider.unlinked" | "user.identity-provider.signed_in" | "user.identity-provider.refused") | string)[];
                     excludeActors?: string[];
                     url: string;
                 };
