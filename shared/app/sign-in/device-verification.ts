@@ -129,14 +129,14 @@ export async function finishDeviceSignIn(request: DeviceRequest, query: URLSearc
   const signIn = readSignIn(request.signIn);
   if (!signIn || !sameText(read.get('state') ?? '', signIn.state)) return problem(400, 'expired', language, realm);
   const code = read.get('code');
-  if (!code) return problem(400, 'sign-in-failed', language, realm, true);
+  if (!code) return problem(400, 'sign-in-failed', language, realm);
   const signedIn = await redeemCode(realm, { code, redirectUri: deviceCallbackUri(realm), verifier: signIn.verifier }, config().userPoolClientId).catch((error: unknown) => {
     if (error instanceof OAuthError) return undefined;
     throw error;
   });
-  if (!signedIn) return problem(400, 'sign-in-failed', language, realm, true);
+  if (!signedIn) return problem(400, 'sign-in-failed', language, realm);
   const record = await getDeviceAuthorization(signIn.userCode);
-  if (!record || !isOpen(record, orgUuid)) return problem(400, 'expired', language, realm, true);
+  if (!record || !isOpen(record, orgUuid)) return problem(400, 'expired', language, realm);
   const step = randomBytes(32).toString('base64url');
   await saveDeviceStep(sha256(step).toString('hex'), {
     userCode: record.userCode,
@@ -177,11 +177,11 @@ export async function decideDevice(request: DeviceRequest, form: URLSearchParams
   // The step's token comes from the page alone; the browser's cookie must name the same code.
   if ((decision !== 'approve' && decision !== 'deny') || !userCode || !token || signIn?.userCode !== userCode) return problem(403, 'cross-site', language, realm);
   const step = await takeDeviceStep(sha256(token).toString('hex'), now());
-  if (!step || step.userCode !== userCode || step.orgUuid !== orgUuid) return problem(400, 'expired', language, realm, true);
+  if (!step || step.userCode !== userCode || step.orgUuid !== orgUuid) return problem(400, 'expired', language, realm);
   const user = await findActiveUser(orgUuid, step.userUuid);
   const approved = decision === 'approve';
   if (!user || !(await decideDeviceAuthorization(userCode, approved ? 'approved' : 'denied', step.userUuid, step.authTime, now()))) {
-    return problem(400, 'expired', language, realm, true);
+    return problem(400, 'expired', language, realm);
   }
   logger.info('device authorization decided', { realm, approved });
   return { ...page(200, { kind: 'done', approved }, language), endSignIn: true };
@@ -219,7 +219,11 @@ function page(status: 200 | 400 | 403 | 404 | 429, view: DeviceView, language: L
   return { kind: 'page', status, html: renderDevicePage(view, language) };
 }
 
-function problem(status: 400 | 403 | 404, which: DeviceProblem, language: Language, realm?: string, endSignIn = false): DeviceAnswer {
+/**
+ * An error page. The sign-in's cookie stays: another site can send the browser to any of these
+ * addresses, and must not end a sign-in under way by it.
+ */
+function problem(status: 400 | 403 | 404, which: DeviceProblem, language: Language, realm?: string): DeviceAnswer {
   const again = realm ? verificationUri(realm) : undefined;
-  return { ...page(status, { kind: 'problem', problem: which, ...(again ? { again } : {}) }, language), ...(endSignIn ? { endSignIn: true as const } : {}) };
+  return page(status, { kind: 'problem', problem: which, ...(again ? { again } : {}) }, language);
 }
