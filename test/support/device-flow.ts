@@ -74,6 +74,13 @@ export function formOf(html: string, pageUrl: string): { action: string; fields:
  * sign-in page, back to the callback. Answers the consent page (its URL and HTML).
  */
 export async function signInOnVerificationPage(browser: Browser, pageUrl: string, typed: string, user: { email: string; password: string }) {
+  const callbackUrl = await signInForCallback(browser, pageUrl, typed, user);
+  const consent = await browser.get(callbackUrl);
+  return { url: callbackUrl, response: consent, html: await consent.text() };
+}
+
+/** As `signInOnVerificationPage`, up to the flow's answer: the callback's URL, not yet visited. */
+export async function signInForCallback(browser: Browser, pageUrl: string, typed: string, user: { email: string; password: string }): Promise<string> {
   const page = await browser.get(pageUrl);
   expect(page.status).toBe(200);
   const codeForm = formOf(await page.text(), pageUrl);
@@ -90,9 +97,7 @@ export async function signInOnVerificationPage(browser: Browser, pageUrl: string
     back = await browser.post(signIn.action, { ...signIn.fields, username: user.email, password: user.password });
     expect(back.status).toBe(303);
   }
-  const callbackUrl = back.headers.get('location')!;
-  const consent = await browser.get(callbackUrl);
-  return { url: callbackUrl, response: consent, html: await consent.text() };
+  return back.headers.get('location')!;
 }
 
 /** Sends the consent page's form with a decision. */
