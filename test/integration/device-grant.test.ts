@@ -3,7 +3,7 @@ import { updateItem } from '../../shared/adapters/store/table';
 import { enterUserCode, WRONG_CODES_PER_ADDRESS, WRONG_CODES_PER_REALM } from '../../shared/app/sign-in/device-verification';
 import { bearer, createTestUser, decodeJwt, getCurrentUser, type TestUser } from '../support/auth-helpers';
 import { Browser, decide, discover, formOf, issuerOf, oidc, poll, signInOnVerificationPage } from '../support/device-flow';
-import { stack } from '../support/stack';
+import { adminToken, stack, userArea } from '../support/stack';
 import { freshOrganization } from '../support/user-helpers';
 
 /**
@@ -90,6 +90,14 @@ describe('openid-client on the device, a person on the verification page', () =>
 
     // The same device code again: used.
     expect(await poll(user.realm, started.device_code)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+
+    // The approval is on the user's record, by the user, as an ADMIN reads it.
+    const events = await fetch(userArea(user.orgUuid, `/audit-events?resourceUuid=${user.user.uuid}&linesPerPage=10`), { headers: bearer((await adminToken()).accessToken) });
+    const approval = ((await events.json()) as { content: { action: string; actor: unknown; changes: unknown }[] }).content.find((event) => event.action === 'USER_DEVICE_AUTHORIZED');
+    expect(approval).toMatchObject({
+      actor: { uuid: user.user.uuid, email: user.email },
+      changes: [{ op: 'add', path: '/deviceAuthorization', value: { clientId: stack().clientId, scope: expect.stringContaining('offline_access') } }],
+    });
   });
 
   test('denied: the device is told access_denied', async () => {
@@ -108,6 +116,8 @@ describe('openid-client on the device, a person on the verification page', () =>
     expect(done.status).toBe(200);
     expect(await done.text()).toContain('Sign-in denied');
     await expect(outcome).resolves.toBe('access_denied');
+    const events = await fetch(userArea(user.orgUuid, `/audit-events?resourceUuid=${user.user.uuid}&linesPerPage=10`), { headers: bearer((await adminToken()).accessToken) });
+    expect(((await events.json()) as { content: { action: string }[] }).content.map((event) => event.action)).not.toContain('USER_DEVICE_AUTHORIZED');
     expect(await poll(user.realm, started.device_code)).toMatchObject({ status: 400, body: { error: 'access_denied' } });
   });
 });

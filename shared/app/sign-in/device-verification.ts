@@ -12,7 +12,10 @@ import {
   type DeviceAuthorization,
 } from '../../domain/sessions/device-authorization.repository';
 import { displayUserCode, normalizeUserCode } from '../../domain/sessions/user-code';
+import { auditContext, withAuditContext } from '../../domain/audit/audit-context';
+import { auditWrites } from '../../domain/audit/audit-event';
 import { findActiveUser } from '../../domain/users/user.repository';
+import { grantedScope } from '../auth/access-token';
 import { redeemCode } from '../auth/code-exchange';
 import { verificationUri } from '../auth/device-grant';
 import { realmIssuer } from '../auth/jwt';
@@ -178,9 +181,23 @@ export async function decideDevice(request: DeviceRequest, form: URLSearchParams
   if ((decision !== 'approve' && decision !== 'deny') || !userCode || !token || signIn?.userCode !== userCode) return problem(403, 'cross-site', language, realm);
   const step = await takeDeviceStep(sha256(token).toString('hex'), now());
   if (!step || step.userCode !== userCode || step.orgUuid !== orgUuid) return problem(400, 'expired', language, realm);
-  const user = await findActiveUser(orgUuid, step.userUuid);
+  const [user, record] = await Promise.all([findActiveUser(orgUuid, step.userUuid), getDeviceAuthorization(userCode)]);
   const approved = decision === 'approve';
-  if (!user || !(await decideDeviceAuthorization(userCode, approved ? 'approved' : 'denied', step.userUuid, step.authTime, now()))) {
+  if (!user || !record) return problem(400, 'expired', language, realm);
+  // An approval is the user's own act, recorded on the user in the same transaction: which client may
+  // now act as them, with what scope. A denial grants nothing and records nothing.
+  const cause = { actor: { uuid: user.uuid, email: user.email }, requestId: auditContext().requestId };
+  const events = approved
+    ? await withAuditContext(cause, async () =>
+        auditWrites({
+          orgUuid,
+          action: 'USER_DEVICE_AUTHORIZED',
+          resource: { type: 'USER', uuid: user.uuid },
+          changes: [{ op: 'add', path: '/deviceAuthorization', value: { clientId: record.clientId, scope: grantedScope(record.scope) } }],
+        }),
+      )
+    : [];
+  if (!(await decideDeviceAuthorization(userCode, approved ? 'approved' : 'denied', user.uuid, step.authTime, now(), events))) {
     return problem(400, 'expired', language, realm);
   }
   logger.info('device authorization decided', { realm, approved });

@@ -31,5 +31,6 @@ export const auditActions = [
   'IDENTITY_PROVIDER_UPDATED',
   'IDENTITY_PROVIDER_DELETED',
   'USER_IDENTITY_PROVIDER_LINKED',
+  'USER_DEVICE_AUTHORIZED',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];

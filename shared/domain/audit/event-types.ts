@@ -34,6 +34,7 @@ export const eventTypeOfAction = {
   IDENTITY_PROVIDER_UPDATED: 'identity-provider.updated',
   IDENTITY_PROVIDER_DELETED: 'identity-provider.deleted',
   USER_IDENTITY_PROVIDER_LINKED: 'user.identity-provider.linked',
+  USER_DEVICE_AUTHORIZED: 'user.device_authorized',
 } as const satisfies Record<AuditAction, string>;
 
 export type ChangeEventType = (typeof eventTypeOfAction)[AuditAction];

@@ -1,5 +1,5 @@
 import { keys } from '../../adapters/store/keys';
-import { deleteItem, getItem, putItem, updateItem } from '../../adapters/store/table';
+import { deleteItem, getItem, putItem, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
 
 /**
  * The device authorization grant's records (RFC 8628): one item per authorization, keyed by its user
@@ -80,15 +80,28 @@ export async function notePoll(record: DeviceAuthorization, nowMs: number, earli
   return false;
 }
 
-/** Approves or denies a pending, unexpired authorization for `userUuid`; false when it was no longer pending. */
-export async function decideDeviceAuthorization(userCode: string, decision: 'approved' | 'denied', userUuid: string, authTime: number, now: number): Promise<boolean> {
-  return updateItem({
-    Key: keys.deviceAuthorization(userCode),
-    UpdateExpression: 'SET #status = :decision, userUuid = :user, authTime = :authTime',
-    ConditionExpression: 'attribute_exists(PK) AND #status = :pending AND expiresAt > :now',
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ':decision': decision, ':user': userUuid, ':authTime': authTime, ':pending': 'pending', ':now': now },
-  });
+/**
+ * Approves or denies a pending, unexpired authorization for `userUuid`, with `alongside` (the approval's
+ * audit event) in the same transaction; false, writing nothing, when it was no longer pending.
+ */
+export async function decideDeviceAuthorization(
+  userCode: string,
+  decision: 'approved' | 'denied',
+  userUuid: string,
+  authTime: number,
+  now: number,
+  alongside: readonly TableWrite[] = [],
+): Promise<boolean> {
+  const decide: TableWrite = {
+    Update: {
+      Key: keys.deviceAuthorization(userCode),
+      UpdateExpression: 'SET #status = :decision, userUuid = :user, authTime = :authTime',
+      ConditionExpression: 'attribute_exists(PK) AND #status = :pending AND expiresAt > :now',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':decision': decision, ':user': userUuid, ':authTime': authTime, ':pending': 'pending', ':now': now },
+    },
+  };
+  return (await transactWrite([decide, ...alongside])).length === 0;
 }
 
 /** Marks an approved authorization exchanged: true for the one exchange that may answer tokens. */

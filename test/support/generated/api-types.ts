@@ -1979,7 +1979,7 @@ export interface components {
         };
         AuditEvent: {
             /** @enum {string} */
-            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "OFFLINE_SESSION_REVOKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED" | "WEBHOOK_CREATED" | "WEBHOOK_UPDATED" | "WEBHOOK_DELETED" | "WEBHOOK_SECRET_ROTATED" | "WEBHOOK_DISABLED" | "SCIM_TOKEN_ISSUED" | "SCIM_TOKEN_REVOKED" | "IDENTITY_PROVIDER_CREATED" | "IDENTITY_PROVIDER_UPDATED" | "IDENTITY_PROVIDER_DELETED" | "USER_IDENTITY_PROVIDER_LINKED";
+            action: "AGENT_CREATED" | "AGENT_UPDATED" | "AGENT_RESTORED" | "SUPERVISOR_CREATED" | "SUPERVISOR_UPDATED" | "SUPERVISOR_RESTORED" | "USER_CREATED" | "USER_UPDATED" | "USER_DELETED" | "USER_REACTIVATED" | "USER_LOCKED_OUT" | "USER_UNLOCKED" | "OFFLINE_SESSION_REVOKED" | "CONFIGURATION_SAVED" | "BULK_JOB_STARTED" | "BULK_JOB_FINISHED" | "WEBHOOK_CREATED" | "WEBHOOK_UPDATED" | "WEBHOOK_DELETED" | "WEBHOOK_SECRET_ROTATED" | "WEBHOOK_DISABLED" | "SCIM_TOKEN_ISSUED" | "SCIM_TOKEN_REVOKED" | "IDENTITY_PROVIDER_CREATED" | "IDENTITY_PROVIDER_UPDATED" | "IDENTITY_PROVIDER_DELETED" | "USER_IDENTITY_PROVIDER_LINKED" | "USER_DEVICE_AUTHORIZED";
             actor: components["schemas"]["Actor"];
             /** Format: date-time */
             at: string;
@@ -14338,7 +14338,7 @@ export interface operations {
                     description?: string;
                     /** @default true */
                     enabled?: boolean;
-                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "user.offline_session_revoked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked" | "identity-provider.created" | "identity-provider.updated" | "identity-provider.deleted" | "user.identity-provider.linked") | string)[];
+                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "user.offline_session_revoked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked" | "identity-provider.created" | "identity-provider.updated" | "identity-provider.deleted" | "user.identity-provider.linked" | "user.device_authorized") | string)[];
                     excludeActors?: string[];
                     url: string;
                 };
@@ -14620,7 +14620,7 @@ export interface operations {
                     description?: string;
                     /** @default true */
                     enabled?: boolean;
-                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "user.offline_session_revoked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked" | "identity-provider.created" | "identity-provider.updated" | "identity-provider.deleted" | "user.identity-provider.linked") | string)[];
+                    eventTypes: (("*" | "agent.created" | "agent.updated" | "agent.restored" | "supervisor.created" | "supervisor.updated" | "supervisor.restored" | "user.created" | "user.updated" | "user.deleted" | "user.reactivated" | "user.locked_out" | "user.unlocked" | "user.offline_session_revoked" | "configuration.saved" | "bulk.job.started" | "bulk.job.completed" | "webhook.created" | "webhook.updated" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "scim.token.issued" | "scim.token.revoked" | "identity-provider.created" | "identity-provider.updated" | "identity-provider.deleted" | "user.identity-provider.linked" | "user.device_authorized") | string)[];
                     excludeActors?: string[];
                     url: string;
                 };
