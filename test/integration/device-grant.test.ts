@@ -177,6 +177,8 @@ describe('polling', () => {
     expect(await poll(user.realm, `BCDFGHJK.${secret}`)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(await poll(user.realm, 'x'.repeat(5000))).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(await poll(user.realm, '')).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    const repeated = await postForm(`${issuerOf(user.realm)}/protocol/openid-connect/token`, `grant_type=urn:ietf:params:oauth:grant-type:device_code&client_id=${stack().clientId}&device_code=${started.device_code}&device_code=${started.device_code}`);
+    expect(await repeated.json()).toMatchObject({ error: 'invalid_request', error_description: 'Parameter device_code is repeated' });
     // Still pending for the right realm.
     expect(await poll(user.realm, started.device_code)).toMatchObject({ status: 400, body: { error: 'authorization_pending' } });
 
@@ -243,7 +245,7 @@ describe('the verification page', () => {
     expect(await poll(user.realm, first.device_code)).toMatchObject({ status: 200 });
   });
 
-  test('refuses a callback without the sign-in cookie, with another state, or with a forged code', async () => {
+  test('refuses a callback without the sign-in cookie, with another state or issuer, or with a forged code', async () => {
     const user = await createTestUser();
     const started = await startDevice(user.realm);
     const browser = new Browser();
@@ -265,6 +267,7 @@ describe('the verification page', () => {
     expect((await browser.get(callback({ code, state: 'another-state' }))).status).toBe(400);
     expect((await browser.get(callback({ code: 'A'.repeat(43), state }))).status).toBe(400);
     expect((await browser.get(`${callback({ code, state })}&state=${state}`)).status).toBe(400);
+    expect((await browser.get(callback({ code, state, iss: 'https://issuer.example/auth/realms/other' }))).status).toBe(400);
     // The code itself was left unredeemed by those: the browser that owns it goes on.
     const consent = await browser.get(back.toString());
     expect(consent.status).toBe(200);

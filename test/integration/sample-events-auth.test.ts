@@ -205,7 +205,8 @@ replayRouteEvents(['auth', 'docs'], {
       expect(result.body).toContain('role="alert"');
     },
     'auth.deviceCallback': async (result) => {
-      expect(result.body).toContain('<html lang="es">');
+      // The language the code was typed in (the sign-in cookie's), over the event's Accept-Language.
+      expect(result.body).toContain('<html lang="en">');
       expect(result.body).toContain(stack().orgs[0]!.admin.email);
       expect(result.body).toMatch(/<input type="hidden" name="step" value="[A-Za-z0-9_-]{43}">/);
     },

@@ -23,7 +23,6 @@ import { OAuthError } from '../auth/oauth-errors';
 import { canonicalRealm, organizationOfRealm } from '../auth/realm';
 import { deviceCallbackUri } from '../auth/redirect-uris';
 import { pageLanguage } from '../pages/page-language';
-import { SIGN_IN_SECONDS } from './authorization.service';
 import { renderDevicePage, type DeviceProblem, type DeviceView } from './device-page';
 
 /**
@@ -43,6 +42,8 @@ import { renderDevicePage, type DeviceProblem, type DeviceView } from './device-
 export const CODE_ENTRY_WINDOW_SECONDS = 600;
 export const WRONG_CODES_PER_ADDRESS = 10;
 export const WRONG_CODES_PER_REALM = 100;
+/** How long a person has to sign in and decide once the code was typed (as the authorization flow gives a sign-in). */
+const SIGN_IN_SECONDS = 15 * 60;
 /** Longest step token or field read: tokens are 43 characters. */
 const MAX_FIELD = 64;
 
@@ -57,7 +58,7 @@ export interface DeviceRequest {
   crossSite: boolean;
   /** The client's address, as the gateway saw it. */
   sourceIp: string;
-  /** The page's cookie: the sign-in under way (`<user code>.<state>.<verifier>`). */
+  /** The page's cookie: the sign-in under way (`<user code>.<state>.<verifier>.<language>`). */
   signIn: string | undefined;
 }
 
@@ -118,19 +119,21 @@ export async function enterUserCode(request: DeviceRequest, form: URLSearchParam
     kc_locale: language,
   })}`;
   const seconds = Math.max(1, Math.min(SIGN_IN_SECONDS, record.expiresAt - now()));
-  return { kind: 'sign-in', location, signIn: { value: `${record.userCode}.${state}.${verifier}`, seconds } };
+  return { kind: 'sign-in', location, signIn: { value: `${record.userCode}.${state}.${verifier}.${language}`, seconds } };
 }
 
 /** GET `{issuer}/device/callback`: back from the flow; the signed-in person sees the consent step. */
 export async function finishDeviceSignIn(request: DeviceRequest, query: URLSearchParams): Promise<DeviceAnswer> {
   const read = readFields(query, ['iss', 'error_description']);
-  const language = pageLanguage(undefined, request.acceptLanguage);
+  const signIn = readSignIn(request.signIn);
+  const language = pageLanguage(signIn?.language, request.acceptLanguage);
   const orgUuid = await organizationOfRealm(request.realm);
   if (!orgUuid) return problem(404, 'unknown-realm', language);
   const realm = canonicalRealm(request.realm);
   if (!read) return problem(400, 'bad-parameter', language, realm);
-  const signIn = readSignIn(request.signIn);
   if (!signIn || !sameText(read.get('state') ?? '', signIn.state)) return problem(400, 'expired', language, realm);
+  // RFC 9207: the answer names its issuer, which must be this realm.
+  if (read.has('iss') && read.get('iss') !== realmIssuer(realm)) return problem(400, 'sign-in-failed', language, realm);
   const code = read.get('code');
   if (!code) return problem(400, 'sign-in-failed', language, realm);
   const signedIn = await redeemCode(realm, { code, redirectUri: deviceCallbackUri(realm), verifier: signIn.verifier }, config().userPoolClientId).catch((error: unknown) => {
@@ -220,10 +223,10 @@ function readFields(params: URLSearchParams, free: readonly string[] = []): Map<
   return fields;
 }
 
-function readSignIn(cookie: string | undefined): { userCode: string; state: string; verifier: string } | undefined {
-  const [userCode, state, verifier, ...rest] = (cookie ?? '').split('.');
-  if (rest.length || !userCode || !state || !verifier || normalizeUserCode(userCode) !== userCode) return undefined;
-  return { userCode, state, verifier };
+function readSignIn(cookie: string | undefined): { userCode: string; state: string; verifier: string; language: string } | undefined {
+  const [userCode, state, verifier, language, ...rest] = (cookie ?? '').split('.');
+  if (rest.length || !userCode || !state || !verifier || !language || normalizeUserCode(userCode) !== userCode) return undefined;
+  return { userCode, state, verifier, language };
 }
 
 function sameText(a: string, b: string): boolean {
