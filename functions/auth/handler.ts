@@ -17,16 +17,13 @@ import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
 import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
 import { THIRD_PARTY_COOKIES_PAGE, THIRD_PARTY_COOKIES_POLICY } from '../../shared/app/sign-in/third-party-cookies';
 import { finishBrokeredSignIn } from '../../shared/app/sign-in/broker';
-import { decideDevice, enterUserCode, finishDeviceSignIn, showDevicePage, type DeviceAnswer, type DeviceRequest } from '../../shared/app/sign-in/device-verification';
-import { DEVICE_PAGE_POLICY } from '../../shared/app/sign-in/device-page';
-import { authorizeDevice } from '../../shared/app/auth/device-grant';
 import { NotFoundError } from '../../shared/kernel/errors';
 import { cookieValue, laxCookie, strictCookie } from '../../shared/edge/http/cookies';
 import { crossOrigin } from '../../shared/edge/http/cross-origin';
 import { createFunction, routes, type RouteInput } from '../../shared/edge/http/handler-factory';
 import { publicOperation } from '../../shared/edge/http/public-route';
-import { ok, type AnswerOf } from '../../shared/edge/http/types';
-import type { Operation } from '../../shared/edge/api/operation';
+import { ok } from '../../shared/edge/http/types';
+import { deviceRoutes } from './device-routes';
 
 /** The OpenID Connect provider of each realm and its account page. */
 
@@ -163,66 +160,6 @@ function signInReply<S extends number, R extends 302 | 303>(answer: AuthorizeAns
   };
 }
 
-/** The device verification page's sign-in under way (`<user code>.<state>.<verifier>`), sent to the page's addresses only. */
-const DEVICE_COOKIE = 'DEVICE_SIGN_IN';
-
-type DeviceInput = RealmInput & { sourceIp: string };
-
-/** What the device verification page's use cases read of a request. */
-function deviceRequest(input: DeviceInput): DeviceRequest & { form: URLSearchParams } {
-  const request = accountRequest(input);
-  return {
-    realm: input.path.realm,
-    acceptLanguage: input.headers['accept-language'],
-    crossSite: request.crossSite ?? false,
-    sourceIp: input.sourceIp,
-    signIn: cookieValue(input.cookies, DEVICE_COOKIE),
-    form: request.form ?? new URLSearchParams(),
-  };
-}
-
-/**
- * A page of the device verification page (never stored, never framed, no script), or on to the realm's
- * authorization endpoint with the sign-in's verifier in a cookie of the page's addresses: SameSite=Lax,
- * since the flow may come back from the organization's identity provider, another site.
- */
-function deviceReply(answer: DeviceAnswer, realm: string) {
-  const issuer = new URL(realmIssuer(realm.toLowerCase()));
-  const options = { path: `${issuer.pathname}/device`, secure: issuer.protocol === 'https:' };
-  if (answer.kind === 'sign-in') {
-    return {
-      status: 303 as const,
-      headers: { ...pageHeaders, location: answer.location },
-      cookies: [laxCookie(DEVICE_COOKIE, answer.signIn.value, { ...options, maxAgeSeconds: answer.signIn.seconds })],
-    };
-  }
-  return {
-    status: answer.status,
-    body: answer.html,
-    contentType: 'text/html; charset=utf-8',
-    headers: { ...pageHeaders, 'content-security-policy': DEVICE_PAGE_POLICY, ...(answer.retryAfter ? { 'retry-after': String(answer.retryAfter) } : {}) },
-    ...(answer.endSignIn ? { cookies: [laxCookie(DEVICE_COOKIE, undefined, { ...options, maxAgeSeconds: 0 })] } : {}),
-  };
-}
-
-/** A route of the verification page: its use case, given the request and its query or form; the reply as `deviceReply` makes it. */
-function deviceRoute<const O extends Operation & { access: 'public' }>(
-  operation: O,
-  handle: (request: DeviceRequest, params: URLSearchParams) => Promise<DeviceAnswer>,
-  params: (input: DeviceInput, request: ReturnType<typeof deviceRequest>) => URLSearchParams,
-) {
-  return publicOperation(operation, {
-    handle: async (routeInput) => {
-      const input = routeInput as unknown as DeviceInput;
-      const request = deviceRequest(input);
-      // The catalogue declares each route's statuses; the use cases answer within them.
-      return deviceReply(await asSignIn(input.requestId, () => handle(request, params(input, request))), input.path.realm) as unknown as AnswerOf<O>;
-    },
-  });
-}
-const fromQuery = (input: DeviceInput) => new URLSearchParams(input.queryString);
-const fromForm = (_input: DeviceInput, request: ReturnType<typeof deviceRequest>) => request.form;
-
 /** userinfo, GET and POST alike: the bearer token's user. */
 const userinfo = { handle: async ({ path, headers }: RealmInput) => ok(await userInfo(path.realm, bearerToken(headers.authorization)), noStore) };
 
@@ -255,13 +192,7 @@ export const handlers = routes(
       ok(await asSignIn(requestId, () => grantToken(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization))), noStore),
   }),
   // The device authorization grant (RFC 8628): the device's request, and the verification page.
-  publicOperation(authApi.deviceAuthorization, {
-    handle: async ({ path, headers, rawBody }) => ok(await authorizeDevice(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization)), noStore),
-  }),
-  deviceRoute(authApi.device, showDevicePage, fromQuery),
-  deviceRoute(authApi.deviceCode, enterUserCode, fromForm),
-  deviceRoute(authApi.deviceCallback, finishDeviceSignIn, fromQuery),
-  deviceRoute(authApi.deviceDecision, decideDevice, fromForm),
+  ...deviceRoutes((input) => accountRequest(input).crossSite ?? false),
   // JWKS: the public key that verifies every realm's tokens.
   publicOperation(authApi.certs, {
     handle: async ({ path }) => {
