@@ -24,6 +24,7 @@ import { crossOrigin } from '../../shared/edge/http/cross-origin';
 import { createFunction, routes, type RouteInput } from '../../shared/edge/http/handler-factory';
 import { publicOperation } from '../../shared/edge/http/public-route';
 import { ok } from '../../shared/edge/http/types';
+import { deviceRoutes } from './device-routes';
 
 /** The OpenID Connect provider of each realm and its account page. */
 
@@ -227,6 +228,8 @@ export const handlers = routes(
     handle: async ({ path, headers, rawBody, requestId }) =>
       ok(await asSignIn(requestId, () => grantToken(path.realm, readTokenForm(headers['content-type'], rawBody, headers.authorization))), noStore),
   }),
+  // The device authorization grant (RFC 8628): the device's request, and the verification page.
+  ...deviceRoutes((input) => accountRequest(input).crossSite ?? false),
   // JWKS: the public key that verifies every realm's tokens.
   publicOperation(authApi.certs, {
     handle: async ({ path }) => {

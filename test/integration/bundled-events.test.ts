@@ -28,6 +28,15 @@ const expectedStatus: Record<string, number | undefined> = {
   // Nor can it hold a live link confirmation (and its browser's cookie): the page says it expired.
   'auth.firstBrokerLogin': 400,
   'auth.token': 200,
+  'auth.deviceAuthorization': 200,
+  // The page, its form filled from the query.
+  'auth.device': 200,
+  // A code no device asked for: the form again, saying so.
+  'auth.deviceCode': 200,
+  // No sign-in cookie (a file cannot hold one): the page says the sign-in expired.
+  'auth.deviceCallback': 400,
+  // Nor the cookie of the decision's sign-in: refused as forged.
+  'auth.deviceDecision': 403,
   'auth.certs': 200,
   'auth.discovery': 200,
   'auth.userinfo': 200,

@@ -3,6 +3,7 @@ import { signIn as accountSignIn } from '../../shared/app/account/account.servic
 import { REFERENCE_POLICY } from '../../shared/edge/docs/reference-page';
 import { cognitoIdentityProvider } from '../../shared/adapters/identity/identity-provider';
 import { TEST_PASSWORD, createTestUser, passwordToken } from '../support/auth-helpers';
+import { Browser as DeviceBrowser, formOf, poll, signInForCallback } from '../support/device-flow';
 import { bodyOf, replayRouteEvents, type Replay } from '../support/sample-events';
 import { adminToken, requestToken, stack, unique, userArea } from '../support/stack';
 import { registrationOf, startTestProvider, type TestProvider } from '../support/test-oidc-provider';
@@ -89,6 +90,37 @@ async function withOfflineToken(replay: Replay): Promise<void> {
   replay.event.body = form.toString();
 }
 
+/**
+ * Starts a device authorization of the realm, signs its ADMIN in on the verification page, and gives
+ * the event the browser's sign-in cookie with the flow's answer (the callback's event) or with the
+ * consent step's approval (the decision's event).
+ */
+async function withDeviceSignIn(replay: Replay, step: 'callback' | 'decision'): Promise<void> {
+  const { admin } = stack().orgs[0]!;
+  const realm = replay.values.__REALM__!;
+  const started = (await (await requestDevice(realm)).json()) as { device_code: string; user_code: string; verification_uri: string };
+  replay.values.__DEVICE_CODE__ = started.device_code;
+  const browser = new DeviceBrowser();
+  const callback = await signInForCallback(browser, started.verification_uri, started.user_code, admin);
+  if (step === 'callback') {
+    const query = new URL(callback).searchParams;
+    replay.event.rawQueryString = query.toString();
+    replay.event.queryStringParameters = Object.fromEntries(query);
+  } else {
+    const consent = await browser.get(callback);
+    const form = formOf(await consent.text(), callback);
+    replay.event.body = new URLSearchParams({ ...form.fields, decision: 'approve' }).toString();
+  }
+  replay.event.cookies = [`DEVICE_SIGN_IN=${browser.jar.cookies.get('DEVICE_SIGN_IN')}`];
+}
+
+const requestDevice = (realm: string) =>
+  fetch(`${stack().authUrl}/auth/realms/${realm}/protocol/openid-connect/auth/device`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: stack().clientId }),
+  });
+
 /** An organization's provider, played by the test, for the broker's event. */
 let provider: TestProvider | undefined;
 afterAll(async () => provider?.close());
@@ -161,6 +193,8 @@ replayRouteEvents(['auth', 'docs'], {
       withAccountSession(replay, { password: TEST_PASSWORD, 'password-new': 'Events-Passw0rd', 'password-confirm': 'Events-Passw0rd' }),
     'auth.accountSignOut': async (replay) => withAccountSession(replay, {}),
     'auth.accountRevokeOfflineToken': withOfflineToken,
+    'auth.deviceCallback': async (replay) => withDeviceSignIn(replay, 'callback'),
+    'auth.deviceDecision': async (replay) => withDeviceSignIn(replay, 'decision'),
   },
   expectations: {
     'auth.broker': async (result) => {
@@ -191,6 +225,31 @@ replayRouteEvents(['auth', 'docs'], {
       expect(location.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(location.searchParams.get('state')).toBe('events-state');
       expect(location.searchParams.get('iss')).toBe(`${stack().authUrl}/auth/realms/${values.__REALM__}`);
+    },
+    'auth.deviceAuthorization': async (result, { values }) => {
+      expect(result.statusCode).toBe(200);
+      const issuer = `${stack().authUrl}/auth/realms/${values.__REALM__}`;
+      expect(bodyOf(result)).toMatchObject({ user_code: expect.stringMatching(/^[A-Z]{4}-[A-Z]{4}$/), verification_uri: `${issuer}/device`, expires_in: 600, interval: 5 });
+    },
+    'auth.device': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(result.body).toContain('<html lang="es">');
+      expect(result.body).toContain('value="WDJB-MJHT"');
+    },
+    'auth.deviceCode': async (result) => {
+      expect(result.statusCode).toBe(200);
+      expect(result.body).toContain('role="alert"');
+    },
+    'auth.deviceCallback': async (result) => {
+      // The language the code was typed in (the sign-in cookie's), over the event's Accept-Language.
+      expect(result.body).toContain('<html lang="en">');
+      expect(result.body).toContain(stack().orgs[0]!.admin.email);
+      expect(result.body).toMatch(/<input type="hidden" name="step" value="[A-Za-z0-9_-]{43}">/);
+    },
+    'auth.deviceDecision': async (result, { values }) => {
+      expect(result.body).toContain('role="status"');
+      expect(result.cookies).toEqual([expect.stringMatching(/^DEVICE_SIGN_IN=; .*Max-Age=0$/)]);
+      expect(await poll(values.__REALM__!, values.__DEVICE_CODE__!)).toMatchObject({ status: 200, body: { token_type: 'Bearer' } });
     },
     'auth.discovery': async (result, { values }) => {
       expect(result.statusCode).toBe(200);

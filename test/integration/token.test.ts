@@ -248,7 +248,7 @@ describe('token request errors', () => {
     const realm = stack().orgs[0]!.name;
 
     const answer = await oauthError(
-      await requestToken(realm, { grant_type: 'urn:ietf:params:oauth:grant-type:device_code', client_id: stack().clientId, device_code: 'abc' }),
+      await requestToken(realm, { grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange', client_id: stack().clientId, subject_token: 'abc' }),
     );
 
     expect(answer).toMatchObject({ status: 400, body: { error: 'unsupported_grant_type' } });

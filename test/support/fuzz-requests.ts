@@ -69,13 +69,15 @@ function template(world: World, route: Route): unknown {
     case 'auth.token':
       // The target user, not the ADMIN: a wrong password counts towards a lock-out.
       return { grant_type: 'password', client_id: world.clientId, username: targetEmail, password: 'Wrong-Passw0rd' };
+    case 'auth.deviceAuthorization':
+      return { client_id: world.clientId, scope: 'openid offline_access' };
     default:
       return { anything: 1 };
   }
 }
 
 /** The OpenID Connect routes that read an OAuth form, and those that answer OAuth's own error body. */
-const formRoutes = new Set(['auth.token', 'auth.revoke', 'auth.logout']);
+const formRoutes = new Set(['auth.token', 'auth.revoke', 'auth.logout', 'auth.deviceAuthorization']);
 export const oauthRoutes = new Set([...formRoutes, 'auth.userinfo', 'auth.userinfoPost']);
 
 /** Every place in a JSON value a mutation can reach: the root, each object and array, each member. */

@@ -36,6 +36,16 @@ test('the deployment\'s redirect URIs are allowed exactly', () => {
   expect(isAllowedRedirect('https://api.example.org/docs/oauth2-redirect.html')).toBe(true);
 });
 
+test("a realm's own device verification callback, exactly, and only for a request of that realm", () => {
+  const callback = 'https://api.example.org/auth/realms/acme/device/callback';
+  expect(isAllowedRedirect(callback, 'acme')).toBe(true);
+  expect(isAllowedRedirect(callback, 'ACME')).toBe(true);
+  expect(isAllowedRedirect(callback, 'other')).toBe(false);
+  expect(isAllowedRedirect(callback)).toBe(false);
+  expect(isAllowedRedirect(`${callback}/x`, 'acme')).toBe(false);
+  expect(isAllowedRedirect(`${callback}?next=x`, 'acme')).toBe(false);
+});
+
 test('an answer goes in the query, keeping the URI\'s own parameters, or in the fragment', () => {
   expect(redirectWith('https://console.example.org/callback?tenant=a', { code: 'c 1', state: 's', iss: undefined })).toBe('https://console.example.org/callback?tenant=a&code=c+1&state=s');
   expect(redirectWith('https://console.example.org/callback?tenant=a', { code: 'c 1', state: 's' }, 'fragment')).toBe('https://console.example.org/callback?tenant=a#code=c+1&state=s');

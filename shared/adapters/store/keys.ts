@@ -244,6 +244,15 @@ export const keys = {
   linkConfirmation: (confirmationId: string): ItemKey => ({ PK: `LINKCONFIRM#${confirmationId}`, SK: 'LINKCONFIRM' }),
   /** An authorization code (its SHA-256 digest, never the code). */
   authorizationCode: (codeHash: string): ItemKey => ({ PK: `AUTHCODE#${codeHash}`, SK: 'AUTHCODE' }),
+  /** A device authorization (RFC 8628), by its user code: what the verification page and the device's polling both find. */
+  deviceAuthorization: (userCode: string): ItemKey => ({ PK: `DEVICE#${userCode}`, SK: 'DEVICE' }),
+  /** A step of the device verification page: a signed-in person's consent form (its token's SHA-256 digest, never the token). */
+  deviceStep: (stepHash: string): ItemKey => ({ PK: `DEVICESTEP#${stepHash}`, SK: 'DEVICESTEP' }),
+  /** Wrong user codes entered in one window: for the whole organization, or from one address (a fixed-window counter, TTL). */
+  deviceEntryWindow: (orgUuid: string, window: number, sourceIp?: string): ItemKey => ({
+    PK: sourceIp === undefined ? `${org(orgUuid)}#DEVICEENTRIES` : `${org(orgUuid)}#DEVICEENTRIES#${sourceIp}`,
+    SK: String(window),
+  }),
 
   /** The stack's key that signs page tokens (shared/adapters/store/page-token.ts), made on first use. */
   pageTokenKey: (): ItemKey => ({ PK: 'PAGETOKENKEY', SK: 'PAGETOKENKEY' }),

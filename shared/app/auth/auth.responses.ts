@@ -32,6 +32,18 @@ export const authResponses = lazy(() => {
     .check(z.meta({ description: 'The token response (docs/api/auth.md).' }))
     .register(schemaRegistry, { id: 'TokenResponse' });
 
+  /** RFC 8628 §3.2: the device authorization response. */
+  const deviceAuthorizationResponseSchema = z
+    .object({
+      device_code: z.string().check(z.meta({ description: 'What the device polls the token endpoint with; keep it secret' })),
+      user_code: z.string().check(z.meta({ description: 'What the person types on the verification page: `XXXX-XXXX`' })),
+      verification_uri: z.url().check(z.meta({ description: '`{issuer}/device`' })),
+      verification_uri_complete: z.url().check(z.meta({ description: 'The verification page with the user code filled in (for a link or a QR code)' })),
+      expires_in: z.int().check(z.meta({ description: 'Seconds the codes live: 600' })),
+      interval: z.int().check(z.meta({ description: 'Seconds to wait between polls: 5' })),
+    })
+    .register(schemaRegistry, { id: 'DeviceAuthorizationResponse' });
+
   /** OpenID Connect Discovery 1.0 §3, the fields a client needs; the document has more. */
   const discoverySchema = z
     .looseObject({
@@ -42,6 +54,7 @@ export const authResponses = lazy(() => {
       userinfo_endpoint: z.url(),
       revocation_endpoint: z.url(),
       end_session_endpoint: z.url(),
+      device_authorization_endpoint: z.optional(z.url()),
       grant_types_supported: z.array(z.string()),
       response_types_supported: z.array(z.string()),
       code_challenge_methods_supported: z.array(z.string()),
@@ -75,7 +88,7 @@ export const authResponses = lazy(() => {
     })
     .register(schemaRegistry, { id: 'JsonWebKeySet' });
 
-  return { oauthErrorSchema, tokenResponseSchema, discoverySchema, userInfoSchema, jwksSchema };
+  return { oauthErrorSchema, tokenResponseSchema, deviceAuthorizationResponseSchema, discoverySchema, userInfoSchema, jwksSchema };
 });
 type AuthSchemas = ReturnType<typeof authResponses>;
 export type DiscoverySchema = AuthSchemas['discoverySchema'];

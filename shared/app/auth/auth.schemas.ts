@@ -18,7 +18,7 @@ export const authSchemas = lazy(() => {
   /** RFC 6749 §4.3 and §6, as the token endpoint reads them. */
   const tokenRequestSchema = z
     .object({
-      grant_type: z.enum(['authorization_code', 'password', 'refresh_token']),
+      grant_type: z.enum(['authorization_code', 'password', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']),
       client_id: z.string(),
       code: z.optional(z.string()).check(z.meta({ description: 'authorization_code grant: the code the redirect carried' })),
       redirect_uri: z.optional(z.string()).check(z.meta({ description: 'authorization_code grant: the redirect_uri of the authorization request' })),
@@ -26,6 +26,7 @@ export const authSchemas = lazy(() => {
       username: z.optional(z.string()).check(z.meta({ description: 'password grant: the e-mail' })),
       password: z.optional(z.string()).check(z.meta({ description: 'password grant' })),
       refresh_token: z.optional(z.string()).check(z.meta({ description: 'refresh_token grant' })),
+      device_code: z.optional(z.string()).check(z.meta({ description: 'device_code grant (RFC 8628): the device_code the device authorization answered' })),
       scope: z.optional(z.string()).check(z.meta({ description: 'password grant: `openid` adds an ID token, `offline_access` an offline token' })),
     })
     .register(schemaRegistry, { id: 'TokenRequest' });
@@ -95,6 +96,42 @@ export const authSchemas = lazy(() => {
     })
     .register(schemaRegistry, { id: 'LogoutRequest' });
 
+  /** RFC 8628 §3.1: a command-line tool asks for a device code and a user code. */
+  const deviceAuthorizationRequestSchema = z
+    .object({
+      client_id: z.string().check(z.meta({ description: 'The console client id' })),
+      scope: z.optional(z.string()).check(z.meta({ description: '`openid` adds an ID token, `offline_access` an offline token (at most 256 characters)' })),
+    })
+    .register(schemaRegistry, { id: 'DeviceAuthorizationRequest' });
+
+  /** The device verification page's query: the code of `verification_uri_complete`. */
+  const deviceQuerySchema = z.looseObject({
+    user_code: text('The user code the device shows (`verification_uri_complete` carries it): fills the form'),
+    kc_locale: text('The page\'s language: en, es, ja or pt'),
+  });
+
+  /** The verification page's code form. */
+  const deviceCodeFormSchema = z.object({
+    user_code: z.string().check(z.meta({ description: 'The code the device shows: 8 letters, with or without its dash, in any case' })),
+    kc_locale: z.optional(z.string()),
+  });
+
+  /** The authorization flow's answer to the verification page (RFC 6749 §4.1.2). */
+  const deviceCallbackQuerySchema = z.looseObject({
+    code: text('The authorization code'),
+    state: text('The state the page sent'),
+    iss: text('The issuer (RFC 9207)'),
+    error: text('The flow\'s refusal, if it refused'),
+  });
+
+  /** The consent step's form. */
+  const deviceDecisionFormSchema = z.object({
+    user_code: z.string().check(z.meta({ description: 'The code the step is about' })),
+    step: z.string().check(z.meta({ description: 'The single-use token of the consent step the page showed' })),
+    decision: z.enum(['approve', 'deny']),
+    kc_locale: z.optional(z.string()),
+  });
+
   /**
    * `?realm=` of the interactive reference and its document: an organization's name, in any case. Any
    * such name is taken as it is: the docs function reads none of the API's data, so an unknown one is
@@ -114,5 +151,5 @@ export const authSchemas = lazy(() => {
       .check(z.meta({ description: 'The organization (realm) whose token endpoint the OAuth2 password flow names' })),
   });
 
-  return { realmPathSchema, brokerPathSchema, brokerQuerySchema, authorizationQuerySchema, endSessionQuerySchema, authenticateFormSchema, tokenRequestSchema, revocationRequestSchema, logoutRequestSchema, realmQuerySchema };
+  return { realmPathSchema, brokerPathSchema, brokerQuerySchema, authorizationQuerySchema, endSessionQuerySchema, authenticateFormSchema, tokenRequestSchema, revocationRequestSchema, logoutRequestSchema, realmQuerySchema, deviceAuthorizationRequestSchema, deviceQuerySchema, deviceCodeFormSchema, deviceCallbackQuerySchema, deviceDecisionFormSchema };
 });

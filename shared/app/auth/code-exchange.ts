@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { useAuthorizationCode } from '../../domain/sessions/authorization.repository';
+import { useAuthorizationCode, type AuthorizationCode } from '../../domain/sessions/authorization.repository';
 import { deleteSession } from '../../domain/sessions/session.repository';
+import type { UserRecord } from '../../domain/users/user.entities';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { OAuthError } from './oauth-errors';
 import { canonicalRealm, organizationOfRealm } from './realm';
@@ -21,9 +22,23 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest();
 export async function exchangeCode(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
   const code = requireParam(form, 'code');
   const redirectUri = requireParam(form, 'redirect_uri');
+  const { issued, user } = await redeemCode(realm, { code, redirectUri, verifier: form.get('code_verifier') }, clientId);
+  return startSession(realm, { orgUuid: issued.orgUuid, user, clientId, scope: issued.scope, authTime: issued.authTime, sessionId: issued.sessionId, ...(issued.nonce ? { nonce: issued.nonce } : {}) });
+}
+
+/**
+ * Redeems a code as its exchange does (every check, the code then used), answering whom it signed in
+ * without beginning a session: for a page of this service that is itself a client of the flow (the
+ * device verification page learns so who is approving).
+ */
+export async function redeemCode(
+  realm: string,
+  presented: { code: string; redirectUri: string; verifier: string | undefined },
+  clientId: string,
+): Promise<{ issued: AuthorizationCode; user: UserRecord }> {
+  const { code, redirectUri, verifier } = presented;
   const invalid = (description: string) => new OAuthError('invalid_grant', description);
   // As Keycloak answers a code whose PKCE cannot be checked: invalid_grant, the code left unused.
-  const verifier = form.get('code_verifier');
   if (!verifier) throw invalid('PKCE code verifier not specified: send the code_verifier whose S256 challenge the authorization request carried');
   if (!VERIFIER.test(verifier)) throw invalid('code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9 and -._~ (RFC 7636)');
   if (!CODE.test(code)) throw invalid('Code not valid');
@@ -39,9 +54,9 @@ export async function exchangeCode(realm: string, form: Map<string, string>, cli
   if (issued.clientId !== clientId) throw invalid('Code was issued to another client');
   if (issued.redirectUri !== redirectUri) throw invalid('redirect_uri differs from the authorization request');
   const expected = Buffer.from(issued.codeChallenge);
-  const presented = Buffer.from(sha256(verifier).toString('base64url'));
-  if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) throw invalid('PKCE verification failed: code_verifier does not match the code_challenge');
+  const answered = Buffer.from(sha256(verifier).toString('base64url'));
+  if (expected.length !== answered.length || !timingSafeEqual(expected, answered)) throw invalid('PKCE verification failed: code_verifier does not match the code_challenge');
   const user = await findActiveUser(issued.orgUuid, issued.userUuid);
   if (!user) throw invalid('User is no longer active');
-  return startSession(realm, { orgUuid: issued.orgUuid, user, clientId, scope: issued.scope, authTime: issued.authTime, sessionId: issued.sessionId, ...(issued.nonce ? { nonce: issued.nonce } : {}) });
+  return { issued, user };
 }

@@ -3,6 +3,7 @@ import { NotFoundError } from '../../kernel/errors';
 import type { DiscoverySchema, UserInfoSchema } from './auth.responses';
 import { realmIssuer, verifyJwt } from './jwt';
 import { callerOfToken } from './caller';
+import { DEVICE_CODE_GRANT } from './device-grant';
 import { OAuthError } from './oauth-errors';
 import { isRefreshType, readRefreshToken } from './refresh-token';
 import { deleteSession, getSession } from '../../domain/sessions/session.repository';
@@ -30,7 +31,8 @@ export async function discovery(realm: string): Promise<z.input<DiscoverySchema>
     userinfo_endpoint: endpoint('userinfo'),
     revocation_endpoint: endpoint('revoke'),
     end_session_endpoint: endpoint('logout'),
-    grant_types_supported: ['authorization_code', 'password', 'refresh_token'],
+    device_authorization_endpoint: endpoint('auth/device'),
+    grant_types_supported: ['authorization_code', 'password', 'refresh_token', DEVICE_CODE_GRANT],
     response_types_supported: ['code'],
     response_modes_supported: ['query', 'fragment'],
     code_challenge_methods_supported: ['S256'],

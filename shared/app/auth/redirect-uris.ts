@@ -1,4 +1,5 @@
 import { config } from '../../kernel/config';
+import { realmIssuer } from './jwt';
 
 /** Longest redirect URI taken: well past any real one, far below what a page or a log should hold. */
 const MAX_REDIRECT_URI = 2000;
@@ -23,16 +24,21 @@ function boundedUrl(value: string): URL | undefined {
 
 const isLoopback = (url: URL) => url.protocol === 'http:' && LOOPBACK_HOSTS.includes(url.hostname);
 
+/** Where the realm's device verification page comes back from the authorization flow (`device-verification.ts`). */
+export const deviceCallbackUri = (realm: string) => `${realmIssuer(realm.toLowerCase())}/device/callback`;
+
 /**
  * Whether the authorization endpoint may send a person back to `uri`: a native application's loopback
  * address on any port and path (RFC 8252 §7.3: `http://127.0.0.1`, `http://[::1]`, `http://localhost`),
- * the API reference's redirect page, or one of the deployment's own addresses, exactly. Never one with a
+ * the API reference's redirect page, one of the deployment's own addresses, exactly, or (given the
+ * realm of the request) that realm's own device verification callback, exactly. Never one with a
  * fragment (RFC 6749 §3.1.2) or credentials.
  */
-export function isAllowedRedirect(uri: string): boolean {
+export function isAllowedRedirect(uri: string, realm?: string): boolean {
   const url = boundedUrl(uri);
   if (!url || url.hash || uri.includes('#') || url.username || url.password) return false;
   if (isLoopback(url)) return true;
+  if (realm !== undefined && uri === deviceCallbackUri(realm)) return true;
   return uri === referenceRedirectUri() || config().authRedirectUris.includes(uri);
 }
 

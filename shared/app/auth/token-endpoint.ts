@@ -1,6 +1,7 @@
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import { count } from '../../kernel/metrics';
 import { exchangeCode } from './code-exchange';
+import { DEVICE_CODE_GRANT, deviceCodeGrant } from './device-grant';
 import { OAuthError } from './oauth-errors';
 import { passwordGrant, refreshGrant, requireClient, requireParam, type TokenResponse } from './token.service';
 
@@ -13,9 +14,10 @@ const grants: Partial<Record<string, Grant>> = {
   password: passwordGrant,
   refresh_token: (realm, form, clientId) => refreshGrant(realm, form, clientId),
   authorization_code: (realm, form, clientId) => exchangeCode(realm, form, clientId),
+  [DEVICE_CODE_GRANT]: (realm, form, clientId) => deviceCodeGrant(realm, form, clientId),
 };
 
-/** Grants tokens on the realm's token endpoint (authorization_code, password and refresh_token grants). */
+/** Grants tokens on the realm's token endpoint (authorization_code, password, refresh_token and device_code grants). */
 export async function grantToken(
   realm: string,
   form: Map<string, string>,
@@ -38,6 +40,6 @@ export async function grantToken(
     'unsupported_grant_type',
     grantType === 'client_credentials'
       ? 'client_credentials is not accepted: management operations require a user token'
-      : 'Only the authorization_code, password and refresh_token grants are supported',
+      : `Only the authorization_code, password, refresh_token and ${DEVICE_CODE_GRANT} grants are supported`,
   );
 }

@@ -61,7 +61,7 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
   const clientId = single('client_id');
   if (!clientId || clientId !== config().userPoolClientId) return problem(400, 'unknown-client');
   const redirectUri = single('redirect_uri');
-  if (!redirectUri || !isAllowedRedirect(redirectUri)) return problem(400, 'bad-redirect');
+  if (!redirectUri || !isAllowedRedirect(redirectUri, request.realm)) return problem(400, 'bad-redirect');
 
   // From here every refusal goes back to the application, which knows what it asked for.
   const realm = canonicalRealm(request.realm);

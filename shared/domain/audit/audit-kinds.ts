@@ -34,5 +34,6 @@ export const auditActions = [
   'USER_IDENTITY_PROVIDER_UNLINKED',
   'USER_IDENTITY_PROVIDER_SIGNED_IN',
   'USER_IDENTITY_PROVIDER_REFUSED',
+  'USER_DEVICE_AUTHORIZED',
 ] as const;
 export type AuditAction = (typeof auditActions)[number];

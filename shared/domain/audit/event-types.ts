@@ -37,6 +37,7 @@ export const eventTypeOfAction = {
   USER_IDENTITY_PROVIDER_UNLINKED: 'user.identity-provider.unlinked',
   USER_IDENTITY_PROVIDER_SIGNED_IN: 'user.identity-provider.signed_in',
   USER_IDENTITY_PROVIDER_REFUSED: 'user.identity-provider.refused',
+  USER_DEVICE_AUTHORIZED: 'user.device_authorized',
 } as const satisfies Record<AuditAction, string>;
 
 export type ChangeEventType = (typeof eventTypeOfAction)[AuditAction];

@@ -70,6 +70,11 @@ const backToApplication =
   "Back to `redirect_uri` with `code`, `state` and `iss`, or with `error`, `error_description`, `state` and `iss` (RFC 6749 §4.1.2, RFC 9207); or on to the organization's identity provider";
 const errorPage = 'An error page, never a redirect: unknown `client_id`, a `redirect_uri` not allowed, or a sign-in that expired';
 
+/** The device verification page's answers (RFC 8628 §3.3): a page, never JSON. */
+const devicePage = (description: string) => ({ status: 200 as const, description, text: htmlPage, headers: ['Cache-Control' as const] });
+const deviceProblem = (status: 400 | 403 | 404, description: string) => ({ status, description, text: htmlPage, headers: ['Cache-Control' as const] });
+const deviceExpired = 'An error page: the sign-in or the device authorization expired, was already decided, or a field was repeated or too long';
+
 export const authApi = {
   authorize: realm({
     id: 'auth.authorize',
@@ -132,10 +137,66 @@ export const authApi = {
     example: { confirmation: '<confirmation of the page>', password: ada.password },
   }),
   token: realmForm('auth.token', '/protocol/openid-connect/token', () => authSchemas().tokenRequestSchema, {
-    summary: 'Obtain or renew tokens (authorization_code, password and refresh_token grants)',
+    summary: 'Obtain or renew tokens (authorization_code, password, refresh_token and device_code grants)',
     errors: oauthErrors,
     responses: [{ status: 200, description: 'Tokens', json: () => authResponses().tokenResponseSchema, headers: ['Cache-Control', 'Pragma'] }],
     example: { grant_type: 'password', client_id: clientId, ...ada, scope: 'openid' },
+  }),
+  deviceAuthorization: realmForm('auth.deviceAuthorization', '/protocol/openid-connect/auth/device', () => authSchemas().deviceAuthorizationRequestSchema, {
+    summary: 'Start the device authorization grant (RFC 8628): a device code and a user code',
+    description:
+      'For command-line tools on a machine without a browser. Show the person `user_code` and `verification_uri` (or `verification_uri_complete`), then poll the token endpoint with `grant_type=urn:ietf:params:oauth:grant-type:device_code` every `interval` seconds until it answers tokens or an error other than `authorization_pending` and `slow_down`.',
+    errors: oauthErrors,
+    responses: [{ status: 200, description: 'The codes', json: () => authResponses().deviceAuthorizationResponseSchema, headers: ['Cache-Control', 'Pragma'] }],
+    example: { client_id: clientId, scope: 'openid offline_access' },
+  }),
+  device: realm({
+    id: 'auth.device',
+    method: 'GET',
+    path: '/device',
+    access: 'public',
+    request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().deviceQuerySchema },
+    summary: 'The device verification page: the form for the code a device shows',
+    description: 'For people (HTML, no script; en, es, ja or pt by `kc_locale`, else `Accept-Language`). `user_code` fills the form; nothing happens until the person sends it.',
+    errors: { only: gatewayStatuses },
+    responses: [devicePage('The form'), deviceProblem(400, deviceExpired), deviceProblem(404, 'An error page: no organization has this realm')],
+  }),
+  deviceCode: realmForm('auth.deviceCode', '/device', () => authSchemas().deviceCodeFormSchema, {
+    summary: "The verification page's form: a right code goes on to sign in through the realm's authorization endpoint",
+    description:
+      'A right code answers a redirect to the authorization endpoint, with a cookie holding the sign-in\'s PKCE verifier for `/device/callback`. Wrong codes are limited per 10 minutes: 10 from one address, 100 for the organization (then 429 until the window ends).',
+    errors: { only: gatewayStatuses },
+    responses: [
+      devicePage('The form again, saying the code is not valid'),
+      { status: 303, description: "On to the realm's authorization endpoint to sign in", headers: ['Location', 'Set-Cookie', 'Cache-Control'] },
+      deviceProblem(400, deviceExpired),
+      deviceProblem(403, 'An error page: the form was posted from another site'),
+      deviceProblem(404, 'An error page: no organization has this realm'),
+      { status: 429, description: 'The form again: too many wrong codes in this window', text: htmlPage, headers: ['Retry-After', 'Cache-Control'] },
+    ],
+    example: { user_code: 'WDJB-MJHT', kc_locale: 'en' },
+  }),
+  deviceCallback: realm({
+    id: 'auth.deviceCallback',
+    method: 'GET',
+    path: '/device/callback',
+    access: 'public',
+    request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().deviceCallbackQuerySchema },
+    summary: "The verification page's return from the authorization endpoint: the consent step",
+    description: 'The code is redeemed here with the verifier of the browser\'s cookie (no session begins); the signed-in person sees which client asks, for what, and approves or denies.',
+    errors: { only: gatewayStatuses },
+    responses: [devicePage('The consent step'), deviceProblem(400, deviceExpired), deviceProblem(404, 'An error page: no organization has this realm')],
+  }),
+  deviceDecision: realmForm('auth.deviceDecision', '/device/decision', () => authSchemas().deviceDecisionFormSchema, {
+    summary: 'Approve or deny a device authorization (the consent step\'s form)',
+    errors: { only: gatewayStatuses },
+    responses: [
+      devicePage('Done: the device is signed in, or denied'),
+      deviceProblem(400, deviceExpired),
+      deviceProblem(403, "An error page: the form was posted from another site, without the step's token, or for a code this browser did not sign in for"),
+      deviceProblem(404, 'An error page: no organization has this realm'),
+    ],
+    example: { user_code: 'WDJB-MJHT', step: '<step of the page>', decision: 'approve' },
   }),
   certs: realmDocument('auth.certs', '/protocol/openid-connect/certs', "The realm's JSON Web Key Set", { description: 'The public keys that verify access tokens', json: () => authResponses().jwksSchema }),
   discovery: realmDocument('auth.discovery', '/.well-known/openid-configuration', "The realm's OpenID Connect discovery document", {

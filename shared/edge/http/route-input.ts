@@ -23,6 +23,8 @@ export type RouteInput<S extends RouteSchemas> = ValidInput<S> & {
   queryString: string;
   /** The address the request was sent to, without its query: what a `Link` header names the next page by. */
   url: string;
+  /** The client's address, as the gateway saw it (what a per-address limit counts by). */
+  sourceIp: string;
   requestId: string;
 };
 
@@ -111,6 +113,7 @@ export function requestFacts(event: HttpEvent, context: RequestContext) {
     rawQuery: event.queryStringParameters ?? {},
     queryString: event.rawQueryString ?? '',
     url: `${event.headers?.['x-forwarded-proto'] ?? 'https'}://${event.headers?.host ?? event.requestContext?.domainName}${event.rawPath}`,
+    sourceIp: event.requestContext?.http?.sourceIp ?? '',
     requestId: context.requestId,
   };
 }
