@@ -2,15 +2,18 @@ import type { OrgScope } from './org-scope';
 import { transactWrite } from '../../adapters/store/table';
 import { NotFoundError } from '../../kernel/errors';
 import { auditWrites } from '../audit/audit-event';
-import { offlineSessionDelete, offlineSessionsOf, type Session } from '../sessions/session.repository';
+import { offlineSessionDelete, offlineSessionsPage, type SessionPage } from '../sessions/session.repository';
 import { readUser } from './user-queries';
 
 /** An ADMIN's view of a user's offline sessions (the long-lived refresh tokens of `scope=offline_access`). */
 
-/** A user's live offline sessions, oldest first; a user who is not of the organization is a 404. */
-export async function listOfflineSessions(scope: OrgScope, userUuid: string): Promise<Session[]> {
+/**
+ * A page of a user's live offline sessions, oldest first, `limit` of them after the position `after`
+ * (a previous page's `next`); a user who is not of the organization is a 404.
+ */
+export async function listOfflineSessions(scope: OrgScope, userUuid: string, limit: number, after?: string): Promise<SessionPage> {
   const user = await readUser(scope, userUuid);
-  return offlineSessionsOf(user.uuid);
+  return offlineSessionsPage(user.uuid, limit, after);
 }
 
 /**
