@@ -1,7 +1,8 @@
 import { UnauthenticatedError } from '../../kernel/errors';
 import { keys, type ItemKey } from '../../adapters/store/keys';
 import { Prefetched } from '../../adapters/store/prefetched';
-import { getItemsByKey, keyId } from '../../adapters/store/table';
+import { getItem, getItemsByKey, keyId } from '../../adapters/store/table';
+import { domainStampKey, sessionOutlived, type DomainStamp } from '../../domain/sessions/credential-stamp';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { getUser } from '../../domain/users/user.repository';
 import { MALFORMED_TOKEN, verifyAccessToken, type AccessClaims } from './access-token';
@@ -31,7 +32,10 @@ const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 export const bearerToken = (authorization: string | undefined) => authorization?.trim().match(BEARER)?.[1];
 
 const sessionEnded = () =>
-  new UnauthenticatedError({ message: 'The session of this token has ended (signed out, revoked, or the user was deleted): sign in again for a new token', tokenRefused: true });
+  new UnauthenticatedError({
+    message: 'The session of this token has ended (signed out, revoked, the password changed, or the user was deleted): sign in again for a new token',
+    tokenRefused: true,
+  });
 
 /** The verified claims of a `Bearer` Authorization header: no read, so a bad token is refused before anything else. */
 export async function verifyBearer(authorization: string | undefined): Promise<Caller['claims']> {
@@ -55,7 +59,10 @@ export async function verifyBearer(authorization: string | undefined): Promise<C
  */
 export async function readCaller(claims: Caller['claims'], addressed: Addressed = {}): Promise<Authenticated> {
   const sessionKey = keys.sessionKey(claims.sid);
-  const userGuess = addressed.orgUuid ? [keys.userKey(addressed.orgUuid, claims.sub)] : [];
+  // The user and the stamp of its e-mail's domain (`credential-stamp.ts`) under the path's
+  // organization, guessed from the token, so that both come in the session's batch.
+  const stampGuess = addressed.orgUuid ? domainStampKey(addressed.orgUuid, claims.email) : undefined;
+  const userGuess = addressed.orgUuid ? [keys.userKey(addressed.orgUuid, claims.sub), ...(stampGuess ? [stampGuess] : [])] : [];
   // BatchGetItem refuses a key asked twice (a user reading itself names the caller's own item).
   const asked = [...new Map([sessionKey, ...userGuess, ...(addressed.prefetch ?? [])].map((key) => [keyId(key), key])).values()];
   const prefetched = new Prefetched(asked, await getItemsByKey(asked));
@@ -65,6 +72,11 @@ export async function readCaller(claims: Caller['claims'], addressed: Addressed 
   const { orgUuid } = session;
   const user = await prefetched.or(keys.userKey(orgUuid, claims.sub), () => getUser(orgUuid, claims.sub));
   if (user?.status !== 'ACTIVE') throw sessionEnded();
+  // A session begun before the last change of the user's credentials (or, begun with a password,
+  // before its domain's provider was enforced) is over, whatever a revocation missed.
+  const stampKey = session.signedInWith === 'provider' ? undefined : domainStampKey(orgUuid, user.email);
+  const domainStamp = stampKey && (await prefetched.or<DomainStamp>(stampKey, () => getItem<DomainStamp>(stampKey)));
+  if (sessionOutlived(session, user, domainStamp)) throw sessionEnded();
   return { caller: { claims, user }, prefetched };
 }
 

@@ -43,5 +43,15 @@ export async function exchangeCode(realm: string, form: Map<string, string>, cli
   if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) throw invalid('PKCE verification failed: code_verifier does not match the code_challenge');
   const user = await findActiveUser(issued.orgUuid, issued.userUuid);
   if (!user) throw invalid('User is no longer active');
-  return startSession(realm, { orgUuid: issued.orgUuid, user, clientId, scope: issued.scope, authTime: issued.authTime, sessionId: issued.sessionId, ...(issued.nonce ? { nonce: issued.nonce } : {}) });
+  return startSession(realm, {
+    orgUuid: issued.orgUuid,
+    user,
+    clientId,
+    scope: issued.scope,
+    authTime: issued.authTime,
+    sessionId: issued.sessionId,
+    startedAtMs: issued.startedAtMs ?? issued.authTime * 1000,
+    ...(issued.signedInWith ? { signedInWith: issued.signedInWith } : {}),
+    ...(issued.nonce ? { nonce: issued.nonce } : {}),
+  });
 }

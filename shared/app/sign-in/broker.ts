@@ -76,7 +76,7 @@ export async function finishBrokeredSignIn(realm: string, alias: string, querySt
     const user = await findUserByEmail(pending.orgUuid, claims.email);
     if (!user || user.status !== 'ACTIVE') throw new Denied('No active user of this organization has the e-mail the identity provider gave; ask an administrator to add it');
     if (user.identityProvider?.alias !== alias) await linkUserToProvider(pending.orgUuid, user.uuid, alias);
-    return await codeFor(pending, user);
+    return await codeFor(pending, user, undefined, { signedInWith: 'provider' });
   } catch (error) {
     if (!(error instanceof Denied)) throw error;
     logger.info('brokered sign-in denied', { alias, reason: error.message });
