@@ -122,21 +122,29 @@ export async function queryIndex<T>(gsi1pk: string, gsi1sk?: string): Promise<T[
 }
 
 /**
- * One Query of GSI1 under `gsi1pk` (sort keys starting with `prefix`, when given), in sort-key order:
- * at most `limit` items with their keys, and where the next Query starts (`start`: the last item's
- * full key, table's and index's), undefined once the partition is read.
+ * One Query of GSI1 under `gsi1pk` (sort keys starting with `prefix`, when given, and from the sort
+ * key `from` on, when given with it), in sort-key order: at most `limit` items with their keys, and
+ * where the next Query starts (`start`: the last item's full key, table's and index's), undefined once
+ * the range is read.
  */
 export async function queryIndexPage(
   gsi1pk: string,
-  options: { limit: number; prefix?: string; start?: Record<string, unknown>; attributes?: readonly string[] },
+  options: { limit: number; prefix?: string; from?: string; start?: Record<string, unknown>; attributes?: readonly string[] },
 ): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
-  const { limit, prefix, start, attributes } = options;
+  const { limit, prefix, from, start, attributes } = options;
+  const range =
+    prefix === undefined
+      ? { condition: 'GSI1PK = :pk', values: {} }
+      : from === undefined
+        ? { condition: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)', values: { ':prefix': prefix } }
+        : // Past every sort key of the prefix: what follows it in these keys sorts below U+FFFF.
+          { condition: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to', values: { ':from': from, ':to': `${prefix}\uffff` } };
   const page = await documentClient().send(
     new QueryCommand({
       TableName: table(),
       IndexName: GSI1,
-      KeyConditionExpression: prefix ? 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)' : 'GSI1PK = :pk',
-      ExpressionAttributeValues: prefix ? { ':pk': gsi1pk, ':prefix': prefix } : { ':pk': gsi1pk },
+      KeyConditionExpression: range.condition,
+      ExpressionAttributeValues: { ':pk': gsi1pk, ...range.values },
       Limit: limit,
       ...(attributes
         ? {
@@ -151,14 +159,19 @@ export async function queryIndexPage(
 }
 
 /**
- * Deletes the items of `itemKeys`, `parallel` DeleteItem calls at once. Unconditional: for items
- * whose end is already decided. (Not BatchWriteItem: no function is granted it, and a batch saves
- * round trips, not capacity.)
+ * Deletes the items of `itemKeys`, `parallel` DeleteItem calls at once, none begun after `until`
+ * (epoch milliseconds), when given; answers how many it deleted. Unconditional: for items whose end
+ * is already decided. (Not BatchWriteItem: no function is granted it, and a batch saves round trips,
+ * not capacity.)
  */
-export async function deleteItems(itemKeys: readonly ItemKey[], parallel = 16): Promise<void> {
-  await eachLimited(itemKeys, parallel, async (key) => {
+export async function deleteItems(itemKeys: readonly ItemKey[], options: { parallel?: number; until?: number } = {}): Promise<number> {
+  let deleted = 0;
+  await eachLimited(itemKeys, options.parallel ?? 16, async (key) => {
+    if (options.until !== undefined && Date.now() >= options.until) return;
     await documentClient().send(new DeleteCommand({ TableName: table(), Key: primary(key) }));
+    deleted++;
   });
+  return deleted;
 }
 
 /**

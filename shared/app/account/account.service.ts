@@ -8,6 +8,8 @@ import { ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { Language } from '../../adapters/mail/mail-terms';
 import { findActiveUser } from '../../domain/users/user.repository';
+import { sessionsView } from '../../domain/users/user-offline-sessions';
+import type { UserRecord } from '../../domain/users/user.entities';
 import { pageLanguage } from '../pages/page-language';
 import { renderAccountPage, type FieldError, type Notice, type OfflineToken, type PageAt, type View } from './account-page';
 import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
@@ -191,9 +193,10 @@ const offlineListing = (userUuid: string): PageBinding => ({ listing: 'auth.acco
  * for one that is not the page's own, expired or altered: the page shows the list from its start),
  * with the next page's token.
  */
-async function offlineTokensOf(userUuid: string, pageToken: string | undefined): Promise<{ tokens: OfflineToken[]; more?: string }> {
+async function offlineTokensOf(user: UserRecord, pageToken: string | undefined): Promise<{ tokens: OfflineToken[]; more?: string }> {
+  const userUuid = user.uuid;
   const start = pageToken === undefined ? undefined : await positionOf<string>(pageToken, offlineListing(userUuid)).catch(() => undefined);
-  const { sessions, next } = await offlineSessionsPage(userUuid, OFFLINE_TOKENS_SHOWN, start?.after);
+  const { sessions, next } = await offlineSessionsPage(userUuid, OFFLINE_TOKENS_SHOWN, start?.after, await sessionsView(user));
   const tokens = sessions.map((session) => {
     const createdAt = session.createdAt ?? session.authTime ?? session.expiresAt;
     return { id: session.sessionId, createdAt, lastUsedAt: session.lastUsedAt ?? createdAt };
@@ -214,8 +217,9 @@ async function currentView(context: PageContext, notice: Notice | undefined): Pr
 
 async function profileView(context: PageContext, account: AccountSession, error?: FieldError, notice?: Notice): Promise<View> {
   const { orgUuid, userUuid } = account.session;
-  const [user, offline] = await Promise.all([findActiveUser(orgUuid, userUuid), offlineTokensOf(userUuid, context.pageToken)]);
+  const user = await findActiveUser(orgUuid, userUuid);
   if (!user) return { kind: 'sign-in', realm: context.realm, notice: 'session-ended' };
+  const offline = await offlineTokensOf(user, context.pageToken);
   return {
     kind: 'profile',
     profile: { name: user.name, email: user.email, realm: context.realm, role: user.role },

@@ -144,7 +144,7 @@ export async function startSession(realm: string, signedIn: SignedIn): Promise<T
     createdAt: now(),
     ...(offline ? { offline: true as const } : {}),
   };
-  await createSession(session);
+  await createSession(session, signedIn.user);
   return respond(canonicalRealm(realm), session, signedIn.user, secret, signedIn.nonce);
 }
 

@@ -68,13 +68,14 @@ const indexKey = (session: Session) => keys.session(session.sessionId, session.u
 
 /**
  * Writes a new session, then keeps its user within `SESSIONS_PER_KIND` sessions of its kind
- * (`keepWithinCap`): the sign-in that goes past the cap ends the least recently used one.
+ * (`keepWithinCap`): the sign-in that goes past the cap ends the least recently used one. Give the
+ * user's `credentialsChangedAt`: sessions it ended are not counted (nor read).
  */
-export async function createSession(session: Session): Promise<void> {
+export async function createSession(session: Session, user: { credentialsChangedAt?: number } = {}): Promise<void> {
   const made: Session = { ...session, createdAt: session.createdAt ?? nowSeconds() };
   await putItem({ ...indexKey(made), type: 'SESSION', ttl: made.endsAt, ...made }, { ConditionExpression: 'attribute_not_exists(PK)' });
   try {
-    await keepWithinCap(made);
+    await keepWithinCap(made, user.credentialsChangedAt);
   } catch (error) {
     // The session is made: failing the sign-in now would only make the client sign in again. What is
     // left over past the cap, the next sign-in ends.
@@ -90,10 +91,11 @@ export async function createSession(session: Session): Promise<void> {
  * not see each other's sessions in the index: the user then holds a few more than the cap until the
  * next sign-in, never fewer than the cap because of it.
  */
-async function keepWithinCap(made: Session): Promise<void> {
+async function keepWithinCap(made: Session, notBeforeMs: number | undefined): Promise<void> {
   const kind = sessionKind(made);
   const { items, next } = await queryIndexPage(keys.sessionsOf(made.userUuid), {
     prefix: keys.refreshSessionsOfKind(kind),
+    ...(notBeforeMs === undefined ? {} : { from: keys.refreshSessionsMadeFrom(kind, Math.floor(notBeforeMs / 1000)) }),
     limit: SESSIONS_PER_KIND + TRIM_AT_MOST,
     attributes: ['sessionId', 'expiresAt'],
   });
@@ -106,7 +108,7 @@ async function keepWithinCap(made: Session): Promise<void> {
 
   const read = await getItems<Session>([...order.keys()].map(keys.sessionKey), { consistent: true });
   const live = read
-    .filter((session) => session.expiresAt > now && session.userUuid === made.userUuid && sessionKind(session) === kind)
+    .filter((session) => session.expiresAt > now && session.userUuid === made.userUuid && sessionKind(session) === kind && startsAfter(session, notBeforeMs))
     .sort((a, b) => lastUse(a) - lastUse(b) || order.get(a.sessionId)! - order.get(b.sessionId)!);
   // With more of the kind than were read (sessions from before the cap), the unread ones only add to
   // the count: ending the excess of what was read still leaves the cap's worth.
@@ -126,6 +128,9 @@ async function keepWithinCap(made: Session): Promise<void> {
 }
 
 const lastUse = (session: Session) => session.lastUsedAt ?? session.createdAt ?? 0;
+
+/** Whether a session began after a credential stamp (any session, when there is none). */
+const startsAfter = (session: Session, notBeforeMs: number | undefined) => notBeforeMs === undefined || sessionStartMs(session) > notBeforeMs;
 
 export async function getSession(sessionId: string, options?: { consistent?: boolean }): Promise<Session | undefined> {
   return getItem<Session>(keys.sessionKey(sessionId), options);
@@ -193,18 +198,28 @@ export const isSessionPosition = (after: unknown): after is string => typeof aft
 /**
  * A user's live offline sessions (those of `scope=offline_access`) in the order they were made, `limit`
  * of them after the position `after`: Queries of the user's offline sessions only, from that position.
+ * Give the user's `credentialsChangedAt` as `notBeforeMs`: the sessions it ended, which a revocation
+ * may have left in the index, are skipped without being read; `alive` drops others (a domain's stamp).
  */
-export async function offlineSessionsPage(userUuid: string, limit: number, after?: string): Promise<SessionPage> {
+export async function offlineSessionsPage(
+  userUuid: string,
+  limit: number,
+  after?: string,
+  view: { notBeforeMs?: number; alive?: (session: Session) => boolean } = {},
+): Promise<SessionPage> {
   const pk = keys.sessionsOf(userUuid);
   const now = nowSeconds();
+  const from = view.notBeforeMs === undefined ? undefined : keys.refreshSessionsMadeFrom('OFFLINE', Math.floor(view.notBeforeMs / 1000));
+  const resume = after !== undefined && isSessionPosition(after) && (from === undefined || after >= from) ? after : undefined;
   const found: { session: Session; position: string }[] = [];
-  let start: Record<string, unknown> | undefined =
-    after !== undefined && isSessionPosition(after) ? { ...keys.sessionKey(after.slice(after.lastIndexOf('#') + 1)), GSI1PK: pk, GSI1SK: after } : undefined;
+  let start: Record<string, unknown> | undefined = resume === undefined ? undefined : { ...keys.sessionKey(resume.slice(resume.lastIndexOf('#') + 1)), GSI1PK: pk, GSI1SK: resume };
   do {
-    const page = await queryIndexPage(pk, { prefix: OFFLINE_PREFIX, limit: limit + 1 - found.length, ...(start ? { start } : {}) });
+    const page = await queryIndexPage(pk, { prefix: OFFLINE_PREFIX, ...(from ? { from } : {}), limit: limit + 1 - found.length, ...(start ? { start } : {}) });
     for (const item of page.items) {
       const session = withoutKeys<Session>(item);
-      if (session.offline && session.expiresAt > now) found.push({ session, position: item.GSI1SK as string });
+      if (session.offline && session.expiresAt > now && startsAfter(session, view.notBeforeMs) && view.alive?.(session) !== false) {
+        found.push({ session, position: item.GSI1SK as string });
+      }
     }
     start = page.next;
   } while (start !== undefined && found.length <= limit);
@@ -232,21 +247,28 @@ export async function deleteOfflineSessionOf(userUuid: string, sessionId: string
 
 const REVOKE_PAGE = 200;
 
+/** How long one revocation of all of a user's sessions deletes for, at most. */
+const REVOKE_MILLISECONDS = 3000;
+
 /**
  * Ends every session the user's sessions index lists (refresh sessions of every kind, and anything
- * else kept there), page by page, at most `REVOKE_AT_MOST` items: bounded work, which completes
- * whatever the user holds because every caller stamps the user's credentials first, so a session the
- * index does not list yet, or one past the bound, no longer works anyway and its TTL removes it.
- * Returns how many items it deleted.
+ * else kept there), page by page, for at most `REVOKE_AT_MOST` items or `REVOKE_MILLISECONDS`:
+ * bounded work, which completes whatever the user holds because every caller stamps the user's
+ * credentials first, so a session the index does not list yet, or one past the bound, no longer
+ * works anyway; listings skip it unread and its TTL removes it. Returns how many items it deleted.
  */
 export async function revokeSessionsOf(userUuid: string): Promise<number> {
+  const until = Date.now() + REVOKE_MILLISECONDS;
   let deleted = 0;
   let start: Record<string, unknown> | undefined;
   do {
     const page = await queryIndexPage(keys.sessionsOf(userUuid), { limit: Math.min(REVOKE_PAGE, REVOKE_AT_MOST - deleted), attributes: ['PK', 'SK'], ...(start ? { start } : {}) });
-    await deleteItems(page.items.map((item) => ({ PK: item.PK as string, SK: item.SK as string })));
-    deleted += page.items.length;
+    deleted += await deleteItems(
+      page.items.map((item) => ({ PK: item.PK as string, SK: item.SK as string })),
+      { until },
+    );
     start = page.next;
-  } while (start !== undefined && deleted < REVOKE_AT_MOST);
+  } while (start !== undefined && deleted < REVOKE_AT_MOST && Date.now() < until);
+  if (start !== undefined) logger.info('sessions left to the credential stamp and their TTL', { deleted });
   return deleted;
 }

@@ -2,7 +2,9 @@ import type { OrgScope } from './org-scope';
 import { transactWrite } from '../../adapters/store/table';
 import { NotFoundError } from '../../kernel/errors';
 import { auditWrites } from '../audit/audit-event';
-import { offlineSessionDelete, offlineSessionsPage, type SessionPage } from '../sessions/session.repository';
+import { offlineSessionDelete, offlineSessionsPage, type Session, type SessionPage } from '../sessions/session.repository';
+import { readDomainStamp, sessionOutlived } from '../sessions/credential-stamp';
+import type { UserRecord } from './user.entities';
 import { readUser } from './user-queries';
 
 /** An ADMIN's view of a user's offline sessions (the long-lived refresh tokens of `scope=offline_access`). */
@@ -13,7 +15,16 @@ import { readUser } from './user-queries';
  */
 export async function listOfflineSessions(scope: OrgScope, userUuid: string, limit: number, after?: string): Promise<SessionPage> {
   const user = await readUser(scope, userUuid);
-  return offlineSessionsPage(user.uuid, limit, after);
+  return offlineSessionsPage(user.uuid, limit, after, await sessionsView(user));
+}
+
+/** What of a user's sessions still works: those its credential stamps (its own, its domain's) have not ended. */
+export async function sessionsView(user: UserRecord): Promise<{ notBeforeMs?: number; alive: (session: Session) => boolean }> {
+  const domainStamp = await readDomainStamp(user.orgUuid, user.email);
+  return {
+    ...(user.credentialsChangedAt === undefined ? {} : { notBeforeMs: user.credentialsChangedAt }),
+    alive: (session) => !sessionOutlived(session, user, domainStamp),
+  };
 }
 
 /**
