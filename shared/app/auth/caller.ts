@@ -70,12 +70,19 @@ export async function readCaller(claims: Caller['claims'], addressed: Addressed 
   const session = await prefetched.or(sessionKey, () => getSession(claims.sid));
   if (!session || session.endsAt <= Math.floor(Date.now() / 1000) || session.userUuid !== claims.sub) throw sessionEnded();
   const { orgUuid } = session;
-  const user = await prefetched.or(keys.userKey(orgUuid, claims.sub), () => getUser(orgUuid, claims.sub));
+  // Under the session's organization when the path named another (or none): user and stamp in one read.
+  const userKey = keys.userKey(orgUuid, claims.sub);
+  const byPassword = session.signedInWith !== 'provider';
+  const stampGuessed = byPassword ? domainStampKey(orgUuid, claims.email) : undefined;
+  const missing = [userKey, ...(stampGuessed ? [stampGuessed] : [])].filter((key) => !prefetched.has(key));
+  const reread = missing.length === 0 ? prefetched : new Prefetched(missing, await getItemsByKey(missing));
+  const read = <T>(key: ItemKey, fallback: () => Promise<T | undefined>) => (prefetched.has(key) ? prefetched : reread).or(key, fallback);
+  const user = await read(userKey, () => getUser(orgUuid, claims.sub));
   if (user?.status !== 'ACTIVE') throw sessionEnded();
   // A session begun before the last change of the user's credentials (or, begun with a password,
   // before its domain's provider was enforced) is over, whatever a revocation missed.
-  const stampKey = session.signedInWith === 'provider' ? undefined : domainStampKey(orgUuid, user.email);
-  const domainStamp = stampKey && (await prefetched.or<DomainStamp>(stampKey, () => getItem<DomainStamp>(stampKey)));
+  const stampKey = byPassword ? domainStampKey(orgUuid, user.email) : undefined;
+  const domainStamp = stampKey && (await read<DomainStamp>(stampKey, () => getItem<DomainStamp>(stampKey)));
   if (sessionOutlived(session, user, domainStamp)) throw sessionEnded();
   return { caller: { claims, user }, prefetched };
 }
