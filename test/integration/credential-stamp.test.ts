@@ -1,7 +1,7 @@
 import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import { getSession } from '../../shared/domain/sessions/session.repository';
-import { getUser } from '../../shared/domain/users/user.repository';
+import { getUser, saveUser, stampCredentials } from '../../shared/domain/users/user.repository';
 import { bearer, getCurrentUser, TEST_PASSWORD, type TokenBody } from '../support/auth-helpers';
 import { send, type ApiResponse } from '../support/http-client';
 import { requestToken, stack, unique, userArea } from '../support/stack';
@@ -134,6 +134,31 @@ describe('a password change races the sign-ins in flight', () => {
     expect((await setPassword(user, newPassword())).status).toBe(200);
 
     expect(await stillWorks(late)).toEqual({ refresh: 400, call: 401 });
+  });
+});
+
+describe('the stamp itself', () => {
+  test('a user write that read the user before a stamp keeps the stamp (a profile saved while the password changes)', async () => {
+    const user = await member(org, 'VIEWER');
+    const seen = (await getUser(org.orgUuid, user.uuid, { consistent: true }))!;
+    const stamp = await stampCredentials(org.orgUuid, user.uuid);
+
+    expect(await saveUser({ ...seen, name: 'Renamed meanwhile', updatedAt: new Date().toISOString() }, seen)).toBe(true);
+
+    expect(await getUser(org.orgUuid, user.uuid, { consistent: true })).toMatchObject({ name: 'Renamed meanwhile', credentialsChangedAt: stamp });
+  });
+
+  test('never moves back, and is not shown in the API', async () => {
+    const user = await member(org, 'VIEWER');
+    const later = await stampCredentials(org.orgUuid, user.uuid);
+    await updateItem({ Key: keys.userKey(org.orgUuid, user.uuid), UpdateExpression: 'SET credentialsChangedAt = :later', ExpressionAttributeValues: { ':later': later + 60_000 } });
+
+    await stampCredentials(org.orgUuid, user.uuid);
+
+    expect((await getUser(org.orgUuid, user.uuid, { consistent: true }))?.credentialsChangedAt).toBe(later + 60_000);
+    const shown = await org.users.get(user.uuid);
+    expect(shown.status).toBe(200);
+    expect(shown.text).not.toContain('credentialsChangedAt');
   });
 });
 
