@@ -51,10 +51,11 @@ export async function verifyBearer(authorization: string | undefined): Promise<C
 }
 
 /**
- * Loads a verified token's session and user, with the items the request addresses, in one
- * BatchGetItem. Session and user are read on every call, so an ended session (logout, revocation,
- * reuse detection) or a deleted user loses access at once. The session names the organization; the
- * user is read under the path's, and read again under the session's only when the two differ (a
+ * Loads a verified token's session and user, with the stamp of the user's e-mail domain and the items
+ * the request addresses, in one BatchGetItem. Session and user are read on every call, so an ended
+ * session (logout, revocation, reuse detection, a credential stamp newer than its sign-in) or a
+ * deleted user loses access at once. The session names the organization; the user and its domain's
+ * stamp are read under the path's, and read again under the session's only when the two differ (a
  * request for another organization's path, which authorization then answers 404).
  */
 export async function readCaller(claims: Caller['claims'], addressed: Addressed = {}): Promise<Authenticated> {
