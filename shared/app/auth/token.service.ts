@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../../kernel/config';
 import type { IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { findActiveUser } from '../../domain/users/user.repository';
+import { getUser } from '../../domain/users/user.repository';
 import { asksOffline, grantedScope, issueAccessToken, issueIdToken, randomId } from './access-token';
 import { OAuthError } from './oauth-errors';
 import { canonicalRealm, organizationOfRealm } from './realm';
@@ -173,7 +173,9 @@ export async function refreshGrant(realm: string, form: Map<string, string>, cli
     }
     throw invalid();
   }
-  const user = await findActiveUser(session.orgUuid, session.userUuid);
+  // Strongly consistent: a refresh right after a password change must see its stamp.
+  const found = await getUser(session.orgUuid, session.userUuid, { consistent: true });
+  const user = found?.status === 'ACTIVE' ? found : undefined;
   if (!user || (await sessionOutlivedNow(session, user))) {
     await deleteSession(session.sessionId);
     throw new OAuthError('invalid_grant', 'Session not active: sign in again');

@@ -50,7 +50,7 @@ export function domainStampKey(orgUuid: string, email: unknown): ItemKey | undef
 /** The stamp of a user's e-mail domain, if its password sign-ins were ever ended. */
 export async function readDomainStamp(orgUuid: string, email: string): Promise<DomainStamp | undefined> {
   const key = domainStampKey(orgUuid, email);
-  return key === undefined ? undefined : getItem<DomainStamp>(key);
+  return key === undefined ? undefined : getItem<DomainStamp>(key, { consistent: true });
 }
 
 /** The writes that end, as of `atMs`, the password sessions of the users of `domains` (for the transaction that enforces their provider). */
