@@ -63,6 +63,7 @@ function accountRequest(input: RealmInput): AccountRequest {
     locale: rawQuery.kc_locale,
     acceptLanguage: headers['accept-language'],
     status: rawQuery.status,
+    pageToken: rawQuery.pageToken,
     ...(isForm ? { form: new URLSearchParams(rawBody ?? '') } : {}),
   };
 }

@@ -99,7 +99,13 @@ export const handlers = routes(
     handle: async ({ path, scope }) => noContentAfter(clearSignInLock(scope, path.userId)),
   }),
   tokenOperation(usersApi.offlineSessions, {
-    handle: async ({ path, scope }) => ok((await listOfflineSessions(scope, path.userId)).map(toOfflineSessionResponse)),
+    handle: async (input) => {
+      const { path, query, scope } = input;
+      // A bare array, as before: the next page's token comes in the `Link` header alone.
+      const cursor = await cursorOf<string>(usersApi.offlineSessions.id, `${scope.orgUuid}/${path.userId}`, input);
+      const { sessions, next } = await listOfflineSessions(scope, path.userId, query.limit, cursor.start?.after);
+      return ok(sessions.map(toOfflineSessionResponse), await cursor.headers(next === undefined ? undefined : { number: 0, after: next }));
+    },
   }),
   tokenOperation(usersApi.revokeOfflineSession, {
     handle: async ({ path, scope }) => noContentAfter(revokeOfflineSession(scope, path.userId, path.sessionId)),

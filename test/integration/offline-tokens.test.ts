@@ -1,3 +1,6 @@
+import { keys } from '../../shared/adapters/store/keys';
+import { updateItem } from '../../shared/adapters/store/table';
+import { signJwt } from '../../shared/app/auth/jwt';
 import { getSession } from '../../shared/domain/sessions/session.repository';
 import { bearer, decodeJwt, getCurrentUser, markDeleted, TEST_PASSWORD, type TokenBody } from '../support/auth-helpers';
 import { expectError } from '../support/error-body';
@@ -7,8 +10,9 @@ import { deleteViaApi, freshOrganization, member, refresh, type Member, type Tes
 
 /**
  * Offline tokens (Keycloak's): a password grant with `scope=offline_access` begins a session with no
- * fixed end, whose refresh tokens (`typ` "Offline") rotate on each use and slide its idle expiry; an
- * ADMIN lists and revokes a user's offline sessions.
+ * fixed end, whose offline token (`typ` "Offline", no `exp`) does not rotate, so that automation can
+ * keep one, and whose every use slides its idle expiry; an ADMIN lists (by page) and revokes a user's
+ * offline sessions.
  */
 
 let org: TestOrg;
@@ -61,8 +65,10 @@ describe('the token endpoint', () => {
     expect(tokens.id_token).toEqual(expect.any(String));
     const { payload } = decodeJwt(tokens.refresh_token);
     expect(payload).toMatchObject({ typ: 'Offline', sid: tokens.session_state, sub: user.uuid, scope: 'openid profile email offline_access' });
-    // No fixed end: the token lasts as long as the session may stay unused (30 days by default).
-    expect(payload.exp).toBeGreaterThanOrEqual(now() + THIRTY_DAYS - 60);
+    // No fixed end, as Keycloak's offline tokens: the session's idle expiry alone ends it, so a token
+    // kept and used every few days never dies at its issue time plus 30 days.
+    expect(payload).not.toHaveProperty('exp');
+    expect((await getSession(tokens.session_state))!.expiresAt).toBeGreaterThanOrEqual(now() + THIRTY_DAYS - 60);
     expect(decodeJwt(tokens.access_token).payload.exp).toBeLessThanOrEqual(now() + 3600);
   });
 
@@ -77,28 +83,60 @@ describe('the token endpoint', () => {
     expect(decodeJwt(tokens.refresh_token).payload.typ).toBe('Refresh');
   });
 
-  test('each refresh rotates the offline token and answers a working access token; the one it replaced used again ends the session', async () => {
+  test('an offline token does not rotate: each use answers a fresh access token, and the token used and the one answered both keep working', async () => {
     const user = await member(org, 'VIEWER');
-    const first = await offlineToken(user);
+    const kept = await offlineToken(user);
+
+    const first = await refreshed(kept.refresh_token);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ refresh_expires_in: 0, session_state: kept.session_state, scope: 'openid profile email offline_access' });
+    expect(decodeJwt(first.body.refresh_token).payload).toMatchObject({ typ: 'Offline', sid: kept.session_state, jti: decodeJwt(kept.refresh_token).payload.jti });
+    expect(decodeJwt(first.body.refresh_token).payload).not.toHaveProperty('exp');
+    // It is still the user's token: a management operation answers as the user.
+    const me = await getCurrentUser(org.orgUuid, bearer(first.body.access_token));
+    expect(me.status).toBe(200);
+    expect(me.body).toMatchObject({ uuid: user.uuid });
+    expect(first.body.access_token).not.toBe(kept.access_token);
+
+    // A CI job that stored the first token uses it on every run; one that stored an answered one too,
+    // at once or one after the other: every use answers.
+    const uses = await Promise.all([refreshed(kept.refresh_token), refreshed(first.body.refresh_token), refreshed(kept.refresh_token)]);
+    expect(uses.map((use) => use.status)).toEqual([200, 200, 200]);
+    for (let run = 0; run < 3; run++) expect((await refreshed(kept.refresh_token)).status).toBe(200);
+    expect((await refreshed(first.body.refresh_token)).status).toBe(200);
+    expect(await getSession(kept.session_state, { consistent: true })).toMatchObject({ offline: true, lastUsedAt: expect.any(Number) });
+  });
+
+  test('an offline token whose session went unused for the idle time is refused, however it was kept', async () => {
+    const user = await member(org, 'VIEWER');
+    const kept = await offlineToken(user);
+    // The session's idle expiry passed (as 30 days unused would leave it), before its TTL removed it.
+    await updateItem({ Key: keys.sessionKey(kept.session_state), UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': now() - 1 } });
+
+    expect(await refreshed(kept.refresh_token)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  test('an ordinary refresh token still rotates: the one it replaced used again ends the session', async () => {
+    const user = await member(org, 'VIEWER');
+    const first = (await (await passwordGrant(org.realm, user.email, 'openid')).json()) as TokenBody;
 
     const second = await refreshed(first.refresh_token);
     expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ refresh_expires_in: 0, session_state: first.session_state, scope: 'openid profile email offline_access' });
     expect(second.body.refresh_token).not.toBe(first.refresh_token);
-    expect(decodeJwt(second.body.refresh_token).payload.typ).toBe('Offline');
-    // It is still the user's token: a management operation answers as the user.
-    const me = await getCurrentUser(org.orgUuid, bearer(second.body.access_token));
-    expect(me.status).toBe(200);
-    expect(me.body).toMatchObject({ uuid: user.uuid });
-
-    const third = await refreshed(second.body.refresh_token);
-    expect(third.status).toBe(200);
-
-    // Older tokens are refused; the one the last rotation replaced means a copy is in other hands.
     expect(await refreshed(first.refresh_token)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    expect(await refreshed(second.body.refresh_token)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     // That reuse ended the session: even the newest token is refused now.
-    expect(await refreshed(third.body.refresh_token)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await refreshed(second.body.refresh_token)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  test('a refresh token of the ordinary kind without an expiry is refused', async () => {
+    const user = await member(org, 'VIEWER');
+    const online = (await (await passwordGrant(org.realm, user.email, 'openid')).json()) as TokenBody;
+    const { payload } = decodeJwt(online.refresh_token);
+    const { exp: _exp, ...unbounded } = payload;
+    // Signed with the realm's own key, as only this service could: still refused, only offline tokens go without `exp`.
+    const forged = await signJwt(unbounded);
+
+    expect(await refreshed(forged)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
   test('a refresh slides the idle expiry and records the use', async () => {

@@ -58,7 +58,9 @@ async function invoke(handler: Handler, event: APIGatewayProxyEventV2): Promise<
 }
 
 const commands = (calls: Call[]) => calls.map((call) => call.command);
-const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string; sub: string };
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sid: string; sub: string; email: string };
+/** The credential stamp of the token's e-mail domain under an organization, which every caller's batch asks for too. */
+const domainStampOf = (orgUuid: string, token: string) => `ORG#${orgUuid} CREDSTAMP#${claimsOf(token).email.split('@')[1]!.toLowerCase()}`;
 const sessionOf = (token: string) => claimsOf(token).sid;
 
 let bot: FreshBot;
@@ -91,6 +93,7 @@ describe('an authenticated read reads the caller and what it addresses in one Ba
       [
         `SESSION#${sessionOf(admin.accessToken)} SESSION`,
         `ORG#${bot.orgUuid} USER#${admin.sub}`,
+        domainStampOf(bot.orgUuid, admin.accessToken),
         `ORG#${bot.orgUuid} ENV#${bot.envUuid}`,
         `ORG#${bot.orgUuid} ENV#${bot.envUuid}#BOT#${bot.botUuid}`,
         `BOT#${bot.botUuid} AGENT#${agentUuid}`,
@@ -133,10 +136,10 @@ describe('an authenticated read reads the caller and what it addresses in one Ba
     expect(status).toBe(200);
     expect(body).toMatchObject({ uuid: other.user.uuid, email: other.email });
     expect(commands(calls)).toEqual(['BatchGetItem']);
-    expect(calls[0]!.keys).toHaveLength(3);
+    expect(calls[0]!.keys).toHaveLength(4);
   });
 
-  test('GET oneself: one batch of two keys (the caller’s user is not asked twice)', async () => {
+  test('GET oneself: one batch of three keys, session, user and its domain’s stamp (the caller’s user is not asked twice)', async () => {
     const me = await createTestUser();
     const token = (await passwordToken(me)).access_token;
 
@@ -144,8 +147,8 @@ describe('an authenticated read reads the caller and what it addresses in one Ba
 
     expect(status).toBe(200);
     expect(body).toMatchObject({ uuid: me.user.uuid });
-    expect(calls).toEqual([{ command: 'BatchGetItem', keys: expect.arrayContaining([`ORG#${me.orgUuid} USER#${me.user.uuid}`]) }]);
-    expect(calls[0]!.keys).toHaveLength(2);
+    expect(calls).toEqual([{ command: 'BatchGetItem', keys: expect.arrayContaining([`ORG#${me.orgUuid} USER#${me.user.uuid}`, domainStampOf(me.orgUuid, token)]) }]);
+    expect(calls[0]!.keys).toHaveLength(3);
   });
 
   test('GET an unknown user is a 404 after the one batch', async () => {
@@ -222,15 +225,15 @@ describe('the checks stay as they were', () => {
     expect(commands(agents.calls)).toEqual(['BatchGetItem']);
   });
 
-  test('another organization’s path is a 404, as before (its user is read again under the session’s organization)', async () => {
+  test('another organization’s path is a 404, as before (its user and domain stamp are read again under the session’s organization)', async () => {
     const globex = seededBot(1, 0, 0);
 
     const { status, body, calls } = await invoke(agentsHandler, sampleEvent('agents.get', { ...botValues(globex, admin.accessToken), AGENT_UUID: agentUuid }));
 
     expect(status).toBe(404);
     expect(body).toMatchObject({ errorCode: 'NOT_FOUND', message: 'The organization was not found' });
-    expect(commands(calls)).toEqual(['BatchGetItem', 'GetItem']);
-    expect(calls[1]!.keys).toEqual([`ORG#${admin.orgUuid} USER#${admin.sub}`]);
+    expect(commands(calls)).toEqual(['BatchGetItem', 'BatchGetItem']);
+    expect(calls[1]!.keys).toEqual([`ORG#${admin.orgUuid} USER#${admin.sub}`, domainStampOf(admin.orgUuid, admin.accessToken)]);
   });
 
   test('a bad token is a 401 before any read and before validation', async () => {
@@ -261,6 +264,6 @@ describe('the checks stay as they were', () => {
 
     expect(status).toBe(422);
     expect(calls).toEqual([{ command: 'BatchGetItem', keys: expect.any(Array) }]);
-    expect(calls[0]!.keys).toHaveLength(2);
+    expect(calls[0]!.keys).toHaveLength(3);
   });
 });

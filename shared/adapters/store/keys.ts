@@ -15,6 +15,9 @@ export interface IndexedKey extends ItemKey {
 
 export const GSI1 = 'GSI1';
 
+/** A refresh session's kind: each user holds a capped number of each. */
+export type RefreshSessionKind = 'OFFLINE' | 'ONLINE';
+
 const org = (orgUuid: string) => `ORG#${orgUuid}`;
 
 export const keys = {
@@ -225,16 +228,31 @@ export const keys = {
   /** The key that seals the client secrets of organizations' OpenID providers (shared/domain/identity-providers/client-secret.ts). */
   identityProviderSealKey: (): ItemKey => ({ PK: 'IDPSEALKEY', SK: 'IDPSEALKEY' }),
 
-  /** A refresh session; GSI1 lists a user's sessions so they can be revoked together. */
-  session: (sessionId: string, userUuid: string): IndexedKey => ({
+  /**
+   * A refresh session. GSI1 lists a user's sessions so they can be revoked together; a refresh
+   * session's sort key there is its kind, then the second it was made, then its id, so one kind's
+   * sessions are listed, oldest first, and counted against their cap without reading any other item,
+   * and those made before a credential stamp (ended by it) are skipped without being read.
+   */
+  session: (sessionId: string, userUuid: string, kind: RefreshSessionKind, createdAt: number): IndexedKey => ({
     PK: `SESSION#${sessionId}`,
     SK: 'SESSION',
     GSI1PK: keys.sessionsOf(userUuid),
-    GSI1SK: sessionId,
+    GSI1SK: `${keys.refreshSessionsMadeFrom(kind, createdAt)}#${sessionId}`,
   }),
   sessionKey: (sessionId: string): ItemKey => ({ PK: `SESSION#${sessionId}`, SK: 'SESSION' }),
-  /** The GSI1 partition of a user's sessions. */
+  /** The GSI1 partition of a user's sessions (every kind: whatever ends them all reads it whole). */
   sessionsOf: (userUuid: string): string => `USER#${userUuid}#SESSIONS`,
+  /** The prefix of one kind's refresh sessions in the user's GSI1 partition. */
+  refreshSessionsOfKind: (kind: RefreshSessionKind): string => `REFRESH#${kind}#`,
+  /** Where one kind's refresh sessions made from the second `createdAt` (epoch seconds) on begin in that partition. */
+  refreshSessionsMadeFrom: (kind: RefreshSessionKind, createdAt: number): string => `${keys.refreshSessionsOfKind(kind)}${String(Math.max(0, createdAt)).padStart(12, '0')}`,
+  /**
+   * The stamp of an e-mail domain whose password sign-ins ended (its provider's `enforce` turned on):
+   * a session begun with a password by a user of the domain before it no longer works. Never deleted,
+   * so removing the provider or the domain later revives nothing.
+   */
+  domainCredentialStamp: (orgUuid: string, domain: string): ItemKey => ({ PK: org(orgUuid), SK: `CREDSTAMP#${domain.toLowerCase()}` }),
 
   /** An authorization request waiting for its person to sign in (the sign-in page's form names it). */
   authorizationRequest: (requestId: string): ItemKey => ({ PK: `AUTHREQUEST#${requestId}`, SK: 'AUTHREQUEST' }),

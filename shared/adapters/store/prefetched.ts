@@ -19,6 +19,11 @@ export class Prefetched {
     this.asked = new Set(asked.map(keyId));
   }
 
+  /** Whether the batch asked for `key` (then `or` answers without a read). */
+  has(key: ItemKey): boolean {
+    return this.asked.has(keyId(key));
+  }
+
   /** The item under `key` as the batch found it (undefined: it does not exist), or `read()`'s when the batch did not ask for it. */
   async or<T>(key: ItemKey, read: () => Promise<T | undefined>): Promise<T | undefined> {
     const id = keyId(key);

@@ -16,7 +16,7 @@ import {
 import { documentClient } from '../clients/dynamodb';
 import { config } from '../../kernel/config';
 import { GSI1, withoutKeys, type ItemKey } from './keys';
-import { sleep } from '../../kernel/retry';
+import { eachLimited, sleep } from '../../kernel/retry';
 
 /** Thin helpers over the one table; conditional failures come back as `false`, never as SDK errors. */
 const table = () => config().tableName;
@@ -77,9 +77,9 @@ export async function queryPrefix<T>(pk: string, skPrefix: string, attributes?: 
 
 const BATCH_GET_LIMIT = 100;
 
-/** The items that exist among `itemKeys` (any order). */
-export async function getItems<T>(itemKeys: ItemKey[]): Promise<T[]> {
-  return (await batchGet(itemKeys)).map((item) => withoutKeys<T>(item));
+/** The items that exist among `itemKeys` (any order); `consistent` reads them strongly consistent. */
+export async function getItems<T>(itemKeys: ItemKey[], options?: { consistent?: boolean }): Promise<T[]> {
+  return (await batchGet(itemKeys, options?.consistent)).map((item) => withoutKeys<T>(item));
 }
 
 /** One string per key, to look items up in what `getItemsByKey` returns. */
@@ -92,7 +92,7 @@ export async function getItemsByKey<T>(itemKeys: ItemKey[]): Promise<Map<string,
 }
 
 /** BatchGetItem in batches of 100, asking again for what DynamoDB leaves unprocessed. */
-async function batchGet(itemKeys: ItemKey[]): Promise<Record<string, unknown>[]> {
+async function batchGet(itemKeys: ItemKey[], consistent = false): Promise<Record<string, unknown>[]> {
   const found: Record<string, unknown>[] = [];
   if (itemKeys.length === 0) return found;
   for (let start = 0; start < itemKeys.length; start += BATCH_GET_LIMIT) {
@@ -102,7 +102,7 @@ async function batchGet(itemKeys: ItemKey[]): Promise<Record<string, unknown>[]>
       // Later retries back off.
       if (attempt > 1) await sleep(2 ** attempt * 25);
       const { Responses, UnprocessedKeys } = await documentClient().send(
-        new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending.map(primary) } } }),
+        new BatchGetCommand({ RequestItems: { [table()]: { Keys: pending.map(primary), ...(consistent ? { ConsistentRead: true } : {}) } } }),
       );
       found.push(...(Responses?.[table()] ?? []));
       pending = (UnprocessedKeys?.[table()]?.Keys ?? []) as ItemKey[];
@@ -119,6 +119,59 @@ export async function queryIndex<T>(gsi1pk: string, gsi1sk?: string): Promise<T[
     KeyConditionExpression: gsi1sk ? 'GSI1PK = :pk AND GSI1SK = :sk' : 'GSI1PK = :pk',
     ExpressionAttributeValues: gsi1sk ? { ':pk': gsi1pk, ':sk': gsi1sk } : { ':pk': gsi1pk },
   });
+}
+
+/**
+ * One Query of GSI1 under `gsi1pk` (sort keys starting with `prefix`, when given, and from the sort
+ * key `from` on, when given with it), in sort-key order: at most `limit` items with their keys, and
+ * where the next Query starts (`start`: the last item's full key, table's and index's), undefined once
+ * the range is read.
+ */
+export async function queryIndexPage(
+  gsi1pk: string,
+  options: { limit: number; prefix?: string; from?: string; start?: Record<string, unknown>; attributes?: readonly string[] },
+): Promise<{ items: Record<string, unknown>[]; next?: Record<string, unknown> }> {
+  const { limit, prefix, from, start, attributes } = options;
+  const range =
+    prefix === undefined
+      ? { condition: 'GSI1PK = :pk', values: {} }
+      : from === undefined
+        ? { condition: 'GSI1PK = :pk AND begins_with(GSI1SK, :prefix)', values: { ':prefix': prefix } }
+        : // Past every sort key of the prefix: what follows it in these keys sorts below U+FFFF.
+          { condition: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :to', values: { ':from': from, ':to': `${prefix}\uffff` } };
+  const page = await documentClient().send(
+    new QueryCommand({
+      TableName: table(),
+      IndexName: GSI1,
+      KeyConditionExpression: range.condition,
+      ExpressionAttributeValues: { ':pk': gsi1pk, ...range.values },
+      Limit: limit,
+      ...(attributes
+        ? {
+            ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+            ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
+          }
+        : {}),
+      ...(start ? { ExclusiveStartKey: start } : {}),
+    }),
+  );
+  return { items: page.Items ?? [], ...(page.LastEvaluatedKey ? { next: page.LastEvaluatedKey } : {}) };
+}
+
+/**
+ * Deletes the items of `itemKeys`, `parallel` DeleteItem calls at once, none begun after `until`
+ * (epoch milliseconds), when given; answers how many it deleted. Unconditional: for items whose end
+ * is already decided. (Not BatchWriteItem: no function is granted it, and a batch saves round trips,
+ * not capacity.)
+ */
+export async function deleteItems(itemKeys: readonly ItemKey[], options: { parallel?: number; until?: number } = {}): Promise<number> {
+  let deleted = 0;
+  await eachLimited(itemKeys, options.parallel ?? 16, async (key) => {
+    if (options.until !== undefined && Date.now() >= options.until) return;
+    await documentClient().send(new DeleteCommand({ TableName: table(), Key: primary(key) }));
+    deleted++;
+  });
+  return deleted;
 }
 
 /**

@@ -31,7 +31,7 @@ export interface OfflineToken {
 export type View =
   | { kind: 'sign-in'; realm: string; email?: string; error?: FieldError; notice?: Notice }
   | { kind: 'set-password'; realm: string; email: string; csrf: string; error?: FieldError }
-  | { kind: 'profile'; profile: Profile; csrf: string; offlineTokens?: OfflineToken[]; error?: FieldError; notice?: Notice };
+  | { kind: 'profile'; profile: Profile; csrf: string; offlineTokens?: OfflineToken[]; moreOfflineTokens?: string; error?: FieldError; notice?: Notice };
 
 
 
@@ -105,7 +105,7 @@ ${credentialFields(copy, view.email, view.error)}
 <label for="password">${e(copy.currentPassword)}</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials')}>${newPasswordFields(copy, view.error)}
 <button type="submit">${e(copy.savePassword)}</button>
-</form>${offlineTokensSection(copy, language, action, view.csrf, view.offlineTokens ?? [])}${signOutForm(copy, action, view.csrf)}`;
+</form>${offlineTokensSection(copy, language, action, view.csrf, view.offlineTokens ?? [])}${moreOfflineTokensLink(copy, language, page, view.moreOfflineTokens)}${signOutForm(copy, action, view.csrf)}`;
       break;
     }
   }
@@ -163,6 +163,13 @@ function offlineTokensSection(copy: AccountCopy, language: Language, action: (fo
 <p>${e(copy.noOfflineTokens)}</p>` : `
 <ul>${items}
 </ul>`}`;
+}
+
+/** The link to the next offline tokens, when there are more than the page lists. */
+function moreOfflineTokensLink(copy: AccountCopy, language: Language, page: string, pageToken: string | undefined): string {
+  if (pageToken === undefined) return '';
+  return `
+<p><a href="${e(`${page}?kc_locale=${language}&pageToken=${encodeURIComponent(pageToken)}`)}">${e(copy.moreOfflineTokens)}</a></p>`;
 }
 
 function signOutForm(copy: AccountCopy, action: (form: string) => string, csrf: string): string {

@@ -1,6 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { randomId } from '../auth/access-token';
-import { createSession, deleteSession, getLiveSession, type Session } from '../../domain/sessions/session.repository';
+import { createSession, deleteSession, getLiveSession, type Session, type SignInMethod } from '../../domain/sessions/session.repository';
+import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
+import { getUser } from '../../domain/users/user.repository';
 import { config } from '../../kernel/config';
 
 /**
@@ -27,7 +29,12 @@ export interface AccountSession {
 const csrfOf = (secret: string) => sha256(`csrf:${secret}`).toString('base64url');
 
 /** Begins a page session; returns its token and how long the session lasts. */
-export async function beginAccountSession(orgUuid: string, userUuid: string, mustSetPassword: boolean): Promise<{ token: string; seconds: number }> {
+export async function beginAccountSession(
+  orgUuid: string,
+  userUuid: string,
+  mustSetPassword: boolean,
+  proof: { startedAtMs?: number; signedInWith?: SignInMethod } = {},
+): Promise<{ token: string; seconds: number }> {
   const secret = randomBytes(32).toString('base64url');
   const { sessionMaxSeconds, refreshTokenSeconds } = config();
   const lifetime = mustSetPassword ? SET_PASSWORD_SECONDS : Math.min(refreshTokenSeconds, sessionMaxSeconds);
@@ -37,6 +44,8 @@ export async function beginAccountSession(orgUuid: string, userUuid: string, mus
     orgUuid,
     clientId: ACCOUNT_CLIENT,
     authTime: now(),
+    startedAtMs: proof.startedAtMs ?? Date.now(),
+    signedInWith: proof.signedInWith ?? 'password',
     secretHash: sha256(secret).toString('hex'),
     expiresAt: now() + lifetime,
     endsAt: now() + lifetime,
@@ -55,6 +64,9 @@ export async function readAccountSession(token: string | undefined, orgUuid: str
   if (!session || session.clientId !== ACCOUNT_CLIENT || session.orgUuid !== orgUuid || session.expiresAt <= now()) return undefined;
   const presented = Buffer.from(sha256(secret).toString('hex'));
   if (!timingSafeEqual(presented, Buffer.from(session.secretHash))) return undefined;
+  // A session begun before the user's credentials last changed is over, whatever a revocation missed.
+  const user = await getUser(orgUuid, session.userUuid, { consistent: true });
+  if (user?.status !== 'ACTIVE' || (await sessionOutlivedNow(session, user))) return undefined;
   return { session, csrf: csrfOf(secret) };
 }
 

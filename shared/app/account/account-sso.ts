@@ -73,5 +73,5 @@ export async function finishAccountSso(
     expected.length === presented.length &&
     timingSafeEqual(expected, presented);
   if (!valid || !(await findActiveUser(orgUuid, issued.userUuid))) return undefined;
-  return beginAccountSession(orgUuid, issued.userUuid, false);
+  return beginAccountSession(orgUuid, issued.userUuid, false, { startedAtMs: issued.startedAtMs ?? issued.authTime * 1000, signedInWith: issued.signedInWith ?? 'provider' });
 }

@@ -1,14 +1,17 @@
 import { OAuthError } from '../auth/oauth-errors';
 import { organizationOfRealm } from '../auth/realm';
-import { deleteOfflineSessionOf, offlineSessionsOf } from '../../domain/sessions/session.repository';
+import { deleteOfflineSessionOf, offlineSessionsPage } from '../../domain/sessions/session.repository';
+import { pageTokenOf, positionOf, type PageBinding } from '../../adapters/store/page-token';
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
 import { newPasswordProblem, replacePassword } from '../auth/new-password';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { Language } from '../../adapters/mail/mail-terms';
 import { findActiveUser } from '../../domain/users/user.repository';
+import { sessionsView } from '../../domain/users/user-offline-sessions';
+import type { UserRecord } from '../../domain/users/user.entities';
 import { pageLanguage } from '../pages/page-language';
-import { renderAccountPage, type FieldError, type Notice, type PageAt, type View } from './account-page';
+import { renderAccountPage, type FieldError, type Notice, type OfflineToken, type PageAt, type View } from './account-page';
 import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
 import { finishAccountSso, startAccountSso } from './account-sso';
 import { beginAccountSession, csrfMatches, endAccountSession, readAccountSession, type AccountSession } from './account-session';
@@ -34,6 +37,8 @@ export interface AccountRequest {
   status?: string;
   /** The browser says the form was posted from another site (`Sec-Fetch-Site`, or an `Origin` not this host). */
   crossSite?: boolean;
+  /** `pageToken`: where the page's list of offline tokens starts (its "more" link), the first ones without it. */
+  pageToken?: string | undefined;
 }
 
 /** A page session begun (its token and lifetime), or `null`: the browser's session has ended. */
@@ -71,10 +76,12 @@ export async function signIn(request: AccountRequest, identityProvider: Identity
     return { kind: 'away', location, sso: { verifier, seconds } };
   }
   try {
+    // Before the check: a password change that lands while it runs ends the session it begins.
+    const startedAtMs = Date.now();
     const { orgUuid, user, temporary } = await checkPassword(context.realm, username, password, identityProvider);
     // A sign-in replaces the page session the browser had, if any.
     if (context.account) await endAccountSession(context.account);
-    const session = await beginAccountSession(orgUuid, user.uuid, temporary);
+    const session = await beginAccountSession(orgUuid, user.uuid, temporary, { startedAtMs, signedInWith: 'password' });
     return back(context, undefined, session);
   } catch (error) {
     if (!(error instanceof OAuthError && error.error === 'invalid_grant')) throw error;
@@ -123,7 +130,7 @@ export async function changePassword(
     }
   }
   // A new password ends every session of the user, this page's included; the page goes on in a new one.
-  const refused = await replacePassword(user.uuid, next, identityProvider);
+  const refused = await replacePassword(user, next, identityProvider);
   if (refused) return retry(refused);
   const session = await beginAccountSession(user.orgUuid, user.uuid, false);
   return back(context, 'password-saved', session);
@@ -158,6 +165,7 @@ interface PageContext {
   language: Language;
   account: AccountSession | undefined;
   form: URLSearchParams;
+  pageToken: string | undefined;
 }
 
 async function pageContext(request: AccountRequest): Promise<PageContext> {
@@ -171,7 +179,29 @@ async function pageContext(request: AccountRequest): Promise<PageContext> {
     language: pageLanguage(request.locale, request.acceptLanguage),
     account: await readAccountSession(request.sessionToken, orgUuid),
     form: request.form ?? new URLSearchParams(),
+    pageToken: request.pageToken,
   };
+}
+
+/** How many offline tokens the page lists at once: the rest are a "more" link away. */
+const OFFLINE_TOKENS_SHOWN = 20;
+
+const offlineListing = (userUuid: string): PageBinding => ({ listing: 'auth.account.offlineTokens', owner: userUuid, query: {} });
+
+/**
+ * A page of the user's offline tokens, from where the page token says (the first ones for none, or
+ * for one that is not the page's own, expired or altered: the page shows the list from its start),
+ * with the next page's token.
+ */
+async function offlineTokensOf(user: UserRecord, pageToken: string | undefined): Promise<{ tokens: OfflineToken[]; more?: string }> {
+  const userUuid = user.uuid;
+  const start = pageToken === undefined ? undefined : await positionOf<string>(pageToken, offlineListing(userUuid)).catch(() => undefined);
+  const { sessions, next } = await offlineSessionsPage(userUuid, OFFLINE_TOKENS_SHOWN, start?.after, await sessionsView(user));
+  const tokens = sessions.map((session) => {
+    const createdAt = session.createdAt ?? session.authTime ?? session.expiresAt;
+    return { id: session.sessionId, createdAt, lastUsedAt: session.lastUsedAt ?? createdAt };
+  });
+  return { tokens, ...(next === undefined ? {} : { more: await pageTokenOf(offlineListing(userUuid), { number: 0, after: next }) }) };
 }
 
 async function currentView(context: PageContext, notice: Notice | undefined): Promise<View> {
@@ -187,16 +217,15 @@ async function currentView(context: PageContext, notice: Notice | undefined): Pr
 
 async function profileView(context: PageContext, account: AccountSession, error?: FieldError, notice?: Notice): Promise<View> {
   const { orgUuid, userUuid } = account.session;
-  const [user, offline] = await Promise.all([findActiveUser(orgUuid, userUuid), offlineSessionsOf(userUuid)]);
+  const user = await findActiveUser(orgUuid, userUuid);
   if (!user) return { kind: 'sign-in', realm: context.realm, notice: 'session-ended' };
+  const offline = await offlineTokensOf(user, context.pageToken);
   return {
     kind: 'profile',
     profile: { name: user.name, email: user.email, realm: context.realm, role: user.role },
     csrf: account.csrf,
-    offlineTokens: offline.map((session) => {
-      const createdAt = session.createdAt ?? session.authTime ?? session.expiresAt;
-      return { id: session.sessionId, createdAt, lastUsedAt: session.lastUsedAt ?? createdAt };
-    }),
+    offlineTokens: offline.tokens,
+    ...(offline.more ? { moreOfflineTokens: offline.more } : {}),
     ...(error ? { error } : {}),
     ...(notice ? { notice } : {}),
   };

@@ -117,7 +117,8 @@ export async function verifyAccessToken(token: string): Promise<AccessClaims & {
       claims.typ !== 'Bearer' ||
       !hasAudience(claims.aud, config().userPoolClientId) ||
       typeof claims.sub !== 'string' ||
-      typeof claims.sid !== 'string'
+      typeof claims.sid !== 'string' ||
+      typeof claims.exp !== 'number'
     ) {
       throw new Error('Not an access token');
     }

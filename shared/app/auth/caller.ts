@@ -1,7 +1,8 @@
 import { UnauthenticatedError } from '../../kernel/errors';
 import { keys, type ItemKey } from '../../adapters/store/keys';
 import { Prefetched } from '../../adapters/store/prefetched';
-import { getItemsByKey, keyId } from '../../adapters/store/table';
+import { getItem, getItemsByKey, keyId } from '../../adapters/store/table';
+import { domainStampKey, sessionOutlived, type DomainStamp } from '../../domain/sessions/credential-stamp';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { getUser } from '../../domain/users/user.repository';
 import { MALFORMED_TOKEN, verifyAccessToken, type AccessClaims } from './access-token';
@@ -31,7 +32,10 @@ const BEARER = /^Bearer +([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i;
 export const bearerToken = (authorization: string | undefined) => authorization?.trim().match(BEARER)?.[1];
 
 const sessionEnded = () =>
-  new UnauthenticatedError({ message: 'The session of this token has ended (signed out, revoked, or the user was deleted): sign in again for a new token', tokenRefused: true });
+  new UnauthenticatedError({
+    message: 'The session of this token has ended (signed out, revoked, the password changed, or the user was deleted): sign in again for a new token',
+    tokenRefused: true,
+  });
 
 /** The verified claims of a `Bearer` Authorization header: no read, so a bad token is refused before anything else. */
 export async function verifyBearer(authorization: string | undefined): Promise<Caller['claims']> {
@@ -47,15 +51,19 @@ export async function verifyBearer(authorization: string | undefined): Promise<C
 }
 
 /**
- * Loads a verified token's session and user, with the items the request addresses, in one
- * BatchGetItem. Session and user are read on every call, so an ended session (logout, revocation,
- * reuse detection) or a deleted user loses access at once. The session names the organization; the
- * user is read under the path's, and read again under the session's only when the two differ (a
+ * Loads a verified token's session and user, with the stamp of the user's e-mail domain and the items
+ * the request addresses, in one BatchGetItem. Session and user are read on every call, so an ended
+ * session (logout, revocation, reuse detection, a credential stamp newer than its sign-in) or a
+ * deleted user loses access at once. The session names the organization; the user and its domain's
+ * stamp are read under the path's, and read again under the session's only when the two differ (a
  * request for another organization's path, which authorization then answers 404).
  */
 export async function readCaller(claims: Caller['claims'], addressed: Addressed = {}): Promise<Authenticated> {
   const sessionKey = keys.sessionKey(claims.sid);
-  const userGuess = addressed.orgUuid ? [keys.userKey(addressed.orgUuid, claims.sub)] : [];
+  // The user and the stamp of its e-mail's domain (`credential-stamp.ts`) under the path's
+  // organization, guessed from the token, so that both come in the session's batch.
+  const stampGuess = addressed.orgUuid ? domainStampKey(addressed.orgUuid, claims.email) : undefined;
+  const userGuess = addressed.orgUuid ? [keys.userKey(addressed.orgUuid, claims.sub), ...(stampGuess ? [stampGuess] : [])] : [];
   // BatchGetItem refuses a key asked twice (a user reading itself names the caller's own item).
   const asked = [...new Map([sessionKey, ...userGuess, ...(addressed.prefetch ?? [])].map((key) => [keyId(key), key])).values()];
   const prefetched = new Prefetched(asked, await getItemsByKey(asked));
@@ -63,8 +71,20 @@ export async function readCaller(claims: Caller['claims'], addressed: Addressed 
   const session = await prefetched.or(sessionKey, () => getSession(claims.sid));
   if (!session || session.endsAt <= Math.floor(Date.now() / 1000) || session.userUuid !== claims.sub) throw sessionEnded();
   const { orgUuid } = session;
-  const user = await prefetched.or(keys.userKey(orgUuid, claims.sub), () => getUser(orgUuid, claims.sub));
+  // Under the session's organization when the path named another (or none): user and stamp in one read.
+  const userKey = keys.userKey(orgUuid, claims.sub);
+  const byPassword = session.signedInWith !== 'provider';
+  const stampGuessed = byPassword ? domainStampKey(orgUuid, claims.email) : undefined;
+  const missing = [userKey, ...(stampGuessed ? [stampGuessed] : [])].filter((key) => !prefetched.has(key));
+  const reread = missing.length === 0 ? prefetched : new Prefetched(missing, await getItemsByKey(missing));
+  const read = <T>(key: ItemKey, fallback: () => Promise<T | undefined>) => (prefetched.has(key) ? prefetched : reread).or(key, fallback);
+  const user = await read(userKey, () => getUser(orgUuid, claims.sub));
   if (user?.status !== 'ACTIVE') throw sessionEnded();
+  // A session begun before the last change of the user's credentials (or, begun with a password,
+  // before its domain's provider was enforced) is over, whatever a revocation missed.
+  const stampKey = byPassword ? domainStampKey(orgUuid, user.email) : undefined;
+  const domainStamp = stampKey && (await read<DomainStamp>(stampKey, () => getItem<DomainStamp>(stampKey)));
+  if (sessionOutlived(session, user, domainStamp)) throw sessionEnded();
   return { caller: { claims, user }, prefetched };
 }
 

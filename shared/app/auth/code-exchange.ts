@@ -23,7 +23,17 @@ export async function exchangeCode(realm: string, form: Map<string, string>, cli
   const code = requireParam(form, 'code');
   const redirectUri = requireParam(form, 'redirect_uri');
   const { issued, user } = await redeemCode(realm, { code, redirectUri, verifier: form.get('code_verifier') }, clientId);
-  return startSession(realm, { orgUuid: issued.orgUuid, user, clientId, scope: issued.scope, authTime: issued.authTime, sessionId: issued.sessionId, ...(issued.nonce ? { nonce: issued.nonce } : {}) });
+  return startSession(realm, {
+    orgUuid: issued.orgUuid,
+    user,
+    clientId,
+    scope: issued.scope,
+    authTime: issued.authTime,
+    sessionId: issued.sessionId,
+    startedAtMs: issued.startedAtMs ?? issued.authTime * 1000,
+    ...(issued.signedInWith ? { signedInWith: issued.signedInWith } : {}),
+    ...(issued.nonce ? { nonce: issued.nonce } : {}),
+  });
 }
 
 /**

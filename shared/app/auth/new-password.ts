@@ -1,6 +1,8 @@
 import type { IdentityProvider } from '../../adapters/identity/identity-provider';
 import { passwordProblem } from '../../adapters/identity/password-policy';
 import { revokeSessionsOf } from '../../domain/sessions/session.repository';
+import type { UserRecord } from '../../domain/users/user.entities';
+import { stampCredentials } from '../../domain/users/user.repository';
 
 /** Why a new password is refused, in the words of the pages that ask for one. */
 export type NewPasswordProblem = 'password-mismatch' | 'password-weak' | 'password-reused';
@@ -23,16 +25,19 @@ export async function newPasswordProblem(
 }
 
 /**
- * Sets the user's password and ends every session of the user (its tokens stop at once); `password-weak`
- * when the pool's own policy (the CDK stack's) refuses it, so that the user can pick another.
+ * Sets the user's password, stamps its credentials and ends every session of the user (its tokens stop
+ * at once, and the stamp ends any a sign-in in flight begins with the old password); `password-weak`
+ * when the pool's own policy (the CDK stack's) refuses it, so that the user can pick another. A
+ * session begun once this returns is newer than the stamp.
  */
-export async function replacePassword(userUuid: string, next: string, identityProvider: IdentityProvider): Promise<'password-weak' | undefined> {
+export async function replacePassword(user: Pick<UserRecord, 'uuid' | 'orgUuid'>, next: string, identityProvider: IdentityProvider): Promise<'password-weak' | undefined> {
   try {
-    await identityProvider.setPassword(userUuid, next);
+    await identityProvider.setPassword(user.uuid, next);
   } catch (error) {
     if (error instanceof Error && error.name === 'InvalidPasswordException') return 'password-weak';
     throw error;
   }
-  await revokeSessionsOf(userUuid);
+  await stampCredentials(user.orgUuid, user.uuid);
+  await revokeSessionsOf(user.uuid);
   return undefined;
 }

@@ -3,12 +3,19 @@ import { realmIssuer, signJwt, verifyJwt, type SessionClaims } from './jwt';
 /**
  * A refresh token in Keycloak's shape (a JWT of `typ` "Refresh", `aud` the realm's issuer), so that
  * clients which decode it work; an offline session's is of `typ` "Offline", as Keycloak's offline
- * tokens are. Its `jti` is the session's current rotation secret: the session keeps only the secret's
- * hash, so the token is single-use and the session store stays the truth.
+ * tokens are. Its `jti` is the session's secret, of which the session keeps only the hash, so the
+ * session store stays the truth: a refresh token's secret rotates on each use (single use); an
+ * offline token's does not, so that automation can keep one.
+ *
+ * An offline token carries no `exp`, as Keycloak's do not: it lasts as long as its session, whose
+ * idle expiry each use starts again, so a token kept and used every few days never expires on its
+ * own, whenever it was issued.
  */
-export interface RefreshClaims extends SessionClaims {
+export interface RefreshClaims extends Omit<SessionClaims, 'exp'> {
   typ: RefreshTokenType;
   scope: string;
+  /** A refresh token's expiry; an offline token has none. */
+  exp?: number;
 }
 
 export type RefreshTokenType = 'Refresh' | 'Offline';
@@ -39,7 +46,7 @@ export async function issueRefreshToken(subject: {
     typ: subject.offline ? 'Offline' : 'Refresh',
     scope: subject.scope,
     iat: Math.floor(Date.now() / 1000),
-    exp: subject.expiresAt,
+    ...(subject.offline ? {} : { exp: subject.expiresAt }),
   };
   return signJwt(claims);
 }
@@ -57,6 +64,8 @@ export async function readRefreshToken(token: string, realm: string, clientId: s
     typeof claims.sid === 'string' &&
     typeof claims.sub === 'string' &&
     typeof claims.jti === 'string' &&
-    SECRET.test(claims.jti);
+    SECRET.test(claims.jti) &&
+    // Only an offline token goes without an expiry.
+    (claims.typ === 'Offline' || typeof claims.exp === 'number');
   return valid ? (claims as unknown as RefreshClaims) : undefined;
 }

@@ -2,13 +2,14 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../../kernel/config';
 import type { IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { findActiveUser } from '../../domain/users/user.repository';
+import { getUser } from '../../domain/users/user.repository';
 import { asksOffline, grantedScope, issueAccessToken, issueIdToken, randomId } from './access-token';
 import { OAuthError } from './oauth-errors';
 import { canonicalRealm, organizationOfRealm } from './realm';
 import { readRefreshToken, issueRefreshToken } from './refresh-token';
 import { checkPassword, notFullySetUp } from './sign-in';
-import { createSession, deleteSession, getSession, rotateSession, type Session } from '../../domain/sessions/session.repository';
+import { createSession, deleteSession, getSession, rotateSession, touchSession, type Session, type SignInMethod } from '../../domain/sessions/session.repository';
+import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
 
 /** The token response of a Keycloak-style endpoint (docs/api/auth.md#token-endpoint). */
 export type TokenResponse = {
@@ -88,10 +89,12 @@ export async function passwordGrant(
 ): Promise<TokenResponse> {
   const username = requireParam(form, 'username');
   const password = requireParam(form, 'password');
+  // Before the check: a password change that lands while it runs ends the session it begins.
+  const startedAtMs = Date.now();
   const { orgUuid, user, temporary } = await checkPassword(realm, username, password, identityProvider);
   if (temporary) throw notFullySetUp(realm);
 
-  return startSession(realm, { orgUuid, user, clientId, scope: form.get('scope') });
+  return startSession(realm, { orgUuid, user, clientId, scope: form.get('scope'), startedAtMs, signedInWith: 'password' });
 }
 
 /** What a sign-in proved, whichever way it was made (password, authorization code). */
@@ -107,12 +110,20 @@ export interface SignedIn {
   nonce?: string;
   /** The session's id, when the sign-in named it in advance (an authorization code does). */
   sessionId?: string;
+  /**
+   * Epoch milliseconds the sign-in began, taken before its credentials were checked: a credential
+   * stamp at or after it ends the session. Now when absent, for a sign-in whose check just ended.
+   */
+  startedAtMs?: number;
+  /** How the person proved who they are (a password when absent). */
+  signedInWith?: SignInMethod;
 }
 
 /**
  * Begins a refresh session for a sign-in and answers its first tokens. A scope with `offline_access`
  * begins an offline session: no absolute end, only an idle expiry (`offlineSessionIdleSeconds`) that
- * each refresh renews, and refresh tokens of `typ` "Offline".
+ * each use renews, and an offline token (`typ` "Offline") that does not rotate. The user keeps at
+ * most `SESSIONS_PER_KIND` sessions of each kind (`createSession`).
  */
 export async function startSession(realm: string, signedIn: SignedIn): Promise<TokenResponse> {
   const { refreshTokenSeconds, sessionMaxSeconds, offlineSessionIdleSeconds } = config();
@@ -125,16 +136,26 @@ export async function startSession(realm: string, signedIn: SignedIn): Promise<T
     clientId: signedIn.clientId,
     scope: grantedScope(signedIn.scope),
     authTime: signedIn.authTime ?? now(),
+    startedAtMs: signedIn.startedAtMs ?? Date.now(),
+    signedInWith: signedIn.signedInWith ?? 'password',
     secretHash: hashSecret(secret),
     expiresAt: now() + (offline ? offlineSessionIdleSeconds : Math.min(refreshTokenSeconds, sessionMaxSeconds)),
     endsAt: now() + (offline ? offlineSessionIdleSeconds : sessionMaxSeconds),
     createdAt: now(),
     ...(offline ? { offline: true as const } : {}),
   };
-  await createSession(session);
+  await createSession(session, signedIn.user);
   return respond(canonicalRealm(realm), session, signedIn.user, secret, signedIn.nonce);
 }
 
+/**
+ * `grant_type=refresh_token`. A refresh token rotates: the answer carries a new one and the one used
+ * stops working; presenting the one a rotation replaced ends the session (reuse detection). An offline
+ * token does not rotate (Keycloak's default, so that automation can keep one): each use answers a fresh
+ * access token and an offline token of the same secret, and the token used, that one and any other of
+ * the session keep working until the session ends. Either way the session ends when its user is no
+ * longer active or a credential stamp is newer than its sign-in.
+ */
 export async function refreshGrant(realm: string, form: Map<string, string>, clientId: string): Promise<TokenResponse> {
   const invalid = () => new OAuthError('invalid_grant', 'Invalid refresh token');
   const claims = await readRefreshToken(requireParam(form, 'refresh_token'), canonicalRealm(realm), clientId);
@@ -152,17 +173,24 @@ export async function refreshGrant(realm: string, form: Map<string, string>, cli
     }
     throw invalid();
   }
-  const user = await findActiveUser(session.orgUuid, session.userUuid);
-  if (!user) {
+  // Strongly consistent: a refresh right after a password change must see its stamp.
+  const found = await getUser(session.orgUuid, session.userUuid, { consistent: true });
+  const user = found?.status === 'ACTIVE' ? found : undefined;
+  if (!user || (await sessionOutlivedNow(session, user))) {
     await deleteSession(session.sessionId);
-    throw invalid();
+    throw new OAuthError('invalid_grant', 'Session not active: sign in again');
+  }
+  if (session.offline) {
+    // An offline session's idle expiry starts again on each use.
+    const expiresAt = now() + config().offlineSessionIdleSeconds;
+    if (!(await touchSession(session, expiresAt))) throw invalid();
+    return respond(canonicalRealm(realm), { ...session, expiresAt, endsAt: expiresAt }, user, claims.jti);
   }
   const nextSecret = newSecret();
-  // An offline session's idle expiry starts again on each use; an online one's never passes its end.
-  const expiresAt = session.offline ? now() + config().offlineSessionIdleSeconds : Math.min(now() + config().refreshTokenSeconds, session.endsAt);
-  const endsAt = session.offline ? expiresAt : undefined;
-  if (!(await rotateSession(session.sessionId, session.secretHash, hashSecret(nextSecret), expiresAt, endsAt))) throw invalid();
-  return respond(canonicalRealm(realm), { ...session, expiresAt, endsAt: endsAt ?? session.endsAt }, user, nextSecret);
+  // An online session's expiry slides, never past its end.
+  const expiresAt = Math.min(now() + config().refreshTokenSeconds, session.endsAt);
+  if (!(await rotateSession(session, hashSecret(nextSecret), expiresAt))) throw invalid();
+  return respond(canonicalRealm(realm), { ...session, expiresAt }, user, nextSecret);
 }
 
 async function respond(realm: string, session: Session, user: UserRecord, secret: string, nonce?: string): Promise<TokenResponse> {

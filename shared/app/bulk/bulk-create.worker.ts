@@ -7,7 +7,7 @@ import { count } from '../../kernel/metrics';
 import { generatePassword } from '../../adapters/identity/password-policy';
 import { getMailState } from '../../domain/users/user-mail';
 import { userPorts, type UserPorts } from '../../domain/users/user-ports';
-import { findUserByEmail, getEmailClaim, getUser } from '../../domain/users/user.repository';
+import { findUserByEmail, getEmailClaim, getUser, stampCredentials } from '../../domain/users/user.repository';
 import { registerUser } from '../../domain/users/user-registration';
 import { eachLimited, sleep, TokenBucket, type Pace } from '../../kernel/retry';
 import { BulkCreatePlan, bulkError, type BulkError, type Candidate } from './bulk-create.rules';
@@ -221,6 +221,8 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPor
     if (!candidate.password) {
       await pace.recovery.take();
       await ports.identityProvider.setPassword(uuid, password, { temporary: true });
+      // A password set ends whatever session was begun with the one before.
+      await stampCredentials(job.orgUuid, uuid);
     }
     return { welcome: { userUuid: uuid, line: candidate.line, password: { value: password, temporary: !candidate.password } }, requeued: mail?.state === 'FAILED' };
   }

@@ -37,6 +37,7 @@ export interface AccountCopy {
   offlineTokensTitle: string;
   offlineTokensLead: string;
   noOfflineTokens: string;
+  moreOfflineTokens: string;
   created: string;
   lastUsed: string;
   revoke: string;
@@ -77,6 +78,7 @@ const en: AccountCopy = {
   offlineTokensTitle: 'Offline tokens',
   offlineTokensLead: 'Tools and scripts you signed in with offline access keep working with these until you revoke them or they go unused for too long.',
   noOfflineTokens: 'You have no offline tokens.',
+  moreOfflineTokens: 'More offline tokens',
   created: 'Created',
   lastUsed: 'Last used',
   revoke: 'Revoke',
@@ -117,6 +119,7 @@ const es: AccountCopy = {
   offlineTokensTitle: 'Tokens sin conexión',
   offlineTokensLead: 'Las herramientas y los scripts a los que diste acceso sin conexión siguen funcionando con estos tokens hasta que los revoques o pasen demasiado tiempo sin usarse.',
   noOfflineTokens: 'No tienes tokens sin conexión.',
+  moreOfflineTokens: 'Más tokens sin conexión',
   created: 'Creado',
   lastUsed: 'Último uso',
   revoke: 'Revocar',
@@ -157,6 +160,7 @@ const ja: AccountCopy = {
   offlineTokensTitle: 'オフライントークン',
   offlineTokensLead: 'オフラインアクセスでサインインしたツールやスクリプトは、取り消すか長期間使われなくなるまで、これらのトークンで動作し続けます。',
   noOfflineTokens: 'オフライントークンはありません。',
+  moreOfflineTokens: 'その他のオフライントークン',
   created: '作成日時',
   lastUsed: '最終使用日時',
   revoke: '取り消す',
@@ -197,6 +201,7 @@ const pt: AccountCopy = {
   offlineTokensTitle: 'Tokens offline',
   offlineTokensLead: 'Ferramentas e scripts em que você entrou com acesso offline continuam funcionando com estes tokens até você revogá-los ou até ficarem sem uso por tempo demais.',
   noOfflineTokens: 'Você não tem tokens offline.',
+  moreOfflineTokens: 'Mais tokens offline',
   created: 'Criado',
   lastUsed: 'Último uso',
   revoke: 'Revogar',

@@ -142,13 +142,15 @@ export async function authenticate(request: AuthenticateRequest, identityProvide
   if (provider) return startBrokeredSignIn(pending, provider, username);
   const again = (error: SignInError) => signInPage({ kind: 'sign-in', realm: pending.realm, requestId, email: username, error }, language, 'authenticate');
   try {
+    // Before the check: a password change that lands while it runs ends the session it begins.
+    const startedAtMs = Date.now();
     const { user, temporary } = await checkPassword(pending.realm, username, form.get('password') ?? '', identityProvider);
     if (temporary) {
       // The password was right but is the welcome e-mail's: the request goes on once the user chose one.
       await saveAuthorizationRequest({ ...pending, mustSetPassword: user.uuid });
       return signInPage({ kind: 'set-password', realm: pending.realm, requestId, email: user.email }, language, 'authenticate');
     }
-    return codeFor(pending, user);
+    return codeFor(pending, user, undefined, { startedAtMs, signedInWith: 'password' });
   } catch (error) {
     if (!(error instanceof OAuthError && error.error === 'invalid_grant')) throw error;
     return again(error instanceof ExpiredTemporaryPassword ? 'password-expired' : 'invalid-credentials');
@@ -160,7 +162,7 @@ async function choosePassword(pending: AuthorizationRequest, form: URLSearchPara
   if (!user) return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, language, 'authenticate') };
   const retry = (error: SignInError) => signInPage({ kind: 'set-password', realm: pending.realm, requestId: pending.requestId, email: user.email, error }, language, 'authenticate');
   const next = form.get('password-new') ?? '';
-  const problem = (await newPasswordProblem(user.uuid, next, form.get('password-confirm') ?? '', true, identityProvider)) ?? (await replacePassword(user.uuid, next, identityProvider));
+  const problem = (await newPasswordProblem(user.uuid, next, form.get('password-confirm') ?? '', true, identityProvider)) ?? (await replacePassword(user, next, identityProvider));
   if (problem) return retry(problem);
   return codeFor(pending, user);
 }

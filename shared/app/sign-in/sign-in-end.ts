@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Language } from '../../adapters/mail/mail-terms';
 import { endAuthorizationRequest, saveAuthorizationCode, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
+import type { SignInMethod } from '../../domain/sessions/session.repository';
 import { randomId } from '../auth/access-token';
 import { realmIssuer } from '../auth/jwt';
 import { redirectWith } from '../auth/redirect-uris';
@@ -25,7 +26,12 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest();
  * Ends the request (a form posted twice makes one code) and sends the browser back with a new code:
  * single use, a minute long, bound to the client, the redirect URI and the challenge.
  */
-export async function codeFor(pending: AuthorizationRequest, user: UserRecord, authTime = now()): Promise<AuthorizeAnswer<400>> {
+export async function codeFor(
+  pending: AuthorizationRequest,
+  user: UserRecord,
+  authTime = now(),
+  proof: { startedAtMs?: number; signedInWith?: SignInMethod } = {},
+): Promise<AuthorizeAnswer<400>> {
   if (!(await endAuthorizationRequest(pending.requestId))) {
     return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, (pending.locale as Language | undefined) ?? 'en', 'authenticate') };
   }
@@ -39,6 +45,9 @@ export async function codeFor(pending: AuthorizationRequest, user: UserRecord, a
     redirectUri: pending.redirectUri,
     codeChallenge: pending.codeChallenge,
     authTime,
+    // When the sign-in began: its session ends with a credential stamp at or after it.
+    startedAtMs: proof.startedAtMs ?? Date.now(),
+    ...(proof.signedInWith ? { signedInWith: proof.signedInWith } : {}),
     expiresAt: now() + CODE_SECONDS,
     sessionId: randomId(),
     ...(pending.nonce ? { nonce: pending.nonce } : {}),

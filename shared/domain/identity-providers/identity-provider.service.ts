@@ -1,3 +1,4 @@
+import { domainStampWrites } from '../sessions/credential-stamp';
 import { randomUUID } from 'node:crypto';
 import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
 import type { AuditAction } from '../audit/audit-kinds';
@@ -108,7 +109,7 @@ export async function createIdentityProvider(scope: OrgScope, body: IdentityProv
     updatedAt: now,
   };
   const provider = shown(recordOf(stored), realm);
-  const refusal = await insertProvider(stored, audited('IDENTITY_PROVIDER_CREATED', provider, undefined, true));
+  const refusal = await insertProvider(stored, [...audited('IDENTITY_PROVIDER_CREATED', provider, undefined, true), ...passwordsEnded(scope.orgUuid, undefined, stored)]);
   if (refusal) await refusedWrite(scope.orgUuid, refusal, body.alias);
   return provider;
 }
@@ -141,9 +142,23 @@ export async function updateIdentityProvider(scope: OrgScope, alias: string, bod
     updatedAt: new Date().toISOString(),
   };
   const provider = shown(recordOf(next), realm);
-  const refusal = await replaceProvider(next, current, audited('IDENTITY_PROVIDER_UPDATED', provider, shown(recordOf(current), realm), body.clientSecret !== undefined));
+  const refusal = await replaceProvider(next, current, [
+    ...audited('IDENTITY_PROVIDER_UPDATED', provider, shown(recordOf(current), realm), body.clientSecret !== undefined),
+    ...passwordsEnded(scope.orgUuid, current, next),
+  ]);
   if (refusal) await refusedWrite(scope.orgUuid, refusal, alias);
   return provider;
+}
+
+/**
+ * The writes that end the password sessions of the domains a write starts to enforce (all of them when
+ * `enforce` turns on, the added ones while it stays on), in the write's own transaction: one stamp per
+ * domain, however many users it has (`credential-stamp.ts`).
+ */
+function passwordsEnded(orgUuid: string, before: Pick<StoredIdentityProvider, 'enforce' | 'domains'> | undefined, after: Pick<StoredIdentityProvider, 'enforce' | 'domains'>) {
+  if (!after.enforce) return [];
+  const enforcedBefore = before?.enforce ? before.domains : [];
+  return domainStampWrites(orgUuid, after.domains.filter((domain) => !enforcedBefore.includes(domain)), Date.now());
 }
 
 export async function deleteIdentityProvider(scope: OrgScope, alias: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { keys } from '../../adapters/store/keys';
 import { deleteItem, getItem, putItem, updateItemReturning } from '../../adapters/store/table';
+import type { SignInMethod } from './session.repository';
 
 /**
  * What an authorization request asked for (RFC 6749 §4.1.1 with PKCE, RFC 7636), kept while its
@@ -43,6 +44,10 @@ export interface AuthorizationCode {
   scope?: string;
   /** Epoch seconds the person signed in. */
   authTime: number;
+  /** Epoch milliseconds the sign-in began, before its credentials were checked (the session's `startedAtMs`). */
+  startedAtMs?: number;
+  /** How the person proved who they are (a password when absent). */
+  signedInWith?: SignInMethod;
   expiresAt: number;
   /** The session its exchange begins, named in advance so that a replay of the code ends it whenever it comes. */
   sessionId: string;

@@ -1,5 +1,6 @@
-import { keys } from '../../adapters/store/keys';
-import { deleteItem, getItem, putItem, queryIndex, updateItem, type TableWrite } from '../../adapters/store/table';
+import { keys, withoutKeys, type RefreshSessionKind } from '../../adapters/store/keys';
+import { deleteItem, deleteItems, getItem, getItems, putItem, queryIndexPage, updateItem, type TableWrite } from '../../adapters/store/table';
+import { logger } from '../../kernel/logger';
 
 /** A refresh session: the refresh token's secret is kept only as a hash. */
 export interface Session {
@@ -11,6 +12,13 @@ export interface Session {
   scope?: string;
   /** Epoch seconds of the password grant that began the session (the ID token's `auth_time`). */
   authTime?: number;
+  /**
+   * Epoch milliseconds the sign-in the session rests on began, before its credentials were checked:
+   * a credential stamp at or after it ends the session (`sessionStartMs`).
+   */
+  startedAtMs?: number;
+  /** How the person proved who they are; a session that does not say began with a password. */
+  signedInWith?: SignInMethod;
   secretHash: string;
   /** Hash of the secret the last rotation replaced: seeing it again means a copy is in other hands. */
   previousSecretHash?: string;
@@ -18,7 +26,7 @@ export interface Session {
   expiresAt: number;
   /** Epoch seconds: the session's absolute end (an offline session's slides with `expiresAt`). */
   endsAt: number;
-  /** Begun with `scope=offline_access`: no absolute end, only an idle expiry that each refresh renews. */
+  /** Begun with `scope=offline_access`: no absolute end, only an idle expiry that each use renews. */
   offline?: true;
   /** Epoch seconds the session began. */
   createdAt?: number;
@@ -28,12 +36,101 @@ export interface Session {
   mustSetPassword?: boolean;
 }
 
-export async function createSession(session: Session): Promise<void> {
-  await putItem(
-    { ...keys.session(session.sessionId, session.userUuid), type: 'SESSION', ttl: session.endsAt, ...session },
-    { ConditionExpression: 'attribute_not_exists(PK)' },
+/** A password (the sign-in form, the password grant), or the organization's own identity provider. */
+export type SignInMethod = 'password' | 'provider';
+
+/**
+ * How many refresh sessions of each kind (offline, ordinary) a user holds at most: a new one past it
+ * ends the user's least recently used one of that kind.
+ */
+export const SESSIONS_PER_KIND = 100;
+
+/** The most sessions one sign-in ends past the cap: what sign-ins at the same instant left over is a few. */
+const TRIM_AT_MOST = 25;
+
+/** The most session items one revocation of all of a user's sessions deletes (see `revokeSessionsOf`). */
+export const REVOKE_AT_MOST = 5000;
+
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+export const sessionKind = (session: Pick<Session, 'offline'>): RefreshSessionKind => (session.offline ? 'OFFLINE' : 'ONLINE');
+
+/**
+ * Epoch milliseconds a session began, as the credential stamps compare it: its sign-in's start, else
+ * (a session made before sessions recorded it) the second it was made.
+ */
+export function sessionStartMs(session: Pick<Session, 'startedAtMs' | 'createdAt' | 'authTime'>): number {
+  return session.startedAtMs ?? (session.createdAt ?? session.authTime ?? 0) * 1000;
+}
+
+/** The session's place in its user's GSI1 partition (kind, second made, id), from the session itself. */
+const indexKey = (session: Session) => keys.session(session.sessionId, session.userUuid, sessionKind(session), session.createdAt ?? 0);
+
+/**
+ * Writes a new session, then keeps its user within `SESSIONS_PER_KIND` sessions of its kind
+ * (`keepWithinCap`): the sign-in that goes past the cap ends the least recently used one. Give the
+ * user's `credentialsChangedAt`: sessions it ended are not counted (nor read).
+ */
+export async function createSession(session: Session, user: { credentialsChangedAt?: number } = {}): Promise<void> {
+  const made: Session = { ...session, createdAt: session.createdAt ?? nowSeconds() };
+  await putItem({ ...indexKey(made), type: 'SESSION', ttl: made.endsAt, ...made }, { ConditionExpression: 'attribute_not_exists(PK)' });
+  try {
+    await keepWithinCap(made, user.credentialsChangedAt);
+  } catch (error) {
+    // The session is made: failing the sign-in now would only make the client sign in again. What is
+    // left over past the cap, the next sign-in ends.
+    logger.warn('sessions past the cap not ended', { errorName: error instanceof Error ? error.name : 'unknown' });
+  }
+}
+
+/**
+ * Ends the least recently used sessions (`lastUsedAt`, else `createdAt`) of the user's kind past the
+ * cap, `made` excepted. The index says which sessions there are; what it lists is then read strongly
+ * consistent, so a session ended or used since the index was written is counted as it is; each end is
+ * conditional on the session not having been used since that read. Sign-ins at the same instant may
+ * not see each other's sessions in the index: the user then holds a few more than the cap until the
+ * next sign-in, never fewer than the cap because of it.
+ */
+async function keepWithinCap(made: Session, notBeforeMs: number | undefined): Promise<void> {
+  const kind = sessionKind(made);
+  const { items, next } = await queryIndexPage(keys.sessionsOf(made.userUuid), {
+    prefix: keys.refreshSessionsOfKind(kind),
+    ...(notBeforeMs === undefined ? {} : { from: keys.refreshSessionsMadeFrom(kind, Math.floor(notBeforeMs / 1000)) }),
+    limit: SESSIONS_PER_KIND + TRIM_AT_MOST,
+    attributes: ['sessionId', 'expiresAt'],
+  });
+  const now = nowSeconds();
+  const order = new Map<string, number>();
+  for (const item of items) if ((item.expiresAt as number) > now) order.set(item.sessionId as string, order.size);
+  // Just written: the index may not show it yet.
+  if (!order.has(made.sessionId)) order.set(made.sessionId, order.size);
+  if (order.size <= SESSIONS_PER_KIND) return;
+
+  const read = await getItems<Session>([...order.keys()].map(keys.sessionKey), { consistent: true });
+  const live = read
+    .filter((session) => session.expiresAt > now && session.userUuid === made.userUuid && sessionKind(session) === kind && startsAfter(session, notBeforeMs))
+    .sort((a, b) => lastUse(a) - lastUse(b) || order.get(a.sessionId)! - order.get(b.sessionId)!);
+  // With more of the kind than were read (sessions from before the cap), the unread ones only add to
+  // the count: ending the excess of what was read still leaves the cap's worth.
+  const excess = Math.min(live.length - SESSIONS_PER_KIND, TRIM_AT_MOST);
+  if (excess <= 0) return;
+  const ending = live.filter((session) => session.sessionId !== made.sessionId).slice(0, excess);
+  if (next !== undefined) logger.info('sessions past the cap: more than one sign-in ends', { kind, ending: ending.length });
+  await Promise.all(
+    ending.map((session) =>
+      deleteItem({
+        Key: keys.sessionKey(session.sessionId),
+        ConditionExpression: session.lastUsedAt === undefined ? 'attribute_exists(PK) AND attribute_not_exists(lastUsedAt)' : 'lastUsedAt = :seen',
+        ...(session.lastUsedAt === undefined ? {} : { ExpressionAttributeValues: { ':seen': session.lastUsedAt } }),
+      }),
+    ),
   );
 }
+
+const lastUse = (session: Session) => session.lastUsedAt ?? session.createdAt ?? 0;
+
+/** Whether a session began after a credential stamp (any session, when there is none). */
+const startsAfter = (session: Session, notBeforeMs: number | undefined) => notBeforeMs === undefined || sessionStartMs(session) > notBeforeMs;
 
 export async function getSession(sessionId: string, options?: { consistent?: boolean }): Promise<Session | undefined> {
   return getItem<Session>(keys.sessionKey(sessionId), options);
@@ -43,31 +140,91 @@ export async function getSession(sessionId: string, options?: { consistent?: boo
  * Replaces the refresh secret and records the use; false when another refresh used the old one first.
  * `endsAt` moves the session's end (and the item's ttl) too: an offline session's end slides.
  */
-export async function rotateSession(sessionId: string, seenHash: string, newHash: string, expiresAt: number, endsAt?: number): Promise<boolean> {
+export async function rotateSession(session: Session, newHash: string, expiresAt: number, endsAt?: number): Promise<boolean> {
+  const sliding = endsAt === undefined ? '' : ', endsAt = :end, #ttl = :end';
   return updateItem({
-    Key: keys.sessionKey(sessionId),
-    UpdateExpression: `SET secretHash = :new, previousSecretHash = :seen, expiresAt = :exp, lastUsedAt = :now${endsAt === undefined ? '' : ', endsAt = :end, #ttl = :end'}`,
+    Key: keys.sessionKey(session.sessionId),
+    // The index key is written again so that a session made before it had its kind in it gets one.
+    UpdateExpression: `SET secretHash = :new, previousSecretHash = :seen, expiresAt = :exp, lastUsedAt = :now, GSI1SK = :sk${sliding}`,
     ConditionExpression: 'secretHash = :seen',
     ...(endsAt === undefined ? {} : { ExpressionAttributeNames: { '#ttl': 'ttl' } }),
-    ExpressionAttributeValues: { ':new': newHash, ':seen': seenHash, ':exp': expiresAt, ':now': Math.floor(Date.now() / 1000), ...(endsAt === undefined ? {} : { ':end': endsAt }) },
+    ExpressionAttributeValues: {
+      ':new': newHash,
+      ':seen': session.secretHash,
+      ':exp': expiresAt,
+      ':now': nowSeconds(),
+      ':sk': indexKey(session).GSI1SK,
+      ...(endsAt === undefined ? {} : { ':end': endsAt }),
+    },
+  });
+}
+
+/**
+ * Records a use of an offline session that keeps its secret: its idle expiry (and the item's ttl)
+ * starts again from now; false when the secret changed or the session ended meanwhile.
+ */
+export async function touchSession(session: Session, expiresAt: number): Promise<boolean> {
+  return updateItem({
+    Key: keys.sessionKey(session.sessionId),
+    UpdateExpression: 'SET expiresAt = :exp, endsAt = :exp, #ttl = :exp, lastUsedAt = :now, GSI1SK = :sk',
+    ConditionExpression: 'secretHash = :seen',
+    ExpressionAttributeNames: { '#ttl': 'ttl' },
+    ExpressionAttributeValues: { ':seen': session.secretHash, ':exp': expiresAt, ':now': nowSeconds(), ':sk': indexKey(session).GSI1SK },
   });
 }
 
 /** A session that exists and has not reached its absolute end. */
 export async function getLiveSession(sessionId: string, options?: { consistent?: boolean }): Promise<Session | undefined> {
   const session = await getSession(sessionId, options);
-  return session && session.endsAt > Math.floor(Date.now() / 1000) ? session : undefined;
+  return session && session.endsAt > nowSeconds() ? session : undefined;
 }
 
 export async function deleteSession(sessionId: string): Promise<void> {
   await deleteItem({ Key: keys.sessionKey(sessionId) });
 }
 
-/** A user's live offline sessions (those of `scope=offline_access`), oldest first. */
-export async function offlineSessionsOf(userUuid: string): Promise<Session[]> {
-  const now = Math.floor(Date.now() / 1000);
-  const sessions = await queryIndex<Session>(keys.sessionsOf(userUuid));
-  return sessions.filter((session) => session.offline && session.expiresAt > now).sort((a, b) => (a.createdAt ?? 0) - (b.createdAt ?? 0));
+/** One page of a user's live offline sessions, oldest first, and where the next page starts (none on the last). */
+export interface SessionPage {
+  sessions: Session[];
+  /** The position after the page's last session, for the next page's `after`. */
+  next?: string;
+}
+
+const OFFLINE_PREFIX = keys.refreshSessionsOfKind('OFFLINE');
+
+/** Whether a position is one `offlineSessionsPage` answered (a page token carries it back). */
+export const isSessionPosition = (after: unknown): after is string => typeof after === 'string' && after.length <= 200 && after.startsWith(OFFLINE_PREFIX);
+
+/**
+ * A user's live offline sessions (those of `scope=offline_access`) in the order they were made, `limit`
+ * of them after the position `after`: Queries of the user's offline sessions only, from that position.
+ * Give the user's `credentialsChangedAt` as `notBeforeMs`: the sessions it ended, which a revocation
+ * may have left in the index, are skipped without being read; `alive` drops others (a domain's stamp).
+ */
+export async function offlineSessionsPage(
+  userUuid: string,
+  limit: number,
+  after?: string,
+  view: { notBeforeMs?: number; alive?: (session: Session) => boolean } = {},
+): Promise<SessionPage> {
+  const pk = keys.sessionsOf(userUuid);
+  const now = nowSeconds();
+  const from = view.notBeforeMs === undefined ? undefined : keys.refreshSessionsMadeFrom('OFFLINE', Math.floor(view.notBeforeMs / 1000));
+  const resume = after !== undefined && isSessionPosition(after) && (from === undefined || after >= from) ? after : undefined;
+  const found: { session: Session; position: string }[] = [];
+  let start: Record<string, unknown> | undefined = resume === undefined ? undefined : { ...keys.sessionKey(resume.slice(resume.lastIndexOf('#') + 1)), GSI1PK: pk, GSI1SK: resume };
+  do {
+    const page = await queryIndexPage(pk, { prefix: OFFLINE_PREFIX, ...(from ? { from } : {}), limit: limit + 1 - found.length, ...(start ? { start } : {}) });
+    for (const item of page.items) {
+      const session = withoutKeys<Session>(item);
+      if (session.offline && session.expiresAt > now && startsAfter(session, view.notBeforeMs) && view.alive?.(session) !== false) {
+        found.push({ session, position: item.GSI1SK as string });
+      }
+    }
+    start = page.next;
+  } while (start !== undefined && found.length <= limit);
+  const shown = found.slice(0, limit);
+  return { sessions: shown.map(({ session }) => session), ...(found.length > limit ? { next: shown[shown.length - 1]!.position } : {}) };
 }
 
 /** The write that ends one of a user's offline sessions: its condition fails unless it is one (for a transaction). */
@@ -88,9 +245,30 @@ export async function deleteOfflineSessionOf(userUuid: string, sessionId: string
   return deleteItem(offlineSessionDelete(userUuid, sessionId).Delete!);
 }
 
-/** Ends every session of a user (its refresh tokens stop working); returns how many there were. */
+const REVOKE_PAGE = 200;
+
+/** How long one revocation of all of a user's sessions deletes for, at most. */
+const REVOKE_MILLISECONDS = 3000;
+
+/**
+ * Ends every session the user's sessions index lists (refresh sessions of every kind, and anything
+ * else kept there), page by page, for at most `REVOKE_AT_MOST` items or `REVOKE_MILLISECONDS`:
+ * bounded work, which completes whatever the user holds because every caller stamps the user's
+ * credentials first, so a session the index does not list yet, or one past the bound, no longer
+ * works anyway; listings skip it unread and its TTL removes it. Returns how many items it deleted.
+ */
 export async function revokeSessionsOf(userUuid: string): Promise<number> {
-  const sessions = await queryIndex<Session>(keys.sessionsOf(userUuid));
-  await Promise.all(sessions.map((session) => deleteSession(session.sessionId)));
-  return sessions.length;
+  const until = Date.now() + REVOKE_MILLISECONDS;
+  let deleted = 0;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await queryIndexPage(keys.sessionsOf(userUuid), { limit: Math.min(REVOKE_PAGE, REVOKE_AT_MOST - deleted), attributes: ['PK', 'SK'], ...(start ? { start } : {}) });
+    deleted += await deleteItems(
+      page.items.map((item) => ({ PK: item.PK as string, SK: item.SK as string })),
+      { until },
+    );
+    start = page.next;
+  } while (start !== undefined && deleted < REVOKE_AT_MOST && Date.now() < until);
+  if (start !== undefined) logger.info('sessions left to the credential stamp and their TTL', { deleted });
+  return deleted;
 }

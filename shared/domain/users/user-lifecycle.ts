@@ -13,7 +13,7 @@ import { userPorts, type UserPorts } from './user-ports';
 import { requireUser } from './user-queries';
 import { claimEmailFor, registerUser } from './user-registration';
 import type { UserRecord } from './user.entities';
-import { addAdmin, findUserByEmail, releaseClaim, removeAdmin, sameEmail, saveUser } from './user.repository';
+import { addAdmin, findUserByEmail, releaseClaim, removeAdmin, sameEmail, saveUser, stampCredentials } from './user.repository';
 import { count } from '../../kernel/metrics';
 
 /**
@@ -100,8 +100,12 @@ export async function updateUser(
       await deps.identityProvider.updateEmail(userUuid, email);
       undo.push(() => deps.identityProvider.updateEmail(userUuid, target.email));
     }
-    // Last of the identity-provider steps: a password cannot be put back.
-    if (input.password) await deps.identityProvider.setPassword(userUuid, input.password);
+    // Last of the identity-provider steps: a password cannot be put back. Its stamp ends every session
+    // begun before, those of sign-ins still in flight with the old password included.
+    if (input.password) {
+      await deps.identityProvider.setPassword(userUuid, input.password);
+      updated.credentialsChangedAt = await stampCredentials(orgUuid, userUuid);
+    }
     const alongside = userAuditWrites('USER_UPDATED', target, updated, { passwordSet: input.password !== undefined });
     if (!(await saveUser(updated, target, { ...(emailChanged ? { claimedEmail: email } : {}), alongside }))) {
       throw new ConflictError({ code: 'VERSION_CONFLICT', message: 'The user changed while it was being updated; read it and try again' });
@@ -113,7 +117,7 @@ export async function updateUser(
   // After the user holds the new e-mail: a crash here leaves a claim no user backs, which the next
   // claim of that e-mail takes over.
   if (emailChanged) await releaseClaim(orgUuid, target.email, userUuid, 'DONE');
-  // A new password ends the user's refresh sessions: whoever knew the old one signs in again.
+  // A new password ends the user's sessions: whoever knew the old one signs in again.
   if (input.password) await revokeSessionsOf(userUuid);
   count('UsersUpdated');
   return updated;
@@ -140,6 +144,8 @@ export async function deleteUser(scope: OrgScope, userUuid: string, deps: UserPo
   try {
     await deps.identityProvider.disable(userUuid);
     disabled = true;
+    // Every session begun before ends, even one the revocation below cannot see yet, and stays ended if the user is reactivated.
+    deleted.credentialsChangedAt = await stampCredentials(orgUuid, userUuid);
     if (!(await saveUser(deleted, target, { alongside: userAuditWrites('USER_DELETED', target, deleted) }))) {
       throw new ConflictError({ code: 'VERSION_CONFLICT', message: 'The user changed while it was being deleted; read it and try again' });
     }
@@ -175,7 +181,10 @@ export async function activateUser(
   // Enabling can be undone, a new password cannot: enable first, set the password last.
   await deps.identityProvider.enable(target.uuid);
   try {
-    if (input.password) await deps.identityProvider.setPassword(target.uuid, input.password);
+    if (input.password) {
+      await deps.identityProvider.setPassword(target.uuid, input.password);
+      restored.credentialsChangedAt = await stampCredentials(orgUuid, target.uuid);
+    }
     const alongside = userAuditWrites('USER_REACTIVATED', target, restored, { passwordSet: input.password !== undefined });
     if (!(await saveUser(restored, target, { alongside }))) {
       throw new ConflictError({ code: 'VERSION_CONFLICT', message: 'The user changed while it was being reactivated; read it and try again' });

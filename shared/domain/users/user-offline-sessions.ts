@@ -2,15 +2,29 @@ import type { OrgScope } from './org-scope';
 import { transactWrite } from '../../adapters/store/table';
 import { NotFoundError } from '../../kernel/errors';
 import { auditWrites } from '../audit/audit-event';
-import { offlineSessionDelete, offlineSessionsOf, type Session } from '../sessions/session.repository';
+import { offlineSessionDelete, offlineSessionsPage, type Session, type SessionPage } from '../sessions/session.repository';
+import { readDomainStamp, sessionOutlived } from '../sessions/credential-stamp';
+import type { UserRecord } from './user.entities';
 import { readUser } from './user-queries';
 
 /** An ADMIN's view of a user's offline sessions (the long-lived refresh tokens of `scope=offline_access`). */
 
-/** A user's live offline sessions, oldest first; a user who is not of the organization is a 404. */
-export async function listOfflineSessions(scope: OrgScope, userUuid: string): Promise<Session[]> {
+/**
+ * A page of a user's live offline sessions, oldest first, `limit` of them after the position `after`
+ * (a previous page's `next`); a user who is not of the organization is a 404.
+ */
+export async function listOfflineSessions(scope: OrgScope, userUuid: string, limit: number, after?: string): Promise<SessionPage> {
   const user = await readUser(scope, userUuid);
-  return offlineSessionsOf(user.uuid);
+  return offlineSessionsPage(user.uuid, limit, after, await sessionsView(user));
+}
+
+/** What of a user's sessions still works: those its credential stamps (its own, its domain's) have not ended. */
+export async function sessionsView(user: UserRecord): Promise<{ notBeforeMs?: number; alive: (session: Session) => boolean }> {
+  const domainStamp = await readDomainStamp(user.orgUuid, user.email);
+  return {
+    ...(user.credentialsChangedAt === undefined ? {} : { notBeforeMs: user.credentialsChangedAt }),
+    alive: (session) => !sessionOutlived(session, user, domainStamp),
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ConflictError } from '../../kernel/errors';
 import { keys } from '../../adapters/store/keys';
 import { deleteItem, getItem, getItems, putItem, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
+import { sleep } from '../../kernel/retry';
 import { indexWrites } from './user-index';
 import type { UserRecord, UserStatus } from './user.entities';
 
@@ -148,14 +149,19 @@ export async function saveUser(
   let previous = seen;
   for (let attempt = 1; attempt <= 3; attempt++) {
     const counted = previous.countedStatus;
+    // The credential stamp never goes back: one written since `seen` was read (a password changed on
+    // the account page) is kept, and the condition fails if another lands before this write.
+    const stamp = laterStamp(user, previous);
     const written = await writeUser(
-      user,
+      stamp === undefined ? user : { ...user, credentialsChangedAt: stamp },
       {
         // `countedStatus` too: the users index migration may index the record meanwhile without
         // changing it, and this write must then move the count from where the migration left it.
-        ConditionExpression: `updatedAt = :seen AND #status = :status AND ${counted ? 'countedStatus = :counted' : 'attribute_not_exists(countedStatus)'}`,
+        ConditionExpression:
+          `updatedAt = :seen AND #status = :status AND ${counted ? 'countedStatus = :counted' : 'attribute_not_exists(countedStatus)'} AND ` +
+          (stamp === undefined ? 'attribute_not_exists(credentialsChangedAt)' : '(attribute_not_exists(credentialsChangedAt) OR credentialsChangedAt <= :stamp)'),
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':seen': seen.updatedAt, ':status': seen.status, ...(counted ? { ':counted': counted } : {}) },
+        ExpressionAttributeValues: { ':seen': seen.updatedAt, ':status': seen.status, ...(counted ? { ':counted': counted } : {}), ...(stamp === undefined ? {} : { ':stamp': stamp }) },
       },
       previous,
       options.claimedEmail,
@@ -163,8 +169,9 @@ export async function saveUser(
     );
     if (written) return true;
     const current = (await getUser(user.orgUuid, user.uuid, { consistent: true })) as StoredUser | undefined;
-    // Changed by someone else (or gone): the caller reads it again. Indexed meanwhile: write again.
-    if (!current || current.updatedAt !== seen.updatedAt || current.status !== seen.status || current.countedStatus === counted) return false;
+    // Changed by someone else (or gone): the caller reads it again. Indexed or stamped meanwhile: write again.
+    if (!current || current.updatedAt !== seen.updatedAt || current.status !== seen.status) return false;
+    if (current.countedStatus === counted && laterStamp(current, previous) === laterStamp(previous, undefined)) return false;
     previous = current;
   }
   return false;
@@ -205,6 +212,31 @@ export function welcomedWrite(orgUuid: string, userUuid: string, now = new Date(
 export async function markWelcomed(orgUuid: string, userUuid: string): Promise<void> {
   await updateItem(welcomedWrite(orgUuid, userUuid).Update!);
 }
+
+/**
+ * Stamps the user's credentials as changed now (`credentialsChangedAt`, epoch milliseconds; never
+ * moved back): every session begun before no longer works. Call it once the change is made (the
+ * password set, the user disabled), so that a sign-in that checked the old credentials began before
+ * the stamp. Returns the stamp, once the clock has passed it, so that a session begun after this
+ * returns is newer. Leaves `updatedAt` alone: `saveUser` carries a stamp it did not read over.
+ */
+export async function stampCredentials(orgUuid: string, userUuid: string): Promise<number> {
+  const at = Date.now();
+  await updateItem({
+    Key: keys.userKey(orgUuid, userUuid),
+    UpdateExpression: 'SET credentialsChangedAt = :at',
+    ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(credentialsChangedAt) OR credentialsChangedAt < :at)',
+    ExpressionAttributeValues: { ':at': at },
+  });
+  while (Date.now() <= at) await sleep(1);
+  return at;
+}
+
+/** The later of two credential stamps, if either has one. */
+const laterStamp = (a: UserRecord, b: UserRecord | undefined): number | undefined => {
+  const stamps = [a.credentialsChangedAt, b?.credentialsChangedAt].filter((stamp): stamp is number => stamp !== undefined);
+  return stamps.length === 0 ? undefined : Math.max(...stamps);
+};
 
 /** Records an active ADMIN (idempotent). */
 export async function addAdmin(orgUuid: string, userUuid: string): Promise<void> {

@@ -127,5 +127,17 @@ export const userSchemas = lazy(() => {
     sessionId: z.string().check(z.minLength(1), z.maxLength(64, { message: 'Must be at most 64 characters' })),
   });
 
-  return { createUserSchema, updateUserSchema, activateUserSchema, orgPathSchema, userPathSchema, offlineSessionPathSchema, userListQuerySchema, quicksearchQuerySchema };
+  /** `GET …/offline-sessions`: `limit` sessions a page (1 to 100, 100 by default: a user holds at most 100), then `pageToken`'s. */
+  const offlineSessionsQuerySchema = z.strictObject({ limit: queryInt(1, 100, 100), pageToken: queryPageToken });
+  return {
+    createUserSchema,
+    updateUserSchema,
+    activateUserSchema,
+    orgPathSchema,
+    userPathSchema,
+    offlineSessionPathSchema,
+    offlineSessionsQuerySchema,
+    userListQuerySchema,
+    quicksearchQuerySchema,
+  };
 });

@@ -131,10 +131,11 @@ export const usersApi = {
     method: 'GET',
     path: '/users/{userId}/offline-sessions',
     access: { org: 'admin' },
-    request: { path: () => userSchemas().userPathSchema },
+    request: { path: () => userSchemas().userPathSchema, query: () => userSchemas().offlineSessionsQuerySchema },
     summary: "The user's offline sessions (long-lived refresh tokens of `scope=offline_access`)",
     description:
-      'Oldest first, live ones only. Each is one offline token, rotated on each use: its id is the `session_state` of its token ' +
+      'Oldest first, live ones only, `limit` a page (a user holds at most 100): the next page comes in the `Link` header ' +
+      '(`rel="next"`, with its `pageToken`). Each is one offline session: its id is the `session_state` of its token ' +
       'responses. The tokens themselves are never shown.',
     responses: [{ status: 200, description: 'The offline sessions', json: () => z.array(userResponses().offlineSessionSchema) }],
   }),

@@ -1387,7 +1387,7 @@ export interface paths {
         };
         /**
          * The user's offline sessions (long-lived refresh tokens of `scope=offline_access`)
-         * @description Oldest first, live ones only. Each is one offline token, rotated on each use: its id is the `session_state` of its token responses. The tokens themselves are never shown.
+         * @description Oldest first, live ones only, `limit` a page (a user holds at most 100): the next page comes in the `Link` header (`rel="next"`, with its `pageToken`). Each is one offline session: its id is the `session_state` of its token responses. The tokens themselves are never shown.
          *
          *     Who may call: an ADMIN of the organization, with a user's access token.
          */
@@ -12585,7 +12585,10 @@ export interface operations {
     };
     "users.offlineSessions": {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                pageToken?: string;
+            };
             header?: {
                 /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
                 "x-request-id"?: components["parameters"]["XRequestId"];
