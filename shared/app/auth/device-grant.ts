@@ -124,10 +124,19 @@ async function exchange(realm: string, record: DeviceAuthorization): Promise<Tok
   if (!record.userUuid || !(await takeApprovedDeviceAuthorization(record.userCode))) throw used();
   const user = await findActiveUser(record.orgUuid, record.userUuid);
   const authTime = record.authTime ?? now();
-  // A password changed (or sessions ended) since the approving sign-in voids the approval; `auth_time`
-  // has whole seconds, so a change within that same second is taken as before it.
-  if (!user || outlivedCredentials(user, authTime * 1000 + 999)) throw new OAuthError('invalid_grant', 'The person who approved can no longer sign in: start a new device authorization');
-  return startSession(realm, { orgUuid: record.orgUuid, user, clientId: record.clientId, scope: record.scope, authTime });
+  // A password changed (or sessions ended) since the approving sign-in voids the approval, and the
+  // session begun here keeps that sign-in's start, so a later change ends it as any other.
+  const startedAtMs = record.startedAtMs ?? authTime * 1000 + 999;
+  if (!user || outlivedCredentials(user, startedAtMs)) throw new OAuthError('invalid_grant', 'The person who approved can no longer sign in: start a new device authorization');
+  return startSession(realm, {
+    orgUuid: record.orgUuid,
+    user,
+    clientId: record.clientId,
+    scope: record.scope,
+    authTime,
+    startedAtMs,
+    ...(record.signedInWith ? { signedInWith: record.signedInWith } : {}),
+  });
 }
 
 function sameDigest(stored: string, presented: string): boolean {

@@ -149,6 +149,8 @@ export async function finishDeviceSignIn(request: DeviceRequest, query: URLSearc
     orgUuid,
     userUuid: signedIn.user.uuid,
     authTime: signedIn.issued.authTime,
+    ...(signedIn.issued.startedAtMs === undefined ? {} : { startedAtMs: signedIn.issued.startedAtMs }),
+    ...(signedIn.issued.signedInWith ? { signedInWith: signedIn.issued.signedInWith } : {}),
     expiresAt: Math.min(now() + SIGN_IN_SECONDS, record.expiresAt),
   });
   return page(
@@ -200,7 +202,7 @@ export async function decideDevice(request: DeviceRequest, form: URLSearchParams
         }),
       )
     : [];
-  if (!(await decideDeviceAuthorization(userCode, approved ? 'approved' : 'denied', user.uuid, step.authTime, now(), events))) {
+  if (!(await decideDeviceAuthorization(userCode, approved ? 'approved' : 'denied', user.uuid, step, now(), events))) {
     return problem(400, 'expired', language, realm);
   }
   logger.info('device authorization decided', { realm, approved });

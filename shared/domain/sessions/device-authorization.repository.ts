@@ -1,5 +1,6 @@
 import { keys } from '../../adapters/store/keys';
 import { deleteItem, getItem, putItem, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
+import type { SignInMethod } from './session.repository';
 
 /**
  * The device authorization grant's records (RFC 8628): one item per authorization, keyed by its user
@@ -31,6 +32,16 @@ export interface DeviceAuthorization {
   /** Set by the approval: who signed in, and when (epoch seconds). */
   userUuid?: string;
   authTime?: number;
+  /** Set by the approval: when the approving sign-in began (epoch ms) and how, for its session's credential stamps. */
+  startedAtMs?: number;
+  signedInWith?: SignInMethod;
+}
+
+/** The approving person's sign-in, as its authorization code carried it. */
+export interface DeviceSignIn {
+  authTime: number;
+  startedAtMs?: number;
+  signedInWith?: SignInMethod;
 }
 
 /** A consent form shown to a signed-in person: who, for which user code. */
@@ -39,6 +50,8 @@ export interface DeviceStep {
   orgUuid: string;
   userUuid: string;
   authTime: number;
+  startedAtMs?: number;
+  signedInWith?: SignInMethod;
   expiresAt: number;
 }
 
@@ -88,17 +101,25 @@ export async function decideDeviceAuthorization(
   userCode: string,
   decision: 'approved' | 'denied',
   userUuid: string,
-  authTime: number,
+  signIn: DeviceSignIn,
   now: number,
   alongside: readonly TableWrite[] = [],
 ): Promise<boolean> {
   const decide: TableWrite = {
     Update: {
       Key: keys.deviceAuthorization(userCode),
-      UpdateExpression: 'SET #status = :decision, userUuid = :user, authTime = :authTime',
+      UpdateExpression: `SET #status = :decision, userUuid = :user, authTime = :authTime, startedAtMs = :startedAtMs${signIn.signedInWith ? ', signedInWith = :method' : ''}`,
       ConditionExpression: 'attribute_exists(PK) AND #status = :pending AND expiresAt > :now',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':decision': decision, ':user': userUuid, ':authTime': authTime, ':pending': 'pending', ':now': now },
+      ExpressionAttributeValues: {
+        ':decision': decision,
+        ':user': userUuid,
+        ':authTime': signIn.authTime,
+        ':startedAtMs': signIn.startedAtMs ?? signIn.authTime * 1000,
+        ...(signIn.signedInWith ? { ':method': signIn.signedInWith } : {}),
+        ':pending': 'pending',
+        ':now': now,
+      },
     },
   };
   return (await transactWrite([decide, ...alongside])).length === 0;
