@@ -20,8 +20,11 @@ type Behaviour = 'good' | 'missing' | 'not-json' | 'wrong-issuer' | 'no-code' | 
 
 let server: Server;
 let base: string;
+/** The paths the discovery server was asked for, in order. */
+const discoveryReads: string[] = [];
 beforeAll(async () => {
   server = createServer((request, response) => {
+    discoveryReads.push(request.url ?? '');
     const match = /^\/([a-z-]+)-[^/]+\/\.well-known\/openid-configuration$/.exec(request.url ?? '');
     const behaviour = match?.[1] as Behaviour | undefined;
     const issuer = `${base}${request.url!.replace('/.well-known/openid-configuration', '')}`;
@@ -135,6 +138,38 @@ test('create, list, read, update and delete: the secret is never answered, the r
   expect(JSON.stringify(audited)).toContain('[REDACTED]');
 });
 
+test('a new issuer or clientId needs clientSecret in the same request: without it 422 on clientSecret, nothing read from the new issuer, nothing changed', async () => {
+  const created = await create();
+  expect(created.status).toBe(201);
+  const { alias, clientSecret: _secret, ...kept } = body({ alias: created.body.alias, issuer: created.body.issuer, domains: created.body.domains });
+  const elsewhere = issuerThat('good');
+  const readBefore = discoveryReads.length;
+
+  for (const [change, moved] of [
+    [{ issuer: elsewhere }, 'issuer'],
+    [{ clientId: 'client-2' }, 'clientId'],
+    [{ issuer: elsewhere, clientId: 'client-2' }, 'issuer and clientId'],
+  ] as const) {
+    const refused = expectError(await org.admin.api.put(providersUrl(`/${alias}`), { ...kept, ...change }), 422, 'VALIDATION_FAILED');
+    expect(refused.details).toEqual([
+      { fieldName: 'clientSecret', errorCode: 'FIELD_REQUIRED', message: expect.stringMatching(new RegExp(`^A new ${moved} needs the client secret.*send clientSecret again`)) },
+    ]);
+  }
+  expect(discoveryReads.slice(readBefore).some((path) => path.startsWith(new URL(elsewhere).pathname))).toBe(false);
+  const unchanged = await org.admin.api.get<Provider>(providersUrl(`/${alias}`));
+  expect(unchanged.body).toEqual(created.body);
+  expect(await providerClientSecret((await getProvider(org.orgUuid, alias))!)).toBe(SECRET);
+  expect((await auditOf(created.body.id)).map((event) => event.action)).toEqual(['IDENTITY_PROVIDER_CREATED']);
+
+  // The same issuer and client: the secret may stay out.
+  expect((await org.admin.api.put(providersUrl(`/${alias}`), { ...kept, displayName: 'Renamed' })).status).toBe(200);
+  // With the secret, the move is allowed, and the new secret is the one kept.
+  const moved = await org.admin.api.put<Provider>(providersUrl(`/${alias}`), { ...kept, issuer: elsewhere, clientId: 'client-2', clientSecret: 'the-new-issuers-secret' });
+  expect(moved.status).toBe(200);
+  expect(moved.body).toMatchObject({ issuer: elsewhere, clientId: 'client-2', tokenEndpoint: `${elsewhere}/token` });
+  expect(await providerClientSecret((await getProvider(org.orgUuid, alias))!)).toBe('the-new-issuers-secret');
+});
+
 test('a duplicate alias is 409; a domain another provider holds is 409 naming that provider', async () => {
   const first = await create();
   expect(first.status).toBe(201);
@@ -144,7 +179,7 @@ test('a duplicate alias is 409; a domain another provider holds is 409 naming th
   expect((taken.body as unknown as { message: string }).message).toContain(first.body.alias);
 
   const second = await create();
-  const { alias: _alias, clientSecret: _secret, ...moved } = body({ domains: [...second.body.domains, first.body.domains[0]!] });
+  const { alias: _alias, clientSecret: _secret, ...moved } = body({ issuer: second.body.issuer, domains: [...second.body.domains, first.body.domains[0]!] });
   expectError(await org.admin.api.put(providersUrl(`/${second.body.alias}`), moved), 409, 'IDENTITY_PROVIDER_DOMAIN_TAKEN');
   // Another organization may hold the same domain in its own realm.
   const other = await freshOrganization();

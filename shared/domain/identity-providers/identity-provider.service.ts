@@ -124,13 +124,33 @@ export async function readIdentityProvider(scope: OrgScope, alias: string): Prom
   return shown(recordOf(stored), realm);
 }
 
-/** Replaces every field (the discovery document read again); an absent `clientSecret` keeps the current one. */
+/**
+ * The stored secret was given for one client at one issuer: it goes nowhere else. A new `issuer` or
+ * `clientId` without a `clientSecret` beside it is refused before anything is read from the new issuer,
+ * so an ADMIN cannot send the write-only secret to a server of their choosing.
+ */
+function checkSecretGoesWith(current: StoredIdentityProvider, body: IdentityProviderUpdateBody): void {
+  const moved = [body.issuer !== current.issuer && 'issuer', body.clientId !== current.clientId && 'clientId'].filter((field) => field !== false);
+  if (moved.length === 0 || body.clientSecret !== undefined) return;
+  throw new ValidationError({
+    details: [
+      {
+        fieldName: 'clientSecret',
+        errorCode: 'FIELD_REQUIRED',
+        message: `A new ${moved.join(' and ')} needs the client secret in the same request: send clientSecret again (the one the provider issued for this client)`,
+      },
+    ],
+  });
+}
+
+/** Replaces every field (the discovery document read again); an absent `clientSecret` keeps the current one, unless the issuer or client changes. */
 export async function updateIdentityProvider(scope: OrgScope, alias: string, body: IdentityProviderUpdateBody): Promise<ShownIdentityProvider> {
   if (body.alias !== undefined && body.alias !== alias) {
     throw new ValidationError({ details: [{ fieldName: 'alias', errorCode: 'FIELD_INVALID', message: `An alias never changes: leave it out, or give ${alias}; to rename, create the provider anew` }] });
   }
   const current = await getStoredProvider(scope.orgUuid, alias);
   if (!current) throw notFound(alias);
+  checkSecretGoesWith(current, body);
   const domains = [...new Set(body.domains)];
   await checkDomainsFree(scope.orgUuid, alias, domains);
   const [endpoints, realm] = await Promise.all([discoverEndpoints(body.issuer), realmOf(scope.orgUuid)]);
