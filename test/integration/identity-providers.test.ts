@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { keys } from '../../shared/adapters/store/keys';
 import { getItem } from '../../shared/adapters/store/table';
 import { findProviderForEmail, getProvider, linkUserToProvider, providerClientSecret } from '../../shared/domain/identity-providers/identity-provider.service';
@@ -16,7 +16,9 @@ import { unique, userArea } from '../support/stack';
  * also misbehave: 404, not JSON, another issuer, no code flow, no token endpoint.
  */
 
-type Behaviour = 'good' | 'missing' | 'not-json' | 'wrong-issuer' | 'no-code' | 'no-token-endpoint';
+type Behaviour = 'good' | 'missing' | 'failing' | 'not-json' | 'wrong-issuer' | 'no-code' | 'no-token-endpoint';
+/** What a server says of itself beyond its status: never repeated to the ADMIN. */
+const BACKSTAGE = 'internal-detail-5c1e';
 
 let server: Server;
 let base: string;
@@ -36,7 +38,8 @@ beforeAll(async () => {
       response_types_supported: behaviour === 'no-code' ? ['id_token'] : ['code', 'id_token'],
     };
     if (behaviour === 'no-token-endpoint') delete document.token_endpoint;
-    if (!behaviour || behaviour === 'missing') return void response.writeHead(404).end('not here');
+    if (!behaviour || behaviour === 'missing') return void response.writeHead(404, `Gone ${BACKSTAGE}`).end(`not here: ${BACKSTAGE}`);
+    if (behaviour === 'failing') return void response.writeHead(500, `Oops ${BACKSTAGE}`).end(`stack trace at ${BACKSTAGE}`);
     if (behaviour === 'not-json') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>');
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
   });
@@ -197,6 +200,38 @@ test.each([
   const answer = await create({ issuer: issuerThat(behaviour) });
   const error = expectError(answer, 422, 'VALIDATION_FAILED');
   expect(error.details).toEqual([expect.objectContaining({ fieldName: 'issuer', errorCode: 'IDENTITY_PROVIDER_DISCOVERY_FAILED', message: expect.stringMatching(message) })]);
+});
+
+test("an issuer's server is named by the rule, never by what it answered: a 500's body, a server that is not HTTP, a closed port", async () => {
+  const failing = expectError(await create({ issuer: issuerThat('failing') }), 422, 'VALIDATION_FAILED');
+  expect(failing.details).toEqual([expect.objectContaining({ fieldName: 'issuer', message: expect.stringMatching(/could not be read: it answered 500\. Check the issuer/) })]);
+  const missing = await create({ issuer: issuerThat('missing') });
+  expect(missing.text).not.toContain(BACKSTAGE);
+  expect(JSON.stringify(failing)).not.toContain(BACKSTAGE);
+
+  const banner = createNetServer((socket) => socket.end(`SSH-2.0-OpenSSH_9.6 ${BACKSTAGE}\r\n`));
+  await new Promise<void>((resolve) => banner.listen(0, '127.0.0.1', resolve));
+  try {
+    for (const issuer of [`http://127.0.0.1:${(banner.address() as AddressInfo).port}/realm`, 'http://127.0.0.1:9/nothing']) {
+      const answer = await create({ issuer });
+      const error = expectError(answer, 422, 'VALIDATION_FAILED');
+      expect(error.details).toEqual([
+        expect.objectContaining({ fieldName: 'issuer', message: expect.stringMatching(/could not be read: no answer could be read\. Check that the issuer accepts https on port 443 or 8443/) }),
+      ]);
+      expect(answer.text).not.toMatch(new RegExp(`${BACKSTAGE}|ECONN|HPE_|Parse Error|SSH-2`));
+    }
+  } finally {
+    banner.close();
+  }
+});
+
+test('an issuer on another port than 443 or 8443 is refused 422 naming the rule, before anything is read', async () => {
+  for (const issuer of ['https://sso.example.com:8080', 'https://93.184.215.14:22/realms/x']) {
+    const error = expectError(await create({ issuer }), 422, 'VALIDATION_FAILED');
+    expect(error.details).toEqual([
+      expect.objectContaining({ fieldName: 'issuer', message: "The issuer's port must be 443 or 8443 (or none): outbound calls reach those ports only: give the provider's issuer identifier, e.g. https://login.example.com" }),
+    ]);
+  }
 });
 
 test('an issuer that is not https, or a host nothing answers on, is refused 422', async () => {

@@ -6,7 +6,8 @@ import { AddressRefused, checkUrlShape, type Resolver } from '../webhooks/webhoo
 /**
  * An OpenID provider's discovery document (OpenID Connect Discovery 1.0), read when a provider is
  * registered or changed: under the outbound rules webhooks follow (docs/api/events.md#safe-outbound-calls:
- * https, public addresses checked after resolution, no redirects, a bounded read, a timeout), and
+ * https on port 443 or 8443, public addresses checked after resolution, no redirects, a bounded read,
+ * a timeout), and
  * checked for what the sign-in broker needs. A refusal is a 422 on `issuer` saying what to fix.
  */
 
@@ -45,6 +46,10 @@ export function checkIssuer(issuer: string): URL {
   return url;
 }
 
+/**
+ * Why the document could not be read, in the outbound rules' words: a status at most, never the
+ * answer's body, a TLS, DNS or socket error's text, nor an address the host resolved to.
+ */
 function whyUnreachable(outcome: GetOutcome, address: string): string {
   const at = `${address} could not be read`;
   switch (outcome.failure) {
@@ -59,7 +64,7 @@ function whyUnreachable(outcome: GetOutcome, address: string): string {
     default:
       return outcome.tooLarge
         ? `${at}: it is larger than ${MAX_DISCOVERY_BYTES / 1024} KiB. Check that the issuer is an OpenID provider`
-        : `${at}: ${outcome.detail ?? 'the connection failed'}. Check that the issuer is reachable from the internet`;
+        : `${at}: no answer could be read. Check that the issuer accepts https on port 443 or 8443 from the internet, with a certificate valid for its host name`;
   }
 }
 
