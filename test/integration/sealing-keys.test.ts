@@ -7,7 +7,7 @@ import { queuedMailOf, unsealPassword, type QueuedMail } from '../../shared/adap
 import { keys } from '../../shared/adapters/store/keys';
 import { deleteItem, getItem, putItem, updateItem } from '../../shared/adapters/store/table';
 import { openClientSecret, sealClientSecret } from '../../shared/domain/identity-providers/client-secret';
-import { getProvider, providerClientSecret } from '../../shared/domain/identity-providers/identity-provider.service';
+import { getProvider, providerClientSecret, resealProviderSecrets } from '../../shared/domain/identity-providers/identity-provider.service';
 import { config } from '../../shared/kernel/config';
 import { unique, userArea } from '../support/stack';
 import { getMailState } from '../../shared/domain/users/user-mail';
@@ -175,6 +175,12 @@ describe('what was sealed under the table keys before still opens (the upgrade p
       ExpressionAttributeValues: { ':s': legacySeal(providerKey, 'sealed-before-kms', `${org.orgUuid}#${alias}`) },
     });
     await expect(runAsFunction('auth', () => providerClientSecret({ orgUuid: org.orgUuid, alias }))).resolves.toBe('sealed-before-kms');
+    // The operator's command seals it again under the KMS key; then the table's key is no longer needed.
+    expect(await resealProviderSecrets(org.orgUuid)).toEqual({ resealed: 1, remaining: 0 });
+    expect((await getItem<{ sealedClientSecret: string }>(keys.identityProvider(org.orgUuid, alias)))!.sealedClientSecret).toMatch(/^kms1\./);
+    await deleteItem({ Key: keys.identityProviderSealKey() });
+    await expect(runAsFunction('auth', () => providerClientSecret({ orgUuid: org.orgUuid, alias }))).resolves.toBe('sealed-before-kms');
+    expect(await resealProviderSecrets(org.orgUuid)).toEqual({ resealed: 0, remaining: 0 });
 
     const id = randomUUID();
     const mail: QueuedMail = {

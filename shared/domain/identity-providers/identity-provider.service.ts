@@ -4,7 +4,7 @@ import type { AuditAction } from '../audit/audit-kinds';
 import { getOrganization } from '../org/org.repository';
 import type { OrgScope } from '../users/org-scope';
 import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors';
-import { openClientSecret, sealClientSecret } from './client-secret';
+import { openClientSecret, sealClientSecret, sealedUnderTableKey } from './client-secret';
 import type { IdentityProviderRecord, StoredIdentityProvider } from './identity-provider.entities';
 import { brokerRedirectUri, toIdentityProviderResponse, type ShownIdentityProvider } from './identity-provider.mapper';
 import {
@@ -14,6 +14,7 @@ import {
   listStoredProviders,
   removeProvider,
   replaceProvider,
+  replaceSealedSecret,
   type WriteRefusal,
 } from './identity-provider.repository';
 import { MAX_IDENTITY_PROVIDERS } from './identity-provider-limits';
@@ -206,6 +207,24 @@ export async function providerClientSecret(record: Pick<IdentityProviderRecord, 
   const stored = await getStoredProvider(record.orgUuid, record.alias);
   if (!stored) throw notFound(record.alias);
   return openClientSecret(stored.sealedClientSecret, record.orgUuid, record.alias);
+}
+
+/**
+ * For an operator, once after the upgrade to KMS sealing keys (docs/architecture.md#sealed-secrets):
+ * seals again under the provider-secrets key every secret of the organization still sealed under the
+ * table's key, so that key's item can be deleted. Needs both keys' grants (the operator's role); a
+ * provider an ADMIN changes meanwhile keeps the ADMIN's secret. Answers how many were sealed again and
+ * how many remain under the table's key.
+ */
+export async function resealProviderSecrets(orgUuid: string): Promise<{ resealed: number; remaining: number }> {
+  let resealed = 0;
+  for (const stored of await listStoredProviders(orgUuid)) {
+    if (!sealedUnderTableKey(stored.sealedClientSecret)) continue;
+    const secret = await openClientSecret(stored.sealedClientSecret, orgUuid, stored.alias);
+    if (await replaceSealedSecret(stored, await sealClientSecret(secret, orgUuid, stored.alias))) resealed++;
+  }
+  const remaining = (await listStoredProviders(orgUuid)).filter((stored) => sealedUnderTableKey(stored.sealedClientSecret)).length;
+  return { resealed, remaining };
 }
 
 export { linkUserToProvider } from './user-link';
