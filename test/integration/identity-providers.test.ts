@@ -16,7 +16,7 @@ import { unique, userArea } from '../support/stack';
  * also misbehave: 404, not JSON, another issuer, no code flow, no token endpoint.
  */
 
-type Behaviour = 'good' | 'missing' | 'failing' | 'not-json' | 'wrong-issuer' | 'no-code' | 'no-token-endpoint';
+type Behaviour = 'good' | 'missing' | 'failing' | 'not-json' | 'wrong-issuer' | 'odd-issuer' | 'no-code' | 'no-token-endpoint';
 /** What a server says of itself beyond its status: never repeated to the ADMIN. */
 const BACKSTAGE = 'internal-detail-5c1e';
 
@@ -31,7 +31,7 @@ beforeAll(async () => {
     const behaviour = match?.[1] as Behaviour | undefined;
     const issuer = `${base}${request.url!.replace('/.well-known/openid-configuration', '')}`;
     const document: Record<string, unknown> = {
-      issuer: behaviour === 'wrong-issuer' ? 'https://elsewhere.example' : issuer,
+      issuer: behaviour === 'wrong-issuer' ? 'https://elsewhere.example' : behaviour === 'odd-issuer' ? `internal notes ${BACKSTAGE}` : issuer,
       authorization_endpoint: `${issuer}/authorize`,
       token_endpoint: `${issuer}/token`,
       jwks_uri: `${issuer}/jwks`,
@@ -194,6 +194,8 @@ test.each([
   ['missing', /answered 404/],
   ['not-json', /did not answer JSON/],
   ['wrong-issuer', /names the issuer "https:\/\/elsewhere\.example".*exactly/],
+  // Not an issuer identifier: not repeated.
+  ['odd-issuer', /^(?!.*internal-detail).*names another issuer, not .*exactly/],
   ['no-code', /authorization code flow/],
   ['no-token-endpoint', /no token_endpoint/],
 ] as const)('a discovery document that is %s is refused 422 on issuer, saying what to fix', async (behaviour, message) => {

@@ -68,6 +68,12 @@ function whyUnreachable(outcome: GetOutcome, address: string): string {
   }
 }
 
+/** Whether a document's `issuer` looks like an issuer identifier: an absolute http(s) URL of at most 200 characters. */
+function issuerShaped(value: string): boolean {
+  if (value.length > 200 || !/^https?:\/\/[^\s"<>]+$/.test(value)) return false;
+  return URL.canParse(value);
+}
+
 /** An endpoint the document names, checked like the issuer. */
 function endpoint(document: Record<string, unknown>, name: string, address: string): string {
   const value = document[name];
@@ -113,7 +119,9 @@ export async function discoverEndpoints(issuer: string, options: DiscoveryOption
   }
   const fields = document as Record<string, unknown>;
   if (fields.issuer !== issuer) {
-    const named = typeof fields.issuer === 'string' ? `names the issuer ${JSON.stringify(fields.issuer.slice(0, 200))}` : 'names no issuer';
+    // The issuer it names is repeated only when it is an issuer identifier (an http(s) URL): that is what
+    // the ADMIN must register, and nothing else of the document is ever repeated.
+    const named = typeof fields.issuer !== 'string' ? 'names no issuer' : issuerShaped(fields.issuer) ? `names the issuer ${JSON.stringify(fields.issuer)}` : 'names another issuer';
     throw refused(`The discovery document ${named}, not ${JSON.stringify(issuer)}: register the issuer exactly as the document names it (OpenID Connect Discovery §4.3)`);
   }
   const endpoints = {
