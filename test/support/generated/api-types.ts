@@ -960,7 +960,7 @@ export interface paths {
         get: operations["identityProviders.get"];
         /**
          * Replace an OpenID provider of the organization (ADMIN only)
-         * @description Every field is replaced but the alias; `clientSecret` left out keeps the current one. The issuer's discovery document (`{issuer}/.well-known/openid-configuration`) is read first, under the webhooks' outbound rules; it must name the same `issuer`, the authorization, token and JWKS endpoints, and the `code` response type (else 422 `IDENTITY_PROVIDER_DISCOVERY_FAILED` saying what to fix). Audited.
+         * @description Every field is replaced but the alias; `clientSecret` left out keeps the current one, but a new `issuer` or `clientId` needs `clientSecret` in the same request (else 422 on `clientSecret`, nothing changed). The issuer's discovery document (`{issuer}/.well-known/openid-configuration`) is read first, under the webhooks' outbound rules; it must name the same `issuer`, the authorization, token and JWKS endpoints, and the `code` response type (else 422 `IDENTITY_PROVIDER_DISCOVERY_FAILED` saying what to fix). Audited.
          *
          *     Who may call: an ADMIN of the organization, with a user's access token.
          */
@@ -2576,12 +2576,11 @@ export interface components {
             url: string;
         };
         WebhookDeliveryAttempt: {
-            /** @description The answer's first 256 characters */
-            answer: string;
             /** Format: date-time */
             at: string;
             attempt: number;
             deliveryId: string;
+            /** @description Why the attempt failed, naming the rule it broke; never what the receiver answered (its body, a TLS or connection error) */
             error: string | null;
             /** @description Also the `webhook-id` header: the same on every attempt and redelivery */
             eventId: string;
