@@ -1631,7 +1631,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to change events (ADMIN only)
-         * @description An https URL of a public host (at most 2,048 characters), the event types wanted (the events' `type`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it; it is marked `Cache-Control: no-store`.
+         * @description An https URL of a public host on port 443 or 8443 (at most 2,048 characters), the event types wanted (the events' `type`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it; it is marked `Cache-Control: no-store`.
          *
          *     Who may call: an ADMIN of the organization, with a user's access token.
          */
