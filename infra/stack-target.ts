@@ -103,6 +103,9 @@ export function functionEnvironment(target: StackTarget): Record<string, string>
     [envNames.signingKey]: `kms:${need('SigningKeyArn')}`,
     [envNames.tokenIssuer]: target.outputs.TokenIssuer ?? `${need('ApiUrl').replace(/\/$/, '')}/auth`,
     [envNames.bulkBucket]: need('BulkBucketName'),
+    // The sealing keys: an operator's own role needs their grants to seal or open with them.
+    ...(target.outputs.ProviderSecretsKeyArn ? { [envNames.providerSecretsKey]: target.outputs.ProviderSecretsKeyArn } : {}),
+    ...(target.outputs.MailPasswordsKeyArn ? { [envNames.mailPasswordsKey]: target.outputs.MailPasswordsKeyArn } : {}),
   };
 }
 

@@ -35,6 +35,11 @@ const commands: Record<string, { required: string[]; optional: string[]; help: s
     optional: [],
     help: '--org <org uuid>   (builds the users index and the ADMIN set from the user items; safe on a live organization)',
   },
+  'reseal-provider-secrets': {
+    required: ['org'],
+    optional: [],
+    help: "--org <org uuid>   (seals again under the KMS key every identity provider's secret sealed under the table's key before it; safe to repeat)",
+  },
   'add-bot': { required: ['org', 'env', 'name'], optional: [], help: '--org <org uuid> --env <env uuid> --name <name>' },
   'add-persona': {
     required: ['bot', 'name'],
@@ -118,6 +123,10 @@ async function run(argv: string[]): Promise<unknown> {
     case 'resend-welcomes': {
       const { requeueWelcomesOf, jobView } = await import('../../shared/app/bulk/bulk.service');
       return jobView(await requeueWelcomesOf(text('org'), text('job')));
+    }
+    case 'reseal-provider-secrets': {
+      const { resealProviderSecrets } = await import('../../shared/domain/identity-providers/identity-provider.service');
+      return resealProviderSecrets(text('org'));
     }
     case 'add-bot':
       return admin.addBot(text('org'), text('env'), text('name'));

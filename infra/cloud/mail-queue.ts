@@ -1,4 +1,5 @@
 import { Duration, Validations } from 'aws-cdk-lib';
+import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -6,10 +7,13 @@ import { Construct } from 'constructs';
 import { envNames } from '../../shared/kernel/config';
 import { MAIL_MAX_RECEIVES } from '../../shared/adapters/mail/mail-queue';
 import { alarmAtLeast, appMetric } from './monitoring';
+import { bindSealingKey } from './sealing-keys';
 
 export interface MailQueueProps {
   /** The `mail` function, which drains the queue at SES's send rate. */
   readonly consumer: LambdaFunction;
+  /** The key that seals the passwords messages carry: senders seal with it, the consumer opens. */
+  readonly passwords: Key;
 }
 
 /**
@@ -24,6 +28,7 @@ export class MailQueue extends Construct {
   static readonly CONSUMERS = 2;
   readonly queue: Queue;
   readonly deadLetters: Queue;
+  private readonly passwords: Key;
 
   constructor(scope: Construct, id: string, props: MailQueueProps) {
     super(scope, id);
@@ -41,6 +46,8 @@ export class MailQueue extends Construct {
       new SqsEventSource(this.queue, { batchSize: 10, reportBatchItemFailures: true, maxConcurrency: MailQueue.CONSUMERS }),
     );
     props.consumer.addEnvironment(envNames.mailConsumers, String(MailQueue.CONSUMERS));
+    this.passwords = props.passwords;
+    bindSealingKey(props.consumer, props.passwords, envNames.mailPasswordsKey, 'open');
 
     alarmAtLeast(
       this,
@@ -62,12 +69,14 @@ export class MailQueue extends Construct {
   }
 
   /**
-   * Lets a function queue e-mails (and names the queue in its environment); alarms when one could not
-   * be queued (the code counts `MailsFailed`, records the attempt as failed and goes on).
+   * Lets a function queue e-mails and seal their passwords (and names the queue and the key in its
+   * environment); alarms when one could not be queued (the code counts `MailsFailed`, records the
+   * attempt as failed and goes on).
    */
   bindSender(fn: LambdaFunction, service: string): void {
     this.queue.grantSendMessages(fn);
     fn.addEnvironment(envNames.mailQueueUrl, this.queue.queueUrl);
+    bindSealingKey(fn, this.passwords, envNames.mailPasswordsKey, 'seal');
     alarmAtLeast(
       fn,
       'MailsFailedAlarm',

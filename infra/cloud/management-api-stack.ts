@@ -19,6 +19,7 @@ import { projectRoot } from './project-root';
 import { ServiceFunction } from './service-function';
 import { pascalCase, type StackSettings } from './settings';
 import { bindSigningKey, TokenSigningKey } from './signing-key';
+import { bindSealingKey, SealingKeys } from './sealing-keys';
 import { bindConsoleClient, bindUserPool, UserDirectory } from './user-directory';
 import { envNames } from '../../shared/kernel/config';
 
@@ -65,6 +66,7 @@ export class ManagementApiStack extends Stack {
     const data = new DataTable(this, 'Data');
     const bulkUploads = new BulkBucket(this, 'BulkUploads');
     const signingKey = new TokenSigningKey(this, 'TokenSigning');
+    const sealingKeys = new SealingKeys(this, 'Sealing');
     const directory = new UserDirectory(this, 'Directory');
     const mailer = new Mailer(this, 'Mail', { senderEmail: settings.senderEmail, importedIdentity: settings.importedSenderIdentity });
     const gateway = new Gateway(this, 'Gateway', {
@@ -125,7 +127,10 @@ export class ManagementApiStack extends Stack {
     }
     this.functions = functions;
     acknowledgeNotificationsHandler(this);
-    const mailQueue = new MailQueue(this, 'MailQueue', { consumer: functions.get('mail')! });
+    // A provider's client secret is sealed where an ADMIN registers it, opened where the broker uses it.
+    bindSealingKey(functions.get('users')!, sealingKeys.providerSecrets, envNames.providerSecretsKey, 'seal');
+    bindSealingKey(functions.get('auth')!, sealingKeys.providerSecrets, envNames.providerSecretsKey, 'open');
+    const mailQueue = new MailQueue(this, 'MailQueue', { consumer: functions.get('mail')!, passwords: sealingKeys.mailPasswords });
     for (const group of resourceGroups) if (groupAccess[group]?.queuesMail) mailQueue.bindSender(functions.get(group)!, group);
 
     gateway.addRoutes(resolveRoutes(settings.subpaths), (group) => functions.get(group)!);
@@ -159,6 +164,8 @@ export class ManagementApiStack extends Stack {
       TableName: { value: data.table.tableName, description: 'The single DynamoDB table' },
       BulkBucketName: { value: bulkUploads.bucket.bucketName, description: 'Bucket for bulk-operation CSV uploads' },
       SigningKeyArn: { value: signingKey.key.keyArn, description: 'KMS key signing access tokens' },
+      ProviderSecretsKeyArn: { value: sealingKeys.providerSecrets.keyArn, description: "KMS key sealing identity providers' client secrets" },
+      MailPasswordsKeyArn: { value: sealingKeys.mailPasswords.keyArn, description: 'KMS key sealing the passwords of queued e-mails' },
       TokenIssuer: { value: tokenIssuer, description: 'The iss claim of access tokens' },
       GenerativeSubpath: { value: settings.subpaths.generative, description: 'Subpath of the agent-configuration area' },
       UserSubpath: { value: settings.subpaths.user, description: 'Subpath of the user-administration area' },

@@ -123,6 +123,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     { enableLocalIam },
     { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool },
     { startLocalEventBridge },
+    { startLocalKms, sealingKeyArns },
     { startLocalQueues },
     { useStackEnvironments },
     { writeFunctionEnvironments },
@@ -139,6 +140,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     import('./iam'),
     import('./provision'),
     import('./eventbridge-endpoint'),
+    import('./kms-endpoint'),
     import('./deployment/local-queues'),
     import('./env/stack-environments'),
     import('./env/function-env-file'),
@@ -175,6 +177,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
     gatewayListener(resolveRoutes(subpaths), modules.handlers, { ready: () => ready, initialize: async (group) => void (await modules.load(group)), functionTimeoutMs: timeoutMs }),
   );
   const queues = await startLocalQueues(deployment, dataDir, teardown);
+  const kms = await startLocalKms(join(dataDir, 'sealing-keys.json'), sealingKeyArns(deployment), teardown);
 
   const [pool] = await Promise.all([ensureUserPool(emulators.endpoints.cognito, dataDir), tableReady]);
   const environments = useStackEnvironments(
@@ -190,7 +193,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
       signingKeyFile: ensureSigningKey(dataDir),
       region: 'us-east-1',
       credentials: LOCAL_CREDENTIALS,
-      endpoints: { ...emulators.endpoints, eventbridge: eventBus.url, sqs: queues.endpoint },
+      endpoints: { ...emulators.endpoints, eventbridge: eventBus.url, sqs: queues.endpoint, kms: kms.url },
       queueUrlOf: (reference) => queues.urlOf(referenced(reference) ?? ''),
       processEnv: process.env,
     },

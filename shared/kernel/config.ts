@@ -51,6 +51,13 @@ export interface Config {
   events: { busName?: string; typePrefix: string };
   /** Webhook deliveries (docs/api/events.md); the windows are configurable so that tests run in seconds. */
   webhooks: WebhookSettings;
+  /**
+   * The KMS keys (ARNs) that seal what the table keeps secret (envelope encryption:
+   * shared/adapters/sealing/envelope.ts): identity providers' client secrets, and the passwords of
+   * queued e-mails. A function holds the variable of a key it is granted; locally the keys live in the
+   * data directory behind the local KMS.
+   */
+  sealingKeys: { providerSecrets?: string; mailPasswords?: string };
   /** Endpoint overrides, set only on the local stack (emulators). */
   endpoints: { dynamodb?: string; cognito?: string; kms?: string; s3?: string; ses?: string; eventbridge?: string; sqs?: string };
 }
@@ -99,6 +106,8 @@ export const envNames = {
   signInUrl: 'SIGN_IN_URL',
   authRedirectUris: 'AUTH_REDIRECT_URIS',
   bulkBucket: 'BULK_BUCKET_NAME',
+  providerSecretsKey: 'PROVIDER_SECRETS_KEY',
+  mailPasswordsKey: 'MAIL_PASSWORDS_KEY',
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   cognitoEndpoint: 'COGNITO_ENDPOINT',
   kmsEndpoint: 'KMS_ENDPOINT',
@@ -248,6 +257,8 @@ export function readConfig(env: NodeJS.ProcessEnv): Config {
         firstRetryMs: () => positiveInt(env, envNames.webhookFirstRetryMs, 5_000),
         pollMs: () => positiveInt(env, envNames.webhookPollMs, 250),
       }),
+    sealingKeys: () =>
+      lazily<Config['sealingKeys']>({ providerSecrets: () => optional(envNames.providerSecretsKey), mailPasswords: () => optional(envNames.mailPasswordsKey) }),
     endpoints: () =>
       lazily<Config['endpoints']>({
         dynamodb: () => optional(envNames.dynamodbEndpoint),

@@ -4,7 +4,7 @@ import { actionsOf, resourcesOf } from './synth';
 
 /** The functions' roles: no wildcard actions, resources named wherever IAM allows it, each group's own grants. */
 
-const { template, roleId, singleId, signingKeyId, statementsOf } = synthesizedStack();
+const { template, roleId, singleId, signingKeyId, sealingKeyId, environmentOf, statementsOf } = synthesizedStack();
 
 describe('IAM', () => {
   const allStatements = () =>
@@ -56,10 +56,36 @@ describe('IAM', () => {
   });
 
   test.each(dataGroups)('%s may read the public key of the signing key; only auth may sign', (group) => {
-    const statements = statementsOf(group).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')));
+    const onSigningKey = (s: Parameters<typeof resourcesOf>[0]) => JSON.stringify(resourcesOf(s)).includes(signingKeyId());
+    const statements = statementsOf(group).filter((s) => actionsOf(s).some((a) => a.startsWith('kms:')) && onSigningKey(s));
     expect(statements).toHaveLength(1);
     expect(resourcesOf(statements[0]!)).toEqual([getAtt(signingKeyId())]);
     expect(actionsOf(statements[0]!).sort()).toEqual(group === 'auth' ? ['kms:GetPublicKey', 'kms:Sign'] : ['kms:GetPublicKey']);
+  });
+
+  test('the sealing keys: each function holds exactly its use of each (seal: GenerateDataKey, open: Decrypt), on that key only, with the variable naming it', () => {
+    const expected: Partial<Record<ResourceGroup, Record<string, string[]>>> = {
+      users: { ProviderSecrets: ['kms:GenerateDataKey'], MailPasswords: ['kms:GenerateDataKey'] },
+      auth: { ProviderSecrets: ['kms:Decrypt'] },
+      scim: { MailPasswords: ['kms:GenerateDataKey'] },
+      'bulk-worker': { MailPasswords: ['kms:GenerateDataKey'] },
+      mail: { MailPasswords: ['kms:Decrypt'] },
+    };
+    const variables = { ProviderSecrets: 'PROVIDER_SECRETS_KEY', MailPasswords: 'MAIL_PASSWORDS_KEY' } as const;
+    for (const group of resourceGroups) {
+      const held: Record<string, string[]> = {};
+      for (const name of ['ProviderSecrets', 'MailPasswords'] as const) {
+        const statements = statementsOf(group).filter((s) => JSON.stringify(resourcesOf(s)).includes(sealingKeyId(name)));
+        for (const statement of statements) expect(resourcesOf(statement)).toEqual([getAtt(sealingKeyId(name))]);
+        const actions = statements.flatMap(actionsOf).sort();
+        if (actions.length > 0) held[name] = actions;
+        expect([group, name, environmentOf(group)[variables[name]]]).toEqual([group, name, actions.length > 0 ? getAtt(sealingKeyId(name)) : undefined]);
+      }
+      expect([group, held]).toEqual([group, expected[group] ?? {}]);
+    }
+    // Nothing but a function role is granted a sealing key: no statement of the template names one elsewhere.
+    const elsewhere = allStatements().filter((s) => ['ProviderSecrets', 'MailPasswords'].some((name) => JSON.stringify(resourcesOf(s)).includes(sealingKeyId(name as 'ProviderSecrets'))));
+    expect(elsewhere.flatMap(actionsOf).sort()).toEqual(['kms:Decrypt', 'kms:Decrypt', 'kms:GenerateDataKey', 'kms:GenerateDataKey', 'kms:GenerateDataKey', 'kms:GenerateDataKey']);
   });
 
   test('auth, users, scim, bulk and bulk-worker get exactly their Cognito actions, on the pool only; no other group gets any', () => {

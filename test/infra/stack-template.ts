@@ -48,6 +48,8 @@ export function synthesizedStack({ bundling = false } = {}) {
     singleId,
     /** The token-signing key (the alarm topic has a KMS key of its own). */
     signingKeyId: () => childId('TokenSigning', 'Key'),
+    /** The sealing keys (envelope encryption of what the table keeps secret). */
+    sealingKeyId: (name: 'ProviderSecrets' | 'MailPasswords') => childId('Sealing', name),
     bulkBucketId: () => childId('BulkUploads', 'Bucket'),
     bulkQueueId: (name: 'Failures' | 'DeadLetters') => childId('BulkPipeline', name),
     changeEventsId: (name: 'Bus' | 'DeadLetters') => childId('ChangeEvents', name),

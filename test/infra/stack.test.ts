@@ -8,7 +8,7 @@ import { getAtt, synthesizedStack } from './stack-template';
  * CloudFormation's size, each function's bundle, and the outputs the operator CLI reads.
  */
 
-const { synthesized, template, functionId, singleId, signingKeyId, bulkBucketId, bulkQueueId, changeEventsId, mailQueueId } = synthesizedStack({ bundling: true });
+const { synthesized, template, functionId, singleId, signingKeyId, sealingKeyId, bulkBucketId, bulkQueueId, changeEventsId, mailQueueId } = synthesizedStack({ bundling: true });
 
 describe('synthesis', () => {
   test('cdk-nag and CloudFormation validation leave no finding unacknowledged (synth throws on any nag finding)', () => {
@@ -63,6 +63,8 @@ describe('outputs', () => {
         Ref: bulkBucketId(),
       },
       SigningKeyArn: getAtt(signingKeyId()),
+      ProviderSecretsKeyArn: getAtt(sealingKeyId('ProviderSecrets')),
+      MailPasswordsKeyArn: getAtt(sealingKeyId('MailPasswords')),
       TokenIssuer: { 'Fn::Join': ['', [apiEndpoint, '/auth']] },
       GenerativeSubpath: defaultSubpaths.generative,
       UserSubpath: defaultSubpaths.user,

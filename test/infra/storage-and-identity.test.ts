@@ -4,7 +4,7 @@ import { synthesizedStack } from './stack-template';
 
 /** The stores and identities of the template: the table, the bulk bucket, the signing key, the user pool, the mail sender. */
 
-const { template, singleId, bulkBucketId } = synthesizedStack();
+const { template, singleId, bulkBucketId, sealingKeyId } = synthesizedStack();
 
 describe('table', () => {
   test('has PK/SK, GSI1 on GSI1PK/GSI1SK projecting all, TTL, on-demand, PITR, AWS-managed encryption, retained', () => {
@@ -82,6 +82,19 @@ describe('signing key', () => {
       DeletionPolicy: 'Retain',
       Properties: { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' },
     });
+  });
+});
+
+describe('sealing keys', () => {
+  test.each(['ProviderSecrets', 'MailPasswords'] as const)('%s is a symmetric encryption key, rotated yearly, retained; its policy lets the account delegate to IAM only', (name) => {
+    const key = template().findResources('AWS::KMS::Key')[sealingKeyId(name)]!;
+    expect(key.DeletionPolicy).toBe('Retain');
+    expect(key.Properties.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
+    expect(key.Properties.KeyUsage ?? 'ENCRYPT_DECRYPT').toBe('ENCRYPT_DECRYPT');
+    expect(key.Properties.EnableKeyRotation).toBe(true);
+    const statements = key.Properties.KeyPolicy.Statement as { Principal: { AWS: unknown } }[];
+    expect(statements).toHaveLength(1);
+    expect(JSON.stringify(statements[0]!.Principal.AWS)).toContain(':root');
   });
 });
 

@@ -1,5 +1,5 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { keys } from '../../shared/adapters/store/keys';
 import { getItem } from '../../shared/adapters/store/table';
 import { findProviderForEmail, getProvider, linkUserToProvider, providerClientSecret } from '../../shared/domain/identity-providers/identity-provider.service';
@@ -16,24 +16,30 @@ import { unique, userArea } from '../support/stack';
  * also misbehave: 404, not JSON, another issuer, no code flow, no token endpoint.
  */
 
-type Behaviour = 'good' | 'missing' | 'not-json' | 'wrong-issuer' | 'no-code' | 'no-token-endpoint';
+type Behaviour = 'good' | 'missing' | 'failing' | 'not-json' | 'wrong-issuer' | 'odd-issuer' | 'no-code' | 'no-token-endpoint';
+/** What a server says of itself beyond its status: never repeated to the ADMIN. */
+const BACKSTAGE = 'internal-detail-5c1e';
 
 let server: Server;
 let base: string;
+/** The paths the discovery server was asked for, in order. */
+const discoveryReads: string[] = [];
 beforeAll(async () => {
   server = createServer((request, response) => {
+    discoveryReads.push(request.url ?? '');
     const match = /^\/([a-z-]+)-[^/]+\/\.well-known\/openid-configuration$/.exec(request.url ?? '');
     const behaviour = match?.[1] as Behaviour | undefined;
     const issuer = `${base}${request.url!.replace('/.well-known/openid-configuration', '')}`;
     const document: Record<string, unknown> = {
-      issuer: behaviour === 'wrong-issuer' ? 'https://elsewhere.example' : issuer,
+      issuer: behaviour === 'wrong-issuer' ? 'https://elsewhere.example' : behaviour === 'odd-issuer' ? `internal notes ${BACKSTAGE}` : issuer,
       authorization_endpoint: `${issuer}/authorize`,
       token_endpoint: `${issuer}/token`,
       jwks_uri: `${issuer}/jwks`,
       response_types_supported: behaviour === 'no-code' ? ['id_token'] : ['code', 'id_token'],
     };
     if (behaviour === 'no-token-endpoint') delete document.token_endpoint;
-    if (!behaviour || behaviour === 'missing') return void response.writeHead(404).end('not here');
+    if (!behaviour || behaviour === 'missing') return void response.writeHead(404, `Gone ${BACKSTAGE}`).end(`not here: ${BACKSTAGE}`);
+    if (behaviour === 'failing') return void response.writeHead(500, `Oops ${BACKSTAGE}`).end(`stack trace at ${BACKSTAGE}`);
     if (behaviour === 'not-json') return void response.writeHead(200, { 'content-type': 'text/html' }).end('<html>sign in</html>');
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document));
   });
@@ -135,6 +141,38 @@ test('create, list, read, update and delete: the secret is never answered, the r
   expect(JSON.stringify(audited)).toContain('[REDACTED]');
 });
 
+test('a new issuer or clientId needs clientSecret in the same request: without it 422 on clientSecret, nothing read from the new issuer, nothing changed', async () => {
+  const created = await create();
+  expect(created.status).toBe(201);
+  const { alias, clientSecret: _secret, ...kept } = body({ alias: created.body.alias, issuer: created.body.issuer, domains: created.body.domains });
+  const elsewhere = issuerThat('good');
+  const readBefore = discoveryReads.length;
+
+  for (const [change, moved] of [
+    [{ issuer: elsewhere }, 'issuer'],
+    [{ clientId: 'client-2' }, 'clientId'],
+    [{ issuer: elsewhere, clientId: 'client-2' }, 'issuer and clientId'],
+  ] as const) {
+    const refused = expectError(await org.admin.api.put(providersUrl(`/${alias}`), { ...kept, ...change }), 422, 'VALIDATION_FAILED');
+    expect(refused.details).toEqual([
+      { fieldName: 'clientSecret', errorCode: 'FIELD_REQUIRED', message: expect.stringMatching(new RegExp(`^A new ${moved} needs the client secret.*send clientSecret again`)) },
+    ]);
+  }
+  expect(discoveryReads.slice(readBefore).some((path) => path.startsWith(new URL(elsewhere).pathname))).toBe(false);
+  const unchanged = await org.admin.api.get<Provider>(providersUrl(`/${alias}`));
+  expect(unchanged.body).toEqual(created.body);
+  expect(await providerClientSecret((await getProvider(org.orgUuid, alias))!)).toBe(SECRET);
+  expect((await auditOf(created.body.id)).map((event) => event.action)).toEqual(['IDENTITY_PROVIDER_CREATED']);
+
+  // The same issuer and client: the secret may stay out.
+  expect((await org.admin.api.put(providersUrl(`/${alias}`), { ...kept, displayName: 'Renamed' })).status).toBe(200);
+  // With the secret, the move is allowed, and the new secret is the one kept.
+  const moved = await org.admin.api.put<Provider>(providersUrl(`/${alias}`), { ...kept, issuer: elsewhere, clientId: 'client-2', clientSecret: 'the-new-issuers-secret' });
+  expect(moved.status).toBe(200);
+  expect(moved.body).toMatchObject({ issuer: elsewhere, clientId: 'client-2', tokenEndpoint: `${elsewhere}/token` });
+  expect(await providerClientSecret((await getProvider(org.orgUuid, alias))!)).toBe('the-new-issuers-secret');
+});
+
 test('a duplicate alias is 409; a domain another provider holds is 409 naming that provider', async () => {
   const first = await create();
   expect(first.status).toBe(201);
@@ -144,7 +182,7 @@ test('a duplicate alias is 409; a domain another provider holds is 409 naming th
   expect((taken.body as unknown as { message: string }).message).toContain(first.body.alias);
 
   const second = await create();
-  const { alias: _alias, clientSecret: _secret, ...moved } = body({ domains: [...second.body.domains, first.body.domains[0]!] });
+  const { alias: _alias, clientSecret: _secret, ...moved } = body({ issuer: second.body.issuer, domains: [...second.body.domains, first.body.domains[0]!] });
   expectError(await org.admin.api.put(providersUrl(`/${second.body.alias}`), moved), 409, 'IDENTITY_PROVIDER_DOMAIN_TAKEN');
   // Another organization may hold the same domain in its own realm.
   const other = await freshOrganization();
@@ -156,12 +194,46 @@ test.each([
   ['missing', /answered 404/],
   ['not-json', /did not answer JSON/],
   ['wrong-issuer', /names the issuer "https:\/\/elsewhere\.example".*exactly/],
+  // Not an issuer identifier: not repeated.
+  ['odd-issuer', /^(?!.*internal-detail).*names another issuer, not .*exactly/],
   ['no-code', /authorization code flow/],
   ['no-token-endpoint', /no token_endpoint/],
 ] as const)('a discovery document that is %s is refused 422 on issuer, saying what to fix', async (behaviour, message) => {
   const answer = await create({ issuer: issuerThat(behaviour) });
   const error = expectError(answer, 422, 'VALIDATION_FAILED');
   expect(error.details).toEqual([expect.objectContaining({ fieldName: 'issuer', errorCode: 'IDENTITY_PROVIDER_DISCOVERY_FAILED', message: expect.stringMatching(message) })]);
+});
+
+test("an issuer's server is named by the rule, never by what it answered: a 500's body, a server that is not HTTP, a closed port", async () => {
+  const failing = expectError(await create({ issuer: issuerThat('failing') }), 422, 'VALIDATION_FAILED');
+  expect(failing.details).toEqual([expect.objectContaining({ fieldName: 'issuer', message: expect.stringMatching(/could not be read: it answered 500\. Check the issuer/) })]);
+  const missing = await create({ issuer: issuerThat('missing') });
+  expect(missing.text).not.toContain(BACKSTAGE);
+  expect(JSON.stringify(failing)).not.toContain(BACKSTAGE);
+
+  const banner = createNetServer((socket) => socket.end(`SSH-2.0-OpenSSH_9.6 ${BACKSTAGE}\r\n`));
+  await new Promise<void>((resolve) => banner.listen(0, '127.0.0.1', resolve));
+  try {
+    for (const issuer of [`http://127.0.0.1:${(banner.address() as AddressInfo).port}/realm`, 'http://127.0.0.1:9/nothing']) {
+      const answer = await create({ issuer });
+      const error = expectError(answer, 422, 'VALIDATION_FAILED');
+      expect(error.details).toEqual([
+        expect.objectContaining({ fieldName: 'issuer', message: expect.stringMatching(/could not be read: no answer could be read\. Check that the issuer accepts https on port 443 or 8443/) }),
+      ]);
+      expect(answer.text).not.toMatch(new RegExp(`${BACKSTAGE}|ECONN|HPE_|Parse Error|SSH-2`));
+    }
+  } finally {
+    banner.close();
+  }
+});
+
+test('an issuer on another port than 443 or 8443 is refused 422 naming the rule, before anything is read', async () => {
+  for (const issuer of ['https://sso.example.com:8080', 'https://93.184.215.14:22/realms/x']) {
+    const error = expectError(await create({ issuer }), 422, 'VALIDATION_FAILED');
+    expect(error.details).toEqual([
+      expect.objectContaining({ fieldName: 'issuer', message: "The issuer's port must be 443 or 8443 (or none): outbound calls reach those ports only: give the provider's issuer identifier, e.g. https://login.example.com" }),
+    ]);
+  }
 });
 
 test('an issuer that is not https, or a host nothing answers on, is refused 422', async () => {

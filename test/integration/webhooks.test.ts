@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { pingEvent } from '../../shared/domain/audit/cloud-event';
 import { DEFAULT_EVENT_TYPE_PREFIX } from '../../shared/kernel/config';
@@ -8,6 +10,7 @@ import { updateItem } from '../../shared/adapters/store/table';
 import { getUser } from '../../shared/domain/users/user.repository';
 import type { OrgScope } from '../../shared/domain/users/org-scope';
 import { attemptDelivery } from '../../shared/domain/webhooks/delivery-engine';
+import { CONNECTION_FAILED } from '../../shared/domain/webhooks/outbound-http';
 import { newDelivery } from '../../shared/domain/webhooks/delivery-schedule';
 import { reserveBacklog } from '../../shared/domain/webhooks/webhook-backlog';
 import { enqueueDelivery, getDelivery, getWebhook, rescheduleDelivery } from '../../shared/domain/webhooks/webhook.repository';
@@ -108,7 +111,9 @@ test('a failing receiver is retried with growing delays until it answers 2xx; ev
     [2, false, 503],
     [1, false, 503],
   ]);
-  expect(attempts[0]!.answer).toBe('thanks');
+  // What the receiver answered ("thanks") is not kept: only its status.
+  expect(JSON.stringify(attempts)).not.toContain('thanks');
+  expect(attempts[0]).not.toHaveProperty('answer');
 });
 
 test('a delivery read as due before it was rescheduled is not sent before its new time', async () => {
@@ -215,13 +220,98 @@ test('refused URLs: not https, private, loopback, link-local (metadata), unresol
   // A subscription whose host now resolves elsewhere (as after DNS rebinding) is refused at delivery.
   const hook = await receiver();
   const { webhook } = await createWebhook(scope, body(hook.url));
-  await updateItem({ Key: keys.webhook(org.orgUuid, webhook.id), UpdateExpression: 'SET #url = :url', ExpressionAttributeNames: { '#url': 'url' }, ExpressionAttributeValues: { ':url': hook.url.replace('http://127.0.0.1', 'https://127.0.0.1') } });
+  await updateItem({ Key: keys.webhook(org.orgUuid, webhook.id), UpdateExpression: 'SET #url = :url', ExpressionAttributeNames: { '#url': 'url' }, ExpressionAttributeValues: { ':url': 'https://127.0.0.1:8443/hook' } });
   await sendPing(scope, webhook.id);
   await eventually(async () => (await listDeliveryAttempts(scope, webhook.id, 5)).length >= 1, 'the refused attempt');
   const [attempt] = await listDeliveryAttempts(scope, webhook.id, 5);
   expect(attempt).toMatchObject({ ok: false, httpStatus: null, error: expect.stringMatching(/private, loopback, link-local or reserved/) });
   expect(attempt!.error).not.toContain('127.0.0.1');
   expect(hook.received).toEqual([]);
+});
+
+describe('outbound rules', () => {
+  // An organization of their own: these subscriptions take every event type and fail on purpose.
+  let org: TestOrg;
+  let scope: OrgScope;
+  beforeAll(async () => {
+    org = await freshOrganization();
+    scope = await adminScope(org);
+  });
+
+  test('outbound calls reach ports 443 and 8443 only: another port is refused at creation and change naming the rule, and again at delivery', async () => {
+    const portRule = /^The URL's port must be 443 or 8443 \(or none\): outbound calls reach those ports only$/;
+    for (const url of ['https://example.com:8080/hook', 'https://93.184.215.14:22/', 'https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]:6379/']) {
+      const refused = await createWebhook(scope, body(url)).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ValidationError);
+      expect((refused as ValidationError).details).toEqual([{ fieldName: 'url', errorCode: 'WEBHOOK_URL_REFUSED', message: expect.stringMatching(portRule) }]);
+    }
+    const hook = await receiver();
+    const created = await org.admin.api.post<{ id: string; url: string }>(userArea(org.orgUuid, '/webhooks'), { url: hook.url, eventTypes: ['*'] });
+    expect(created.status).toBe(201);
+    const moved = await org.admin.api.put<{ details: { fieldName: string; message: string }[] }>(userArea(org.orgUuid, `/webhooks/${created.body.id}`), {
+      url: 'https://example.com:8080/hook',
+      eventTypes: ['*'],
+    });
+    expect(moved.status).toBe(422);
+    expect(moved.body.details).toEqual([expect.objectContaining({ fieldName: 'url', message: expect.stringMatching(portRule) })]);
+    expect((await readWebhook(scope, created.body.id)).url).toBe(hook.url);
+
+    // A URL kept from before the rule is held to it on every attempt, before any connection.
+    await updateItem({ Key: keys.webhook(org.orgUuid, created.body.id), UpdateExpression: 'SET #url = :url', ExpressionAttributeNames: { '#url': 'url' }, ExpressionAttributeValues: { ':url': 'https://93.184.215.14:8080/hook' } });
+    await sendPing(scope, created.body.id);
+    await eventually(async () => (await listDeliveryAttempts(scope, created.body.id, 5)).length >= 1, 'the refused attempt');
+    const [attempt] = await listDeliveryAttempts(scope, created.body.id, 5);
+    expect(attempt).toMatchObject({ ok: false, httpStatus: null, error: expect.stringMatching(portRule) });
+  });
+
+  describe("a receiver's failure is recorded in the rule's words, never what answered", () => {
+    const MARK = 'internal-detail-7f3a';
+    const servers: Array<{ close(): void; closeAllConnections?(): void }> = [];
+    afterAll(() => {
+      for (const server of servers) {
+        server.closeAllConnections?.();
+        server.close();
+      }
+    });
+    async function listening<S extends NetServer>(server: S): Promise<string> {
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    }
+    /** The attempts of a ping to `url`, once the first is recorded, as the API lists them. */
+    async function attemptsAt(url: string): Promise<Record<string, unknown>[]> {
+      const created = await org.admin.api.post<{ id: string }>(userArea(org.orgUuid, '/webhooks'), { url, eventTypes: ['*'] });
+      expect(created.status).toBe(201);
+      await sendPing(scope, created.body.id);
+      await eventually(async () => (await listDeliveryAttempts(scope, created.body.id, 5)).length >= 1, 'the failed attempt');
+      const listed = await org.admin.api.get<Record<string, unknown>[]>(userArea(org.orgUuid, `/webhooks/${created.body.id}/deliveries`));
+      expect(listed.status).toBe(200);
+      expect(listed.text).not.toContain(MARK);
+      expect(listed.text).not.toMatch(/ECONN|EPIPE|HPE_|socket hang up|Parse Error|SSH-2\.0|Internal Server Error/);
+      return listed.body;
+    }
+
+    test('a 500 with a body and a reason phrase: its status only', async () => {
+      const url = await listening(createServer((_request, response) => response.writeHead(500, `Oops ${MARK}`, { 'x-detail': MARK }).end(`stack trace at ${MARK}`)));
+      const [attempt] = await attemptsAt(url);
+      expect(attempt).toEqual(expect.objectContaining({ ok: false, httpStatus: 500, error: 'The receiver answered 500, not 2xx' }));
+      expect(attempt).not.toHaveProperty('answer');
+    });
+
+    test('a server that is not HTTP (an SSH banner), a connection reset, a closed port: one sentence for all', async () => {
+      const banner = await listening(createNetServer((socket) => socket.end(`SSH-2.0-OpenSSH_9.6 ${MARK}\r\n`)));
+      const cut = await listening(createNetServer((socket) => socket.once('data', () => socket.resetAndDestroy())));
+      const closedServer = createNetServer();
+      await new Promise<void>((resolve) => closedServer.listen(0, '127.0.0.1', resolve));
+      const closed = `http://127.0.0.1:${(closedServer.address() as AddressInfo).port}/hook`;
+      await new Promise((resolve) => closedServer.close(resolve));
+
+      for (const url of [banner, cut, closed]) {
+        const [attempt] = await attemptsAt(url);
+        expect(attempt).toEqual(expect.objectContaining({ ok: false, httpStatus: null, error: CONNECTION_FAILED }));
+      }
+    });
+  });
 });
 
 test('at most 20 subscriptions per organization', async () => {

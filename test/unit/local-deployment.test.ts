@@ -92,7 +92,7 @@ const local: LocalResources = {
   signingKeyFile: '/data/signing-key.json',
   region: 'us-east-1',
   credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  endpoints: { dynamodb: 'http://d', cognito: 'http://c', s3: 'http://s', ses: 'http://e', eventbridge: 'http://b', sqs: 'http://q' },
+  endpoints: { dynamodb: 'http://d', cognito: 'http://c', s3: 'http://s', ses: 'http://e', eventbridge: 'http://b', sqs: 'http://q', kms: 'http://k' },
   queueUrlOf: (reference) => `http://q/000000000000/${localQueueNames(deployment).get((reference as { Ref: string }).Ref)}`,
   processEnv: {},
 };

@@ -1,7 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import { postJson } from '../../shared/domain/webhooks/outbound-http';
-import { AddressRefused, allowedAddresses, dnsResolver, isPublicAddress, type Resolver } from '../../shared/domain/webhooks/webhook-address';
+import { AddressRefused, allowedAddresses, checkUrlShape, dnsResolver, isPublicAddress, type Resolver } from '../../shared/domain/webhooks/webhook-address';
 
 /** The outbound rules of webhook deliveries: which addresses a receiver may have, how a refusal reads, how long a name may take to resolve. */
 
@@ -74,6 +74,43 @@ describe('a refusal names the rule, never the address a host resolved to', () =>
       { address: '93.184.215.14', family: 4 },
       { address: '2606:4700::1111', family: 6 },
     ]);
+  });
+});
+
+describe('the ports an outbound call may reach', () => {
+  const portRule = "The URL's port must be 443 or 8443 (or none): outbound calls reach those ports only";
+
+  test.each(['https://hooks.example.com/in', 'https://hooks.example.com:443/in', 'https://hooks.example.com:8443/in', 'https://[2606:4700::1111]:8443/in'])(
+    '%s is allowed',
+    async (url) => {
+      expect(checkUrlShape(url, false).toString()).toBe(new URL(url).toString());
+      await expect(allowedAddresses(new URL(url), false, { resolve: answering('93.184.215.14') })).resolves.not.toHaveLength(0);
+    },
+  );
+
+  test.each(['https://hooks.example.com:8080/in', 'https://hooks.example.com:22/', 'https://93.184.215.14:6379/', 'https://hooks.example.com:80/', 'https://hooks.example.com:444/'])(
+    '%s is refused, naming the rule, before the host is resolved',
+    async (url) => {
+      expect(() => checkUrlShape(url, false)).toThrow(new AddressRefused(portRule));
+      let asked = false;
+      const resolve: Resolver = async () => {
+        asked = true;
+        return [{ address: '93.184.215.14', family: 4 }];
+      };
+      expect(await refusal(url, resolve)).toBe(portRule);
+      expect(asked).toBe(false);
+    },
+  );
+
+  test('plain http to a public host is held to the rule too (port 80)', async () => {
+    expect(await refusal('http://hooks.example.com/in', answering('93.184.215.14'))).toBe(portRule);
+  });
+
+  test("the local stack's loopback receiver may use any port; https to loopback on an allowed port is still loopback", async () => {
+    expect(checkUrlShape('http://127.0.0.1:8080/hook', true).port).toBe('8080');
+    await expect(allowedAddresses(new URL('http://127.0.0.1:8080/hook'), true)).resolves.toEqual([{ address: '127.0.0.1', family: 4 }]);
+    expect(() => checkUrlShape('http://127.0.0.1:8080/hook', false)).toThrow(/must be https/);
+    expect(await refusal('https://127.0.0.1:8443/hook')).toMatch(/private, loopback/);
   });
 });
 

@@ -1,6 +1,7 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { envNames, type Subpaths } from '../../../shared/kernel/config';
 import { retryDelaysFromEnv } from '../invoke';
+import { localKeyArn } from '../kms-endpoint';
 
 /**
  * The overrides table: everything the local stack runs otherwise than the synthesized template says,
@@ -20,7 +21,7 @@ export interface LocalResources {
   signingKeyFile: string;
   region: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
-  endpoints: { dynamodb: string; cognito: string; s3: string; ses: string; eventbridge: string; sqs: string };
+  endpoints: { dynamodb: string; cognito: string; s3: string; ses: string; eventbridge: string; sqs: string; kms: string };
   /** The local URL of the queue a template's reference (`{ Ref: <queue> }`) names. */
   queueUrlOf(reference: unknown): string | undefined;
   /** The environment `npm start` was given: the laptop's own choices. */
@@ -47,6 +48,8 @@ export const environmentOverrides: readonly VariableOverride[] = [
   replace(envNames.userPoolId, (l) => l.userPoolId, "the local user pool in cognito-local (the template's Ref names the stack's pool)"),
   replace(envNames.userPoolClientId, (l) => l.userPoolClientId, "the local pool's console client (the template's Ref names the stack's)"),
   replace(envNames.signingKey, (l) => `file:${l.signingKeyFile}`, 'a P-256 key in the data directory (signing-key.json): there is no KMS locally'),
+  replace(envNames.providerSecretsKey, (_l, declared) => localKeyArn(declared), "the local KMS's key of the same logical id (its material in the data directory, sealing-keys.json)"),
+  replace(envNames.mailPasswordsKey, (_l, declared) => localKeyArn(declared), "the local KMS's key of the same logical id (its material in the data directory, sealing-keys.json)"),
   replace(envNames.tokenIssuer, (l) => `${l.apiUrl}/auth`, "the local gateway's address (the template joins the HTTP API's endpoint)"),
   replace(envNames.signInUrl, (l) => `${l.apiUrl}/auth/realms/{realm}/account?kc_locale={locale}`, "the account page on the local gateway (the template's is on the HTTP API)"),
   replace(envNames.bulkBucket, (l) => l.bucketName, "the local bucket in s3rver (the template's Ref names the stack's bucket)"),
@@ -66,6 +69,7 @@ export const environmentOverrides: readonly VariableOverride[] = [
   localOnly(envNames.s3Endpoint, (l) => l.endpoints.s3, 's3rver behind the POST policy check (in AWS unset: the SDK finds the service)'),
   localOnly(envNames.sesEndpoint, (l) => l.endpoints.ses, 'aws-ses-v2-local (in AWS unset: the SDK finds the service)'),
   localOnly(envNames.eventbridgeEndpoint, (l) => l.endpoints.eventbridge, 'the local EventBridge (in AWS unset: the SDK finds the service)'),
+  localOnly(envNames.kmsEndpoint, (l) => l.endpoints.kms, 'the local KMS of the sealing keys (in AWS unset: the SDK finds the service)'),
   localOnly(envNames.sqsEndpoint, (l) => l.endpoints.sqs, 'the local SQS (in AWS unset: the SDK finds the service)'),
   localOnly(envNames.webhookAllowLoopbackHttp, () => 'true', 'the stack is on loopback itself: receivers at http://127.0.0.1:<port> are allowed (never in AWS)'),
   localOnly(envNames.webhookFirstRetryMs, () => '1000', 'webhook retries a laptop sees within seconds (AWS: 5 s, doubling)'),

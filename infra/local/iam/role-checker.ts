@@ -117,6 +117,8 @@ export class RoleChecker {
           contextVariables: {},
         },
         identityPolicies: this.identityPolicies.get(group) ?? [],
+        // A KMS key's key policy: without one that lets the account's IAM policies in, KMS refuses whatever a role grants.
+        ...(this.policies.resourcePolicies?.has(request.resource) ? { resourcePolicy: this.policies.resourcePolicies.get(request.resource) } : {}),
         serviceControlPolicies: [],
         resourceControlPolicies: [],
       },

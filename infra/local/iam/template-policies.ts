@@ -35,6 +35,8 @@ export interface TemplatePolicies {
    * `Ref` (TABLE_NAME, USER_POOL_ID…): the local stack sets that variable to the local resource.
    */
   resources: Record<string, { type: string; name?: string; envVar?: string }>;
+  /** Each KMS key's key policy, by logical id: KMS authorizes a call only if the key's policy lets IAM policies (or the caller) in. */
+  keyPolicies: Record<string, unknown>;
 }
 
 const nameProperty: Record<string, string> = {
@@ -69,6 +71,8 @@ export function templatePolicies(template: CfnTemplate, stackName: string): Temp
     const name = property ? resource.Properties?.[property] : undefined;
     resources[id] = { type: resource.Type, ...(typeof name === 'string' ? { name } : {}) };
   }
+  const keyPolicies: TemplatePolicies['keyPolicies'] = {};
+  for (const [id, resource] of all) if (resource.Type === 'AWS::KMS::Key' && resource.Properties?.KeyPolicy) keyPolicies[id] = resource.Properties.KeyPolicy;
   const roles: TemplateRole[] = [];
   const groups = functionGroups(template);
   for (const [functionId, resource] of all) {
@@ -103,7 +107,7 @@ export function templatePolicies(template: CfnTemplate, stackName: string): Temp
     roles.push({ group, functionId, roleId, statements, externalManagedPolicies: external });
   }
   roles.sort((a, b) => resourceGroups.indexOf(a.group) - resourceGroups.indexOf(b.group));
-  return { stackName, roles, resources };
+  return { stackName, roles, resources, keyPolicies };
 }
 
 /** The local account, region and environment the template's references resolve against. */
@@ -131,6 +135,8 @@ export interface ResolvedRole {
 
 export interface ResolvedPolicies {
   roles: Map<ResourceGroup, ResolvedRole>;
+  /** Each KMS key's resolved key policy, by the key's local ARN. */
+  resourcePolicies: Map<string, unknown>;
   /** References local IAM could not map to a local resource (they match nothing). */
   unresolved: string[];
 }
@@ -265,5 +271,6 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
       externalManagedPolicies: role.externalManagedPolicies.map(resolveString),
     });
   }
-  return { roles, unresolved: [...unresolved] };
+  const resourcePolicies = new Map(Object.entries(policies.keyPolicies ?? {}).map(([id, policy]) => [getAtt(id, 'Arn'), resolve(policy)]));
+  return { roles, resourcePolicies, unresolved: [...unresolved] };
 }

@@ -1,4 +1,3 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod/mini';
 import '../../kernel/schemas/zod-messages';
@@ -6,15 +5,16 @@ import { sqsClient } from '../clients/sqs';
 import { config, ConfigError, envNames } from '../../kernel/config';
 import { sleep } from '../../kernel/retry';
 import { keys } from '../store/keys';
-import { tableSecret } from '../store/table-secret';
+import { openUnderTableKey } from '../store/table-secret';
+import { isEnvelope, mailPasswordsKey, open, seal as sealUnder } from '../sealing/envelope';
 import { languages, mailKinds, type Language, type MailKind } from './mail-terms';
 
 /**
  * The mail queue (docs/api/users.md#e-mails-to-users): each e-mail to a user (welcome, reactivation)
  * waits in SQS until the `mail` function sends it at SES's rate. A message names the user by ids, never
- * by address or name (the consumer reads the user), and carries its password sealed (AES-256-GCM under
- * a key kept in the table, bound to the message's id), so a queue message or a dead letter shows no
- * password to whoever can read the queue but not the table.
+ * by address or name (the consumer reads the user), and carries its password sealed under the
+ * mail-passwords KMS key (envelope encryption, bound to the message's id), so a queue message or a dead
+ * letter shows no password to whoever cannot use that key: only the `mail` function may open it.
  */
 export const queuedMailSchema = z.strictObject({
   /** The attempt: the user's mail item names the current one, so a duplicate or superseded message is skipped. */
@@ -42,23 +42,18 @@ export interface MailRequest {
   job?: { jobId: string; line: number };
 }
 
-const sealingKey = tableSecret(keys.mailSealKey(), 'MAILSEALKEY');
+/** The message id as associated data: a sealed password opens only in its own message. */
+const seal = (value: string, id: string): Promise<string> => sealUnder(mailPasswordsKey, value, id);
 
-/** `base64url(iv ‖ tag ‖ ciphertext)`, the message id as associated data: a sealed password opens only in its own message. */
-async function seal(value: string, id: string): Promise<string> {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', await sealingKey(), iv).setAAD(Buffer.from(id));
-  const sealed = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url');
-}
-
-/** The password a queued e-mail carries; throws when it was not sealed for this message under this table's key. */
+/**
+ * The password a queued e-mail carries; throws when it was not sealed for this message under the
+ * mail-passwords key, or altered. A message queued before that key (sealed under the key an item of
+ * the table kept) still opens while that item exists: docs/architecture.md#sealed-secrets.
+ */
 export async function unsealPassword(mail: QueuedMail): Promise<{ value: string; temporary: boolean } | undefined> {
   if (!mail.password) return undefined;
-  const bytes = Buffer.from(mail.password.sealed, 'base64url');
-  const decipher = createDecipheriv('aes-256-gcm', await sealingKey(), bytes.subarray(0, 12)).setAAD(Buffer.from(mail.id));
-  decipher.setAuthTag(bytes.subarray(12, 28));
-  const value = Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
+  const { sealed } = mail.password;
+  const value = isEnvelope(sealed) ? await open(mailPasswordsKey, sealed, mail.id) : await openUnderTableKey(keys.mailSealKey(), sealed, mail.id);
   return { value, temporary: mail.password.temporary };
 }
 

@@ -1,5 +1,5 @@
 import { keys, withoutKeys } from '../../adapters/store/keys';
-import { getItem, queryPrefix, transactWrite, type TableWrite } from '../../adapters/store/table';
+import { getItem, queryPrefix, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
 import type { StoredIdentityProvider } from './identity-provider.entities';
 import { MAX_IDENTITY_PROVIDERS } from './identity-provider-limits';
 
@@ -85,4 +85,14 @@ export async function removeProvider(before: StoredIdentityProvider, alongside: 
   const uncount: TableWrite = { Update: { Key: keys.identityProviderCount(before.orgUuid), UpdateExpression: 'ADD providers :minus', ExpressionAttributeValues: { ':minus': -1 } } };
   const released = before.domains.map((domain) => releaseDomain(before.orgUuid, before.alias, domain));
   return (await transactWrite([remove, uncount, ...released, ...alongside])).length === 0;
+}
+
+/** Replaces a provider's sealed secret by the same secret sealed anew; false when it changed meanwhile (an ADMIN's update wins). */
+export async function replaceSealedSecret(before: StoredIdentityProvider, sealedClientSecret: string): Promise<boolean> {
+  return updateItem({
+    Key: keys.identityProvider(before.orgUuid, before.alias),
+    UpdateExpression: 'SET sealedClientSecret = :sealed',
+    ConditionExpression: 'sealedClientSecret = :before',
+    ExpressionAttributeValues: { ':sealed': sealedClientSecret, ':before': before.sealedClientSecret },
+  });
 }

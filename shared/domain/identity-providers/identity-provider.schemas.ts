@@ -49,11 +49,11 @@ export const identityProviderSchemas = lazy(() => {
     ...fields,
     clientSecret: secret.check(z.describe('Write-only: never answered')),
   });
-  /** A replacement: every field but `clientSecret`, which is kept when absent. The alias is the path's. */
+  /** A replacement: every field but `clientSecret`, which is kept when absent (required with a new `issuer` or `clientId`: the service checks). The alias is the path's. */
   const updateBodySchema = z.strictObject({
     alias: z.optional(aliasSchema.check(z.describe("When given, must be the path's: an alias never changes"))),
     ...fields,
-    clientSecret: z.optional(secret.check(z.describe('Write-only; absent keeps the current secret'))),
+    clientSecret: z.optional(secret.check(z.describe('Write-only; absent keeps the current secret, unless `issuer` or `clientId` changes: then it is required (422 naming `clientSecret`)'))),
   });
 
   const providerPathSchema = z.strictObject({ orgUUID: uuidSchema, alias: aliasSchema });

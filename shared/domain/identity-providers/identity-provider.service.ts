@@ -5,7 +5,7 @@ import type { AuditAction } from '../audit/audit-kinds';
 import { getOrganization } from '../org/org.repository';
 import type { OrgScope } from '../users/org-scope';
 import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors';
-import { openClientSecret, sealClientSecret } from './client-secret';
+import { openClientSecret, sealClientSecret, sealedUnderTableKey } from './client-secret';
 import type { IdentityProviderRecord, StoredIdentityProvider } from './identity-provider.entities';
 import { brokerRedirectUri, toIdentityProviderResponse, type ShownIdentityProvider } from './identity-provider.mapper';
 import {
@@ -15,6 +15,7 @@ import {
   listStoredProviders,
   removeProvider,
   replaceProvider,
+  replaceSealedSecret,
   type WriteRefusal,
 } from './identity-provider.repository';
 import { MAX_IDENTITY_PROVIDERS } from './identity-provider-limits';
@@ -125,13 +126,33 @@ export async function readIdentityProvider(scope: OrgScope, alias: string): Prom
   return shown(recordOf(stored), realm);
 }
 
-/** Replaces every field (the discovery document read again); an absent `clientSecret` keeps the current one. */
+/**
+ * The stored secret was given for one client at one issuer: it goes nowhere else. A new `issuer` or
+ * `clientId` without a `clientSecret` beside it is refused before anything is read from the new issuer,
+ * so an ADMIN cannot send the write-only secret to a server of their choosing.
+ */
+function checkSecretGoesWith(current: StoredIdentityProvider, body: IdentityProviderUpdateBody): void {
+  const moved = [body.issuer !== current.issuer && 'issuer', body.clientId !== current.clientId && 'clientId'].filter((field) => field !== false);
+  if (moved.length === 0 || body.clientSecret !== undefined) return;
+  throw new ValidationError({
+    details: [
+      {
+        fieldName: 'clientSecret',
+        errorCode: 'FIELD_REQUIRED',
+        message: `A new ${moved.join(' and ')} needs the client secret in the same request: send clientSecret again (the one the provider issued for this client)`,
+      },
+    ],
+  });
+}
+
+/** Replaces every field (the discovery document read again); an absent `clientSecret` keeps the current one, unless the issuer or client changes. */
 export async function updateIdentityProvider(scope: OrgScope, alias: string, body: IdentityProviderUpdateBody): Promise<ShownIdentityProvider> {
   if (body.alias !== undefined && body.alias !== alias) {
     throw new ValidationError({ details: [{ fieldName: 'alias', errorCode: 'FIELD_INVALID', message: `An alias never changes: leave it out, or give ${alias}; to rename, create the provider anew` }] });
   }
   const current = await getStoredProvider(scope.orgUuid, alias);
   if (!current) throw notFound(alias);
+  checkSecretGoesWith(current, body);
   const domains = [...new Set(body.domains)];
   await checkDomainsFree(scope.orgUuid, alias, domains);
   const [endpoints, realm] = await Promise.all([discoverEndpoints(body.issuer), realmOf(scope.orgUuid)]);
@@ -201,6 +222,24 @@ export async function providerClientSecret(record: Pick<IdentityProviderRecord, 
   const stored = await getStoredProvider(record.orgUuid, record.alias);
   if (!stored) throw notFound(record.alias);
   return openClientSecret(stored.sealedClientSecret, record.orgUuid, record.alias);
+}
+
+/**
+ * For an operator, once after the upgrade to KMS sealing keys (docs/architecture.md#sealed-secrets):
+ * seals again under the provider-secrets key every secret of the organization still sealed under the
+ * table's key, so that key's item can be deleted. Needs both keys' grants (the operator's role); a
+ * provider an ADMIN changes meanwhile keeps the ADMIN's secret. Answers how many were sealed again and
+ * how many remain under the table's key.
+ */
+export async function resealProviderSecrets(orgUuid: string): Promise<{ resealed: number; remaining: number }> {
+  let resealed = 0;
+  for (const stored of await listStoredProviders(orgUuid)) {
+    if (!sealedUnderTableKey(stored.sealedClientSecret)) continue;
+    const secret = await openClientSecret(stored.sealedClientSecret, orgUuid, stored.alias);
+    if (await replaceSealedSecret(stored, await sealClientSecret(secret, orgUuid, stored.alias))) resealed++;
+  }
+  const remaining = (await listStoredProviders(orgUuid)).filter((stored) => sealedUnderTableKey(stored.sealedClientSecret)).length;
+  return { resealed, remaining };
 }
 
 export { linkUserToProvider } from './user-link';

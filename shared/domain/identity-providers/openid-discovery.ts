@@ -6,7 +6,8 @@ import { AddressRefused, checkUrlShape, type Resolver } from '../webhooks/webhoo
 /**
  * An OpenID provider's discovery document (OpenID Connect Discovery 1.0), read when a provider is
  * registered or changed: under the outbound rules webhooks follow (docs/api/events.md#safe-outbound-calls:
- * https, public addresses checked after resolution, no redirects, a bounded read, a timeout), and
+ * https on port 443 or 8443, public addresses checked after resolution, no redirects, a bounded read,
+ * a timeout), and
  * checked for what the sign-in broker needs. A refusal is a 422 on `issuer` saying what to fix.
  */
 
@@ -45,6 +46,10 @@ export function checkIssuer(issuer: string): URL {
   return url;
 }
 
+/**
+ * Why the document could not be read, in the outbound rules' words: a status at most, never the
+ * answer's body, a TLS, DNS or socket error's text, nor an address the host resolved to.
+ */
 function whyUnreachable(outcome: GetOutcome, address: string): string {
   const at = `${address} could not be read`;
   switch (outcome.failure) {
@@ -59,8 +64,14 @@ function whyUnreachable(outcome: GetOutcome, address: string): string {
     default:
       return outcome.tooLarge
         ? `${at}: it is larger than ${MAX_DISCOVERY_BYTES / 1024} KiB. Check that the issuer is an OpenID provider`
-        : `${at}: ${outcome.detail ?? 'the connection failed'}. Check that the issuer is reachable from the internet`;
+        : `${at}: no answer could be read. Check that the issuer accepts https on port 443 or 8443 from the internet, with a certificate valid for its host name`;
   }
+}
+
+/** Whether a document's `issuer` looks like an issuer identifier: an absolute http(s) URL of at most 200 characters. */
+function issuerShaped(value: string): boolean {
+  if (value.length > 200 || !/^https?:\/\/[^\s"<>]+$/.test(value)) return false;
+  return URL.canParse(value);
 }
 
 /** An endpoint the document names, checked like the issuer. */
@@ -108,7 +119,9 @@ export async function discoverEndpoints(issuer: string, options: DiscoveryOption
   }
   const fields = document as Record<string, unknown>;
   if (fields.issuer !== issuer) {
-    const named = typeof fields.issuer === 'string' ? `names the issuer ${JSON.stringify(fields.issuer.slice(0, 200))}` : 'names no issuer';
+    // The issuer it names is repeated only when it is an issuer identifier (an http(s) URL): that is what
+    // the ADMIN must register, and nothing else of the document is ever repeated.
+    const named = typeof fields.issuer !== 'string' ? 'names no issuer' : issuerShaped(fields.issuer) ? `names the issuer ${JSON.stringify(fields.issuer)}` : 'names another issuer';
     throw refused(`The discovery document ${named}, not ${JSON.stringify(issuer)}: register the issuer exactly as the document names it (OpenID Connect Discovery §4.3)`);
   }
   const endpoints = {

@@ -184,7 +184,6 @@ export async function attemptDelivery(due: DeliveryRecord): Promise<string | und
     httpStatus: outcome.status,
     latencyMs: outcome.latencyMs,
     ...(outcome.detail ? { error: outcome.detail } : {}),
-    answer: outcome.answer,
   });
   if (outcome.ok) {
     await finishDelivery(delivery, 'delivered');

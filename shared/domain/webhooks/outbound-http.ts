@@ -4,26 +4,32 @@ import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { allowedAddresses, AddressRefused, DNS_TIMEOUT_MS, type CheckedAddress, type Resolver } from './webhook-address';
 
-/** How long an attempt may take, its host's resolution included, and how much of the answer is read. */
+/** How long an attempt may take, its host's resolution included, and how much of the answer is read (and dropped). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const MAX_ANSWER_BYTES = 4096;
-/** What a delivery's attempt keeps of the answer. */
-export const KEPT_ANSWER_CHARS = 256;
 
 /** Why an attempt failed, when it did. */
 export type FailureKind = 'refused-address' | 'timeout' | 'connection' | 'redirect' | 'http-status';
 
+/**
+ * What became of a call. `detail` names the rule a failure broke and is the same whatever answered:
+ * never the answer's body or reason phrase, a TLS, DNS or socket error's text or code, nor an
+ * address, since whoever reads it (an ADMIN in the delivery log, a sign-in's `error_description`)
+ * chose where the call went and must not learn from it what listens there.
+ */
 export interface PostOutcome {
   ok: boolean;
   /** The answer's status, null when there was none. */
   status: number | null;
   latencyMs: number;
   failure?: FailureKind;
-  /** What went wrong, for the delivery log (never a secret: no header or body of the request). */
+  /** What went wrong, in the rule's words (never a secret: no header or body of the request). */
   detail?: string;
-  /** The answer's first characters. */
-  answer: string;
 }
+
+/** A connection's failure, whatever it was (refused, reset, TLS, not HTTP): one sentence, so none tells what answered. */
+export const CONNECTION_FAILED =
+  'No answer could be read: the receiver must accept https connections on port 443 or 8443, with a certificate valid for its host name, and answer HTTP';
 
 export interface PostOptions {
   allowLoopbackHttp: boolean;
@@ -44,18 +50,19 @@ const pinnedLookup =
 /**
  * POSTs `body` to `url`: the host resolved (within `DNS_TIMEOUT_MS`) and checked first, the
  * connection made to the checked address, no redirect followed, the answer read up to
- * `MAX_ANSWER_BYTES`, all within the timeout. Never throws: every failure is an outcome.
+ * `MAX_ANSWER_BYTES` and dropped (only its status counts), all within the timeout. Never throws:
+ * every failure is an outcome.
  */
 export async function postJson(url: URL, headers: Record<string, string>, body: string, options: PostOptions): Promise<PostOutcome> {
-  const { answer, ...outcome } = await exchange(url, 'POST', { ...headers, 'content-length': String(Buffer.byteLength(body)) }, body, {
+  const { answer: _dropped, ...outcome } = await exchange(url, 'POST', { ...headers, 'content-length': String(Buffer.byteLength(body)) }, body, {
     ...options,
     maxBytes: MAX_ANSWER_BYTES,
   });
-  return { ...outcome, answer: answer.toString('utf8').slice(0, KEPT_ANSWER_CHARS) };
+  return outcome;
 }
 
 /** What a GET of a document answered: as a POST's outcome, with the whole body read (`tooLarge` when it went past the bound). */
-export interface GetOutcome extends Omit<PostOutcome, 'answer'> {
+export interface GetOutcome extends PostOutcome {
   body: string;
   tooLarge: boolean;
 }
@@ -95,7 +102,7 @@ async function exchange(
   headers: Record<string, string>,
   body: string | undefined,
   options: PostOptions & { maxBytes: number },
-): Promise<Omit<PostOutcome, 'answer'> & { answer: Buffer }> {
+): Promise<PostOutcome & { answer: Buffer }> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -108,7 +115,7 @@ async function exchange(
     const detail = error instanceof AddressRefused ? error.message : 'The host could not be checked';
     return { ok: false, status: null, latencyMs: latency(), failure: 'refused-address', detail, answer: none };
   }
-  type Outcome = Omit<PostOutcome, 'answer' | 'latencyMs'> & { answer: Buffer };
+  type Outcome = Omit<PostOutcome, 'latencyMs'> & { answer: Buffer };
   return new Promise((settle) => {
     let done = false;
     const finish = (outcome: Outcome) => {
@@ -135,8 +142,8 @@ async function exchange(
         const answered = () => {
           const answer = Buffer.concat(chunks).subarray(0, options.maxBytes);
           if (status >= 200 && status < 300) finish({ ok: true, status, answer });
-          else if (status >= 300 && status < 400) finish({ ok: false, status, failure: 'redirect', detail: 'The receiver answered a redirect, which is not followed', answer });
-          else finish({ ok: false, status, failure: 'http-status', detail: `The receiver answered ${status}`, answer });
+          else if (status >= 300 && status < 400) finish({ ok: false, status, failure: 'redirect', detail: `The receiver answered ${status}, a redirect, which is not followed`, answer });
+          else finish({ ok: false, status, failure: 'http-status', detail: `The receiver answered ${status}, not 2xx`, answer });
         };
         response.on('data', (chunk: Buffer) => {
           chunks.push(chunk);
@@ -152,9 +159,7 @@ async function exchange(
       () => finish({ ok: false, status: null, failure: 'timeout', detail: `The receiver did not answer within ${timeoutMs / 1000} s`, answer: none }),
       Math.max(0, timeoutMs - latency()),
     );
-    request.on('error', (error: NodeJS.ErrnoException) =>
-      finish({ ok: false, status: null, failure: 'connection', detail: `The connection failed (${error.code ?? error.name})`, answer: none }),
-    );
+    request.on('error', () => finish({ ok: false, status: null, failure: 'connection', detail: CONNECTION_FAILED, answer: none }));
     request.end(body);
   });
 }

@@ -5,8 +5,8 @@ import { MAX_URL_LENGTH } from './webhook-limits';
 import { requireLazily } from '../../kernel/lazy';
 
 /**
- * Where a webhook may point (docs/api/events.md#safe-outbound-calls): an `https` URL whose host
- * resolves only to public unicast addresses. Checked when a subscription is created or changed and
+ * Where a webhook may point (docs/api/events.md#safe-outbound-calls): an `https` URL on port 443 or
+ * 8443 whose host resolves only to public unicast addresses. Checked when a subscription is created or changed and
  * again before every delivery, on the addresses the request then connects to, so a name that
  * resolves elsewhere later (DNS rebinding) is refused too. A refusal names the rule, never the
  * address a host resolved to: the answer must not tell a caller what lies behind a name.
@@ -15,6 +15,13 @@ import { requireLazily } from '../../kernel/lazy';
 
 /** The one exception, for a stack on a laptop: `http://127.0.0.1:<port>` when configured. */
 export const LOOPBACK_RECEIVER_HOST = '127.0.0.1';
+
+/**
+ * The ports an outbound call may reach: https's own and its common alternative. Any other port of a
+ * public host (a database, a mail server, an admin console) is nobody's receiver, and reaching it
+ * would let a caller probe what listens there.
+ */
+export const OUTBOUND_PORTS: readonly number[] = [443, 8443];
 
 /** How long a host's name may take to resolve, within an attempt's time limit. */
 export const DNS_TIMEOUT_MS = 3_000;
@@ -92,7 +99,16 @@ export function isPublicAddress(address: string): boolean {
 
 const bracketless = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1');
 
-/** The URL rules that need no resolution: length, scheme, no credentials. Throws `AddressRefused`. */
+const isLoopbackReceiver = (url: URL, allowLoopbackHttp: boolean) => allowLoopbackHttp && url.protocol === 'http:' && url.hostname === LOOPBACK_RECEIVER_HOST;
+
+/** The port rule: 443 or 8443, any port of the loopback receiver when allowed. Throws `AddressRefused`. */
+function checkPort(url: URL, allowLoopbackHttp: boolean): void {
+  const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  if (isLoopbackReceiver(url, allowLoopbackHttp) || OUTBOUND_PORTS.includes(port)) return;
+  throw new AddressRefused(`The URL's port must be ${OUTBOUND_PORTS.join(' or ')} (or none): outbound calls reach those ports only`);
+}
+
+/** The URL rules that need no resolution: length, scheme, port, no credentials. Throws `AddressRefused`. */
 export function checkUrlShape(raw: string, allowLoopbackHttp: boolean): URL {
   if (raw.length > MAX_URL_LENGTH) throw new AddressRefused(`The URL is longer than ${MAX_URL_LENGTH} characters`);
   let url: URL;
@@ -102,12 +118,12 @@ export function checkUrlShape(raw: string, allowLoopbackHttp: boolean): URL {
     throw new AddressRefused('The URL is not an absolute URL');
   }
   if (url.username || url.password) throw new AddressRefused('The URL must not carry credentials: authenticate the deliveries by their signature');
-  const loopbackReceiver = allowLoopbackHttp && url.protocol === 'http:' && url.hostname === LOOPBACK_RECEIVER_HOST;
-  if (url.protocol !== 'https:' && !loopbackReceiver) {
+  if (url.protocol !== 'https:' && !isLoopbackReceiver(url, allowLoopbackHttp)) {
     throw new AddressRefused(
       allowLoopbackHttp ? `The URL must be https (or http://${LOOPBACK_RECEIVER_HOST}:<port> on this local stack)` : 'The URL must be https',
     );
   }
+  checkPort(url, allowLoopbackHttp);
   return url;
 }
 
@@ -147,12 +163,14 @@ export interface AddressOptions {
 }
 
 /**
- * The addresses a request to `url` may connect to: all of the host's, each public, or the loopback
- * receiver's when allowed. Throws `AddressRefused` naming the rule broken (never the address).
+ * The addresses a request to `url` may connect to: all of the host's, each public, on an allowed port,
+ * or the loopback receiver's when allowed. Throws `AddressRefused` naming the rule broken (never the address).
  */
 export async function allowedAddresses(url: URL, allowLoopbackHttp: boolean, options: AddressOptions = {}): Promise<CheckedAddress[]> {
   const host = bracketless(url.hostname);
-  if (allowLoopbackHttp && url.protocol === 'http:' && host === LOOPBACK_RECEIVER_HOST) return [{ address: host, family: 4 }];
+  if (isLoopbackReceiver(url, allowLoopbackHttp)) return [{ address: host, family: 4 }];
+  // Again here: a URL stored before the rule, or one a caller built, is held to it on every call.
+  checkPort(url, allowLoopbackHttp);
   const literal = isIP(host);
   if (literal !== 0) {
     if (!isPublicAddress(host)) throw new AddressRefused(`The URL's address is ${notPublic(options.rule)}`);

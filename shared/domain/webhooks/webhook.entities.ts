@@ -63,6 +63,6 @@ export interface AttemptRecord {
   ok: boolean;
   httpStatus: number | null;
   latencyMs: number;
+  /** Why it failed, in the outbound rules' words: never what the receiver answered. */
   error?: string;
-  answer: string;
 }

@@ -39,7 +39,6 @@ export function toAttemptResponse(attempt: AttemptRecord): z.output<DeliveryAtte
     httpStatus: attempt.httpStatus,
     latencyMs: attempt.latencyMs,
     error: attempt.error ?? null,
-    answer: attempt.answer,
   };
 }
 

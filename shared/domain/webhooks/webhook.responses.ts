@@ -53,8 +53,9 @@ export const webhookResponses = lazy(() => {
       ok: z.boolean(),
       httpStatus: z.nullable(z.int()),
       latencyMs: z.int(),
-      error: z.nullable(z.string()),
-      answer: z.string().check(z.describe("The answer's first 256 characters")),
+      error: z
+        .nullable(z.string())
+        .check(z.describe('Why the attempt failed, naming the rule it broke; never what the receiver answered (its body, a TLS or connection error)')),
     })
     .register(schemaRegistry, { id: 'WebhookDeliveryAttempt' });
 

@@ -28,7 +28,7 @@ export const webhookSchemas = lazy(() => {
       .string()
       .check(
         z.maxLength(MAX_URL_LENGTH, { message: `Must be at most ${MAX_URL_LENGTH} characters` }),
-        z.describe('Where deliveries are POSTed: an https URL whose host resolves to public addresses'),
+        z.describe('Where deliveries are POSTed: an https URL on port 443 or 8443 whose host resolves to public addresses'),
       ),
     eventTypes: z
       .array(eventTypeSchema)

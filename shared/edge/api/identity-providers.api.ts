@@ -60,7 +60,7 @@ export const identityProvidersApi = {
     path: '/identity-providers/{alias}',
     request: { path: () => identityProviderSchemas().providerPathSchema, body: () => identityProviderSchemas().updateBodySchema },
     summary: 'Replace an OpenID provider of the organization (ADMIN only)',
-    description: `Every field is replaced but the alias; \`clientSecret\` left out keeps the current one. ${discoveryNote} Audited.`,
+    description: `Every field is replaced but the alias; \`clientSecret\` left out keeps the current one, but a new \`issuer\` or \`clientId\` needs \`clientSecret\` in the same request (else 422 on \`clientSecret\`, nothing changed). ${discoveryNote} Audited.`,
     responses: [{ status: 200, description: 'The provider', json: () => identityProviderResponses().identityProviderSchema }],
     example: updateExample,
   }),

@@ -42,7 +42,7 @@ export const webhooksApi = {
     path: '/webhooks',
     request: { path: () => userSchemas().orgPathSchema, body: () => webhookSchemas().webhookBodySchema },
     summary: 'Subscribe a URL to change events (ADMIN only)',
-    description: `An https URL of a public host (at most 2,048 characters), the event types wanted (the events' \`type\`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. ${secretNote}`,
+    description: `An https URL of a public host on port 443 or 8443 (at most 2,048 characters), the event types wanted (the events' \`type\`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. ${secretNote}`,
     responses: [{ status: 201, description: 'The subscription, with its secret', json: () => webhookResponses().webhookWithSecretSchema, headers: ['Cache-Control', 'Pragma'] }],
     example,
   }),

@@ -1074,7 +1074,7 @@ export interface paths {
         get: operations["identityProviders.get"];
         /**
          * Replace an OpenID provider of the organization (ADMIN only)
-         * @description Every field is replaced but the alias; `clientSecret` left out keeps the current one. The issuer's discovery document (`{issuer}/.well-known/openid-configuration`) is read first, under the webhooks' outbound rules; it must name the same `issuer`, the authorization, token and JWKS endpoints, and the `code` response type (else 422 `IDENTITY_PROVIDER_DISCOVERY_FAILED` saying what to fix). Audited.
+         * @description Every field is replaced but the alias; `clientSecret` left out keeps the current one, but a new `issuer` or `clientId` needs `clientSecret` in the same request (else 422 on `clientSecret`, nothing changed). The issuer's discovery document (`{issuer}/.well-known/openid-configuration`) is read first, under the webhooks' outbound rules; it must name the same `issuer`, the authorization, token and JWKS endpoints, and the `code` response type (else 422 `IDENTITY_PROVIDER_DISCOVERY_FAILED` saying what to fix). Audited.
          *
          *     Who may call: an ADMIN of the organization, with a user's access token.
          */
@@ -1767,7 +1767,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe a URL to change events (ADMIN only)
-         * @description An https URL of a public host (at most 2,048 characters), the event types wanted (the events' `type`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it; it is marked `Cache-Control: no-store`.
+         * @description An https URL of a public host on port 443 or 8443 (at most 2,048 characters), the event types wanted (the events' `type`, or its alias without the stack's prefix) or ["*"]; at most 20 per organization. The answer holds the signing secret (`secret`, `whsec_…`): shown this once, keep it; it is marked `Cache-Control: no-store`.
          *
          *     Who may call: an ADMIN of the organization, with a user's access token.
          */
@@ -2744,12 +2744,11 @@ export interface components {
             url: string;
         };
         WebhookDeliveryAttempt: {
-            /** @description The answer's first 256 characters */
-            answer: string;
             /** Format: date-time */
             at: string;
             attempt: number;
             deliveryId: string;
+            /** @description Why the attempt failed, naming the rule it broke; never what the receiver answered (its body, a TLS or connection error) */
             error: string | null;
             /** @description Also the `webhook-id` header: the same on every attempt and redelivery */
             eventId: string;

@@ -1,0 +1,149 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { envNames } from '../../shared/kernel/config';
+import { readBody } from './gateway-answers';
+import { listenOnLoopback } from './gateway-port';
+import { referenced } from './template/cfn';
+import type { TemplateDeployment } from './deployment/template-deployment';
+import type { Teardown } from './teardown';
+
+/**
+ * A local KMS for the sealing keys (docs/local-stack.md): GenerateDataKey and Decrypt on symmetric
+ * keys, answered as KMS answers them, so the product's one code path (shared/adapters/sealing/envelope.ts)
+ * runs here as in AWS and each call passes local IAM, which checks it against the calling function's
+ * role in the template. The keys are the template's sealing keys, named by the ARNs the functions'
+ * environments get (`localKeyArn`); their material is 32 random bytes each, kept in the data directory
+ * (`sealing-keys.json`, as the token signing key is), made on the first start. A ciphertext blob is
+ * this endpoint's own: the key's ARN, then AES-256-GCM of the data key, the ARN and the encryption
+ * context as associated data, so a blob opens only under its key and with its context, as in KMS.
+ */
+
+const REGION = 'us-east-1';
+const ACCOUNT = '000000000000';
+const SEALING_VARIABLES: readonly string[] = [envNames.providerSecretsKey, envNames.mailPasswordsKey];
+
+/** The local ARN of the template's KMS key that `declared` (a `Fn::GetAtt` or `Ref`) names: its logical id as the key id, as local IAM reads it. */
+export function localKeyArn(declared: unknown): string | undefined {
+  const id = referenced(declared);
+  return id ? `arn:aws:kms:${REGION}:${ACCOUNT}:key/${id}` : undefined;
+}
+
+/** The ARNs of the keys the functions' sealing variables name. */
+export function sealingKeyArns(deployment: TemplateDeployment): string[] {
+  const arns = deployment.functions.flatMap((fn) =>
+    Object.entries(fn.environment)
+      .filter(([name]) => SEALING_VARIABLES.includes(name))
+      .map(([, declared]) => localKeyArn(declared)),
+  );
+  return [...new Set(arns.filter((arn): arn is string => arn !== undefined))].sort();
+}
+
+/** The keys' material, made once per key and kept in `file` (readable by its owner only). */
+function keyMaterial(file: string, arns: readonly string[]): Map<string, Buffer> {
+  const stored = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
+  let added = false;
+  for (const arn of arns) {
+    if (stored[arn]) continue;
+    stored[arn] = randomBytes(32).toString('base64');
+    added = true;
+  }
+  if (added || !existsSync(file)) writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+  return new Map(Object.entries(stored).map(([arn, material]) => [arn, Buffer.from(material, 'base64')]));
+}
+
+class KmsError extends Error {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The encryption context as associated data: its pairs sorted, so their order does not matter (as in KMS). */
+const contextBytes = (arn: string, context: unknown): Buffer => {
+  const pairs = Object.entries(typeof context === 'object' && context !== null ? (context as Record<string, unknown>) : {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  return Buffer.from(JSON.stringify([arn, pairs]));
+};
+
+export function createLocalKms(file: string, arns: readonly string[]): Server {
+  const keys = keyMaterial(file, arns);
+
+  const keyNamed = (keyId: unknown): string => {
+    if (typeof keyId !== 'string' || keyId === '') throw new KmsError('ValidationException', "1 validation error detected: Value null at 'keyId' failed to satisfy constraint: Member must not be null");
+    const arn = keyId.startsWith('arn:') ? keyId : `arn:aws:kms:${REGION}:${ACCOUNT}:key/${keyId}`;
+    if (!keys.has(arn)) throw new KmsError('NotFoundException', `Key '${arn}' does not exist`);
+    return arn;
+  };
+
+  const generateDataKey = (input: Record<string, unknown>) => {
+    const arn = keyNamed(input.KeyId);
+    const bytes = input.NumberOfBytes ?? (input.KeySpec === 'AES_128' ? 16 : 32);
+    if (typeof bytes !== 'number' || bytes < 1 || bytes > 1024) throw new KmsError('ValidationException', 'NumberOfBytes must be between 1 and 1024');
+    const plaintext = randomBytes(bytes);
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', keys.get(arn)!, iv).setAAD(contextBytes(arn, input.EncryptionContext));
+    const sealed = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    const name = Buffer.from(arn);
+    const blob = Buffer.concat([Buffer.from([name.length]), name, iv, cipher.getAuthTag(), sealed]);
+    return { KeyId: arn, Plaintext: plaintext.toString('base64'), CiphertextBlob: blob.toString('base64') };
+  };
+
+  const decrypt = (input: Record<string, unknown>) => {
+    const blob = Buffer.from(typeof input.CiphertextBlob === 'string' ? input.CiphertextBlob : '', 'base64');
+    const invalid = () => new KmsError('InvalidCiphertextException', '');
+    if (blob.length < 1 + blob[0]! + 28) throw invalid();
+    const arn = blob.subarray(1, 1 + blob[0]!).toString();
+    if (!keys.has(arn)) throw invalid();
+    if (input.KeyId !== undefined && keyNamed(input.KeyId) !== arn) {
+      throw new KmsError('IncorrectKeyException', 'The key ID in the request does not identify a CMK that can perform this operation.');
+    }
+    const rest = blob.subarray(1 + blob[0]!);
+    const decipher = createDecipheriv('aes-256-gcm', keys.get(arn)!, rest.subarray(0, 12)).setAAD(contextBytes(arn, input.EncryptionContext));
+    decipher.setAuthTag(rest.subarray(12, 28));
+    let plaintext: Buffer;
+    try {
+      plaintext = Buffer.concat([decipher.update(rest.subarray(28)), decipher.final()]);
+    } catch {
+      throw invalid();
+    }
+    return { KeyId: arn, Plaintext: plaintext.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
+  };
+
+  const operations: Record<string, (input: Record<string, unknown>) => unknown> = {
+    'TrentService.GenerateDataKey': generateDataKey,
+    'TrentService.Decrypt': decrypt,
+  };
+
+  const respond = (response: ServerResponse, status: number, body: unknown) => {
+    response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
+    response.end(JSON.stringify(body));
+  };
+
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    const body = (await readBody(request, 64 * 1024)) ?? Buffer.alloc(0);
+    const operation = operations[String(request.headers['x-amz-target'] ?? '')];
+    if (request.method !== 'POST' || !operation) {
+      return respond(response, 400, { __type: 'UnknownOperationException', message: 'The local KMS answers GenerateDataKey and Decrypt only' });
+    }
+    try {
+      respond(response, 200, operation(JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>));
+    } catch (error) {
+      if (error instanceof KmsError) return respond(response, 400, { __type: error.type, message: error.message });
+      respond(response, 400, { __type: 'SerializationException', message: 'The request is not JSON' });
+    }
+  };
+
+  return createServer((request, response) => {
+    handle(request, response).catch(() => respond(response, 500, { __type: 'KMSInternalException', message: 'The local KMS failed' }));
+  });
+}
+
+/** The local KMS on a free loopback port, its keys' material in `file`; its stop handed to `teardown`. */
+export async function startLocalKms(file: string, arns: readonly string[], teardown: Teardown): Promise<{ url: string }> {
+  const server = createLocalKms(file, arns);
+  const url = `http://127.0.0.1:${await listenOnLoopback(server, 0)}`;
+  teardown.add('local KMS', () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))));
+  return { url };
+}
