@@ -42,13 +42,21 @@ describe('the account page HTML', () => {
   });
 
   test('labels every field and ties an error to the fields it concerns', () => {
-    const html = renderAccountPage({ kind: 'sign-in', realm: 'acme', error: 'invalid-credentials', email: 'x@example.test' }, 'pt', 'form');
+    const html = renderAccountPage({ kind: 'profile', profile, csrf: 't', error: 'invalid-credentials' }, 'pt', 'form');
     expect(html).toContain('<html lang="pt">');
-    expect(html).toContain('<label for="username">E-mail</label>');
-    expect(html).toContain('<label for="password">Senha</label>');
+    expect(html).toContain('<label for="password">Senha atual</label>');
     expect(html).toMatch(/<p class="alert" role="alert" id="form-error">E-mail ou senha inválidos.<\/p>/);
     expect(html).toMatch(/id="password"[^>]*aria-invalid="true" aria-describedby="form-error"/);
-    expect(html).toMatch(/autocomplete="username"/);
+  });
+
+  test("signed out, or a sign-in that did not succeed: the page says so and links to the realm's sign-in through itself, with no password form", () => {
+    const fromPage = renderAccountPage({ kind: 'sign-in', realm: 'acme', notice: 'signed-out' }, 'es', 'page');
+    const fromForm = renderAccountPage({ kind: 'sign-in', realm: 'acme', error: 'provider-refused' }, 'pt', 'form');
+    expect(fromPage).toContain('<p><a href="account?kc_locale=es">Iniciar sesión</a></p>');
+    expect(fromPage).toContain('role="status"');
+    expect(fromForm).toContain('<p><a href="../account?kc_locale=pt">');
+    expect(fromForm).toContain('role="alert"');
+    expect(`${fromPage}${fromForm}`).not.toMatch(/<form|type="password"/);
   });
 
   test("lists the offline tokens with a revoke form each, posting to the page's form from the page and from a form", () => {

@@ -1,16 +1,23 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { randomId } from '../auth/access-token';
 import { createSession, deleteSession, getLiveSession, type Session } from '../../domain/sessions/session.repository';
+import { outlivedCredentials } from '../../domain/sessions/credential-stamp';
+import { findActiveUser } from '../../domain/users/user.repository';
 import { config } from '../../kernel/config';
+import { ACCOUNT_CLIENT } from '../sign-in/realm-clients';
 
 /**
- * The account page's sign-in, kept like a refresh session (one table item, listed under its user so
- * that deleting the user or changing the password ends it) under its own client id, which no token
- * grant accepts. The browser holds `<session id>.<secret>` (its token) in an HttpOnly cookie; the store keeps only
- * the secret's hash. A form proves it came from the page with a token derived from the secret
- * (CSRF), on top of the cookie's SameSite=Strict.
+ * The account page's session, begun by a code of the realm's authorization flow, kept like a refresh
+ * session (one table item, listed under its user so that deleting the user or changing the password
+ * ends it) under its own client id, which no token grant accepts. The browser holds
+ * `<session id>.<secret>` (its token) in an HttpOnly cookie; the store keeps only the secret's hash. A
+ * form proves it came from the page with a token derived from the secret (CSRF), on top of the
+ * cookie's SameSite=Strict. A session older than its user's last credential change is over.
  */
-export const ACCOUNT_CLIENT = 'account-console';
+export { ACCOUNT_CLIENT };
+
+/** The page session as stored: with the epoch milliseconds it began, for the credential stamp. */
+type PageSession = Session & { startedAtMs?: number };
 
 /** A page session begun with a temporary password lasts long enough to choose a new one. */
 const SET_PASSWORD_SECONDS = 10 * 60;
@@ -26,13 +33,14 @@ export interface AccountSession {
 
 const csrfOf = (secret: string) => sha256(`csrf:${secret}`).toString('base64url');
 
-/** Begins a page session; returns its token and how long the session lasts. */
-export async function beginAccountSession(orgUuid: string, userUuid: string, mustSetPassword: boolean): Promise<{ token: string; seconds: number }> {
+/** Begins a page session (under `sessionId`: the code's, so that a replay of the code ends it); returns its token and how long the session lasts. */
+export async function beginAccountSession(orgUuid: string, userUuid: string, mustSetPassword: boolean, sessionId = randomId()): Promise<{ token: string; seconds: number }> {
   const secret = randomBytes(32).toString('base64url');
   const { sessionMaxSeconds, refreshTokenSeconds } = config();
   const lifetime = mustSetPassword ? SET_PASSWORD_SECONDS : Math.min(refreshTokenSeconds, sessionMaxSeconds);
-  const session: Session = {
-    sessionId: randomId(),
+  const session: PageSession = {
+    sessionId,
+    startedAtMs: Date.now(),
     userUuid,
     orgUuid,
     clientId: ACCOUNT_CLIENT,
@@ -55,6 +63,12 @@ export async function readAccountSession(token: string | undefined, orgUuid: str
   if (!session || session.clientId !== ACCOUNT_CLIENT || session.orgUuid !== orgUuid || session.expiresAt <= now()) return undefined;
   const presented = Buffer.from(sha256(secret).toString('hex'));
   if (!timingSafeEqual(presented, Buffer.from(session.secretHash))) return undefined;
+  const user = await findActiveUser(orgUuid, session.userUuid);
+  const startedAtMs = (session as PageSession).startedAtMs ?? (session.authTime ?? 0) * 1000;
+  if (!user || outlivedCredentials(user, startedAtMs)) {
+    await deleteSession(session.sessionId);
+    return undefined;
+  }
   return { session, csrf: csrfOf(secret) };
 }
 

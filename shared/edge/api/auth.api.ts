@@ -7,7 +7,7 @@ import { gatewayStatuses, operationsUnder, type Operation } from './operation';
 
 /**
  * The OpenID Connect provider of each realm (one per organization), shaped like Keycloak's, and the
- * account page (HTML forms, no script): sign in, set or change the password, sign out. These routes
+ * account page (HTML forms, no script): sign in through the realm's flow, change the password, sign out. These routes
  * are public: they check their own credentials, OAuth's way, and answer OAuth's errors.
  */
 const realm = operationsUnder('auth', 'auth', '/auth/realms/{realm}');
@@ -180,12 +180,19 @@ export const authApi = {
     path: '/account',
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema },
-    summary: "The account page: sign in, or see one's profile when signed in",
-    description: 'HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). `login_hint` fills the e-mail field.',
+    summary: "The account page: one's profile when signed in, else on to the realm's sign-in",
+    description:
+      "HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). Without the page's session, the browser goes on to the realm's authorization endpoint as the page's own client (`account-console`), which answers at once when the browser has a realm session, and comes back to `…/account/sso`.",
     errors: realmErrors,
-    responses: [{ status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] }],
+    responses: [
+      { status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 303, description: "On to the realm's authorization endpoint, the sign-in's PKCE verifier in a cookie of the page's", headers: ['Location', 'Set-Cookie'] },
+    ],
   }),
-  accountSignIn: accountForm('auth.accountSignIn', '/account/sign-in', 'Sign in to the account page', () => accountSchemas().accountSignInSchema, { ...ada, kc_locale: 'en' }),
+  accountSignIn: accountForm('auth.accountSignIn', '/account/sign-in', "Sign in to the account page: on to the realm's sign-in, the e-mail as its `login_hint`", () => accountSchemas().accountSignInSchema, {
+    username: ada.username,
+    kc_locale: 'en',
+  }),
   accountPassword: accountForm(
     'auth.accountPassword',
     '/account/password',
@@ -199,10 +206,10 @@ export const authApi = {
     path: '/account/sso',
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema },
-    summary: "The account page's return from the organization's identity provider",
-    description: 'Where the page\'s sign-in through the provider comes back (with `code`, or `error`): it begins the page session and reloads the page.',
+    summary: "The account page's return from the realm's sign-in",
+    description: "Where the page's sign-in through the realm's authorization flow comes back (with `code`, or `error`): it begins the page session and reloads the page.",
     errors: realmErrors,
-    responses: [{ status: 200, description: 'The page going on to `../account` signed in, or the sign-in form saying the provider did not sign the person in', text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] }],
+    responses: [{ status: 200, description: 'The page going on to `../account` signed in, or a page saying the sign-in did not succeed, with a link to try again', text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] }],
   }),
   accountSignOut: accountForm('auth.accountSignOut', '/account/sign-out', 'Sign out of the account page', () => accountSchemas().accountSignOutSchema, { csrf: '<csrf of the page>' }),
   accountRevokeOfflineToken: accountForm(
