@@ -277,7 +277,7 @@ export const handlers = routes(
       const request = accountRequest(input as unknown as RealmInput);
       const { rawQuery, cookies } = input;
       const answer = await asSignIn(input.requestId, () =>
-        finishSso({ ...request, code: rawQuery.code, error: rawQuery.error, ssoVerifier: cookieValue(cookies, ACCOUNT_SSO_COOKIE) }),
+        finishSso({ ...request, locale: request.locale ?? rawQuery.state, code: rawQuery.code, error: rawQuery.error, ssoVerifier: cookieValue(cookies, ACCOUNT_SSO_COOKIE) }),
       );
       return ssoReply(answer, input.path.realm);
     },

@@ -85,6 +85,7 @@ describe('the account page', () => {
       code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       code_challenge_method: 'S256',
       kc_locale: 'ja',
+      state: 'ja',
     });
     // The verifier stays with the browser, for the page's return only.
     expect(away.headers.getSetCookie()).toEqual([expect.stringMatching(new RegExp(`^ACCOUNT_SSO=[A-Za-z0-9_-]{43}; Path=/auth/realms/${org.realm}/account; HttpOnly; SameSite=Lax; Max-Age=900$`))]);

@@ -28,6 +28,8 @@ export function accountSignInRequest(realm: string, language: Language, loginHin
     code_challenge: sha256(verifier).toString('base64url'),
     code_challenge_method: 'S256',
     kc_locale: language,
+    // The page's language comes back as the state (PKCE binds the code to this browser).
+    state: language,
     ...(loginHint ? { login_hint: loginHint } : {}),
   });
   return { location: `${realmIssuer(realm)}/protocol/openid-connect/auth?${query}`, verifier, seconds: SIGN_IN_SECONDS };
