@@ -1,4 +1,6 @@
 import { ACCOUNT_PAGE_POLICY } from '../../shared/app/account/account-page';
+import { keys } from '../../shared/adapters/store/keys';
+import { updateItem } from '../../shared/adapters/store/table';
 import { bearer, getCurrentUser, TEST_PASSWORD } from '../support/auth-helpers';
 import { CookieJar, formOf, signInThroughPage } from '../support/cookie-jar';
 import { send, type ApiResponse } from '../support/http-client';
@@ -213,6 +215,25 @@ describe('the account page', () => {
     const again = await browser.jar.follow(accountUrl(org.realm));
     expect(again.url).toContain('/protocol/openid-connect/auth?');
     expect(again.response.text).toContain('name="password"');
+  });
+
+  test("a page session older than the user's last credential change is over, even where no revocation ran", async () => {
+    const user = await member(org, 'VIEWER');
+    const browser = new Browser(org.realm);
+    await browser.signIn(user.email);
+    expect(heading(await browser.get())).toBe('Your account');
+
+    const stamped = await updateItem({
+      Key: keys.userKey(org.orgUuid, user.uuid),
+      UpdateExpression: 'SET credentialsChangedAt = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': Date.now() },
+    });
+    expect(stamped).toBe(true);
+
+    const after = await browser.get();
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toContain('/protocol/openid-connect/auth?');
   });
 
   test('with a live realm session, the page opens without a password', async () => {

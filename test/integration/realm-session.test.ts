@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { keys } from '../../shared/adapters/store/keys';
-import { getItem } from '../../shared/adapters/store/table';
+import { getItem, updateItem } from '../../shared/adapters/store/table';
 import { revokeSessionsOf } from '../../shared/domain/sessions/session.repository';
 import { TEST_PASSWORD, decodeJwt, markDeleted } from '../support/auth-helpers';
 import { CookieJar, formOf, signInThroughPage } from '../support/cookie-jar';
@@ -60,6 +60,17 @@ async function authorizeAgain(jar: CookieJar, realm: string, extra: Record<strin
   const response = await jar.request(request.url, { headers });
   const location = response.headers.get('location');
   return { ...request, response, location: location ? new URL(location) : undefined };
+}
+
+/** Records a credential change of the user now, as a password change does, without ending any session. */
+async function stampCredentials(orgUuid: string, userUuid: string): Promise<void> {
+  const stamped = await updateItem({
+    Key: keys.userKey(orgUuid, userUuid),
+    UpdateExpression: 'SET credentialsChangedAt = :now',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':now': Date.now() },
+  });
+  expect(stamped).toBe(true);
 }
 
 const showsSignInPage = (response: { status: number; text: string }) => response.status === 200 && response.text.includes('name="password"');
@@ -251,6 +262,16 @@ describe('the realm session', () => {
     await signInOnPage(disabled, inactive, org.realm);
     await markDeleted(org.orgUuid, inactive.uuid);
     expect((await authorizeAgain(disabled, org.realm, { prompt: 'none' })).location!.searchParams.get('error')).toBe('login_required');
+
+    // Credentials changed after the sign-in (the user's credential stamp), even where no revocation ran.
+    const stamped = await member(org, 'VIEWER');
+    const outlived = new CookieJar();
+    await signInOnPage(outlived, stamped, org.realm);
+    await stampCredentials(org.orgUuid, stamped.uuid);
+    expect((await authorizeAgain(outlived, org.realm, { prompt: 'none' })).location!.searchParams.get('error')).toBe('login_required');
+    // A sign-in after the change opens a session that works.
+    await signInOnPage(outlived, stamped, org.realm);
+    expect((await authorizeAgain(outlived, org.realm, { prompt: 'none' })).location!.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     const gone = await member(org, 'VIEWER');
     const deleted = new CookieJar();
