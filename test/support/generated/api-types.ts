@@ -52,8 +52,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account page: sign in, or see one's profile when signed in
-         * @description HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). `login_hint` fills the e-mail field.
+         * The account page: one's profile when signed in, else on to the realm's sign-in
+         * @description HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). Without the page's session, the browser goes on to the realm's authorization endpoint as the page's own client (`account-console`), which answers at once when the browser has a realm session, and comes back to `…/account/sso`.
          *
          *     Who may call: anyone.
          */
@@ -116,7 +116,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign in to the account page
+         * Sign in to the account page: on to the realm's sign-in, the e-mail as its `login_hint`
          * @description Who may call: anyone.
          */
         post: operations["auth.accountSignIn"];
@@ -154,8 +154,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account page's return from the organization's identity provider
-         * @description Where the page's sign-in through the provider comes back (with `code`, or `error`): it begins the page session and reloads the page.
+         * The account page's return from the realm's sign-in
+         * @description Where the page's sign-in through the realm's authorization flow comes back (with `code`, or `error`): it begins the page session and reloads the page.
          *
          *     Who may call: anyone.
          */
@@ -1779,9 +1779,8 @@ export interface components {
         AccountSignInForm: {
             /** @enum {string} */
             kc_locale?: "en" | "es" | "ja" | "pt";
-            password: string;
-            /** @description E-mail address */
-            username: string;
+            /** @description E-mail address, the realm's sign-in page's `login_hint` */
+            username?: string;
         };
         AccountSignOutForm: {
             csrf: string;
@@ -2830,6 +2829,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description On to the realm's authorization endpoint, the sign-in's PKCE verifier in a cookie of the page's */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3088,7 +3097,6 @@ export interface operations {
                 /**
                  * @example {
                  *       "username": "ada@example.com",
-                 *       "password": "Analytical-1843",
                  *       "kc_locale": "en"
                  *     }
                  */
@@ -3281,7 +3289,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The page going on to `../account` signed in, or the sign-in form saying the provider did not sign the person in */
+            /** @description The page going on to `../account` signed in, or a page saying the sign-in did not succeed, with a link to try again */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
