@@ -10,7 +10,8 @@ import { refresh } from '../support/user-helpers';
  * A single-page application on its own origin signs in with keycloak-js, unmodified, in a real headless
  * Chromium, with its defaults: the third-party cookie check (answered `unsupported`, so no login-status
  * iframe), the authorization code flow with S256, the answer in the fragment, the token endpoint called
- * from the page with credentials, logout through the end-session endpoint.
+ * from the page with credentials, logout through the end-session endpoint; after a reload, signed in
+ * again through the realm session without the sign-in page (`login-required` and `check-sso`).
  */
 
 jest.setTimeout(90_000);

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { config } from '../../kernel/config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { Language } from '../../adapters/mail/mail-terms';
 import { getAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';

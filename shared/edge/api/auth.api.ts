@@ -78,7 +78,7 @@ export const authApi = {
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().authorizationQuerySchema },
     summary: 'Start the authorization code flow with PKCE: the sign-in page',
     description:
-      'For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference\'s own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint` and `kc_locale` optional. An e-mail of a domain with its own identity provider goes on to that provider.',
+      'For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference\'s own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint`, `prompt`, `max_age` and `kc_locale` optional. A browser with a live realm session (its `REALM_SESSION` cookie) is sent back with a code at once, unless `prompt=login` or `max_age` asks for a new sign-in; `prompt=none` without one answers `login_required`. An e-mail of a domain with its own identity provider goes on to that provider.',
     errors: { only: gatewayStatuses },
     responses: [
       { status: 200, description: signInPage, text: htmlPage, headers: ['Cache-Control'] },
@@ -153,7 +153,7 @@ export const authApi = {
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().endSessionQuerySchema },
     summary: "End a session from the browser (OpenID Connect RP-initiated logout, Keycloak's end_session_endpoint)",
     description:
-      'For browsers, where keycloak-js\'s and openid-client\'s logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not); without it nothing is ended, since there is no browser session. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.',
+      'For browsers, where keycloak-js\'s and openid-client\'s logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not), and the browser\'s realm session ends with it when it is the same user\'s; without a hint, only the realm session ends, and only for a request of this site. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.',
     errors: { only: gatewayStatuses },
     responses: [
       { status: 200, description: 'The signed-out page', text: htmlPage, headers: ['Cache-Control'] },
@@ -170,7 +170,7 @@ export const authApi = {
     request: { path: () => authSchemas().realmPathSchema },
     summary: "keycloak-js's third-party cookie check: answers `unsupported` at once",
     description:
-      "The page keycloak-js frames first when its login-status iframe is on (its default). It posts `unsupported` to its parent, so keycloak-js turns the iframe off and goes on: the realm keeps no browser session for the iframe to watch. The same page for every realm; any page may frame it.",
+      "The page keycloak-js frames first when its login-status iframe is on (its default). It posts `unsupported` to its parent, so keycloak-js turns the iframe off and goes on: the realm has no session-status iframe for it to poll (its `check-sso` uses a `prompt=none` request instead). The same page for every realm; any page may frame it.",
     errors: { only: gatewayStatuses },
     responses: [{ status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] }],
   }),
