@@ -15,7 +15,7 @@ import { refresh } from '../support/user-helpers';
 async function withAccountSession(replay: Replay, form: Record<string, string>): Promise<void> {
   const user = await createTestUser();
   // The page session a sign-in through the realm's flow would begin (the flow itself has its own events).
-  const { token } = await beginAccountSession(user.orgUuid, user.user.uuid, false);
+  const { token } = await beginAccountSession(user.orgUuid, user.user.uuid);
   const account = await readAccountSession(token, user.orgUuid);
   replay.values.__ACCOUNT_EMAIL__ = user.email;
   replay.event.cookies = [`ACCOUNT_SESSION=${token}`];

@@ -25,19 +25,17 @@ describe('the account page HTML', () => {
   });
 
   test('forms and links resolve to the page from the page and from a form', () => {
-    const fromPage = renderAccountPage({ kind: 'set-password', realm: 'acme', email: 'a@example.test', csrf: 't' }, 'es', 'page');
-    const fromForm = renderAccountPage({ kind: 'set-password', realm: 'acme', email: 'a@example.test', csrf: 't' }, 'es', 'form');
+    const fromPage = renderAccountPage({ kind: 'profile', profile, csrf: 't' }, 'es', 'page');
+    const fromForm = renderAccountPage({ kind: 'profile', profile, csrf: 't' }, 'es', 'form');
     expect(fromPage).toContain('action="account/password?kc_locale=es"');
     expect(fromForm).toContain('action="password?kc_locale=es"');
     expect(fromPage).toContain('href="account?kc_locale=ja"');
     expect(fromForm).toContain('href="../account?kc_locale=ja"');
   });
 
-  test('a page that shows an error says so in its title, and the set-password form names its account', () => {
-    const html = renderAccountPage({ kind: 'set-password', realm: 'acme', email: 'a@example.test', csrf: 't', error: 'password-reused' }, 'ja', 'form');
-    expect(html).toContain('<title>エラー: パスワードの設定 · アカウント</title>');
-    expect(html).toContain('仮パスワードとは異なるパスワードを設定してください。');
-    expect(html).toMatch(/<input type="email" name="username" autocomplete="username" value="a@example.test" hidden readonly>/);
+  test('a page that shows an error says so in its title, and ties the error to the fields it concerns', () => {
+    const html = renderAccountPage({ kind: 'profile', profile, csrf: 't', error: 'password-weak' }, 'ja', 'form');
+    expect(html).toContain('<title>エラー: ');
     expect(html).toMatch(/id="password-new"[^>]*aria-describedby="password-rule form-error" aria-invalid="true"/);
   });
 

@@ -31,7 +31,6 @@ export interface OfflineToken {
 export type View =
   /** Signed out, or a sign-in that did not end well: what happened, and a link to sign in. */
   | { kind: 'sign-in'; realm: string; email?: string; error?: FieldError; notice?: Notice }
-  | { kind: 'set-password'; realm: string; email: string; csrf: string; error?: FieldError }
   | { kind: 'profile'; profile: Profile; csrf: string; offlineTokens?: OfflineToken[]; error?: FieldError; notice?: Notice };
 
 
@@ -78,15 +77,6 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
       // The realm's sign-in page signs the person in; the page links there (through itself).
       body = `<h1>${e(title)}</h1>${notice}${alert}
 <p><a href="${page}?kc_locale=${language}">${e(copy.signIn)}</a></p>`;
-      break;
-    case 'set-password':
-      title = copy.setPasswordTitle;
-      body = `<h1>${e(title)}</h1><p>${e(copy.setPasswordLead)}</p>${alert}
-<form method="post" action="${action('password')}">
-<input type="hidden" name="csrf" value="${e(view.csrf)}">
-<input type="email" name="username" autocomplete="username" value="${e(view.email)}" hidden readonly>${newPasswordFields(copy, view.error)}
-<button type="submit">${e(copy.savePassword)}</button>
-</form>${signOutForm(copy, action, view.csrf)}`;
       break;
     case 'profile': {
       const { profile } = view;

@@ -19,9 +19,6 @@ export { ACCOUNT_CLIENT };
 /** The page session as stored: with the epoch milliseconds it began, for the credential stamp. */
 type PageSession = Session & { startedAtMs?: number };
 
-/** A page session begun with a temporary password lasts long enough to choose a new one. */
-const SET_PASSWORD_SECONDS = 10 * 60;
-
 const now = () => Math.floor(Date.now() / 1000);
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
@@ -34,10 +31,10 @@ export interface AccountSession {
 const csrfOf = (secret: string) => sha256(`csrf:${secret}`).toString('base64url');
 
 /** Begins a page session (under `sessionId`: the code's, so that a replay of the code ends it); returns its token and how long the session lasts. */
-export async function beginAccountSession(orgUuid: string, userUuid: string, mustSetPassword: boolean, sessionId = randomId()): Promise<{ token: string; seconds: number }> {
+export async function beginAccountSession(orgUuid: string, userUuid: string, sessionId = randomId()): Promise<{ token: string; seconds: number }> {
   const secret = randomBytes(32).toString('base64url');
   const { sessionMaxSeconds, refreshTokenSeconds } = config();
-  const lifetime = mustSetPassword ? SET_PASSWORD_SECONDS : Math.min(refreshTokenSeconds, sessionMaxSeconds);
+  const lifetime = Math.min(refreshTokenSeconds, sessionMaxSeconds);
   const session: PageSession = {
     sessionId,
     startedAtMs: Date.now(),
@@ -48,7 +45,6 @@ export async function beginAccountSession(orgUuid: string, userUuid: string, mus
     secretHash: sha256(secret).toString('hex'),
     expiresAt: now() + lifetime,
     endsAt: now() + lifetime,
-    ...(mustSetPassword ? { mustSetPassword: true } : {}),
   };
   await createSession(session);
   return { token: `${session.sessionId}.${secret}`, seconds: lifetime };
@@ -60,7 +56,8 @@ export async function readAccountSession(token: string | undefined, orgUuid: str
   if (!sessionId || !secret || extra !== undefined || sessionId.length > 64 || secret.length > 64) return undefined;
   // Strongly consistent: the page right after sign-in must see the session, and one after sign-out not.
   const session = await getLiveSession(sessionId, { consistent: true });
-  if (!session || session.clientId !== ACCOUNT_CLIENT || session.orgUuid !== orgUuid || session.expiresAt <= now()) return undefined;
+  // A session begun with a temporary password (which the page no longer begins: the realm's flow asks for a new one) opens nothing.
+  if (!session || session.clientId !== ACCOUNT_CLIENT || session.orgUuid !== orgUuid || session.expiresAt <= now() || session.mustSetPassword) return undefined;
   const presented = Buffer.from(sha256(secret).toString('hex'));
   if (!timingSafeEqual(presented, Buffer.from(session.secretHash))) return undefined;
   const user = await findActiveUser(orgUuid, session.userUuid);

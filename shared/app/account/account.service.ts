@@ -88,7 +88,7 @@ export async function finishSso(request: AccountRequest & { code?: string; error
   return back(context, undefined, session);
 }
 
-/** POST `…/account/password`: sets the first password of a temporary account, or changes the password. */
+/** POST `…/account/password`: changes the password (a temporary one is replaced in the realm's sign-in, before the page opens). */
 export async function changePassword(
   request: AccountRequest,
   identityProvider: IdentityProvider = cognitoIdentityProvider,
@@ -99,29 +99,21 @@ export async function changePassword(
   const user = await findActiveUser(account.session.orgUuid, account.session.userUuid);
   if (!user) return endAndSignIn(context, account);
 
-  const firstPassword = Boolean(account.session.mustSetPassword);
-  const retry = async (error: FieldError) =>
-    render(
-      context,
-      'form',
-      firstPassword ? { kind: 'set-password', realm: context.realm, email: user.email, csrf: account.csrf, error } : await profileView(context, account, error),
-    );
+  const retry = async (error: FieldError) => render(context, 'form', await profileView(context, account, error));
   const next = form.get('password-new') ?? '';
-  const problem = await newPasswordProblem(user.uuid, next, form.get('password-confirm') ?? '', firstPassword, identityProvider);
+  const problem = await newPasswordProblem(user.uuid, next, form.get('password-confirm') ?? '', false, identityProvider);
   if (problem) return retry(problem);
-  if (!firstPassword) {
-    // Changing a password asks for the current one, checked as a sign-in is (a failure counts).
-    try {
-      await checkPassword(context.realm, user.email, form.get('password') ?? '', identityProvider);
-    } catch (error) {
-      if (error instanceof OAuthError && error.error === 'invalid_grant') return retry('invalid-credentials');
-      throw error;
-    }
+  // Changing a password asks for the current one, checked as a sign-in is (a failure counts).
+  try {
+    await checkPassword(context.realm, user.email, form.get('password') ?? '', identityProvider);
+  } catch (error) {
+    if (error instanceof OAuthError && error.error === 'invalid_grant') return retry('invalid-credentials');
+    throw error;
   }
   // A new password ends every session of the user, this page's included; the page goes on in a new one.
   const refused = await replacePassword(user.uuid, next, identityProvider);
   if (refused) return retry(refused);
-  const session = await beginAccountSession(user.orgUuid, user.uuid, false);
+  const session = await beginAccountSession(user.orgUuid, user.uuid);
   return back(context, 'password-saved', session);
 }
 
@@ -142,7 +134,6 @@ export async function revokeOfflineToken(request: AccountRequest): Promise<Accou
   const context = await pageContext(request);
   const { account, form } = context;
   if (!account || !csrfMatches(account, form.get('csrf') ?? undefined)) return back(context, account ? undefined : 'session-ended');
-  if (account.session.mustSetPassword) return back(context, undefined);
   const sessionId = form.get('session') ?? '';
   // Only one of the user's own: another user's id, or a token already ended, changes nothing.
   const revoked = sessionId !== '' && sessionId.length <= 64 && (await deleteOfflineSessionOf(account.session.userUuid, sessionId));
@@ -174,11 +165,6 @@ async function pageContext(request: AccountRequest): Promise<PageContext> {
 async function currentView(context: PageContext, notice: Notice | undefined): Promise<View> {
   const { account } = context;
   if (!account) return { kind: 'sign-in', realm: context.realm, ...(notice ? { notice } : {}) };
-  if (account.session.mustSetPassword) {
-    const user = await findActiveUser(account.session.orgUuid, account.session.userUuid);
-    if (!user) return { kind: 'sign-in', realm: context.realm, notice: 'session-ended' };
-    return { kind: 'set-password', realm: context.realm, email: user.email, csrf: account.csrf };
-  }
   return profileView(context, account, undefined, notice);
 }
 
