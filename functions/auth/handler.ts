@@ -19,7 +19,7 @@ import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
 import { THIRD_PARTY_COOKIES_PAGE, THIRD_PARTY_COOKIES_POLICY } from '../../shared/app/sign-in/third-party-cookies';
 import { finishBrokeredSignIn } from '../../shared/app/sign-in/broker';
 import { NotFoundError } from '../../shared/kernel/errors';
-import { cookieValue, laxCookie, strictCookie } from '../../shared/edge/http/cookies';
+import { cookieValue, laxCookie, realmCookieScope, strictCookie } from '../../shared/edge/http/cookies';
 import { crossOrigin } from '../../shared/edge/http/cross-origin';
 import { createFunction, routes, type RouteInput } from '../../shared/edge/http/handler-factory';
 import { publicOperation } from '../../shared/edge/http/public-route';
@@ -134,8 +134,7 @@ function ssoReply(answer: Exclude<AccountAnswer, { kind: 'away' }>, realm: strin
  * sends the browser to uses), and whether it is https, from `TOKEN_ISSUER`.
  */
 function realmCookiePath(realm: string): { path: string; secure: boolean } {
-  const issuer = new URL(realmIssuer(realm.toLowerCase()));
-  return { path: `${issuer.pathname}/`, secure: issuer.protocol === 'https:' };
+  return realmCookieScope(realmIssuer(realm.toLowerCase()));
 }
 
 /** The account page's cookie path. */
