@@ -12,7 +12,7 @@ import { readTokenForm } from '../../shared/app/auth/token.service';
 import { grantToken } from '../../shared/app/auth/token-endpoint';
 import { isAllowedWebOrigin } from '../../shared/app/auth/redirect-uris';
 import { authenticate, authorize } from '../../shared/app/sign-in/authorization.service';
-import { endSession, endSessionByForm } from '../../shared/app/sign-in/end-session';
+import { endSession, endSessionByForm, isSignOutConfirmation } from '../../shared/app/sign-in/end-session';
 import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
 import type { RealmSessionChange } from '../../shared/app/sign-in/realm-session';
 import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
@@ -240,7 +240,7 @@ export const handlers = routes(
     handle: async (input) => {
       const { path, headers, rawBody } = input;
       const form = readTokenForm(headers['content-type'], rawBody, headers.authorization);
-      if (!form.has('refresh_token') && (form.has('id_token_hint') || form.has('post_logout_redirect_uri'))) {
+      if (!form.has('refresh_token') && (form.has('id_token_hint') || form.has('post_logout_redirect_uri') || isSignOutConfirmation(form))) {
         const { realmSessionToken, crossSite } = accountRequest(input as unknown as RealmInput);
         const params = new URLSearchParams([...form]);
         return signInReply(await endSessionByForm({ realm: path.realm, params, acceptLanguage: headers['accept-language'], realmSessionToken, crossSite }), 302, path.realm);

@@ -218,17 +218,32 @@ describe('the realm session', () => {
     expect(showsSignInPage((await authorizeAgain(replay, org.realm)).response)).toBe(true);
   });
 
-  test("logout by form ends it; another site's logout without a hint does not, the person's own does", async () => {
+  test("logout by form ends it; another site's logout without a hint asks the person first; the person's own ends it", async () => {
     const jar = new CookieJar();
     const signedIn = await signInOnPage(jar, user, org.realm);
     const { id_token } = (await (await exchange(org.realm, signedIn.location.searchParams.get('code')!, signedIn.verifier)).json()) as { id_token: string };
     const logoutUrl = `${issuerOf(org.realm)}/protocol/openid-connect/logout`;
 
-    const bare = `${logoutUrl}?${new URLSearchParams({ client_id: stack().clientId })}`;
+    const bare = `${logoutUrl}?${new URLSearchParams({ client_id: stack().clientId, post_logout_redirect_uri: 'http://127.0.0.1:8765/signed-out', state: 'bye' })}`;
+    // Another site's logout without a hint asks the person to confirm, and ends nothing until then.
     const fromElsewhere = await jar.request(bare, { headers: { 'sec-fetch-site': 'cross-site' } });
     expect(fromElsewhere.status).toBe(200);
+    expect(fromElsewhere.text).toContain(`<h1>Sign out of ${org.realm}?</h1>`);
     expect(fromElsewhere.headers.getSetCookie()).toEqual([]);
     expect((await authorizeAgain(jar, org.realm)).response.status).toBe(302);
+    // The confirmation posted from another site (a forged one) is refused as cross-site: nothing ends.
+    const confirm = formOf(fromElsewhere.text, bare);
+    expect(confirm.action).toBe(logoutUrl);
+    const forged = await jar.post(confirm.action, confirm.fields, { 'sec-fetch-site': 'cross-site' });
+    expect(forged.headers.getSetCookie()).toEqual([]);
+    expect((await authorizeAgain(jar, org.realm)).response.status).toBe(302);
+    // Confirmed from the page: signed out, and back to the application.
+    const confirmed = await jar.post(confirm.action, confirm.fields, { 'sec-fetch-site': 'same-origin' });
+    expect(confirmed.status).toBe(302);
+    expect(confirmed.headers.get('location')).toBe('http://127.0.0.1:8765/signed-out?state=bye');
+    expect(confirmed.headers.getSetCookie()[0]).toMatch(/^REALM_SESSION=; .*Max-Age=0$/);
+    expect(showsSignInPage((await authorizeAgain(jar, org.realm)).response)).toBe(true);
+    await signInOnPage(jar, user, org.realm);
 
     const byForm = await jar.post(logoutUrl, { id_token_hint: id_token, post_logout_redirect_uri: 'http://127.0.0.1:8765/signed-out', client_id: stack().clientId });
     expect(byForm.status).toBe(302);

@@ -16,9 +16,11 @@ import { problemText, renderSignInPage, type PageProblem } from './sign-in-page'
  * `post_logout_redirect_uri` and `state`, where keycloak-js's and openid-client's `logout` send the
  * browser: by GET, or by a form post without `refresh_token` (keycloak-js's `logoutMethod: 'POST'`).
  * The hint names the refresh session to end; the browser's realm session (its cookie) ends with it when
- * it is the hint's user's, or, without a hint, when the request did not come from another site (a
- * logout another site could trigger would be a nuisance, Keycloak asks to confirm it). A form with a
- * refresh token is the other logout, `openid.service.ts`'s.
+ * it is the hint's user's, or, without a hint, when the request did not come from another site. Another
+ * site's request without a hint, while the browser has a realm session, answers a page that asks the
+ * person to confirm (as Keycloak does), whose form, posted from this site, signs out: no site signs a
+ * person out behind their back, and a logout without a hint still ends the session when the person
+ * wants it to. A form with a refresh token is the other logout, `openid.service.ts`'s.
  */
 
 export interface EndSessionRequest {
@@ -39,7 +41,11 @@ const MAX_HINT = 4096;
 const MAX_STATE = 1024;
 
 /** What the request comes to: a problem to show, or the sessions ended and where the browser goes (`realmEnded`: its cookie goes too). */
-type Outcome = { problem: PageProblem; status: 400 | 404 } | { redirect?: string; realmEnded?: true };
+type Outcome = { problem: PageProblem; status: 400 | 404 } | { confirm: Record<string, string>; realm: string } | { redirect?: string; realmEnded?: true };
+
+/** What the confirmation page's form posts back: the request's own parameters, and the mark that it is the confirmation. */
+const CONFIRMED = 'logout_confirm';
+const CARRIED = ['client_id', 'post_logout_redirect_uri', 'state', 'ui_locales', 'kc_locale'] as const;
 
 async function decide(request: EndSessionRequest): Promise<Outcome> {
   const { params } = request;
@@ -63,6 +69,10 @@ async function decide(request: EndSessionRequest): Promise<Outcome> {
     if (!isAllowedRedirect(redirectUri)) return problem('bad-post-logout-redirect');
   }
 
+  if (hinted === undefined && request.crossSite && (await liveRealmSession(request.realmSessionToken, orgUuid))) {
+    const fields = Object.fromEntries(CARRIED.flatMap((name) => (single(name) === undefined ? [] : [[name, single(name)!]])));
+    return { confirm: { ...fields, [CONFIRMED]: '1' }, realm: canonicalRealm(request.realm) };
+  }
   if (hinted !== undefined) await deleteSession(hinted.sessionId);
   const realmEnded = request.realmSessionToken !== undefined && (await endsRealmSession(request, orgUuid, hinted?.userUuid));
   return { ...(redirectUri === undefined ? {} : { redirect: redirectWith(redirectUri, { state: single('state') }) }), ...(realmEnded ? { realmEnded } : {}) };
@@ -84,6 +94,7 @@ async function endsRealmSession(request: EndSessionRequest, orgUuid: string, hin
 /** GET `{issuer}/protocol/openid-connect/logout`: ends the hint's session, then back to the application or a signed-out page; a problem is a page. */
 export async function endSession(request: EndSessionRequest): Promise<AuthorizeAnswer<200 | 400 | 404>> {
   const outcome = await decide(request);
+  if ('confirm' in outcome) return confirmation(outcome, request);
   if (!('problem' in outcome)) return ended(outcome, request);
   return { kind: 'page', status: outcome.status, html: renderSignInPage({ kind: 'error', problem: outcome.problem, signOut: true }, languageOf(request), 'authorize') };
 }
@@ -95,10 +106,19 @@ export async function endSession(request: EndSessionRequest): Promise<AuthorizeA
 export async function endSessionByForm(request: EndSessionRequest): Promise<AuthorizeAnswer<200>> {
   const outcome = await decide(request);
   if ('problem' in outcome) throw new OAuthError('invalid_request', problemText(outcome.problem));
+  if ('confirm' in outcome) return confirmation(outcome, request);
   return ended(outcome, request);
 }
 
 const languageOf = ({ params, acceptLanguage }: EndSessionRequest) => pageLanguage(params.get('kc_locale') ?? params.get('ui_locales')?.split(' ')[0], acceptLanguage);
+
+/** The page that asks the person to confirm a sign-out another site asked for. */
+function confirmation(outcome: { confirm: Record<string, string>; realm: string }, request: EndSessionRequest): AuthorizeAnswer<200> {
+  return { kind: 'page', status: 200, html: renderSignInPage({ kind: 'confirm-sign-out', realm: outcome.realm, fields: outcome.confirm }, languageOf(request), 'authorize') };
+}
+
+/** Whether a form posted to the logout address is the confirmation page's. */
+export const isSignOutConfirmation = (form: Map<string, string> | URLSearchParams): boolean => form.has(CONFIRMED);
 
 /** Back to the application, or the signed-out page; the realm session's cookie removed when it ended. */
 function ended(outcome: { redirect?: string; realmEnded?: true }, request: EndSessionRequest): AuthorizeAnswer<200> {

@@ -136,7 +136,7 @@ export const authApi = {
   logout: realmForm('auth.logout', '/protocol/openid-connect/logout', () => authSchemas().logoutRequestSchema, {
     summary: "End the refresh token's session (Keycloak's logout); a browser's form without one ends the ID token hint's (RP-initiated logout)",
     description:
-      'With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri`: the form of RP-initiated logout (keycloak-js\'s `logoutMethod: \'POST\'`), answered as the GET of this address answers, but its refusals are `invalid_request`.',
+      'With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri` (or `logout_confirm`, the confirmation page\'s own form): the form of RP-initiated logout (keycloak-js\'s `logoutMethod: \'POST\'`), answered as the GET of this address answers, but its refusals are `invalid_request`.',
     errors: oauthErrors,
     responses: [
       { status: 204, description: 'Signed out', headers: ['Cache-Control'] },
@@ -153,10 +153,10 @@ export const authApi = {
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().endSessionQuerySchema },
     summary: "End a session from the browser (OpenID Connect RP-initiated logout, Keycloak's end_session_endpoint)",
     description:
-      'For browsers, where keycloak-js\'s and openid-client\'s logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not), and the browser\'s realm session ends with it when it is the same user\'s; without a hint, only the realm session ends, and only for a request of this site. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.',
+      'For browsers, where keycloak-js\'s and openid-client\'s logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not), and the browser\'s realm session ends with it when it is the same user\'s; without a hint, only the realm session ends: at once for a request of this site, after the person confirms on a page for another site\'s. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.',
     errors: { only: gatewayStatuses },
     responses: [
-      { status: 200, description: 'The signed-out page', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 200, description: "The signed-out page, or the page asking the person to confirm a sign-out another site asked for without `id_token_hint`", text: htmlPage, headers: ['Cache-Control'] },
       { status: 302, description: 'Back to `post_logout_redirect_uri`, with `state`', headers: ['Location', 'Cache-Control'] },
       { status: 400, description: 'An error page, never a redirect: an ID token not issued here, a `post_logout_redirect_uri` not allowed or without `client_id` or `id_token_hint`, an unknown `client_id`, a repeated parameter', text: htmlPage, headers: ['Cache-Control'] },
       { status: 404, description: 'An error page: no organization has this realm', text: htmlPage, headers: ['Cache-Control'] },

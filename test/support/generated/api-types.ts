@@ -283,7 +283,7 @@ export interface paths {
         };
         /**
          * End a session from the browser (OpenID Connect RP-initiated logout, Keycloak's end_session_endpoint)
-         * @description For browsers, where keycloak-js's and openid-client's logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not), and the browser's realm session ends with it when it is the same user's; without a hint, only the realm session ends, and only for a request of this site. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.
+         * @description For browsers, where keycloak-js's and openid-client's logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not), and the browser's realm session ends with it when it is the same user's; without a hint, only the realm session ends: at once for a request of this site, after the person confirms on a page for another site's. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.
          *
          *     Who may call: anyone.
          */
@@ -291,7 +291,7 @@ export interface paths {
         put?: never;
         /**
          * End the refresh token's session (Keycloak's logout); a browser's form without one ends the ID token hint's (RP-initiated logout)
-         * @description With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri`: the form of RP-initiated logout (keycloak-js's `logoutMethod: 'POST'`), answered as the GET of this address answers, but its refusals are `invalid_request`.
+         * @description With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri` (or `logout_confirm`, the confirmation page's own form): the form of RP-initiated logout (keycloak-js's `logoutMethod: 'POST'`), answered as the GET of this address answers, but its refusals are `invalid_request`.
          *
          *     Who may call: anyone.
          */
@@ -3783,7 +3783,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The signed-out page */
+            /** @description The signed-out page, or the page asking the person to confirm a sign-out another site asked for without `id_token_hint` */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
