@@ -28,8 +28,8 @@ const now = () => Math.floor(Date.now() / 1000);
 /** A session id (`randomId`, 22 characters) and a secret (43): anything longer is not a cookie of ours. */
 const MAX_PART = 64;
 
-/** Opens a realm session for a user who just signed in; answers its cookie. */
-export async function openRealmSession(orgUuid: string, userUuid: string): Promise<{ token: string; seconds: number }> {
+/** Opens a realm session for a user who just signed in; answers its cookie and the sign-in's time (epoch seconds). */
+export async function openRealmSession(orgUuid: string, userUuid: string): Promise<{ token: string; seconds: number; authTime: number }> {
   const secret = randomBytes(32).toString('base64url');
   const { refreshTokenSeconds, sessionMaxSeconds } = config();
   const startedAtMs = Date.now();
@@ -46,7 +46,7 @@ export async function openRealmSession(orgUuid: string, userUuid: string): Promi
   };
   await createRealmSession(session);
   // The cookie lives as long as the session may; the server says when it went idle.
-  return { token: `${session.sessionId}.${secret}`, seconds: sessionMaxSeconds };
+  return { token: `${session.sessionId}.${secret}`, seconds: sessionMaxSeconds, authTime };
 }
 
 /** The session a cookie's value names, when it is this organization's and the value holds its secret; its liveness unchecked. */

@@ -38,8 +38,9 @@ export async function codeFor(pending: AuthorizationRequest, user: UserRecord): 
     return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, (pending.locale as Language | undefined) ?? 'en', 'authenticate') };
   }
   if (pending.replacesRealmSession) await endRealmSessionById(pending.replacesRealmSession);
-  const realmSession = await openRealmSession(pending.orgUuid, user.uuid);
-  return { kind: 'redirect', location: await issueCode(pending, user, now()), realmSession };
+  const { token, seconds, authTime } = await openRealmSession(pending.orgUuid, user.uuid);
+  // The code's auth_time is the session's sign-in, as every later code the session answers says.
+  return { kind: 'redirect', location: await issueCode(pending, user, authTime), realmSession: { token, seconds } };
 }
 
 /** The code of a request the browser's live realm session answers at once: no page, the session's sign-in time as `auth_time`. */
