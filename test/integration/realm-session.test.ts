@@ -4,7 +4,7 @@ import { getItem, updateItem } from '../../shared/adapters/store/table';
 import { revokeSessionsOf } from '../../shared/domain/sessions/session.repository';
 import { TEST_PASSWORD, decodeJwt, markDeleted } from '../support/auth-helpers';
 import { CookieJar, formOf, signInThroughPage } from '../support/cookie-jar';
-import { requestToken, stack } from '../support/stack';
+import { requestToken, stack, userArea } from '../support/stack';
 import { deleteViaApi, freshOrganization, member, type Member, type TestOrg } from '../support/user-helpers';
 
 /**
@@ -114,6 +114,21 @@ describe('the realm session', () => {
     // auth_time is the realm session's sign-in, not this request's.
     expect(decodeJwt(id_token).payload.auth_time).toBe(decodeJwt(firstTokens.id_token).payload.auth_time);
     expect(decodeJwt(id_token).payload.sub).toBe(user.uuid);
+  });
+
+  test("is none of the user's offline sessions: neither the ADMIN's listing nor the account page's shows it", async () => {
+    const jar = new CookieJar();
+    await signInOnPage(jar, user, org.realm, { scope: 'openid offline_access' });
+    const offline = await signInOnPage(jar, user, org.realm, { scope: 'openid offline_access', prompt: 'login' });
+    const { session_state } = (await (await exchange(org.realm, offline.location.searchParams.get('code')!, offline.verifier)).json()) as { session_state: string };
+
+    const listed = await org.admin.api.get<{ id: string }[]>(userArea(org.orgUuid, `/users/${user.uuid}/offline-sessions`));
+    expect(listed.status).toBe(200);
+    expect(listed.body.map((session) => session.id)).toEqual([session_state]);
+    // The account page, opened through the same realm session, lists that offline token only.
+    await jar.follow(`${issuerOf(org.realm)}/account`);
+    const page = await jar.request(`${issuerOf(org.realm)}/account`);
+    expect([...page.text.matchAll(/name="session" value="([^"]+)"/g)].map((match) => match[1])).toEqual([session_state]);
   });
 
   test('the answer goes only to a redirect URI the endpoint allows, and PKCE is still required', async () => {
