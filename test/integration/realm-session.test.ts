@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { keys } from '../../shared/adapters/store/keys';
 import { getItem, updateItem } from '../../shared/adapters/store/table';
+import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/adapters/identity/identity-provider';
+import { authenticate } from '../../shared/app/sign-in/authorization.service';
 import { revokeSessionsOf } from '../../shared/domain/sessions/session.repository';
 import { TEST_PASSWORD, decodeJwt, markDeleted } from '../support/auth-helpers';
 import { CookieJar, formOf, signInThroughPage } from '../support/cookie-jar';
@@ -194,6 +196,29 @@ describe('the realm session', () => {
       expect(answer.location!.searchParams.get('error_description')).toContain(words);
       expect(answer.location!.searchParams.has('code')).toBe(false);
     }
+  });
+
+  test('a credential change that lands while a sign-in is being checked ends the session that sign-in opens', async () => {
+    const jar = new CookieJar();
+    const request = authorizeRequest(org.realm);
+    const shown = await jar.follow(request.url);
+    const form = formOf(shown.response.text, shown.url);
+    // The real password check, then a change of the user's credentials, then the sign-in goes on.
+    const racing: IdentityProvider = {
+      ...cognitoIdentityProvider,
+      verifyPassword: async (username, password) => {
+        const checked = await cognitoIdentityProvider.verifyPassword(username, password);
+        await stampCredentials(org.orgUuid, user.uuid);
+        return checked;
+      },
+    };
+    const fields = new URLSearchParams({ ...form.fields, username: user.email, password: TEST_PASSWORD });
+
+    const answer = await authenticate({ realm: org.realm, form: fields, acceptLanguage: undefined, crossSite: false }, racing);
+
+    expect(answer.kind).toBe('redirect');
+    jar.set('REALM_SESSION', answer.realmSession!.token, realmPath(org.realm));
+    expect((await authorizeAgain(jar, org.realm, { prompt: 'none' })).location!.searchParams.get('error')).toBe('login_required');
   });
 
   test('a forged cookie, a right id with a wrong secret, and another realm\'s cookie open nothing', async () => {

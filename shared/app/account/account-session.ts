@@ -30,14 +30,17 @@ export interface AccountSession {
 
 const csrfOf = (secret: string) => sha256(`csrf:${secret}`).toString('base64url');
 
-/** Begins a page session (under `sessionId`: the code's, so that a replay of the code ends it); returns its token and how long the session lasts. */
-export async function beginAccountSession(orgUuid: string, userUuid: string, sessionId = randomId()): Promise<{ token: string; seconds: number }> {
+/**
+ * Begins a page session (under `sessionId`: the code's, so that a replay of the code ends it) for a
+ * sign-in made at `startedAtMs`; returns its token and how long the session lasts.
+ */
+export async function beginAccountSession(orgUuid: string, userUuid: string, sessionId = randomId(), startedAtMs = Date.now()): Promise<{ token: string; seconds: number }> {
   const secret = randomBytes(32).toString('base64url');
   const { sessionMaxSeconds, refreshTokenSeconds } = config();
   const lifetime = Math.min(refreshTokenSeconds, sessionMaxSeconds);
   const session: PageSession = {
     sessionId,
-    startedAtMs: Date.now(),
+    startedAtMs,
     userUuid,
     orgUuid,
     clientId: ACCOUNT_CLIENT,

@@ -62,5 +62,5 @@ export async function finishAccountSso(
     expected.length === presented.length &&
     timingSafeEqual(expected, presented);
   if (!valid || !(await findActiveUser(orgUuid, issued.userUuid))) return undefined;
-  return beginAccountSession(orgUuid, issued.userUuid, issued.sessionId);
+  return beginAccountSession(orgUuid, issued.userUuid, issued.sessionId, issued.signedInAtMs ?? issued.authTime * 1000);
 }

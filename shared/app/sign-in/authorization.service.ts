@@ -164,6 +164,8 @@ export async function authenticate(request: AuthenticateRequest, identityProvide
   const provider = username ? await findProviderForEmail(pending.orgUuid, username) : undefined;
   if (provider) return startBrokeredSignIn(pending, provider, username);
   const again = (error: SignInError) => signInPage({ kind: 'sign-in', realm: pending.realm, requestId, email: username, error }, language, 'authenticate');
+  // The sign-in counts from before the check: a credential change that lands while it runs ends what it opens.
+  const checkedAtMs = Date.now();
   try {
     const { user, temporary } = await checkPassword(pending.realm, username, form.get('password') ?? '', identityProvider);
     if (temporary) {
@@ -171,7 +173,7 @@ export async function authenticate(request: AuthenticateRequest, identityProvide
       await saveAuthorizationRequest({ ...pending, mustSetPassword: user.uuid });
       return signInPage({ kind: 'set-password', realm: pending.realm, requestId, email: user.email }, language, 'authenticate');
     }
-    return codeFor(pending, user);
+    return codeFor(pending, user, checkedAtMs);
   } catch (error) {
     if (!(error instanceof OAuthError && error.error === 'invalid_grant')) throw error;
     return again(error instanceof ExpiredTemporaryPassword ? 'password-expired' : 'invalid-credentials');

@@ -28,11 +28,14 @@ const now = () => Math.floor(Date.now() / 1000);
 /** A session id (`randomId`, 22 characters) and a secret (43): anything longer is not a cookie of ours. */
 const MAX_PART = 64;
 
-/** Opens a realm session for a user who just signed in; answers its cookie and the sign-in's time (epoch seconds). */
-export async function openRealmSession(orgUuid: string, userUuid: string): Promise<{ token: string; seconds: number; authTime: number }> {
+/**
+ * Opens a realm session for a user who proved who they are at `startedAtMs` (epoch milliseconds: when
+ * the password was checked, not now, so that a credential change landing between the check and this
+ * moment still ends the session); answers its cookie and the sign-in's time (epoch seconds).
+ */
+export async function openRealmSession(orgUuid: string, userUuid: string, startedAtMs: number): Promise<{ token: string; seconds: number; authTime: number }> {
   const secret = randomBytes(32).toString('base64url');
   const { refreshTokenSeconds, sessionMaxSeconds } = config();
-  const startedAtMs = Date.now();
   const authTime = Math.floor(startedAtMs / 1000);
   const session: RealmSession = {
     sessionId: randomId(),

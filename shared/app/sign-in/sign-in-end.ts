@@ -31,25 +31,28 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest();
  * A sign-in (a password, a provider, a first password chosen) ends its request (a form posted twice
  * makes one code), opens the browser's realm session, replacing the one the request found if any, and
  * sends the browser back with a new code: single use, a minute long, bound to the client, the redirect
- * URI and the challenge.
+ * URI and the challenge. `provenAtMs` is when the person proved who they are (a password checked, a
+ * provider's answer verified): the session, and what the code begins, count from then.
  */
-export async function codeFor(pending: AuthorizationRequest, user: UserRecord): Promise<AuthorizeAnswer<400>> {
+export async function codeFor(pending: AuthorizationRequest, user: UserRecord, provenAtMs = Date.now()): Promise<AuthorizeAnswer<400>> {
   if (!(await endAuthorizationRequest(pending.requestId))) {
     return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, (pending.locale as Language | undefined) ?? 'en', 'authenticate') };
   }
   if (pending.replacesRealmSession) await endRealmSessionById(pending.replacesRealmSession);
-  const { token, seconds, authTime } = await openRealmSession(pending.orgUuid, user.uuid);
-  // The code's auth_time is the session's sign-in, as every later code the session answers says.
-  return { kind: 'redirect', location: await issueCode(pending, user, authTime), realmSession: { token, seconds } };
+  const { token, seconds } = await openRealmSession(pending.orgUuid, user.uuid, provenAtMs);
+  return { kind: 'redirect', location: await issueCode(pending, user, provenAtMs), realmSession: { token, seconds } };
 }
 
 /** The code of a request the browser's live realm session answers at once: no page, the session's sign-in time as `auth_time`. */
 export async function codeFromSession(pending: AuthorizationRequest, live: LiveRealmSession): Promise<AuthorizeAnswer<400>> {
-  return { kind: 'redirect', location: await issueCode(pending, live.user, live.session.authTime) };
+  return { kind: 'redirect', location: await issueCode(pending, live.user, live.session.startedAtMs) };
 }
 
-/** Keeps a new code for the request and answers where it goes back to. */
-async function issueCode(pending: AuthorizationRequest, user: UserRecord, authTime: number): Promise<string> {
+/**
+ * Keeps a new code for the request and answers where it goes back to; `signedInAtMs` is the sign-in's
+ * moment (the ID token's `auth_time`, in seconds; what the code begins counts from it).
+ */
+async function issueCode(pending: AuthorizationRequest, user: UserRecord, signedInAtMs: number): Promise<string> {
   const code = randomBytes(32).toString('base64url');
   await saveAuthorizationCode({
     codeHash: sha256(code).toString('hex'),
@@ -59,7 +62,8 @@ async function issueCode(pending: AuthorizationRequest, user: UserRecord, authTi
     clientId: pending.clientId,
     redirectUri: pending.redirectUri,
     codeChallenge: pending.codeChallenge,
-    authTime,
+    authTime: Math.floor(signedInAtMs / 1000),
+    signedInAtMs,
     expiresAt: now() + CODE_SECONDS,
     sessionId: randomId(),
     ...(pending.nonce ? { nonce: pending.nonce } : {}),

@@ -45,6 +45,8 @@ export interface AuthorizationCode {
   scope?: string;
   /** Epoch seconds the person signed in. */
   authTime: number;
+  /** Epoch milliseconds the person signed in (proved who they are): a session the code begins counts from it (the credential stamp). */
+  signedInAtMs?: number;
   expiresAt: number;
   /** The session its exchange begins, named in advance so that a replay of the code ends it whenever it comes. */
   sessionId: string;
