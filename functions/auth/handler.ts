@@ -12,14 +12,15 @@ import { readTokenForm } from '../../shared/app/auth/token.service';
 import { grantToken } from '../../shared/app/auth/token-endpoint';
 import { isAllowedWebOrigin } from '../../shared/app/auth/redirect-uris';
 import { authenticate, authorize } from '../../shared/app/sign-in/authorization.service';
-import { endSession, endSessionByForm } from '../../shared/app/sign-in/end-session';
+import { endSession, endSessionByForm, isSignOutConfirmation } from '../../shared/app/sign-in/end-session';
 import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
+import type { RealmSessionChange } from '../../shared/app/sign-in/realm-session';
 import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
 import { THIRD_PARTY_COOKIES_PAGE, THIRD_PARTY_COOKIES_POLICY } from '../../shared/app/sign-in/third-party-cookies';
 import { finishBrokeredSignIn } from '../../shared/app/sign-in/broker';
 import { confirmLink, type BrokerAnswer } from '../../shared/app/sign-in/link-confirmation';
 import { NotFoundError } from '../../shared/kernel/errors';
-import { cookieValue, laxCookie, strictCookie } from '../../shared/edge/http/cookies';
+import { cookieValue, laxCookie, realmCookieScope, strictCookie } from '../../shared/edge/http/cookies';
 import { crossOrigin } from '../../shared/edge/http/cross-origin';
 import { createFunction, routes, type RouteInput } from '../../shared/edge/http/handler-factory';
 import { publicOperation } from '../../shared/edge/http/public-route';
@@ -40,8 +41,10 @@ const asSignIn = <T>(requestId: string, work: () => Promise<T>): Promise<T> =>
 
 /** The account page's session cookie: `<session id>.<secret>`, sent to the realm's page only. */
 const ACCOUNT_COOKIE = 'ACCOUNT_SESSION';
-/** The PKCE verifier of the page's sign-in through the organization's identity provider, while it lasts. */
+/** The PKCE verifier of the page's sign-in through the realm's authorization flow, while it lasts. */
 const ACCOUNT_SSO_COOKIE = 'ACCOUNT_SSO';
+/** The realm session: `<session id>.<secret>`, sent to the realm's own addresses only (`realm-session.ts`). */
+const REALM_SESSION_COOKIE = 'REALM_SESSION';
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 
 type RealmInput = RouteInput<{ path: ReturnType<typeof authApi.account.request.path>; query: undefined; body: undefined }>;
@@ -59,6 +62,7 @@ function accountRequest(input: RealmInput): AccountRequest {
   return {
     realm: path.realm,
     sessionToken: cookieValue(cookies, ACCOUNT_COOKIE),
+    realmSessionToken: cookieValue(cookies, REALM_SESSION_COOKIE),
     crossSite,
     locale: rawQuery.kc_locale,
     acceptLanguage: headers['accept-language'],
@@ -90,7 +94,7 @@ function pageReply(answer: Exclude<AccountAnswer, { kind: 'away' }>, realm: stri
   const headers = pageHeaders;
   if (answer.kind === 'page') return shownPage(answer);
   const query = new URLSearchParams({ kc_locale: answer.language, ...(answer.notice ? { status: answer.notice } : {}) });
-  const cookies = answer.session === undefined ? [] : [accountCookie(realm, answer.session)];
+  const cookies = [...(answer.session === undefined ? [] : [accountCookie(realm, answer.session)]), ...(answer.realmSignedOut ? [realmSessionCookie(realm, null)] : [])];
   return { status: 303 as const, headers: { ...headers, location: `../account?${query}` }, ...(cookies.length ? { cookies } : {}) };
 }
 
@@ -128,10 +132,24 @@ function ssoReply(answer: Exclude<AccountAnswer, { kind: 'away' }>, realm: strin
   };
 }
 
-/** The account page's cookie path, spelt as the browser requested it (paths match by case), and whether it is https. */
+/**
+ * The realm's path (`…/realms/{realm}/`, in the realm's one spelling, which every address the flow
+ * sends the browser to uses), and whether it is https, from `TOKEN_ISSUER`.
+ */
+function realmCookiePath(realm: string): { path: string; secure: boolean } {
+  return realmCookieScope(realmIssuer(realm.toLowerCase()));
+}
+
+/** The account page's cookie path. */
 function accountCookiePath(realm: string): { path: string; secure: boolean } {
-  const issuer = new URL(realmIssuer(realm.toLowerCase()));
-  return { path: `${issuer.pathname.replace(/\/realms\/[^/]*$/, '')}/realms/${encodeURIComponent(realm)}/account`, secure: issuer.protocol === 'https:' };
+  const { path, secure } = realmCookiePath(realm);
+  return { path: `${path}account`, secure };
+}
+
+/** The Set-Cookie of the realm session begun (or ended: `null`): every address of the realm, top-level navigations from other sites included. */
+function realmSessionCookie(realm: string, session: RealmSessionChange): string {
+  const { path, secure } = realmCookiePath(realm);
+  return laxCookie(REALM_SESSION_COOKIE, session?.token, { path, secure, maxAgeSeconds: session?.seconds ?? 0 });
 }
 
 /** The Set-Cookie of a page session begun (or ended: `null`), for this realm's page only. */
@@ -152,13 +170,15 @@ const accountPage = (handle: (request: AccountRequest) => Promise<AccountAnswer>
  * site: these answers do not cut the window from its opener (`Cross-Origin-Opener-Policy: unsafe-none`).
  */
 const signInHeaders = { ...pageHeaders, 'cross-origin-opener-policy': 'unsafe-none' };
-function signInReply<S extends number, R extends 302 | 303>(answer: AuthorizeAnswer<S>, redirect: R) {
-  if (answer.kind === 'redirect') return { status: redirect, headers: { ...signInHeaders, location: answer.location } };
+function signInReply<S extends number, R extends 302 | 303>(answer: AuthorizeAnswer<S>, redirect: R, realm: string) {
+  const cookies = answer.realmSession === undefined ? {} : { cookies: [realmSessionCookie(realm, answer.realmSession)] };
+  if (answer.kind === 'redirect') return { status: redirect, headers: { ...signInHeaders, location: answer.location }, ...cookies };
   return {
     status: answer.status,
     body: answer.html,
     contentType: 'text/html; charset=utf-8',
     headers: { ...signInHeaders, 'content-security-policy': SIGN_IN_PAGE_POLICY },
+    ...cookies,
   };
 }
 
@@ -170,7 +190,7 @@ const LINK_CONFIRMATION_COOKIE = 'BROKER_LINK_CONFIRMATION';
  * confirmation form's address, spelt as the browser requested the realm (paths match by case).
  */
 function brokerReply<R extends 302 | 303>(answer: BrokerAnswer, redirect: R, realm: string) {
-  const reply = signInReply(answer, redirect);
+  const reply = signInReply(answer, redirect, realm);
   if (answer.confirmationCookie === undefined) return reply;
   const issuer = new URL(realmIssuer(realm.toLowerCase()));
   const path = `${issuer.pathname.replace(/\/realms\/[^/]*$/, '')}/realms/${encodeURIComponent(realm)}/login-actions/first-broker-login`;
@@ -187,8 +207,14 @@ const userinfo = { handle: async ({ path, headers }: RealmInput) => ok(await use
 export const handlers = routes(
   // The authorization code flow with PKCE: the sign-in page, and its form.
   publicOperation(authApi.authorize, {
-    handle: async ({ path, queryString, headers, requestId }) =>
-      signInReply(await asSignIn(requestId, () => authorize({ realm: path.realm, queryString, acceptLanguage: headers['accept-language'] })), 302),
+    handle: async ({ path, queryString, headers, cookies, requestId }) =>
+      signInReply(
+        await asSignIn(requestId, () =>
+          authorize({ realm: path.realm, queryString, acceptLanguage: headers['accept-language'], realmSessionToken: cookieValue(cookies, REALM_SESSION_COOKIE) }),
+        ),
+        302,
+        path.realm,
+      ),
   }),
   publicOperation(authApi.broker, {
     handle: async ({ path, queryString, headers, requestId }) =>
@@ -221,7 +247,7 @@ export const handlers = routes(
       const answer = await asSignIn(input.requestId, () =>
         authenticate({ realm: input.path.realm, form, acceptLanguage: input.headers['accept-language'], crossSite: request.crossSite ?? false }),
       );
-      return signInReply(answer, 303);
+      return signInReply(answer, 303, input.path.realm);
     },
   }),
   // Token endpoint: password and refresh_token grants, answered in OAuth 2.0's own shapes.
@@ -251,10 +277,13 @@ export const handlers = routes(
   // Logout with a refresh token, 204 as Keycloak answers; a browser's form without one (an ID token
   // hint, a redirect) is RP-initiated logout, as the GET.
   publicOperation(authApi.logout, {
-    handle: async ({ path, headers, rawBody }) => {
+    handle: async (input) => {
+      const { path, headers, rawBody } = input;
       const form = readTokenForm(headers['content-type'], rawBody, headers.authorization);
-      if (!form.has('refresh_token') && (form.has('id_token_hint') || form.has('post_logout_redirect_uri'))) {
-        return signInReply(await endSessionByForm({ realm: path.realm, params: new URLSearchParams([...form]), acceptLanguage: headers['accept-language'] }), 302);
+      if (!form.has('refresh_token') && (form.has('id_token_hint') || form.has('post_logout_redirect_uri') || isSignOutConfirmation(form))) {
+        const { realmSessionToken, crossSite } = accountRequest(input as unknown as RealmInput);
+        const params = new URLSearchParams([...form]);
+        return signInReply(await endSessionByForm({ realm: path.realm, params, acceptLanguage: headers['accept-language'], realmSessionToken, crossSite }), 302, path.realm);
       }
       await logout(path.realm, form);
       return { status: 204 as const, headers: noStore };
@@ -262,8 +291,11 @@ export const handlers = routes(
   }),
   // RP-initiated logout: the browser's way to the same address.
   publicOperation(authApi.endSession, {
-    handle: async ({ path, queryString, headers }) =>
-      signInReply(await endSession({ realm: path.realm, params: new URLSearchParams(queryString), acceptLanguage: headers['accept-language'] }), 302),
+    handle: async (input) => {
+      const { path, queryString, headers } = input;
+      const { realmSessionToken, crossSite } = accountRequest(input as unknown as RealmInput);
+      return signInReply(await endSession({ realm: path.realm, params: new URLSearchParams(queryString), acceptLanguage: headers['accept-language'], realmSessionToken, crossSite }), 302, path.realm);
+    },
   }),
   // keycloak-js's third-party cookie check: a static page, framed by the application's own.
   publicOperation(authApi.thirdPartyCookies, {
@@ -276,7 +308,7 @@ export const handlers = routes(
       headers: { ...publicCache, 'content-security-policy': THIRD_PARTY_COOKIES_POLICY, 'x-frame-options': '', 'cross-origin-resource-policy': 'cross-origin' },
     }),
   }),
-  publicOperation(authApi.account, { handle: async (input) => shownPage(await asSignIn(input.requestId, () => showAccount(accountRequest(input)))) }),
+  publicOperation(authApi.account, accountPage((request) => showAccount(request))),
   publicOperation(authApi.accountSignIn, accountPage((request) => signIn(request))),
   publicOperation(authApi.accountPassword, accountPage((request) => changePassword(request))),
   publicOperation(authApi.accountSso, {
@@ -284,7 +316,7 @@ export const handlers = routes(
       const request = accountRequest(input as unknown as RealmInput);
       const { rawQuery, cookies } = input;
       const answer = await asSignIn(input.requestId, () =>
-        finishSso({ ...request, code: rawQuery.code, error: rawQuery.error, ssoVerifier: cookieValue(cookies, ACCOUNT_SSO_COOKIE) }),
+        finishSso({ ...request, locale: request.locale ?? rawQuery.state, code: rawQuery.code, error: rawQuery.error, ssoVerifier: cookieValue(cookies, ACCOUNT_SSO_COOKIE) }),
       );
       return ssoReply(answer, input.path.realm);
     },

@@ -1,10 +1,16 @@
 import { ACCOUNT_PAGE_POLICY } from '../../shared/app/account/account-page';
+import { keys } from '../../shared/adapters/store/keys';
+import { updateItem } from '../../shared/adapters/store/table';
 import { bearer, getCurrentUser, TEST_PASSWORD } from '../support/auth-helpers';
+import { CookieJar, formOf, signInThroughPage } from '../support/cookie-jar';
 import { send, type ApiResponse } from '../support/http-client';
 import { requestToken, stack } from '../support/stack';
 import { createViaApi, freshOrganization, member, onlyMailTo, refresh, signIn, uniqueEmail, type TestOrg } from '../support/user-helpers';
 
-/** The account page over HTTP, as a browser without script would use it (the Chromium test is in account-browser). */
+/**
+ * The account page over HTTP, as a browser without script would use it (the Chromium test is in
+ * account-browser). The page signs its people in through the realm's authorization flow.
+ */
 
 let org: TestOrg;
 beforeAll(async () => {
@@ -13,24 +19,29 @@ beforeAll(async () => {
 
 const accountUrl = (realm: string, path = '', query = '') => `${stack().authUrl}/auth/realms/${realm}/account${path}${query}`;
 
-/** A browser's cookie jar for one realm's page: keeps what Set-Cookie gives, sends it back. */
+/** A browser (a cookie jar) on one realm's page. */
 class Browser {
-  private cookie: string | undefined;
+  readonly jar = new CookieJar();
   constructor(private readonly realm: string) {}
 
-  async get(query = '', headers: Record<string, string> = {}): Promise<ApiResponse> {
-    return this.remember(await send(accountUrl(this.realm, '', query), { headers: { ...this.cookieHeader(), ...headers }, redirect: 'manual' }));
+  get(query = '', headers: Record<string, string> = {}): Promise<ApiResponse> {
+    return this.jar.request(accountUrl(this.realm, '', query), { headers });
   }
 
-  async post(form: string, fields: Record<string, string>): Promise<ApiResponse> {
-    return this.remember(
-      await send(accountUrl(this.realm, `/${form}`), {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...this.cookieHeader() },
-        body: new URLSearchParams(fields).toString(),
-        redirect: 'manual',
-      }),
-    );
+  post(form: string, fields: Record<string, string>): Promise<ApiResponse> {
+    return this.jar.post(accountUrl(this.realm, `/${form}`), fields);
+  }
+
+  /** Opens the page and signs in on the realm's sign-in page it leads to; answers the form's answer. */
+  async signInOnPage(email: string, password: string, query = ''): Promise<{ response: ApiResponse; location?: URL }> {
+    return signInThroughPage(this.jar, accountUrl(this.realm, '', query), email, password);
+  }
+
+  /** Signs in through the flow and comes back to the page (`…/account/sso`, which reloads the page). */
+  async signIn(email: string, password: string = TEST_PASSWORD): Promise<ApiResponse> {
+    const { response, location } = await this.signInOnPage(email, password);
+    if (!location) throw new Error(`The sign-in did not succeed: ${response.status}`);
+    return (await this.jar.follow(location.toString())).response;
   }
 
   /** The page's CSRF token, from the last page shown. */
@@ -41,24 +52,11 @@ class Browser {
   }
 
   get session(): string | undefined {
-    return this.cookie;
+    return this.jar.value('ACCOUNT_SESSION');
   }
 
-  set session(value: string | undefined) {
-    this.cookie = value;
-  }
-
-  private cookieHeader(): Record<string, string> {
-    return this.cookie ? { cookie: this.cookie } : {};
-  }
-
-  private remember(response: ApiResponse): ApiResponse {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = ''] = line.split(';');
-      const value = pair.slice(pair.indexOf('=') + 1);
-      this.cookie = value ? pair : undefined;
-    }
-    return response;
+  set session(value: string) {
+    this.jar.set('ACCOUNT_SESSION', value, `/auth/realms/${this.realm}/account`);
   }
 }
 
@@ -73,10 +71,36 @@ const heading = (page: ApiResponse) => page.text.match(/<h1>([^<]*)<\/h1>/)?.[1]
 const alertOf = (page: ApiResponse) => page.text.match(/role="alert"[^>]*>([^<]*)</)?.[1];
 
 describe('the account page', () => {
-  test('shows the sign-in form under a strict policy, in the language asked for', async () => {
+  test("without a session, sends the browser to the realm's sign-in as its own client, in the language asked for", async () => {
     const browser = new Browser(org.realm);
 
-    const page = await browser.get();
+    const away = await browser.get('?kc_locale=ja');
+
+    expect(away.status).toBe(303);
+    expect(away.headers.get('cache-control')).toBe('no-store');
+    const location = new URL(away.headers.get('location')!);
+    expect(`${location.origin}${location.pathname}`).toBe(`${stack().authUrl}/auth/realms/${org.realm}/protocol/openid-connect/auth`);
+    expect(Object.fromEntries(location.searchParams)).toEqual({
+      response_type: 'code',
+      client_id: 'account-console',
+      redirect_uri: accountUrl(org.realm, '/sso'),
+      code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+      code_challenge_method: 'S256',
+      kc_locale: 'ja',
+      state: 'ja',
+    });
+    // The verifier stays with the browser, for the page's return only.
+    expect(away.headers.getSetCookie()).toEqual([expect.stringMatching(new RegExp(`^ACCOUNT_SSO=[A-Za-z0-9_-]{43}; Path=/auth/realms/${org.realm}/account; HttpOnly; SameSite=Lax; Max-Age=900$`))]);
+    const signInPage = await browser.jar.request(location.toString());
+    expect(signInPage.status).toBe(200);
+    expect(signInPage.text).toContain('<html lang="ja">');
+    expect(new URL((await browser.get('', { 'accept-language': 'fr-FR, pt-BR;q=0.9, es;q=0.8' })).headers.get('location')!).searchParams.get('kc_locale')).toBe('pt');
+  });
+
+  test('shows its pages under a strict policy, in the language asked for', async () => {
+    const browser = new Browser(org.realm);
+
+    const page = await browser.get('?status=signed-out');
 
     expect(page.status).toBe(200);
     expect(page.contentType).toBe('text/html; charset=utf-8');
@@ -85,11 +109,11 @@ describe('the account page', () => {
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.text).toContain('<html lang="en">');
     expect(heading(page)).toBe(`Sign in to ${org.realm}`);
-    expect(page.text).not.toMatch(/<script|https?:\/\//);
+    expect(page.text).not.toMatch(/<script|https?:\/\/|type="password"/);
 
-    expect(heading(await browser.get('?kc_locale=ja'))).toBe(`${org.realm} にサインイン`);
-    expect((await browser.get('', { 'accept-language': 'fr-FR, pt-BR;q=0.9, es;q=0.8' })).text).toContain('<html lang="pt">');
-    expect((await browser.get('?kc_locale=xx', { 'accept-language': 'es' })).text).toContain('<html lang="es">');
+    expect(heading(await browser.get('?kc_locale=ja&status=signed-out'))).toBe(`${org.realm} にサインイン`);
+    expect((await browser.get('?status=signed-out', { 'accept-language': 'fr-FR, pt-BR;q=0.9, es;q=0.8' })).text).toContain('<html lang="pt">');
+    expect((await browser.get('?kc_locale=xx&status=signed-out', { 'accept-language': 'es' })).text).toContain('<html lang="es">');
   });
 
   test('an unknown realm is a 404', async () => {
@@ -97,19 +121,20 @@ describe('the account page', () => {
     expect(page.status).toBe(404);
   });
 
-  test('a wrong password shows the form again with the error, and no session', async () => {
+  test('a wrong password shows the sign-in page again with the error, and no session', async () => {
     const user = await member(org, 'VIEWER');
     const browser = new Browser(org.realm);
 
-    const page = await browser.post('sign-in', { username: user.email, password: 'Wrong-passw0rd' });
+    const { response: page } = await browser.signInOnPage(user.email, 'Wrong-passw0rd');
 
     expect(page.status).toBe(200);
     expect(alertOf(page)).toBe('Invalid e-mail or password.');
     expect(page.text).toContain(`value="${user.email}"`);
     expect(browser.session).toBeUndefined();
+    expect(browser.jar.value('REALM_SESSION')).toBeUndefined();
   });
 
-  test('a new user with a temporary password must set its own, then signs in everywhere', async () => {
+  test('a new user with a temporary password chooses its own on the way, then signs in everywhere', async () => {
     const created = await createViaApi(org, { email: uniqueEmail('page'), password: undefined, confirmPassword: undefined });
     const mail = await onlyMailTo(created.email);
     const temporary = mail.body.text!.match(/^Temporary password: (.+)$/m)![1]!;
@@ -117,35 +142,30 @@ describe('the account page', () => {
     expect(link).toBe(accountUrl(org.realm, '', '?kc_locale=en'));
     const browser = new Browser(org.realm);
 
-    const signedIn = await browser.post('sign-in', { username: created.email, password: temporary });
-    expect(signedIn.status).toBe(303);
-    expect(signedIn.headers.get('location')).toBe('../account?kc_locale=en');
-    const cookie = signedIn.headers.getSetCookie()[0]!;
-    // A session begun with a temporary password lasts 10 minutes, and so does its cookie.
-    expect(cookie).toMatch(new RegExp(`^ACCOUNT_SESSION=[^;]+; Path=/auth/realms/${org.realm}/account; HttpOnly; SameSite=Strict; Max-Age=600$`));
+    const { response: setPassword } = await browser.signInOnPage(created.email, temporary, '?kc_locale=en');
+    expect(setPassword.status).toBe(200);
+    expect(setPassword.text).toContain('name="password-new"');
+    expect(browser.session).toBeUndefined();
+    const form = formOf(setPassword.text, accountUrl(org.realm, '/../login-actions/authenticate'));
 
-    const setPassword = await browser.get();
-    expect(heading(setPassword)).toBe('Choose your password');
-    const csrf = browser.csrfOf(setPassword);
-
-    const mismatch = await browser.post('password', { csrf, 'password-new': 'Mine-Passw0rd', 'password-confirm': 'Other-Passw0rd' });
+    const mismatch = await browser.jar.post(form.action, { ...form.fields, 'password-new': 'Mine-Passw0rd', 'password-confirm': 'Other-Passw0rd' });
     expect(alertOf(mismatch)).toBe('The two new passwords do not match.');
-    const weak = await browser.post('password', { csrf, 'password-new': 'short', 'password-confirm': 'short' });
+    const weak = await browser.jar.post(form.action, { ...form.fields, 'password-new': 'short', 'password-confirm': 'short' });
     expect(alertOf(weak)).toBe('The new password does not follow the password rule.');
-    const reused = await browser.post('password', { csrf, 'password-new': temporary, 'password-confirm': temporary });
+    const reused = await browser.jar.post(form.action, { ...form.fields, 'password-new': temporary, 'password-confirm': temporary });
     expect(alertOf(reused)).toBe('Choose a password other than the temporary one.');
-    expect(reused.text).toContain('<title>Error: Choose your password · Account</title>');
-    const forged = await browser.post('password', { csrf: 'not-the-token', 'password-new': 'Mine-Passw0rd', 'password-confirm': 'Mine-Passw0rd' });
-    expect(forged.status).toBe(303);
     expect((await signIn(org.realm, created.email, 'Mine-Passw0rd')).status).toBe(400);
 
-    const saved = await browser.post('password', { csrf, 'password-new': 'Mine-Passw0rd', 'password-confirm': 'Mine-Passw0rd' });
+    const saved = await browser.jar.post(form.action, { ...form.fields, 'password-new': 'Mine-Passw0rd', 'password-confirm': 'Mine-Passw0rd' });
     expect(saved.status).toBe(303);
-    expect(saved.headers.get('location')).toBe('../account?kc_locale=en&status=password-saved');
+    const back = new URL(saved.headers.get('location')!);
+    expect(`${back.origin}${back.pathname}`).toBe(accountUrl(org.realm, '/sso'));
+    const reload = await browser.jar.follow(back.toString());
+    expect(reload.response.text).toContain('<meta http-equiv="refresh" content="0;url=../account?kc_locale=en">');
+    expect(browser.jar.line('ACCOUNT_SESSION')).toMatch(new RegExp(`^ACCOUNT_SESSION=[^;]+; Path=/auth/realms/${org.realm}/account; HttpOnly; SameSite=Strict; Max-Age=1800$`));
 
-    const profile = await browser.get('?kc_locale=en&status=password-saved');
+    const profile = await browser.get('?kc_locale=en');
     expect(heading(profile)).toBe('Your account');
-    expect(profile.text).toContain('Your password has been saved.');
     expect(profile.text).toContain(created.email);
     expect((await signIn(org.realm, created.email, 'Mine-Passw0rd')).status).toBe(200);
     expect((await signIn(org.realm, created.email, temporary)).status).toBe(400);
@@ -154,10 +174,13 @@ describe('the account page', () => {
   test('changing a password asks for the current one and ends the other sessions', async () => {
     const user = await member(org, 'VIEWER');
     const browser = new Browser(org.realm);
-    await browser.post('sign-in', { username: user.email, password: TEST_PASSWORD });
+    await browser.signIn(user.email);
     const profile = await browser.get();
     expect(heading(profile)).toBe('Your account');
     const csrf = browser.csrfOf(profile);
+    const forged = await browser.post('password', { csrf: 'not-the-token', password: TEST_PASSWORD, 'password-new': 'Next-Passw0rd', 'password-confirm': 'Next-Passw0rd' });
+    expect(forged.status).toBe(303);
+    expect((await signIn(org.realm, user.email, 'Next-Passw0rd')).status).toBe(400);
 
     const wrong = await browser.post('password', { csrf, password: 'Not-my-passw0rd', 'password-new': 'Next-Passw0rd', 'password-confirm': 'Next-Passw0rd' });
     expect(alertOf(wrong)).toBe('Invalid e-mail or password.');
@@ -169,21 +192,88 @@ describe('the account page', () => {
     expect(heading(await browser.get())).toBe('Your account');
   });
 
-  test('signing out ends the page session; its cookie is useless afterwards', async () => {
+  test("signing out ends the page session and the realm's; their cookies are useless afterwards", async () => {
     const user = await member(org, 'VIEWER');
     const browser = new Browser(org.realm);
-    await browser.post('sign-in', { username: user.email, password: TEST_PASSWORD });
-    const stolen = browser.session;
+    await browser.signIn(user.email);
+    const stolen = browser.session!;
+    const stolenRealm = browser.jar.value('REALM_SESSION')!;
     const profile = await browser.get();
 
     const out = await browser.post('sign-out', { csrf: browser.csrfOf(profile) });
 
     expect(out.status).toBe(303);
-    expect(out.headers.getSetCookie()[0]).toMatch(/^ACCOUNT_SESSION=; .*Max-Age=0$/);
+    expect(out.headers.getSetCookie()).toEqual([
+      expect.stringMatching(/^ACCOUNT_SESSION=; .*Max-Age=0$/),
+      `REALM_SESSION=; Path=/auth/realms/${org.realm}/; HttpOnly; SameSite=Lax; Max-Age=0`,
+    ]);
     expect(browser.session).toBeUndefined();
     expect((await browser.get('?status=signed-out')).text).toContain('You have signed out.');
     browser.session = stolen;
-    expect(heading(await browser.get())).toBe(`Sign in to ${org.realm}`);
+    browser.jar.set('REALM_SESSION', stolenRealm, `/auth/realms/${org.realm}/`);
+    // Neither opens the page: it goes to the realm's sign-in, which asks for the password.
+    const again = await browser.jar.follow(accountUrl(org.realm));
+    expect(again.url).toContain('/protocol/openid-connect/auth?');
+    expect(again.response.text).toContain('name="password"');
+  });
+
+  test("a page session older than the user's last credential change is over, even where no revocation ran", async () => {
+    const user = await member(org, 'VIEWER');
+    const browser = new Browser(org.realm);
+    await browser.signIn(user.email);
+    expect(heading(await browser.get())).toBe('Your account');
+
+    const stamped = await updateItem({
+      Key: keys.userKey(org.orgUuid, user.uuid),
+      UpdateExpression: 'SET credentialsChangedAt = :now',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':now': Date.now() },
+    });
+    expect(stamped).toBe(true);
+
+    const after = await browser.get();
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toContain('/protocol/openid-connect/auth?');
+  });
+
+  test('with a live realm session, the page opens without a password', async () => {
+    const user = await member(org, 'VIEWER');
+    const browser = new Browser(org.realm);
+    await browser.signIn(user.email);
+    const realmSession = browser.jar.value('REALM_SESSION')!;
+
+    // A new page session (another tab, a cookie gone), the same browser's realm session.
+    const fresh = new Browser(org.realm);
+    fresh.jar.set('REALM_SESSION', realmSession, `/auth/realms/${org.realm}/`);
+    const trip = await fresh.jar.follow(accountUrl(org.realm));
+    expect(trip.url).toContain('/account/sso?code=');
+    const profile = await fresh.get();
+
+    expect(heading(profile)).toBe('Your account');
+    expect(profile.text).toContain(user.email);
+  });
+
+  test("the page's return refuses a code without the browser's verifier; a code used twice ends the page session it began", async () => {
+    const user = await member(org, 'VIEWER');
+    const browser = new Browser(org.realm);
+    const { location } = await browser.signInOnPage(user.email, TEST_PASSWORD);
+    const verifier = browser.jar.value('ACCOUNT_SSO')!;
+
+    // Another browser (a page of an attacker's sending the victim's code there) lacks the verifier's cookie.
+    const elsewhere = new Browser(org.realm);
+    const refused = await elsewhere.jar.request(location!.toString());
+    expect(refused.status).toBe(200);
+    expect(alertOf(refused)).toBeDefined();
+    expect(elsewhere.session).toBeUndefined();
+
+    await browser.jar.request(location!.toString());
+    expect(heading(await browser.get())).toBe('Your account');
+    // The same code again, verifier and all: refused, and the session it began is over.
+    const replay = new Browser(org.realm);
+    replay.jar.set('ACCOUNT_SSO', verifier, `/auth/realms/${org.realm}/account`);
+    await replay.jar.request(location!.toString());
+    expect(replay.session).toBeUndefined();
+    expect((await browser.get()).status).toBe(303);
   });
 
   test("lists the user's offline tokens and revokes one with the page's token; a forged form revokes nothing", async () => {
@@ -191,7 +281,7 @@ describe('the account page', () => {
     const kept = await offlineSignIn(user.email);
     const revoked = await offlineSignIn(user.email);
     const browser = new Browser(org.realm);
-    await browser.post('sign-in', { username: user.email, password: TEST_PASSWORD });
+    await browser.signIn(user.email);
 
     const profile = await browser.get();
     expect(profile.text).toContain('<h2>Offline tokens</h2>');
@@ -221,7 +311,7 @@ describe('the account page', () => {
     const [user, other] = await Promise.all([member(org, 'VIEWER'), member(org, 'VIEWER')]);
     const theirs = await offlineSignIn(other.email);
     const browser = new Browser(org.realm);
-    await browser.post('sign-in', { username: user.email, password: TEST_PASSWORD });
+    await browser.signIn(user.email);
     const profile = await browser.get();
     expect(profile.text).toContain('You have no offline tokens.');
 
@@ -235,12 +325,14 @@ describe('the account page', () => {
     const user = await member(org, 'VIEWER');
     const other = await freshOrganization();
     const browser = new Browser(org.realm);
-    await browser.post('sign-in', { username: user.email, password: TEST_PASSWORD });
+    await browser.signIn(user.email);
 
     const elsewhere = new Browser(other.realm);
-    elsewhere.session = browser.session;
+    elsewhere.session = browser.session!;
 
-    expect(heading(await elsewhere.get())).toBe(`Sign in to ${other.realm}`);
+    const away = await elsewhere.get();
+    expect(away.status).toBe(303);
+    expect(away.headers.get('location')).toContain(`/auth/realms/${other.realm}/protocol/openid-connect/auth?`);
   });
 
   test('a form posted from another site is refused, and signs nobody in', async () => {
@@ -272,9 +364,9 @@ describe('the account page', () => {
   test("the page's sign-in counts toward the lockout like the token endpoint's", async () => {
     const user = await member(org, 'VIEWER');
     const browser = new Browser(org.realm);
-    for (let i = 0; i < 5; i++) await browser.post('sign-in', { username: user.email, password: `Wrong-${i}-passw0rd` });
+    for (let i = 0; i < 5; i++) await browser.signInOnPage(user.email, `Wrong-${i}-passw0rd`);
 
     expect((await signIn(org.realm, user.email, TEST_PASSWORD)).status).toBe(400);
-    expect(alertOf(await browser.post('sign-in', { username: user.email, password: TEST_PASSWORD }))).toBe('Invalid e-mail or password.');
+    expect(alertOf((await browser.signInOnPage(user.email, TEST_PASSWORD)).response)).toBe('Invalid e-mail or password.');
   });
 });

@@ -367,7 +367,7 @@ describe('an application in a browser (keycloak-js\'s way)', () => {
       expect(response.headers.get('access-control-allow-credentials')).toBeNull();
     }
     const { challenge } = pkce();
-    for (const url of [authorizeUrl(user.realm, requestParams(challenge)), `${issuerOf(user.realm)}/account`]) {
+    for (const url of [authorizeUrl(user.realm, requestParams(challenge)), `${issuerOf(user.realm)}/account?status=signed-out`]) {
       const page = await fetch(url, { redirect: 'manual', headers: { origin: 'http://localhost:5173' } });
       expect(page.status).toBe(200);
       expect(page.headers.get('access-control-allow-origin')).toBeNull();

@@ -47,6 +47,18 @@ function authorizeUrl(params: Record<string, string>): string {
   })}`;
 }
 
+/** An authorization request of the console client to a realm. */
+function authorizeUrlOf(realm: string, params: Record<string, string>): string {
+  return `${issuerOf(realm)}/protocol/openid-connect/auth?${new URLSearchParams({
+    response_type: 'code',
+    client_id: stack().clientId,
+    redirect_uri: REDIRECT,
+    state: 'app-state',
+    code_challenge_method: 'S256',
+    ...params,
+  })}`;
+}
+
 const get = (url: string) => fetch(url, { redirect: 'manual' });
 const locationOf = (response: Response) => new URL(response.headers.get('location')!);
 
@@ -233,22 +245,29 @@ describe('an enforced provider', () => {
     expect((await signIn(enforced.realm, enforced.admin.email, enforced.admin.password)).status).toBe(200);
   });
 
-  test('the account page sends them to the provider and comes back signed in; without the sign-in\'s cookie it does not', async () => {
+  test("the account page sends them through the realm's flow to the provider and comes back signed in; without the sign-in's cookie it does not", async () => {
     const user = await createViaApi(enforced, { email: `carol-${unique()}@${enforcedDomain}` });
     provider.nextUser = { email: user.email };
     const account = `${issuerOf(enforced.realm)}/account`;
+    const startAt = () =>
+      fetch(`${account}/sign-in?kc_locale=en`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ username: user.email }),
+      });
 
-    const posted = await fetch(`${account}/sign-in?kc_locale=en`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ username: user.email, password: 'anything-at-all' }),
-    });
+    const posted = await startAt();
     expect(posted.status).toBe(303);
-    expect(locationOf(posted).origin).toBe(provider.issuer);
+    // The page is a client of the realm's flow: on to the authorization endpoint, the e-mail as its hint.
+    const toFlow = locationOf(posted);
+    expect(`${toFlow.origin}${toFlow.pathname}`).toBe(`${issuerOf(enforced.realm)}/protocol/openid-connect/auth`);
+    expect(toFlow.searchParams.get('login_hint')).toBe(user.email);
     const ssoCookie = posted.headers.getSetCookie().find((cookie) => cookie.startsWith('ACCOUNT_SSO='))!;
     expect(ssoCookie).toMatch(/HttpOnly; SameSite=Lax/);
-    const back = await get(locationOf(await get(locationOf(posted).toString())).toString());
+    const toProvider = await get(toFlow.toString());
+    expect(locationOf(toProvider).origin).toBe(provider.issuer);
+    const back = await get(locationOf(await get(locationOf(toProvider).toString())).toString());
     const ssoReturn = locationOf(back);
     expect(ssoReturn.toString()).toMatch(new RegExp(`^${account}/sso\\?code=`));
 
@@ -257,21 +276,25 @@ describe('an enforced provider', () => {
     expect(await withoutCookie.text()).toContain('role="alert"');
 
     // The same trip again, now carrying the cookie back as a browser would.
-    const again = await fetch(`${account}/sign-in?kc_locale=en`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ username: user.email }),
-    });
+    provider.nextUser = { email: user.email };
+    const again = await startAt();
     const cookie = again.headers.getSetCookie().find((value) => value.startsWith('ACCOUNT_SSO='))!.split(';')[0]!;
-    const code = locationOf(await get(locationOf(await get(locationOf(again).toString())).toString()));
-    const landed = await fetch(code, { redirect: 'manual', headers: { cookie } });
+    const fromBroker = await get(locationOf(await get(locationOf(await get(locationOf(again).toString())).toString())).toString());
+    // Signing in through the provider opened the realm session too.
+    const realmSession = fromBroker.headers.getSetCookie().find((value) => value.startsWith('REALM_SESSION='))!;
+    expect(realmSession).toMatch(new RegExp(`^REALM_SESSION=[^;]+; Path=/auth/realms/${enforced.realm}/; HttpOnly; SameSite=Lax`));
+    const landed = await fetch(locationOf(fromBroker), { redirect: 'manual', headers: { cookie } });
     expect(landed.status).toBe(200);
     expect(await landed.text()).toContain('http-equiv="refresh"');
     const session = landed.headers.getSetCookie().find((value) => value.startsWith('ACCOUNT_SESSION='))!.split(';')[0]!;
     const profile = await (await fetch(`${account}?kc_locale=en`, { headers: { cookie: session } })).text();
     expect(profile).toContain(user.email);
     expect(profile).toContain('Your account');
+
+    // An application's request in the same browser is answered at once, without the provider.
+    const { challenge } = pkce();
+    const silent = await fetch(authorizeUrlOf(enforced.realm, { code_challenge: challenge, prompt: 'none' }), { redirect: 'manual', headers: { cookie: realmSession.split(';')[0]! } });
+    expect(locationOf(silent).toString()).toMatch(new RegExp(`^${REDIRECT}\\?code=`));
   });
 });
 

@@ -48,13 +48,14 @@ const expectedStatus: Record<string, number | undefined> = {
   // No hint (a file cannot hold an ID token): nothing to end, back to the loopback application.
   'auth.endSession': 302,
   'auth.thirdPartyCookies': 200,
-  'auth.account': 200,
-  // The seeded ADMIN's credentials: signed in, back to the page.
+  // No page session: on to the realm's sign-in.
+  'auth.account': 303,
+  // On to the realm's sign-in, the e-mail as its login_hint.
   'auth.accountSignIn': 303,
   // No page session (a file cannot hold one): back to the page, which asks to sign in.
   'auth.accountPassword': 303,
   'auth.accountSignOut': 303,
-  // A code no sign-in issued: the sign-in form, saying the provider did not sign the person in.
+  // A code no sign-in issued: the page, saying the sign-in did not succeed.
   'auth.accountSso': 200,
   // No page session either: back to the page.
   'auth.accountRevokeOfflineToken': 303,

@@ -10,7 +10,8 @@ import { refresh } from '../support/user-helpers';
  * A single-page application on its own origin signs in with keycloak-js, unmodified, in a real headless
  * Chromium, with its defaults: the third-party cookie check (answered `unsupported`, so no login-status
  * iframe), the authorization code flow with S256, the answer in the fragment, the token endpoint called
- * from the page with credentials, logout through the end-session endpoint.
+ * from the page with credentials, logout through the end-session endpoint; after a reload, signed in
+ * again through the realm session without the sign-in page (`login-required` and `check-sso`).
  */
 
 jest.setTimeout(90_000);
@@ -89,6 +90,64 @@ test.each(['GET', 'POST'] as const)('keycloak-js signs a user in from another or
       await page.waitForFunction("document.title === 'signed out'");
       expect(activity.requests.some((url) => url.startsWith(`${authUrl}/realms/${user.realm}/protocol/openid-connect/logout`))).toBe(true);
       expect((await refresh(user.realm, refreshToken)).status).toBe(400);
+    });
+  } finally {
+    await new Promise((resolve) => app.server.close(resolve));
+  }
+});
+
+/** An application that starts keycloak-js with `onLoad` and its other defaults, and says whether it is signed in. */
+function sessionAppPage(authUrl: string, realm: string, clientId: string, onLoad: 'login-required' | 'check-sso'): string {
+  const settings = JSON.stringify({ url: authUrl, realm, clientId });
+  return `<!doctype html><html><head><meta charset="utf-8"><title>starting</title></head><body><script type="module">
+import Keycloak from './keycloak.js';
+const keycloak = new Keycloak(${settings});
+try {
+  const authenticated = await keycloak.init({ onLoad: '${onLoad}' });
+  window.login = () => keycloak.login();
+  window.state = { authenticated, subject: keycloak.subject ?? null, authTime: keycloak.idTokenParsed?.auth_time ?? null };
+  document.title = authenticated ? 'signed in' : 'anonymous';
+} catch (error) {
+  document.title = 'failed: ' + (error && error.message || error);
+}
+</script></body></html>`;
+}
+
+test.each(['login-required', 'check-sso'] as const)("keycloak-js (onLoad '%s') is signed in again after a reload, through the realm session, without the sign-in form", async (onLoad) => {
+  const user = await createTestUser({ role: 'VIEWER' });
+  const authUrl = `${new URL(stack().authUrl).origin}/auth`;
+  const app = await startApp(() => sessionAppPage(authUrl, user.realm, stack().clientId, onLoad));
+  const signInPosts = (requests: string[]) => requests.filter((url) => url.includes('/login-actions/authenticate')).length;
+  try {
+    await withPage(async (page, activity) => {
+      page.setDefaultTimeout(30_000);
+      await page.goto(`${app.origin}/app.html`);
+      if (onLoad === 'check-sso') {
+        // No realm session yet: keycloak-js's silent check (prompt=none) answers login_required, and the application runs anonymous.
+        await page.waitForFunction("document.title !== 'starting'");
+        expect(await page.title()).toBe('anonymous');
+        expect(activity.requests.some((url) => url.includes('/protocol/openid-connect/auth?') && url.includes('prompt=none'))).toBe(true);
+        // keycloak.login() navigates away: started after evaluate returns.
+        await page.evaluate('void setTimeout(() => window.login(), 0)');
+      }
+      await page.locator('input[name="username"]').fill(user.email);
+      await page.locator('input[name="password"]').fill(user.password);
+      await page.locator('form button, form input[type="submit"]').first().click();
+      await page.waitForFunction("document.title === 'signed in'");
+      const first = (await page.evaluate('window.state')) as { authTime: number };
+      expect(signInPosts(activity.requests)).toBe(1);
+
+      const before = activity.requests.length;
+      await page.reload();
+      await page.waitForFunction("document.title !== 'starting'");
+
+      expect(await page.title()).toBe('signed in');
+      expect(await page.evaluate('window.state')).toEqual({ authenticated: true, subject: user.user.uuid, authTime: first.authTime });
+      const afterReload = activity.requests.slice(before);
+      // Back through the authorization endpoint, answered at once: no sign-in page was posted.
+      expect(afterReload.some((url) => url.startsWith(`${authUrl}/realms/${user.realm}/protocol/openid-connect/auth?`))).toBe(true);
+      expect(signInPosts(afterReload)).toBe(0);
+      expect(activity.errors).toEqual([]);
     });
   } finally {
     await new Promise((resolve) => app.server.close(resolve));

@@ -1,5 +1,4 @@
-import { readAccountSession } from '../../shared/app/account/account-session';
-import { signIn as accountSignIn } from '../../shared/app/account/account.service';
+import { beginAccountSession, readAccountSession } from '../../shared/app/account/account-session';
 import { REFERENCE_POLICY } from '../../shared/edge/docs/reference-page';
 import { cognitoIdentityProvider } from '../../shared/adapters/identity/identity-provider';
 import { TEST_PASSWORD, createTestUser, passwordToken } from '../support/auth-helpers';
@@ -17,14 +16,8 @@ import { refresh } from '../support/user-helpers';
  */
 async function withAccountSession(replay: Replay, form: Record<string, string>): Promise<void> {
   const user = await createTestUser();
-  const answer = await accountSignIn({
-    realm: user.realm,
-    sessionToken: undefined,
-    locale: 'es',
-    acceptLanguage: undefined,
-    form: new URLSearchParams({ username: user.email, password: user.password }),
-  });
-  const token = answer.kind === 'back' && answer.session ? answer.session.token : undefined;
+  // The page session a sign-in through the realm's flow would begin (the flow itself has its own events).
+  const { token } = await beginAccountSession(user.orgUuid, user.user.uuid);
   const account = await readAccountSession(token, user.orgUuid);
   replay.values.__ACCOUNT_EMAIL__ = user.email;
   replay.event.cookies = [`ACCOUNT_SESSION=${token}`];
@@ -284,13 +277,17 @@ replayRouteEvents(['auth', 'docs'], {
       expect(result.headers?.location).toBe('http://127.0.0.1:8400/signed-out?state=af0ifjsldkj');
       await expectSessionEnded(values);
     },
-    'auth.account': async (result) => {
-      expect(result.statusCode).toBe(200);
-      expect(result.body).toContain('<html lang="es">');
+    'auth.account': async (result, { values }) => {
+      expect(result.statusCode).toBe(303);
+      const location = new URL(String(result.headers?.location));
+      expect(location.pathname).toBe(`/auth/realms/${values.__REALM__}/protocol/openid-connect/auth`);
+      expect(location.searchParams.get('kc_locale')).toBe('es');
+      expect(result.cookies).toEqual([expect.stringMatching(/^ACCOUNT_SSO=[^;]+; Path=\/auth\/realms\/[^/]+\/account; HttpOnly; SameSite=Lax/)]);
     },
-    'auth.accountSignIn': async (result) => {
-      expect(result.headers?.location).toBe('../account?kc_locale=es');
-      expect(result.cookies).toEqual([expect.stringMatching(/^ACCOUNT_SESSION=[^;]+; Path=\/auth\/realms\/[^/]+\/account; HttpOnly; SameSite=Strict/)]);
+    'auth.accountSignIn': async (result, { values }) => {
+      const location = new URL(String(result.headers?.location));
+      expect(location.searchParams.get('client_id')).toBe('account-console');
+      expect(location.searchParams.get('login_hint')).toBe(decodeURIComponent(values.__ADMIN_EMAIL__!));
     },
     'auth.accountPassword': async (result, { values }) => {
       expect(result.headers?.location).toBe('../account?kc_locale=es&status=password-saved');
@@ -298,7 +295,7 @@ replayRouteEvents(['auth', 'docs'], {
     },
     'auth.accountSignOut': async (result) => {
       expect(result.headers?.location).toBe('../account?kc_locale=es&status=signed-out');
-      expect(result.cookies).toEqual([expect.stringMatching(/^ACCOUNT_SESSION=; .*Max-Age=0$/)]);
+      expect(result.cookies).toEqual([expect.stringMatching(/^ACCOUNT_SESSION=; .*Max-Age=0$/), expect.stringMatching(/^REALM_SESSION=; .*Max-Age=0$/)]);
     },
     'auth.accountRevokeOfflineToken': async (result, { values }) => {
       expect(result.headers?.location).toBe('../account?kc_locale=es&status=offline-token-revoked');

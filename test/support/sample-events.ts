@@ -350,12 +350,12 @@ export function expectNamesEvents(table: Record<string, unknown>, ids: string[])
 }
 
 const accountForms = new Set(['auth.accountSignIn', 'auth.accountPassword', 'auth.accountSignOut', 'auth.accountRevokeOfflineToken']);
-/** The browser steps that answer a redirect: the sign-in form's and the link confirmation's 303, the provider's return's and the end of a session's 302. */
-const signInRedirects: Record<string, number> = { 'auth.authenticate': 303, 'auth.firstBrokerLogin': 303, 'auth.broker': 302, 'auth.endSession': 302 };
+/** The browser steps that answer a redirect: the sign-in form's and the link confirmation's 303, the account page's way to sign-in, the provider's return's and the end of a session's 302. */
+const signInRedirects: Record<string, number> = { 'auth.authenticate': 303, 'auth.firstBrokerLogin': 303, 'auth.broker': 302, 'auth.endSession': 302, 'auth.account': 303 };
 
 /**
  * Declares one test per route event of these functions: it fills the event, prepares what its route
- * needs, replays it through the function's handler, expects a 2xx (a 303 from the account page's forms and the sign-in form, a 302 from an identity provider's return,
+ * needs, replays it through the function's handler, expects a 2xx (a 303 from the account page's forms, the sign-in form and the account page without a session, a 302 from an identity provider's return,
  * a 302 from the API's root, as a browser expects), the event's request id back, and what the area
  * expects of the route.
  */

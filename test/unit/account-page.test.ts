@@ -25,30 +25,36 @@ describe('the account page HTML', () => {
   });
 
   test('forms and links resolve to the page from the page and from a form', () => {
-    const fromPage = renderAccountPage({ kind: 'set-password', realm: 'acme', email: 'a@example.test', csrf: 't' }, 'es', 'page');
-    const fromForm = renderAccountPage({ kind: 'set-password', realm: 'acme', email: 'a@example.test', csrf: 't' }, 'es', 'form');
+    const fromPage = renderAccountPage({ kind: 'profile', profile, csrf: 't' }, 'es', 'page');
+    const fromForm = renderAccountPage({ kind: 'profile', profile, csrf: 't' }, 'es', 'form');
     expect(fromPage).toContain('action="account/password?kc_locale=es"');
     expect(fromForm).toContain('action="password?kc_locale=es"');
     expect(fromPage).toContain('href="account?kc_locale=ja"');
     expect(fromForm).toContain('href="../account?kc_locale=ja"');
   });
 
-  test('a page that shows an error says so in its title, and the set-password form names its account', () => {
-    const html = renderAccountPage({ kind: 'set-password', realm: 'acme', email: 'a@example.test', csrf: 't', error: 'password-reused' }, 'ja', 'form');
-    expect(html).toContain('<title>エラー: パスワードの設定 · アカウント</title>');
-    expect(html).toContain('仮パスワードとは異なるパスワードを設定してください。');
-    expect(html).toMatch(/<input type="email" name="username" autocomplete="username" value="a@example.test" hidden readonly>/);
+  test('a page that shows an error says so in its title, and ties the error to the fields it concerns', () => {
+    const html = renderAccountPage({ kind: 'profile', profile, csrf: 't', error: 'password-weak' }, 'ja', 'form');
+    expect(html).toContain('<title>エラー: ');
     expect(html).toMatch(/id="password-new"[^>]*aria-describedby="password-rule form-error" aria-invalid="true"/);
   });
 
   test('labels every field and ties an error to the fields it concerns', () => {
-    const html = renderAccountPage({ kind: 'sign-in', realm: 'acme', error: 'invalid-credentials', email: 'x@example.test' }, 'pt', 'form');
+    const html = renderAccountPage({ kind: 'profile', profile, csrf: 't', error: 'invalid-credentials' }, 'pt', 'form');
     expect(html).toContain('<html lang="pt">');
-    expect(html).toContain('<label for="username">E-mail</label>');
-    expect(html).toContain('<label for="password">Senha</label>');
+    expect(html).toContain('<label for="password">Senha atual</label>');
     expect(html).toMatch(/<p class="alert" role="alert" id="form-error">E-mail ou senha inválidos.<\/p>/);
     expect(html).toMatch(/id="password"[^>]*aria-invalid="true" aria-describedby="form-error"/);
-    expect(html).toMatch(/autocomplete="username"/);
+  });
+
+  test("signed out, or a sign-in that did not succeed: the page says so and links to the realm's sign-in through itself, with no password form", () => {
+    const fromPage = renderAccountPage({ kind: 'sign-in', realm: 'acme', notice: 'signed-out' }, 'es', 'page');
+    const fromForm = renderAccountPage({ kind: 'sign-in', realm: 'acme', error: 'provider-refused' }, 'pt', 'form');
+    expect(fromPage).toContain('<p><a href="account?kc_locale=es">Iniciar sesión</a></p>');
+    expect(fromPage).toContain('role="status"');
+    expect(fromForm).toContain('<p><a href="../account?kc_locale=pt">');
+    expect(fromForm).toContain('role="alert"');
+    expect(`${fromPage}${fromForm}`).not.toMatch(/<form|type="password"/);
   });
 
   test("lists the offline tokens with a revoke form each, posting to the page's form from the page and from a form", () => {

@@ -240,6 +240,13 @@ export const keys = {
     GSI1PK: keys.sessionsOf(userUuid),
     GSI1SK: `${keys.refreshSessionsMadeFrom(kind, createdAt)}#${sessionId}`,
   }),
+  /** A realm session (a browser's sign-in to the realm): the same item key, listed under its user apart from the refresh sessions. */
+  realmSession: (sessionId: string, userUuid: string): IndexedKey => ({
+    PK: `SESSION#${sessionId}`,
+    SK: 'SESSION',
+    GSI1PK: keys.sessionsOf(userUuid),
+    GSI1SK: `REALM#${sessionId}`,
+  }),
   sessionKey: (sessionId: string): ItemKey => ({ PK: `SESSION#${sessionId}`, SK: 'SESSION' }),
   /** The GSI1 partition of a user's sessions (every kind: whatever ends them all reads it whole). */
   sessionsOf: (userUuid: string): string => `USER#${userUuid}#SESSIONS`,

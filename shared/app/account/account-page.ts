@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { escapeHtml as e, languages, type Language } from '../../adapters/mail/mail-terms';
 import { accountCopies, type AccountCopy } from '../pages/account-copy';
 import { PAGE_STYLE } from '../pages/page-style';
-import { credentialFields, FORM_ERROR_ID, formAlert, newPasswordFields } from '../pages/page-fields';
+import { FORM_ERROR_ID, formAlert, newPasswordFields } from '../pages/page-fields';
 
 /**
  * The account page's HTML: plain forms, no script, one inline style sheet allowed by its hash. Every
@@ -29,8 +29,8 @@ export interface OfflineToken {
 }
 
 export type View =
+  /** Signed out, or a sign-in that did not end well: what happened, and a link to sign in. */
   | { kind: 'sign-in'; realm: string; email?: string; error?: FieldError; notice?: Notice }
-  | { kind: 'set-password'; realm: string; email: string; csrf: string; error?: FieldError }
   | { kind: 'profile'; profile: Profile; csrf: string; offlineTokens?: OfflineToken[]; moreOfflineTokens?: string; error?: FieldError; notice?: Notice };
 
 
@@ -74,20 +74,9 @@ export function renderAccountPage(view: View, language: Language, at: PageAt): s
   switch (view.kind) {
     case 'sign-in':
       title = copy.signInTitle(view.realm);
+      // The realm's sign-in page signs the person in; the page links there (through itself).
       body = `<h1>${e(title)}</h1>${notice}${alert}
-<form method="post" action="${action('sign-in')}">
-${credentialFields(copy, view.email, view.error)}
-<button type="submit">${e(copy.signIn)}</button>
-</form>`;
-      break;
-    case 'set-password':
-      title = copy.setPasswordTitle;
-      body = `<h1>${e(title)}</h1><p>${e(copy.setPasswordLead)}</p>${alert}
-<form method="post" action="${action('password')}">
-<input type="hidden" name="csrf" value="${e(view.csrf)}">
-<input type="email" name="username" autocomplete="username" value="${e(view.email)}" hidden readonly>${newPasswordFields(copy, view.error)}
-<button type="submit">${e(copy.savePassword)}</button>
-</form>${signOutForm(copy, action, view.csrf)}`;
+<p><a href="${page}?kc_locale=${language}">${e(copy.signIn)}</a></p>`;
       break;
     case 'profile': {
       const { profile } = view;

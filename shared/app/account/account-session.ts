@@ -4,18 +4,17 @@ import { createSession, deleteSession, getLiveSession, type Session, type SignIn
 import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
 import { getUser } from '../../domain/users/user.repository';
 import { config } from '../../kernel/config';
+import { ACCOUNT_CLIENT } from '../sign-in/realm-clients';
 
 /**
- * The account page's sign-in, kept like a refresh session (one table item, listed under its user so
- * that deleting the user or changing the password ends it) under its own client id, which no token
- * grant accepts. The browser holds `<session id>.<secret>` (its token) in an HttpOnly cookie; the store keeps only
- * the secret's hash. A form proves it came from the page with a token derived from the secret
- * (CSRF), on top of the cookie's SameSite=Strict.
+ * The account page's session, begun by a code of the realm's authorization flow, kept like a refresh
+ * session (one table item, listed under its user so that deleting the user or changing the password
+ * ends it) under its own client id, which no token grant accepts. The browser holds
+ * `<session id>.<secret>` (its token) in an HttpOnly cookie; the store keeps only the secret's hash. A
+ * form proves it came from the page with a token derived from the secret (CSRF), on top of the
+ * cookie's SameSite=Strict. A session older than its user's last credential change is over.
  */
-export const ACCOUNT_CLIENT = 'account-console';
-
-/** A page session begun with a temporary password lasts long enough to choose a new one. */
-const SET_PASSWORD_SECONDS = 10 * 60;
+export { ACCOUNT_CLIENT };
 
 const now = () => Math.floor(Date.now() / 1000);
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
@@ -28,28 +27,30 @@ export interface AccountSession {
 
 const csrfOf = (secret: string) => sha256(`csrf:${secret}`).toString('base64url');
 
-/** Begins a page session; returns its token and how long the session lasts. */
+/**
+ * Begins a page session (under `sessionId`: the code's, so that a replay of the code ends it) for a
+ * sign-in proved from `proof.startedAtMs`, and how; returns its token and how long the session lasts.
+ */
 export async function beginAccountSession(
   orgUuid: string,
   userUuid: string,
-  mustSetPassword: boolean,
+  sessionId = randomId(),
   proof: { startedAtMs?: number; signedInWith?: SignInMethod } = {},
 ): Promise<{ token: string; seconds: number }> {
   const secret = randomBytes(32).toString('base64url');
   const { sessionMaxSeconds, refreshTokenSeconds } = config();
-  const lifetime = mustSetPassword ? SET_PASSWORD_SECONDS : Math.min(refreshTokenSeconds, sessionMaxSeconds);
+  const lifetime = Math.min(refreshTokenSeconds, sessionMaxSeconds);
   const session: Session = {
-    sessionId: randomId(),
+    sessionId,
+    startedAtMs: proof.startedAtMs ?? Date.now(),
+    signedInWith: proof.signedInWith ?? 'password',
     userUuid,
     orgUuid,
     clientId: ACCOUNT_CLIENT,
     authTime: now(),
-    startedAtMs: proof.startedAtMs ?? Date.now(),
-    signedInWith: proof.signedInWith ?? 'password',
     secretHash: sha256(secret).toString('hex'),
     expiresAt: now() + lifetime,
     endsAt: now() + lifetime,
-    ...(mustSetPassword ? { mustSetPassword: true } : {}),
   };
   await createSession(session);
   return { token: `${session.sessionId}.${secret}`, seconds: lifetime };
@@ -61,12 +62,16 @@ export async function readAccountSession(token: string | undefined, orgUuid: str
   if (!sessionId || !secret || extra !== undefined || sessionId.length > 64 || secret.length > 64) return undefined;
   // Strongly consistent: the page right after sign-in must see the session, and one after sign-out not.
   const session = await getLiveSession(sessionId, { consistent: true });
-  if (!session || session.clientId !== ACCOUNT_CLIENT || session.orgUuid !== orgUuid || session.expiresAt <= now()) return undefined;
+  // A session begun with a temporary password (which the page no longer begins: the realm's flow asks for a new one) opens nothing.
+  if (!session || session.clientId !== ACCOUNT_CLIENT || session.orgUuid !== orgUuid || session.expiresAt <= now() || session.mustSetPassword) return undefined;
   const presented = Buffer.from(sha256(secret).toString('hex'));
   if (!timingSafeEqual(presented, Buffer.from(session.secretHash))) return undefined;
   // A session begun before the user's credentials last changed is over, whatever a revocation missed.
   const user = await getUser(orgUuid, session.userUuid, { consistent: true });
-  if (user?.status !== 'ACTIVE' || (await sessionOutlivedNow(session, user))) return undefined;
+  if (user?.status !== 'ACTIVE' || (await sessionOutlivedNow(session, user))) {
+    await deleteSession(session.sessionId);
+    return undefined;
+  }
   return { session, csrf: csrfOf(secret) };
 }
 

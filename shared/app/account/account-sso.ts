@@ -1,49 +1,38 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { IdentityProviderRecord } from '../../domain/identity-providers/identity-provider.entities';
-import { saveAuthorizationRequest, useAuthorizationCode } from '../../domain/sessions/authorization.repository';
+import type { Language } from '../../adapters/mail/mail-terms';
+import { useAuthorizationCode } from '../../domain/sessions/authorization.repository';
 import { deleteSession } from '../../domain/sessions/session.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
-import type { Language } from '../../adapters/mail/mail-terms';
 import { SIGN_IN_SECONDS } from '../sign-in/authorization.service';
-import { startBrokeredSignIn } from '../sign-in/broker';
+import { ACCOUNT_CLIENT, accountSsoUri } from '../sign-in/realm-clients';
 import { realmIssuer } from '../auth/jwt';
-import { ACCOUNT_CLIENT, beginAccountSession } from './account-session';
+import { beginAccountSession } from './account-session';
 
 /**
- * The account page's sign-in through the organization's own identity provider: the page is a client
- * of the realm's authorization flow like any other, under its own client id (which the token endpoint
- * refuses), coming back to `{issuer}/account/sso` with a code bound to a PKCE verifier the browser
- * keeps in a cookie of the page's.
+ * The account page signs its people in through the realm's authorization flow, as any client does,
+ * under its own client id (which the token endpoint refuses): the page sends the browser to the
+ * authorization endpoint (which answers at once when the browser has a realm session, else shows the
+ * sign-in page, or goes on to the organization's identity provider), and the flow comes back to
+ * `{issuer}/account/sso` with a code bound to a PKCE verifier the browser keeps in a cookie of the page's.
  */
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
-/** Where the flow comes back to the page. */
-export const accountSsoUri = (realm: string) => `${realmIssuer(realm)}/account/sso`;
-
-/** Starts the sign-in at the provider; the verifier goes in the browser's cookie. */
-export async function startAccountSso(
-  realm: string,
-  orgUuid: string,
-  provider: IdentityProviderRecord,
-  email: string,
-  language: Language,
-): Promise<{ location: string; verifier: string; seconds: number }> {
+/** The authorization request of the page's sign-in; the verifier goes in the browser's cookie. */
+export function accountSignInRequest(realm: string, language: Language, loginHint?: string): { location: string; verifier: string; seconds: number } {
   const verifier = randomBytes(32).toString('base64url');
-  const pending = {
-    requestId: randomBytes(32).toString('base64url'),
-    realm,
-    orgUuid,
-    clientId: ACCOUNT_CLIENT,
-    redirectUri: accountSsoUri(realm),
-    codeChallenge: sha256(verifier).toString('base64url'),
-    expiresAt: Math.floor(Date.now() / 1000) + SIGN_IN_SECONDS,
-    locale: language,
-  };
-  await saveAuthorizationRequest(pending);
-  const away = await startBrokeredSignIn(pending, provider, email);
-  if (away.kind !== 'redirect') throw new Error('A brokered sign-in always redirects');
-  return { location: away.location, verifier, seconds: SIGN_IN_SECONDS };
+  const query = new URLSearchParams({
+    response_type: 'code',
+    client_id: ACCOUNT_CLIENT,
+    redirect_uri: accountSsoUri(realm),
+    code_challenge: sha256(verifier).toString('base64url'),
+    code_challenge_method: 'S256',
+    kc_locale: language,
+    // The page's language comes back as the state (PKCE binds the code to this browser).
+    state: language,
+    ...(loginHint ? { login_hint: loginHint } : {}),
+  });
+  return { location: `${realmIssuer(realm)}/protocol/openid-connect/auth?${query}`, verifier, seconds: SIGN_IN_SECONDS };
 }
 
 /**
@@ -73,5 +62,8 @@ export async function finishAccountSso(
     expected.length === presented.length &&
     timingSafeEqual(expected, presented);
   if (!valid || !(await findActiveUser(orgUuid, issued.userUuid))) return undefined;
-  return beginAccountSession(orgUuid, issued.userUuid, false, { startedAtMs: issued.startedAtMs ?? issued.authTime * 1000, signedInWith: issued.signedInWith ?? 'provider' });
+  return beginAccountSession(orgUuid, issued.userUuid, issued.sessionId, {
+    startedAtMs: issued.startedAtMs ?? issued.authTime * 1000,
+    ...(issued.signedInWith ? { signedInWith: issued.signedInWith } : {}),
+  });
 }

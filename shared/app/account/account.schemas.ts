@@ -7,7 +7,7 @@ import { schemaRegistry } from '../../kernel/schemas/registry';
 /** The account page's form schemas, made on first call (when a route's chain or the API description is built), never as a function loads. */
 export const accountSchemas = lazy(() => {
   const accountSignInSchema = z
-    .object({ username: z.string().check(z.describe('E-mail address')), password: z.string(), kc_locale: z.optional(z.enum(['en', 'es', 'ja', 'pt'])) })
+    .object({ username: z.optional(z.string().check(z.describe("E-mail address, the realm's sign-in page's `login_hint`"))), kc_locale: z.optional(z.enum(['en', 'es', 'ja', 'pt'])) })
     .register(schemaRegistry, { id: 'AccountSignInForm' });
 
   /** The password form: the current password is asked for unless the sign-in just proved it. */

@@ -2,7 +2,7 @@ import { OAuthError } from '../auth/oauth-errors';
 import { organizationOfRealm } from '../auth/realm';
 import { deleteOfflineSessionOf, offlineSessionsPage } from '../../domain/sessions/session.repository';
 import { pageTokenOf, positionOf, type PageBinding } from '../../adapters/store/page-token';
-import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
+import { checkPassword } from '../auth/sign-in';
 import { newPasswordProblem, replacePassword } from '../auth/new-password';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
@@ -12,16 +12,17 @@ import { sessionsView } from '../../domain/users/user-offline-sessions';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { pageLanguage } from '../pages/page-language';
 import { renderAccountPage, type FieldError, type Notice, type OfflineToken, type PageAt, type View } from './account-page';
-import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
-import { finishAccountSso, startAccountSso } from './account-sso';
+import { endRealmSession } from '../sign-in/realm-session';
+import { accountSignInRequest, finishAccountSso } from './account-sso';
 import { beginAccountSession, csrfMatches, endAccountSession, readAccountSession, type AccountSession } from './account-session';
 
 /**
  * The account page at `{issuer}/account` (Keycloak's account console, reduced to what a new user
- * needs): sign in with e-mail and password; set a password of one's own when the current one is the
- * temporary one of a welcome e-mail (nothing else is possible until then); see one's profile; change
- * the password; see and revoke one's offline tokens; sign out. Sign-in goes through the token endpoint's own check, brute-force lockout
- * included. Forms answer "back to the page" when done (so a reload never posts twice), with the page
+ * needs): see one's profile; change the password; see and revoke one's offline tokens; sign out. The
+ * page signs its people in through the realm's authorization flow (`account-sso.ts`), like any other
+ * client, so a browser signed in to the realm opens it without a password, and the flow's steps (the
+ * password and its lockout, a temporary password's replacement, the organization's provider) are the
+ * page's too. Forms answer "back to the page" when done (so a reload never posts twice), with the page
  * session begun or ended, or the form again with what was wrong; the HTTP layer turns those into a
  * redirect and a cookie.
  */
@@ -30,6 +31,8 @@ export interface AccountRequest {
   realm: string;
   /** The token of the browser's page session (its cookie), if it sent one. */
   sessionToken: string | undefined;
+  /** The browser's realm session cookie, if it sent one (signing out ends it). */
+  realmSessionToken?: string | undefined;
   /** `kc_locale`, as Keycloak names it; else the browser's Accept-Language; else English. */
   locale: string | undefined;
   acceptLanguage: string | undefined;
@@ -49,48 +52,39 @@ export type AccountPage = { kind: 'page'; html: string };
 
 export type AccountAnswer =
   | AccountPage
-  /** Back to the page, in its language, with a notice; `session` when the page session began or ended. */
-  | { kind: 'back'; language: Language; notice?: Notice; session?: SessionChange }
-  /** On to the organization's identity provider; the browser keeps the sign-in's verifier (a cookie of the page's). */
+  /** Back to the page, in its language, with a notice; `session` when the page session began or ended; `realmSignedOut` when the realm session ended too. */
+  | { kind: 'back'; language: Language; notice?: Notice; session?: SessionChange; realmSignedOut?: true }
+  /** On to the realm's authorization endpoint; the browser keeps the sign-in's verifier (a cookie of the page's). */
   | { kind: 'away'; location: string; sso: { verifier: string; seconds: number } };
 
 
 const NOTICES: readonly string[] = ['password-saved', 'signed-out', 'session-ended', 'offline-token-revoked'] satisfies Notice[];
 
-/** GET `…/account`: the sign-in form, the set-password form, or the profile. */
-export async function showAccount(request: AccountRequest): Promise<AccountPage> {
+/**
+ * GET `…/account`: the profile; without a page session, on to the realm's sign-in (which answers at
+ * once for a browser signed in to the realm), unless the page has something to say first (signed out,
+ * the session ended): then that, and a link to sign in.
+ */
+export async function showAccount(request: AccountRequest): Promise<AccountAnswer> {
   const context = await pageContext(request);
   const notice = NOTICES.includes(request.status ?? '') ? (request.status as Notice) : undefined;
+  if (!context.account && !notice) return toSignIn(context);
   return render(context, 'page', await currentView(context, notice));
 }
 
-/** POST `…/account/sign-in`. */
-export async function signIn(request: AccountRequest, identityProvider: IdentityProvider = cognitoIdentityProvider): Promise<AccountAnswer> {
+/** POST `…/account/sign-in`: on to the realm's sign-in, the e-mail given (if any) as its `login_hint`. */
+export async function signIn(request: AccountRequest): Promise<AccountAnswer> {
   const context = await pageContext(request);
-  const username = request.form?.get('username') ?? '';
-  const password = request.form?.get('password') ?? '';
-  // The organization's provider signs in its domains' people: always when it is enforced, else when they gave no password.
-  const provider = username.length <= 320 ? await findProviderForEmail(context.orgUuid, username.trim()) : undefined;
-  if (provider && (provider.enforce || !password)) {
-    const { location, verifier, seconds } = await startAccountSso(context.realm, context.orgUuid, provider, username.trim(), context.language);
-    return { kind: 'away', location, sso: { verifier, seconds } };
-  }
-  try {
-    // Before the check: a password change that lands while it runs ends the session it begins.
-    const startedAtMs = Date.now();
-    const { orgUuid, user, temporary } = await checkPassword(context.realm, username, password, identityProvider);
-    // A sign-in replaces the page session the browser had, if any.
-    if (context.account) await endAccountSession(context.account);
-    const session = await beginAccountSession(orgUuid, user.uuid, temporary, { startedAtMs, signedInWith: 'password' });
-    return back(context, undefined, session);
-  } catch (error) {
-    if (!(error instanceof OAuthError && error.error === 'invalid_grant')) throw error;
-    const reason = error instanceof ExpiredTemporaryPassword ? 'password-expired' : 'invalid-credentials';
-    return render(context, 'form', { kind: 'sign-in', realm: context.realm, email: username.slice(0, 320), error: reason });
-  }
+  const username = (request.form?.get('username') ?? '').trim();
+  return toSignIn(context, username.length <= 320 ? username : undefined);
 }
 
-/** GET `…/account/sso`: back from the organization's identity provider, signed in, or the sign-in form saying why not. */
+function toSignIn(context: PageContext, loginHint?: string): AccountAnswer {
+  const { location, verifier, seconds } = accountSignInRequest(context.realm, context.language, loginHint || undefined);
+  return { kind: 'away', location, sso: { verifier, seconds } };
+}
+
+/** GET `…/account/sso`: back from the realm's sign-in, signed in, or the page saying why not (with a link to try again). */
 export async function finishSso(request: AccountRequest & { code?: string; error?: string; ssoVerifier?: string }): Promise<Exclude<AccountAnswer, { kind: 'away' }>> {
   const context = await pageContext(request);
   const session = request.error === undefined ? await finishAccountSso(context.realm, context.orgUuid, request.code, request.ssoVerifier) : undefined;
@@ -99,7 +93,7 @@ export async function finishSso(request: AccountRequest & { code?: string; error
   return back(context, undefined, session);
 }
 
-/** POST `…/account/password`: sets the first password of a temporary account, or changes the password. */
+/** POST `…/account/password`: changes the password (a temporary one is replaced in the realm's sign-in, before the page opens). */
 export async function changePassword(
   request: AccountRequest,
   identityProvider: IdentityProvider = cognitoIdentityProvider,
@@ -110,29 +104,21 @@ export async function changePassword(
   const user = await findActiveUser(account.session.orgUuid, account.session.userUuid);
   if (!user) return endAndSignIn(context, account);
 
-  const firstPassword = Boolean(account.session.mustSetPassword);
-  const retry = async (error: FieldError) =>
-    render(
-      context,
-      'form',
-      firstPassword ? { kind: 'set-password', realm: context.realm, email: user.email, csrf: account.csrf, error } : await profileView(context, account, error),
-    );
+  const retry = async (error: FieldError) => render(context, 'form', await profileView(context, account, error));
   const next = form.get('password-new') ?? '';
-  const problem = await newPasswordProblem(user.uuid, next, form.get('password-confirm') ?? '', firstPassword, identityProvider);
+  const problem = await newPasswordProblem(user.uuid, next, form.get('password-confirm') ?? '', false, identityProvider);
   if (problem) return retry(problem);
-  if (!firstPassword) {
-    // Changing a password asks for the current one, checked as a sign-in is (a failure counts).
-    try {
-      await checkPassword(context.realm, user.email, form.get('password') ?? '', identityProvider);
-    } catch (error) {
-      if (error instanceof OAuthError && error.error === 'invalid_grant') return retry('invalid-credentials');
-      throw error;
-    }
+  // Changing a password asks for the current one, checked as a sign-in is (a failure counts).
+  try {
+    await checkPassword(context.realm, user.email, form.get('password') ?? '', identityProvider);
+  } catch (error) {
+    if (error instanceof OAuthError && error.error === 'invalid_grant') return retry('invalid-credentials');
+    throw error;
   }
   // A new password ends every session of the user, this page's included; the page goes on in a new one.
   const refused = await replacePassword(user, next, identityProvider);
   if (refused) return retry(refused);
-  const session = await beginAccountSession(user.orgUuid, user.uuid, false);
+  const session = await beginAccountSession(user.orgUuid, user.uuid);
   return back(context, 'password-saved', session);
 }
 
@@ -141,8 +127,9 @@ export async function signOut(request: AccountRequest): Promise<AccountAnswer> {
   const context = await pageContext(request);
   const { account } = context;
   if (account && csrfMatches(account, context.form.get('csrf') ?? undefined)) {
-    await endAccountSession(account);
-    return back(context, 'signed-out', null);
+    // Signing out of the page signs the browser out of the realm too, as Keycloak's account console does.
+    await Promise.all([endAccountSession(account), endRealmSession(request.realmSessionToken, account.session.orgUuid)]);
+    return { ...back(context, 'signed-out', null), realmSignedOut: true };
   }
   return back(context, account ? undefined : 'signed-out');
 }
@@ -152,7 +139,6 @@ export async function revokeOfflineToken(request: AccountRequest): Promise<Accou
   const context = await pageContext(request);
   const { account, form } = context;
   if (!account || !csrfMatches(account, form.get('csrf') ?? undefined)) return back(context, account ? undefined : 'session-ended');
-  if (account.session.mustSetPassword) return back(context, undefined);
   const sessionId = form.get('session') ?? '';
   // Only one of the user's own: another user's id, or a token already ended, changes nothing.
   const revoked = sessionId !== '' && sessionId.length <= 64 && (await deleteOfflineSessionOf(account.session.userUuid, sessionId));
@@ -207,11 +193,6 @@ async function offlineTokensOf(user: UserRecord, pageToken: string | undefined):
 async function currentView(context: PageContext, notice: Notice | undefined): Promise<View> {
   const { account } = context;
   if (!account) return { kind: 'sign-in', realm: context.realm, ...(notice ? { notice } : {}) };
-  if (account.session.mustSetPassword) {
-    const user = await findActiveUser(account.session.orgUuid, account.session.userUuid);
-    if (!user) return { kind: 'sign-in', realm: context.realm, notice: 'session-ended' };
-    return { kind: 'set-password', realm: context.realm, email: user.email, csrf: account.csrf };
-  }
   return profileView(context, account, undefined, notice);
 }
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { config } from '../../kernel/config';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { Language } from '../../adapters/mail/mail-terms';
 import { getAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
@@ -8,11 +7,13 @@ import { findProviderForEmail, getProvider } from '../../domain/identity-provide
 import { ALIAS_PATTERN } from '../../domain/identity-providers/identity-provider-limits';
 import { pageLanguage } from '../pages/page-language';
 import { startBrokeredSignIn } from './broker';
-import { codeFor, type AuthorizeAnswer } from './sign-in-end';
+import { codeFor, codeFromSession, type AuthorizeAnswer } from './sign-in-end';
+import { liveRealmSession, type LiveRealmSession } from './realm-session';
+import { isClientRedirect, isRealmClient } from './realm-clients';
 import { realmIssuer } from '../auth/jwt';
 import { OAuthError } from '../auth/oauth-errors';
 import { canonicalRealm, organizationOfRealm } from '../auth/realm';
-import { isAllowedRedirect, redirectWith, type ResponseMode } from '../auth/redirect-uris';
+import { redirectWith, type ResponseMode } from '../auth/redirect-uris';
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
 import { newPasswordProblem, replacePassword } from '../auth/new-password';
 import { renderSignInPage, type PageAt, type PageProblem, type SignInError, type SignInView } from './sign-in-page';
@@ -35,13 +36,19 @@ const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment'];
 /** An S256 challenge: the base64url SHA-256 of the verifier, unpadded. */
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 /** Bounds on what a request carries back and forth: far above real values, far below a page's worth. */
-const MAX_PARAM = { state: 1024, nonce: 512, login_hint: 320, kc_idp_hint: 64, scope: 256, ui_locales: 64, kc_locale: 16 } as const;
+const MAX_PARAM = { state: 1024, nonce: 512, login_hint: 320, kc_idp_hint: 64, scope: 256, ui_locales: 64, kc_locale: 16, prompt: 64, max_age: 10 } as const;
+/** OpenID Connect's `prompt` values: `consent` asks nothing here (the realm's clients are its own), `select_account` signs in again as `login` does. */
+const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
+/** `max_age`: whole seconds. */
+const MAX_AGE = /^[0-9]{1,10}$/;
 
 export interface AuthorizeRequest {
   realm: string;
   /** The query string as sent (`a=1&a=2` must be seen as a repeat, which API Gateway's parameter map hides). */
   queryString: string;
   acceptLanguage: string | undefined;
+  /** The browser's realm session cookie, if it sent one. */
+  realmSessionToken?: string | undefined;
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -59,9 +66,9 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
   const orgUuid = await organizationOfRealm(request.realm);
   if (!orgUuid) return problem(404, 'unknown-realm');
   const clientId = single('client_id');
-  if (!clientId || clientId !== config().userPoolClientId) return problem(400, 'unknown-client');
+  if (!clientId || !isRealmClient(clientId)) return problem(400, 'unknown-client');
   const redirectUri = single('redirect_uri');
-  if (!redirectUri || !isAllowedRedirect(redirectUri, request.realm)) return problem(400, 'bad-redirect');
+  if (!redirectUri || !isClientRedirect(clientId, request.realm, redirectUri)) return problem(400, 'bad-redirect');
 
   // From here every refusal goes back to the application, which knows what it asked for.
   const realm = canonicalRealm(request.realm);
@@ -89,8 +96,12 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
   if (unknown.length) return back('invalid_scope', `Unknown scope ${unknown.join(' ')}: ask for openid, offline_access, profile or email`);
   if (params.has('response_mode') && !responseMode) return back('invalid_request', `response_mode must be ${RESPONSE_MODES.join(' or ')}: the answer comes back in the redirect URI's query or fragment`);
   if (single('request') || single('request_uri')) return back('request_not_supported', 'Request objects are not supported: send the parameters in the query');
-  // There is no single sign-on session to reuse: every request shows the sign-in page.
-  if ((single('prompt') ?? '').split(' ').includes('none')) return back('login_required', 'The person must sign in: send the request without prompt=none');
+  const prompts = (single('prompt') ?? '').split(' ').filter(Boolean);
+  const unknownPrompt = prompts.find((prompt) => !PROMPTS.has(prompt));
+  if (unknownPrompt) return back('invalid_request', `Unknown prompt ${unknownPrompt}: send none, login, consent or select_account`);
+  if (prompts.includes('none') && prompts.length > 1) return back('invalid_request', 'prompt=none cannot be combined with another prompt value');
+  const maxAge = single('max_age') ?? undefined;
+  if (maxAge !== undefined && !MAX_AGE.test(maxAge)) return back('invalid_request', 'max_age must be a whole number of seconds');
 
   const pending: AuthorizationRequest = {
     requestId: randomBytes(32).toString('base64url'),
@@ -104,6 +115,18 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
     ...(responseMode === 'fragment' ? { responseMode } : {}),
     ...optional({ state, nonce: single('nonce'), scope, loginHint: single('login_hint') }),
   };
+  // The browser's realm session answers at once, unless the application asks to sign in again
+  // (`prompt=login`), or for a sign-in more recent than the session's (`max_age`).
+  const live = await liveRealmSession(request.realmSessionToken, orgUuid);
+  if (live && !prompts.includes('login') && !prompts.includes('select_account') && !tooOld(live, maxAge)) return codeFromSession(pending, live);
+  if (prompts.includes('none')) {
+    return back(
+      'login_required',
+      live ? 'The sign-in is older than max_age allows: send the person to sign in again, without prompt=none' : 'The person is not signed in to the realm: send the request without prompt=none',
+    );
+  }
+  // A sign-in made now replaces the browser's realm session.
+  if (live) pending.replacesRealmSession = live.session.sessionId;
   await saveAuthorizationRequest(pending);
   // Keycloak's `kc_idp_hint` names the organization's provider to go to; failing that (none, or one
   // the organization does not have), home-realm discovery: an e-mail of a domain the organization
@@ -141,16 +164,16 @@ export async function authenticate(request: AuthenticateRequest, identityProvide
   const provider = username ? await findProviderForEmail(pending.orgUuid, username) : undefined;
   if (provider) return startBrokeredSignIn(pending, provider, username);
   const again = (error: SignInError) => signInPage({ kind: 'sign-in', realm: pending.realm, requestId, email: username, error }, language, 'authenticate');
+  // The sign-in counts from before the check: a credential change that lands while it runs ends what it opens.
+  const checkedAtMs = Date.now();
   try {
-    // Before the check: a password change that lands while it runs ends the session it begins.
-    const startedAtMs = Date.now();
     const { user, temporary } = await checkPassword(pending.realm, username, form.get('password') ?? '', identityProvider);
     if (temporary) {
       // The password was right but is the welcome e-mail's: the request goes on once the user chose one.
       await saveAuthorizationRequest({ ...pending, mustSetPassword: user.uuid });
       return signInPage({ kind: 'set-password', realm: pending.realm, requestId, email: user.email }, language, 'authenticate');
     }
-    return codeFor(pending, user, undefined, { startedAtMs, signedInWith: 'password' });
+    return codeFor(pending, user, { startedAtMs: checkedAtMs, signedInWith: 'password' });
   } catch (error) {
     if (!(error instanceof OAuthError && error.error === 'invalid_grant')) throw error;
     return again(error instanceof ExpiredTemporaryPassword ? 'password-expired' : 'invalid-credentials');
@@ -165,6 +188,11 @@ async function choosePassword(pending: AuthorizationRequest, form: URLSearchPara
   const problem = (await newPasswordProblem(user.uuid, next, form.get('password-confirm') ?? '', true, identityProvider)) ?? (await replacePassword(user, next, identityProvider));
   if (problem) return retry(problem);
   return codeFor(pending, user);
+}
+
+/** Whether the session's sign-in is older than the request's `max_age` allows. */
+function tooOld(live: LiveRealmSession, maxAge: string | undefined): boolean {
+  return maxAge !== undefined && Date.now() - live.session.startedAtMs > Number(maxAge) * 1000;
 }
 
 function signInPage(view: SignInView, language: Language, at: PageAt): AuthorizeAnswer {

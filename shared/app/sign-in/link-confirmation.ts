@@ -111,7 +111,7 @@ async function signInLinked(
     }
   }
   await auditBrokeredSignIn(user, provider.alias, subject, 'signed-in');
-  return codeFor(pending, user, undefined, { signedInWith: 'provider' });
+  return codeFor(pending, user, { signedInWith: 'provider' });
 }
 
 /** Another account than the user's own: audited, the request ended, and a page (no e-mail named). */

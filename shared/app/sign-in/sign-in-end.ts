@@ -7,14 +7,20 @@ import { randomId } from '../auth/access-token';
 import { realmIssuer } from '../auth/jwt';
 import { redirectWith } from '../auth/redirect-uris';
 import { renderSignInPage } from './sign-in-page';
+import { endRealmSessionById, openRealmSession, type LiveRealmSession, type RealmSessionChange } from './realm-session';
 
 /**
  * How a sign-in ends, whichever way it was made (the sign-in page, an identity provider): back to its
  * application with a code, or with an error.
  */
 
-/** What the HTTP layer answers: a page (200, or an error page), or a redirect. */
-export type AuthorizeAnswer<S extends number = 200 | 400> = { kind: 'page'; status: S; html: string } | { kind: 'redirect'; location: string };
+/**
+ * What the HTTP layer answers: a page (200, or an error page), or a redirect; with `realmSession` when
+ * the browser's realm session cookie is set (a sign-in) or removed (`null`: a sign-out).
+ */
+export type AuthorizeAnswer<S extends number = 200 | 400> = ({ kind: 'page'; status: S; html: string } | { kind: 'redirect'; location: string }) & {
+  realmSession?: RealmSessionChange;
+};
 
 /** A code's lifetime: an application exchanges it at once (RFC 6749 §4.1.2 advises at most 10 minutes). */
 export const CODE_SECONDS = 60;
@@ -23,18 +29,40 @@ const now = () => Math.floor(Date.now() / 1000);
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 /**
- * Ends the request (a form posted twice makes one code) and sends the browser back with a new code:
- * single use, a minute long, bound to the client, the redirect URI and the challenge.
+ * A sign-in (a password, a provider, a first password chosen) ends its request (a form posted twice
+ * makes one code), opens the browser's realm session, replacing the one the request found if any, and
+ * sends the browser back with a new code: single use, a minute long, bound to the client, the redirect
+ * URI and the challenge. `proof.startedAtMs` is when the person began to prove who they are (taken
+ * before a password is checked, or a provider's answer verified): the session, and what the code
+ * begins, count from then, so a credential change racing the sign-in ends them too.
  */
-export async function codeFor(
-  pending: AuthorizationRequest,
-  user: UserRecord,
-  authTime = now(),
-  proof: { startedAtMs?: number; signedInWith?: SignInMethod } = {},
-): Promise<AuthorizeAnswer<400>> {
+export async function codeFor(pending: AuthorizationRequest, user: UserRecord, proof: SignInProof = {}): Promise<AuthorizeAnswer<400>> {
+  const proven = { startedAtMs: proof.startedAtMs ?? Date.now(), ...(proof.signedInWith ? { signedInWith: proof.signedInWith } : {}) };
   if (!(await endAuthorizationRequest(pending.requestId))) {
     return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, (pending.locale as Language | undefined) ?? 'en', 'authenticate') };
   }
+  if (pending.replacesRealmSession) await endRealmSessionById(pending.replacesRealmSession);
+  const { token, seconds } = await openRealmSession(pending.orgUuid, user.uuid, proven);
+  return { kind: 'redirect', location: await issueCode(pending, user, proven), realmSession: { token, seconds } };
+}
+
+/** The code of a request the browser's live realm session answers at once: no page, the session's sign-in time as `auth_time`. */
+export async function codeFromSession(pending: AuthorizationRequest, live: LiveRealmSession): Promise<AuthorizeAnswer<400>> {
+  const { startedAtMs, signedInWith } = live.session;
+  return { kind: 'redirect', location: await issueCode(pending, live.user, { startedAtMs, ...(signedInWith ? { signedInWith } : {}) }) };
+}
+
+/** How a sign-in was proved: when it began (epoch ms; now when absent) and how (a password when absent). */
+export interface SignInProof {
+  startedAtMs?: number;
+  signedInWith?: SignInMethod;
+}
+
+/**
+ * Keeps a new code for the request and answers where it goes back to; `proven.startedAtMs` is the
+ * sign-in's moment (the ID token's `auth_time`, in seconds; what the code begins counts from it).
+ */
+async function issueCode(pending: AuthorizationRequest, user: UserRecord, proven: { startedAtMs: number; signedInWith?: SignInMethod }): Promise<string> {
   const code = randomBytes(32).toString('base64url');
   await saveAuthorizationCode({
     codeHash: sha256(code).toString('hex'),
@@ -44,16 +72,15 @@ export async function codeFor(
     clientId: pending.clientId,
     redirectUri: pending.redirectUri,
     codeChallenge: pending.codeChallenge,
-    authTime,
-    // When the sign-in began: its session ends with a credential stamp at or after it.
-    startedAtMs: proof.startedAtMs ?? Date.now(),
-    ...(proof.signedInWith ? { signedInWith: proof.signedInWith } : {}),
+    authTime: Math.floor(proven.startedAtMs / 1000),
+    startedAtMs: proven.startedAtMs,
+    ...(proven.signedInWith ? { signedInWith: proven.signedInWith } : {}),
     expiresAt: now() + CODE_SECONDS,
     sessionId: randomId(),
     ...(pending.nonce ? { nonce: pending.nonce } : {}),
     ...(pending.scope ? { scope: pending.scope } : {}),
   });
-  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { code, state: pending.state, iss: realmIssuer(pending.realm) }, pending.responseMode) };
+  return redirectWith(pending.redirectUri, { code, state: pending.state, iss: realmIssuer(pending.realm) }, pending.responseMode);
 }
 
 /** Sends the browser back to the application with an error (RFC 6749 §4.1.2.1), ending the request. */

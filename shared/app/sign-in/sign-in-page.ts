@@ -16,7 +16,9 @@ export type SignInView =
   | { kind: 'sign-in'; realm: string; requestId: string; email?: string; error?: SignInError }
   | { kind: 'set-password'; realm: string; requestId: string; email: string; error?: SignInError }
   | { kind: 'error'; problem: PageProblem; realm?: string; signOut?: true }
-  | { kind: 'signed-out' };
+  | { kind: 'signed-out' }
+  /** Another site asked to sign the browser out without saying whose session (no ID token hint): the person confirms. */
+  | { kind: 'confirm-sign-out'; realm: string; fields: Record<string, string> };
 
 /** Why a request cannot go on, shown on a page because there is no safe address to send the person back to. */
 export type PageProblem =
@@ -48,6 +50,8 @@ interface SignInCopy {
   problems: Record<PageProblem, string>;
   signedOutTitle: string;
   signedOut: string;
+  confirmSignOutTitle: (realm: string) => string;
+  confirmSignOut: string;
 }
 
 const copies: Record<Language, SignInCopy> = {
@@ -68,6 +72,8 @@ const copies: Record<Language, SignInCopy> = {
     },
     signedOutTitle: 'You are signed out',
     signedOut: 'Your session has ended. Close this window, or go back to the application to sign in again.',
+    confirmSignOutTitle: (realm) => `Sign out of ${realm}?`,
+    confirmSignOut: 'An application asked to sign you out. Sign out if you asked for it; otherwise close this window.',
   },
   es: {
     problemTitle: 'No se puede continuar con el inicio de sesión',
@@ -86,6 +92,8 @@ const copies: Record<Language, SignInCopy> = {
     },
     signedOutTitle: 'Has cerrado la sesión',
     signedOut: 'Tu sesión ha terminado. Cierra esta ventana o vuelve a la aplicación para iniciar sesión de nuevo.',
+    confirmSignOutTitle: (realm) => `¿Cerrar la sesión en ${realm}?`,
+    confirmSignOut: 'Una aplicación pidió cerrar tu sesión. Ciérrala si lo pediste tú; si no, cierra esta ventana.',
   },
   ja: {
     problemTitle: 'サインインを続行できません',
@@ -104,6 +112,8 @@ const copies: Record<Language, SignInCopy> = {
     },
     signedOutTitle: 'サインアウトしました',
     signedOut: 'セッションは終了しました。このウィンドウを閉じるか、アプリケーションに戻ってもう一度サインインしてください。',
+    confirmSignOutTitle: (realm) => `${realm} からサインアウトしますか?`,
+    confirmSignOut: 'アプリケーションがサインアウトを要求しました。ご自身で要求した場合はサインアウトしてください。そうでなければ、このウィンドウを閉じてください。',
   },
   pt: {
     problemTitle: 'Não é possível continuar a entrada',
@@ -122,6 +132,8 @@ const copies: Record<Language, SignInCopy> = {
     },
     signedOutTitle: 'Você saiu',
     signedOut: 'Sua sessão terminou. Feche esta janela ou volte ao aplicativo para entrar novamente.',
+    confirmSignOutTitle: (realm) => `Sair de ${realm}?`,
+    confirmSignOut: 'Um aplicativo pediu para encerrar sua sessão. Saia se foi você quem pediu; caso contrário, feche esta janela.',
   },
 };
 
@@ -168,6 +180,17 @@ ${hidden(view.requestId)}
       title = own.signedOutTitle;
       body = `<h1>${e(title)}</h1><p>${e(own.signedOut)}</p>`;
       break;
+    case 'confirm-sign-out': {
+      title = own.confirmSignOutTitle(view.realm);
+      // Posted to the same address (`…/protocol/openid-connect/logout`) from this page: a request of this site.
+      const hidden = Object.entries(view.fields).map(([name, value]) => `<input type="hidden" name="${e(name)}" value="${e(value)}">`).join('\n');
+      body = `<h1>${e(title)}</h1><p>${e(own.confirmSignOut)}</p>
+<form method="post" action="logout">
+${hidden}
+<button type="submit">${e(copy.signOut)}</button>
+</form>`;
+      break;
+    }
   }
   return `<!doctype html>
 <html lang="${language}">

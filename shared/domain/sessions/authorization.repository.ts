@@ -27,6 +27,8 @@ export interface AuthorizationRequest {
   expiresAt: number;
   /** The user whose temporary password was right: the request goes on once they chose their own. */
   mustSetPassword?: string;
+  /** The browser's realm session a sign-in made for this request replaces (`prompt=login`, `max_age`). */
+  replacesRealmSession?: string;
   /** Set when the person was sent to an identity provider: what its answer must carry back. */
   broker?: { alias: string; state: string; nonce: string; codeVerifier: string };
 }

@@ -80,7 +80,7 @@ export function sessionOutlived(
 }
 
 /** `sessionOutlived`, reading the domain's stamp only for a session begun with a password. */
-export async function sessionOutlivedNow(session: Session, user: Required<Pick<StampedUser, 'orgUuid' | 'email'>> & StampedUser): Promise<boolean> {
+export async function sessionOutlivedNow(session: Pick<Session, 'startedAtMs' | 'createdAt' | 'authTime' | 'signedInWith'>, user: Required<Pick<StampedUser, 'orgUuid' | 'email'>> & StampedUser): Promise<boolean> {
   const domainStamp = session.signedInWith === 'provider' ? undefined : await readDomainStamp(user.orgUuid, user.email);
   return sessionOutlived(session, user, domainStamp);
 }

@@ -8,7 +8,7 @@ import { gatewayStatuses, operationsUnder, type Operation } from './operation';
 
 /**
  * The OpenID Connect provider of each realm (one per organization), shaped like Keycloak's, and the
- * account page (HTML forms, no script): sign in, set or change the password, sign out. These routes
+ * account page (HTML forms, no script): sign in through the realm's flow, change the password, sign out. These routes
  * are public: they check their own credentials, OAuth's way, and answer OAuth's errors.
  */
 const realm = operationsUnder('auth', 'auth', '/auth/realms/{realm}');
@@ -84,7 +84,7 @@ export const authApi = {
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().authorizationQuerySchema },
     summary: 'Start the authorization code flow with PKCE: the sign-in page',
     description:
-      'For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference\'s own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint` and `kc_locale` optional. An e-mail of a domain with its own identity provider goes on to that provider.',
+      'For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference\'s own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint`, `prompt`, `max_age` and `kc_locale` optional. A browser with a live realm session (its `REALM_SESSION` cookie) is sent back with a code at once, unless `prompt=login` or `max_age` asks for a new sign-in; `prompt=none` without one answers `login_required`. An e-mail of a domain with its own identity provider goes on to that provider.',
     errors: { only: gatewayStatuses },
     responses: [
       { status: 200, description: signInPage, text: htmlPage, headers: ['Cache-Control'] },
@@ -214,7 +214,7 @@ export const authApi = {
   logout: realmForm('auth.logout', '/protocol/openid-connect/logout', () => authSchemas().logoutRequestSchema, {
     summary: "End the refresh token's session (Keycloak's logout); a browser's form without one ends the ID token hint's (RP-initiated logout)",
     description:
-      'With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri`: the form of RP-initiated logout (keycloak-js\'s `logoutMethod: \'POST\'`), answered as the GET of this address answers, but its refusals are `invalid_request`.',
+      'With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri` (or `logout_confirm`, the confirmation page\'s own form): the form of RP-initiated logout (keycloak-js\'s `logoutMethod: \'POST\'`), answered as the GET of this address answers, but its refusals are `invalid_request`.',
     errors: oauthErrors,
     responses: [
       { status: 204, description: 'Signed out', headers: ['Cache-Control'] },
@@ -231,10 +231,10 @@ export const authApi = {
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().endSessionQuerySchema },
     summary: "End a session from the browser (OpenID Connect RP-initiated logout, Keycloak's end_session_endpoint)",
     description:
-      'For browsers, where keycloak-js\'s and openid-client\'s logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not); without it nothing is ended, since there is no browser session. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.',
+      'For browsers, where keycloak-js\'s and openid-client\'s logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not), and the browser\'s realm session ends with it when it is the same user\'s; without a hint, only the realm session ends: at once for a request of this site, after the person confirms on a page for another site\'s. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.',
     errors: { only: gatewayStatuses },
     responses: [
-      { status: 200, description: 'The signed-out page', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 200, description: "The signed-out page, or the page asking the person to confirm a sign-out another site asked for without `id_token_hint`", text: htmlPage, headers: ['Cache-Control'] },
       { status: 302, description: 'Back to `post_logout_redirect_uri`, with `state`', headers: ['Location', 'Cache-Control'] },
       { status: 400, description: 'An error page, never a redirect: an ID token not issued here, a `post_logout_redirect_uri` not allowed or without `client_id` or `id_token_hint`, an unknown `client_id`, a repeated parameter', text: htmlPage, headers: ['Cache-Control'] },
       { status: 404, description: 'An error page: no organization has this realm', text: htmlPage, headers: ['Cache-Control'] },
@@ -248,7 +248,7 @@ export const authApi = {
     request: { path: () => authSchemas().realmPathSchema },
     summary: "keycloak-js's third-party cookie check: answers `unsupported` at once",
     description:
-      "The page keycloak-js frames first when its login-status iframe is on (its default). It posts `unsupported` to its parent, so keycloak-js turns the iframe off and goes on: the realm keeps no browser session for the iframe to watch. The same page for every realm; any page may frame it.",
+      "The page keycloak-js frames first when its login-status iframe is on (its default). It posts `unsupported` to its parent, so keycloak-js turns the iframe off and goes on: the realm has no session-status iframe for it to poll (its `check-sso` uses a `prompt=none` request instead). The same page for every realm; any page may frame it.",
     errors: { only: gatewayStatuses },
     responses: [{ status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] }],
   }),
@@ -258,12 +258,19 @@ export const authApi = {
     path: '/account',
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema },
-    summary: "The account page: sign in, or see one's profile when signed in",
-    description: 'HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). `login_hint` fills the e-mail field.',
+    summary: "The account page: one's profile when signed in, else on to the realm's sign-in",
+    description:
+      "HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). Without the page's session, the browser goes on to the realm's authorization endpoint as the page's own client (`account-console`), which answers at once when the browser has a realm session, and comes back to `…/account/sso`.",
     errors: realmErrors,
-    responses: [{ status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] }],
+    responses: [
+      { status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 303, description: "On to the realm's authorization endpoint, the sign-in's PKCE verifier in a cookie of the page's", headers: ['Location', 'Set-Cookie'] },
+    ],
   }),
-  accountSignIn: accountForm('auth.accountSignIn', '/account/sign-in', 'Sign in to the account page', () => accountSchemas().accountSignInSchema, { ...ada, kc_locale: 'en' }),
+  accountSignIn: accountForm('auth.accountSignIn', '/account/sign-in', "Sign in to the account page: on to the realm's sign-in, the e-mail as its `login_hint`", () => accountSchemas().accountSignInSchema, {
+    username: ada.username,
+    kc_locale: 'en',
+  }),
   accountPassword: accountForm(
     'auth.accountPassword',
     '/account/password',
@@ -277,10 +284,10 @@ export const authApi = {
     path: '/account/sso',
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema },
-    summary: "The account page's return from the organization's identity provider",
-    description: 'Where the page\'s sign-in through the provider comes back (with `code`, or `error`): it begins the page session and reloads the page.',
+    summary: "The account page's return from the realm's sign-in",
+    description: "Where the page's sign-in through the realm's authorization flow comes back (with `code`, or `error`): it begins the page session and reloads the page.",
     errors: realmErrors,
-    responses: [{ status: 200, description: 'The page going on to `../account` signed in, or the sign-in form saying the provider did not sign the person in', text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] }],
+    responses: [{ status: 200, description: 'The page going on to `../account` signed in, or a page saying the sign-in did not succeed, with a link to try again', text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] }],
   }),
   accountSignOut: accountForm('auth.accountSignOut', '/account/sign-out', 'Sign out of the account page', () => accountSchemas().accountSignOutSchema, { csrf: '<csrf of the page>' }),
   accountRevokeOfflineToken: accountForm(

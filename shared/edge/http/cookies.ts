@@ -10,6 +10,16 @@ export function cookieValue(cookies: string[], name: string): string | undefined
 }
 
 /**
+ * Where a realm's cookies live: the path of its issuer (`…/realms/{realm}`) with a trailing slash, so
+ * that every address of the realm, and no other realm's, receives them; `Secure` when the issuer is
+ * served over https (the local stack's http issuer cannot store a secure cookie).
+ */
+export function realmCookieScope(issuer: string): { path: string; secure: boolean } {
+  const url = new URL(issuer);
+  return { path: `${url.pathname.replace(/\/$/, '')}/`, secure: url.protocol === 'https:' };
+}
+
+/**
  * A Set-Cookie value (or, with no value, one that removes the cookie) that only `path` receives, never
  * a script, never another site's request.
  */

@@ -52,8 +52,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account page: sign in, or see one's profile when signed in
-         * @description HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). `login_hint` fills the e-mail field.
+         * The account page: one's profile when signed in, else on to the realm's sign-in
+         * @description HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). Without the page's session, the browser goes on to the realm's authorization endpoint as the page's own client (`account-console`), which answers at once when the browser has a realm session, and comes back to `…/account/sso`.
          *
          *     Who may call: anyone.
          */
@@ -116,7 +116,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Sign in to the account page
+         * Sign in to the account page: on to the realm's sign-in, the e-mail as its `login_hint`
          * @description Who may call: anyone.
          */
         post: operations["auth.accountSignIn"];
@@ -154,8 +154,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account page's return from the organization's identity provider
-         * @description Where the page's sign-in through the provider comes back (with `code`, or `error`): it begins the page session and reloads the page.
+         * The account page's return from the realm's sign-in
+         * @description Where the page's sign-in through the realm's authorization flow comes back (with `code`, or `error`): it begins the page session and reloads the page.
          *
          *     Who may call: anyone.
          */
@@ -311,7 +311,7 @@ export interface paths {
         };
         /**
          * keycloak-js's third-party cookie check: answers `unsupported` at once
-         * @description The page keycloak-js frames first when its login-status iframe is on (its default). It posts `unsupported` to its parent, so keycloak-js turns the iframe off and goes on: the realm keeps no browser session for the iframe to watch. The same page for every realm; any page may frame it.
+         * @description The page keycloak-js frames first when its login-status iframe is on (its default). It posts `unsupported` to its parent, so keycloak-js turns the iframe off and goes on: the realm has no session-status iframe for it to poll (its `check-sso` uses a `prompt=none` request instead). The same page for every realm; any page may frame it.
          *
          *     Who may call: anyone.
          */
@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * Start the authorization code flow with PKCE: the sign-in page
-         * @description For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference's own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint` and `kc_locale` optional. An e-mail of a domain with its own identity provider goes on to that provider.
+         * @description For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference's own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint`, `prompt`, `max_age` and `kc_locale` optional. A browser with a live realm session (its `REALM_SESSION` cookie) is sent back with a code at once, unless `prompt=login` or `max_age` asks for a new sign-in; `prompt=none` without one answers `login_required`. An e-mail of a domain with its own identity provider goes on to that provider.
          *
          *     Who may call: anyone.
          */
@@ -397,7 +397,7 @@ export interface paths {
         };
         /**
          * End a session from the browser (OpenID Connect RP-initiated logout, Keycloak's end_session_endpoint)
-         * @description For browsers, where keycloak-js's and openid-client's logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not); without it nothing is ended, since there is no browser session. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.
+         * @description For browsers, where keycloak-js's and openid-client's logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not), and the browser's realm session ends with it when it is the same user's; without a hint, only the realm session ends: at once for a request of this site, after the person confirms on a page for another site's. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.
          *
          *     Who may call: anyone.
          */
@@ -405,7 +405,7 @@ export interface paths {
         put?: never;
         /**
          * End the refresh token's session (Keycloak's logout); a browser's form without one ends the ID token hint's (RP-initiated logout)
-         * @description With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri`: the form of RP-initiated logout (keycloak-js's `logoutMethod: 'POST'`), answered as the GET of this address answers, but its refusals are `invalid_request`.
+         * @description With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri` (or `logout_confirm`, the confirmation page's own form): the form of RP-initiated logout (keycloak-js's `logoutMethod: 'POST'`), answered as the GET of this address answers, but its refusals are `invalid_request`.
          *
          *     Who may call: anyone.
          */
@@ -1915,9 +1915,8 @@ export interface components {
         AccountSignInForm: {
             /** @enum {string} */
             kc_locale?: "en" | "es" | "ja" | "pt";
-            password: string;
-            /** @description E-mail address */
-            username: string;
+            /** @description E-mail address, the realm's sign-in page's `login_hint` */
+            username?: string;
         };
         AccountSignOutForm: {
             csrf: string;
@@ -2997,6 +2996,16 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description On to the realm's authorization endpoint, the sign-in's PKCE verifier in a cookie of the page's */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Not found */
             404: {
                 headers: {
@@ -3255,7 +3264,6 @@ export interface operations {
                 /**
                  * @example {
                  *       "username": "ada@example.com",
-                 *       "password": "Analytical-1843",
                  *       "kc_locale": "en"
                  *     }
                  */
@@ -3448,7 +3456,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The page going on to `../account` signed in, or the sign-in form saying the provider did not sign the person in */
+            /** @description The page going on to `../account` signed in, or a page saying the sign-in did not succeed, with a link to try again */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -4551,7 +4559,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The signed-out page */
+            /** @description The signed-out page, or the page asking the person to confirm a sign-out another site asked for without `id_token_hint` */
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
