@@ -214,7 +214,8 @@ describe('the first link of a user with a password asks for it', () => {
 
     const right = await confirm({ confirmation, password: TEST_PASSWORD }, cookie);
     expect(right.status).toBe(303);
-    expect(right.headers.getSetCookie()).toEqual([expect.stringMatching(new RegExp(`^${COOKIE}=; .*Max-Age=0$`))]);
+    // The sign-in opens the browser's realm session; the confirmation's cookie goes.
+    expect(right.headers.getSetCookie()).toEqual([expect.stringMatching(/^REALM_SESSION=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; /), expect.stringMatching(new RegExp(`^${COOKIE}=; .*Max-Age=0$`))]);
     expect(await exchanged(right, verifier)).toBe(200);
     expect((await readUser(org, user.uuid)).identityProvider).toMatchObject({ alias, subject: 'sub-pw' });
 
@@ -294,7 +295,7 @@ describe("the account page's sign-in through the provider", () => {
     const user = await userWith('set');
     provider.nextUser = { email: user.email, sub: 'sub-account' };
     const account = `${issuerOf(org.realm)}/account`;
-    // No password typed: the page sends a person of the provider's domain on to the provider.
+    // No password typed: the page sends the person on to the realm's sign-in with the e-mail as its hint.
     const posted = await fetch(`${account}/sign-in?kc_locale=en`, {
       method: 'POST',
       redirect: 'manual',
@@ -303,7 +304,10 @@ describe("the account page's sign-in through the provider", () => {
     });
     expect(posted.status).toBe(303);
     const ssoCookie = posted.headers.getSetCookie().find((value) => value.startsWith('ACCOUNT_SSO='))!.split(';')[0]!;
-    const fromProvider = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
+    // On to the realm's sign-in, which sends the person of the provider's domain on to the provider.
+    const toProvider = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
+    expect(toProvider.status).toBe(302);
+    const fromProvider = await fetch(toProvider.headers.get('location')!, { redirect: 'manual' });
     const page = await fetch(fromProvider.headers.get('location')!, { redirect: 'manual' });
     const { confirmation, cookie } = await confirmationOf(page);
     expect(await readUser(org, user.uuid)).not.toHaveProperty('identityProvider');

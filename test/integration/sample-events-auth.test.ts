@@ -201,7 +201,11 @@ replayRouteEvents(['auth', 'docs'], {
       const location = new URL(String(result.headers?.location));
       expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8400/callback');
       expect(location.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      expect(result.cookies).toEqual([expect.stringMatching(/^BROKER_LINK_CONFIRMATION=; Path=\/auth\/realms\/[^/]+\/login-actions\/first-broker-login; HttpOnly; SameSite=Strict.*Max-Age=0$/)]);
+      // The sign-in opens the browser's realm session, and the confirmation's cookie goes.
+      expect(result.cookies).toEqual([
+        expect.stringMatching(/^REALM_SESSION=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; Path=\/auth\/realms\/[^/]+\/; HttpOnly; SameSite=Lax/),
+        expect.stringMatching(/^BROKER_LINK_CONFIRMATION=; Path=\/auth\/realms\/[^/]+\/login-actions\/first-broker-login; HttpOnly; SameSite=Strict.*Max-Age=0$/),
+      ]);
     },
     'auth.accountSso': async (result) => {
       expect(result.statusCode).toBe(200);

@@ -4,8 +4,9 @@ import { queryIndexPage, transactWrite } from '../../shared/adapters/store/table
 import { SESSIONS_PER_KIND, type Session } from '../../shared/domain/sessions/session.repository';
 import { eachLimited } from '../../shared/kernel/retry';
 import { bearer, getCurrentUser, TEST_PASSWORD, type TokenBody } from '../support/auth-helpers';
+import { CookieJar, signInToAccount } from '../support/cookie-jar';
 import { expectError } from '../support/error-body';
-import { send, type ApiResponse } from '../support/http-client';
+import type { ApiResponse } from '../support/http-client';
 import { requestToken, stack, userArea } from '../support/stack';
 import { freshOrganization, member, refresh, type Member, type TestOrg } from '../support/user-helpers';
 
@@ -200,16 +201,10 @@ describe('a user holding 3,000 offline sessions (made before the cap)', () => {
     const user = await member(org, 'VIEWER');
     const real = await signIn(user, OFFLINE);
     await storeSessions(user, 3000, true);
-    let cookie = '';
-    const remember = (response: ApiResponse) => {
-      const set = response.headers.getSetCookie().find((line) => line.startsWith('ACCOUNT_SESSION='));
-      if (set) cookie = set.split(';')[0]!;
-      return response;
-    };
-    const page = async (path = '') => remember(await send(accountUrl(path), { headers: { cookie }, redirect: 'manual' }));
-    const post = async (form: string, fields: Record<string, string>) =>
-      remember(await send(accountUrl(`/${form}`), { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(), redirect: 'manual' }));
-    expect((await post('sign-in', { username: user.email, password: TEST_PASSWORD })).status).toBe(303);
+    const jar = new CookieJar();
+    const page = (path = '') => jar.request(accountUrl(path));
+    const post = (form: string, fields: Record<string, string>) => jar.post(accountUrl(`/${form}`), fields);
+    expect((await signInToAccount(jar, accountUrl(), user.email, TEST_PASSWORD)).status).toBe(200);
 
     const profile = await page('?kc_locale=en');
     expect(profile.status).toBe(200);

@@ -95,3 +95,14 @@ export async function signInThroughPage(jar: CookieJar, url: string, email: stri
   const target = answer.headers.get('location');
   return { response: answer, ...(target ? { location: new URL(target, form.action) } : {}) };
 }
+
+/**
+ * Signs in to a realm's account page as a browser does: the page leads to the realm's sign-in page,
+ * whose answer comes back through `…/account/sso` to the page; answers the page then shown.
+ */
+export async function signInToAccount(jar: CookieJar, accountUrl: string, email: string, password: string): Promise<ApiResponse> {
+  const { response, location } = await signInThroughPage(jar, accountUrl, email, password);
+  if (!location) throw new Error(`The sign-in did not succeed: ${response.status}`);
+  await jar.follow(location.toString());
+  return jar.request(accountUrl);
+}
