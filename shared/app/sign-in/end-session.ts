@@ -6,8 +6,9 @@ import { realmIssuer, verifyJwtExpiredWithin } from '../auth/jwt';
 import { OAuthError } from '../auth/oauth-errors';
 import { canonicalRealm, organizationOfRealm } from '../auth/realm';
 import { isAllowedRedirect, redirectWith } from '../auth/redirect-uris';
+import type { PageProblem } from '../../kernel/messages/messages';
+import { problemPage, problemText, signedOutPage } from '../pages/problem-pages';
 import type { AuthorizeAnswer } from './sign-in-end';
-import { problemText, renderSignInPage, type PageProblem } from './sign-in-page';
 
 /**
  * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0), as Keycloak shapes it:
@@ -63,7 +64,7 @@ async function decide(request: EndSessionRequest): Promise<Outcome> {
 export async function endSession(request: EndSessionRequest): Promise<AuthorizeAnswer<200 | 400 | 404>> {
   const outcome = await decide(request);
   if (!('problem' in outcome)) return ended(outcome, request);
-  return { kind: 'page', status: outcome.status, html: renderSignInPage({ kind: 'error', problem: outcome.problem, signOut: true }, languageOf(request), 'authorize') };
+  return { kind: 'page', status: outcome.status, html: problemPage(outcome.problem, languageOf(request), { signOut: true }) };
 }
 
 /**
@@ -81,7 +82,7 @@ const languageOf = ({ params, acceptLanguage }: EndSessionRequest) => pageLangua
 /** Back to the application, or the signed-out page. */
 function ended(outcome: { redirect?: string }, request: EndSessionRequest): AuthorizeAnswer<200> {
   if (outcome.redirect !== undefined) return { kind: 'redirect', location: outcome.redirect };
-  return { kind: 'page', status: 200, html: renderSignInPage({ kind: 'signed-out' }, languageOf(request), 'authorize') };
+  return { kind: 'page', status: 200, html: signedOutPage(languageOf(request)) };
 }
 
 /** The session an ID token of this realm, issued to the console, names; null for any other token. */
