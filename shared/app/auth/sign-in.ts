@@ -136,9 +136,9 @@ export const notFullySetUp = (realm: string) =>
 type StartedLock = NonNullable<Admitted['lock']>;
 
 /**
- * The failure that locks was one: the lock it started when it was counted stays, confirmed with its
- * USER_LOCKED_OUT audit event in one transaction. The user is the actor (nobody else acted), the
- * request is the sign-in's (`x-request-id`, set by the route).
+ * The failure that locks was one: the lock it started when it was counted stays, confirmed, and its
+ * USER_LOCKED_OUT audit event written. The user is the actor (nobody else acted), the request is the
+ * sign-in's (`x-request-id`, set by the route).
  */
 async function lockedOut(user: UserRecord, lock: StartedLock, at: number): Promise<void> {
   const { numFailures, lockedUntil } = lock;
