@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { escapeHtml, html, isHtml, trusted, type HtmlValue } from '../../shared/kernel/html/html';
+import { escapeHtml, html, isHtml, trusted, UNSAFE_URL, type HtmlValue } from '../../shared/kernel/html/html';
 import { PAGE_POLICY, PAGE_STYLE, renderDocument, renderPage } from '../../shared/kernel/html/layout';
 import { languages } from '../../shared/kernel/messages/languages';
 import { messagesOf } from '../../shared/kernel/messages/messages-of';
@@ -44,6 +44,22 @@ describe('html: every interpolation escaped unless it is markup the code made', 
   test('an attribute without quotes is refused: escaping cannot stop a space from ending it', () => {
     expect(() => html`<input value=${'x onfocus=alert(1)'}>`).toThrow(/quote the attribute/);
     expect(() => html`<input value= ${'x'}>`).toThrow(/quote the attribute/);
+  });
+
+  test('an address attribute follows only http, https, mailto and relative addresses; markup the code made is kept', () => {
+    const link = (url: string) => html`<a href="${url}">x</a>`.markup;
+
+    expect(link('https://example.test/a?b=1&c=2')).toBe('<a href="https://example.test/a?b=1&amp;c=2">x</a>');
+    expect(link('docs?realm=acme')).toBe('<a href="docs?realm=acme">x</a>');
+    expect(link('mailto:someone@example.test')).toBe('<a href="mailto:someone@example.test">x</a>');
+    for (const hostileUrl of ['javascript:alert(1)', ' JavaScript:alert(1)', '\u0001javascript:x', 'data:text/html,<script>x</script>', 'vbscript:x']) {
+      expect(link(hostileUrl)).toBe(`<a href="${UNSAFE_URL}">x</a>`);
+    }
+    expect(html`<form action='${'javascript:x'}'></form>`.markup).toBe(`<form action='${UNSAFE_URL}'></form>`);
+    expect(html`<img src="${'data:image/png;base64,AA'}">`.markup).toBe(`<img src="${UNSAFE_URL}">`);
+    expect(html`<a href="${trusted('data:text/plain,kept')}">x</a>`.markup).toBe('<a href="data:text/plain,kept">x</a>');
+    // Only the attribute names an address: the same value elsewhere is text.
+    expect(html`<a title="${'javascript:x'}">${'javascript:x'}</a>`.markup).toBe('<a title="javascript:x">javascript:x</a>');
   });
 
   test('no string, whatever its characters, opens a tag or leaves its attribute', () => {

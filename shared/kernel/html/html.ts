@@ -45,12 +45,30 @@ function render(value: HtmlValue): string {
  */
 const UNQUOTED_ATTRIBUTE = /=\s*$/;
 
-/** The tagged template: `html\`<p title="${title}">${text}</p>\`` escapes `title` and `text`. */
+/** An attribute whose value the browser follows as an address: escaping keeps it in its quotes, not off `javascript:`. */
+const URL_ATTRIBUTE = /\s(?:href|src|action|formaction)\s*=\s*["']$/i;
+/** A value that names its scheme (`javascript:`, `data:`): only these are followed as they are; a relative address is. */
+const SCHEME = /^[\s\u0000-\u001f]*([a-z][a-z0-9+.-]*):/i;
+const SAFE_SCHEMES = new Set(['http', 'https', 'mailto']);
+/** What an address of another scheme becomes, as Go's html/template does: a link to nowhere. */
+export const UNSAFE_URL = 'about:invalid#unsafe-url';
+
+const address = (value: HtmlValue): HtmlValue => {
+  if (typeof value !== 'string') return value;
+  const scheme = SCHEME.exec(value)?.[1]?.toLowerCase();
+  return scheme === undefined || SAFE_SCHEMES.has(scheme) ? value : UNSAFE_URL;
+};
+
+/**
+ * The tagged template: `html\`<p title="${title}">${text}</p>\`` escapes `title` and `text`. A value
+ * in an address attribute (`href`, `src`, `action`, `formaction`) that is not markup is also kept to
+ * http, https and mailto addresses (or a relative one).
+ */
 export function html(strings: TemplateStringsArray, ...values: readonly HtmlValue[]): Html {
   let markup = strings[0]!;
   values.forEach((value, i) => {
     if (UNQUOTED_ATTRIBUTE.test(markup)) throw new Error(`html: quote the attribute before interpolation ${i + 1} (${JSON.stringify(markup.slice(-40))})`);
-    markup += render(value) + strings[i + 1]!;
+    markup += render(URL_ATTRIBUTE.test(markup) ? address(value) : value) + strings[i + 1]!;
   });
   return markupOf(markup);
 }
