@@ -52,7 +52,7 @@ describe('html: every interpolation escaped unless it is markup the code made', 
     expect(link('https://example.test/a?b=1&c=2')).toBe('<a href="https://example.test/a?b=1&amp;c=2">x</a>');
     expect(link('docs?realm=acme')).toBe('<a href="docs?realm=acme">x</a>');
     expect(link('mailto:someone@example.test')).toBe('<a href="mailto:someone@example.test">x</a>');
-    for (const hostileUrl of ['javascript:alert(1)', ' JavaScript:alert(1)', '\u0001javascript:x', 'data:text/html,<script>x</script>', 'vbscript:x']) {
+    for (const hostileUrl of ['javascript:alert(1)', ' JavaScript:alert(1)', '\u0001javascript:x', 'java\tscript:x', 'java\nscript:x', 'data:text/html,<script>x</script>', 'vbscript:x']) {
       expect(link(hostileUrl)).toBe(`<a href="${UNSAFE_URL}">x</a>`);
     }
     expect(html`<form action='${'javascript:x'}'></form>`.markup).toBe(`<form action='${UNSAFE_URL}'></form>`);

@@ -57,7 +57,8 @@ export const UNSAFE_URL = 'about:invalid#unsafe-url';
 
 const address = (value: HtmlValue): HtmlValue => {
   if (typeof value !== 'string') return value;
-  const scheme = SCHEME.exec(value)?.[1]?.toLowerCase();
+  // A URL parser drops tabs and line breaks anywhere (`java\tscript:` is `javascript:`).
+  const scheme = SCHEME.exec(value.replace(/[\t\n\r]/g, ''))?.[1]?.toLowerCase();
   return scheme === undefined || SAFE_SCHEMES.has(scheme) ? value : UNSAFE_URL;
 };
 
