@@ -65,9 +65,10 @@ const tiers = [
   {
     tier: 'shared/kernel',
     layers: [
-      // Schema pieces, configuration, observability, text; then the error catalogue and the logger;
-      // then retries, pacing, lazy values and stack mapping, which import nothing of the project.
-      ['shared/kernel/schemas', 'shared/kernel/config\\.ts', 'shared/kernel/metrics\\.ts', 'shared/kernel/text'],
+      // Schema pieces, configuration, observability, text, the pages' markup and layout, the words of
+      // pages and e-mails; then the error catalogue and the logger; then retries, pacing, lazy values
+      // and stack mapping, which import nothing of the project.
+      ['shared/kernel/schemas', 'shared/kernel/config\\.ts', 'shared/kernel/metrics\\.ts', 'shared/kernel/text', 'shared/kernel/html', 'shared/kernel/messages'],
       ['shared/kernel/errors\\.ts', 'shared/kernel/logger\\.ts'],
       ['shared/kernel/retry\\.ts', 'shared/kernel/lazy\\.ts', 'shared/kernel/source-mapped-stack\\.ts'],
     ],

@@ -1,8 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { en } from '../../shared/adapters/mail/locales/en';
-import { es } from '../../shared/adapters/mail/locales/es';
-import { ja } from '../../shared/adapters/mail/locales/ja';
-import { pt } from '../../shared/adapters/mail/locales/pt';
+import { messagesOf } from '../../shared/kernel/messages/messages-of';
 import { codesOf, csvOf, expectNothingFor, mailedPassword, rowFor, rule, uploadCsv, type BulkErrorDto, type BulkRow, type NoUserCreatedBody } from '../support/bulk-helpers';
 import { expectError } from '../support/error-body';
 import type { ApiResponse } from '../support/http-client';
@@ -149,7 +146,7 @@ describe('the rules, row by row', () => {
       [run.admin, passwords.admin],
     ] as const) {
       const mail = await onlyMailTo(email);
-      expect(mail.subject).toBe(en.welcome.subject(org.realm));
+      expect(mail.subject).toBe(messagesOf('en').mail.welcome.subject(org.realm));
       expect(mailedPassword(mail, 'en')).toBe(password);
     }
     expect(await mailsTo(run.merged)).toHaveLength(1);
@@ -199,9 +196,9 @@ describe('when no user is created', () => {
 // ---------------------------------------------------------------------------------------------------
 describe('e-mail language', () => {
   test.each([
-    ['es', es],
-    ['ja', ja],
-    ['pt', pt],
+    ['es', messagesOf('es').mail],
+    ['ja', messagesOf('ja').mail],
+    ['pt', messagesOf('pt').mail],
   ] as const)('the language header %s writes every welcome e-mail in that language', async (language, copy) => {
     const given = uniqueEmail(`lang-${language}-given`);
     const generated = uniqueEmail(`lang-${language}-generated`);

@@ -1,4 +1,7 @@
 import { lockSecondsAfter } from '../../shared/domain/sessions/brute-force';
+import { checkPassword, ExpiredTemporaryPassword } from '../../shared/app/auth/sign-in';
+import { OAuthError } from '../../shared/app/auth/oauth-errors';
+import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/adapters/identity/identity-provider';
 import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import { expectError } from '../support/error-body';
@@ -112,6 +115,53 @@ describe('brute-force protection', () => {
     const lockedFor = Date.parse(lock.lockedUntil!) - started;
     expect(lockedFor).toBeGreaterThan(lockSecondsAfter(lock.numFailures) * 1000 - 10_000);
     expect(lockedFor).toBeLessThanOrEqual(lockSecondsAfter(lock.numFailures) * 1000 + 1_000);
+  });
+
+  test('twenty wrong passwords sent together check five: the fifth locks before the rest are checked', async () => {
+    const user = await member(org, 'VIEWER');
+
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => signIn(org.realm, user.email, `Wrong-${i}-password`).then(oauthAnswer)));
+
+    expect(answers).toEqual(Array.from({ length: 20 }, () => invalidCredentials));
+    // Every attempt let through to its password check is counted before it; the others were refused unchecked.
+    const lock = await lockOf(user.uuid);
+    expect(lock).toMatchObject({ disabled: true, numFailures: 5 });
+    // The right password, right after, is refused as the locked user's.
+    expect(await oauthAnswer(await signIn(org.realm, user.email, TEST_PASSWORD))).toEqual(invalidCredentials);
+    expect(await lockOf(user.uuid)).toEqual(lock);
+  });
+
+  test('a right password sent with wrong ones either comes before the lock and clears the count, or is refused unchecked', async () => {
+    const user = await member(org, 'VIEWER');
+    await failTimes(user.email, 3);
+
+    const [right, ...wrong] = await Promise.all([
+      signIn(org.realm, user.email, TEST_PASSWORD),
+      ...Array.from({ length: 9 }, (_, i) => signIn(org.realm, user.email, `Wrong-${i}-password`).then(oauthAnswer)),
+    ]);
+
+    expect(wrong).toEqual(wrong.map(() => invalidCredentials));
+    const lock = await lockOf(user.uuid);
+    // At most two more passwords checked before the fifth failure locked: never more than five failures.
+    expect(lock.numFailures).toBeLessThanOrEqual(5);
+    if (right.status === 200) return;
+    expect(await oauthAnswer(right)).toEqual(invalidCredentials);
+    expect(lock).toMatchObject({ disabled: true, numFailures: 5 });
+  });
+
+  test.each(['expired', 'throttled'] as const)('a check that says nothing of the password (%s) is taken back: not counted, no lock', async (answer) => {
+    const user = await member(org, 'VIEWER');
+    await failTimes(user.email, 4);
+    // Cognito's answers for an expired temporary password and for its own lockout, which the local
+    // stack's emulator never gives: the adapter's answer stands in for them.
+    const answering: IdentityProvider = { ...cognitoIdentityProvider, verifyPassword: async () => answer };
+
+    await expect(checkPassword(org.realm, user.email, 'Wrong-passw0rd', answering)).rejects.toThrow(
+      answer === 'expired' ? ExpiredTemporaryPassword : OAuthError,
+    );
+
+    expect(await lockOf(user.uuid)).toMatchObject({ disabled: false, numFailures: 4 });
+    expect((await signIn(org.realm, user.email, TEST_PASSWORD)).status).toBe(200);
   });
 
   test('only an ADMIN of the organization sees or clears a lock', async () => {

@@ -4,10 +4,7 @@ import type { BulkError } from '../../shared/app/bulk/bulk-create.rules';
 import { saveUpload } from '../../shared/app/bulk/bulk-files';
 import { createJob, type BulkJob } from '../../shared/app/bulk/bulk-job';
 import type { JobView } from '../../shared/app/bulk/bulk.service';
-import { en } from '../../shared/adapters/mail/locales/en';
-import { es } from '../../shared/adapters/mail/locales/es';
-import { ja } from '../../shared/adapters/mail/locales/ja';
-import { pt } from '../../shared/adapters/mail/locales/pt';
+import { messagesOf } from '../../shared/kernel/messages/messages-of';
 import type { Language } from '../../shared/adapters/mail/mail.templates';
 import { getEmailClaim } from '../../shared/domain/users/user.repository';
 import type { StandardErrorBody } from './error-body';
@@ -148,11 +145,9 @@ export async function expectNothingFor(org: TestOrg, emails: string[]): Promise<
   }
 }
 
-const copies: Record<Language, typeof en> = { en, es, ja, pt };
-
 /** The temporary password a welcome e-mail in `language` gives, if any. */
 export function mailedPassword(mail: ReceivedMail, language: Language): string | undefined {
-  const copy = copies[language];
+  const copy = messagesOf(language).mail;
   // A generated password is labelled temporary; one the ADMIN (or the file) set is not.
   for (const label of [copy.welcome.temporaryPasswordLabel, copy.welcome.passwordLabel].map((text) => `${text}${copy.colon}`)) {
     const line = (mail.body.text ?? '').split('\n').find((l) => l.startsWith(label));

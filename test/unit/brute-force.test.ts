@@ -1,4 +1,4 @@
-import { bruteForceStatusOf, lockSecondsAfter } from '../../shared/domain/sessions/brute-force';
+import { attemptCount, bruteForceStatusOf, lockSecondsAfter } from '../../shared/domain/sessions/brute-force';
 
 describe("Keycloak's temporary lockout", () => {
   test.each([
@@ -29,5 +29,28 @@ describe("Keycloak's temporary lockout", () => {
   test('failures older than the reset time no longer count', () => {
     const status = bruteForceStatusOf({ numFailures: 7, lastFailure: now - 12 * 3600_000 - 1, notBefore: 0 }, now);
     expect(status).toEqual({ disabled: false, numFailures: 0, lastFailure: 0, lockedUntil: null });
+  });
+
+  describe('an attempt is counted before its password is checked', () => {
+    const fresh = (numFailures: number) => ({ numFailures, lastFailure: now - 1_000, notBefore: 0 });
+
+    test('the first ones, which cannot lock, are added together', () => {
+      expect(attemptCount(undefined, now)).toEqual({ kind: 'add' });
+      expect(attemptCount(fresh(3), now)).toEqual({ kind: 'add' });
+    });
+
+    test('the one that can lock replaces the record it read, its lock starting now', () => {
+      expect(attemptCount(fresh(4), now)).toEqual({
+        kind: 'replace',
+        expected: fresh(4),
+        next: { numFailures: 5, lastFailure: now, notBefore: now / 1000 + 60 },
+      });
+      expect(attemptCount(fresh(9), now)).toMatchObject({ next: { numFailures: 10, notBefore: now / 1000 + 120 } });
+    });
+
+    test('after failures too old to count, a new series starts at one', () => {
+      const old = { numFailures: 7, lastFailure: now - 12 * 3600_000 - 1, notBefore: 0 };
+      expect(attemptCount(old, now)).toEqual({ kind: 'replace', expected: old, next: { numFailures: 1, lastFailure: now, notBefore: 0 } });
+    });
   });
 });

@@ -1,9 +1,8 @@
-import { en } from './locales/en';
-import { es } from './locales/es';
-import { ja } from './locales/ja';
-import { pt } from './locales/pt';
-import type { KindCopy, MailCopy } from './mail-copy';
-import { escapeHtml, type Language, type MailKind } from './mail-terms';
+import { html, trusted, type Html } from '../../kernel/html/html';
+import type { KindMessages, MailMessages } from '../../kernel/messages/messages';
+import { messagesOf } from '../../kernel/messages/messages-of';
+import { TEMPORARY_PASSWORD_DAYS } from '../identity/password-policy';
+import type { Language, MailKind } from './mail-terms';
 
 export { escapeHtml, isLanguage, languages, mailKinds, type Language, type MailKind } from './mail-terms';
 
@@ -32,8 +31,6 @@ export interface RenderedMail {
   text: string;
 }
 
-const copies: Record<Language, MailCopy> = { en, es, ja, pt };
-
 // A value with line breaks or other control characters could forge lines of the text body or headers.
 // eslint-disable-next-line no-control-regex
 const oneLine = (value: string): string => value.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
@@ -43,15 +40,15 @@ const isWebUrl = (value: string): boolean => /^https?:\/\/[^\s]+$/i.test(value);
 
 interface Prepared {
   vars: Required<Omit<MailVars, 'password' | 'temporaryPassword'>> & { password?: string };
-  copy: MailCopy;
+  copy: MailMessages;
   /** The kind's words, with the temporary-password ones in place when the password is temporary. */
-  kind: KindCopy;
+  kind: KindMessages;
 }
 
-function kindCopy(copy: MailCopy, kind: MailKind, temporaryPassword: boolean): KindCopy {
+function kindCopy(copy: MailMessages, kind: MailKind, temporaryPassword: boolean): KindMessages {
   if (kind !== 'welcome' || !temporaryPassword) return copy[kind];
   const { temporaryPasswordLabel, withTemporaryPassword, ...welcome } = copy.welcome;
-  return { ...welcome, passwordLabel: temporaryPasswordLabel, withPassword: withTemporaryPassword };
+  return { ...welcome, passwordLabel: temporaryPasswordLabel, withPassword: withTemporaryPassword(TEMPORARY_PASSWORD_DAYS) };
 }
 
 function renderText({ vars, copy, kind }: Prepared): string {
@@ -71,47 +68,54 @@ function renderText({ vars, copy, kind }: Prepared): string {
   ].join('\n\n') + '\n';
 }
 
-// Stands for the realm in the lead so the copy can be escaped whole and the realm then set in bold;
+// Stands for the realm in the lead so the words can be escaped whole and the realm then set in bold;
 // `oneLine` removes this character from every value, so no value can contain it.
 const MARK = '\u0000';
 
+/** The lead with the realm in bold: the words escaped around it, the realm escaped within. */
+function leadWithRealm(kind: KindMessages, realm: string): Html {
+  const [before = '', after = ''] = kind.lead(MARK).split(MARK);
+  return html`${before}<strong>${realm}</strong>${after}`;
+}
+
+// E-mail clients take no style sheet or content policy: the e-mail's shell is its own, styled inline.
 function renderHtml(language: Language, subject: string, { vars, copy, kind }: Prepared): string {
-  const e = escapeHtml;
-  const url = e(vars.signInUrl);
-  const row = (label: string, value: string) =>
-    `<tr><td style="padding:6px 16px 6px 0;color:#5f6368;white-space:nowrap;vertical-align:top">${e(label)}</td>` +
-    `<td style="padding:6px 0;font-weight:600;word-break:break-all">${value}</td></tr>`;
+  const row = (label: string, value: Html | string) =>
+    html`<tr><td style="padding:6px 16px 6px 0;color:#5f6368;white-space:nowrap;vertical-align:top">${label}</td><td style="padding:6px 0;font-weight:600;word-break:break-all">${value}</td></tr>`;
+  const link = isWebUrl(vars.signInUrl);
   const rows = [
-    row(copy.labels.organization, e(vars.realm)),
-    row(copy.labels.email, e(vars.email)),
-    row(copy.labels.signInUrl, isWebUrl(vars.signInUrl) ? `<a href="${url}" style="color:#1a56db">${url}</a>` : url),
-    ...(vars.password !== undefined
-      ? [row(kind.passwordLabel, `<code style="font-size:15px;background:#f1f3f4;padding:2px 6px;border-radius:4px">${e(vars.password)}</code>`)]
-      : []),
+    row(copy.labels.organization, vars.realm),
+    row(copy.labels.email, vars.email),
+    row(copy.labels.signInUrl, link ? html`<a href="${vars.signInUrl}" style="color:#1a56db">${vars.signInUrl}</a>` : vars.signInUrl),
+    vars.password !== undefined &&
+      row(kind.passwordLabel, html`<code style="font-size:15px;background:#f1f3f4;padding:2px 6px;border-radius:4px">${vars.password}</code>`),
   ];
-  const button = isWebUrl(vars.signInUrl)
-    ? `<p style="margin:24px 0"><a href="${url}" style="display:inline-block;background:#1a56db;color:#ffffff;text-decoration:none;padding:10px 20px;border-radius:6px;font-weight:600">${e(copy.signInButton)}</a></p>`
-    : '';
-  return `<!doctype html>
+  const button =
+    link &&
+    html`<p style="margin:24px 0"><a href="${vars.signInUrl}" style="display:inline-block;background:#1a56db;color:#ffffff;text-decoration:none;padding:10px 20px;border-radius:6px;font-weight:600">${copy.signInButton}</a></p>`;
+  return html`<!doctype html>
 <html lang="${language}">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(subject)}</title></head>
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${subject}</title></head>
 <body style="margin:0;padding:0;background:#f6f7f9">
-<div style="max-width:560px;margin:0 auto;padding:32px 24px;font-family:-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,'Hiragino Sans','Noto Sans JP',Meiryo,sans-serif;font-size:15px;line-height:1.6;color:#202124;background:#ffffff">
-<p>${e(copy.greeting(vars.name))}</p>
-<p>${e(kind.lead(MARK)).replace(MARK, `<strong>${e(vars.realm)}</strong>`)}</p>
-<table role="presentation" style="border-collapse:collapse;margin:16px 0">${rows.join('')}</table>
-<p>${e(vars.password !== undefined ? kind.withPassword : kind.withoutPassword)}</p>
+<div style="${trusted(MAIL_FONT)}">
+<p>${copy.greeting(vars.name)}</p>
+<p>${leadWithRealm(kind, vars.realm)}</p>
+<table role="presentation" style="border-collapse:collapse;margin:16px 0">${rows}</table>
+<p>${vars.password !== undefined ? kind.withPassword : kind.withoutPassword}</p>
 ${button}
-<p style="font-size:13px;color:#5f6368">${e(copy.notExpected)}<br>${e(copy.automatic)}</p>
+<p style="font-size:13px;color:#5f6368">${copy.notExpected}<br>${copy.automatic}</p>
 </div>
 </body>
 </html>
-`;
+`.markup;
 }
+
+const MAIL_FONT =
+  "max-width:560px;margin:0 auto;padding:32px 24px;font-family:-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,'Hiragino Sans','Noto Sans JP',Meiryo,sans-serif;font-size:15px;line-height:1.6;color:#202124;background:#ffffff";
 
 /** Renders one kind of e-mail in one language: every value is HTML-escaped in `html` and plain in `text`. */
 export function renderMail(kind: MailKind, language: Language, vars: MailVars): RenderedMail {
-  const copy = copies[language];
+  const copy = messagesOf(language).mail;
   const prepared: Prepared = {
     copy,
     kind: kindCopy(copy, kind, Boolean(vars.temporaryPassword)),

@@ -207,6 +207,13 @@ export const keys = {
 
   /** A user's consecutive failed sign-ins and temporary lock (brute-force protection). */
   loginFailure: (userUuid: string): ItemKey => ({ PK: `USER#${userUuid}`, SK: 'LOGIN_FAILURE' }),
+  /**
+   * The failures of sign-ins naming no active user, under a digest of the realm and e-mail: counted as
+   * a user's are, so that refusing such a sign-in does the same reads and writes as refusing a user's.
+   */
+  signInDecoy: (digest: string): ItemKey => ({ PK: `SIGNINDECOY#${digest}`, SK: 'LOGIN_FAILURE' }),
+  /** What a decoy's lock writes where a user's lock writes its audit event (the same work, nothing to read). */
+  signInDecoyLock: (digest: string): ItemKey => ({ PK: `SIGNINDECOY#${digest}`, SK: 'LOCKED_OUT' }),
 
   /** A SCIM token of an organization (its SHA-256 digest, never the token), and the prefix listing them. */
   scimToken: (orgUuid: string, tokenId: string): ItemKey => ({ PK: org(orgUuid), SK: `SCIMTOKEN#${tokenId}` }),

@@ -1,12 +1,13 @@
+import { createHash } from 'node:crypto';
 import { auditContext, withAuditContext } from '../../domain/audit/audit-context';
 import { auditWrites } from '../../domain/audit/audit-event';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { findUserByEmail } from '../../domain/users/user.repository';
-import { bruteForcePolicy, lockSecondsAfter } from '../../domain/sessions/brute-force';
-import { addLoginFailure, clearLoginFailures, getLoginFailure, lockUntil, startLock } from '../../domain/sessions/login-failure.repository';
+import { getEmailClaim, getUser, sameEmail } from '../../domain/users/user.repository';
+import { admitAttempt, bruteForcePolicy, type Admitted } from '../../domain/sessions/brute-force';
+import { clearLoginFailures, confirmLock, decoyLockWrite, uncountAttempt, type FailureSubject } from '../../domain/sessions/login-failure.repository';
 import { realmIssuer } from './jwt';
 import { invalidCredentials, OAuthError } from './oauth-errors';
 import { organizationOfRealm } from './realm';
@@ -46,17 +47,20 @@ export class ProviderEnforced extends OAuthError {
 }
 
 /**
- * A username no user has: refusals that need no password check still make one, against it, so that
- * an unknown e-mail, an inactive user and a locked user take as long to refuse as a wrong password.
+ * A username no user has: a sign-in whose password is not checked (no active user by that e-mail, or
+ * a lock in force) checks it against this one instead, so that it takes as long as a wrong password.
  */
 const DECOY_USERNAME = '00000000-0000-4000-8000-000000000000';
 
 /**
  * Checks a realm user's e-mail and password, for the token endpoint and the account page alike.
  * Unknown realm, unknown e-mail, inactive user, wrong password and a locked user all throw the same
- * `invalid_grant`, so that no answer tells an attacker which one it was; a locked user's password is
- * not even tried. A right password clears the failures, a temporary one included. A user of a domain
- * whose identity provider the organization enforces gets `ProviderEnforced`, whatever the password.
+ * `invalid_grant`, so that no answer tells an attacker which one it was, and all do the same work
+ * (the same reads and writes, one password check) so that its time does not either. An attempt is
+ * counted as a failure before its password is checked, and one the lockout refuses is not checked at
+ * all (see `admitAttempt`). A right password clears the failures, a temporary one included. A user of
+ * a domain whose identity provider the organization enforces gets `ProviderEnforced`, whatever the
+ * password.
  */
 export async function checkPassword(
   realm: string,
@@ -68,28 +72,58 @@ export async function checkPassword(
   const email = username.trim();
   const provider = orgUuid && email.length <= MAX_EMAIL ? await findProviderForEmail(orgUuid, email) : undefined;
   if (provider?.enforce) throw new ProviderEnforced(realm.toLowerCase(), provider);
-  const user = orgUuid && email.length <= MAX_EMAIL ? await findUserByEmail(orgUuid, email) : undefined;
-  const refuse = async () => {
+  const user = orgUuid && email.length <= MAX_EMAIL ? await activeUserOf(orgUuid, email) : undefined;
+  const subject: FailureSubject = user ? { userUuid: user.uuid } : { decoy: decoyOf(realm, email) };
+
+  const at = Date.now();
+  const admitted = await admitAttempt(subject, at);
+  if (!orgUuid || !user || !admitted) {
     // Its answer is not needed, only its time; its failure must not fail the refusal.
     await identityProvider.verifyPassword(DECOY_USERNAME, password).catch(() => undefined);
-    return invalidCredentials();
-  };
-  if (!orgUuid || !user || user.status !== 'ACTIVE') throw await refuse();
-
-  // Strongly consistent: a lock written by the previous failure must be seen by the next attempt.
-  const failure = await getLoginFailure(user.uuid);
-  const now = Date.now();
-  if (failure && failure.notBefore * 1000 > now) throw await refuse();
-  const checked = await identityProvider.verifyPassword(user.uuid, password);
-  if (checked === 'invalid') {
-    await countFailure(user, now);
+    // A decoy's lock is confirmed as a user's is, for the time it takes, with a write standing for the audit event.
+    if (admitted?.lock && 'decoy' in subject) {
+      const standIn = decoyLockWrite(subject.decoy, at, admitted.lock.lockedUntil + bruteForcePolicy.failureResetSeconds);
+      await confirmLock(subject, admitted.lock.lockedUntil, at, [standIn]);
+    }
     throw invalidCredentials();
   }
+  const takeBack = () => uncountAttempt(subject, admitted.lock && { lockedUntil: admitted.lock.lockedUntil, notBefore: admitted.lock.previousNotBefore });
+  const checked = await identityProvider.verifyPassword(user.uuid, password).catch(async (error: unknown) => {
+    // The identity provider failed: no guess was made.
+    await takeBack();
+    throw error;
+  });
+  if (checked === 'invalid') {
+    if (admitted.lock) await lockedOut(user, admitted.lock, at);
+    throw invalidCredentials();
+  }
+  if (checked === 'valid' || checked === 'temporary') {
+    await clearLoginFailures(subject);
+    return { orgUuid, user, temporary: checked === 'temporary' };
+  }
   // Cognito's own lockout, or an expired temporary password: not this attempt's guess, so not counted.
-  if (checked === 'throttled') throw invalidCredentials();
+  await takeBack();
   if (checked === 'expired') throw new ExpiredTemporaryPassword();
-  if (failure) await clearLoginFailures(user.uuid);
-  return { orgUuid, user, temporary: checked === 'temporary' };
+  throw invalidCredentials();
+}
+
+/**
+ * The active user holding `email`, read as it is whether or not anyone holds it: the e-mail's claim,
+ * then a user (a decoy's, that no one is, when no one holds it), so that an unknown e-mail costs the
+ * same two reads as a user's.
+ */
+async function activeUserOf(orgUuid: string, email: string): Promise<UserRecord | undefined> {
+  const claim = await getEmailClaim(orgUuid, email);
+  const user = await getUser(orgUuid, claim?.userUuid ?? DECOY_USERNAME);
+  return user && user.status === 'ACTIVE' && sameEmail(user.email, email) ? user : undefined;
+}
+
+/**
+ * The decoy failure record of a sign-in naming no active user: the realm and e-mail as matched (without
+ * regard to case), digested so that the table keeps no address nobody registered.
+ */
+function decoyOf(realm: string, email: string): string {
+  return createHash('sha256').update(`${realm.toLowerCase()}\n${email.toLowerCase()}`).digest('base64url');
 }
 
 /**
@@ -99,19 +133,16 @@ export async function checkPassword(
 export const notFullySetUp = (realm: string) =>
   new OAuthError('invalid_grant', `Account is not fully set up: choose your own password on the account page, ${realmIssuer(realm)}/account, then sign in again`);
 
+type StartedLock = NonNullable<Admitted['lock']>;
+
 /**
- * Counts a failed sign-in and, from the policy's threshold on, locks the user. A lock that starts (the
- * user was not locked) is written with its USER_LOCKED_OUT audit event in one transaction: the user is
- * the actor (nobody else acted), the request is the sign-in's (`x-request-id`, set by the route). A
- * failure arriving while another one's lock is being set only extends it, without an event.
+ * The failure that locks was one: the lock it started when it was counted stays, confirmed, and its
+ * USER_LOCKED_OUT audit event written. The user is the actor (nobody else acted), the request is the
+ * sign-in's (`x-request-id`, set by the route).
  */
-async function countFailure(user: UserRecord, at: number): Promise<void> {
-  const { failureResetSeconds } = bruteForcePolicy;
+async function lockedOut(user: UserRecord, lock: StartedLock, at: number): Promise<void> {
+  const { numFailures, lockedUntil } = lock;
   const userUuid = user.uuid;
-  const failure = await addLoginFailure(userUuid, at, at - failureResetSeconds * 1000, Math.ceil(at / 1000) + failureResetSeconds);
-  const lockSeconds = lockSecondsAfter(failure.numFailures);
-  if (lockSeconds === 0) return;
-  const notBefore = Math.floor(at / 1000) + lockSeconds;
   const cause = { actor: { uuid: userUuid, email: user.email }, requestId: auditContext().requestId };
   const events = await withAuditContext(cause, async () =>
     auditWrites({
@@ -119,16 +150,14 @@ async function countFailure(user: UserRecord, at: number): Promise<void> {
       action: 'USER_LOCKED_OUT',
       resource: { type: 'USER', uuid: userUuid },
       changes: [
-        { op: 'add', path: '/lockedUntil', value: new Date(notBefore * 1000).toISOString() },
-        { op: 'add', path: '/numFailures', value: failure.numFailures },
+        { op: 'add', path: '/lockedUntil', value: new Date(lockedUntil * 1000).toISOString() },
+        { op: 'add', path: '/numFailures', value: numFailures },
       ],
       at: new Date(at).toISOString(),
     }),
   );
-  if (!(await startLock(userUuid, notBefore, Math.floor(at / 1000), events))) {
-    await lockUntil(userUuid, notBefore);
-    return;
-  }
+  // An ADMIN cleared the lock while the password was being checked: nothing to record.
+  if (!(await confirmLock({ userUuid }, lockedUntil, at, events))) return;
   count('UsersLockedOut');
-  logger.warn('user temporarily locked out after failed sign-ins', { userUuid, numFailures: failure.numFailures, lockSeconds });
+  logger.warn('user temporarily locked out after failed sign-ins', { userUuid, numFailures, lockSeconds: lockedUntil - Math.floor(at / 1000) });
 }

@@ -6,9 +6,11 @@ import { realmIssuer, verifyJwtExpiredWithin } from '../auth/jwt';
 import { OAuthError } from '../auth/oauth-errors';
 import { canonicalRealm, organizationOfRealm } from '../auth/realm';
 import { isAllowedRedirect, redirectWith } from '../auth/redirect-uris';
+import type { PageProblem } from '../../kernel/messages/messages';
+import { problemPage, problemText, signedOutPage } from '../pages/problem-pages';
 import type { AuthorizeAnswer } from './sign-in-end';
 import { endRealmSession, liveRealmSession } from './realm-session';
-import { problemText, renderSignInPage, type PageProblem } from './sign-in-page';
+import { renderSignInPage } from './sign-in-page';
 
 /**
  * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0), as Keycloak shapes it:
@@ -96,7 +98,7 @@ export async function endSession(request: EndSessionRequest): Promise<AuthorizeA
   const outcome = await decide(request);
   if ('confirm' in outcome) return confirmation(outcome, request);
   if (!('problem' in outcome)) return ended(outcome, request);
-  return { kind: 'page', status: outcome.status, html: renderSignInPage({ kind: 'error', problem: outcome.problem, signOut: true }, languageOf(request), 'authorize') };
+  return { kind: 'page', status: outcome.status, html: problemPage(outcome.problem, languageOf(request), { signOut: true }) };
 }
 
 /**
@@ -124,7 +126,7 @@ export const isSignOutConfirmation = (form: Map<string, string> | URLSearchParam
 function ended(outcome: { redirect?: string; realmEnded?: true }, request: EndSessionRequest): AuthorizeAnswer<200> {
   const cookie = outcome.realmEnded ? { realmSession: null } : {};
   if (outcome.redirect !== undefined) return { kind: 'redirect', location: outcome.redirect, ...cookie };
-  return { kind: 'page', status: 200, html: renderSignInPage({ kind: 'signed-out' }, languageOf(request), 'authorize'), ...cookie };
+  return { kind: 'page', status: 200, html: signedOutPage(languageOf(request)), ...cookie };
 }
 
 /** The session an ID token of this realm, issued to the console, names, and its user; null for any other token. */

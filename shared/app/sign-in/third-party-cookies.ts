@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { html, trusted } from '../../kernel/html/html';
+import { renderDocument, scriptPolicy } from '../../kernel/html/layout';
 
 /**
  * keycloak-js's third-party cookie check, `{issuer}/protocol/openid-connect/3p-cookies/step1.html`,
@@ -9,10 +10,10 @@ import { createHash } from 'node:crypto';
  */
 const SCRIPT = "window.parent.postMessage('unsupported', '*');";
 
-export const THIRD_PARTY_COOKIES_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Third-party cookies</title><script>${SCRIPT}</script></head><body></body></html>\n`;
+export const THIRD_PARTY_COOKIES_PAGE = renderDocument({ language: 'en', title: 'Third-party cookies', head: html`<script>${trusted(SCRIPT)}</script>`, body: html`` });
 
 /**
  * Its policy: that one script, and no `frame-ancestors`, so that any page frames it (an application
  * on `file:` or a desktop shell's own scheme included, which `frame-ancestors *` would not match).
  */
-export const THIRD_PARTY_COOKIES_POLICY = ["default-src 'none'", `script-src 'sha256-${createHash('sha256').update(SCRIPT).digest('base64')}'`, "base-uri 'none'"].join('; ');
+export const THIRD_PARTY_COOKIES_POLICY = scriptPolicy(SCRIPT);

@@ -1,4 +1,4 @@
-import { getLoginFailure, type LoginFailure } from './login-failure.repository';
+import { addAttempt, getLoginFailure, noteRefusal, readLoginFailure, replaceAttempt, type FailureSubject, type LoginFailure } from './login-failure.repository';
 
 /**
  * Keycloak's brute-force detection (temporary lockout), with these numbers: from the 5th
@@ -37,6 +37,61 @@ export function bruteForceStatusOf(failure: LoginFailure | undefined, now = Date
     lastFailure: current?.lastFailure ?? 0,
     lockedUntil: locked ? new Date(notBefore * 1000).toISOString() : null,
   };
+}
+
+/**
+ * How one more attempt is counted, before its password is checked, as if it failed: by `add` while it
+ * cannot lock, or by replacing the record read (`expected`) with `next`: a new series once the
+ * earlier failures are too old to count, or the failure that locks, its lock starting now.
+ */
+export type AttemptCount = { kind: 'add' } | { kind: 'replace'; expected: LoginFailure; next: LoginFailure };
+
+export function attemptCount(current: LoginFailure | undefined, at: number): AttemptCount {
+  const series = current && current.lastFailure >= at - bruteForcePolicy.failureResetSeconds * 1000 ? current : undefined;
+  const numFailures = (series?.numFailures ?? 0) + 1;
+  const lockSeconds = lockSecondsAfter(numFailures);
+  if (!current || (series && lockSeconds === 0)) return { kind: 'add' };
+  return {
+    kind: 'replace',
+    expected: current,
+    next: { numFailures, lastFailure: at, notBefore: lockSeconds > 0 ? Math.floor(at / 1000) + lockSeconds : 0 },
+  };
+}
+
+/** An attempt let through to its password check, already counted as a failure. */
+export interface Admitted {
+  /** The lock this attempt started (the failure that locks if its password is wrong), and the one it replaced. */
+  lock?: { numFailures: number; lockedUntil: number; previousNotBefore: number };
+}
+
+/** Attempts racing for one record read it again at most this often before they are refused. */
+const ADMISSION_ROUNDS = 8;
+
+/**
+ * Counts a sign-in attempt as a failure before its password is checked, and answers whether it may be
+ * checked at all (undefined: refused): not while a lock is in force, and not once the attempt that
+ * would lock is in flight, so that attempts sent together never check more passwords than the policy
+ * allows (20 wrong passwords at once check 5, the 5th locking). An attempt reads the record and makes
+ * one write, counted or refused, so that a refusal does the same work as an admission; only attempts
+ * racing each other read and write again.
+ */
+export async function admitAttempt(subject: FailureSubject, at = Date.now()): Promise<Admitted | undefined> {
+  const { failureFactor, failureResetSeconds } = bruteForcePolicy;
+  const times = { at, expiresAt: Math.ceil(at / 1000) + failureResetSeconds };
+  for (let round = 0; round < ADMISSION_ROUNDS; round++) {
+    const current = await readLoginFailure(subject);
+    if (current && current.notBefore * 1000 > at) break;
+    const count = attemptCount(current, at);
+    if (count.kind === 'add') {
+      if (await addAttempt(subject, { ...times, resetBefore: at - failureResetSeconds * 1000, below: failureFactor })) return {};
+    } else if (await replaceAttempt(subject, count.expected, count.next, times)) {
+      const { numFailures, notBefore } = count.next;
+      return notBefore > 0 ? { lock: { numFailures, lockedUntil: notBefore, previousNotBefore: count.expected.notBefore } } : {};
+    }
+    // Another attempt wrote first: read the record again.
+  }
+  await noteRefusal(subject, at);
+  return undefined;
 }
 
 export async function readBruteForceStatus(userUuid: string): Promise<BruteForceStatus> {

@@ -1,5 +1,5 @@
 import { keys } from '../../adapters/store/keys';
-import { deleteItem, getItem, transactWrite, updateItem, updateItemReturning, type TableWrite } from '../../adapters/store/table';
+import { deleteItem, getItem, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
 
 /** A user's consecutive failed sign-ins (Keycloak's `UserLoginFailure`). */
 export interface LoginFailure {
@@ -10,66 +10,143 @@ export interface LoginFailure {
   notBefore: number;
 }
 
+/**
+ * Whose failures a record counts: a user's, or, for a sign-in naming no active user, a decoy kept
+ * under a digest of the realm and e-mail, so that such a sign-in reads and writes what a user's does.
+ */
+export type FailureSubject = { userUuid: string } | { decoy: string };
+
+const keyOf = (subject: FailureSubject) => ('userUuid' in subject ? keys.loginFailure(subject.userUuid) : keys.signInDecoy(subject.decoy));
+
 export async function getLoginFailure(userUuid: string): Promise<LoginFailure | undefined> {
-  return getItem<LoginFailure>(keys.loginFailure(userUuid), { consistent: true });
+  return readLoginFailure({ userUuid });
+}
+
+/** Strongly consistent: a lock written by one attempt must be seen by the next. */
+export async function readLoginFailure(subject: FailureSubject): Promise<LoginFailure | undefined> {
+  return getItem<LoginFailure>(keyOf(subject), { consistent: true });
+}
+
+/** Where one attempt is counted: `at` (epoch ms) its time, `expiresAt` (epoch seconds) the record's TTL. */
+interface AttemptTimes {
+  at: number;
+  expiresAt: number;
 }
 
 /**
- * Counts one more failure, starting again from 1 when the last one is older than `resetBefore`
- * (epoch ms), and returns the record as written. The count is an atomic ADD, so failures arriving
- * together are all counted. The item expires (TTL) once a reset would have cleared it anyway.
+ * Counts one attempt on a series that stays under `below` failures (its first one included): an
+ * atomic ADD, so attempts arriving together all count and none waits for another. False, writing
+ * nothing, when the record holds `below - 1` failures or more, its last failure is older than
+ * `resetBefore` (epoch ms), or it is locked at `at`.
  */
-export async function addLoginFailure(userUuid: string, at: number, resetBefore: number, expiresAt: number): Promise<LoginFailure> {
-  // Both writes take the same values; only what they change, and when, differs.
-  const write = (UpdateExpression: string, ConditionExpression: string) =>
-    updateItemReturning<LoginFailure>({
-      Key: keys.loginFailure(userUuid),
-      UpdateExpression,
-      ConditionExpression,
-      ExpressionAttributeNames: { '#ttl': 'ttl' },
-      ExpressionAttributeValues: { ':at': at, ':resetBefore': resetBefore, ':ttl': expiresAt, ':one': 1, ':zero': 0 },
-    });
-  const counted = await write(
-    'ADD numFailures :one SET lastFailure = :at, notBefore = if_not_exists(notBefore, :zero), #ttl = :ttl',
-    'attribute_not_exists(lastFailure) OR lastFailure >= :resetBefore',
-  );
-  if (counted) return counted;
-  // The earlier failures are too old to count: this one is the first of a new series.
-  const restarted = await write('SET numFailures = :one, lastFailure = :at, notBefore = :zero, #ttl = :ttl', 'lastFailure < :resetBefore');
-  // Another failure restarted the series between the two writes: count this one on top of it.
-  return restarted ?? addLoginFailure(userUuid, at, resetBefore, expiresAt);
-}
-
-/** Locks sign-in until `notBefore` (epoch seconds), unless a later lock is already set. */
-export async function lockUntil(userUuid: string, notBefore: number): Promise<void> {
-  await updateItem({
-    Key: keys.loginFailure(userUuid),
-    UpdateExpression: 'SET notBefore = :nb',
-    ConditionExpression: 'attribute_exists(numFailures) AND notBefore < :nb',
-    ExpressionAttributeValues: { ':nb': notBefore },
+export async function addAttempt(subject: FailureSubject, { at, expiresAt, resetBefore, below }: AttemptTimes & { resetBefore: number; below: number }): Promise<boolean> {
+  return updateItem({
+    Key: keyOf(subject),
+    UpdateExpression: 'ADD numFailures :one SET lastFailure = :at, notBefore = if_not_exists(notBefore, :zero), #ttl = :ttl',
+    ConditionExpression: 'attribute_not_exists(numFailures) OR (numFailures < :last AND lastFailure >= :resetBefore AND notBefore <= :now)',
+    ExpressionAttributeNames: { '#ttl': 'ttl' },
+    ExpressionAttributeValues: {
+      ':one': 1,
+      ':zero': 0,
+      ':at': at,
+      ':ttl': expiresAt,
+      ':resetBefore': resetBefore,
+      ':last': below - 1,
+      ':now': Math.floor(at / 1000),
+    },
   });
 }
 
 /**
- * Starts a lock until `notBefore` (epoch seconds) on a user not locked at `now` (epoch seconds), with
- * `alongside` (the USER_LOCKED_OUT audit event) in the same transaction. False, writing nothing, when
- * the user is locked already (a concurrent failure started the lock first: `lockUntil` extends it).
+ * Replaces the record `expected` (as read) by `next`: the attempt that starts a new series or a lock.
+ * False, writing nothing, when another write changed the record since it was read, or when it is
+ * locked at `at`, so that of attempts racing for the one that locks, one wins and the others are
+ * refused unchecked.
  */
-export async function startLock(userUuid: string, notBefore: number, now: number, alongside: readonly TableWrite[]): Promise<boolean> {
-  const lock: TableWrite = {
-    Update: {
-      Key: keys.loginFailure(userUuid),
-      UpdateExpression: 'SET notBefore = :nb',
-      ConditionExpression: 'attribute_exists(numFailures) AND notBefore <= :now AND notBefore < :nb',
-      ExpressionAttributeValues: { ':nb': notBefore, ':now': now },
+export async function replaceAttempt(subject: FailureSubject, expected: LoginFailure, next: LoginFailure, { at, expiresAt }: AttemptTimes): Promise<boolean> {
+  return updateItem({
+    Key: keyOf(subject),
+    UpdateExpression: 'SET numFailures = :n, lastFailure = :at, notBefore = :nb, #ttl = :ttl',
+    ConditionExpression: 'numFailures = :was AND lastFailure = :wasAt AND notBefore = :wasNb AND notBefore <= :now',
+    ExpressionAttributeNames: { '#ttl': 'ttl' },
+    ExpressionAttributeValues: {
+      ':n': next.numFailures,
+      ':at': at,
+      ':nb': next.notBefore,
+      ':ttl': expiresAt,
+      ':was': expected.numFailures,
+      ':wasAt': expected.lastFailure,
+      ':wasNb': expected.notBefore,
+      ':now': Math.floor(at / 1000),
     },
-  };
-  return (await transactWrite([lock, ...alongside])).length === 0;
+  });
+}
+
+/**
+ * Notes an attempt the lock refused, unchecked and uncounted: a write as an admitted attempt's is (a
+ * write refused by its condition answers sooner than one made), so that a refusal takes as long.
+ */
+export async function noteRefusal(subject: FailureSubject, at: number): Promise<void> {
+  await updateItem({
+    Key: keyOf(subject),
+    UpdateExpression: 'SET lastRefusal = :at',
+    // A record a right password cleared meanwhile stays cleared.
+    ConditionExpression: 'attribute_exists(numFailures)',
+    ExpressionAttributeValues: { ':at': at },
+  });
+}
+
+/**
+ * Takes back an attempt whose check said nothing of its password (the identity provider's own
+ * lockout, an expired temporary password): one failure less and, when the attempt started the lock
+ * ending at `lockedUntil` (epoch seconds), the lock it replaced (`notBefore`) back.
+ */
+export async function uncountAttempt(subject: FailureSubject, lock?: { lockedUntil: number; notBefore: number }): Promise<void> {
+  const Key = keyOf(subject);
+  if (
+    lock &&
+    (await updateItem({
+      Key,
+      UpdateExpression: 'ADD numFailures :minus SET notBefore = :nb',
+      ConditionExpression: 'notBefore = :lockedUntil AND numFailures > :zero',
+      ExpressionAttributeValues: { ':minus': -1, ':nb': lock.notBefore, ':lockedUntil': lock.lockedUntil, ':zero': 0 },
+    }))
+  )
+    return;
+  await updateItem({
+    Key,
+    UpdateExpression: 'ADD numFailures :minus',
+    ConditionExpression: 'numFailures > :zero',
+    ExpressionAttributeValues: { ':minus': -1, ':zero': 0 },
+  });
+}
+
+/**
+ * Confirms the lock ending at `lockedUntil` (epoch seconds) that a failed attempt started, then writes
+ * `alongside` (the USER_LOCKED_OUT audit event). False, writing nothing, when the lock is no longer
+ * there (an ADMIN cleared it meanwhile). Not one transaction: attempts refused by the lock write the
+ * same record meanwhile, and a transaction would be cancelled by their writes.
+ */
+export async function confirmLock(subject: FailureSubject, lockedUntil: number, at: number, alongside: readonly TableWrite[]): Promise<boolean> {
+  const confirmed = await updateItem({
+    Key: keyOf(subject),
+    UpdateExpression: 'SET lockedAt = :at',
+    ConditionExpression: 'notBefore = :nb',
+    ExpressionAttributeValues: { ':nb': lockedUntil, ':at': at },
+  });
+  if (!confirmed) return false;
+  await transactWrite([...alongside]);
+  return true;
+}
+
+/** The write a decoy's lock makes where a user's writes its audit event, expiring with the decoy's failures. */
+export function decoyLockWrite(decoy: string, at: number, expiresAt: number): TableWrite {
+  return { Put: { Item: { ...keys.signInDecoyLock(decoy), at, ttl: expiresAt } } };
 }
 
 /** Forgets the failures: a successful sign-in, or an ADMIN clearing the lock. */
-export async function clearLoginFailures(userUuid: string): Promise<void> {
-  await deleteItem({ Key: keys.loginFailure(userUuid) });
+export async function clearLoginFailures(subject: FailureSubject): Promise<void> {
+  await deleteItem({ Key: keyOf(subject) });
 }
 
 /**

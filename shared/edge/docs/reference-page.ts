@@ -1,3 +1,5 @@
+import { html } from '../../kernel/html/html';
+import { renderDocument } from '../../kernel/html/layout';
 import { denyingPermissions, PAGE_DENIED_FEATURES } from '../http/page-policy';
 import { isSwaggerUiFile, swaggerUiFile, swaggerUiFiles } from './swagger-ui-files';
 
@@ -9,7 +11,9 @@ import { isSwaggerUiFile, swaggerUiFile, swaggerUiFiles } from './swagger-ui-fil
  */
 
 /**
- * The reference's Content-Security-Policy, on the page and on each of its files. No inline script
+ * The reference's Content-Security-Policy, on the page and on each of its files: the one page of the
+ * layout (`kernel/html/layout.ts`) whose style sheets and scripts are files, Swagger UI's, and so the
+ * one that does not take the layout's `PAGE_POLICY`. No inline script
  * (the initializer is a file of its own); styles from our files only: Swagger UI sets element styles
  * through the DOM (React), which a policy does not govern, so it needs no 'unsafe-inline'.
  * `data:` images are the icons its style sheet embeds; `connect-src 'self'` carries the document and
@@ -66,18 +70,12 @@ window.ui.initOAuth({ clientId: root.dataset.clientId, usePkceWithAuthorizationC
  * the window, and closes it. Like every answer of the API it carries `Referrer-Policy: no-referrer`, so
  * the code in its address goes no further.
  */
-const redirectPage = `<!DOCTYPE html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <title>Signing in to the API reference</title>
-    <link rel="icon" href="favicon.svg" type="image/svg+xml">
-  </head>
-  <body>
-    <script src="oauth2-redirect.js"></script>
-  </body>
-</html>
-`;
+const redirectPage = renderDocument({
+  language: 'en',
+  title: 'Signing in to the API reference',
+  head: html`<link rel="icon" href="favicon.svg" type="image/svg+xml">`,
+  body: html`<script src="oauth2-redirect.js"></script>`,
+});
 
 /** The Organization field's look, beside Swagger UI's (whose width and colours it follows). */
 const styles = `.realm { box-sizing: border-box; max-width: 1460px; margin: 0 auto; padding: 16px 20px 0; display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; font-family: sans-serif; font-size: 14px; color: #3b4151; }
@@ -89,8 +87,6 @@ const styles = `.realm { box-sizing: border-box; max-width: 1460px; margin: 0 au
 
 /** A small icon of our own: Swagger UI's are PNG files, and the route answers text only. */
 const favicon = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#49cc90"/><text x="16" y="22" font-family="monospace" font-size="16" font-weight="bold" text-anchor="middle" fill="#fff">{ }</text></svg>`;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * What the Organization field accepts: `REALM_NAME` in any case (the `realm` query lower-cases it), the
@@ -105,31 +101,25 @@ const realmPattern = '[A-Za-z0-9][A-Za-z0-9\\-]{1,62}';
 export function referencePage({ realm, clientId }: { realm?: string; clientId: string }): string {
   const url = realm ? `openapi.json?realm=${encodeURIComponent(realm)}` : 'openapi.json';
   const hint = realm
-    ? `<strong>Authorize</strong> signs in to <strong>${escapeHtml(realm)}</strong> on its sign-in page.`
-    : 'Name your organization to sign in to it under <strong>Authorize</strong>.';
-  return `<!DOCTYPE html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>Agent platform management API reference</title>
-    <link rel="stylesheet" href="docs/swagger-ui.css">
-    <link rel="stylesheet" href="docs/reference.css">
-    <link rel="icon" href="docs/favicon.svg" type="image/svg+xml">
-  </head>
-  <body>
-    <form class="realm" action="docs" method="get">
-      <label for="realm">Organization</label>
-      <input id="realm" name="realm" value="${escapeHtml(realm ?? '')}" required pattern="${realmPattern}" placeholder="its name, e.g. acme" autocapitalize="none" spellcheck="false">
-      <button type="submit">Use</button>
-      <p>${hint}</p>
-    </form>
-    <div id="swagger-ui" data-url="${escapeHtml(url)}" data-client-id="${escapeHtml(clientId)}"></div>
-    <script src="docs/swagger-ui-bundle.js"></script>
-    <script src="docs/initializer.js"></script>
-  </body>
-</html>
-`;
+    ? html`<strong>Authorize</strong> signs in to <strong>${realm}</strong> on its sign-in page.`
+    : html`Name your organization to sign in to it under <strong>Authorize</strong>.`;
+  return renderDocument({
+    language: 'en',
+    title: 'Agent platform management API reference',
+    head: html`<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="stylesheet" href="docs/swagger-ui.css">
+<link rel="stylesheet" href="docs/reference.css">
+<link rel="icon" href="docs/favicon.svg" type="image/svg+xml">`,
+    body: html`<form class="realm" action="docs" method="get">
+<label for="realm">Organization</label>
+<input id="realm" name="realm" value="${realm ?? ''}" required pattern="${realmPattern}" placeholder="its name, e.g. acme" autocapitalize="none" spellcheck="false">
+<button type="submit">Use</button>
+<p>${hint}</p>
+</form>
+<div id="swagger-ui" data-url="${url}" data-client-id="${clientId}"></div>
+<script src="docs/swagger-ui-bundle.js"></script>
+<script src="docs/initializer.js"></script>`,
+  });
 }
 
 /** The page's own files, besides Swagger UI's. */
