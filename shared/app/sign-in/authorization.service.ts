@@ -9,11 +9,11 @@ import { pageLanguage } from '../pages/page-language';
 import { startBrokeredSignIn } from './broker';
 import { codeFor, codeFromSession, type AuthorizeAnswer } from './sign-in-end';
 import { liveRealmSession, type LiveRealmSession } from './realm-session';
-import { isClientRedirect, isRealmClient } from './realm-clients';
+import { firstRefusal, PAGE_CHECKS, parseAuthorization, promptsOf, REQUEST_CHECKS, responseModeOf, valueOf } from './authorization-request';
 import { realmIssuer } from '../auth/jwt';
 import { OAuthError } from '../auth/oauth-errors';
 import { canonicalRealm, organizationOfRealm } from '../auth/realm';
-import { redirectWith, type ResponseMode } from '../auth/redirect-uris';
+import { redirectWith } from '../auth/redirect-uris';
 import { checkPassword, ExpiredTemporaryPassword } from '../auth/sign-in';
 import { newPasswordProblem, replacePassword } from '../auth/new-password';
 import { renderSignInPage, type PageAt, type PageProblem, type SignInError, type SignInView } from './sign-in-page';
@@ -29,19 +29,6 @@ import { renderSignInPage, type PageAt, type PageProblem, type SignInError, type
 
 /** How long a person has to sign in once the application sent them (Keycloak's login timeout is 30 minutes). */
 export const SIGN_IN_SECONDS = 15 * 60;
-/** Scopes a request may ask for; `profile` and `email` are always granted. */
-const SCOPES = new Set(['openid', 'offline_access', 'profile', 'email']);
-/** Where the answer may go back (query, the default, or fragment, keycloak-js's). */
-const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment'];
-/** An S256 challenge: the base64url SHA-256 of the verifier, unpadded. */
-const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
-/** Bounds on what a request carries back and forth: far above real values, far below a page's worth. */
-const MAX_PARAM = { state: 1024, nonce: 512, login_hint: 320, kc_idp_hint: 64, scope: 256, ui_locales: 64, kc_locale: 16, prompt: 64, max_age: 10 } as const;
-/** OpenID Connect's `prompt` values: `consent` asks nothing here (the realm's clients are its own), `select_account` signs in again as `login` does. */
-const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
-/** `max_age`: whole seconds. */
-const MAX_AGE = /^[0-9]{1,10}$/;
-
 export interface AuthorizeRequest {
   realm: string;
   /** The query string as sent (`a=1&a=2` must be seen as a repeat, which API Gateway's parameter map hides). */
@@ -55,53 +42,32 @@ const now = () => Math.floor(Date.now() / 1000);
 
 /** GET `{issuer}/protocol/openid-connect/auth`. */
 export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAnswer<200 | 400 | 404>> {
-  const params = new URLSearchParams(request.queryString);
-  const single = (name: string) => {
-    const values = params.getAll(name);
-    return values.length === 1 ? values[0] : values.length === 0 ? undefined : null;
-  };
+  const parsed = parseAuthorization(request.queryString, request.realm);
+  const single = (name: string) => valueOf(parsed, name);
   const language = pageLanguage(single('kc_locale') ?? single('ui_locales')?.split(' ')[0] ?? undefined, request.acceptLanguage);
   const problem = (status: 400 | 404, which: PageProblem): AuthorizeAnswer<400 | 404> => ({ kind: 'page', status, html: renderSignInPage({ kind: 'error', problem: which }, language, 'authorize') });
 
   const orgUuid = await organizationOfRealm(request.realm);
   if (!orgUuid) return problem(404, 'unknown-realm');
-  const clientId = single('client_id');
-  if (!clientId || !isRealmClient(clientId)) return problem(400, 'unknown-client');
-  const redirectUri = single('redirect_uri');
-  if (!redirectUri || !isClientRedirect(clientId, request.realm, redirectUri)) return problem(400, 'bad-redirect');
+  const pageRefusal = firstRefusal(PAGE_CHECKS, parsed);
+  if (pageRefusal) return problem(400, pageRefusal.page);
+  const clientId = single('client_id')!;
+  const redirectUri = single('redirect_uri')!;
 
   // From here every refusal goes back to the application, which knows what it asked for.
   const realm = canonicalRealm(request.realm);
   const state = single('state');
-  // An unknown or repeated response_mode is answered in the query, the default (and refused below).
-  const responseMode = RESPONSE_MODES.find((mode) => mode === single('response_mode'));
+  const responseMode = responseModeOf(parsed);
   const back = (error: string, description: string): AuthorizeAnswer => ({
     kind: 'redirect',
-    location: redirectWith(redirectUri, { error, error_description: description, state: state ?? undefined, iss: realmIssuer(realm) }, responseMode),
+    location: redirectWith(redirectUri, { error, error_description: description, state, iss: realmIssuer(realm) }, responseMode),
   });
-  for (const [name, values] of groupParams(params)) {
-    if (values.length > 1) return back('invalid_request', `Parameter ${name} is repeated: send it once`);
-    const bound = MAX_PARAM[name as keyof typeof MAX_PARAM];
-    if (bound !== undefined && (values[0] ?? '').length > bound) return back('invalid_request', `Parameter ${name} is longer than ${bound} characters`);
-  }
-  const responseType = single('response_type');
-  if (responseType !== 'code') return back('unsupported_response_type', 'Only response_type=code is supported (the authorization code flow with PKCE)');
-  const method = single('code_challenge_method');
-  const challenge = single('code_challenge');
-  if (!challenge) return back('invalid_request', 'Missing parameter: code_challenge (PKCE is required: send the S256 challenge of a code_verifier)');
-  if (method !== 'S256') return back('invalid_request', 'code_challenge_method must be S256: plain and absent methods are not accepted');
-  if (!CHALLENGE.test(challenge)) return back('invalid_request', 'code_challenge must be the unpadded base64url SHA-256 of the code_verifier (43 characters)');
-  const scope = single('scope') ?? undefined;
-  const unknown = (scope ?? '').split(' ').filter((token) => token && !SCOPES.has(token));
-  if (unknown.length) return back('invalid_scope', `Unknown scope ${unknown.join(' ')}: ask for openid, offline_access, profile or email`);
-  if (params.has('response_mode') && !responseMode) return back('invalid_request', `response_mode must be ${RESPONSE_MODES.join(' or ')}: the answer comes back in the redirect URI's query or fragment`);
-  if (single('request') || single('request_uri')) return back('request_not_supported', 'Request objects are not supported: send the parameters in the query');
-  const prompts = (single('prompt') ?? '').split(' ').filter(Boolean);
-  const unknownPrompt = prompts.find((prompt) => !PROMPTS.has(prompt));
-  if (unknownPrompt) return back('invalid_request', `Unknown prompt ${unknownPrompt}: send none, login, consent or select_account`);
-  if (prompts.includes('none') && prompts.length > 1) return back('invalid_request', 'prompt=none cannot be combined with another prompt value');
-  const maxAge = single('max_age') ?? undefined;
-  if (maxAge !== undefined && !MAX_AGE.test(maxAge)) return back('invalid_request', 'max_age must be a whole number of seconds');
+  const refusal = firstRefusal(REQUEST_CHECKS, parsed);
+  if (refusal) return back(refusal.error, refusal.description);
+  const challenge = single('code_challenge')!;
+  const scope = single('scope');
+  const prompts = promptsOf(parsed);
+  const maxAge = single('max_age');
 
   const pending: AuthorizationRequest = {
     requestId: randomBytes(32).toString('base64url'),
@@ -197,12 +163,6 @@ function tooOld(live: LiveRealmSession, maxAge: string | undefined): boolean {
 
 function signInPage(view: SignInView, language: Language, at: PageAt): AuthorizeAnswer {
   return { kind: 'page', status: 200, html: renderSignInPage(view, language, at) };
-}
-
-function groupParams(params: URLSearchParams): Map<string, string[]> {
-  const grouped = new Map<string, string[]>();
-  for (const [name, value] of params) (grouped.get(name) ?? grouped.set(name, []).get(name)!).push(value);
-  return grouped;
 }
 
 /** The entries whose value is a string (absent, repeated or empty ones left out). */
