@@ -143,6 +143,7 @@ export function esbuildOptions(mode: BundleMode) {
     minify: functionBundling.minify,
     sourcemap: functionBundling.sourceMap,
     sourcesContent: functionBundling.sourcesContent,
+    charset: functionBundling.charset,
     inject: functionBundling.inject.map((file) => join(projectRoot, file)),
     define: { ...functionBundling.define },
     external: externalsFor(mode),
