@@ -131,6 +131,15 @@ describe('brute-force protection', () => {
     expect(await lockOf(user.uuid)).toEqual(lock);
   });
 
+  test("a user's own sign-ins sent together with the right password all go through: one that finds the lock an attempt in flight started waits for that attempt's answer", async () => {
+    const user = await member(org, 'VIEWER');
+
+    const answers = await Promise.all(Array.from({ length: 12 }, () => signIn(org.realm, user.email, TEST_PASSWORD)));
+
+    expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
+    expect(await lockOf(user.uuid)).toMatchObject({ disabled: false, numFailures: 0 });
+  });
+
   test('a right password sent with wrong ones either comes before the lock and clears the count, or is refused unchecked', async () => {
     const user = await member(org, 'VIEWER');
     await failTimes(user.email, 3);

@@ -66,21 +66,41 @@ export interface Admitted {
 
 /** Attempts racing for one record read it again at most this often before they are refused. */
 const ADMISSION_ROUNDS = 8;
+/**
+ * How long an attempt waits, at most, on a lock that an attempt in flight started as it was counted and
+ * whose password is still being checked (a right one clears the lock), and how often it reads again:
+ * sign-ins of one user sent together with the right password all go through, while wrong ones sent
+ * together still check no more than the policy allows.
+ */
+const UNCONFIRMED_LOCK_WAIT_MS = 3_000;
+const UNCONFIRMED_LOCK_POLL_MS = 100;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Counts a sign-in attempt as a failure before its password is checked, and answers whether it may be
  * checked at all (undefined: refused): not while a lock is in force, and not once the attempt that
  * would lock is in flight, so that attempts sent together never check more passwords than the policy
- * allows (20 wrong passwords at once check 5, the 5th locking). An attempt reads the record and makes
+ * allows (20 wrong passwords at once check 5, the 5th locking). An attempt that finds a lock whose
+ * attempt is still being checked waits for its answer (at most `UNCONFIRMED_LOCK_WAIT_MS`): a right
+ * password clears the lock and the waiting attempts are counted afresh, so a user's own sign-ins sent
+ * together all go through. An attempt reads the record and makes
  * one write, counted or refused, so that a refusal does the same work as an admission; only attempts
  * racing each other read and write again.
  */
 export async function admitAttempt(subject: FailureSubject, at = Date.now()): Promise<Admitted | undefined> {
   const { failureFactor, failureResetSeconds } = bruteForcePolicy;
   const times = { at, expiresAt: Math.ceil(at / 1000) + failureResetSeconds };
+  let waited = 0;
   for (let round = 0; round < ADMISSION_ROUNDS; round++) {
     const current = await readLoginFailure(subject);
-    if (current && current.notBefore * 1000 > at) break;
+    if (current && current.notBefore * 1000 > at) {
+      if (current.lockedAt !== undefined || waited >= UNCONFIRMED_LOCK_WAIT_MS) break;
+      // The attempt that locked is still being checked: its password may be right, and clear the lock.
+      await pause(UNCONFIRMED_LOCK_POLL_MS);
+      waited += UNCONFIRMED_LOCK_POLL_MS;
+      round--;
+      continue;
+    }
     const count = attemptCount(current, at);
     if (count.kind === 'add') {
       if (await addAttempt(subject, { ...times, resetBefore: at - failureResetSeconds * 1000, below: failureFactor })) return {};

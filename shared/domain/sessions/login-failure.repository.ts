@@ -8,6 +8,12 @@ export interface LoginFailure {
   lastFailure: number;
   /** Epoch seconds before which sign-in is refused (0: not locked). */
   notBefore: number;
+  /**
+   * Epoch milliseconds the lock was confirmed: the attempt that started it, counted before its check,
+   * had a wrong password. Absent while that attempt's password is still being checked (a lock that a
+   * right password clears).
+   */
+  lockedAt?: number;
 }
 
 /**
@@ -66,7 +72,8 @@ export async function addAttempt(subject: FailureSubject, { at, expiresAt, reset
 export async function replaceAttempt(subject: FailureSubject, expected: LoginFailure, next: LoginFailure, { at, expiresAt }: AttemptTimes): Promise<boolean> {
   return updateItem({
     Key: keyOf(subject),
-    UpdateExpression: 'SET numFailures = :n, lastFailure = :at, notBefore = :nb, #ttl = :ttl',
+    // A lock this attempt starts is unconfirmed until its password proves wrong (`confirmLock`).
+    UpdateExpression: `SET numFailures = :n, lastFailure = :at, notBefore = :nb, #ttl = :ttl${next.notBefore > 0 ? ' REMOVE lockedAt' : ''}`,
     ConditionExpression: 'numFailures = :was AND lastFailure = :wasAt AND notBefore = :wasNb AND notBefore <= :now',
     ExpressionAttributeNames: { '#ttl': 'ttl' },
     ExpressionAttributeValues: {
