@@ -162,10 +162,10 @@ const accountPage = (handle: (request: AccountRequest) => Promise<AccountAnswer>
 
 /**
  * A page of the authorization flow, or its redirect (302 from the authorization request, 303 after a
- * form, so the browser follows with a GET). Never stored; its policy lets its form's answer redirect
- * anywhere the flow goes (`PAGE_POLICY`, `shared/kernel/html/layout.ts`). An application may open the flow in a window of its own
- * (the API reference does) and wait for the window to come back through the identity provider, another
- * site: these answers do not cut the window from its opener (`Cross-Origin-Opener-Policy: unsafe-none`).
+ * form, so the browser follows with a GET). Never stored; the pages' one policy (`PAGE_POLICY`) lets
+ * its form's answer redirect anywhere the flow goes. An application may open the flow in a window of
+ * its own (the API reference does) and wait for the window to come back through the identity provider,
+ * another site: these answers do not cut the window from its opener (`Cross-Origin-Opener-Policy: unsafe-none`).
  */
 const signInHeaders = { ...pageHeaders, 'cross-origin-opener-policy': 'unsafe-none' };
 function signInReply<S extends number, R extends 302 | 303>(answer: AuthorizeAnswer<S>, redirect: R, realm: string) {
