@@ -1,9 +1,9 @@
 import { authorizeDevice } from '../../shared/app/auth/device-grant';
 import { realmIssuer } from '../../shared/app/auth/jwt';
 import { readTokenForm } from '../../shared/app/auth/token.service';
-import { DEVICE_PAGE_POLICY } from '../../shared/app/sign-in/device-page';
 import { decideDevice, enterUserCode, finishDeviceSignIn, showDevicePage, type DeviceAnswer, type DeviceRequest } from '../../shared/app/sign-in/device-verification';
 import { withAuditContext } from '../../shared/domain/audit/audit-context';
+import { PAGE_POLICY } from '../../shared/kernel/html/layout';
 import { authApi } from '../../shared/edge/api/auth.api';
 import type { Operation } from '../../shared/edge/api/operation';
 import { cookieValue, laxCookie } from '../../shared/edge/http/cookies';
@@ -56,7 +56,7 @@ function deviceReply(answer: DeviceAnswer, realm: string) {
     status: answer.status,
     body: answer.html,
     contentType: 'text/html; charset=utf-8',
-    headers: { ...noStore, 'content-security-policy': DEVICE_PAGE_POLICY, ...(answer.retryAfter ? { 'retry-after': String(answer.retryAfter) } : {}) },
+    headers: { ...noStore, 'content-security-policy': PAGE_POLICY, ...(answer.retryAfter ? { 'retry-after': String(answer.retryAfter) } : {}) },
     ...(answer.endSignIn ? { cookies: [laxCookie(DEVICE_COOKIE, undefined, { ...options, maxAgeSeconds: 0 })] } : {}),
   };
 }

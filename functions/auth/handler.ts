@@ -1,4 +1,4 @@
-import { ACCOUNT_PAGE_POLICY } from '../../shared/app/account/account-page';
+import { renderAccountReturnPage } from '../../shared/app/account/account-page';
 import { changePassword, finishSso, revokeOfflineToken, showAccount, signIn, signOut, type AccountAnswer, type AccountPage, type AccountRequest } from '../../shared/app/account/account.service';
 import { pageLanguage } from '../../shared/app/pages/page-language';
 import { authApi } from '../../shared/edge/api/auth.api';
@@ -15,11 +15,11 @@ import { authenticate, authorize } from '../../shared/app/sign-in/authorization.
 import { endSession, endSessionByForm, isSignOutConfirmation } from '../../shared/app/sign-in/end-session';
 import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
 import type { RealmSessionChange } from '../../shared/app/sign-in/realm-session';
-import { SIGN_IN_PAGE_POLICY } from '../../shared/app/sign-in/sign-in-page';
 import { THIRD_PARTY_COOKIES_PAGE, THIRD_PARTY_COOKIES_POLICY } from '../../shared/app/sign-in/third-party-cookies';
 import { finishBrokeredSignIn } from '../../shared/app/sign-in/broker';
 import { confirmLink, type BrokerAnswer } from '../../shared/app/sign-in/link-confirmation';
 import { NotFoundError } from '../../shared/kernel/errors';
+import { PAGE_POLICY } from '../../shared/kernel/html/layout';
 import { cookieValue, laxCookie, realmCookieScope, strictCookie } from '../../shared/edge/http/cookies';
 import { crossOrigin } from '../../shared/edge/http/cross-origin';
 import { createFunction, routes, type RouteInput } from '../../shared/edge/http/handler-factory';
@@ -82,12 +82,12 @@ function isOwnOrigin(origin: string, host: string | undefined): boolean {
 
 /**
  * A page, or a 303 back to the page (from `…/account/<form>` to `…/account`) that sets or removes the
- * page session's cookie; never stored, never framed, only its own style and forms.
+ * page session's cookie; never stored, never framed, under the one policy of the realm's pages.
  */
 const pageHeaders = { 'cache-control': 'no-store', pragma: 'no-cache' };
 
 function shownPage(page: AccountPage) {
-  return { status: 200 as const, body: page.html, contentType: 'text/html; charset=utf-8', headers: { ...pageHeaders, 'content-security-policy': ACCOUNT_PAGE_POLICY } };
+  return { status: 200 as const, body: page.html, contentType: 'text/html; charset=utf-8', headers: { ...pageHeaders, 'content-security-policy': PAGE_POLICY } };
 }
 
 function pageReply(answer: Exclude<AccountAnswer, { kind: 'away' }>, realm: string) {
@@ -118,13 +118,11 @@ function ssoReply(answer: Exclude<AccountAnswer, { kind: 'away' }>, realm: strin
   if (answer.kind === 'page') return shownPage(answer);
   const query = new URLSearchParams({ kc_locale: answer.language });
   const { path, secure } = accountCookiePath(realm);
-  const target = `../account?${query}`;
-  const html = `<!doctype html><html lang="${answer.language}"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=${target.replace(/&/g, '&amp;')}"><title>…</title></head><body><p><a href="${target.replace(/&/g, '&amp;')}">→</a></p></body></html>`;
   return {
     status: 200 as const,
-    body: html,
+    body: renderAccountReturnPage(answer.language, `../account?${query}`),
     contentType: 'text/html; charset=utf-8',
-    headers: { ...pageHeaders, 'content-security-policy': ACCOUNT_PAGE_POLICY },
+    headers: { ...pageHeaders, 'content-security-policy': PAGE_POLICY },
     cookies: [
       ...(answer.session ? [accountCookie(realm, answer.session)] : []),
       laxCookie(ACCOUNT_SSO_COOKIE, undefined, { path, secure, maxAgeSeconds: 0 }),
@@ -164,10 +162,10 @@ const accountPage = (handle: (request: AccountRequest) => Promise<AccountAnswer>
 
 /**
  * A page of the authorization flow, or its redirect (302 from the authorization request, 303 after a
- * form, so the browser follows with a GET). Never stored; its policy lets its form's answer redirect
- * anywhere the flow goes (`sign-in-page.ts`). An application may open the flow in a window of its own
- * (the API reference does) and wait for the window to come back through the identity provider, another
- * site: these answers do not cut the window from its opener (`Cross-Origin-Opener-Policy: unsafe-none`).
+ * form, so the browser follows with a GET). Never stored; the pages' one policy (`PAGE_POLICY`) lets
+ * its form's answer redirect anywhere the flow goes. An application may open the flow in a window of
+ * its own (the API reference does) and wait for the window to come back through the identity provider,
+ * another site: these answers do not cut the window from its opener (`Cross-Origin-Opener-Policy: unsafe-none`).
  */
 const signInHeaders = { ...pageHeaders, 'cross-origin-opener-policy': 'unsafe-none' };
 function signInReply<S extends number, R extends 302 | 303>(answer: AuthorizeAnswer<S>, redirect: R, realm: string) {
@@ -177,7 +175,7 @@ function signInReply<S extends number, R extends 302 | 303>(answer: AuthorizeAns
     status: answer.status,
     body: answer.html,
     contentType: 'text/html; charset=utf-8',
-    headers: { ...signInHeaders, 'content-security-policy': SIGN_IN_PAGE_POLICY },
+    headers: { ...signInHeaders, 'content-security-policy': PAGE_POLICY },
     ...cookies,
   };
 }

@@ -1,4 +1,4 @@
-import { ACCOUNT_PAGE_POLICY } from '../../shared/app/account/account-page';
+import { PAGE_POLICY } from '../../shared/kernel/html/layout';
 import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import { bearer, getCurrentUser, TEST_PASSWORD } from '../support/auth-helpers';
@@ -104,8 +104,8 @@ describe('the account page', () => {
 
     expect(page.status).toBe(200);
     expect(page.contentType).toBe('text/html; charset=utf-8');
-    expect(page.headers.get('content-security-policy')).toBe(ACCOUNT_PAGE_POLICY);
-    expect(ACCOUNT_PAGE_POLICY).toMatch(/default-src 'none'/);
+    expect(page.headers.get('content-security-policy')).toBe(PAGE_POLICY);
+    expect(PAGE_POLICY).toMatch(/default-src 'none'/);
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.text).toContain('<html lang="en">');
     expect(heading(page)).toBe(`Sign in to ${org.realm}`);

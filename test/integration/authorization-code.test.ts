@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type * as OpenIdClient from 'openid-client';
 import { keys } from '../../shared/adapters/store/keys';
+import { PAGE_POLICY } from '../../shared/kernel/html/layout';
 import { updateItem } from '../../shared/adapters/store/table';
 import { bearer, createTestUser, decodeJwt, getCurrentUser, type TestUser } from '../support/auth-helpers';
 import { stack, requestToken } from '../support/stack';
@@ -231,6 +232,7 @@ describe('the authorization endpoint', () => {
     const { response } = await getPage(authorizeUrl('no-such-realm-here', requestParams(pkce().challenge)));
     expect(response.status).toBe(404);
     expect(response.headers.get('location')).toBeNull();
+    expect(response.headers.get('content-security-policy')).toBe(PAGE_POLICY);
   });
 
   test('the page is an HTML form with username and password, login_hint filled in, never cached or framed', async () => {
@@ -238,6 +240,7 @@ describe('the authorization endpoint', () => {
     const { response, html } = await getPage(authorizeUrl(user.realm, requestParams(pkce().challenge, { login_hint: user.email })));
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('content-security-policy')).toBe(PAGE_POLICY);
     expect(html).toContain('name="username"');
     expect(html).toContain('name="password"');
     expect(html).toContain(`value="${user.email}"`);

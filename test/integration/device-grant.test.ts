@@ -1,5 +1,6 @@
 import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
+import { PAGE_POLICY } from '../../shared/kernel/html/layout';
 import { enterUserCode, WRONG_CODES_PER_ADDRESS, WRONG_CODES_PER_REALM } from '../../shared/app/sign-in/device-verification';
 import { bearer, createTestUser, decodeJwt, getCurrentUser, type TestUser } from '../support/auth-helpers';
 import { Browser, decide, discover, formOf, issuerOf, oidc, poll, signInOnVerificationPage } from '../support/device-flow';
@@ -75,6 +76,7 @@ describe('openid-client on the device, a person on the verification page', () =>
     expect(consent.response.headers.get('cache-control')).toBe('no-store');
     expect(consent.response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(consent.response.headers.get('content-security-policy')).not.toContain('script-src');
+    expect(consent.response.headers.get('content-security-policy')).toBe(PAGE_POLICY);
     const done = await decide(browser, consent, 'approve');
     expect(done.status).toBe(200);
     expect(await done.text()).toContain('Device signed in');

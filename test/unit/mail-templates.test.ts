@@ -1,4 +1,8 @@
-import { escapeHtml, isLanguage, languages, mailKinds, renderMail, type MailVars } from '../../shared/adapters/mail/mail.templates';
+import { html } from '../../shared/kernel/html/html';
+import { isLanguage, languages, mailKinds, renderMail, type MailVars } from '../../shared/adapters/mail/mail.templates';
+
+/** What the e-mails' `html` template makes of one value in text or a quoted attribute. */
+const escapeHtml = (value: string) => html`${value}`.markup;
 
 const vars: MailVars = {
   name: 'Ana Souza',
@@ -118,6 +122,6 @@ describe('hostile values', () => {
   });
 });
 
-test('escapeHtml escapes the five HTML-significant characters', () => {
+test('html escapes the five HTML-significant characters', () => {
   expect(escapeHtml(`<a href="x">O'Brien & Co</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;O&#39;Brien &amp; Co&lt;/a&gt;');
 });

@@ -3,7 +3,6 @@
  * `language` header or queue a message do not carry every language's messages.
  */
 export { defaultLanguage, isLanguage, languages, type Language } from '../../kernel/messages/languages';
-export { escapeHtml } from '../../kernel/html/html';
 
 /** `welcome`: an ADMIN created the user. `reactivation`: a deleted user was restored. */
 export const mailKinds = ['welcome', 'reactivation'] as const;

@@ -4,7 +4,7 @@ import { messagesOf } from '../../kernel/messages/messages-of';
 import { TEMPORARY_PASSWORD_DAYS } from '../identity/password-policy';
 import type { Language, MailKind } from './mail-terms';
 
-export { escapeHtml, isLanguage, languages, mailKinds, type Language, type MailKind } from './mail-terms';
+export { isLanguage, languages, mailKinds, type Language, type MailKind } from './mail-terms';
 
 /** What a user needs to sign in: the values every e-mail fills in. */
 export interface MailVars {

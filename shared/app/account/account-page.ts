@@ -1,13 +1,14 @@
-import { createHash } from 'node:crypto';
-import { escapeHtml as e, languages, type Language } from '../../adapters/mail/mail-terms';
-import { accountCopies, type AccountCopy } from '../pages/account-copy';
-import { PAGE_STYLE } from '../pages/page-style';
-import { FORM_ERROR_ID, formAlert, newPasswordFields } from '../pages/page-fields';
+import { html, type Html } from '../../kernel/html/html';
+import { renderPage } from '../../kernel/html/layout';
+import { languages, type Language } from '../../kernel/messages/languages';
+import type { PageMessages } from '../../kernel/messages/messages';
+import { messagesOf } from '../../kernel/messages/messages-of';
+import { formAlert, invalid, newPasswordFields } from '../pages/page-fields';
 
 /**
- * The account page's HTML: plain forms, no script, one inline style sheet allowed by its hash. Every
- * value is escaped. Links are relative, so the page works under whatever host and path the API has:
- * `at` says whether the answer is for `…/account` itself or for one of its forms (`…/account/<form>`).
+ * The account page's HTML: plain forms on the one layout, served under its `PAGE_POLICY`. Links are
+ * relative, so the page works under whatever host and path the API has: `at` says whether the answer
+ * is for `…/account` itself or for one of its forms (`…/account/<form>`).
  */
 export type PageAt = 'page' | 'form';
 
@@ -33,138 +34,124 @@ export type View =
   | { kind: 'sign-in'; realm: string; email?: string; error?: FieldError; notice?: Notice }
   | { kind: 'profile'; profile: Profile; csrf: string; offlineTokens?: OfflineToken[]; moreOfflineTokens?: string; error?: FieldError; notice?: Notice };
 
-
-
-/**
- * The page's Content-Security-Policy: nothing but its own style sheet (by hash), forms that post to
- * this origin, no script, no image, no frame, no other site.
- */
-export const ACCOUNT_PAGE_POLICY = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`,
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const fieldErrorText = (copy: AccountCopy, error: FieldError) =>
+const fieldErrorText = (words: PageMessages, error: FieldError) =>
   ({
-    'invalid-credentials': copy.invalidCredentials,
-    'password-expired': copy.passwordExpired,
-    'provider-refused': copy.providerRefused,
-    'password-mismatch': copy.passwordMismatch,
-    'password-weak': copy.passwordWeak,
-    'password-reused': copy.passwordReused,
+    'invalid-credentials': words.signIn.invalidCredentials,
+    'password-expired': words.signIn.passwordExpired,
+    'provider-refused': words.signIn.providerRefused,
+    'password-mismatch': words.signIn.passwordMismatch,
+    'password-weak': words.signIn.passwordWeak,
+    'password-reused': words.signIn.passwordReused,
   })[error];
 
-const noticeText = (copy: AccountCopy, notice: Notice) =>
-  ({ 'password-saved': copy.passwordSaved, 'signed-out': copy.signedOut, 'session-ended': copy.sessionEnded, 'offline-token-revoked': copy.offlineTokenRevoked })[notice];
+const noticeText = ({ account }: PageMessages, notice: Notice) =>
+  ({ 'password-saved': account.passwordSaved, 'signed-out': account.signedOut, 'session-ended': account.sessionEnded, 'offline-token-revoked': account.offlineTokenRevoked })[notice];
 
 /** Renders one view of the account page in one language. */
 export function renderAccountPage(view: View, language: Language, at: PageAt): string {
-  const copy = accountCopies[language];
+  const words = messagesOf(language).pages;
   const page = at === 'page' ? 'account' : '../account';
   const action = (form: string) => `${at === 'page' ? 'account/' : ''}${form}?kc_locale=${language}`;
-  const alert = view.error ? formAlert(fieldErrorText(copy, view.error)) : '';
-  const notice = 'notice' in view && view.notice ? `<p class="notice" role="status">${e(noticeText(copy, view.notice))}</p>` : '';
-  const invalid = (on: boolean) => (on ? ` aria-invalid="true" aria-describedby="${FORM_ERROR_ID}"` : '');
+  const alert = view.error ? formAlert(fieldErrorText(words, view.error)) : undefined;
+  const notice = view.notice ? html`<p class="notice" role="status">${noticeText(words, view.notice)}</p>` : undefined;
 
   let title: string;
-  let body: string;
+  let body: Html;
   switch (view.kind) {
     case 'sign-in':
-      title = copy.signInTitle(view.realm);
+      title = words.signIn.signInTitle(view.realm);
       // The realm's sign-in page signs the person in; the page links there (through itself).
-      body = `<h1>${e(title)}</h1>${notice}${alert}
-<p><a href="${page}?kc_locale=${language}">${e(copy.signIn)}</a></p>`;
+      body = html`<h1>${title}</h1>${notice}${alert}
+<p><a href="${`${page}?kc_locale=${language}`}">${words.signIn.signIn}</a></p>`;
       break;
     case 'profile': {
       const { profile } = view;
-      title = copy.profileTitle;
-      body = `<h1>${e(title)}</h1>${notice}
+      title = words.account.profileTitle;
+      body = html`<h1>${title}</h1>${notice}
 <dl>
-<dt>${e(copy.name)}</dt><dd>${e(profile.name)}</dd>
-<dt>${e(copy.email)}</dt><dd>${e(profile.email)}</dd>
-<dt>${e(copy.organization)}</dt><dd>${e(profile.realm)}</dd>
-<dt>${e(copy.role)}</dt><dd>${e(profile.role)}</dd>
+<dt>${words.account.name}</dt><dd>${profile.name}</dd>
+<dt>${words.signIn.email}</dt><dd>${profile.email}</dd>
+<dt>${words.account.organization}</dt><dd>${profile.realm}</dd>
+<dt>${words.account.role}</dt><dd>${profile.role}</dd>
 </dl>
-<h2>${e(copy.changePasswordTitle)}</h2>${alert}
+<h2>${words.account.changePasswordTitle}</h2>${alert}
 <form method="post" action="${action('password')}">
-<input type="hidden" name="csrf" value="${e(view.csrf)}">
-<label for="password">${e(copy.currentPassword)}</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials')}>${newPasswordFields(copy, view.error)}
-<button type="submit">${e(copy.savePassword)}</button>
-</form>${offlineTokensSection(copy, language, action, view.csrf, view.offlineTokens ?? [])}${moreOfflineTokensLink(copy, language, page, view.moreOfflineTokens)}${signOutForm(copy, action, view.csrf)}`;
+<input type="hidden" name="csrf" value="${view.csrf}">
+<label for="password">${words.account.currentPassword}</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${invalid(view.error === 'invalid-credentials')}>${newPasswordFields(words.signIn, view.error)}
+<button type="submit">${words.signIn.savePassword}</button>
+</form>${offlineTokensSection(words, language, action, view.csrf, view.offlineTokens ?? [])}${moreOfflineTokensLink(words, language, page, view.moreOfflineTokens)}${signOutForm(words, action, view.csrf)}`;
       break;
     }
   }
-  const languageLinks = languages
-    .map((code) =>
-      code === language
-        ? `<li><span aria-current="true" lang="${code}">${e(accountCopies[code].languageName)}</span></li>`
-        : `<li><a href="${page}?kc_locale=${code}" hreflang="${code}" lang="${code}">${e(accountCopies[code].languageName)}</a></li>`,
-    )
-    .join('');
-  return `<!doctype html>
-<html lang="${language}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
-<title>${view.error ? `${e(copy.errorTitle)}: ` : ''}${e(title)} · ${e(copy.title)}</title>
-<style>${PAGE_STYLE}</style>
-</head>
-<body>
-<main>${body}
-</main>
-<nav aria-label="${e(copy.languages)}"><ul>${languageLinks}</ul></nav>
-</body>
-</html>
-`;
+  const languageLinks = languages.map((code) =>
+    code === language
+      ? html`<li><span aria-current="true" lang="${code}">${messagesOf(code).languageName}</span></li>`
+      : html`<li><a href="${`${page}?kc_locale=${code}`}" hreflang="${code}" lang="${code}">${messagesOf(code).languageName}</a></li>`,
+  );
+  return renderPage({
+    language,
+    title: `${view.error ? `${words.errorTitle}: ` : ''}${title} · ${words.account.title}`,
+    body,
+    after: html`
+<nav aria-label="${words.account.languages}"><ul>${languageLinks}</ul></nav>`,
+  });
 }
 
 /** A moment in the page's language, in UTC (the page has no script to learn the browser's zone). */
-function moment(language: Language, epochSeconds: number): string {
+function moment(language: Language, epochSeconds: number): Html {
   const date = new Date(epochSeconds * 1000);
   const shown = new Intl.DateTimeFormat(language, { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }).format(date);
-  return `<time datetime="${date.toISOString()}">${e(shown)} UTC</time>`;
+  return html`<time datetime="${date.toISOString()}">${shown} UTC</time>`;
 }
 
 /** The user's offline tokens, each with its own revoke form. */
-function offlineTokensSection(copy: AccountCopy, language: Language, action: (form: string) => string, csrf: string, tokens: OfflineToken[]): string {
-  const items = tokens
-    .map(
-      (token, index) => `
+function offlineTokensSection({ account }: PageMessages, language: Language, action: (form: string) => string, csrf: string, tokens: OfflineToken[]): Html {
+  const items = tokens.map(
+    (token, index) => html`
 <li><dl id="offline-token-${index}">
-<dt>${e(copy.created)}</dt><dd>${moment(language, token.createdAt)}</dd>
-<dt>${e(copy.lastUsed)}</dt><dd>${moment(language, token.lastUsedAt)}</dd>
+<dt>${account.created}</dt><dd>${moment(language, token.createdAt)}</dd>
+<dt>${account.lastUsed}</dt><dd>${moment(language, token.lastUsedAt)}</dd>
 </dl>
 <form method="post" action="${action('revoke-offline-token')}">
-<input type="hidden" name="csrf" value="${e(csrf)}">
-<input type="hidden" name="session" value="${e(token.id)}">
-<button type="submit" class="secondary" aria-describedby="offline-token-${index}">${e(copy.revoke)}</button>
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="session" value="${token.id}">
+<button type="submit" class="secondary" aria-describedby="offline-token-${index}">${account.revoke}</button>
 </form></li>`,
-    )
-    .join('');
-  return `
-<h2>${e(copy.offlineTokensTitle)}</h2>
-<p class="hint">${e(copy.offlineTokensLead)}</p>${tokens.length === 0 ? `
-<p>${e(copy.noOfflineTokens)}</p>` : `
+  );
+  return html`
+<h2>${account.offlineTokensTitle}</h2>
+<p class="hint">${account.offlineTokensLead}</p>${
+    tokens.length === 0
+      ? html`
+<p>${account.noOfflineTokens}</p>`
+      : html`
 <ul>${items}
-</ul>`}`;
+</ul>`
+  }`;
 }
 
 /** The link to the next offline tokens, when there are more than the page lists. */
-function moreOfflineTokensLink(copy: AccountCopy, language: Language, page: string, pageToken: string | undefined): string {
-  if (pageToken === undefined) return '';
-  return `
-<p><a href="${e(`${page}?kc_locale=${language}&pageToken=${encodeURIComponent(pageToken)}`)}">${e(copy.moreOfflineTokens)}</a></p>`;
+function moreOfflineTokensLink({ account }: PageMessages, language: Language, page: string, pageToken: string | undefined): Html | undefined {
+  if (pageToken === undefined) return undefined;
+  return html`
+<p><a href="${`${page}?kc_locale=${language}&pageToken=${encodeURIComponent(pageToken)}`}">${account.moreOfflineTokens}</a></p>`;
 }
 
-function signOutForm(copy: AccountCopy, action: (form: string) => string, csrf: string): string {
-  return `
+function signOutForm({ signIn }: PageMessages, action: (form: string) => string, csrf: string): Html {
+  return html`
 <form method="post" action="${action('sign-out')}">
-<input type="hidden" name="csrf" value="${e(csrf)}">
-<button type="submit" class="secondary">${e(copy.signOut)}</button>
+<input type="hidden" name="csrf" value="${csrf}">
+<button type="submit" class="secondary">${signIn.signOut}</button>
 </form>`;
+}
+
+/**
+ * The page that takes the browser on to the account page at once (`target`, relative), with a link
+ * for a browser that does not follow: back from the organization's identity provider, where a
+ * redirect would come without the page session's SameSite=Strict cookie.
+ */
+export function renderAccountReturnPage(language: Language, target: string): string {
+  const { account } = messagesOf(language).pages;
+  return renderPage({ language, title: account.title, refresh: target, body: html`<p><a href="${target}">${account.title}</a></p>` });
 }

@@ -1,4 +1,4 @@
-import { defaultLanguage, isLanguage, languages, type Language } from '../../adapters/mail/mail-terms';
+import { defaultLanguage, isLanguage, languages, type Language } from '../../kernel/messages/languages';
 
 /** The language of the page: `kc_locale` if it is one of ours, else the first of Accept-Language we speak. */
 export function pageLanguage(locale: string | undefined, acceptLanguage: string | undefined): Language {

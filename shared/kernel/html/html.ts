@@ -7,8 +7,8 @@
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-/** Escapes a value for HTML text and quoted attribute values. */
-export const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+/** Escapes a value for HTML text and quoted attribute values: only through `html`, so no page escapes by hand. */
+const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 
 const made = Symbol('markup');
 

@@ -43,15 +43,23 @@ export interface Page {
   body: Html;
   /** After `<main>`: the page's navigation (the account page's language links). */
   after?: Html;
+  /** An address of this site to go on to at once (`<meta http-equiv="refresh">`): relative, so the page never sends anyone elsewhere. */
+  refresh?: string;
 }
 
+/** An address that names neither a scheme nor a host: the refresh stays on this site. */
+// eslint-disable-next-line no-control-regex
+const RELATIVE = /^(?![a-z][a-z0-9+.-]*:)(?![\\/]{2})[^\s\u0000-\u001f]*$/i;
+
 /** A page of the layout, served under `PAGE_POLICY`. */
-export function renderPage({ language, title, body, after }: Page): string {
+export function renderPage({ language, title, body, after, refresh }: Page): string {
+  if (refresh !== undefined && !RELATIVE.test(refresh)) throw new Error('renderPage: a page refreshes to a relative address only');
   return renderDocument({
     language,
     title,
     head: html`<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="same-origin">
+<meta name="referrer" content="same-origin">${refresh === undefined ? undefined : html`
+<meta http-equiv="refresh" content="${`0;url=${refresh}`}">`}
 <style>${trusted(PAGE_STYLE)}</style>`,
     body: html`<main>${body}
 </main>${after}`,

@@ -54,7 +54,7 @@ export type PageProblem =
   | 'logout-needs-client'
   | 'bad-post-logout-redirect';
 
-/** The words of the realm's pages that are not the account page's (whose words are still `shared/app/pages/account-copy.ts`). */
+/** The words of every page of the realm: its sign-in, its account page, its device verification, a first link's confirmation. */
 export interface PageMessages {
   /** Put before the page title when a page shows an error (screen readers announce titles). */
   errorTitle: string;
@@ -63,4 +63,94 @@ export interface PageMessages {
   problems: Record<PageProblem, string>;
   signedOutTitle: string;
   signedOut: string;
+  /** Another site asked to sign the browser out without saying whose session: the person confirms. */
+  confirmSignOutTitle: (realm: string) => string;
+  confirmSignOut: string;
+  signIn: SignInMessages;
+  account: AccountMessages;
+  device: DeviceMessages;
+  firstLink: FirstLinkMessages;
+}
+
+/** The sign-in's fields and errors, shared by the sign-in page, the account page and a first link's confirmation. */
+export interface SignInMessages {
+  signInTitle: (realm: string) => string;
+  email: string;
+  password: string;
+  signIn: string;
+  invalidCredentials: string;
+  setPasswordTitle: string;
+  setPasswordLead: string;
+  newPassword: string;
+  confirmPassword: string;
+  passwordRule: string;
+  savePassword: string;
+  passwordMismatch: string;
+  passwordWeak: string;
+  passwordReused: string;
+  passwordExpired: string;
+  /** Back from the organization's identity provider without a sign-in. */
+  providerRefused: string;
+  signOut: string;
+}
+
+/** The account page's own words. */
+export interface AccountMessages {
+  title: string;
+  changePasswordTitle: string;
+  currentPassword: string;
+  passwordSaved: string;
+  profileTitle: string;
+  name: string;
+  organization: string;
+  role: string;
+  signedOut: string;
+  sessionEnded: string;
+  offlineTokensTitle: string;
+  offlineTokensLead: string;
+  noOfflineTokens: string;
+  moreOfflineTokens: string;
+  created: string;
+  lastUsed: string;
+  revoke: string;
+  offlineTokenRevoked: string;
+  /** The name of the language links' navigation. */
+  languages: string;
+}
+
+export type DeviceCodeError = 'wrong-code' | 'too-many';
+export type DeviceProblem = 'unknown-realm' | 'expired' | 'cross-site' | 'bad-parameter' | 'sign-in-failed';
+
+/** The device verification page's words (RFC 8628 §3.3). */
+export interface DeviceMessages {
+  title: (realm: string) => string;
+  lead: string;
+  codeLabel: string;
+  next: string;
+  errors: Record<DeviceCodeError, string>;
+  consentTitle: string;
+  consentLead: (clientId: string) => string;
+  signedInAs: string;
+  codeShown: string;
+  grants: string;
+  scopes: { profile: string; openid: string; offline: string };
+  warning: string;
+  approve: string;
+  deny: string;
+  approvedTitle: string;
+  approved: string;
+  deniedTitle: string;
+  denied: string;
+  problemTitle: string;
+  problems: Record<DeviceProblem, string>;
+  startAgain: string;
+}
+
+/** The words of a first link through an identity provider: the password asked once, and the refusal of another account. */
+export interface FirstLinkMessages {
+  confirmTitle: string;
+  confirmLead: (provider: string) => string;
+  confirm: string;
+  refusedTitle: string;
+  refused: (provider: string) => string;
 }
