@@ -19,11 +19,11 @@
 import { build, type Metafile } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { isBuiltin } from 'node:module';
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { projectRoot } from '../infra/cloud/project-root';
-import { functionBundling, lazyPackageFile, lazyPackageFlags, lazyPackages, lazySubpathFiles } from '../infra/cloud/service-function';
+import { functionBundling, lazyPackageFile, lazyPackageFlags, lazyPackages, lazyProjectFile, lazyProjectFiles, lazyProjectFlags, lazySubpathFiles } from '../infra/cloud/service-function';
 import { resourceGroups } from '../shared/edge/api/routes';
 
 export type BundleMode = 'sdk-external' | 'self-contained';
@@ -66,6 +66,15 @@ export interface BundleReport {
   /** esbuild's metafile of `index.js`. */
   metafile: Metafile;
   lazy: LazyFile[];
+  /** The lazy project files beside it (`lazy/<name>.cjs`). */
+  lazyFiles: LazyProjectFile[];
+}
+
+/** A lazy project file: its entry in the sources, the built file and its size. */
+export interface LazyProjectFile {
+  entry: string;
+  file: string;
+  bytes: number;
 }
 
 export function bundleDir(mode: BundleMode): string {
@@ -133,6 +142,26 @@ function buildLazyPackage(outDir: string, packageName: string): LazyFile {
   return { packageName, file, bytes: statSync(file).size, metafile: JSON.parse(readFileSync(metafilePath, 'utf8')) as Metafile };
 }
 
+/** Builds a lazy project file into `<outDir>/lazy/<name>.cjs` with the stack's command line. */
+function buildLazyProjectFile(outDir: string, entry: string): LazyProjectFile {
+  const file = lazyProjectFile(outDir, entry);
+  const esbuild = join(projectRoot, 'node_modules', '.bin', 'esbuild');
+  const run = spawnSync(esbuild, lazyProjectFlags(entry, file, projectRoot), { cwd: projectRoot, encoding: 'utf8' });
+  if (run.status !== 0) throw new Error(`esbuild could not build ${entry}: ${run.stderr || run.error?.message}`);
+  return { entry, file, bytes: statSync(file).size };
+}
+
+/**
+ * The lazy project files a bundle requires (`require("./lazy/<name>.cjs")`) that its asset does not
+ * hold: a function whose code reaches a lazy file must ship it (`lazyProjectFiles`), or it fails when
+ * it first needs it.
+ */
+export function missingLazyFiles(report: BundleReport): string[] {
+  const code = readFileSync(report.file, 'utf8');
+  const required = [...code.matchAll(/require\(["'](\.\/lazy\/[^"']+)["']\)/g)].map((match) => match[1]!);
+  return [...new Set(required)].filter((relative) => !existsSync(join(dirname(report.file), relative))).sort();
+}
+
 /** esbuild's options for a bundle in this mode, the stack's (`functionBundling`), without its entry and output. */
 export function esbuildOptions(mode: BundleMode) {
   return {
@@ -190,6 +219,7 @@ export async function buildBundles(options: BuildOptions = {}): Promise<BundleRe
       topPackages: largest(byPackage),
       metafile,
       lazy: (lazyPackages[group] ?? []).map((name) => buildLazyPackage(outDir, name)),
+      lazyFiles: (lazyProjectFiles[group] ?? []).map((entry) => buildLazyProjectFile(outDir, entry)),
     });
   }
   return reports;
@@ -200,7 +230,11 @@ export const overTarget = (report: BundleReport) => report.bytes > report.limitB
 const sizeList = (items: InputSize[]) =>
   items.map(({ path, bytes }) => `${path.replace(/^node_modules\//, '')} ${kib(bytes)}`).join('<br>');
 
-const lazyList = (report: BundleReport) => report.lazy.map((lazy) => `${lazy.packageName} ${lazy.bytes.toLocaleString('en-US')}`).join('<br>') || '–';
+const lazyList = (report: BundleReport) =>
+  [
+    ...report.lazy.map((lazy) => `${lazy.packageName} ${lazy.bytes.toLocaleString('en-US')}`),
+    ...report.lazyFiles.map((lazy) => `lazy/${basename(lazy.file)} ${lazy.bytes.toLocaleString('en-US')}`),
+  ].join('<br>') || '–';
 
 /** A markdown table: readable in a terminal and pasteable into a Markdown document. */
 export function formatBundleTable(reports: BundleReport[]): string {
@@ -235,8 +269,13 @@ async function main(): Promise<void> {
   const reports = await buildBundles({ mode });
   console.log(`Bundles in ${relative(process.cwd(), bundleDir(mode)) || '.'}/<function>/index.js, ${modeDescription(mode)}.`);
   console.log('1 KiB = 1024 bytes; the target is 250,000 bytes (244.1 KiB) per function, for index.js (what Lambda loads at cold start).');
-  console.log('Lazy files load on the first request that needs them: node_modules/<package>/index.js beside index.js.\n');
+  console.log('Lazy files load on the first request that needs them: node_modules/<package>/index.js and lazy/<name>.cjs beside index.js.\n');
   console.log(formatBundleTable(reports));
+  const unshipped = reports.flatMap((r) => missingLazyFiles(r).map((file) => `${r.group} requires ${file}`));
+  if (unshipped.length > 0) {
+    console.error(`\nA bundle requires a lazy file its function does not ship: ${unshipped.join(', ')}. Add it to lazyProjectFiles (infra/cloud/service-function.ts).`);
+    process.exit(1);
+  }
   // The target is for what the stack deploys; the self-contained bundles are for comparison only.
   const over = mode === deployedMode() ? reports.filter(overTarget) : [];
   if (over.length > 0) {

@@ -66,6 +66,29 @@ export const lazyPackageEntries: Readonly<Record<string, { entry: string; subpat
 };
 
 /**
+ * Project files that only some routes or requests load, on first use, as the lazy packages are
+ * (docs/decisions/lighter-functions.md): each is a CommonJS file of the sources, `lazy/<name>.cjs`
+ * beside the module that requires it by that relative path, which is left external to the bundle and
+ * built, with what it requires, into `lazy/<name>.cjs` beside `index.js`, where the same relative
+ * `require` finds it. The words of each language: the pages (auth) and the e-mails (mail) load the
+ * language they speak. The pages' views: the sign-in flow's and the account page's, loaded by the
+ * first page shown (auth; a token request never loads them). The API's description: the reference
+ * (docs) builds it on its first request.
+ */
+const wordsFiles = ['en', 'es', 'ja', 'pt'].map((language) => `shared/kernel/messages/lazy/messages-${language}.cjs`);
+export const lazyProjectFiles: Readonly<Record<string, readonly string[]>> = {
+  auth: [...wordsFiles, 'shared/app/sign-in/lazy/sign-in-views.cjs', 'shared/app/account/lazy/account-views.cjs'],
+  mail: wordsFiles,
+  docs: ['functions/docs/lazy/api-description.cjs'],
+};
+
+/** Where a function's asset holds a lazy project file: `lazy/<name>.cjs` beside `index.js`. */
+export const lazyProjectFile = (outputDir: string, entry: string) => path.posix.join(outputDir, 'lazy', path.posix.basename(entry));
+
+/** The bundle's external pattern for a lazy project file: the relative `require` that loads it, from wherever it stands. */
+const lazyProjectExternal = (entry: string) => `*/lazy/${path.posix.basename(entry)}`;
+
+/**
  * How every function is bundled: the options NodejsFunction turns into esbuild's flags below, which
  * `scripts/build-bundles.ts` builds with too. `inject` is relative to the project's root.
  */
@@ -84,7 +107,12 @@ export const functionBundling = {
   // The AWS SDK v3 and its @smithy packages are left to the copy the Node.js 24 runtime ships (CDK's
   // default with cdk.json's sdkV3ExcludeSmithyPackages flag): that halves the bundle, and both come
   // from one source. The lazy packages are files of their own.
-  externalModules: ['@aws-sdk/*', '@smithy/*', ...new Set(Object.values(lazyPackages).flat())],
+  externalModules: [
+    '@aws-sdk/*',
+    '@smithy/*',
+    ...new Set(Object.values(lazyPackages).flat()),
+    ...new Set(Object.values(lazyProjectFiles).flat().map(lazyProjectExternal)),
+  ],
   // `import.meta.url` in the CommonJS bundle: the bundle's own URL, as in an ES module (esbuild
   // would leave it empty, with a warning); esbuild's own recipe, an injected export.
   inject: [path.join('infra', 'cloud', 'bundle-import-meta.ts')],
@@ -105,6 +133,27 @@ export const lazyPackageFlags = (packageName: string, outfile: string, root: str
   `--target=${functionBundling.target}`,
   '--format=cjs',
   '--minify',
+  `--outfile=${outfile}`,
+  '--log-level=warning',
+];
+
+/**
+ * esbuild's flags for a lazy project file: its entry (under `root`) bundled whole as CommonJS, as the
+ * function's bundle is (minified, UTF-8, `import.meta.url` its own), without a source map; the SDK left
+ * to the runtime.
+ */
+export const lazyProjectFlags = (entry: string, outfile: string, root: string): string[] => [
+  '--bundle',
+  path.posix.join(root, entry),
+  '--external:@aws-sdk/*',
+  '--external:@smithy/*',
+  '--platform=node',
+  `--target=${functionBundling.target}`,
+  '--format=cjs',
+  '--minify',
+  `--charset=${functionBundling.charset}`,
+  `--inject:${path.posix.join(root, ...functionBundling.inject[0]!.split(path.sep))}`,
+  ...Object.entries(functionBundling.define).map(([name, value]) => `--define:${name}=${value}`),
   `--outfile=${outfile}`,
   '--log-level=warning',
 ];
@@ -211,7 +260,8 @@ const shellQuote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
  */
 function bundlingHooks(group: string, packageFiles: PackageFiles | undefined) {
   const lazy = lazyPackages[group] ?? [];
-  if (!packageFiles && lazy.length === 0) return {};
+  const lazyFiles = lazyProjectFiles[group] ?? [];
+  if (!packageFiles && lazy.length === 0 && lazyFiles.length === 0) return {};
   return {
     commandHooks: {
       beforeBundling: () => [],
@@ -222,6 +272,9 @@ function bundlingHooks(group: string, packageFiles: PackageFiles | undefined) {
           [path.posix.join(inputDir, 'node_modules', '.bin', 'esbuild'), ...lazyPackageFlags(name, lazyPackageFile(outputDir, name), inputDir)].map(shellQuote).join(' '),
           ...lazySubpathFiles(outputDir, name).map(({ file, text }) => `printf '%s' ${shellQuote(text)} > ${shellQuote(file)}`),
         ]),
+        ...lazyFiles.map((entry) =>
+          [path.posix.join(inputDir, 'node_modules', '.bin', 'esbuild'), ...lazyProjectFlags(entry, lazyProjectFile(outputDir, entry), inputDir)].map(shellQuote).join(' '),
+        ),
       ],
     },
   };

@@ -83,8 +83,6 @@ export const authApi = {
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().authorizationQuerySchema },
     summary: 'Start the authorization code flow with PKCE: the sign-in page',
-    description:
-      'For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference\'s own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint`, `prompt`, `max_age` and `kc_locale` optional. A browser with a live realm session (its `REALM_SESSION` cookie) is sent back with a code at once, unless `prompt=login` or `max_age` asks for a new sign-in; `prompt=none` without one answers `login_required`. An e-mail of a domain with its own identity provider goes on to that provider.',
     errors: { only: gatewayStatuses },
     responses: [
       { status: 200, description: signInPage, text: htmlPage, headers: ['Cache-Control'] },
@@ -111,8 +109,6 @@ export const authApi = {
     access: 'public',
     request: { path: () => authSchemas().brokerPathSchema, query: () => authSchemas().brokerQuerySchema },
     summary: "The redirect URI of an organization's identity provider: its answer to a brokered sign-in",
-    description:
-      "Register `{issuer}/broker/{alias}/endpoint` at the provider (the provider's `redirectUri` in the identity-providers API). The provider's code is exchanged and its ID token checked; the person goes back to the application with a code, or with `error=access_denied`.",
     // Its success is a redirect, as the API root's is: `default` names every other answer.
     errors: { only: gatewayStatuses, anyOther: true },
     responses: [
@@ -124,9 +120,6 @@ export const authApi = {
   }),
   firstBrokerLogin: realmForm('auth.firstBrokerLogin', '/login-actions/first-broker-login', () => linkConfirmationSchemas().confirmLinkFormSchema, {
     summary: "The link confirmation page's form: the user's current password, before a first link to an identity provider",
-    description:
-      'Posted by the page the broker endpoint answers, with the cookie it set (the confirmation is single use, 5 minutes long, and bound to that browser). ' +
-      'The password is checked as a sign-in is (a wrong one counts toward the lockout); the right one writes the link and goes back to the application with a code.',
     errors: { only: gatewayStatuses },
     responses: [
       { status: 200, description: 'The confirmation page again, with what was wrong', text: htmlPage, headers: ['Cache-Control'] },
@@ -144,8 +137,6 @@ export const authApi = {
   }),
   deviceAuthorization: realmForm('auth.deviceAuthorization', '/protocol/openid-connect/auth/device', () => authSchemas().deviceAuthorizationRequestSchema, {
     summary: 'Start the device authorization grant (RFC 8628): a device code and a user code',
-    description:
-      'For command-line tools on a machine without a browser. Show the person `user_code` and `verification_uri` (or `verification_uri_complete`), then poll the token endpoint with `grant_type=urn:ietf:params:oauth:grant-type:device_code` every `interval` seconds until it answers tokens or an error other than `authorization_pending` and `slow_down`.',
     errors: oauthErrors,
     responses: [{ status: 200, description: 'The codes', json: () => authResponses().deviceAuthorizationResponseSchema, headers: ['Cache-Control', 'Pragma'] }],
     example: { client_id: clientId, scope: 'openid offline_access' },
@@ -157,14 +148,11 @@ export const authApi = {
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().deviceQuerySchema },
     summary: 'The device verification page: the form for the code a device shows',
-    description: 'For people (HTML, no script; en, es, ja or pt by `kc_locale`, else `Accept-Language`). `user_code` fills the form; nothing happens until the person sends it.',
     errors: { only: gatewayStatuses },
     responses: [devicePage('The form'), deviceProblem(400, deviceExpired), deviceProblem(404, 'An error page: no organization has this realm')],
   }),
   deviceCode: realmForm('auth.deviceCode', '/device', () => authSchemas().deviceCodeFormSchema, {
     summary: "The verification page's form: a right code goes on to sign in through the realm's authorization endpoint",
-    description:
-      'A right code answers a redirect to the authorization endpoint, with a cookie holding the sign-in\'s PKCE verifier for `/device/callback`. Wrong codes are limited per 10 minutes: 10 from one address, 100 for the organization (then 429 until the window ends).',
     errors: { only: gatewayStatuses },
     responses: [
       devicePage('The form again, saying the code is not valid'),
@@ -183,7 +171,6 @@ export const authApi = {
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().deviceCallbackQuerySchema },
     summary: "The verification page's return from the authorization endpoint: the consent step",
-    description: 'The code is redeemed here with the verifier of the browser\'s cookie (no session begins); the signed-in person sees which client asks, for what, and approves or denies.',
     errors: { only: gatewayStatuses },
     responses: [devicePage('The consent step'), deviceProblem(400, deviceExpired), deviceProblem(404, 'An error page: no organization has this realm')],
   }),
@@ -213,8 +200,6 @@ export const authApi = {
   }),
   logout: realmForm('auth.logout', '/protocol/openid-connect/logout', () => authSchemas().logoutRequestSchema, {
     summary: "End the refresh token's session (Keycloak's logout); a browser's form without one ends the ID token hint's (RP-initiated logout)",
-    description:
-      'With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri` (or `logout_confirm`, the confirmation page\'s own form): the form of RP-initiated logout (keycloak-js\'s `logoutMethod: \'POST\'`), answered as the GET of this address answers, but its refusals are `invalid_request`.',
     errors: oauthErrors,
     responses: [
       { status: 204, description: 'Signed out', headers: ['Cache-Control'] },
@@ -230,8 +215,6 @@ export const authApi = {
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().endSessionQuerySchema },
     summary: "End a session from the browser (OpenID Connect RP-initiated logout, Keycloak's end_session_endpoint)",
-    description:
-      'For browsers, where keycloak-js\'s and openid-client\'s logout send them. `id_token_hint` names the session to end (an ID token of this realm, expired or not), and the browser\'s realm session ends with it when it is the same user\'s; without a hint, only the realm session ends: at once for a request of this site, after the person confirms on a page for another site\'s. With `post_logout_redirect_uri` (an address the authorization endpoint accepts, and `client_id` or `id_token_hint`) the browser goes back there with `state`; without it, a signed-out page.',
     errors: { only: gatewayStatuses },
     responses: [
       { status: 200, description: "The signed-out page, or the page asking the person to confirm a sign-out another site asked for without `id_token_hint`", text: htmlPage, headers: ['Cache-Control'] },
@@ -247,8 +230,6 @@ export const authApi = {
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema },
     summary: "keycloak-js's third-party cookie check: answers `unsupported` at once",
-    description:
-      "The page keycloak-js frames first when its login-status iframe is on (its default). It posts `unsupported` to its parent, so keycloak-js turns the iframe off and goes on: the realm has no session-status iframe for it to poll (its `check-sso` uses a `prompt=none` request instead). The same page for every realm; any page may frame it.",
     errors: { only: gatewayStatuses },
     responses: [{ status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] }],
   }),
@@ -259,8 +240,6 @@ export const authApi = {
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema },
     summary: "The account page: one's profile when signed in, else on to the realm's sign-in",
-    description:
-      "HTML for people, in en, es, ja or pt (`kc_locale`, else `Accept-Language`). Without the page's session, the browser goes on to the realm's authorization endpoint as the page's own client (`account-console`), which answers at once when the browser has a realm session, and comes back to `…/account/sso`.",
     errors: realmErrors,
     responses: [
       { status: 200, description: 'The page', text: htmlPage, headers: ['Cache-Control'] },
@@ -285,7 +264,6 @@ export const authApi = {
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema },
     summary: "The account page's return from the realm's sign-in",
-    description: "Where the page's sign-in through the realm's authorization flow comes back (with `code`, or `error`): it begins the page session and reloads the page.",
     errors: realmErrors,
     responses: [{ status: 200, description: 'The page going on to `../account` signed in, or a page saying the sign-in did not succeed, with a link to try again', text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] }],
   }),

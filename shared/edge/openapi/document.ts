@@ -1,4 +1,5 @@
 import type * as z from 'zod/mini';
+import { authOperationDescriptions } from '../api/auth-descriptions';
 import { resolveRoutes, type Route, type Subpaths } from '../api/routes';
 import { headerRefs, requestHeaderParameters, responseHeaders } from './headers';
 import { introduction, securitySchemes } from './introduction';
@@ -118,7 +119,7 @@ function operationOf(route: Route, converter: SchemaConverter, security: Json[])
   return {
     operationId: route.id,
     summary: route.summary,
-    description: [route.description, `Who may call: ${accessPhrase(route.access)}.`].filter(Boolean).join('\n\n'),
+    description: [route.description ?? authOperationDescriptions[route.id], `Who may call: ${accessPhrase(route.access)}.`].filter(Boolean).join('\n\n'),
     tags: [route.group],
     security: route.access === 'public' ? [] : security,
     'x-access': route.access,
