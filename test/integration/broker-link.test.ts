@@ -60,8 +60,22 @@ async function signInAt(email: string, sub: string, realm = org.realm) {
   expect(first.status).toBe(302);
   provider.nextUser = { email, sub };
   const fromProvider = await fetch(first.headers.get('location')!, { redirect: 'manual' });
-  const answer = await fetch(fromProvider.headers.get('location')!, { redirect: 'manual' });
+  const answer = await backToBroker(fromProvider, first);
   return { answer, verifier };
+}
+
+/**
+ * The sign-in's request cookie each broker answer came back with: the browser that began the sign-in
+ * sends it to the broker and to the confirmation form, as a browser keeps its cookies.
+ */
+const requestCookieOf = new WeakMap<Response, string>();
+
+/** The provider's redirect back to the broker, followed in the browser whose request `began` the sign-in. */
+async function backToBroker(fromProvider: Response, began: Response): Promise<Response> {
+  const cookie = began.headers.getSetCookie().find((value) => value.startsWith('AUTH_SESSION_ID='))!.split(';')[0]!;
+  const answer = await fetch(fromProvider.headers.get('location')!, { redirect: 'manual', headers: { cookie } });
+  requestCookieOf.set(answer, cookie);
+  return answer;
 }
 
 /** The code an answer carries back to the application, exchanged: the tokens' status. */
@@ -82,7 +96,8 @@ async function confirmationOf(answer: Response): Promise<{ confirmation: string;
   const confirmation = /name="confirmation" value="([^"]+)"/.exec(html)![1]!;
   const set = answer.headers.getSetCookie().find((value) => value.startsWith(`${COOKIE}=`))!;
   expect(set).toMatch(new RegExp(`^${COOKIE}=[^;]+; Path=/auth/realms/${org.realm}/login-actions/first-broker-login; HttpOnly; SameSite=Strict; Max-Age=300$`));
-  return { confirmation, cookie: set.split(';')[0]!, html };
+  const requestCookie = requestCookieOf.get(answer);
+  return { confirmation, cookie: [set.split(';')[0]!, ...(requestCookie ? [requestCookie] : [])].join('; '), html };
 }
 
 function confirm(form: Record<string, string>, cookie: string | undefined, options: { realm?: string; headers?: Record<string, string> } = {}) {
@@ -214,8 +229,12 @@ describe('the first link of a user with a password asks for it', () => {
 
     const right = await confirm({ confirmation, password: TEST_PASSWORD }, cookie);
     expect(right.status).toBe(303);
-    // The sign-in opens the browser's realm session; the confirmation's cookie goes.
-    expect(right.headers.getSetCookie()).toEqual([expect.stringMatching(/^REALM_SESSION=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; /), expect.stringMatching(new RegExp(`^${COOKIE}=; .*Max-Age=0$`))]);
+    // The sign-in opens the browser's realm session; the request's and the confirmation's cookies go.
+    expect(right.headers.getSetCookie()).toEqual([
+      expect.stringMatching(/^REALM_SESSION=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; /),
+      expect.stringMatching(/^AUTH_SESSION_ID=; .*Max-Age=0$/),
+      expect.stringMatching(new RegExp(`^${COOKIE}=; .*Max-Age=0$`)),
+    ]);
     expect(await exchanged(right, verifier)).toBe(200);
     expect((await readUser(org, user.uuid)).identityProvider).toMatchObject({ alias, subject: 'sub-pw' });
 
@@ -308,7 +327,7 @@ describe("the account page's sign-in through the provider", () => {
     const toProvider = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
     expect(toProvider.status).toBe(302);
     const fromProvider = await fetch(toProvider.headers.get('location')!, { redirect: 'manual' });
-    const page = await fetch(fromProvider.headers.get('location')!, { redirect: 'manual' });
+    const page = await backToBroker(fromProvider, toProvider);
     const { confirmation, cookie } = await confirmationOf(page);
     expect(await readUser(org, user.uuid)).not.toHaveProperty('identityProvider');
 
