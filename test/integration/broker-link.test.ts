@@ -4,7 +4,7 @@ import { updateItem } from '../../shared/adapters/store/table';
 import { eventsWhen, ofOrg } from '../support/change-events-helpers';
 import { requestToken, stack, unique, userArea } from '../support/stack';
 import { registrationOf, startTestProvider, type TestProvider } from '../support/test-oidc-provider';
-import { createViaApi, freshOrganization, member, readUser, type TestOrg } from '../support/user-helpers';
+import { createViaApi, freshOrganization, member, readUser, refresh, type TestOrg } from '../support/user-helpers';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 
 /**
@@ -206,6 +206,42 @@ describe('DELETE …/users/{userId}/identity-provider-link', () => {
     expect((await org.admin.api.delete(linkUrl(org.orgUuid, user.uuid))).status).toBe(204);
     expect((await org.admin.api.delete(linkUrl(org.orgUuid, user.uuid))).status).toBe(404);
     expect((await auditOf(user.uuid)).filter((event) => event.action === 'USER_IDENTITY_PROVIDER_UNLINKED')).toHaveLength(1);
+  });
+});
+
+describe('removing a link ends what the linked account began', () => {
+  test("the realm session, a session and an offline token begun through the provider stop working once the ADMIN removes the link", async () => {
+    const user = await userWith('temporary');
+    const verifier = randomBytes(32).toString('base64url');
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: stack().clientId,
+      redirect_uri: REDIRECT,
+      state: 'app-state',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      login_hint: user.email,
+      scope: 'openid offline_access',
+    });
+    const first = await fetch(`${issuerOf(org.realm)}/protocol/openid-connect/auth?${query}`, { redirect: 'manual' });
+    provider.nextUser = { email: user.email, sub: `sub-${unique()}` };
+    const answer = await backToBroker(await fetch(first.headers.get('location')!, { redirect: 'manual' }), first);
+    const realmSession = answer.headers.getSetCookie().find((value) => value.startsWith('REALM_SESSION='))!.split(';')[0]!;
+    const code = new URL(answer.headers.get('location')!).searchParams.get('code')!;
+    const tokens = await requestToken(org.realm, { grant_type: 'authorization_code', client_id: stack().clientId, redirect_uri: REDIRECT, code, code_verifier: verifier });
+    expect(tokens.status).toBe(200);
+    const offline = ((await tokens.json()) as { refresh_token: string }).refresh_token;
+    const second = await signInAt(user.email, (await readUser(org, user.uuid)).identityProvider!.subject!);
+    const online = ((await (await requestToken(org.realm, { grant_type: 'authorization_code', client_id: stack().clientId, redirect_uri: REDIRECT, code: new URL(second.answer.headers.get('location')!).searchParams.get('code')!, code_verifier: second.verifier })).json()) as { refresh_token: string }).refresh_token;
+    expect(online).toMatch(/^[A-Za-z0-9_.-]+$/);
+    const silently = () => fetch(`${issuerOf(org.realm)}/protocol/openid-connect/auth?${new URLSearchParams({ ...Object.fromEntries(query), prompt: 'none' })}`, { redirect: 'manual', headers: { cookie: realmSession } });
+    expect(new URL((await silently()).headers.get('location')!).searchParams.get('code')).toEqual(expect.any(String));
+
+    expect((await org.admin.api.delete(linkUrl(org.orgUuid, user.uuid))).status).toBe(204);
+
+    expect((await refresh(org.realm, offline)).status).toBe(400);
+    expect((await refresh(org.realm, online)).status).toBe(400);
+    expect(new URL((await silently()).headers.get('location')!).searchParams.get('error')).toBe('login_required');
   });
 });
 
