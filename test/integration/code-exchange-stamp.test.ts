@@ -1,13 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { CookieJar, signInThroughPage } from '../support/cookie-jar';
-import { requestToken, stack, unique } from '../support/stack';
-import { freshOrganization, member, type TestOrg } from '../support/user-helpers';
+import { Browser, decide, issuerOf, poll, signInOnVerificationPage } from '../support/device-flow';
+import { requestToken, stack, unique, userArea } from '../support/stack';
+import { registrationOf, startTestProvider } from '../support/test-oidc-provider';
+import { createViaApi, freshOrganization, member, type TestOrg } from '../support/user-helpers';
 
 /**
  * A code carries its sign-in: when the user's credentials change between the sign-in that made the
  * code and its exchange (an ADMIN sets a password), the exchange is refused as the sessions that
- * sign-in began are ended, and says to sign in again.
+ * sign-in began are ended, and says to sign in again. An approved device code likewise, for the
+ * user's domain's stamp too (its provider made the one way in after a password sign-in approved it).
  */
 
 const REDIRECT = 'http://127.0.0.1:8765/callback';
@@ -52,4 +55,30 @@ test('a code of a sign-in after the change is exchanged', async () => {
   const user = await member(org, 'VIEWER');
   expect((await org.users.update(user.uuid, { name: user.name, email: user.email, password: TEST_PASSWORD, confirmPassword: TEST_PASSWORD })).status).toBe(200);
   expect((await exchange(await codeFor(user.email))).status).toBe(200);
+});
+
+test("a device approved after a password sign-in, then the user's domain's provider enforced: the device's exchange is invalid_grant", async () => {
+  const domain = `stamp-${unique()}.example`;
+  const user = await createViaApi(org, { email: `device-${unique()}@${domain}` });
+  const started = await fetch(`${issuerOf(org.realm)}/protocol/openid-connect/auth/device`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: stack().clientId, scope: 'openid' }),
+  });
+  const device = (await started.json()) as { device_code: string; user_code: string; verification_uri_complete: string };
+  const browser = new Browser();
+  const consent = await signInOnVerificationPage(browser, device.verification_uri_complete, device.user_code, { email: user.email, password: TEST_PASSWORD });
+  expect((await decide(browser, consent, 'approve')).status).toBe(200);
+
+  const provider = await startTestProvider();
+  try {
+    const created = await org.admin.api.post(userArea(org.orgUuid, '/identity-providers'), registrationOf(provider, { alias: `stamp-${unique()}`, displayName: 'Stamp SSO', domains: [domain], enforce: true }));
+    expect(created.status).toBe(201);
+
+    const refused = await poll(org.realm, device.device_code);
+
+    expect(refused).toMatchObject({ status: 400, body: { error: 'invalid_grant', error_description: expect.stringContaining('sign in again') } });
+  } finally {
+    await provider.close();
+  }
 });
