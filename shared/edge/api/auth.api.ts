@@ -84,11 +84,11 @@ export const authApi = {
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().authorizationQuerySchema },
     summary: 'Start the authorization code flow with PKCE: the sign-in page',
     description:
-      'For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference\'s own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint`, `prompt`, `max_age` and `kc_locale` optional. A browser with a live realm session (its `REALM_SESSION` cookie) is sent back with a code at once, unless `prompt=login` or `max_age` asks for a new sign-in; `prompt=none` without one answers `login_required`. An e-mail of a domain with its own identity provider goes on to that provider.',
+      'For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference\'s own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint`, `prompt`, `max_age` and `kc_locale` optional. A browser with a live realm session (its `REALM_SESSION` cookie) is sent back with a code at once, unless `prompt=login` or `max_age` asks for a new sign-in; `prompt=none` without one answers `login_required`. An e-mail of a domain with its own identity provider goes on to that provider. A sign-in kept for the page or the provider sets the `AUTH_SESSION_ID` cookie that binds it to this browser: its form, the provider\'s answer and a link\'s confirmation are refused from another browser.',
     errors: { only: gatewayStatuses },
     responses: [
-      { status: 200, description: signInPage, text: htmlPage, headers: ['Cache-Control'] },
-      { status: 302, description: backToApplication, headers: ['Location', 'Cache-Control'] },
+      { status: 200, description: signInPage, text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] },
+      { status: 302, description: backToApplication, headers: ['Location', 'Cache-Control', 'Set-Cookie'] },
       { status: 400, description: errorPage, text: htmlPage, headers: ['Cache-Control'] },
       { status: 404, description: 'An error page: no organization has this realm', text: htmlPage, headers: ['Cache-Control'] },
     ],
@@ -118,7 +118,7 @@ export const authApi = {
     responses: [
       { status: 200, description: "The link's confirmation page: the first link of a user with a password of their own, or of an ADMIN, asks for it once", text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] },
       { status: 302, description: 'Back to the application: with a code, or with `error=access_denied` and a description', headers: ['Location', 'Cache-Control'] },
-      { status: 400, description: 'An error page: the sign-in this answer belongs to expired or was already finished', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 400, description: 'An error page: the sign-in this answer belongs to expired, was already finished, or was begun in another browser', text: htmlPage, headers: ['Cache-Control'] },
       { status: 403, description: 'A refusal page: the user is bound to another account of this provider (an ADMIN removes the link)', text: htmlPage, headers: ['Cache-Control'] },
     ],
   }),
@@ -164,7 +164,7 @@ export const authApi = {
   deviceCode: realmForm('auth.deviceCode', '/device', () => authSchemas().deviceCodeFormSchema, {
     summary: "The verification page's form: a right code goes on to sign in through the realm's authorization endpoint",
     description:
-      'A right code answers a redirect to the authorization endpoint, with a cookie holding the sign-in\'s PKCE verifier for `/device/callback`. Wrong codes are limited per 10 minutes: 10 from one address, 100 for the organization (then 429 until the window ends).',
+      'A right code answers a redirect to the authorization endpoint, with a cookie holding the sign-in\'s random state for `/device/callback` (the user code and the PKCE verifier are kept server-side). Wrong codes are limited per 10 minutes: 10 from one address (then 429 until the window ends, right codes included), and 10,000 wrong codes for the organization (then wrong codes are answered 429; a right code still goes on).',
     errors: { only: gatewayStatuses },
     responses: [
       devicePage('The form again, saying the code is not valid'),
@@ -183,7 +183,7 @@ export const authApi = {
     access: 'public',
     request: { path: () => authSchemas().realmPathSchema, query: () => authSchemas().deviceCallbackQuerySchema },
     summary: "The verification page's return from the authorization endpoint: the consent step",
-    description: 'The code is redeemed here with the verifier of the browser\'s cookie (no session begins); the signed-in person sees which client asks, for what, and approves or denies.',
+    description: 'The code is redeemed here with the verifier kept for the sign-in the browser\'s cookie names, once (no session begins); the signed-in person sees which client asks, for what, and approves or denies.',
     errors: { only: gatewayStatuses },
     responses: [devicePage('The consent step'), deviceProblem(400, deviceExpired), deviceProblem(404, 'An error page: no organization has this realm')],
   }),
@@ -193,7 +193,7 @@ export const authApi = {
     responses: [
       devicePage('Done: the device is signed in, or denied'),
       deviceProblem(400, deviceExpired),
-      deviceProblem(403, "An error page: the form was posted from another site, without the step's token, or for a code this browser did not sign in for"),
+      deviceProblem(403, "An error page: the form was posted from another site, or without the step's token or the sign-in's cookie"),
       deviceProblem(404, 'An error page: no organization has this realm'),
     ],
     example: { user_code: 'WDJB-MJHT', step: '<step of the page>', decision: 'approve' },
