@@ -16,7 +16,7 @@ import { ok, type AnswerOf } from '../../shared/edge/http/types';
  * verification page's four steps (`shared/app/sign-in/device-verification.ts`).
  */
 
-/** The verification page's sign-in under way (`<user code>.<state>.<verifier>.<language>`), sent to the page's addresses only. */
+/** The state of the verification page's sign-in under way (what it is for is kept server-side), sent to the page's addresses only. */
 const DEVICE_COOKIE = 'DEVICE_SIGN_IN';
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };

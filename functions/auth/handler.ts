@@ -45,6 +45,8 @@ const ACCOUNT_COOKIE = 'ACCOUNT_SESSION';
 const ACCOUNT_SSO_COOKIE = 'ACCOUNT_SSO';
 /** The realm session: `<session id>.<secret>`, sent to the realm's own addresses only (`realm-session.ts`). */
 const REALM_SESSION_COOKIE = 'REALM_SESSION';
+/** The secret that binds a sign-in's request to the browser that made it (Keycloak's AUTH_SESSION_ID). */
+const REQUEST_COOKIE = 'AUTH_SESSION_ID';
 const FORM_TYPE = /^application\/x-www-form-urlencoded(\s*;.*)?$/i;
 
 type RealmInput = RouteInput<{ path: ReturnType<typeof authApi.account.request.path>; query: undefined; body: undefined }>;
@@ -150,6 +152,15 @@ function realmSessionCookie(realm: string, session: RealmSessionChange): string 
   return laxCookie(REALM_SESSION_COOKIE, session?.token, { path, secure, maxAgeSeconds: session?.seconds ?? 0 });
 }
 
+/**
+ * The Set-Cookie of a sign-in's request cookie kept (or ended: `null`): every address of the realm, and
+ * Lax, since the identity provider sends the browser back by a top-level GET from its own site.
+ */
+function requestCookie(realm: string, change: { secret: string; seconds: number } | null): string {
+  const { path, secure } = realmCookiePath(realm);
+  return laxCookie(REQUEST_COOKIE, change?.secret, { path, secure, maxAgeSeconds: change?.seconds ?? 0 });
+}
+
 /** The Set-Cookie of a page session begun (or ended: `null`), for this realm's page only. */
 function accountCookie(realm: string, session: { token: string; seconds: number } | null): string {
   const { path, secure } = accountCookiePath(realm);
@@ -169,7 +180,8 @@ const accountPage = (handle: (request: AccountRequest) => Promise<AccountAnswer>
  */
 const signInHeaders = { ...pageHeaders, 'cross-origin-opener-policy': 'unsafe-none' };
 function signInReply<S extends number, R extends 302 | 303>(answer: AuthorizeAnswer<S>, redirect: R, realm: string) {
-  const cookies = answer.realmSession === undefined ? {} : { cookies: [realmSessionCookie(realm, answer.realmSession)] };
+  const lines = [...(answer.realmSession === undefined ? [] : [realmSessionCookie(realm, answer.realmSession)]), ...(answer.requestCookie === undefined ? [] : [requestCookie(realm, answer.requestCookie)])];
+  const cookies = lines.length ? { cookies: lines } : {};
   if (answer.kind === 'redirect') return { status: redirect, headers: { ...signInHeaders, location: answer.location }, ...cookies };
   return {
     status: answer.status,
@@ -215,9 +227,11 @@ export const handlers = routes(
       ),
   }),
   publicOperation(authApi.broker, {
-    handle: async ({ path, queryString, headers, requestId }) =>
+    handle: async ({ path, queryString, headers, cookies, requestId }) =>
       brokerReply(
-        await asSignIn(requestId, () => finishBrokeredSignIn(path.realm, path.alias, queryString, pageLanguage(undefined, headers['accept-language']))),
+        await asSignIn(requestId, () =>
+          finishBrokeredSignIn(path.realm, path.alias, queryString, pageLanguage(undefined, headers['accept-language']), cookieValue(cookies, REQUEST_COOKIE)),
+        ),
         302,
         path.realm,
       ),
@@ -233,6 +247,7 @@ export const handlers = routes(
           acceptLanguage: input.headers['accept-language'],
           crossSite: request.crossSite ?? false,
           browserSecret: cookieValue(input.cookies, LINK_CONFIRMATION_COOKIE),
+          requestSecret: cookieValue(input.cookies, REQUEST_COOKIE),
         }),
       );
       return brokerReply(answer, 303, input.path.realm);
@@ -243,7 +258,13 @@ export const handlers = routes(
       const request = accountRequest(input as unknown as RealmInput);
       const form = request.form ?? new URLSearchParams();
       const answer = await asSignIn(input.requestId, () =>
-        authenticate({ realm: input.path.realm, form, acceptLanguage: input.headers['accept-language'], crossSite: request.crossSite ?? false }),
+        authenticate({
+          realm: input.path.realm,
+          form,
+          acceptLanguage: input.headers['accept-language'],
+          crossSite: request.crossSite ?? false,
+          browserSecret: cookieValue(input.cookies, REQUEST_COOKIE),
+        }),
       );
       return signInReply(answer, 303, input.path.realm);
     },

@@ -48,13 +48,25 @@ function formOf(html: string, pageUrl: string): { action: string; fields: Record
   return { action: new URL(action.replace(/&amp;/g, '&'), pageUrl).toString(), fields };
 }
 
+/**
+ * The browser's sign-in request cookie, kept from the stack's answers and sent back with its forms: a
+ * sign-in goes on only in the browser that began it.
+ */
+let requestCookie: string | undefined;
+async function browse(url: string, init: RequestInit & { headers: Record<string, string> }): Promise<Response> {
+  const response = await fetch(url, { ...init, redirect: 'manual', headers: { ...init.headers, ...(requestCookie ? { cookie: requestCookie } : {}) } });
+  const set = response.headers.getSetCookie().find((line) => line.startsWith('AUTH_SESSION_ID='));
+  if (set) requestCookie = set.split(';')[0];
+  return response;
+}
+
 async function getPage(url: string) {
-  const response = await fetch(url, { redirect: 'manual', headers: { accept: 'text/html' } });
+  const response = await browse(url, { headers: { accept: 'text/html' } });
   return { response, html: await response.text() };
 }
 
 function post(url: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  return fetch(url, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields) });
+  return browse(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields) });
 }
 
 /** Signs in on the page the request opens; answers the response to the form (the redirect, or the page again). */

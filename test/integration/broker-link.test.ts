@@ -4,7 +4,7 @@ import { updateItem } from '../../shared/adapters/store/table';
 import { eventsWhen, ofOrg } from '../support/change-events-helpers';
 import { requestToken, stack, unique, userArea } from '../support/stack';
 import { registrationOf, startTestProvider, type TestProvider } from '../support/test-oidc-provider';
-import { createViaApi, freshOrganization, member, readUser, type TestOrg } from '../support/user-helpers';
+import { createViaApi, freshOrganization, member, readUser, refresh, type TestOrg } from '../support/user-helpers';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 
 /**
@@ -60,8 +60,22 @@ async function signInAt(email: string, sub: string, realm = org.realm) {
   expect(first.status).toBe(302);
   provider.nextUser = { email, sub };
   const fromProvider = await fetch(first.headers.get('location')!, { redirect: 'manual' });
-  const answer = await fetch(fromProvider.headers.get('location')!, { redirect: 'manual' });
+  const answer = await backToBroker(fromProvider, first);
   return { answer, verifier };
+}
+
+/**
+ * The sign-in's request cookie each broker answer came back with: the browser that began the sign-in
+ * sends it to the broker and to the confirmation form, as a browser keeps its cookies.
+ */
+const requestCookieOf = new WeakMap<Response, string>();
+
+/** The provider's redirect back to the broker, followed in the browser whose request `began` the sign-in. */
+async function backToBroker(fromProvider: Response, began: Response): Promise<Response> {
+  const cookie = began.headers.getSetCookie().find((value) => value.startsWith('AUTH_SESSION_ID='))!.split(';')[0]!;
+  const answer = await fetch(fromProvider.headers.get('location')!, { redirect: 'manual', headers: { cookie } });
+  requestCookieOf.set(answer, cookie);
+  return answer;
 }
 
 /** The code an answer carries back to the application, exchanged: the tokens' status. */
@@ -82,7 +96,8 @@ async function confirmationOf(answer: Response): Promise<{ confirmation: string;
   const confirmation = /name="confirmation" value="([^"]+)"/.exec(html)![1]!;
   const set = answer.headers.getSetCookie().find((value) => value.startsWith(`${COOKIE}=`))!;
   expect(set).toMatch(new RegExp(`^${COOKIE}=[^;]+; Path=/auth/realms/${org.realm}/login-actions/first-broker-login; HttpOnly; SameSite=Strict; Max-Age=300$`));
-  return { confirmation, cookie: set.split(';')[0]!, html };
+  const requestCookie = requestCookieOf.get(answer);
+  return { confirmation, cookie: [set.split(';')[0]!, ...(requestCookie ? [requestCookie] : [])].join('; '), html };
 }
 
 function confirm(form: Record<string, string>, cookie: string | undefined, options: { realm?: string; headers?: Record<string, string> } = {}) {
@@ -194,6 +209,42 @@ describe('DELETE …/users/{userId}/identity-provider-link', () => {
   });
 });
 
+describe('removing a link ends what the linked account began', () => {
+  test("the realm session, a session and an offline token begun through the provider stop working once the ADMIN removes the link", async () => {
+    const user = await userWith('temporary');
+    const verifier = randomBytes(32).toString('base64url');
+    const query = new URLSearchParams({
+      response_type: 'code',
+      client_id: stack().clientId,
+      redirect_uri: REDIRECT,
+      state: 'app-state',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      login_hint: user.email,
+      scope: 'openid offline_access',
+    });
+    const first = await fetch(`${issuerOf(org.realm)}/protocol/openid-connect/auth?${query}`, { redirect: 'manual' });
+    provider.nextUser = { email: user.email, sub: `sub-${unique()}` };
+    const answer = await backToBroker(await fetch(first.headers.get('location')!, { redirect: 'manual' }), first);
+    const realmSession = answer.headers.getSetCookie().find((value) => value.startsWith('REALM_SESSION='))!.split(';')[0]!;
+    const code = new URL(answer.headers.get('location')!).searchParams.get('code')!;
+    const tokens = await requestToken(org.realm, { grant_type: 'authorization_code', client_id: stack().clientId, redirect_uri: REDIRECT, code, code_verifier: verifier });
+    expect(tokens.status).toBe(200);
+    const offline = ((await tokens.json()) as { refresh_token: string }).refresh_token;
+    const second = await signInAt(user.email, (await readUser(org, user.uuid)).identityProvider!.subject!);
+    const online = ((await (await requestToken(org.realm, { grant_type: 'authorization_code', client_id: stack().clientId, redirect_uri: REDIRECT, code: new URL(second.answer.headers.get('location')!).searchParams.get('code')!, code_verifier: second.verifier })).json()) as { refresh_token: string }).refresh_token;
+    expect(online).toMatch(/^[A-Za-z0-9_.-]+$/);
+    const silently = () => fetch(`${issuerOf(org.realm)}/protocol/openid-connect/auth?${new URLSearchParams({ ...Object.fromEntries(query), prompt: 'none' })}`, { redirect: 'manual', headers: { cookie: realmSession } });
+    expect(new URL((await silently()).headers.get('location')!).searchParams.get('code')).toEqual(expect.any(String));
+
+    expect((await org.admin.api.delete(linkUrl(org.orgUuid, user.uuid))).status).toBe(204);
+
+    expect((await refresh(org.realm, offline)).status).toBe(400);
+    expect((await refresh(org.realm, online)).status).toBe(400);
+    expect(new URL((await silently()).headers.get('location')!).searchParams.get('error')).toBe('login_required');
+  });
+});
+
 describe('the first link of a user with a password asks for it', () => {
   test('a wrong password shows the page again (counted toward the lockout); the right one links and answers the code; a replay finds nothing', async () => {
     const user = await userWith('set');
@@ -214,8 +265,12 @@ describe('the first link of a user with a password asks for it', () => {
 
     const right = await confirm({ confirmation, password: TEST_PASSWORD }, cookie);
     expect(right.status).toBe(303);
-    // The sign-in opens the browser's realm session; the confirmation's cookie goes.
-    expect(right.headers.getSetCookie()).toEqual([expect.stringMatching(/^REALM_SESSION=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; /), expect.stringMatching(new RegExp(`^${COOKIE}=; .*Max-Age=0$`))]);
+    // The sign-in opens the browser's realm session; the request's and the confirmation's cookies go.
+    expect(right.headers.getSetCookie()).toEqual([
+      expect.stringMatching(/^REALM_SESSION=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; /),
+      expect.stringMatching(/^AUTH_SESSION_ID=; .*Max-Age=0$/),
+      expect.stringMatching(new RegExp(`^${COOKIE}=; .*Max-Age=0$`)),
+    ]);
     expect(await exchanged(right, verifier)).toBe(200);
     expect((await readUser(org, user.uuid)).identityProvider).toMatchObject({ alias, subject: 'sub-pw' });
 
@@ -308,7 +363,7 @@ describe("the account page's sign-in through the provider", () => {
     const toProvider = await fetch(posted.headers.get('location')!, { redirect: 'manual' });
     expect(toProvider.status).toBe(302);
     const fromProvider = await fetch(toProvider.headers.get('location')!, { redirect: 'manual' });
-    const page = await fetch(fromProvider.headers.get('location')!, { redirect: 'manual' });
+    const page = await backToBroker(fromProvider, toProvider);
     const { confirmation, cookie } = await confirmationOf(page);
     expect(await readUser(org, user.uuid)).not.toHaveProperty('identityProvider');
 

@@ -79,10 +79,13 @@ async function signInAt(domain: string): Promise<URL> {
     login_hint: user.email,
   })}`;
   let response = await fetch(authorize, { redirect: 'manual' });
+  // The browser's sign-in request cookie: the broker goes on only in the browser that began the sign-in.
+  const cookie = response.headers.getSetCookie().find((line) => line.startsWith('AUTH_SESSION_ID='))?.split(';')[0];
   for (let hops = 0; hops < 3 && response.status === 302; hops++) {
     const location = response.headers.get('location')!;
     if (location.startsWith(REDIRECT)) return new URL(location);
-    response = await fetch(location, { redirect: 'manual' });
+    const toStack = new URL(location).origin === new URL(stack().authUrl).origin;
+    response = await fetch(location, { redirect: 'manual', headers: toStack && cookie ? { cookie } : {} });
   }
   throw new Error(`The sign-in did not come back to the application (${response.status})`);
 }

@@ -59,7 +59,18 @@ function authorizeUrlOf(realm: string, params: Record<string, string>): string {
   })}`;
 }
 
-const get = (url: string) => fetch(url, { redirect: 'manual' });
+/**
+ * The browser's sign-in request cookie, kept from the stack's answers and sent back to the stack only:
+ * a sign-in goes on only in the browser that began it.
+ */
+let requestCookie: string | undefined;
+async function get(url: string, init: RequestInit & { headers?: Record<string, string> } = {}): Promise<Response> {
+  const toStack = new URL(url).origin === new URL(stack().authUrl).origin;
+  const response = await fetch(url, { redirect: 'manual', ...init, headers: { ...init.headers, ...(toStack && requestCookie ? { cookie: requestCookie } : {}) } });
+  const set = response.headers.getSetCookie().find((line) => line.startsWith('AUTH_SESSION_ID='));
+  if (toStack && set) requestCookie = set.split(';')[0];
+  return response;
+}
 const locationOf = (response: Response) => new URL(response.headers.get('location')!);
 
 /** From the application's request through the provider and the broker: the redirect back to the application. */
@@ -130,9 +141,8 @@ describe('home-realm discovery and the broker', () => {
     provider.nextUser = { email: user.email };
     const page = await (await get(authorizeUrl({ code_challenge: pkce().challenge }))).text();
     const request = /name="request" value="([^"]+)"/.exec(page)![1]!;
-    const posted = await fetch(`${issuerOf(org.realm)}/login-actions/authenticate`, {
+    const posted = await get(`${issuerOf(org.realm)}/login-actions/authenticate`, {
       method: 'POST',
-      redirect: 'manual',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ request, username: user.email, password: '' }),
     });

@@ -1,7 +1,8 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { keys } from '../../shared/adapters/store/keys';
-import { updateItem } from '../../shared/adapters/store/table';
+import { getItem, updateItem } from '../../shared/adapters/store/table';
 import { PAGE_POLICY } from '../../shared/kernel/html/layout';
-import { enterUserCode, WRONG_CODES_PER_ADDRESS, WRONG_CODES_PER_REALM } from '../../shared/app/sign-in/device-verification';
+import { CODE_ENTRY_WINDOW_SECONDS, enterUserCode, WRONG_CODES_PER_ADDRESS, WRONG_CODES_PER_REALM } from '../../shared/app/sign-in/device-verification';
 import { bearer, createTestUser, decodeJwt, getCurrentUser, type TestUser } from '../support/auth-helpers';
 import { Browser, decide, discover, formOf, issuerOf, oidc, poll, signInOnVerificationPage } from '../support/device-flow';
 import { adminToken, stack, userArea } from '../support/stack';
@@ -228,9 +229,9 @@ describe('the verification page', () => {
     expect((await send({ step: '' })).status).toBe(403);
     // A stranger's browser (no cookie of this sign-in) with the right step token.
     expect((await new Browser().post(form.action, { ...form.fields, decision: 'approve' })).status).toBe(403);
-    // The step of the first code for the second: refused, and the step is spent.
+    // The step of the first code for the second (the cookie names no code, the step does): refused, and the step is spent.
     const otherBrowser = new Browser();
-    otherBrowser.jar.cookies.set('DEVICE_SIGN_IN', browser.jar.cookies.get('DEVICE_SIGN_IN')!.replace(stored(first.user_code), stored(second.user_code)));
+    otherBrowser.jar.cookies.set('DEVICE_SIGN_IN', browser.jar.cookies.get('DEVICE_SIGN_IN')!);
     expect((await otherBrowser.post(form.action, { ...form.fields, user_code: second.user_code, decision: 'approve' })).status).toBe(400);
     expect(await poll(user.realm, second.device_code)).toMatchObject({ body: { error: 'authorization_pending' } });
     expect(await poll(user.realm, first.device_code)).toMatchObject({ body: { error: 'authorization_pending' } });
@@ -308,20 +309,62 @@ describe('the verification page', () => {
     expect(await right.text()).toContain('Too many wrong codes');
   });
 
-  test(`limits wrong codes for the whole organization: ${WRONG_CODES_PER_REALM} in a window, from any addresses`, async () => {
+  test(`limits wrong codes for the whole organization: ${WRONG_CODES_PER_REALM} wrong ones in a window, from any addresses; a right code still works`, async () => {
     const org = await freshOrganization();
     const started = await startDevice(org.realm);
     const entry = (sourceIp: string, userCode: string) =>
       enterUserCode({ realm: org.realm, acceptLanguage: undefined, crossSite: false, sourceIp, signIn: undefined }, new URLSearchParams({ user_code: userCode }));
+    // Not at the very end of a window: the entries below must fall in the one filled here.
+    while (Math.floor(Date.now() / 1000) % CODE_ENTRY_WINDOW_SECONDS > CODE_ENTRY_WINDOW_SECONDS - 10) await new Promise((resolve) => setTimeout(resolve, 1000));
+    const window = Math.floor(Date.now() / 1000 / CODE_ENTRY_WINDOW_SECONDS);
+    const orgWide = keys.deviceEntryWindow(org.orgUuid, window);
+    const counted = async () => (await getItem<{ entries?: number }>(orgWide, { consistent: true }))?.entries ?? 0;
 
-    // A right code does not count.
+    // Only wrong codes count for the organization.
     expect((await entry('198.51.100.1', started.user_code)).kind).toBe('sign-in');
-    for (let i = 0; i < WRONG_CODES_PER_REALM; i += 10) {
-      const answers = await Promise.all(Array.from({ length: 10 }, (_, j) => entry(`198.51.100.${i + j + 2}`, 'BCDF-GHJK')));
-      expect(answers.map((answer) => (answer.kind === 'page' ? answer.status : answer.kind))).toEqual(Array(10).fill(200));
-    }
+    expect(await counted()).toBe(0);
+    expect(await entry('198.51.100.2', 'BCDF-GHJK')).toMatchObject({ kind: 'page', status: 200 });
+    expect(await counted()).toBe(1);
 
-    const refused = await entry('203.0.113.7', started.user_code);
-    expect(refused).toMatchObject({ kind: 'page', status: 429 });
+    // The window full, as many addresses' wrong codes would fill it.
+    await updateItem({ Key: orgWide, UpdateExpression: 'SET entries = :full', ExpressionAttributeValues: { ':full': WRONG_CODES_PER_REALM } });
+    expect(await entry('203.0.113.7', 'BCDF-GHJK')).toMatchObject({ kind: 'page', status: 429 });
+    // A right code is never refused by the organization's count.
+    expect((await entry('203.0.113.8', started.user_code)).kind).toBe('sign-in');
+  });
+
+  test('a hand-made sign-in cookie naming a user code opens nothing: the code cannot be probed past the wrong-code limits', async () => {
+    const user = await createTestUser();
+    const target = await startDevice(user.realm);
+    // A member signs in through the realm's flow on their own, back to the page's callback, with a state and verifier of their choosing.
+    const browser = new Browser();
+    const page = await browser.get(`${issuerOf(user.realm)}/device`);
+    const codeForm = formOf(await page.text(), `${issuerOf(user.realm)}/device`);
+    const legit = await browser.post(codeForm.action, { ...codeForm.fields, user_code: (await startDevice(user.realm)).user_code });
+    const clientId = new URL(legit.headers.get('location')!).searchParams.get('client_id')!;
+    const verifier = randomBytes(32).toString('base64url');
+    const state = randomBytes(32).toString('base64url');
+    const flow = `${issuerOf(user.realm)}/protocol/openid-connect/auth?${new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: `${issuerOf(user.realm)}/device/callback`,
+      state,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    })}`;
+    const signInPage = await browser.get(flow);
+    const signIn = formOf(await signInPage.text(), flow);
+    const back = (await browser.post(signIn.action, { ...signIn.fields, username: user.email, password: user.password })).headers.get('location')!;
+    expect(new URL(back).searchParams.get('code')).toEqual(expect.any(String));
+
+    // The cookie made by hand: the old shape naming the target's code, and a well-formed state of the member's own.
+    for (const forged of [`${stored(target.user_code)}.${state}.${verifier}.en`, state]) {
+      const prober = new Browser();
+      prober.jar.cookies.set('DEVICE_SIGN_IN', forged);
+      const answer = await prober.get(back);
+      expect(answer.status).toBe(400);
+      expect(await answer.text()).not.toContain('Approve the sign-in of a device?');
+    }
+    expect(await poll(user.realm, target.device_code)).toMatchObject({ body: { error: 'authorization_pending' } });
   });
 });

@@ -214,7 +214,7 @@ describe('the realm session', () => {
     };
     const fields = new URLSearchParams({ ...form.fields, username: user.email, password: TEST_PASSWORD });
 
-    const answer = await authenticate({ realm: org.realm, form: fields, acceptLanguage: undefined, crossSite: false }, racing);
+    const answer = await authenticate({ realm: org.realm, form: fields, acceptLanguage: undefined, crossSite: false, browserSecret: jar.value('AUTH_SESSION_ID') }, racing);
 
     expect(answer.kind).toBe('redirect');
     jar.set('REALM_SESSION', answer.realmSession!.token, realmPath(org.realm));

@@ -63,12 +63,17 @@ function startSignIn(realm: string, extra: Record<string, string> = {}): Promise
   return fetch(`${stack().authUrl}/auth/realms/${realm}/protocol/openid-connect/auth?${query}`, { redirect: 'manual' });
 }
 
-/** Starts a sign-in on the realm's authorization endpoint and puts its request into the event's form, with the ADMIN's credentials. */
+/** The cookie that binds a sign-in's request to the browser that began it (`name=value`), from the authorization endpoint's answer. */
+const requestCookieOf = (started: Response) => started.headers.getSetCookie().find((line) => line.startsWith('AUTH_SESSION_ID='))!.split(';')[0]!;
+
+/** Starts a sign-in on the realm's authorization endpoint and puts its request into the event's form (and its cookie), with the ADMIN's credentials. */
 async function withSignInRequest(replay: Replay): Promise<void> {
   const { admin } = stack().orgs[0]!;
-  const page = await (await startSignIn(replay.values.__REALM__!)).text();
+  const started = await startSignIn(replay.values.__REALM__!);
+  const page = await started.text();
   const request = /name="request" value="([^"]+)"/.exec(page)?.[1];
   replay.event.body = new URLSearchParams({ request: request ?? '', username: admin.email, password: admin.password }).toString();
+  replay.event.cookies = [requestCookieOf(started)];
 }
 
 /** Gives the event's account-page user an offline token, and the event that token's session to revoke. */
@@ -139,8 +144,10 @@ async function withProviderAnswer(replay: Replay): Promise<void> {
   // Provisioned with a temporary password, as a directory's users are: the first link asks for none.
   await cognitoIdentityProvider.setPassword(user.user.uuid, TEST_PASSWORD, { temporary: true });
   provider.nextUser = { email: user.email };
-  const toProvider = (await startSignIn(values.__REALM__!, { login_hint: user.email })).headers.get('location')!;
+  const started = await startSignIn(values.__REALM__!, { login_hint: user.email });
+  const toProvider = started.headers.get('location')!;
   const answer = new URL((await fetch(toProvider, { redirect: 'manual' })).headers.get('location')!);
+  event.cookies = [requestCookieOf(started)];
   event.rawPath = event.rawPath.replace('/broker/corp/', `/broker/${alias}/`);
   event.requestContext.http.path = event.rawPath;
   event.pathParameters = { ...event.pathParameters, alias };
@@ -164,12 +171,13 @@ async function withLinkConfirmation(replay: Replay): Promise<void> {
   expect(registered.status).toBe(201);
   const user = await createTestUser({ email: `grace-${unique()}@${domain}` });
   provider.nextUser = { email: user.email };
-  const toProvider = (await startSignIn(values.__REALM__!, { login_hint: user.email })).headers.get('location')!;
+  const started = await startSignIn(values.__REALM__!, { login_hint: user.email });
+  const toProvider = started.headers.get('location')!;
   const back = (await fetch(toProvider, { redirect: 'manual' })).headers.get('location')!;
-  const page = await fetch(back, { redirect: 'manual' });
+  const page = await fetch(back, { redirect: 'manual', headers: { cookie: requestCookieOf(started) } });
   expect(page.status).toBe(200);
   const confirmation = /name="confirmation" value="([^"]+)"/.exec(await page.text())![1]!;
-  event.cookies = [page.headers.getSetCookie()[0]!.split(';')[0]!];
+  event.cookies = [page.headers.getSetCookie()[0]!.split(';')[0]!, requestCookieOf(started)];
   event.body = new URLSearchParams({ confirmation, password: user.password }).toString();
 }
 
@@ -201,9 +209,10 @@ replayRouteEvents(['auth', 'docs'], {
       const location = new URL(String(result.headers?.location));
       expect(`${location.origin}${location.pathname}`).toBe('http://127.0.0.1:8400/callback');
       expect(location.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
-      // The sign-in opens the browser's realm session, and the confirmation's cookie goes.
+      // The sign-in opens the browser's realm session, and the request's and the confirmation's cookies go.
       expect(result.cookies).toEqual([
         expect.stringMatching(/^REALM_SESSION=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; Path=\/auth\/realms\/[^/]+\/; HttpOnly; SameSite=Lax/),
+        expect.stringMatching(/^AUTH_SESSION_ID=; Path=\/auth\/realms\/[^/]+\/; HttpOnly; SameSite=Lax.*Max-Age=0$/),
         expect.stringMatching(/^BROKER_LINK_CONFIRMATION=; Path=\/auth\/realms\/[^/]+\/login-actions\/first-broker-login; HttpOnly; SameSite=Strict.*Max-Age=0$/),
       ]);
     },

@@ -280,6 +280,8 @@ export const keys = {
   deviceAuthorization: (userCode: string): ItemKey => ({ PK: `DEVICE#${userCode}`, SK: 'DEVICE' }),
   /** A step of the device verification page: a signed-in person's consent form (its token's SHA-256 digest, never the token). */
   deviceStep: (stepHash: string): ItemKey => ({ PK: `DEVICESTEP#${stepHash}`, SK: 'DEVICESTEP' }),
+  /** The device verification page's sign-in under way (the SHA-256 digest of its cookie's state, never the state). */
+  deviceSignIn: (stateHash: string): ItemKey => ({ PK: `DEVICESIGNIN#${stateHash}`, SK: 'DEVICESIGNIN' }),
   /** Wrong user codes entered in one window: for the whole organization, or from one address (a fixed-window counter, TTL). */
   deviceEntryWindow: (orgUuid: string, window: number, sourceIp?: string): ItemKey => ({
     PK: sourceIp === undefined ? `${org(orgUuid)}#DEVICEENTRIES` : `${org(orgUuid)}#DEVICEENTRIES#${sourceIp}`,

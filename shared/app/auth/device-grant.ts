@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { outlivedCredentials } from '../../domain/sessions/credential-stamp';
+import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
 import {
   createDeviceAuthorization,
   getDeviceAuthorization,
@@ -8,7 +8,7 @@ import {
   type DeviceAuthorization,
 } from '../../domain/sessions/device-authorization.repository';
 import { displayUserCode, newUserCode, USER_CODE_ALPHABET, USER_CODE_LENGTH } from '../../domain/sessions/user-code';
-import { findActiveUser } from '../../domain/users/user.repository';
+import { getUser } from '../../domain/users/user.repository';
 import { realmIssuer } from './jwt';
 import { OAuthError } from './oauth-errors';
 import { canonicalRealm, organizationOfRealm } from './realm';
@@ -122,12 +122,16 @@ export async function deviceCodeGrant(realm: string, form: Map<string, string>, 
 async function exchange(realm: string, record: DeviceAuthorization): Promise<TokenResponse> {
   const used = () => new OAuthError('invalid_grant', 'Device code already used: its tokens were answered once; start a new device authorization');
   if (!record.userUuid || !(await takeApprovedDeviceAuthorization(record.userCode))) throw used();
-  const user = await findActiveUser(record.orgUuid, record.userUuid);
+  const user = await getUser(record.orgUuid, record.userUuid, { consistent: true });
   const authTime = record.authTime ?? now();
-  // A password changed (or sessions ended) since the approving sign-in voids the approval, and the
-  // session begun here keeps that sign-in's start, so a later change ends it as any other.
+  // A password changed (or sessions ended), or the user's domain made its provider the one way in,
+  // since the approving sign-in voids the approval, and the session begun here keeps that sign-in's
+  // start, so a later change ends it as any other.
   const startedAtMs = record.startedAtMs ?? authTime * 1000 + 999;
-  if (!user || outlivedCredentials(user, startedAtMs)) throw new OAuthError('invalid_grant', 'The person who approved can no longer sign in: start a new device authorization');
+  const proof = { startedAtMs, ...(record.signedInWith ? { signedInWith: record.signedInWith } : {}) };
+  if (user?.status !== 'ACTIVE' || (await sessionOutlivedNow(proof, user))) {
+    throw new OAuthError('invalid_grant', 'The person who approved can no longer sign in: sign in again with a new device authorization');
+  }
   return startSession(realm, {
     orgUuid: record.orgUuid,
     user,

@@ -7,7 +7,7 @@ import { findProviderForEmail, getProvider } from '../../domain/identity-provide
 import { ALIAS_PATTERN } from '../../domain/identity-providers/identity-provider-limits';
 import { pageLanguage } from '../pages/page-language';
 import { startBrokeredSignIn } from './broker';
-import { codeFor, codeFromSession, type AuthorizeAnswer } from './sign-in-end';
+import { browserBinding, codeFor, codeFromSession, isRequestsBrowser, type AuthorizeAnswer } from './sign-in-end';
 import { liveRealmSession, type LiveRealmSession } from './realm-session';
 import { firstRefusal, PAGE_CHECKS, parseAuthorization, promptsOf, REQUEST_CHECKS, responseModeOf, valueOf } from './authorization-request';
 import { realmIssuer } from '../auth/jwt';
@@ -93,7 +93,11 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
   }
   // A sign-in made now replaces the browser's realm session.
   if (live) pending.replacesRealmSession = live.session.sessionId;
+  // Only this browser may go on with the request (its cookie): Keycloak's AUTH_SESSION_ID.
+  const browser = browserBinding();
+  pending.browserHash = browser.hash;
   await saveAuthorizationRequest(pending);
+  const requestCookie = { secret: browser.secret, seconds: SIGN_IN_SECONDS };
   // Keycloak's `kc_idp_hint` names the organization's provider to go to; failing that (none, or one
   // the organization does not have), home-realm discovery: an e-mail of a domain the organization
   // federates goes on to its provider; failing both, the page.
@@ -101,8 +105,8 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
   const provider =
     (idpHint && ALIAS_PATTERN.test(idpHint) ? await getProvider(orgUuid, idpHint) : undefined) ??
     (pending.loginHint ? await findProviderForEmail(orgUuid, pending.loginHint) : undefined);
-  if (provider) return startBrokeredSignIn(pending, provider, pending.loginHint);
-  return signInPage({ kind: 'sign-in', realm, requestId: pending.requestId, ...optional({ email: pending.loginHint }) }, language, 'authorize');
+  if (provider) return { ...(await startBrokeredSignIn(pending, provider, pending.loginHint)), requestCookie };
+  return { ...signInPage({ kind: 'sign-in', realm, requestId: pending.requestId, ...optional({ email: pending.loginHint }) }, language, 'authorize'), requestCookie };
 }
 
 /** The form of the sign-in page, as the HTTP layer read it. */
@@ -112,6 +116,8 @@ export interface AuthenticateRequest {
   acceptLanguage: string | undefined;
   /** The browser says the form came from another site (login CSRF). */
   crossSite: boolean;
+  /** The secret of the browser's request cookie, if it sent one. */
+  browserSecret: string | undefined;
 }
 
 /** POST `{issuer}/login-actions/authenticate`: sign in, or choose the first password, then back to the application. */
@@ -123,7 +129,8 @@ export async function authenticate(request: AuthenticateRequest, identityProvide
   if (request.crossSite) return problem(403, 'cross-site');
   const requestId = form.get('request') ?? '';
   const pending = requestId.length === 43 ? await getAuthorizationRequest(requestId) : undefined;
-  if (!pending || pending.realm !== canonicalRealm(request.realm)) return problem(400, 'expired');
+  // Another browser's request (its form, or its id, replayed here) is no request of this one.
+  if (!pending || pending.realm !== canonicalRealm(request.realm) || !isRequestsBrowser(pending, request.browserSecret)) return problem(400, 'expired');
 
   const username = (form.get('username') ?? '').trim().slice(0, 320);
   if (form.has('password-new')) return choosePassword(pending, form, language, identityProvider);

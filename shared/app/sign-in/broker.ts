@@ -10,7 +10,7 @@ import { getProvider, providerClientSecret } from '../../domain/identity-provide
 import { brokerRedirectUri } from '../../domain/identity-providers/identity-provider.mapper';
 import { findUserByEmail } from '../../domain/users/user.repository';
 import { getDocument, postForm } from '../../domain/webhooks/outbound-http';
-import { refuseRequest, type AuthorizeAnswer } from './sign-in-end';
+import { isRequestsBrowser, refuseRequest, type AuthorizeAnswer } from './sign-in-end';
 import { canonicalRealm } from '../auth/realm';
 import { renderSignInPage } from './sign-in-page';
 import { finishBrokeredLink, type BrokerAnswer } from './link-confirmation';
@@ -61,11 +61,14 @@ export async function startBrokeredSignIn(pending: AuthorizationRequest, provide
 /** Why a brokered sign-in is refused: said to the application (`error_description`), never a provider's own words. */
 class Denied extends Error {}
 
-/** GET `{issuer}/broker/{alias}/endpoint`: the provider's answer. */
-export async function finishBrokeredSignIn(realm: string, alias: string, queryString: string, language: Language): Promise<BrokerAnswer> {
+/**
+ * GET `{issuer}/broker/{alias}/endpoint`: the provider's answer, in the browser that made the request
+ * (`browserSecret`, its request cookie): the same answer opened in another browser finds nothing.
+ */
+export async function finishBrokeredSignIn(realm: string, alias: string, queryString: string, language: Language, browserSecret: string | undefined): Promise<BrokerAnswer> {
   const params = new URLSearchParams(queryString);
   const state = params.get('state') ?? '';
-  const pending = state.length === 43 ? await takeBrokeredRequest(state) : undefined;
+  const pending = state.length === 43 ? await takeBrokeredRequest(state, (request) => isRequestsBrowser(request, browserSecret)) : undefined;
   // Without its request there is nowhere safe to go back to: the page says to start again.
   if (!pending?.broker || pending.realm !== canonicalRealm(realm) || pending.broker.alias !== alias) {
     return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, language, 'authorize') };

@@ -4,8 +4,11 @@ import { logger } from '../../kernel/logger';
 import type { Language } from '../../adapters/mail/mail-terms';
 import {
   decideDeviceAuthorization,
+  endDeviceSignIn,
+  getDeviceSignIn,
   getDeviceAuthorization,
   refundCodeEntry,
+  saveDeviceSignIn,
   saveDeviceStep,
   takeCodeEntry,
   takeDeviceStep,
@@ -29,19 +32,23 @@ import { renderDevicePage, type DeviceProblem, type DeviceView } from './device-
  * The device verification page, `{issuer}/device` (RFC 8628 §3.3). The person types the user code (or
  * arrives with it from `verification_uri_complete`), then signs in through the realm's own
  * authorization endpoint: the page is a client of the flow like any other, with the console client id,
- * coming back to `{issuer}/device/callback` with a code bound to a PKCE verifier that the browser keeps
- * in a short-lived cookie beside the user code. The code is redeemed here (no session begins for the
- * page), and the signed-in person sees which client asks and approves or denies, with a form bound to
- * that step by a single-use token.
+ * coming back to `{issuer}/device/callback` with a code bound to a PKCE verifier. What the sign-in is
+ * for (the user code, the verifier, the language) is kept server-side under the digest of a random
+ * state, and the browser's short-lived cookie holds only that state: a cookie made by hand names
+ * nothing. The code is redeemed here (no session begins for the page), and the signed-in person sees
+ * which client asks and approves or denies, with a form bound to that step by a single-use token and
+ * to the browser by its cookie.
  *
- * Wrong codes are limited per window of 10 minutes: 10 from one address, 100 for the whole
- * organization; past either, every entry is refused until the window ends (a right code does not count).
+ * Wrong codes are limited per window of 10 minutes: 10 from one address (past it, every entry from the
+ * address is refused until the window ends; a right code does not count), and 10,000 for the whole
+ * organization, which counts wrong codes only (past it, wrong codes are answered as too many; a right
+ * code is never refused by it, so no one can block the organization's devices by typing wrong codes).
  */
 
 /** The window of the wrong-code limits, and the limits. */
 export const CODE_ENTRY_WINDOW_SECONDS = 600;
 export const WRONG_CODES_PER_ADDRESS = 10;
-export const WRONG_CODES_PER_REALM = 100;
+export const WRONG_CODES_PER_REALM = 10_000;
 /** How long a person has to sign in and decide once the code was typed (as the authorization flow gives a sign-in). */
 const SIGN_IN_SECONDS = 15 * 60;
 /** Longest step token or field read: tokens are 43 characters. */
@@ -58,7 +65,7 @@ export interface DeviceRequest {
   crossSite: boolean;
   /** The client's address, as the gateway saw it. */
   sourceIp: string;
-  /** The page's cookie: the sign-in under way (`<user code>.<state>.<verifier>.<language>`). */
+  /** The page's cookie: the state of the sign-in under way (what it is for is kept server-side). */
   signIn: string | undefined;
 }
 
@@ -93,22 +100,24 @@ export async function enterUserCode(request: DeviceRequest, form: URLSearchParam
   });
 
   const window = Math.floor(now() / CODE_ENTRY_WINDOW_SECONDS);
-  const counters = [
-    { orgUuid, window, sourceIp: request.sourceIp, limit: WRONG_CODES_PER_ADDRESS },
-    { orgUuid, window, limit: WRONG_CODES_PER_REALM },
-  ];
+  const address = [{ orgUuid, window, sourceIp: request.sourceIp, limit: WRONG_CODES_PER_ADDRESS }];
   const windowEnds = (window + 1) * CODE_ENTRY_WINDOW_SECONDS;
-  if (!(await takeCodeEntry(counters, windowEnds + 60))) {
-    logger.warn('device verification: wrong user codes past the limit', { realm });
+  const tooMany = (which: string) => {
+    logger.warn('device verification: wrong user codes past the limit', { realm, which });
     return enter('too-many', 429, windowEnds - now());
-  }
+  };
+  if (!(await takeCodeEntry(address, windowEnds + 60))) return tooMany('address');
   const userCode = normalizeUserCode(typed);
   const record = userCode ? await getDeviceAuthorization(userCode) : undefined;
-  if (!record || !isOpen(record, orgUuid)) return enter('wrong-code');
-  await refundCodeEntry(counters);
+  if (!record || !isOpen(record, orgUuid)) {
+    // The organization counts wrong codes only: a right one is never refused by others' mistakes.
+    if (!(await takeCodeEntry([{ orgUuid, window, limit: WRONG_CODES_PER_REALM }], windowEnds + 60))) return tooMany('organization');
+    return enter('wrong-code');
+  }
+  await refundCodeEntry(address);
 
   const verifier = randomBytes(32).toString('base64url');
-  const state = randomBytes(16).toString('base64url');
+  const state = randomBytes(32).toString('base64url');
   const location = `${realmIssuer(realm)}/protocol/openid-connect/auth?${new URLSearchParams({
     response_type: 'code',
     client_id: config().userPoolClientId,
@@ -119,19 +128,24 @@ export async function enterUserCode(request: DeviceRequest, form: URLSearchParam
     kc_locale: language,
   })}`;
   const seconds = Math.max(1, Math.min(SIGN_IN_SECONDS, record.expiresAt - now()));
-  return { kind: 'sign-in', location, signIn: { value: `${record.userCode}.${state}.${verifier}.${language}`, seconds } };
+  await saveDeviceSignIn(sha256(state).toString('hex'), { userCode: record.userCode, orgUuid, verifier, language, expiresAt: now() + seconds });
+  return { kind: 'sign-in', location, signIn: { value: state, seconds } };
 }
 
 /** GET `{issuer}/device/callback`: back from the flow; the signed-in person sees the consent step. */
 export async function finishDeviceSignIn(request: DeviceRequest, query: URLSearchParams): Promise<DeviceAnswer> {
   const read = readFields(query, ['iss', 'error_description']);
-  const signIn = readSignIn(request.signIn);
-  const language = pageLanguage(signIn?.language, request.acceptLanguage);
+  const state = readSignIn(request.signIn);
   const orgUuid = await organizationOfRealm(request.realm);
-  if (!orgUuid) return problem(404, 'unknown-realm', language);
+  if (!orgUuid) return problem(404, 'unknown-realm', pageLanguage(undefined, request.acceptLanguage));
   const realm = canonicalRealm(request.realm);
-  if (!read) return problem(400, 'bad-parameter', language, realm);
-  if (!signIn || !sameText(read.get('state') ?? '', signIn.state)) return problem(400, 'expired', language, realm);
+  if (!read) return problem(400, 'bad-parameter', pageLanguage(undefined, request.acceptLanguage), realm);
+  // The flow's answer must carry the state of this browser's cookie; what it is for is read server-side,
+  // and used once: ended when the answer's code is redeemed.
+  const stateHash = state ? sha256(state).toString('hex') : '';
+  const signIn = state && sameText(read.get('state') ?? '', state) ? await getDeviceSignIn(stateHash, now()) : undefined;
+  const language = pageLanguage(signIn?.language, request.acceptLanguage);
+  if (!signIn || signIn.orgUuid !== orgUuid) return problem(400, 'expired', language, realm);
   // RFC 9207: the answer names its issuer, which must be this realm.
   if (read.has('iss') && read.get('iss') !== realmIssuer(realm)) return problem(400, 'sign-in-failed', language, realm);
   const code = read.get('code');
@@ -140,12 +154,13 @@ export async function finishDeviceSignIn(request: DeviceRequest, query: URLSearc
     if (error instanceof OAuthError) return undefined;
     throw error;
   });
-  if (!signedIn) return problem(400, 'sign-in-failed', language, realm);
+  if (!signedIn || !(await endDeviceSignIn(stateHash))) return problem(400, 'sign-in-failed', language, realm);
   const record = await getDeviceAuthorization(signIn.userCode);
   if (!record || !isOpen(record, orgUuid)) return problem(400, 'expired', language, realm);
   const step = randomBytes(32).toString('base64url');
   await saveDeviceStep(sha256(step).toString('hex'), {
     userCode: record.userCode,
+    browserHash: stateHash,
     orgUuid,
     userUuid: signedIn.user.uuid,
     authTime: signedIn.issued.authTime,
@@ -181,10 +196,11 @@ export async function decideDevice(request: DeviceRequest, form: URLSearchParams
   const decision = read.get('decision');
   const userCode = normalizeUserCode(read.get('user_code'));
   const token = read.get('step') ?? '';
-  const signIn = readSignIn(request.signIn);
-  // The step's token comes from the page alone; the browser's cookie must name the same code.
-  if ((decision !== 'approve' && decision !== 'deny') || !userCode || !token || signIn?.userCode !== userCode) return problem(403, 'cross-site', language, realm);
-  const step = await takeDeviceStep(sha256(token).toString('hex'), now());
+  const state = readSignIn(request.signIn);
+  // The step's token comes from the page alone; the browser's cookie must be the one the step was shown to.
+  if ((decision !== 'approve' && decision !== 'deny') || !userCode || !token || !state) return problem(403, 'cross-site', language, realm);
+  const browserHash = sha256(state).toString('hex');
+  const step = await takeDeviceStep(sha256(token).toString('hex'), now(), (shown) => shown.browserHash !== undefined && sameText(shown.browserHash, browserHash));
   if (!step || step.userCode !== userCode || step.orgUuid !== orgUuid) return problem(400, 'expired', language, realm);
   const [user, record] = await Promise.all([findActiveUser(orgUuid, step.userUuid), getDeviceAuthorization(userCode)]);
   const approved = decision === 'approve';
@@ -225,10 +241,9 @@ function readFields(params: URLSearchParams, free: readonly string[] = []): Map<
   return fields;
 }
 
-function readSignIn(cookie: string | undefined): { userCode: string; state: string; verifier: string; language: string } | undefined {
-  const [userCode, state, verifier, language, ...rest] = (cookie ?? '').split('.');
-  if (rest.length || !userCode || !state || !verifier || !language || normalizeUserCode(userCode) !== userCode) return undefined;
-  return { userCode, state, verifier, language };
+/** The state of the browser's sign-in cookie: 43 base64url characters, or nothing. */
+function readSignIn(cookie: string | undefined): string | undefined {
+  return cookie && /^[A-Za-z0-9_-]{43}$/.test(cookie) ? cookie : undefined;
 }
 
 function sameText(a: string, b: string): boolean {

@@ -18,7 +18,7 @@ import { pageLanguage } from '../pages/page-language';
 import { OAuthError } from '../auth/oauth-errors';
 import { canonicalRealm } from '../auth/realm';
 import { checkPassword, ExpiredTemporaryPassword, ProviderEnforced } from '../auth/sign-in';
-import { codeFor, refuseRequest, type AuthorizeAnswer } from './sign-in-end';
+import { codeFor, isRequestsBrowser, refuseRequest, type AuthorizeAnswer } from './sign-in-end';
 import { renderLinkConfirmationPage, type LinkConfirmationError } from './link-confirmation-page';
 import { renderSignInPage, type PageProblem } from './sign-in-page';
 
@@ -118,7 +118,7 @@ async function signInLinked(
 async function refused(pending: AuthorizationRequest, provider: IdentityProviderRecord, user: UserRecord, subject: string, language: Language): Promise<BrokerAnswer<403>> {
   await auditBrokeredSignIn(user, provider.alias, subject, 'refused');
   await endAuthorizationRequest(pending.requestId);
-  return { kind: 'page', status: 403, html: renderLinkConfirmationPage({ kind: 'refused', provider: provider.displayName }, languageOf(pending, language), 'broker') };
+  return { kind: 'page', status: 403, html: renderLinkConfirmationPage({ kind: 'refused', provider: provider.displayName }, languageOf(pending, language), 'broker'), requestCookie: null };
 }
 
 /** The confirmation page's form, as the HTTP layer read it. */
@@ -130,6 +130,8 @@ export interface ConfirmLinkRequest {
   crossSite: boolean;
   /** The secret of the browser's confirmation cookie, if it sent one. */
   browserSecret: string | undefined;
+  /** The secret of the browser's request cookie, if it sent one (`sign-in-end.ts`). */
+  requestSecret: string | undefined;
 }
 
 /** POST `{issuer}/login-actions/first-broker-login`: the user's password, then the link and the code. */
@@ -149,7 +151,10 @@ export async function confirmLink(request: ConfirmLinkRequest, identityProvider:
     return problem(400, 'expired');
   }
   const { orgUuid, alias, subject } = confirmation;
-  const [pending, user, provider] = await Promise.all([getAuthorizationRequest(confirmation.requestId), findActiveUser(orgUuid, confirmation.userUuid), getProvider(orgUuid, alias)]);
+  const pending = await getAuthorizationRequest(confirmation.requestId);
+  // The request's own browser only, before the password is checked.
+  if (pending && !isRequestsBrowser(pending, request.requestSecret)) return problem(400, 'expired');
+  const [user, provider] = await Promise.all([findActiveUser(orgUuid, confirmation.userUuid), getProvider(orgUuid, alias)]);
   if (!pending || !user || !provider) {
     await takeLinkConfirmation(confirmationId);
     return problem(400, 'expired');

@@ -4,7 +4,7 @@ import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
 import type { SignInMethod } from '../../domain/sessions/session.repository';
 import { createRealmSession, deleteRealmSession, getRealmSession, touchRealmSession, type RealmSession } from '../../domain/sessions/realm-session.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { findActiveUser } from '../../domain/users/user.repository';
+import { getUser } from '../../domain/users/user.repository';
 import { randomId } from '../auth/access-token';
 
 /**
@@ -79,7 +79,9 @@ export async function liveRealmSession(token: string | undefined, orgUuid: strin
   const session = await namedSession(token, orgUuid);
   if (!session) return undefined;
   const at = now();
-  const user = session.expiresAt > at && session.endsAt > at ? await findActiveUser(orgUuid, session.userUuid) : undefined;
+  // Read as written: a password change or a deletion that just landed ends the session at once.
+  const read = session.expiresAt > at && session.endsAt > at ? await getUser(orgUuid, session.userUuid, { consistent: true }) : undefined;
+  const user = read?.status === 'ACTIVE' ? read : undefined;
   if (!user || (await sessionOutlivedNow(session, user))) {
     await deleteRealmSession(session.sessionId);
     return undefined;

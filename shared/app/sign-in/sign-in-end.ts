@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Language } from '../../adapters/mail/mail-terms';
 import { endAuthorizationRequest, saveAuthorizationCode, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
@@ -16,17 +16,42 @@ import { endRealmSessionById, openRealmSession, type LiveRealmSession, type Real
 
 /**
  * What the HTTP layer answers: a page (200, or an error page), or a redirect; with `realmSession` when
- * the browser's realm session cookie is set (a sign-in) or removed (`null`: a sign-out).
+ * the browser's realm session cookie is set (a sign-in) or removed (`null`: a sign-out), and
+ * `requestCookie` when the cookie that binds a sign-in's request to the browser is set (the request
+ * kept) or removed (`null`: the request ended).
  */
 export type AuthorizeAnswer<S extends number = 200 | 400> = ({ kind: 'page'; status: S; html: string } | { kind: 'redirect'; location: string }) & {
   realmSession?: RealmSessionChange;
+  requestCookie?: RequestCookieChange;
 };
+
+/** The request cookie's secret and lifetime, or `null`: the browser's request cookie must go. */
+export type RequestCookieChange = { secret: string; seconds: number } | null;
 
 /** A code's lifetime: an application exchanges it at once (RFC 6749 §4.1.2 advises at most 10 minutes). */
 export const CODE_SECONDS = 60;
 
 const now = () => Math.floor(Date.now() / 1000);
 const sha256 = (value: string) => createHash('sha256').update(value).digest();
+
+/**
+ * A new secret for the browser that makes a request (its cookie) and what the request keeps of it (the
+ * hash): the request's form, a provider's answer for it and a first link's confirmation go on only in
+ * the browser that holds the secret, so a sign-in begun in one browser cannot be finished in another
+ * (a provider's answer sent to someone else signs nobody in there: login CSRF).
+ */
+export function browserBinding(): { secret: string; hash: string } {
+  const secret = randomBytes(32).toString('base64url');
+  return { secret, hash: sha256(secret).toString('hex') };
+}
+
+/** Whether the browser's request cookie holds the secret the request was made with (constant time). */
+export function isRequestsBrowser(pending: AuthorizationRequest, presented: string | undefined): boolean {
+  if (!pending.browserHash || !presented || presented.length > 128) return false;
+  const kept = Buffer.from(pending.browserHash, 'hex');
+  const actual = sha256(presented);
+  return kept.length === actual.length && timingSafeEqual(kept, actual);
+}
 
 /**
  * A sign-in (a password, a provider, a first password chosen) ends its request (a form posted twice
@@ -43,7 +68,7 @@ export async function codeFor(pending: AuthorizationRequest, user: UserRecord, p
   }
   if (pending.replacesRealmSession) await endRealmSessionById(pending.replacesRealmSession);
   const { token, seconds } = await openRealmSession(pending.orgUuid, user.uuid, proven);
-  return { kind: 'redirect', location: await issueCode(pending, user, proven), realmSession: { token, seconds } };
+  return { kind: 'redirect', location: await issueCode(pending, user, proven), realmSession: { token, seconds }, requestCookie: null };
 }
 
 /** The code of a request the browser's live realm session answers at once: no page, the session's sign-in time as `auth_time`. */
@@ -86,5 +111,9 @@ async function issueCode(pending: AuthorizationRequest, user: UserRecord, proven
 /** Sends the browser back to the application with an error (RFC 6749 §4.1.2.1), ending the request. */
 export async function refuseRequest(pending: AuthorizationRequest, error: string, description: string): Promise<AuthorizeAnswer<400>> {
   await endAuthorizationRequest(pending.requestId);
-  return { kind: 'redirect', location: redirectWith(pending.redirectUri, { error, error_description: description, state: pending.state, iss: realmIssuer(pending.realm) }, pending.responseMode) };
+  return {
+    kind: 'redirect',
+    location: redirectWith(pending.redirectUri, { error, error_description: description, state: pending.state, iss: realmIssuer(pending.realm) }, pending.responseMode),
+    requestCookie: null,
+  };
 }

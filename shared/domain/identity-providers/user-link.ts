@@ -5,7 +5,8 @@ import { auditWrites } from '../audit/audit-event';
 import type { OrgScope } from '../users/org-scope';
 import { userAuditWrites } from '../users/user-audit';
 import type { UserRecord } from '../users/user.entities';
-import { getUser, saveUser, type StoredUser } from '../users/user.repository';
+import { getUser, saveUser, stampCredentials, type StoredUser } from '../users/user.repository';
+import { revokeSessionsOf } from '../sessions/session.repository';
 import { readUser } from '../users/user-queries';
 import { getStoredProvider } from './identity-provider.repository';
 
@@ -63,7 +64,10 @@ export async function linkUserToProvider(orgUuid: string, userUuid: string, alia
 /**
  * An ADMIN removes a user's link (`DELETE …/users/{userId}/identity-provider-link`): the next sign-in
  * at a provider is a first link again. Audited as `USER_IDENTITY_PROVIDER_UNLINKED` by the ADMIN, in
- * the same transaction. A user of another organization, or one without a link, is a 404.
+ * the same transaction. A link is removed because the account it names is not (or no longer) the
+ * person's: what that account began ends with it, as a password change ends what the old password
+ * began (the credential stamp, then the sessions revoked). A user of another organization, or one
+ * without a link, is a 404.
  */
 export async function unlinkUserFromProvider(scope: OrgScope, userUuid: string): Promise<void> {
   for (let attempt = 1; attempt <= 3; attempt++) {
@@ -72,7 +76,11 @@ export async function unlinkUserFromProvider(scope: OrgScope, userUuid: string):
     if (!user.identityProvider) throw new NotFoundError('The user has no identity-provider link: GET …/users/{userId} shows identityProvider when it has one');
     const { identityProvider: _removed, ...rest } = user;
     const unlinked: UserRecord = { ...rest, updatedAt: new Date().toISOString() };
-    if (await saveUser(unlinked, user as StoredUser, { alongside: userAuditWrites('USER_IDENTITY_PROVIDER_UNLINKED', user, unlinked) })) return;
+    if (await saveUser(unlinked, user as StoredUser, { alongside: userAuditWrites('USER_IDENTITY_PROVIDER_UNLINKED', user, unlinked) })) {
+      await stampCredentials(user.orgUuid, user.uuid);
+      await revokeSessionsOf(user.uuid);
+      return;
+    }
   }
   throw new ConflictError({ code: 'CHANGED_MEANWHILE' });
 }

@@ -29,6 +29,11 @@ export interface AuthorizationRequest {
   mustSetPassword?: string;
   /** The browser's realm session a sign-in made for this request replaces (`prompt=login`, `max_age`). */
   replacesRealmSession?: string;
+  /**
+   * SHA-256 (hex) of the secret of the cookie the browser that made the request was given: the sign-in
+   * form, the provider's answer and a link's confirmation go on only in that browser.
+   */
+  browserHash?: string;
   /** Set when the person was sent to an identity provider: what its answer must carry back. */
   broker?: { alias: string; state: string; nonce: string; codeVerifier: string };
 }
@@ -82,12 +87,15 @@ export async function brokerAuthorizationRequest(requestId: string, broker: NonN
   });
 }
 
-/** The request a provider's `state` names; taken once (a replayed answer finds nothing). */
-export async function takeBrokeredRequest(providerState: string): Promise<AuthorizationRequest | undefined> {
+/**
+ * The request a provider's `state` names, when `accept` takes it (the browser's check); taken once (a
+ * replayed answer finds nothing). One `accept` refuses is left as it was, for its own browser.
+ */
+export async function takeBrokeredRequest(providerState: string, accept: (request: AuthorizationRequest) => boolean): Promise<AuthorizationRequest | undefined> {
   const pointer = await getItem<{ requestId: string }>(keys.brokerState(providerState), { consistent: true });
-  if (!pointer || !(await deleteItem({ Key: keys.brokerState(providerState), ConditionExpression: 'attribute_exists(PK)' }))) return undefined;
-  const request = await getAuthorizationRequest(pointer.requestId);
-  return request?.broker?.state === providerState ? request : undefined;
+  const request = pointer ? await getAuthorizationRequest(pointer.requestId) : undefined;
+  if (!request || request.broker?.state !== providerState || !accept(request)) return undefined;
+  return (await deleteItem({ Key: keys.brokerState(providerState), ConditionExpression: 'attribute_exists(PK)' })) ? request : undefined;
 }
 
 /** Ends a request: its form, or a provider's answer, can no longer make a code. False when already ended. */

@@ -44,9 +44,25 @@ export interface DeviceSignIn {
   signedInWith?: SignInMethod;
 }
 
+/**
+ * The verification page's sign-in under way, kept here rather than in the browser's cookie (which holds
+ * only the random state whose digest keys it): the user code it is for, the PKCE verifier of its
+ * authorization request, the page's language. Read once, by the flow's answer.
+ */
+export interface DeviceSignInRecord {
+  userCode: string;
+  orgUuid: string;
+  verifier: string;
+  language: string;
+  /** Epoch seconds. */
+  expiresAt: number;
+}
+
 /** A consent form shown to a signed-in person: who, for which user code. */
 export interface DeviceStep {
   userCode: string;
+  /** SHA-256 (hex) of the state of the browser's sign-in cookie: the form is answered from that browser only. */
+  browserHash?: string;
   orgUuid: string;
   userUuid: string;
   authTime: number;
@@ -140,17 +156,36 @@ export async function saveDeviceStep(stepHash: string, step: DeviceStep): Promis
   await putItem({ ...keys.deviceStep(stepHash), type: 'DEVICESTEP', ttl: step.expiresAt, ...step }, { ConditionExpression: 'attribute_not_exists(PK)' });
 }
 
-/** The step its token names, taken once (a form posted twice finds nothing the second time), while unexpired. */
-export async function takeDeviceStep(stepHash: string, now: number): Promise<DeviceStep | undefined> {
+/**
+ * The step its token names, taken once (a form posted twice finds nothing the second time), while
+ * unexpired; one `accept` refuses (another browser's) is left as it was.
+ */
+export async function takeDeviceStep(stepHash: string, now: number, accept: (step: DeviceStep) => boolean = () => true): Promise<DeviceStep | undefined> {
   const step = await getItem<DeviceStep>(keys.deviceStep(stepHash), { consistent: true });
-  if (!step || !(await deleteItem({ Key: keys.deviceStep(stepHash), ConditionExpression: 'attribute_exists(PK)' }))) return undefined;
+  if (!step || !accept(step) || !(await deleteItem({ Key: keys.deviceStep(stepHash), ConditionExpression: 'attribute_exists(PK)' }))) return undefined;
   return step.expiresAt > now ? step : undefined;
 }
 
+export async function saveDeviceSignIn(stateHash: string, signIn: DeviceSignInRecord): Promise<void> {
+  await putItem({ ...keys.deviceSignIn(stateHash), type: 'DEVICESIGNIN', ttl: signIn.expiresAt, ...signIn }, { ConditionExpression: 'attribute_not_exists(PK)' });
+}
+
+/** The sign-in its state's digest names, while unexpired. */
+export async function getDeviceSignIn(stateHash: string, now: number): Promise<DeviceSignInRecord | undefined> {
+  const signIn = await getItem<DeviceSignInRecord>(keys.deviceSignIn(stateHash), { consistent: true });
+  return signIn && signIn.expiresAt > now ? signIn : undefined;
+}
+
+/** Ends a sign-in once its answer was redeemed: true for the one answer that may go on. */
+export async function endDeviceSignIn(stateHash: string): Promise<boolean> {
+  return deleteItem({ Key: keys.deviceSignIn(stateHash), ConditionExpression: 'attribute_exists(PK)' });
+}
+
 /**
- * Counts one more entry of a user code in the window's counters (each under its own limit), before the
- * code is checked, so that guesses sent together cannot pass the limit; false, counting nothing more,
- * once a counter is full. A right code gives its count back (`refundCodeEntry`).
+ * Counts one more entry of a user code in the window's counters (each under its own limit); false,
+ * counting nothing more, once a counter is full. The address's counter is taken before the code is
+ * checked, so that guesses sent together cannot pass the limit, and a right code gives its count back
+ * (`refundCodeEntry`); the organization's counts wrong codes only, once they are found wrong.
  */
 export async function takeCodeEntry(counters: readonly { orgUuid: string; window: number; sourceIp?: string; limit: number }[], ttl: number): Promise<boolean> {
   for (const counter of counters) {

@@ -5,7 +5,7 @@
  */
 export const authOperationDescriptions: Readonly<Record<string, string>> = {
   'auth.authorize':
-    'For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference\'s own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint`, `prompt`, `max_age` and `kc_locale` optional. A browser with a live realm session (its `REALM_SESSION` cookie) is sent back with a code at once, unless `prompt=login` or `max_age` asks for a new sign-in; `prompt=none` without one answers `login_required`. An e-mail of a domain with its own identity provider goes on to that provider.',
+    'For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference\'s own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint`, `prompt`, `max_age` and `kc_locale` optional. A browser with a live realm session (its `REALM_SESSION` cookie) is sent back with a code at once, unless `prompt=login` or `max_age` asks for a new sign-in; `prompt=none` without one answers `login_required`. An e-mail of a domain with its own identity provider goes on to that provider. A sign-in kept for the page or the provider sets the `AUTH_SESSION_ID` cookie that binds it to this browser: its form, the provider\'s answer and a link\'s confirmation are refused from another browser.',
   'auth.broker':
     "Register `{issuer}/broker/{alias}/endpoint` at the provider (the provider's `redirectUri` in the identity-providers API). The provider's code is exchanged and its ID token checked; the person goes back to the application with a code, or with `error=access_denied`.",
   'auth.firstBrokerLogin':
@@ -16,9 +16,9 @@ export const authOperationDescriptions: Readonly<Record<string, string>> = {
   'auth.device':
     'For people (HTML, no script; en, es, ja or pt by `kc_locale`, else `Accept-Language`). `user_code` fills the form; nothing happens until the person sends it.',
   'auth.deviceCode':
-    'A right code answers a redirect to the authorization endpoint, with a cookie holding the sign-in\'s PKCE verifier for `/device/callback`. Wrong codes are limited per 10 minutes: 10 from one address, 100 for the organization (then 429 until the window ends).',
+    'A right code answers a redirect to the authorization endpoint, with a cookie holding the sign-in\'s random state for `/device/callback` (the user code and the PKCE verifier are kept server-side). Wrong codes are limited per 10 minutes: 10 from one address (then 429 until the window ends, right codes included), and 10,000 wrong codes for the organization (then wrong codes are answered 429; a right code still goes on).',
   'auth.deviceCallback':
-    'The code is redeemed here with the verifier of the browser\'s cookie (no session begins); the signed-in person sees which client asks, for what, and approves or denies.',
+    'The code is redeemed here with the verifier kept for the sign-in the browser\'s cookie names, once (no session begins); the signed-in person sees which client asks, for what, and approves or denies.',
   'auth.logout':
     'With `refresh_token`: that session ends, 204. Without it, with `id_token_hint` or `post_logout_redirect_uri` (or `logout_confirm`, the confirmation page\'s own form): the form of RP-initiated logout (keycloak-js\'s `logoutMethod: \'POST\'`), answered as the GET of this address answers, but its refusals are `invalid_request`.',
   'auth.endSession':

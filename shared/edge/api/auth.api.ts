@@ -85,8 +85,8 @@ export const authApi = {
     summary: 'Start the authorization code flow with PKCE: the sign-in page',
     errors: { only: gatewayStatuses },
     responses: [
-      { status: 200, description: signInPage, text: htmlPage, headers: ['Cache-Control'] },
-      { status: 302, description: backToApplication, headers: ['Location', 'Cache-Control'] },
+      { status: 200, description: signInPage, text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] },
+      { status: 302, description: backToApplication, headers: ['Location', 'Cache-Control', 'Set-Cookie'] },
       { status: 400, description: errorPage, text: htmlPage, headers: ['Cache-Control'] },
       { status: 404, description: 'An error page: no organization has this realm', text: htmlPage, headers: ['Cache-Control'] },
     ],
@@ -114,7 +114,7 @@ export const authApi = {
     responses: [
       { status: 200, description: "The link's confirmation page: the first link of a user with a password of their own, or of an ADMIN, asks for it once", text: htmlPage, headers: ['Cache-Control', 'Set-Cookie'] },
       { status: 302, description: 'Back to the application: with a code, or with `error=access_denied` and a description', headers: ['Location', 'Cache-Control'] },
-      { status: 400, description: 'An error page: the sign-in this answer belongs to expired or was already finished', text: htmlPage, headers: ['Cache-Control'] },
+      { status: 400, description: 'An error page: the sign-in this answer belongs to expired, was already finished, or was begun in another browser', text: htmlPage, headers: ['Cache-Control'] },
       { status: 403, description: 'A refusal page: the user is bound to another account of this provider (an ADMIN removes the link)', text: htmlPage, headers: ['Cache-Control'] },
     ],
   }),
@@ -180,7 +180,7 @@ export const authApi = {
     responses: [
       devicePage('Done: the device is signed in, or denied'),
       deviceProblem(400, deviceExpired),
-      deviceProblem(403, "An error page: the form was posted from another site, without the step's token, or for a code this browser did not sign in for"),
+      deviceProblem(403, "An error page: the form was posted from another site, or without the step's token or the sign-in's cookie"),
       deviceProblem(404, 'An error page: no organization has this realm'),
     ],
     example: { user_code: 'WDJB-MJHT', step: '<step of the page>', decision: 'approve' },

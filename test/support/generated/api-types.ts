@@ -207,7 +207,7 @@ export interface paths {
         put?: never;
         /**
          * The verification page's form: a right code goes on to sign in through the realm's authorization endpoint
-         * @description A right code answers a redirect to the authorization endpoint, with a cookie holding the sign-in's PKCE verifier for `/device/callback`. Wrong codes are limited per 10 minutes: 10 from one address, 100 for the organization (then 429 until the window ends).
+         * @description A right code answers a redirect to the authorization endpoint, with a cookie holding the sign-in's random state for `/device/callback` (the user code and the PKCE verifier are kept server-side). Wrong codes are limited per 10 minutes: 10 from one address (then 429 until the window ends, right codes included), and 10,000 wrong codes for the organization (then wrong codes are answered 429; a right code still goes on).
          *
          *     Who may call: anyone.
          */
@@ -227,7 +227,7 @@ export interface paths {
         };
         /**
          * The verification page's return from the authorization endpoint: the consent step
-         * @description The code is redeemed here with the verifier of the browser's cookie (no session begins); the signed-in person sees which client asks, for what, and approves or denies.
+         * @description The code is redeemed here with the verifier kept for the sign-in the browser's cookie names, once (no session begins); the signed-in person sees which client asks, for what, and approves or denies.
          *
          *     Who may call: anyone.
          */
@@ -333,7 +333,7 @@ export interface paths {
         };
         /**
          * Start the authorization code flow with PKCE: the sign-in page
-         * @description For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference's own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint`, `prompt`, `max_age` and `kc_locale` optional. A browser with a live realm session (its `REALM_SESSION` cookie) is sent back with a code at once, unless `prompt=login` or `max_age` asks for a new sign-in; `prompt=none` without one answers `login_required`. An e-mail of a domain with its own identity provider goes on to that provider.
+         * @description For browsers. `response_type=code`, the console `client_id`, a `redirect_uri` allowed here (loopback on any port, the reference's own page, or one the deployment lists), `code_challenge` with `code_challenge_method=S256`; `state`, `nonce`, `scope` (`openid`, `offline_access`), `login_hint`, `prompt`, `max_age` and `kc_locale` optional. A browser with a live realm session (its `REALM_SESSION` cookie) is sent back with a code at once, unless `prompt=login` or `max_age` asks for a new sign-in; `prompt=none` without one answers `login_required`. An e-mail of a domain with its own identity provider goes on to that provider. A sign-in kept for the page or the provider sets the `AUTH_SESSION_ID` cookie that binds it to this browser: its form, the provider's answer and a link's confirmation are refused from another browser.
          *
          *     Who may call: anyone.
          */
@@ -3552,7 +3552,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description An error page: the sign-in this answer belongs to expired or was already finished */
+            /** @description An error page: the sign-in this answer belongs to expired, was already finished, or was begun in another browser */
             400: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -3953,7 +3953,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description An error page: the form was posted from another site, without the step's token, or for a code this browser did not sign in for */
+            /** @description An error page: the form was posted from another site, or without the step's token or the sign-in's cookie */
             403: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
@@ -4310,6 +4310,7 @@ export interface operations {
             200: {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
@@ -4322,6 +4323,7 @@ export interface operations {
                 headers: {
                     "Cache-Control": components["headers"]["Cache-Control"];
                     Location: components["headers"]["Location"];
+                    "Set-Cookie": components["headers"]["Set-Cookie"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
