@@ -124,15 +124,20 @@ export const functionBundling = {
  * `root`) bundled whole as CommonJS, minified, without a source map (its stack frames are the
  * library's, and a map would be read at its first load); the SDK left to the runtime, as in the bundle.
  */
-export const lazyPackageFlags = (packageName: string, outfile: string, root: string): string[] => [
+export const lazyPackageFlags = (packageName: string, outfile: string, root: string): string[] =>
+  lazyFileFlags(lazyPackageEntries[packageName] ? path.posix.join(root, lazyPackageEntries[packageName].entry) : packageName, outfile);
+
+/** What every lazy file is built as: `input` bundled whole as CommonJS, minified, the SDK left to the runtime, `extra` flags beside. */
+const lazyFileFlags = (input: string, outfile: string, extra: readonly string[] = []): string[] => [
   '--bundle',
-  lazyPackageEntries[packageName] ? path.posix.join(root, lazyPackageEntries[packageName].entry) : packageName,
+  input,
   '--external:@aws-sdk/*',
   '--external:@smithy/*',
   '--platform=node',
   `--target=${functionBundling.target}`,
   '--format=cjs',
   '--minify',
+  ...extra,
   `--outfile=${outfile}`,
   '--log-level=warning',
 ];
@@ -142,21 +147,12 @@ export const lazyPackageFlags = (packageName: string, outfile: string, root: str
  * function's bundle is (minified, UTF-8, `import.meta.url` its own), without a source map; the SDK left
  * to the runtime.
  */
-export const lazyProjectFlags = (entry: string, outfile: string, root: string): string[] => [
-  '--bundle',
-  path.posix.join(root, entry),
-  '--external:@aws-sdk/*',
-  '--external:@smithy/*',
-  '--platform=node',
-  `--target=${functionBundling.target}`,
-  '--format=cjs',
-  '--minify',
-  `--charset=${functionBundling.charset}`,
-  `--inject:${path.posix.join(root, ...functionBundling.inject[0]!.split(path.sep))}`,
-  ...Object.entries(functionBundling.define).map(([name, value]) => `--define:${name}=${value}`),
-  `--outfile=${outfile}`,
-  '--log-level=warning',
-];
+export const lazyProjectFlags = (entry: string, outfile: string, root: string): string[] =>
+  lazyFileFlags(path.posix.join(root, entry), outfile, [
+    `--charset=${functionBundling.charset}`,
+    `--inject:${path.posix.join(root, ...functionBundling.inject[0]!.split(path.sep))}`,
+    ...Object.entries(functionBundling.define).map(([name, value]) => `--define:${name}=${value}`),
+  ]);
 
 /** Where a function's asset holds a lazy package's file. */
 export const lazyPackageFile = (outputDir: string, packageName: string) => path.posix.join(outputDir, 'node_modules', packageName, 'index.js');

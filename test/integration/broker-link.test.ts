@@ -3,7 +3,8 @@ import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import { eventsWhen, ofOrg } from '../support/change-events-helpers';
 import { requestToken, stack, unique, userArea } from '../support/stack';
-import { registrationOf, startTestProvider, type TestProvider } from '../support/test-oidc-provider';
+import type { TestProvider } from '../support/test-oidc-provider';
+import { registeredProvider } from '../support/registered-provider';
 import { createViaApi, freshOrganization, member, readUser, refresh, type TestOrg } from '../support/user-helpers';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 
@@ -24,12 +25,7 @@ let domain: string;
 let alias: string;
 
 beforeAll(async () => {
-  provider = await startTestProvider();
-  org = await freshOrganization();
-  domain = `link-${unique()}.example`;
-  alias = `link-${unique()}`;
-  const created = await org.admin.api.post(userArea(org.orgUuid, '/identity-providers'), registrationOf(provider, { alias, displayName: 'Link SSO', domains: [domain] }));
-  expect(created.status).toBe(201);
+  ({ provider, org, domain, alias } = await registeredProvider('link', 'Link SSO'));
 });
 afterAll(async () => provider.close());
 

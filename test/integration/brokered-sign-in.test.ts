@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { requestToken, stack, unique, userArea } from '../support/stack';
-import { registrationOf, startTestProvider, type Misbehaviour, type TestProvider } from '../support/test-oidc-provider';
+import { registrationOf, type Misbehaviour, type TestProvider } from '../support/test-oidc-provider';
+import { registeredProvider } from '../support/registered-provider';
 import { createViaApi, deleteViaApi, freshOrganization, readUser, signIn, type TestOrg } from '../support/user-helpers';
 
 /**
@@ -18,13 +19,9 @@ let domain: string;
 let alias: string;
 
 beforeAll(async () => {
-  provider = await startTestProvider();
-  org = await freshOrganization();
-  domain = `corp-${unique()}.example`;
-  alias = `corp-${unique()}`;
-  const created = await org.admin.api.post<{ redirectUri: string }>(userArea(org.orgUuid, '/identity-providers'), registrationOf(provider, { alias, displayName: 'Corp SSO', domains: [domain] }));
-  expect(created.status).toBe(201);
-  expect(created.body.redirectUri).toBe(`${issuerOf(org.realm)}/broker/${alias}/endpoint`);
+  let registration: { redirectUri: string };
+  ({ provider, org, domain, alias, registration } = await registeredProvider('corp', 'Corp SSO'));
+  expect(registration.redirectUri).toBe(`${issuerOf(org.realm)}/broker/${alias}/endpoint`);
 });
 afterAll(async () => provider.close());
 afterEach(() => {

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { stack, unique, userArea } from '../support/stack';
-import { registrationOf, startTestProvider, type TestProvider } from '../support/test-oidc-provider';
-import { createViaApi, freshOrganization, readUser, type TestOrg } from '../support/user-helpers';
+import { stack, unique } from '../support/stack';
+import type { TestProvider } from '../support/test-oidc-provider';
+import { registeredProvider } from '../support/registered-provider';
+import { createViaApi, readUser, type TestOrg } from '../support/user-helpers';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 
 /**
@@ -20,11 +21,7 @@ let org: TestOrg;
 let domain: string;
 
 beforeAll(async () => {
-  provider = await startTestProvider();
-  org = await freshOrganization();
-  domain = `bind-${unique()}.example`;
-  const created = await org.admin.api.post(userArea(org.orgUuid, '/identity-providers'), registrationOf(provider, { alias: `bind-${unique()}`, displayName: 'Bind SSO', domains: [domain] }));
-  expect(created.status).toBe(201);
+  ({ provider, org, domain } = await registeredProvider('bind', 'Bind SSO'));
 });
 afterAll(async () => provider.close());
 
