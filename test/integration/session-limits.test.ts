@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { keys } from '../../shared/adapters/store/keys';
+import { keys, type RefreshSessionKind } from '../../shared/adapters/store/keys';
 import { queryIndexPage, transactWrite } from '../../shared/adapters/store/table';
 import { SESSIONS_PER_KIND, type Session } from '../../shared/domain/sessions/session.repository';
 import { eachLimited } from '../../shared/kernel/retry';
@@ -43,7 +43,7 @@ const OFFLINE = 'openid offline_access';
 const ONLINE = 'openid';
 
 /** The ids of a user's sessions of a kind that the index lists, live or not. */
-async function indexed(userUuid: string, kind: 'OFFLINE' | 'ONLINE'): Promise<string[]> {
+async function indexed(userUuid: string, kind: RefreshSessionKind): Promise<string[]> {
   const ids: string[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -155,6 +155,21 @@ describe('the cap, over HTTP', () => {
 
     await signIn(user, OFFLINE);
     expect(await indexed(user.uuid, 'OFFLINE')).toHaveLength(SESSIONS_PER_KIND);
+  });
+});
+
+describe("the account page's sessions", () => {
+  test("are capped apart from the user's applications: signing in to the page, however often another site opens it, ends none of their sessions", async () => {
+    const user = await member(org, 'VIEWER');
+    const stored = await storeSessions(user, SESSIONS_PER_KIND, false);
+    const accountUrl = `${stack().authUrl}/auth/realms/${org.realm}/account`;
+
+    // Two browsers sign in to the page: each begins a page session, of its own kind.
+    for (let browser = 0; browser < 2; browser++) expect((await signInToAccount(new CookieJar(), accountUrl, user.email, TEST_PASSWORD)).status).toBe(200);
+
+    // The user's applications keep every session (the user's own sign-in by \`member\` beside them).
+    expect(await indexed(user.uuid, 'ONLINE')).toEqual(expect.arrayContaining(stored));
+    expect(await indexed(user.uuid, 'PAGE')).toHaveLength(2);
   });
 });
 

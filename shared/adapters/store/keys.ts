@@ -16,7 +16,7 @@ export interface IndexedKey extends ItemKey {
 export const GSI1 = 'GSI1';
 
 /** A refresh session's kind: each user holds a capped number of each. */
-export type RefreshSessionKind = 'OFFLINE' | 'ONLINE';
+export type RefreshSessionKind = 'OFFLINE' | 'ONLINE' | 'PAGE';
 
 const org = (orgUuid: string) => `ORG#${orgUuid}`;
 

@@ -1,3 +1,4 @@
+import { ACCOUNT_PAGE_CLIENT } from '../../domain/sessions/session.repository';
 import { config } from '../../kernel/config';
 import { realmIssuer } from '../auth/jwt';
 import { isAllowedRedirect } from '../auth/redirect-uris';
@@ -9,7 +10,7 @@ import { isAllowedRedirect } from '../auth/redirect-uris';
  * back to its own address only. The token endpoint knows the console only: the page exchanges its
  * codes itself.
  */
-export const ACCOUNT_CLIENT = 'account-console';
+export const ACCOUNT_CLIENT = ACCOUNT_PAGE_CLIENT;
 
 /** Where the flow comes back to the account page. */
 export const accountSsoUri = (realm: string) => `${realmIssuer(realm)}/account/sso`;

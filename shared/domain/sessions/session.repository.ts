@@ -40,8 +40,8 @@ export interface Session {
 export type SignInMethod = 'password' | 'provider';
 
 /**
- * How many refresh sessions of each kind (offline, ordinary) a user holds at most: a new one past it
- * ends the user's least recently used one of that kind.
+ * How many refresh sessions of each kind (offline, the account page's, ordinary) a user holds at most:
+ * a new one past it ends the user's least recently used one of that kind.
  */
 export const SESSIONS_PER_KIND = 100;
 
@@ -53,7 +53,15 @@ export const REVOKE_AT_MOST = 5000;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
-export const sessionKind = (session: Pick<Session, 'offline'>): RefreshSessionKind => (session.offline ? 'OFFLINE' : 'ONLINE');
+/** The client id of the realm's account page, whose sessions the page's cookie holds (Keycloak's account console). */
+export const ACCOUNT_PAGE_CLIENT = 'account-console';
+
+/**
+ * A session's kind, each capped on its own: offline, the account page's (a page any site can open in
+ * a new window must not push out the sessions of the user's applications), or ordinary.
+ */
+export const sessionKind = (session: Pick<Session, 'offline' | 'clientId'>): RefreshSessionKind =>
+  session.offline ? 'OFFLINE' : session.clientId === ACCOUNT_PAGE_CLIENT ? 'PAGE' : 'ONLINE';
 
 /**
  * Epoch milliseconds a session began, as the credential stamps compare it: its sign-in's start, else
