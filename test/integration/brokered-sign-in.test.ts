@@ -116,6 +116,35 @@ describe('home-realm discovery and the broker', () => {
     expect((await readUser(org, user.uuid)).identityProvider).toMatchObject({ alias, linkedAt: expect.any(String) });
   });
 
+  test("prompt=login and max_age are asked of the provider, whose auth_time must show a new sign-in: its own session answering silently passes no step-up", async () => {
+    const user = await userAt('stepup');
+    const now = Math.floor(Date.now() / 1000);
+    const stepUp = async (params: Record<string, string>, authTime: number | undefined) => {
+      provider.nextUser = { email: user.email, ...(authTime === undefined ? {} : { authTime }) };
+      const { toProvider, back } = await throughProvider(await get(authorizeUrl({ code_challenge: pkce().challenge, kc_idp_hint: alias, ...params })));
+      return { asked: toProvider.searchParams, answer: locationOf(back).searchParams };
+    };
+
+    const renewed = await stepUp({ prompt: 'login' }, now);
+    expect(renewed.asked.get('prompt')).toBe('login');
+    expect(renewed.answer.get('code')).toEqual(expect.any(String));
+
+    for (const [params, authTime] of [
+      [{ prompt: 'login' }, undefined],
+      [{ prompt: 'login' }, now - 3600],
+      [{ max_age: '60' }, now - 3600],
+    ] as const) {
+      const { asked, answer } = await stepUp(params, authTime);
+      if ('max_age' in params) expect(asked.get('max_age')).toBe('60');
+      expect(answer.get('error')).toBe('access_denied');
+      expect(answer.get('error_description')).toMatch(/auth_time|earlier one|older one/);
+    }
+
+    // Without a step-up asked, the provider's own session (an old auth_time, or none) signs in as before.
+    expect((await stepUp({}, now - 3600)).answer.get('code')).toEqual(expect.any(String));
+    expect((await stepUp({}, undefined)).asked.has('prompt')).toBe(false);
+  });
+
   test('kc_idp_hint names the provider to go to, with no e-mail asked; an alias the organization lacks is ignored', async () => {
     const user = await userAt('hinted');
     provider.nextUser = { email: user.email };

@@ -43,7 +43,7 @@ export interface TestProvider {
   clientSecret: string;
   behaviour: Misbehaviour;
   /** Who signs in at the provider's page next. */
-  nextUser: { email: string; sub?: string };
+  nextUser: { email: string; sub?: string; /** Epoch seconds the person signed in at the provider (`auth_time`), when it says. */ authTime?: number };
   /** The last authorization request the provider received. */
   lastRequest: URLSearchParams | undefined;
   close(): Promise<void>;
@@ -78,6 +78,7 @@ export async function startTestProvider(): Promise<TestProvider> {
       ...(behaviour === 'no-email' || behaviour === 'entra-verified-domain' ? {} : { email_verified: behaviour !== 'unverified-email' }),
       // Entra ID's way: no email_verified, the optional claim xms_edov instead.
       ...(behaviour === 'entra-verified-domain' ? { xms_edov: true } : {}),
+      ...(nextUser.authTime === undefined ? {} : { auth_time: nextUser.authTime }),
     };
     const now = Math.floor(Date.now() / 1000);
     const token = new jose.SignJWT(claims)

@@ -81,6 +81,8 @@ export async function authorize(request: AuthorizeRequest): Promise<AuthorizeAns
     ...(responseMode === 'fragment' ? { responseMode } : {}),
     ...optional({ state, nonce: single('nonce'), scope, loginHint: single('login_hint') }),
   };
+  const login = prompts.includes('login') || prompts.includes('select_account');
+  if (login || maxAge !== undefined) pending.reauthenticate = { ...(login ? { login: true as const } : {}), ...(maxAge === undefined ? {} : { maxAge: Number(maxAge) }), askedAt: now() };
   // The browser's realm session answers at once, unless the application asks to sign in again
   // (`prompt=login`), or for a sign-in more recent than the session's (`max_age`).
   const live = await liveRealmSession(request.realmSessionToken, orgUuid);

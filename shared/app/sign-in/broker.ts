@@ -53,6 +53,9 @@ export async function startBrokeredSignIn(pending: AuthorizationRequest, provide
     code_challenge: createHash('sha256').update(broker.codeVerifier).digest('base64url'),
     code_challenge_method: 'S256',
     ...(email ? { login_hint: email } : {}),
+    // What the application asked of the sign-in, asked of the provider in turn (checked by its `auth_time`).
+    ...(pending.reauthenticate?.login ? { prompt: 'login' } : {}),
+    ...(pending.reauthenticate?.maxAge === undefined ? {} : { max_age: String(pending.reauthenticate.maxAge) }),
   };
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   return { kind: 'redirect', location: url.toString() };
@@ -144,7 +147,21 @@ async function verifiedClaims(provider: IdentityProviderRecord, pending: Authori
   }
   const subject = payload.sub;
   if (typeof subject !== 'string' || !subject || subject.length > MAX_SUBJECT) throw new Denied("The identity provider's ID token names no subject (sub) of at most 255 characters");
+  checkReauthentication(pending.reauthenticate, payload.auth_time);
   return { email, subject };
+}
+
+/**
+ * When the application asked for a new sign-in, or one at most `max_age` old, the provider must show
+ * it signed the person in as asked (OpenID Connect Core §2, `auth_time`): its own session answering
+ * silently would pass an application's step-up without anyone typing anything.
+ */
+function checkReauthentication(asked: AuthorizationRequest['reauthenticate'], authTime: unknown): void {
+  if (!asked) return;
+  if (typeof authTime !== 'number') throw new Denied("The application asked for a new sign-in, and the identity provider's ID token does not say when the person signed in (auth_time): it must send it");
+  const now = Math.floor(Date.now() / 1000);
+  if (asked.login && authTime < asked.askedAt - CLOCK_SKEW_SECONDS) throw new Denied('The application asked for a new sign-in, and the identity provider answered with an earlier one: sign in again at the provider');
+  if (asked.maxAge !== undefined && now - authTime > asked.maxAge + CLOCK_SKEW_SECONDS) throw new Denied('The application asked for a sign-in more recent than max_age, and the identity provider answered with an older one: sign in again at the provider');
 }
 
 function parseObject(text: string): Record<string, unknown> | undefined {

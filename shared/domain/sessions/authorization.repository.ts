@@ -27,6 +27,11 @@ export interface AuthorizationRequest {
   expiresAt: number;
   /** The user whose temporary password was right: the request goes on once they chose their own. */
   mustSetPassword?: string;
+  /**
+   * The application asked for a new sign-in (`prompt=login`, `select_account`) or one at most `maxAge`
+   * seconds old: an identity provider the person goes to is asked the same, and its answer must show it.
+   */
+  reauthenticate?: { login?: true; maxAge?: number; askedAt: number };
   /** The browser's realm session a sign-in made for this request replaces (`prompt=login`, `max_age`). */
   replacesRealmSession?: string;
   /**
