@@ -241,6 +241,29 @@ describe('the realm session', () => {
     expect((await authorizeAgain(jar, org.realm)).response.status).toBe(302);
   });
 
+  test("RP-initiated logout signs the browser's applications out too: every ordinary session its sign-ins began ends; an offline token is kept", async () => {
+    const jar = new CookieJar();
+    const first = await signInOnPage(jar, user, org.realm);
+    const app = (await (await exchange(org.realm, first.location.searchParams.get('code')!, first.verifier)).json()) as { id_token: string; refresh_token: string };
+    // A second application of the same browser, answered by the realm session, and an offline token.
+    const second = await authorizeAgain(jar, org.realm);
+    const other = (await (await exchange(org.realm, second.location!.searchParams.get('code')!, second.verifier)).json()) as { refresh_token: string };
+    const offlineRequest = await authorizeAgain(jar, org.realm, { scope: 'openid offline_access' });
+    const offline = (await (await exchange(org.realm, offlineRequest.location!.searchParams.get('code')!, offlineRequest.verifier)).json()) as { refresh_token: string };
+    const refreshes = (token: string) => requestToken(org.realm, { grant_type: 'refresh_token', client_id: stack().clientId, refresh_token: token }).then((response) => response.status);
+    // Another browser's session of the same user is not this realm session's.
+    const elsewhere = new CookieJar();
+    const away = await signInOnPage(elsewhere, user, org.realm);
+    const awayTokens = (await (await exchange(org.realm, away.location.searchParams.get('code')!, away.verifier)).json()) as { refresh_token: string };
+
+    const query = new URLSearchParams({ id_token_hint: app.id_token, post_logout_redirect_uri: 'http://127.0.0.1:8765/signed-out' });
+    expect((await jar.request(`${issuerOf(org.realm)}/protocol/openid-connect/logout?${query}`)).status).toBe(302);
+
+    expect(await refreshes(other.refresh_token)).toBe(400);
+    expect(await refreshes(offline.refresh_token)).toBe(200);
+    expect(await refreshes(awayTokens.refresh_token)).toBe(200);
+  });
+
   test('RP-initiated logout ends it and clears the cookie; the old cookie replayed opens nothing', async () => {
     const jar = new CookieJar();
     const signedIn = await signInOnPage(jar, user, org.realm);

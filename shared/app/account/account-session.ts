@@ -35,7 +35,7 @@ export async function beginAccountSession(
   orgUuid: string,
   userUuid: string,
   sessionId = randomId(),
-  proof: { startedAtMs?: number; signedInWith?: SignInMethod } = {},
+  proof: { startedAtMs?: number; signedInWith?: SignInMethod; realmSessionId?: string } = {},
 ): Promise<{ token: string; seconds: number }> {
   const secret = randomBytes(32).toString('base64url');
   const { sessionMaxSeconds, refreshTokenSeconds } = config();
@@ -44,6 +44,7 @@ export async function beginAccountSession(
     sessionId,
     startedAtMs: proof.startedAtMs ?? Date.now(),
     signedInWith: proof.signedInWith ?? 'password',
+    ...(proof.realmSessionId ? { realmSessionId: proof.realmSessionId } : {}),
     userUuid,
     orgUuid,
     clientId: ACCOUNT_CLIENT,

@@ -65,5 +65,6 @@ export async function finishAccountSso(
   return beginAccountSession(orgUuid, issued.userUuid, issued.sessionId, {
     startedAtMs: issued.startedAtMs ?? issued.authTime * 1000,
     ...(issued.signedInWith ? { signedInWith: issued.signedInWith } : {}),
+    ...(issued.realmSessionId ? { realmSessionId: issued.realmSessionId } : {}),
   });
 }

@@ -33,6 +33,7 @@ export async function exchangeCode(realm: string, form: Map<string, string>, cli
     sessionId: issued.sessionId,
     startedAtMs: issued.startedAtMs ?? issued.authTime * 1000,
     ...(issued.signedInWith ? { signedInWith: issued.signedInWith } : {}),
+    ...(issued.realmSessionId ? { realmSessionId: issued.realmSessionId } : {}),
     ...(issued.nonce ? { nonce: issued.nonce } : {}),
   });
 }

@@ -99,6 +99,8 @@ export async function passwordGrant(
 
 /** What a sign-in proved, whichever way it was made (password, authorization code). */
 export interface SignedIn {
+  /** The realm session whose sign-in this is (an authorization code's): its logout ends the session begun here. */
+  realmSessionId?: string;
   orgUuid: string;
   user: UserRecord;
   clientId: string;
@@ -143,6 +145,7 @@ export async function startSession(realm: string, signedIn: SignedIn): Promise<T
     endsAt: now() + (offline ? offlineSessionIdleSeconds : sessionMaxSeconds),
     createdAt: now(),
     ...(offline ? { offline: true as const } : {}),
+    ...(signedIn.realmSessionId && !offline ? { realmSessionId: signedIn.realmSessionId } : {}),
   };
   await createSession(session, signedIn.user);
   return respond(canonicalRealm(realm), session, signedIn.user, secret, signedIn.nonce);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../../kernel/config';
 import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
-import type { SignInMethod } from '../../domain/sessions/session.repository';
+import { endSessionsOfRealmSession, type SignInMethod } from '../../domain/sessions/session.repository';
 import { createRealmSession, deleteRealmSession, getRealmSession, touchRealmSession, type RealmSession } from '../../domain/sessions/realm-session.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { getUser } from '../../domain/users/user.repository';
@@ -38,7 +38,7 @@ export async function openRealmSession(
   orgUuid: string,
   userUuid: string,
   proven: { startedAtMs: number; signedInWith?: SignInMethod },
-): Promise<{ token: string; seconds: number; authTime: number }> {
+): Promise<{ token: string; seconds: number; authTime: number; sessionId: string }> {
   const { startedAtMs } = proven;
   const secret = randomBytes(32).toString('base64url');
   const { refreshTokenSeconds, sessionMaxSeconds } = config();
@@ -56,7 +56,7 @@ export async function openRealmSession(
   };
   await createRealmSession(session);
   // The cookie lives as long as the session may; the server says when it went idle.
-  return { token: `${session.sessionId}.${secret}`, seconds: sessionMaxSeconds, authTime };
+  return { token: `${session.sessionId}.${secret}`, seconds: sessionMaxSeconds, authTime, sessionId: session.sessionId };
 }
 
 /** The session a cookie's value names, when it is this organization's and the value holds its secret; its liveness unchecked. */
@@ -94,7 +94,10 @@ export async function liveRealmSession(token: string | undefined, orgUuid: strin
 /** Ends the realm session a cookie's value names (if it is one of this organization's); a session already gone changes nothing. */
 export async function endRealmSession(token: string | undefined, orgUuid: string): Promise<void> {
   const session = await namedSession(token, orgUuid);
-  if (session) await deleteRealmSession(session.sessionId);
+  if (!session) return;
+  await deleteRealmSession(session.sessionId);
+  // Signing out of the realm signs the browser's applications out too (offline tokens are kept).
+  await endSessionsOfRealmSession(session.userUuid, session.sessionId);
 }
 
 /** Ends a realm session by its id (one a new sign-in in the same browser replaces). */

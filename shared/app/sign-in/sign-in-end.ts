@@ -67,14 +67,14 @@ export async function codeFor(pending: AuthorizationRequest, user: UserRecord, p
     return { kind: 'page', status: 400, html: renderSignInPage({ kind: 'error', problem: 'expired' }, (pending.locale as Language | undefined) ?? 'en', 'authenticate') };
   }
   if (pending.replacesRealmSession) await endRealmSessionById(pending.replacesRealmSession);
-  const { token, seconds } = await openRealmSession(pending.orgUuid, user.uuid, proven);
-  return { kind: 'redirect', location: await issueCode(pending, user, proven), realmSession: { token, seconds }, requestCookie: null };
+  const { token, seconds, sessionId } = await openRealmSession(pending.orgUuid, user.uuid, proven);
+  return { kind: 'redirect', location: await issueCode(pending, user, { ...proven, realmSessionId: sessionId }), realmSession: { token, seconds }, requestCookie: null };
 }
 
 /** The code of a request the browser's live realm session answers at once: no page, the session's sign-in time as `auth_time`. */
 export async function codeFromSession(pending: AuthorizationRequest, live: LiveRealmSession): Promise<AuthorizeAnswer<400>> {
   const { startedAtMs, signedInWith } = live.session;
-  return { kind: 'redirect', location: await issueCode(pending, live.user, { startedAtMs, ...(signedInWith ? { signedInWith } : {}) }) };
+  return { kind: 'redirect', location: await issueCode(pending, live.user, { startedAtMs, ...(signedInWith ? { signedInWith } : {}), realmSessionId: live.session.sessionId }) };
 }
 
 /** How a sign-in was proved: when it began (epoch ms; now when absent) and how (a password when absent). */
@@ -87,7 +87,11 @@ export interface SignInProof {
  * Keeps a new code for the request and answers where it goes back to; `proven.startedAtMs` is the
  * sign-in's moment (the ID token's `auth_time`, in seconds; what the code begins counts from it).
  */
-async function issueCode(pending: AuthorizationRequest, user: UserRecord, proven: { startedAtMs: number; signedInWith?: SignInMethod }): Promise<string> {
+async function issueCode(
+  pending: AuthorizationRequest,
+  user: UserRecord,
+  proven: { startedAtMs: number; signedInWith?: SignInMethod; realmSessionId: string },
+): Promise<string> {
   const code = randomBytes(32).toString('base64url');
   await saveAuthorizationCode({
     codeHash: sha256(code).toString('hex'),
@@ -100,6 +104,7 @@ async function issueCode(pending: AuthorizationRequest, user: UserRecord, proven
     authTime: Math.floor(proven.startedAtMs / 1000),
     startedAtMs: proven.startedAtMs,
     ...(proven.signedInWith ? { signedInWith: proven.signedInWith } : {}),
+    realmSessionId: proven.realmSessionId,
     expiresAt: now() + CODE_SECONDS,
     sessionId: randomId(),
     ...(pending.nonce ? { nonce: pending.nonce } : {}),

@@ -45,6 +45,8 @@ export interface AuthorizationRequest {
 
 /** An authorization code: single use, bound to its client, redirect URI and challenge. */
 export interface AuthorizationCode {
+  /** The browser's realm session the code came from, or that its sign-in opened. */
+  realmSessionId?: string;
   codeHash: string;
   realm: string;
   orgUuid: string;

@@ -4,6 +4,8 @@ import { logger } from '../../kernel/logger';
 
 /** A refresh session: the refresh token's secret is kept only as a hash. */
 export interface Session {
+  /** The browser's realm session whose sign-in began this one: its logout ends this one too (not an offline one). */
+  realmSessionId?: string;
   sessionId: string;
   userUuid: string;
   orgUuid: string;
@@ -265,6 +267,30 @@ const REVOKE_MILLISECONDS = 3000;
  * credentials first, so a session the index does not list yet, or one past the bound, no longer
  * works anyway; listings skip it unread and its TTL removes it. Returns how many items it deleted.
  */
+/**
+ * Ends a user's ordinary and account-page sessions begun from one realm session (`realmSessionId`):
+ * signing out of the realm ends what its sign-ins gave the browser's applications, as Keycloak's
+ * logout ends the client sessions of its SSO session; offline sessions are kept, as Keycloak keeps
+ * them. Bounded as `revokeSessionsOf` is; what is left ends at its refresh token's idle time.
+ */
+export async function endSessionsOfRealmSession(userUuid: string, realmSessionId: string): Promise<number> {
+  const until = Date.now() + REVOKE_MILLISECONDS;
+  let ended = 0;
+  for (const kind of ['ONLINE', 'PAGE'] as const) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await queryIndexPage(keys.sessionsOf(userUuid), { prefix: keys.refreshSessionsOfKind(kind), limit: REVOKE_PAGE, attributes: ['PK', 'SK', 'realmSessionId'], ...(start ? { start } : {}) });
+      const begun = page.items.filter((item) => item.realmSessionId === realmSessionId);
+      ended += await deleteItems(
+        begun.map((item) => ({ PK: item.PK as string, SK: item.SK as string })),
+        { until },
+      );
+      start = page.next;
+    } while (start !== undefined && Date.now() < until);
+  }
+  return ended;
+}
+
 export async function revokeSessionsOf(userUuid: string): Promise<number> {
   const until = Date.now() + REVOKE_MILLISECONDS;
   let deleted = 0;
