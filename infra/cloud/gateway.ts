@@ -107,7 +107,7 @@ export class Gateway extends Construct {
 
   /**
    * One route per entry of the route table, integrated with its group's function, and `$default`
-   * for everything else, served by the default group (whose router answers the contract's 404 body).
+   * for everything else, served by the default group (whose router answers the API's standard 404 body).
    */
   addRoutes(routes: readonly Route[], functionOf: (group: ResourceGroup) => IFunction): void {
     const integrations = new Map<ResourceGroup, HttpLambdaIntegration>();

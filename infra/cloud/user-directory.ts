@@ -30,7 +30,7 @@ export class UserDirectory extends Construct {
       signInAliases: { username: true },
       standardAttributes: { email: { required: true, mutable: true } },
       selfSignUpEnabled: false,
-      // The contract's default policy; "a special character or a digit" is enforced by our own code,
+      // The API's default password policy (docs/api/users.md); "a special character or a digit" is enforced by our own code,
       // since Cognito can only require both or neither.
       passwordPolicy: {
         minLength: 6,
@@ -57,13 +57,13 @@ export class UserDirectory extends Construct {
       {
         id: 'AwsSolutions-COG1',
         reason:
-          "The contract fixes the identity provider's default password policy: at least 6 characters with " +
+          "The API's password policy (docs/api/users.md) is the identity provider's default: at least 6 characters with " +
           'upper and lower case and a digit or special character (the last is checked in shared/).',
       },
       {
         id: 'AwsSolutions-COG2',
         reason:
-          "The contract's token endpoint is the OAuth password grant with username and password only; it has " +
+          "The realm's token endpoint (docs/api/auth.md#token-endpoint) answers the OAuth password grant with username and password only; it has " +
           'no step where a second factor could be presented.',
       },
       {

@@ -104,7 +104,7 @@ export function write(response: ServerResponse, result: APIGatewayProxyStructure
 export const STARTING_RETRY_AFTER_S = 1;
 
 /**
- * The answer while the stack starts: 503 with `Retry-After` and the contract's standard error body. The
+ * The answer while the stack starts: 503 with `Retry-After` and the API's standard error body. The
  * code is the local gateway's own (a deployed API is never half-started).
  */
 export function startingAnswer(path: string): { statusCode: 503; headers: Record<string, string>; body: string } {

@@ -1,6 +1,6 @@
 /**
  * Domain errors and the one catalogue of `errorCode` values. Domain code throws these and knows nothing
- * of HTTP; `shared/edge/http/error-mapper.ts` maps each kind to a status and the contract's error body.
+ * of HTTP; `shared/edge/http/error-mapper.ts` maps each kind to a status and the API's standard error body.
  */
 
 /**

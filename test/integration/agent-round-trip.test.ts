@@ -287,7 +287,7 @@ describe('PUT /supervisors/{uuid} takes back what GET /supervisors/{uuid} answer
     expectFieldErrors(response, ['uuid', 'flowUUID', 'role', 'persona.uuid']);
   });
 
-  test('the fields it does not change may also be left out, as the contract’s body has them', async () => {
+  test('the fields it does not change may also be left out, as the OpenAPI document’s body has them', async () => {
     const uuid = await populatedSupervisor(bot);
     const before = (await read(supervisorUrl(bot, uuid))).body;
     const { role: _r, goal: _g, inheritFromSupervisor: _i, functions: _f, knowledge: _k, ...body } = before;

@@ -20,7 +20,7 @@ import { unique } from '../support/stack';
 
 /**
  * GET /agents/{uuid}, GET /agents (the listing: pages, order, search) and GET /agents/quicksearch.
- * Queries the contract does not name as they are (lower-case directions, values out of range) go
+ * Queries the OpenAPI document does not name as they are (lower-case directions, values out of range) go
  * through the raw client.
  */
 

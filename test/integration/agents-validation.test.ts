@@ -17,7 +17,7 @@ import { detailOf, expectError, expectFieldErrors } from '../support/error-body'
 import { unique } from '../support/stack';
 
 /**
- * What POST and PUT /agents refuse, and that a refusal writes nothing. The bodies break the contract,
+ * What POST and PUT /agents refuse, and that a refusal writes nothing. The bodies break the OpenAPI document's schemas,
  * so they go through the raw client; only those it must accept go through the typed one.
  */
 

@@ -20,7 +20,7 @@ import { stack } from '../support/stack';
 
 /**
  * Revisions of agents and supervisors (list, read, diff, restore) through the typed client against the
- * local stack; values the contract forbids go raw, and so do the requests of users with grants.
+ * local stack; values the OpenAPI document forbids go raw, and so do the requests of users with grants.
  */
 
 const raw = adminApi();

@@ -25,7 +25,7 @@ import { UUID } from '../support/http-client';
 import { unique } from '../support/stack';
 
 /**
- * GET and PUT of a bot's supervisors, through the typed client; what the contract forbids (listing
+ * GET and PUT of a bot's supervisors, through the typed client; what the OpenAPI document forbids (listing
  * values out of range, a malformed uuid, a body without its persona, broken JSON) goes raw.
  */
 

@@ -157,7 +157,7 @@ export function revisionsOf(bot: BotAddress, kind: 'agent' | 'supervisor', uuid:
 /** The agent create body as the OpenAPI document types it. */
 export type AgentBody = operations['agents.create']['requestBody']['content']['application/json'];
 
-/** A body with some fields replaced: typed as the replacements are, so one the contract forbids does not pass for the contract's. */
+/** A body with some fields replaced: typed as the replacements are, so one the OpenAPI document forbids does not pass for a valid one. */
 export type Overridden<Body, Overrides> = Omit<Body, keyof Overrides> & Overrides;
 
 function override<Body extends object, O extends object>(body: Body, overrides?: O): Overridden<Body, O> {

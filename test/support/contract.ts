@@ -9,7 +9,7 @@ import { stack } from './stack';
  * `http-client.ts` checks every response an integration test receives through it.
  */
 
-/** What the contract looks at of a response. */
+/** What the OpenAPI document's check looks at of a response. */
 export interface ObservedResponse {
   method: string;
   url: string;
@@ -87,7 +87,7 @@ export function contractOf(document: Json, urls: string[]): Contract {
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const pointerPart = (part: string) => part.replace(/~/g, '~0').replace(/\//g, '~1');
 
-/** Why the response breaks the contract, or undefined when it keeps it (or is not the API's). */
+/** Why the response breaks the OpenAPI document, or undefined when it keeps it (or is not the API's). */
 export function contractViolation(response: ObservedResponse, against: Contract = contract()): string | undefined {
   const { origins, operations, validator } = against;
   const url = new URL(response.url);
@@ -130,7 +130,7 @@ const errorsOf = (validate: ValidateFunction) =>
     .map((error) => `${error.instancePath || '(body)'} ${error.message}${error.params && 'additionalProperty' in error.params ? ` (${String(error.params.additionalProperty)})` : ''}`)
     .join('; ');
 
-/** Throws, naming the operation, the status and the schema errors, when the response breaks the contract. */
+/** Throws, naming the operation, the status and the schema errors, when the response breaks the OpenAPI document. */
 export function assertContract(response: ObservedResponse): void {
   const violation = contractViolation(response);
   if (violation) throw new Error(violation);

@@ -30,7 +30,7 @@ const json = (method: string, url: string, status: number, body: unknown): Obser
 });
 const errorBody = { timestamp: 1, errorCode: 'NOT_FOUND', errorType: 'USER_ERROR', message: 'Not found', path: '/x' };
 
-describe('the contract on responses', () => {
+describe('the OpenAPI document on responses', () => {
   it('accepts a documented status whose body matches its schema', () => {
     expect(contractViolation(json('GET', userUrl, 200, user), against)).toBeUndefined();
     expect(contractViolation(json('PUT', userUrl, 404, errorBody), against)).toBeUndefined();

@@ -6,7 +6,7 @@ import { realmIssuer, realmOfIssuer, signJwt, verifyJwt, type SessionClaims } fr
 
 /**
  * Claims of our access tokens, Keycloak's names: kept few and short (no organization id, 128-bit `jti`
- * and `sid`) so that a token stays under the contract's 800 characters. The session (`sid`) names the
+ * and `sid`) so that a token stays under 800 characters (docs/api/auth.md#access-tokens). The session (`sid`) names the
  * organization.
  */
 export interface AccessClaims extends SessionClaims {

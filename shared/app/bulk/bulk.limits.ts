@@ -17,7 +17,7 @@ export const bulkCreateLayout: CsvLayout<BulkCreateColumn> = { columns: bulkCrea
  */
 export const bulkCreateLimits: CsvLimits = { maxRows: 10_000, maxBytes: 50 * 1024 * 1024 };
 
-/** The columns of a bulk-permissions file (the contract leaves them open): a grant per row. */
+/** The columns of a bulk-permissions file (docs/api/bulk.md): a grant per row. */
 export const permissionColumns = ['Email', 'EnvironmentUuid', 'EnvironmentName', 'Bot'] as const;
 export type PermissionColumn = (typeof permissionColumns)[number];
 export const permissionLayout: CsvLayout<PermissionColumn> = { columns: permissionColumns, required: ['Email', 'EnvironmentUuid', 'EnvironmentName'] };

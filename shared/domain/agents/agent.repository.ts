@@ -21,7 +21,7 @@ export interface Parameters {
   frequencyPenalty: number;
 }
 
-/** A supervisor or an agent of a bot (read back in the contract's Agent shape). */
+/** A supervisor or an agent of a bot (read back in the Agent shape of docs/api/agents.md). */
 export interface AgentRecord {
   uuid: string;
   botUuid: string;

@@ -3,7 +3,7 @@ import { getBot, getEnvironment } from '../org/org.repository';
 import type { Permission, Role, UserRecord } from './user.entities';
 
 /**
- * The access template of the create, update and activate bodies (the contract leaves it open): `role`,
+ * The access template of the create, update and activate bodies (docs/api/users.md): `role`,
  * the legacy `admin` flag, and `permissions`, under bulk-create rules 4 to 7.
  */
 export interface AccessInput {

@@ -5,7 +5,7 @@ import { pageSchemaOf, sharedResponses } from '../../kernel/schemas/responses';
 import { roles } from './user.entities';
 
 /**
- * What the users area answers. Mappers return these types, so a field they let out fails the contract.
+ * What the users area answers. Mappers return these types, so a field they let out fails the OpenAPI document's response tests.
  * Made on first call (by the API description), never as a function loads.
  */
 export const userResponses = lazy(() => {

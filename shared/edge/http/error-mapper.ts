@@ -23,7 +23,7 @@ import { logger } from '../../kernel/logger';
 import type { HttpEvent, HttpResult } from './types';
 import { unsafeKeyMessage } from './validation';
 
-/** The contract's standard error body (section 7), plus `details` on 422 validation errors. */
+/** The API's standard error body (docs/api/README.md#choices-that-apply-everywhere, the OpenAPI document's `ErrorBody`), plus `details` on 422 validation errors. */
 export interface ErrorBody {
   timestamp: number;
   errorCode: ErrorCode;
@@ -72,7 +72,7 @@ const mediaTypeAdvice: Record<string, string> = {
 const isHttpError = (error: unknown): error is HttpErrorLike =>
   typeof error === 'object' && error !== null && typeof (error as HttpErrorLike).statusCode === 'number';
 
-/** Errors raised by middy's own middlewares (body parsers, router), in the contract's terms. */
+/** Errors raised by middy's own middlewares (body parsers, router), in the API's error terms (docs/api/README.md#choices-that-apply-everywhere). */
 function mapMiddyError(error: HttpErrorLike): Mapped {
   const source = error.cause?.package;
   if (source === '@middy/http-router') {
@@ -146,7 +146,7 @@ export function logServerFailure(error: unknown): void {
 }
 
 /**
- * Last in the chain, so its onError runs first: every error becomes the contract's error body
+ * Last in the chain, so its onError runs first: every error becomes the API's standard error body
  * (docs/api/README.md, "Choices that apply everywhere"). A 5xx body is generic; the error itself (stack included) goes only to the
  * log, under the request id.
  */

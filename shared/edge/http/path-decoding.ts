@@ -18,7 +18,7 @@ export function percentDecodes(raw: string): boolean {
  * or `%C0%AF`) is a 404 `NOT_FOUND` with the standard body, for every route and before authentication.
  *
  * Why 404 and not 400: such a path names nothing that could exist (no uuid, realm or route holds a
- * `%`), which is what 404 says, as for a `userId` that is not a uuid; the contract lists both statuses
+ * `%`), which is what 404 says, as for a `userId` that is not a uuid; the OpenAPI document lists both statuses
  * for every operation without saying which condition yields which. API Gateway hands the function
  * `rawPath` as sent, and such a path value undecoded (the local gateway does the same), so this check
  * reads `rawPath` and never depends on how far the gateway got in decoding. It runs inside the chain,

@@ -52,7 +52,7 @@ export interface TokenRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, 
 }
 
 /**
- * A route that needs a valid user token. The chain's order is the contract: the token (401 before
+ * A route that needs a valid user token. The chain's order (docs/architecture.md#request-path): the token (401 before
  * anything is read), one BatchGetItem of the session, the user and the items the access check and the
  * handler need, the path (422 when malformed), the access check (404 or 403), the idempotency key,
  * then the body is read and the query and body validated (422), and the handler runs with the scope.

@@ -19,7 +19,7 @@ export interface ValidInput<S extends RouteSchemas> {
   path: Infer<S['path']>;
 }
 
-/** Turns zod issues into the contract's 422 `details`, one entry per bad field. */
+/** Turns zod issues into the 422 `details` of the API's error body (docs/api/README.md#choices-that-apply-everywhere), one entry per bad field. */
 export function toFieldIssues(error: z.core.$ZodError, prefix?: string): FieldIssue[] {
   const name = (path: PropertyKey[]) => [prefix, ...path.map(String)].filter(Boolean).join('.') || '(body)';
   return error.issues.flatMap((issue): FieldIssue[] => {

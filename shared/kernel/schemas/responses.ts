@@ -6,7 +6,7 @@ import { schemaRegistry } from './registry';
 
 /**
  * Response pieces every area shares: the error bodies, the Page envelope, a patch, an actor. Objects
- * are strict, so a field a mapper lets out by mistake fails the contract tests.
+ * are strict, so a field a mapper lets out by mistake fails the OpenAPI document's response tests (test/unit/openapi-contract.test.ts).
  */
 
 export const errorCodes = Object.keys(errorCatalogue) as [ErrorCode, ...ErrorCode[]];
