@@ -9,6 +9,7 @@ import { createAsyncInvoker, defaultLog, errorType, EventAgeExceededError } from
 import { startQueuePoller } from './queue-poller';
 import { startSchedule } from './schedule';
 import { startStreamPoller } from './stream-poller';
+import { LOCAL_REGION, localFunctionArn } from './local-account';
 
 /**
  * What invokes the functions besides the gateway, wired as the synthesized template declares it: the
@@ -44,7 +45,7 @@ export function notified(notification: BucketNotification, record: S3Event['Reco
 
 export function startEventSources(options: EventSourcesOptions): { stop(): Promise<void> } {
   const { deployment, handlerOf, queues } = options;
-  const region = 'us-east-1';
+  const region = LOCAL_REGION;
   const sqs = new SQSClient({ endpoint: queues.endpoint, region, credentials: options.credentials });
   const settings = (group: ResourceGroup) => {
     const fn = deployment.functions.find((candidate) => candidate.group === group)!;
@@ -96,7 +97,7 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
     const fallback = delays.at(-1) ?? 1_000;
     const { timeoutMs, memoryMb } = settings(group);
     const destination = config?.onFailure ? sendTo(config.onFailure) : undefined;
-    const functionArn = `arn:aws:lambda:${region}:000000000000:function:local-${group}:$LATEST`;
+    const functionArn = localFunctionArn(group, '$LATEST');
     const invoke = createAsyncInvoker<S3Event>({
       group,
       handler: handlerOf(group),

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { matchRoute, type CompiledRoute } from './route-match';
+import { LOCAL_ACCOUNT_ID } from './local-account';
 
 const TEXTUAL = /^(text\/|application\/(json|[^;]+\+json|x-www-form-urlencoded|xml))/i;
 
@@ -32,7 +33,7 @@ export function toEvent(request: IncomingMessage, body: Buffer, routes: Compiled
     rawQueryString: url.search.slice(1),
     headers,
     requestContext: {
-      accountId: '000000000000',
+      accountId: LOCAL_ACCOUNT_ID,
       apiId: 'local',
       domainName: headers.host ?? 'localhost',
       domainPrefix: 'local',

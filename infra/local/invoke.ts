@@ -4,6 +4,7 @@ import { groupAccess } from '../cloud/group-access';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { runAsFunction } from './function-context';
 import { sleep } from '../../shared/kernel/retry';
+import { localFunctionArn } from './local-account';
 
 /**
  * Invoking a function of the local stack as Lambda does: one attempt with the function's timeout and
@@ -32,7 +33,7 @@ export function lambdaContext(group: ResourceGroup, timeoutMs: number, memoryMb 
     callbackWaitsForEmptyEventLoop: false,
     functionName: `local-${group}`,
     functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:local-${group}`,
+    invokedFunctionArn: localFunctionArn(group),
     memoryLimitInMB: String(memoryMb),
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/local-${group}`,

@@ -7,6 +7,7 @@ import { listenOnLoopback } from './gateway-port';
 import { referenced } from './template/cfn';
 import type { TemplateDeployment } from './deployment/template-deployment';
 import type { Teardown } from './teardown';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-account';
 
 /**
  * A local KMS for the sealing keys (docs/local-stack.md): GenerateDataKey and Decrypt on symmetric
@@ -19,8 +20,8 @@ import type { Teardown } from './teardown';
  * context as associated data, so a blob opens only under its key and with its context, as in KMS.
  */
 
-const REGION = 'us-east-1';
-const ACCOUNT = '000000000000';
+const REGION = LOCAL_REGION;
+const ACCOUNT = LOCAL_ACCOUNT_ID;
 const SEALING_VARIABLES: readonly string[] = [envNames.providerSecretsKey, envNames.mailPasswordsKey];
 
 /** The local ARN of the template's KMS key that `declared` (a `Fn::GetAtt` or `Ref`) names: its logical id as the key id, as local IAM reads it. */

@@ -4,6 +4,7 @@ import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { defaultLog, errorType, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_RECEIVE_MESSAGES, SQS_MAX_WAIT_SECONDS } from './sqs/sqs-model';
 import { sleep } from '../../shared/kernel/retry';
+import { LOCAL_REGION } from './local-account';
 
 /**
  * Lambda's SQS event source mapping, on the local stack: pollers long-poll the queue through the SQS
@@ -87,7 +88,7 @@ function handled(batch: Message[], response: SQSBatchResponse | void, reportsFai
 }
 
 export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
-  const region = options.region ?? 'us-east-1';
+  const region = options.region ?? LOCAL_REGION;
   const batchSize = options.batchSize ?? 10;
   const concurrency = options.concurrency ?? 1;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > SQS_MAX_RECEIVE_MESSAGES) throw new Error(`The queue poller's batchSize must be an integer from 1 to ${SQS_MAX_RECEIVE_MESSAGES}.`);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { defaultLog, errorType, invokeOnce } from './invoke';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-account';
 
 /**
  * A schedule of the template (an EventBridge rule with a schedule expression) on the local stack: it
@@ -30,10 +31,10 @@ const scheduledEvent = (rule: string): ScheduledEvent => ({
   id: randomUUID(),
   'detail-type': 'Scheduled Event',
   source: 'aws.events',
-  account: '000000000000',
+  account: LOCAL_ACCOUNT_ID,
   time: new Date().toISOString(),
-  region: 'us-east-1',
-  resources: [`arn:aws:events:us-east-1:000000000000:rule/${rule}`],
+  region: LOCAL_REGION,
+  resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/${rule}`],
   detail: {},
 });
 

@@ -10,6 +10,7 @@ import type { DemoSsoInfo } from './demo-sso';
 import type { SeededOrg } from './seed';
 import { Teardown } from './teardown';
 import { loadTemplate } from './template/template-source';
+import { LOCAL_REGION } from './local-account';
 
 export { PortInUseError } from './gateway-port';
 
@@ -191,7 +192,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
       userPoolId: pool.userPoolId,
       userPoolClientId: pool.clientId,
       signingKeyFile: ensureSigningKey(dataDir),
-      region: 'us-east-1',
+      region: LOCAL_REGION,
       credentials: LOCAL_CREDENTIALS,
       endpoints: { ...emulators.endpoints, eventbridge: eventBus.url, sqs: queues.endpoint, kms: kms.url },
       queueUrlOf: (reference) => queues.urlOf(referenced(reference) ?? ''),

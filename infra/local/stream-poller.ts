@@ -15,6 +15,7 @@ import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { matchesPattern } from '../../shared/app/change-events/change-stream';
 import { defaultLog, errorType, invokeOnce, type LocalLog } from './invoke';
 import { sleep } from '../../shared/kernel/retry';
+import { LOCAL_REGION, localFunctionArn } from './local-account';
 
 /**
  * Lambda's event source mapping of the table's stream, on the local stack: reads DynamoDB Local's
@@ -87,7 +88,7 @@ function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
 }
 
 export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
-  const region = 'us-east-1';
+  const region = LOCAL_REGION;
   const dynamodb = new DynamoDBClient({ endpoint: options.endpoint, region, credentials: options.credentials });
   const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region, credentials: options.credentials });
   const log = options.log ?? defaultLog;
@@ -108,7 +109,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   };
 
   const { group } = options;
-  const functionArn = `arn:aws:lambda:${region}:000000000000:function:local-${group}`;
+  const functionArn = localFunctionArn(group);
   const keeps = (record: DynamoDBRecord) => options.filters.length === 0 || options.filters.some((filter) => matchesPattern(record, filter));
 
   /** Describes `records` to the on-failure destination, and goes on. */

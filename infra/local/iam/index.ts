@@ -9,6 +9,7 @@ import { RoleChecker } from './role-checker';
 import { localIamPlugin } from './sdk-plugin';
 import { resolvePolicies, type LocalAccount } from './template-policies';
 import { unexercisedGrants } from './unexercised-grants';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../local-account';
 
 /**
  * IAM on the local stack: every AWS SDK call a function makes (inside `runAsFunction`) is checked
@@ -16,7 +17,7 @@ import { unexercisedGrants } from './unexercised-grants';
  * outside any function (provisioning, seeding, tests' own set-up) are not checked.
  */
 
-export const LOCAL_ACCOUNT = '000000000000';
+export const LOCAL_ACCOUNT = LOCAL_ACCOUNT_ID;
 
 export interface LocalIamOptions {
   /** Where `iam-report.json` and `iam-report.txt` are written (every few seconds and on exit); none without it. */
@@ -46,7 +47,7 @@ let enabled: LocalIam | undefined;
 /**
  * Turns local IAM on in this process, once: loads the roles' policies (in the background; a call
  * waits for them) and gives every AWS client the check. The local stack calls it before it imports
- * the handler modules. The account is 000000000000; region and resource names come from
+ * the handler modules. The account is LOCAL_ACCOUNT_ID (local-account.ts); region and resource names come from
  * `resolveWith`'s environment (else `process.env` at the first check).
  */
 export function enableLocalIam(options: LocalIamOptions = {}): LocalIam {
@@ -59,7 +60,7 @@ export function enableLocalIam(options: LocalIamOptions = {}): LocalIam {
   let resolution: Record<string, string | undefined> | undefined;
   const account = (): LocalAccount => {
     const env = resolution ?? process.env;
-    return { account: LOCAL_ACCOUNT, region: env.AWS_REGION ?? 'us-east-1', env };
+    return { account: LOCAL_ACCOUNT, region: env.AWS_REGION ?? LOCAL_REGION, env };
   };
   let checker: RoleChecker | undefined;
   const checkerNow = (): RoleChecker | undefined => {

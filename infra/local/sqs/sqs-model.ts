@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../local-account';
 
 /** What the local SQS is made of: SQS's limits, its account, a queue's settings and messages, and its refusals. */
 
@@ -15,8 +16,7 @@ export const SQS_DEFAULT_RETENTION_SECONDS = 345_600;
 export const SQS_RETENTION_SECONDS_RANGE = [60, 1_209_600] as const;
 export const SQS_MAX_RECEIVE_COUNT = 1000;
 
-export const LOCAL_ACCOUNT_ID = '000000000000';
-export const LOCAL_REGION = 'us-east-1';
+export { LOCAL_ACCOUNT_ID, LOCAL_REGION };
 
 export const queueArn = (name: string) => `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${name}`;
 
