@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../../kernel/config';
 import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
-import { endSessionsOfRealmSession, type SignInMethod } from '../../domain/sessions/session.repository';
+import type { SignInMethod } from '../../domain/sessions/session.repository';
+import { endSessionsOfRealmSession } from '../../domain/sessions/session-revocation';
 import { createRealmSession, deleteRealmSession, getRealmSession, touchRealmSession, type RealmSession } from '../../domain/sessions/realm-session.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { getUser } from '../../domain/users/user.repository';

@@ -6,7 +6,7 @@ import type { OrgScope } from '../users/org-scope';
 import { userAuditWrites } from '../users/user-audit';
 import type { UserRecord } from '../users/user.entities';
 import { getUser, saveUser, stampCredentials, type StoredUser } from '../users/user.repository';
-import { revokeSessionsOf } from '../sessions/session.repository';
+import { revokeSessionsOf } from '../sessions/session-revocation';
 import { readUser } from '../users/user-queries';
 import { getStoredProvider } from './identity-provider.repository';
 

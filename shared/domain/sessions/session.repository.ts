@@ -1,5 +1,5 @@
 import { keys, withoutKeys, type RefreshSessionKind } from '../../adapters/store/keys';
-import { deleteItem, deleteItems, getItem, getItems, putItem, queryIndexPage, updateItem, type TableWrite } from '../../adapters/store/table';
+import { deleteItem, getItem, getItems, putItem, queryIndexPage, updateItem, type TableWrite } from '../../adapters/store/table';
 import { logger } from '../../kernel/logger';
 
 /** A refresh session: the refresh token's secret is kept only as a hash. */
@@ -49,9 +49,6 @@ export const SESSIONS_PER_KIND = 100;
 
 /** The most sessions one sign-in ends past the cap: what sign-ins at the same instant left over is a few. */
 const TRIM_AT_MOST = 25;
-
-/** The most session items one revocation of all of a user's sessions deletes (see `revokeSessionsOf`). */
-export const REVOKE_AT_MOST = 5000;
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -253,56 +250,4 @@ export function offlineSessionDelete(userUuid: string, sessionId: string): Table
 /** Ends one of a user's offline sessions; false when the user has none of this id. */
 export async function deleteOfflineSessionOf(userUuid: string, sessionId: string): Promise<boolean> {
   return deleteItem(offlineSessionDelete(userUuid, sessionId).Delete!);
-}
-
-const REVOKE_PAGE = 200;
-
-/** How long one revocation of all of a user's sessions deletes for, at most. */
-const REVOKE_MILLISECONDS = 3000;
-
-/**
- * Ends every session the user's sessions index lists (refresh sessions of every kind, and anything
- * else kept there), page by page, for at most `REVOKE_AT_MOST` items or `REVOKE_MILLISECONDS`:
- * bounded work, which completes whatever the user holds because every caller stamps the user's
- * credentials first, so a session the index does not list yet, or one past the bound, no longer
- * works anyway; listings skip it unread and its TTL removes it. Returns how many items it deleted.
- */
-/**
- * Ends a user's ordinary and account-page sessions begun from one realm session (`realmSessionId`):
- * signing out of the realm ends what its sign-ins gave the browser's applications, as Keycloak's
- * logout ends the client sessions of its SSO session; offline sessions are kept, as Keycloak keeps
- * them. Bounded as `revokeSessionsOf` is; what is left ends at its refresh token's idle time.
- */
-export async function endSessionsOfRealmSession(userUuid: string, realmSessionId: string): Promise<number> {
-  const until = Date.now() + REVOKE_MILLISECONDS;
-  let ended = 0;
-  for (const kind of ['ONLINE', 'PAGE'] as const) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await queryIndexPage(keys.sessionsOf(userUuid), { prefix: keys.refreshSessionsOfKind(kind), limit: REVOKE_PAGE, attributes: ['PK', 'SK', 'realmSessionId'], ...(start ? { start } : {}) });
-      const begun = page.items.filter((item) => item.realmSessionId === realmSessionId);
-      ended += await deleteItems(
-        begun.map((item) => ({ PK: item.PK as string, SK: item.SK as string })),
-        { until },
-      );
-      start = page.next;
-    } while (start !== undefined && Date.now() < until);
-  }
-  return ended;
-}
-
-export async function revokeSessionsOf(userUuid: string): Promise<number> {
-  const until = Date.now() + REVOKE_MILLISECONDS;
-  let deleted = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await queryIndexPage(keys.sessionsOf(userUuid), { limit: Math.min(REVOKE_PAGE, REVOKE_AT_MOST - deleted), attributes: ['PK', 'SK'], ...(start ? { start } : {}) });
-    deleted += await deleteItems(
-      page.items.map((item) => ({ PK: item.PK as string, SK: item.SK as string })),
-      { until },
-    );
-    start = page.next;
-  } while (start !== undefined && deleted < REVOKE_AT_MOST && Date.now() < until);
-  if (start !== undefined) logger.info('sessions left to the credential stamp and their TTL', { deleted });
-  return deleted;
 }
