@@ -1,8 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { randomId } from '../auth/access-token';
 import { createSession, deleteSession, getLiveSession, type Session, type SignInMethod } from '../../domain/sessions/session.repository';
-import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
-import { getUser } from '../../domain/users/user.repository';
+import { userStillSignedIn } from '../../domain/users/signed-in-user';
 import { config } from '../../kernel/config';
 import { ACCOUNT_CLIENT } from '../sign-in/realm-clients';
 
@@ -68,8 +67,7 @@ export async function readAccountSession(token: string | undefined, orgUuid: str
   const presented = Buffer.from(sha256(secret).toString('hex'));
   if (!timingSafeEqual(presented, Buffer.from(session.secretHash))) return undefined;
   // A session begun before the user's credentials last changed is over, whatever a revocation missed.
-  const user = await getUser(orgUuid, session.userUuid, { consistent: true });
-  if (user?.status !== 'ACTIVE' || (await sessionOutlivedNow(session, user))) {
+  if (!(await userStillSignedIn(orgUuid, session.userUuid, session))) {
     await deleteSession(session.sessionId);
     return undefined;
   }

@@ -2,8 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { useAuthorizationCode, type AuthorizationCode } from '../../domain/sessions/authorization.repository';
 import { deleteSession } from '../../domain/sessions/session.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { getUser } from '../../domain/users/user.repository';
-import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
+import { userStillSignedIn } from '../../domain/users/signed-in-user';
 import { OAuthError } from './oauth-errors';
 import { canonicalRealm, organizationOfRealm } from './realm';
 import { requireParam, startSession, type TokenResponse } from './token.service';
@@ -70,11 +69,8 @@ export async function redeemCode(
   if (expected.length !== answered.length || !timingSafeEqual(expected, answered)) throw invalid('PKCE verification failed: code_verifier does not match the code_challenge');
   // Read as written (a strongly consistent read): a password changed, or the user disabled, after the
   // sign-in that made the code voids it, as it ends the sessions that sign-in began.
-  const user = await getUser(issued.orgUuid, issued.userUuid, { consistent: true });
-  if (user?.status !== 'ACTIVE') throw invalid('User is no longer active');
   const startedAtMs = issued.startedAtMs ?? issued.authTime * 1000;
-  if (await sessionOutlivedNow({ startedAtMs, ...(issued.signedInWith ? { signedInWith: issued.signedInWith } : {}) }, user)) {
-    throw invalid("The user's credentials changed after this code's sign-in: sign in again");
-  }
+  const user = await userStillSignedIn(issued.orgUuid, issued.userUuid, { startedAtMs, ...(issued.signedInWith ? { signedInWith: issued.signedInWith } : {}) });
+  if (!user) throw invalid("The user is no longer active, or its credentials changed after this code's sign-in: sign in again");
   return { issued, user };
 }

@@ -1,5 +1,4 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
 import {
   createDeviceAuthorization,
   getDeviceAuthorization,
@@ -8,7 +7,7 @@ import {
   type DeviceAuthorization,
 } from '../../domain/sessions/device-authorization.repository';
 import { displayUserCode, newUserCode, USER_CODE_ALPHABET, USER_CODE_LENGTH } from '../../domain/sessions/user-code';
-import { getUser } from '../../domain/users/user.repository';
+import { userStillSignedIn } from '../../domain/users/signed-in-user';
 import { realmIssuer } from './jwt';
 import { OAuthError } from './oauth-errors';
 import { canonicalRealm, organizationOfRealm } from './realm';
@@ -122,14 +121,14 @@ export async function deviceCodeGrant(realm: string, form: Map<string, string>, 
 async function exchange(realm: string, record: DeviceAuthorization): Promise<TokenResponse> {
   const used = () => new OAuthError('invalid_grant', 'Device code already used: its tokens were answered once; start a new device authorization');
   if (!record.userUuid || !(await takeApprovedDeviceAuthorization(record.userCode))) throw used();
-  const user = await getUser(record.orgUuid, record.userUuid, { consistent: true });
   const authTime = record.authTime ?? now();
   // A password changed (or sessions ended), or the user's domain made its provider the one way in,
   // since the approving sign-in voids the approval, and the session begun here keeps that sign-in's
   // start, so a later change ends it as any other.
   const startedAtMs = record.startedAtMs ?? authTime * 1000 + 999;
   const proof = { startedAtMs, ...(record.signedInWith ? { signedInWith: record.signedInWith } : {}) };
-  if (user?.status !== 'ACTIVE' || (await sessionOutlivedNow(proof, user))) {
+  const user = await userStillSignedIn(record.orgUuid, record.userUuid, proof);
+  if (!user) {
     throw new OAuthError('invalid_grant', 'The person who approved can no longer sign in: sign in again with a new device authorization');
   }
   return startSession(realm, {

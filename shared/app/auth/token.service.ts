@@ -2,14 +2,13 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../../kernel/config';
 import type { IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { getUser } from '../../domain/users/user.repository';
+import { userStillSignedIn } from '../../domain/users/signed-in-user';
 import { asksOffline, grantedScope, issueAccessToken, issueIdToken, randomId } from './access-token';
 import { OAuthError } from './oauth-errors';
 import { canonicalRealm, organizationOfRealm } from './realm';
 import { readRefreshToken, issueRefreshToken } from './refresh-token';
 import { checkPassword, notFullySetUp } from './sign-in';
 import { createSession, deleteSession, getSession, rotateSession, touchSession, type Session, type SignInMethod } from '../../domain/sessions/session.repository';
-import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
 
 /** The token response of a Keycloak-style endpoint (docs/api/auth.md#token-endpoint). */
 export type TokenResponse = {
@@ -177,9 +176,8 @@ export async function refreshGrant(realm: string, form: Map<string, string>, cli
     throw invalid();
   }
   // Strongly consistent: a refresh right after a password change must see its stamp.
-  const found = await getUser(session.orgUuid, session.userUuid, { consistent: true });
-  const user = found?.status === 'ACTIVE' ? found : undefined;
-  if (!user || (await sessionOutlivedNow(session, user))) {
+  const user = await userStillSignedIn(session.orgUuid, session.userUuid, session);
+  if (!user) {
     await deleteSession(session.sessionId);
     throw new OAuthError('invalid_grant', 'Session not active: sign in again');
   }

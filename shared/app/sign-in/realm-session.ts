@@ -1,11 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../../kernel/config';
-import { sessionOutlivedNow } from '../../domain/sessions/credential-stamp';
 import type { SignInMethod } from '../../domain/sessions/session.repository';
 import { endSessionsOfRealmSession } from '../../domain/sessions/session-revocation';
 import { createRealmSession, deleteRealmSession, getRealmSession, touchRealmSession, type RealmSession } from '../../domain/sessions/realm-session.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { getUser } from '../../domain/users/user.repository';
+import { userStillSignedIn } from '../../domain/users/signed-in-user';
 import { randomId } from '../auth/access-token';
 
 /**
@@ -81,9 +80,8 @@ export async function liveRealmSession(token: string | undefined, orgUuid: strin
   if (!session) return undefined;
   const at = now();
   // Read as written: a password change or a deletion that just landed ends the session at once.
-  const read = session.expiresAt > at && session.endsAt > at ? await getUser(orgUuid, session.userUuid, { consistent: true }) : undefined;
-  const user = read?.status === 'ACTIVE' ? read : undefined;
-  if (!user || (await sessionOutlivedNow(session, user))) {
+  const user = session.expiresAt > at && session.endsAt > at ? await userStillSignedIn(orgUuid, session.userUuid, session) : undefined;
+  if (!user) {
     await deleteRealmSession(session.sessionId);
     return undefined;
   }
