@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { authorizationRequest, issuerOf, TEST_REDIRECT } from '../support/authorization-request';
 import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import { eventsWhen, ofOrg } from '../support/change-events-helpers';
@@ -15,8 +15,7 @@ import { TEST_PASSWORD } from '../support/auth-helpers';
  * the link. Driven as a browser drives it (cookies kept by hand), the provider played by the test.
  */
 
-const REDIRECT = 'http://127.0.0.1:8765/callback';
-const issuerOf = (realm: string) => `${stack().authUrl}/auth/realms/${realm}`;
+const REDIRECT = TEST_REDIRECT;
 const COOKIE = 'BROKER_LINK_CONFIRMATION';
 
 let provider: TestProvider;
@@ -42,17 +41,8 @@ const linkUrl = (orgUuid: string, userUuid: string) => userArea(orgUuid, `/users
 
 /** The browser's trip: the application's request, the provider (signing in `sub`), and the broker's answer. */
 async function signInAt(email: string, sub: string, realm = org.realm) {
-  const verifier = randomBytes(32).toString('base64url');
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: stack().clientId,
-    redirect_uri: REDIRECT,
-    state: 'app-state',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    login_hint: email,
-  });
-  const first = await fetch(`${issuerOf(realm)}/protocol/openid-connect/auth?${query}`, { redirect: 'manual' });
+  const { url, verifier } = authorizationRequest(realm, { login_hint: email });
+  const first = await fetch(url, { redirect: 'manual' });
   expect(first.status).toBe(302);
   provider.nextUser = { email, sub };
   const fromProvider = await fetch(first.headers.get('location')!, { redirect: 'manual' });
@@ -208,18 +198,8 @@ describe('DELETE …/users/{userId}/identity-provider-link', () => {
 describe('removing a link ends what the linked account began', () => {
   test("the realm session, a session and an offline token begun through the provider stop working once the ADMIN removes the link", async () => {
     const user = await userWith('temporary');
-    const verifier = randomBytes(32).toString('base64url');
-    const query = new URLSearchParams({
-      response_type: 'code',
-      client_id: stack().clientId,
-      redirect_uri: REDIRECT,
-      state: 'app-state',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-      login_hint: user.email,
-      scope: 'openid offline_access',
-    });
-    const first = await fetch(`${issuerOf(org.realm)}/protocol/openid-connect/auth?${query}`, { redirect: 'manual' });
+    const { url, verifier } = authorizationRequest(org.realm, { login_hint: user.email, scope: 'openid offline_access' });
+    const first = await fetch(url, { redirect: 'manual' });
     provider.nextUser = { email: user.email, sub: `sub-${unique()}` };
     const answer = await backToBroker(await fetch(first.headers.get('location')!, { redirect: 'manual' }), first);
     const realmSession = answer.headers.getSetCookie().find((value) => value.startsWith('REALM_SESSION='))!.split(';')[0]!;
@@ -230,7 +210,7 @@ describe('removing a link ends what the linked account began', () => {
     const second = await signInAt(user.email, (await readUser(org, user.uuid)).identityProvider!.subject!);
     const online = ((await (await requestToken(org.realm, { grant_type: 'authorization_code', client_id: stack().clientId, redirect_uri: REDIRECT, code: new URL(second.answer.headers.get('location')!).searchParams.get('code')!, code_verifier: second.verifier })).json()) as { refresh_token: string }).refresh_token;
     expect(online).toMatch(/^[A-Za-z0-9_.-]+$/);
-    const silently = () => fetch(`${issuerOf(org.realm)}/protocol/openid-connect/auth?${new URLSearchParams({ ...Object.fromEntries(query), prompt: 'none' })}`, { redirect: 'manual', headers: { cookie: realmSession } });
+    const silently = () => fetch(`${issuerOf(org.realm)}/protocol/openid-connect/auth?${new URLSearchParams({ ...Object.fromEntries(new URL(url).searchParams), prompt: 'none' })}`, { redirect: 'manual', headers: { cookie: realmSession } });
     expect(new URL((await silently()).headers.get('location')!).searchParams.get('code')).toEqual(expect.any(String));
 
     expect((await org.admin.api.delete(linkUrl(org.orgUuid, user.uuid))).status).toBe(204);

@@ -33,16 +33,7 @@ function pkce() {
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
 }
 
-function authorizeUrl(params: Record<string, string>): string {
-  return `${issuerOf(org.realm)}/protocol/openid-connect/auth?${new URLSearchParams({
-    response_type: 'code',
-    client_id: stack().clientId,
-    redirect_uri: REDIRECT,
-    state: 'app-state',
-    code_challenge_method: 'S256',
-    ...params,
-  })}`;
-}
+const authorizeUrl = (params: Record<string, string>): string => authorizeUrlOf(org.realm, params);
 
 /** An authorization request of the console client to a realm. */
 function authorizeUrlOf(realm: string, params: Record<string, string>): string {

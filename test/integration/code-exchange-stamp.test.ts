@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { authorizationRequest, TEST_REDIRECT } from '../support/authorization-request';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import { CookieJar, signInThroughPage } from '../support/cookie-jar';
 import { Browser, decide, issuerOf, poll, signInOnVerificationPage } from '../support/device-flow';
@@ -13,7 +13,7 @@ import { createViaApi, freshOrganization, member, type TestOrg } from '../suppor
  * user's domain's stamp too (its provider made the one way in after a password sign-in approved it).
  */
 
-const REDIRECT = 'http://127.0.0.1:8765/callback';
+const REDIRECT = TEST_REDIRECT;
 let org: TestOrg;
 beforeAll(async () => {
   org = await freshOrganization();
@@ -21,15 +21,7 @@ beforeAll(async () => {
 
 /** A code of the realm's sign-in page for `email`, with its verifier. */
 async function codeFor(email: string): Promise<{ code: string; verifier: string }> {
-  const verifier = randomBytes(32).toString('base64url');
-  const url = `${stack().authUrl}/auth/realms/${org.realm}/protocol/openid-connect/auth?${new URLSearchParams({
-    response_type: 'code',
-    client_id: stack().clientId,
-    redirect_uri: REDIRECT,
-    state: 'stamp-state',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  })}`;
+  const { url, verifier } = authorizationRequest(org.realm, { state: 'stamp-state' });
   const { location } = await signInThroughPage(new CookieJar(), url, email, TEST_PASSWORD);
   return { code: location!.searchParams.get('code')!, verifier };
 }

@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { stack, unique } from '../support/stack';
+import { authorizationRequest, issuerOf } from '../support/authorization-request';
+import { unique } from '../support/stack';
 import type { TestProvider } from '../support/test-oidc-provider';
 import { registeredProvider } from '../support/registered-provider';
 import { createViaApi, readUser, type TestOrg } from '../support/user-helpers';
@@ -12,9 +12,7 @@ import { TEST_PASSWORD } from '../support/auth-helpers';
  * session. Each "browser" here is the cookies it holds.
  */
 
-const REDIRECT = 'http://127.0.0.1:8765/callback';
 const COOKIE = 'AUTH_SESSION_ID';
-const issuerOf = (realm: string) => `${stack().authUrl}/auth/realms/${realm}`;
 
 let provider: TestProvider;
 let org: TestOrg;
@@ -25,18 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => provider.close());
 
-function authorizeUrl(extra: Record<string, string> = {}): string {
-  const verifier = randomBytes(32).toString('base64url');
-  return `${issuerOf(org.realm)}/protocol/openid-connect/auth?${new URLSearchParams({
-    response_type: 'code',
-    client_id: stack().clientId,
-    redirect_uri: REDIRECT,
-    state: 'app-state',
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    ...extra,
-  })}`;
-}
+const authorizeUrl = (extra: Record<string, string> = {}): string => authorizationRequest(org.realm, extra).url;
 
 const send = (url: string, cookie: string | undefined, init: RequestInit & { headers?: Record<string, string> } = {}) =>
   fetch(url, { ...init, redirect: 'manual', headers: { ...init.headers, ...(cookie ? { cookie } : {}) } });
