@@ -58,7 +58,7 @@ const tiers = [
       // Ports and their adapters, then the store and the AWS clients.
       ['shared/adapters/mail'],
       ['shared/adapters/identity'],
-      ['shared/adapters/store'],
+      ['shared/adapters/store', 'shared/adapters/http'],
       ['shared/adapters/clients'],
     ],
   },
@@ -70,7 +70,7 @@ const tiers = [
       // and stack mapping, which import nothing of the project.
       ['shared/kernel/schemas', 'shared/kernel/config\\.ts', 'shared/kernel/metrics\\.ts', 'shared/kernel/text', 'shared/kernel/html', 'shared/kernel/messages'],
       ['shared/kernel/errors\\.ts', 'shared/kernel/logger\\.ts'],
-      ['shared/kernel/retry\\.ts', 'shared/kernel/lazy\\.ts', 'shared/kernel/source-mapped-stack\\.ts'],
+      ['shared/kernel/retry\\.ts', 'shared/kernel/url-limits\\.ts', 'shared/kernel/lazy\\.ts', 'shared/kernel/source-mapped-stack\\.ts'],
     ],
   },
 ];

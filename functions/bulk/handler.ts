@@ -8,7 +8,7 @@ import { subpathsFromEnv } from '../../shared/kernel/config';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
 import { tokenOperation } from '../../shared/edge/http/token-route';
 import { ok } from '../../shared/edge/http/types';
-import { languageOf } from '../../shared/adapters/mail/language-header';
+import { languageOf } from '../../shared/edge/http/language-header';
 
 /** Bulk operations (docs/api/bulk.md): the HTTP side. The work itself is done by `bulk-worker`. */
 

@@ -8,7 +8,7 @@ import { logger } from '../../shared/kernel/logger';
 import { count } from '../../shared/kernel/metrics';
 import { sweepDeliveries } from '../../shared/domain/webhooks/delivery-engine';
 import { enqueueChanges, type ChangeForSubscribers } from '../../shared/domain/webhooks/delivery-schedule';
-import { DELIVERY_TIMEOUT_MS } from '../../shared/domain/webhooks/outbound-http';
+import { DELIVERY_TIMEOUT_MS } from '../../shared/adapters/http/outbound-http';
 
 /**
  * Two triggers, one function (docs/api/events.md). The table's stream, filtered to the audit events

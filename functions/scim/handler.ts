@@ -5,7 +5,7 @@ import { createFunction, routes } from '../../shared/edge/http/handler-factory';
 import { scimNoContent, scimOperation, scimReply } from '../../shared/edge/http/scim-route';
 import { ok } from '../../shared/edge/http/types';
 import { tokenOperation } from '../../shared/edge/http/token-route';
-import { languageOf } from '../../shared/adapters/mail/language-header';
+import { languageOf } from '../../shared/edge/http/language-header';
 import { listOf, resourceTypeById, resourceTypes, schemaById, schemas, serviceProviderConfig } from '../../shared/app/scim/scim-schema';
 import { issueScimToken, listScimTokens, revokeScimToken } from '../../shared/app/scim/scim-tokens';
 import { toIssuedScimTokenResponse, toScimTokenResponse } from '../../shared/app/scim/scim-token.mapper';

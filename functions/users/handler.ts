@@ -8,7 +8,7 @@ import { tokenOperation } from '../../shared/edge/http/token-route';
 import { cursorOf } from '../../shared/edge/http/cursor-page';
 import { pageOf } from '../../shared/edge/http/page';
 import { noContent, ok } from '../../shared/edge/http/types';
-import { languageOf } from '../../shared/adapters/mail/language-header';
+import { languageOf } from '../../shared/edge/http/language-header';
 import type { OrgScope } from '../../shared/domain/users/org-scope';
 import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../../shared/domain/users/user-lifecycle';
 import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/domain/users/user-queries';

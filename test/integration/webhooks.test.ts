@@ -10,7 +10,7 @@ import { updateItem } from '../../shared/adapters/store/table';
 import { getUser } from '../../shared/domain/users/user.repository';
 import type { OrgScope } from '../../shared/domain/users/org-scope';
 import { attemptDelivery } from '../../shared/domain/webhooks/delivery-engine';
-import { CONNECTION_FAILED } from '../../shared/domain/webhooks/outbound-http';
+import { CONNECTION_FAILED } from '../../shared/adapters/http/outbound-http';
 import { newDelivery } from '../../shared/domain/webhooks/delivery-schedule';
 import { reserveBacklog } from '../../shared/domain/webhooks/webhook-backlog';
 import { enqueueDelivery, getDelivery, getWebhook, rescheduleDelivery } from '../../shared/domain/webhooks/webhook.repository';

@@ -1,4 +1,4 @@
-import { languages } from '../../shared/adapters/mail/mail-terms';
+import { languages } from '../../shared/kernel/messages/languages';
 import { renderDevicePage, type DeviceView } from '../../shared/app/sign-in/device-page';
 
 /** The device verification page's views, with every interpolated value hostile. */

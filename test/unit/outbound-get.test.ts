@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getDocument, postJson } from '../../shared/domain/webhooks/outbound-http';
+import { getDocument, postJson } from '../../shared/adapters/http/outbound-http';
 
 /**
  * `getDocument`, the bounded GET an OpenID provider's discovery document is read with, against a

@@ -7,7 +7,8 @@ import { sleep } from '../../kernel/retry';
 import { keys } from '../store/keys';
 import { openUnderTableKey } from '../store/table-secret';
 import { isEnvelope, mailPasswordsKey, open, seal as sealUnder } from '../sealing/envelope';
-import { languages, mailKinds, type Language, type MailKind } from './mail-terms';
+import { languages, type Language } from '../../kernel/messages/languages';
+import { mailKinds, type MailKind } from '../../kernel/messages/mail-kinds';
 
 /**
  * The mail queue (docs/api/users.md#e-mails-to-users): each e-mail to a user (welcome, reactivation)

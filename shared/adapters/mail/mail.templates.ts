@@ -2,9 +2,11 @@ import { html, trusted, type Html } from '../../kernel/html/html';
 import type { KindMessages, MailMessages } from '../../kernel/messages/messages';
 import { messagesOf } from '../../kernel/messages/messages-of';
 import { TEMPORARY_PASSWORD_DAYS } from '../identity/password-policy';
-import type { Language, MailKind } from './mail-terms';
+import type { Language } from '../../kernel/messages/languages';
+import type { MailKind } from '../../kernel/messages/mail-kinds';
 
-export { isLanguage, languages, mailKinds, type Language, type MailKind } from './mail-terms';
+export { isLanguage, languages, type Language } from '../../kernel/messages/languages';
+export { mailKinds, type MailKind } from '../../kernel/messages/mail-kinds';
 
 /** What a user needs to sign in: the values every e-mail fills in. */
 export interface MailVars {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Language } from '../../adapters/mail/mail-terms';
+import type { Language } from '../../kernel/messages/languages';
 import { useAuthorizationCode } from '../../domain/sessions/authorization.repository';
 import { deleteSession } from '../../domain/sessions/session.repository';
 import { findActiveUser } from '../../domain/users/user.repository';

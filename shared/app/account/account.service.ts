@@ -6,7 +6,7 @@ import { checkPassword } from '../auth/sign-in';
 import { newPasswordProblem, replacePassword } from '../auth/new-password';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
-import type { Language } from '../../adapters/mail/mail-terms';
+import type { Language } from '../../kernel/messages/languages';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { sessionsView } from '../../domain/users/user-offline-sessions';
 import type { UserRecord } from '../../domain/users/user.entities';

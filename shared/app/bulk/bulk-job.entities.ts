@@ -1,6 +1,6 @@
 import type { AuditContext } from '../../domain/audit/audit-context';
 import type { ErrorCode, FileProblem } from '../../kernel/errors';
-import type { Language } from '../../adapters/mail/mail-terms';
+import type { Language } from '../../kernel/messages/languages';
 
 /**
  * A bulk-create job: an item of the table, whose status moves only as the lifecycle below says. Its

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { auditContext } from '../../domain/audit/audit-context';
 import { ConflictError, fileRefused, NotFoundError, ValidationError, type ErrorCode } from '../../kernel/errors';
-import type { Language } from '../../adapters/mail/mail-terms';
+import type { Language } from '../../kernel/messages/languages';
 import { sleep } from '../../kernel/retry';
 import { count } from '../../kernel/metrics';
 import type { OrgScope } from '../../domain/users/org-scope';

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
-import type { Language } from '../../adapters/mail/mail-terms';
+import type { Language } from '../../kernel/messages/languages';
 import { ConflictError, NotFoundError } from '../../kernel/errors';
 import { endAuthorizationRequest, getAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Language } from '../../adapters/mail/mail-terms';
+import type { Language } from '../../kernel/messages/languages';
 import { endAuthorizationRequest, saveAuthorizationCode, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
 import type { SignInMethod } from '../../domain/sessions/session.repository';

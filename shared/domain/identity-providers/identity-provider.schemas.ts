@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { lazy } from '../../kernel/lazy';
 import { fieldSchemas } from '../../kernel/schemas/fields';
-import { MAX_URL_LENGTH } from '../webhooks/webhook-limits';
+import { MAX_URL_LENGTH } from '../../kernel/url-limits';
 import { ALIAS_PATTERN, MAX_DOMAINS } from './identity-provider-limits';
 
 /** Request schemas of `…/identity-providers` (docs/api/identity-providers.md). */

@@ -1,7 +1,7 @@
 import { config } from '../../kernel/config';
 import { ValidationError } from '../../kernel/errors';
-import { getDocument, type GetOutcome } from '../webhooks/outbound-http';
-import { AddressRefused, checkUrlShape, type Resolver } from '../webhooks/webhook-address';
+import { getDocument, type GetOutcome } from '../../adapters/http/outbound-http';
+import { AddressRefused, checkUrlShape, type Resolver } from '../../adapters/http/outbound-address';
 
 /**
  * An OpenID provider's discovery document (OpenID Connect Discovery 1.0), read when a provider is

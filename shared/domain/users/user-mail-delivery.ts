@@ -2,7 +2,7 @@ import { mailSettings } from '../../kernel/config';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
 import { unsealPassword, type QueuedMail } from '../../adapters/mail/mail-queue';
-import type { MailKind } from '../../adapters/mail/mail-terms';
+import type { MailKind } from '../../kernel/messages/mail-kinds';
 import { sendMail, type Mailer, type MailResult } from '../../adapters/mail/mailer';
 import { transactWrite, type TableWrite } from '../../adapters/store/table';
 import { getOrganization } from '../org/org.repository';

@@ -3,7 +3,8 @@ import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
 import { reasonOf } from '../../adapters/mail/mail-errors';
 import { enqueueMails, queuedMailOf, type MailRequest, type QueuedMail } from '../../adapters/mail/mail-queue';
-import type { Language, MailKind } from '../../adapters/mail/mail-terms';
+import type { Language } from '../../kernel/messages/languages';
+import type { MailKind } from '../../kernel/messages/mail-kinds';
 import { keys } from '../../adapters/store/keys';
 import { getItem, putItem, updateItem, type TableWrite } from '../../adapters/store/table';
 

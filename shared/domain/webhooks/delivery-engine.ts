@@ -2,7 +2,7 @@ import { auditWrites } from '../audit/audit-event';
 import { config } from '../../kernel/config';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
-import { DELIVERY_TIMEOUT_MS, postJson } from './outbound-http';
+import { DELIVERY_TIMEOUT_MS, postJson } from '../../adapters/http/outbound-http';
 import { signedHeaders } from './signing';
 import { SweepRotation } from './sweep-rotation';
 import { dropIdleBacklog, readBacklogs, type BacklogEntry } from './webhook-backlog';

@@ -4,12 +4,7 @@
  * organization, and the rate of tests and redeliveries.
  */
 
-/**
- * The longest URL a subscription takes: the schemas check it (the docs function loads them for the
- * OpenAPI document, so it lives in this module of no imports, not with the address checks or zod),
- * and the address checks again before every delivery.
- */
-export const MAX_URL_LENGTH = 2048;
+export { MAX_URL_LENGTH } from '../../kernel/url-limits';
 
 /** A bulk import's largest file (10,000 rows) fits one subscription's backlog. */
 export const MAX_PENDING_PER_WEBHOOK = 10_000;

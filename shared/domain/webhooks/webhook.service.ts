@@ -9,7 +9,7 @@ import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '
 import type { OrgScope } from '../users/org-scope';
 import { newDelivery, scheduleSend } from './delivery-schedule';
 import { newSecret, rotated } from './signing-secrets';
-import { AddressRefused, allowedAddresses, checkUrlShape } from './webhook-address';
+import { AddressRefused, allowedAddresses, checkUrlShape } from '../../adapters/http/outbound-address';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './webhook.entities';
 import { toWebhookResponse } from './webhook.mapper';
 import {

@@ -1,4 +1,4 @@
-import { languages } from '../../adapters/mail/mail-terms';
+import { languages } from '../../kernel/messages/languages';
 import type { RequestHeader, ResponseHeader } from '../api/operation';
 import type { Json } from './schema-converter';
 

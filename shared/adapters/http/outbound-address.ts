@@ -1,7 +1,7 @@
 import { Resolver as DnsResolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type ipaddr from 'ipaddr.js';
-import { MAX_URL_LENGTH } from './webhook-limits';
+import { MAX_URL_LENGTH } from '../../kernel/url-limits';
 import { requireLazily } from '../../kernel/lazy';
 
 /**

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../kernel/errors';
-import { defaultLanguage, isLanguage, languages, type Language } from './mail-terms';
+import { defaultLanguage, isLanguage, languages, type Language } from '../../kernel/messages/languages';
 
 /** The request's `language` header: `en`, `es`, `ja` or `pt` in any case, `en` when absent; anything else is a 422. */
 export function languageOf(headers: Record<string, string | undefined>): Language {

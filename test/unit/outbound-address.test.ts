@@ -1,7 +1,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import type { AddressInfo } from 'node:net';
-import { postJson } from '../../shared/domain/webhooks/outbound-http';
-import { AddressRefused, allowedAddresses, checkUrlShape, dnsResolver, isPublicAddress, type Resolver } from '../../shared/domain/webhooks/webhook-address';
+import { postJson } from '../../shared/adapters/http/outbound-http';
+import { AddressRefused, allowedAddresses, checkUrlShape, dnsResolver, isPublicAddress, type Resolver } from '../../shared/adapters/http/outbound-address';
 
 /** The outbound rules of webhook deliveries: which addresses a receiver may have, how a refusal reads, how long a name may take to resolve. */
 

@@ -2,7 +2,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { allowedAddresses, AddressRefused, DNS_TIMEOUT_MS, type CheckedAddress, type Resolver } from './webhook-address';
+import { allowedAddresses, AddressRefused, DNS_TIMEOUT_MS, type CheckedAddress, type Resolver } from './outbound-address';
 
 /** How long an attempt may take, its host's resolution included, and how much of the answer is read (and dropped). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
