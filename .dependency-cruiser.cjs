@@ -101,6 +101,28 @@ module.exports = {
     { name: 'no-circular', comment: 'No import cycle, not even through types', severity: 'error', from: {}, to: { circular: true } },
     ...layerRules,
     {
+      name: 'functions-reach-edge-and-app',
+      comment: 'A function binds routes to use cases: it imports shared/edge and shared/app only (docs/architecture.md#where-code-goes)',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '^shared/(domain|adapters|kernel)/' },
+    },
+    {
+      name: 'adapters-behind-repositories',
+      comment:
+        'shared/adapters are reached only through a repository (shared/domain/**/*.repository.ts) or a port (shared/{app,domain}/**/*.port.ts) (docs/architecture.md#where-code-goes)',
+      severity: 'error',
+      from: { path: '^shared/(edge|app|domain)/', pathNot: ['^shared/domain/.+\\.repository\\.ts$', '^shared/(app|domain)/.+\\.port\\.ts$'] },
+      to: { path: '^shared/adapters/' },
+    },
+    {
+      name: 'use-cases-in-app',
+      comment: 'Every use case (*.service.ts) lives in shared/app (docs/architecture.md#where-code-goes)',
+      severity: 'error',
+      from: { path: '^(shared/(edge|domain|adapters|kernel)|functions)/.+\\.service\\.ts$' },
+      to: {},
+    },
+    {
       name: 'functions-apart',
       comment: 'A function imports no other function (functions/common is theirs to share)',
       severity: 'error',
