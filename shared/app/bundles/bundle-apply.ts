@@ -11,7 +11,8 @@ import {
 } from '../../domain/agents/agent.repository';
 import { ensureTags } from '../../domain/agents/agent-references';
 import { revisionWrite } from '../../domain/agents/agent-revisions';
-import { auditWrites, changesBetween } from '../../domain/audit/audit-event';
+import { changesBetween } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
 import { ConflictError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
 import { keys, type ItemKey } from '../../adapters/store/keys';

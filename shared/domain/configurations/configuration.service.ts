@@ -1,5 +1,6 @@
 import type { OwnScope } from './own-scope';
-import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
+import { changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
+import { auditWrites } from '../audit/audit-event.repository';
 import type { TableWrite } from '../../adapters/store/table';
 import {
   getConfiguration,
