@@ -1,4 +1,4 @@
-import { jobWrite, type JobEvent } from '../../shared/app/bulk/bulk-job-lifecycle';
+import { jobWrite, type JobEvent } from '../../shared/domain/bulk/bulk-job-lifecycle.repository';
 
 /**
  * The writes the bulk job's lifecycle table makes (`shared/app/bulk/bulk-job.ts`), as DynamoDB reads

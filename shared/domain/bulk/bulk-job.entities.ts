@@ -1,4 +1,4 @@
-import type { AuditContext } from '../../domain/audit/audit-context';
+import type { AuditContext } from '../audit/audit-context';
 import type { ErrorCode, FileProblem } from '../../kernel/errors';
 import type { Language } from '../../kernel/messages/languages';
 
@@ -84,4 +84,12 @@ export const WORKER_FAILED = 'BULK_WORKER_FAILED' satisfies ErrorCode;
 export interface JobTally {
   counts: BulkJob['counts'];
   processed: number;
+}
+
+/** One entry of the bulk error list (docs/api/bulk.md#errors-of-a-bulk-create): the user's e-mail, a message, the line and a stable code. */
+export interface BulkError {
+  email: string;
+  message: string;
+  line: number;
+  errorCode: ErrorCode;
 }
