@@ -4,7 +4,7 @@ import type { Language } from '../../kernel/messages/languages';
 
 /**
  * A bulk-create job: an item of the table, whose status moves only as the lifecycle below says. Its
- * file and its outcome's details are S3 objects (`bulk-files.ts`).
+ * file and its outcome's details are S3 objects (`bulk-file.repository.ts`).
  */
 export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
 

@@ -7,7 +7,7 @@ import { transition } from './bulk-job-lifecycle.repository';
 import { LEASE_MS, NO_WELCOMES, WORKER_FAILED, type BulkJob, type JobFailure, type JobOutcome, type JobStatus, type JobTally } from './bulk-job.entities';
 
 /**
- * What a bulk-create job goes through, each step one event of its lifecycle (`bulk-job-lifecycle.ts`):
+ * What a bulk-create job goes through, each step one event of its lifecycle (`bulk-job-lifecycle.repository.ts`):
  * created by a request, taken, renewed and finished by the worker's runs, failed from the failure
  * queue, queued again by a client or the operator. Its types are `bulk-job.entities.ts`.
  */
