@@ -11,7 +11,7 @@ export { botPathReads, type BotAccess, type BotPath, type BotScope };
  * or inactive environment or bot: 404, so existence does not leak), then role: ADMIN any bot of the
  * organization; SUPERVISOR any bot of its environments; EDITOR read and write, VIEWER read only, on
  * the bots granted; anything else 403. Environment and bot come from `prefetched` when the caller's
- * read brought them (`botScopeKeys`).
+ * read brought them (`botPathReads`).
  */
 export async function authorizeBot<A extends BotAccess>(
   caller: Caller,
