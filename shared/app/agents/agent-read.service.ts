@@ -127,6 +127,6 @@ async function heirsOf(botUuid: string): Promise<string[]> {
 }
 
 /** A supervisor or agent as the API answers it (docs/api/agents.md), and its version: the answer's ETag. */
-export function agentAnswer(view: AgentView): { agent: AgentResponse; version: number } {
+export function shownAgent(view: AgentView): { agent: AgentResponse; version: number } {
   return { agent: toAgentResponse(view), version: view.record.version };
 }

@@ -70,7 +70,7 @@ export async function listAgentSummaries(botUuid: string): Promise<AgentSummaryR
 /** What `getAgent` reads, for a route's prefetch. */
 export const agentReads = (botUuid: string, agentUuid: string): ItemKey[] => [keys.agent(botUuid, agentUuid)];
 
-/** The record, from `prefetched` when the caller's read brought it (never with `consistent`, which reads anew). */
+/** The record (strongly consistent with `consistent`), or the one `prefetched` holds when the caller's read brought it. */
 export async function getAgent(
   botUuid: string,
   agentUuid: string,
