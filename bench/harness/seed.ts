@@ -8,7 +8,7 @@ import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor, createOrganization } from '../../shared/app/operator/operator.service';
 import { agentSchemas } from '../../shared/domain/agents/agent.schemas';
-import { createAgent } from '../../shared/domain/agents/agent-write.service';
+import { createAgent } from '../../shared/app/agents/agent-write.service';
 import { operatorScope } from '../../shared/domain/agents/bot-scope';
 import { indexWrites } from '../../shared/domain/users/user-index';
 import { readUserCount } from '../../shared/domain/users/user-queries';

@@ -7,7 +7,7 @@ import { registerUser } from '../../domain/users/user-registration';
 import { indexUsers as buildUsersIndex, type IndexReport } from '../../domain/users/user-index-migration';
 import { addAdmin } from '../../domain/users/user.repository';
 import type { AgentRecord } from '../../domain/agents/agent.repository';
-import { insertWithHistory } from '../../domain/agents/agent-write.service';
+import { insertWithHistory } from '../agents/agent-write.service';
 import { keys } from '../../adapters/store/keys';
 import { queryIndex } from '../../adapters/store/table';
 import { REALM_NAME, type Bot, type BotFunction, type Collection, type CommunicationStyle, type Environment, type Organization, type Persona } from '../../domain/org/org.entities';
