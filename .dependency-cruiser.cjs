@@ -34,8 +34,8 @@ const tiers = [
       ['shared/app/access'],
       // Use cases, the orchestrating ones first.
       ['shared/app/operator', 'shared/app/bulk', 'shared/app/account', 'shared/app/audit-trail', 'shared/app/bundles', 'shared/app/scim', 'shared/app/change-events', 'shared/app/mail'],
-      // The users' own use cases, which the orchestrating ones call: lifecycle, registration, queries, e-mails.
-      ['shared/app/users'],
+      // The use cases of one resource, which the orchestrating ones above call: supervisors and agents, configuration entries, users.
+      ['shared/app/agents', 'shared/app/configurations', 'shared/app/users'],
       // The authorization flow's browser steps: the sign-in page, brokering to an organization's provider.
       ['shared/app/sign-in'],
       // What the realm's pages share: their words, language and look.

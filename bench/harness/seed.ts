@@ -8,7 +8,7 @@ import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor, createOrganization } from '../../shared/app/operator/operator.service';
 import { agentSchemas } from '../../shared/domain/agents/agent.schemas';
-import { createAgent } from '../../shared/domain/agents/agent-write.service';
+import { createAgent } from '../../shared/app/agents/agent-write.service';
 import { operatorScope } from '../../shared/domain/agents/bot-scope';
 import { indexWrites, readUserCount } from '../../shared/domain/users/user-index.repository';
 import type { Permission, UserRecord } from '../../shared/domain/users/user.entities';

@@ -1,5 +1,6 @@
-import { agentReadKeys, quicksearchAgents, readAgent } from '../../shared/domain/agents/agent-read.service';
-import { createAgent, updateAgent } from '../../shared/domain/agents/agent-write.service';
+import { agentReadKeys, quicksearchAgents, readAgent } from '../../shared/app/agents/agent-read.service';
+import { readAgentAhead, rememberedReferenceKeys } from '../../shared/app/agents/agent-read-ahead';
+import { createAgent, updateAgent } from '../../shared/app/agents/agent-write.service';
 import { agentsApi } from '../../shared/edge/api/agents.api';
 import { bundlesApi } from '../../shared/edge/api/bundles.api';
 import { applyBundle } from '../../shared/app/bundles/bundle-apply';
@@ -13,7 +14,6 @@ import { tokenOperation } from '../../shared/edge/http/token-route';
 import { ok } from '../../shared/edge/http/types';
 import { agentAnswer } from '../common/agent-answer';
 import { agentUpdate } from '../common/agent-update';
-import { readAgentAhead, rememberedReferenceKeys } from '../common/agent-references';
 import { agentListing } from '../common/agent-listing';
 import { revisionRoutes } from '../common/revision-routes';
 

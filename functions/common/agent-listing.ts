@@ -1,8 +1,5 @@
-import { listAgents, type AgentPosition } from '../../shared/domain/agents/agent-read.service';
-import { toAgentSummary } from '../../shared/domain/agents/agent.mapper';
-import type { AgentKind } from '../../shared/domain/agents/agent.repository';
-import type { ListQuery } from '../../shared/domain/agents/agent.schemas';
-import type { BotScope } from '../../shared/domain/agents/bot-scope';
+import { listAgents, type AgentKind, type AgentPosition, type ListQuery } from '../../shared/app/agents/agent-read.service';
+import type { BotScope } from '../../shared/app/access/bot-access';
 import { cursorOf, type ListingRequest } from '../../shared/edge/http/cursor-page';
 import { pageOf } from '../../shared/edge/http/page';
 
@@ -13,5 +10,5 @@ export async function agentListing(operationId: string, kind: AgentKind, input: 
   const cursor = await cursorOf<AgentPosition>(operationId, scope.bot.uuid, input, 'page');
   const { items, total, next } = await listAgents(scope, kind, query, cursor.start?.after);
   const number = cursor.start?.number ?? query.page;
-  return cursor.reply(pageOf(items.map(toAgentSummary), total, number, query.size), next && { number: number + 1, after: next });
+  return cursor.reply(pageOf(items, total, number, query.size), next && { number: number + 1, after: next });
 }

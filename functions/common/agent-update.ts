@@ -1,8 +1,6 @@
-import { agentReadKeys } from '../../shared/domain/agents/agent-read.service';
-import type { AgentView } from '../../shared/domain/agents/agent.mapper';
-import type { ExpectedVersions } from '../../shared/domain/agents/agent-write.service';
-import type { BotPath, BotScope } from '../../shared/domain/agents/bot-scope';
-import type { Prefetched } from '../../shared/adapters/store/prefetched';
+import { agentReadKeys, type AgentView, type Prefetched } from '../../shared/app/agents/agent-read.service';
+import type { ExpectedVersions } from '../../shared/app/agents/agent-write.service';
+import type { BotPath, BotScope } from '../../shared/app/access/bot-access';
 import { versionsOfIfMatch } from '../../shared/edge/http/etag';
 import { agentAnswer } from './agent-answer';
 

@@ -1,8 +1,6 @@
-import { agentReadKeys, requireLatestRecord } from '../../shared/domain/agents/agent-read.service';
-import type { AgentKind } from '../../shared/domain/agents/agent.repository';
-import { toRevisionSummary } from '../../shared/domain/agents/agent.mapper';
-import { diffRevisions, listRevisions, readRevision } from '../../shared/domain/agents/agent-revisions';
-import { restoreRevision } from '../../shared/domain/agents/agent-write.service';
+import { agentReadKeys, type AgentKind } from '../../shared/app/agents/agent-read.service';
+import { diffAgentRevisions, listAgentRevisions, readAgentRevision } from '../../shared/app/agents/agent-revision.service';
+import { restoreRevision } from '../../shared/app/agents/agent-write.service';
 import type { agentsApi, supervisorsApi } from '../../shared/edge/api/agents.api';
 import { versionsOfIfMatch } from '../../shared/edge/http/etag';
 import { tokenOperation } from '../../shared/edge/http/token-route';
@@ -25,17 +23,16 @@ export function revisionRoutes(operations: RevisionOperations, kind: AgentKind, 
         const { path, query, scope } = input;
         const uuid = uuidOf(path);
         const cursor = await cursorOf<number>(operations.revisions.id, `${scope.bot.uuid}/${uuid}`, input, 'page');
-        const { items, total, next } = await listRevisions(await requireLatestRecord(scope, kind, uuid), query.page, query.size, cursor.start?.after);
+        const { items, total, next } = await listAgentRevisions(scope, kind, uuid, { page: query.page, size: query.size, before: cursor.start?.after });
         const number = cursor.start?.number ?? query.page;
-        return cursor.reply(pageOf(items.map(toRevisionSummary), total, number, query.size), next === undefined ? undefined : { number: number + 1, after: next });
+        return cursor.reply(pageOf(items, total, number, query.size), next === undefined ? undefined : { number: number + 1, after: next });
       },
     }),
     tokenOperation(operations.revision, {
-      handle: async ({ path, scope }) => ok((await readRevision(await requireLatestRecord(scope, kind, uuidOf(path)), path.revision, kind)).agent),
+      handle: async ({ path, scope }) => ok(await readAgentRevision(scope, kind, uuidOf(path), path.revision)),
     }),
     tokenOperation(operations.revisionDiff, {
-      handle: async ({ path, query, scope }) =>
-        ok(await diffRevisions(await requireLatestRecord(scope, kind, uuidOf(path)), kind, path.revision, query.against)),
+      handle: async ({ path, query, scope }) => ok(await diffAgentRevisions(scope, kind, uuidOf(path), path.revision, query.against)),
     }),
     tokenOperation(operations.restore, {
       prefetch: (path) => agentReadKeys(path, uuidOf(path)),

@@ -1,7 +1,6 @@
 import { ownBot } from '../../shared/app/access/org-access';
 import { configurationsApi } from '../../shared/edge/api/configurations.api';
-import { toConfigurationResponse } from '../../shared/domain/configurations/configuration.mapper';
-import { hasConfiguration, listConfigurations, saveConfiguration } from '../../shared/domain/configurations/configuration.service';
+import { hasConfiguration, listConfigurations, saveConfiguration } from '../../shared/app/configurations/configuration.service';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
 import { tokenOperation } from '../../shared/edge/http/token-route';
 import { ok } from '../../shared/edge/http/types';
@@ -10,16 +9,16 @@ import { ok } from '../../shared/edge/http/types';
 export const handlers = routes(
   tokenOperation(configurationsApi.save, {
     // The bot is named by the body, read only once the caller may save at all.
-    handle: async ({ body, scope }) => ok(toConfigurationResponse(await saveConfiguration(await ownBot(scope, body.botUUID), body))),
+    handle: async ({ body, scope }) => ok(await saveConfiguration(await ownBot(scope, body.botUUID), body)),
   }),
   tokenOperation(configurationsApi.list, {
-    handle: async ({ scope }) => ok((await listConfigurations(scope)).map(toConfigurationResponse)),
+    handle: async ({ scope }) => ok(await listConfigurations(scope)),
   }),
   tokenOperation(configurationsApi.has, {
     handle: async ({ query, scope }) => ok(await hasConfiguration(scope, query.key)),
   }),
   tokenOperation(configurationsApi.listOfBot, {
-    handle: async ({ scope }) => ok((await listConfigurations(scope)).map(toConfigurationResponse)),
+    handle: async ({ scope }) => ok(await listConfigurations(scope)),
   }),
   tokenOperation(configurationsApi.hasOfBot, {
     handle: async ({ query, scope }) => ok(await hasConfiguration(scope, query.key)),

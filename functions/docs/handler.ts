@@ -1,26 +1,10 @@
 import { docsApi } from '../../shared/edge/api/docs.api';
-import { config, subpathsFromEnv } from '../../shared/kernel/config';
-import { createRequire } from 'node:module';
-import type * as ApiDescription from '../../shared/edge/docs/api-description';
-import { lazy } from '../../shared/kernel/lazy';
-import { REFERENCE_PERMISSIONS, REFERENCE_POLICY, referenceFile, referencePage } from '../../shared/edge/docs/reference-page';
-import { NotFoundError } from '../../shared/kernel/errors';
+import { describeApi, referencePageFor, requireReferenceFile } from '../../shared/edge/docs/api-reference';
+import { REFERENCE_PERMISSIONS, REFERENCE_POLICY } from '../../shared/edge/docs/reference-page';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
 import { publicOperation } from '../../shared/edge/http/public-route';
 
 /** The API's description and its interactive reference. */
-
-/**
- * The description's builder (every operation of the catalogue and the JSON Schema of its bodies), loaded
- * by the first request for the document, from a file of its own beside the bundle
- * (infra/cloud/service-function.ts, lazyProjectFiles): the reference's page and files load without it.
- */
-const description = lazy(
-  () =>
-    (typeof require === 'function'
-      ? require('./lazy/api-description.cjs') // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
-      : createRequire(import.meta.url)('./lazy/api-description.cjs')) as typeof ApiDescription,
-);
 
 // Every answer carries the reference's policies: the page's, and its files' for when one is opened alone.
 const policy = { 'content-security-policy': REFERENCE_POLICY, 'permissions-policy': REFERENCE_PERMISSIONS };
@@ -42,7 +26,7 @@ export const handlers = routes(
   publicOperation(docsApi.openapi, {
     handle: async ({ query, headers }) => ({
       status: 200,
-      body: description().apiDescription(subpathsFromEnv(), description().serverUrlOf(headers), query.realm),
+      body: describeApi(headers, query.realm),
       contentType: 'application/json',
       headers: { ...shortCache, ...policy },
     }),
@@ -51,7 +35,7 @@ export const handlers = routes(
   publicOperation(docsApi.ui, {
     handle: async ({ query }) => ({
       status: 200,
-      body: referencePage({ realm: query.realm, clientId: config().userPoolClientId }),
+      body: referencePageFor(query.realm),
       contentType: 'text/html; charset=utf-8',
       headers: { ...shortCache, ...policy, ...keepsItsPopups },
     }),
@@ -59,8 +43,7 @@ export const handlers = routes(
   // One of the reference's files, from a fixed list; any other name is the standard 404.
   publicOperation(docsApi.asset, {
     handle: async ({ path }) => {
-      const file = referenceFile(path.asset);
-      if (!file) throw new NotFoundError('The reference has no such file');
+      const file = requireReferenceFile(path.asset);
       const opener = path.asset === 'oauth2-redirect.html' ? opensBack : {};
       return { status: 200, body: file.text, contentType: file.contentType, headers: { ...dayCache, ...policy, ...opener } };
     },

@@ -1,5 +1,5 @@
-import { agentReadKeys, defaultSupervisorReadKeys, readAgent, readDefaultSupervisor } from '../../shared/domain/agents/agent-read.service';
-import { updateSupervisor } from '../../shared/domain/agents/agent-write.service';
+import { agentReadKeys, defaultSupervisorReadKeys, readAgent, readDefaultSupervisor } from '../../shared/app/agents/agent-read.service';
+import { updateSupervisor } from '../../shared/app/agents/agent-write.service';
 import { supervisorsApi } from '../../shared/edge/api/agents.api';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
 import { tokenOperation } from '../../shared/edge/http/token-route';

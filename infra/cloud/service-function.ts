@@ -79,7 +79,7 @@ const wordsFiles = ['en', 'es', 'ja', 'pt'].map((language) => `shared/kernel/mes
 export const lazyProjectFiles: Readonly<Record<string, readonly string[]>> = {
   auth: [...wordsFiles, 'shared/app/sign-in/lazy/sign-in-views.cjs', 'shared/app/account/lazy/account-views.cjs'],
   mail: wordsFiles,
-  docs: ['functions/docs/lazy/api-description.cjs'],
+  docs: ['shared/edge/docs/lazy/api-description.cjs'],
 };
 
 /** Where a function's asset holds a lazy project file: `lazy/<name>.cjs` beside `index.js`. */

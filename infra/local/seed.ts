@@ -1,5 +1,5 @@
 import { operatorScope } from '../../shared/domain/agents/bot-scope';
-import { createAgent } from '../../shared/domain/agents/agent-write.service';
+import { createAgent } from '../../shared/app/agents/agent-write.service';
 import {
   addBot,
   addCollection,

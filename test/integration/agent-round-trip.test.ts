@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { insertWithHistory } from '../../shared/domain/agents/agent-write.service';
+import { insertWithHistory } from '../../shared/app/agents/agent-write.service';
 import { addSupervisor } from '../../shared/app/operator/operator.service';
 import { findBot } from '../../shared/domain/org/org.repository';
 import {

@@ -1,5 +1,5 @@
 import { operatorScope } from '../../shared/domain/agents/bot-scope';
-import { createAgent as createAgentDirectly } from '../../shared/domain/agents/agent-write.service';
+import { createAgent as createAgentDirectly } from '../../shared/app/agents/agent-write.service';
 import { findBot } from '../../shared/domain/org/org.repository';
 import { keys } from '../../shared/adapters/store/keys';
 import { deleteItem, getItem, putItem } from '../../shared/adapters/store/table';

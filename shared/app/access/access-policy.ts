@@ -1,8 +1,6 @@
 import type { Caller } from '../auth/caller';
-import { botScopeKeys, type BotAccess, type BotPath, type BotScope } from '../../domain/agents/bot-scope';
-import type { ItemKey } from '../../adapters/store/keys';
-import type { Prefetched } from '../../adapters/store/prefetched';
-import { authorizeBot } from './bot-access';
+import type { ItemKey, Prefetched } from '../../domain/org/prefetched.port';
+import { authorizeBot, botPathReads, type BotAccess, type BotPath, type BotScope } from './bot-access';
 import type { TokenAccess } from './access-kinds';
 import { authorizeOrgAdmin, authorizeOrgMember, authorizeOwn, authorizeUserAccess, type OrgScope, type OwnScope } from './org-access';
 
@@ -16,7 +14,7 @@ export type AccessPath = { orgUUID?: string; userId?: string; envUUID?: string; 
 
 /** The items checking `access` reads, fetched in the caller's own BatchGetItem. */
 export function accessKeys(access: TokenAccess, path: AccessPath): ItemKey[] {
-  return 'bot' in access ? botScopeKeys(path as BotPath) : [];
+  return 'bot' in access ? botPathReads(path as BotPath) : [];
 }
 
 /** Checks `access` for the caller on the (valid) path: the scope it grants, or 404 / 403. */

@@ -1,31 +1,27 @@
 import type { Caller } from '../auth/caller';
-import { Prefetched } from '../../adapters/store/prefetched';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';
-import { getBot, getEnvironment } from '../../domain/org/org.repository';
-import { botScopeKeys, type BotAccess, type BotPath, type BotScope } from '../../domain/agents/bot-scope';
-import { keys } from '../../adapters/store/keys';
+import { nothingPrefetched, type Prefetched } from '../../domain/org/prefetched.port';
+import { botPathReads, readBotPath } from '../../domain/agents/bot-access.repository';
+import type { BotAccess, BotPath, BotScope } from '../../domain/agents/bot-scope';
 
-export { botScopeKeys, type BotAccess, type BotPath, type BotScope };
+export { botPathReads, type BotAccess, type BotPath, type BotScope };
 
 /**
  * The bot a request addresses, if the caller may use it. Scope first (another organization, an unknown
  * or inactive environment or bot: 404, so existence does not leak), then role: ADMIN any bot of the
  * organization; SUPERVISOR any bot of its environments; EDITOR read and write, VIEWER read only, on
  * the bots granted; anything else 403. Environment and bot come from `prefetched` when the caller's
- * read brought them (`botScopeKeys`).
+ * read brought them (`botPathReads`).
  */
 export async function authorizeBot<A extends BotAccess>(
   caller: Caller,
   path: BotPath,
   need: A,
-  prefetched: Prefetched = Prefetched.none,
+  prefetched: Prefetched = nothingPrefetched,
 ): Promise<BotScope<A>> {
   const { user } = caller;
   if (user.orgUuid !== path.orgUUID) throw new NotFoundError('The organization was not found');
-  const [environment, bot] = await Promise.all([
-    prefetched.or(keys.environment(path.orgUUID, path.envUUID), () => getEnvironment(path.orgUUID, path.envUUID)),
-    prefetched.or(keys.bot(path.orgUUID, path.envUUID, path.botUUID), () => getBot(path.orgUUID, path.envUUID, path.botUUID)),
-  ]);
+  const { environment, bot } = await readBotPath(path, prefetched);
   if (!environment?.active) throw new NotFoundError('The environment was not found');
   if (!bot?.active) throw new NotFoundError('The bot was not found');
 

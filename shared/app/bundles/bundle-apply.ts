@@ -10,13 +10,12 @@ import {
   type AgentRecord,
 } from '../../domain/agents/agent.repository';
 import { ensureTags } from '../../domain/agents/agent-references';
-import { revisionWrite } from '../../domain/agents/agent-revisions';
+import { revisionWrite } from '../../domain/agents/agent-revision.repository';
+import { agentRemoval, removalOf, writeBundleTransaction, type BundleWrite } from '../../domain/agents/bundle.repository';
 import { changesBetween } from '../../domain/audit/audit-event';
 import { auditWrites } from '../../domain/audit/audit-event.repository';
 import { ConflictError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
-import { keys, type ItemKey } from '../../adapters/store/keys';
-import { transactWrite, type TableWrite } from '../../adapters/store/table';
 import { configurationVersion } from './bundle-export';
 import { planBundle, type Plan } from './bundle-plan';
 import type { Bundle } from './bundle.schemas';
@@ -46,8 +45,8 @@ export interface Applied {
 
 /** One change's writes, and how to undo them once committed. */
 interface Unit {
-  writes: TableWrite[];
-  undo: TableWrite[];
+  writes: BundleWrite[];
+  undo: BundleWrite[];
 }
 
 export async function applyBundle(scope: BotScope<'write'>, bundle: Bundle, expected?: ExpectedConfiguration): Promise<Applied> {
@@ -98,20 +97,15 @@ async function unitsOf({ bot }: BotScope<'write'>, plan: Plan): Promise<Unit[]> 
     });
     const marker = change.asDefault ? [defaultMarkerPut(bot.uuid, next.uuid)] : [];
     const writes = [agentPut(next, current ? current.version : 'new'), revision, ...audit, ...marker];
-    const undoCreated: TableWrite[] = current ? [agentPut(current, next.version)] : [{ Delete: { Key: keys.agent(bot.uuid, next.uuid) } }];
-    const undo = [
-      ...undoCreated,
-      ...[revision, ...audit, ...marker].map((write): TableWrite => ({ Delete: { Key: keyOf(write.Put!.Item as ItemKey) } })),
-    ];
+    const undoCreated: BundleWrite[] = current ? [agentPut(current, next.version)] : [agentRemoval(bot.uuid, next.uuid)];
+    const undo = [...undoCreated, ...[revision, ...audit, ...marker].map(removalOf)];
     return [{ writes, undo }];
   });
 }
 
-const keyOf = ({ PK, SK }: ItemKey): ItemKey => ({ PK, SK });
-
 /** Units packed into transactions of at most 100 items, each with the lease's check. */
-function batches(units: Unit[], pick: (unit: Unit) => TableWrite[], lease: TableWrite): { units: Unit[]; writes: TableWrite[] }[] {
-  const result: { units: Unit[]; writes: TableWrite[] }[] = [];
+function batches(units: Unit[], pick: (unit: Unit) => BundleWrite[], lease: BundleWrite): { units: Unit[]; writes: BundleWrite[] }[] {
+  const result: { units: Unit[]; writes: BundleWrite[] }[] = [];
   for (const unit of units) {
     const last = result.at(-1);
     if (last && last.writes.length + pick(unit).length <= TRANSACTION_ITEMS) {
@@ -128,7 +122,7 @@ async function writeAll(botUuid: string, leaseId: string, units: Unit[]): Promis
   const written: Unit[] = [];
   try {
     for (const batch of batches(units, (unit) => unit.writes, lease)) {
-      const failed = await transactWrite(batch.writes);
+      const failed = await writeBundleTransaction(batch.writes);
       if (failed.length > 0) {
         throw new ConflictError('The bot’s configuration changed while the bundle was applied; nothing was changed. Plan again, then apply');
       }
@@ -140,9 +134,9 @@ async function writeAll(botUuid: string, leaseId: string, units: Unit[]): Promis
   }
 }
 
-async function undo(units: Unit[], lease: TableWrite): Promise<void> {
+async function undo(units: Unit[], lease: BundleWrite): Promise<void> {
   for (const batch of batches(units, (unit) => unit.undo, lease)) {
-    const failed = await transactWrite(batch.writes).catch((error: unknown) => {
+    const failed = await writeBundleTransaction(batch.writes).catch((error: unknown) => {
       logger.error('undoing a bundle failed', error as Error);
       return [-1];
     });

@@ -2,13 +2,12 @@ import { createHash } from 'node:crypto';
 import type { BotScope } from '../../domain/agents/bot-scope';
 import { toAgentResponse, type AgentResponse } from '../../domain/agents/agent.mapper';
 import { readBotPartition, type AgentRecord, type BotPartition } from '../../domain/agents/agent.repository';
-import { readRevision } from '../../domain/agents/agent-revisions';
+import { listRevisionTimes } from '../../domain/agents/agent-revision.repository';
 import { ValidationError } from '../../kernel/errors';
-import { keys } from '../../adapters/store/keys';
-import { queryPartition } from '../../adapters/store/table';
 import { compareText, fold } from '../../kernel/text/matching';
 import type { BundleEntryResponse, BundleResponse } from './bundle.responses';
 import { BUNDLE_FORMAT_VERSION } from './bundle.schemas';
+import { readRevision } from '../agents/agent-revision.service';
 
 /**
  * The bot's configuration version: a digest of the sorted (uuid, version) pairs of its supervisors and
@@ -82,10 +81,7 @@ async function shownAt(partition: BotPartition, at: string): Promise<Shown[]> {
   const existing = partition.agents.filter((record) => Date.parse(record.createdAt) <= time);
   const shown = await Promise.all(
     existing.map(async (record) => {
-      const revisions = await queryPartition<{ revision: number; createdAt: string }>(keys.agentRevisionsOf(record.botUuid, record.uuid), {
-        forward: false,
-        attributes: ['revision', 'createdAt'],
-      });
+      const revisions = await listRevisionTimes(record);
       const kept = revisions.find((revision) => Date.parse(revision.createdAt) <= time);
       if (!kept) return { record, agent: undefined };
       return { record, agent: (await readRevision(record, kept.revision, record.kind)).agent };

@@ -7,7 +7,7 @@ import { registerUser } from '../users/user-registration';
 import { indexUsers as buildUsersIndex, type IndexReport } from '../users/user-index-migration';
 import { addAdmin, listUsersOf } from '../../domain/users/user.repository';
 import type { AgentRecord } from '../../domain/agents/agent.repository';
-import { insertWithHistory } from '../../domain/agents/agent-write.service';
+import { insertWithHistory } from '../agents/agent-write.service';
 import { REALM_NAME, type Bot, type BotFunction, type Collection, type CommunicationStyle, type Environment, type Organization, type Persona } from '../../domain/org/org.entities';
 import {
   claimRealm,

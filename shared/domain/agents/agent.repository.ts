@@ -3,6 +3,7 @@ import type { BotFunction, Collection, Persona, Tag } from '../org/org.entities'
 import { keys } from '../../adapters/store/keys';
 import type { ItemKey } from '../../adapters/store/keys';
 import { ConflictError } from '../../kernel/errors';
+import { nothingPrefetched, type Prefetched } from '../org/prefetched.port';
 import { deleteItem, getItem, getItems, getItemsByKey, keyId, putItem, queryPartition, queryPrefix, transactWrite, type TableWrite } from '../../adapters/store/table';
 
 /** The one owner of supervisor and agent items (and of a bot's default-supervisor marker). */
@@ -66,12 +67,27 @@ export async function listAgentSummaries(botUuid: string): Promise<AgentSummaryR
   return queryPrefix<AgentSummaryRecord>(PK, SKPrefix, summaryAttributes);
 }
 
-export async function getAgent(botUuid: string, agentUuid: string, options?: { consistent?: boolean }): Promise<AgentRecord | undefined> {
-  return getItem<AgentRecord>(keys.agent(botUuid, agentUuid), options);
+/** What `getAgent` reads, for a route's prefetch. */
+export const agentReads = (botUuid: string, agentUuid: string): ItemKey[] => [keys.agent(botUuid, agentUuid)];
+
+/** The record (strongly consistent with `consistent`), or the one `prefetched` holds when the caller's read brought it. */
+export async function getAgent(
+  botUuid: string,
+  agentUuid: string,
+  options: { consistent?: boolean; prefetched?: Prefetched } = {},
+): Promise<AgentRecord | undefined> {
+  const key = keys.agent(botUuid, agentUuid);
+  const read = () => getItem<AgentRecord>(key, { consistent: options.consistent ?? false });
+  return options.prefetched ? options.prefetched.or(key, read) : read();
 }
 
-export async function getDefaultSupervisorUuid(botUuid: string): Promise<string | undefined> {
-  return (await getItem<{ agentUuid: string }>(keys.defaultSupervisor(botUuid)))?.agentUuid;
+/** What `getDefaultSupervisorUuid` reads, for a route's prefetch. */
+export const defaultSupervisorReads = (botUuid: string): ItemKey[] => [keys.defaultSupervisor(botUuid)];
+
+/** The uuid the bot's default-supervisor marker points at, from `prefetched` when the caller's read brought it. */
+export async function getDefaultSupervisorUuid(botUuid: string, prefetched: Prefetched = nothingPrefetched): Promise<string | undefined> {
+  const key = keys.defaultSupervisor(botUuid);
+  return (await prefetched.or(key, () => getItem<{ agentUuid: string }>(key)))?.agentUuid;
 }
 
 /** A new supervisor or agent at version 1, not yet written. */
@@ -155,6 +171,37 @@ export async function getBotResources(
     functions: pick<BotFunction>(functionKeys),
     collections: pick<Collection>(collectionKeys),
   };
+}
+
+/** The keys of an agent's references, by kind, in the agent's order. */
+function referenceKeys(agent: AgentRecord) {
+  return {
+    personas: [keys.persona(agent.botUuid, agent.personaUuid)],
+    functions: agent.functionUuids.map((uuid) => keys.botFunction(agent.botUuid, uuid)),
+    collections: agent.collectionUuids.map((uuid) => keys.collection(agent.botUuid, uuid)),
+  };
+}
+
+/** What reading the agent's references reads (its persona, functions and collections), for a route's prefetch. */
+export function referenceReads(agent: AgentRecord): ItemKey[] {
+  const { personas, functions, collections } = referenceKeys(agent);
+  return [...personas, ...functions, ...collections];
+}
+
+const NOT_ASKED = Symbol('not asked');
+
+/**
+ * The agent's references as the caller's batch read them, when it asked for every one; otherwise
+ * undefined (read them with `getBotResources`). As `getBotResources` answers: a reference that no
+ * longer exists is left out.
+ */
+export async function prefetchedResources(agent: AgentRecord, prefetched: Prefetched): Promise<BotResources | undefined> {
+  const wanted = referenceKeys(agent);
+  const pick = async <T>(itemKeys: ItemKey[]) => Promise.all(itemKeys.map((key) => prefetched.or<T | typeof NOT_ASKED>(key, async () => NOT_ASKED)));
+  const [personas, functions, collections] = await Promise.all([pick(wanted.personas), pick(wanted.functions), pick(wanted.collections)]);
+  if ([personas, functions, collections].some((found) => found.includes(NOT_ASKED))) return undefined;
+  const present = <T>(found: (T | typeof NOT_ASKED | undefined)[]) => found.filter((item): item is T => item !== undefined && item !== NOT_ASKED);
+  return { personas: present(personas), functions: present(functions), collections: present(collections) } as BotResources;
 }
 
 /** The organization's tags among the given names (lower-cased match). */

@@ -1,5 +1,4 @@
 import type { Bot } from '../org/org.entities';
-import { keys, type ItemKey } from '../../adapters/store/keys';
 
 export interface BotPath {
   orgUUID: string;
@@ -17,12 +16,6 @@ export interface BotScope<A extends BotAccess = BotAccess> {
   readonly bot: Bot;
   readonly access: A;
 }
-
-/** What `authorizeBot` reads: a route's prefetch, so they come in the caller's BatchGetItem. */
-export const botScopeKeys = (path: BotPath): ItemKey[] => [
-  keys.environment(path.orgUUID, path.envUUID),
-  keys.bot(path.orgUUID, path.envUUID, path.botUUID),
-];
 
 /** Full access to a bot for operator tools (seed, CLI, benchmarks), which hold the table's credentials and have no caller. */
 export function operatorScope(bot: Bot): BotScope<'write'> {

@@ -1,10 +1,12 @@
-import { botScopeKeys, type BotPath, type BotScope } from './bot-scope';
-import { Prefetched } from '../../adapters/store/prefetched';
 import { NotFoundError } from '../../kernel/errors';
-import { keys, type ItemKey } from '../../adapters/store/keys';
 import { compareText, fold, quickMatches } from '../../kernel/text/matching';
-import type { AgentView } from './agent.mapper';
+import { nothingPrefetched, type Prefetched } from '../../domain/org/prefetched.port';
+import { botPathReads } from '../../domain/agents/bot-access.repository';
+import type { BotPath, BotScope } from '../../domain/agents/bot-scope';
+import { toAgentResponse, toAgentSummary, type AgentResponse, type AgentSummary, type AgentView } from '../../domain/agents/agent.mapper';
 import {
+  agentReads,
+  defaultSupervisorReads,
   getAgent,
   getBotResources,
   getDefaultSupervisorUuid,
@@ -13,12 +15,14 @@ import {
   type AgentRecord,
   type AgentSummaryRecord,
   type BotResources,
-} from './agent.repository';
-import type { ListQuery } from './agent.schemas';
+} from '../../domain/agents/agent.repository';
+import type { ListQuery } from '../../domain/agents/agent.schemas';
+
+export type { AgentKind, AgentView, ListQuery, Prefetched };
 
 /** One page of a listing, how many items the whole listing holds, and where the next page starts (absent on the last). */
 export interface AgentSlice {
-  items: AgentSummaryRecord[];
+  items: AgentSummary[];
   total: number;
   next?: AgentPosition;
 }
@@ -50,7 +54,7 @@ export async function listAgents({ bot }: BotScope, kind: AgentKind, query: List
   const items = start < 0 ? [] : agents.slice(start, start + query.size);
   const end = items.at(-1);
   const next: AgentPosition | undefined = end && start + query.size < agents.length ? [end[query.orderBy], end.uuid] : undefined;
-  return { items, total: agents.length, ...(next ? { next } : {}) };
+  return { items: items.map(toAgentSummary), total: agents.length, ...(next ? { next } : {}) };
 }
 
 /** Roles of the bot's agents whose role matches the quicksearch term, alphabetical, at most `limit`. */
@@ -63,19 +67,19 @@ export async function quicksearchAgents({ bot }: BotScope, name: string, limit: 
 }
 
 /** What authorizing a path and `readAgent` read, for a route's prefetch: environment, bot and the agent. */
-export const agentReadKeys = (path: BotPath, uuid: string): ItemKey[] => [...botScopeKeys(path), keys.agent(path.botUUID, uuid)];
+export const agentReadKeys = (path: BotPath, uuid: string) => [...botPathReads(path), ...agentReads(path.botUUID, uuid)];
 
 /** What authorizing a path and `readDefaultSupervisor` read first: environment, bot and the default pointer. */
-export const defaultSupervisorReadKeys = (path: BotPath): ItemKey[] => [...botScopeKeys(path), keys.defaultSupervisor(path.botUUID)];
+export const defaultSupervisorReadKeys = (path: BotPath) => [...botPathReads(path), ...defaultSupervisorReads(path.botUUID)];
 
 /** A supervisor or agent of the scope's bot (from `prefetched` when the caller's read brought it); then its references. */
-export async function readAgent(scope: BotScope, kind: AgentKind, uuid: string, prefetched = Prefetched.none): Promise<AgentView> {
+export async function readAgent(scope: BotScope, kind: AgentKind, uuid: string, prefetched: Prefetched = nothingPrefetched): Promise<AgentView> {
   return viewOf(await requireRecord(scope, kind, uuid, prefetched));
 }
 
 /** The stored record of a supervisor or agent of the scope's bot, or 404. */
-export async function requireRecord({ bot }: BotScope, kind: AgentKind, uuid: string, prefetched = Prefetched.none): Promise<AgentRecord> {
-  return found(kind, await prefetched.or(keys.agent(bot.uuid, uuid), () => getAgent(bot.uuid, uuid)));
+export async function requireRecord({ bot }: BotScope, kind: AgentKind, uuid: string, prefetched: Prefetched = nothingPrefetched): Promise<AgentRecord> {
+  return found(kind, await getAgent(bot.uuid, uuid, { prefetched }));
 }
 
 /**
@@ -92,12 +96,8 @@ function found(kind: AgentKind, agent: AgentRecord | undefined): AgentRecord {
   return agent;
 }
 
-export async function readDefaultSupervisor({ bot }: BotScope, prefetched = Prefetched.none): Promise<AgentView> {
-  const pointer = await prefetched.or(keys.defaultSupervisor(bot.uuid), async () => {
-    const agentUuid = await getDefaultSupervisorUuid(bot.uuid);
-    return agentUuid ? { agentUuid } : undefined;
-  });
-  const uuid = pointer?.agentUuid;
+export async function readDefaultSupervisor({ bot }: BotScope, prefetched: Prefetched = nothingPrefetched): Promise<AgentView> {
+  const uuid = await getDefaultSupervisorUuid(bot.uuid, prefetched);
   if (!uuid) throw new NotFoundError('The bot has no default supervisor');
   const agent = await getAgent(bot.uuid, uuid);
   if (!agent || agent.kind !== 'SUPERVISOR') throw agentNotFound('SUPERVISOR');
@@ -124,4 +124,9 @@ async function heirsOf(botUuid: string): Promise<string[]> {
     .filter((agent) => agent.kind === 'AGENT' && agent.inheritFromSupervisor)
     .map((agent) => agent.role)
     .sort(compareText);
+}
+
+/** A supervisor or agent as the API answers it (docs/api/agents.md), and its version: the answer's ETag. */
+export function shownAgent(view: AgentView): { agent: AgentResponse; version: number } {
+  return { agent: toAgentResponse(view), version: view.record.version };
 }

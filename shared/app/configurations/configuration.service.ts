@@ -1,7 +1,9 @@
-import type { OwnScope } from './own-scope';
-import { changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
-import { auditWrites } from '../audit/audit-event.repository';
-import type { TableWrite } from '../../adapters/store/table';
+import { count } from '../../kernel/metrics';
+import { changesBetween, REDACTED, type PatchOperation } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
+import type { OwnScope } from '../../domain/configurations/own-scope';
+import { toConfigurationResponse } from '../../domain/configurations/configuration.mapper';
+import type { ConfigurationResponse } from '../../domain/configurations/configuration.responses';
 import {
   getConfiguration,
   insertConfiguration,
@@ -9,8 +11,7 @@ import {
   nextConfigurationId,
   updateConfigurationValue,
   type ConfigurationEntry,
-} from './configuration.repository';
-import { count } from '../../kernel/metrics';
+} from '../../domain/configurations/configuration.repository';
 
 /**
  * The caller's own configuration entries (docs/api/configurations.md). The handler authorizes the scope: the caller, and
@@ -21,10 +22,10 @@ import { count } from '../../kernel/metrics';
  * Creates the scope's entry for a key (general, or of the scope's bot), or changes its value if it
  * exists; the entry keeps its id across updates.
  */
-export async function saveConfiguration(scope: OwnScope, input: { key: string; value: string }): Promise<ConfigurationEntry> {
+export async function saveConfiguration(scope: OwnScope, input: { key: string; value: string }): Promise<ConfigurationResponse> {
   const saved = await save(scope, input);
   count('ConfigurationsSaved');
-  return saved;
+  return toConfigurationResponse(saved);
 }
 
 async function save(scope: OwnScope, input: { key: string; value: string }): Promise<ConfigurationEntry> {
@@ -48,7 +49,7 @@ async function save(scope: OwnScope, input: { key: string; value: string }): Pro
  * says whether the value changed, never what it is: entries are their user's own, which no ADMIN
  * reads through the API, and the audit listing must not become a way to.
  */
-function savedEvent(orgUuid: string, before: ConfigurationEntry | undefined, after: Omit<ConfigurationEntry, 'id'> & { id?: number }): TableWrite[] {
+function savedEvent(orgUuid: string, before: ConfigurationEntry | undefined, after: Omit<ConfigurationEntry, 'id'> & { id?: number }) {
   const id = before?.id ?? after.id!;
   const entry = { id, key: after.key, botUuid: after.botUuid ?? null };
   const changes: PatchOperation[] = before
@@ -60,9 +61,9 @@ function savedEvent(orgUuid: string, before: ConfigurationEntry | undefined, aft
   return auditWrites({ orgUuid, action: 'CONFIGURATION_SAVED', resource: { type: 'CONFIGURATION', uuid: after.userUuid }, changes });
 }
 
-/** The scope's entries by id: every entry, general and bot-specific, or with a bot only that bot's. */
-export async function listConfigurations(scope: OwnScope): Promise<ConfigurationEntry[]> {
-  return (await readConfigurations(scope.user.uuid, scope.botUuid)).sort((a, b) => a.id - b.id);
+/** The scope's entries by id, as the API answers them: every entry, general and bot-specific, or with a bot only that bot's. */
+export async function listConfigurations(scope: OwnScope): Promise<ConfigurationResponse[]> {
+  return (await readConfigurations(scope.user.uuid, scope.botUuid)).sort((a, b) => a.id - b.id).map(toConfigurationResponse);
 }
 
 /** Whether the scope has a general entry (or, with a bot, an entry for that bot) with the key. */

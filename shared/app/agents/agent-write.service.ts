@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { BotScope } from './bot-scope';
-import { Prefetched } from '../../adapters/store/prefetched';
 import { ConflictError } from '../../kernel/errors';
 import { count } from '../../kernel/metrics';
-import { keys } from '../../adapters/store/keys';
-import { changesBetween } from '../audit/audit-event';
-import { auditWrites } from '../audit/audit-event.repository';
-import type { Bot } from '../org/org.entities';
-import type { TableWrite } from '../../adapters/store/table';
-import { toAgentResponse, type AgentResponse, type AgentView } from './agent.mapper';
+import { changesBetween } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
+import type { Bot } from '../../domain/org/org.entities';
+import { nothingPrefetched, type Prefetched } from '../../domain/org/prefetched.port';
+import type { BotScope } from '../../domain/agents/bot-scope';
+import { toAgentResponse, type AgentResponse, type AgentView } from '../../domain/agents/agent.mapper';
 import {
   getAgent,
   insertAgent,
@@ -19,12 +17,14 @@ import {
   type BotResources,
   type NewAgent,
   type Rule,
-} from './agent.repository';
+} from '../../domain/agents/agent.repository';
+import { revisionWrite } from '../../domain/agents/agent-revision.repository';
+import type { RevisionAction } from '../../domain/agents/agent-revisions';
+import { resolveReferences } from '../../domain/agents/agent-references';
+import { assignedIssues, keptFields, keptIssues, nextConstraints } from '../../domain/agents/agent-update-checks';
+import type { AgentCreate, AgentUpdate, SupervisorUpdate } from '../../domain/agents/agent.schemas';
 import { agentNotFound, viewOf } from './agent-read.service';
-import { readRevision, revisionWrite, type RevisionAction } from './agent-revisions';
-import { resolveReferences } from './agent-references';
-import { assignedIssues, keptFields, keptIssues, nextConstraints } from './agent-update-checks';
-import type { AgentCreate, AgentUpdate, SupervisorUpdate } from './agent.schemas';
+import { readRevision } from './agent-revision.service';
 
 /**
  * Which versions an update may replace: `'any'`, or one of those listed (an empty list matches none).
@@ -85,8 +85,8 @@ async function shownAs(record: AgentRecord, known?: BotResources): Promise<Shown
   return { view, agent: toAgentResponse(view) };
 }
 
-/** The revision and the audit event of a write that made `record`, read as `after`. */
-function historyOf(bot: Bot, record: AgentRecord, action: RevisionAction, before: AgentResponse | undefined, after: AgentResponse): TableWrite[] {
+/** The revision and the audit event of a write that made `record`, read as `after`: written in the record's transaction. */
+function historyOf(bot: Bot, record: AgentRecord, action: RevisionAction, before: AgentResponse | undefined, after: AgentResponse) {
   return [
     revisionWrite(record, after, action),
     ...auditWrites({
@@ -110,7 +110,7 @@ export async function updateAgent(
   uuid: string,
   body: AgentUpdate,
   expected?: ExpectedVersions,
-  prefetched = Prefetched.none,
+  prefetched: Prefetched = nothingPrefetched,
 ): Promise<AgentView> {
   return update({ bot, kind: 'AGENT', uuid, expected, prefetched, action: 'UPDATED' }, async (current) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
@@ -138,7 +138,7 @@ export async function updateSupervisor(
   uuid: string,
   body: SupervisorUpdate,
   expected?: ExpectedVersions,
-  prefetched = Prefetched.none,
+  prefetched: Prefetched = nothingPrefetched,
 ): Promise<AgentView> {
   return update({ bot, kind: 'SUPERVISOR', uuid, expected, prefetched, action: 'UPDATED' }, async (current, before) => {
     const constraints = nextConstraints(current.constraints, body.constraints);
@@ -163,7 +163,7 @@ export async function restoreRevision(
   uuid: string,
   revision: number,
   expected?: ExpectedVersions,
-  prefetched = Prefetched.none,
+  prefetched: Prefetched = nothingPrefetched,
 ): Promise<AgentView> {
   const restored = await update({ bot, kind, uuid, expected, prefetched, action: 'RESTORED' }, async (current) => {
     const { content } = await readRevision(current, revision, kind);
@@ -233,7 +233,7 @@ async function update(
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     // The caller's read may have brought the agent; a retry reads the version that beat us.
     const current =
-      attempt === 1 ? await prefetched.or(keys.agent(bot.uuid, uuid), () => getAgent(bot.uuid, uuid)) : await getAgent(bot.uuid, uuid);
+      attempt === 1 ? await getAgent(bot.uuid, uuid, { prefetched }) : await getAgent(bot.uuid, uuid);
     if (!current || current.kind !== kind) throw agentNotFound(kind);
     if (expected !== undefined && !accepts(expected, current.version)) throw new ConflictError({ code: 'VERSION_CONFLICT' });
     // The read of `current`, as the audit event's `before`, and for `apply` to compare a body with.
