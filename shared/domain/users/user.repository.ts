@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError } from '../../kernel/errors';
-import { Prefetched } from '../../adapters/store/prefetched';
+import { nothingPrefetched, type Prefetched } from '../org/prefetched.port';
 import { callerUser, type OrgScope } from './org-scope';
 import { offlineSessionDelete } from '../sessions/session.repository';
 import { keys } from '../../adapters/store/keys';
@@ -268,14 +268,14 @@ export async function getAdmins(orgUuid: string): Promise<Set<string>> {
 }
 
 /** A user of the scope's organization (from the request's first read when it was prefetched), or 404. */
-export async function requireUser(orgUuid: string, userUuid: string, prefetched: Prefetched = Prefetched.none): Promise<UserRecord> {
+export async function requireUser(orgUuid: string, userUuid: string, prefetched: Prefetched = nothingPrefetched): Promise<UserRecord> {
   const user = await prefetched.or(userReadKey(orgUuid, userUuid), () => getUser(orgUuid, userUuid));
   if (!user) throw new NotFoundError('The user was not found');
   return user;
 }
 
 /** One user of the scope's organization; the caller itself is answered as authentication loaded it. */
-export async function readUser(scope: OrgScope, userUuid: string, prefetched: Prefetched = Prefetched.none): Promise<UserRecord> {
+export async function readUser(scope: OrgScope, userUuid: string, prefetched: Prefetched = nothingPrefetched): Promise<UserRecord> {
   const caller = callerUser(scope);
   return caller && userUuid === caller.uuid ? caller : requireUser(scope.orgUuid, userUuid, prefetched);
 }
