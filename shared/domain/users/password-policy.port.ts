@@ -1,4 +1,4 @@
-import { generatePassword, passwordProblem } from '../../adapters/identity/password-policy';
+import { generatePassword, passwordProblem as poolPasswordProblem } from '../../adapters/identity/password-policy';
 
 /**
  * Port: the identity provider's password policy (docs/api/bulk.md#bulk-create, rule 3), which the
@@ -12,4 +12,7 @@ export interface PasswordPolicy {
 }
 
 /** The policy of the Cognito pool (the pool is configured with the same rules). */
-export const passwordPolicy: PasswordPolicy = { problem: passwordProblem, generate: generatePassword };
+export const passwordPolicy: PasswordPolicy = { problem: poolPasswordProblem, generate: generatePassword };
+
+/** What is wrong with a password under the policy, or undefined (`passwordPolicy.problem`, for a schema's refinement). */
+export const passwordProblem = (password: string): string | undefined => passwordPolicy.problem(password);
