@@ -18,7 +18,7 @@ import { getUsers } from '../../domain/users/user.repository';
 import { groupDigits } from '../../kernel/text/numbers';
 
 /**
- * Reading users (docs/api/users.md) from the users index (`user-index.ts`): a page reads the first entries of
+ * Reading users (docs/api/users.md) from the users index (`user-index.ts`, read through `user-index.repository.ts`): a page reads the first entries of
  * one listing partition per status, the count and then the page's users; a search reads the postings
  * of one word prefix; a quicksearch a list of names each container keeps. The handler authorizes the scope.
  */
