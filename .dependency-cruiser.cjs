@@ -33,9 +33,9 @@ const tiers = [
       // Access: who may do what, turning a caller into the scope a use case takes.
       ['shared/app/access'],
       // Use cases, the orchestrating ones first.
-      ['shared/app/operator', 'shared/app/bulk', 'shared/app/account', 'shared/app/audit-trail', 'shared/app/bundles', 'shared/app/scim', 'shared/app/change-events'],
-      // The use cases of one resource, which the orchestrating ones above call: supervisors and agents, configuration entries.
-      ['shared/app/agents', 'shared/app/configurations'],
+      ['shared/app/operator', 'shared/app/bulk', 'shared/app/account', 'shared/app/audit-trail', 'shared/app/bundles', 'shared/app/scim', 'shared/app/change-events', 'shared/app/mail'],
+      // The use cases of one resource, which the orchestrating ones above call: supervisors and agents, configuration entries, users.
+      ['shared/app/agents', 'shared/app/configurations', 'shared/app/users'],
       // The authorization flow's browser steps: the sign-in page, brokering to an organization's provider.
       ['shared/app/sign-in'],
       // What the realm's pages share: their words, language and look.
@@ -48,7 +48,7 @@ const tiers = [
     layers: [
       // An organization's OpenID providers: outbound reads under the webhooks' rules, links on users.
       ['shared/domain/identity-providers'],
-      ['shared/domain/agents', 'shared/domain/configurations', 'shared/domain/webhooks'],
+      ['shared/domain/agents', 'shared/domain/configurations', 'shared/domain/webhooks', 'shared/domain/bulk', 'shared/domain/scim'],
       ['shared/domain/users'],
       // Repositories and records that several use cases share.
       ['shared/domain/org', 'shared/domain/sessions', 'shared/domain/audit'],

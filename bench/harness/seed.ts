@@ -10,8 +10,7 @@ import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupe
 import { agentSchemas } from '../../shared/domain/agents/agent.schemas';
 import { createAgent } from '../../shared/app/agents/agent-write.service';
 import { operatorScope } from '../../shared/domain/agents/bot-scope';
-import { indexWrites } from '../../shared/domain/users/user-index';
-import { readUserCount } from '../../shared/domain/users/user-queries';
+import { indexWrites, readUserCount } from '../../shared/domain/users/user-index.repository';
 import type { Permission, UserRecord } from '../../shared/domain/users/user.entities';
 import { config } from '../../shared/kernel/config';
 import { eachLimited } from '../../shared/kernel/retry';

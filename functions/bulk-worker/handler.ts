@@ -1,20 +1,6 @@
-import type { S3Event, S3EventRecord, SQSRecord } from 'aws-lambda';
-import { runBulkCreateJob } from '../../shared/app/bulk/bulk-create.worker';
-import { parseUploadKey } from '../../shared/app/bulk/bulk-files';
-import { failJob } from '../../shared/app/bulk/bulk-job';
+import type { S3EventRecord, SQSRecord } from 'aws-lambda';
+import { runUpload, settleFailedUpload, type AsyncFailureRecord } from '../../shared/app/bulk/bulk-upload.worker';
 import { eventFunction } from '../../shared/edge/http/event-function';
-import { logger } from '../../shared/kernel/logger';
-import { count } from '../../shared/kernel/metrics';
-
-/**
- * What Lambda writes to the on-failure destination once an asynchronous invocation has failed its
- * every attempt: the original event is `requestPayload` (here the S3 event of an upload).
- */
-export interface AsyncFailureRecord {
-  requestContext: { condition: string; approximateInvokeCount: number };
-  requestPayload: S3Event;
-  responsePayload?: { errorType?: string };
-}
 
 /**
  * Two triggers, one function. The bulk bucket's object-created events (S3 notifications in AWS,
@@ -25,40 +11,6 @@ export interface AsyncFailureRecord {
  * cannot be settled goes back to the queue.
  */
 export const handler = eventFunction('bulk-worker', {
-  s3: async (record: S3EventRecord) => {
-    const upload = uploadOf(record);
-    if (upload) await runBulkCreateJob(upload.orgUuid, upload.jobId);
-  },
-  queue: { handle: (record: SQSRecord) => settleFailure(JSON.parse(record.body) as AsyncFailureRecord), failure: 'failed upload not settled', inParallel: false },
+  s3: (record: S3EventRecord) => runUpload(record.s3.object.key),
+  queue: { handle: (record: SQSRecord) => settleFailedUpload(JSON.parse(record.body) as AsyncFailureRecord), failure: 'failed upload not settled', inParallel: false },
 });
-
-/** The job an S3 record's key names (a key outside the upload layout is logged and left alone). */
-function uploadOf(record: S3EventRecord): { orgUuid: string; jobId: string } | undefined {
-  const key = decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
-  const upload = parseUploadKey(key);
-  if (!upload) logger.warn('object outside the upload layout: ignored', { key });
-  return upload;
-}
-
-/** Marks the jobs of one failed invocation failed (ids and the error's type only reach the log and the job). */
-export async function settleFailure(failure: AsyncFailureRecord): Promise<void> {
-  const { condition, approximateInvokeCount } = failure.requestContext;
-  const errorType = failure.responsePayload?.errorType ?? 'unknown error';
-  for (const upload of failure.requestPayload.Records.map(uploadOf)) {
-    if (!upload) continue;
-    const { orgUuid, jobId } = upload;
-    const message =
-      condition === 'EventAgeExceeded'
-        ? 'The import could not start in time; retry the job to run it again'
-        : `The import failed ${approximateInvokeCount} times; retry the job to run it again`;
-    const marked = await failJob(orgUuid, jobId, message);
-    if (marked) count('BulkJobsFailed');
-    logger.warn(marked ? 'bulk job failed in the worker' : 'failed upload of a job already finished', {
-      orgUuid,
-      jobId,
-      condition,
-      attempts: approximateInvokeCount,
-      errorType,
-    });
-  }
-}

@@ -1,20 +1,18 @@
 import { bulkApi } from '../../shared/edge/api/bulk.api';
-import { operationPath } from '../../shared/edge/api/route-resolution';
-import type { BulkJob } from '../../shared/app/bulk/bulk-job';
 import { bulkSchemas } from '../../shared/app/bulk/bulk.schemas';
-import { bulkCreate, createUploadJob, failedRows, jobView, readJob, resendWelcomes, retryJob } from '../../shared/app/bulk/bulk.service';
+import { bulkCreate, createUploadJob, failedRows, jobView, readJob, resendWelcomes, retryJob, type BulkJob } from '../../shared/app/bulk/bulk.service';
 import { bulkDelete, bulkGrant, bulkRevoke } from '../../shared/app/bulk/bulk-users.service';
-import { subpathsFromEnv } from '../../shared/kernel/config';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
 import { tokenOperation } from '../../shared/edge/http/token-route';
 import { ok } from '../../shared/edge/http/types';
 import { languageOf } from '../../shared/edge/http/language-header';
+import { locationOf } from '../../shared/edge/http/location';
 
 /** Bulk operations (docs/api/bulk.md): the HTTP side. The work itself is done by `bulk-worker`. */
 
 /** Every bulk operation is an ADMIN's, in the path's organization. */
 
-const jobLocation = (params: { orgUUID: string; jobId: string }) => operationPath(bulkApi.job, params, subpathsFromEnv());
+const jobLocation = (params: { orgUUID: string; jobId: string }) => locationOf(bulkApi.job, params);
 
 /** A job queued again: 202, the job and where to poll it, as a new upload answers. */
 const requeued = async (path: { orgUUID: string; jobId: string }, job: Promise<BulkJob>) => ({

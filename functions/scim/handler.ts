@@ -1,12 +1,11 @@
 import type * as z from 'zod/mini';
-import { NotFoundError } from '../../shared/kernel/errors';
 import { scimApi } from '../../shared/edge/api/scim.api';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
 import { scimNoContent, scimOperation, scimReply } from '../../shared/edge/http/scim-route';
 import { ok } from '../../shared/edge/http/types';
 import { tokenOperation } from '../../shared/edge/http/token-route';
 import { languageOf } from '../../shared/edge/http/language-header';
-import { listOf, resourceTypeById, resourceTypes, schemaById, schemas, serviceProviderConfig } from '../../shared/app/scim/scim-schema';
+import { found, listOf, resourceTypeById, resourceTypes, schemaById, schemas, serviceProviderConfig } from '../../shared/app/scim/scim-schema';
 import { issueScimToken, listScimTokens, revokeScimToken } from '../../shared/app/scim/scim-tokens';
 import { toIssuedScimTokenResponse, toScimTokenResponse } from '../../shared/app/scim/scim-token.mapper';
 import {
@@ -19,10 +18,10 @@ import {
   searchScimUsers,
   versionOf,
   type ScimContext,
+  type UserRecord,
 } from '../../shared/app/scim/scim-users.service';
 import type { AttributeSelection } from '../../shared/app/scim/scim-projection';
 import type { ScimUserSchema } from '../../shared/app/scim/scim.responses';
-import type { UserRecord } from '../../shared/domain/users/user.entities';
 import type { ScimRouteInput } from '../../shared/edge/http/scim-route';
 import type { RouteSchemas } from '../../shared/edge/http/validation';
 
@@ -35,12 +34,6 @@ const contextOf = ({ scim, baseUrl, headers }: ScimRouteInput<RouteSchemas>): Sc
   baseUrl,
   mail: { language: languageOf(headers) },
 });
-
-/** A discovery document, or 404 naming where the list is. */
-const found = <T>(document: T | undefined, kind: 'schema' | 'resource type'): T => {
-  if (document === undefined) throw new NotFoundError(`No ${kind} has this id: GET ${kind === 'schema' ? '/Schemas' : '/ResourceTypes'} lists them`);
-  return document;
-};
 
 /**
  * The users as SCIM answers them. The projection is the schema's User; `attributes` may leave out

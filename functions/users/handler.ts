@@ -9,10 +9,10 @@ import { cursorOf } from '../../shared/edge/http/cursor-page';
 import { pageOf } from '../../shared/edge/http/page';
 import { noContent, ok } from '../../shared/edge/http/types';
 import { languageOf } from '../../shared/edge/http/language-header';
-import type { OrgScope } from '../../shared/domain/users/org-scope';
-import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../../shared/domain/users/user-lifecycle';
-import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/domain/users/user-queries';
-import { clearSignInLock, readSignInLock } from '../../shared/domain/users/user-sign-in-lock';
+import type { OrgScope } from '../../shared/app/access/org-access';
+import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../../shared/app/users/user-lifecycle';
+import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/app/users/user-queries';
+import { clearSignInLock, readSignInLock } from '../../shared/app/users/user-sign-in-lock';
 import {
   createIdentityProvider,
   deleteIdentityProvider,
@@ -22,8 +22,8 @@ import {
 } from '../../shared/domain/identity-providers/identity-provider.service';
 import { toIdentityProviderResponse } from '../../shared/domain/identity-providers/identity-provider.mapper';
 import { unlinkUserFromProvider } from '../../shared/domain/identity-providers/user-link';
-import { listOfflineSessions, revokeOfflineSession } from '../../shared/domain/users/user-offline-sessions';
-import { toOfflineSessionResponse, toUserResponse } from '../../shared/domain/users/user.mapper';
+import { listOfflineSessions, revokeOfflineSession } from '../../shared/app/users/user-offline-sessions';
+import { toOfflineSessionResponse, toUserResponse } from '../../shared/app/users/user-answers';
 import { toAttemptResponse, toScheduledResponse, toWebhookResponse } from '../../shared/domain/webhooks/webhook.mapper';
 import {
   createWebhook,

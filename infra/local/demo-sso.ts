@@ -162,7 +162,7 @@ export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issu
   if (!org) throw new Error(`The demo organization ${DEMO_SSO.realm} was not seeded`);
   const [{ findUserByEmail }, { registerUser }, { generatePassword }, repository, { sealClientSecret }] = await Promise.all([
     import('../../shared/domain/users/user.repository'),
-    import('../../shared/domain/users/user-registration'),
+    import('../../shared/app/users/user-registration'),
     import('../../shared/adapters/identity/password-policy'),
     import('../../shared/domain/identity-providers/identity-provider.repository'),
     import('../../shared/domain/identity-providers/client-secret'),

@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../shared/adapters/clients/dynamodb';
 import { config } from '../../shared/kernel/config';
 import { keys } from '../../shared/adapters/store/keys';
-import { userAuditWrites } from '../../shared/domain/users/user-audit';
+import { userAuditWrites } from '../../shared/domain/users/user-audit.repository';
 import { getUser, saveUser } from '../../shared/domain/users/user.repository';
 import { TEST_PASSWORD } from '../support/auth-helpers';
 import type { PageDto } from '../support/bot-helpers';

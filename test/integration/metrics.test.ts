@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context, SQSEvent } from 'aws-lambda';
 import { fillEvent, localStack } from '../../scripts/sam-event';
-import { createJob, getJob, type BulkJob } from '../../shared/app/bulk/bulk-job';
+import { createJob, getJob, type BulkJob } from '../../shared/domain/bulk/bulk-job.repository';
 import type { AppMetric } from '../../shared/kernel/metrics';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { captureLogs } from '../support/capture-logs';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { jobUserUuid } from '../../shared/app/bulk/bulk-create.worker';
 import { bulkCreateColumns } from '../../shared/app/bulk/bulk.limits';
-import { getJob } from '../../shared/app/bulk/bulk-job';
+import { getJob } from '../../shared/domain/bulk/bulk-job.repository';
 import type { JobView } from '../../shared/app/bulk/bulk.service';
 import type { ItemError } from '../../shared/app/bulk/bulk-users.service';
 import { csvCell } from '../../shared/app/bulk/csv-file';

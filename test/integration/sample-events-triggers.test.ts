@@ -1,7 +1,7 @@
 import type { DynamoDBStreamEvent, S3Event, SQSEvent } from 'aws-lambda';
 import { jobUserUuid } from '../../shared/app/bulk/bulk-create.worker';
-import { readErrors } from '../../shared/app/bulk/bulk-files';
-import { getJob } from '../../shared/app/bulk/bulk-job';
+import { readErrors } from '../../shared/domain/bulk/bulk-file.repository';
+import { getJob } from '../../shared/domain/bulk/bulk-job.repository';
 import { keys } from '../../shared/adapters/store/keys';
 import { putItem } from '../../shared/adapters/store/table';
 import { findUserByEmail, getUser } from '../../shared/domain/users/user.repository';

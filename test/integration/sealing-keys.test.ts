@@ -10,7 +10,7 @@ import { openClientSecret, sealClientSecret } from '../../shared/domain/identity
 import { getProvider, providerClientSecret, resealProviderSecrets } from '../../shared/domain/identity-providers/identity-provider.service';
 import { config } from '../../shared/kernel/config';
 import { unique, userArea } from '../support/stack';
-import { getMailState } from '../../shared/domain/users/user-mail';
+import { getMailState } from '../../shared/domain/users/user-mail.repository';
 import { createViaApi, freshOrganization, mailQueueSettled, type TestOrg } from '../support/user-helpers';
 
 /**

@@ -6,7 +6,7 @@ import { keys } from '../../shared/adapters/store/keys';
 import { getItem, putItem } from '../../shared/adapters/store/table';
 import { entryOf as listingEntryOf, sortKeyOf } from '../../shared/domain/users/user-index';
 import { getEmailClaim, getUser, saveUser } from '../../shared/domain/users/user.repository';
-import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/domain/users/user-registration';
+import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/app/users/user-registration';
 import type { UserRecord } from '../../shared/domain/users/user.entities';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
 import { stack, unique } from '../support/stack';

@@ -1,6 +1,7 @@
 import { updateItem } from '../../shared/adapters/store/table';
 import { fold } from '../../shared/kernel/text/matching';
-import { NAME_RANGES, RANGED_READ_FROM, SHORT_SEARCH_MAX_USERS } from '../../shared/domain/users/user-queries';
+import { SHORT_SEARCH_MAX_USERS } from '../../shared/app/users/user-queries';
+import { NAME_RANGES, RANGED_READ_FROM } from '../../shared/domain/users/user-index.repository';
 import { expectFieldErrors } from '../support/error-body';
 import { createViaApi, freshOrganization, type TestOrg } from '../support/user-helpers';
 import { keys } from '../../shared/adapters/store/keys';

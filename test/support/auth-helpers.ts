@@ -3,7 +3,7 @@ import { fileSigner } from '../../shared/app/auth/signer';
 import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import type { Role, UserRecord } from '../../shared/domain/users/user.entities';
-import { registerUser } from '../../shared/domain/users/user-registration';
+import { registerUser } from '../../shared/app/users/user-registration';
 import { answer, stackApiClient } from './api-client';
 import { send, type ApiResponse } from './http-client';
 import { requestToken, stack, unique, userArea } from './stack';

@@ -6,7 +6,7 @@ import * as operator from '../../shared/app/operator/operator.service';
 import { keys, type ItemKey } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import type { Permission, Role } from '../../shared/domain/users/user.entities';
-import { registerUser } from '../../shared/domain/users/user-registration';
+import { registerUser } from '../../shared/app/users/user-registration';
 import { answer, stackApiClient, type ApiClient } from './api-client';
 import { TEST_PASSWORD, passwordToken } from './auth-helpers';
 import { GUIDE_PERSONA, MANUALS_COLLECTION } from './bot-fixtures';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BulkError } from '../../shared/app/bulk/bulk-create.rules';
-import { saveUpload } from '../../shared/app/bulk/bulk-files';
-import { createJob, type BulkJob } from '../../shared/app/bulk/bulk-job';
+import { saveUpload } from '../../shared/domain/bulk/bulk-file.repository';
+import { createJob, type BulkJob } from '../../shared/domain/bulk/bulk-job.repository';
 import type { JobView } from '../../shared/app/bulk/bulk.service';
 import { messagesOf } from '../../shared/kernel/messages/messages-of';
 import type { Language } from '../../shared/adapters/mail/mail.templates';

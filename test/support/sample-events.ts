@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { bulkError, type BulkError } from '../../shared/app/bulk/bulk-create.rules';
 import { bulkCreateColumns } from '../../shared/app/bulk/bulk.limits';
-import { getJob, type BulkJob } from '../../shared/app/bulk/bulk-job';
+import { getJob, type BulkJob } from '../../shared/domain/bulk/bulk-job.repository';
 import type { JobView } from '../../shared/app/bulk/bulk.service';
 import { renderMail, type Language, type MailKind } from '../../shared/adapters/mail/mail.templates';
 import { passwordProblem } from '../../shared/adapters/identity/password-policy';

@@ -1,7 +1,7 @@
-import { jobWrite, type JobEvent } from '../../shared/app/bulk/bulk-job-lifecycle';
+import { jobWrite, type JobEvent } from '../../shared/domain/bulk/bulk-job-lifecycle.repository';
 
 /**
- * The writes the bulk job's lifecycle table makes (`shared/app/bulk/bulk-job.ts`), as DynamoDB reads
+ * The writes the bulk job's lifecycle table makes (`shared/domain/bulk/bulk-job-lifecycle.repository.ts`), as DynamoDB reads
  * them. DynamoDB binds AND tighter than OR, so a state's guard must stay inside that state's
  * parentheses; and it refuses a name or value that no expression uses, or one that is missing.
  */

@@ -1,4 +1,5 @@
-import { entryOf, indexedWords, indexWrites, matchesSearch, MAX_INDEXED_WORDS, searchOf, sortKeyOf } from '../../shared/domain/users/user-index';
+import { entryOf, indexedWords, matchesSearch, MAX_INDEXED_WORDS, searchOf, sortKeyOf } from '../../shared/domain/users/user-index';
+import { indexWrites } from '../../shared/domain/users/user-index.repository';
 import type { UserRecord } from '../../shared/domain/users/user.entities';
 
 const user = (fields: Partial<UserRecord> = {}): UserRecord & { countedStatus?: 'ACTIVE' | 'DELETED' } => ({

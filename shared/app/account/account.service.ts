@@ -8,7 +8,7 @@ import { ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import type { Language } from '../../kernel/messages/languages';
 import { findActiveUser } from '../../domain/users/user.repository';
-import { sessionsView } from '../../domain/users/user-offline-sessions';
+import { sessionsView } from '../../domain/users/user-sessions';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { pageLanguage } from '../pages/page-language';
 import { renderAccountPage, type FieldError, type Notice, type OfflineToken, type PageAt, type View } from './account-page';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError } from '../../kernel/errors';
 import { count } from '../../kernel/metrics';
-import { auditWrites, changesBetween } from '../../domain/audit/audit-event';
+import { changesBetween } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
 import type { Bot } from '../../domain/org/org.entities';
 import { nothingPrefetched, type Prefetched } from '../../domain/org/prefetched.port';
 import type { BotScope } from '../../domain/agents/bot-scope';

@@ -1,6 +1,6 @@
 import type { OrgScope } from '../../domain/users/org-scope';
 import type { AuditEvent } from '../../domain/audit/audit-event';
-import { findAuditEvents, type AuditFilter, type AuditPosition } from './audit-trail.repository';
+import { findAuditEvents, type AuditFilter, type AuditPosition } from '../../domain/audit/audit-trail.repository';
 
 export type { AuditPosition };
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { auditContext, withAuditContext } from '../../domain/audit/audit-context';
-import { auditWrites } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';

@@ -1,7 +1,6 @@
-import { queueUserMails, type UserMailRequest } from '../../domain/users/user-mail';
-import { updateItem } from '../../adapters/store/table';
-import type { BulkJob } from './bulk-job.entities';
-import { countWelcomeRequeued, countWelcomesQueued, welcomeOutcomeWrite } from './bulk-job-welcomes';
+import { queueUserMails, type UserMailRequest } from '../users/user-mail';
+import type { BulkJob } from '../../domain/bulk/bulk-job.entities';
+import { countWelcomeFailed, countWelcomeRequeued, countWelcomesQueued } from '../../domain/bulk/bulk-job-welcomes.repository';
 
 /** A welcome e-mail a created user still needs. */
 export interface Welcome {
@@ -68,7 +67,7 @@ export class WelcomeBatcher {
     const notQueued = await queueUserMails(requests);
     await Promise.all(
       notQueued.map(({ request, reason }) =>
-        updateItem(welcomeOutcomeWrite(orgUuid, jobId, { sent: false, failure: { line: request.job!.line, userUuid: request.userUuid, reason } }).Update!),
+        countWelcomeFailed(orgUuid, jobId, { line: request.job!.line, userUuid: request.userUuid, reason }),
       ),
     );
   }

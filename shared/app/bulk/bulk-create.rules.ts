@@ -3,11 +3,12 @@ import '../../kernel/schemas/zod-messages';
 import { errorMessage, type ErrorCode } from '../../kernel/errors';
 import { getBot, getEnvironment } from '../../domain/org/org.repository';
 import type { Bot, Environment } from '../../domain/org/org.entities';
-import { passwordProblem } from '../../adapters/identity/password-policy';
+import { passwordPolicy } from '../../domain/users/password-policy.port';
 import { roles, type Permission, type Role } from '../../domain/users/user.entities';
 import type { CsvRow } from './csv-file';
 import { type BulkCreateColumn } from './bulk.limits';
 import { eachLimited } from '../../kernel/retry';
+import type { BulkError } from '../../domain/bulk/bulk-job.entities';
 
 
 /**
@@ -18,13 +19,7 @@ import { eachLimited } from '../../kernel/retry';
 
 
 
-/** One entry of the bulk error list (docs/api/bulk.md#errors-of-a-bulk-create): the user's e-mail, a message, the line and a stable code. */
-export interface BulkError {
-  email: string;
-  message: string;
-  line: number;
-  errorCode: ErrorCode;
-}
+export type { BulkError };
 
 export const bulkError = (email: string, line: number, errorCode: ErrorCode, detail?: string): BulkError => ({
   email,
@@ -70,7 +65,7 @@ function checkRow(row: CsvRow<BulkCreateColumn>): { error: BulkError } | { candi
   const role = v.Role.toUpperCase() as Role;
   if (!roles.includes(role)) return fail('ROLE_INVALID');
   if (v.Password) {
-    const problem = passwordProblem(v.Password);
+    const problem = passwordPolicy.problem(v.Password);
     if (problem) return fail('PASSWORD_POLICY', problem);
   }
   let grant: RowGrant | undefined;

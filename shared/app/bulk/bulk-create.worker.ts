@@ -4,16 +4,16 @@ import { config } from '../../kernel/config';
 import { ConflictError, fileProblemOf } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
-import { generatePassword } from '../../adapters/identity/password-policy';
-import { getMailState } from '../../domain/users/user-mail';
-import { userPorts, type UserPorts } from '../../domain/users/user-ports';
+import { passwordPolicy } from '../../domain/users/password-policy.port';
+import { getMailState } from '../../domain/users/user-mail.repository';
+import { userPorts, type UserPorts } from '../users/identity-provider.port';
 import { findUserByEmail, getEmailClaim, getUser, stampCredentials } from '../../domain/users/user.repository';
-import { registerUser } from '../../domain/users/user-registration';
+import { registerUser } from '../users/user-registration';
 import { eachLimited, sleep, TokenBucket, type Pace } from '../../kernel/retry';
 import { BulkCreatePlan, bulkError, type BulkError, type Candidate } from './bulk-create.rules';
-import { readUpload, saveErrors, saveFailedRows } from './bulk-files';
-import { acquireLease, causeOfJob, finishJob, getJob, renewLease, reopenWelcomes, reportTally, startJob } from './bulk-job';
-import { LEASE_MS, type BulkJob, type JobTally } from './bulk-job.entities';
+import { readUpload, saveErrors, saveFailedRows } from '../../domain/bulk/bulk-file.repository';
+import { acquireLease, causeOfJob, finishJob, getJob, renewLease, reopenWelcomes, reportTally, startJob } from '../../domain/bulk/bulk-job.repository';
+import { LEASE_MS, type BulkJob, type JobTally } from '../../domain/bulk/bulk-job.entities';
 import { WelcomeBatcher, type Welcome } from './bulk-create-welcomes';
 import { csvCell, readCsv } from './csv-file';
 import { bulkCreateLayout, bulkCreateLimits } from './bulk.limits';
@@ -217,7 +217,7 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPor
     if (!user || user.welcomedAt) return {};
     const mail = await getMailState(job.orgUuid, uuid, 'welcome');
     if (mail?.state === 'QUEUED' || mail?.state === 'SENT') return {};
-    const password = candidate.password ?? generatePassword();
+    const password = candidate.password ?? passwordPolicy.generate();
     if (!candidate.password) {
       await pace.recovery.take();
       await ports.identityProvider.setPassword(uuid, password, { temporary: true });
@@ -226,7 +226,7 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPor
     }
     return { welcome: { userUuid: uuid, line: candidate.line, password: { value: password, temporary: !candidate.password } }, requeued: mail?.state === 'FAILED' };
   }
-  const password = candidate.password ?? generatePassword();
+  const password = candidate.password ?? passwordPolicy.generate();
   try {
     // Paced, not retried: Cognito's client retries a refusal for its rate itself (shared/kernel/retry.ts).
     await pace.creation.take();

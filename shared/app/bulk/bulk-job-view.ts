@@ -1,4 +1,4 @@
-import { WORKER_FAILED, type BulkJob } from './bulk-job.entities';
+import { WORKER_FAILED, type BulkJob } from '../../domain/bulk/bulk-job.entities';
 
 /**
  * The job as a client sees it: a `running` job whose lease lapsed (no run has renewed it for a whole

@@ -2,9 +2,9 @@ import { ConflictError, errorMessage, type ErrorCode } from '../../kernel/errors
 import { logger } from '../../kernel/logger';
 import type { OrgScope } from '../../domain/users/org-scope';
 import type { Permission, UserRecord } from '../../domain/users/user.entities';
-import { deleteUser } from '../../domain/users/user-lifecycle';
-import { userPorts } from '../../domain/users/user-ports';
-import { userAuditWrites } from '../../domain/users/user-audit';
+import { deleteUser } from '../users/user-lifecycle';
+import { userPorts } from '../users/identity-provider.port';
+import { userAuditWrites } from '../../domain/users/user-audit.repository';
 import { findUserByEmail, getAdmins, saveUser } from '../../domain/users/user.repository';
 import { OrgDirectory } from './bulk-create.rules';
 import { readCsv, requireWithin, type UploadedFile } from './csv-file';

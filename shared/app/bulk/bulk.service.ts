@@ -6,12 +6,15 @@ import { sleep } from '../../kernel/retry';
 import { count } from '../../kernel/metrics';
 import type { OrgScope } from '../../domain/users/org-scope';
 import type { BulkError } from './bulk-create.rules';
-import { JOB_DAYS, readErrors, readFailedRows, restartUpload, saveUpload, uploadForm, type UploadForm } from './bulk-files';
-import { createJob, failJob, getJob, requeueJob, requeueWelcomes, settleQueued } from './bulk-job';
-import { NO_WELCOMES, type BulkJob, type WelcomeCounts } from './bulk-job.entities';
+import { JOB_DAYS, readErrors, readFailedRows, restartUpload, saveUpload, uploadForm, type UploadForm } from '../../domain/bulk/bulk-file.repository';
+import { createJob, failJob, getJob, requeueJob, requeueWelcomes, settleQueued } from '../../domain/bulk/bulk-job.repository';
+import { NO_WELCOMES, type BulkJob, type WelcomeCounts } from '../../domain/bulk/bulk-job.entities';
 import { effectiveJob } from './bulk-job-view';
 import { requireWithin, type UploadedFile } from './csv-file';
 import { bulkCreateLimits, MULTIPART_MAX_BYTES, SYNC_WAIT_MS, UPLOAD_URL_SECONDS } from './bulk.limits';
+
+/** The job the operations below read and answer, for their callers. */
+export type { BulkJob };
 
 /**
  * The HTTP side of bulk-create jobs (docs/api/bulk.md#jobs): each takes the scope of an ADMIN of the path's

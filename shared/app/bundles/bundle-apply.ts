@@ -12,7 +12,8 @@ import {
 import { ensureTags } from '../../domain/agents/agent-references';
 import { revisionWrite } from '../../domain/agents/agent-revision.repository';
 import { agentRemoval, removalOf, writeBundleTransaction, type BundleWrite } from '../../domain/agents/bundle.repository';
-import { auditWrites, changesBetween } from '../../domain/audit/audit-event';
+import { changesBetween } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
 import { ConflictError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
 import { configurationVersion } from './bundle-export';

@@ -1,5 +1,6 @@
 import { count } from '../../kernel/metrics';
-import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../../domain/audit/audit-event';
+import { changesBetween, REDACTED, type PatchOperation } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
 import type { OwnScope } from '../../domain/configurations/own-scope';
 import { toConfigurationResponse } from '../../domain/configurations/configuration.mapper';
 import type { ConfigurationResponse } from '../../domain/configurations/configuration.responses';

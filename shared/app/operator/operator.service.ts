@@ -1,15 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors';
-import type { IdentityProvider } from '../../adapters/identity/identity-provider';
-import { passwordProblem } from '../../adapters/identity/password-policy';
+import type { IdentityProvider } from '../users/identity-provider.port';
+import { passwordPolicy } from '../../domain/users/password-policy.port';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { registerUser } from '../../domain/users/user-registration';
-import { indexUsers as buildUsersIndex, type IndexReport } from '../../domain/users/user-index-migration';
-import { addAdmin } from '../../domain/users/user.repository';
+import { registerUser } from '../users/user-registration';
+import { indexUsers as buildUsersIndex, type IndexReport } from '../users/user-index-migration';
+import { addAdmin, listUsersOf } from '../../domain/users/user.repository';
 import type { AgentRecord } from '../../domain/agents/agent.repository';
 import { insertWithHistory } from '../agents/agent-write.service';
-import { keys } from '../../adapters/store/keys';
-import { queryIndex } from '../../adapters/store/table';
 import { REALM_NAME, type Bot, type BotFunction, type Collection, type CommunicationStyle, type Environment, type Organization, type Persona } from '../../domain/org/org.entities';
 import {
   claimRealm,
@@ -43,7 +41,7 @@ export async function createOrganization(
   if (!REALM_NAME.test(input.name)) {
     throw invalid('name', 'Use 2 to 63 lower-case letters, digits or hyphens, starting with a letter or digit');
   }
-  const problem = passwordProblem(input.adminPassword);
+  const problem = passwordPolicy.problem(input.adminPassword);
   if (problem) throw invalid('adminPassword', problem);
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(input.adminEmail)) throw invalid('adminEmail', 'Must be an e-mail address');
 
@@ -168,7 +166,7 @@ export async function addSupervisor(
 export async function indexUsers(orgUuid: string): Promise<IndexReport & { admins: number }> {
   await requireOrganization(orgUuid);
   const report = await buildUsersIndex(orgUuid);
-  const admins = (await queryIndex<UserRecord>(keys.usersOf(orgUuid))).filter((user) => user.role === 'ADMIN' && user.status === 'ACTIVE');
+  const admins = (await listUsersOf(orgUuid)).filter((user) => user.role === 'ADMIN' && user.status === 'ACTIVE');
   for (const user of admins) await addAdmin(orgUuid, user.uuid);
   return { ...report, admins: admins.length };
 }

@@ -1,6 +1,7 @@
 import type ScimmyModule from 'scimmy';
 import { roles } from '../../domain/users/user.entities';
 import { requireLazily } from '../../kernel/lazy';
+import { NotFoundError } from '../../kernel/errors';
 
 /**
  * The SCIM schemas this service provider speaks, defined with scimmy (RFC 7643's core User schema as
@@ -146,3 +147,9 @@ export const listOf = <T>(resources: T[], startIndex = 1, totalResults = resourc
   itemsPerPage: resources.length,
   Resources: resources,
 });
+
+/** A discovery document, or 404 naming where the list is. */
+export function found<T>(document: T | undefined, kind: 'schema' | 'resource type'): T {
+  if (document === undefined) throw new NotFoundError(`No ${kind} has this id: GET ${kind === 'schema' ? '/Schemas' : '/ResourceTypes'} lists them`);
+  return document;
+}

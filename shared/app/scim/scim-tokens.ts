@@ -1,13 +1,23 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { auditWrites } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
 import { NotFoundError, UnauthenticatedError, ValidationError } from '../../kernel/errors';
-import { keys } from '../../adapters/store/keys';
-import { getItem, getItemsByKey, keyId, queryPrefix, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
+import {
+  deleteScimToken,
+  MAX_SCIM_TOKENS,
+  noteScimTokenUse,
+  putScimToken,
+  readScimToken,
+  scimTokensOf as tokensOf,
+  type ScimTokenRecord,
+} from '../../domain/scim/scim-token.repository';
 import { accessOrThrow, checkGrants } from '../../domain/users/user-changes';
-import type { Access, AccessInput } from '../../domain/users/access-template';
+import type { AccessInput } from '../../domain/users/access-template';
 import type { OrgScope, Provisioner } from '../../domain/users/org-scope';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { getUser } from '../../domain/users/user.repository';
+import { getUser, getUsers } from '../../domain/users/user.repository';
+
+// The token's record and the cap, for the SCIM routes and the token mapper.
+export { MAX_SCIM_TOKENS, type ScimTokenRecord };
 
 /**
  * SCIM tokens: the credentials an organization's identity provider (Okta, Entra ID) provisions users
@@ -18,21 +28,6 @@ import { getUser } from '../../domain/users/user.repository';
  * its issuer is deleted or is no longer an ADMIN (as Okta's API tokens do), so no credential outlives
  * the authority that granted it. Issuing and revoking are audited, and so published as change events.
  */
-
-export interface ScimTokenRecord {
-  id: string;
-  orgUuid: string;
-  description: string;
-  /** The SHA-256 digest of the token, hex. */
-  digest: string;
-  /** The role and grants of a user the directory creates without the access extension. */
-  defaultAccess?: Access;
-  createdAt: string;
-  createdBy: string;
-  /** When it stops working; never when absent. */
-  expiresAt?: string;
-  lastUsedAt?: string;
-}
 
 /** A token as its listing shows it: whether its issuer still stands behind it. */
 export interface ListedScimToken extends ScimTokenRecord {
@@ -45,9 +40,6 @@ export interface ScimCaller {
   scope: OrgScope & { caller: Provisioner };
 }
 
-/** The most tokens an organization holds at once: one per connected directory, with room to rotate. */
-export const MAX_SCIM_TOKENS = 10;
-
 /** Tokens read `scim_<id without dashes>_<secret>`: the id finds the item, the whole is compared by digest. */
 const TOKEN = /^scim_([0-9a-f]{32})_([A-Za-z0-9_-]{43})$/;
 /** Writing `lastUsedAt` on every request would double the writes of a sync; once a minute is enough to see a token in use. */
@@ -59,26 +51,8 @@ const dashed = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.sl
 /** Whether a user is an active ADMIN: the only issuer a token may act for. */
 const activeAdmin = (user: Pick<UserRecord, 'status' | 'role'> | undefined) => user?.status === 'ACTIVE' && user.role === 'ADMIN';
 
-/**
- * The count's write: `if_not_exists` starts it from the tokens listed, so an organization whose
- * tokens predate the count is counted right from its first change.
- */
-const countWrite = (orgUuid: string, listed: number, change: 1 | -1): TableWrite => ({
-  Update: {
-    Key: keys.scimTokenCount(orgUuid),
-    UpdateExpression: 'SET tokens = if_not_exists(tokens, :listed) + :change',
-    ...(change > 0 ? { ConditionExpression: 'attribute_not_exists(tokens) OR tokens < :max' } : {}),
-    ExpressionAttributeValues: { ':listed': listed, ':change': change, ...(change > 0 ? { ':max': MAX_SCIM_TOKENS } : {}) },
-  },
-});
-
 const tooMany = () =>
   new ValidationError({ details: [{ fieldName: '(body)', message: `The organization has ${MAX_SCIM_TOKENS} SCIM tokens that have not expired, the most it may have: revoke one it no longer uses first`, errorCode: 'SCIM_TOKEN_LIMIT' }], code: 'SCIM_TOKEN_LIMIT' });
-
-async function tokensOf(orgUuid: string): Promise<ScimTokenRecord[]> {
-  const { PK, SKPrefix } = keys.scimTokensOf(orgUuid);
-  return queryPrefix<ScimTokenRecord>(PK, SKPrefix);
-}
 
 /** Issues a token for the scope's organization; answers it this once, with its record. 422 past `MAX_SCIM_TOKENS`. */
 export async function issueScimToken(
@@ -110,26 +84,22 @@ export async function issueScimToken(
   };
   const { digest: _digest, orgUuid: _org, ...shown } = record;
   const audit = auditWrites({ orgUuid: scope.orgUuid, action: 'SCIM_TOKEN_ISSUED', resource: { type: 'SCIM_TOKEN', uuid: id }, changes: [{ op: 'add', path: '', value: shown }], at: record.createdAt });
-  const put: TableWrite = { Put: { Item: { ...keys.scimToken(scope.orgUuid, id), type: 'SCIMTOKEN', ...record }, ConditionExpression: 'attribute_not_exists(PK)' } };
-  const failed = await transactWrite([countWrite(scope.orgUuid, listed, 1), put, ...audit]);
-  if (failed.includes(0)) throw tooMany();
+  if (!(await putScimToken(record, listed, audit))) throw tooMany();
   return { record, token };
 }
 
 /** The organization's tokens, oldest first (digests are never answered), each with whether its issuer is still an active ADMIN. */
 export async function listScimTokens(scope: OrgScope): Promise<ListedScimToken[]> {
   const tokens = (await tokensOf(scope.orgUuid)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
-  const issuers = await getItemsByKey<UserRecord>([...new Set(tokens.map((token) => token.createdBy))].map((uuid) => keys.userKey(scope.orgUuid, uuid)));
-  return tokens.map((token) => ({ ...token, issuerActive: activeAdmin(issuers.get(keyId(keys.userKey(scope.orgUuid, token.createdBy)))) }));
+  const issuers = new Map((await getUsers(scope.orgUuid, [...new Set(tokens.map((token) => token.createdBy))])).map((user) => [user.uuid, user]));
+  return tokens.map((token) => ({ ...token, issuerActive: activeAdmin(issuers.get(token.createdBy)) }));
 }
 
 /** Revokes a token: the next request with it is refused (every request reads the token's item). */
 export async function revokeScimToken(scope: OrgScope, tokenId: string): Promise<void> {
   const listed = (await tokensOf(scope.orgUuid)).length;
-  const remove: TableWrite = { Delete: { Key: keys.scimToken(scope.orgUuid, tokenId), ConditionExpression: 'attribute_exists(PK)' } };
   const audit = auditWrites({ orgUuid: scope.orgUuid, action: 'SCIM_TOKEN_REVOKED', resource: { type: 'SCIM_TOKEN', uuid: tokenId }, changes: [{ op: 'remove', path: '' }] });
-  const failed = await transactWrite([remove, countWrite(scope.orgUuid, listed, -1), ...audit]);
-  if (failed.includes(0)) throw new NotFoundError('The organization has no SCIM token with this id: GET …/scim-tokens lists them');
+  if (!(await deleteScimToken(scope.orgUuid, tokenId, listed, audit))) throw new NotFoundError('The organization has no SCIM token with this id: GET …/scim-tokens lists them');
 }
 
 const refused = (why = 'A valid SCIM token of this organization is required: send Authorization: Bearer <token issued by POST …/scim-tokens>') =>
@@ -145,7 +115,7 @@ export async function authenticateScim(authorization: string | undefined, orgUui
   const token = authorization?.trim().match(/^Bearer\s+(\S+)$/i)?.[1];
   const parts = token ? TOKEN.exec(token) : null;
   if (!token || !parts || !orgUuid) throw refused();
-  const record = await getItem<ScimTokenRecord>(keys.scimToken(orgUuid, dashed(parts[1]!)));
+  const record = await readScimToken(orgUuid, dashed(parts[1]!));
   const expected = record ? Buffer.from(record.digest, 'hex') : Buffer.alloc(32);
   const matches = timingSafeEqual(expected, Buffer.from(digestOf(token), 'hex'));
   if (!record || !matches) throw refused();
@@ -160,11 +130,5 @@ export async function authenticateScim(authorization: string | undefined, orgUui
 async function noteUse(record: ScimTokenRecord): Promise<void> {
   const now = new Date();
   if (record.lastUsedAt && now.getTime() - Date.parse(record.lastUsedAt) < LAST_USED_EVERY_MS) return;
-  // Conditional on the item existing, so a revocation meanwhile is not undone by a write that recreates it.
-  await updateItem({
-    Key: keys.scimToken(record.orgUuid, record.id),
-    UpdateExpression: 'SET lastUsedAt = :now',
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeValues: { ':now': now.toISOString() },
-  });
+  await noteScimTokenUse(record, now);
 }

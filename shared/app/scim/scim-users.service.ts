@@ -1,10 +1,10 @@
 import { BadRequestError, ConflictError } from '../../kernel/errors';
 import { sameAccess } from '../../domain/users/access-template';
 import { accessOrThrow } from '../../domain/users/user-changes';
-import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../../domain/users/user-lifecycle';
-import { entriesByCreation, readUserCount, requireUser } from '../../domain/users/user-queries';
+import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../users/user-lifecycle';
+import { entriesByCreation, readUserCount } from '../../domain/users/user-index.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { findUserByEmail, getUsers } from '../../domain/users/user.repository';
+import { findUserByEmail, getUsers, requireUser } from '../../domain/users/user.repository';
 import { filterableOf, matching, parseFilter, SCAN_MAX_USERS, type Filterable } from './scim-filter';
 import { checkedPatch, patchedName } from './scim-patch';
 import { projectionOf, type AttributeSelection } from './scim-projection';
@@ -13,7 +13,7 @@ import type { ScimCaller } from './scim-tokens';
 import { desiredOf, toScimUser, versionOf, type DesiredUser } from './scim-user.mapper';
 import { groupDigits } from '../../kernel/text/numbers';
 
-export { versionOf };
+export { versionOf, type UserRecord };
 
 /**
  * SCIM Users (RFC 7644 §3) as the users area's own use cases: a creation is `createUser`, a change

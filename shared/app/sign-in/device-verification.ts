@@ -16,7 +16,7 @@ import {
 } from '../../domain/sessions/device-authorization.repository';
 import { displayUserCode, normalizeUserCode } from '../../domain/sessions/user-code';
 import { auditContext, withAuditContext } from '../../domain/audit/audit-context';
-import { auditWrites } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { grantedScope } from '../auth/access-token';
 import { redeemCode } from '../auth/code-exchange';

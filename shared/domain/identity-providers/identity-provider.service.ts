@@ -1,6 +1,7 @@
 import { domainStampWrites } from '../sessions/credential-stamp';
 import { randomUUID } from 'node:crypto';
-import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
+import { changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
+import { auditWrites } from '../audit/audit-event.repository';
 import type { AuditAction } from '../audit/audit-kinds';
 import { getOrganization } from '../org/org.repository';
 import type { OrgScope } from '../users/org-scope';

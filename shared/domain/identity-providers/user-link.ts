@@ -1,13 +1,13 @@
 import { transactWrite } from '../../adapters/store/table';
 import { ConflictError, NotFoundError } from '../../kernel/errors';
 import { auditContext, withAuditContext } from '../audit/audit-context';
-import { auditWrites } from '../audit/audit-event';
+import { auditWrites } from '../audit/audit-event.repository';
 import type { OrgScope } from '../users/org-scope';
-import { userAuditWrites } from '../users/user-audit';
+import { userAuditWrites } from '../users/user-audit.repository';
 import type { UserRecord } from '../users/user.entities';
 import { getUser, saveUser, stampCredentials, type StoredUser } from '../users/user.repository';
 import { revokeSessionsOf } from '../sessions/session-revocation';
-import { readUser } from '../users/user-queries';
+import { readUser } from '../users/user.repository';
 import { getStoredProvider } from './identity-provider.repository';
 
 /**

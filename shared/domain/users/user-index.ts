@@ -1,11 +1,10 @@
 import { fold } from '../../kernel/text/matching';
-import { keys, type ItemKey } from '../../adapters/store/keys';
-import type { TableWrite } from '../../adapters/store/table';
 import type { UserRecord, UserStatus } from './user.entities';
 
 /**
  * The users index: what listings, searches and quicksearches read, in items that never grow with the
- * organization (docs/data-model.md#the-users-index). Written in the same transaction as the user item it derives from.
+ * organization (docs/data-model.md#the-users-index). Written in the same transaction as the user item it derives from
+ * (`user-index.repository.ts`); this file holds its rules: entries, sort keys, words and the search rule.
  *
  * - **Listing entries**: one item per user, status and sort order, under
  *   `ORG#<org>#USERS#<status>#<order>`, sorted by a key that orders as the listing does (name, e-mail
@@ -126,75 +125,4 @@ function standsIn(joined: string[], words: string[]): boolean {
 export function matchesSearch(entry: ListingEntry, search: Search): boolean {
   const fields = [wordsIn(entry.name), wordsIn(entry.email), wordsIn(entry.company)];
   return search.every((joined) => fields.some((words) => standsIn(joined, words)));
-}
-
-interface IndexItem {
-  key: ItemKey;
-  item?: Record<string, unknown>;
-}
-
-/** Every index item a user record has (none for a record not yet written). */
-function indexItemsOf(user: UserRecord): IndexItem[] {
-  const entry = entryOf(user);
-  const listings = listingOrders.map((order) => {
-    const key = keys.userListingEntry(user.orgUuid, user.status, order, sortKeyOf(order, entry));
-    return { key, item: { ...key, type: 'USERLIST', ...entry } };
-  });
-  const words = indexedWords(entry);
-  const prefixes = [...new Set(words.map(prefixOf))];
-  const postings = prefixes.map((prefix) => {
-    const key = keys.userPosting(user.orgUuid, prefix, user.uuid);
-    return { key, item: { ...key, type: 'USERTERM', ...entry } };
-  });
-  return [...listings, ...postings];
-}
-
-const keyOf = ({ PK, SK }: ItemKey) => `${PK}\u0000${SK}`;
-
-/**
- * The writes that bring the index from what `previous` had (nothing for a new user, or for a user
- * the index has not seen yet: `countedStatus` absent) to what `user` needs: the items it no longer
- * has deleted, its items put, and the count moved when the counted status changes.
- */
-export function indexWrites(user: UserRecord & { countedStatus?: UserStatus }, previous: (UserRecord & { countedStatus?: UserStatus }) | undefined): TableWrite[] {
-  const next = indexItemsOf(user);
-  const kept = new Set(next.map((item) => keyOf(item.key)));
-  const removed = previous ? indexItemsOf(previous).filter((item) => !kept.has(keyOf(item.key))) : [];
-  const counted = previous?.countedStatus;
-  const count: Record<string, number> = { version: 1 };
-  if (counted !== user.status) {
-    count[user.status] = 1;
-    if (counted) count[counted] = -1;
-  }
-  const names = Object.keys(count);
-  const nameMoved = !previous?.countedStatus || previous.name !== user.name || previous.status !== user.status;
-  // Filed under the time of this write (not the record's `updatedAt`: the migration writes old records).
-  const changedAt = new Date().toISOString();
-  const change: NameChange = { uuid: user.uuid, name: user.name, active: user.status === 'ACTIVE', changedAt };
-  return [
-    ...removed.map((item): TableWrite => ({ Delete: { Key: item.key } })),
-    ...next.map((item): TableWrite => ({ Put: { Item: item.item! } })),
-    ...(nameMoved
-      ? [
-          {
-            Put: {
-              Item: {
-                ...keys.userNameChange(user.orgUuid, changedAt, user.uuid),
-                type: 'USERNAMECHANGE',
-                ...change,
-                ttl: Math.floor(Date.now() / 1000) + NAME_CHANGE_TTL_SECONDS,
-              },
-            },
-          } satisfies TableWrite,
-        ]
-      : []),
-    {
-      Update: {
-        Key: keys.userCount(user.orgUuid),
-        UpdateExpression: `ADD ${names.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#c${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:c${i}`, count[name]])),
-      },
-    },
-  ];
 }

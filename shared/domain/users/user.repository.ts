@@ -1,8 +1,11 @@
-import { ConflictError } from '../../kernel/errors';
+import { ConflictError, NotFoundError } from '../../kernel/errors';
+import { nothingPrefetched, type Prefetched } from '../org/prefetched.port';
+import { callerUser, type OrgScope } from './org-scope';
+import { offlineSessionDelete } from '../sessions/session.repository';
 import { keys } from '../../adapters/store/keys';
-import { deleteItem, getItem, getItems, putItem, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
+import { deleteItem, getItem, getItems, putItem, queryIndex, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
 import { sleep } from '../../kernel/retry';
-import { indexWrites } from './user-index';
+import { indexWrites } from './user-index.repository';
 import type { UserRecord, UserStatus } from './user.entities';
 
 export interface EmailClaim {
@@ -262,4 +265,39 @@ export async function removeAdmin(orgUuid: string, userUuid: string): Promise<'r
 /** The uuids of the organization's active ADMINs. */
 export async function getAdmins(orgUuid: string): Promise<Set<string>> {
   return (await getItem<{ admins?: Set<string> }>(keys.orgAdmins(orgUuid)))?.admins ?? new Set();
+}
+
+/** A user of the scope's organization (from the request's first read when it was prefetched), or 404. */
+export async function requireUser(orgUuid: string, userUuid: string, prefetched: Prefetched = nothingPrefetched): Promise<UserRecord> {
+  const user = await prefetched.or(userReadKey(orgUuid, userUuid), () => getUser(orgUuid, userUuid));
+  if (!user) throw new NotFoundError('The user was not found');
+  return user;
+}
+
+/** One user of the scope's organization; the caller itself is answered as authentication loaded it. */
+export async function readUser(scope: OrgScope, userUuid: string, prefetched: Prefetched = nothingPrefetched): Promise<UserRecord> {
+  const caller = callerUser(scope);
+  return caller && userUuid === caller.uuid ? caller : requireUser(scope.orgUuid, userUuid, prefetched);
+}
+
+/** The item `readUser` reads, for a route to read it together with its caller (`prefetch`). */
+export const userReadKey = (orgUuid: string, userUuid: string) => keys.userKey(orgUuid, userUuid);
+
+/** Every user item of an organization, any status (GSI1 lists them: one Query, paged). */
+export async function listUsersOf(orgUuid: string): Promise<UserRecord[]> {
+  return queryIndex<UserRecord>(keys.usersOf(orgUuid));
+}
+
+/** The user directory's shards (the index before `user-index.ts`), which the migration to the users index removes. */
+const LEGACY_DIRECTORY_SHARDS = 32;
+
+/** Deletes an organization's old user directory shards (idempotent). */
+export async function removeLegacyDirectory(orgUuid: string): Promise<void> {
+  await Promise.all(Array.from({ length: LEGACY_DIRECTORY_SHARDS }, (_, shard) => deleteItem({ Key: keys.userDirectoryShard(orgUuid, shard) })));
+}
+
+/** Ends one of a user's offline sessions with `alongside` (its audit event) in one transaction; false when the user has no such session. */
+export async function deleteOfflineSessionWith(userUuid: string, sessionId: string, alongside: TableWrite[]): Promise<boolean> {
+  const failed = await transactWrite([offlineSessionDelete(userUuid, sessionId), ...alongside]);
+  return !failed.includes(0);
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { lazy } from '../../kernel/lazy';
 import { fieldSchemas, queryInt } from '../../kernel/schemas/fields';
-import { passwordProblem } from '../../adapters/identity/password-policy';
+import { passwordProblem } from './password-policy.port';
 import { roles } from './user.entities';
 
 /** Request schemas of the users group (docs/api/users.md#the-user, plus the access template). */

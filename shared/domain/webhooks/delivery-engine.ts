@@ -1,4 +1,4 @@
-import { auditWrites } from '../audit/audit-event';
+import { auditWrites } from '../audit/audit-event.repository';
 import { config } from '../../kernel/config';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { auditContext } from '../audit/audit-context';
-import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
+import { changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
+import { auditWrites } from '../audit/audit-event.repository';
 import type { AuditAction } from '../audit/audit-kinds';
 import { pingEvent, type CloudEvent } from '../audit/cloud-event';
 import { changeEventTypes, shortEventType } from '../audit/event-types';

@@ -8,7 +8,7 @@ import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { dynamodbClient } from '../../adapters/clients/dynamodb';
 import { config } from '../../kernel/config';
-import { readKeyedChange, type KeyedChange } from '../../domain/audit/audit-event';
+import { readKeyedChange, type KeyedChange } from '../../domain/audit/audit-event.repository';
 import type { KeyedRequest } from '../../domain/audit/audit-context';
 import { ConflictError, UnprocessableError, ValidationError } from '../../kernel/errors';
 import { keys } from '../../adapters/store/keys';

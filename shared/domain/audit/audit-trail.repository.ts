@@ -3,7 +3,7 @@ import { documentClient } from '../../adapters/clients/dynamodb';
 import { config } from '../../kernel/config';
 import { GSI1, keys, type ItemKey } from '../../adapters/store/keys';
 import { getItemsByKey, keyId } from '../../adapters/store/table';
-import type { AuditEvent, AuditResourceType } from '../../domain/audit/audit-event';
+import type { AuditEvent, AuditResourceType } from './audit-event';
 
 /** What an audit listing selects: every condition given must hold. `from` and `to` are inclusive ISO instants (UTC, ms). */
 export interface AuditFilter {

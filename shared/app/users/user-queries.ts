@@ -1,8 +1,5 @@
-import { callerUser, type OrgScope } from './org-scope';
-import { Prefetched } from '../../adapters/store/prefetched';
-import { NotFoundError, ValidationError } from '../../kernel/errors';
-import { keys } from '../../adapters/store/keys';
-import { getItem, queryPartition } from '../../adapters/store/table';
+import type { OrgScope } from '../../domain/users/org-scope';
+import { ValidationError } from '../../kernel/errors';
 import { compareText, fold, quickMatchesFolded, quickTermOf } from '../../kernel/text/matching';
 import {
   matchesSearch,
@@ -13,15 +10,15 @@ import {
   sortKeyOf,
   type ListingEntry,
   type ListingOrder,
-  type NameChange,
   type Search,
-} from './user-index';
-import type { UserRecord, UserStatus } from './user.entities';
-import { getUser, getUsers } from './user.repository';
+} from '../../domain/users/user-index';
+import { readActiveNames, readListing, readNameChanges, readPostings, readUserCount } from '../../domain/users/user-index.repository';
+import type { UserRecord, UserStatus } from '../../domain/users/user.entities';
+import { getUsers } from '../../domain/users/user.repository';
 import { groupDigits } from '../../kernel/text/numbers';
 
 /**
- * Reading users (docs/api/users.md) from the users index (`user-index.ts`): a page reads the first entries of
+ * Reading users (docs/api/users.md) from the users index (`user-index.ts`, read through `user-index.repository.ts`): a page reads the first entries of
  * one listing partition per status, the count and then the page's users; a search reads the postings
  * of one word prefix; a quicksearch a list of names each container keeps. The handler authorizes the scope.
  */
@@ -47,17 +44,7 @@ export interface UserListing {
   next?: string;
 }
 
-interface UserCount {
-  ACTIVE?: number;
-  DELETED?: number;
-  version?: number;
-}
-
 const statusesOf = (status: UserListQuery['status']): UserStatus[] => (status === 'ALL' ? ['ACTIVE', 'DELETED'] : [status]);
-
-export async function readUserCount(orgUuid: string, options?: { consistent?: boolean }): Promise<UserCount> {
-  return (await getItem<UserCount>(keys.userCount(orgUuid), options)) ?? {};
-}
 
 /**
  * The users of page `query.page` (0-based), or of the page after the sort key `after` (a page
@@ -89,7 +76,7 @@ export async function listUsers(scope: OrgScope, query: UserListQuery, after?: s
     const [count, ...partitions] = await Promise.all([
       readUserCount(orgUuid),
       ...statusesOf(query.status).map((status) =>
-        queryPartition<ListingEntry>(keys.userListing(orgUuid, status, query.orderBy), { forward: sign > 0, limit, exclusiveStart: after }),
+        readListing(orgUuid, status, query.orderBy, { forward: sign > 0, limit, exclusiveStart: after }),
       ),
     ]);
     entries = partitions.flat().sort(order).slice(offset, limit);
@@ -119,7 +106,7 @@ async function searchEntries(orgUuid: string, search: Search, statuses: UserStat
   const longest = search.flat().sort((a, b) => Array.from(b).length - Array.from(a).length)[0]!;
   const candidates =
     Array.from(longest).length >= POSTING_PREFIX
-      ? await queryPartition<ListingEntry>(keys.userPostings(orgUuid, prefixOf(longest)), { forward: true })
+      ? await readPostings(orgUuid, prefixOf(longest))
       : await shortSearchCandidates(orgUuid, statuses);
   return candidates.filter((entry) => statuses.includes(entry.status) && matchesSearch(entry, search));
 }
@@ -135,7 +122,7 @@ async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[]): P
       },
     ] });
   }
-  const entries = await Promise.all(statuses.map((status) => queryPartition<ListingEntry>(keys.userListing(orgUuid, status, 'createdAt'), { forward: true })));
+  const entries = await Promise.all(statuses.map((status) => readListing(orgUuid, status, 'createdAt', { forward: true })));
   return entries.flat();
 }
 
@@ -185,7 +172,7 @@ async function activeNames(orgUuid: string): Promise<Map<string, ActiveName>> {
   const startedAt = Date.now();
   const readFrom = new Date(startedAt - CLOCK_MARGIN_MS).toISOString();
   if (cached && startedAt - cached.loadedAt < (NAME_CHANGE_TTL_SECONDS * 1000) / 2) {
-    const changes = await queryPartition<NameChange>(keys.userNameChanges(orgUuid), { forward: true, consistent: true, after: cached.readFrom });
+    const changes = await readNameChanges(orgUuid, cached.readFrom);
     // In time order: the last change of a user is its state now.
     for (const change of changes) {
       if (change.active) cached.names.set(change.uuid, activeName(change.name));
@@ -200,74 +187,5 @@ async function activeNames(orgUuid: string): Promise<Map<string, ActiveName>> {
   return list.names;
 }
 
-/**
- * From this many active users on, the name list is read in `NAME_RANGES`, `NAME_RANGE_READS` at a time,
- * instead of as one Query: each range is its own short run of pages. One long run costs DynamoDB
- * Local a seek from the partition's start for every 1 MB page, so 94,939 names took 48 s as one Query
- * (past the function's 20 s) and 4.7 s in ranges (docs/benchmarks.md#users-at-scale); in DynamoDB the
- * ranges' pages are read 4 at a time instead of one after another. Below it, one Query reads the list
- * in a few pages.
- */
-export const RANGED_READ_FROM = 5_000;
-const NAME_RANGE_READS = 4;
-/**
- * Where the name listing is cut: its sort keys begin with the folded name (`sortKeyOf`), so these
- * single characters split it by the name's first letter (Latin letters one or two each, then scripts
- * by their blocks: Greek and Cyrillic, Hebrew and Arabic, Indic and others, Hangul (folded to its
- * jamo), kana, Han in three, then the rest). No sort key equals a cut (a name's key goes on past it),
- * so the ranges meet without overlap.
- */
-export const NAME_RANGES = ['0', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'm', 'n', 'o', 'p', 'r', 's', 't', 'u', 'w', '{', '\u0370', '\u0590', '\u0900', '\u1100', '\u3000', '\u4e00', '\u6000', '\u8000', '\ua000'];
-
-/** Every active user's uuid and name: one Query, or, from `RANGED_READ_FROM` users on, one per name range. */
-async function readActiveNames(orgUuid: string, active: number): Promise<{ uuid: string; name: string }[]> {
-  const pk = keys.userListing(orgUuid, 'ACTIVE', 'name');
-  const read = (range: { before?: string; between?: [string, string]; after?: string }) =>
-    queryPartition<{ uuid: string; name: string }>(pk, { forward: true, attributes: ['uuid', 'name'], consistent: true, ...range });
-  if (active < RANGED_READ_FROM) return read({});
-  const ranges = [
-    { before: NAME_RANGES[0]! },
-    ...NAME_RANGES.slice(1).map((high, i) => ({ between: [NAME_RANGES[i]!, high] as [string, string] })),
-    { after: NAME_RANGES.at(-1)! },
-  ];
-  const found: { uuid: string; name: string }[] = [];
-  const lane = async () => {
-    for (let range = ranges.shift(); range; range = ranges.shift()) found.push(...(await read(range)));
-  };
-  await Promise.all(Array.from({ length: NAME_RANGE_READS }, lane));
-  return found;
-}
-
-/**
- * The listing entries of both statuses in creation order (oldest first), at most `first` of each when
- * given (a page's worth), with the number of users in all. Entries hold what a listing needs plus
- * `updatedAt` and `externalId` (`user-index.ts`), so a provisioning client's filter reads no user item.
- */
-export async function entriesByCreation(orgUuid: string, first?: number): Promise<{ entries: ListingEntry[]; total: number }> {
-  const statuses: UserStatus[] = ['ACTIVE', 'DELETED'];
-  const [count, ...partitions] = await Promise.all([
-    readUserCount(orgUuid),
-    ...statuses.map((status) =>
-      queryPartition<ListingEntry>(keys.userListing(orgUuid, status, 'createdAt'), { forward: true, ...(first !== undefined ? { limit: first } : {}) }),
-    ),
-  ]);
-  const entries = partitions.flat().sort((a, b) => (sortKeyOf('createdAt', a) < sortKeyOf('createdAt', b) ? -1 : 1));
-  const total = statuses.reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0);
-  return { entries: first !== undefined ? entries.slice(0, first) : entries, total };
-}
-
-/** A user of the scope's organization (from the request's first read when it was prefetched), or 404. */
-export async function requireUser(orgUuid: string, userUuid: string, prefetched: Prefetched = Prefetched.none): Promise<UserRecord> {
-  const user = await prefetched.or(userReadKey(orgUuid, userUuid), () => getUser(orgUuid, userUuid));
-  if (!user) throw new NotFoundError('The user was not found');
-  return user;
-}
-
-/** One user of the scope's organization; the caller itself is answered as authentication loaded it. */
-export async function readUser(scope: OrgScope, userUuid: string, prefetched: Prefetched = Prefetched.none): Promise<UserRecord> {
-  const caller = callerUser(scope);
-  return caller && userUuid === caller.uuid ? caller : requireUser(scope.orgUuid, userUuid, prefetched);
-}
-
-/** The item `readUser` reads, for a route to read it together with its caller (`prefetch`). */
-export const userReadKey = (orgUuid: string, userUuid: string) => keys.userKey(orgUuid, userUuid);
+// Reading one user is the repository's (identity-provider links read it too); the users function reaches it here.
+export { readUser, userReadKey } from '../../domain/users/user.repository';

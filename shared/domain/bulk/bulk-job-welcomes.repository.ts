@@ -34,6 +34,11 @@ export function welcomeOutcomeWrite(orgUuid: string, jobId: string, outcome: { s
   };
 }
 
+/** Counts a welcome e-mail the queue would not take as failed on its job, and lists it. */
+export async function countWelcomeFailed(orgUuid: string, jobId: string, failure: WelcomeFailure): Promise<void> {
+  await updateItem(welcomeOutcomeWrite(orgUuid, jobId, { sent: false, failure }).Update!);
+}
+
 /**
  * Takes a user's failed welcome off its job's list, as it is queued again: one fewer failed, one more
  * pending. Conditioned on the list as read, and read again when an outcome changed it meanwhile.

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError } from '../../kernel/errors';
-import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
-import { userAuditWrites } from './user-audit';
-import type { Permission, Role, UserRecord } from './user.entities';
+import { userPorts, type IdentityProvider } from './identity-provider.port';
+import { userAuditWrites } from '../../domain/users/user-audit.repository';
+import type { Permission, Role, UserRecord } from '../../domain/users/user.entities';
 import {
   claimEmail,
   completeClaim,
@@ -13,7 +13,7 @@ import {
   releaseClaim,
   sameEmail,
   takeOverClaim,
-} from './user.repository';
+} from '../../domain/users/user.repository';
 
 /** EMAIL_TAKEN by a user that was deleted (logically): the user comes back through reactivation. */
 export const DELETED_USER_HAS_EMAIL =
@@ -47,7 +47,7 @@ export interface NewUser {
  */
 export async function registerUser(
   input: NewUser,
-  identityProvider: IdentityProvider = cognitoIdentityProvider,
+  identityProvider: IdentityProvider = userPorts().identityProvider,
   options: { uuid?: string } = {},
 ): Promise<UserRecord> {
   const { orgUuid } = input;

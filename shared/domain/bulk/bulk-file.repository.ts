@@ -3,7 +3,7 @@ import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { Readable } from 'node:stream';
 import { s3Client } from '../../adapters/clients/s3';
 import { config, ConfigError, envNames } from '../../kernel/config';
-import type { BulkError } from './bulk-create.rules';
+import type { BulkError } from './bulk-job.entities';
 
 /**
  * A bulk-create job's files, objects of the bulk bucket: the uploaded CSV under `uploads/` (its

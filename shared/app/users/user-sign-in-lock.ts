@@ -1,8 +1,9 @@
-import type { OrgScope } from './org-scope';
-import { auditWrites, changesBetween } from '../audit/audit-event';
-import { readBruteForceStatus, type BruteForceStatus } from '../sessions/brute-force';
-import { clearLoginFailuresWith } from '../sessions/login-failure.repository';
-import { readUser } from './user-queries';
+import type { OrgScope } from '../../domain/users/org-scope';
+import { changesBetween } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
+import { readBruteForceStatus, type BruteForceStatus } from '../../domain/sessions/brute-force';
+import { clearLoginFailuresWith } from '../../domain/sessions/login-failure.repository';
+import { readUser } from '../../domain/users/user.repository';
 
 /** An ADMIN's view of a user's failed sign-ins and temporary lock (Keycloak's attack detection). */
 export async function readSignInLock(scope: OrgScope, userUuid: string): Promise<BruteForceStatus> {

@@ -1,4 +1,5 @@
-import { auditWrites, type PatchOperation } from '../../domain/audit/audit-event';
+import { type PatchOperation } from '../audit/audit-event';
+import { auditWrites } from '../audit/audit-event.repository';
 import { keys } from '../../adapters/store/keys';
 import { transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
 import { NO_WELCOMES, type BulkJob, type JobStatus } from './bulk-job.entities';

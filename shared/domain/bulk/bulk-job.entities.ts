@@ -1,10 +1,10 @@
-import type { AuditContext } from '../../domain/audit/audit-context';
+import type { AuditContext } from '../audit/audit-context';
 import type { ErrorCode, FileProblem } from '../../kernel/errors';
 import type { Language } from '../../kernel/messages/languages';
 
 /**
  * A bulk-create job: an item of the table, whose status moves only as the lifecycle below says. Its
- * file and its outcome's details are S3 objects (`bulk-files.ts`).
+ * file and its outcome's details are S3 objects (`bulk-file.repository.ts`).
  */
 export type JobStatus = 'queued' | 'running' | 'done' | 'failed';
 
@@ -84,4 +84,12 @@ export const WORKER_FAILED = 'BULK_WORKER_FAILED' satisfies ErrorCode;
 export interface JobTally {
   counts: BulkJob['counts'];
   processed: number;
+}
+
+/** One entry of the bulk error list (docs/api/bulk.md#errors-of-a-bulk-create): the user's e-mail, a message, the line and a stable code. */
+export interface BulkError {
+  email: string;
+  message: string;
+  line: number;
+  errorCode: ErrorCode;
 }

@@ -1,13 +1,13 @@
-import { withAuditContext, type AuditContext } from '../../domain/audit/audit-context';
-import type { PatchOperation } from '../../domain/audit/audit-event';
+import { withAuditContext, type AuditContext } from '../audit/audit-context';
+import type { PatchOperation } from '../audit/audit-event';
 import { keys } from '../../adapters/store/keys';
 import { getItem } from '../../adapters/store/table';
-import { JOB_DAYS } from './bulk-files';
-import { transition } from './bulk-job-lifecycle';
+import { JOB_DAYS } from './bulk-file.repository';
+import { transition } from './bulk-job-lifecycle.repository';
 import { LEASE_MS, NO_WELCOMES, WORKER_FAILED, type BulkJob, type JobFailure, type JobOutcome, type JobStatus, type JobTally } from './bulk-job.entities';
 
 /**
- * What a bulk-create job goes through, each step one event of its lifecycle (`bulk-job-lifecycle.ts`):
+ * What a bulk-create job goes through, each step one event of its lifecycle (`bulk-job-lifecycle.repository.ts`):
  * created by a request, taken, renewed and finished by the worker's runs, failed from the failure
  * queue, queued again by a client or the operator. Its types are `bulk-job.entities.ts`.
  */

@@ -1,4 +1,5 @@
-import { auditWrites, changesBetween, type AuditAction } from '../audit/audit-event';
+import { changesBetween, type AuditAction } from '../audit/audit-event';
+import { auditWrites } from '../audit/audit-event.repository';
 import type { TableWrite } from '../../adapters/store/table';
 import type { UserRecord } from './user.entities';
 import { toUserResponse } from './user.mapper';

@@ -1,10 +1,5 @@
-import { keys } from '../../adapters/store/keys';
-import { deleteItem, queryIndex } from '../../adapters/store/table';
-import { getUser, reindexStoredUser } from './user.repository';
-import type { UserRecord } from './user.entities';
+import { getUser, listUsersOf, reindexStoredUser, removeLegacyDirectory } from '../../domain/users/user.repository';
 
-/** The user directory's shards (the index before `user-index.ts`), which the migration removes. */
-const LEGACY_DIRECTORY_SHARDS = 32;
 const LANES = 8;
 
 export interface IndexReport {
@@ -27,7 +22,7 @@ export interface IndexReport {
  * count's version.
  */
 export async function indexUsers(orgUuid: string): Promise<IndexReport> {
-  const listed = await queryIndex<UserRecord>(keys.usersOf(orgUuid));
+  const listed = await listUsersOf(orgUuid);
   const report: IndexReport = { users: listed.length, indexed: 0, retried: 0 };
   const pending = listed.map((user) => user.uuid);
   const lane = async () => {
@@ -44,10 +39,6 @@ export async function indexUsers(orgUuid: string): Promise<IndexReport> {
     }
   };
   await Promise.all(Array.from({ length: LANES }, lane));
-  await Promise.all(
-    Array.from({ length: LEGACY_DIRECTORY_SHARDS }, (_, shard) =>
-      deleteItem({ Key: keys.userDirectoryShard(orgUuid, shard) }),
-    ),
-  );
+  await removeLegacyDirectory(orgUuid);
   return report;
 }

@@ -1,11 +1,9 @@
-import type { OrgScope } from './org-scope';
-import { transactWrite } from '../../adapters/store/table';
+import type { OrgScope } from '../../domain/users/org-scope';
 import { NotFoundError } from '../../kernel/errors';
-import { auditWrites } from '../audit/audit-event';
-import { offlineSessionDelete, offlineSessionsPage, type Session, type SessionPage } from '../sessions/session.repository';
-import { readDomainStamp, sessionOutlived } from '../sessions/credential-stamp';
-import type { UserRecord } from './user.entities';
-import { readUser } from './user-queries';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
+import { offlineSessionsPage, type SessionPage } from '../../domain/sessions/session.repository';
+import { sessionsView } from '../../domain/users/user-sessions';
+import { deleteOfflineSessionWith, readUser } from '../../domain/users/user.repository';
 
 /** An ADMIN's view of a user's offline sessions (the long-lived refresh tokens of `scope=offline_access`). */
 
@@ -16,15 +14,6 @@ import { readUser } from './user-queries';
 export async function listOfflineSessions(scope: OrgScope, userUuid: string, limit: number, after?: string): Promise<SessionPage> {
   const user = await readUser(scope, userUuid);
   return offlineSessionsPage(user.uuid, limit, after, await sessionsView(user));
-}
-
-/** What of a user's sessions still works: those its credential stamps (its own, its domain's) have not ended. */
-export async function sessionsView(user: UserRecord): Promise<{ notBeforeMs?: number; alive: (session: Session) => boolean }> {
-  const domainStamp = await readDomainStamp(user.orgUuid, user.email);
-  return {
-    ...(user.credentialsChangedAt === undefined ? {} : { notBeforeMs: user.credentialsChangedAt }),
-    alive: (session) => !sessionOutlived(session, user, domainStamp),
-  };
 }
 
 /**
@@ -39,6 +28,5 @@ export async function revokeOfflineSession(scope: OrgScope, userUuid: string, se
     resource: { type: 'USER', uuid: user.uuid },
     changes: [{ op: 'remove', path: `/offlineSessions/${sessionId}` }],
   });
-  const failed = await transactWrite([offlineSessionDelete(user.uuid, sessionId), ...audit]);
-  if (failed.includes(0)) throw new NotFoundError('The user has no offline session with this id: GET …/users/{userId}/offline-sessions lists them');
+  if (!(await deleteOfflineSessionWith(user.uuid, sessionId, audit))) throw new NotFoundError('The user has no offline session with this id: GET …/users/{userId}/offline-sessions lists them');
 }

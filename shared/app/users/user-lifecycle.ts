@@ -1,19 +1,19 @@
-import type { OrgScope } from './org-scope';
-import { revokeSessionsOf } from '../sessions/session-revocation';
+import type { OrgScope } from '../../domain/users/org-scope';
+import { revokeSessionsOf } from '../../domain/sessions/session-revocation';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../kernel/errors';
-import { sameAccess, type AccessInput } from './access-template';
-import { generatePassword } from '../../adapters/identity/password-policy';
-import { userAuditWrites } from './user-audit';
-import { accessOrThrow, checkGrants, optionalText, withFields, type UserFields } from './user-changes';
+import { sameAccess, type AccessInput } from '../../domain/users/access-template';
+import { passwordPolicy } from '../../domain/users/password-policy.port';
+import { userAuditWrites } from '../../domain/users/user-audit.repository';
+import { accessOrThrow, checkGrants, optionalText, withFields, type UserFields } from '../../domain/users/user-changes';
 import { queueUserMails, type MailContext } from './user-mail';
 
 /** What a request says of the e-mails it causes: their language (the `language` header). */
 export type MailRequestContext = Pick<MailContext, 'language'>;
-import { userPorts, type UserPorts } from './user-ports';
-import { requireUser } from './user-queries';
+import { userPorts, type UserPorts } from './identity-provider.port';
+import { requireUser } from '../../domain/users/user.repository';
 import { claimEmailFor, registerUser } from './user-registration';
-import type { UserRecord } from './user.entities';
-import { addAdmin, findUserByEmail, releaseClaim, removeAdmin, sameEmail, saveUser, stampCredentials } from './user.repository';
+import type { UserRecord } from '../../domain/users/user.entities';
+import { addAdmin, findUserByEmail, releaseClaim, removeAdmin, sameEmail, saveUser, stampCredentials } from '../../domain/users/user.repository';
 import { count } from '../../kernel/metrics';
 
 /**
@@ -35,7 +35,7 @@ export async function createUser(
   const { orgUuid } = scope;
   const access = accessOrThrow(input);
   await checkGrants(orgUuid, access);
-  const password = input.password ?? generatePassword();
+  const password = input.password ?? passwordPolicy.generate();
   const image = optionalText(input.image, undefined).value;
   const company = optionalText(input.company, undefined).value;
   const externalId = optionalText(input.externalId, undefined).value;
