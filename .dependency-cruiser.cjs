@@ -36,8 +36,11 @@ const tiers = [
       ['shared/app/operator', 'shared/app/bulk', 'shared/app/account', 'shared/app/audit-trail', 'shared/app/bundles', 'shared/app/scim', 'shared/app/change-events'],
       // The use cases of one resource, which the orchestrating ones above call: supervisors and agents, configuration entries.
       ['shared/app/agents', 'shared/app/configurations'],
-      // The authorization flow's browser steps: the sign-in page, brokering to an organization's provider.
-      ['shared/app/sign-in'],
+      // The authorization flow's browser steps: the sign-in page, brokering to an organization's provider;
+      // webhook subscriptions and the sweep that delivers to them.
+      ['shared/app/sign-in', 'shared/app/webhooks'],
+      // An organization's OpenID providers: their registration, the links of users to them, the outbound reads.
+      ['shared/app/identity-providers'],
       // What the realm's pages share: their words, language and look.
       ['shared/app/pages'],
       ['shared/app/auth'],

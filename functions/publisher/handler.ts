@@ -6,7 +6,7 @@ import { publishChangeEvents } from '../../shared/app/change-events/event-bus';
 import { eventFunction } from '../../shared/edge/http/event-function';
 import { logger } from '../../shared/kernel/logger';
 import { count } from '../../shared/kernel/metrics';
-import { sweepDeliveries } from '../../shared/domain/webhooks/delivery-engine';
+import { sweepDeliveries } from '../../shared/app/webhooks/delivery-engine';
 import { enqueueChanges, type ChangeForSubscribers } from '../../shared/domain/webhooks/delivery-schedule';
 import { DELIVERY_TIMEOUT_MS } from '../../shared/adapters/http/outbound-http';
 

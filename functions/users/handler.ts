@@ -19,9 +19,9 @@ import {
   listIdentityProviders,
   readIdentityProvider,
   updateIdentityProvider,
-} from '../../shared/domain/identity-providers/identity-provider.service';
+} from '../../shared/app/identity-providers/identity-provider.service';
 import { toIdentityProviderResponse } from '../../shared/domain/identity-providers/identity-provider.mapper';
-import { unlinkUserFromProvider } from '../../shared/domain/identity-providers/user-link';
+import { unlinkUserFromProvider } from '../../shared/app/identity-providers/user-link';
 import { listOfflineSessions, revokeOfflineSession } from '../../shared/domain/users/user-offline-sessions';
 import { toOfflineSessionResponse, toUserResponse } from '../../shared/domain/users/user.mapper';
 import { toAttemptResponse, toScheduledResponse, toWebhookResponse } from '../../shared/domain/webhooks/webhook.mapper';
@@ -35,7 +35,7 @@ import {
   rotateSecret,
   sendPing,
   updateWebhook,
-} from '../../shared/domain/webhooks/webhook.service';
+} from '../../shared/app/webhooks/webhook.service';
 
 /** Users of one organization (docs/api/users.md), a user's sign-in lock, the organization's audit trail, its webhook subscriptions and its OpenID providers. */
 

@@ -11,7 +11,7 @@ import { clearLoginFailures, confirmLock, decoyLockWrite, uncountAttempt, type F
 import { realmIssuer } from './jwt';
 import { invalidCredentials, OAuthError } from './oauth-errors';
 import { organizationOfRealm } from './realm';
-import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
+import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.repository';
 
 /** Longest e-mail address (RFC 5321 path limit); longer usernames cannot be anyone's. */
 const MAX_EMAIL = 320;

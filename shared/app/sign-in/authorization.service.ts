@@ -3,7 +3,7 @@ import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/i
 import type { Language } from '../../kernel/messages/languages';
 import { getAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
-import { findProviderForEmail, getProvider } from '../../domain/identity-providers/identity-provider.service';
+import { findProviderForEmail, getProvider } from '../../domain/identity-providers/identity-provider.repository';
 import { ALIAS_PATTERN } from '../../domain/identity-providers/identity-provider-limits';
 import { pageLanguage } from '../pages/page-language';
 import { startBrokeredSignIn } from './broker';

@@ -6,7 +6,7 @@ import { logger } from '../../kernel/logger';
 import type { Language } from '../../kernel/messages/languages';
 import { brokerAuthorizationRequest, takeBrokeredRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import type { IdentityProviderRecord } from '../../domain/identity-providers/identity-provider.entities';
-import { getProvider, providerClientSecret } from '../../domain/identity-providers/identity-provider.service';
+import { getProvider, providerClientSecret } from '../../domain/identity-providers/identity-provider.repository';
 import { brokerRedirectUri } from '../../domain/identity-providers/identity-provider.mapper';
 import { findUserByEmail } from '../../domain/users/user.repository';
 import { getDocument, postForm } from '../../adapters/http/outbound-http';

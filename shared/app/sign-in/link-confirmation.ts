@@ -10,8 +10,8 @@ import {
   takeLinkConfirmation,
 } from '../../domain/sessions/link-confirmation.repository';
 import type { IdentityProviderRecord } from '../../domain/identity-providers/identity-provider.entities';
-import { getProvider } from '../../domain/identity-providers/identity-provider.service';
-import { auditBrokeredSignIn, linkStanding, linkUserToProvider, type LinkStanding } from '../../domain/identity-providers/user-link';
+import { getProvider } from '../../domain/identity-providers/identity-provider.repository';
+import { auditBrokeredSignIn, linkStanding, linkUserToProvider, type LinkStanding } from '../identity-providers/user-link';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { pageLanguage } from '../pages/page-language';

@@ -1,5 +1,5 @@
 import type { OrgScope } from './org-scope';
-import { revokeSessionsOf } from '../sessions/session-revocation';
+import { revokeSessionsOf } from '../sessions/session-revocation.repository';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { sameAccess, type AccessInput } from './access-template';
 import { generatePassword } from '../../adapters/identity/password-policy';

@@ -3,7 +3,7 @@ import type { CloudEvent } from '../audit/cloud-event';
 import { RateLimitedError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
 import { count as countMetric } from '../../kernel/metrics';
-import { orgBacklog, releaseBacklog, reserveBacklog, takeSend } from './webhook-backlog';
+import { orgBacklog, releaseBacklog, reserveBacklog, takeSend } from './webhook-backlog.repository';
 import {
   BACKLOG_RETRY_AFTER_SECONDS,
   BacklogPlan,

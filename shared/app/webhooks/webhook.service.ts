@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { auditContext } from '../audit/audit-context';
-import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
-import type { AuditAction } from '../audit/audit-kinds';
-import { pingEvent, type CloudEvent } from '../audit/cloud-event';
-import { changeEventTypes, shortEventType } from '../audit/event-types';
+import { auditContext } from '../../domain/audit/audit-context';
+import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../../domain/audit/audit-event';
+import type { AuditAction } from '../../domain/audit/audit-kinds';
+import { pingEvent, type CloudEvent } from '../../domain/audit/cloud-event';
+import { changeEventTypes, shortEventType } from '../../domain/audit/event-types';
 import { config } from '../../kernel/config';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../kernel/errors';
-import type { OrgScope } from '../users/org-scope';
-import { newDelivery, scheduleSend } from './delivery-schedule';
-import { newSecret, rotated } from './signing-secrets';
+import type { OrgScope } from '../../domain/users/org-scope';
+import { newDelivery, scheduleSend } from '../../domain/webhooks/delivery-schedule';
+import { newSecret, rotated } from '../../domain/webhooks/signing-secrets';
 import { AddressRefused, allowedAddresses, checkUrlShape } from '../../adapters/http/outbound-address';
-import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './webhook.entities';
-import { toWebhookResponse } from './webhook.mapper';
+import type { AttemptRecord, DeliveryRecord, WebhookRecord } from '../../domain/webhooks/webhook.entities';
+import { toWebhookResponse } from '../../domain/webhooks/webhook.mapper';
 import {
   deleteWebhook as removeWebhook,
   getDelivery,
@@ -21,8 +21,8 @@ import {
   listWebhooks as readWebhooks,
   MAX_WEBHOOKS,
   replaceWebhook,
-} from './webhook.repository';
-import type { WebhookBody } from './webhook.schemas';
+} from '../../domain/webhooks/webhook.repository';
+import type { WebhookBody } from '../../domain/webhooks/webhook.schemas';
 
 /** An organization's webhook subscriptions (docs/api/events.md); the handler authorizes an ADMIN. */
 
