@@ -54,7 +54,7 @@ const tiers = [
       ['shared/domain/agents', 'shared/domain/configurations', 'shared/domain/webhooks'],
       ['shared/domain/users'],
       // Repositories and records that several use cases share.
-      ['shared/domain/org', 'shared/domain/sessions', 'shared/domain/audit'],
+      ['shared/domain/org', 'shared/domain/sessions', 'shared/domain/audit', 'shared/domain/requests'],
     ],
   },
   {

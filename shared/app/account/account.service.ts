@@ -1,7 +1,7 @@
 import { OAuthError } from '../auth/oauth-errors';
 import { organizationOfRealm } from '../auth/realm';
 import { deleteOfflineSessionOf, offlineSessionsPage } from '../../domain/sessions/session.repository';
-import { pageTokenOf, positionOf, type PageBinding } from '../../adapters/store/page-token';
+import { pageTokenOf, positionOf, type PageBinding } from '../../domain/requests/page-token.repository';
 import { checkPassword } from '../auth/sign-in';
 import { newPasswordProblem, replacePassword } from '../auth/new-password';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';

@@ -1,4 +1,4 @@
-import { domainStampWrites } from '../../domain/sessions/credential-stamp';
+import { domainStampWrites } from '../../domain/sessions/credential-stamp.repository';
 import { randomUUID } from 'node:crypto';
 import { auditWrites, changesBetween, REDACTED, type PatchOperation } from '../../domain/audit/audit-event';
 import type { AuditAction } from '../../domain/audit/audit-kinds';

@@ -3,7 +3,8 @@ import { transactWrite } from '../../adapters/store/table';
 import { NotFoundError } from '../../kernel/errors';
 import { auditWrites } from '../audit/audit-event';
 import { offlineSessionDelete, offlineSessionsPage, type Session, type SessionPage } from '../sessions/session.repository';
-import { readDomainStamp, sessionOutlived } from '../sessions/credential-stamp';
+import { sessionOutlived } from '../sessions/credential-stamp';
+import { readDomainStamp } from '../sessions/credential-stamp.repository';
 import type { UserRecord } from './user.entities';
 import { readUser } from './user-queries';
 
