@@ -62,8 +62,8 @@ const tiers = [
     layers: [
       // Ports and their adapters, then the store and the AWS clients.
       ['shared/adapters/mail'],
-      ['shared/adapters/identity'],
-      ['shared/adapters/store', 'shared/adapters/http'],
+      ['shared/adapters/identity', 'shared/adapters/signing'],
+      ['shared/adapters/store', 'shared/adapters/http', 'shared/adapters/events'],
       ['shared/adapters/clients'],
     ],
   },

@@ -18,13 +18,12 @@ import {
   deleteIdentityProvider,
   listIdentityProviders,
   readIdentityProvider,
+  toIdentityProviderResponse,
   updateIdentityProvider,
 } from '../../shared/app/identity-providers/identity-provider.service';
-import { toIdentityProviderResponse } from '../../shared/domain/identity-providers/identity-provider.mapper';
 import { unlinkUserFromProvider } from '../../shared/app/identity-providers/user-link';
 import { listOfflineSessions, revokeOfflineSession } from '../../shared/domain/users/user-offline-sessions';
 import { toOfflineSessionResponse, toUserResponse } from '../../shared/domain/users/user.mapper';
-import { toAttemptResponse, toScheduledResponse, toWebhookResponse } from '../../shared/domain/webhooks/webhook.mapper';
 import {
   createWebhook,
   deleteWebhook,
@@ -34,6 +33,9 @@ import {
   redeliver,
   rotateSecret,
   sendPing,
+  toAttemptResponse,
+  toScheduledResponse,
+  toWebhookResponse,
   updateWebhook,
 } from '../../shared/app/webhooks/webhook.service';
 

@@ -207,4 +207,6 @@ export async function resealProviderSecrets(orgUuid: string): Promise<{ resealed
 }
 
 export { findProviderForEmail, getProvider, providerClientSecret } from '../../domain/identity-providers/identity-provider.repository';
+/** How the answers show a provider (the bindings map what the use cases return). */
+export { toIdentityProviderResponse } from '../../domain/identity-providers/identity-provider.mapper';
 export { linkUserToProvider } from './user-link';

@@ -1,7 +1,6 @@
 import { config } from '../../kernel/config';
 import { ValidationError } from '../../kernel/errors';
-import { getDocument, type GetOutcome } from '../../adapters/http/outbound-http';
-import { AddressRefused, checkUrlShape, type Resolver } from '../../adapters/http/outbound-address';
+import { AddressRefused, providerHttp, type ProviderAnswer, type Resolver } from './provider-http.port';
 
 /**
  * An OpenID provider's discovery document (OpenID Connect Discovery 1.0), read when a provider is
@@ -37,7 +36,7 @@ export const discoveryUrl = (issuer: string) => `${issuer.replace(/\/$/, '')}/.w
 export function checkIssuer(issuer: string): URL {
   let url: URL;
   try {
-    url = checkUrlShape(issuer, config().webhooks.allowLoopbackHttp);
+    url = providerHttp.checkUrlShape(issuer, config().webhooks.allowLoopbackHttp);
   } catch (error) {
     if (!(error instanceof AddressRefused)) throw error;
     throw refused(`${error.message.replace('The URL', 'The issuer')}: give the provider's issuer identifier, e.g. https://login.example.com`);
@@ -50,7 +49,7 @@ export function checkIssuer(issuer: string): URL {
  * Why the document could not be read, in the outbound rules' words: a status at most, never the
  * answer's body, a TLS, DNS or socket error's text, nor an address the host resolved to.
  */
-function whyUnreachable(outcome: GetOutcome, address: string): string {
+function whyUnreachable(outcome: ProviderAnswer, address: string): string {
   const at = `${address} could not be read`;
   switch (outcome.failure) {
     case 'refused-address':
@@ -81,7 +80,7 @@ function endpoint(document: Record<string, unknown>, name: string, address: stri
     throw refused(`The discovery document at ${address} has no ${name}: the provider must publish it for sign-in with the authorization code flow`);
   }
   try {
-    return checkUrlShape(value, config().webhooks.allowLoopbackHttp).toString();
+    return providerHttp.checkUrlShape(value, config().webhooks.allowLoopbackHttp).toString();
   } catch (error) {
     if (!(error instanceof AddressRefused)) throw error;
     throw refused(`The discovery document's ${name} is not usable (${error.message}): fix the provider's configuration`);
@@ -96,7 +95,7 @@ function endpoint(document: Record<string, unknown>, name: string, address: stri
 export async function discoverEndpoints(issuer: string, options: DiscoveryOptions = {}): Promise<DiscoveredEndpoints> {
   checkIssuer(issuer);
   const address = discoveryUrl(issuer);
-  const outcome = await getDocument(
+  const outcome = await providerHttp.getDocument(
     new URL(address),
     { accept: 'application/json' },
     {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import { identityProvider as defaultIdentityProvider, type IdentityProvider } from '../auth/identity.port';
 import type { Language } from '../../kernel/messages/languages';
 import { getAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
@@ -123,7 +123,7 @@ export interface AuthenticateRequest {
 }
 
 /** POST `{issuer}/login-actions/authenticate`: sign in, or choose the first password, then back to the application. */
-export async function authenticate(request: AuthenticateRequest, identityProvider: IdentityProvider = cognitoIdentityProvider): Promise<AuthorizeAnswer<200 | 400 | 403>> {
+export async function authenticate(request: AuthenticateRequest, identityProvider: IdentityProvider = defaultIdentityProvider): Promise<AuthorizeAnswer<200 | 400 | 403>> {
   const { form } = request;
   const language = pageLanguage(form.get('kc_locale') ?? undefined, request.acceptLanguage);
   const problem = (status: 400 | 403, which: PageProblem): AuthorizeAnswer<400 | 403> => ({ kind: 'page', status, html: renderSignInPage({ kind: 'error', problem: which }, language, 'authenticate') });

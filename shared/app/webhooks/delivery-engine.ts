@@ -2,7 +2,7 @@ import { auditWrites } from '../../domain/audit/audit-event';
 import { config } from '../../kernel/config';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
-import { DELIVERY_TIMEOUT_MS, postJson } from '../../adapters/http/outbound-http';
+import { DELIVERY_TIMEOUT_MS, webhookHttp } from './webhook-http.port';
 import { signedHeaders } from '../../domain/webhooks/signing';
 import { SweepRotation } from '../../domain/webhooks/sweep-rotation';
 import { dropIdleBacklog, readBacklogs, type BacklogEntry } from '../../domain/webhooks/webhook-backlog.repository';
@@ -171,7 +171,7 @@ export async function attemptDelivery(due: DeliveryRecord): Promise<string | und
     return undefined;
   }
   const sentAt = new Date();
-  const outcome = await postJson(new URL(webhook.url), signedHeaders(delivery.eventId, delivery.body, webhook.secrets, sentAt), delivery.body, {
+  const outcome = await webhookHttp.post(new URL(webhook.url), signedHeaders(delivery.eventId, delivery.body, webhook.secrets, sentAt), delivery.body, {
     allowLoopbackHttp: settings.allowLoopbackHttp,
   });
   await recordAttempt(orgUuid, webhookId, {

@@ -9,7 +9,7 @@ import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '
 import type { OrgScope } from '../../domain/users/org-scope';
 import { newDelivery, scheduleSend } from '../../domain/webhooks/delivery-schedule';
 import { newSecret, rotated } from '../../domain/webhooks/signing-secrets';
-import { AddressRefused, allowedAddresses, checkUrlShape } from '../../adapters/http/outbound-address';
+import { AddressRefused, webhookHttp } from './webhook-http.port';
 import type { AttemptRecord, DeliveryRecord, WebhookRecord } from '../../domain/webhooks/webhook.entities';
 import { toWebhookResponse } from '../../domain/webhooks/webhook.mapper';
 import {
@@ -32,9 +32,7 @@ const WEBHOOK_NOT_FOUND = 'The webhook subscription was not found';
 async function checkedUrl(raw: string): Promise<string> {
   const { allowLoopbackHttp } = config().webhooks;
   try {
-    const url = checkUrlShape(raw, allowLoopbackHttp);
-    await allowedAddresses(url, allowLoopbackHttp);
-    return url.toString();
+    return (await webhookHttp.checkReceiver(raw, allowLoopbackHttp)).toString();
   } catch (error) {
     if (!(error instanceof AddressRefused)) throw error;
     throw new ValidationError({ details: [{ fieldName: 'url', message: error.message, errorCode: 'WEBHOOK_URL_REFUSED' }] });
@@ -199,3 +197,6 @@ export async function sendPing(scope: OrgScope, webhookId: string): Promise<Deli
   await scheduleSend(delivery);
   return delivery;
 }
+
+/** How the answers show a subscription, an attempt and a scheduled delivery (the bindings map what the use cases return). */
+export { toAttemptResponse, toScheduledResponse, toWebhookResponse } from '../../domain/webhooks/webhook.mapper';
