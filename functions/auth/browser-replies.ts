@@ -5,7 +5,7 @@ import { realmIssuer } from '../../shared/app/auth/jwt';
 import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
 import type { RealmSessionChange } from '../../shared/app/sign-in/realm-session';
 import type { BrokerAnswer } from '../../shared/app/sign-in/link-confirmation';
-import { PAGE_POLICY } from '../../shared/edge/http/page-policy';
+import { PAGE_POLICY } from '../../shared/edge/http/realm-page';
 import { asAnonymous } from '../../shared/edge/http/public-route';
 import { cookieValue, laxCookie, realmCookieScope, strictCookie } from '../../shared/edge/http/cookies';
 import type { RouteInput } from '../../shared/edge/http/handler-factory';

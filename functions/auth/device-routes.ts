@@ -2,7 +2,7 @@ import { authorizeDevice } from '../../shared/app/auth/device-grant';
 import { realmIssuer } from '../../shared/app/auth/jwt';
 import { readTokenForm } from '../../shared/app/auth/token.service';
 import { decideDevice, enterUserCode, finishDeviceSignIn, showDevicePage, type DeviceAnswer, type DeviceRequest } from '../../shared/app/sign-in/device-verification';
-import { PAGE_POLICY } from '../../shared/edge/http/page-policy';
+import { PAGE_POLICY } from '../../shared/edge/http/realm-page';
 import { authApi } from '../../shared/edge/api/auth.api';
 import type { Operation } from '../../shared/edge/api/operation';
 import { cookieValue, laxCookie } from '../../shared/edge/http/cookies';

@@ -1,6 +1,6 @@
 import { config } from '../../kernel/config';
 import { ValidationError } from '../../kernel/errors';
-import { AddressRefused, providerHttp, type ProviderAnswer, type Resolver } from './provider-http.port';
+import { AddressRefused, checkUrlShape, providerHttp, type ProviderAnswer, type Resolver } from './provider-http.port';
 
 /**
  * An OpenID provider's discovery document (OpenID Connect Discovery 1.0), read when a provider is
@@ -36,7 +36,7 @@ export const discoveryUrl = (issuer: string) => `${issuer.replace(/\/$/, '')}/.w
 export function checkIssuer(issuer: string): URL {
   let url: URL;
   try {
-    url = providerHttp.checkUrlShape(issuer, config().webhooks.allowLoopbackHttp);
+    url = checkUrlShape(issuer, config().webhooks.allowLoopbackHttp);
   } catch (error) {
     if (!(error instanceof AddressRefused)) throw error;
     throw refused(`${error.message.replace('The URL', 'The issuer')}: give the provider's issuer identifier, e.g. https://login.example.com`);
@@ -80,7 +80,7 @@ function endpoint(document: Record<string, unknown>, name: string, address: stri
     throw refused(`The discovery document at ${address} has no ${name}: the provider must publish it for sign-in with the authorization code flow`);
   }
   try {
-    return providerHttp.checkUrlShape(value, config().webhooks.allowLoopbackHttp).toString();
+    return checkUrlShape(value, config().webhooks.allowLoopbackHttp).toString();
   } catch (error) {
     if (!(error instanceof AddressRefused)) throw error;
     throw refused(`The discovery document's ${name} is not usable (${error.message}): fix the provider's configuration`);

@@ -8,8 +8,6 @@ import { AddressRefused, checkUrlShape, type Resolver } from '../../adapters/htt
  * bound here to the outbound HTTP client.
  */
 export interface ProviderHttp {
-  /** The URL if its shape is one an outbound call may take; throws `AddressRefused` naming the rule broken. */
-  checkUrlShape(raw: string, allowLoopbackHttp: boolean): URL;
   /** GETs a document, reading at most `maxBytes` of it. Never throws: the outcome says what failed. */
   getDocument(url: URL, headers: Record<string, string>, options: ProviderCallOptions): Promise<ProviderAnswer>;
   /** POSTs a form and reads the document it answers, as `getDocument` does. Never throws. */
@@ -19,6 +17,7 @@ export interface ProviderHttp {
 export type ProviderCallOptions = PostOptions & { maxBytes: number };
 export type ProviderAnswer = GetOutcome;
 export type { Resolver };
-export { AddressRefused };
+/** The outbound rules' check of a URL's shape (`checkUrlShape(raw, allowLoopbackHttp)`: the URL, or `AddressRefused` naming the rule broken), before any call. */
+export { AddressRefused, checkUrlShape };
 
-export const providerHttp: ProviderHttp = { checkUrlShape, getDocument, postForm };
+export const providerHttp: ProviderHttp = { getDocument, postForm };

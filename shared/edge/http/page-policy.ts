@@ -1,8 +1,5 @@
 /** The security headers of an HTML page that sets none of its own. */
 
-/** The one Content-Security-Policy of the realm's pages (sign-in, account, device), from their layout. */
-export { PAGE_POLICY } from '../../kernel/html/layout';
-
 /**
  * The Content-Security-Policy of an HTML page that sets none: nothing loads, nothing submits. A page
  * that needs more (the account page's forms and style, the API reference's script) states its own.
