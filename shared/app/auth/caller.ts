@@ -1,7 +1,8 @@
 import { UnauthenticatedError } from '../../kernel/errors';
 import { sessionOutlived, type DomainStamp } from '../../domain/sessions/credential-stamp';
 import { domainStampKey, readDomainStamp } from '../../domain/sessions/credential-stamp.repository';
-import { callerKeys, readAhead, type ItemKey, type Prefetched } from '../../domain/requests/prefetch.repository';
+import type { ItemKey, Prefetched } from '../../domain/org/prefetched.port';
+import { callerKeys, readAhead } from '../../domain/requests/prefetch.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { getUser } from '../../domain/users/user.repository';
 import { MALFORMED_TOKEN, verifyAccessToken, type AccessClaims } from './access-token';

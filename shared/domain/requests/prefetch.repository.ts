@@ -5,10 +5,8 @@ import { getItemsByKey, keyId } from '../../adapters/store/table';
 /**
  * The authenticated call's one BatchGetItem: the session, its user, the stamp of the user's e-mail
  * domain and the items the route's access check and use case will read, read together and handed on
- * as `Prefetched` (a use case reads what was not asked for itself).
+ * as `Prefetched` (`shared/domain/org/prefetched.port.ts`: a use case reads what was not asked for itself).
  */
-
-export type { ItemKey, Prefetched };
 
 /** The keys without repeats, in their order: BatchGetItem refuses a key asked twice. */
 export const uniqueKeys = (asked: readonly ItemKey[]): ItemKey[] => [...new Map(asked.map((key) => [keyId(key), key])).values()];

@@ -1,5 +1,5 @@
 import { callerUser, type OrgScope } from './org-scope';
-import { Prefetched } from '../../adapters/store/prefetched';
+import { nothingPrefetched, type Prefetched } from '../org/prefetched.port';
 import { NotFoundError, ValidationError } from '../../kernel/errors';
 import { keys } from '../../adapters/store/keys';
 import { getItem, queryPartition } from '../../adapters/store/table';
@@ -257,14 +257,14 @@ export async function entriesByCreation(orgUuid: string, first?: number): Promis
 }
 
 /** A user of the scope's organization (from the request's first read when it was prefetched), or 404. */
-export async function requireUser(orgUuid: string, userUuid: string, prefetched: Prefetched = Prefetched.none): Promise<UserRecord> {
+export async function requireUser(orgUuid: string, userUuid: string, prefetched: Prefetched = nothingPrefetched): Promise<UserRecord> {
   const user = await prefetched.or(userReadKey(orgUuid, userUuid), () => getUser(orgUuid, userUuid));
   if (!user) throw new NotFoundError('The user was not found');
   return user;
 }
 
 /** One user of the scope's organization; the caller itself is answered as authentication loaded it. */
-export async function readUser(scope: OrgScope, userUuid: string, prefetched: Prefetched = Prefetched.none): Promise<UserRecord> {
+export async function readUser(scope: OrgScope, userUuid: string, prefetched: Prefetched = nothingPrefetched): Promise<UserRecord> {
   const caller = callerUser(scope);
   return caller && userUuid === caller.uuid ? caller : requireUser(scope.orgUuid, userUuid, prefetched);
 }
