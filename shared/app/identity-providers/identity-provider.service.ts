@@ -26,10 +26,9 @@ import { discoverEndpoints } from './openid-discovery';
 
 /**
  * An organization's own OpenID providers (docs/api/identity-providers.md), registered by an ADMIN (the
- * catalogue's access declaration checks that), and what the sign-in broker reads of them.
+ * catalogue's access declaration checks that); what the sign-in broker reads of them is the
+ * repository's (`getProvider`, `findProviderForEmail`, `providerClientSecret`).
  */
-
-const notFound = providerNotFound;
 
 async function realmOf(orgUuid: string): Promise<string> {
   const org = await getOrganization(orgUuid);
@@ -118,7 +117,7 @@ export async function listIdentityProviders(scope: OrgScope): Promise<ShownIdent
 
 export async function readIdentityProvider(scope: OrgScope, alias: string): Promise<ShownIdentityProvider> {
   const [stored, realm] = await Promise.all([getStoredProvider(scope.orgUuid, alias), realmOf(scope.orgUuid)]);
-  if (!stored) throw notFound(alias);
+  if (!stored) throw providerNotFound(alias);
   return shown(providerRecordOf(stored), realm);
 }
 
@@ -147,7 +146,7 @@ export async function updateIdentityProvider(scope: OrgScope, alias: string, bod
     throw new ValidationError({ details: [{ fieldName: 'alias', errorCode: 'FIELD_INVALID', message: `An alias never changes: leave it out, or give ${alias}; to rename, create the provider anew` }] });
   }
   const current = await getStoredProvider(scope.orgUuid, alias);
-  if (!current) throw notFound(alias);
+  if (!current) throw providerNotFound(alias);
   checkSecretGoesWith(current, body);
   const domains = [...new Set(body.domains)];
   await checkDomainsFree(scope.orgUuid, alias, domains);
@@ -180,7 +179,7 @@ function passwordsEnded(orgUuid: string, before: Pick<StoredIdentityProvider, 'e
 
 export async function deleteIdentityProvider(scope: OrgScope, alias: string): Promise<void> {
   const [current, realm] = await Promise.all([getStoredProvider(scope.orgUuid, alias), realmOf(scope.orgUuid)]);
-  if (!current) throw notFound(alias);
+  if (!current) throw providerNotFound(alias);
   const gone = shown(providerRecordOf({ ...current, updatedAt: new Date().toISOString() }), realm);
   if (!(await removeProvider(current, audited('IDENTITY_PROVIDER_DELETED', gone, shown(providerRecordOf(current), realm), false)))) {
     throw new ConflictError({ code: 'CHANGED_MEANWHILE', message: 'The provider changed or was deleted while this ran: read it and try again' });
