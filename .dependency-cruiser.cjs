@@ -36,8 +36,11 @@ const tiers = [
       ['shared/app/operator', 'shared/app/bulk', 'shared/app/account', 'shared/app/audit-trail', 'shared/app/bundles', 'shared/app/scim', 'shared/app/change-events', 'shared/app/mail'],
       // The use cases of one resource, which the orchestrating ones above call: supervisors and agents, configuration entries, users.
       ['shared/app/agents', 'shared/app/configurations', 'shared/app/users'],
-      // The authorization flow's browser steps: the sign-in page, brokering to an organization's provider.
-      ['shared/app/sign-in'],
+      // The authorization flow's browser steps: the sign-in page, brokering to an organization's provider;
+      // webhook subscriptions and the sweep that delivers to them.
+      ['shared/app/sign-in', 'shared/app/webhooks'],
+      // An organization's OpenID providers: their registration, the links of users to them, the outbound reads.
+      ['shared/app/identity-providers'],
       // What the realm's pages share: their words, language and look.
       ['shared/app/pages'],
       ['shared/app/auth'],
@@ -51,7 +54,7 @@ const tiers = [
       ['shared/domain/agents', 'shared/domain/configurations', 'shared/domain/webhooks', 'shared/domain/bulk', 'shared/domain/scim'],
       ['shared/domain/users'],
       // Repositories and records that several use cases share.
-      ['shared/domain/org', 'shared/domain/sessions', 'shared/domain/audit'],
+      ['shared/domain/org', 'shared/domain/sessions', 'shared/domain/audit', 'shared/domain/requests'],
     ],
   },
   {
@@ -59,8 +62,8 @@ const tiers = [
     layers: [
       // Ports and their adapters, then the store and the AWS clients.
       ['shared/adapters/mail'],
-      ['shared/adapters/identity'],
-      ['shared/adapters/store', 'shared/adapters/http'],
+      ['shared/adapters/identity', 'shared/adapters/signing'],
+      ['shared/adapters/store', 'shared/adapters/http', 'shared/adapters/events'],
       ['shared/adapters/clients'],
     ],
   },

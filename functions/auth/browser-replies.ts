@@ -1,12 +1,12 @@
 import { renderAccountReturnPage } from '../../shared/app/account/account-page';
 import type { AccountAnswer, AccountPage, AccountRequest } from '../../shared/app/account/account.service';
 import type { authApi } from '../../shared/edge/api/auth.api';
-import { withAuditContext } from '../../shared/domain/audit/audit-context';
 import { realmIssuer } from '../../shared/app/auth/jwt';
 import type { AuthorizeAnswer } from '../../shared/app/sign-in/sign-in-end';
 import type { RealmSessionChange } from '../../shared/app/sign-in/realm-session';
 import type { BrokerAnswer } from '../../shared/app/sign-in/link-confirmation';
-import { PAGE_POLICY } from '../../shared/kernel/html/layout';
+import { PAGE_POLICY } from '../../shared/edge/http/realm-page';
+import { asAnonymous } from '../../shared/edge/http/public-route';
 import { cookieValue, laxCookie, realmCookieScope, strictCookie } from '../../shared/edge/http/cookies';
 import type { RouteInput } from '../../shared/edge/http/handler-factory';
 
@@ -20,8 +20,7 @@ import type { RouteInput } from '../../shared/edge/http/handler-factory';
  * A sign-in's request, as the cause of what it changes: no caller is known yet, and a lock-out it
  * starts names the locked user itself (`sign-in.ts`).
  */
-export const asSignIn = <T>(requestId: string, work: () => Promise<T>): Promise<T> =>
-  withAuditContext({ actor: { uuid: null, email: null }, requestId }, work);
+export const asSignIn = asAnonymous;
 
 /** The account page's session cookie: `<session id>.<secret>`, sent to the realm's page only. */
 const ACCOUNT_COOKIE = 'ACCOUNT_SESSION';

@@ -2,13 +2,12 @@ import { authorizeDevice } from '../../shared/app/auth/device-grant';
 import { realmIssuer } from '../../shared/app/auth/jwt';
 import { readTokenForm } from '../../shared/app/auth/token.service';
 import { decideDevice, enterUserCode, finishDeviceSignIn, showDevicePage, type DeviceAnswer, type DeviceRequest } from '../../shared/app/sign-in/device-verification';
-import { withAuditContext } from '../../shared/domain/audit/audit-context';
-import { PAGE_POLICY } from '../../shared/kernel/html/layout';
+import { PAGE_POLICY } from '../../shared/edge/http/realm-page';
 import { authApi } from '../../shared/edge/api/auth.api';
 import type { Operation } from '../../shared/edge/api/operation';
 import { cookieValue, laxCookie } from '../../shared/edge/http/cookies';
 import type { RouteHandler, RouteInput } from '../../shared/edge/http/handler-factory';
-import { publicOperation } from '../../shared/edge/http/public-route';
+import { asAnonymous, publicOperation } from '../../shared/edge/http/public-route';
 import { ok, type AnswerOf } from '../../shared/edge/http/types';
 
 /**
@@ -24,7 +23,7 @@ const noStore = { 'cache-control': 'no-store', pragma: 'no-cache' };
 export type DeviceInput = RouteInput<{ path: ReturnType<typeof authApi.device.request.path>; query: undefined; body: undefined }>;
 
 /** No caller is known yet: an approval names its user itself (`device-verification.ts`). */
-const anonymous = <T>(requestId: string, work: () => Promise<T>): Promise<T> => withAuditContext({ actor: { uuid: null, email: null }, requestId }, work);
+const anonymous = asAnonymous;
 
 /** What the page's use cases read of a request; `crossSite` as the realm's other forms judge it. */
 function deviceRequest(input: DeviceInput, crossSite: boolean): DeviceRequest {

@@ -2,9 +2,7 @@ import { changePassword, finishSso, revokeOfflineToken, showAccount, signIn, sig
 import { pageLanguage } from '../../shared/app/pages/page-language';
 import { authApi } from '../../shared/edge/api/auth.api';
 import { bearerToken } from '../../shared/app/auth/caller';
-import { discovery, logout, revokeToken, userInfo } from '../../shared/app/auth/openid.service';
-import { realmExists } from '../../shared/app/auth/realm';
-import { tokenSigner } from '../../shared/app/auth/signer';
+import { discovery, logout, realmKeys, revokeToken, userInfo } from '../../shared/app/auth/openid.service';
 import { readTokenForm } from '../../shared/app/auth/token.service';
 import { grantToken } from '../../shared/app/auth/token-endpoint';
 import { isAllowedWebOrigin } from '../../shared/app/auth/redirect-uris';
@@ -13,7 +11,6 @@ import { endSession, endSessionByForm, isSignOutConfirmation } from '../../share
 import { THIRD_PARTY_COOKIES_PAGE, THIRD_PARTY_COOKIES_POLICY } from '../../shared/app/sign-in/third-party-cookies';
 import { finishBrokeredSignIn } from '../../shared/app/sign-in/broker';
 import { confirmLink } from '../../shared/app/sign-in/link-confirmation';
-import { NotFoundError } from '../../shared/kernel/errors';
 import { cookieValue } from '../../shared/edge/http/cookies';
 import { crossOrigin } from '../../shared/edge/http/cross-origin';
 import { createFunction, routes } from '../../shared/edge/http/handler-factory';
@@ -94,10 +91,7 @@ export const handlers = routes(
   ...deviceRoutes((input) => accountRequest(input).crossSite ?? false),
   // JWKS: the public key that verifies every realm's tokens.
   publicOperation(authApi.certs, {
-    handle: async ({ path }) => {
-      if (!(await realmExists(path.realm))) throw new NotFoundError('The realm was not found');
-      return ok({ keys: [await tokenSigner().publicJwk()] }, publicCache);
-    },
+    handle: async ({ path }) => ok(await realmKeys(path.realm), publicCache),
   }),
   publicOperation(authApi.discovery, { handle: async ({ path }) => ok(await discovery(path.realm), publicCache) }),
   publicOperation(authApi.userinfo, userinfo),

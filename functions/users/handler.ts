@@ -18,13 +18,12 @@ import {
   deleteIdentityProvider,
   listIdentityProviders,
   readIdentityProvider,
+  toIdentityProviderResponse,
   updateIdentityProvider,
-} from '../../shared/domain/identity-providers/identity-provider.service';
-import { toIdentityProviderResponse } from '../../shared/domain/identity-providers/identity-provider.mapper';
-import { unlinkUserFromProvider } from '../../shared/domain/identity-providers/user-link';
+} from '../../shared/app/identity-providers/identity-provider.service';
+import { unlinkUserFromProvider } from '../../shared/app/identity-providers/user-link';
 import { listOfflineSessions, revokeOfflineSession } from '../../shared/app/users/user-offline-sessions';
 import { toOfflineSessionResponse, toUserResponse } from '../../shared/app/users/user-answers';
-import { toAttemptResponse, toScheduledResponse, toWebhookResponse } from '../../shared/domain/webhooks/webhook.mapper';
 import {
   createWebhook,
   deleteWebhook,
@@ -34,8 +33,11 @@ import {
   redeliver,
   rotateSecret,
   sendPing,
+  toAttemptResponse,
+  toScheduledResponse,
+  toWebhookResponse,
   updateWebhook,
-} from '../../shared/domain/webhooks/webhook.service';
+} from '../../shared/app/webhooks/webhook.service';
 
 /** Users of one organization (docs/api/users.md), a user's sign-in lock, the organization's audit trail, its webhook subscriptions and its OpenID providers. */
 

@@ -125,7 +125,7 @@ async function run(argv: string[]): Promise<unknown> {
       return jobView(await requeueWelcomesOf(text('org'), text('job')));
     }
     case 'reseal-provider-secrets': {
-      const { resealProviderSecrets } = await import('../../shared/domain/identity-providers/identity-provider.service');
+      const { resealProviderSecrets } = await import('../../shared/app/identity-providers/identity-provider.service');
       return resealProviderSecrets(text('org'));
     }
     case 'add-bot':

@@ -56,7 +56,7 @@ export class ChangeEvents extends Construct {
     );
 
     // The webhook sweep: each minute a sweep of about 75 s (the function's 90 s less the receivers' 10 s
-    // and a margin), so two overlap and due deliveries never wait for the next one (shared/domain/webhooks/delivery-engine.ts).
+    // and a margin), so two overlap and due deliveries never wait for the next one (shared/app/webhooks/delivery-engine.ts).
     new Rule(this, 'WebhookSweepSchedule', {
       schedule: Schedule.rate(Duration.minutes(1)),
       description: 'Sends the due webhook deliveries',

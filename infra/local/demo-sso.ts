@@ -165,7 +165,7 @@ export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issu
     import('../../shared/app/users/user-registration'),
     import('../../shared/adapters/identity/password-policy'),
     import('../../shared/domain/identity-providers/identity-provider.repository'),
-    import('../../shared/domain/identity-providers/client-secret'),
+    import('../../shared/domain/identity-providers/client-secret.repository'),
   ]);
   if (!(await findUserByEmail(org.uuid, DEMO_SSO.user.email))) {
     // Signs in at the provider; the password here is never shown (Cognito needs one).
@@ -197,7 +197,7 @@ export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issu
   // beforehand, its first sign-in there has no password to confirm.
   const demoUser = await findUserByEmail(org.uuid, DEMO_SSO.user.email);
   if (demoUser && demoUser.identityProvider?.subject === undefined) {
-    const { linkUserToProvider } = await import('../../shared/domain/identity-providers/user-link');
+    const { linkUserToProvider } = await import('../../shared/app/identity-providers/user-link');
     await linkUserToProvider(org.uuid, demoUser.uuid, DEMO_SSO.alias, DEMO_SSO.user.sub);
   }
   return {

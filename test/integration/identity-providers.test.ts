@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { keys } from '../../shared/adapters/store/keys';
 import { getItem } from '../../shared/adapters/store/table';
-import { findProviderForEmail, getProvider, linkUserToProvider, providerClientSecret } from '../../shared/domain/identity-providers/identity-provider.service';
+import { findProviderForEmail, getProvider, linkUserToProvider, providerClientSecret } from '../../shared/app/identity-providers/identity-provider.service';
 import { MAX_IDENTITY_PROVIDERS } from '../../shared/domain/identity-providers/identity-provider-limits';
 import type { AuditEventDto } from '../support/audit-helpers';
 import { eventsWhen, ofOrg } from '../support/change-events-helpers';

@@ -1,5 +1,5 @@
 import { ValidationError } from '../../shared/kernel/errors';
-import { PAGE_TOKEN_TTL_SECONDS, pageTokenOf, positionOf } from '../../shared/adapters/store/page-token';
+import { PAGE_TOKEN_TTL_SECONDS, pageTokenOf, positionOf } from '../../shared/domain/requests/page-token.repository';
 import { adminApi, agentBody, agentsUrl, botUrl, createAgent, freshBot, type AgentDto, type FreshBot, type PageDto } from '../support/bot-helpers';
 import { expectFieldErrors } from '../support/error-body';
 import type { ApiResponse } from '../support/http-client';

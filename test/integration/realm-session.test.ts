@@ -3,7 +3,7 @@ import { keys } from '../../shared/adapters/store/keys';
 import { getItem, updateItem } from '../../shared/adapters/store/table';
 import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/adapters/identity/identity-provider';
 import { authenticate } from '../../shared/app/sign-in/authorization.service';
-import { revokeSessionsOf } from '../../shared/domain/sessions/session-revocation';
+import { revokeSessionsOf } from '../../shared/domain/sessions/session-revocation.repository';
 import { TEST_PASSWORD, decodeJwt, markDeleted } from '../support/auth-helpers';
 import { CookieJar, formOf, signInThroughPage } from '../support/cookie-jar';
 import { requestToken, stack, userArea } from '../support/stack';

@@ -1,7 +1,7 @@
 import { expectStatus, stackApiClient } from '../support/api-client';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
 import type { components } from '../support/generated/api-types';
-import { linkUserToProvider } from '../../shared/domain/identity-providers/user-link';
+import { linkUserToProvider } from '../../shared/app/identity-providers/user-link';
 import { bodyOf, deleteUser, expectNoSignIn, readUser, replayRouteEvents, subjectOf, type Replay } from '../support/sample-events';
 import { stack, unique, userArea } from '../support/stack';
 import { mailsTo } from '../support/user-helpers';

@@ -7,11 +7,11 @@ import { deleteItem, putItem, updateItem } from '../../shared/adapters/store/tab
 import { getUser } from '../../shared/domain/users/user.repository';
 import type { OrgScope } from '../../shared/domain/users/org-scope';
 import { deliveryIdOf, enqueueChanges, newDelivery, type ChangeForSubscribers } from '../../shared/domain/webhooks/delivery-schedule';
-import { orgBacklog } from '../../shared/domain/webhooks/webhook-backlog';
+import { orgBacklog } from '../../shared/domain/webhooks/webhook-backlog.repository';
 import { BACKLOG_RETRY_AFTER_SECONDS, MAX_PENDING_PER_WEBHOOK, SEND_WINDOW_SECONDS, SENDS_PER_WINDOW } from '../../shared/domain/webhooks/webhook-limits';
 import { getDelivery } from '../../shared/domain/webhooks/webhook.repository';
 import type { WebhookBody } from '../../shared/domain/webhooks/webhook.schemas';
-import { createWebhook, deleteWebhook, listDeliveryAttempts, readWebhook } from '../../shared/domain/webhooks/webhook.service';
+import { createWebhook, deleteWebhook, listDeliveryAttempts, readWebhook } from '../../shared/app/webhooks/webhook.service';
 import { captureLogs } from '../support/capture-logs';
 import { expectError } from '../support/error-body';
 import { userArea } from '../support/stack';

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { fileSigner } from '../../shared/app/auth/signer';
+import { fileSigner } from '../../shared/adapters/signing/token-signer';
 import { keys } from '../../shared/adapters/store/keys';
 import { updateItem } from '../../shared/adapters/store/table';
 import type { Role, UserRecord } from '../../shared/domain/users/user.entities';

@@ -132,6 +132,31 @@ describe('a valid request', () => {
     expect(result.statusCode).toBe(200);
     expect(parse(result)).toEqual({ echoed: 'Bo' });
   });
+
+  test('has its path parsed once, at the head of the chain, and handed to the handler', async () => {
+    const pathSchema = z.object({ thingId: z.pipe(z.string().check(z.maxLength(8)), z.transform((id) => id.toLowerCase())) });
+    const parses = jest.spyOn(pathSchema, 'safeParse');
+    const seen: unknown[] = [];
+    const handler = chained(
+      publicRoute({
+        schemas: { path: pathSchema },
+        handle: async (input) => {
+          seen.push(input.path);
+          return ok({});
+        },
+      }),
+    );
+
+    const good = await handler({ ...event({ method: 'GET' }), pathParameters: { thingId: 'AB12' } }, context());
+    const goodParses = parses.mock.calls.length;
+    const bad = await handler({ ...event({ method: 'GET' }), pathParameters: { thingId: 'far-too-long' } }, context());
+
+    expect(good.statusCode).toBe(200);
+    expect(seen).toEqual([{ thingId: 'ab12' }]);
+    expect(goodParses).toBe(1);
+    expect(expectStandardBody(bad, 422, 'VALIDATION_FAILED').details).toEqual([expect.objectContaining({ fieldName: 'thingId' })]);
+    expect(parses.mock.calls.length - goodParses).toBe(1);
+  });
 });
 
 describe('body problems', () => {

@@ -1,5 +1,5 @@
 import { generateKeyPairSync, sign, verify } from 'node:crypto';
-import { joseSignatureFromDer, publicJwkFromSpki, toPublicJwk } from '../../shared/app/auth/signer';
+import { joseSignatureFromDer, publicJwkFromSpki, toPublicJwk } from '../../shared/adapters/signing/token-signer';
 
 // The KMS adapter's two conversions, checked against real ECDSA from node:crypto: KMS signs P-256 keys
 // with DER-encoded signatures and publishes SubjectPublicKeyInfo, exactly as node:crypto does below.

@@ -215,10 +215,10 @@ export const keys = {
   identityProvidersOf: (orgUuid: string) => ({ PK: org(orgUuid), SKPrefix: 'IDP#' }),
   identityProviderCount: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'IDPCOUNT' }),
   identityProviderDomain: (orgUuid: string, domain: string): ItemKey => ({ PK: org(orgUuid), SK: `IDPDOMAIN#${domain.toLowerCase()}` }),
-  /** The key that seals the client secrets of organizations' OpenID providers (shared/domain/identity-providers/client-secret.ts). */
+  /** The key that seals the client secrets of organizations' OpenID providers (shared/domain/identity-providers/client-secret.repository.ts). */
   identityProviderSealKey: (): ItemKey => ({ PK: 'IDPSEALKEY', SK: 'IDPSEALKEY' }),
 
-  /** The stack's key that signs page tokens (shared/adapters/store/page-token.ts), made on first use. */
+  /** The stack's key that signs page tokens (shared/domain/requests/page-token.repository.ts), made on first use. */
   pageTokenKey: (): ItemKey => ({ PK: 'PAGETOKENKEY', SK: 'PAGETOKENKEY' }),
   /** The key that seals the passwords queued e-mails carry (shared/adapters/mail/mail-queue.ts). */
   mailSealKey: (): ItemKey => ({ PK: 'MAILSEALKEY', SK: 'MAILSEALKEY' }),

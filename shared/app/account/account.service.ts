@@ -1,11 +1,11 @@
 import { OAuthError } from '../auth/oauth-errors';
 import { organizationOfRealm } from '../auth/realm';
 import { deleteOfflineSessionOf, offlineSessionsPage } from '../../domain/sessions/session.repository';
-import { pageTokenOf, positionOf, type PageBinding } from '../../adapters/store/page-token';
+import { pageTokenOf, positionOf, type PageBinding } from '../../domain/requests/page-token.repository';
 import { checkPassword } from '../auth/sign-in';
 import { newPasswordProblem, replacePassword } from '../auth/new-password';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';
-import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import { identityProvider as defaultIdentityProvider, type IdentityProvider } from '../auth/identity.port';
 import type { Language } from '../../kernel/messages/languages';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { sessionsView } from '../../domain/users/user-sessions';
@@ -96,7 +96,7 @@ export async function finishSso(request: AccountRequest & { code?: string; error
 /** POST `…/account/password`: changes the password (a temporary one is replaced in the realm's sign-in, before the page opens). */
 export async function changePassword(
   request: AccountRequest,
-  identityProvider: IdentityProvider = cognitoIdentityProvider,
+  identityProvider: IdentityProvider = defaultIdentityProvider,
 ): Promise<AccountAnswer> {
   const context = await pageContext(request);
   const { account, form } = context;

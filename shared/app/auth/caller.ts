@@ -1,8 +1,8 @@
 import { UnauthenticatedError } from '../../kernel/errors';
-import { keys, type ItemKey } from '../../adapters/store/keys';
-import { Prefetched } from '../../adapters/store/prefetched';
-import { getItem, getItemsByKey, keyId } from '../../adapters/store/table';
-import { domainStampKey, sessionOutlived, type DomainStamp } from '../../domain/sessions/credential-stamp';
+import { sessionOutlived, type DomainStamp } from '../../domain/sessions/credential-stamp';
+import { domainStampKey, readDomainStamp } from '../../domain/sessions/credential-stamp.repository';
+import type { ItemKey, Prefetched } from '../../domain/org/prefetched.port';
+import { callerKeys, readAhead } from '../../domain/requests/prefetch.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { getUser } from '../../domain/users/user.repository';
 import { MALFORMED_TOKEN, verifyAccessToken, type AccessClaims } from './access-token';
@@ -59,31 +59,30 @@ export async function verifyBearer(authorization: string | undefined): Promise<C
  * request for another organization's path, which authorization then answers 404).
  */
 export async function readCaller(claims: Caller['claims'], addressed: Addressed = {}): Promise<Authenticated> {
-  const sessionKey = keys.sessionKey(claims.sid);
+  const sessionKey = callerKeys.session(claims.sid);
   // The user and the stamp of its e-mail's domain (`credential-stamp.ts`) under the path's
   // organization, guessed from the token, so that both come in the session's batch.
   const stampGuess = addressed.orgUuid ? domainStampKey(addressed.orgUuid, claims.email) : undefined;
-  const userGuess = addressed.orgUuid ? [keys.userKey(addressed.orgUuid, claims.sub), ...(stampGuess ? [stampGuess] : [])] : [];
-  // BatchGetItem refuses a key asked twice (a user reading itself names the caller's own item).
-  const asked = [...new Map([sessionKey, ...userGuess, ...(addressed.prefetch ?? [])].map((key) => [keyId(key), key])).values()];
-  const prefetched = new Prefetched(asked, await getItemsByKey(asked));
+  const userGuess = addressed.orgUuid ? [callerKeys.user(addressed.orgUuid, claims.sub), ...(stampGuess ? [stampGuess] : [])] : [];
+  // Each key once (a user reading itself names the caller's own item).
+  const prefetched = await readAhead([sessionKey, ...userGuess, ...(addressed.prefetch ?? [])]);
 
   const session = await prefetched.or(sessionKey, () => getSession(claims.sid));
   if (!session || session.endsAt <= Math.floor(Date.now() / 1000) || session.userUuid !== claims.sub) throw sessionEnded();
   const { orgUuid } = session;
   // Under the session's organization when the path named another (or none): user and stamp in one read.
-  const userKey = keys.userKey(orgUuid, claims.sub);
+  const userKey = callerKeys.user(orgUuid, claims.sub);
   const byPassword = session.signedInWith !== 'provider';
   const stampGuessed = byPassword ? domainStampKey(orgUuid, claims.email) : undefined;
   const missing = [userKey, ...(stampGuessed ? [stampGuessed] : [])].filter((key) => !prefetched.has(key));
-  const reread = missing.length === 0 ? prefetched : new Prefetched(missing, await getItemsByKey(missing));
+  const reread = missing.length === 0 ? prefetched : await readAhead(missing);
   const read = <T>(key: ItemKey, fallback: () => Promise<T | undefined>) => (prefetched.has(key) ? prefetched : reread).or(key, fallback);
   const user = await read(userKey, () => getUser(orgUuid, claims.sub));
   if (user?.status !== 'ACTIVE') throw sessionEnded();
   // A session begun before the last change of the user's credentials (or, begun with a password,
   // before its domain's provider was enforced) is over, whatever a revocation missed.
   const stampKey = byPassword ? domainStampKey(orgUuid, user.email) : undefined;
-  const domainStamp = stampKey && (await read<DomainStamp>(stampKey, () => getItem<DomainStamp>(stampKey)));
+  const domainStamp = stampKey && (await read<DomainStamp>(stampKey, () => readDomainStamp(orgUuid, user.email, { consistent: false })));
   if (sessionOutlived(session, user, domainStamp)) throw sessionEnded();
   return { caller: { claims, user }, prefetched };
 }

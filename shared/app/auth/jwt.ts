@@ -3,7 +3,7 @@ import { verifyJwtSync } from 'aws-jwt-verify/jwt-verifier';
 import type { Jwks } from 'aws-jwt-verify/jwk';
 import { config } from '../../kernel/config';
 import { REALM_NAME } from '../../domain/org/org.entities';
-import { tokenSigner } from './signer';
+import { tokenSigner } from './signer.port';
 
 /** The issuer of a realm, Keycloak's `{api}/auth/realms/{realm}`; `TOKEN_ISSUER` is the `{api}/auth` base. */
 /** The claims every token of a session carries (Keycloak's names). */

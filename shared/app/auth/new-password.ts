@@ -1,6 +1,5 @@
-import type { IdentityProvider } from '../../adapters/identity/identity-provider';
-import { passwordProblem } from '../../adapters/identity/password-policy';
-import { revokeSessionsOf } from '../../domain/sessions/session-revocation';
+import { passwordProblem, type IdentityProvider } from './identity.port';
+import { revokeSessionsOf } from '../../domain/sessions/session-revocation.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { stampCredentials } from '../../domain/users/user.repository';
 

@@ -9,6 +9,7 @@ import { isRefreshType, readRefreshToken } from './refresh-token';
 import { deleteSession, getSession } from '../../domain/sessions/session.repository';
 import { canonicalRealm, organizationOfRealm } from './realm';
 import { requireClient, requireParam } from './token.service';
+import { tokenSigner, type PublicJwk } from './signer.port';
 
 const CLAIMS = ['iss', 'aud', 'azp', 'sub', 'sid', 'jti', 'typ', 'scope', 'iat', 'exp', 'auth_time', 'nonce', 'email', 'preferred_username', 'name'];
 
@@ -16,6 +17,12 @@ async function requireRealm(realm: string): Promise<string> {
   const orgUuid = await organizationOfRealm(realm);
   if (!orgUuid) throw new NotFoundError('The realm was not found');
   return orgUuid;
+}
+
+/** The realm's JSON Web Key Set: the one public key that verifies every realm's tokens (an unknown realm has none: 404). */
+export async function realmKeys(realm: string): Promise<{ keys: PublicJwk[] }> {
+  await requireRealm(realm);
+  return { keys: [await tokenSigner().publicJwk()] };
 }
 
 /** The realm's OpenID Connect discovery document (OpenID Connect Discovery 1.0, Keycloak's fields). */

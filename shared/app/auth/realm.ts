@@ -8,8 +8,3 @@ export async function organizationOfRealm(realm: string): Promise<string | undef
 
 /** Realm names match without regard to case; tokens name the realm in its one (lower-case) spelling. */
 export const canonicalRealm = (realm: string) => realm.toLowerCase();
-
-/** Whether a realm exists (one signing key serves every realm, but an unknown realm has no endpoints). */
-export async function realmExists(realm: string): Promise<boolean> {
-  return (await organizationOfRealm(realm)) !== undefined;
-}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { auditContext, withAuditContext } from '../../domain/audit/audit-context';
 import { auditWrites } from '../../domain/audit/audit-event.repository';
-import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import { identityProvider as defaultIdentityProvider, type IdentityProvider } from './identity.port';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
 import type { UserRecord } from '../../domain/users/user.entities';
@@ -11,7 +11,7 @@ import { clearLoginFailures, confirmLock, decoyLockWrite, uncountAttempt, type F
 import { realmIssuer } from './jwt';
 import { invalidCredentials, OAuthError } from './oauth-errors';
 import { organizationOfRealm } from './realm';
-import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.service';
+import { findProviderForEmail } from '../../domain/identity-providers/identity-provider.repository';
 
 /** Longest e-mail address (RFC 5321 path limit); longer usernames cannot be anyone's. */
 const MAX_EMAIL = 320;
@@ -66,7 +66,7 @@ export async function checkPassword(
   realm: string,
   username: string,
   password: string,
-  identityProvider: IdentityProvider = cognitoIdentityProvider,
+  identityProvider: IdentityProvider = defaultIdentityProvider,
 ): Promise<SignedInUser> {
   const orgUuid = await organizationOfRealm(realm);
   const email = username.trim();

@@ -1,4 +1,4 @@
-import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import { identityProvider as defaultIdentityProvider, type IdentityProvider } from './identity.port';
 import { count } from '../../kernel/metrics';
 import { exchangeCode } from './code-exchange';
 import { DEVICE_CODE_GRANT, deviceCodeGrant } from './device-grant';
@@ -21,7 +21,7 @@ const grants: Partial<Record<string, Grant>> = {
 export async function grantToken(
   realm: string,
   form: Map<string, string>,
-  identityProvider: IdentityProvider = cognitoIdentityProvider,
+  identityProvider: IdentityProvider = defaultIdentityProvider,
 ): Promise<TokenResponse> {
   const grantType = requireParam(form, 'grant_type');
   const clientId = requireClient(form);

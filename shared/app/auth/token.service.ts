@@ -1,6 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../../kernel/config';
-import type { IdentityProvider } from '../../adapters/identity/identity-provider';
+import type { IdentityProvider } from './identity.port';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { userStillSignedIn } from '../../domain/users/signed-in-user';
 import { asksOffline, grantedScope, issueAccessToken, issueIdToken, randomId } from './access-token';

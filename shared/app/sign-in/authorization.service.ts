@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import { identityProvider as defaultIdentityProvider, type IdentityProvider } from '../auth/identity.port';
 import type { Language } from '../../kernel/messages/languages';
 import { getAuthorizationRequest, saveAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import { findActiveUser } from '../../domain/users/user.repository';
-import { findProviderForEmail, getProvider } from '../../domain/identity-providers/identity-provider.service';
+import { findProviderForEmail, getProvider } from '../../domain/identity-providers/identity-provider.repository';
 import { ALIAS_PATTERN } from '../../domain/identity-providers/identity-provider-limits';
 import { pageLanguage } from '../pages/page-language';
 import { startBrokeredSignIn } from './broker';
@@ -123,7 +123,7 @@ export interface AuthenticateRequest {
 }
 
 /** POST `{issuer}/login-actions/authenticate`: sign in, or choose the first password, then back to the application. */
-export async function authenticate(request: AuthenticateRequest, identityProvider: IdentityProvider = cognitoIdentityProvider): Promise<AuthorizeAnswer<200 | 400 | 403>> {
+export async function authenticate(request: AuthenticateRequest, identityProvider: IdentityProvider = defaultIdentityProvider): Promise<AuthorizeAnswer<200 | 400 | 403>> {
   const { form } = request;
   const language = pageLanguage(form.get('kc_locale') ?? undefined, request.acceptLanguage);
   const problem = (status: 400 | 403, which: PageProblem): AuthorizeAnswer<400 | 403> => ({ kind: 'page', status, html: renderSignInPage({ kind: 'error', problem: which }, language, 'authenticate') });

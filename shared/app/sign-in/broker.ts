@@ -6,10 +6,10 @@ import { logger } from '../../kernel/logger';
 import type { Language } from '../../kernel/messages/languages';
 import { brokerAuthorizationRequest, takeBrokeredRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
 import type { IdentityProviderRecord } from '../../domain/identity-providers/identity-provider.entities';
-import { getProvider, providerClientSecret } from '../../domain/identity-providers/identity-provider.service';
+import { getProvider, providerClientSecret } from '../../domain/identity-providers/identity-provider.repository';
 import { brokerRedirectUri } from '../../domain/identity-providers/identity-provider.mapper';
 import { findUserByEmail } from '../../domain/users/user.repository';
-import { getDocument, postForm } from '../../adapters/http/outbound-http';
+import { providerHttp } from '../identity-providers/provider-http.port';
 import { isRequestsBrowser, refuseRequest, type AuthorizeAnswer } from './sign-in-end';
 import { canonicalRealm } from '../auth/realm';
 import { renderSignInPage } from './sign-in-page';
@@ -102,7 +102,7 @@ async function verifiedClaims(provider: IdentityProviderRecord, pending: Authori
   const outbound = { allowLoopbackHttp: config().webhooks.allowLoopbackHttp, maxBytes: MAX_PROVIDER_BYTES, timeoutMs: PROVIDER_TIMEOUT_MS };
   const secret = await providerClientSecret(provider);
   const basic = Buffer.from(`${encodeURIComponent(provider.clientId)}:${encodeURIComponent(secret)}`).toString('base64');
-  const answer = await postForm(
+  const answer = await providerHttp.postForm(
     new URL(provider.tokenEndpoint),
     { accept: 'application/json', authorization: `Basic ${basic}` },
     new URLSearchParams({
@@ -117,7 +117,7 @@ async function verifiedClaims(provider: IdentityProviderRecord, pending: Authori
   const idToken = parseObject(answer.body)?.id_token;
   if (typeof idToken !== 'string') throw new Denied('The identity provider answered no ID token');
 
-  const jwks = await getDocument(new URL(provider.jwksUri), { accept: 'application/json' }, outbound);
+  const jwks = await providerHttp.getDocument(new URL(provider.jwksUri), { accept: 'application/json' }, outbound);
   const keys = jwks.ok ? parseObject(jwks.body) : undefined;
   if (!keys || !Array.isArray(keys.keys)) throw new Denied("The identity provider's keys (its jwks_uri) could not be read");
   let payload: JwtPayload;

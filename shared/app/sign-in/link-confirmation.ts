@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { cognitoIdentityProvider, type IdentityProvider } from '../../adapters/identity/identity-provider';
+import { identityProvider as defaultIdentityProvider, type IdentityProvider } from '../auth/identity.port';
 import type { Language } from '../../kernel/messages/languages';
 import { ConflictError, NotFoundError } from '../../kernel/errors';
 import { endAuthorizationRequest, getAuthorizationRequest, type AuthorizationRequest } from '../../domain/sessions/authorization.repository';
@@ -10,8 +10,8 @@ import {
   takeLinkConfirmation,
 } from '../../domain/sessions/link-confirmation.repository';
 import type { IdentityProviderRecord } from '../../domain/identity-providers/identity-provider.entities';
-import { getProvider } from '../../domain/identity-providers/identity-provider.service';
-import { auditBrokeredSignIn, linkStanding, linkUserToProvider, type LinkStanding } from '../../domain/identity-providers/user-link';
+import { getProvider } from '../../domain/identity-providers/identity-provider.repository';
+import { auditBrokeredSignIn, linkStanding, linkUserToProvider, type LinkStanding } from '../identity-providers/user-link';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { findActiveUser } from '../../domain/users/user.repository';
 import { pageLanguage } from '../pages/page-language';
@@ -54,7 +54,7 @@ export async function finishBrokeredLink(
   user: UserRecord,
   subject: string,
   language: Language,
-  identityProvider: IdentityProvider = cognitoIdentityProvider,
+  identityProvider: IdentityProvider = defaultIdentityProvider,
 ): Promise<BrokerAnswer> {
   const standing = await linkStanding(user, provider.alias, subject);
   if (standing === 'refused') return refused(pending, provider, user, subject, language);
@@ -135,7 +135,7 @@ export interface ConfirmLinkRequest {
 }
 
 /** POST `{issuer}/login-actions/first-broker-login`: the user's password, then the link and the code. */
-export async function confirmLink(request: ConfirmLinkRequest, identityProvider: IdentityProvider = cognitoIdentityProvider): Promise<BrokerAnswer> {
+export async function confirmLink(request: ConfirmLinkRequest, identityProvider: IdentityProvider = defaultIdentityProvider): Promise<BrokerAnswer> {
   const { form } = request;
   const language = pageLanguage(form.get('kc_locale') ?? undefined, request.acceptLanguage);
   const problem = (status: 400 | 403, which: PageProblem): BrokerAnswer<400 | 403> => ({

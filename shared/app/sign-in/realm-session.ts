@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { config } from '../../kernel/config';
 import type { SignInMethod } from '../../domain/sessions/session.repository';
-import { endSessionsOfRealmSession } from '../../domain/sessions/session-revocation';
+import { endSessionsOfRealmSession } from '../../domain/sessions/session-revocation.repository';
 import { createRealmSession, deleteRealmSession, getRealmSession, touchRealmSession, type RealmSession } from '../../domain/sessions/realm-session.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { userStillSignedIn } from '../../domain/users/signed-in-user';

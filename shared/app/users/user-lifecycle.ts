@@ -1,5 +1,5 @@
 import type { OrgScope } from '../../domain/users/org-scope';
-import { revokeSessionsOf } from '../../domain/sessions/session-revocation';
+import { revokeSessionsOf } from '../../domain/sessions/session-revocation.repository';
 import { ConflictError, ForbiddenError, NotFoundError } from '../../kernel/errors';
 import { sameAccess, type AccessInput } from '../../domain/users/access-template';
 import { passwordPolicy } from '../../domain/users/password-policy.port';

@@ -25,7 +25,7 @@ export interface IdentityProviderRecord {
   updatedAt: string;
 }
 
-/** The stored item: the record and its client secret, sealed (client-secret.ts); `providerClientSecret` opens it. */
+/** The stored item: the record and its client secret, sealed (client-secret.repository.ts); `providerClientSecret` opens it. */
 export interface StoredIdentityProvider extends IdentityProviderRecord {
   sealedClientSecret: string;
 }

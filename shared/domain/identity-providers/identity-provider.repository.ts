@@ -1,6 +1,8 @@
 import { keys, withoutKeys } from '../../adapters/store/keys';
 import { getItem, queryPrefix, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
-import type { StoredIdentityProvider } from './identity-provider.entities';
+import { NotFoundError } from '../../kernel/errors';
+import { openClientSecret } from './client-secret.repository';
+import type { IdentityProviderRecord, StoredIdentityProvider } from './identity-provider.entities';
 import { MAX_IDENTITY_PROVIDERS } from './identity-provider-limits';
 
 /** Why a write was refused: the cap, the alias taken, or a domain another provider holds (named). */
@@ -95,4 +97,51 @@ export async function replaceSealedSecret(before: StoredIdentityProvider, sealed
     ConditionExpression: 'sealedClientSecret = :before',
     ExpressionAttributeValues: { ':sealed': sealedClientSecret, ':before': before.sealedClientSecret },
   });
+}
+
+/** A 404 naming the alias the organization has no provider for. */
+export const providerNotFound = (alias: string) =>
+  new NotFoundError(`The organization has no identity provider with the alias ${alias}: list them with GET …/identity-providers`);
+
+/** The record without its sealed secret: what every reader outside this module gets. */
+export function providerRecordOf(stored: StoredIdentityProvider): IdentityProviderRecord {
+  const { sealedClientSecret: _sealed, ...record } = stored;
+  return record;
+}
+
+const domainOf = (email: string): string | undefined => {
+  const at = email.lastIndexOf('@');
+  const domain = at < 0 ? '' : email.slice(at + 1).trim().toLowerCase();
+  return domain.length > 0 ? domain : undefined;
+};
+
+/**
+ * For the sign-in broker: the organization's provider whose `domains` hold the e-mail's domain (the
+ * part after the last `@`, lower-cased, matched exactly: a subdomain is another domain), if any.
+ */
+export async function findProviderForEmail(orgUuid: string, email: string): Promise<IdentityProviderRecord | undefined> {
+  const domain = domainOf(email);
+  const alias = domain === undefined ? undefined : await domainHolder(orgUuid, domain);
+  return alias === undefined ? undefined : getProvider(orgUuid, alias);
+}
+
+/** For the sign-in broker: the organization's provider of that alias, if any (never its secret: see `providerClientSecret`). */
+export async function getProvider(orgUuid: string, alias: string): Promise<IdentityProviderRecord | undefined> {
+  const stored = await getStoredProvider(orgUuid, alias);
+  return stored && providerRecordOf(stored);
+}
+
+/**
+ * For the sign-in broker: the provider's client secret in clear, read and opened on each call (the
+ * record never carries it, so no record that is logged or answered can leak it). Never log it.
+ */
+export async function providerClientSecret(record: Pick<IdentityProviderRecord, 'orgUuid' | 'alias'>): Promise<string> {
+  const stored = await getStoredProvider(record.orgUuid, record.alias);
+  if (!stored) throw providerNotFound(record.alias);
+  return openClientSecret(stored.sealedClientSecret, record.orgUuid, record.alias);
+}
+
+/** Writes audit events that change nothing else (a brokered sign-in, or its refusal), in one transaction. */
+export async function recordProviderEvents(events: readonly TableWrite[]): Promise<void> {
+  await transactWrite([...events]);
 }

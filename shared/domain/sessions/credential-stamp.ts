@@ -1,5 +1,3 @@
-import { keys, type ItemKey } from '../../adapters/store/keys';
-import { getItem, type TableWrite } from '../../adapters/store/table';
 import { sessionStartMs, type Session } from './session.repository';
 
 /**
@@ -41,30 +39,6 @@ export function emailDomainOf(email: unknown): string | undefined {
   return domain.length > 0 && domain.length <= 253 ? domain : undefined;
 }
 
-/** The key of the stamp of a user's e-mail domain, when the e-mail has one. */
-export function domainStampKey(orgUuid: string, email: unknown): ItemKey | undefined {
-  const domain = emailDomainOf(email);
-  return domain === undefined ? undefined : keys.domainCredentialStamp(orgUuid, domain);
-}
-
-/** The stamp of a user's e-mail domain, if its password sign-ins were ever ended. */
-export async function readDomainStamp(orgUuid: string, email: string): Promise<DomainStamp | undefined> {
-  const key = domainStampKey(orgUuid, email);
-  return key === undefined ? undefined : getItem<DomainStamp>(key, { consistent: true });
-}
-
-/** The writes that end, as of `atMs`, the password sessions of the users of `domains` (for the transaction that enforces their provider). */
-export function domainStampWrites(orgUuid: string, domains: readonly string[], atMs: number): TableWrite[] {
-  return domains.map((domain) => ({
-    Update: {
-      Key: keys.domainCredentialStamp(orgUuid, domain),
-      UpdateExpression: 'SET #type = :type, orgUuid = :org, #domain = :domain, passwordsEndedAt = :at',
-      ExpressionAttributeNames: { '#type': 'type', '#domain': 'domain' },
-      ExpressionAttributeValues: { ':type': 'DOMAIN_CREDENTIAL_STAMP', ':org': orgUuid, ':domain': domain.toLowerCase(), ':at': atMs },
-    },
-  }));
-}
-
 /**
  * Whether a session no longer works because of a stamp: the user's credentials changed at or after
  * it began, or it began with a password and its user's domain ended password sign-ins since.
@@ -77,10 +51,4 @@ export function sessionOutlived(
   const startedAtMs = sessionStartMs(session);
   if (outlivedCredentials(user, startedAtMs)) return true;
   return session.signedInWith !== 'provider' && domainStamp !== undefined && startedAtMs <= domainStamp.passwordsEndedAt;
-}
-
-/** `sessionOutlived`, reading the domain's stamp only for a session begun with a password. */
-export async function sessionOutlivedNow(session: Pick<Session, 'startedAtMs' | 'createdAt' | 'authTime' | 'signedInWith'>, user: Required<Pick<StampedUser, 'orgUuid' | 'email'>> & StampedUser): Promise<boolean> {
-  const domainStamp = session.signedInWith === 'provider' ? undefined : await readDomainStamp(user.orgUuid, user.email);
-  return sessionOutlived(session, user, domainStamp);
 }

@@ -1,4 +1,4 @@
-import { sessionOutlivedNow } from '../sessions/credential-stamp';
+import { sessionOutlivedNow } from '../sessions/credential-stamp.repository';
 import type { Session } from '../sessions/session.repository';
 import type { UserRecord } from './user.entities';
 import { getUser } from './user.repository';

@@ -1,4 +1,5 @@
-import { readDomainStamp, sessionOutlived } from '../sessions/credential-stamp';
+import { sessionOutlived } from '../sessions/credential-stamp';
+import { readDomainStamp } from '../sessions/credential-stamp.repository';
 import type { Session } from '../sessions/session.repository';
 import type { UserRecord } from './user.entities';
 

@@ -3,7 +3,7 @@ import type { CloudEvent } from '../audit/cloud-event';
 import { RateLimitedError } from '../../kernel/errors';
 import { logger } from '../../kernel/logger';
 import { count as countMetric } from '../../kernel/metrics';
-import { orgBacklog, releaseBacklog, reserveBacklog, takeSend } from './webhook-backlog';
+import { orgBacklog, releaseBacklog, reserveBacklog, takeSend } from './webhook-backlog.repository';
 import {
   BACKLOG_RETRY_AFTER_SECONDS,
   BacklogPlan,
@@ -20,7 +20,7 @@ import { groupDigits } from '../../kernel/text/numbers';
 /**
  * Scheduling deliveries (docs/api/events.md#webhooks): every change event a subscription wants
  * becomes a delivery item, counted in its subscription's backlog, within the caps
- * (docs/api/events.md#backlogs-caps-and-rates); the sweep (`delivery-engine.ts`) sends them.
+ * (docs/api/events.md#backlogs-caps-and-rates); the sweep (`shared/app/webhooks/delivery-engine.ts`) sends them.
  */
 
 /** A delivery's id: the same for the same event and subscription, so enqueueing twice writes once. */

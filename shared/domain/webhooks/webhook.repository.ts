@@ -3,7 +3,7 @@ import { documentClient } from '../../adapters/clients/dynamodb';
 import { config } from '../../kernel/config';
 import { GSI1, keys, withoutKeys } from '../../adapters/store/keys';
 import { getItem, putItem, queryPartition, queryPrefix, transactWrite, updateItem, updateItemReturning, type TableWrite } from '../../adapters/store/table';
-import { releaseBacklog, reserveBacklog } from './webhook-backlog';
+import { releaseBacklog, reserveBacklog } from './webhook-backlog.repository';
 import type { AttemptRecord, DeliveryRecord, DeliveryStatus, WebhookRecord } from './webhook.entities';
 
 /** The most subscriptions an organization may have. */

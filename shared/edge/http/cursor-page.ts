@@ -1,4 +1,4 @@
-import { pageAndTokenError, pageTokenOf, positionOf, type PagePosition } from '../../adapters/store/page-token';
+import { pageAndTokenError, pageTokenOf, positionOf, type PagePosition } from '../../domain/requests/page-token.repository';
 import { ok } from './types';
 
 /**

@@ -3,15 +3,12 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type * as Idempotency from '@aws-lambda-powertools/idempotency';
 import type * as IdempotencyStores from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { JSONValue } from '@aws-lambda-powertools/commons/types';
-import { marshall } from '@aws-sdk/util-dynamodb';
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { dynamodbClient } from '../../adapters/clients/dynamodb';
-import { config } from '../../kernel/config';
 import { readKeyedChange, type KeyedChange } from '../../domain/audit/audit-event.repository';
 import type { KeyedRequest } from '../../domain/audit/audit-context';
 import { ConflictError, UnprocessableError, ValidationError } from '../../kernel/errors';
-import { keys } from '../../adapters/store/keys';
+import { userIdempotencyStore } from '../../domain/requests/idempotency.repository';
 import type { HttpEvent, HttpResult, RequestContext } from './types';
 import { lazy, requireLazily } from '../../kernel/lazy';
 
@@ -22,7 +19,7 @@ import { lazy, requireLazily } from '../../kernel/lazy';
  * `INPROGRESS` before the handler runs (a conditional PutItem, so two racing requests cannot both
  * run), completed with the answer after, deleted when the handler throws (an error answer is not
  * kept: a retry runs again). What it needed from us: the record's key in the user's partition
- * (`keys.idempotencyRecord`), the request's fingerprint (method, path and query, body), and its
+ * (`shared/domain/requests/idempotency.repository.ts`), the request's fingerprint (method, path and query, body), and its
  * errors in the API's terms.
  */
 
@@ -151,7 +148,7 @@ export async function idempotently(request: IdempotentRequest, answer: () => Pro
     return { ...again, headers: { ...again.headers, [REPLAYED_HEADER]: 'true' } };
   };
   const run = makeIdempotent(async (_payload: JSONValue) => toStored(await firstOrRecovered()), {
-    persistenceStore: userIdempotencyStore(keyed.userUuid),
+    persistenceStore: userIdempotencyStore(idempotencyLibrary().DynamoDBPersistenceLayer, keyed.userUuid),
     config: idempotencyConfig,
     keyPrefix: RECORD_VERSION,
   });
@@ -164,26 +161,6 @@ export async function idempotently(request: IdempotentRequest, answer: () => Pro
     if (error instanceof IdempotencyAlreadyInProgressError) throw new ConflictError({ code: 'IDEMPOTENCY_IN_PROGRESS', cause: error });
     throw error;
   }
-}
-
-let UserIdempotencyStore: (new (userUuid: string) => IdempotencyStores.DynamoDBPersistenceLayer) | undefined;
-
-/**
- * Powertools' DynamoDB store, on the project's table and client, with the record under the user
- * (`keys.idempotencyRecord`) rather than in one partition shared by every record, and its expiry in
- * the table's TTL attribute. The class is made on first use, when the library is loaded.
- */
-function userIdempotencyStore(userUuid: string): IdempotencyStores.DynamoDBPersistenceLayer {
-  UserIdempotencyStore ??= class extends idempotencyLibrary().DynamoDBPersistenceLayer {
-    constructor(private readonly userUuid: string) {
-      super({ tableName: config().tableName, keyAttr: 'PK', sortKeyAttr: 'SK', expiryAttr: 'ttl', awsSdkV3Client: dynamodbClient() });
-    }
-
-    protected override getKey(idempotencyKey: string) {
-      return marshall(keys.idempotencyRecord(this.userUuid, idempotencyKey));
-    }
-  };
-  return new UserIdempotencyStore(userUuid);
 }
 
 /**

@@ -1,14 +1,20 @@
 import middy from '@middy/core';
 import type { Operation } from '../api/operation';
+import { withAuditContext } from '../../domain/audit/audit-context';
 import { bodyParser, requestFacts, toResult, type RouteHandler, type RouteInput, type RouteSpec } from './route-input';
 import { routeChainOptions, type AnswerOf, type HttpEvent, type HttpResult, type RequestContext } from './types';
-import { validate, type RouteSchemas } from './validation';
+import { routePath, validate, type RouteSchemas } from './validation';
 import type { SchemasOf } from './operation-schemas';
+
+/** A public route's request as the cause of what `work` changes (audit events): no caller is known. */
+export const asAnonymous = <T>(requestId: string, work: () => Promise<T>): Promise<T> =>
+  withAuditContext({ actor: { uuid: null, email: null }, requestId }, work);
 
 /** A route anyone may call (the token endpoint and JWKS). */
 export function publicRoute<S extends RouteSchemas>(spec: RouteSpec<S, RouteInput<S>>): RouteHandler {
   const build = () =>
     middy<HttpEvent, HttpResult, Error, RequestContext>(routeChainOptions)
+      .use(routePath(spec.schemas?.path))
       .use(bodyParser(spec))
       .use(validate(spec.schemas))
       .handler(async (event, context) => toResult(await spec.handle({ ...context.input, ...requestFacts(event, context) })));

@@ -9,7 +9,7 @@ import { logServerFailure } from './error-mapper';
 import type { SchemasOf } from './operation-schemas';
 import { requestFacts, toResult, type RouteHandler, type RouteInput } from './route-input';
 import { routeChainOptions, type AnswerOf, type HttpEvent, type HttpResult, type RequestContext } from './types';
-import { validate, type RouteSchemas } from './validation';
+import { routePath, validate, type RouteSchemas } from './validation';
 
 /**
  * The chain of the SCIM endpoints (RFC 7644), apart from the user routes': a SCIM token of the path's
@@ -96,6 +96,7 @@ export function scimOperation<const O extends Operation & { access: 'scim' }>(
   const build = () => {
     const schemas: RouteSchemas = { path: path?.(), query: query?.(), body: body?.() };
     return middy<HttpEvent, HttpResult, Error, ScimContext & { input: object }>(routeChainOptions)
+      .use(routePath(schemas.path))
       .use(scimErrors())
       .use(scimAuthentication())
       .use(scimBody())

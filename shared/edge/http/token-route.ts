@@ -1,21 +1,16 @@
 import middy from '@middy/core';
-import * as z from 'zod/mini';
-import '../../kernel/schemas/zod-messages';
 import { accessKeys, authorizeAccess, type AccessPath, type ScopeOf } from '../../app/access/access-policy';
 import type { Operation, TokenAccess } from '../api/operation';
 import { withAuditContext } from '../../domain/audit/audit-context';
 import { readCaller, verifyBearer, type Addressed, type Caller } from '../../app/auth/caller';
 import { ValidationError } from '../../kernel/errors';
-import { lazy } from '../../kernel/lazy';
-import { fieldSchemas } from '../../kernel/schemas/fields';
-import type { ItemKey } from '../../adapters/store/keys';
-import { keyId } from '../../adapters/store/table';
-import type { Prefetched } from '../../adapters/store/prefetched';
+import type { ItemKey, Prefetched } from '../../domain/org/prefetched.port';
+import { uniqueKeys } from '../../domain/requests/prefetch.repository';
 import { idempotencyKeyCheck, idempotently, keyedRequestOf } from './idempotency';
 import type { SchemasOf } from './operation-schemas';
 import { bodyParser, requestFacts, toResult, type RouteHandler, type RouteInput, type RouteSpec } from './route-input';
 import { routeChainOptions, type AnswerOf, type HttpEvent, type HttpResult, type Reply, type RequestContext } from './types';
-import { toFieldIssues, validate, type RouteSchemas, type ValidInput } from './validation';
+import { parsedPath, routePath, validate, type ParsedPath, type PathContext, type RouteSchemas, type ValidInput } from './validation';
 
 /** What an authenticated route's handler receives besides its input: the caller, and the items read with it. */
 export interface CallerInput {
@@ -52,8 +47,8 @@ export interface TokenRouteSpec<S extends RouteSchemas, A> extends RouteSpec<S, 
 }
 
 /**
- * A route that needs a valid user token. The chain's order (docs/architecture.md#request-path): the token (401 before
- * anything is read), one BatchGetItem of the session, the user and the items the access check and the
+ * A route that needs a valid user token. The chain's order (docs/architecture.md#request-path): the path
+ * parsed (once, for every step after), the token (401 before anything is read), one BatchGetItem of the session, the user and the items the access check and the
  * handler need, the path (422 when malformed), the access check (404 or 403), the idempotency key,
  * then the body is read and the query and body validated (422), and the handler runs with the scope.
  * So a caller without access learns nothing from validation: it gets 403 or 404 whatever it sends.
@@ -62,6 +57,7 @@ export function tokenRoute<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>
   const replay = typeof spec.idempotent === 'object' ? spec.idempotent.replay : undefined;
   const build = () =>
     middy<HttpEvent, HttpResult, Error, RequestContext>(routeChainOptions)
+      .use(routePath(spec.schemas?.path))
       .use(authentication(spec))
       .use(authorization(spec))
       .use(spec.idempotent ? [idempotencyKeyCheck()] : [])
@@ -85,50 +81,54 @@ export function tokenRoute<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>
   return { authenticated: true, build };
 }
 
-/** Every authenticated route lives under `/org/{orgUUID}` (made on the first request, not as the function loads). */
-const orgPath = lazy(() => z.object({ orgUUID: fieldSchemas().uuidSchema }));
-
-/** The path as the route's schema reads it, or undefined when it does not. */
-const validPath = <S extends RouteSchemas>(spec: TokenRouteSpec<S, unknown>, event: HttpEvent) => {
-  const parsed = spec.schemas?.path?.safeParse(event.pathParameters ?? {});
-  return parsed?.success ? (parsed.data as ValidInput<S>['path']) : undefined;
-};
+/**
+ * The organization of an authenticated route's path (every one lives under `/org/{orgUUID}`): the
+ * parsed path's; when another segment of the path is bad, the `orgUUID` the path's schema did not
+ * refuse, lower-cased as the schema's UUID field makes it, so the batch still reads the user beside
+ * the session and `authorization` answers the bad segment.
+ */
+function orgOf(parsed: ParsedPath, event: HttpEvent): string | undefined {
+  if (parsed.valid) {
+    const { orgUUID } = (parsed.value ?? {}) as { orgUUID?: unknown };
+    return typeof orgUUID === 'string' ? orgUUID : undefined;
+  }
+  const raw = event.pathParameters?.orgUUID;
+  return raw !== undefined && !parsed.issues.some((issue) => issue.fieldName === 'orgUUID') ? raw.toLowerCase() : undefined;
+}
 
 /**
  * The token's signature and claims first (a bad token is a 401 before any read), then one
  * BatchGetItem of the session, the user and the items the access check and the handler will read.
  * When the path is invalid nothing is prefetched; `authorization` answers it.
  */
-function authentication<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput> {
+function authentication<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & Partial<PathContext> & CallerInput> {
   return {
     before: async (request) => {
       const claims = await verifyBearer(request.event.headers?.authorization);
-      const { caller, prefetched } = await readCaller(claims, addressedBy(request.event, spec as TokenRouteSpec<S, unknown>));
+      const addressed = addressedBy(request.event, parsedPath(request.context), spec as TokenRouteSpec<S, unknown>);
+      const { caller, prefetched } = await readCaller(claims, addressed);
       request.context.caller = caller;
       request.context.prefetched = prefetched;
     },
   };
 }
 
-/** BatchGetItem refuses a key given twice: the access check's keys and the handler's may overlap. */
-const uniqueKeys = (itemKeys: ItemKey[]) => [...new Map(itemKeys.map((key) => [keyId(key), key])).values()];
-
-function addressedBy<S extends RouteSchemas>(event: HttpEvent, spec: TokenRouteSpec<S, unknown>): Addressed {
-  const org = orgPath().safeParse(event.pathParameters ?? {});
-  const path = validPath(spec, event);
+/** What the request names for the batch: its organization, and (from a valid path) the items the access check and the handler will read, each once. */
+function addressedBy<S extends RouteSchemas>(event: HttpEvent, parsed: ParsedPath, spec: TokenRouteSpec<S, unknown>): Addressed {
+  const path = parsed.valid ? (parsed.value as ValidInput<S>['path']) : undefined;
   return {
-    orgUuid: org.success ? org.data.orgUUID : undefined,
+    orgUuid: orgOf(parsed, event),
     prefetch: path === undefined ? [] : uniqueKeys([...accessKeys(spec.access, path as AccessPath), ...(spec.prefetch?.(path) ?? [])]),
   };
 }
 
 /** The path (422 when malformed, before any access is granted), then the access check: the scope, or 404 / 403. */
-function authorization<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & CallerInput & { scope?: A }> {
+function authorization<S extends RouteSchemas, A>(spec: TokenRouteSpec<S, A>): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & Partial<PathContext> & CallerInput & { scope?: A }> {
   return {
     before: async (request) => {
-      const parsed = spec.schemas?.path?.safeParse(request.event.pathParameters ?? {}, { reportInput: true });
-      if (parsed && !parsed.success) throw new ValidationError({ details: toFieldIssues(parsed.error) });
-      const path = (parsed?.data ?? {}) as AccessPath;
+      const parsed = parsedPath(request.context);
+      if (!parsed.valid) throw new ValidationError({ details: parsed.issues });
+      const path = (spec.schemas?.path ? parsed.value : {}) as AccessPath;
       request.context.scope = (await authorizeAccess(spec.access, request.context.caller, path, request.context.prefetched)) as A;
     },
   };

@@ -84,12 +84,49 @@ export function refuseUnsafeKeys(body: unknown): void {
 }
 
 /**
- * Validates path, query and body against the route's schemas, every problem reported at once, and puts
- * what they accept on `context.input`. A body with a key no field may be called is refused first.
+ * The route's path as the route's schema read it: its value, or the 422's details of every bad
+ * segment. Parsed once, at the head of a route's chain (`routePath`), and put on the context: the
+ * token's batch reads the items it names, the access check authorizes it, validation hands it to the
+ * handler, and none of them parses it again.
+ */
+export type ParsedPath = { valid: true; value: unknown } | { valid: false; issues: FieldIssue[] };
+
+export interface PathContext {
+  routePath: ParsedPath;
+}
+
+/** The one parse of a request's path parameters (a route without a path schema takes them as they come). */
+export function parsePath(schema: z.ZodMiniType | undefined, event: HttpEvent): ParsedPath {
+  const parameters = event.pathParameters ?? {};
+  if (!schema) return { valid: true, value: parameters };
+  // reportInput: zod 4 leaves `input` off its issues otherwise, and missing-vs-wrong needs it.
+  const result = schema.safeParse(parameters, { reportInput: true });
+  return result.success ? { valid: true, value: result.data } : { valid: false, issues: toFieldIssues(result.error) };
+}
+
+/** Heads a route's chain: parses the path and puts the outcome on `context.routePath` (it throws nothing: each step decides what a bad path means to it). */
+export function routePath(schema: z.ZodMiniType | undefined): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & Partial<PathContext>> {
+  return {
+    before: (request) => {
+      request.context.routePath = parsePath(schema, request.event);
+    },
+  };
+}
+
+/** The path the chain's head parsed; a chain without `routePath()` at its head is a mistake of its builder. */
+export function parsedPath(context: Partial<PathContext>): ParsedPath {
+  if (!context.routePath) throw new Error('The route chain must start with routePath(): the path is parsed there, once');
+  return context.routePath;
+}
+
+/**
+ * Validates query and body against the route's schemas, with the path the chain's head parsed, every
+ * problem reported at once, and puts what they accept on `context.input`. A body with a key no field
+ * may be called is refused first.
  */
 export function validate<S extends RouteSchemas>(
   schemas: S = {} as S,
-): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & { input: ValidInput<S> }> {
+): middy.MiddlewareObj<HttpEvent, HttpResult, Error, RequestContext & Partial<PathContext> & { input: ValidInput<S> }> {
   return {
     before: (request) => {
       const { event } = request;
@@ -103,7 +140,9 @@ export function validate<S extends RouteSchemas>(
         issues.push(...toFieldIssues(result.error, prefix));
         return undefined;
       };
-      const path = parse(schemas.path, event.pathParameters ?? {});
+      const routed = parsedPath(request.context);
+      if (!routed.valid) issues.push(...routed.issues);
+      const path = routed.valid ? routed.value : undefined;
       const query = parse(schemas.query, event.queryStringParameters ?? {});
       const body = parse(schemas.body, event.body);
       if (issues.length > 0) throw new ValidationError({ details: firstIssues(issues) });

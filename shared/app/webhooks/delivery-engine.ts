@@ -1,12 +1,12 @@
-import { auditWrites } from '../audit/audit-event.repository';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
 import { config } from '../../kernel/config';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
-import { DELIVERY_TIMEOUT_MS, postJson } from '../../adapters/http/outbound-http';
-import { signedHeaders } from './signing';
-import { SweepRotation } from './sweep-rotation';
-import { dropIdleBacklog, readBacklogs, type BacklogEntry } from './webhook-backlog';
-import type { DeliveryRecord } from './webhook.entities';
+import { DELIVERY_TIMEOUT_MS, webhookHttp } from './webhook-http.port';
+import { signedHeaders } from '../../domain/webhooks/signing';
+import { SweepRotation } from '../../domain/webhooks/sweep-rotation';
+import { dropIdleBacklog, readBacklogs, type BacklogEntry } from '../../domain/webhooks/webhook-backlog.repository';
+import type { DeliveryRecord } from '../../domain/webhooks/webhook.entities';
 import {
   claimDelivery,
   disableWebhook,
@@ -22,7 +22,7 @@ import {
   moveLegacyDelivery,
   recordAttempt,
   rescheduleDelivery,
-} from './webhook.repository';
+} from '../../domain/webhooks/webhook.repository';
 import { sleep } from '../../kernel/retry';
 
 /**
@@ -171,7 +171,7 @@ export async function attemptDelivery(due: DeliveryRecord): Promise<string | und
     return undefined;
   }
   const sentAt = new Date();
-  const outcome = await postJson(new URL(webhook.url), signedHeaders(delivery.eventId, delivery.body, webhook.secrets, sentAt), delivery.body, {
+  const outcome = await webhookHttp.post(new URL(webhook.url), signedHeaders(delivery.eventId, delivery.body, webhook.secrets, sentAt), delivery.body, {
     allowLoopbackHttp: settings.allowLoopbackHttp,
   });
   await recordAttempt(orgUuid, webhookId, {

@@ -1,40 +1,35 @@
-import { domainStampWrites } from '../sessions/credential-stamp';
+import { domainStampWrites } from '../../domain/sessions/credential-stamp.repository';
 import { randomUUID } from 'node:crypto';
-import { changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
-import { auditWrites } from '../audit/audit-event.repository';
-import type { AuditAction } from '../audit/audit-kinds';
-import { getOrganization } from '../org/org.repository';
-import type { OrgScope } from '../users/org-scope';
+import { changesBetween, REDACTED, type PatchOperation } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
+import type { AuditAction } from '../../domain/audit/audit-kinds';
+import { getOrganization } from '../../domain/org/org.repository';
+import type { OrgScope } from '../../domain/users/org-scope';
 import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors';
-import { openClientSecret, sealClientSecret, sealedUnderTableKey } from './client-secret';
-import type { IdentityProviderRecord, StoredIdentityProvider } from './identity-provider.entities';
-import { brokerRedirectUri, toIdentityProviderResponse, type ShownIdentityProvider } from './identity-provider.mapper';
+import { openClientSecret, sealClientSecret, sealedUnderTableKey } from '../../domain/identity-providers/client-secret.repository';
+import type { IdentityProviderRecord, StoredIdentityProvider } from '../../domain/identity-providers/identity-provider.entities';
+import { brokerRedirectUri, toIdentityProviderResponse, type ShownIdentityProvider } from '../../domain/identity-providers/identity-provider.mapper';
 import {
   domainHolder,
   getStoredProvider,
   insertProvider,
+  providerNotFound,
+  providerRecordOf,
   listStoredProviders,
   removeProvider,
   replaceProvider,
   replaceSealedSecret,
   type WriteRefusal,
-} from './identity-provider.repository';
-import { MAX_IDENTITY_PROVIDERS } from './identity-provider-limits';
-import type { IdentityProviderCreateBody, IdentityProviderUpdateBody } from './identity-provider.schemas';
+} from '../../domain/identity-providers/identity-provider.repository';
+import { MAX_IDENTITY_PROVIDERS } from '../../domain/identity-providers/identity-provider-limits';
+import type { IdentityProviderCreateBody, IdentityProviderUpdateBody } from '../../domain/identity-providers/identity-provider.schemas';
 import { discoverEndpoints } from './openid-discovery';
 
 /**
  * An organization's own OpenID providers (docs/api/identity-providers.md), registered by an ADMIN (the
- * catalogue's access declaration checks that), and what the sign-in broker reads of them.
+ * catalogue's access declaration checks that); what the sign-in broker reads of them is the
+ * repository's (`getProvider`, `findProviderForEmail`, `providerClientSecret`).
  */
-
-const notFound = (alias: string) => new NotFoundError(`The organization has no identity provider with the alias ${alias}: list them with GET …/identity-providers`);
-
-/** The record without its sealed secret: what every reader outside this module gets. */
-function recordOf(stored: StoredIdentityProvider): IdentityProviderRecord {
-  const { sealedClientSecret: _sealed, ...record } = stored;
-  return record;
-}
 
 async function realmOf(orgUuid: string): Promise<string> {
   const org = await getOrganization(orgUuid);
@@ -110,7 +105,7 @@ export async function createIdentityProvider(scope: OrgScope, body: IdentityProv
     createdAt: now,
     updatedAt: now,
   };
-  const provider = shown(recordOf(stored), realm);
+  const provider = shown(providerRecordOf(stored), realm);
   const refusal = await insertProvider(stored, [...audited('IDENTITY_PROVIDER_CREATED', provider, undefined, true), ...passwordsEnded(scope.orgUuid, undefined, stored)]);
   if (refusal) await refusedWrite(scope.orgUuid, refusal, body.alias);
   return provider;
@@ -118,13 +113,13 @@ export async function createIdentityProvider(scope: OrgScope, body: IdentityProv
 
 export async function listIdentityProviders(scope: OrgScope): Promise<ShownIdentityProvider[]> {
   const [providers, realm] = await Promise.all([listStoredProviders(scope.orgUuid), realmOf(scope.orgUuid)]);
-  return providers.map((stored) => shown(recordOf(stored), realm));
+  return providers.map((stored) => shown(providerRecordOf(stored), realm));
 }
 
 export async function readIdentityProvider(scope: OrgScope, alias: string): Promise<ShownIdentityProvider> {
   const [stored, realm] = await Promise.all([getStoredProvider(scope.orgUuid, alias), realmOf(scope.orgUuid)]);
-  if (!stored) throw notFound(alias);
-  return shown(recordOf(stored), realm);
+  if (!stored) throw providerNotFound(alias);
+  return shown(providerRecordOf(stored), realm);
 }
 
 /**
@@ -152,7 +147,7 @@ export async function updateIdentityProvider(scope: OrgScope, alias: string, bod
     throw new ValidationError({ details: [{ fieldName: 'alias', errorCode: 'FIELD_INVALID', message: `An alias never changes: leave it out, or give ${alias}; to rename, create the provider anew` }] });
   }
   const current = await getStoredProvider(scope.orgUuid, alias);
-  if (!current) throw notFound(alias);
+  if (!current) throw providerNotFound(alias);
   checkSecretGoesWith(current, body);
   const domains = [...new Set(body.domains)];
   await checkDomainsFree(scope.orgUuid, alias, domains);
@@ -163,9 +158,9 @@ export async function updateIdentityProvider(scope: OrgScope, alias: string, bod
     ...(body.clientSecret !== undefined ? { sealedClientSecret: await sealClientSecret(body.clientSecret, scope.orgUuid, alias) } : {}),
     updatedAt: new Date().toISOString(),
   };
-  const provider = shown(recordOf(next), realm);
+  const provider = shown(providerRecordOf(next), realm);
   const refusal = await replaceProvider(next, current, [
-    ...audited('IDENTITY_PROVIDER_UPDATED', provider, shown(recordOf(current), realm), body.clientSecret !== undefined),
+    ...audited('IDENTITY_PROVIDER_UPDATED', provider, shown(providerRecordOf(current), realm), body.clientSecret !== undefined),
     ...passwordsEnded(scope.orgUuid, current, next),
   ]);
   if (refusal) await refusedWrite(scope.orgUuid, refusal, alias);
@@ -185,46 +180,14 @@ function passwordsEnded(orgUuid: string, before: Pick<StoredIdentityProvider, 'e
 
 export async function deleteIdentityProvider(scope: OrgScope, alias: string): Promise<void> {
   const [current, realm] = await Promise.all([getStoredProvider(scope.orgUuid, alias), realmOf(scope.orgUuid)]);
-  if (!current) throw notFound(alias);
-  const gone = shown(recordOf({ ...current, updatedAt: new Date().toISOString() }), realm);
-  if (!(await removeProvider(current, audited('IDENTITY_PROVIDER_DELETED', gone, shown(recordOf(current), realm), false)))) {
+  if (!current) throw providerNotFound(alias);
+  const gone = shown(providerRecordOf({ ...current, updatedAt: new Date().toISOString() }), realm);
+  if (!(await removeProvider(current, audited('IDENTITY_PROVIDER_DELETED', gone, shown(providerRecordOf(current), realm), false)))) {
     throw new ConflictError({ code: 'CHANGED_MEANWHILE', message: 'The provider changed or was deleted while this ran: read it and try again' });
   }
 }
 
 /** The part of an e-mail after its last `@`, lower-cased; undefined when there is none. */
-const domainOf = (email: string): string | undefined => {
-  const at = email.lastIndexOf('@');
-  const domain = at < 0 ? '' : email.slice(at + 1).trim().toLowerCase();
-  return domain.length > 0 ? domain : undefined;
-};
-
-/**
- * For the sign-in broker: the organization's provider whose `domains` hold the e-mail's domain (the
- * part after the last `@`, lower-cased, matched exactly: a subdomain is another domain), if any.
- */
-export async function findProviderForEmail(orgUuid: string, email: string): Promise<IdentityProviderRecord | undefined> {
-  const domain = domainOf(email);
-  const alias = domain === undefined ? undefined : await domainHolder(orgUuid, domain);
-  return alias === undefined ? undefined : getProvider(orgUuid, alias);
-}
-
-/** For the sign-in broker: the organization's provider of that alias, if any (never its secret: see `providerClientSecret`). */
-export async function getProvider(orgUuid: string, alias: string): Promise<IdentityProviderRecord | undefined> {
-  const stored = await getStoredProvider(orgUuid, alias);
-  return stored && recordOf(stored);
-}
-
-/**
- * For the sign-in broker: the provider's client secret in clear, read and opened on each call (the
- * record never carries it, so no record that is logged or answered can leak it). Never log it.
- */
-export async function providerClientSecret(record: Pick<IdentityProviderRecord, 'orgUuid' | 'alias'>): Promise<string> {
-  const stored = await getStoredProvider(record.orgUuid, record.alias);
-  if (!stored) throw notFound(record.alias);
-  return openClientSecret(stored.sealedClientSecret, record.orgUuid, record.alias);
-}
-
 /**
  * For an operator, once after the upgrade to KMS sealing keys (docs/architecture.md#sealed-secrets):
  * seals again under the provider-secrets key every secret of the organization still sealed under the
@@ -243,4 +206,7 @@ export async function resealProviderSecrets(orgUuid: string): Promise<{ resealed
   return { resealed, remaining };
 }
 
+export { findProviderForEmail, getProvider, providerClientSecret } from '../../domain/identity-providers/identity-provider.repository';
+/** How the answers show a provider (the bindings map what the use cases return). */
+export { toIdentityProviderResponse } from '../../domain/identity-providers/identity-provider.mapper';
 export { linkUserToProvider } from './user-link';

@@ -1,7 +1,6 @@
 import { config } from '../../kernel/config';
 import { ValidationError } from '../../kernel/errors';
-import { getDocument, type GetOutcome } from '../../adapters/http/outbound-http';
-import { AddressRefused, checkUrlShape, type Resolver } from '../../adapters/http/outbound-address';
+import { AddressRefused, checkUrlShape, providerHttp, type ProviderAnswer, type Resolver } from './provider-http.port';
 
 /**
  * An OpenID provider's discovery document (OpenID Connect Discovery 1.0), read when a provider is
@@ -50,7 +49,7 @@ export function checkIssuer(issuer: string): URL {
  * Why the document could not be read, in the outbound rules' words: a status at most, never the
  * answer's body, a TLS, DNS or socket error's text, nor an address the host resolved to.
  */
-function whyUnreachable(outcome: GetOutcome, address: string): string {
+function whyUnreachable(outcome: ProviderAnswer, address: string): string {
   const at = `${address} could not be read`;
   switch (outcome.failure) {
     case 'refused-address':
@@ -96,7 +95,7 @@ function endpoint(document: Record<string, unknown>, name: string, address: stri
 export async function discoverEndpoints(issuer: string, options: DiscoveryOptions = {}): Promise<DiscoveredEndpoints> {
   checkIssuer(issuer);
   const address = discoveryUrl(issuer);
-  const outcome = await getDocument(
+  const outcome = await providerHttp.getDocument(
     new URL(address),
     { accept: 'application/json' },
     {

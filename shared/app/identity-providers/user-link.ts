@@ -1,14 +1,12 @@
-import { transactWrite } from '../../adapters/store/table';
 import { ConflictError, NotFoundError } from '../../kernel/errors';
-import { auditContext, withAuditContext } from '../audit/audit-context';
-import { auditWrites } from '../audit/audit-event.repository';
-import type { OrgScope } from '../users/org-scope';
-import { userAuditWrites } from '../users/user-audit.repository';
-import type { UserRecord } from '../users/user.entities';
-import { getUser, saveUser, stampCredentials, type StoredUser } from '../users/user.repository';
-import { revokeSessionsOf } from '../sessions/session-revocation';
-import { readUser } from '../users/user.repository';
-import { getStoredProvider } from './identity-provider.repository';
+import { auditContext, withAuditContext } from '../../domain/audit/audit-context';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
+import type { OrgScope } from '../../domain/users/org-scope';
+import { userAuditWrites } from '../../domain/users/user-audit.repository';
+import type { UserRecord } from '../../domain/users/user.entities';
+import { getUser, readUser, saveUser, stampCredentials, type StoredUser } from '../../domain/users/user.repository';
+import { revokeSessionsOf } from '../../domain/sessions/session-revocation.repository';
+import { getStoredProvider, recordProviderEvents } from '../../domain/identity-providers/identity-provider.repository';
 
 /**
  * A user's link to one of the organization's providers, bound to the provider's `sub` for the user
@@ -92,7 +90,7 @@ export async function unlinkUserFromProvider(scope: OrgScope, userUuid: string):
  */
 export async function auditBrokeredSignIn(user: UserRecord, alias: string, subject: string, outcome: 'signed-in' | 'refused'): Promise<void> {
   await asUser(user, async () =>
-    transactWrite(
+    recordProviderEvents(
       auditWrites({
         orgUuid: user.orgUuid,
         action: outcome === 'signed-in' ? 'USER_IDENTITY_PROVIDER_SIGNED_IN' : 'USER_IDENTITY_PROVIDER_REFUSED',

@@ -1,6 +1,5 @@
 import { PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import type { CloudEvent } from '../../domain/audit/cloud-event';
-import { eventBridgeClient } from '../../adapters/clients/eventbridge';
+import { eventBridgeClient } from '../clients/eventbridge';
 import { config } from '../../kernel/config';
 import { sleep } from '../../kernel/retry';
 import { logger } from '../../kernel/logger';
@@ -8,8 +7,16 @@ import { logger } from '../../kernel/logger';
 /**
  * Puts change events on the stack's EventBridge bus (docs/api/events.md#eventbridge): each one as an
  * entry whose `detail-type` is the event's type, whose `source` is the stack's type prefix and whose
- * `detail` is the whole CloudEvent. PutEvents takes at most 10 entries and 256 KB a call.
+ * `detail` is the whole CloudEvent. PutEvents takes at most 10 entries and 256 KB a call. The port:
+ * `shared/app/change-events/event-bus.port.ts`.
  */
+
+/** What of a CloudEvent the bus reads: its type and time for the entry, its patch to leave out of one too large. */
+export interface BusEvent {
+  type: string;
+  time: string;
+  data: { changes?: unknown };
+}
 
 export const PUT_EVENTS_MAX_ENTRIES = 10;
 export const PUT_EVENTS_MAX_BYTES = 256 * 1024;
@@ -23,8 +30,8 @@ export function entrySize(entry: PutEventsRequestEntry): number {
 }
 
 /** The entry of an event; a patch that would take it past 256 KB is left out (`changesOmitted`). */
-export function entryOf(event: CloudEvent): PutEventsRequestEntry {
-  const entry = (detail: CloudEvent): PutEventsRequestEntry => ({
+export function entryOf<E extends BusEvent>(event: E): PutEventsRequestEntry {
+  const entry = (detail: E): PutEventsRequestEntry => ({
     EventBusName: config().events.busName,
     Source: config().events.typePrefix,
     DetailType: detail.type,
@@ -76,7 +83,7 @@ async function putBatch(entries: PutEventsRequestEntry[]): Promise<number> {
  * Publishes `events` in order; the number published before the first one that could not be (all of
  * them on success). Events after that one are not attempted, so the caller retries from there.
  */
-export async function publishChangeEvents(events: CloudEvent[]): Promise<number> {
+export async function publishChangeEvents(events: readonly BusEvent[]): Promise<number> {
   let published = 0;
   for (const batch of batchesOf(events.map(entryOf))) {
     const failedAt = await putBatch(batch);

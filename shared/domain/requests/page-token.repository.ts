@@ -1,7 +1,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { ValidationError } from '../../kernel/errors';
-import { keys } from './keys';
-import { tableSecret } from './table-secret';
+import { keys } from '../../adapters/store/keys';
+import { tableSecret } from '../../adapters/store/table-secret';
 
 /**
  * Page tokens (docs/api/README.md#cursor-paging): an opaque `pageToken` that names where the next page

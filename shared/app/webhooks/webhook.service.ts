@@ -1,18 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { auditContext } from '../audit/audit-context';
-import { changesBetween, REDACTED, type PatchOperation } from '../audit/audit-event';
-import { auditWrites } from '../audit/audit-event.repository';
-import type { AuditAction } from '../audit/audit-kinds';
-import { pingEvent, type CloudEvent } from '../audit/cloud-event';
-import { changeEventTypes, shortEventType } from '../audit/event-types';
+import { auditContext } from '../../domain/audit/audit-context';
+import { changesBetween, REDACTED, type PatchOperation } from '../../domain/audit/audit-event';
+import { auditWrites } from '../../domain/audit/audit-event.repository';
+import type { AuditAction } from '../../domain/audit/audit-kinds';
+import { pingEvent, type CloudEvent } from '../../domain/audit/cloud-event';
+import { changeEventTypes, shortEventType } from '../../domain/audit/event-types';
 import { config } from '../../kernel/config';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../../kernel/errors';
-import type { OrgScope } from '../users/org-scope';
-import { newDelivery, scheduleSend } from './delivery-schedule';
-import { newSecret, rotated } from './signing-secrets';
-import { AddressRefused, allowedAddresses, checkUrlShape } from '../../adapters/http/outbound-address';
-import type { AttemptRecord, DeliveryRecord, WebhookRecord } from './webhook.entities';
-import { toWebhookResponse } from './webhook.mapper';
+import type { OrgScope } from '../../domain/users/org-scope';
+import { newDelivery, scheduleSend } from '../../domain/webhooks/delivery-schedule';
+import { newSecret, rotated } from '../../domain/webhooks/signing-secrets';
+import { AddressRefused, webhookHttp } from './webhook-http.port';
+import type { AttemptRecord, DeliveryRecord, WebhookRecord } from '../../domain/webhooks/webhook.entities';
+import { toWebhookResponse } from '../../domain/webhooks/webhook.mapper';
 import {
   deleteWebhook as removeWebhook,
   getDelivery,
@@ -22,8 +22,8 @@ import {
   listWebhooks as readWebhooks,
   MAX_WEBHOOKS,
   replaceWebhook,
-} from './webhook.repository';
-import type { WebhookBody } from './webhook.schemas';
+} from '../../domain/webhooks/webhook.repository';
+import type { WebhookBody } from '../../domain/webhooks/webhook.schemas';
 
 /** An organization's webhook subscriptions (docs/api/events.md); the handler authorizes an ADMIN. */
 
@@ -33,9 +33,7 @@ const WEBHOOK_NOT_FOUND = 'The webhook subscription was not found';
 async function checkedUrl(raw: string): Promise<string> {
   const { allowLoopbackHttp } = config().webhooks;
   try {
-    const url = checkUrlShape(raw, allowLoopbackHttp);
-    await allowedAddresses(url, allowLoopbackHttp);
-    return url.toString();
+    return (await webhookHttp.checkReceiver(raw, allowLoopbackHttp)).toString();
   } catch (error) {
     if (!(error instanceof AddressRefused)) throw error;
     throw new ValidationError({ details: [{ fieldName: 'url', message: error.message, errorCode: 'WEBHOOK_URL_REFUSED' }] });
@@ -200,3 +198,6 @@ export async function sendPing(scope: OrgScope, webhookId: string): Promise<Deli
   await scheduleSend(delivery);
   return delivery;
 }
+
+/** How the answers show a subscription, an attempt and a scheduled delivery (the bindings map what the use cases return). */
+export { toAttemptResponse, toScheduledResponse, toWebhookResponse } from '../../domain/webhooks/webhook.mapper';

@@ -2,8 +2,7 @@ import { createHash, createPrivateKey, createPublicKey, sign, type JsonWebKey, t
 import { readFileSync } from 'node:fs';
 import { GetPublicKeyCommand, SignCommand } from '@aws-sdk/client-kms';
 import type * as EcdsaSigFormatter from 'ecdsa-sig-formatter';
-import { kmsClient } from '../../adapters/clients/kms';
-import { config } from '../../kernel/config';
+import { kmsClient } from '../clients/kms';
 import { requireLazily } from '../../kernel/lazy';
 
 /** The public half of the signing key, as served by the JWKS endpoint. */
@@ -18,7 +17,7 @@ export type PublicJwk = {
   use: 'sig';
 };
 
-/** Port: signs token bytes with ES256 (raw r||s signature) and publishes the public key. */
+/** A key that signs token bytes with ES256 (raw r||s signature) and publishes its public half (the port: `shared/app/auth/signer.port.ts`). */
 export interface TokenSigner {
   publicJwk(): Promise<PublicJwk>;
   sign(signingInput: Buffer): Promise<Buffer>;
@@ -89,15 +88,4 @@ export function kmsSigner(keyId: string): TokenSigner {
       return joseSignatureFromDer(Signature!);
     },
   };
-}
-
-let cached: TokenSigner | undefined;
-
-/** The configured signer: configuration alone decides between the file and KMS adapters. */
-export function tokenSigner(): TokenSigner {
-  if (!cached) {
-    const key = config().signingKey;
-    cached = key.kind === 'kms' ? kmsSigner(key.keyId) : fileSigner(key.path);
-  }
-  return cached;
 }

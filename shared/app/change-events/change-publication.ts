@@ -1,0 +1,40 @@
+import type { DynamoDBRecord } from 'aws-lambda';
+import { cloudEventOf } from '../../domain/audit/cloud-event';
+import { eventTypeOfAction } from '../../domain/audit/event-types';
+import { enqueueChanges, type ChangeForSubscribers } from '../../domain/webhooks/delivery-schedule';
+import { logger } from '../../kernel/logger';
+import { count } from '../../kernel/metrics';
+import { sweepDeliveries } from '../webhooks/delivery-engine';
+import { DELIVERY_TIMEOUT_MS } from '../webhooks/webhook-http.port';
+import { changeOfRecord } from './change-stream';
+import { eventBus } from './event-bus.port';
+
+/**
+ * What the publisher does (docs/api/events.md): each audit event the table's stream carries becomes
+ * one CloudEvent put on the event bus, in order, then a delivery for each webhook subscription that
+ * wants it; a schedule starts the sweep that sends the due deliveries.
+ */
+
+/** What a sweep leaves of the invocation: the last attempts' time limit and this, for the writes after them. */
+const SWEEP_MARGIN_MS = 5_000;
+
+/** The change event of a stream record, or nothing for a record that is no audit event. */
+export function changeOf(record: DynamoDBRecord): ChangeForSubscribers | undefined {
+  const change = changeOfRecord(record);
+  if (!change) return void logger.warn('stream record that is no audit event: skipped', { eventId: record.eventID, eventName: record.eventName });
+  return { orgUuid: change.orgUuid, event: cloudEventOf(change.orgUuid, change.event), shortType: eventTypeOfAction[change.event.action] };
+}
+
+/** Puts the batch's change events on the bus in order and schedules the webhook deliveries of those published; how many were. */
+export async function publishChanges(changes: ChangeForSubscribers[]): Promise<number> {
+  const published = await eventBus.publish(changes.map(({ event }) => event));
+  count('ChangeEventsPublished', published);
+  await enqueueChanges(changes.slice(0, published));
+  if (published < changes.length) logger.error('change events not published: the stream retries from the first', { published, pending: changes.length - published });
+  return published;
+}
+
+/** Sends the due webhook deliveries for as long as the invocation's `remainingMs` leaves room for an attempt and the writes after it. */
+export function sweepDueDeliveries(remainingMs: number): Promise<{ attempts: number }> {
+  return sweepDeliveries(Date.now() + remainingMs - DELIVERY_TIMEOUT_MS - SWEEP_MARGIN_MS);
+}
