@@ -62,7 +62,7 @@ const tiers = [
     layers: [
       // Ports and their adapters, then the store and the AWS clients.
       ['shared/adapters/mail'],
-      ['shared/adapters/identity', 'shared/adapters/signing'],
+      ['shared/adapters/identity', 'shared/adapters/signing', 'shared/adapters/sealing'],
       ['shared/adapters/store', 'shared/adapters/http', 'shared/adapters/events'],
       ['shared/adapters/clients'],
     ],

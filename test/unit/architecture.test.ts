@@ -50,3 +50,19 @@ describe(`${page} states the layers .dependency-cruiser.cjs enforces`, () => {
     expect(mismatch).toEqual([]);
   });
 });
+
+describe('every module of shared/ sits in a layer', () => {
+  const { readdirSync } = require('node:fs') as typeof import('node:fs');
+  const patterns = layers.flat().map((pattern) => new RegExp(`^${pattern}(/|$)`));
+
+  it('each folder and file directly under a tier of shared/ matches a layer of the rules', () => {
+    const tiersOfShared = readdirSync(join(root, 'shared'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    const modules = tiersOfShared.flatMap((tier) =>
+      readdirSync(join(root, 'shared', tier.name), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() || /\.ts$/.test(entry.name))
+        .map((entry) => `shared/${tier.name}/${entry.name}`),
+    );
+    expect(modules.length).toBeGreaterThan(20);
+    expect(modules.filter((path) => !patterns.some((pattern) => pattern.test(path)))).toEqual([]);
+  });
+});
