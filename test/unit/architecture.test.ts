@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = join(__dirname, '../..');
@@ -52,7 +52,6 @@ describe(`${page} states the layers .dependency-cruiser.cjs enforces`, () => {
 });
 
 describe('every module of shared/ sits in a layer', () => {
-  const { readdirSync } = require('node:fs') as typeof import('node:fs');
   const patterns = layers.flat().map((pattern) => new RegExp(`^${pattern}(/|$)`));
 
   it('each folder and file directly under a tier of shared/ matches a layer of the rules', () => {
