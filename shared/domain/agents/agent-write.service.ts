@@ -23,6 +23,7 @@ import { agentNotFound, viewOf } from './agent-read.service';
 import { readRevision, revisionWrite, type RevisionAction } from './agent-revisions';
 import { resolveReferences } from './agent-references';
 import { assignedIssues, keptFields, keptIssues, nextConstraints } from './agent-update-checks';
+import { plainContentOf, supervisorReplaces, withoutReplaced } from './agent.fields';
 import type { AgentCreate, AgentUpdate, SupervisorUpdate } from './agent.schemas';
 
 /**
@@ -38,15 +39,10 @@ export async function createAgent({ bot }: BotScope<'write'>, body: AgentCreate)
     {
       botUuid: bot.uuid,
       kind: 'AGENT',
-      role: body.role,
-      goal: body.goal,
-      ...(body.instructions ? { instructions: body.instructions } : {}),
-      ...(body.guardrails ? { guardrails: body.guardrails } : {}),
+      ...plainContentOf(body),
       personaUuid: body.persona.uuid,
-      inheritFromSupervisor: body.inheritFromSupervisor,
       constraints: (body.constraints ?? []).map(({ value }) => ({ uuid: randomUUID(), value })),
       tags,
-      ...(body.parameters ? { parameters: body.parameters } : {}),
       functionUuids: (body.functions ?? []).map((f) => f.uuid),
       collectionUuids: (body.knowledge ?? []).map((k) => k.uuid),
     },
@@ -118,9 +114,7 @@ export async function updateAgent(
       resources,
       next: {
         ...replaceShared(current, body, constraints.rules, tags),
-        role: body.role,
-        goal: body.goal,
-        inheritFromSupervisor: body.inheritFromSupervisor,
+        ...plainContentOf(body),
         functionUuids: (body.functions ?? []).map((f) => f.uuid),
         collectionUuids: (body.knowledge ?? []).map((k) => k.uuid),
       },
@@ -172,32 +166,23 @@ export async function restoreRevision(
       knowledge: content.collectionUuids.map((reference) => ({ uuid: reference })),
       tags: content.tags,
     });
-    const { instructions: _i, guardrails: _g, parameters: _p, ...kept } = current;
-    return { resources, next: { ...kept, ...content, tags } };
+    return { resources, next: { ...withoutReplaced(current), ...content, tags } };
   });
   count('RevisionsRestored');
   return restored;
 }
 
 /**
- * What agent and supervisor updates both replace: instructions, guardrails and parameters (cleared
- * when left out), the persona, the constraints and the tags.
+ * What agent and supervisor updates both replace: the plain fields a supervisor's update sets
+ * (`supervisorReplaces`; optional ones are cleared when left out), the persona, the constraints and the tags.
  */
-function replaceShared(
-  current: AgentRecord,
-  body: Pick<SupervisorUpdate, 'instructions' | 'guardrails' | 'parameters' | 'persona'>,
-  rules: Rule[],
-  tags: AgentRecord['tags'],
-): AgentRecord {
-  const { instructions: _i, guardrails: _g, parameters: _p, ...kept } = current;
+function replaceShared(current: AgentRecord, body: SupervisorUpdate, rules: Rule[], tags: AgentRecord['tags']): AgentRecord {
   return {
-    ...kept,
-    ...(body.instructions ? { instructions: body.instructions } : {}),
-    ...(body.guardrails ? { guardrails: body.guardrails } : {}),
+    ...withoutReplaced(current),
+    ...plainContentOf(body, supervisorReplaces),
     personaUuid: body.persona.uuid,
     constraints: rules,
     tags,
-    ...(body.parameters ? { parameters: body.parameters } : {}),
   };
 }
 
