@@ -275,23 +275,11 @@ const collectionOf = (c: Collection) => ({
   topK: c.topK,
 });
 
-interface StoredParameters {
-  maximumTokens?: number;
-  requestTimeout: number;
-  temperature: number;
-  topP: number;
-  presencePenalty: number;
-  frequencyPenalty: number;
-}
+/** Model parameters as stored: what the request schema gives. */
+type StoredParameters = z.output<ReturnType<typeof requestParts>['parametersSchema']>;
 
-const parametersOf = (p: StoredParameters): StoredParameters => ({
-  ...(p.maximumTokens !== undefined ? { maximumTokens: p.maximumTokens } : {}),
-  requestTimeout: p.requestTimeout,
-  temperature: p.temperature,
-  topP: p.topP,
-  presencePenalty: p.presencePenalty,
-  frequencyPenalty: p.frequencyPenalty,
-});
+/** The parameters a read shows: those the request schema names, the optional `maximumTokens` only when set. */
+const parametersOf = (p: StoredParameters) => present(p, Object.keys(requestParts().parametersSchema.shape));
 
 /**
  * Supervisors' and agents' fields, in the order reads show them. Create bodies, update bodies and
