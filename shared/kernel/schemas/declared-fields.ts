@@ -66,10 +66,10 @@ export type StoredOf<D> = {
 };
 
 /** A record as reads show it: each field with a `response`, in declaration order (see `ReadField`). */
-export function readOf<D extends Record<string, ReadField>>(declaration: D, record: object): Record<string, unknown> {
+export function readOf(declaration: Record<string, object>, record: object): Record<string, unknown> {
   const values = record as Record<string, unknown>;
   const read: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(declaration)) {
+  for (const [name, field] of Object.entries(declaration) as [string, ReadField][]) {
     if (!field.response) continue;
     const value = field.read ? field.read(record as never) : values[field.stored || name];
     if (value !== undefined) read[name] = value;
