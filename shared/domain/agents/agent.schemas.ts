@@ -33,14 +33,14 @@ export const agentSchemas = lazy(() => {
   const agentCreateSchema = z.strictObject(shapeOf(agentFields, 'create'));
 
   /** Update bodies also take what a read shows: each reference as read, and the assigned fields (`agent-update-checks.ts`). */
-  const agentUpdateSchema = z.strictObject(shapeOf(agentFields, 'update', assignedLast));
+  const agentUpdateSchema = z.strictObject(shapeOf(agentFields, 'update', { order: assignedLast }));
 
   /**
    * The supervisor update body, and what a supervisor read shows besides: `role`, `goal`,
    * `inheritFromSupervisor`, `functions` and `knowledge` (`keptFields`) are not changed by this route,
    * so they are accepted only with the current value (checked by `agent-write.service.ts`).
    */
-  const supervisorUpdateSchema = z.strictObject(shapeOf(agentFields, 'supervisorBody', supervisorOrder));
+  const supervisorUpdateSchema = z.strictObject(shapeOf(agentFields, 'supervisorBody', { order: supervisorOrder }));
 
   const listQuerySchema = z.object({
     page: queryInt(1, 1_000_000, 1),

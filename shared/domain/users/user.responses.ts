@@ -4,6 +4,7 @@ import { schemaRegistry } from '../../kernel/schemas/registry';
 import { pageSchemaOf, sharedResponses } from '../../kernel/schemas/responses';
 import { shapeOf } from '../../kernel/schemas/declared-fields';
 import { userFields } from './user.fields';
+import { userSchemaKit } from './user.schemas';
 
 /**
  * What the users area answers. Mappers return these types, so a field they let out fails the OpenAPI document's response tests.
@@ -14,7 +15,7 @@ export const userResponses = lazy(() => {
 
   /** The User (docs/api/users.md#the-user) plus `role`, `permissions` and `status` (`user.fields.ts`); only these fields ever leave. */
   const userSchema = z
-    .strictObject(shapeOf(userFields, 'response'))
+    .strictObject(shapeOf(userFields, 'response', { kit: userSchemaKit() }))
     .register(schemaRegistry, { id: 'User' });
 
   const userPageSchema = pageSchemaOf(userSchema, 'UserPage', 'Page of users; `number` is 0-based.');

@@ -2,7 +2,9 @@ import * as z from 'zod/mini';
 import { lazy } from '../../kernel/lazy';
 import { shapeOf } from '../../kernel/schemas/declared-fields';
 import { fieldSchemas, queryInt } from '../../kernel/schemas/fields';
-import { acceptedBack, userFields } from './user.fields';
+import { sharedResponses } from '../../kernel/schemas/responses';
+import { passwordProblem } from '../../adapters/identity/password-policy';
+import { acceptedBack, userFields, type UserSchemaKit } from './user.fields';
 
 /** Request schemas of the users group (docs/api/users.md#the-user, plus the access template). */
 
@@ -20,12 +22,39 @@ function passwordsAgree(body: { password?: string; confirmPassword?: string }, c
   }
 }
 
+/** What `user.fields.ts` makes its schemas with. */
+export const userSchemaKit = lazy(
+  (): UserSchemaKit => ({
+    z: {
+      array: z.array,
+      boolean: z.boolean,
+      describe: z.describe,
+      email: z.email,
+      enum: z.enum,
+      maxLength: z.maxLength,
+      minLength: z.minLength,
+      nullable: z.nullable,
+      optional: z.optional,
+      pipe: z.pipe,
+      regex: z.regex,
+      strictObject: z.strictObject,
+      string: z.string,
+      superRefine: z.superRefine,
+      trim: z.trim,
+      uuid: z.uuid,
+    },
+    uuid: fieldSchemas().uuidSchema,
+    dateTime: sharedResponses().dateTime,
+    passwordProblem,
+  }),
+);
+
 /** The users group's request schemas, made on first call (when a route's chain or the API description is built), never as a function loads. */
 export const userSchemas = lazy(() => {
   const { uuidSchema, queryPageToken, queryDirection } = fieldSchemas();
 
   /** The fields of `user.fields.ts` bodies take. */
-  const bodyFields = shapeOf(userFields, 'body');
+  const bodyFields = shapeOf(userFields, 'body', { kit: userSchemaKit() });
 
   /** What a user read returns and a client may send back unchanged: accepted and ignored. */
   const responseOnlyFields = Object.fromEntries(acceptedBack.map((name) => [name, z.optional(z.unknown())])) as Record<

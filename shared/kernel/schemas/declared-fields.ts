@@ -7,8 +7,11 @@ import type * as z from 'zod/mini';
  * the shapes below keep each facet's zod type, so `z.infer` of a derived schema types its field.
  */
 
-/** A facet that makes a schema. */
-export type SchemaFacet = () => z.ZodMiniType;
+/**
+ * A facet that makes a schema: with no argument, or with the kit its declaration's schema modules pass
+ * (zod and shared pieces), for a declaration that must not import them itself (`user.fields.ts`).
+ */
+export type SchemaFacet = (kit: never) => z.ZodMiniType;
 
 /** The names of the declaration's fields that have the facet `F`. */
 export type NamesWith<D, F extends PropertyKey> = { [K in keyof D]: D[K] extends Record<F, SchemaFacet> ? K : never }[keyof D];
@@ -18,7 +21,7 @@ type NameIn<K, E, F extends PropertyKey> = E extends { names: Record<F, infer N 
 
 /** An object schema's shape: each field of the declaration with facet `F`, typed as that facet's schema. */
 export type ShapeOf<D, F extends PropertyKey> = {
-  -readonly [K in NamesWith<D, F> as NameIn<K, D[K], F>]: D[K] extends Record<F, () => infer S> ? S : never;
+  -readonly [K in NamesWith<D, F> as NameIn<K, D[K], F>]: D[K] extends Record<F, (kit: never) => infer S> ? S : never;
 };
 
 /** The name of a field in facet `facet`. */
@@ -26,17 +29,19 @@ const nameIn = (name: string, entry: object, facet: string): string => (entry as
 
 /**
  * The shape of facet `facet`, its fields in declaration order (or in the order `order` ranks them,
- * declaration order within a rank).
+ * declaration order within a rank), each facet called with `kit`.
  */
 export function shapeOf<D extends Record<string, object>, F extends string>(
   declaration: D,
   facet: F,
-  order: (entry: D[keyof D]) => number = () => 0,
+  options: { order?: (entry: D[keyof D]) => number; kit?: unknown } = {},
 ): ShapeOf<D, F> {
+  const order = options.order ?? (() => 0);
   const names = Object.keys(declaration).filter((name) => typeof (declaration[name] as Record<string, unknown>)[facet] === 'function');
   const ranked = names.map((name, index) => ({ name, index, rank: order(declaration[name] as D[keyof D]) }));
   ranked.sort((a, b) => a.rank - b.rank || a.index - b.index);
-  return Object.fromEntries(ranked.map(({ name }) => [nameIn(name, declaration[name] as object, facet), (declaration[name] as Record<F, SchemaFacet>)[facet]()])) as ShapeOf<D, F>;
+  const make = (name: string) => (declaration[name] as Record<F, (kit: unknown) => z.ZodMiniType>)[facet](options.kit);
+  return Object.fromEntries(ranked.map(({ name }) => [nameIn(name, declaration[name] as object, facet), make(name)])) as ShapeOf<D, F>;
 }
 
 /**
@@ -53,7 +58,11 @@ export interface ReadField {
   read?: (record: never) => unknown;
 }
 
-type StoredValue<E> = E extends { record: () => infer S extends z.ZodMiniType } ? z.output<S> : E extends { response: () => infer S extends z.ZodMiniType } ? z.output<S> : never;
+type StoredValue<E> = E extends { record: (kit: never) => infer S extends z.ZodMiniType }
+  ? z.output<S>
+  : E extends { response: (kit: never) => infer S extends z.ZodMiniType }
+    ? z.output<S>
+    : never;
 type Stored<D> = { [K in keyof D]: D[K] extends { stored: false } ? never : D[K] extends { record: SchemaFacet } | { response: SchemaFacet } ? K : never }[keyof D];
 type StoredName<K, E> = E extends { stored: infer N extends string } ? N : K;
 type Absent<E> = null extends StoredValue<E> ? true : undefined extends StoredValue<E> ? true : false;
