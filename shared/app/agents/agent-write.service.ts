@@ -25,6 +25,7 @@ import { assignedIssues, keptFields, keptIssues, nextConstraints } from '../../d
 import type { AgentCreate, AgentUpdate, SupervisorUpdate } from '../../domain/agents/agent.schemas';
 import { agentNotFound, viewOf } from './agent-read.service';
 import { readRevision } from './agent-revision.service';
+import { plainContentOf, supervisorReplaces, withoutReplaced } from '../../domain/agents/agent.fields';
 
 /**
  * Which versions an update may replace: `'any'`, or one of those listed (an empty list matches none).
@@ -39,15 +40,10 @@ export async function createAgent({ bot }: BotScope<'write'>, body: AgentCreate)
     {
       botUuid: bot.uuid,
       kind: 'AGENT',
-      role: body.role,
-      goal: body.goal,
-      ...(body.instructions ? { instructions: body.instructions } : {}),
-      ...(body.guardrails ? { guardrails: body.guardrails } : {}),
+      ...plainContentOf(body),
       personaUuid: body.persona.uuid,
-      inheritFromSupervisor: body.inheritFromSupervisor,
       constraints: (body.constraints ?? []).map(({ value }) => ({ uuid: randomUUID(), value })),
       tags,
-      ...(body.parameters ? { parameters: body.parameters } : {}),
       functionUuids: (body.functions ?? []).map((f) => f.uuid),
       collectionUuids: (body.knowledge ?? []).map((k) => k.uuid),
     },
@@ -119,9 +115,7 @@ export async function updateAgent(
       resources,
       next: {
         ...replaceShared(current, body, constraints.rules, tags),
-        role: body.role,
-        goal: body.goal,
-        inheritFromSupervisor: body.inheritFromSupervisor,
+        ...plainContentOf(body),
         functionUuids: (body.functions ?? []).map((f) => f.uuid),
         collectionUuids: (body.knowledge ?? []).map((k) => k.uuid),
       },
@@ -173,32 +167,23 @@ export async function restoreRevision(
       knowledge: content.collectionUuids.map((reference) => ({ uuid: reference })),
       tags: content.tags,
     });
-    const { instructions: _i, guardrails: _g, parameters: _p, ...kept } = current;
-    return { resources, next: { ...kept, ...content, tags } };
+    return { resources, next: { ...withoutReplaced(current), ...content, tags } };
   });
   count('RevisionsRestored');
   return restored;
 }
 
 /**
- * What agent and supervisor updates both replace: instructions, guardrails and parameters (cleared
- * when left out), the persona, the constraints and the tags.
+ * What agent and supervisor updates both replace: the plain fields a supervisor's update sets
+ * (`supervisorReplaces`; optional ones are cleared when left out), the persona, the constraints and the tags.
  */
-function replaceShared(
-  current: AgentRecord,
-  body: Pick<SupervisorUpdate, 'instructions' | 'guardrails' | 'parameters' | 'persona'>,
-  rules: Rule[],
-  tags: AgentRecord['tags'],
-): AgentRecord {
-  const { instructions: _i, guardrails: _g, parameters: _p, ...kept } = current;
+function replaceShared(current: AgentRecord, body: SupervisorUpdate, rules: Rule[], tags: AgentRecord['tags']): AgentRecord {
   return {
-    ...kept,
-    ...(body.instructions ? { instructions: body.instructions } : {}),
-    ...(body.guardrails ? { guardrails: body.guardrails } : {}),
+    ...withoutReplaced(current),
+    ...plainContentOf(body, supervisorReplaces),
     personaUuid: body.persona.uuid,
     constraints: rules,
     tags,
-    ...(body.parameters ? { parameters: body.parameters } : {}),
   };
 }
 

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { BotScope } from '../../domain/agents/bot-scope';
+import { agentFields, type AgentFields } from '../../domain/agents/agent.fields';
 import { toAgentResponse, type AgentResponse } from '../../domain/agents/agent.mapper';
+import { namesWhere, type NamesWith } from '../../kernel/schemas/declared-fields';
 import { readBotPartition, type AgentRecord, type BotPartition } from '../../domain/agents/agent.repository';
 import { listRevisionTimes } from '../../domain/agents/agent-revision.repository';
 import { ValidationError } from '../../kernel/errors';
@@ -18,22 +20,14 @@ export function configurationVersion(agents: Pick<AgentRecord, 'uuid' | 'version
   return createHash('sha256').update(pairs.join('\n')).digest('base64url').slice(0, 22);
 }
 
-/** An Agent as a bundle entry: references by name, constraints by value, no uuid. */
+/** An Agent as a bundle entry: each field a bundle carries as its `toEntry` says (references by name, constraints by value, no uuid). */
 export function entryOf(agent: AgentResponse): BundleEntryResponse {
-  return {
-    role: agent.role,
-    goal: agent.goal,
-    instructions: agent.instructions,
-    guardrails: agent.guardrails,
-    persona: agent.persona ? { name: agent.persona.name } : null,
-    inheritFromSupervisor: agent.inheritFromSupervisor,
-    constraints: agent.constraints.map(({ value }) => ({ value })),
-    tags: agent.tags.map(({ name }) => ({ name })),
-    parameters: agent.parameters,
-    functions: agent.functions.map(({ name }) => ({ name })),
-    knowledge: agent.knowledge.map(({ name }) => ({ name })),
-  };
+  const shown = agent as Record<string, unknown>;
+  return Object.fromEntries(bundleFields.map((name) => [name, agentFields[name].toEntry(shown[name] as never)])) as BundleEntryResponse;
 }
+
+/** The fields a bundle entry carries, in the declaration's order. */
+const bundleFields = namesWhere(agentFields, (field) => 'toEntry' in field) as (keyof AgentFields & NamesWith<AgentFields, 'bundle'>)[];
 
 /** Role order (without case or accents, then as written), then the whole entry: one order for one configuration. */
 export const byRole = <T extends { role: string }>(a: T, b: T): number =>

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { BotScope } from '../../domain/agents/bot-scope';
+import { assignedFields, plainContentOf, withoutReplaced } from '../../domain/agents/agent.fields';
 import { toAgentResponse, type AgentResponse } from '../../domain/agents/agent.mapper';
 import { findTags, newAgent, readBotPartition, type AgentRecord, type BotPartition, type Rule } from '../../domain/agents/agent.repository';
 import { changesBetween, type PatchOperation } from '../../domain/audit/audit-event';
 import { ValidationError, type FieldIssue } from '../../kernel/errors';
+import { without } from '../../kernel/schemas/declared-fields';
 import type { Tag } from '../../domain/org/org.entities';
 import { compareText, fold } from '../../kernel/text/matching';
 import { byRole, configurationVersion } from './bundle-export';
@@ -40,9 +42,9 @@ export interface Plan {
   newTags: Tag[];
 }
 
-/** An Agent as a plan compares it: without the uuids a bundle does not carry, nor the derived `heirs`. */
+/** An Agent as a plan compares it: without the assigned fields a bundle does not carry (the uuids, the derived `heirs`). */
 function comparable(agent: AgentResponse) {
-  const { uuid: _uuid, flowUUID: _flow, heirs: _heirs, ...rest } = agent;
+  const rest = without(agent, assignedFields);
   return { ...rest, constraints: rest.constraints.map(({ value }) => ({ value })), tags: rest.tags.map(({ name }) => ({ name })) };
 }
 
@@ -93,20 +95,14 @@ export async function planBundle({ bot }: BotScope, bundle: Bundle, options: { c
       const fields = {
         botUuid: bot.uuid,
         kind,
-        role: entry.role,
-        goal: entry.goal,
-        ...(entry.instructions ? { instructions: entry.instructions } : {}),
-        ...(entry.guardrails ? { guardrails: entry.guardrails } : {}),
+        ...plainContentOf(entry),
         personaUuid: resolve(personas, entry.persona.name, `${path}.persona.name`, 'persona'),
-        inheritFromSupervisor: entry.inheritFromSupervisor,
         constraints: rulesOf(current?.constraints ?? [], entry.constraints ?? []),
         tags: (entry.tags ?? []).map((tag) => known.get(tag.name.toLowerCase())!),
-        ...(entry.parameters ? { parameters: entry.parameters } : {}),
         functionUuids: (entry.functions ?? []).map((f, i) => resolve(functions, f.name, `${path}.functions.${i}.name`, 'function')),
         collectionUuids: (entry.knowledge ?? []).map((k, i) => resolve(collections, k.name, `${path}.knowledge.${i}.name`, 'knowledge collection')),
       };
-      const { instructions: _i, guardrails: _g, parameters: _p, ...kept } = current ?? newAgent(fields);
-      planned.push({ entry, kind, current, next: { ...kept, ...fields } });
+      planned.push({ entry, kind, current, next: { ...withoutReplaced(current ?? newAgent(fields)), ...fields } });
     });
   plan(bundle.supervisors, 'SUPERVISOR', 'supervisors');
   plan(bundle.agents, 'AGENT', 'agents');

@@ -1,29 +1,16 @@
 import * as z from 'zod/mini';
-import { agentResponses } from '../../domain/agents/agent.responses';
+import { agentFields } from '../../domain/agents/agent.fields';
+import { shapeOf } from '../../kernel/schemas/declared-fields';
 import { lazy } from '../../kernel/lazy';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 import { sharedResponses } from '../../kernel/schemas/responses';
 
 /** What the bundle operations answer: a bundle, and the plan of applying one. Made on first call (by the API description), never as a function loads. */
 export const bundleResponses = lazy(() => {
-  const { parametersResponseSchema } = agentResponses();
   const { patchOperationSchema } = sharedResponses();
 
-  const named = z.strictObject({ name: z.string() });
-
-  const entryShape = {
-    role: z.string(),
-    goal: z.string(),
-    instructions: z.nullable(z.string()),
-    guardrails: z.nullable(z.string()),
-    persona: z.nullable(named),
-    inheritFromSupervisor: z.boolean(),
-    constraints: z.array(z.strictObject({ value: z.string() })),
-    tags: z.array(named),
-    parameters: z.nullable(parametersResponseSchema),
-    functions: z.array(named),
-    knowledge: z.array(named),
-  };
+  /** An entry's fields as exports show them (`agent.fields.ts`). */
+  const entryShape = shapeOf(agentFields, 'bundleResponse');
 
   const bundleResponseSchema = z
     .strictObject({

@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import '../../kernel/schemas/zod-messages';
-import { agentSchemas, limits, optional, text } from '../../domain/agents/agent.schemas';
+import { agentFields } from '../../domain/agents/agent.fields';
+import { agentSchemas, optional } from '../../domain/agents/agent.schemas';
+import { shapeOf } from '../../kernel/schemas/declared-fields';
 import { lazy } from '../../kernel/lazy';
 import { fold } from '../../kernel/text/matching';
 
@@ -18,8 +20,6 @@ export const bundleMediaTypes = ['application/json', 'application/yaml', 'applic
 /** The most supervisors or agents a bundle may hold. */
 export const MAX_BUNDLE_ENTRIES = 500;
 
-const list = <T extends z.ZodMiniType>(item: T) => z.array(item).check(z.maxLength(limits.listItems, { message: `At most ${limits.listItems} items` }));
-
 /** Two entries of one list with one role (compared without case or accents) cannot both be matched. */
 function uniqueRoles(entries: { role: string }[], list: string, ctx: z.core.$RefinementCtx) {
   const seen = new Set<string>();
@@ -36,33 +36,8 @@ function uniqueRoles(entries: { role: string }[], list: string, ctx: z.core.$Ref
 export const bundleSchemas = lazy(() => {
   const agents = agentSchemas();
 
-  /** A reference to one of the bot's personas, functions or knowledge collections, by its name. */
-  const named = z.strictObject({ name: text(limits.role) });
-
-  /** References by name, each name once (compared as the target compares them: without case or accents). */
-  const namedList = list(named).check(
-    z.superRefine((items, ctx) => {
-      const seen = new Set<string>();
-      items.forEach((item, index) => {
-        if (seen.has(fold(item.name))) ctx.addIssue({ code: 'custom', message: 'Listed more than once', path: [index, 'name'] });
-        seen.add(fold(item.name));
-      });
-    }),
-  );
-
-  const entryFields = {
-    role: text(limits.role).check(z.regex(/^[^\r\n]*$/, { message: 'Must be a single line' })),
-    goal: text(limits.goal),
-    instructions: optional(text(limits.instructions)),
-    guardrails: optional(text(limits.guardrails)),
-    persona: z.strictObject({ name: text(limits.role) }, { error: 'Must be an object naming one of the bot’s personas, e.g. {"name": "…"}' }),
-    inheritFromSupervisor: z.boolean(),
-    constraints: optional(list(z.strictObject({ value: text(limits.rule) }))),
-    tags: optional(list(z.strictObject({ name: agents.tagSchema.shape.name }))),
-    parameters: optional(agents.parametersSchema),
-    functions: optional(namedList),
-    knowledge: optional(namedList),
-  };
+  /** An entry's fields (`agent.fields.ts`): references to the bot's resources and tags by name, constraints by value. */
+  const entryFields = shapeOf(agentFields, 'bundle');
 
   const bundleAgentSchema = z.strictObject(entryFields);
   const bundleSupervisorSchema = z.strictObject({ default: optional(z.boolean()), ...entryFields });

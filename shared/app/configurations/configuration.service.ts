@@ -12,6 +12,8 @@ import {
   updateConfigurationValue,
   type ConfigurationEntry,
 } from '../../domain/configurations/configuration.repository';
+import { without } from '../../kernel/schemas/declared-fields';
+import { replacedOnSave } from '../../domain/configurations/configuration.fields';
 
 /**
  * The caller's own configuration entries (docs/api/configurations.md). The handler authorizes the scope: the caller, and
@@ -51,13 +53,14 @@ async function save(scope: OwnScope, input: { key: string; value: string }): Pro
  */
 function savedEvent(orgUuid: string, before: ConfigurationEntry | undefined, after: Omit<ConfigurationEntry, 'id'> & { id?: number }) {
   const id = before?.id ?? after.id!;
-  const entry = { id, key: after.key, botUuid: after.botUuid ?? null };
+  // What names the entry, as a read shows it: every field a save does not replace.
+  const entry = without(toConfigurationResponse({ ...after, id }), replacedOnSave);
   const changes: PatchOperation[] = before
     ? [
         ...Object.entries(entry).map(([name, value]): PatchOperation => ({ op: 'test', path: `/${name}`, value })),
-        ...(before.value !== after.value ? [{ op: 'replace' as const, path: '/value', value: REDACTED }] : []),
+        ...replacedOnSave.filter((name) => before[name] !== after[name]).map((name) => ({ op: 'replace' as const, path: `/${name}`, value: REDACTED })),
       ]
-    : changesBetween(undefined, entry, ['value']);
+    : changesBetween(undefined, entry, replacedOnSave);
   return auditWrites({ orgUuid, action: 'CONFIGURATION_SAVED', resource: { type: 'CONFIGURATION', uuid: after.userUuid }, changes });
 }
 

@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError, NotFoundError } from '../../kernel/error
 import { sameAccess, type AccessInput } from '../../domain/users/access-template';
 import { passwordPolicy } from '../../domain/users/password-policy.port';
 import { userAuditWrites } from '../../domain/users/user-audit.repository';
-import { accessOrThrow, checkGrants, optionalText, withFields, type UserFields } from '../../domain/users/user-changes';
+import { accessOrThrow, checkGrants, optionalTexts, withFields, type UserFields } from '../../domain/users/user-changes';
 import { queueUserMails, type MailContext } from './user-mail';
 
 /** What a request says of the e-mails it causes: their language (the `language` header). */
@@ -36,9 +36,6 @@ export async function createUser(
   const access = accessOrThrow(input);
   await checkGrants(orgUuid, access);
   const password = input.password ?? passwordPolicy.generate();
-  const image = optionalText(input.image, undefined).value;
-  const company = optionalText(input.company, undefined).value;
-  const externalId = optionalText(input.externalId, undefined).value;
   const user = await registerUser(
     {
       orgUuid,
@@ -47,9 +44,7 @@ export async function createUser(
       password,
       temporaryPassword: !input.password,
       ...access,
-      ...(image ? { image } : {}),
-      ...(company ? { company } : {}),
-      ...(externalId ? { externalId } : {}),
+      ...optionalTexts(input),
     },
     deps.identityProvider,
   );

@@ -3,6 +3,7 @@ import { ConflictError } from '../../kernel/errors';
 import { userPorts, type IdentityProvider } from './identity-provider.port';
 import { userAuditWrites } from '../../domain/users/user-audit.repository';
 import type { Permission, Role, UserRecord } from '../../domain/users/user.entities';
+import { keptWhenLeftOut } from '../../domain/users/user.fields';
 import {
   claimEmail,
   completeClaim,
@@ -22,7 +23,8 @@ export const DELETED_USER_HAS_EMAIL =
 /** A pending e-mail claim older than this, whose user never appeared, is taken over by the next attempt. */
 export const STALE_CLAIM_MS = 60_000;
 
-export interface NewUser {
+/** A new user's fields; the optional texts (`keptWhenLeftOut` of `user.fields.ts`) when it has them. */
+export interface NewUser extends Partial<Pick<UserRecord, (typeof keptWhenLeftOut)[number]>> {
   orgUuid: string;
   name: string;
   email: string;
@@ -31,9 +33,6 @@ export interface NewUser {
   temporaryPassword?: boolean;
   role: Role;
   permissions: Permission[];
-  image?: string;
-  company?: string;
-  externalId?: string;
 }
 
 /**
@@ -67,9 +66,7 @@ export async function registerUser(
     orgUuid,
     name: input.name.trim(),
     email,
-    ...(input.image ? { image: input.image } : {}),
-    ...(input.company ? { company: input.company } : {}),
-    ...(input.externalId ? { externalId: input.externalId } : {}),
+    ...Object.fromEntries(keptWhenLeftOut.flatMap((name) => (input[name] ? [[name, input[name]]] : []))),
     role: input.role,
     permissions: input.permissions,
     status: 'ACTIVE',

@@ -3,6 +3,8 @@ import type { AgentRecord } from './agent.repository';
 
 export type { RevisionDiff, RevisionSummary };
 
+import { plainContentOf, type AgentContent } from './agent.fields';
+
 /**
  * Revisions of supervisors and agents: every create, update or restore writes, in its own
  * transaction, one revision item numbered by the version the write gives the record (the ETag). The
@@ -17,21 +19,8 @@ export type { RevisionDiff, RevisionSummary };
 export const revisionActions = ['CREATED', 'UPDATED', 'RESTORED'] as const;
 export type RevisionAction = (typeof revisionActions)[number];
 
-/** What a restore sets again: everything an agent's author decides. */
-export type AgentContent = Pick<
-  AgentRecord,
-  | 'role'
-  | 'goal'
-  | 'instructions'
-  | 'guardrails'
-  | 'personaUuid'
-  | 'inheritFromSupervisor'
-  | 'constraints'
-  | 'tags'
-  | 'parameters'
-  | 'functionUuids'
-  | 'collectionUuids'
->;
+/** What a restore sets again: everything an agent's author decides (`agent.fields.ts`). */
+export type { AgentContent };
 
 export interface Revision extends RevisionSummary {
   agent: AgentResponse;
@@ -44,15 +33,10 @@ type References = Pick<AgentRecord, 'personaUuid' | 'functionUuids' | 'collectio
 /** The content of a record as a restore sets it again, from the Agent it read as and its references. */
 function contentOf(agent: AgentResponse, references: References): AgentContent {
   return {
-    role: agent.role,
-    goal: agent.goal,
-    ...(agent.instructions !== null ? { instructions: agent.instructions } : {}),
-    ...(agent.guardrails !== null ? { guardrails: agent.guardrails } : {}),
+    ...plainContentOf(agent),
     personaUuid: references.personaUuid,
-    inheritFromSupervisor: agent.inheritFromSupervisor,
     constraints: agent.constraints.map(({ uuid, value }) => ({ uuid, value })),
     tags: agent.tags.map(({ uuid, name }) => ({ uuid, name })),
-    ...(agent.parameters !== null ? { parameters: agent.parameters } : {}),
     functionUuids: references.functionUuids,
     collectionUuids: references.collectionUuids,
   };

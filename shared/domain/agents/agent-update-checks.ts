@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FieldIssue } from '../../kernel/errors';
+import { agentFields, keptFields } from './agent.fields';
 import type { AgentRecord, Rule } from './agent.repository';
 import type { AgentResponse } from './agent.responses';
 import type { SupervisorUpdate } from './agent.schemas';
@@ -27,22 +28,14 @@ export function assignedIssues(current: AgentRecord, body: { uuid?: string; flow
   ];
 }
 
-/** Fields of a supervisor's read that its update does not change. */
-export const keptFields = ['role', 'goal', 'inheritFromSupervisor', 'functions', 'knowledge'] as const;
+/** Fields of a supervisor's read that its update does not change (`agent.fields.ts`). */
+export { keptFields };
 
-/** The `keptFields` a body gives with another value than the supervisor's read `shown`. */
+/** The `keptFields` a body gives with another value than the supervisor's read `shown` (as each field's `sameAsRead` compares them). */
 export function keptIssues(shown: AgentResponse, body: SupervisorUpdate): FieldIssue[] {
-  const uuids = (items: { uuid: string }[]) => items.map((item) => item.uuid).join(',');
-  const differs = {
-    role: body.role !== undefined && body.role !== shown.role,
-    goal: body.goal !== undefined && body.goal !== shown.goal,
-    inheritFromSupervisor: body.inheritFromSupervisor !== undefined && body.inheritFromSupervisor !== shown.inheritFromSupervisor,
-    functions: body.functions !== undefined && uuids(body.functions) !== uuids(shown.functions),
-    knowledge: body.knowledge !== undefined && uuids(body.knowledge) !== uuids(shown.knowledge),
-  };
-  return Object.entries(differs)
-    .filter(([, changed]) => changed)
-    .map(([field]) => invalid(field, 'Cannot be changed through the supervisor update; send the current value (as a read shows it) or leave the field out'));
+  return keptFields
+    .filter((field) => body[field] !== undefined && !agentFields[field].sameAsRead(body[field] as never, shown[field] as never))
+    .map((field) => invalid(field, 'Cannot be changed through the supervisor update; send the current value (as a read shows it) or leave the field out'));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { BotFunction, Collection, Persona, Tag } from '../org/org.entities';
+import type { AgentContent } from './agent.fields';
 import { keys } from '../../adapters/store/keys';
 import type { ItemKey } from '../../adapters/store/keys';
 import { ConflictError } from '../../kernel/errors';
@@ -8,37 +9,14 @@ import { deleteItem, getItem, getItems, getItemsByKey, keyId, putItem, queryPart
 
 /** The one owner of supervisor and agent items (and of a bot's default-supervisor marker). */
 
-export interface Rule {
-  uuid: string;
-  value: string;
-}
+export type { Parameters, Rule } from './agent.fields';
 
-export interface Parameters {
-  maximumTokens?: number;
-  requestTimeout: number;
-  temperature: number;
-  topP: number;
-  presencePenalty: number;
-  frequencyPenalty: number;
-}
-
-/** A supervisor or an agent of a bot (read back in the Agent shape of docs/api/agents.md). */
-export interface AgentRecord {
+/** A supervisor or an agent of a bot (read back in the Agent shape of docs/api/agents.md): its fields are `agent.fields.ts`'s. */
+export interface AgentRecord extends AgentContent {
   uuid: string;
   botUuid: string;
   kind: 'SUPERVISOR' | 'AGENT';
-  role: string;
-  goal: string;
   flowUUID: string;
-  instructions?: string;
-  guardrails?: string;
-  personaUuid: string;
-  inheritFromSupervisor: boolean;
-  constraints: Rule[];
-  tags: Tag[];
-  parameters?: Parameters;
-  functionUuids: string[];
-  collectionUuids: string[];
   createdAt: string;
   updatedAt: string;
   /** Grows by one on every write; the ETag of reads and the condition of updates. */

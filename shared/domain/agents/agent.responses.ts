@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
-import { communicationStyles } from '../org/org.entities';
+import { agentFields, responseParts } from './agent.fields';
 import { lazy } from '../../kernel/lazy';
+import { shapeOf } from '../../kernel/schemas/declared-fields';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 import { pageSchemaOf, sharedResponses } from '../../kernel/schemas/responses';
 
@@ -11,7 +12,7 @@ import { pageSchemaOf, sharedResponses } from '../../kernel/schemas/responses';
 export const agentResponses = lazy(() => {
   const { actorSchema, dateTime, patchOperationSchema } = sharedResponses();
 
-  const tagSchema = z.strictObject({ uuid: z.uuid(), name: z.string() }).register(schemaRegistry, { id: 'Tag' });
+  const { tagSchema, parametersSchema: parametersResponseSchema } = responseParts();
 
   /** A listing's item: the summary fields. */
   const agentSummarySchema = z
@@ -28,55 +29,9 @@ export const agentResponses = lazy(() => {
 
   const agentPageSchema = pageSchemaOf(agentSummarySchema, 'AgentPage', 'Page of agents or supervisors; `number` is 1-based.');
 
-  const parametersResponseSchema = z
-    .strictObject({
-      maximumTokens: z.optional(z.int()),
-      requestTimeout: z.int(),
-      temperature: z.number(),
-      topP: z.number(),
-      presencePenalty: z.number(),
-      frequencyPenalty: z.number(),
-    })
-    .register(schemaRegistry, { id: 'Parameters' });
-
   /** An agent as the API answers it (docs/api/agents.md#reads), also the shape supervisors are read in. */
   const agentSchema = z
-    .strictObject({
-      uuid: z.uuid(),
-      role: z.string(),
-      flowUUID: z.string(),
-      goal: z.string(),
-      instructions: z.nullable(z.string()),
-      guardrails: z.nullable(z.string()),
-      persona: z.nullable(
-        z.strictObject({
-          uuid: z.uuid(),
-          name: z.string(),
-          image: z.nullable(z.string()),
-          backstory: z.nullable(z.string()),
-          personality: z.nullable(z.string()),
-          communicationStyle: z.enum(communicationStyles),
-        }),
-      ),
-      inheritFromSupervisor: z.boolean(),
-      constraints: z.array(z.strictObject({ uuid: z.uuid(), value: z.string() })),
-      tags: z.array(tagSchema),
-      parameters: z.nullable(parametersResponseSchema),
-      functions: z.array(z.strictObject({ uuid: z.uuid(), name: z.string() })),
-      knowledge: z.array(
-        z.strictObject({
-          uuid: z.uuid(),
-          name: z.string(),
-          description: z.string(),
-          documentCount: z.int(),
-          searchType: z.strictObject({ type: z.string(), semanticWeight: z.int(), fullTextWeight: z.int() }),
-          previousUserInput: z.int(),
-          threshold: z.number(),
-          topK: z.int(),
-        }),
-      ),
-      heirs: z.array(z.strictObject({ role: z.string() })),
-    })
+    .strictObject(shapeOf(agentFields, 'response'))
     .check(z.meta({ description: 'An agent as the API answers it (docs/api/agents.md#reads); supervisors are read in this shape.' }))
     .register(schemaRegistry, { id: 'Agent' });
 

@@ -1,10 +1,7 @@
+import { readOf } from '../../kernel/schemas/declared-fields';
+import { configurationFields } from './configuration.fields';
 import type { ConfigurationEntry } from './configuration.repository';
 import type { ConfigurationResponse } from './configuration.responses';
 
-/** An entry as the API answers it (`configuration.responses.ts`). */
-export const toConfigurationResponse = (entry: ConfigurationEntry): ConfigurationResponse => ({
-  id: entry.id,
-  key: entry.key,
-  value: entry.value,
-  botUuid: entry.botUuid ?? null,
-});
+/** An entry as the API answers it (`configuration.responses.ts`): the fields `configuration.fields.ts` shows. */
+export const toConfigurationResponse = (entry: ConfigurationEntry): ConfigurationResponse => readOf(configurationFields, entry) as ConfigurationResponse;

@@ -3,15 +3,10 @@ import { documentClient } from '../../adapters/clients/dynamodb';
 import { config } from '../../kernel/config';
 import { keys } from '../../adapters/store/keys';
 import { getItem, queryPrefix, transactWrite, type TableWrite } from '../../adapters/store/table';
+import { replacedOnSave, type ConfigurationRecord } from './configuration.fields';
 
-/** A user's configuration entry. `botUuid` is absent on a general entry. */
-export interface ConfigurationEntry {
-  id: number;
-  userUuid: string;
-  key: string;
-  value: string;
-  botUuid?: string;
-}
+/** A user's configuration entry (`configuration.fields.ts`). `botUuid` is absent on a general entry. */
+export type ConfigurationEntry = ConfigurationRecord;
 
 export async function getConfiguration(userUuid: string, botUuid: string | undefined, key: string) {
   return getItem<ConfigurationEntry>(keys.configuration(userUuid, botUuid, key));
@@ -30,10 +25,10 @@ export async function updateConfigurationValue(entry: Omit<ConfigurationEntry, '
   const update: TableWrite = {
     Update: {
       Key: keys.configuration(entry.userUuid, entry.botUuid, entry.key),
-      UpdateExpression: 'SET #value = :value',
+      UpdateExpression: `SET ${replacedOnSave.map((name) => `#${name} = :${name}`).join(', ')}`,
       ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#value': 'value' },
-      ExpressionAttributeValues: { ':value': entry.value },
+      ExpressionAttributeNames: Object.fromEntries(replacedOnSave.map((name) => [`#${name}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(replacedOnSave.map((name) => [`:${name}`, entry[name]])),
     },
   };
   return (await transactWrite([update, ...alongside])).length === 0;

@@ -1,12 +1,14 @@
 import * as z from 'zod/mini';
 import { lazy } from '../../kernel/lazy';
+import { shapeOf } from '../../kernel/schemas/declared-fields';
+import { configurationFields } from './configuration.fields';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 
 /** What the configurations area answers, made on first call (by the API description), never as a function loads. */
 export const configurationResponses = lazy(() => {
   /** A configuration entry (docs/api/configurations.md) as the API answers it; `botUuid` is null on a general entry. */
   const configurationSchema = z
-    .strictObject({ id: z.int(), key: z.string(), value: z.string(), botUuid: z.nullable(z.uuid()) })
+    .strictObject(shapeOf(configurationFields, 'response'))
     .register(schemaRegistry, { id: 'ConfigurationEntry' });
 
   return { configurationSchema };

@@ -1,6 +1,8 @@
 import * as z from 'zod/mini';
 import { lazy } from '../../kernel/lazy';
+import { shapeOf } from '../../kernel/schemas/declared-fields';
 import { fieldSchemas } from '../../kernel/schemas/fields';
+import { configurationFields, keySchema } from './configuration.fields';
 
 /** Request schemas of the caller's configuration values (docs/api/configurations.md). */
 
@@ -8,16 +10,11 @@ import { fieldSchemas } from '../../kernel/schemas/fields';
 export const configurationSchemas = lazy(() => {
   const { uuidSchema } = fieldSchemas();
 
-  const keySchema = z.string().check(z.trim(), z.minLength(1, { message: 'Must not be blank' }), z.maxLength(200, { message: 'Must be at most 200 characters' }));
-
-  const saveConfigurationSchema = z.strictObject({
-    key: keySchema,
-    value: z.string().check(z.maxLength(10_000, { message: 'Must be at most 10000 characters' })),
-    botUUID: z.optional(uuidSchema),
-  });
+  /** The fields of `configuration.fields.ts` a save takes. */
+  const saveConfigurationSchema = z.strictObject(shapeOf(configurationFields, 'save'));
 
   const configurationBotPathSchema = z.object({ botUUID: uuidSchema });
-  const configurationKeyQuerySchema = z.object({ key: keySchema });
+  const configurationKeyQuerySchema = z.object({ key: keySchema() });
 
   return { saveConfigurationSchema, configurationBotPathSchema, configurationKeyQuerySchema };
 });

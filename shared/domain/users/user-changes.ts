@@ -1,16 +1,17 @@
 import { ValidationError } from '../../kernel/errors';
 import { grantProblems, resolveAccess, type Access, type AccessInput } from './access-template';
 import type { UserRecord } from './user.entities';
+import { keptWhenLeftOut } from './user.fields';
+import { without } from '../../kernel/schemas/declared-fields';
 
-/** The fields of a user a request sets; `password` goes to the identity provider only. */
-export interface UserFields {
+/**
+ * The fields of a user a request sets; `password` goes to the identity provider only. The optional
+ * texts (image, company and a provisioning client's `externalId`): left out keeps them, `null` clears them.
+ */
+export interface UserFields extends Partial<Record<(typeof keptWhenLeftOut)[number], string | null>> {
   name: string;
   email: string;
-  image?: string | null;
-  company?: string | null;
   password?: string;
-  /** A provisioning client's identifier of the user (SCIM `externalId`): left out keeps it, `null` clears it. */
-  externalId?: string | null;
 }
 
 /** The role and permissions a request asks for, resolved against the user's current ones; 400 when invalid. */
@@ -26,26 +27,31 @@ export async function checkGrants(orgUuid: string, access: Access): Promise<void
   if (problems.length > 0) throw new ValidationError({ details: problems });
 }
 
-/** `image` and `company`: left out keeps the value, `null` or blank clears it. */
+/** An optional text (`image`, `company`, `externalId`): left out keeps the value, `null` or blank clears it. */
 export function optionalText(next: string | null | undefined, current: string | undefined): { value?: string } {
   if (next === undefined) return current === undefined ? {} : { value: current };
   const trimmed = next?.trim();
   return trimmed ? { value: trimmed } : {};
 }
 
+/**
+ * The optional texts (`keptWhenLeftOut` of `user.fields.ts`: image, company, externalId) a write sets:
+ * those `fields` give, or else `current` has (as `optionalText` decides).
+ */
+export function optionalTexts(fields: Partial<UserFields>, current: Partial<UserRecord> = {}): Partial<Pick<UserRecord, (typeof keptWhenLeftOut)[number]>> {
+  return Object.fromEntries(keptWhenLeftOut.flatMap((name) => {
+    const { value } = optionalText(fields[name], current[name]);
+    return value === undefined ? [] : [[name, value]];
+  }));
+}
+
 /** The user with the request's fields and access applied, stamped `now`. */
 export function withFields(user: UserRecord, fields: Partial<UserFields>, access: Access, now: string): UserRecord {
-  const { image: _image, company: _company, externalId: _externalId, ...rest } = user;
-  const image = optionalText(fields.image, user.image).value;
-  const company = optionalText(fields.company, user.company).value;
-  const externalId = optionalText(fields.externalId, user.externalId).value;
   return {
-    ...rest,
-    ...(externalId !== undefined ? { externalId } : {}),
+    ...without(user, keptWhenLeftOut),
+    ...optionalTexts(fields, user),
     ...(fields.name !== undefined ? { name: fields.name.trim() } : {}),
     ...(fields.email !== undefined ? { email: fields.email.trim() } : {}),
-    ...(image !== undefined ? { image } : {}),
-    ...(company !== undefined ? { company } : {}),
     role: access.role,
     permissions: access.permissions,
     updatedAt: now,

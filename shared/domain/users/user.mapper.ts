@@ -1,30 +1,15 @@
+import { readOf } from '../../kernel/schemas/declared-fields';
 import type { Session } from '../sessions/session.repository';
+import { userFields } from './user.fields';
 import type { UserRecord } from './user.entities';
 import type { OfflineSessionResponse, UserResponse } from './user.responses';
 
 export type { UserResponse };
 
-/** The User (docs/api/users.md#the-user) plus `role`, `permissions` and `status` (`user.responses.ts`): only these fields ever leave. */
+/** The User (docs/api/users.md#the-user) plus `role`, `permissions` and `status` (`user.responses.ts`): only the fields `user.fields.ts` shows ever leave. */
 
 export function toUserResponse(user: UserRecord): UserResponse {
-  return {
-    uuid: user.uuid,
-    orgUUID: user.orgUuid,
-    name: user.name,
-    email: user.email,
-    image: user.image ?? null,
-    company: user.company ?? null,
-    admin: user.role === 'ADMIN',
-    role: user.role,
-    permissions: user.permissions.map((p) => (p.botUuid ? { environmentUuid: p.environmentUuid, botUuid: p.botUuid } : { environmentUuid: p.environmentUuid })),
-    status: user.status,
-    createdAt: user.createdAt,
-    ...(user.identityProvider ? { identityProvider: identityProviderLinkOf(user.identityProvider) } : {}),
-  };
-}
-
-function identityProviderLinkOf(link: NonNullable<UserRecord['identityProvider']>): NonNullable<UserResponse['identityProvider']> {
-  return { alias: link.alias, linkedAt: link.linkedAt, ...(link.subject === undefined ? {} : { subject: link.subject }) };
+  return readOf(userFields, user) as UserResponse;
 }
 
 const isoOf = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();

@@ -2,7 +2,9 @@ import * as z from 'zod/mini';
 import { lazy } from '../../kernel/lazy';
 import { schemaRegistry } from '../../kernel/schemas/registry';
 import { pageSchemaOf, sharedResponses } from '../../kernel/schemas/responses';
-import { roles } from './user.entities';
+import { shapeOf } from '../../kernel/schemas/declared-fields';
+import { userFields } from './user.fields';
+import { userSchemaKit } from './user.schemas';
 
 /**
  * What the users area answers. Mappers return these types, so a field they let out fails the OpenAPI document's response tests.
@@ -11,34 +13,9 @@ import { roles } from './user.entities';
 export const userResponses = lazy(() => {
   const { dateTime } = sharedResponses();
 
-  /** The User (docs/api/users.md#the-user) plus `role`, `permissions` and `status`; only these fields ever leave. */
+  /** The User (docs/api/users.md#the-user) plus `role`, `permissions` and `status` (`user.fields.ts`); only these fields ever leave. */
   const userSchema = z
-    .strictObject({
-      uuid: z.uuid(),
-      orgUUID: z.uuid(),
-      name: z.string(),
-      email: z.string(),
-      image: z.nullable(z.string()),
-      company: z.nullable(z.string()),
-      admin: z.boolean(),
-      role: z.enum(roles),
-      permissions: z.array(z.strictObject({ environmentUuid: z.uuid(), botUuid: z.optional(z.uuid()) })),
-      status: z.enum(['ACTIVE', 'DELETED']),
-      createdAt: dateTime,
-      identityProvider: z.optional(
-        z
-          .strictObject({
-            alias: z.string(),
-            linkedAt: dateTime,
-            subject: z.optional(z.string().check(z.describe("The provider's `sub` for the user: only that account of the provider signs the user in")))
-          })
-          .check(
-            z.describe(
-              "The organization's OpenID provider the user signs in at (docs/api/identity-providers.md), once linked at a first sign-in there; absent otherwise. An ADMIN removes it with DELETE …/users/{userId}/identity-provider-link",
-            ),
-          ),
-      ),
-    })
+    .strictObject(shapeOf(userFields, 'response', { kit: userSchemaKit() }))
     .register(schemaRegistry, { id: 'User' });
 
   const userPageSchema = pageSchemaOf(userSchema, 'UserPage', 'Page of users; `number` is 0-based.');

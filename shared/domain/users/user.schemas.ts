@@ -1,19 +1,12 @@
 import * as z from 'zod/mini';
 import { lazy } from '../../kernel/lazy';
+import { shapeOf } from '../../kernel/schemas/declared-fields';
 import { fieldSchemas, queryInt } from '../../kernel/schemas/fields';
+import { sharedResponses } from '../../kernel/schemas/responses';
 import { passwordProblem } from './password-policy.port';
-import { roles } from './user.entities';
+import { acceptedBack, userFields, type UserSchemaKit } from './user.fields';
 
 /** Request schemas of the users group (docs/api/users.md#the-user, plus the access template). */
-
-const singleLine = (max: number) =>
-  z
-    .string()
-    .check(
-      z.trim(),
-      z.maxLength(max, { message: `Must be at most ${max} characters` }),
-      z.regex(/^[^\p{Cc}]*$/u, { message: 'Must be a single line of text' }),
-    );
 
 /** `password` and `confirmPassword` come together and are equal. */
 function passwordsAgree(body: { password?: string; confirmPassword?: string }, context: z.core.$RefinementCtx) {
@@ -29,55 +22,53 @@ function passwordsAgree(body: { password?: string; confirmPassword?: string }, c
   }
 }
 
+/** What `user.fields.ts` makes its schemas with. */
+export const userSchemaKit = lazy(
+  (): UserSchemaKit => ({
+    z: {
+      array: z.array,
+      boolean: z.boolean,
+      describe: z.describe,
+      email: z.email,
+      enum: z.enum,
+      maxLength: z.maxLength,
+      minLength: z.minLength,
+      nullable: z.nullable,
+      optional: z.optional,
+      pipe: z.pipe,
+      regex: z.regex,
+      strictObject: z.strictObject,
+      string: z.string,
+      superRefine: z.superRefine,
+      trim: z.trim,
+      uuid: z.uuid,
+    },
+    uuid: fieldSchemas().uuidSchema,
+    dateTime: sharedResponses().dateTime,
+    passwordProblem,
+  }),
+);
+
 /** The users group's request schemas, made on first call (when a route's chain or the API description is built), never as a function loads. */
 export const userSchemas = lazy(() => {
   const { uuidSchema, queryPageToken, queryDirection } = fieldSchemas();
 
-  const nameSchema = singleLine(200).check(z.minLength(1, { message: 'Must not be blank' }));
-  const emailSchema = z.pipe(
-    z.string().check(z.trim(), z.maxLength(254, { message: 'Must be at most 254 characters' })),
-    z.email({ message: 'Must be an e-mail address' }),
-  );
-
-  const passwordSchema = z.string().check(
-    z.superRefine((password, context) => {
-      const problem = passwordProblem(password);
-      if (problem) context.addIssue({ code: 'custom', message: problem });
-    }),
-  );
-
-  const permissionSchema = z.strictObject({ environmentUuid: uuidSchema, botUuid: z.optional(uuidSchema) });
-
-  const accessFields = {
-    admin: z.optional(z.boolean()),
-    role: z.optional(z.enum(roles, { message: `Must be one of ${roles.join(', ')}` })),
-    permissions: z.optional(z.array(permissionSchema).check(z.maxLength(500, { message: 'Must have at most 500 permissions' }))),
-  };
-
-  const profileFields = {
-    name: nameSchema,
-    email: emailSchema,
-    image: z.optional(z.nullable(singleLine(2048))),
-    company: z.optional(z.nullable(singleLine(200))),
-    password: z.optional(passwordSchema),
-    confirmPassword: z.optional(z.string()),
-  };
+  /** The fields of `user.fields.ts` bodies take. */
+  const bodyFields = shapeOf(userFields, 'body', { kit: userSchemaKit() });
 
   /** What a user read returns and a client may send back unchanged: accepted and ignored. */
-  const responseOnlyFields = {
-    uuid: z.optional(z.unknown()),
-    orgUUID: z.optional(z.unknown()),
-    createdAt: z.optional(z.unknown()),
-    status: z.optional(z.unknown()),
-  };
+  const responseOnlyFields = Object.fromEntries(acceptedBack.map((name) => [name, z.optional(z.unknown())])) as Record<
+    (typeof acceptedBack)[number],
+    z.ZodMiniOptional<z.ZodMiniUnknown>
+  >;
 
-  const createUserSchema = z.strictObject({ ...profileFields, ...accessFields }).check(z.superRefine(passwordsAgree));
+  const createUserSchema = z.strictObject(bodyFields).check(z.superRefine(passwordsAgree));
 
-  const updateUserSchema = z.strictObject({ ...profileFields, ...accessFields, ...responseOnlyFields }).check(z.superRefine(passwordsAgree));
+  const updateUserSchema = z.strictObject({ ...bodyFields, ...responseOnlyFields }).check(z.superRefine(passwordsAgree));
 
   /** The user is named by `email`; the other fields, all optional, are applied as an update would. */
   const activateUserSchema = z
-    .strictObject({ ...profileFields, ...accessFields, ...responseOnlyFields, name: z.optional(nameSchema) })
+    .strictObject({ ...bodyFields, ...responseOnlyFields, name: z.optional(bodyFields.name) })
     .check(z.superRefine(passwordsAgree));
 
   const orgPathSchema = z.object({ orgUUID: uuidSchema });
