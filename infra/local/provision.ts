@@ -15,7 +15,7 @@ export const LOCAL_TABLE = 'management-api';
 export const LOCAL_BUCKET = 'management-api-bulk';
 export const LOCAL_EVENT_BUS = 'management-api-events';
 const REGION = LOCAL_REGION;
-// s3rver accepts only its own well-known key pair; dynalite and cognito-local accept any.
+// The key pair the stack signs with; the POST policy check knows only this one (s3-post-policy.ts).
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const credentials = LOCAL_CREDENTIALS;
 
