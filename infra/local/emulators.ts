@@ -7,7 +7,7 @@ import type { S3Event } from 'aws-lambda';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../cloud/project-root';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-account';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './kernel/local-account';
 import { localSesAccount } from './ses-account';
 import { withCognitoQuotas } from './cognito-quotas';
 import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';

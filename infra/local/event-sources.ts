@@ -4,12 +4,12 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, S3Event } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { deploymentOverrides } from './deployment/overrides';
-import type { BucketNotification, EventSourceMapping, TemplateDeployment } from './deployment/template-deployment';
+import type { BucketNotification, EventSourceMapping, TemplateDeployment } from './template/template-deployment';
 import { createAsyncInvoker, defaultLog, errorType, EventAgeExceededError } from './invoke';
 import { startQueuePoller } from './queue-poller';
 import { startSchedule } from './schedule';
 import { startStreamPoller } from './stream-poller';
-import { LOCAL_REGION, localFunctionArn } from './local-account';
+import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 
 /**
  * What invokes the functions besides the gateway, wired as the synthesized template declares it: the

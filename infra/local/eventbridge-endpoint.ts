@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { PUT_EVENTS_MAX_BYTES, PUT_EVENTS_MAX_ENTRIES, entrySize } from '../../shared/app/change-events/event-bus';
-import { readBody } from './gateway-answers';
-import { listenOnLoopback } from './gateway-port';
-import type { Teardown } from './teardown';
+import { readBody } from './kernel/gateway-answers';
+import { listenOnLoopback } from './kernel/gateway-port';
+import type { Teardown } from './kernel/teardown';
 
 /**
  * A local EventBridge that answers PutEvents as AWS does for what the `publisher` function sends: at

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { groupAccess } from '../cloud/group-access';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
-import { runAsFunction } from './function-context';
+import { runAsFunction } from './kernel/function-context';
 import { sleep } from '../../shared/kernel/retry';
-import { localFunctionArn } from './local-account';
+import { localFunctionArn } from './kernel/local-account';
+import { retryDelaysFromEnv } from './deployment/overrides';
 
 /**
  * Invoking a function of the local stack as Lambda does: one attempt with the function's timeout and
@@ -122,16 +123,6 @@ export interface AsyncInvokerOptions<E> {
   /** An event this old is not tried again: it goes to the on-failure path (Lambda's default: 6 hours). */
   maxEventAgeMs?: number;
   log?: LocalLog;
-}
-
-/** The retry delays from `LOCAL_ASYNC_RETRY_DELAYS_MS`, else 1 s and 2 s. */
-export function retryDelaysFromEnv(value = process.env.LOCAL_ASYNC_RETRY_DELAYS_MS): number[] {
-  if (value === undefined || value.trim() === '') return [1000, 2000];
-  const delays = value.split(',').map((part) => Number(part.trim()));
-  if (delays.length > 2 || delays.some((delay) => !Number.isInteger(delay) || delay < 0)) {
-    throw new Error(`LOCAL_ASYNC_RETRY_DELAYS_MS must list at most 2 waits in milliseconds, like "1000,2000" (got "${value}")`);
-  }
-  return delays;
 }
 
 /** How an asynchronous invocation ended, for callers (tests) that wait for it. */

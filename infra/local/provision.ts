@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GSI1 } from '../../shared/adapters/store/keys';
-import { LOCAL_REGION } from './local-account';
+import { LOCAL_REGION } from './kernel/local-account';
 
 export const LOCAL_TABLE = 'management-api';
 export const LOCAL_BUCKET = 'management-api-bulk';

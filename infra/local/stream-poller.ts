@@ -15,7 +15,7 @@ import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { matchesPattern } from '../../shared/app/change-events/change-stream';
 import { defaultLog, errorType, invokeOnce, type LocalLog } from './invoke';
 import { sleep } from '../../shared/kernel/retry';
-import { LOCAL_REGION, localFunctionArn } from './local-account';
+import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 
 /**
  * Lambda's event source mapping of the table's stream, on the local stack: reads DynamoDB Local's

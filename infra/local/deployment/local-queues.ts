@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { listenOnLoopback } from '../gateway-port';
+import { listenOnLoopback } from '../kernel/gateway-port';
 import { createLocalQueues } from '../sqs/queue-endpoint';
 import type { LocalQueueSettings } from '../sqs/sqs-model';
-import type { Teardown } from '../teardown';
+import type { Teardown } from '../kernel/teardown';
 import { deploymentOverrides } from './overrides';
-import type { TemplateDeployment } from './template-deployment';
+import type { TemplateDeployment } from '../template/template-deployment';
 
 /** `BulkPipeline/Failures` → `bulk-pipeline-failures`. */
 const kebab = (path: string) =>

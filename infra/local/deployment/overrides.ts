@@ -1,13 +1,29 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { envNames, type Subpaths } from '../../../shared/kernel/config';
-import { retryDelaysFromEnv } from '../invoke';
-import { localKeyArn } from '../kms-endpoint';
+import { localArn } from '../kernel/local-account';
+import { referenced } from '../template/cfn';
 
 /**
  * The overrides table: everything the local stack runs otherwise than the synthesized template says,
  * each with its reason. The template is the description of the deployment (`template-deployment.ts`);
  * only what is here differs on a laptop. docs/local-stack.md, "The overrides table", lists it for readers.
  */
+
+/** The retry delays from `LOCAL_ASYNC_RETRY_DELAYS_MS`, else 1 s and 2 s. */
+export function retryDelaysFromEnv(value = process.env.LOCAL_ASYNC_RETRY_DELAYS_MS): number[] {
+  if (value === undefined || value.trim() === '') return [1000, 2000];
+  const delays = value.split(',').map((part) => Number(part.trim()));
+  if (delays.length > 2 || delays.some((delay) => !Number.isInteger(delay) || delay < 0)) {
+    throw new Error(`LOCAL_ASYNC_RETRY_DELAYS_MS must list at most 2 waits in milliseconds, like "1000,2000" (got "${value}")`);
+  }
+  return delays;
+}
+
+/** The local ARN of the template's KMS key that `declared` (a `Fn::GetAtt` or `Ref`) names: its logical id as the key id, as local IAM reads it. */
+export function localKeyArn(declared: unknown): string | undefined {
+  const id = referenced(declared);
+  return id ? localArn('kms', `key/${id}`) : undefined;
+}
 
 /** What the local stack made, whose values replace the template's references to AWS's resources. */
 export interface LocalResources {

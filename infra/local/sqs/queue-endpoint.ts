@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { readBody } from '../gateway-answers';
+import { readBody } from '../kernel/gateway-answers';
 import { validateSettings } from './message-checks';
 import { answerSeam, settled } from './queue-seams';
 import { Queue } from './queue-state';
