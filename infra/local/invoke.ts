@@ -104,6 +104,18 @@ export class EventAgeExceededError extends Error {
   override readonly name = 'EventAgeExceeded';
 }
 
+/** The record Lambda sends an on-failure destination: the invocation's context, then what it was about (`about`). */
+export function destinationRecord<T extends object>(invocation: { requestId: string; functionArn: string; condition: string; attempts: number; failed: boolean }, about: T) {
+  const { requestId, functionArn, condition, attempts, failed } = invocation;
+  return {
+    version: '1.0' as const,
+    timestamp: new Date().toISOString(),
+    requestContext: { requestId, functionArn, condition, approximateInvokeCount: attempts },
+    responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(failed ? { functionError: 'Unhandled' } : {}) },
+    ...about,
+  };
+}
+
 /** What Lambda does with an event whose every attempt failed, or which grew too old (its on-failure destination). */
 export type OnFailure<E> = (event: E, error: unknown, attempts: number) => void | Promise<void>;
 

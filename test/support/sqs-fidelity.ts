@@ -22,11 +22,11 @@ import type { LocalQueueSettings } from '../../infra/local/sqs/sqs-model';
  * against the project's own emulator or against fauxqs, so the two can be compared
  * (docs/decisions/sqs-and-eventbridge-emulated-in-house.md):
  *
- *   npx tsx test/support/sqs-fidelity.ts local
- *   FAUXQS_MODULE=<path to fauxqs/dist/app.js> npx tsx test/support/sqs-fidelity.ts fauxqs
+ *   node infra/node/project-node.mjs npx tsx test/support/sqs-fidelity.ts local
+ *   node infra/node/project-node.mjs npx tsx test/support/sqs-fidelity.ts fauxqs
  *
- * Prints one line per check (pass or fail, with what was seen). Not run by jest: fauxqs is not a
- * dependency of the project.
+ * Prints one line per check (pass or fail, with what was seen). Not run by jest: it measures an
+ * emulator the stack does not run for SQS (fauxqs is a dependency for its S3).
  */
 
 const QUEUES: LocalQueueSettings[] = [
@@ -56,7 +56,7 @@ interface Fauxqs {
 }
 
 async function startFauxqs(dir: string): Promise<Emulator> {
-  const { startFauxqs: start } = (await import(process.env.FAUXQS_MODULE!)) as Fauxqs;
+  const { startFauxqs: start } = (await import('fauxqs')) as unknown as Fauxqs;
   const server = await start({ port: 0, logger: false, dataDir: dir });
   const endpoint = `http://127.0.0.1:${server.port}`;
   const client = new SQSClient({ endpoint, region: 'us-east-1', credentials });
