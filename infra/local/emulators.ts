@@ -15,6 +15,7 @@ import type { DynamoDBLocal } from './dynamodb-local';
 import type { CryptoService } from 'cognito-local/lib/services/crypto';
 import { HOST, portIfFree, portsFile, previousPorts, type EmulatorName } from './emulator-ports';
 import { holdPort, type HeldPort } from './held-port';
+import { closeServer } from './kernel/gateway-port';
 import { LOCAL_CREDENTIALS } from './provision';
 import { s3Front } from './s3-post-policy';
 import { keepMailboxIn } from './ses-mailbox';
@@ -61,13 +62,6 @@ export interface Emulators {
 const MAX_BUFFER_BYTES = bufferConstants.MAX_LENGTH;
 
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
-
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections?.();
-    server.close(() => resolve());
-  });
-}
 
 /** A pino-shaped logger that drops everything: cognito-local logs each call otherwise. */
 const silentLogger: Record<string, unknown> = {};
@@ -305,7 +299,7 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
     started.push(() => s3Port.close(), () => sesPort.close());
 
     const cognito = await startCognito(join(dataDir, 'cognito'), await portIfFree(previous.cognito));
-    started.push(() => close(cognito));
+    started.push(() => closeServer(cognito));
 
     // aws-ses-v2-local answers GetAccount from this variable only: a production account's default
     // quota (14 messages a second, 50,000 a day), so the code reads a send rate as it does in AWS.
@@ -322,8 +316,8 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
       try {
         const server = await start();
         // A stop that came first has closed the held port already: this server closes at once.
-        if (stopped) return await close(server);
-        started.push(() => close(server));
+        if (stopped) return await closeServer(server);
+        started.push(() => closeServer(server));
         held.handTo(server);
       } catch (error) {
         held.fail();

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { envNames } from '../../shared/kernel/config';
 import { readBody } from './kernel/gateway-answers';
-import { listenOnLoopback } from './kernel/gateway-port';
+import { answerJson, serveOnLoopback } from './kernel/gateway-port';
 import { localKeyArn } from './deployment/overrides';
 import type { TemplateDeployment } from './template/template-deployment';
 import type { Teardown } from './kernel/teardown';
@@ -109,10 +109,7 @@ export function createLocalKms(file: string, arns: readonly string[]): Server {
     'TrentService.Decrypt': decrypt,
   };
 
-  const respond = (response: ServerResponse, status: number, body: unknown) => {
-    response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
-    response.end(JSON.stringify(body));
-  };
+  const respond = (response: ServerResponse, status: number, body: unknown) => answerJson(response, status, body, 'application/x-amz-json-1.1');
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const body = (await readBody(request, 64 * 1024)) ?? Buffer.alloc(0);
@@ -135,8 +132,5 @@ export function createLocalKms(file: string, arns: readonly string[]): Server {
 
 /** The local KMS on a free loopback port, its keys' material in `file`; its stop handed to `teardown`. */
 export async function startLocalKms(file: string, arns: readonly string[], teardown: Teardown): Promise<{ url: string }> {
-  const server = createLocalKms(file, arns);
-  const url = `http://127.0.0.1:${await listenOnLoopback(server, 0)}`;
-  teardown.add('local KMS', () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))));
-  return { url };
+  return { url: await serveOnLoopback(createLocalKms(file, arns), 'local KMS', teardown) };
 }
