@@ -177,7 +177,7 @@ interface FauxS3Store {
   spy?: { addMessage(message: { service: string; bucket?: string; key?: string; status?: string }): void };
   hasBucket(name: string): boolean;
   createBucket(name: string): void;
-  putObject(bucket: string, key: string, ...rest: unknown[]): { size: number; etag: string };
+  putObject(bucket: string, key: string, ...rest: unknown[]): { contentLength: number; etag: string };
 }
 interface FauxApp {
   server: Server;
@@ -195,7 +195,7 @@ interface FauxApp {
 const fauxqsModule = (file: string) => import(pathToFileURL(join(projectRoot, 'node_modules', 'fauxqs', 'dist', file)).href);
 
 /** What S3 sends a notification target for a created object: one record. */
-function createdEvent(bucket: string, key: string, object: { size: number; etag: string }, how: 'Put' | 'Post' | 'Copy'): S3Event {
+function createdEvent(bucket: string, key: string, object: { contentLength: number; etag: string }, how: 'Put' | 'Post' | 'Copy'): S3Event {
   const requestId = randomUUID().replace(/-/g, '').slice(0, 16).toUpperCase();
   return {
     Records: [
@@ -213,7 +213,7 @@ function createdEvent(bucket: string, key: string, object: { size: number; etag:
           configurationId: 'local',
           bucket: { name: bucket, ownerIdentity: { principalId: LOCAL_ACCOUNT_ID }, arn: `arn:aws:s3:::${bucket}` },
           // S3 writes the key form-encoded: spaces as `+`, the rest percent-encoded, slashes kept.
-          object: { key: encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+'), size: object.size, eTag: object.etag.replace(/"/g, ''), sequencer: Date.now().toString(16).toUpperCase() },
+          object: { key: encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+'), size: object.contentLength, eTag: object.etag.replace(/"/g, ''), sequencer: Date.now().toString(16).toUpperCase() },
         },
       },
     ],
@@ -226,7 +226,7 @@ function createdEvent(bucket: string, key: string, object: { size: number; etag:
  * connections) that checks POST uploads' policies as S3 does, which fauxqs does not:
  * docs/local-stack.md#the-local-s3. Each object created is announced to `onCreated` as S3's event.
  */
-async function startS3(directory: string, bucketName: string, onCreated: (event: S3Event) => void): Promise<Server> {
+export async function startS3(directory: string, bucketName: string, onCreated: (event: S3Event) => void): Promise<Server> {
   const [{ buildApp }, { S3Store }, { FileS3Persistence }] = (await Promise.all([fauxqsModule('app.js'), fauxqsModule('s3/s3Store.js'), fauxqsModule('s3/fileS3Persistence.js')])) as [
     { buildApp(options: { logger: boolean; stores: { s3Store: FauxS3Store } }): FauxApp },
     { S3Store: new () => FauxS3Store },
