@@ -14,6 +14,7 @@ import {
   SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
+import { LOCAL_REGION, localArn } from '../../infra/local/kernel/local-account';
 import { createLocalQueues } from '../../infra/local/sqs/queue-endpoint';
 import type { LocalQueueSettings } from '../../infra/local/sqs/sqs-model';
 
@@ -59,11 +60,11 @@ async function startFauxqs(dir: string): Promise<Emulator> {
   const { startFauxqs: start } = (await import('fauxqs')) as unknown as Fauxqs;
   const server = await start({ port: 0, logger: false, dataDir: dir });
   const endpoint = `http://127.0.0.1:${server.port}`;
-  const client = new SQSClient({ endpoint, region: 'us-east-1', credentials });
+  const client = new SQSClient({ endpoint, region: LOCAL_REGION, credentials });
   // CloudFormation's part: the queues made with the template's attributes (dead-letter queues first).
   for (const queue of [...QUEUES].reverse()) {
     const attributes: Record<string, string> = { VisibilityTimeout: String(queue.visibilityTimeoutSeconds) };
-    if (queue.deadLetterQueue) attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: `arn:aws:sqs:us-east-1:000000000000:${queue.deadLetterQueue}`, maxReceiveCount: queue.maxReceiveCount });
+    if (queue.deadLetterQueue) attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: localArn('sqs', queue.deadLetterQueue), maxReceiveCount: queue.maxReceiveCount });
     await client.send(new CreateQueueCommand({ QueueName: queue.name, Attributes: attributes }));
   }
   client.destroy();
@@ -76,7 +77,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function run(kind: string, start: Start): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), `sqs-fidelity-${kind}-`));
   let emulator = await start(dir);
-  let client = new SQSClient({ endpoint: emulator.endpoint, region: 'us-east-1', credentials });
+  let client = new SQSClient({ endpoint: emulator.endpoint, region: LOCAL_REGION, credentials });
   const url = async (name: string) => (await client.send(new GetQueueUrlCommand({ QueueName: name }))).QueueUrl!;
   const receive = async (name: string, extra: Partial<ConstructorParameters<typeof ReceiveMessageCommand>[0]> = {}) =>
     client.send(new ReceiveMessageCommand({ QueueUrl: await url(name), MaxNumberOfMessages: 10, MessageSystemAttributeNames: ['All'], MessageAttributeNames: ['All'], ...extra }));
@@ -127,7 +128,7 @@ async function run(kind: string, start: Start): Promise<void> {
         const [dead] = (await receive('work-dlq')).Messages ?? [];
         await drain('work-dlq');
         if (third) return 'received a third time';
-        return (dead !== undefined && dead.MessageId === sent.MessageId && dead.Attributes?.DeadLetterQueueSourceArn === 'arn:aws:sqs:us-east-1:000000000000:work') || `dead ${JSON.stringify(dead?.Attributes)}`;
+        return (dead !== undefined && dead.MessageId === sent.MessageId && dead.Attributes?.DeadLetterQueueSourceArn === localArn('sqs', 'work')) || `dead ${JSON.stringify(dead?.Attributes)}`;
       },
     ],
     [
@@ -231,7 +232,7 @@ async function run(kind: string, start: Start): Promise<void> {
         client.destroy();
         await emulator.stop();
         emulator = await start(dir);
-        client = new SQSClient({ endpoint: emulator.endpoint, region: 'us-east-1', credentials });
+        client = new SQSClient({ endpoint: emulator.endpoint, region: LOCAL_REGION, credentials });
         const after = (await receive('other', { WaitTimeSeconds: 3 })).Messages ?? [];
         await drain('other');
         const seen = after.map((m) => `${m.Body}:${m.Attributes?.ApproximateReceiveCount}`).join(',');
@@ -259,7 +260,7 @@ async function killNine(kind: string, start: Start): Promise<void> {
       child.stdout!.once('data', (data: Buffer) => resolve(data.toString().trim()));
       child.once('exit', () => reject(new Error('the emulator process ended before listening')));
     });
-    let client = new SQSClient({ endpoint, region: 'us-east-1', credentials });
+    let client = new SQSClient({ endpoint, region: LOCAL_REGION, credentials });
     const queueUrl = (await client.send(new GetQueueUrlCommand({ QueueName: 'other' }))).QueueUrl!;
     for (let batch = 0; batch < 5; batch++) {
       await client.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: Array.from({ length: 10 }, (_, i) => ({ Id: `m${i}`, MessageBody: `body ${batch}-${i}` })) }));
@@ -271,7 +272,7 @@ async function killNine(kind: string, start: Start): Promise<void> {
     child.kill('SIGKILL');
     await exited;
     const emulator = await start(dir);
-    client = new SQSClient({ endpoint: emulator.endpoint, region: 'us-east-1', credentials });
+    client = new SQSClient({ endpoint: emulator.endpoint, region: LOCAL_REGION, credentials });
     const { Attributes = {} } = await client.send(new GetQueueAttributesCommand({ QueueUrl: (await client.send(new GetQueueUrlCommand({ QueueName: 'other' }))).QueueUrl!, AttributeNames: ['All'] }));
     const total = Number(Attributes.ApproximateNumberOfMessages) + Number(Attributes.ApproximateNumberOfMessagesNotVisible);
     outcome = total === 49 || `${total} messages after the kill`;
