@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { HOST, portIfFree } from './emulator-ports';
 import type { SeededOrg } from './seed';
+import { closeServer } from './kernel/gateway-port';
 
 /**
  * The local stack's own OpenID provider (oidc-provider), standing for an organization's Okta or Entra
@@ -120,11 +121,7 @@ export async function startDemoSso(preferredPort: number | undefined, redirectUr
   return {
     issuer,
     port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    stop: () => closeServer(server),
   };
 }
 

@@ -1,10 +1,13 @@
+import { constants as bufferConstants } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import type { RequestListener, Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
 import { join } from 'node:path';
-import type S3rver from 's3rver';
+import { pathToFileURL } from 'node:url';
+import { projectRoot } from '../cloud/project-root';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './kernel/local-account';
 import { localSesAccount } from './ses-account';
 import { withCognitoQuotas } from './cognito-quotas';
 import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';
@@ -12,6 +15,7 @@ import type { DynamoDBLocal } from './dynamodb-local';
 import type { CryptoService } from 'cognito-local/lib/services/crypto';
 import { HOST, portIfFree, portsFile, previousPorts, type EmulatorName } from './emulator-ports';
 import { holdPort, type HeldPort } from './held-port';
+import { closeServer } from './kernel/gateway-port';
 import { LOCAL_CREDENTIALS } from './provision';
 import { s3Front } from './s3-post-policy';
 import { keepMailboxIn } from './ses-mailbox';
@@ -55,14 +59,9 @@ export interface Emulators {
   stop(): Promise<void>;
 }
 
-const portOf = (server: Server) => (server.address() as AddressInfo).port;
+const MAX_BUFFER_BYTES = bufferConstants.MAX_LENGTH;
 
-function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections?.();
-    server.close(() => resolve());
-  });
-}
+const portOf = (server: Server) => (server.address() as AddressInfo).port;
 
 /** A pino-shaped logger that drops everything: cognito-local logs each call otherwise. */
 const silentLogger: Record<string, unknown> = {};
@@ -172,21 +171,107 @@ async function startCognito(directory: string, port: number): Promise<Server> {
   return (await server.start()) as Server;
 }
 
+/** The little of fauxqs's S3 the stack drives: its object store (kept in files) and its Fastify app. */
+interface FauxS3Store {
+  persistence?: unknown;
+  spy?: { addMessage(message: { service: string; bucket?: string; key?: string; status?: string }): void };
+  hasBucket(name: string): boolean;
+  createBucket(name: string): void;
+  putObject(bucket: string, key: string, ...rest: unknown[]): { contentLength: number; etag: string };
+}
+interface FauxApp {
+  server: Server;
+  removeContentTypeParser(type: string): void;
+  addContentTypeParser(type: string, options: { parseAs: 'buffer'; bodyLimit: number }, parser: (request: unknown, body: Buffer, done: (error: null, body: Buffer) => void) => void): void;
+  listen(options: { port: number; host: string }): Promise<string>;
+  close(): Promise<void>;
+}
+
 /**
- * s3rver with its data under `directory` and the bucket made, listening on a port nobody is told of,
- * behind a front server (`s3Front`, handed the held port's connections) that checks POST uploads'
- * policies as S3 does, which s3rver does not: docs/local-stack.md#the-local-s3.
+ * fauxqs's modules by file, not through its package entry: its store and file persistence are not
+ * exported, and the app must be of the same module instances (its error classes are checked by
+ * `instanceof`). Pinned to one version in package.json for that reason.
  */
-async function startS3(directory: string, bucketName: string): Promise<{ s3: S3rver; front: Server }> {
-  const S3rverClass = mainExport<typeof S3rver>(await import('s3rver'));
-  mkdirSync(directory, { recursive: true });
-  const s3 = new S3rverClass({ address: HOST, port: 0, directory, silent: true, configureBuckets: [{ name: bucketName }] });
-  await s3.run();
-  // s3rver is a Koa application: `callback()` is its request listener, as its own server uses it.
-  const { httpServer: server, callback } = s3 as unknown as { httpServer: Server; callback(): RequestListener };
-  const front = s3Front(callback.call(s3), portOf(server), [LOCAL_CREDENTIALS]);
-  front.once('close', () => void close(server));
-  return { s3, front };
+const fauxqsModule = (file: string) => import(pathToFileURL(join(projectRoot, 'node_modules', 'fauxqs', 'dist', file)).href);
+
+/** What S3 sends a notification target for a created object: one record. */
+function createdEvent(bucket: string, key: string, object: { contentLength: number; etag: string }, how: 'Put' | 'Post' | 'Copy'): S3Event {
+  const requestId = randomUUID().replace(/-/g, '').slice(0, 16).toUpperCase();
+  return {
+    Records: [
+      {
+        eventVersion: '2.1',
+        eventSource: 'aws:s3',
+        awsRegion: LOCAL_REGION,
+        eventTime: new Date().toISOString(),
+        eventName: `ObjectCreated:${how}`,
+        userIdentity: { principalId: `AWS:${LOCAL_ACCOUNT_ID}` },
+        requestParameters: { sourceIPAddress: HOST },
+        responseElements: { 'x-amz-request-id': requestId, 'x-amz-id-2': requestId },
+        s3: {
+          s3SchemaVersion: '1.0',
+          configurationId: 'local',
+          bucket: { name: bucket, ownerIdentity: { principalId: LOCAL_ACCOUNT_ID }, arn: `arn:aws:s3:::${bucket}` },
+          // S3 writes the key form-encoded: spaces as `+`, the rest percent-encoded, slashes kept.
+          object: { key: encodeURIComponent(key).replace(/%2F/g, '/').replace(/%20/g, '+'), size: object.contentLength, eTag: object.etag.replace(/"/g, ''), sequencer: Date.now().toString(16).toUpperCase() },
+        },
+      },
+    ],
+  };
+}
+
+/**
+ * fauxqs's S3 with its objects kept as files under `directory` and the bucket made, listening on a
+ * loopback port nobody is told of, behind a front server (`s3Front`, handed the held port's
+ * connections) that checks POST uploads' policies as S3 does, which fauxqs does not:
+ * docs/local-stack.md#the-local-s3. Each object created is announced to `onCreated` as S3's event.
+ */
+export async function startS3(directory: string, bucketName: string, onCreated: (event: S3Event) => void): Promise<Server> {
+  const [{ buildApp }, { S3Store }, { FileS3Persistence }] = (await Promise.all([fauxqsModule('app.js'), fauxqsModule('s3/s3Store.js'), fauxqsModule('s3/fileS3Persistence.js')])) as [
+    { buildApp(options: { logger: boolean; stores: { s3Store: FauxS3Store } }): FauxApp },
+    { S3Store: new () => FauxS3Store },
+    { FileS3Persistence: new (directory: string) => { loadS3(store: FauxS3Store): void } },
+  ];
+  const store = new S3Store();
+  const persistence = new FileS3Persistence(directory);
+  persistence.loadS3(store);
+  store.persistence = persistence;
+  if (!store.hasBucket(bucketName)) store.createBucket(bucketName);
+  // Every write of an object goes through `putObject`; the action that called it then tells the store's
+  // spy what it was (a POST upload, a copy), in the same tick, which names the event as S3 does.
+  type How = 'Put' | 'Post' | 'Copy';
+  let created: { bucket: string; key: string; how: How } | undefined;
+  let writing = false;
+  const putObject = store.putObject.bind(store);
+  store.putObject = (bucket, key, ...rest) => {
+    writing = true;
+    const object = (() => {
+      try {
+        return putObject(bucket, key, ...rest);
+      } finally {
+        writing = false;
+      }
+    })();
+    const write = (created = { bucket, key, how: 'Put' as How });
+    queueMicrotask(() => onCreated(createdEvent(bucket, key, object, write.how)));
+    return object;
+  };
+  store.spy = {
+    addMessage: ({ service, bucket, key, status }) => {
+      if (writing || service !== 's3' || !created || created.bucket !== bucket || created.key !== key) return;
+      if (status === 'uploaded') created.how = 'Post';
+      if (status === 'copied') created.how = 'Copy';
+    },
+  };
+  const app = buildApp({ logger: false, stores: { s3Store: store } });
+  // fauxqs reads S3 bodies of up to 11 MiB; S3 takes up to 5 GiB in one request, and a bulk upload
+  // may be 50 MiB. The same parser again, with the largest body a buffer holds.
+  app.removeContentTypeParser('*');
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: Math.min(5 * 1024 ** 3, MAX_BUFFER_BYTES) }, (_request, body, done) => done(null, body));
+  await app.listen({ port: 0, host: HOST });
+  const front = s3Front((request, response) => app.server.emit('request', request, response), portOf(app.server), [LOCAL_CREDENTIALS]);
+  front.once('close', () => void app.close());
+  return front;
 }
 
 /** aws-ses-v2-local with its mailbox kept in `directory` and the local outage seam, on a port nobody is told of. */
@@ -201,7 +286,7 @@ async function startSes(directory: string): Promise<Server> {
 
 /**
  * Starts cognito-local and takes DynamoDB Local's port (a JVM the caller started first,
- * `startDynamoDBLocalFor`, since it takes longest, and stops), and holds the ports of s3rver and
+ * `startDynamoDBLocalFor`, since it takes longest, and stops), and holds the ports of the S3 emulator and
  * aws-ses-v2-local, which `startDeferred` starts later: each on the port it had last time with this data
  * directory when that port is free, else on a free one. The SES emulator's mailbox is kept in the data
  * directory. On failure every emulator this started is stopped.
@@ -214,7 +299,7 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
     started.push(() => s3Port.close(), () => sesPort.close());
 
     const cognito = await startCognito(join(dataDir, 'cognito'), await portIfFree(previous.cognito));
-    started.push(() => close(cognito));
+    started.push(() => closeServer(cognito));
 
     // aws-ses-v2-local answers GetAccount from this variable only: a production account's default
     // quota (14 messages a second, 50,000 a day), so the code reads a send rate as it does in AWS.
@@ -231,8 +316,8 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
       try {
         const server = await start();
         // A stop that came first has closed the held port already: this server closes at once.
-        if (stopped) return await close(server);
-        started.push(() => close(server));
+        if (stopped) return await closeServer(server);
+        started.push(() => closeServer(server));
         held.handTo(server);
       } catch (error) {
         held.fail();
@@ -249,11 +334,7 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
       },
       startDeferred: () =>
         (deferred ??= Promise.allSettled([
-          startOnHeldPort(s3Port, async () => {
-            const { s3, front } = await startS3(join(dataDir, 's3'), bucketName);
-            s3.on('event', (event: S3Event) => s3Listeners.forEach((listener) => listener(event)));
-            return front;
-          }),
+          startOnHeldPort(s3Port, () => startS3(join(dataDir, 's3'), bucketName, (event) => s3Listeners.forEach((listener) => listener(event)))),
           startOnHeldPort(sesPort, () => startSes(join(dataDir, 'ses'))),
         ]).then((outcomes) => {
           // Both settled (neither left starting behind a stop): the first failure, if any, is the answer.

@@ -4,12 +4,12 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, S3Event } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { deploymentOverrides } from './deployment/overrides';
-import type { BucketNotification, EventSourceMapping, TemplateDeployment } from './deployment/template-deployment';
-import { createAsyncInvoker, defaultLog, errorType, EventAgeExceededError } from './invoke';
+import type { BucketNotification, EventSourceMapping, TemplateDeployment } from './template/template-deployment';
+import { createAsyncInvoker, defaultLog, destinationRecord, errorType, EventAgeExceededError } from './invoke';
 import { startQueuePoller } from './queue-poller';
 import { startSchedule } from './schedule';
 import { startStreamPoller } from './stream-poller';
-import { LOCAL_REGION, localFunctionArn } from './local-account';
+import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 
 /**
  * What invokes the functions besides the gateway, wired as the synthesized template declares it: the
@@ -107,15 +107,8 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
       maxEventAgeMs: (config?.maxEventAgeSeconds ?? 21_600) * 1000,
       onFailure: async (event, error, attempts) => {
         const condition = error instanceof EventAgeExceededError ? 'EventAgeExceeded' : 'RetriesExhausted';
-        // Lambda's destination record: the original event as its request payload, the error's type (never its message, which may carry data).
-        const record = {
-          version: '1.0',
-          timestamp: new Date().toISOString(),
-          requestContext: { requestId: randomUUID(), functionArn, condition, approximateInvokeCount: attempts },
-          requestPayload: event,
-          responseContext: { statusCode: 200, executedVersion: '$LATEST', functionError: 'Unhandled' },
-          responsePayload: { errorType: errorType(error) },
-        };
+        // The original event as the request payload, the error's type (never its message, which may carry data).
+        const record = destinationRecord({ requestId: randomUUID(), functionArn, condition, attempts, failed: true }, { requestPayload: event, responsePayload: { errorType: errorType(error) } });
         if (destination) return destination(record);
         defaultLog({ level: 'ERROR', source: 'local-lambda', function: group, condition, message: 'asynchronous event given up and dropped: the function has no on-failure destination' });
       },

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { PUT_EVENTS_MAX_BYTES, PUT_EVENTS_MAX_ENTRIES, entrySize } from '../../shared/adapters/events/event-bus';
-import { readBody } from './gateway-answers';
-import { listenOnLoopback } from './gateway-port';
-import type { Teardown } from './teardown';
+import { readBody } from './kernel/gateway-answers';
+import { answerJson, serveOnLoopback } from './kernel/gateway-port';
+import type { Teardown } from './kernel/teardown';
 
 /**
  * A local EventBridge that answers PutEvents as AWS does for what the `publisher` function sends: at
@@ -53,10 +53,7 @@ export interface LocalEventBridge {
 /** The whole request body as text (the endpoint checks its sizes itself, as the service does). */
 const bodyText = async (request: IncomingMessage) => (await readBody(request, Number.POSITIVE_INFINITY))!.toString('utf8');
 
-function answer(response: ServerResponse, status: number, body: unknown, type = 'application/x-amz-json-1.1'): void {
-  response.writeHead(status, { 'content-type': type });
-  response.end(JSON.stringify(body));
-}
+const answer = (response: ServerResponse, status: number, body: unknown, type = 'application/x-amz-json-1.1') => answerJson(response, status, body, type);
 
 const validation = (message: string) => ({ __type: 'ValidationException', message });
 
@@ -181,8 +178,5 @@ export function createLocalEventBridge(busName: string, file: string): LocalEven
 
 /** The stack's bus on a free loopback port, its events kept in `file`; its stop handed to `teardown`. */
 export async function startLocalEventBridge(busName: string, file: string, teardown: Teardown): Promise<{ url: string }> {
-  const { server } = createLocalEventBridge(busName, file);
-  const url = `http://127.0.0.1:${await listenOnLoopback(server, 0)}`;
-  teardown.add('local EventBridge', () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))));
-  return { url };
+  return { url: await serveOnLoopback(createLocalEventBridge(busName, file).server, 'local EventBridge', teardown) };
 }

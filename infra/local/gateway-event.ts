@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { matchRoute, type CompiledRoute } from './route-match';
-import { LOCAL_ACCOUNT_ID } from './local-account';
+import { LOCAL_ACCOUNT_ID } from './kernel/local-account';
 
 const TEXTUAL = /^(text\/|application\/(json|[^;]+\+json|x-www-form-urlencoded|xml))/i;
 

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/edge/api/routes';
-import { answer, ANSWERS, answerStarting, HTTP_API_LIMITS, readBody, toResponse, withGatewayTimeouts, write } from './gateway-answers';
+import { answer, ANSWERS, answerStarting, HTTP_API_LIMITS, readBody, toResponse, withGatewayTimeouts, write } from './kernel/gateway-answers';
 import { toEvent } from './gateway-event';
 import { defaultLog, errorType, FunctionTimeoutError, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 import { compileRoutes } from './route-match';

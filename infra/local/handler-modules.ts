@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
-import { outsideAnyFunction } from './function-context';
+import { outsideAnyFunction } from './kernel/function-context';
 import type { LambdaHandler } from './gateway';
 
 /** Each function's handler module, named one by one so that a bundler sees them all (`start.mjs`). */

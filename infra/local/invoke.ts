@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { groupAccess } from '../cloud/group-access';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
-import { runAsFunction } from './function-context';
+import { runAsFunction } from './kernel/function-context';
 import { sleep } from '../../shared/kernel/retry';
-import { localFunctionArn } from './local-account';
+import { localFunctionArn } from './kernel/local-account';
+import { retryDelaysFromEnv } from './deployment/overrides';
 
 /**
  * Invoking a function of the local stack as Lambda does: one attempt with the function's timeout and
@@ -103,6 +104,18 @@ export class EventAgeExceededError extends Error {
   override readonly name = 'EventAgeExceeded';
 }
 
+/** The record Lambda sends an on-failure destination: the invocation's context, then what it was about (`about`). */
+export function destinationRecord<T extends object>(invocation: { requestId: string; functionArn: string; condition: string; attempts: number; failed: boolean }, about: T) {
+  const { requestId, functionArn, condition, attempts, failed } = invocation;
+  return {
+    version: '1.0' as const,
+    timestamp: new Date().toISOString(),
+    requestContext: { requestId, functionArn, condition, approximateInvokeCount: attempts },
+    responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(failed ? { functionError: 'Unhandled' } : {}) },
+    ...about,
+  };
+}
+
 /** What Lambda does with an event whose every attempt failed, or which grew too old (its on-failure destination). */
 export type OnFailure<E> = (event: E, error: unknown, attempts: number) => void | Promise<void>;
 
@@ -122,16 +135,6 @@ export interface AsyncInvokerOptions<E> {
   /** An event this old is not tried again: it goes to the on-failure path (Lambda's default: 6 hours). */
   maxEventAgeMs?: number;
   log?: LocalLog;
-}
-
-/** The retry delays from `LOCAL_ASYNC_RETRY_DELAYS_MS`, else 1 s and 2 s. */
-export function retryDelaysFromEnv(value = process.env.LOCAL_ASYNC_RETRY_DELAYS_MS): number[] {
-  if (value === undefined || value.trim() === '') return [1000, 2000];
-  const delays = value.split(',').map((part) => Number(part.trim()));
-  if (delays.length > 2 || delays.some((delay) => !Number.isInteger(delay) || delay < 0)) {
-    throw new Error(`LOCAL_ASYNC_RETRY_DELAYS_MS must list at most 2 waits in milliseconds, like "1000,2000" (got "${value}")`);
-  }
-  return delays;
 }
 
 /** How an asynchronous invocation ended, for callers (tests) that wait for it. */

@@ -2,12 +2,12 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { envNames } from '../../shared/kernel/config';
-import { readBody } from './gateway-answers';
-import { listenOnLoopback } from './gateway-port';
-import { referenced } from './template/cfn';
-import type { TemplateDeployment } from './deployment/template-deployment';
-import type { Teardown } from './teardown';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-account';
+import { readBody } from './kernel/gateway-answers';
+import { answerJson, serveOnLoopback } from './kernel/gateway-port';
+import { localKeyArn } from './deployment/overrides';
+import type { TemplateDeployment } from './template/template-deployment';
+import type { Teardown } from './kernel/teardown';
+import { localArn } from './kernel/local-account';
 
 /**
  * A local KMS for the sealing keys (docs/local-stack.md): GenerateDataKey and Decrypt on symmetric
@@ -20,15 +20,7 @@ import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-account';
  * context as associated data, so a blob opens only under its key and with its context, as in KMS.
  */
 
-const REGION = LOCAL_REGION;
-const ACCOUNT = LOCAL_ACCOUNT_ID;
 const SEALING_VARIABLES: readonly string[] = [envNames.providerSecretsKey, envNames.mailPasswordsKey];
-
-/** The local ARN of the template's KMS key that `declared` (a `Fn::GetAtt` or `Ref`) names: its logical id as the key id, as local IAM reads it. */
-export function localKeyArn(declared: unknown): string | undefined {
-  const id = referenced(declared);
-  return id ? `arn:aws:kms:${REGION}:${ACCOUNT}:key/${id}` : undefined;
-}
 
 /** The ARNs of the keys the functions' sealing variables name. */
 export function sealingKeyArns(deployment: TemplateDeployment): string[] {
@@ -73,7 +65,7 @@ export function createLocalKms(file: string, arns: readonly string[]): Server {
 
   const keyNamed = (keyId: unknown): string => {
     if (typeof keyId !== 'string' || keyId === '') throw new KmsError('ValidationException', "1 validation error detected: Value null at 'keyId' failed to satisfy constraint: Member must not be null");
-    const arn = keyId.startsWith('arn:') ? keyId : `arn:aws:kms:${REGION}:${ACCOUNT}:key/${keyId}`;
+    const arn = keyId.startsWith('arn:') ? keyId : localArn('kms', `key/${keyId}`);
     if (!keys.has(arn)) throw new KmsError('NotFoundException', `Key '${arn}' does not exist`);
     return arn;
   };
@@ -117,10 +109,7 @@ export function createLocalKms(file: string, arns: readonly string[]): Server {
     'TrentService.Decrypt': decrypt,
   };
 
-  const respond = (response: ServerResponse, status: number, body: unknown) => {
-    response.writeHead(status, { 'content-type': 'application/x-amz-json-1.1' });
-    response.end(JSON.stringify(body));
-  };
+  const respond = (response: ServerResponse, status: number, body: unknown) => answerJson(response, status, body, 'application/x-amz-json-1.1');
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     const body = (await readBody(request, 64 * 1024)) ?? Buffer.alloc(0);
@@ -143,8 +132,5 @@ export function createLocalKms(file: string, arns: readonly string[]): Server {
 
 /** The local KMS on a free loopback port, its keys' material in `file`; its stop handed to `teardown`. */
 export async function startLocalKms(file: string, arns: readonly string[], teardown: Teardown): Promise<{ url: string }> {
-  const server = createLocalKms(file, arns);
-  const url = `http://127.0.0.1:${await listenOnLoopback(server, 0)}`;
-  teardown.add('local KMS', () => new Promise<void>((done) => (server.closeAllConnections(), server.close(() => done()))));
-  return { url };
+  return { url: await serveOnLoopback(createLocalKms(file, arns), 'local KMS', teardown) };
 }

@@ -9,7 +9,7 @@ const DEFAULT_DATA_DIR = '.local';
 
 const USAGE = `Usage: npm start [-- [--fresh] [--data-dir <dir>]]
 
-Runs the API on the embedded local stack (DynamoDB Local, s3rver, cognito-local, the SES emulator and
+Runs the API on the embedded local stack (DynamoDB Local, fauxqs's S3, cognito-local, the SES emulator and
 the local API gateway) in this terminal until Ctrl-C, which stops it and keeps its data.
 
 Options (after \`--\`, so that npm passes them on):

@@ -9,13 +9,13 @@ import {
 } from '@aws-sdk/client-cognito-identity-provider';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ResourceNotFoundException, UpdateTableCommand } from '@aws-sdk/client-dynamodb';
 import { GSI1 } from '../../shared/adapters/store/keys';
-import { LOCAL_REGION } from './local-account';
+import { LOCAL_REGION } from './kernel/local-account';
 
 export const LOCAL_TABLE = 'management-api';
 export const LOCAL_BUCKET = 'management-api-bulk';
 export const LOCAL_EVENT_BUS = 'management-api-events';
 const REGION = LOCAL_REGION;
-// s3rver accepts only its own well-known key pair; dynalite and cognito-local accept any.
+// The key pair the stack signs with; the POST policy check knows only this one (s3-post-policy.ts).
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 const credentials = LOCAL_CREDENTIALS;
 

@@ -4,7 +4,7 @@ import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { defaultLog, errorType, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_RECEIVE_MESSAGES, SQS_MAX_WAIT_SECONDS } from './sqs/sqs-model';
 import { sleep } from '../../shared/kernel/retry';
-import { LOCAL_REGION } from './local-account';
+import { LOCAL_REGION } from './kernel/local-account';
 
 /**
  * Lambda's SQS event source mapping, on the local stack: pollers long-poll the queue through the SQS

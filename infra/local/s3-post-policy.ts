@@ -3,11 +3,11 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 
 /**
- * S3's browser-based upload (POST Object) as AWS checks it, in front of s3rver, which stores a POST
+ * S3's browser-based upload (POST Object) as AWS checks it, in front of the S3 emulator, which stores a POST
  * upload without reading its policy: the policy's SigV4 signature, its expiration, every condition
  * (`eq`, `starts-with`, exact matches, `content-length-range`), and no form field the policy does not
- * name. A refusal is AWS's status and XML error, and nothing reaches s3rver; an accepted upload is
- * passed to s3rver unchanged. Every other request goes straight to s3rver.
+ * name. A refusal is AWS's status and XML error, and nothing reaches the S3 emulator; an accepted upload is
+ * passed to the S3 emulator unchanged. Every other request goes straight to the S3 emulator.
  * https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
  */
 
@@ -135,7 +135,7 @@ function bucketOfPostUpload(incoming: IncomingMessage): string | undefined {
   return match ? decodeURIComponent(match[1]!) : undefined;
 }
 
-/** Passes the whole body, read already, to s3rver and its answer back. */
+/** Passes the whole body, read already, to the S3 emulator and its answer back. */
 function forward(incoming: IncomingMessage, response: ServerResponse, body: Buffer, s3Port: number): void {
   const headers = { ...incoming.headers, 'content-length': String(body.length) };
   delete headers['transfer-encoding'];
@@ -150,7 +150,7 @@ function forward(incoming: IncomingMessage, response: ServerResponse, body: Buff
 const malformed: S3Refusal = { status: 400, code: 'MalformedPOSTRequest', message: 'The body of your POST request is not well-formed multipart/form-data.' };
 
 /**
- * Reads a POST upload to its end, checks it as S3 would, then forwards it to s3rver (at `s3Port`) or
+ * Reads a POST upload to its end, checks it as S3 would, then forwards it to the S3 emulator (at `s3Port`) or
  * answers the refusal. The policy is checked when the file part starts (S3 reads the fields before
  * it), the file's size as it streams: a refused upload is read on but no longer kept.
  */
@@ -218,8 +218,8 @@ function checkUpload(incoming: IncomingMessage, response: ServerResponse, bucket
 }
 
 /**
- * The local S3's front server: POST uploads checked as S3 checks them, then passed to s3rver (which
- * listens on `s3Port`); every other request handled by s3rver's own listener, `s3`.
+ * The local S3's front server: POST uploads checked as S3 checks them, then passed to the S3 emulator (which
+ * listens on `s3Port`); every other request handled by the emulator's own listener, `s3`.
  */
 export function s3Front(s3: RequestListener, s3Port: number, credentials: Credentials[]): Server {
   return createServer((incoming, response) => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { defaultLog, errorType, invokeOnce } from './invoke';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './local-account';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, localArn } from './kernel/local-account';
 
 /**
  * A schedule of the template (an EventBridge rule with a schedule expression) on the local stack: it
@@ -34,7 +34,7 @@ const scheduledEvent = (rule: string): ScheduledEvent => ({
   account: LOCAL_ACCOUNT_ID,
   time: new Date().toISOString(),
   region: LOCAL_REGION,
-  resources: [`arn:aws:events:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:rule/${rule}`],
+  resources: [localArn('events', `rule/${rule}`)],
   detail: {},
 });
 

@@ -5,14 +5,14 @@ import { envNames, subpathsFromEnv } from '../../shared/kernel/config';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
 import { previousPorts, rememberPort, startDynamoDBLocalFor } from './emulator-ports';
 import type { Emulators } from './emulators';
-import { holdGatewayPort } from './gateway-port';
+import { holdGatewayPort } from './kernel/gateway-port';
 import type { DemoSsoInfo } from './demo-sso';
 import type { SeededOrg } from './seed';
-import { Teardown } from './teardown';
-import { loadTemplate } from './template/template-source';
-import { LOCAL_REGION } from './local-account';
+import { Teardown } from './kernel/teardown';
+import { loadTemplate } from './synth/template-source';
+import { LOCAL_REGION } from './kernel/local-account';
 
-export { PortInUseError } from './gateway-port';
+export { PortInUseError } from './kernel/gateway-port';
 
 /** What `.local/stack.json` describes: written once the stack answers, removed while it starts. */
 export interface StackInfo {

@@ -13,9 +13,9 @@ import {
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { matchesPattern } from '../../shared/app/change-events/change-stream';
-import { defaultLog, errorType, invokeOnce, type LocalLog } from './invoke';
+import { defaultLog, destinationRecord, errorType, invokeOnce, type LocalLog } from './invoke';
 import { sleep } from '../../shared/kernel/retry';
-import { LOCAL_REGION, localFunctionArn } from './local-account';
+import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 
 /**
  * Lambda's event source mapping of the table's stream, on the local stack: reads DynamoDB Local's
@@ -31,13 +31,8 @@ import { LOCAL_REGION, localFunctionArn } from './local-account';
 type Handler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
 
 /** What Lambda sends a stream mapping's on-failure destination: where the records it gave up are in the stream. */
-export interface StreamFailureRecord {
-  requestContext: { requestId: string; functionArn: string; condition: 'RetryAttemptsExhausted' | 'RecordAgeExceeded'; approximateInvokeCount: number };
-  responseContext: { statusCode: number; executedVersion: string; functionError?: string };
-  version: '1.0';
-  timestamp: string;
-  DDBStreamBatchInfo: { shardId: string; startSequenceNumber?: string; endSequenceNumber?: string; batchSize: number; streamArn: string };
-}
+export type StreamFailureRecord = ReturnType<typeof destinationRecord<{ DDBStreamBatchInfo: { shardId: string; startSequenceNumber?: string; endSequenceNumber?: string; batchSize: number; streamArn: string } }>>;
+type GiveUpCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
 
 export interface StreamPollerOptions {
   endpoint: string;
@@ -113,12 +108,8 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   const keeps = (record: DynamoDBRecord) => options.filters.length === 0 || options.filters.some((filter) => matchesPattern(record, filter));
 
   /** Describes `records` to the on-failure destination, and goes on. */
-  async function giveUp(records: DynamoDBRecord[], where: { streamArn: string; shardId: string }, condition: StreamFailureRecord['requestContext']['condition'], outcome: { awsRequestId: string; ok: boolean; attempts: number }) {
-    const failure: StreamFailureRecord = {
-      requestContext: { requestId: outcome.awsRequestId, functionArn, condition, approximateInvokeCount: outcome.attempts },
-      responseContext: { statusCode: 200, executedVersion: '$LATEST', ...(outcome.ok ? {} : { functionError: 'Unhandled' }) },
-      version: '1.0',
-      timestamp: new Date().toISOString(),
+  async function giveUp(records: DynamoDBRecord[], where: { streamArn: string; shardId: string }, condition: GiveUpCondition, outcome: { awsRequestId: string; ok: boolean; attempts: number }) {
+    const failure = destinationRecord({ requestId: outcome.awsRequestId, functionArn, condition, attempts: outcome.attempts, failed: !outcome.ok }, {
       DDBStreamBatchInfo: {
         shardId: where.shardId,
         startSequenceNumber: records[0]!.dynamodb!.SequenceNumber,
@@ -126,7 +117,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
         batchSize: records.length,
         streamArn: where.streamArn,
       },
-    };
+    });
     const sent = options.onFailure ? await options.onFailure(failure).then(() => true, () => false) : false;
     log({ level: 'ERROR', source: 'local-lambda', function: group, condition, batchSize: records.length, message: sent ? 'stream records given up: sent to the on-failure destination' : 'stream records given up and dropped (no on-failure destination took them)' });
   }

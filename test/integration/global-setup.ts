@@ -10,7 +10,7 @@ import { awaitLocalStack } from '../../infra/stack-target';
 const READY_TIMEOUT_MS = 150_000;
 
 /**
- * Starts the real local stack the way `npm start` does (DynamoDB Local, s3rver,
+ * Starts the real local stack the way `npm start` does (DynamoDB Local, fauxqs's S3,
  * cognito-local, aws-ses-v2-local and the gateway, each on a free loopback port) with fresh data in a temporary
  * directory, and waits for its `stack.json`. Jest's workers inherit the environment set here: the
  * stack's description, and the tools' environment (what the functions share, `function-env.json`) for

@@ -1,10 +1,10 @@
 import { GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { localQueueNames } from '../../infra/local/deployment/local-queues';
 import { environmentOverrides } from '../../infra/local/deployment/overrides';
-import type { TemplateDeployment } from '../../infra/local/deployment/template-deployment';
+import type { TemplateDeployment } from '../../infra/local/template/template-deployment';
 import { readFunctionEnvironments } from '../../infra/local/env/function-env-file';
 import { LOCAL_CREDENTIALS } from '../../infra/local/provision';
-import { loadTemplate } from '../../infra/local/template/template-source';
+import { loadTemplate } from '../../infra/local/synth/template-source';
 import { stack } from '../support/stack';
 
 /**

@@ -3,7 +3,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { runAsFunction } from '../../infra/local/function-context';
+import { runAsFunction } from '../../infra/local/kernel/function-context';
 import { enableLocalIam } from '../../infra/local/iam';
 import { cognitoClient } from '../../shared/adapters/clients/cognito';
 import { documentClient } from '../../shared/adapters/clients/dynamodb';

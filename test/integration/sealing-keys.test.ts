@@ -1,7 +1,7 @@
 import { createCipheriv, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { runAsFunction } from '../../infra/local/function-context';
+import { runAsFunction } from '../../infra/local/kernel/function-context';
 import { enableLocalIam } from '../../infra/local/iam';
 import { queuedMailOf, unsealPassword, type QueuedMail } from '../../shared/adapters/mail/mail-queue';
 import { keys } from '../../shared/adapters/store/keys';

@@ -160,7 +160,7 @@ export function mailedPassword(mail: ReceivedMail, language: Language): string |
  * A job whose file is in the bucket, ready for the test to run the worker on itself. The object is
  * put first and the job recorded only afterwards: the local stack's worker, started by the object's
  * creation event, finds no job then and ignores the upload ("bulk upload without a job"), so the only
- * runs of the job are the test's own. s3rver emits the event before it answers the put, and the pause
+ * runs of the job are the test's own. The local S3 emits the event before it answers the put, and the pause
  * leaves the stack's worker time to read the (absent) job first.
  */
 export async function stageJob(

@@ -1,6 +1,7 @@
 import type { Context } from 'aws-lambda';
-import { currentFunction } from '../../infra/local/function-context';
-import { createAsyncInvoker, FunctionTimeoutError, retryDelaysFromEnv } from '../../infra/local/invoke';
+import { currentFunction } from '../../infra/local/kernel/function-context';
+import { createAsyncInvoker, FunctionTimeoutError } from '../../infra/local/invoke';
+import { retryDelaysFromEnv } from '../../infra/local/deployment/overrides';
 
 // Lambda's asynchronous invocation on the local stack: retries on a function error, then on-failure.
 

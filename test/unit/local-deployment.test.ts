@@ -2,7 +2,7 @@ import type { S3Event } from 'aws-lambda';
 import { functionEnvironments, toolEnvironment, UnresolvedVariableError } from '../../infra/local/deployment/function-environments';
 import { localQueueNames, localQueueSettings } from '../../infra/local/deployment/local-queues';
 import type { LocalResources } from '../../infra/local/deployment/overrides';
-import { templateDeployment } from '../../infra/local/deployment/template-deployment';
+import { templateDeployment } from '../../infra/local/template/template-deployment';
 import { notified } from '../../infra/local/event-sources';
 import type { CfnTemplate } from '../../infra/local/template/cfn';
 

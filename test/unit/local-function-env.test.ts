@@ -9,7 +9,7 @@ import { environmentOverrides } from '../../infra/local/deployment/overrides';
 import { defaultsMeant } from '../../infra/local/env/defaults-meant';
 import { envReportFile, envReportProblems, recordEnvReads, type EnvReads } from '../../infra/local/env/env-report';
 import { functionEnvironment, useFunctionEnvironments } from '../../infra/local/env/process-env';
-import { runAsFunction } from '../../infra/local/function-context';
+import { runAsFunction } from '../../infra/local/kernel/function-context';
 
 // Every function runs in the local stack's one process, yet each sees only its own environment, and a
 // read of a product variable its template does not declare is recorded, which fails the integration run.
@@ -94,7 +94,7 @@ test('a child process a function starts inherits that function’s environment',
   const script = `
     const { spawnSync } = require('node:child_process');
     const { functionEnvironment, useFunctionEnvironments } = require('./infra/local/env/process-env.ts');
-    const { runAsFunction } = require('./infra/local/function-context.ts');
+    const { runAsFunction } = require('./infra/local/kernel/function-context.ts');
     useFunctionEnvironments(new Map([['users', functionEnvironment('users', { POWERTOOLS_SERVICE_NAME: 'users' }, new Set(), () => undefined)]]));
     const child = () => spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.env.POWERTOOLS_SERVICE_NAME))'], { encoding: 'utf8' }).stdout;
     process.stdout.write(JSON.stringify({ inside: runAsFunction('users', child), outside: child() }));`;

@@ -2,9 +2,9 @@ import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createGateway, type GatewayOptions, type LambdaHandler } from '../../infra/local/gateway';
-import { HTTP_API_LIMITS } from '../../infra/local/gateway-answers';
+import { HTTP_API_LIMITS } from '../../infra/local/kernel/gateway-answers';
 import { decodePathValue } from '../../infra/local/route-match';
-import { currentFunction } from '../../infra/local/function-context';
+import { currentFunction } from '../../infra/local/kernel/function-context';
 import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 
 // The gateway factory with fake handlers: API Gateway's (HTTP API) and Lambda's rules, no AWS.

@@ -8,7 +8,7 @@ import type { Email } from 'aws-ses-v2-local/dist/store';
 import { createGateway, type LambdaHandler } from '../../infra/local/gateway';
 import { DataDirInUseError, LOCK_FILE, lockDataDir } from '../../infra/local/data-dir-lock';
 import { keepMailboxIn, readMailbox } from '../../infra/local/ses-mailbox';
-import { Teardown } from '../../infra/local/teardown';
+import { Teardown } from '../../infra/local/kernel/teardown';
 import { defaultSubpaths, resolveRoutes, resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 import { tempDirs } from '../support/temp-dirs';
 

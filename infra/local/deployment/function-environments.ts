@@ -1,7 +1,7 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { envNames } from '../../../shared/kernel/config';
 import { environmentOverrides, type LocalResources, type VariableOverride } from './overrides';
-import type { TemplateDeployment } from './template-deployment';
+import type { TemplateDeployment } from '../template/template-deployment';
 
 /** Each function's own environment on the local stack, by resource group. */
 export type FunctionEnvironments = ReadonlyMap<ResourceGroup, Readonly<Record<string, string>>>;

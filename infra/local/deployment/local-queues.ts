@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { listenOnLoopback } from '../gateway-port';
+import { serveOnLoopback } from '../kernel/gateway-port';
 import { createLocalQueues } from '../sqs/queue-endpoint';
 import type { LocalQueueSettings } from '../sqs/sqs-model';
-import type { Teardown } from '../teardown';
+import type { Teardown } from '../kernel/teardown';
 import { deploymentOverrides } from './overrides';
-import type { TemplateDeployment } from './template-deployment';
+import type { TemplateDeployment } from '../template/template-deployment';
 
 /** `BulkPipeline/Failures` → `bulk-pipeline-failures`. */
 const kebab = (path: string) =>
@@ -37,8 +37,7 @@ export function localQueueSettings(deployment: TemplateDeployment): LocalQueueSe
  */
 export async function startLocalQueues(deployment: TemplateDeployment, dataDir: string, teardown: Teardown): Promise<{ endpoint: string; urlOf(logicalId: string): string }> {
   const queues = createLocalQueues(localQueueSettings(deployment), join(dataDir, 'queues'));
-  const endpoint = `http://127.0.0.1:${await listenOnLoopback(queues.server, 0)}`;
-  teardown.add('local SQS', () => queues.close());
+  const endpoint = await serveOnLoopback(queues.server, 'local SQS', teardown, () => queues.close());
   const names = localQueueNames(deployment);
   return { endpoint, urlOf: (logicalId) => queues.queueUrl(names.get(logicalId) ?? logicalId, endpoint) };
 }

@@ -1,13 +1,29 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { envNames, type Subpaths } from '../../../shared/kernel/config';
-import { retryDelaysFromEnv } from '../invoke';
-import { localKeyArn } from '../kms-endpoint';
+import { localArn } from '../kernel/local-account';
+import { referenced } from '../template/cfn';
 
 /**
  * The overrides table: everything the local stack runs otherwise than the synthesized template says,
  * each with its reason. The template is the description of the deployment (`template-deployment.ts`);
  * only what is here differs on a laptop. docs/local-stack.md, "The overrides table", lists it for readers.
  */
+
+/** The retry delays from `LOCAL_ASYNC_RETRY_DELAYS_MS`, else 1 s and 2 s. */
+export function retryDelaysFromEnv(value = process.env.LOCAL_ASYNC_RETRY_DELAYS_MS): number[] {
+  if (value === undefined || value.trim() === '') return [1000, 2000];
+  const delays = value.split(',').map((part) => Number(part.trim()));
+  if (delays.length > 2 || delays.some((delay) => !Number.isInteger(delay) || delay < 0)) {
+    throw new Error(`LOCAL_ASYNC_RETRY_DELAYS_MS must list at most 2 waits in milliseconds, like "1000,2000" (got "${value}")`);
+  }
+  return delays;
+}
+
+/** The local ARN of the template's KMS key that `declared` (a `Fn::GetAtt` or `Ref`) names: its logical id as the key id, as local IAM reads it. */
+export function localKeyArn(declared: unknown): string | undefined {
+  const id = referenced(declared);
+  return id ? localArn('kms', `key/${id}`) : undefined;
+}
 
 /** What the local stack made, whose values replace the template's references to AWS's resources. */
 export interface LocalResources {
@@ -52,7 +68,7 @@ export const environmentOverrides: readonly VariableOverride[] = [
   replace(envNames.mailPasswordsKey, (_l, declared) => localKeyArn(declared), "the local KMS's key of the same logical id (its material in the data directory, sealing-keys.json)"),
   replace(envNames.tokenIssuer, (l) => `${l.apiUrl}/auth`, "the local gateway's address (the template joins the HTTP API's endpoint)"),
   replace(envNames.signInUrl, (l) => `${l.apiUrl}/auth/realms/{realm}/account?kc_locale={locale}`, "the account page on the local gateway (the template's is on the HTTP API)"),
-  replace(envNames.bulkBucket, (l) => l.bucketName, "the local bucket in s3rver (the template's Ref names the stack's bucket)"),
+  replace(envNames.bulkBucket, (l) => l.bucketName, "the local bucket (the template's Ref names the stack's bucket)"),
   replace(envNames.mailQueueUrl, (l, declared) => l.queueUrlOf(declared), "the local SQS's URL of the queue the template's Ref names"),
   replace(envNames.eventBusName, (l) => l.eventBusName, "the local EventBridge bus (the template's Ref names the stack's bus, or an existing one)"),
   replace(envNames.mailFrom, () => 'Management API <no-reply@management-api.local>', "a sender the local SES takes (the stack's is an identity verified in the account)"),
@@ -66,7 +82,7 @@ export const environmentOverrides: readonly VariableOverride[] = [
   localOnly('AWS_SECRET_ACCESS_KEY', (l) => l.credentials.secretAccessKey, "the emulators' credentials (Lambda gives a function its role's session)"),
   localOnly(envNames.dynamodbEndpoint, (l) => l.endpoints.dynamodb, 'DynamoDB Local (in AWS unset: the SDK finds the service)'),
   localOnly(envNames.cognitoEndpoint, (l) => l.endpoints.cognito, 'cognito-local (in AWS unset: the SDK finds the service)'),
-  localOnly(envNames.s3Endpoint, (l) => l.endpoints.s3, 's3rver behind the POST policy check (in AWS unset: the SDK finds the service)'),
+  localOnly(envNames.s3Endpoint, (l) => l.endpoints.s3, 'the local S3 behind the POST policy check (in AWS unset: the SDK finds the service)'),
   localOnly(envNames.sesEndpoint, (l) => l.endpoints.ses, 'aws-ses-v2-local (in AWS unset: the SDK finds the service)'),
   localOnly(envNames.eventbridgeEndpoint, (l) => l.endpoints.eventbridge, 'the local EventBridge (in AWS unset: the SDK finds the service)'),
   localOnly(envNames.kmsEndpoint, (l) => l.endpoints.kms, 'the local KMS of the sealing keys (in AWS unset: the SDK finds the service)'),

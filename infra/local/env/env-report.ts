@@ -1,4 +1,4 @@
-import { writeFileWhole } from '../write-whole';
+import { writeFileWhole } from '../kernel/write-whole';
 import { join } from 'node:path';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import type { DefaultMeant } from './defaults-meant';

@@ -1,6 +1,6 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { envNames } from '../../../shared/kernel/config';
-import { currentFunction } from '../function-context';
+import { currentFunction } from '../kernel/function-context';
 
 /**
  * Each function sees only its own environment, as in Lambda, although every function runs in this one

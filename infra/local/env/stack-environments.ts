@@ -1,7 +1,7 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { declaredVariables, functionEnvironments, toolEnvironment, type FunctionEnvironments } from '../deployment/function-environments';
 import type { LocalResources } from '../deployment/overrides';
-import type { TemplateDeployment } from '../deployment/template-deployment';
+import type { TemplateDeployment } from '../template/template-deployment';
 import { recordEnvReads } from './env-report';
 import { functionEnvironment, useFunctionEnvironments } from './process-env';
 

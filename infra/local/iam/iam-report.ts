@@ -1,6 +1,6 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { accessDeniedMessage, type CallDecision, type CheckerStats } from './role-checker';
-import type { ResolvedPolicies } from './template-policies';
+import type { ResolvedPolicies } from '../template/template-policies';
 
 /**
  * What the local stack's IAM saw: per function, every action its calls needed (with the statement

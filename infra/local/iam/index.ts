@@ -1,15 +1,15 @@
-import { writeFileWhole } from '../write-whole';
+import { writeFileWhole } from '../kernel/write-whole';
 import { join } from 'node:path';
 import { addClientPlugin } from '../../../shared/adapters/clients/client-options';
-import { currentFunction } from '../function-context';
-import { loadTemplate, type TemplateSource } from '../template/template-source';
+import { currentFunction } from '../kernel/function-context';
+import { loadTemplate, type TemplateSource } from '../synth/template-source';
 import { IamRecorder, reportSummary, type IamReport } from './iam-report';
 import { allowListed } from './report-check';
 import { RoleChecker } from './role-checker';
 import { localIamPlugin } from './sdk-plugin';
-import { resolvePolicies, type LocalAccount } from './template-policies';
+import { resolvePolicies, type LocalAccount } from '../template/template-policies';
 import { unexercisedGrants } from './unexercised-grants';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../local-account';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../kernel/local-account';
 
 /**
  * IAM on the local stack: every AWS SDK call a function makes (inside `runAsFunction`) is checked

@@ -1,7 +1,7 @@
 import { runSimulation, type RunSimulationResults, type SimulationIdentityPolicy } from '@cloud-copilot/iam-simulate';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { iamRequestsFor, type ArnScope, type IamRequest, type SdkCall } from './sdk-requests';
-import type { ResolvedPolicies } from './template-policies';
+import type { ResolvedPolicies } from '../template/template-policies';
 
 /** IAM's answer for one action on one resource, as the calling function's role. */
 export interface Verdict extends IamRequest {

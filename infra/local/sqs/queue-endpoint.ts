@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { readBody } from '../gateway-answers';
+import { readBody } from '../kernel/gateway-answers';
+import { answerJson } from '../kernel/gateway-port';
 import { validateSettings } from './message-checks';
 import { answerSeam, settled } from './queue-seams';
 import { Queue } from './queue-state';
@@ -33,10 +34,8 @@ export interface LocalQueues {
 /** The whole request body as text (the endpoint checks its sizes itself, as the service does). */
 const bodyText = async (request: IncomingMessage) => (await readBody(request, Number.POSITIVE_INFINITY))!.toString('utf8');
 
-const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
-  response.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': randomUUID(), ...headers });
-  response.end(JSON.stringify(body));
-};
+const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  answerJson(response, status, body, 'application/x-amz-json-1.0', { 'x-amzn-requestid': randomUUID(), ...headers });
 
 const refuse = (response: ServerResponse, error: SqsError) =>
   json(response, error.status, { __type: `com.amazonaws.sqs#${error.code}`, message: error.message }, { 'x-amzn-query-error': `${error.queryCode};Sender` });

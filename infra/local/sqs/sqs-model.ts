@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../local-account';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, localArn } from '../kernel/local-account';
 
 /** What the local SQS is made of: SQS's limits, its account, a queue's settings and messages, and its refusals. */
 
@@ -18,7 +18,7 @@ export const SQS_MAX_RECEIVE_COUNT = 1000;
 
 export { LOCAL_ACCOUNT_ID, LOCAL_REGION };
 
-export const queueArn = (name: string) => `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${name}`;
+export const queueArn = (name: string) => localArn('sqs', name);
 
 export interface LocalQueueSettings {
   name: string;

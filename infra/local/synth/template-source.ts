@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { projectRoot } from '../../cloud/project-root';
-import type { TemplateDeployment } from '../deployment/template-deployment';
-import type { TemplatePolicies } from '../iam/template-policies';
+import type { TemplateDeployment } from '../template/template-deployment';
+import type { TemplatePolicies } from '../template/template-policies';
 
 /**
  * Where the local stack's description of the deployment comes from: the CDK app synthesized without
@@ -45,8 +45,7 @@ export function templateSourceHash(): string {
     ...sourceFiles(join(projectRoot, 'shared', 'edge', 'api')),
     join(projectRoot, 'cdk.json'),
     ...sourceFiles(join(local, 'template')),
-    join(local, 'iam', 'template-policies.ts'),
-    join(local, 'deployment', 'template-deployment.ts'),
+    ...sourceFiles(join(local, 'synth')),
   ];
   for (const file of files) hash.update(relative(projectRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   const cdk = createRequire(join(projectRoot, 'package.json'))('aws-cdk-lib/package.json') as { version: string };
@@ -78,7 +77,7 @@ async function load(): Promise<TemplateSource> {
 
 function synthesizeTo(file: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'infra', 'local', 'template', 'synth-template.ts'), file], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(projectRoot, 'infra', 'local', 'synth', 'synth-template.ts'), file], {
       cwd: projectRoot,
       // The built-in CloudFormation validation (WebAssembly) takes most of a synth and changes nothing in it.
       env: { ...process.env, CDK_VALIDATION: 'false' },

@@ -1,8 +1,8 @@
 import { envNames } from '../../../shared/kernel/config';
 import { resourceGroups, type ResourceGroup } from '../../../shared/edge/api/routes';
-import { asArray, functionGroups, getAttOf, isObject, refTo, variablesOf, type CfnTemplate } from '../template/cfn';
+import { asArray, functionGroups, getAttOf, isObject, refTo, variablesOf, type CfnTemplate } from './cfn';
 
-export type { CfnTemplate } from '../template/cfn';
+export type { CfnTemplate } from './cfn';
 
 /**
  * Each function's role policies, read from the synthesized CloudFormation template, then resolved

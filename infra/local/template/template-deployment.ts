@@ -1,5 +1,5 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import { asArray, constructPath, functionGroups, isObject, referenced, variablesOf, type CfnResource, type CfnTemplate } from '../template/cfn';
+import { asArray, constructPath, functionGroups, isObject, referenced, variablesOf, type CfnResource, type CfnTemplate } from './cfn';
 
 /**
  * The deployment as the synthesized template describes it, for the local stack to run it: each

@@ -1,4 +1,4 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answerStarting, withGatewayTimeouts } from './gateway-answers';
 import type { Teardown } from './teardown';
@@ -15,6 +15,26 @@ export function listenOnLoopback(server: Server, port: number): Promise<number> 
     server.once('error', (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUseError(port) : error));
     server.listen(port, '127.0.0.1', () => resolvePort((server.address() as AddressInfo).port));
   });
+}
+
+/** Closes `server`, its open connections too. */
+export const closeServer = (server: Server) =>
+  new Promise<void>((done) => {
+    server.closeAllConnections();
+    server.close(() => done());
+  });
+
+/** A server of the stack on a free loopback port, its stop (`stop`, else closing it) handed to `teardown` as `name`: its URL. */
+export async function serveOnLoopback(server: Server, name: string, teardown: Teardown, stop = () => closeServer(server)): Promise<string> {
+  const url = `http://127.0.0.1:${await listenOnLoopback(server, 0)}`;
+  teardown.add(name, stop);
+  return url;
+}
+
+/** Answers `body` as JSON, in the content type of the AWS protocol the endpoint speaks. */
+export function answerJson(response: ServerResponse, status: number, body: unknown, type = 'application/json', headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': type, ...headers });
+  response.end(JSON.stringify(body));
 }
 
 export interface GatewayPort {

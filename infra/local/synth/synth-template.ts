@@ -1,8 +1,8 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { buildApp } from '../../cloud/build-app';
-import { templateDeployment } from '../deployment/template-deployment';
-import { templatePolicies } from '../iam/template-policies';
-import type { CfnTemplate } from './cfn';
+import { templateDeployment } from '../template/template-deployment';
+import { templatePolicies } from '../template/template-policies';
+import type { CfnTemplate } from '../template/cfn';
 import type { TemplateExtract } from './template-source';
 
 /**

@@ -1,7 +1,7 @@
 /** API Gateway's and Lambda's limits, and what the local gateway answers in their place (and while the stack starts). */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { ErrorCode } from '../../shared/kernel/errors';
+import type { ErrorCode } from '../../../shared/kernel/errors';
 
 /**
  * What API Gateway HTTP API and Lambda allow, and what the client sees past each limit. Sources: the

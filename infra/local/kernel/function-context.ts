@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ResourceGroup } from '../../shared/edge/api/routes';
+import type { ResourceGroup } from '../../../shared/edge/api/routes';
 
 /**
  * Every function runs in this one process on the local stack, so which function is running is carried
