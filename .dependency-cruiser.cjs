@@ -101,10 +101,32 @@ const layerRules = tiers.flatMap(({ tier, layers: ladder }) =>
   }),
 ).filter((rule) => rule.to.path.length > 0);
 
+/**
+ * The local stack's own ladder (docs/architecture.md#the-local-stacks-folders): its top-level files, then
+ * its folders, down to the ground that reads a synthesized template and the small parts all share.
+ */
+const localRungs = [
+  ['infra/local/(?!(env|deployment|iam|sqs|synth|template|kernel)/)[^/]+'],
+  ['infra/local/env'],
+  ['infra/local/deployment', 'infra/local/iam'],
+  ['infra/local/sqs', 'infra/local/synth'],
+  ['infra/local/template', 'infra/local/kernel'],
+];
+const localRules = localRungs.flatMap((rung, index) =>
+  rung.map((pattern) => ({
+    name: 'rung infra/local',
+    comment: `${pattern} may import only its own folder and lower rungs of infra/local (see .dependency-cruiser.cjs)`,
+    severity: 'error',
+    from: { path: folder(pattern) },
+    to: { path: [...localRungs.slice(0, index).flat(), ...rung.filter((other) => other !== pattern)].map(folder), pathNot: folder(pattern) },
+  })),
+).filter((rule) => rule.to.path.length > 0);
+
 module.exports = {
   forbidden: [
     { name: 'no-circular', comment: 'No import cycle, not even through types', severity: 'error', from: {}, to: { circular: true } },
     ...layerRules,
+    ...localRules,
     {
       name: 'functions-reach-edge-and-app',
       comment: 'A function binds routes to use cases: it imports shared/edge and shared/app only (docs/architecture.md#where-code-goes)',
@@ -160,3 +182,4 @@ module.exports = {
 // For the architecture page's check (test/unit/architecture.test.ts); not a dependency-cruiser option.
 Object.defineProperty(module.exports, 'layers', { value: layers, enumerable: false });
 Object.defineProperty(module.exports, 'tiers', { value: tiers, enumerable: false });
+Object.defineProperty(module.exports, 'localRungs', { value: localRungs, enumerable: false });

@@ -65,3 +65,19 @@ describe('every module of shared/ sits in a layer', () => {
     expect(modules.filter((path) => !patterns.some((pattern) => pattern.test(path)))).toEqual([]);
   });
 });
+
+describe(`${page} states the local stack's ladder`, () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { localRungs } = require('../../.dependency-cruiser.cjs') as { localRungs: string[][] };
+
+  it('the table of rungs names the folders of each rung of the rules, top to bottom', () => {
+    const text = readFileSync(join(root, page), 'utf8');
+    const body = text.slice(text.indexOf("\n### The local stack's folders\n")).split(/\n## /)[0]!;
+    const documented = body
+      .split('\n')
+      .filter((line) => /^\| \d+ \|/.test(line))
+      .map((line) => [...line.split('|')[2]!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!.replace(/\/$/, '')));
+    const expected = localRungs.map((rung) => rung.map((pattern) => (pattern.includes('(?!') ? 'infra/local' : pattern.replace('infra/local/', ''))));
+    expect(documented).toEqual(expected);
+  });
+});
