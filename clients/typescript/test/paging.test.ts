@@ -16,7 +16,7 @@ beforeAll(async () => {
     if (url.pathname.endsWith('/deliveries')) {
       const next = token ? undefined : `${baseUrl}${url.pathname}?limit=2&pageToken=second`;
       response.writeHead(200, { 'content-type': 'application/json', ...(next ? { link: `<${next}>; rel="next"` } : {}) });
-      return void response.end(JSON.stringify(token ? [{ id: 'c' }] : [{ id: 'a' }, { id: 'b' }]));
+      return void response.end(JSON.stringify(token ? [{ deliveryId: 'c' }] : [{ deliveryId: 'a' }, { deliveryId: 'b' }]));
     }
     const pages: Record<string, { content: { uuid: string }[]; nextPageToken: string | null }> = {
       first: { content: [{ uuid: '1' }, { uuid: '2' }], nextPageToken: 'p2' },
@@ -51,7 +51,7 @@ test('a bare array listing is followed by its Link header', async () => {
   for await (const attempt of paginate(api, '/user-management/org/{orgUUID}/webhooks/{webhookId}/deliveries', {
     params: { path: { orgUUID: org, webhookId: 'w1' }, query: { limit: 2 } },
   }))
-    ids.push(attempt.id);
+    ids.push(attempt.deliveryId);
 
   expect(ids).toEqual(['a', 'b', 'c']);
   expect(nextFromLink('<https://x.example/a?pageToken=t1>; rel="next"')).toBe('t1');
