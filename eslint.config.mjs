@@ -2,7 +2,7 @@ import eslint from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'dist/', '.local/', 'coverage/'] },
+  { ignores: ['node_modules/', 'cdk.out/', 'dist/', 'clients/*/dist/', '.local/', 'coverage/'] },
   eslint.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,5 +1,5 @@
-// Three projects, all run by `npm test`: unit (no AWS), integration (against the local stack, which
-// globalSetup starts on free loopback ports and globalTeardown stops) and infra (CDK template).
+// Four projects, all run by `npm test`: unit (no AWS), integration (against the local stack, which
+// globalSetup starts on free loopback ports and globalTeardown stops), infra (CDK template) and clients.
 const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
@@ -28,5 +28,7 @@ module.exports = {
       globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
     },
     { ...shared, displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'] },
+    // The client's own tests: its generated types, retries and paging against real local HTTP servers.
+    { ...shared, displayName: 'clients', testMatch: ['<rootDir>/clients/*/test/**/*.test.ts'] },
   ],
 };
