@@ -101,6 +101,40 @@ describe('openid-client', () => {
     expect(info).toEqual({ sub: user.user.uuid, name: 'Info User', preferred_username: user.email, email: user.email });
   });
 
+  test("scope organization adds the user's organization to userinfo, as Keycloak's organization scope does", async () => {
+    const user = await createTestUser({ name: 'Org User' });
+    const config = await discover(user.realm);
+    const tokens = await oidc.genericGrantRequest(config, 'password', { username: user.email, password: user.password, scope: 'openid organization' });
+
+    expect(tokens.scope?.split(' ')).toContain('organization');
+    const info = await oidc.fetchUserInfo(config, tokens.access_token, user.user.uuid);
+
+    expect(info).toEqual({
+      sub: user.user.uuid,
+      name: 'Org User',
+      preferred_username: user.email,
+      email: user.email,
+      organization: { [user.realm.toLowerCase()]: { id: user.orgUuid } },
+    });
+    expect(config.serverMetadata().scopes_supported).toContain('organization');
+  });
+
+  test('an unknown scope at the authorization endpoint names every scope the realm knows', async () => {
+    const user = await createTestUser();
+    const config = await discover(user.realm);
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: 'http://localhost:8080/callback',
+      scope: 'openid groups',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    });
+    const response = await fetch(url, { redirect: 'manual' });
+    const answer = new URL(response.headers.get('location') ?? 'http://invalid/');
+
+    expect(answer.searchParams.get('error')).toBe('invalid_scope');
+    expect(answer.searchParams.get('error_description')).toBe('Unknown scope groups: ask for openid, offline_access, profile, email, organization');
+  });
+
   test('revoking the refresh token ends the session: refresh, userinfo and the management API refuse at once', async () => {
     const user = await createTestUser();
     const config = await discover(user.realm);

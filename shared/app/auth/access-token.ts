@@ -31,13 +31,30 @@ export const DEFAULT_SCOPE = 'profile email';
 /** The scope that asks for an offline session (Keycloak's offline tokens). */
 export const OFFLINE_SCOPE = 'offline_access';
 
+/**
+ * The scope that adds the user's organization to userinfo, as Keycloak's `organization` client scope
+ * does with its mapper's "add organization id": `{ "<realm>": { "id": "<orgUUID>" } }`.
+ */
+export const ORGANIZATION_SCOPE = 'organization';
+
+/** Every scope a client may ask for (discovery's `scopes_supported`); `profile` and `email` are always granted. */
+export const SCOPES_SUPPORTED = ['openid', OFFLINE_SCOPE, 'profile', 'email', ORGANIZATION_SCOPE] as const;
+
+/** The scopes of a request that the realm does not know, for an `invalid_scope` refusal. */
+export const unknownScopes = (requested: string | undefined): string[] =>
+  (requested ?? '').split(' ').filter((token) => token && !(SCOPES_SUPPORTED as readonly string[]).includes(token));
+
+/** What an `invalid_scope` refusal says of the unknown scopes. */
+export const unknownScopeMessage = (unknown: string[]): string => `Unknown scope ${unknown.join(' ')}: ask for ${SCOPES_SUPPORTED.join(', ')}`;
+
 /** Whether a requested scope asks for an offline session. */
 export const asksOffline = (requested: string | undefined): boolean => requested?.split(' ').includes(OFFLINE_SCOPE) ?? false;
 
-/** The granted scope: ours always, plus `openid` and `offline_access` when the client asked for them. */
+/** The granted scope: ours always, plus `openid`, `offline_access` and `organization` when the client asked for them. */
 export function grantedScope(requested: string | undefined): string {
-  const scope = requested?.split(' ').includes('openid') ? `openid ${DEFAULT_SCOPE}` : DEFAULT_SCOPE;
-  return asksOffline(requested) ? `${scope} ${OFFLINE_SCOPE}` : scope;
+  const asked = requested?.split(' ') ?? [];
+  const scope = asked.includes('openid') ? `openid ${DEFAULT_SCOPE}` : DEFAULT_SCOPE;
+  return [scope, ...(asksOffline(requested) ? [OFFLINE_SCOPE] : []), ...(asked.includes(ORGANIZATION_SCOPE) ? [ORGANIZATION_SCOPE] : [])].join(' ');
 }
 
 export interface TokenSubject {

@@ -1,3 +1,4 @@
+import { unknownScopeMessage, unknownScopes } from './access-token';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
   createDeviceAuthorization,
@@ -28,7 +29,6 @@ export const DEVICE_CODE_SECONDS = 600;
 export const POLL_INTERVAL_SECONDS = 5;
 /** Leeway for a poll sent on time that the network delayed less than the one before. */
 const POLL_LEEWAY_MS = 1000;
-const SCOPES = new Set(['openid', 'offline_access', 'profile', 'email']);
 const MAX_SCOPE = 256;
 /** `<user code>.<secret>`: the code names the record; only the secret's digest is stored. */
 const DEVICE_CODE = new RegExp(`^([${USER_CODE_ALPHABET}]{${USER_CODE_LENGTH}})\\.([A-Za-z0-9_-]{43})$`);
@@ -54,8 +54,8 @@ export async function authorizeDevice(realm: string, form: Map<string, string>):
   const clientId = requireClient(form);
   const scope = form.get('scope');
   if (scope !== undefined && scope.length > MAX_SCOPE) throw new OAuthError('invalid_request', `Parameter scope is longer than ${MAX_SCOPE} characters`);
-  const unknown = (scope ?? '').split(' ').filter((token) => token && !SCOPES.has(token));
-  if (unknown.length) throw new OAuthError('invalid_scope', `Unknown scope ${unknown.join(' ')}: ask for openid, offline_access, profile or email`);
+  const unknown = unknownScopes(scope);
+  if (unknown.length) throw new OAuthError('invalid_scope', unknownScopeMessage(unknown));
   const orgUuid = await organizationOfRealm(realm);
   if (!orgUuid) throw new OAuthError('invalid_request', 'There is no organization by this realm name: check the issuer address');
   const secret = randomBytes(32).toString('base64url');

@@ -1,3 +1,4 @@
+import { ORGANIZATION_SCOPE, SCOPES_SUPPORTED } from './access-token';
 import type * as z from 'zod/mini';
 import { NotFoundError } from '../../kernel/errors';
 import type { DiscoverySchema, UserInfoSchema } from './auth.responses';
@@ -49,7 +50,7 @@ export async function discovery(realm: string): Promise<z.input<DiscoverySchema>
     userinfo_signing_alg_values_supported: ['none'],
     token_endpoint_auth_methods_supported: ['none'],
     revocation_endpoint_auth_methods_supported: ['none'],
-    scopes_supported: ['openid', 'offline_access', 'profile', 'email'],
+    scopes_supported: [...SCOPES_SUPPORTED],
     claims_supported: CLAIMS,
     claims_parameter_supported: false,
     request_parameter_supported: false,
@@ -66,7 +67,8 @@ export async function userInfo(realm: string, token: string | undefined): Promis
     throw invalid(error);
   });
   if (claims.realm !== canonicalRealm(realm)) throw invalid();
-  return { sub: user.uuid, name: user.name, preferred_username: user.email, email: user.email };
+  const organization = claims.scope.split(' ').includes(ORGANIZATION_SCOPE) ? { organization: { [claims.realm]: { id: user.orgUuid } } } : {};
+  return { sub: user.uuid, name: user.name, preferred_username: user.email, email: user.email, ...organization };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { unknownScopeMessage, unknownScopes } from '../auth/access-token';
 import type { ResponseMode } from '../auth/redirect-uris';
 import { isClientRedirect, isRealmClient } from './realm-clients';
 import type { PageProblem } from './sign-in-page';
@@ -11,8 +12,6 @@ import type { PageProblem } from './sign-in-page';
 
 /** Bounds on what a request carries back and forth: far above real values, far below a page's worth. */
 export const MAX_PARAM = { state: 1024, nonce: 512, login_hint: 320, kc_idp_hint: 64, scope: 256, ui_locales: 64, kc_locale: 16, prompt: 64, max_age: 10 } as const;
-/** Scopes a request may ask for; `profile` and `email` are always granted. */
-const SCOPES = new Set(['openid', 'offline_access', 'profile', 'email']);
 /** Where the answer may go back (query, the default, or fragment, keycloak-js's). */
 const RESPONSE_MODES: readonly ResponseMode[] = ['query', 'fragment'];
 /** An S256 challenge: the base64url SHA-256 of the verifier, unpadded. */
@@ -101,8 +100,8 @@ export const checkPkce: Check<ErrorRefusal> = (request) => {
 };
 
 export const checkScope: Check<ErrorRefusal> = (request) => {
-  const unknown = (valueOf(request, 'scope') ?? '').split(' ').filter((token) => token && !SCOPES.has(token));
-  return unknown.length ? { error: 'invalid_scope', description: `Unknown scope ${unknown.join(' ')}: ask for openid, offline_access, profile or email` } : undefined;
+  const unknown = unknownScopes(valueOf(request, 'scope'));
+  return unknown.length ? { error: 'invalid_scope', description: unknownScopeMessage(unknown) } : undefined;
 };
 
 export const checkResponseMode: Check<ErrorRefusal> = (request) =>
