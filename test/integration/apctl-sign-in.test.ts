@@ -14,24 +14,24 @@ function seededAdmin() {
   return { realm: org.name, orgUuid: org.uuid, email: org.admin.email, password: org.admin.password };
 }
 
-async function offlineToken(): Promise<string> {
+async function offlineToken(scope = 'offline_access'): Promise<string> {
   const admin = seededAdmin();
   const response = await requestToken(admin.realm, {
     grant_type: 'password',
     client_id: stack().clientId,
     username: admin.email,
     password: admin.password,
-    scope: 'offline_access',
+    scope,
   });
   expect(response.status).toBe(200);
   return ((await response.json()) as { refresh_token: string }).refresh_token;
 }
 
 describe('apctl login', () => {
-  test('--device prints the address and code, waits for the approval on the verification page, and keeps the profile readable by its owner only', async () => {
+  test('--device prints the address and code, waits for the approval on the verification page, and keeps the profile (with the organization userinfo names) readable by its owner only', async () => {
     const home = configHome();
     const admin = seededAdmin();
-    const login = startApctl(['login', '--api', stack().apiUrl, '--realm', admin.realm, '--device', '--org', admin.orgUuid, '--profile', 'laptop'], { configHome: home });
+    const login = startApctl(['login', '--api', stack().apiUrl, '--realm', admin.realm, '--device', '--profile', 'laptop'], { configHome: home });
 
     const [, address, code] = await login.waitForStderr(/open (\S+) and enter the code (\S+)/);
     const browser = new Browser();
@@ -72,7 +72,7 @@ describe('apctl login', () => {
     const finished = await login.done;
 
     expect(request.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(request.searchParams.get('scope')).toBe('openid offline_access');
+    expect(request.searchParams.get('scope')).toBe('openid organization offline_access');
     expect(request.searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     expect(back.status).toBe(303);
     expect(callback.startsWith(request.searchParams.get('redirect_uri')!)).toBe(true);
@@ -80,11 +80,12 @@ describe('apctl login', () => {
     expect(finished.code).toBe(0);
     expect(statSync(join(home, 'apctl', 'default.json')).mode & 0o777).toBe(0o600);
 
-    // Without --org the organization's uuid is not known: whoami says how to give it.
+    // Without --org, the organization is the one the realm's userinfo names for the signed-in user.
     const me = await apctl(['whoami'], { configHome: home });
     expect(me.code).toBe(0);
     expect(me.stdout).toContain(admin.email);
-    expect(me.stdout).toContain('--org');
+    expect(me.stdout).toContain(`(${admin.orgUuid})`);
+    expect(me.stdout).toContain('role: ADMIN');
   });
 
   test('an unknown realm is refused with what to check, and nothing is stored', async () => {
@@ -108,6 +109,26 @@ describe('apctl in CI', () => {
     expect(me.code).toBe(0);
     expect(JSON.parse(me.stdout)).toMatchObject({ email: admin.email, org: admin.orgUuid, role: 'ADMIN' });
     expect(me.stdout + me.stderr).not.toContain(env.APCTL_OFFLINE_TOKEN);
+  });
+
+  test('an offline token granted the scope organization needs no APCTL_ORG: the organization is the one userinfo names', async () => {
+    const admin = seededAdmin();
+    const env = { APCTL_API_URL: stack().apiUrl, APCTL_REALM: admin.realm, APCTL_OFFLINE_TOKEN: await offlineToken('offline_access organization') };
+
+    const me = await apctl(['whoami', '--json'], { configHome: configHome(), env });
+
+    expect(me.code).toBe(0);
+    expect(JSON.parse(me.stdout)).toMatchObject({ email: admin.email, org: admin.orgUuid, role: 'ADMIN' });
+  });
+
+  test('an offline token without that scope and no APCTL_ORG: whoami says how to name the organization', async () => {
+    const admin = seededAdmin();
+    const env = { APCTL_API_URL: stack().apiUrl, APCTL_REALM: admin.realm, APCTL_OFFLINE_TOKEN: await offlineToken() };
+
+    const me = await apctl(['whoami'], { configHome: configHome(), env });
+
+    expect(me.code).toBe(0);
+    expect(me.stdout).toContain('APCTL_ORG');
   });
 
   test('without a profile or the variables, a command says how to sign in (exit 1)', async () => {

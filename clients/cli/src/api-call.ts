@@ -11,7 +11,7 @@ export async function apiCall(connection: Connection, method: string, path: stri
   const verb = method.toUpperCase();
   if (!/^(GET|POST|PUT|PATCH|DELETE|HEAD)$/.test(verb)) throw new UsageError(`METHOD must be GET, POST, PUT, PATCH, DELETE or HEAD, not ${method}`);
   if (!path.startsWith('/')) throw new UsageError(`PATH must start with /, e.g. /user-management/org/{org}/users, not ${path}`);
-  const resolved = path.includes('{org}') ? path.replaceAll('{org}', orgOf(connection)) : path;
+  const resolved = path.includes('{org}') ? path.replaceAll('{org}', await orgOf(connection)) : path;
   const headers = new Headers({ accept: 'application/json' });
   for (const header of flags.header ?? []) {
     const at = header.indexOf(':');

@@ -13,13 +13,13 @@ export interface BotFlags {
   bot: string;
 }
 
-const pathOf = (connection: Connection, flags: BotFlags) => ({ orgUUID: orgOf(connection), envUUID: flags.env, botUUID: flags.bot });
+const pathOf = async (connection: Connection, flags: BotFlags) => ({ orgUUID: await orgOf(connection), envUUID: flags.env, botUUID: flags.bot });
 
 /** `bundle export`: the bot's bundle, YAML by default, to stdout or `-o FILE`. */
 export async function exportBundle(connection: Connection, flags: BotFlags & { format: string; output?: string; at?: string }): Promise<number> {
   if (flags.format !== 'yaml' && flags.format !== 'json') throw new UsageError(`--format must be yaml or json, not ${flags.format}`);
   const { data, error, response } = await connection.api.GET(bundlePath, {
-    params: { path: pathOf(connection, flags), query: flags.at ? { at: flags.at } : {} },
+    params: { path: await pathOf(connection, flags), query: flags.at ? { at: flags.at } : {} },
     headers: { accept: flags.format === 'yaml' ? 'application/yaml' : 'application/json' },
     parseAs: 'text',
   });
@@ -46,7 +46,7 @@ export async function applyBundle(connection: Connection, flags: BotFlags & { fi
   const { body, contentType } = bundleBody(flags.file);
   const applied = await ok(
     connection.api.POST(`${bundlePath}/apply`, {
-      params: { path: pathOf(connection, flags), header: { 'If-Match': `"${baseVersion}"` } },
+      params: { path: await pathOf(connection, flags), header: { 'If-Match': `"${baseVersion}"` } },
       body: body as never,
       bodySerializer: () => body,
       headers: { 'content-type': contentType },
@@ -60,7 +60,7 @@ async function plan(connection: Connection, flags: BotFlags & { file: string }):
   const { body, contentType } = bundleBody(flags.file);
   return ok(
     connection.api.POST(`${bundlePath}/plan`, {
-      params: { path: pathOf(connection, flags) },
+      params: { path: await pathOf(connection, flags) },
       body: body as never,
       bodySerializer: () => body,
       headers: { 'content-type': contentType },

@@ -67,11 +67,15 @@ export function connect(flags: ConnectionFlags, { profileOnly = false } = {}): C
   };
 }
 
-/** The organization a command acts on: `--org`, else `APCTL_ORG`, else the signed-in user's. */
-export function orgOf(connection: Connection): string {
+/**
+ * The organization a command acts on: `--org`, else `APCTL_ORG`, else the signed-in user's (kept in the
+ * profile at sign-in, or read from the realm's userinfo when the session was granted the `organization` scope).
+ */
+export async function orgOf(connection: Connection): Promise<string> {
+  connection.org ??= await connection.session.organizationId().catch(() => undefined);
   if (connection.org) return connection.org.toLowerCase();
   throw new UsageError(
-    `The organization's uuid is not known for this sign-in: pass --org <uuid>, set APCTL_ORG, or keep it with \`apctl login --org <uuid>\``,
+    `The organization's uuid is not known for this sign-in (its token was not granted the scope organization): sign in again with \`apctl login\`, pass --org <uuid> or set APCTL_ORG`,
   );
 }
 

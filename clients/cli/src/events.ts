@@ -60,7 +60,7 @@ const stopped = (controller: AbortController, error: unknown) => controller.sign
 export async function tail(connection: Connection, flags: { types?: string[]; since?: string; json: boolean }): Promise<number> {
   const since = flags.since === undefined ? undefined : Date.parse(flags.since);
   if (since !== undefined && Number.isNaN(since)) throw new UsageError(`--since must be a date or time, e.g. 2026-12-01 or 2026-12-01T09:30:00Z, not ${flags.since}`);
-  const orgUUID = orgOf(connection);
+  const orgUUID = await orgOf(connection);
   const types = fullTypes(flags.types);
   const controller = interruption();
   let after: string | undefined;
@@ -116,7 +116,7 @@ export async function listen(connection: Connection, flags: ListenFlags): Promis
     throw new UsageError(`--forward-to must be an address such as http://localhost:4242/webhooks, not ${flags.forwardTo}`);
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UsageError('--forward-to must be an http or https address');
-  const orgUUID = orgOf(connection);
+  const orgUUID = await orgOf(connection);
   const types = fullTypes(flags.types);
   const secret = connection.profile?.webhookSecret ?? process.env.APCTL_WEBHOOK_SECRET ?? newWebhookSecret();
   if (connection.profile && !connection.profile.webhookSecret) updateProfile(connection, { webhookSecret: secret });

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { endpointOf, RealmSession, type TokenResponse } from '../../typescript/src/index';
+import { endpointOf, OFFLINE_SCOPE, RealmSession, type TokenResponse } from '../../typescript/src/index';
 import { note, UsageError } from './output';
 import { newWebhookSecret, readProfile, writeProfile } from './profile';
 
@@ -16,7 +16,7 @@ export interface LoginFlags {
   browser: boolean;
 }
 
-const SCOPE = 'openid offline_access';
+const SCOPE = OFFLINE_SCOPE;
 
 /**
  * Signs in and keeps the offline token in the profile: the browser on the authorization code flow with
@@ -39,7 +39,7 @@ export async function login(flags: LoginFlags): Promise<{ file: string; email?: 
     realm,
     clientId,
     offlineToken: tokens.refresh_token,
-    org: flags.org?.toLowerCase() ?? (previous?.realm === realm && previous.apiUrl === apiUrl ? previous.org : undefined),
+    org: flags.org?.toLowerCase() ?? (await session.organizationId()),
     email,
     webhookSecret: previous?.webhookSecret ?? newWebhookSecret(),
     listenCursors: previous?.realm === realm ? previous.listenCursors : undefined,

@@ -32,7 +32,7 @@ export async function importUsers(connection: Connection, flags: ImportFlags): P
     throw new UsageError(`Cannot read ${flags.file}: check the path of the CSV file`);
   }
   if (flags.language && !['en', 'es', 'ja', 'pt'].includes(flags.language)) throw new UsageError(`--language must be en, es, ja or pt, not ${flags.language}`);
-  const orgUUID = orgOf(connection);
+  const orgUUID = await orgOf(connection);
   const started = await ok(
     connection.api.POST('/user-management/org/{orgUUID}/users/bulk-uploads', {
       params: {

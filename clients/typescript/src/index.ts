@@ -8,4 +8,4 @@ export { ApiError, ConnectionError, OAuthError, apiErrorFrom, apiErrorOf, type E
 export type { components, operations, paths } from './generated/api-types';
 export { nextFromLink, paginate, type ItemOf, type ListingInit, type ListingPath } from './pages';
 export { defaultRetryPolicy, retryAfterMs, retryingFetch, type RetryPolicy, type RetryingFetchOptions } from './retry';
-export { RealmSession, decodeJwt, endpointOf, issuerOf, type DeviceAuthorization, type RealmOptions, type TokenResponse } from './tokens';
+export { OFFLINE_SCOPE, ONLINE_SCOPE, RealmSession, decodeJwt, endpointOf, issuerOf, type DeviceAuthorization, type RealmOptions, type TokenResponse } from './tokens';

@@ -9,6 +9,13 @@ export const issuerOf = (apiUrl: string, realm: string) => `${apiUrl.replace(/\/
 export const endpointOf = (apiUrl: string, realm: string, endpoint: 'token' | 'auth' | 'auth/device' | 'revoke' | 'logout' | 'userinfo') =>
   `${issuerOf(apiUrl, realm)}/protocol/openid-connect/${endpoint}`;
 
+/**
+ * The scopes a sign-in asks for: an ID token, the user's organization in userinfo (Keycloak's
+ * `organization` scope, which names the organization's uuid), and for automation an offline token.
+ */
+export const ONLINE_SCOPE = 'openid organization';
+export const OFFLINE_SCOPE = `${ONLINE_SCOPE} offline_access`;
+
 /** Refresh this long before the access token expires, so a call never leaves with a token about to lapse. */
 const EARLY_MS = 30_000;
 
@@ -51,7 +58,7 @@ export class RealmSession {
 
   /** The password grant; `offline` asks for an offline token (`scope=offline_access`) for automation. */
   async signInWithPassword(username: string, password: string, { offline = false } = {}): Promise<TokenResponse> {
-    return this.keep(await this.token({ grant_type: 'password', username, password, ...(offline ? { scope: 'openid offline_access' } : {}) }));
+    return this.keep(await this.token({ grant_type: 'password', username, password, ...(offline ? { scope: OFFLINE_SCOPE } : { scope: ONLINE_SCOPE }) }));
   }
 
   /** The authorization code grant with PKCE (the code the browser brought back to `redirectUri`). */
@@ -65,7 +72,7 @@ export class RealmSession {
    * approves (the tokens), denies or lets the codes expire (an OAuthError).
    */
   async signInWithDevice(show: (started: DeviceAuthorization) => void, { offline = true, signal }: { offline?: boolean; signal?: AbortSignal } = {}): Promise<TokenResponse> {
-    const started = (await this.form('auth/device', { scope: offline ? 'openid offline_access' : 'openid' })) as DeviceAuthorization;
+    const started = (await this.form('auth/device', { scope: offline ? OFFLINE_SCOPE : ONLINE_SCOPE })) as DeviceAuthorization;
     show(started);
     let interval = (started.interval ?? 5) * 1000;
     const deadline = Date.now() + started.expires_in * 1000;
@@ -101,6 +108,24 @@ export class RealmSession {
       .then((answer) => this.keep(answer, held.refreshToken).access_token)
       .finally(() => (this.refreshing = undefined));
     return this.refreshing;
+  }
+
+  /** The realm's userinfo for the signed-in user (OpenID Connect Core §5.3). */
+  async userInfo(): Promise<Record<string, unknown>> {
+    const { apiUrl, realm } = this.options;
+    const response = await this.send(endpointOf(apiUrl, realm, 'userinfo'), { headers: { authorization: `Bearer ${await this.accessToken()}`, accept: 'application/json' } });
+    if (!response.ok) throw new OAuthError(response.status, 'invalid_token', 'The realm refused the access token at userinfo: sign in again');
+    return (await response.json()) as Record<string, unknown>;
+  }
+
+  /**
+   * The uuid of the signed-in user's organization, from userinfo's `organization` claim (granted with
+   * the `organization` scope); undefined for a session signed in without it.
+   */
+  async organizationId(): Promise<string | undefined> {
+    const organization = (await this.userInfo()).organization as Record<string, { id?: unknown }> | undefined;
+    const id = organization?.[this.options.realm.toLowerCase()]?.id;
+    return typeof id === 'string' ? id : undefined;
   }
 
   /** The claims of the current access token (not verified here: the API verifies every call). */
