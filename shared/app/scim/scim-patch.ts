@@ -1,4 +1,5 @@
 import { BadRequestError } from '../../kernel/errors';
+import { checkEnterpriseOperation, isEnterprisePath } from './scim-enterprise';
 import { readPatchPath, type FilterNode, type PatchPath } from './scim-filter-syntax';
 import { resolveAttribute } from './scim-paths';
 import { PATCH_OP } from './scim-schema';
@@ -8,7 +9,8 @@ import type { ScimUser } from './scim-user.mapper';
  * A PATCH message (RFC 7644 §3.5.2) made safe for scimmy to apply: every operation's `path`, and every
  * attribute a path-less operation's value names, read and checked against the schema first, then
  * handed on in one canonical spelling, so scimmy's own path parser only ever sees names of the schema
- * and a value filter of a few `and`-joined comparisons.
+ * and a value filter of a few `and`-joined comparisons. An operation on the enterprise extension is
+ * checked here and set aside: the extension changes nothing (`scim-enterprise.ts`).
  */
 
 /** The most operations one PATCH applies (a directory sends a handful per change). */
@@ -57,15 +59,24 @@ function checkedOperation(operation: unknown, index: number): PatchOperation[] {
   if (path !== undefined) {
     const read = readPatchPath(path);
     const canonical = canonicalPath(read);
+    if (isEnterprisePath(canonical)) {
+      checkEnterpriseOperation(op, canonical, value);
+      return [];
+    }
     return [{ op, path: canonical, ...(value === undefined ? {} : { value: canonical === 'active' ? bool(value) : value }) }];
   }
   if (op.toLowerCase() === 'remove') throw new BadRequestError({ code: 'INVALID_PATH', message: `Operation ${index + 1} removes without a path: name the attribute to remove` });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidPatch(`Operation ${index + 1} has no path, so its value must be an object of attributes`);
   if (Object.keys(value).length === 0) throw invalidPatch(`Operation ${index + 1} has no path and its value names no attribute: name at least one`);
   // Keys in any spelling the schema allows (`name.givenName`, the core schema's URN prefix), handed on in its own.
-  const attributes = Object.entries(value).map(([key, item]) => {
+  const named = Object.entries(value).map(([key, item]) => {
     const attribute = resolveAttribute(key, 'path');
     return { attribute, item: attribute.path === 'active' ? bool(item) : item };
+  });
+  const attributes = named.filter(({ attribute, item }) => {
+    if (!isEnterprisePath(attribute.path)) return true;
+    checkEnterpriseOperation(op, attribute.path, item);
+    return false;
   });
   // RFC 7644 §3.5.2.3: a replace without a path replaces a multi-valued attribute's values whole;
   // scimmy would append them, so each such attribute gets a replace of its own, with its path.
@@ -77,7 +88,11 @@ function checkedOperation(operation: unknown, index: number): PatchOperation[] {
   ];
 }
 
-/** The message's operations, checked and in canonical spelling; 400 `INVALID_PATCH` or `INVALID_PATH` otherwise. */
+/**
+ * The message's operations, checked and in canonical spelling, without those that change nothing (the
+ * enterprise extension's: none left when the message only writes it); 400 `INVALID_PATCH`,
+ * `INVALID_PATH` or `INVALID_VALUE` otherwise.
+ */
 export function checkedPatch(body: unknown): { schemas: string[]; Operations: PatchOperation[] } {
   if (typeof body !== 'object' || body === null) throw invalidPatch(`The body must be a PatchOp message (${PATCH_OP})`);
   const { schemas, Operations: operations } = body as { schemas?: unknown; Operations?: unknown };
