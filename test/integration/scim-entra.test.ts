@@ -146,6 +146,34 @@ describe('Entra ID\u2019s requests', () => {
     expect(replaced.body[ENT]).toBeUndefined();
   });
 
+  test('the other attributes its default mappings write (title, phone numbers, addresses) are accepted and change nothing', async () => {
+    const email = uniqueEmail('mapped');
+    const user = await scim('POST', '/Users', {
+      ...entraUser(email),
+      title: 'Recruiter',
+      preferredLanguage: 'en-US',
+      phoneNumbers: [{ type: 'work', value: '+1 555 0100' }, { type: 'mobile', value: '+1 555 0101' }],
+      addresses: [{ type: 'work', streetAddress: '1 Main St', locality: 'Redmond', region: 'WA', postalCode: '98052', country: 'US', formatted: 'Building 1' }],
+    });
+    expect(user.status).toBe(201);
+    const id = user.body.id as string;
+    const answer = await patch(
+      id,
+      { op: 'Add', path: 'title', value: 'Senior Recruiter' },
+      { op: 'Replace', path: 'phoneNumbers[type eq "work"].value', value: '+1 555 0199' },
+      { op: 'Add', path: 'phoneNumbers[type eq "mobile"].value', value: '+1 555 0198' },
+      { op: 'Add', path: 'phoneNumbers[type eq "fax"].value', value: '+1 555 0197' },
+      { op: 'Replace', path: 'addresses[type eq "work"].locality', value: 'Lisbon' },
+      { op: 'Replace', path: 'addresses[type eq "work"].postalCode', value: '1100-148' },
+      { op: 'Replace', path: `${ENT}:department`, value: 'Talent' },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('etag')).toBe(user.headers.get('etag'));
+    expect(await updatesOf(id)).toEqual([]);
+    const refused = await patch(id, { op: 'Replace', path: 'phoneNumbers[type eq "work"].value', value: 5550199 });
+    expect(refused).toMatchObject({ status: 400, body: { schemas: [SCIM_ERROR], scimType: 'invalidValue' } });
+  });
+
   test('deactivation as Entra ID sends it still deactivates a user created with the extension', async () => {
     const user = await created();
     const answer = await patch(user.body.id, { op: 'Replace', path: 'active', value: 'False' });

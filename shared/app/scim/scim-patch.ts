@@ -2,7 +2,7 @@ import { BadRequestError } from '../../kernel/errors';
 import { checkEnterpriseOperation, isEnterprisePath } from './scim-enterprise';
 import { readPatchPath, type FilterNode, type PatchPath } from './scim-filter-syntax';
 import { resolveAttribute } from './scim-paths';
-import { PATCH_OP } from './scim-schema';
+import { ACCESS_EXTENSION, PATCH_OP } from './scim-schema';
 import type { ScimUser } from './scim-user.mapper';
 
 /**
@@ -45,6 +45,31 @@ export function canonicalPath({ attribute, filter, sub }: PatchPath): string {
   return sub ? `${selected}.${sub.path.slice(attribute.path.length + 1)}` : selected;
 }
 
+/** The multi-valued attributes a user's SCIM view holds (`scim-user.mapper.ts`); it holds no value of any other. */
+const ANSWERED_MULTI_VALUED = new Set(['emails', `${ACCESS_EXTENSION}:permissions`]);
+
+/** A value filter of `eq` comparisons joined by `and` as the value it selects (`type eq "work"`: `{ type: "work" }`); undefined for any other. */
+function selectedValue(node: FilterNode, parent: string): Record<string, unknown> | undefined {
+  if (node.kind === 'compare' && node.op === 'eq') return Object.fromEntries([[node.attribute.path.slice(parent.length + 1), node.value]]);
+  if (node.kind !== 'and') return undefined;
+  const parts = node.items.map((item) => selectedValue(item, parent));
+  return parts.every((part) => part !== undefined) ? Object.assign({}, ...parts) : undefined;
+}
+
+/**
+ * Entra ID's default mappings write a value of a multi-valued attribute through the filter that
+ * selects it (`phoneNumbers[type eq "work"].value`, `addresses[type eq "work"].locality`), with `add`
+ * or `replace` even when no such value exists, where RFC 7644 §3.5.2 answers noTarget. A user's SCIM
+ * view holds no value of the attributes this API does not keep, so such an operation is read as the
+ * add of the value the filter describes: scimmy checks it, and it changes nothing.
+ */
+function addedValue(op: string, { attribute, filter, sub }: PatchPath, value: unknown): PatchOperation | undefined {
+  if (!filter || !sub || op.toLowerCase() === 'remove' || ANSWERED_MULTI_VALUED.has(attribute.path)) return undefined;
+  const selected = selectedValue(filter, attribute.path);
+  if (!selected) return undefined;
+  return { op: 'add', path: attribute.path, value: [{ ...selected, ...Object.fromEntries([[sub.path.slice(attribute.path.length + 1), value]]) }] };
+}
+
 /**
  * Entra ID sends booleans as the strings "True" and "False" in PATCH values (its documented
  * compatibility behaviour): read them as booleans rather than refuse every deactivation it sends.
@@ -63,6 +88,8 @@ function checkedOperation(operation: unknown, index: number): PatchOperation[] {
       checkEnterpriseOperation(op, canonical, value);
       return [];
     }
+    const added = addedValue(op, read, value);
+    if (added) return [added];
     return [{ op, path: canonical, ...(value === undefined ? {} : { value: canonical === 'active' ? bool(value) : value }) }];
   }
   if (op.toLowerCase() === 'remove') throw new BadRequestError({ code: 'INVALID_PATH', message: `Operation ${index + 1} removes without a path: name the attribute to remove` });
