@@ -78,9 +78,6 @@ export const SCIMMY = {
   },
 };
 
-/** The access extension's definition (the role and the grants), as scimmy holds it. */
-export const accessExtension = (): SchemaDefinition => scimmy().accessExtension;
-
 /** Each extension's definition by its URN, as scimmy holds it. */
 export const extensionDefinitions = (): Record<(typeof EXTENSIONS)[number], SchemaDefinition> => ({
   [ACCESS_EXTENSION]: scimmy().accessExtension,
