@@ -86,6 +86,14 @@ describe('each attribute a directory maps changes the user: new version, audit e
     expect(patched.headers.get('etag')).toBe(created.headers.get('etag'));
   });
 
+  test('operations that change nothing (a value the user has, a remove of what it lacks) answer the user as it is', async () => {
+    const created = await scim('POST', '/Users', oktaUser(uniqueEmail('same')));
+    const operations = [{ op: 'Replace', path: 'displayName', value: 'Grace Hopper' }, { op: 'Remove', path: 'title' }];
+    const patched = await scim('PATCH', `/Users/${created.body.id}`, { schemas: [PATCH_OP], Operations: operations });
+    expect(patched).toMatchObject({ status: 200, body: { id: created.body.id, displayName: 'Grace Hopper' } });
+    expect(patched.headers.get('etag')).toBe(created.headers.get('etag'));
+  });
+
   test.each([
     [[{ op: 'replace', path: 'nickName.nope', value: 'x' }], 'invalidPath'],
     [[{ op: 'replace', path: 'emails[type eq "work" or type eq "home"].value', value: 'x@example.test' }], 'invalidPath'],

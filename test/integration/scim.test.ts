@@ -5,7 +5,7 @@ import { SCIM_REQUESTS_PER_SECOND } from '../../shared/app/scim/scim-rate-limit'
 import type { AuditEventDto } from '../support/audit-helpers';
 import { bearer } from '../support/auth-helpers';
 import { send } from '../support/http-client';
-import { ACCESS_EXTENSION, oktaUser, PATCH_OP, SCIM_ERROR, scimRequest, scimUrl as scimUrlOf, USER_SCHEMA, type ScimAnswer } from '../support/scim-client';
+import { ACCESS_EXTENSION, ENTERPRISE_EXTENSION, oktaUser, PATCH_OP, SCIM_ERROR, scimRequest, scimUrl as scimUrlOf, USER_SCHEMA, type ScimAnswer } from '../support/scim-client';
 import { userArea } from '../support/stack';
 import { freshOrganization, identityOf, mailsTo, readUser, uniqueEmail, type TestOrg } from '../support/user-helpers';
 
@@ -93,11 +93,13 @@ describe('discovery', () => {
     expect(body.groups.description).toMatch(/role plus grants/);
   });
 
-  test('ResourceTypes and Schemas describe the User and the access extension', async () => {
+  test('ResourceTypes and Schemas describe the User, the access extension and the enterprise extension', async () => {
     const types = await scim('GET', '/ResourceTypes');
-    expect(types.body.Resources).toEqual([expect.objectContaining({ id: 'User', endpoint: '/Users', schemaExtensions: [{ schema: ACCESS, required: false }] })]);
+    expect(types.body.Resources).toEqual([
+      expect.objectContaining({ id: 'User', endpoint: '/Users', schemaExtensions: [{ schema: ACCESS, required: false }, { schema: ENTERPRISE_EXTENSION, required: false }] }),
+    ]);
     const schemas = await scim('GET', '/Schemas');
-    expect(schemas.body.Resources.map((schema: { id: string }) => schema.id)).toEqual([USER, ACCESS]);
+    expect(schemas.body.Resources.map((schema: { id: string }) => schema.id)).toEqual([USER, ACCESS, ENTERPRISE_EXTENSION]);
     const access = schemas.body.Resources[1];
     expect(access.attributes.map((attribute: { name: string }) => attribute.name)).toEqual(['role', 'permissions']);
   });

@@ -7,6 +7,7 @@ import type { TestOrg } from './user-helpers';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const ACCESS_EXTENSION = 'urn:ietf:params:scim:schemas:extension:agentplatform:2.0:User';
+export const ENTERPRISE_EXTENSION = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 export const SCIM_ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
 

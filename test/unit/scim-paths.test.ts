@@ -102,6 +102,30 @@ describe('PATCH and projection', () => {
     ]);
   });
 
+  test('a value written through a filter on an attribute the user holds no value of is added as the value the filter describes', () => {
+    const { Operations } = checkedPatch({
+      schemas: [PATCH],
+      Operations: [
+        { op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+1 555 0100' },
+        { op: 'Replace', path: 'addresses[type eq "work" and primary eq true].locality', value: 'Lisbon' },
+        { op: 'Replace', path: 'emails[type eq "work"].value', value: 'a@x.test' },
+        { op: 'Replace', path: `${ACCESS_EXTENSION}:permissions[environmentUuid eq "e-1"].botUuid`, value: 'b-2' },
+        { op: 'Add', path: 'phoneNumbers[type ne "fax"].value', value: '+1' },
+        { op: 'Remove', path: 'phoneNumbers[type eq "work"]' },
+      ],
+    });
+    expect(Operations).toEqual([
+      { op: 'add', path: 'phoneNumbers', value: [{ type: 'work', value: '+1 555 0100' }] },
+      { op: 'add', path: 'addresses', value: [{ type: 'work', primary: true, locality: 'Lisbon' }] },
+      // The e-mail and the grants are the user's own: their filters select what it holds.
+      { op: 'Replace', path: 'emails[type eq "work"].value', value: 'a@x.test' },
+      { op: 'Replace', path: `${ACCESS_EXTENSION}:permissions[environmentUuid eq "e-1"].botUuid`, value: 'b-2' },
+      // A filter that describes no one value is handed on as written.
+      { op: 'Add', path: 'phoneNumbers[type ne "fax"].value', value: '+1' },
+      { op: 'Remove', path: 'phoneNumbers[type eq "work"]' },
+    ]);
+  });
+
   test('projection keeps schemas and id, selects sub-attributes and the extension\u2019s, and excludes', () => {
     const resource = before as unknown as Record<string, unknown>;
     expect(projectionOf({ attributes: `name.givenName,emails.value,${ACCESS_EXTENSION}:role` })(resource)).toEqual({

@@ -1,14 +1,16 @@
 import { BadRequestError } from '../../kernel/errors';
+import { checkEnterpriseOperation, isEnterprisePath } from './scim-enterprise';
 import { readPatchPath, type FilterNode, type PatchPath } from './scim-filter-syntax';
 import { resolveAttribute } from './scim-paths';
-import { PATCH_OP } from './scim-schema';
+import { ACCESS_EXTENSION, PATCH_OP } from './scim-schema';
 import type { ScimUser } from './scim-user.mapper';
 
 /**
  * A PATCH message (RFC 7644 §3.5.2) made safe for scimmy to apply: every operation's `path`, and every
  * attribute a path-less operation's value names, read and checked against the schema first, then
  * handed on in one canonical spelling, so scimmy's own path parser only ever sees names of the schema
- * and a value filter of a few `and`-joined comparisons.
+ * and a value filter of a few `and`-joined comparisons. An operation on the enterprise extension is
+ * checked here and set aside: the extension changes nothing (`scim-enterprise.ts`).
  */
 
 /** The most operations one PATCH applies (a directory sends a handful per change). */
@@ -43,6 +45,31 @@ export function canonicalPath({ attribute, filter, sub }: PatchPath): string {
   return sub ? `${selected}.${sub.path.slice(attribute.path.length + 1)}` : selected;
 }
 
+/** The multi-valued attributes a user's SCIM view holds (`scim-user.mapper.ts`); it holds no value of any other. */
+const ANSWERED_MULTI_VALUED = new Set(['emails', `${ACCESS_EXTENSION}:permissions`]);
+
+/** A value filter of `eq` comparisons joined by `and` as the value it selects (`type eq "work"`: `{ type: "work" }`); undefined for any other. */
+function selectedValue(node: FilterNode, parent: string): Record<string, unknown> | undefined {
+  if (node.kind === 'compare' && node.op === 'eq') return Object.fromEntries([[node.attribute.path.slice(parent.length + 1), node.value]]);
+  if (node.kind !== 'and') return undefined;
+  const parts = node.items.map((item) => selectedValue(item, parent));
+  return parts.every((part) => part !== undefined) ? Object.assign({}, ...parts) : undefined;
+}
+
+/**
+ * Entra ID's default mappings write a value of a multi-valued attribute through the filter that
+ * selects it (`phoneNumbers[type eq "work"].value`, `addresses[type eq "work"].locality`), with `add`
+ * or `replace` even when no such value exists, where RFC 7644 §3.5.2 answers noTarget. A user's SCIM
+ * view holds no value of the attributes this API does not keep, so such an operation is read as the
+ * add of the value the filter describes: scimmy checks it, and it changes nothing.
+ */
+function addedValue(op: string, { attribute, filter, sub }: PatchPath, value: unknown): PatchOperation | undefined {
+  if (!filter || !sub || op.toLowerCase() === 'remove' || ANSWERED_MULTI_VALUED.has(attribute.path)) return undefined;
+  const selected = selectedValue(filter, attribute.path);
+  if (!selected) return undefined;
+  return { op: 'add', path: attribute.path, value: [{ ...selected, ...Object.fromEntries([[sub.path.slice(attribute.path.length + 1), value]]) }] };
+}
+
 /**
  * Entra ID sends booleans as the strings "True" and "False" in PATCH values (its documented
  * compatibility behaviour): read them as booleans rather than refuse every deactivation it sends.
@@ -57,15 +84,26 @@ function checkedOperation(operation: unknown, index: number): PatchOperation[] {
   if (path !== undefined) {
     const read = readPatchPath(path);
     const canonical = canonicalPath(read);
+    if (isEnterprisePath(canonical)) {
+      checkEnterpriseOperation(op, canonical, value);
+      return [];
+    }
+    const added = addedValue(op, read, value);
+    if (added) return [added];
     return [{ op, path: canonical, ...(value === undefined ? {} : { value: canonical === 'active' ? bool(value) : value }) }];
   }
   if (op.toLowerCase() === 'remove') throw new BadRequestError({ code: 'INVALID_PATH', message: `Operation ${index + 1} removes without a path: name the attribute to remove` });
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidPatch(`Operation ${index + 1} has no path, so its value must be an object of attributes`);
   if (Object.keys(value).length === 0) throw invalidPatch(`Operation ${index + 1} has no path and its value names no attribute: name at least one`);
   // Keys in any spelling the schema allows (`name.givenName`, the core schema's URN prefix), handed on in its own.
-  const attributes = Object.entries(value).map(([key, item]) => {
+  const named = Object.entries(value).map(([key, item]) => {
     const attribute = resolveAttribute(key, 'path');
     return { attribute, item: attribute.path === 'active' ? bool(item) : item };
+  });
+  const attributes = named.filter(({ attribute, item }) => {
+    if (!isEnterprisePath(attribute.path)) return true;
+    checkEnterpriseOperation(op, attribute.path, item);
+    return false;
   });
   // RFC 7644 §3.5.2.3: a replace without a path replaces a multi-valued attribute's values whole;
   // scimmy would append them, so each such attribute gets a replace of its own, with its path.
@@ -77,7 +115,11 @@ function checkedOperation(operation: unknown, index: number): PatchOperation[] {
   ];
 }
 
-/** The message's operations, checked and in canonical spelling; 400 `INVALID_PATCH` or `INVALID_PATH` otherwise. */
+/**
+ * The message's operations, checked and in canonical spelling, without those that change nothing (the
+ * enterprise extension's: none left when the message only writes it); 400 `INVALID_PATCH`,
+ * `INVALID_PATH` or `INVALID_VALUE` otherwise.
+ */
 export function checkedPatch(body: unknown): { schemas: string[]; Operations: PatchOperation[] } {
   if (typeof body !== 'object' || body === null) throw invalidPatch(`The body must be a PatchOp message (${PATCH_OP})`);
   const { schemas, Operations: operations } = body as { schemas?: unknown; Operations?: unknown };

@@ -1,5 +1,5 @@
 import { BadRequestError, type ErrorCode } from '../../kernel/errors';
-import { ACCESS_EXTENSION, accessExtension, SCIMMY, USER_SCHEMA } from './scim-schema';
+import { EXTENSIONS, extensionDefinitions, SCIMMY, USER_SCHEMA } from './scim-schema';
 
 /**
  * The attribute paths a caller may write (a filter's, `attributes` and `excludedAttributes`, a PATCH
@@ -19,7 +19,7 @@ const UNSAFE_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** An attribute of the schema: its path as the schema spells it, and whether it holds several values. */
 export interface KnownAttribute {
-  /** `name.givenName`, or `<extension urn>:role` for the access extension's attributes. */
+  /** `name.givenName`, or `<extension urn>:role` for an extension's attributes (`<extension urn>` for the extension whole). */
   path: string;
   /** The schema's type: `string`, `boolean`, `dateTime`, `reference`, `complex`, … */
   type: string;
@@ -35,7 +35,8 @@ interface SchemaAttribute {
 
 function collect(attributes: SchemaAttribute[], prefix: string, into: Map<string, KnownAttribute>): void {
   for (const attribute of attributes) {
-    if (attribute.name === ACCESS_EXTENSION || !/^[A-Za-z$][\w$-]*$/.test(attribute.name)) continue;
+    // An extension is an attribute of the core definition, named by its URN: it is collected on its own.
+    if (!/^[A-Za-z$][\w$-]*$/.test(attribute.name)) continue;
     const path = `${prefix}${attribute.name}`;
     into.set(path.toLowerCase(), { path, type: attribute.type, multiValued: attribute.config?.multiValued === true });
     if (attribute.subAttributes) collect(attribute.subAttributes, `${path}.`, into);
@@ -49,8 +50,11 @@ function known(): Map<string, KnownAttribute> {
   if (knownPaths) return knownPaths;
   const into = new Map<string, KnownAttribute>();
   collect(SCIMMY.Schemas.User.definition.attributes as unknown as SchemaAttribute[], '', into);
-  into.set(ACCESS_EXTENSION.toLowerCase(), { path: ACCESS_EXTENSION, type: 'complex', multiValued: false });
-  collect(accessExtension().attributes as unknown as SchemaAttribute[], `${ACCESS_EXTENSION}:`, into);
+  const definitions = extensionDefinitions();
+  for (const extension of EXTENSIONS) {
+    into.set(extension.toLowerCase(), { path: extension, type: 'complex', multiValued: false });
+    collect(definitions[extension].attributes as unknown as SchemaAttribute[], `${extension}:`, into);
+  }
   return (knownPaths = into);
 }
 
@@ -70,19 +74,20 @@ export function refuseUnsafeSegments(raw: string, use: PathUse): void {
 
 /**
  * The schema's attribute at `raw` (`userName`, `name.givenName`, `urn:…:core:2.0:User:emails.value`,
- * `urn:…:agentplatform:2.0:User:role`), matched without regard to case (RFC 7643 §2.1); relative to
+ * `urn:…:agentplatform:2.0:User:role`, `urn:…:enterprise:2.0:User:manager`), matched without regard to case (RFC 7643 §2.1); relative to
  * `parent` inside a value filter (`emails[type eq "work"]`). 400 naming the path when there is none.
  */
 export function resolveAttribute(raw: string, use: PathUse, parent?: KnownAttribute): KnownAttribute {
   refuseUnsafeSegments(raw, use);
   let path = raw;
   const lower = raw.toLowerCase();
+  const extension = parent ? undefined : EXTENSIONS.find((urn) => lower.startsWith(`${urn.toLowerCase()}:`));
   if (!parent && lower.startsWith(`${USER_SCHEMA.toLowerCase()}:`)) path = raw.slice(USER_SCHEMA.length + 1);
-  else if (!parent && lower.startsWith(`${ACCESS_EXTENSION.toLowerCase()}:`)) path = `${ACCESS_EXTENSION}:${raw.slice(ACCESS_EXTENSION.length + 1)}`;
+  else if (extension) path = `${extension}:${raw.slice(extension.length + 1)}`;
   const full = parent ? `${parent.path}.${path}` : path;
   const attribute = known().get(full.toLowerCase());
   if (!attribute) {
-    throw new BadRequestError({ code: codeOf(use), message: `"${raw}" is not an attribute of a User: name attributes of the User schema or the access extension (GET /Schemas)` });
+    throw new BadRequestError({ code: codeOf(use), message: `"${raw}" is not an attribute of a User: name attributes of the User schema or of its extensions (GET /Schemas)` });
   }
   return attribute;
 }

@@ -1,6 +1,6 @@
 import { BadRequestError } from '../../kernel/errors';
 import { resolveAttribute } from './scim-paths';
-import { ACCESS_EXTENSION } from './scim-schema';
+import { EXTENSIONS } from './scim-schema';
 
 /**
  * `attributes` and `excludedAttributes` (RFC 7644 §3.4.2.5): which attributes of a resource an answer
@@ -21,9 +21,9 @@ const ALWAYS = new Set(['schemas', 'id']);
 
 /** A path as the keys of the resource: `name.givenName` → name, givenName; `<extension>:role` → extension, role. */
 function keysOf(path: string): string[] {
-  if (path === ACCESS_EXTENSION) return [ACCESS_EXTENSION];
-  if (path.startsWith(`${ACCESS_EXTENSION}:`)) return [ACCESS_EXTENSION, ...path.slice(ACCESS_EXTENSION.length + 1).split('.')];
-  return path.split('.');
+  const extension = EXTENSIONS.find((urn) => path === urn || path.startsWith(`${urn}:`));
+  if (!extension) return path.split('.');
+  return path === extension ? [extension] : [extension, ...path.slice(extension.length + 1).split('.')];
 }
 
 function namesOf(list: string | undefined): string[][] {

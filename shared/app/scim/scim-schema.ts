@@ -4,13 +4,22 @@ import { requireLazily } from '../../kernel/lazy';
 import { NotFoundError } from '../../kernel/errors';
 
 /**
- * The SCIM schemas this service provider speaks, defined with scimmy (RFC 7643's core User schema as
- * scimmy ships it, and this API's access extension), and its discovery documents.
+ * The SCIM schemas this service provider speaks, defined with scimmy (RFC 7643's core User schema and
+ * enterprise User extension as scimmy ships them, and this API's access extension), and its discovery
+ * documents.
  */
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 /** The extension carrying a user's role and grants (environments and bots): the users area's access template. */
 export const ACCESS_EXTENSION = 'urn:ietf:params:scim:schemas:extension:agentplatform:2.0:User';
+/**
+ * RFC 7643 §4.3's enterprise User extension (employeeNumber, costCenter, organization, division,
+ * department, manager), which Microsoft Entra ID sends under its default attribute mappings: read and
+ * checked, never kept (`scim-enterprise.ts`).
+ */
+export const ENTERPRISE_EXTENSION = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
+/** The User's extensions, in the order the discovery documents list them. */
+export const EXTENSIONS = [ACCESS_EXTENSION, ENTERPRISE_EXTENSION] as const;
 export const LIST_RESPONSE = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 export const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
 export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
@@ -18,16 +27,22 @@ export const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 type Scimmy = typeof ScimmyModule;
 type SchemaDefinition = InstanceType<Scimmy['Types']['SchemaDefinition']>;
 
-let loaded: { scimmy: Scimmy; accessExtension: SchemaDefinition } | undefined;
+interface Loaded {
+  scimmy: Scimmy;
+  accessExtension: SchemaDefinition;
+  enterpriseExtension: SchemaDefinition;
+}
+
+let loaded: Loaded | undefined;
 const scimmyPackage = /* @__PURE__ */ requireLazily<{ default: Scimmy }>('scimmy', () => require('scimmy')); // eslint-disable-line @typescript-eslint/no-require-imports -- a lazy load, on purpose
 
 /**
- * scimmy, with the access extension added to its User schema: loaded by the first request that needs
+ * scimmy, with the access and enterprise extensions added to its User schema: loaded by the first request that needs
  * it (a resource to validate, a path to check, a PATCH to apply, the schemas to describe), not at cold
  * start. A package left out of the functions' bundles (its own file in the function that loads it:
  * docs/decisions/lighter-functions.md).
  */
-function scimmy(): { scimmy: Scimmy; accessExtension: SchemaDefinition } {
+function scimmy(): Loaded {
   if (loaded) return loaded;
   const library = scimmyPackage().default;
   const { Attribute, SchemaDefinition } = library.Types;
@@ -42,11 +57,12 @@ function scimmy(): { scimmy: Scimmy; accessExtension: SchemaDefinition } {
       new Attribute('string', 'botUuid', { caseExact: true, description: 'An active bot of that environment (required for EDITOR and VIEWER)' }),
     ]),
   ]);
-  // The core User schema with the extension, once per process: scimmy keeps schema definitions globally.
-  if (!library.Schemas.User.definition.attributes.some((attribute) => (attribute as { id?: string }).id === ACCESS_EXTENSION)) {
-    library.Schemas.User.extend(accessExtension as unknown as ScimmyModule.Types.Schema, false);
-  }
-  return (loaded = { scimmy: library, accessExtension });
+  // The core User schema with the extensions, once per process: scimmy keeps schema definitions globally.
+  const extended = (id: string) => library.Schemas.User.definition.attributes.some((attribute) => (attribute as { id?: string }).id === id);
+  if (!extended(ACCESS_EXTENSION)) library.Schemas.User.extend(accessExtension as unknown as ScimmyModule.Types.Schema, false);
+  const enterpriseExtension = library.Schemas.EnterpriseUser.definition;
+  if (!extended(ENTERPRISE_EXTENSION)) library.Schemas.User.extend(enterpriseExtension as unknown as ScimmyModule.Types.Schema, false);
+  return (loaded = { scimmy: library, accessExtension, enterpriseExtension });
 }
 
 /** scimmy's namespaces this service provider uses, each loading scimmy on first use. */
@@ -62,8 +78,11 @@ export const SCIMMY = {
   },
 };
 
-/** The access extension's definition (the role and the grants), as scimmy holds it. */
-export const accessExtension = (): SchemaDefinition => scimmy().accessExtension;
+/** Each extension's definition by its URN, as scimmy holds it. */
+export const extensionDefinitions = (): Record<(typeof EXTENSIONS)[number], SchemaDefinition> => ({
+  [ACCESS_EXTENSION]: scimmy().accessExtension,
+  [ENTERPRISE_EXTENSION]: scimmy().enterpriseExtension,
+});
 
 /** Whether scimmy raised `error`; false, without loading scimmy, while nothing has loaded it. */
 export const isScimmyError = (error: unknown): error is InstanceType<Scimmy['Types']['Error']> =>
@@ -100,7 +119,7 @@ export function serviceProviderConfig(baseUrl: string) {
   };
 }
 
-/** RFC 7643 §6: the one resource type, User, with the access extension. */
+/** RFC 7643 §6: the one resource type, User, with its extensions (neither required). */
 export function resourceTypes(baseUrl: string) {
   return listOf(resourceTypeList(baseUrl));
 }
@@ -116,13 +135,13 @@ function resourceTypeList(baseUrl: string) {
     endpoint: '/Users',
     description: 'A user of the organization',
     schema: USER_SCHEMA,
-    schemaExtensions: [{ schema: ACCESS_EXTENSION, required: false }],
+    schemaExtensions: EXTENSIONS.map((schema) => ({ schema, required: false })),
     meta: { resourceType: 'ResourceType', location: `${baseUrl}/ResourceTypes/User` },
   };
   return [user];
 }
 
-/** RFC 7643 §7: the User schema (scimmy's core definition) and the access extension, as scimmy describes them. */
+/** RFC 7643 §7: the User schema (scimmy's core definition) and its extensions, as scimmy describes them. */
 export function schemas(baseUrl: string) {
   return listOf(schemaList(baseUrl));
 }
@@ -132,10 +151,11 @@ export const schemaById = (baseUrl: string, id: string) => schemaList(baseUrl).f
 
 function schemaList(baseUrl: string) {
   const core = SCIMMY.Schemas.User.definition;
-  const described = [core.describe(`${baseUrl}/Schemas`), accessExtension().describe(`${baseUrl}/Schemas`)].map((schema) => ({
+  const extensions = extensionDefinitions();
+  const described = [core, ...EXTENSIONS.map((id) => extensions[id])].map((definition) => definition.describe(`${baseUrl}/Schemas`)).map((schema) => ({
     ...schema,
-    // The core definition's description includes the extension as an attribute: the extension has its own entry.
-    attributes: schema.attributes.filter((attribute: { name?: string }) => attribute.name !== ACCESS_EXTENSION),
+    // The core definition's description includes each extension as an attribute: an extension has its own entry.
+    attributes: schema.attributes.filter((attribute: { name?: string }) => !(EXTENSIONS as readonly (string | undefined)[]).includes(attribute.name)),
   }));
   return described as (typeof described[number] & { id: string })[];
 }

@@ -6,6 +6,7 @@ import { entriesByCreation, readUserCount } from '../../domain/users/user-index.
 import type { UserRecord } from '../../domain/users/user.entities';
 import { findUserByEmail, getUsers, requireUser } from '../../domain/users/user.repository';
 import { filterableOf, matching, parseFilter, SCAN_MAX_USERS, type Filterable } from './scim-filter';
+import { checkEnterpriseResource } from './scim-enterprise';
 import { checkedPatch, patchedName } from './scim-patch';
 import { projectionOf, type AttributeSelection } from './scim-projection';
 import { SCIMMY } from './scim-schema';
@@ -29,9 +30,14 @@ export interface ScimContext {
   mail: MailRequestContext;
 }
 
-/** A resource as validated by scimmy's User schema (with the access extension); 400 `invalidValue` otherwise. */
+/**
+ * A resource as validated by scimmy's User schema (with the access and enterprise extensions), the
+ * enterprise extension checked strictly first (scimmy drops what it does not know); 400 `invalidValue`
+ * otherwise.
+ */
 function incomingUser(body: unknown): Record<string, unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError({ code: 'INVALID_VALUE', message: 'The body must be a SCIM User (a JSON object)' });
+  checkEnterpriseResource(body as Record<string, unknown>);
   try {
     return JSON.parse(JSON.stringify(new SCIMMY.Schemas.User(body, 'in'))) as Record<string, unknown>;
   } catch (error) {
@@ -74,18 +80,22 @@ export async function replaceScimUser(context: ScimContext, id: string, body: un
 /**
  * PATCH /Users/{id}: the operations, checked and spelled canonically (`scim-patch.ts`), applied by
  * scimmy to the user as SCIM shows it, all in memory, so one invalid operation refuses the request
- * whole; the result is then one change of the user, as PUT.
+ * whole; the result is then one change of the user, as PUT. A message whose operations change nothing
+ * (the enterprise extension's alone, or values the user already has) leaves the user as it is.
  */
 export async function patchScimUser(context: ScimContext, id: string, body: unknown, ifMatch?: string): Promise<UserRecord> {
   const current = await readScimUser(context, id);
   checkVersion(current, ifMatch);
   const request = checkedPatch(body);
+  if (request.Operations.length === 0) return current;
   const before = toScimUser(current, context.baseUrl);
   let patched: Record<string, unknown>;
   try {
     const message = new SCIMMY.Messages.PatchOp(request as ConstructorParameters<typeof SCIMMY.Messages.PatchOp>[0]);
     const resource = new SCIMMY.Schemas.User(before, 'out');
-    patched = JSON.parse(JSON.stringify(await message.apply(resource, async (instance) => instance))) as Record<string, unknown>;
+    // scimmy answers nothing when the operations changed nothing: the resource as it was.
+    const applied = (await message.apply(resource, async (instance) => instance)) ?? resource;
+    patched = JSON.parse(JSON.stringify(applied)) as Record<string, unknown>;
   } catch (error) {
     if (error instanceof SCIMMY.Types.Error) throw error;
     throw new BadRequestError({ code: 'INVALID_PATCH', message: 'The operations could not be applied to the user: check each path and value against GET /Schemas', cause: error });
