@@ -86,9 +86,9 @@ export const scimApi = {
   }),
   serviceProviderConfig: discovery('scim.serviceProviderConfig', '/scim/v2/ServiceProviderConfig', 'SCIM: what this service provider supports', { section: '§5', json: () => scimResponses().scimDocumentSchema }),
   resourceTypes: discovery('scim.resourceTypes', '/scim/v2/ResourceTypes', 'SCIM: the resource types (User)', { section: '§6', json: () => scimResponses().scimListSchema }),
-  schemas: discovery('scim.schemas', '/scim/v2/Schemas', 'SCIM: the User schema and the access extension', { section: '§7', json: () => scimResponses().scimListSchema }),
+  schemas: discovery('scim.schemas', '/scim/v2/Schemas', 'SCIM: the User schema, the access extension and the enterprise extension', { section: '§7', json: () => scimResponses().scimListSchema }),
   resourceType: discovery('scim.resourceType', '/scim/v2/ResourceTypes/{id}', 'SCIM: one resource type (User)', { section: '§6', json: () => scimResponses().scimDocumentSchema }),
-  schema: discovery('scim.schema', '/scim/v2/Schemas/{id}', 'SCIM: one schema, by its URN (the User schema or the access extension)', { section: '§7', json: () => scimResponses().scimDocumentSchema }),
+  schema: discovery('scim.schema', '/scim/v2/Schemas/{id}', 'SCIM: one schema, by its URN (the User schema, the access extension or the enterprise extension)', { section: '§7', json: () => scimResponses().scimDocumentSchema }),
   createUser: scim({
     id: 'scim.createUser',
     method: 'POST',

@@ -1188,7 +1188,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * SCIM: the User schema and the access extension
+         * SCIM: the User schema, the access extension and the enterprise extension
          * @description Who may call: a SCIM token of the organization (the organization's identity provider).
          */
         get: operations["scim.schemas"];
@@ -1208,7 +1208,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * SCIM: one schema, by its URN (the User schema or the access extension)
+         * SCIM: one schema, by its URN (the User schema, the access extension or the enterprise extension)
          * @description Who may call: a SCIM token of the organization (the organization's identity provider).
          */
         get: operations["scim.schema"];
