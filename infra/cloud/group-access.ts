@@ -92,6 +92,10 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
   publisher: {
     timeoutSeconds: 90,
   },
+  // The change feed: a request waits up to 20 s for the next event, then answers, within API Gateway's 30 s.
+  feed: {
+    timeoutSeconds: 29,
+  },
   // The mail queue's consumer: up to 10 e-mails an invocation at its share of SES's send rate.
   mail: {
     sendsMail: 'paced',

@@ -143,6 +143,8 @@ export class ManagementApiStack extends Stack {
     });
     // The users function types the pings it sends to webhooks, and reads subscriptions' full event types, under the same prefix.
     functions.get('users')!.addEnvironment(envNames.eventTypePrefix, settings.eventTypePrefix);
+    // The feed reads `types` under the same prefix.
+    functions.get('feed')!.addEnvironment(envNames.eventTypePrefix, settings.eventTypePrefix);
     const dashboard = new OperationsDashboard(this, 'Operations', {
       api: gateway.api,
       functions,
