@@ -104,7 +104,7 @@ export class ManagementApiStack extends Stack {
         if (access.namesConsoleClient) bindConsoleClient(fn, directory);
         continue;
       }
-      bindTable(fn, data, { conditionChecks: access.writesAgents ?? false });
+      bindTable(fn, data, { conditionChecks: access.writesAgents ?? false, readOnly: access.readsTableOnly ?? false });
       bindUserPool(fn, directory, access.userPoolActions ?? []);
       if (access.userPoolActions?.length) {
         alarmAtLeast(

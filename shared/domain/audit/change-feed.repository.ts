@@ -67,8 +67,9 @@ async function appendChunk(orgUuid: string, chunk: { event: CloudEvent; json: st
     const head = (await getItem<{ seq: number }>(keys.feedHead(orgUuid), { consistent: true }))?.seq ?? 0;
     const failed = await writeAfter(orgUuid, head, pending);
     if (failed === undefined) return pending.length;
-    // Write i's marker is write 2i + 1 (the head is write 0): those events are in the feed already.
-    const present = new Set(failed.filter((index) => index > 0 && index % 2 === 1).map((index) => (index - 1) / 2));
+    // Write i's marker is write 2i + 1 (the head is write 0). A refused marker is read back before its
+    // event is taken for appended: only a marker that exists counts.
+    const present = await presentMarkers(orgUuid, pending, failed.filter((index) => index % 2 === 1).map((index) => (index - 1) / 2));
     if (present.size > 0) {
       pending = pending.filter((_, index) => !present.has(index));
       continue;
@@ -78,6 +79,12 @@ async function appendChunk(orgUuid: string, chunk: { event: CloudEvent; json: st
     await sleep(Math.min(200, 5 * round) * (0.5 + Math.random()));
   }
   return 0;
+}
+
+/** Which of the events at `indexes` of `pending` have their marker, read consistently. */
+async function presentMarkers(orgUuid: string, pending: { event: CloudEvent }[], indexes: number[]): Promise<Set<number>> {
+  const found = await Promise.all(indexes.map(async (index) => ((await getItem(keys.feedMarker(orgUuid, pending[index]!.event.id), { consistent: true })) ? [index] : [])));
+  return new Set(found.flat());
 }
 
 /** Writes the entries after `head` and moves the head past them; the indexes of the writes whose condition failed, or undefined once written. */
@@ -100,7 +107,11 @@ async function writeAfter(orgUuid: string, head: number, pending: { event: Cloud
         },
       },
       {
-        Put: { Item: { ...keys.feedEntry(orgUuid, head + index + 1), type: 'FEED_ENTRY', seq: head + index + 1, eventId: event.id, eventType: event.type, event: json, appendedAt, ttl } },
+        // Never over an entry: one at a place the head had not reached would be a broken feed, not one to overwrite.
+        Put: {
+          Item: { ...keys.feedEntry(orgUuid, head + index + 1), type: 'FEED_ENTRY', seq: head + index + 1, eventId: event.id, eventType: event.type, event: json, appendedAt, ttl },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
       },
     ]),
   ];
