@@ -84,9 +84,12 @@ const tableActions = [
   'dynamodb:BatchGetItem',
 ];
 
-/** Lets the function read and write items of the table and its indexes, and sets TABLE_NAME. */
-export function bindTable(fn: LambdaFunction, data: DataTable, options: { conditionChecks?: boolean } = {}): void {
-  data.table.grant(fn, ...tableActions, ...(options.conditionChecks ? ['dynamodb:ConditionCheckItem'] : []));
+/** What a function that only reads gets: the change feed's, which reads the caller and the feed. */
+const readActions = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'];
+
+/** Lets the function read and write items of the table and its indexes (only read them with `readOnly`), and sets TABLE_NAME. */
+export function bindTable(fn: LambdaFunction, data: DataTable, options: { conditionChecks?: boolean; readOnly?: boolean } = {}): void {
+  data.table.grant(fn, ...(options.readOnly ? readActions : tableActions), ...(options.conditionChecks ? ['dynamodb:ConditionCheckItem'] : []));
   fn.addEnvironment(envNames.tableName, data.table.tableName);
   const tableId = Stack.of(data).getLogicalId(data.table.node.defaultChild as CfnTable);
   Validations.of(fn.role!).acknowledge({

@@ -34,6 +34,8 @@ export interface GroupAccess {
   readonly namesConsoleClient?: boolean;
   /** Writes supervisors or agents, each checking in its transaction that no bundle holds the bot (ConditionCheckItem). */
   readonly writesAgents?: boolean;
+  /** Reads the table and writes nothing to it: only GetItem, Query and BatchGetItem. */
+  readonly readsTableOnly?: boolean;
   /** Files the function reads from an npm package (the docs function's Swagger UI). */
   readonly packageFiles?: PackageFiles;
 }
@@ -91,6 +93,12 @@ export const groupAccess: Partial<Record<ResourceGroup, GroupAccess>> = {
   // sweep, which a schedule starts each minute and which runs for about 75 s (change-events.ts).
   publisher: {
     timeoutSeconds: 90,
+  },
+  // The change feed: a request waits up to 20 s for the next event, then answers, within API Gateway's 30 s.
+  // It reads the caller and the feed, and writes nothing.
+  feed: {
+    timeoutSeconds: 29,
+    readsTableOnly: true,
   },
   // The mail queue's consumer: up to 10 e-mails an invocation at its share of SES's send rate.
   mail: {

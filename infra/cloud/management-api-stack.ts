@@ -104,7 +104,7 @@ export class ManagementApiStack extends Stack {
         if (access.namesConsoleClient) bindConsoleClient(fn, directory);
         continue;
       }
-      bindTable(fn, data, { conditionChecks: access.writesAgents ?? false });
+      bindTable(fn, data, { conditionChecks: access.writesAgents ?? false, readOnly: access.readsTableOnly ?? false });
       bindUserPool(fn, directory, access.userPoolActions ?? []);
       if (access.userPoolActions?.length) {
         alarmAtLeast(
@@ -143,6 +143,8 @@ export class ManagementApiStack extends Stack {
     });
     // The users function types the pings it sends to webhooks, and reads subscriptions' full event types, under the same prefix.
     functions.get('users')!.addEnvironment(envNames.eventTypePrefix, settings.eventTypePrefix);
+    // The feed reads `types` under the same prefix.
+    functions.get('feed')!.addEnvironment(envNames.eventTypePrefix, settings.eventTypePrefix);
     const dashboard = new OperationsDashboard(this, 'Operations', {
       api: gateway.api,
       functions,

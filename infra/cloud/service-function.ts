@@ -54,6 +54,8 @@ export const lazyPackages: Readonly<Record<string, readonly string[]>> = {
   // loads it as its first delivery starts: a package left out of one bundle is left out of all).
   users: ['ipaddr.js', idempotencyRecords, changeDiffs, tokenSignatures],
   publisher: ['ipaddr.js'],
+  // What every token route's chain can reach (Idempotency-Key records, token signatures), though a read of the feed loads neither.
+  feed: [idempotencyRecords, tokenSignatures],
 };
 
 /**

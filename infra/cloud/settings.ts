@@ -48,6 +48,8 @@ export const throttleDefaults: { readonly token: Throttle } & Readonly<Partial<R
   scim: { rateLimit: 100, burstLimit: 200 },
   // The public API reference: a page load is five requests, mostly cacheable for a day; its script is 1.7 MB.
   docs: { rateLimit: 20, burstLimit: 40 },
+  // The change feed: a request may hold its function up to 20 s, so its rate bounds the instances it holds (10 a second: at most about 200).
+  feed: { rateLimit: 10, burstLimit: 20 },
 };
 
 const logLevels = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];

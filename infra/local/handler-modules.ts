@@ -16,6 +16,7 @@ const handlerModules: Record<ResourceGroup, () => Promise<{ handler: unknown }>>
   scim: () => import('../../functions/scim/handler'),
   publisher: () => import('../../functions/publisher/handler'),
   mail: () => import('../../functions/mail/handler'),
+  feed: () => import('../../functions/feed/handler'),
 };
 
 /** How long after the stack answers the handler modules nobody has called yet start loading. */

@@ -97,6 +97,11 @@ export const errorCatalogue = {
   WEBHOOK_URL_REFUSED: { message: 'The webhook URL is not allowed' },
   WEBHOOK_LIMIT: { message: 'The organization has as many webhook subscriptions as it may have' },
   WEBHOOK_BACKLOG_FULL: { message: 'The subscription has as many pending deliveries as it may have; retry after the number of seconds in Retry-After' },
+  // The change feed (docs/api/events.md#the-change-feed).
+  FEED_CURSOR_INVALID: { message: 'The cursor (after) is not one this feed gave: use the next of an earlier answer, or leave after out to start at the oldest event' },
+  FEED_CURSOR_EXPIRED: {
+    message: 'The cursor (after) points before the oldest event kept (events are kept 30 days): start again without after, or from a fresh next',
+  },
   // An organization's own OpenID providers (docs/api/identity-providers.md).
   IDENTITY_PROVIDER_EXISTS: { message: 'The organization has a provider with this alias already: choose another alias, or update that one' },
   IDENTITY_PROVIDER_DOMAIN_TAKEN: { message: 'Another provider of the organization holds this e-mail domain: remove it there first' },
@@ -209,6 +214,12 @@ export class RateLimitedError extends DomainError {
 export class UnprocessableError extends DomainError {
   constructor(init: ErrorInit & { code: ErrorCode }) {
     super(init.code, init);
+  }
+}
+/** 410: what the request points at is no longer kept (a change feed's cursor older than its retention). */
+export class GoneError extends DomainError {
+  constructor(init?: string | ErrorInit) {
+    super('FEED_CURSOR_EXPIRED', initOf(init));
   }
 }
 /** 413: a file (`FILE_TOO_LARGE`) or a body (`BODY_TOO_LARGE`) larger than the operation takes. */

@@ -45,6 +45,7 @@ const carried: Record<ResourceGroup, string[]> = {
   scim: [...http, ...tokens],
   publisher: [...chain, ...records, ...webhookSignatures],
   mail: [...chain, ...records, 'zod'],
+  feed: [...http, ...tokens],
 };
 
 /** What Lambda's Node.js runtime provides, which no bundle carries. */

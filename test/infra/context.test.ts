@@ -23,6 +23,7 @@ const groupThrottleContext: Record<string, [key: string, value: string]> = {
   bulk: ['throttleBulk', '36'],
   docs: ['throttleDocs', '37'],
   scim: ['throttleScim', '38'],
+  feed: ['throttleFeed', '39'],
 };
 /** Rate `n`, burst `2n`. */
 const groupThrottles = Object.fromEntries(

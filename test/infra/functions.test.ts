@@ -19,8 +19,8 @@ describe('functions', () => {
     expect(others[0]).toMatch(/^BucketNotificationsHandler/);
   });
 
-  /** 10 s, except the users area's and SCIM's (Cognito's throttling is retried), the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply), the worker, the publisher function and the mail queue's consumer (10 e-mails at its share of SES's rate). */
-  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, scim: 20, agents: 29, bulk: 29, 'bulk-worker': 900, publisher: 90, mail: 60 };
+  /** 10 s, except the users area's and SCIM's (Cognito's throttling is retried), the bulk HTTP side (it waits up to 25 s for its worker, within API Gateway's 30), agents (a bundle's apply), the change feed (a request waits up to 20 s), the worker, the publisher function and the mail queue's consumer (10 e-mails at its share of SES's rate). */
+  const timeouts: Partial<Record<ResourceGroup, number>> = { users: 20, scim: 20, agents: 29, bulk: 29, feed: 29, 'bulk-worker': 900, publisher: 90, mail: 60 };
 
   test.each(resourceGroups)('%s runs Node.js 24 on arm64 with 512 MB, its timeout, X-Ray and its own log group', (group) => {
     const fn = template().findResources('AWS::Lambda::Function')[functionId(group)]!;

@@ -79,6 +79,7 @@ const expectedStatus: Record<string, number | undefined> = {
   // The user sam:event makes has never signed in at a provider: no link to remove.
   'users.removeIdentityProviderLink': 404,
   'users.auditEvents': 200,
+  'events.feed': 200,
   'bulk.create': 200,
   'bulk.upload': 201,
   'bulk.job': 200,

@@ -25,7 +25,7 @@ async function withProviderLink(replay: Replay, token: string): Promise<void> {
   await linkUserToProvider(stack().orgs[0]!.uuid, replay.user!.uuid, alias, 'events-subject');
 }
 
-replayRouteEvents(['users', 'scim', 'configurations'], {
+replayRouteEvents(['users', 'scim', 'configurations', 'feed'], {
   prepare: {
     'users.removeIdentityProviderLink': withProviderLink,
     'users.activate': async ({ user }, token) => deleteUser(token, user!.uuid),
@@ -37,6 +37,15 @@ replayRouteEvents(['users', 'scim', 'configurations'], {
       expect(bodyOf(result)).toMatchObject({ alias: values.__NEW_IDP_ALIAS__, issuer: stack().demoSso.issuer, domains: [values.__NEW_IDP_DOMAIN__] });
       expect(bodyOf<Record<string, unknown>>(result).redirectUri).toMatch(new RegExp(`/realms/${stack().orgs[0]!.name}/broker/${values.__NEW_IDP_ALIAS__}/endpoint$`));
       expect(result.body).not.toContain('sample-client-secret');
+    },
+    // The first organization's user changes, oldest first, and the cursor after them.
+    'events.feed': async (result) => {
+      expect(result.statusCode).toBe(200);
+      const page = bodyOf<{ events: { type: string }[]; next: string }>(result);
+      expect(page.events.length).toBeGreaterThan(0);
+      expect(page.events.length).toBeLessThanOrEqual(20);
+      for (const event of page.events) expect(event.type).toMatch(/^com\.agentplatform\.user\./);
+      expect(page.next).toMatch(/^[A-Za-z0-9_-]+$/);
     },
     'users.bruteForce': async (result) => {
       expect(result.statusCode).toBe(200);

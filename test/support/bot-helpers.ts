@@ -44,9 +44,9 @@ export async function freshEnvironment(orgIndex = 0): Promise<{ orgUuid: string;
  * (unless `supervisor: false`) a default supervisor. Created in a new environment unless one is given.
  */
 export async function freshBot(
-  options: { orgIndex?: number; envUuid?: string; supervisor?: boolean } = {},
+  options: { orgIndex?: number; orgUuid?: string; envUuid?: string; supervisor?: boolean } = {},
 ): Promise<FreshBot> {
-  const orgUuid = stack().orgs[options.orgIndex ?? 0]!.uuid;
+  const orgUuid = options.orgUuid ?? stack().orgs[options.orgIndex ?? 0]!.uuid;
   const envUuid = options.envUuid ?? (await freshEnvironment(options.orgIndex)).envUuid;
   const bot = await operator.addBot(orgUuid, envUuid, `Test bot ${unique()}`);
   const personas = [await operator.addPersona(bot.uuid, GUIDE_PERSONA), await operator.addPersona(bot.uuid, { name: 'Second persona' })];

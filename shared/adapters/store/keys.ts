@@ -125,6 +125,17 @@ export const keys = {
   auditEventsOfResource: (orgUuid: string, resourceUuid: string): string => `${org(orgUuid)}#AUDIT#${resourceUuid}`,
 
   /**
+   * An organization's change feed: one partition holding its head (the last sequence number given)
+   * and its entries, each under its zero-padded sequence number, so a Query after a cursor reads them
+   * in order. `feedEntries` bounds the entries' sort keys (the head sorts outside them).
+   */
+  feedHead: (orgUuid: string): ItemKey => ({ PK: `${org(orgUuid)}#FEED`, SK: 'HEAD' }),
+  feedEntry: (orgUuid: string, seq: number): ItemKey => ({ PK: `${org(orgUuid)}#FEED`, SK: `SEQ#${String(seq).padStart(15, '0')}` }),
+  feedEntries: (orgUuid: string) => ({ PK: `${org(orgUuid)}#FEED`, first: `SEQ#${'0'.repeat(15)}`, last: `SEQ#${'9'.repeat(15)}` }),
+  /** That an event is in its organization's feed: its own partition, so a stream record handed over again appends nothing. */
+  feedMarker: (orgUuid: string, eventId: string): ItemKey => ({ PK: `${org(orgUuid)}#FEED#EVENT#${eventId}`, SK: 'FEED_EVENT' }),
+
+  /**
    * A webhook subscription of an organization, in the organization's partition (a listing is a
    * `WEBHOOK#` prefix query, in id order), and the organization's count of them (at most 20).
    */

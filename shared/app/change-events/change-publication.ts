@@ -1,4 +1,5 @@
 import type { DynamoDBRecord } from 'aws-lambda';
+import { appendToFeed } from '../../domain/audit/change-feed.repository';
 import { cloudEventOf } from '../../domain/audit/cloud-event';
 import { eventTypeOfAction } from '../../domain/audit/event-types';
 import { enqueueChanges, type ChangeForSubscribers } from '../../domain/webhooks/delivery-schedule';
@@ -11,8 +12,9 @@ import { eventBus } from './event-bus.port';
 
 /**
  * What the publisher does (docs/api/events.md): each audit event the table's stream carries becomes
- * one CloudEvent put on the event bus, in order, then a delivery for each webhook subscription that
- * wants it; a schedule starts the sweep that sends the due deliveries.
+ * one CloudEvent, appended to its organization's change feed, put on the event bus, in order, then a
+ * delivery for each webhook subscription that wants it; a schedule starts the sweep that sends the due
+ * deliveries.
  */
 
 /** What a sweep leaves of the invocation: the last attempts' time limit and this, for the writes after them. */
@@ -25,13 +27,25 @@ export function changeOf(record: DynamoDBRecord): ChangeForSubscribers | undefin
   return { orgUuid: change.orgUuid, event: cloudEventOf(change.orgUuid, change.event), shortType: eventTypeOfAction[change.event.action] };
 }
 
-/** Puts the batch's change events on the bus in order and schedules the webhook deliveries of those published; how many were. */
+/**
+ * Appends the batch's change events to their organizations' feeds, puts them on the bus in order and
+ * schedules the webhook deliveries of those published; how many were. The feed comes first and
+ * appends each event once, so a batch retried from an event the bus refused appends nothing twice.
+ */
 export async function publishChanges(changes: ChangeForSubscribers[]): Promise<number> {
+  await appendToFeeds(changes);
   const published = await eventBus.publish(changes.map(({ event }) => event));
   count('ChangeEventsPublished', published);
   await enqueueChanges(changes.slice(0, published));
   if (published < changes.length) logger.error('change events not published: the stream retries from the first', { published, pending: changes.length - published });
   return published;
+}
+
+/** Each organization's events of the batch appended to its feed, in the batch's order; organizations at once. */
+async function appendToFeeds(changes: readonly ChangeForSubscribers[]): Promise<void> {
+  const byOrg = new Map<string, ChangeForSubscribers['event'][]>();
+  for (const { orgUuid, event } of changes) byOrg.set(orgUuid, [...(byOrg.get(orgUuid) ?? []), event]);
+  await Promise.all([...byOrg].map(([orgUuid, events]) => appendToFeed(orgUuid, events)));
 }
 
 /** Sends the due webhook deliveries for as long as the invocation's `remainingMs` leaves room for an attempt and the writes after it. */

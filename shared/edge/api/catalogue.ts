@@ -4,6 +4,7 @@ import { bulkApi } from './bulk.api';
 import { bundlesApi } from './bundles.api';
 import { configurationsApi } from './configurations.api';
 import { docsApi } from './docs.api';
+import { eventsApi } from './events.api';
 import { identityProvidersApi } from './identity-providers.api';
 import type { Operation } from './operation';
 import { scimApi } from './scim.api';
@@ -25,7 +26,8 @@ export const catalogue: readonly Operation[] = [
   ...Object.values(bundlesApi),
   ...Object.values(scimApi),
   ...Object.values(webhooksApi),
+  ...Object.values(eventsApi),
   ...Object.values(identityProvidersApi),
 ];
 
-export { agentsApi, authApi, bulkApi, bundlesApi, configurationsApi, docsApi, identityProvidersApi, scimApi, supervisorsApi, usersApi, webhooksApi };
+export { agentsApi, authApi, bulkApi, bundlesApi, configurationsApi, docsApi, eventsApi, identityProvidersApi, scimApi, supervisorsApi, usersApi, webhooksApi };

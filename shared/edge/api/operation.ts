@@ -10,7 +10,7 @@ export type { TokenAccess };
  */
 
 /** One Lambda per resource group. */
-export const resourceGroups = ['auth', 'docs', 'users', 'supervisors', 'agents', 'configurations', 'bulk', 'bulk-worker', 'scim', 'publisher', 'mail'] as const;
+export const resourceGroups = ['auth', 'docs', 'users', 'supervisors', 'agents', 'configurations', 'bulk', 'bulk-worker', 'scim', 'publisher', 'mail', 'feed'] as const;
 export type ResourceGroup = (typeof resourceGroups)[number];
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

@@ -29,6 +29,7 @@ const statusText: Record<number, string> = {
   403: 'Not allowed for this caller',
   404: 'Not found',
   409: 'Conflict',
+  410: 'Gone: what the request points at is no longer kept',
   413: 'Payload too large',
   415: 'Unsupported media type',
   422: 'Validation failed',

@@ -1034,6 +1034,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user-management/org/{orgUUID}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The organization's change events, oldest first (ADMIN only)
+         * @description The same CloudEvents EventBridge and webhooks receive (same `id`, `type`, `time`, `data`), in the order they were added to the feed. Store `next` after each page and pass it as `after`: a consumer that follows `next` misses no event and sees each once per cursor. With `wait`, a request that finds nothing after the cursor answers as soon as an event arrives, or with no events once `wait` seconds have passed. Events are kept at least 30 days; a cursor older than that answers 410 `FEED_CURSOR_EXPIRED`: start again without `after`. A cursor that is not one this feed gave, or of another organization, is a 400 `FEED_CURSOR_INVALID`; an unknown type, a `limit` or a `wait` out of range a 422.
+         *
+         *     Who may call: an ADMIN of the organization, with a user's access token.
+         */
+        get: operations["events.feed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/user-management/org/{orgUUID}/identity-providers": {
         parameters: {
             query?: never;
@@ -2135,7 +2157,7 @@ export interface components {
         BulkCreateError: {
             email: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "FEED_CURSOR_INVALID" | "FEED_CURSOR_EXPIRED" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             line: number;
             message: string;
         };
@@ -2143,7 +2165,7 @@ export interface components {
         BulkItemError: {
             email: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "FEED_CURSOR_INVALID" | "FEED_CURSOR_EXPIRED" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             /** @description The item's position in the JSON array (0-based) */
             index?: number;
             /** @description The line in the CSV file */
@@ -2164,7 +2186,7 @@ export interface components {
             errors?: components["schemas"]["BulkCreateError"][];
             failure?: {
                 /** @enum {string} */
-                errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+                errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "FEED_CURSOR_INVALID" | "FEED_CURSOR_EXPIRED" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
                 message: string;
             };
             /** Format: uuid */
@@ -2242,6 +2264,47 @@ export interface components {
                 role: string;
             }[];
         };
+        /** @description A change event: CloudEvents 1.0, structured JSON (docs/api/events.md#the-event) */
+        ChangeEvent: {
+            data: {
+                actor: components["schemas"]["Actor"];
+                /** Format: uuid */
+                botUuid?: string;
+                changes?: components["schemas"]["JsonPatchOperation"][];
+                /** @constant */
+                changesOmitted?: true;
+                /** Format: uuid */
+                environmentUuid?: string;
+                requestId: string | null;
+                resource: {
+                    /** @enum {string} */
+                    type: "AGENT" | "SUPERVISOR" | "USER" | "CONFIGURATION" | "BULK_JOB" | "WEBHOOK" | "SCIM_TOKEN" | "IDENTITY_PROVIDER" | "WEBHOOK_PING";
+                    uuid: string;
+                };
+            };
+            /** @constant */
+            datacontenttype: "application/json";
+            /** Format: uuid */
+            id: string;
+            /** @description Orders one resource's events: compare as strings */
+            sequence: string;
+            /** @description The organization: `/org/<uuid>` */
+            source: string;
+            /** @constant */
+            specversion: "1.0";
+            /** @description The resource's path under its organization */
+            subject: string;
+            /** Format: date-time */
+            time: string;
+            /** @description `<prefix>.<type>`, e.g. `com.agentplatform.agent.updated` (docs/api/events.md#event-types) */
+            type: string;
+        };
+        /** @description A page of the organization's change feed, oldest first */
+        ChangeFeedPage: {
+            events: components["schemas"]["ChangeEvent"][];
+            /** @description The cursor after this page (always present): pass it as `after` to read on. It advances past events the `types` filter left out. */
+            next: string;
+        };
         ConfigurationEntry: {
             botUuid: string | null;
             id: number;
@@ -2277,7 +2340,7 @@ export interface components {
         /** @description The standard error body. */
         ErrorBody: {
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "FEED_CURSOR_INVALID" | "FEED_CURSOR_EXPIRED" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             /** @enum {string} */
             errorType: "API_ERROR" | "API_INFO" | "USER_ERROR";
             message: string;
@@ -2292,7 +2355,7 @@ export interface components {
         FieldIssue: {
             email?: string;
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "FEED_CURSOR_INVALID" | "FEED_CURSOR_EXPIRED" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             fieldName: string;
             line?: number;
             message: string;
@@ -2696,7 +2759,7 @@ export interface components {
         ValidationErrorBody: {
             details?: components["schemas"]["FieldIssue"][];
             /** @enum {string} */
-            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
+            errorCode: "BAD_REQUEST" | "MALFORMED_JSON" | "UNSUPPORTED_MEDIA_TYPE" | "VALIDATION_FAILED" | "UNAUTHENTICATED" | "FORBIDDEN" | "NOT_FOUND" | "ROUTE_NOT_FOUND" | "CONFLICT" | "VERSION_CONFLICT" | "EMAIL_TAKEN" | "REALM_TAKEN" | "LAST_ADMIN" | "SELF_DELETE" | "USER_DELETED" | "USER_ACTIVE" | "EMPTY_FILE" | "NOT_CSV" | "MISSING_COLUMNS" | "TOO_MANY_ROWS" | "FILE_TOO_LARGE" | "NO_USER_CREATED" | "BULK_WORKER_FAILED" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "MALFORMED_BUNDLE" | "BUNDLE_FORMAT_UNKNOWN" | "BUNDLE_IN_PROGRESS" | "TIMEOUT" | "RATE_LIMITED" | "FILTER_TOO_BROAD" | "INVALID_FILTER" | "INVALID_PATCH" | "INVALID_VALUE" | "INVALID_PATH" | "SCIM_TOKEN_LIMIT" | "SERVICE_BUSY" | "STACK_STARTING" | "INTERNAL" | "FIELD_REQUIRED" | "FIELD_INVALID" | "FIELD_UNKNOWN" | "EMAIL_INVALID" | "NAME_REQUIRED" | "FIELD_TOO_LONG" | "CONFLICTING_ROWS" | "PASSWORD_POLICY" | "ROLE_REQUIRED" | "ROLE_INVALID" | "ENVIRONMENT_AND_BOT_REQUIRED" | "BOT_REQUIRED" | "ENVIRONMENT_REQUIRED" | "ENVIRONMENT_NOT_FOUND" | "ENVIRONMENT_NAME_MISMATCH" | "BOT_NOT_FOUND" | "IDENTITY_PROVIDER_FAILED" | "CREATE_FAILED" | "USER_NOT_FOUND" | "ADMIN_HAS_ALL" | "GRANT_NOT_FOUND" | "CHANGED_MEANWHILE" | "FAILED" | "WEBHOOK_URL_REFUSED" | "WEBHOOK_LIMIT" | "WEBHOOK_BACKLOG_FULL" | "FEED_CURSOR_INVALID" | "FEED_CURSOR_EXPIRED" | "IDENTITY_PROVIDER_EXISTS" | "IDENTITY_PROVIDER_DOMAIN_TAKEN" | "IDENTITY_PROVIDER_LIMIT" | "IDENTITY_PROVIDER_DISCOVERY_FAILED" | "IDENTITY_PROVIDER_LINK_TAKEN" | "UNSAFE_KEY" | "BODY_TOO_LARGE";
             /** @enum {string} */
             errorType: "API_ERROR" | "API_INFO" | "USER_ERROR";
             message: string;
@@ -9579,6 +9642,139 @@ export interface operations {
             };
             /** @description Conflict */
             409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Validation failed */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorBody"];
+                };
+            };
+            /** @description Too many requests (API Gateway throttling) */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Internal error */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+            /** @description Service unavailable (API Gateway integration timeout; SERVICE_BUSY, with Retry-After, when an AWS service such as Cognito stays over its request rate; or TIMEOUT, with Retry-After, when the function ran out of time and may have been partly applied) */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"] | components["schemas"]["GatewayError"];
+                };
+            };
+        };
+    };
+    "events.feed": {
+        parameters: {
+            query?: {
+                after?: string;
+                limit?: number;
+                types?: string;
+                wait?: number;
+            };
+            header?: {
+                /** @description The client's request id for distributed logs (short, printable); answered back in `x-request-id`. */
+                "x-request-id"?: components["parameters"]["XRequestId"];
+            };
+            path: {
+                orgUUID: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events after the cursor (possibly none) and the cursor after them */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeFeedPage"];
+                };
+            };
+            /** @description Bad request */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No valid bearer token */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for this caller */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Gone: what the request points at is no longer kept */
+            410: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
