@@ -7,17 +7,13 @@ import { validateSettings } from './message-checks';
 import { answerSeam, settled } from './queue-seams';
 import { Queue } from './queue-state';
 import { sqsOperations } from './sqs-operations';
-import { LOCAL_ACCOUNT_ID, SqsError, type LocalQueueSettings, type QueueCounts, type Request } from './sqs-model';
+import { LOCAL_ACCOUNT_ID } from '../kernel/local-account';
+import { SqsError, type LocalQueueSettings, type QueueCounts, type Request } from './sqs-model';
 
 /**
  * A local Amazon SQS (standard queues) answering the AWS JSON 1.0 protocol as `@aws-sdk/client-sqs`
- * speaks it: SendMessage(Batch), ReceiveMessage with long polling, DeleteMessage(Batch),
- * ChangeMessageVisibility, GetQueueUrl and GetQueueAttributes, with SQS's limits and error shapes
- * (`sqs-operations.ts`). The queues are fixed when the endpoint is created, as CloudFormation creates
- * them; each keeps its messages in a journal in `dir` (`queue-state.ts`), moves them by its redrive
- * policy (`visibility.ts`) and answers long polls (`long-poll.ts`). `GET /_local/queues/<name>/settled`
- * is a test seam (`queue-seams.ts`). docs/decisions/sqs-and-eventbridge-emulated-in-house.md says why
- * it is this project's own.
+ * speaks it, its queues fixed when created, as CloudFormation creates them. docs/local-stack.md
+ * describes it; docs/decisions/sqs-and-eventbridge-emulated-in-house.md says why it is this project's own.
  */
 
 export interface LocalQueues {

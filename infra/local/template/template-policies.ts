@@ -118,18 +118,13 @@ export interface LocalAccount {
   env: Record<string, string | undefined>;
 }
 
-export interface ResolvedStatement {
-  id: string;
-  statement: Record<string, unknown>;
-}
-
 export interface ResolvedRole {
   group: ResourceGroup;
   roleName: string;
   roleArn: string;
   /** The principal a call is made as: the function's session of its role, as in Lambda. */
   principal: string;
-  statements: ResolvedStatement[];
+  statements: TemplateStatement[];
   externalManagedPolicies: string[];
 }
 
@@ -141,8 +136,6 @@ export interface ResolvedPolicies {
   unresolved: string[];
 }
 
-const PARTITION = 'aws';
-
 /** The address in `Name <address>` or a bare address. */
 export const emailAddressOf = (from: string): string => /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 
@@ -153,9 +146,23 @@ export const localFunctionName = (group: ResourceGroup): string => `local-${grou
 export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount): ResolvedPolicies {
   const unresolved = new Set<string>();
   const { account, region, env } = local;
+  const regional = (service: string, resource: string) => `arn:aws:${service}:${region}:${account}:${resource}`;
   const missing = (what: string) => {
     unresolved.add(what);
-    return `arn:${PARTITION}:unresolved:${region}:${account}:${what.replace(/[^A-Za-z0-9./_-]/g, '_')}`;
+    return regional('unresolved', what.replace(/[^A-Za-z0-9./_-]/g, '_'));
+  };
+  const roleArn = (name: string) => `arn:aws:iam::${account}:role/${name}`;
+  /** Each type's ARN, from the resource's name. */
+  const arnOf: Record<string, (name: string) => string> = {
+    'AWS::DynamoDB::Table': (name) => regional('dynamodb', `table/${name}`),
+    'AWS::S3::Bucket': (name) => `arn:aws:s3:::${name}`,
+    'AWS::Cognito::UserPool': (name) => regional('cognito-idp', `userpool/${name}`),
+    'AWS::KMS::Key': (name) => regional('kms', `key/${name}`),
+    'AWS::Logs::LogGroup': (name) => regional('logs', `log-group:${name}:*`),
+    'AWS::IAM::Role': roleArn,
+    'AWS::Lambda::Function': (name) => regional('lambda', `function:${name}`),
+    'AWS::Events::EventBus': (name) => regional('events', `event-bus/${name}`),
+    'AWS::SQS::Queue': (name) => regional('sqs', name),
   };
 
   const nameOf = (id: string): string => {
@@ -172,7 +179,7 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
   const pseudo: Record<string, string> = {
     'AWS::Region': region,
     'AWS::AccountId': account,
-    'AWS::Partition': PARTITION,
+    'AWS::Partition': 'aws',
     'AWS::URLSuffix': 'amazonaws.com',
     'AWS::StackName': policies.stackName,
   };
@@ -182,31 +189,9 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
   const getAtt = (id: string, attribute: string): string => {
     const type = policies.resources[id]?.type;
     // A table's stream: read by Lambda's pollers with the function's role, never by the function's code.
-    if (type === 'AWS::DynamoDB::Table' && attribute === 'StreamArn') return `arn:${PARTITION}:dynamodb:${region}:${account}:table/${nameOf(id)}/stream/local`;
-    if (attribute !== 'Arn' || !type) return missing(`GetAtt ${id}.${attribute}`);
-    const name = nameOf(id);
-    switch (type) {
-      case 'AWS::DynamoDB::Table':
-        return `arn:${PARTITION}:dynamodb:${region}:${account}:table/${name}`;
-      case 'AWS::S3::Bucket':
-        return `arn:${PARTITION}:s3:::${name}`;
-      case 'AWS::Cognito::UserPool':
-        return `arn:${PARTITION}:cognito-idp:${region}:${account}:userpool/${name}`;
-      case 'AWS::KMS::Key':
-        return `arn:${PARTITION}:kms:${region}:${account}:key/${name}`;
-      case 'AWS::Logs::LogGroup':
-        return `arn:${PARTITION}:logs:${region}:${account}:log-group:${name}:*`;
-      case 'AWS::IAM::Role':
-        return `arn:${PARTITION}:iam::${account}:role/${name}`;
-      case 'AWS::Lambda::Function':
-        return `arn:${PARTITION}:lambda:${region}:${account}:function:${name}`;
-      case 'AWS::Events::EventBus':
-        return `arn:${PARTITION}:events:${region}:${account}:event-bus/${name}`;
-      case 'AWS::SQS::Queue':
-        return `arn:${PARTITION}:sqs:${region}:${account}:${name}`;
-      default:
-        return missing(`GetAtt ${id}.${attribute}`);
-    }
+    if (type === 'AWS::DynamoDB::Table' && attribute === 'StreamArn') return regional('dynamodb', `table/${nameOf(id)}/stream/local`);
+    const arn = attribute === 'Arn' && type ? arnOf[type] : undefined;
+    return arn ? arn(nameOf(id)) : missing(`GetAtt ${id}.${attribute}`);
   };
 
   const sub = (text: string, variables: Record<string, unknown>): string =>
@@ -265,8 +250,8 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
     roles.set(role.group, {
       group: role.group,
       roleName,
-      roleArn: `arn:${PARTITION}:iam::${account}:role/${roleName}`,
-      principal: `arn:${PARTITION}:sts::${account}:assumed-role/${roleName}/${localFunctionName(role.group)}`,
+      roleArn: roleArn(roleName),
+      principal: `arn:aws:sts::${account}:assumed-role/${roleName}/${localFunctionName(role.group)}`,
       statements: role.statements.map(({ id, statement }) => ({ id, statement: resolve(statement) as Record<string, unknown> })),
       externalManagedPolicies: role.externalManagedPolicies.map(resolveString),
     });
