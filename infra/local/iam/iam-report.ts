@@ -1,5 +1,6 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { accessDeniedMessage, type CallDecision, type CheckerStats } from './role-checker';
+import type { IamRequest } from './sdk-requests';
 import type { ResolvedPolicies } from '../template/template-policies';
 
 /**
@@ -59,17 +60,8 @@ export interface IamReport {
 
 const RESOURCE_EXAMPLES = 10;
 
-interface Use {
-  action: string;
-  outcome: ActionUse['outcome'];
-  allowedBy?: string;
-  count: number;
-  presignedUrls: number;
-  sdkCalls: Set<string>;
-  resources: Set<string>;
-  moreResources: number;
-  message?: string;
-}
+/** An action's use while it is recorded: its calls and resources as sets. */
+type Use = Omit<ActionUse, 'sdkCalls' | 'resources'> & { sdkCalls: Set<string>; resources: Set<string> };
 
 const arrayOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
 
@@ -87,36 +79,25 @@ export class IamRecorder {
   record(decision: CallDecision, kind: 'call' | 'presigned-url'): void {
     this.calls++;
     if (decision.error || decision.denied) this.denied++;
-    const verdicts = decision.error
-      ? [{ action: `(not mapped) ${decision.sdkCall}`, resource: '', outcome: 'error' as const, message: decision.error.message }]
-      : decision.verdicts.map((verdict) => ({
-          ...verdict,
-          outcome: verdict.allowed ? ('allowed' as const) : ('denied' as const),
-          message: verdict.allowed ? undefined : accessDeniedMessage(decision.principal, verdict),
-        }));
-    for (const verdict of verdicts) {
-      const allowedBy = 'allowedBy' in verdict ? verdict.allowedBy : undefined;
-      const key = [decision.group, verdict.action, verdict.outcome, allowedBy ?? ''].join('\n');
+    const verdicts: (IamRequest & Pick<ActionUse, 'outcome' | 'allowedBy' | 'message'>)[] = decision.error
+      ? [{ action: `(not mapped) ${decision.sdkCall}`, resource: '', outcome: 'error', message: decision.error.message }]
+      : decision.verdicts.map(({ action, resource, ...verdict }) =>
+          verdict.allowed
+            ? { action, resource, outcome: 'allowed', ...(verdict.allowedBy && { allowedBy: verdict.allowedBy }) }
+            : { action, resource, outcome: 'denied', message: accessDeniedMessage(decision.principal, { action, resource, ...verdict }) },
+        );
+    for (const { resource, ...verdict } of verdicts) {
+      const key = [decision.group, verdict.action, verdict.outcome, verdict.allowedBy ?? ''].join('\n');
       let use = this.uses.get(key);
       if (!use) {
-        use = {
-          action: verdict.action,
-          outcome: verdict.outcome,
-          ...(allowedBy ? { allowedBy } : {}),
-          count: 0,
-          presignedUrls: 0,
-          sdkCalls: new Set(),
-          resources: new Set(),
-          moreResources: 0,
-          ...(verdict.message ? { message: verdict.message } : {}),
-        };
+        use = { ...verdict, count: 0, presignedUrls: 0, sdkCalls: new Set(), resources: new Set(), moreResources: 0 };
         this.uses.set(key, use);
       }
       use.count++;
       if (kind === 'presigned-url') use.presignedUrls++;
       use.sdkCalls.add(decision.sdkCall);
-      if (verdict.resource && !use.resources.has(verdict.resource)) {
-        if (use.resources.size < RESOURCE_EXAMPLES) use.resources.add(verdict.resource);
+      if (resource && !use.resources.has(resource)) {
+        if (use.resources.size < RESOURCE_EXAMPLES) use.resources.add(resource);
         else use.moreResources++;
       }
     }

@@ -57,7 +57,7 @@ export class RoleChecker {
 
   constructor(
     readonly policies: ResolvedPolicies,
-    private readonly scope: ArnScope,
+    readonly scope: ArnScope,
   ) {
     // One policy per statement, named by the statement: the simulator then names the statement that allowed.
     for (const [group, role] of policies.roles) {

@@ -13,3 +13,43 @@ export function writeFileWhole(file: string, text: string): void {
     rmSync(temp, { force: true });
   }
 }
+
+export interface KeptReport {
+  /** Writes the report now. */
+  write(): void;
+  /** Writes it `delayMs` after the first change since the last write. */
+  changed(): void;
+  /** Writes it a last time and stops: no pending write, no write on exit. */
+  close(): void;
+}
+
+/**
+ * A report of the stack kept up to date on disk: `files` gives each file's path and text (none yet:
+ * nothing to write), written a while after a change and on the process's exit. A write that fails is
+ * logged as `what` could not be written: the stack must not fall over for it (its directory removed, say).
+ */
+export function keptReport(what: string, files: () => Record<string, string> | undefined, delayMs = 2_000): KeptReport {
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const write = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    try {
+      for (const [file, text] of Object.entries(files() ?? {})) writeFileWhole(file, text);
+    } catch (error) {
+      console.error(`The local stack could not write ${what}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+  process.on('exit', write);
+  return {
+    write,
+    changed: () => {
+      if (!timer && !closed) timer = setTimeout(write, delayMs).unref();
+    },
+    close: () => {
+      write();
+      closed = true;
+      process.off('exit', write);
+    },
+  };
+}

@@ -1,5 +1,5 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import { asArray, constructPath, functionGroups, isObject, referenced, variablesOf, type CfnResource, type CfnTemplate } from './cfn';
+import { asArray, constructPath, functionGroups, isObject, referenced, variablesOf, type CfnTemplate } from './cfn';
 
 /**
  * The deployment as the synthesized template describes it, for the local stack to run it: each
@@ -85,8 +85,6 @@ export interface TemplateDeployment {
   asyncInvokes: AsyncInvokeConfig[];
   notifications: BucketNotification[];
   schedules: ScheduleRule[];
-  /** Every resource's type, by logical id. */
-  resourceTypes: Record<string, string>;
 }
 
 /** CloudFormation's and Lambda's defaults for what the template leaves out. */
@@ -102,128 +100,106 @@ const DEFAULTS = {
 };
 
 const numberOr = (value: unknown, fallback: number): number => (typeof value === 'number' ? value : typeof value === 'string' && value !== '' ? Number(value) : fallback);
-const onFailureOf = (properties: Record<string, unknown>): string | undefined => {
-  const config = properties.DestinationConfig;
-  const onFailure = isObject(config) && isObject(config.OnFailure) ? config.OnFailure.Destination : undefined;
-  return referenced(onFailure);
-};
+const onFailureOf = ({ DestinationConfig: config }: Record<string, unknown>): string | undefined =>
+  referenced(isObject(config) && isObject(config.OnFailure) ? config.OnFailure.Destination : undefined);
 const parsed = (text: unknown): unknown => {
-  if (typeof text !== 'string') return text;
   try {
-    return JSON.parse(text) as unknown;
+    return typeof text === 'string' ? (JSON.parse(text) as unknown) : text;
   } catch {
     return text;
   }
 };
 
+// A field the template leaves out is left undefined here, and out of the extract's JSON.
 export function templateDeployment(template: CfnTemplate, stackName: string): TemplateDeployment {
-  const entries = Object.entries(template.Resources);
   const groups = functionGroups(template);
   const groupOf = (value: unknown) => groups.get(referenced(value) ?? '');
-  const of = (type: string) => entries.filter(([, resource]) => resource.Type === type) as [string, CfnResource & { Properties: Record<string, unknown> }][];
-  const deployment: TemplateDeployment = {
-    stackName,
-    functions: [],
-    queues: [],
-    eventSources: [],
-    asyncInvokes: [],
-    notifications: [],
-    schedules: [],
-    resourceTypes: Object.fromEntries(entries.map(([id, resource]) => [id, resource.Type])),
-  };
+  const of = (type: string) =>
+    Object.entries(template.Resources)
+      .filter(([, resource]) => resource.Type === type)
+      .map(([id, resource]) => ({ id, resource, properties: resource.Properties ?? {} }));
 
-  for (const [logicalId, group] of groups) {
+  const functions = [...groups].map(([logicalId, group]): FunctionDeployment => {
     const resource = template.Resources[logicalId]!;
-    deployment.functions.push({
+    return {
       group,
       logicalId,
       environment: variablesOf(resource),
       timeoutSeconds: numberOr(resource.Properties?.Timeout, DEFAULTS.timeoutSeconds),
       memoryMb: numberOr(resource.Properties?.MemorySize, DEFAULTS.memoryMb),
-    });
-  }
+    };
+  });
 
-  for (const [logicalId, resource] of of('AWS::SQS::Queue')) {
-    const properties = resource.Properties ?? {};
+  const queues = of('AWS::SQS::Queue').map(({ id, resource, properties }): QueueDeployment => {
     const redrive = parsed(properties.RedrivePolicy);
     const deadLetterQueue = isObject(redrive) ? referenced(redrive.deadLetterTargetArn) : undefined;
-    deployment.queues.push({
-      logicalId,
-      path: constructPath(logicalId, resource, stackName),
+    return {
+      logicalId: id,
+      path: constructPath(id, resource, stackName),
       visibilityTimeoutSeconds: numberOr(properties.VisibilityTimeout, DEFAULTS.visibilityTimeoutSeconds),
       retentionSeconds: numberOr(properties.MessageRetentionPeriod, DEFAULTS.retentionSeconds),
-      ...(isObject(redrive) && deadLetterQueue ? { redrive: { deadLetterQueue, maxReceiveCount: numberOr(redrive.maxReceiveCount, 1) } } : {}),
-    });
-  }
+      redrive: isObject(redrive) && deadLetterQueue ? { deadLetterQueue, maxReceiveCount: numberOr(redrive.maxReceiveCount, 1) } : undefined,
+    };
+  });
 
-  for (const [logicalId, { Properties: properties = {} }] of of('AWS::Lambda::EventSourceMapping')) {
+  const eventSources = of('AWS::Lambda::EventSourceMapping').flatMap(({ id, properties }): EventSourceMapping[] => {
     const group = groupOf(properties.FunctionName);
     const arn = properties.EventSourceArn;
     const sourceId = referenced(arn);
-    if (!group || !sourceId || properties.Enabled === false) continue;
+    if (!group || !sourceId || properties.Enabled === false) return [];
     const isStream = isObject(arn) && Array.isArray(arn['Fn::GetAtt']) && arn['Fn::GetAtt'][1] === 'StreamArn';
     const filters = isObject(properties.FilterCriteria) ? asArray(properties.FilterCriteria.Filters) : [];
     const scaling = properties.ScalingConfig;
-    deployment.eventSources.push({
-      logicalId,
-      group,
-      source: isStream ? { kind: 'table-stream', table: sourceId } : { kind: 'queue', queue: sourceId },
-      batchSize: numberOr(properties.BatchSize, isStream ? DEFAULTS.streamBatchSize : DEFAULTS.queueBatchSize),
-      bisectOnError: properties.BisectBatchOnFunctionError === true,
-      retryAttempts: numberOr(properties.MaximumRetryAttempts, -1),
-      maxRecordAgeSeconds: numberOr(properties.MaximumRecordAgeInSeconds, -1),
-      ...(onFailureOf(properties) ? { onFailure: onFailureOf(properties) } : {}),
-      reportBatchItemFailures: asArray(properties.FunctionResponseTypes).includes('ReportBatchItemFailures'),
-      maxBatchingWindowSeconds: numberOr(properties.MaximumBatchingWindowInSeconds, 0),
-      ...(isObject(scaling) && scaling.MaximumConcurrency !== undefined ? { maxConcurrency: numberOr(scaling.MaximumConcurrency, 2) } : {}),
-      filters: filters.map((filter) => (isObject(filter) ? parsed(filter.Pattern) : undefined)).filter(isObject),
-    });
-  }
+    return [
+      {
+        logicalId: id,
+        group,
+        source: isStream ? { kind: 'table-stream', table: sourceId } : { kind: 'queue', queue: sourceId },
+        batchSize: numberOr(properties.BatchSize, isStream ? DEFAULTS.streamBatchSize : DEFAULTS.queueBatchSize),
+        bisectOnError: properties.BisectBatchOnFunctionError === true,
+        retryAttempts: numberOr(properties.MaximumRetryAttempts, -1),
+        maxRecordAgeSeconds: numberOr(properties.MaximumRecordAgeInSeconds, -1),
+        onFailure: onFailureOf(properties),
+        reportBatchItemFailures: asArray(properties.FunctionResponseTypes).includes('ReportBatchItemFailures'),
+        maxBatchingWindowSeconds: numberOr(properties.MaximumBatchingWindowInSeconds, 0),
+        maxConcurrency: isObject(scaling) && scaling.MaximumConcurrency !== undefined ? numberOr(scaling.MaximumConcurrency, 2) : undefined,
+        filters: filters.map((filter) => (isObject(filter) ? parsed(filter.Pattern) : undefined)).filter(isObject),
+      },
+    ];
+  });
 
-  for (const [, { Properties: properties = {} }] of of('AWS::Lambda::EventInvokeConfig')) {
+  const asyncInvokes = of('AWS::Lambda::EventInvokeConfig').flatMap(({ properties }): AsyncInvokeConfig[] => {
     const group = groupOf(properties.FunctionName);
-    if (!group) continue;
-    deployment.asyncInvokes.push({
-      group,
-      retryAttempts: numberOr(properties.MaximumRetryAttempts, DEFAULTS.asyncRetryAttempts),
-      maxEventAgeSeconds: numberOr(properties.MaximumEventAgeInSeconds, DEFAULTS.maxEventAgeSeconds),
-      ...(onFailureOf(properties) ? { onFailure: onFailureOf(properties) } : {}),
-    });
-  }
+    const retryAttempts = numberOr(properties.MaximumRetryAttempts, DEFAULTS.asyncRetryAttempts);
+    const maxEventAgeSeconds = numberOr(properties.MaximumEventAgeInSeconds, DEFAULTS.maxEventAgeSeconds);
+    return group ? [{ group, retryAttempts, maxEventAgeSeconds, onFailure: onFailureOf(properties) }] : [];
+  });
 
-  for (const [, { Properties: properties = {} }] of of('Custom::S3BucketNotifications')) {
+  const notifications = of('Custom::S3BucketNotifications').flatMap(({ properties }): BucketNotification[] => {
     const bucket = referenced(properties.BucketName);
     const configuration = properties.NotificationConfiguration;
-    if (!bucket || !isObject(configuration)) continue;
-    for (const target of asArray(configuration.LambdaFunctionConfigurations).filter(isObject)) {
-      const group = groupOf(target.LambdaFunctionArn);
-      if (!group) continue;
-      const rules = isObject(target.Filter) && isObject(target.Filter.Key) ? asArray(target.Filter.Key.FilterRules).filter(isObject) : [];
-      const rule = (name: string) => rules.find((r) => String(r.Name).toLowerCase() === name)?.Value as string | undefined;
-      deployment.notifications.push({
-        bucket,
-        group,
-        events: asArray(target.Events).map(String),
-        ...(rule('prefix') !== undefined ? { prefix: rule('prefix') } : {}),
-        ...(rule('suffix') !== undefined ? { suffix: rule('suffix') } : {}),
+    if (!bucket || !isObject(configuration)) return [];
+    return asArray(configuration.LambdaFunctionConfigurations)
+      .filter(isObject)
+      .flatMap((target) => {
+        const group = groupOf(target.LambdaFunctionArn);
+        const rules = isObject(target.Filter) && isObject(target.Filter.Key) ? asArray(target.Filter.Key.FilterRules).filter(isObject) : [];
+        const rule = (name: string) => rules.find((r) => String(r.Name).toLowerCase() === name)?.Value as string | undefined;
+        return group ? [{ bucket, group, events: asArray(target.Events).map(String), prefix: rule('prefix'), suffix: rule('suffix') }] : [];
       });
-    }
-  }
+  });
 
-  for (const [logicalId, resource] of of('AWS::Events::Rule')) {
-    const properties = resource.Properties ?? {};
-    if (typeof properties.ScheduleExpression !== 'string' || properties.State === 'DISABLED') continue;
-    for (const target of asArray(properties.Targets).filter(isObject)) {
-      const group = groupOf(target.Arn);
-      if (!group) continue;
-      deployment.schedules.push({
-        logicalId,
-        path: constructPath(logicalId, resource, stackName),
-        expression: properties.ScheduleExpression,
-        group,
-        ...(target.Input !== undefined ? { input: parsed(target.Input) } : {}),
+  const schedules = of('AWS::Events::Rule').flatMap(({ id, resource, properties }): ScheduleRule[] => {
+    const expression = properties.ScheduleExpression;
+    if (typeof expression !== 'string' || properties.State === 'DISABLED') return [];
+    return asArray(properties.Targets)
+      .filter(isObject)
+      .flatMap((target) => {
+        const group = groupOf(target.Arn);
+        const input = target.Input !== undefined ? parsed(target.Input) : undefined;
+        return group ? [{ logicalId: id, path: constructPath(id, resource, stackName), expression, group, input }] : [];
       });
-    }
-  }
-  return deployment;
+  });
+
+  return { stackName, functions, queues, eventSources, asyncInvokes, notifications, schedules };
 }
