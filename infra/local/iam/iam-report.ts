@@ -71,6 +71,9 @@ export function actionMatches(pattern: string, action: string): boolean {
   return new RegExp(`^${expression}$`, 'i').test(action);
 }
 
+/** A function's grants no call exercised, one per action. */
+export const unexercised = (fn: FunctionReport): Grant[] => [...new Map(fn.grants.filter((g) => !g.exercised).map((g) => [g.action, g])).values()];
+
 export class IamRecorder {
   private readonly uses = new Map<string, Use>();
   private calls = 0;
@@ -164,7 +167,7 @@ export function reportSummary(report: IamReport, note: (group: ResourceGroup, ac
       const presigned = use.presignedUrls > 0 ? `, ${use.presignedUrls} of them presigned URLs` : '';
       lines.push(`  ${label}  ${use.action.padEnd(width)}  ${String(use.count).padStart(6)}×  ${detail}   (${use.sdkCalls.join(', ')}${presigned})`);
     }
-    const unused = [...new Map(fn.grants.filter((g) => !g.exercised).map((g) => [g.action, g])).values()];
+    const unused = unexercised(fn);
     const excused = unused.filter((grant) => note(group, grant.action));
     for (const grant of unused.filter((g) => !note(group, g.action))) {
       lines.push(`  UNUSED   ${grant.action.padEnd(width)}           granted by ${grant.statement}`);

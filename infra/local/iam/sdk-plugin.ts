@@ -9,7 +9,7 @@ import type {
 } from '@smithy/types';
 import type { ClientPlugin } from '../../../shared/adapters/clients/client-options';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import { accessDeniedMessage, type CallDecision } from './role-checker';
+import { accessDeniedMessage, type CallDecision, type Verdict } from './role-checker';
 import type { SdkCall } from './sdk-requests';
 
 export interface LocalIamHooks {
@@ -75,14 +75,14 @@ export function localIamPlugin(hooks: LocalIamHooks): ClientPlugin {
 }
 
 /** AWS's own refusal, per protocol: JSON with `__type` (DynamoDB, Cognito, KMS), REST-JSON (SES v2), XML (S3). */
-function accessDeniedResponse(
-  clientName: string,
-  request: { method?: string; headers?: Record<string, string> },
-  principal: string,
-  denied: NonNullable<CallDecision['denied']>,
-) {
+function accessDeniedResponse(clientName: string, request: { method?: string; headers?: Record<string, string> }, principal: string, denied: Verdict) {
   const requestId = randomUUID();
-  const body = (text: string) => Readable.from([Buffer.from(text)]);
+  const answer = (statusCode: number, headers: Record<string, string>, text: string) => ({
+    statusCode,
+    reason: statusCode === 403 ? 'Forbidden' : 'Bad Request',
+    headers,
+    body: Readable.from([Buffer.from(text)]),
+  });
   if (clientName === 'S3Client') {
     const message = accessDeniedMessage(principal, denied, { quoteResource: true }).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
     const headers = { 'content-type': 'application/xml', 'x-amz-request-id': requestId, 'x-amz-id-2': requestId };
@@ -91,17 +91,14 @@ function accessDeniedResponse(
       request.method === 'HEAD'
         ? ''
         : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>${message}</Message><RequestId>${requestId}</RequestId><HostId>${requestId}</HostId></Error>`;
-    return { statusCode: 403, reason: 'Forbidden', headers, body: body(xml) };
+    return answer(403, headers, xml);
   }
   const message = accessDeniedMessage(principal, denied);
   if (clientName === 'SESv2Client') {
-    const headers = { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException', 'x-amzn-requestid': requestId };
-    return { statusCode: 403, reason: 'Forbidden', headers, body: body(JSON.stringify({ message })) };
+    return answer(403, { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException', 'x-amzn-requestid': requestId }, JSON.stringify({ message }));
   }
   const headers = { 'content-type': request.headers?.['content-type'] ?? 'application/x-amz-json-1.1', 'x-amzn-requestid': requestId };
   const payload =
-    clientName === 'DynamoDBClient'
-      ? { __type: 'com.amazon.coral.service#AccessDeniedException', Message: message }
-      : { __type: 'AccessDeniedException', message };
-  return { statusCode: 400, reason: 'Bad Request', headers, body: body(JSON.stringify(payload)) };
+    clientName === 'DynamoDBClient' ? { __type: 'com.amazon.coral.service#AccessDeniedException', Message: message } : { __type: 'AccessDeniedException', message };
+  return answer(400, headers, JSON.stringify(payload));
 }

@@ -4,10 +4,9 @@ import { Waiters } from './long-poll';
 import { queueArn, SQS_DEFAULT_RETENTION_SECONDS, type LocalQueueSettings, type Message, type QueueCounts, type StoredMessage } from './sqs-model';
 
 /**
- * One queue's state and its persistence: the messages in memory, in sending order, and an append-only
- * journal of JSON lines (`<name>.jsonl`), written before the answer, so a message once accepted
- * survives a kill of the process. A start replays the journal (dropping a last line cut short by a
- * kill) and rewrites it with the messages still there; messages in flight are visible again then.
+ * One queue's messages in memory, in sending order, and an append-only journal of JSON lines
+ * (`<name>.jsonl`), written before the answer. A start replays the journal (dropping a last line cut
+ * short by a kill) and rewrites it with the messages still there, those in flight visible again.
  */
 
 type JournalLine =
