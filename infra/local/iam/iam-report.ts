@@ -40,23 +40,8 @@ export interface FunctionReport {
   externalManagedPolicies: string[];
 }
 
-export interface IamReport {
-  generatedAt: string;
-  account: string;
-  region: string;
-  policies: { synthesized: boolean; loadMs: number; unresolved: string[] };
-  stats: {
-    checkedCalls: number;
-    deniedCalls: number;
-    /** Milliseconds spent deciding a call, mean and max. */
-    checkMsMean: number;
-    checkMsMax: number;
-    simulations: number;
-    simulationMsMean: number;
-    cacheHits: number;
-  };
-  functions: Partial<Record<ResourceGroup, FunctionReport>>;
-}
+/** The whole report, as `IamRecorder.report` makes it. */
+export type IamReport = ReturnType<IamRecorder['report']>;
 
 const RESOURCE_EXAMPLES = 10;
 
@@ -106,9 +91,9 @@ export class IamRecorder {
     }
   }
 
-  report(options: { policies: ResolvedPolicies; account: string; region: string; synthesized: boolean; loadMs: number; stats?: CheckerStats }): IamReport {
+  report(options: { policies: ResolvedPolicies; account: string; region: string; synthesized: boolean; loadMs: number; stats?: CheckerStats }) {
     const { policies, stats } = options;
-    const functions: IamReport['functions'] = {};
+    const functions: Partial<Record<ResourceGroup, FunctionReport>> = {};
     for (const [group, role] of policies.roles) {
       const calls: ActionUse[] = [...this.uses.entries()]
         .filter(([key]) => key.startsWith(`${group}\n`))
@@ -135,6 +120,7 @@ export class IamRecorder {
       stats: {
         checkedCalls: this.calls,
         deniedCalls: this.denied,
+        // Milliseconds spent deciding a call, mean and max.
         checkMsMean: stats && stats.calls ? round(stats.totalMs / stats.calls) : 0,
         checkMsMax: round(stats?.maxMs ?? 0),
         simulations: stats?.simulations ?? 0,

@@ -17,27 +17,8 @@ export interface TemplateStatement {
   statement: Record<string, unknown>;
 }
 
-export interface TemplateRole {
-  group: ResourceGroup;
-  functionId: string;
-  roleId: string;
-  statements: TemplateStatement[];
-  /** Managed policies from outside the template (AWS managed ones): not evaluated, named in the report. */
-  externalManagedPolicies: unknown[];
-}
-
 /** What local IAM keeps of the template (cached between runs): every function's role statements. */
-export interface TemplatePolicies {
-  stackName: string;
-  roles: TemplateRole[];
-  /**
-   * Every resource's type, the name it declares, and the environment variable that hands a function its
-   * `Ref` (TABLE_NAME, USER_POOL_ID…): the local stack sets that variable to the local resource.
-   */
-  resources: Record<string, { type: string; name?: string; envVar?: string }>;
-  /** Each KMS key's key policy, by logical id: KMS authorizes a call only if the key's policy lets IAM policies (or the caller) in. */
-  keyPolicies: Record<string, unknown>;
-}
+export type TemplatePolicies = ReturnType<typeof templatePolicies>;
 
 const nameProperty: Record<string, string> = {
   'AWS::DynamoDB::Table': 'TableName',
@@ -63,49 +44,47 @@ function statementsOf(document: unknown, prefix: string): TemplateStatement[] {
  * attached to that role: inline policies, `AWS::IAM::Policy` and `AWS::IAM::ManagedPolicy` resources
  * naming the role, and managed policy ARNs.
  */
-export function templatePolicies(template: CfnTemplate, stackName: string): TemplatePolicies {
+export function templatePolicies(template: CfnTemplate, stackName: string) {
   const all = Object.entries(template.Resources);
-  const resources: TemplatePolicies['resources'] = {};
+  /**
+   * Every resource's type, the name it declares, and the environment variable that hands a function its
+   * `Ref` (TABLE_NAME, USER_POOL_ID…): the local stack sets that variable to the local resource.
+   */
+  const resources: Record<string, { type: string; name?: string; envVar?: string }> = {};
+  /** Each KMS key's key policy, by logical id: KMS authorizes a call only if the key's policy lets IAM policies (or the caller) in. */
+  const keyPolicies: Record<string, unknown> = {};
   for (const [id, resource] of all) {
     const property = nameProperty[resource.Type];
     const name = property ? resource.Properties?.[property] : undefined;
     resources[id] = { type: resource.Type, ...(typeof name === 'string' ? { name } : {}) };
+    if (resource.Type === 'AWS::KMS::Key' && resource.Properties?.KeyPolicy) keyPolicies[id] = resource.Properties.KeyPolicy;
   }
-  const keyPolicies: TemplatePolicies['keyPolicies'] = {};
-  for (const [id, resource] of all) if (resource.Type === 'AWS::KMS::Key' && resource.Properties?.KeyPolicy) keyPolicies[id] = resource.Properties.KeyPolicy;
-  const roles: TemplateRole[] = [];
-  const groups = functionGroups(template);
-  for (const [functionId, resource] of all) {
-    if (resource.Type !== 'AWS::Lambda::Function') continue;
+  for (const [, resource] of all.filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')) {
     for (const [variable, value] of Object.entries(variablesOf(resource))) {
       const target = refTo(value);
       if (target && resources[target]) resources[target].envVar = variable;
     }
-    const group = groups.get(functionId);
-    if (!group) continue;
-    const roleId = getAttOf(resource.Properties?.Role) ?? refTo(resource.Properties?.Role);
+  }
+  const roles = [...functionGroups(template)].map(([functionId, group]) => {
+    const properties = template.Resources[functionId]!.Properties;
+    const roleId = getAttOf(properties?.Role) ?? refTo(properties?.Role);
     const role = roleId ? template.Resources[roleId] : undefined;
     if (!roleId || role?.Type !== 'AWS::IAM::Role') throw new Error(`The ${String(group)} function's role is not a role of the template`);
-
-    const statements: TemplateStatement[] = [];
-    for (const inline of asArray(role.Properties?.Policies).filter(isObject)) {
-      statements.push(...statementsOf(inline.PolicyDocument, `${roleId}/${String(inline.PolicyName)}`));
-    }
-    const external: unknown[] = [];
-    for (const arn of asArray(role.Properties?.ManagedPolicyArns)) {
-      const managed = refTo(arn);
-      if (managed && template.Resources[managed]?.Type === 'AWS::IAM::ManagedPolicy') continue;
-      external.push(arn);
-    }
-    for (const [policyId, policy] of all) {
-      if (policy.Type !== 'AWS::IAM::Policy' && policy.Type !== 'AWS::IAM::ManagedPolicy') continue;
-      const attached =
-        asArray(policy.Properties?.Roles).some((r) => refTo(r) === roleId) ||
-        asArray(role.Properties?.ManagedPolicyArns).some((arn) => refTo(arn) === policyId);
-      if (attached) statements.push(...statementsOf(policy.Properties?.PolicyDocument, policyId));
-    }
-    roles.push({ group, functionId, roleId, statements, externalManagedPolicies: external });
-  }
+    const managedArns = asArray(role.Properties?.ManagedPolicyArns);
+    const inline = asArray(role.Properties?.Policies).filter(isObject);
+    const attached = all.filter(
+      ([policyId, policy]) =>
+        (policy.Type === 'AWS::IAM::Policy' || policy.Type === 'AWS::IAM::ManagedPolicy') &&
+        (asArray(policy.Properties?.Roles).some((r) => refTo(r) === roleId) || managedArns.some((arn) => refTo(arn) === policyId)),
+    );
+    const statements = [
+      ...inline.flatMap((policy) => statementsOf(policy.PolicyDocument, `${roleId}/${String(policy.PolicyName)}`)),
+      ...attached.flatMap(([policyId, policy]) => statementsOf(policy.Properties?.PolicyDocument, policyId)),
+    ];
+    /** Managed policies from outside the template (AWS managed ones): not evaluated, named in the report. */
+    const externalManagedPolicies = managedArns.filter((arn) => template.Resources[refTo(arn) ?? '']?.Type !== 'AWS::IAM::ManagedPolicy');
+    return { group, functionId, roleId, statements, externalManagedPolicies };
+  });
   roles.sort((a, b) => resourceGroups.indexOf(a.group) - resourceGroups.indexOf(b.group));
   return { stackName, roles, resources, keyPolicies };
 }
@@ -118,23 +97,7 @@ export interface LocalAccount {
   env: Record<string, string | undefined>;
 }
 
-export interface ResolvedRole {
-  group: ResourceGroup;
-  roleName: string;
-  roleArn: string;
-  /** The principal a call is made as: the function's session of its role, as in Lambda. */
-  principal: string;
-  statements: TemplateStatement[];
-  externalManagedPolicies: string[];
-}
-
-export interface ResolvedPolicies {
-  roles: Map<ResourceGroup, ResolvedRole>;
-  /** Each KMS key's resolved key policy, by the key's local ARN. */
-  resourcePolicies: Map<string, unknown>;
-  /** References local IAM could not map to a local resource (they match nothing). */
-  unresolved: string[];
-}
+export type ResolvedPolicies = ReturnType<typeof resolvePolicies>;
 
 /** The address in `Name <address>` or a bare address. */
 export const emailAddressOf = (from: string): string => /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
@@ -143,7 +106,7 @@ export const emailAddressOf = (from: string): string => /<([^>]+)>\s*$/.exec(fro
 export const localFunctionName = (group: ResourceGroup): string => `local-${group}`;
 
 /** Resolves every role's statements to local ARNs. */
-export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount): ResolvedPolicies {
+export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount) {
   const unresolved = new Set<string>();
   const { account, region, env } = local;
   const regional = (service: string, resource: string) => `arn:aws:${service}:${region}:${account}:${resource}`;
@@ -244,18 +207,23 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, resolve(inner)]));
   }
 
-  const roles = new Map<ResourceGroup, ResolvedRole>();
-  for (const role of policies.roles) {
-    const roleName = `${policies.stackName}-${role.roleId}`;
-    roles.set(role.group, {
-      group: role.group,
-      roleName,
-      roleArn: roleArn(roleName),
-      principal: `arn:aws:sts::${account}:assumed-role/${roleName}/${localFunctionName(role.group)}`,
-      statements: role.statements.map(({ id, statement }) => ({ id, statement: resolve(statement) as Record<string, unknown> })),
-      externalManagedPolicies: role.externalManagedPolicies.map(resolveString),
-    });
-  }
-  const resourcePolicies = new Map(Object.entries(policies.keyPolicies ?? {}).map(([id, policy]) => [getAtt(id, 'Arn'), resolve(policy)]));
+  const roles = new Map(
+    policies.roles.map(({ group, roleId, statements, externalManagedPolicies }) => {
+      const roleName = `${policies.stackName}-${roleId}`;
+      const role = {
+        group,
+        roleName,
+        roleArn: roleArn(roleName),
+        /** The principal a call is made as: the function's session of its role, as in Lambda. */
+        principal: `arn:aws:sts::${account}:assumed-role/${roleName}/${localFunctionName(group)}`,
+        statements: statements.map(({ id, statement }): TemplateStatement => ({ id, statement: resolve(statement) as Record<string, unknown> })),
+        externalManagedPolicies: externalManagedPolicies.map(resolveString),
+      };
+      return [group, role] as const;
+    }),
+  );
+  /** Each KMS key's resolved key policy, by the key's local ARN. */
+  const resourcePolicies = new Map<string, unknown>(Object.entries(policies.keyPolicies).map(([id, policy]) => [getAtt(id, 'Arn'), resolve(policy)]));
+  /** References local IAM could not map to a local resource (they match nothing). */
   return { roles, resourcePolicies, unresolved: [...unresolved] };
 }
