@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import { keptReport, type KeptReport } from '../kernel/write-whole';
+import { keptReport } from '../kernel/write-whole';
 import type { DefaultMeant } from './defaults-meant';
 
 /**
@@ -9,24 +9,17 @@ import type { DefaultMeant } from './defaults-meant';
  * teardown fails on any such read that is not excused.
  */
 
-export interface EnvReport {
-  generatedAt: string;
-  /** Per function, each product variable it read that its template does not declare, and how often. */
-  functions: Partial<Record<ResourceGroup, { variable: string; reads: number }[]>>;
-}
-
-export interface EnvReads extends Omit<KeptReport, 'changed'> {
-  record(group: ResourceGroup, variable: string): void;
-  report(): EnvReport;
-}
+export type EnvReads = ReturnType<typeof recordEnvReads>;
+export type EnvReport = ReturnType<EnvReads['report']>;
 
 export const envReportFile = (dataDir: string) => join(dataDir, 'env-report.json');
 
 /** Records undeclared reads; with `reportDir`, keeps `env-report.json` there up to date. */
-export function recordEnvReads(reportDir?: string): EnvReads {
+export function recordEnvReads(reportDir?: string) {
   const reads = new Map<ResourceGroup, Map<string, number>>();
-  const report = (): EnvReport => ({
+  const report = () => ({
     generatedAt: new Date().toISOString(),
+    /** Per function, each product variable it read that its template does not declare, and how often. */
     functions: Object.fromEntries(
       [...reads].map(([group, counts]) => [group, [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([variable, count]) => ({ variable, reads: count }))]),
     ),
@@ -36,7 +29,7 @@ export function recordEnvReads(reportDir?: string): EnvReads {
   return {
     ...kept,
     report,
-    record: (group, variable) => {
+    record: (group: ResourceGroup, variable: string) => {
       const counts = reads.get(group) ?? new Map<string, number>();
       reads.set(group, counts.set(variable, (counts.get(variable) ?? 0) + 1));
       kept.changed();
@@ -49,7 +42,7 @@ export function recordEnvReads(reportDir?: string): EnvReads {
  * table (unset in AWS by design), not on the allow-list of defaults meant.
  */
 export function envReportProblems(report: EnvReport, excused: { localOnly: ReadonlySet<string>; defaultsMeant: readonly DefaultMeant[] }): string[] {
-  return (Object.entries(report.functions) as [ResourceGroup, EnvReport['functions'][ResourceGroup]][]).flatMap(([group, reads]) =>
+  return (Object.entries(report.functions) as [ResourceGroup, EnvReport['functions'][string]][]).flatMap(([group, reads]) =>
     (reads ?? [])
       .filter(({ variable }) => !excused.localOnly.has(variable))
       .filter(({ variable }) => !excused.defaultsMeant.some((entry) => entry.variable === variable && (entry.functions === 'all' || entry.functions.includes(group))))

@@ -14,21 +14,12 @@ export function writeFileWhole(file: string, text: string): void {
   }
 }
 
-export interface KeptReport {
-  /** Writes the report now. */
-  write(): void;
-  /** Writes it `delayMs` after the first change since the last write. */
-  changed(): void;
-  /** Writes it a last time and stops: no pending write, no write on exit. */
-  close(): void;
-}
-
 /**
  * A report of the stack kept up to date on disk: `files` gives each file's path and text (none yet:
  * nothing to write), written a while after a change and on the process's exit. A write that fails is
  * logged as `what` could not be written: the stack must not fall over for it (its directory removed, say).
  */
-export function keptReport(what: string, files: () => Record<string, string> | undefined, delayMs = 2_000): KeptReport {
+export function keptReport(what: string, files: () => Record<string, string> | undefined, delayMs = 2_000) {
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
   const write = () => {
@@ -42,10 +33,13 @@ export function keptReport(what: string, files: () => Record<string, string> | u
   };
   process.on('exit', write);
   return {
+    /** Writes the report now. */
     write,
+    /** Writes it `delayMs` after the first change since the last write. */
     changed: () => {
       if (!timer && !closed) timer = setTimeout(write, delayMs).unref();
     },
+    /** Writes it a last time and stops: no pending write, no write on exit. */
     close: () => {
       write();
       closed = true;
