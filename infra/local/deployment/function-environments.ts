@@ -12,10 +12,8 @@ export class UnresolvedVariableError extends Error {}
 const literal = (value: unknown): value is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof value);
 
 /**
- * Each function's environment: its variables as the template declares them, a literal as it is and
- * a variable the overrides table replaces with the local value, then the table's local-only variables.
- * A variable the template gives as an intrinsic (`{ Ref: … }`, `Fn::GetAtt`, `Fn::Join` …) that the table
- * does not replace stops the start, naming the variable and the function.
+ * Each function's environment: its template's variables (literals as they are, the overrides table's
+ * local values), then the table's local-only variables. An intrinsic the table does not replace stops the start.
  */
 export function functionEnvironments(
   deployment: TemplateDeployment,
@@ -54,10 +52,8 @@ export function declaredVariables(deployment: TemplateDeployment): Map<ResourceG
 }
 
 /**
- * What a tool outside any function (the operator CLI, the tests' own set-up, the demo data's seeding)
- * points the product's modules with: every product variable (shared/kernel/config.ts) and local-only variable
- * that the functions having it agree on. Per-function settings (the service name, the runtime's own)
- * are left out.
+ * What a tool outside any function (the operator CLI, the tests' set-up, seeding) points the product's modules
+ * with: every product variable and local-only variable that the functions having it agree on.
  */
 export function toolEnvironment(environments: FunctionEnvironments, overrides: readonly VariableOverride[] = environmentOverrides): Record<string, string> {
   const wanted = new Set<string>([...Object.values(envNames), ...overrides.filter((entry) => entry.kind === 'local-only').map((entry) => entry.variable)]);

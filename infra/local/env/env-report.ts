@@ -3,11 +3,7 @@ import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { keptReport } from '../kernel/write-whole';
 import type { DefaultMeant } from './defaults-meant';
 
-/**
- * What the functions read of the environment that their templates do not declare: in AWS each such
- * variable would be unset. Written as `<data dir>/env-report.json`; the integration run's global
- * teardown fails on any such read that is not excused.
- */
+/** What the functions read of the environment that their templates do not declare (unset in AWS): `<data dir>/env-report.json`. */
 
 export type EnvReads = ReturnType<typeof recordEnvReads>;
 export type EnvReport = ReturnType<EnvReads['report']>;

@@ -6,10 +6,8 @@ import { recordEnvReads } from './env-report';
 import { functionEnvironment, useFunctionEnvironments } from './process-env';
 
 /**
- * Gives each function of the template its own environment (`deployment/function-environments.ts`), as
- * `process.env` while it runs, recording in `<reportDir>/env-report.json` every product variable a
- * function reads that its template does not declare. Outside any function the process's environment
- * gains the tools' environment, so that seeding and the handler modules' loading see the stack.
+ * Gives each function of the template its own environment as `process.env` while it runs, recording its
+ * undeclared reads; outside any function the process gains the tools' environment, so seeding sees the stack.
  */
 export function useStackEnvironments(deployment: TemplateDeployment, local: LocalResources, reportDir: string) {
   const functions = functionEnvironments(deployment, local);

@@ -3,11 +3,7 @@ import { accessDeniedMessage, type CallDecision, type CheckerStats } from './rol
 import type { IamRequest } from './sdk-requests';
 import type { ResolvedPolicies } from '../template/template-policies';
 
-/**
- * What the local stack's IAM saw: per function, every action its calls needed (with the statement
- * that allowed it, or the refusal) and every action its role grants, exercised or not. Written as
- * `<data dir>/iam-report.json` and a readable `iam-report.txt`.
- */
+/** What local IAM saw, per function: each action its calls needed and each its role grants (`<data dir>/iam-report.json`, `.txt`). */
 
 export interface ActionUse {
   action: string;

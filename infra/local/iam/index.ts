@@ -11,11 +11,7 @@ import { RoleChecker } from './role-checker';
 import { localIamPlugin } from './sdk-plugin';
 import { unexercisedGrants } from './unexercised-grants';
 
-/**
- * IAM on the local stack: every AWS SDK call a function makes (inside `runAsFunction`) is checked
- * against that function's role in the synthesized template and refused as AWS refuses it. Calls made
- * outside any function (provisioning, seeding, tests' own set-up) are not checked.
- */
+/** Each AWS SDK call a function makes is checked against its role in the template (docs/local-stack.md#local-iam-enforcement). */
 
 export interface LocalIamOptions {
   /** Where `iam-report.json` and `iam-report.txt` are written (every few seconds and on exit); none without it. */
@@ -40,11 +36,7 @@ export interface LocalIam {
 
 let enabled: LocalIam | undefined;
 
-/**
- * Turns local IAM on in this process, once: loads the roles' policies (in the background; a call
- * waits for them) and gives every AWS client the check. The local stack calls it before it imports
- * the handler modules.
- */
+/** Turns local IAM on in this process, once, before the handler modules are imported; a call waits for the policies. */
 export function enableLocalIam(options: LocalIamOptions = {}): LocalIam {
   if (enabled) return enabled;
   const recorder = new IamRecorder();

@@ -10,9 +10,8 @@ export function allowListed(allowList: readonly UnexercisedGrant[], group: Resou
 }
 
 /**
- * What is wrong with a run's IAM report: every refused call (or call local IAM could not judge); and,
- * when the whole integration suite ran (`coverage`), every granted action no call exercised that the
- * allow-list does not excuse, and every allow-list entry that excuses nothing any more.
+ * What is wrong with a run's IAM report: every refused or unjudged call; and, when the whole suite ran (`coverage`),
+ * every unexercised grant the allow-list does not excuse, and every entry that excuses nothing any more.
  */
 export function iamReportProblems(report: IamReport, allowList: readonly UnexercisedGrant[], options: { coverage: boolean }): string[] {
   const functions = Object.entries(report.functions) as [ResourceGroup, FunctionReport][];

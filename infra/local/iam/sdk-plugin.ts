@@ -26,12 +26,9 @@ interface CallState {
 }
 
 /**
- * The SDK middleware that makes each function's calls go through its role. The first step decides
- * (before anything is serialized); the last step, between the SDK's deserializer and the network,
- * answers a refused call with the HTTP response AWS sends, so the SDK raises the very error it
- * raises in AWS (`AccessDeniedException`, or `AccessDenied` from S3) and nothing reaches the emulator.
- * A presigned URL is not a call: it is recorded, and its verdict is the one the later request gets in
- * AWS (which authorizes it as the signer's role), but the URL is made either way, as in AWS.
+ * The first step decides (before anything is serialized); the last, before the network, answers a refused
+ * call with AWS's own HTTP response, so the SDK raises the very error it raises in AWS. A presigned URL is
+ * recorded with the verdict its later request gets in AWS, and made either way, as in AWS.
  */
 export function localIamPlugin(hooks: LocalIamHooks): ClientPlugin {
   const states = new WeakMap<HandlerExecutionContext, CallState>();

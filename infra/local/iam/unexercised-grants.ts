@@ -1,10 +1,6 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 
-/**
- * Actions a role grants that no integration test exercises through the local stack, each with the
- * reason it stays. Anything granted and not exercised that is not listed here fails the integration
- * run (see `report-check.ts`); so does an entry that no longer matches an unexercised grant.
- */
+/** Actions a role grants that no integration test exercises, each with the reason it stays (checked by `report-check.ts`). */
 export interface UnexercisedGrant {
   action: string;
   functions: readonly ResourceGroup[] | 'all';

@@ -15,9 +15,8 @@ export function writeFileWhole(file: string, text: string): void {
 }
 
 /**
- * A report of the stack kept up to date on disk: `files` gives each file's path and text (none yet:
- * nothing to write), written a while after a change and on the process's exit. A write that fails is
- * logged as `what` could not be written: the stack must not fall over for it (its directory removed, say).
+ * A report kept up to date on disk (`files`: each path and text), written after a change and on exit. A write
+ * that fails is logged: the stack must not fall over for it (its directory removed, say).
  */
 export function keptReport(what: string, files: () => Record<string, string> | undefined, delayMs = 2_000) {
   let timer: NodeJS.Timeout | undefined;

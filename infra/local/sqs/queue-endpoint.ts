@@ -8,7 +8,7 @@ import { answerSeam, settled } from './queue-seams';
 import { Queue } from './queue-state';
 import { sqsOperations } from './sqs-operations';
 import { LOCAL_ACCOUNT_ID } from '../kernel/local-account';
-import { SqsError, type LocalQueueSettings, type QueueCounts, type Request } from './sqs-model';
+import { SqsError, type LocalQueueSettings, type Request } from './sqs-model';
 
 /**
  * A local Amazon SQS (standard queues) answering the AWS JSON 1.0 protocol as `@aws-sdk/client-sqs`
@@ -76,7 +76,7 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string) {
     server,
     /** The queue's URL as SQS names it, on the endpoint listening at `baseUrl` (`http://127.0.0.1:<port>`). */
     queueUrl: (name: string, baseUrl: string) => `${baseUrl.replace(/\/$/, '')}/${LOCAL_ACCOUNT_ID}/${queueNamed(name).settings.name}`,
-    counts: (name: string): QueueCounts => queueNamed(name).counts(),
+    counts: (name: string) => queueNamed(name).counts(),
     /** True once every message sent to `name` before the call is deleted or moved to the dead-letter queue; false at the timeout. */
     settled: (name: string, timeoutMs: number) => settled(queueNamed(name), timeoutMs, () => closing),
     /** Stops the server, answering pending long polls with no messages. */

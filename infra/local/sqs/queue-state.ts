@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Waiters } from './long-poll';
-import { queueArn, SQS_DEFAULT_RETENTION_SECONDS, type LocalQueueSettings, type Message, type QueueCounts, type StoredMessage } from './sqs-model';
+import { queueArn, SQS_DEFAULT_RETENTION_SECONDS, type LocalQueueSettings, type Message, type StoredMessage } from './sqs-model';
 
 /**
  * One queue's messages in memory, in sending order, and an append-only journal of JSON lines
@@ -95,7 +95,7 @@ export class Queue {
     for (const message of this.messages.values()) if (message.sentAt + retentionMs <= now) this.remove(message.id);
   }
 
-  counts(now = Date.now()): QueueCounts {
+  counts(now = Date.now()) {
     this.expire(now);
     const counts = { visible: 0, inFlight: 0, delayed: 0 };
     for (const message of this.messages.values()) {

@@ -28,12 +28,6 @@ export interface LocalQueueSettings {
   retentionSeconds?: number;
 }
 
-export interface QueueCounts {
-  visible: number;
-  inFlight: number;
-  delayed: number;
-}
-
 export interface MessageAttribute {
   DataType: string;
   StringValue?: string;

@@ -8,10 +8,8 @@ import type { TemplateDeployment } from '../template/template-deployment';
 import type { TemplatePolicies } from '../template/template-policies';
 
 /**
- * Where the local stack's description of the deployment comes from: the CDK app synthesized without
- * bundling (`synth-template.ts`) in a child process, so it runs beside the emulators' start, and cached
- * in node_modules' cache (not the data directory, which `--fresh` and every test run discard) under a
- * hash of what the template is made of. A start on an unchanged stack reads one small JSON file.
+ * The CDK app synthesized without bundling in a child process (so it runs beside the emulators' start), and
+ * cached in node_modules' cache (the data directory goes with `--fresh` and every test run) by a hash of its sources.
  */
 
 const CACHE_DIR = join(projectRoot, 'node_modules', '.cache', 'local-template');

@@ -1,12 +1,9 @@
 import { asArray, constructPath, functionGroups, isObject, referenced, variablesOf, type CfnTemplate } from './cfn';
 
 /**
- * The deployment as the synthesized template describes it, for the local stack to run it: each
- * function's environment, timeout and memory; the event source mappings, the functions' asynchronous
- * invocation settings, the bucket notifications and the schedules that invoke them; the queues. What
- * the template leaves out is CloudFormation's default, written here as such. Intrinsics stay as the
- * template writes them (the overrides table, `overrides.ts`, gives their local values); a resource is
- * named by its logical id. Each type below is what its reader returns, so a field is declared once.
+ * The deployment as the synthesized template describes it (docs/local-stack.md#one-description-of-the-deployment),
+ * a setting it leaves out at CloudFormation's default, intrinsics unresolved (the overrides table gives their
+ * local values). Each type is what its reader returns, so a field is declared once.
  */
 
 export type TemplateDeployment = ReturnType<typeof templateDeployment>;
