@@ -20,25 +20,14 @@ export interface LocalIamOptions {
   template?: Promise<TemplateSource>;
 }
 
-export interface LocalIam {
-  /** Settles when the roles' policies are loaded (from the cache, or synthesized); rejects if they cannot be. */
-  ready: Promise<void>;
-  /** What was checked so far; undefined before the policies are loaded. */
-  report(): IamReport | undefined;
-  /** Writes the report files now (when a report directory was given). */
-  writeReport(): void;
-  /**
-   * The environment the template's references resolve against (the table, bucket, pool and sender the
-   * functions are given); by default `process.env` at the first check. Call it before any function runs.
-   */
-  resolveWith(env: Record<string, string | undefined>): void;
-}
+export type LocalIam = ReturnType<typeof startLocalIam>;
 
 let enabled: LocalIam | undefined;
 
 /** Turns local IAM on in this process, once, before the handler modules are imported; a call waits for the policies. */
-export function enableLocalIam(options: LocalIamOptions = {}): LocalIam {
-  if (enabled) return enabled;
+export const enableLocalIam = (options: LocalIamOptions = {}): LocalIam => (enabled ??= startLocalIam(options));
+
+function startLocalIam(options: LocalIamOptions) {
   const recorder = new IamRecorder();
   let source: TemplateSource | undefined;
   const loading = (options.template ?? loadTemplate()).then((loaded) => (source = loaded));
@@ -84,6 +73,14 @@ export function enableLocalIam(options: LocalIamOptions = {}): LocalIam {
     }),
   );
 
-  enabled = { ready: loading.then(() => undefined), report, writeReport: kept.write, resolveWith: (env) => void (resolution = env) };
-  return enabled;
+  return {
+    /** Settles when the roles' policies are loaded (from the cache, or synthesized); rejects if they cannot be. */
+    ready: loading.then(() => undefined),
+    /** What was checked so far; undefined before the policies are loaded. */
+    report,
+    /** Writes the report files now (when a report directory was given). */
+    writeReport: kept.write,
+    /** The environment the template's references resolve against (else `process.env` at the first check); call it before any function runs. */
+    resolveWith: (env: Record<string, string | undefined>) => void (resolution = env),
+  };
 }

@@ -113,55 +113,45 @@ function s3(operation: string, input: Input): Requests {
   return bucketAction ? [{ action: `s3:${bucketAction}`, resource: `arn:aws:s3:::${bucket}` }] : undefined;
 }
 
-function ses(operation: string, input: Input, scope: ArnScope): Requests {
-  // GetAccount (the send quota) takes no resource: IAM authorizes it on "*".
-  if (operation === 'GetAccount') return [{ action: 'ses:GetAccount', resource: '*' }];
-  if (operation !== 'SendEmail' && operation !== 'SendBulkEmail') return undefined;
-  const from = text(input.FromEmailAddress);
-  const identity = text(input.FromEmailAddressIdentityArn) ?? (from ? arnIn(scope, 'ses', `identity/${emailAddressOf(from)}`) : undefined);
-  if (!identity) return undefined;
-  const configurationSet = text(input.ConfigurationSetName);
-  const action = `ses:${operation}`;
-  return [{ action, resource: identity }, ...(configurationSet ? [{ action, resource: arnIn(scope, 'ses', `configuration-set/${configurationSet}`) }] : [])];
-}
-
-function cognito(operation: string, input: Input, scope: ArnScope): Requests {
-  const pool = text(input.UserPoolId);
-  return pool ? [{ action: `cognito-idp:${operation}`, resource: arnIn(scope, 'cognito-idp', `userpool/${pool}`) }] : undefined;
-}
-
-function kms(operation: string, input: Input, scope: ArnScope): Requests {
-  const key = text(input.KeyId);
-  // An alias is authorized on the key it names, which only KMS knows.
-  if (!key || key.startsWith('alias/') || key.includes(':alias/')) return undefined;
-  return [{ action: `kms:${operation}`, resource: arnIn(scope, 'kms', 'key/', key) }];
-}
-
-function eventBridge(operation: string, input: Input, scope: ArnScope): Requests {
-  if (operation !== 'PutEvents') return undefined;
-  // An entry without a bus goes to the account's default bus; PutEvents is authorized per bus.
-  const buses = new Set(records(input.Entries).map((entry) => text(entry.EventBusName) ?? 'default'));
-  return [...buses].map((bus) => ({ action: 'events:PutEvents', resource: arnIn(scope, 'events', 'event-bus/', bus) }));
-}
-
 /** The SQS operations local IAM maps; a batch is authorized as its single operation (`sqs:SendMessage`). */
 const SQS_OPERATIONS = ['SendMessage', 'SendMessageBatch', 'ReceiveMessage', 'DeleteMessage', 'DeleteMessageBatch', 'ChangeMessageVisibility', 'ChangeMessageVisibilityBatch', 'GetQueueAttributes'];
 
-function sqs(operation: string, input: Input, scope: ArnScope): Requests {
-  // QueueUrl is `<endpoint>/<account>/<name>`; SQS authorizes each call on the queue's ARN.
-  const name = text(input.QueueUrl)?.split('/').pop();
-  if (!name || !SQS_OPERATIONS.includes(operation)) return undefined;
-  return [{ action: `sqs:${operation.replace(/Batch$/, '')}`, resource: arnIn(scope, 'sqs', name) }];
-}
-
+/** Each client's mapping, by the SDK's client name. */
 const services: Record<string, (operation: string, input: Input, scope: ArnScope) => Requests> = {
   DynamoDBClient: dynamodb,
   S3Client: s3,
-  SESv2Client: ses,
-  CognitoIdentityProviderClient: cognito,
-  KMSClient: kms,
-  EventBridgeClient: eventBridge,
-  SQSClient: sqs,
+  SESv2Client: (operation, input, scope) => {
+    // GetAccount (the send quota) takes no resource: IAM authorizes it on "*".
+    if (operation === 'GetAccount') return [{ action: 'ses:GetAccount', resource: '*' }];
+    const from = text(input.FromEmailAddress);
+    const identity = text(input.FromEmailAddressIdentityArn) ?? (from ? arnIn(scope, 'ses', `identity/${emailAddressOf(from)}`) : undefined);
+    if (!identity || (operation !== 'SendEmail' && operation !== 'SendBulkEmail')) return undefined;
+    const configurationSet = text(input.ConfigurationSetName);
+    const action = `ses:${operation}`;
+    return [{ action, resource: identity }, ...(configurationSet ? [{ action, resource: arnIn(scope, 'ses', `configuration-set/${configurationSet}`) }] : [])];
+  },
+  CognitoIdentityProviderClient: (operation, input, scope) => {
+    const pool = text(input.UserPoolId);
+    return pool ? [{ action: `cognito-idp:${operation}`, resource: arnIn(scope, 'cognito-idp', `userpool/${pool}`) }] : undefined;
+  },
+  KMSClient: (operation, input, scope) => {
+    const key = text(input.KeyId);
+    // An alias is authorized on the key it names, which only KMS knows.
+    if (!key || key.startsWith('alias/') || key.includes(':alias/')) return undefined;
+    return [{ action: `kms:${operation}`, resource: arnIn(scope, 'kms', 'key/', key) }];
+  },
+  EventBridgeClient: (operation, input, scope) => {
+    if (operation !== 'PutEvents') return undefined;
+    // An entry without a bus goes to the account's default bus; PutEvents is authorized per bus.
+    const buses = new Set(records(input.Entries).map((entry) => text(entry.EventBusName) ?? 'default'));
+    return [...buses].map((bus) => ({ action: 'events:PutEvents', resource: arnIn(scope, 'events', 'event-bus/', bus) }));
+  },
+  SQSClient: (operation, input, scope) => {
+    // QueueUrl is `<endpoint>/<account>/<name>`; SQS authorizes each call on the queue's ARN.
+    const name = text(input.QueueUrl)?.split('/').pop();
+    if (!name || !SQS_OPERATIONS.includes(operation)) return undefined;
+    return [{ action: `sqs:${operation.replace(/Batch$/, '')}`, resource: arnIn(scope, 'sqs', name) }];
+  },
 };
 
 /** The IAM requests AWS makes for one SDK call; throws UnmappedCallError for a call not mapped here. */

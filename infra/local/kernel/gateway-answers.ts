@@ -29,11 +29,8 @@ export const ANSWERS = {
   unavailable: { statusCode: 503, message: 'Service Unavailable' },
 } as const;
 
-export function answer(response: ServerResponse, { statusCode, message }: { statusCode: number; message: string }): void {
-  const body = JSON.stringify({ message });
-  response.writeHead(statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  response.end(body);
-}
+export const answer = (response: ServerResponse, { statusCode, message }: { statusCode: number; message: string }): void =>
+  write(response, { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
 
 /**
  * The body, or undefined once it passes `limit` bytes; the rest is still read (and dropped) so that the
