@@ -20,30 +20,25 @@ export function functionEnvironments(
   local: LocalResources,
   overrides: readonly VariableOverride[] = environmentOverrides,
 ): Map<ResourceGroup, Record<string, string>> {
-  const environments = new Map<ResourceGroup, Record<string, string>>();
-  for (const fn of deployment.functions) {
-    const env: Record<string, string> = {};
-    for (const [name, declared] of Object.entries(fn.environment)) {
-      const override = overrides.find((entry) => entry.kind === 'replace' && entry.variable === name);
-      if (override) {
-        const value = override.value(local, declared);
-        if (value !== undefined) env[name] = value;
-      } else if (literal(declared)) {
-        env[name] = String(declared);
-      } else {
-        throw new UnresolvedVariableError(
-          `The ${fn.group} function's ${name} is ${JSON.stringify(declared)} in the synthesized template, which the local stack cannot resolve: ` +
-            `add ${name} to the overrides table (infra/local/deployment/overrides.ts) with its local value and the reason.`,
-        );
-      }
-    }
-    for (const entry of overrides.filter((override) => override.kind === 'local-only')) {
-      const value = entry.value(local);
-      if (value !== undefined) env[entry.variable] = value;
-    }
-    environments.set(fn.group, env);
-  }
-  return environments;
+  const valueOf = (group: ResourceGroup, name: string, declared: unknown): string | undefined => {
+    const override = overrides.find((entry) => entry.kind === 'replace' && entry.variable === name);
+    if (override) return override.value(local, declared);
+    if (literal(declared)) return String(declared);
+    throw new UnresolvedVariableError(
+      `The ${group} function's ${name} is ${JSON.stringify(declared)} in the synthesized template, which the local stack cannot resolve: ` +
+        `add ${name} to the overrides table (infra/local/deployment/overrides.ts) with its local value and the reason.`,
+    );
+  };
+  const localOnly = overrides.filter((override) => override.kind === 'local-only');
+  return new Map(
+    deployment.functions.map(({ group, environment }) => {
+      const values = [
+        ...Object.entries(environment).map(([name, declared]) => [name, valueOf(group, name, declared)]),
+        ...localOnly.map((entry) => [entry.variable, entry.value(local)]),
+      ];
+      return [group, Object.fromEntries(values.filter(([, value]) => value !== undefined))];
+    }),
+  );
 }
 
 /** The variables each function's template declares. */

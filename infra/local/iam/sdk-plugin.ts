@@ -20,24 +20,20 @@ export interface LocalIamHooks {
   record(decision: CallDecision, kind: 'call' | 'presigned-url'): void;
 }
 
-interface CallState {
-  decision: CallDecision;
-  sent: boolean;
-}
-
 /**
  * The first step decides (before anything is serialized); the last, before the network, answers a refused
  * call with AWS's own HTTP response, so the SDK raises the very error it raises in AWS. A presigned URL is
  * recorded with the verdict its later request gets in AWS, and made either way, as in AWS.
  */
 export function localIamPlugin(hooks: LocalIamHooks): ClientPlugin {
-  const states = new WeakMap<HandlerExecutionContext, CallState>();
+  /** Each call's decision, and whether it went past the serializer towards the service. */
+  const states = new WeakMap<HandlerExecutionContext, { decision: CallDecision; sent: boolean }>();
 
   const decide: InitializeMiddleware<object, object> = (next, context) => async (args) => {
     const group = hooks.currentFunction();
     if (!group) return next(args);
     const call = { clientName: context.clientName ?? '', commandName: context.commandName ?? '', input: args.input as Record<string, unknown> };
-    const state: CallState = { decision: await hooks.decide(group, call), sent: false };
+    const state = { decision: await hooks.decide(group, call), sent: false };
     if (state.decision.error) {
       hooks.record(state.decision, 'call');
       throw state.decision.error;
