@@ -139,13 +139,11 @@ export function reportSummary(report: IamReport, note: (group: ResourceGroup, ac
     lines.push('', `${group}   ${fn.role}`);
     const width = Math.max(0, ...fn.calls.map((use) => use.action.length), ...fn.grants.map((grant) => grant.action.length));
     for (const use of fn.calls) {
-      const label = use.outcome === 'allowed' ? 'allowed' : use.outcome === 'denied' ? 'DENIED ' : 'ERROR  ';
-      const detail =
-        use.outcome === 'allowed'
-          ? `by ${use.allowedBy ?? '?'}`
-          : use.outcome === 'denied'
-            ? `on ${use.resources.join(', ')}${use.moreResources ? ` and ${use.moreResources} more` : ''}`
-            : (use.message ?? '');
+      const [label, detail] = {
+        allowed: ['allowed', `by ${use.allowedBy ?? '?'}`],
+        denied: ['DENIED ', `on ${use.resources.join(', ')}${use.moreResources ? ` and ${use.moreResources} more` : ''}`],
+        error: ['ERROR  ', use.message ?? ''],
+      }[use.outcome];
       const presigned = use.presignedUrls > 0 ? `, ${use.presignedUrls} of them presigned URLs` : '';
       lines.push(`  ${label}  ${use.action.padEnd(width)}  ${String(use.count).padStart(6)}×  ${detail}   (${use.sdkCalls.join(', ')}${presigned})`);
     }
