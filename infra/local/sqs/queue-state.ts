@@ -1,5 +1,6 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileWhole } from '../kernel/write-whole';
 import { Waiters } from './long-poll';
 import { queueArn, SQS_DEFAULT_RETENTION_SECONDS, type LocalQueueSettings, type Message, type StoredMessage } from './sqs-model';
 
@@ -54,9 +55,7 @@ export class Queue {
         }
       }
     }
-    const lines = [...this.messages.values()].map((message) => JSON.stringify({ op: 'send', message: stored(message) }));
-    writeFileSync(`${this.file}.tmp`, lines.map((line) => `${line}\n`).join(''));
-    renameSync(`${this.file}.tmp`, this.file);
+    writeFileWhole(this.file, [...this.messages.values()].map((message) => `${JSON.stringify({ op: 'send', message: stored(message) })}\n`).join(''));
     this.fd = openSync(this.file, 'a');
   }
 
