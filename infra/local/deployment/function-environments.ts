@@ -12,40 +12,33 @@ export class UnresolvedVariableError extends Error {}
 const literal = (value: unknown): value is string | number | boolean => ['string', 'number', 'boolean'].includes(typeof value);
 
 /**
- * Each function's environment: its variables as the template declares them, a literal as it is and
- * a variable the overrides table replaces with the local value, then the table's local-only variables.
- * A variable the template gives as an intrinsic (`{ Ref: … }`, `Fn::GetAtt`, `Fn::Join` …) that the table
- * does not replace stops the start, naming the variable and the function.
+ * Each function's environment: its template's variables (literals as they are, the overrides table's
+ * local values), then the table's local-only variables. An intrinsic the table does not replace stops the start.
  */
 export function functionEnvironments(
   deployment: TemplateDeployment,
   local: LocalResources,
   overrides: readonly VariableOverride[] = environmentOverrides,
 ): Map<ResourceGroup, Record<string, string>> {
-  const environments = new Map<ResourceGroup, Record<string, string>>();
-  for (const fn of deployment.functions) {
-    const env: Record<string, string> = {};
-    for (const [name, declared] of Object.entries(fn.environment)) {
-      const override = overrides.find((entry) => entry.kind === 'replace' && entry.variable === name);
-      if (override) {
-        const value = override.value(local, declared);
-        if (value !== undefined) env[name] = value;
-      } else if (literal(declared)) {
-        env[name] = String(declared);
-      } else {
-        throw new UnresolvedVariableError(
-          `The ${fn.group} function's ${name} is ${JSON.stringify(declared)} in the synthesized template, which the local stack cannot resolve: ` +
-            `add ${name} to the overrides table (infra/local/deployment/overrides.ts) with its local value and the reason.`,
-        );
-      }
-    }
-    for (const entry of overrides.filter((override) => override.kind === 'local-only')) {
-      const value = entry.value(local);
-      if (value !== undefined) env[entry.variable] = value;
-    }
-    environments.set(fn.group, env);
-  }
-  return environments;
+  const valueOf = (group: ResourceGroup, name: string, declared: unknown): string | undefined => {
+    const override = overrides.find((entry) => entry.kind === 'replace' && entry.variable === name);
+    if (override) return override.value(local, declared);
+    if (literal(declared)) return String(declared);
+    throw new UnresolvedVariableError(
+      `The ${group} function's ${name} is ${JSON.stringify(declared)} in the synthesized template, which the local stack cannot resolve: ` +
+        `add ${name} to the overrides table (infra/local/deployment/overrides.ts) with its local value and the reason.`,
+    );
+  };
+  const localOnly = overrides.filter((override) => override.kind === 'local-only');
+  return new Map(
+    deployment.functions.map(({ group, environment }) => {
+      const values = [
+        ...Object.entries(environment).map(([name, declared]) => [name, valueOf(group, name, declared)]),
+        ...localOnly.map((entry) => [entry.variable, entry.value(local)]),
+      ];
+      return [group, Object.fromEntries(values.filter(([, value]) => value !== undefined))];
+    }),
+  );
 }
 
 /** The variables each function's template declares. */
@@ -54,10 +47,8 @@ export function declaredVariables(deployment: TemplateDeployment): Map<ResourceG
 }
 
 /**
- * What a tool outside any function (the operator CLI, the tests' own set-up, the demo data's seeding)
- * points the product's modules with: every product variable (shared/kernel/config.ts) and local-only variable
- * that the functions having it agree on. Per-function settings (the service name, the runtime's own)
- * are left out.
+ * What a tool outside any function (the operator CLI, the tests' set-up, seeding) points the product's modules
+ * with: every product variable and local-only variable that the functions having it agree on.
  */
 export function toolEnvironment(environments: FunctionEnvironments, overrides: readonly VariableOverride[] = environmentOverrides): Record<string, string> {
   const wanted = new Set<string>([...Object.values(envNames), ...overrides.filter((entry) => entry.kind === 'local-only').map((entry) => entry.variable)]);

@@ -3,11 +3,7 @@ import { envNames, type Subpaths } from '../../../shared/kernel/config';
 import { localArn } from '../kernel/local-account';
 import { referenced } from '../template/cfn';
 
-/**
- * The overrides table: everything the local stack runs otherwise than the synthesized template says,
- * each with its reason. The template is the description of the deployment (`template-deployment.ts`);
- * only what is here differs on a laptop. docs/local-stack.md, "The overrides table", lists it for readers.
- */
+/** The overrides table: everything the local stack runs otherwise than the synthesized template says, each with its reason (docs/local-stack.md#the-overrides-table). */
 
 /** The retry delays from `LOCAL_ASYNC_RETRY_DELAYS_MS`, else 1 s and 2 s. */
 export function retryDelaysFromEnv(value = process.env.LOCAL_ASYNC_RETRY_DELAYS_MS): number[] {
@@ -45,9 +41,8 @@ export interface LocalResources {
 }
 
 /**
- * One variable the local stack sets otherwise than the template: `replace` gives a function whose
- * template declares the variable this value instead (none when it is undefined); `local-only` gives every
- * function a variable the template never declares (in AWS it is unset, and the code's default is meant).
+ * `replace` gives a function whose template declares the variable this value instead (none when undefined);
+ * `local-only` gives every function a variable the template never declares (in AWS the code's default is meant).
  */
 export interface VariableOverride {
   variable: string;

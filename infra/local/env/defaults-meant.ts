@@ -3,9 +3,7 @@ import { envNames, type EnvName } from '../../../shared/kernel/config';
 
 /**
  * Product variables a function reads although its template does not declare them, because in AWS the
- * code's default is meant: each with the reason. Any other such read fails the integration run (see
- * `env-report.ts`); the overrides table's local-only variables (endpoints, the webhook pace) are
- * excused there too, being unset in AWS by design.
+ * code's default is meant, each with the reason; any other such read fails the integration run (`env-report.ts`).
  */
 export interface DefaultMeant {
   variable: EnvName;

@@ -4,9 +4,8 @@ import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { toolEnvironment, type FunctionEnvironments } from '../deployment/function-environments';
 
 /**
- * `<data dir>/function-env.json`: each function's own environment on the running local stack, by
- * resource group (`{ "users": { "TABLE_NAME": …, … }, … }`), for tools that run handler modules or the
- * product's services against it (`npm run sam:env -- --local`, the operator CLI, the tests' set-up).
+ * `<data dir>/function-env.json`: each function's own environment on the running local stack, by resource group,
+ * for tools that run handler modules or services against it (`npm run sam:env -- --local`, the operator CLI, the tests).
  */
 
 export const functionEnvFile = (dataDir: string) => join(dataDir, 'function-env.json');

@@ -14,11 +14,7 @@ const productVariables: ReadonlySet<string> = new Set(Object.values(envNames));
 /** Called on a read of a product variable (`envNames`) the function's template does not declare. */
 export type UndeclaredRead = (group: ResourceGroup, variable: string) => void;
 
-/**
- * A function's environment object: its variables, with a read (`env.X`, `'X' in env`) of a product
- * variable its template does not declare reported to `onUndeclared`; values set become strings, as
- * they do in `process.env`.
- */
+/** A function's environment object: a read (`env.X`, `'X' in env`) of a product variable its template does not declare is reported. */
 export function functionEnvironment(group: ResourceGroup, values: Readonly<Record<string, string>>, declared: ReadonlySet<string>, onUndeclared: UndeclaredRead): NodeJS.ProcessEnv {
   const watch = (name: string | symbol) => {
     if (typeof name === 'string' && productVariables.has(name) && !declared.has(name)) onUndeclared(group, name);
@@ -33,10 +29,7 @@ export function functionEnvironment(group: ResourceGroup, values: Readonly<Recor
   );
 }
 
-/**
- * Makes `process.env` answer each running function's environment from `environments` (the process's
- * own outside any function, or for a function not in the map). Returns what puts `process.env` back.
- */
+/** Makes `process.env` answer the running function's environment (else the process's own); returns what puts it back. */
 export function useFunctionEnvironments(environments: ReadonlyMap<ResourceGroup, NodeJS.ProcessEnv>): () => void {
   const original = Object.getOwnPropertyDescriptor(process, 'env')!;
   let base = process.env;

@@ -5,22 +5,11 @@ import type { TemplateDeployment } from '../template/template-deployment';
 import { recordEnvReads } from './env-report';
 import { functionEnvironment, useFunctionEnvironments } from './process-env';
 
-export interface StackEnvironments {
-  /** Each function's own environment. */
-  functions: FunctionEnvironments;
-  /** What runs outside any function sees: the process's own environment with the tools' (`toolEnvironment`). */
-  tools: Record<string, string>;
-  /** Puts `process.env` back as it was before. */
-  stop(): void;
-}
-
 /**
- * Gives each function of the template its own environment (`deployment/function-environments.ts`), as
- * `process.env` while it runs, recording in `<reportDir>/env-report.json` every product variable a
- * function reads that its template does not declare. Outside any function the process's environment
- * gains the tools' environment, so that seeding and the handler modules' loading see the stack.
+ * Gives each function of the template its own environment as `process.env` while it runs, recording its
+ * undeclared reads; outside any function the process gains the tools' environment, so seeding sees the stack.
  */
-export function useStackEnvironments(deployment: TemplateDeployment, local: LocalResources, reportDir: string): StackEnvironments {
+export function useStackEnvironments(deployment: TemplateDeployment, local: LocalResources, reportDir: string) {
   const functions = functionEnvironments(deployment, local);
   const tools = toolEnvironment(functions);
   Object.assign(process.env, tools);
@@ -29,5 +18,6 @@ export function useStackEnvironments(deployment: TemplateDeployment, local: Loca
   const objects = new Map<ResourceGroup, NodeJS.ProcessEnv>(
     [...functions].map(([group, env]) => [group, functionEnvironment(group, env, declared.get(group) ?? new Set(), reads.record)]),
   );
-  return { functions, tools, stop: useFunctionEnvironments(objects) };
+  // `tools`: what runs outside any function sees; `stop` puts `process.env` back as it was before.
+  return { functions: functions as FunctionEnvironments, tools, stop: useFunctionEnvironments(objects) };
 }

@@ -1,12 +1,9 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { accessDeniedMessage, type CallDecision, type CheckerStats } from './role-checker';
+import type { IamRequest } from './sdk-requests';
 import type { ResolvedPolicies } from '../template/template-policies';
 
-/**
- * What the local stack's IAM saw: per function, every action its calls needed (with the statement
- * that allowed it, or the refusal) and every action its role grants, exercised or not. Written as
- * `<data dir>/iam-report.json` and a readable `iam-report.txt`.
- */
+/** What local IAM saw, per function: each action its calls needed and each its role grants (`<data dir>/iam-report.json`, `.txt`). */
 
 export interface ActionUse {
   action: string;
@@ -39,37 +36,13 @@ export interface FunctionReport {
   externalManagedPolicies: string[];
 }
 
-export interface IamReport {
-  generatedAt: string;
-  account: string;
-  region: string;
-  policies: { synthesized: boolean; loadMs: number; unresolved: string[] };
-  stats: {
-    checkedCalls: number;
-    deniedCalls: number;
-    /** Milliseconds spent deciding a call, mean and max. */
-    checkMsMean: number;
-    checkMsMax: number;
-    simulations: number;
-    simulationMsMean: number;
-    cacheHits: number;
-  };
-  functions: Partial<Record<ResourceGroup, FunctionReport>>;
-}
+/** The whole report, as `IamRecorder.report` makes it. */
+export type IamReport = ReturnType<IamRecorder['report']>;
 
 const RESOURCE_EXAMPLES = 10;
 
-interface Use {
-  action: string;
-  outcome: ActionUse['outcome'];
-  allowedBy?: string;
-  count: number;
-  presignedUrls: number;
-  sdkCalls: Set<string>;
-  resources: Set<string>;
-  moreResources: number;
-  message?: string;
-}
+/** An action's use while it is recorded: its calls and resources as sets. */
+type Use = Omit<ActionUse, 'sdkCalls' | 'resources'> & { sdkCalls: Set<string>; resources: Set<string> };
 
 const arrayOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
 
@@ -79,6 +52,9 @@ export function actionMatches(pattern: string, action: string): boolean {
   return new RegExp(`^${expression}$`, 'i').test(action);
 }
 
+/** A function's grants no call exercised, one per action. */
+export const unexercised = (fn: FunctionReport): Grant[] => [...new Map(fn.grants.filter((g) => !g.exercised).map((g) => [g.action, g])).values()];
+
 export class IamRecorder {
   private readonly uses = new Map<string, Use>();
   private calls = 0;
@@ -87,44 +63,33 @@ export class IamRecorder {
   record(decision: CallDecision, kind: 'call' | 'presigned-url'): void {
     this.calls++;
     if (decision.error || decision.denied) this.denied++;
-    const verdicts = decision.error
-      ? [{ action: `(not mapped) ${decision.sdkCall}`, resource: '', outcome: 'error' as const, message: decision.error.message }]
-      : decision.verdicts.map((verdict) => ({
-          ...verdict,
-          outcome: verdict.allowed ? ('allowed' as const) : ('denied' as const),
-          message: verdict.allowed ? undefined : accessDeniedMessage(decision.principal, verdict),
-        }));
-    for (const verdict of verdicts) {
-      const allowedBy = 'allowedBy' in verdict ? verdict.allowedBy : undefined;
-      const key = [decision.group, verdict.action, verdict.outcome, allowedBy ?? ''].join('\n');
+    const verdicts: (IamRequest & Pick<ActionUse, 'outcome' | 'allowedBy' | 'message'>)[] = decision.error
+      ? [{ action: `(not mapped) ${decision.sdkCall}`, resource: '', outcome: 'error', message: decision.error.message }]
+      : decision.verdicts.map(({ action, resource, ...verdict }) =>
+          verdict.allowed
+            ? { action, resource, outcome: 'allowed', ...(verdict.allowedBy && { allowedBy: verdict.allowedBy }) }
+            : { action, resource, outcome: 'denied', message: accessDeniedMessage(decision.principal, { action, resource, ...verdict }) },
+        );
+    for (const { resource, ...verdict } of verdicts) {
+      const key = [decision.group, verdict.action, verdict.outcome, verdict.allowedBy ?? ''].join('\n');
       let use = this.uses.get(key);
       if (!use) {
-        use = {
-          action: verdict.action,
-          outcome: verdict.outcome,
-          ...(allowedBy ? { allowedBy } : {}),
-          count: 0,
-          presignedUrls: 0,
-          sdkCalls: new Set(),
-          resources: new Set(),
-          moreResources: 0,
-          ...(verdict.message ? { message: verdict.message } : {}),
-        };
+        use = { ...verdict, count: 0, presignedUrls: 0, sdkCalls: new Set(), resources: new Set(), moreResources: 0 };
         this.uses.set(key, use);
       }
       use.count++;
       if (kind === 'presigned-url') use.presignedUrls++;
       use.sdkCalls.add(decision.sdkCall);
-      if (verdict.resource && !use.resources.has(verdict.resource)) {
-        if (use.resources.size < RESOURCE_EXAMPLES) use.resources.add(verdict.resource);
+      if (resource && !use.resources.has(resource)) {
+        if (use.resources.size < RESOURCE_EXAMPLES) use.resources.add(resource);
         else use.moreResources++;
       }
     }
   }
 
-  report(options: { policies: ResolvedPolicies; account: string; region: string; synthesized: boolean; loadMs: number; stats?: CheckerStats }): IamReport {
+  report(options: { policies: ResolvedPolicies; account: string; region: string; synthesized: boolean; loadMs: number; stats?: CheckerStats }) {
     const { policies, stats } = options;
-    const functions: IamReport['functions'] = {};
+    const functions: Partial<Record<ResourceGroup, FunctionReport>> = {};
     for (const [group, role] of policies.roles) {
       const calls: ActionUse[] = [...this.uses.entries()]
         .filter(([key]) => key.startsWith(`${group}\n`))
@@ -151,6 +116,7 @@ export class IamRecorder {
       stats: {
         checkedCalls: this.calls,
         deniedCalls: this.denied,
+        // Milliseconds spent deciding a call, mean and max.
         checkMsMean: stats && stats.calls ? round(stats.totalMs / stats.calls) : 0,
         checkMsMax: round(stats?.maxMs ?? 0),
         simulations: stats?.simulations ?? 0,
@@ -173,17 +139,15 @@ export function reportSummary(report: IamReport, note: (group: ResourceGroup, ac
     lines.push('', `${group}   ${fn.role}`);
     const width = Math.max(0, ...fn.calls.map((use) => use.action.length), ...fn.grants.map((grant) => grant.action.length));
     for (const use of fn.calls) {
-      const label = use.outcome === 'allowed' ? 'allowed' : use.outcome === 'denied' ? 'DENIED ' : 'ERROR  ';
-      const detail =
-        use.outcome === 'allowed'
-          ? `by ${use.allowedBy ?? '?'}`
-          : use.outcome === 'denied'
-            ? `on ${use.resources.join(', ')}${use.moreResources ? ` and ${use.moreResources} more` : ''}`
-            : (use.message ?? '');
+      const [label, detail] = {
+        allowed: ['allowed', `by ${use.allowedBy ?? '?'}`],
+        denied: ['DENIED ', `on ${use.resources.join(', ')}${use.moreResources ? ` and ${use.moreResources} more` : ''}`],
+        error: ['ERROR  ', use.message ?? ''],
+      }[use.outcome];
       const presigned = use.presignedUrls > 0 ? `, ${use.presignedUrls} of them presigned URLs` : '';
       lines.push(`  ${label}  ${use.action.padEnd(width)}  ${String(use.count).padStart(6)}×  ${detail}   (${use.sdkCalls.join(', ')}${presigned})`);
     }
-    const unused = [...new Map(fn.grants.filter((g) => !g.exercised).map((g) => [g.action, g])).values()];
+    const unused = unexercised(fn);
     const excused = unused.filter((grant) => note(group, grant.action));
     for (const grant of unused.filter((g) => !note(group, g.action))) {
       lines.push(`  UNUSED   ${grant.action.padEnd(width)}           granted by ${grant.statement}`);

@@ -1,5 +1,5 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import { actionMatches, type FunctionReport, type IamReport } from './iam-report';
+import { actionMatches, unexercised, type FunctionReport, type IamReport } from './iam-report';
 import type { UnexercisedGrant } from './unexercised-grants';
 
 /** The allow-list entry that excuses `action` of `group` being granted and never exercised. */
@@ -10,30 +10,27 @@ export function allowListed(allowList: readonly UnexercisedGrant[], group: Resou
 }
 
 /**
- * What is wrong with a run's IAM report: every refused call (or call local IAM could not judge); and,
- * when the whole integration suite ran (`coverage`), every granted action no call exercised that the
- * allow-list does not excuse, and every allow-list entry that excuses nothing any more.
+ * What is wrong with a run's IAM report: every refused or unjudged call; and, when the whole suite ran (`coverage`),
+ * every unexercised grant the allow-list does not excuse, and every entry that excuses nothing any more.
  */
 export function iamReportProblems(report: IamReport, allowList: readonly UnexercisedGrant[], options: { coverage: boolean }): string[] {
-  const problems: string[] = [];
   const functions = Object.entries(report.functions) as [ResourceGroup, FunctionReport][];
-  for (const [group, fn] of functions) {
-    for (const use of fn.calls.filter((u) => u.outcome !== 'allowed')) {
-      problems.push(
+  const problems = functions.flatMap(([group, fn]) =>
+    fn.calls
+      .filter((use) => use.outcome !== 'allowed')
+      .map((use) =>
         use.outcome === 'error'
           ? `${group}: ${use.count} call(s) local IAM could not judge: ${use.message}`
           : `${group}: ${use.action} refused ${use.count} time(s) (${use.sdkCalls.join(', ')} on ${use.resources.join(', ')}): ` +
             `the role does not grant it. Grant it in infra/cloud/, or stop making the call.`,
-      );
-    }
-  }
+      ),
+  );
   if (!options.coverage) return problems;
 
   // Which functions each entry excused: an entry naming a function it no longer excuses is stale.
   const excused = new Map<UnexercisedGrant, Set<ResourceGroup>>();
   for (const [group, fn] of functions) {
-    const unexercised = [...new Map(fn.grants.filter((g) => !g.exercised).map((g) => [g.action, g])).values()];
-    for (const grant of unexercised) {
+    for (const grant of unexercised(fn)) {
       const entry = allowListed(allowList, group, grant.action);
       if (entry) excused.set(entry, (excused.get(entry) ?? new Set()).add(group));
       else {

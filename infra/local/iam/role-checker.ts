@@ -24,16 +24,7 @@ export interface CallDecision {
   error?: Error;
 }
 
-export interface CheckerStats {
-  /** Calls decided, and the time spent deciding them (policy evaluation included, loading excluded). */
-  calls: number;
-  totalMs: number;
-  maxMs: number;
-  /** Evaluations by iam-simulate (the rest came from the cache of earlier verdicts). */
-  simulations: number;
-  simulationMs: number;
-  cacheHits: number;
-}
+export type CheckerStats = RoleChecker['stats'];
 
 /** "User: … is not authorized to perform: …", worded as AWS words it. */
 export function accessDeniedMessage(principal: string, verdict: Verdict, options: { quoteResource?: boolean } = {}): string {
@@ -51,13 +42,14 @@ const CACHE_LIMIT = 10_000;
  * stack runs, so a verdict is cached per function, action and resource.
  */
 export class RoleChecker {
-  readonly stats: CheckerStats = { calls: 0, totalMs: 0, maxMs: 0, simulations: 0, simulationMs: 0, cacheHits: 0 };
+  /** Calls decided and the time spent deciding them (loading excluded); evaluations by iam-simulate, and cache hits. */
+  readonly stats = { calls: 0, totalMs: 0, maxMs: 0, simulations: 0, simulationMs: 0, cacheHits: 0 };
   private readonly verdicts = new Map<string, Promise<Verdict>>();
   private readonly identityPolicies = new Map<ResourceGroup, SimulationIdentityPolicy[]>();
 
   constructor(
     readonly policies: ResolvedPolicies,
-    private readonly scope: ArnScope,
+    readonly scope: ArnScope,
   ) {
     // One policy per statement, named by the statement: the simulator then names the statement that allowed.
     for (const [group, role] of policies.roles) {

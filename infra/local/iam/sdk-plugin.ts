@@ -9,7 +9,7 @@ import type {
 } from '@smithy/types';
 import type { ClientPlugin } from '../../../shared/adapters/clients/client-options';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import { accessDeniedMessage, type CallDecision } from './role-checker';
+import { accessDeniedMessage, type CallDecision, type Verdict } from './role-checker';
 import type { SdkCall } from './sdk-requests';
 
 export interface LocalIamHooks {
@@ -20,27 +20,20 @@ export interface LocalIamHooks {
   record(decision: CallDecision, kind: 'call' | 'presigned-url'): void;
 }
 
-interface CallState {
-  decision: CallDecision;
-  sent: boolean;
-}
-
 /**
- * The SDK middleware that makes each function's calls go through its role. The first step decides
- * (before anything is serialized); the last step, between the SDK's deserializer and the network,
- * answers a refused call with the HTTP response AWS sends, so the SDK raises the very error it
- * raises in AWS (`AccessDeniedException`, or `AccessDenied` from S3) and nothing reaches the emulator.
- * A presigned URL is not a call: it is recorded, and its verdict is the one the later request gets in
- * AWS (which authorizes it as the signer's role), but the URL is made either way, as in AWS.
+ * The first step decides (before anything is serialized); the last, before the network, answers a refused
+ * call with AWS's own HTTP response, so the SDK raises the very error it raises in AWS. A presigned URL is
+ * recorded with the verdict its later request gets in AWS, and made either way, as in AWS.
  */
 export function localIamPlugin(hooks: LocalIamHooks): ClientPlugin {
-  const states = new WeakMap<HandlerExecutionContext, CallState>();
+  /** Each call's decision, and whether it went past the serializer towards the service. */
+  const states = new WeakMap<HandlerExecutionContext, { decision: CallDecision; sent: boolean }>();
 
   const decide: InitializeMiddleware<object, object> = (next, context) => async (args) => {
     const group = hooks.currentFunction();
     if (!group) return next(args);
     const call = { clientName: context.clientName ?? '', commandName: context.commandName ?? '', input: args.input as Record<string, unknown> };
-    const state: CallState = { decision: await hooks.decide(group, call), sent: false };
+    const state = { decision: await hooks.decide(group, call), sent: false };
     if (state.decision.error) {
       hooks.record(state.decision, 'call');
       throw state.decision.error;
@@ -75,14 +68,14 @@ export function localIamPlugin(hooks: LocalIamHooks): ClientPlugin {
 }
 
 /** AWS's own refusal, per protocol: JSON with `__type` (DynamoDB, Cognito, KMS), REST-JSON (SES v2), XML (S3). */
-function accessDeniedResponse(
-  clientName: string,
-  request: { method?: string; headers?: Record<string, string> },
-  principal: string,
-  denied: NonNullable<CallDecision['denied']>,
-) {
+function accessDeniedResponse(clientName: string, request: { method?: string; headers?: Record<string, string> }, principal: string, denied: Verdict) {
   const requestId = randomUUID();
-  const body = (text: string) => Readable.from([Buffer.from(text)]);
+  const answer = (statusCode: number, headers: Record<string, string>, text: string) => ({
+    statusCode,
+    reason: statusCode === 403 ? 'Forbidden' : 'Bad Request',
+    headers,
+    body: Readable.from([Buffer.from(text)]),
+  });
   if (clientName === 'S3Client') {
     const message = accessDeniedMessage(principal, denied, { quoteResource: true }).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/"/g, '&quot;');
     const headers = { 'content-type': 'application/xml', 'x-amz-request-id': requestId, 'x-amz-id-2': requestId };
@@ -91,17 +84,14 @@ function accessDeniedResponse(
       request.method === 'HEAD'
         ? ''
         : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>${message}</Message><RequestId>${requestId}</RequestId><HostId>${requestId}</HostId></Error>`;
-    return { statusCode: 403, reason: 'Forbidden', headers, body: body(xml) };
+    return answer(403, headers, xml);
   }
   const message = accessDeniedMessage(principal, denied);
   if (clientName === 'SESv2Client') {
-    const headers = { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException', 'x-amzn-requestid': requestId };
-    return { statusCode: 403, reason: 'Forbidden', headers, body: body(JSON.stringify({ message })) };
+    return answer(403, { 'content-type': 'application/json', 'x-amzn-errortype': 'AccessDeniedException', 'x-amzn-requestid': requestId }, JSON.stringify({ message }));
   }
   const headers = { 'content-type': request.headers?.['content-type'] ?? 'application/x-amz-json-1.1', 'x-amzn-requestid': requestId };
   const payload =
-    clientName === 'DynamoDBClient'
-      ? { __type: 'com.amazon.coral.service#AccessDeniedException', Message: message }
-      : { __type: 'AccessDeniedException', message };
-  return { statusCode: 400, reason: 'Bad Request', headers, body: body(JSON.stringify(payload)) };
+    clientName === 'DynamoDBClient' ? { __type: 'com.amazon.coral.service#AccessDeniedException', Message: message } : { __type: 'AccessDeniedException', message };
+  return answer(400, headers, JSON.stringify(payload));
 }

@@ -1,10 +1,6 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 
-/**
- * Actions a role grants that no integration test exercises through the local stack, each with the
- * reason it stays. Anything granted and not exercised that is not listed here fails the integration
- * run (see `report-check.ts`); so does an entry that no longer matches an unexercised grant.
- */
+/** Actions a role grants that no integration test exercises, each with the reason it stays (checked by `report-check.ts`). */
 export interface UnexercisedGrant {
   action: string;
   functions: readonly ResourceGroup[] | 'all';
@@ -19,17 +15,13 @@ const TABLE_GRANT =
 const eachOf = (actions: string[], functions: readonly ResourceGroup[], reason: string): UnexercisedGrant[] =>
   actions.map((action) => ({ action, functions, reason }));
 
+const LAMBDA_LOGS = "Lambda's runtime writes the function's logs with its role; the function's code never calls CloudWatch Logs";
+const LOCAL_SIGNING_KEY =
+  'locally the signing key is a file (SIGNING_KEY=file:…), so no KMS call is made; test/unit/signer.test.ts covers the KMS signer';
+
 export const unexercisedGrants: readonly UnexercisedGrant[] = [
-  {
-    action: 'logs:CreateLogStream',
-    functions: 'all',
-    reason: "Lambda's runtime writes the function's logs with its role; the function's code never calls CloudWatch Logs",
-  },
-  {
-    action: 'logs:PutLogEvents',
-    functions: 'all',
-    reason: "Lambda's runtime writes the function's logs with its role; the function's code never calls CloudWatch Logs",
-  },
+  { action: 'logs:CreateLogStream', functions: 'all', reason: LAMBDA_LOGS },
+  { action: 'logs:PutLogEvents', functions: 'all', reason: LAMBDA_LOGS },
   {
     action: 'xray:PutTraceSegments',
     functions: 'all',
@@ -40,16 +32,8 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
     functions: 'all',
     reason: 'active tracing: Lambda sends the telemetry, not the function code; the local stack has no X-Ray',
   },
-  {
-    action: 'kms:GetPublicKey',
-    functions: 'all',
-    reason: 'locally the signing key is a file (SIGNING_KEY=file:…), so no KMS call is made; test/unit/signer.test.ts covers the KMS signer',
-  },
-  {
-    action: 'kms:Sign',
-    functions: ['auth'],
-    reason: 'locally the signing key is a file (SIGNING_KEY=file:…), so no KMS call is made; test/unit/signer.test.ts covers the KMS signer',
-  },
+  { action: 'kms:GetPublicKey', functions: 'all', reason: LOCAL_SIGNING_KEY },
+  { action: 'kms:Sign', functions: ['auth'], reason: LOCAL_SIGNING_KEY },
   { action: 'dynamodb:DeleteItem', functions: ['supervisors', 'configurations', 'bulk-worker', 'mail'], reason: TABLE_GRANT },
   { action: 'dynamodb:PutItem', functions: ['mail'], reason: TABLE_GRANT },
   { action: 'dynamodb:UpdateItem', functions: ['supervisors'], reason: TABLE_GRANT },
@@ -83,15 +67,9 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
   ),
   ...eachOf(
     ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
-    ['bulk-worker'],
-    "the failure queue's event source mapping: Lambda's pollers receive and delete messages with the worker's role; " +
-    "the function's code never calls SQS (locally infra/local/queue-poller.ts does, outside the function)",
-  ),
-  ...eachOf(
-    ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],
-    ['mail'],
-    "the mail queue's event source mapping: Lambda's pollers receive and delete messages with the mail function's role; " +
-    "the function's code never calls SQS (locally infra/local/queue-poller.ts does, outside the function)",
+    ['bulk-worker', 'mail'],
+    "the event source mappings of the failure queue (bulk-worker) and the mail queue (mail): Lambda's pollers receive and delete " +
+    "messages with the function's role; its code never calls SQS (locally infra/local/queue-poller.ts does, outside the function)",
   ),
   ...eachOf(
     ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl'],

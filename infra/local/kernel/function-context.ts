@@ -2,10 +2,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 
 /**
- * Every function runs in this one process on the local stack, so which function is running is carried
- * by async context: the gateway and the event sources run each invocation inside `runAsFunction`, and
- * whatever acts as that function reads it back (local IAM checks its calls against its role, `process.env`
- * is its own environment: `env/process-env.ts`).
+ * Every function runs in this one process, so which function is running is carried by async context:
+ * local IAM checks its calls against its role, and `process.env` is its own (`env/process-env.ts`).
  */
 const invocation = new AsyncLocalStorage<ResourceGroup>();
 

@@ -4,47 +4,33 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { ErrorCode } from '../../../shared/kernel/errors';
 
 /**
- * What API Gateway HTTP API and Lambda allow, and what the client sees past each limit. Sources: the
- * HTTP API quotas page (payload 10 MB and integration timeout 30 s, neither adjustable), Lambda's
- * quotas (6 MB each way for a synchronous invocation) and, for the exact byte counts and answers,
- * AWS's own Lambda Test Tool (aws/aws-lambda-dotnet, Tools/LambdaTestTool-v2), which emulates HTTP
- * API payload 2.0, and Lambda's own error messages.
+ * What API Gateway HTTP API and Lambda allow, and what the client sees past each limit, from the HTTP
+ * API and Lambda quotas pages and, for exact byte counts and answers, AWS's Lambda Test Tool
+ * (aws/aws-lambda-dotnet, Tools/LambdaTestTool-v2) and Lambda's own error messages.
  */
 export const HTTP_API_LIMITS = {
-  /** The request body: 10 MB as API Gateway counts ("HTTP content length exceeded 10485760 bytes"). */
+  /** "HTTP content length exceeded 10485760 bytes". */
   requestBytes: 10 * 1024 * 1024,
-  /**
-   * The invocation payload, i.e. the event serialised as JSON, binary bodies base64-encoded in it
-   * ("Request must be smaller than 6291456 bytes for the InvokeFunction operation").
-   */
+  /** The event as JSON, binary bodies base64-encoded ("Request must be smaller than 6291456 bytes for the InvokeFunction operation"). */
   invokeRequestBytes: 6 * 1024 * 1024,
-  /** The function's result serialised ("Response payload size exceeded maximum allowed payload size (6291556 bytes)"). */
+  /** The result as JSON ("Response payload size exceeded maximum allowed payload size (6291556 bytes)"). */
   invokeResponseBytes: 6 * 1024 * 1024 + 100,
-  /** The integration timeout, HTTP API's maximum and default (the CDK stack keeps the default). */
+  /** HTTP API's maximum and default, which the CDK stack keeps. */
   integrationTimeoutMs: 30_000,
 } as const;
 
 /** API Gateway's own answers (HTTP API), each a JSON body with a message. */
 export const ANSWERS = {
-  /**
-   * A body over 10 MB, or an event Lambda refuses as over 6 MB (`RequestEntityTooLargeException`):
-   * HTTP API answers 413 in both cases, before any function code runs.
-   */
+  /** A body over 10 MB, or an event Lambda refuses as over 6 MB: before any function code runs. */
   tooLarge: { statusCode: 413, message: 'Request Entity Too Large' },
-  /**
-   * A function error (thrown, or the function's own timeout), a result over 6 MB or one that is not a
-   * valid payload 2.0 response: HTTP API answers 500 (a REST API would answer 502).
-   */
+  /** A function error or timeout, a result over 6 MB or not a payload 2.0 response (a REST API would answer 502). */
   internalError: { statusCode: 500, message: 'Internal Server Error' },
   /** The integration ran past 30 s: API Gateway gives up on it while the function may still run. */
   unavailable: { statusCode: 503, message: 'Service Unavailable' },
 } as const;
 
-export function answer(response: ServerResponse, { statusCode, message }: { statusCode: number; message: string }): void {
-  const body = JSON.stringify({ message });
-  response.writeHead(statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  response.end(body);
-}
+export const answer = (response: ServerResponse, { statusCode, message }: { statusCode: number; message: string }): void =>
+  write(response, { statusCode, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
 
 /**
  * The body, or undefined once it passes `limit` bytes; the rest is still read (and dropped) so that the
@@ -100,8 +86,7 @@ export function write(response: ServerResponse, result: APIGatewayProxyStructure
   response.end(body);
 }
 
-/** How long a client told "starting" waits before it tries again, in seconds. */
-export const STARTING_RETRY_AFTER_S = 1;
+const STARTING_RETRY_AFTER_S = 1;
 
 /**
  * The answer while the stack starts: 503 with `Retry-After` and the API's standard error body. The

@@ -37,22 +37,15 @@ export function answerJson(response: ServerResponse, status: number, body: unkno
   response.end(JSON.stringify(body));
 }
 
-export interface GatewayPort {
-  apiUrl: string;
-  /** Hands the port's requests to the gateway (until then each is answered "starting"). */
-  serveWith(listener: RequestListener): void;
-  /** Takes no more requests and ends those in progress: the first thing a stop does. */
-  stopServing(): void;
-}
-
 /**
  * The gateway's port, held from the first moment by a server that answers "starting" (`answerStarting`)
  * until the gateway takes its requests over; it is released last, when the teardown gets to it.
  */
-export async function holdGatewayPort(port: number, teardown: Teardown): Promise<GatewayPort> {
+export async function holdGatewayPort(port: number, teardown: Teardown) {
   let serve: RequestListener | undefined;
   const server = withGatewayTimeouts(createServer((request, response) => (serve ?? answerStarting)(request, response)));
   const closed = new Promise<void>((done) => server.once('close', () => done()));
+  /** Takes no more requests and ends those in progress: the first thing a stop does. */
   const stopServing = () => {
     if (server.listening) server.close();
     server.closeAllConnections();
@@ -62,5 +55,6 @@ export async function holdGatewayPort(port: number, teardown: Teardown): Promise
     stopServing();
     await closed;
   });
-  return { apiUrl, serveWith: (listener) => void (serve = listener), stopServing };
+  // serveWith hands the port's requests to the gateway (until then each is answered "starting").
+  return { apiUrl, serveWith: (listener: RequestListener) => void (serve = listener), stopServing };
 }

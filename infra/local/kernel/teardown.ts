@@ -1,8 +1,6 @@
 /**
- * The local stack's one list of what to stop: each service, once started, hands its `stop` here, and
- * the list runs in reverse, on a stop or on a start that failed part-way, so the last service started
- * is the first stopped. A stop that fails is logged and the others still run; running it again waits
- * for the first run.
+ * The local stack's one list of what to stop, run in reverse on a stop or on a start that failed part-way.
+ * A stop that fails is logged and the others still run; running it again waits for the first run.
  */
 export class Teardown {
   private readonly steps: { name: string; stop: () => unknown }[] = [];

@@ -1,8 +1,6 @@
 /**
- * Long polling: a receive that finds nothing waits, up to its `WaitTimeSeconds`, for a message to
- * become visible, and answers as soon as one does. A send wakes the queue's waiters at once; a message
- * that becomes visible by time (a delay or a visibility timeout ending) is seen on the next look,
- * every 100 ms.
+ * Long polling: a send wakes the queue's waiting receives at once; a message that becomes visible by
+ * time (a delay or a visibility timeout ending) is seen on the next look, every 100 ms.
  */
 
 const LOOK_AGAIN_MS = 100;
@@ -11,7 +9,7 @@ const LOOK_AGAIN_MS = 100;
 export class Waiters {
   private readonly waiting = new Set<() => void>();
 
-  /** Wakes every waiting receive (a message arrived, a visibility timeout was set to 0, the endpoint closes). */
+  /** A message arrived, a visibility timeout was set to 0, or the endpoint closes. */
   wake(): void {
     for (const waiter of this.waiting) waiter();
   }

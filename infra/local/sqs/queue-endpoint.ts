@@ -1,35 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readBody } from '../kernel/gateway-answers';
 import { answerJson } from '../kernel/gateway-port';
 import { validateSettings } from './message-checks';
 import { answerSeam, settled } from './queue-seams';
 import { Queue } from './queue-state';
 import { sqsOperations } from './sqs-operations';
-import { LOCAL_ACCOUNT_ID, SqsError, type LocalQueueSettings, type QueueCounts, type Request } from './sqs-model';
+import { LOCAL_ACCOUNT_ID } from '../kernel/local-account';
+import { SqsError, type LocalQueueSettings, type Request } from './sqs-model';
 
 /**
  * A local Amazon SQS (standard queues) answering the AWS JSON 1.0 protocol as `@aws-sdk/client-sqs`
- * speaks it: SendMessage(Batch), ReceiveMessage with long polling, DeleteMessage(Batch),
- * ChangeMessageVisibility, GetQueueUrl and GetQueueAttributes, with SQS's limits and error shapes
- * (`sqs-operations.ts`). The queues are fixed when the endpoint is created, as CloudFormation creates
- * them; each keeps its messages in a journal in `dir` (`queue-state.ts`), moves them by its redrive
- * policy (`visibility.ts`) and answers long polls (`long-poll.ts`). `GET /_local/queues/<name>/settled`
- * is a test seam (`queue-seams.ts`). docs/decisions/sqs-and-eventbridge-emulated-in-house.md says why
- * it is this project's own.
+ * speaks it, its queues fixed when created, as CloudFormation creates them. docs/local-stack.md
+ * describes it; docs/decisions/sqs-and-eventbridge-emulated-in-house.md says why it is this project's own.
  */
 
-export interface LocalQueues {
-  server: Server;
-  /** The queue's URL as SQS names it, on the endpoint listening at `baseUrl` (`http://127.0.0.1:<port>`). */
-  queueUrl(name: string, baseUrl: string): string;
-  counts(name: string): QueueCounts;
-  /** True once every message sent to `name` before the call is deleted or moved to the dead-letter queue; false at the timeout. */
-  settled(name: string, timeoutMs: number): Promise<boolean>;
-  /** Stops the server, answering pending long polls with no messages. */
-  close(): Promise<void>;
-}
+export type LocalQueues = ReturnType<typeof createLocalQueues>;
 
 /** The whole request body as text (the endpoint checks its sizes itself, as the service does). */
 const bodyText = async (request: IncomingMessage) => (await readBody(request, Number.POSITIVE_INFINITY))!.toString('utf8');
@@ -40,7 +27,7 @@ const json = (response: ServerResponse, status: number, body: unknown, headers: 
 const refuse = (response: ServerResponse, error: SqsError) =>
   json(response, error.status, { __type: `com.amazonaws.sqs#${error.code}`, message: error.message }, { 'x-amzn-query-error': `${error.queryCode};Sender` });
 
-export function createLocalQueues(settings: LocalQueueSettings[], dir: string): LocalQueues {
+export function createLocalQueues(settings: LocalQueueSettings[], dir: string) {
   validateSettings(settings);
   mkdirSync(dir, { recursive: true });
   const queues = new Map(settings.map((queue) => [queue.name, new Queue(queue, dir)]));
@@ -87,9 +74,12 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string): 
 
   return {
     server,
-    queueUrl: (name, baseUrl) => `${baseUrl.replace(/\/$/, '')}/${LOCAL_ACCOUNT_ID}/${queueNamed(name).settings.name}`,
-    counts: (name) => queueNamed(name).counts(),
-    settled: (name, timeoutMs) => settled(queueNamed(name), timeoutMs, () => closing),
+    /** The queue's URL as SQS names it, on the endpoint listening at `baseUrl` (`http://127.0.0.1:<port>`). */
+    queueUrl: (name: string, baseUrl: string) => `${baseUrl.replace(/\/$/, '')}/${LOCAL_ACCOUNT_ID}/${queueNamed(name).settings.name}`,
+    counts: (name: string) => queueNamed(name).counts(),
+    /** True once every message sent to `name` before the call is deleted or moved to the dead-letter queue; false at the timeout. */
+    settled: (name: string, timeoutMs: number) => settled(queueNamed(name), timeoutMs, () => closing),
+    /** Stops the server, answering pending long polls with no messages. */
     close: async () => {
       closing = true;
       for (const queue of queues.values()) queue.waiters.wake();

@@ -3,10 +3,8 @@ import type { Queue } from './queue-state';
 import { sleep } from '../../../shared/kernel/retry';
 
 /**
- * The local SQS's seam for tests in another process, with no AWS counterpart:
- * `GET /_local/queues/<name>/settled?timeoutMs=N` answers `{ settled, counts }` once every message sent
- * to the queue before the call is deleted or moved to its dead-letter queue (`settled: false` at the
- * timeout). In-process callers use `settled`.
+ * The local SQS's seam for tests in another process, with no AWS counterpart (docs/local-stack.md):
+ * `GET /_local/queues/<name>/settled?timeoutMs=N` answers `{ settled, counts }`.
  */
 
 const LOOK_EVERY_MS = 25;

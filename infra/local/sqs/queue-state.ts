@@ -1,13 +1,13 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileWhole } from '../kernel/write-whole';
 import { Waiters } from './long-poll';
-import { queueArn, SQS_DEFAULT_RETENTION_SECONDS, type LocalQueueSettings, type Message, type QueueCounts, type StoredMessage } from './sqs-model';
+import { queueArn, SQS_DEFAULT_RETENTION_SECONDS, type LocalQueueSettings, type Message, type StoredMessage } from './sqs-model';
 
 /**
- * One queue's state and its persistence: the messages in memory, in sending order, and an append-only
- * journal of JSON lines (`<name>.jsonl`), written before the answer, so a message once accepted
- * survives a kill of the process. A start replays the journal (dropping a last line cut short by a
- * kill) and rewrites it with the messages still there; messages in flight are visible again then.
+ * One queue's messages in memory, in sending order, and an append-only journal of JSON lines
+ * (`<name>.jsonl`), written before the answer. A start replays the journal (dropping a last line cut
+ * short by a kill) and rewrites it with the messages still there, those in flight visible again.
  */
 
 type JournalLine =
@@ -55,9 +55,7 @@ export class Queue {
         }
       }
     }
-    const lines = [...this.messages.values()].map((message) => JSON.stringify({ op: 'send', message: stored(message) }));
-    writeFileSync(`${this.file}.tmp`, lines.map((line) => `${line}\n`).join(''));
-    renameSync(`${this.file}.tmp`, this.file);
+    writeFileWhole(this.file, [...this.messages.values()].map((message) => `${JSON.stringify({ op: 'send', message: stored(message) })}\n`).join(''));
     this.fd = openSync(this.file, 'a');
   }
 
@@ -96,7 +94,7 @@ export class Queue {
     for (const message of this.messages.values()) if (message.sentAt + retentionMs <= now) this.remove(message.id);
   }
 
-  counts(now = Date.now()): QueueCounts {
+  counts(now = Date.now()) {
     this.expire(now);
     const counts = { visible: 0, inFlight: 0, delayed: 0 };
     for (const message of this.messages.values()) {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION, localArn } from '../kernel/local-account';
+import { localArn } from '../kernel/local-account';
 
-/** What the local SQS is made of: SQS's limits, its account, a queue's settings and messages, and its refusals. */
+/** What the local SQS is made of: SQS's limits, a queue's settings and messages, and its refusals. */
 
 /** SQS's maximum message size (body and attributes), 1 MiB since 2025; also the most a batch may carry. */
 export const SQS_MAX_MESSAGE_BYTES = 1_048_576;
@@ -16,8 +16,6 @@ export const SQS_DEFAULT_RETENTION_SECONDS = 345_600;
 export const SQS_RETENTION_SECONDS_RANGE = [60, 1_209_600] as const;
 export const SQS_MAX_RECEIVE_COUNT = 1000;
 
-export { LOCAL_ACCOUNT_ID, LOCAL_REGION };
-
 export const queueArn = (name: string) => localArn('sqs', name);
 
 export interface LocalQueueSettings {
@@ -28,12 +26,6 @@ export interface LocalQueueSettings {
   /** The name of another queue of the same endpoint. */
   deadLetterQueue?: string;
   retentionSeconds?: number;
-}
-
-export interface QueueCounts {
-  visible: number;
-  inFlight: number;
-  delayed: number;
 }
 
 export interface MessageAttribute {
@@ -79,7 +71,12 @@ export class SqsError extends Error {
   }
 }
 
+/** A refusal whose query-protocol code is `AWS.SimpleQueueService.<code>`. */
+export const serviceError = (code: string, message: string) => new SqsError(code, message, `AWS.SimpleQueueService.${code}`);
+
 export const invalidParameter = (message: string) => new SqsError('InvalidParameterValue', message);
+
+export const missingParameter = (name: string) => new SqsError('MissingParameter', `The request must contain the parameter ${name}.`);
 
 export const noQueue = () => new SqsError('QueueDoesNotExist', 'The specified queue does not exist.', 'AWS.SimpleQueueService.NonExistentQueue');
 

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import * as z from 'zod/mini';
 import { integerIn } from './message-checks';
 import { stored, type Queue } from './queue-state';
-import { invalidParameter, SQS_MAX_VISIBILITY_TIMEOUT_SECONDS, SqsError, type Message } from './sqs-model';
+import { invalidParameter, missingParameter, serviceError, SQS_MAX_VISIBILITY_TIMEOUT_SECONDS, SqsError, type Message } from './sqs-model';
 
 /**
  * Visibility and redrive: a receive takes a visible message and hides it for the visibility timeout
@@ -10,23 +11,17 @@ import { invalidParameter, SQS_MAX_VISIBILITY_TIMEOUT_SECONDS, SqsError, type Me
  * its id, body and attributes, as a redrive policy moves it.
  */
 
-interface ReceiptHandle {
-  q: string;
-  m: string;
-  r: string;
-}
+/** A receipt handle's content: the queue, the message and the receipt. */
+const Receipt = z.object({ q: z.string(), m: z.string(), r: z.string() });
 
 export const encodeReceipt = (queue: string, message: Message) => Buffer.from(JSON.stringify({ q: queue, m: message.id, r: message.receipt })).toString('base64url');
 
-function decodeReceipt(handle: unknown): ReceiptHandle | undefined {
-  if (typeof handle !== 'string' || handle === '') return undefined;
+function decodeReceipt(handle: string): z.infer<typeof Receipt> | undefined {
   try {
-    const decoded = JSON.parse(Buffer.from(handle, 'base64url').toString('utf8')) as Partial<ReceiptHandle>;
-    if (typeof decoded.q === 'string' && typeof decoded.m === 'string' && typeof decoded.r === 'string') return decoded as ReceiptHandle;
+    return Receipt.safeParse(JSON.parse(Buffer.from(handle, 'base64url').toString('utf8'))).data;
   } catch {
     return undefined;
   }
-  return undefined;
 }
 
 /**
@@ -57,30 +52,30 @@ export function take(queue: Queue, queues: ReadonlyMap<string, Queue>, max: numb
   return taken;
 }
 
-const missing = (name: string) => new SqsError('MissingParameter', `The request must contain the parameter ${name}.`);
-
 /** The message a receipt handle names, undefined when it was deleted already; refuses a handle this queue did not issue. */
 function messageOf(queue: Queue, handle: unknown): Message | undefined {
-  const receipt = decodeReceipt(handle);
-  if (!receipt || receipt.q !== queue.settings.name) throw new SqsError('ReceiptHandleIsInvalid', `The input receipt handle "${String(handle)}" is not a valid receipt handle.`);
+  const receipt = typeof handle === 'string' ? decodeReceipt(handle) : undefined;
+  if (receipt?.q !== queue.settings.name) throw new SqsError('ReceiptHandleIsInvalid', `The input receipt handle "${String(handle)}" is not a valid receipt handle.`);
   return queue.messages.get(receipt.m);
 }
 
+const given = (value: unknown) => value !== undefined && value !== null && value !== '';
+
 export function deleteMessage(queue: Queue, handle: unknown): void {
-  if (handle === undefined || handle === null || handle === '') throw missing('ReceiptHandle');
+  if (!given(handle)) throw missingParameter('ReceiptHandle');
   const message = messageOf(queue, handle);
   // Deleting a message that is gone already succeeds, as in SQS.
   if (message) queue.remove(message.id);
 }
 
 export function changeVisibility(queue: Queue, handle: unknown, timeout: unknown): void {
-  if (handle === undefined || handle === null || handle === '') throw missing('ReceiptHandle');
-  if (timeout === undefined || timeout === null) throw missing('VisibilityTimeout');
+  if (!given(handle)) throw missingParameter('ReceiptHandle');
+  if (timeout === undefined || timeout === null) throw missingParameter('VisibilityTimeout');
   const seconds = integerIn(timeout, 'VisibilityTimeout', 0, SQS_MAX_VISIBILITY_TIMEOUT_SECONDS)!;
   const message = messageOf(queue, handle);
   const now = Date.now();
   if (!message) throw invalidParameter(`Value ${String(handle)} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`);
-  if (message.visibleAt <= now) throw new SqsError('MessageNotInflight', 'The message referred to is not in flight.', 'AWS.SimpleQueueService.MessageNotInflight');
+  if (message.visibleAt <= now) throw serviceError('MessageNotInflight', 'The message referred to is not in flight.');
   message.visibleAt = now + seconds * 1000;
   if (seconds === 0) queue.waiters.wake();
 }

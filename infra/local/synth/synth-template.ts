@@ -5,11 +5,7 @@ import { templatePolicies } from '../template/template-policies';
 import type { CfnTemplate } from '../template/cfn';
 import type { TemplateExtract } from './template-source';
 
-/**
- * Child process of `template-source.ts`: synthesizes the CDK app as `cdk synth` does, minus esbuild
- * bundling, and writes what the local stack reads of the template (each function's role statements,
- * and the deployment: environments, limits, event sources, queues, schedules) to the file named by its argument.
- */
+/** Child process of `template-source.ts`: synthesizes the CDK app as `cdk synth` does, minus bundling, and writes the extract to its argument. */
 const out = process.argv[2];
 if (!out) throw new Error('usage: synth-template.ts <output file>');
 // Each resource's construct path (`aws:cdk:path`, which the CLI asks for too) names the local queues.

@@ -8,10 +8,8 @@ import type { TemplateDeployment } from '../template/template-deployment';
 import type { TemplatePolicies } from '../template/template-policies';
 
 /**
- * Where the local stack's description of the deployment comes from: the CDK app synthesized without
- * bundling (`synth-template.ts`) in a child process, so it runs beside the emulators' start, and cached
- * in node_modules' cache (not the data directory, which `--fresh` and every test run discard) under a
- * hash of what the template is made of. A start on an unchanged stack reads one small JSON file.
+ * The CDK app synthesized without bundling in a child process (so it runs beside the emulators' start), and
+ * cached in node_modules' cache (the data directory goes with `--fresh` and every test run) by a hash of its sources.
  */
 
 const CACHE_DIR = join(projectRoot, 'node_modules', '.cache', 'local-template');
@@ -29,23 +27,23 @@ export interface TemplateSource extends TemplateExtract {
   ms: number;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true })
-    .flatMap((entry) => (entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : [join(dir, entry.name)]))
+const sourceFiles = (...path: string[]) => {
+  const dir = join(projectRoot, ...path);
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.ts'))
+    .map((file) => join(dir, file))
     .sort();
-}
+};
 
 /** A hash of every input of the extract: the CDK app's sources, the route catalogue, cdk.json, the CDK version, the extractors. */
 export function templateSourceHash(): string {
   const hash = createHash('sha256');
-  const local = join(projectRoot, 'infra', 'local');
   const files = [
-    ...sourceFiles(join(projectRoot, 'infra', 'cloud')),
-    ...sourceFiles(join(projectRoot, 'shared', 'edge', 'api')),
+    ...sourceFiles('infra', 'cloud'),
+    ...sourceFiles('shared', 'edge', 'api'),
     join(projectRoot, 'cdk.json'),
-    ...sourceFiles(join(local, 'template')),
-    ...sourceFiles(join(local, 'synth')),
+    ...sourceFiles('infra', 'local', 'template'),
+    ...sourceFiles('infra', 'local', 'synth'),
   ];
   for (const file of files) hash.update(relative(projectRoot, file)).update('\0').update(readFileSync(file)).update('\0');
   const cdk = createRequire(join(projectRoot, 'package.json'))('aws-cdk-lib/package.json') as { version: string };

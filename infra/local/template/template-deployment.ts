@@ -1,93 +1,18 @@
-import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import { asArray, constructPath, functionGroups, isObject, referenced, variablesOf, type CfnResource, type CfnTemplate } from './cfn';
+import { asArray, constructPath, functionGroups, isObject, referenced, variablesOf, type CfnTemplate } from './cfn';
 
 /**
- * The deployment as the synthesized template describes it, for the local stack to run it: each
- * function's environment, timeout and memory; the event source mappings, the functions' asynchronous
- * invocation settings, the bucket notifications and the schedules that invoke them; the queues. What
- * the template leaves out is CloudFormation's default, written here as such. Intrinsics stay as the
- * template writes them (the overrides table, `overrides.ts`, gives their local values); a resource is
- * named by its logical id.
+ * The deployment as the synthesized template describes it (docs/local-stack.md#one-description-of-the-deployment),
+ * a setting it leaves out at CloudFormation's default, intrinsics unresolved (the overrides table gives their
+ * local values). Each type is what its reader returns, so a field is declared once.
  */
 
-export interface FunctionDeployment {
-  group: ResourceGroup;
-  logicalId: string;
-  /** The variables as the template writes them (`{ Ref: … }` and other intrinsics unresolved). */
-  environment: Record<string, unknown>;
-  timeoutSeconds: number;
-  memoryMb: number;
-}
-
-export interface QueueDeployment {
-  logicalId: string;
-  /** The construct path below the stack (`MailQueue/Queue`), which names the local queue. */
-  path: string;
-  visibilityTimeoutSeconds: number;
-  retentionSeconds: number;
-  redrive?: { deadLetterQueue: string; maxReceiveCount: number };
-}
-
-export type EventSource = { kind: 'table-stream'; table: string } | { kind: 'queue'; queue: string };
-
-export interface EventSourceMapping {
-  logicalId: string;
-  group: ResourceGroup;
-  source: EventSource;
-  batchSize: number;
-  bisectOnError: boolean;
-  /** Retries of a failed stream batch; -1 until its records expire. */
-  retryAttempts: number;
-  /** A stream record older than this goes to the on-failure destination instead; -1 never. */
-  maxRecordAgeSeconds: number;
-  /** The queue a stream batch that failed its retries is described to. */
-  onFailure?: string;
-  reportBatchItemFailures: boolean;
-  maxBatchingWindowSeconds: number;
-  /** Invocations at once (SQS); unset, as many as the pollers scale to. */
-  maxConcurrency?: number;
-  /** The filter patterns (the mapping keeps a record that matches one; none keeps every record). */
-  filters: Record<string, unknown>[];
-}
-
-export interface AsyncInvokeConfig {
-  group: ResourceGroup;
-  retryAttempts: number;
-  maxEventAgeSeconds: number;
-  /** The queue an event whose every attempt failed is sent to, as Lambda's destination record. */
-  onFailure?: string;
-}
-
-export interface BucketNotification {
-  bucket: string;
-  group: ResourceGroup;
-  /** `s3:ObjectCreated:*` and the like. */
-  events: string[];
-  prefix?: string;
-  suffix?: string;
-}
-
-export interface ScheduleRule {
-  logicalId: string;
-  path: string;
-  /** `rate(1 minute)`, `cron(…)`. */
-  expression: string;
-  group: ResourceGroup;
-  /** The target's constant input, which the function receives as its event; unset, EventBridge's scheduled event. */
-  input?: unknown;
-}
-
-export interface TemplateDeployment {
-  stackName: string;
-  functions: FunctionDeployment[];
-  queues: QueueDeployment[];
-  eventSources: EventSourceMapping[];
-  asyncInvokes: AsyncInvokeConfig[];
-  notifications: BucketNotification[];
-  schedules: ScheduleRule[];
-  /** Every resource's type, by logical id. */
-  resourceTypes: Record<string, string>;
-}
+export type TemplateDeployment = ReturnType<typeof templateDeployment>;
+export type FunctionDeployment = TemplateDeployment['functions'][number];
+export type QueueDeployment = TemplateDeployment['queues'][number];
+export type EventSourceMapping = TemplateDeployment['eventSources'][number];
+export type AsyncInvokeConfig = TemplateDeployment['asyncInvokes'][number];
+export type BucketNotification = TemplateDeployment['notifications'][number];
+export type ScheduleRule = TemplateDeployment['schedules'][number];
 
 /** CloudFormation's and Lambda's defaults for what the template leaves out. */
 const DEFAULTS = {
@@ -102,128 +27,115 @@ const DEFAULTS = {
 };
 
 const numberOr = (value: unknown, fallback: number): number => (typeof value === 'number' ? value : typeof value === 'string' && value !== '' ? Number(value) : fallback);
-const onFailureOf = (properties: Record<string, unknown>): string | undefined => {
-  const config = properties.DestinationConfig;
-  const onFailure = isObject(config) && isObject(config.OnFailure) ? config.OnFailure.Destination : undefined;
-  return referenced(onFailure);
-};
+/** The queue a failure is sent to, as Lambda's destination record (a stream batch past its retries, an event past its attempts). */
+const onFailureOf = ({ DestinationConfig: config }: Record<string, unknown>): string | undefined =>
+  referenced(isObject(config) && isObject(config.OnFailure) ? config.OnFailure.Destination : undefined);
 const parsed = (text: unknown): unknown => {
-  if (typeof text !== 'string') return text;
   try {
-    return JSON.parse(text) as unknown;
+    return typeof text === 'string' ? (JSON.parse(text) as unknown) : text;
   } catch {
     return text;
   }
 };
 
-export function templateDeployment(template: CfnTemplate, stackName: string): TemplateDeployment {
-  const entries = Object.entries(template.Resources);
+// A field the template leaves out with no default is undefined here, and absent from the extract's JSON.
+export function templateDeployment(template: CfnTemplate, stackName: string) {
   const groups = functionGroups(template);
   const groupOf = (value: unknown) => groups.get(referenced(value) ?? '');
-  const of = (type: string) => entries.filter(([, resource]) => resource.Type === type) as [string, CfnResource & { Properties: Record<string, unknown> }][];
-  const deployment: TemplateDeployment = {
-    stackName,
-    functions: [],
-    queues: [],
-    eventSources: [],
-    asyncInvokes: [],
-    notifications: [],
-    schedules: [],
-    resourceTypes: Object.fromEntries(entries.map(([id, resource]) => [id, resource.Type])),
-  };
+  const of = (type: string) =>
+    Object.entries(template.Resources)
+      .filter(([, resource]) => resource.Type === type)
+      .map(([id, resource]) => ({ id, resource, properties: resource.Properties ?? {} }));
 
-  for (const [logicalId, group] of groups) {
+  const functions = [...groups].map(([logicalId, group]) => {
     const resource = template.Resources[logicalId]!;
-    deployment.functions.push({
+    return {
       group,
       logicalId,
+      /** The variables as the template writes them (`{ Ref: … }` and other intrinsics unresolved). */
       environment: variablesOf(resource),
       timeoutSeconds: numberOr(resource.Properties?.Timeout, DEFAULTS.timeoutSeconds),
       memoryMb: numberOr(resource.Properties?.MemorySize, DEFAULTS.memoryMb),
-    });
-  }
+    };
+  });
 
-  for (const [logicalId, resource] of of('AWS::SQS::Queue')) {
-    const properties = resource.Properties ?? {};
+  const queues = of('AWS::SQS::Queue').map(({ id, resource, properties }) => {
     const redrive = parsed(properties.RedrivePolicy);
     const deadLetterQueue = isObject(redrive) ? referenced(redrive.deadLetterTargetArn) : undefined;
-    deployment.queues.push({
-      logicalId,
-      path: constructPath(logicalId, resource, stackName),
+    return {
+      logicalId: id,
+      /** The construct path below the stack (`MailQueue/Queue`), which names the local queue. */
+      path: constructPath(id, resource, stackName),
       visibilityTimeoutSeconds: numberOr(properties.VisibilityTimeout, DEFAULTS.visibilityTimeoutSeconds),
       retentionSeconds: numberOr(properties.MessageRetentionPeriod, DEFAULTS.retentionSeconds),
-      ...(isObject(redrive) && deadLetterQueue ? { redrive: { deadLetterQueue, maxReceiveCount: numberOr(redrive.maxReceiveCount, 1) } } : {}),
-    });
-  }
+      redrive: isObject(redrive) && deadLetterQueue ? { deadLetterQueue, maxReceiveCount: numberOr(redrive.maxReceiveCount, 1) } : undefined,
+    };
+  });
 
-  for (const [logicalId, { Properties: properties = {} }] of of('AWS::Lambda::EventSourceMapping')) {
+  const eventSources = of('AWS::Lambda::EventSourceMapping').flatMap(({ id, properties }) => {
     const group = groupOf(properties.FunctionName);
     const arn = properties.EventSourceArn;
     const sourceId = referenced(arn);
-    if (!group || !sourceId || properties.Enabled === false) continue;
+    if (!group || !sourceId || properties.Enabled === false) return [];
     const isStream = isObject(arn) && Array.isArray(arn['Fn::GetAtt']) && arn['Fn::GetAtt'][1] === 'StreamArn';
     const filters = isObject(properties.FilterCriteria) ? asArray(properties.FilterCriteria.Filters) : [];
     const scaling = properties.ScalingConfig;
-    deployment.eventSources.push({
-      logicalId,
-      group,
-      source: isStream ? { kind: 'table-stream', table: sourceId } : { kind: 'queue', queue: sourceId },
-      batchSize: numberOr(properties.BatchSize, isStream ? DEFAULTS.streamBatchSize : DEFAULTS.queueBatchSize),
-      bisectOnError: properties.BisectBatchOnFunctionError === true,
-      retryAttempts: numberOr(properties.MaximumRetryAttempts, -1),
-      maxRecordAgeSeconds: numberOr(properties.MaximumRecordAgeInSeconds, -1),
-      ...(onFailureOf(properties) ? { onFailure: onFailureOf(properties) } : {}),
-      reportBatchItemFailures: asArray(properties.FunctionResponseTypes).includes('ReportBatchItemFailures'),
-      maxBatchingWindowSeconds: numberOr(properties.MaximumBatchingWindowInSeconds, 0),
-      ...(isObject(scaling) && scaling.MaximumConcurrency !== undefined ? { maxConcurrency: numberOr(scaling.MaximumConcurrency, 2) } : {}),
-      filters: filters.map((filter) => (isObject(filter) ? parsed(filter.Pattern) : undefined)).filter(isObject),
-    });
-  }
+    return [
+      {
+        logicalId: id,
+        group,
+        source: isStream ? { kind: 'table-stream' as const, table: sourceId } : { kind: 'queue' as const, queue: sourceId },
+        batchSize: numberOr(properties.BatchSize, isStream ? DEFAULTS.streamBatchSize : DEFAULTS.queueBatchSize),
+        bisectOnError: properties.BisectBatchOnFunctionError === true,
+        /** Retries of a failed stream batch; -1 until its records expire. */
+        retryAttempts: numberOr(properties.MaximumRetryAttempts, -1),
+        /** A stream record older than this goes to the on-failure destination instead; -1 never. */
+        maxRecordAgeSeconds: numberOr(properties.MaximumRecordAgeInSeconds, -1),
+        onFailure: onFailureOf(properties),
+        reportBatchItemFailures: asArray(properties.FunctionResponseTypes).includes('ReportBatchItemFailures'),
+        maxBatchingWindowSeconds: numberOr(properties.MaximumBatchingWindowInSeconds, 0),
+        /** Invocations at once (SQS); unset, as many as the pollers scale to. */
+        maxConcurrency: isObject(scaling) && scaling.MaximumConcurrency !== undefined ? numberOr(scaling.MaximumConcurrency, 2) : undefined,
+        /** The filter patterns (the mapping keeps a record that matches one; none keeps every record). */
+        filters: filters.map((filter) => (isObject(filter) ? parsed(filter.Pattern) : undefined)).filter(isObject),
+      },
+    ];
+  });
 
-  for (const [, { Properties: properties = {} }] of of('AWS::Lambda::EventInvokeConfig')) {
+  const asyncInvokes = of('AWS::Lambda::EventInvokeConfig').flatMap(({ properties }) => {
     const group = groupOf(properties.FunctionName);
-    if (!group) continue;
-    deployment.asyncInvokes.push({
-      group,
-      retryAttempts: numberOr(properties.MaximumRetryAttempts, DEFAULTS.asyncRetryAttempts),
-      maxEventAgeSeconds: numberOr(properties.MaximumEventAgeInSeconds, DEFAULTS.maxEventAgeSeconds),
-      ...(onFailureOf(properties) ? { onFailure: onFailureOf(properties) } : {}),
-    });
-  }
+    const retryAttempts = numberOr(properties.MaximumRetryAttempts, DEFAULTS.asyncRetryAttempts);
+    const maxEventAgeSeconds = numberOr(properties.MaximumEventAgeInSeconds, DEFAULTS.maxEventAgeSeconds);
+    return group ? [{ group, retryAttempts, maxEventAgeSeconds, onFailure: onFailureOf(properties) }] : [];
+  });
 
-  for (const [, { Properties: properties = {} }] of of('Custom::S3BucketNotifications')) {
+  const notifications = of('Custom::S3BucketNotifications').flatMap(({ properties }) => {
     const bucket = referenced(properties.BucketName);
     const configuration = properties.NotificationConfiguration;
-    if (!bucket || !isObject(configuration)) continue;
-    for (const target of asArray(configuration.LambdaFunctionConfigurations).filter(isObject)) {
-      const group = groupOf(target.LambdaFunctionArn);
-      if (!group) continue;
-      const rules = isObject(target.Filter) && isObject(target.Filter.Key) ? asArray(target.Filter.Key.FilterRules).filter(isObject) : [];
-      const rule = (name: string) => rules.find((r) => String(r.Name).toLowerCase() === name)?.Value as string | undefined;
-      deployment.notifications.push({
-        bucket,
-        group,
-        events: asArray(target.Events).map(String),
-        ...(rule('prefix') !== undefined ? { prefix: rule('prefix') } : {}),
-        ...(rule('suffix') !== undefined ? { suffix: rule('suffix') } : {}),
+    if (!bucket || !isObject(configuration)) return [];
+    return asArray(configuration.LambdaFunctionConfigurations)
+      .filter(isObject)
+      .flatMap((target) => {
+        const group = groupOf(target.LambdaFunctionArn);
+        const rules = isObject(target.Filter) && isObject(target.Filter.Key) ? asArray(target.Filter.Key.FilterRules).filter(isObject) : [];
+        const rule = (name: string) => rules.find((r) => String(r.Name).toLowerCase() === name)?.Value as string | undefined;
+        // `events`: `s3:ObjectCreated:*` and the like.
+        return group ? [{ bucket, group, events: asArray(target.Events).map(String), prefix: rule('prefix'), suffix: rule('suffix') }] : [];
       });
-    }
-  }
+  });
 
-  for (const [logicalId, resource] of of('AWS::Events::Rule')) {
-    const properties = resource.Properties ?? {};
-    if (typeof properties.ScheduleExpression !== 'string' || properties.State === 'DISABLED') continue;
-    for (const target of asArray(properties.Targets).filter(isObject)) {
-      const group = groupOf(target.Arn);
-      if (!group) continue;
-      deployment.schedules.push({
-        logicalId,
-        path: constructPath(logicalId, resource, stackName),
-        expression: properties.ScheduleExpression,
-        group,
-        ...(target.Input !== undefined ? { input: parsed(target.Input) } : {}),
+  const schedules = of('AWS::Events::Rule').flatMap(({ id, resource, properties }) => {
+    const expression = properties.ScheduleExpression;
+    if (typeof expression !== 'string' || properties.State === 'DISABLED') return [];
+    return asArray(properties.Targets)
+      .filter(isObject)
+      .flatMap((target) => {
+        const group = groupOf(target.Arn);
+        // The target's constant input is the function's event; unset, EventBridge's scheduled event.
+        const input: unknown = target.Input !== undefined ? parsed(target.Input) : undefined;
+        return group ? [{ logicalId: id, path: constructPath(id, resource, stackName), expression, group, input }] : [];
       });
-    }
-  }
-  return deployment;
+  });
+
+  return { stackName, functions, queues, eventSources, asyncInvokes, notifications, schedules };
 }

@@ -17,27 +17,8 @@ export interface TemplateStatement {
   statement: Record<string, unknown>;
 }
 
-export interface TemplateRole {
-  group: ResourceGroup;
-  functionId: string;
-  roleId: string;
-  statements: TemplateStatement[];
-  /** Managed policies from outside the template (AWS managed ones): not evaluated, named in the report. */
-  externalManagedPolicies: unknown[];
-}
-
 /** What local IAM keeps of the template (cached between runs): every function's role statements. */
-export interface TemplatePolicies {
-  stackName: string;
-  roles: TemplateRole[];
-  /**
-   * Every resource's type, the name it declares, and the environment variable that hands a function its
-   * `Ref` (TABLE_NAME, USER_POOL_ID…): the local stack sets that variable to the local resource.
-   */
-  resources: Record<string, { type: string; name?: string; envVar?: string }>;
-  /** Each KMS key's key policy, by logical id: KMS authorizes a call only if the key's policy lets IAM policies (or the caller) in. */
-  keyPolicies: Record<string, unknown>;
-}
+export type TemplatePolicies = ReturnType<typeof templatePolicies>;
 
 const nameProperty: Record<string, string> = {
   'AWS::DynamoDB::Table': 'TableName',
@@ -63,49 +44,47 @@ function statementsOf(document: unknown, prefix: string): TemplateStatement[] {
  * attached to that role: inline policies, `AWS::IAM::Policy` and `AWS::IAM::ManagedPolicy` resources
  * naming the role, and managed policy ARNs.
  */
-export function templatePolicies(template: CfnTemplate, stackName: string): TemplatePolicies {
+export function templatePolicies(template: CfnTemplate, stackName: string) {
   const all = Object.entries(template.Resources);
-  const resources: TemplatePolicies['resources'] = {};
+  /**
+   * Every resource's type, the name it declares, and the environment variable that hands a function its
+   * `Ref` (TABLE_NAME, USER_POOL_ID…): the local stack sets that variable to the local resource.
+   */
+  const resources: Record<string, { type: string; name?: string; envVar?: string }> = {};
+  /** Each KMS key's key policy, by logical id: KMS authorizes a call only if the key's policy lets IAM policies (or the caller) in. */
+  const keyPolicies: Record<string, unknown> = {};
   for (const [id, resource] of all) {
     const property = nameProperty[resource.Type];
     const name = property ? resource.Properties?.[property] : undefined;
     resources[id] = { type: resource.Type, ...(typeof name === 'string' ? { name } : {}) };
+    if (resource.Type === 'AWS::KMS::Key' && resource.Properties?.KeyPolicy) keyPolicies[id] = resource.Properties.KeyPolicy;
   }
-  const keyPolicies: TemplatePolicies['keyPolicies'] = {};
-  for (const [id, resource] of all) if (resource.Type === 'AWS::KMS::Key' && resource.Properties?.KeyPolicy) keyPolicies[id] = resource.Properties.KeyPolicy;
-  const roles: TemplateRole[] = [];
-  const groups = functionGroups(template);
-  for (const [functionId, resource] of all) {
-    if (resource.Type !== 'AWS::Lambda::Function') continue;
+  for (const [, resource] of all.filter(([, resource]) => resource.Type === 'AWS::Lambda::Function')) {
     for (const [variable, value] of Object.entries(variablesOf(resource))) {
       const target = refTo(value);
       if (target && resources[target]) resources[target].envVar = variable;
     }
-    const group = groups.get(functionId);
-    if (!group) continue;
-    const roleId = getAttOf(resource.Properties?.Role) ?? refTo(resource.Properties?.Role);
+  }
+  const roles = [...functionGroups(template)].map(([functionId, group]) => {
+    const properties = template.Resources[functionId]!.Properties;
+    const roleId = getAttOf(properties?.Role) ?? refTo(properties?.Role);
     const role = roleId ? template.Resources[roleId] : undefined;
     if (!roleId || role?.Type !== 'AWS::IAM::Role') throw new Error(`The ${String(group)} function's role is not a role of the template`);
-
-    const statements: TemplateStatement[] = [];
-    for (const inline of asArray(role.Properties?.Policies).filter(isObject)) {
-      statements.push(...statementsOf(inline.PolicyDocument, `${roleId}/${String(inline.PolicyName)}`));
-    }
-    const external: unknown[] = [];
-    for (const arn of asArray(role.Properties?.ManagedPolicyArns)) {
-      const managed = refTo(arn);
-      if (managed && template.Resources[managed]?.Type === 'AWS::IAM::ManagedPolicy') continue;
-      external.push(arn);
-    }
-    for (const [policyId, policy] of all) {
-      if (policy.Type !== 'AWS::IAM::Policy' && policy.Type !== 'AWS::IAM::ManagedPolicy') continue;
-      const attached =
-        asArray(policy.Properties?.Roles).some((r) => refTo(r) === roleId) ||
-        asArray(role.Properties?.ManagedPolicyArns).some((arn) => refTo(arn) === policyId);
-      if (attached) statements.push(...statementsOf(policy.Properties?.PolicyDocument, policyId));
-    }
-    roles.push({ group, functionId, roleId, statements, externalManagedPolicies: external });
-  }
+    const managedArns = asArray(role.Properties?.ManagedPolicyArns);
+    const inline = asArray(role.Properties?.Policies).filter(isObject);
+    const attached = all.filter(
+      ([policyId, policy]) =>
+        (policy.Type === 'AWS::IAM::Policy' || policy.Type === 'AWS::IAM::ManagedPolicy') &&
+        (asArray(policy.Properties?.Roles).some((r) => refTo(r) === roleId) || managedArns.some((arn) => refTo(arn) === policyId)),
+    );
+    const statements = [
+      ...inline.flatMap((policy) => statementsOf(policy.PolicyDocument, `${roleId}/${String(policy.PolicyName)}`)),
+      ...attached.flatMap(([policyId, policy]) => statementsOf(policy.Properties?.PolicyDocument, policyId)),
+    ];
+    /** Managed policies from outside the template (AWS managed ones): not evaluated, named in the report. */
+    const externalManagedPolicies = managedArns.filter((arn) => template.Resources[refTo(arn) ?? '']?.Type !== 'AWS::IAM::ManagedPolicy');
+    return { group, functionId, roleId, statements, externalManagedPolicies };
+  });
   roles.sort((a, b) => resourceGroups.indexOf(a.group) - resourceGroups.indexOf(b.group));
   return { stackName, roles, resources, keyPolicies };
 }
@@ -118,30 +97,7 @@ export interface LocalAccount {
   env: Record<string, string | undefined>;
 }
 
-export interface ResolvedStatement {
-  id: string;
-  statement: Record<string, unknown>;
-}
-
-export interface ResolvedRole {
-  group: ResourceGroup;
-  roleName: string;
-  roleArn: string;
-  /** The principal a call is made as: the function's session of its role, as in Lambda. */
-  principal: string;
-  statements: ResolvedStatement[];
-  externalManagedPolicies: string[];
-}
-
-export interface ResolvedPolicies {
-  roles: Map<ResourceGroup, ResolvedRole>;
-  /** Each KMS key's resolved key policy, by the key's local ARN. */
-  resourcePolicies: Map<string, unknown>;
-  /** References local IAM could not map to a local resource (they match nothing). */
-  unresolved: string[];
-}
-
-const PARTITION = 'aws';
+export type ResolvedPolicies = ReturnType<typeof resolvePolicies>;
 
 /** The address in `Name <address>` or a bare address. */
 export const emailAddressOf = (from: string): string => /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
@@ -150,12 +106,26 @@ export const emailAddressOf = (from: string): string => /<([^>]+)>\s*$/.exec(fro
 export const localFunctionName = (group: ResourceGroup): string => `local-${group}`;
 
 /** Resolves every role's statements to local ARNs. */
-export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount): ResolvedPolicies {
+export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount) {
   const unresolved = new Set<string>();
   const { account, region, env } = local;
+  const regional = (service: string, resource: string) => `arn:aws:${service}:${region}:${account}:${resource}`;
   const missing = (what: string) => {
     unresolved.add(what);
-    return `arn:${PARTITION}:unresolved:${region}:${account}:${what.replace(/[^A-Za-z0-9./_-]/g, '_')}`;
+    return regional('unresolved', what.replace(/[^A-Za-z0-9./_-]/g, '_'));
+  };
+  const roleArn = (name: string) => `arn:aws:iam::${account}:role/${name}`;
+  /** Each type's ARN, from the resource's name. */
+  const arnOf: Record<string, (name: string) => string> = {
+    'AWS::DynamoDB::Table': (name) => regional('dynamodb', `table/${name}`),
+    'AWS::S3::Bucket': (name) => `arn:aws:s3:::${name}`,
+    'AWS::Cognito::UserPool': (name) => regional('cognito-idp', `userpool/${name}`),
+    'AWS::KMS::Key': (name) => regional('kms', `key/${name}`),
+    'AWS::Logs::LogGroup': (name) => regional('logs', `log-group:${name}:*`),
+    'AWS::IAM::Role': roleArn,
+    'AWS::Lambda::Function': (name) => regional('lambda', `function:${name}`),
+    'AWS::Events::EventBus': (name) => regional('events', `event-bus/${name}`),
+    'AWS::SQS::Queue': (name) => regional('sqs', name),
   };
 
   const nameOf = (id: string): string => {
@@ -172,7 +142,7 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
   const pseudo: Record<string, string> = {
     'AWS::Region': region,
     'AWS::AccountId': account,
-    'AWS::Partition': PARTITION,
+    'AWS::Partition': 'aws',
     'AWS::URLSuffix': 'amazonaws.com',
     'AWS::StackName': policies.stackName,
   };
@@ -182,31 +152,9 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
   const getAtt = (id: string, attribute: string): string => {
     const type = policies.resources[id]?.type;
     // A table's stream: read by Lambda's pollers with the function's role, never by the function's code.
-    if (type === 'AWS::DynamoDB::Table' && attribute === 'StreamArn') return `arn:${PARTITION}:dynamodb:${region}:${account}:table/${nameOf(id)}/stream/local`;
-    if (attribute !== 'Arn' || !type) return missing(`GetAtt ${id}.${attribute}`);
-    const name = nameOf(id);
-    switch (type) {
-      case 'AWS::DynamoDB::Table':
-        return `arn:${PARTITION}:dynamodb:${region}:${account}:table/${name}`;
-      case 'AWS::S3::Bucket':
-        return `arn:${PARTITION}:s3:::${name}`;
-      case 'AWS::Cognito::UserPool':
-        return `arn:${PARTITION}:cognito-idp:${region}:${account}:userpool/${name}`;
-      case 'AWS::KMS::Key':
-        return `arn:${PARTITION}:kms:${region}:${account}:key/${name}`;
-      case 'AWS::Logs::LogGroup':
-        return `arn:${PARTITION}:logs:${region}:${account}:log-group:${name}:*`;
-      case 'AWS::IAM::Role':
-        return `arn:${PARTITION}:iam::${account}:role/${name}`;
-      case 'AWS::Lambda::Function':
-        return `arn:${PARTITION}:lambda:${region}:${account}:function:${name}`;
-      case 'AWS::Events::EventBus':
-        return `arn:${PARTITION}:events:${region}:${account}:event-bus/${name}`;
-      case 'AWS::SQS::Queue':
-        return `arn:${PARTITION}:sqs:${region}:${account}:${name}`;
-      default:
-        return missing(`GetAtt ${id}.${attribute}`);
-    }
+    if (type === 'AWS::DynamoDB::Table' && attribute === 'StreamArn') return regional('dynamodb', `table/${nameOf(id)}/stream/local`);
+    const arn = attribute === 'Arn' && type ? arnOf[type] : undefined;
+    return arn ? arn(nameOf(id)) : missing(`GetAtt ${id}.${attribute}`);
   };
 
   const sub = (text: string, variables: Record<string, unknown>): string =>
@@ -259,18 +207,23 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, resolve(inner)]));
   }
 
-  const roles = new Map<ResourceGroup, ResolvedRole>();
-  for (const role of policies.roles) {
-    const roleName = `${policies.stackName}-${role.roleId}`;
-    roles.set(role.group, {
-      group: role.group,
-      roleName,
-      roleArn: `arn:${PARTITION}:iam::${account}:role/${roleName}`,
-      principal: `arn:${PARTITION}:sts::${account}:assumed-role/${roleName}/${localFunctionName(role.group)}`,
-      statements: role.statements.map(({ id, statement }) => ({ id, statement: resolve(statement) as Record<string, unknown> })),
-      externalManagedPolicies: role.externalManagedPolicies.map(resolveString),
-    });
-  }
-  const resourcePolicies = new Map(Object.entries(policies.keyPolicies ?? {}).map(([id, policy]) => [getAtt(id, 'Arn'), resolve(policy)]));
+  const roles = new Map(
+    policies.roles.map(({ group, roleId, statements, externalManagedPolicies }) => {
+      const roleName = `${policies.stackName}-${roleId}`;
+      const role = {
+        group,
+        roleName,
+        roleArn: roleArn(roleName),
+        /** The principal a call is made as: the function's session of its role, as in Lambda. */
+        principal: `arn:aws:sts::${account}:assumed-role/${roleName}/${localFunctionName(group)}`,
+        statements: statements.map(({ id, statement }): TemplateStatement => ({ id, statement: resolve(statement) as Record<string, unknown> })),
+        externalManagedPolicies: externalManagedPolicies.map(resolveString),
+      };
+      return [group, role] as const;
+    }),
+  );
+  /** Each KMS key's resolved key policy, by the key's local ARN. */
+  const resourcePolicies = new Map<string, unknown>(Object.entries(policies.keyPolicies).map(([id, policy]) => [getAtt(id, 'Arn'), resolve(policy)]));
+  /** References local IAM could not map to a local resource (they match nothing). */
   return { roles, resourcePolicies, unresolved: [...unresolved] };
 }
