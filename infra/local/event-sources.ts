@@ -5,17 +5,17 @@ import type { Context, S3Event } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { deploymentOverrides } from './deployment/overrides';
 import type { BucketNotification, EventSourceMapping, TemplateDeployment } from './template/template-deployment';
-import { createAsyncInvoker, defaultLog, destinationRecord, errorType, EventAgeExceededError } from './invoke';
+import { createAsyncInvoker, defaultLog, destinationRecord, errorType, EventAgeExceededError, lambdaLog } from './invoke';
 import { startQueuePoller } from './queue-poller';
 import { startSchedule } from './schedule';
 import { startStreamPoller } from './stream-poller';
 import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 
 /**
- * What invokes the functions besides the gateway, wired as the synthesized template declares it: the
- * event source mappings (the table's stream, the queues), the bucket's notifications with the target's
- * asynchronous invocation settings, and the schedules, each with its on-failure destination, a queue of
- * the local SQS. The overrides table (`deployment/overrides.ts`) says what runs otherwise on a laptop.
+ * What invokes the functions besides the gateway, as the synthesized template declares it: the event
+ * source mappings (the table's stream, the queues), the bucket's notifications (asynchronous
+ * invocations) and the schedules, each with its on-failure destination, a queue of the local SQS. The
+ * overrides table (`deployment/overrides.ts`) says what runs otherwise on a laptop.
  */
 
 export interface EventSourcesOptions {
@@ -45,8 +45,7 @@ export function notified(notification: BucketNotification, record: S3Event['Reco
 
 export function startEventSources(options: EventSourcesOptions): { stop(): Promise<void> } {
   const { deployment, handlerOf, queues } = options;
-  const region = LOCAL_REGION;
-  const sqs = new SQSClient({ endpoint: queues.endpoint, region, credentials: options.credentials });
+  const sqs = new SQSClient({ endpoint: queues.endpoint, region: LOCAL_REGION, credentials: options.credentials });
   const settings = (group: ResourceGroup) => {
     const fn = deployment.functions.find((candidate) => candidate.group === group)!;
     return { timeoutMs: fn.timeoutSeconds * 1000, memoryMb: fn.memoryMb };
@@ -92,25 +91,21 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
   const notification = (target: BucketNotification) => {
     const { group } = target;
     const config = deployment.asyncInvokes.find((candidate) => candidate.group === group);
-    const retries = config?.retryAttempts ?? 2;
     const delays = deploymentOverrides.asyncRetryDelaysMs.value();
-    const fallback = delays.at(-1) ?? 1_000;
-    const { timeoutMs, memoryMb } = settings(group);
     const destination = config?.onFailure ? sendTo(config.onFailure) : undefined;
     const functionArn = localFunctionArn(group, '$LATEST');
     const invoke = createAsyncInvoker<S3Event>({
       group,
       handler: handlerOf(group),
-      retryDelaysMs: Array.from({ length: retries }, (_, index) => delays[index] ?? fallback),
-      timeoutMs,
-      memoryMb,
+      retryDelaysMs: Array.from({ length: config?.retryAttempts ?? 2 }, (_, index) => delays[index] ?? delays.at(-1) ?? 1_000),
+      ...settings(group),
       maxEventAgeMs: (config?.maxEventAgeSeconds ?? 21_600) * 1000,
       onFailure: async (event, error, attempts) => {
         const condition = error instanceof EventAgeExceededError ? 'EventAgeExceeded' : 'RetriesExhausted';
         // The original event as the request payload, the error's type (never its message, which may carry data).
         const record = destinationRecord({ requestId: randomUUID(), functionArn, condition, attempts, failed: true }, { requestPayload: event, responsePayload: { errorType: errorType(error) } });
         if (destination) return destination(record);
-        defaultLog({ level: 'ERROR', source: 'local-lambda', function: group, condition, message: 'asynchronous event given up and dropped: the function has no on-failure destination' });
+        lambdaLog(defaultLog, group)('ERROR', 'asynchronous event given up and dropped: the function has no on-failure destination', { condition });
       },
     });
     options.onS3Event((event) => {

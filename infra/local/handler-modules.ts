@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Context } from 'aws-lambda';
 import { resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 import { outsideAnyFunction } from './kernel/function-context';
@@ -45,12 +46,8 @@ export function handlerModulesOf(modules = handlerModules): HandlerModules {
   const handlers = {} as Record<ResourceGroup, LambdaHandler>;
   const loads = new Map<ResourceGroup, Promise<LambdaHandler>>();
   const load = (group: ResourceGroup): Promise<LambdaHandler> => {
-    let loading = loads.get(group);
-    if (!loading) {
-      loading = outsideAnyFunction(() => modules[group]()).then(({ handler }) => (handlers[group] = handler as LambdaHandler));
-      loads.set(group, loading);
-    }
-    return loading;
+    if (!loads.has(group)) loads.set(group, outsideAnyFunction(() => modules[group]()).then(({ handler }) => (handlers[group] = handler as LambdaHandler)));
+    return loads.get(group)!;
   };
   const handlerOf =
     <E, R>(group: ResourceGroup) =>
@@ -58,17 +55,12 @@ export function handlerModulesOf(modules = handlerModules): HandlerModules {
       ((await load(group)) as unknown as (e: E, c: Context) => Promise<R>)(event, context);
 
   const warm = (after: Promise<unknown>) => {
-    let stopping = false;
-    let wake = () => undefined as void;
+    const stopping = new AbortController();
     const warming = (async () => {
       await after;
-      if (stopping) return;
-      await new Promise<void>((resolveLater) => {
-        const timer = setTimeout(resolveLater, WARM_AFTER_MS);
-        wake = () => (clearTimeout(timer), resolveLater());
-      });
+      await delay(WARM_AFTER_MS, undefined, { signal: stopping.signal }).catch(() => undefined);
       for (const group of resourceGroups) {
-        if (stopping) return;
+        if (stopping.signal.aborted) return;
         await load(group).catch((error: unknown) => {
           const message = error instanceof Error ? error.message : String(error);
           console.error(JSON.stringify({ level: 'ERROR', source: 'local-stack', function: group, message: `the handler module failed to load: its requests answer 500 (${message})` }));
@@ -77,8 +69,7 @@ export function handlerModulesOf(modules = handlerModules): HandlerModules {
     })();
     return {
       stop: async () => {
-        stopping = true;
-        wake();
+        stopping.abort();
         await warming;
       },
     };
