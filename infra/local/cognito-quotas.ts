@@ -1,73 +1,43 @@
 import { CognitoError } from 'cognito-local/lib/errors';
 
 /**
- * Cognito's request-rate quotas for user pools, applied to cognito-local as Cognito applies them: each
- * API operation belongs to a category, and every category has one rate (requests per second) shared by
- * all of its operations, across all user pools of the account and Region. One local stack is one
- * account. The categories, their operations and default rates are those of "Amazon Cognito user pools
- * API operation categories and request rate quotas" in the Cognito developer guide
- * (https://docs.aws.amazon.com/cognito/latest/developerguide/quotas.html#category_operations);
- * docs/local-stack.md lists them.
+ * Cognito's request-rate quotas for user pools, applied to cognito-local as Cognito applies them: one
+ * rate (requests per second) per category of operations, shared by all the user pools of the account
+ * (one local stack). Categories, operations and default rates as in the Cognito developer guide
+ * (https://docs.aws.amazon.com/cognito/latest/developerguide/quotas.html#category_operations).
  */
 export const quotaCategories = {
   UserAuthentication: { rps: 120, operations: ['InitiateAuth', 'AdminInitiateAuth', 'GetTokensFromRefreshToken'] },
   UserCreation: { rps: 50, operations: ['SignUp', 'ConfirmSignUp', 'AdminCreateUser', 'AdminConfirmSignUp'] },
   UserAccountRecovery: {
     rps: 30,
-    operations: ['ChangePassword', 'ConfirmForgotPassword', 'ForgotPassword', 'AdminResetUserPassword', 'AdminSetUserPassword'],
+    operations: [
+      'ChangePassword', 'ConfirmForgotPassword', 'ForgotPassword', 'AdminResetUserPassword', 'AdminSetUserPassword',
+    ],
   },
   UserRead: { rps: 120, operations: ['AdminGetUser', 'AdminGetUserAuthFactors', 'GetUser'] },
   UserUpdate: {
     rps: 25,
     operations: [
-      'AdminAddUserToGroup',
-      'AdminDeleteUserAttributes',
-      'AdminUpdateUserAttributes',
-      'AdminDeleteUser',
-      'AdminDisableUser',
-      'AdminEnableUser',
-      'AdminLinkProviderForUser',
-      'AdminDisableProviderForUser',
-      'VerifyUserAttribute',
-      'DeleteUser',
-      'DeleteUserAttributes',
-      'UpdateUserAttributes',
-      'AdminUserGlobalSignOut',
-      'GlobalSignOut',
-      'AdminRemoveUserFromGroup',
+      'AdminAddUserToGroup', 'AdminDeleteUserAttributes', 'AdminUpdateUserAttributes', 'AdminDeleteUser', 'AdminDisableUser',
+      'AdminEnableUser', 'AdminLinkProviderForUser', 'AdminDisableProviderForUser', 'VerifyUserAttribute', 'DeleteUser',
+      'DeleteUserAttributes', 'UpdateUserAttributes', 'AdminUserGlobalSignOut', 'GlobalSignOut', 'AdminRemoveUserFromGroup',
     ],
   },
   UserToken: { rps: 120, operations: ['RevokeToken'] },
   UserResourceRead: {
     rps: 50,
     operations: [
-      'AdminGetDevice',
-      'AdminListGroupsForUser',
-      'AdminListDevices',
-      'GetDevice',
-      'ListDevices',
-      'GetUserAttributeVerificationCode',
-      'ResendConfirmationCode',
-      'AdminListUserAuthEvents',
+      'AdminGetDevice', 'AdminListGroupsForUser', 'AdminListDevices', 'GetDevice', 'ListDevices', 'GetUserAttributeVerificationCode',
+      'ResendConfirmationCode', 'AdminListUserAuthEvents',
     ],
   },
   UserResourceUpdate: {
     rps: 25,
     operations: [
-      'AdminForgetDevice',
-      'AdminUpdateAuthEventFeedback',
-      'AdminSetUserMFAPreference',
-      'AdminDeleteSoftwareToken',
-      'AdminSetUserSettings',
-      'AdminUpdateDeviceStatus',
-      'UpdateDeviceStatus',
-      'UpdateAuthEventFeedback',
-      'ConfirmDevice',
-      'SetUserMFAPreference',
-      'SetUserSettings',
-      'VerifySoftwareToken',
-      'AssociateSoftwareToken',
-      'ForgetDevice',
+      'AdminForgetDevice', 'AdminUpdateAuthEventFeedback', 'AdminSetUserMFAPreference', 'AdminDeleteSoftwareToken', 'AdminSetUserSettings',
+      'AdminUpdateDeviceStatus', 'UpdateDeviceStatus', 'UpdateAuthEventFeedback', 'ConfirmDevice', 'SetUserMFAPreference',
+      'SetUserSettings', 'VerifySoftwareToken', 'AssociateSoftwareToken', 'ForgetDevice',
     ],
   },
   UserList: { rps: 30, operations: ['ListUsers', 'ListUsersInGroup'] },
@@ -76,48 +46,18 @@ export const quotaCategories = {
   UserPoolResourceRead: {
     rps: 20,
     operations: [
-      'DescribeIdentityProvider',
-      'DescribeResourceServer',
-      'DescribeUserImportJob',
-      'DescribeUserPoolDomain',
-      'GetCSVHeader',
-      'GetGroup',
-      'GetSigningCertificate',
-      'GetIdentityProviderByIdentifier',
-      'GetUserPoolMfaConfig',
-      'ListGroups',
-      'ListIdentityProviders',
-      'ListResourceServers',
-      'ListTagsForResource',
-      'ListUserImportJobs',
-      'DescribeRiskConfiguration',
-      'GetUICustomization',
+      'DescribeIdentityProvider', 'DescribeResourceServer', 'DescribeUserImportJob', 'DescribeUserPoolDomain', 'GetCSVHeader', 'GetGroup',
+      'GetSigningCertificate', 'GetIdentityProviderByIdentifier', 'GetUserPoolMfaConfig', 'ListGroups', 'ListIdentityProviders',
+      'ListResourceServers', 'ListTagsForResource', 'ListUserImportJobs', 'DescribeRiskConfiguration', 'GetUICustomization',
     ],
   },
   UserPoolResourceUpdate: {
     rps: 15,
     operations: [
-      'AddCustomAttributes',
-      'CreateGroup',
-      'CreateIdentityProvider',
-      'CreateResourceServer',
-      'CreateUserImportJob',
-      'CreateUserPoolDomain',
-      'DeleteGroup',
-      'DeleteIdentityProvider',
-      'DeleteResourceServer',
-      'DeleteUserPoolDomain',
-      'SetUserPoolMfaConfig',
-      'StartUserImportJob',
-      'StopUserImportJob',
-      'UpdateGroup',
-      'UpdateIdentityProvider',
-      'UpdateResourceServer',
-      'UpdateUserPoolDomain',
-      'SetRiskConfiguration',
-      'SetUICustomization',
-      'TagResource',
-      'UntagResource',
+      'AddCustomAttributes', 'CreateGroup', 'CreateIdentityProvider', 'CreateResourceServer', 'CreateUserImportJob', 'CreateUserPoolDomain',
+      'DeleteGroup', 'DeleteIdentityProvider', 'DeleteResourceServer', 'DeleteUserPoolDomain', 'SetUserPoolMfaConfig', 'StartUserImportJob',
+      'StopUserImportJob', 'UpdateGroup', 'UpdateIdentityProvider', 'UpdateResourceServer', 'UpdateUserPoolDomain', 'SetRiskConfiguration',
+      'SetUICustomization', 'TagResource', 'UntagResource',
     ],
   },
   UserPoolClientRead: { rps: 15, operations: ['DescribeUserPoolClient', 'ListUserPoolClients'] },
@@ -154,22 +94,18 @@ export function quotaRates(setting: string | undefined = process.env[QUOTAS_ENV]
   const rates = Object.fromEntries(Object.entries(quotaCategories).map(([category, { rps }]) => [category, rps])) as QuotaRates;
   if (!setting?.trim()) return rates;
   const usage = `${QUOTAS_ENV} must be a JSON object of request rates per second, keyed by category (${Object.keys(quotaCategories).join(', ')}) or "*" for every other one, for example {"UserCreation":2}`;
-  let overrides: unknown;
+  let overrides: Record<string, number>;
   try {
-    overrides = JSON.parse(setting);
+    overrides = JSON.parse(setting) as Record<string, number>;
   } catch {
     throw new Error(`${usage}; it is not JSON`);
   }
   if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new Error(usage);
-  const entries = Object.entries(overrides as Record<string, unknown>);
-  for (const [key, value] of entries) {
+  for (const [key, value] of Object.entries(overrides as Record<string, unknown>)) {
     if (key !== '*' && !(key in quotaCategories)) throw new Error(`${usage}; "${key}" is not a category`);
     if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) throw new Error(`${usage}; the rate of "${key}" is not a positive number`);
   }
-  const everyOther = (overrides as Record<string, number>)['*'];
-  for (const category of Object.keys(rates) as QuotaCategory[]) {
-    rates[category] = (overrides as Partial<Record<QuotaCategory, number>>)[category] ?? everyOther ?? rates[category];
-  }
+  for (const category of Object.keys(rates) as QuotaCategory[]) rates[category] = overrides[category] ?? overrides['*'] ?? rates[category];
   return rates;
 }
 
@@ -198,9 +134,8 @@ export function quotaBuckets(rates: QuotaRates, now: () => number = () => perfor
 }
 
 /**
- * A local-only operation (no Cognito API has it): its answer is `{ rates, admitted, throttled }`, the
- * rates applied and the calls let through and refused so far by category, for a test or a curious developer
- * (`x-amz-target: AWSCognitoIdentityProviderService.LocalQuotaUsage`). It counts against no quota.
+ * A local-only operation (`x-amz-target: AWSCognitoIdentityProviderService.LocalQuotaUsage`), under no
+ * quota: the rates applied and the calls let through and refused so far, by category.
  */
 export const QUOTA_USAGE_TARGET = 'LocalQuotaUsage';
 
@@ -213,9 +148,8 @@ export interface QuotaUsage {
 type Handler<C, R> = (ctx: C, request: R) => Promise<unknown>;
 
 /**
- * Wraps cognito-local's router so that each call over its category's quota is refused as Cognito
- * refuses it: HTTP 400 with `{"__type":"TooManyRequestsException","message":"Too many requests"}`
- * (cognito-local's server answers a `CognitoError` so), before the operation runs.
+ * Wraps cognito-local's router so that a call over its category's quota is refused before it runs, as
+ * Cognito refuses it: a `CognitoError`, which cognito-local answers as HTTP 400 `TooManyRequestsException`.
  */
 export function withCognitoQuotas<C, R>(router: (target: string) => Handler<C, R>, rates: QuotaRates = quotaRates()): (target: string) => Handler<C, R> {
   const buckets = quotaBuckets(rates);

@@ -1,14 +1,13 @@
-import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * cognito-local's data store (one per user pool, plus one for its clients and one for its config),
- * at constant cost per write. cognito-local's own store (StormDB) rewrites the whole pool file on every
- * write: 49 ms per user at 50 users, 337 ms at 10,000. This one keeps the pool in memory and appends
- * each write to a journal (`<id>.journal`, one JSON line per `set` or `delete`), so a write costs the
- * size of what changed. The journal is folded into the snapshot (`<id>.json`, the same JSON StormDB
- * wrote, so existing data loads) when the store is opened, when the journal outgrows the snapshot, and
- * when the process exits.
+ * cognito-local's data store (one per user pool, plus one for its clients and one for its config) at
+ * constant cost per write: cognito-local's own (StormDB) rewrites the whole pool file on every write,
+ * 49 ms per user at 50 users, 337 ms at 10,000. This one keeps the pool in memory and appends each
+ * write to a journal (`<id>.journal`, one JSON line per `set` or `delete`). The journal is folded into
+ * the snapshot (`<id>.json`, StormDB's JSON, so existing data loads) when the store is opened, when the
+ * journal outgrows the snapshot, and when the process exits.
  *
  * Crash safety: a journal line is written whole with one synchronous write; a torn last line (a crash
  * mid-write) is dropped when the journal is read. The snapshot is written to a temporary file, synced
@@ -18,7 +17,6 @@ import { join } from 'node:path';
  */
 
 type Key = string | string[];
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Tree = Record<string, unknown>;
 
 interface JournalLine {
@@ -33,7 +31,26 @@ const path = (key: Key): string[] => (Array.isArray(key) ? key : [key]);
 const reviveDates = (key: string, value: unknown): unknown =>
   key.endsWith('Date') && (typeof value === 'string' || typeof value === 'number') ? new Date(value) : value;
 
-const serialise = (value: unknown): string => JSON.stringify(value);
+const isTree = (node: unknown): node is Tree => node !== null && typeof node === 'object';
+
+/** The node at `parts` (undefined where the path ends early). */
+function nodeAt(root: Tree, parts: string[]): unknown {
+  let node: unknown = root;
+  for (const part of parts) node = isTree(node) ? node[part] : undefined;
+  return node;
+}
+
+/** Applies one journal line to `root`, making the parents a `set` needs. */
+function apply(root: Tree, { op, key, value }: JournalLine): void {
+  if (op === 'delete') {
+    const parent = nodeAt(root, key.slice(0, -1));
+    if (isTree(parent)) delete parent[key.at(-1)!];
+    return;
+  }
+  let node = root;
+  for (const part of key.slice(0, -1)) node = (isTree(node[part]) ? node[part] : (node[part] = {})) as Tree;
+  node[key.at(-1)!] = value;
+}
 
 export class JournaledDataStore {
   private journalBytes = 0;
@@ -48,11 +65,7 @@ export class JournaledDataStore {
 
   async get<T>(_ctx: unknown, key: Key, defaultValue?: T): Promise<T | null> {
     const parts = path(key);
-    let node: unknown = this.root;
-    for (const part of parts) {
-      if (node === null || typeof node !== 'object') return defaultValue ?? null;
-      node = (node as Tree)[part];
-    }
+    const node = nodeAt(this.root, parts);
     if (node === undefined) return defaultValue ?? null;
     // A whole collection (every user of a pool) is what cognito-local scans and filters, never changes
     // in place: handed over as it is, or each scan would copy the pool. One item is a copy, so a caller
@@ -70,24 +83,14 @@ export class JournaledDataStore {
     // password grant signs in through it each time), and none is ever used here: keep the last few,
     // so a user's record, and its journal line, do not grow with its sign-ins.
     if (parts[0] === 'Users' && parts.length === 2) value = withFewRefreshTokens(value);
-    let node = this.root;
-    for (const part of parts.slice(0, -1)) {
-      const next = node[part];
-      node = (next !== null && typeof next === 'object' ? next : (node[part] = {})) as Tree;
-    }
-    node[parts.at(-1)!] = structuredClone(value);
+    apply(this.root, { op: 'set', key: parts, value: structuredClone(value) });
     this.append({ op: 'set', key: parts, value });
   }
 
   async delete(_ctx: unknown, key: Key): Promise<void> {
-    const parts = path(key);
-    let node: unknown = this.root;
-    for (const part of parts.slice(0, -1)) {
-      if (node === null || typeof node !== 'object') return;
-      node = (node as Tree)[part];
-    }
-    if (node !== null && typeof node === 'object') delete (node as Tree)[parts.at(-1)!];
-    this.append({ op: 'delete', key: parts });
+    const line: JournalLine = { op: 'delete', key: path(key) };
+    apply(this.root, line);
+    this.append(line);
   }
 
   /** Writes the whole state as the snapshot, then empties the journal (see the class comment). */
@@ -96,14 +99,8 @@ export class JournaledDataStore {
     this.compacting = true;
     try {
       const temporary = `${this.snapshotFile}.${process.pid}.tmp`;
-      const text = serialise(this.root);
-      const fd = openSync(temporary, 'w');
-      try {
-        writeSync(fd, text);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      const text = JSON.stringify(this.root);
+      writeFileSync(temporary, text, { flush: true });
       renameSync(temporary, this.snapshotFile);
       writeFileSync(this.journalFile, '');
       this.journalBytes = 0;
@@ -114,7 +111,7 @@ export class JournaledDataStore {
   }
 
   private append(line: JournalLine): void {
-    const text = `${serialise(line)}\n`;
+    const text = `${JSON.stringify(line)}\n`;
     appendFileSync(this.journalFile, text);
     this.journalBytes += Buffer.byteLength(text);
     // Folding costs the whole pool, so it happens once the journal is as big as the snapshot (and at
@@ -133,30 +130,21 @@ function withFewRefreshTokens<T>(user: T): T {
 /** Reads a snapshot and replays its journal over it; a torn last journal line is dropped. */
 export function loadState(snapshotFile: string, journalFile: string, defaults: Tree): Tree {
   const root: Tree = existsSync(snapshotFile) ? (JSON.parse(readFileSync(snapshotFile, 'utf8'), reviveDates) as Tree) : {};
-  if (existsSync(journalFile)) {
-    for (const text of readFileSync(journalFile, 'utf8').split('\n')) {
-      if (!text) continue;
-      let line: JournalLine;
-      try {
-        line = JSON.parse(text, reviveDates) as JournalLine;
-      } catch {
-        break; // The write a crash cut short: it never completed, so it never happened.
-      }
-      let node = root;
-      for (const part of line.key.slice(0, -1)) {
-        const next = node[part];
-        node = (next !== null && typeof next === 'object' ? next : (node[part] = {})) as Tree;
-      }
-      if (line.op === 'set') node[line.key.at(-1)!] = line.value;
-      else delete node[line.key.at(-1)!];
+  const lines = existsSync(journalFile) ? readFileSync(journalFile, 'utf8').split('\n').filter(Boolean) : [];
+  for (const text of lines) {
+    let line: JournalLine;
+    try {
+      line = JSON.parse(text, reviveDates) as JournalLine;
+    } catch {
+      break; // The write a crash cut short: it never completed, so it never happened.
     }
+    apply(root, line);
   }
-  for (const [name, value] of Object.entries(defaults)) if (!(name in root)) root[name] = value as Json;
+  for (const [name, value] of Object.entries(defaults)) if (!(name in root)) root[name] = value;
   return root;
 }
 
 const open = new Set<JournaledDataStore>();
-let exitHooked = false;
 
 /** The factory cognito-local's services take (`create(ctx, id, defaults)`), over a directory of its own. */
 export class JournaledDataStoreFactory {
@@ -168,13 +156,8 @@ export class JournaledDataStoreFactory {
     const journalFile = join(this.directory, `${id}.journal`);
     const store = new JournaledDataStore(snapshotFile, journalFile, loadState(snapshotFile, journalFile, defaults as Tree));
     store.compact();
+    if (open.size === 0) process.once('exit', () => open.forEach((each) => each.compact()));
     open.add(store);
-    if (!exitHooked) {
-      exitHooked = true;
-      process.once('exit', () => {
-        for (const each of open) each.compact();
-      });
-    }
     return store;
   }
 }

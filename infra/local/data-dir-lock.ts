@@ -8,10 +8,7 @@ export const LOCK_FILE = 'stack.lock';
 /** What the lock file says about the stack that holds it. */
 export interface LockHolder {
   pid: number;
-  /**
-   * When the holder's process started, as the machine's process table tells it: a process with the
-   * holder's pid but another start time is a newer process that reused the pid.
-   */
+  /** When its process started, as the process table tells it: the same pid with another start time is a newer process. */
   startTime?: string;
   /** Known once the holder has bound its port. */
   apiUrl?: string;
@@ -35,22 +32,21 @@ export interface DataDirLock {
 }
 
 /**
- * A process as the process table shows it. A zombie has ended but is not yet reaped by its parent
- * (a killed stack stays one until then, which can take a while when its parent died with it), and
- * `kill(pid, 0)` still succeeds on it. `startTime` is absent where the table cannot tell it.
+ * A process as the process table shows it. A zombie has ended but is not yet reaped by its parent (a
+ * killed stack stays one a while when its parent died with it), and `kill(pid, 0)` still succeeds on it.
  */
 export type ProcessState = { state: 'gone' } | { state: 'zombie' } | { state: 'running'; startTime?: string };
 
 export type ProcessProbe = (pid: number) => ProcessState;
 
-/** Answers `kill(pid, 0)`: whether the pid is taken, by a live process or a zombie. */
-function pidTaken(pid: number): boolean {
+/** `kill(pid, 0)`, as a process state: running (or a zombie) while the pid is taken. */
+function pidState(pid: number): ProcessState {
   try {
     process.kill(pid, 0);
-    return true;
+    return { state: 'running' };
   } catch (error) {
     // EPERM: the process exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return { state: (error as NodeJS.ErrnoException).code === 'EPERM' ? 'running' : 'gone' };
   }
 }
 
@@ -65,7 +61,7 @@ export function procProbe(procRoot = '/proc'): ProcessProbe {
       stat = readFileSync(join(procRoot, String(pid), 'stat'), 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'gone' };
-      return pidTaken(pid) ? { state: 'running' } : { state: 'gone' }; // Hidden from this user (hidepid).
+      return pidState(pid); // Hidden from this user (hidepid).
     }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const [state] = fields;
@@ -83,7 +79,7 @@ export function procProbe(procRoot = '/proc'): ProcessProbe {
 export function psProbe(): ProcessProbe {
   return (pid) => {
     const ps = spawnSync('ps', ['-o', 'stat=', '-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
-    if (ps.error) return pidTaken(pid) ? { state: 'running' } : { state: 'gone' };
+    if (ps.error) return pidState(pid);
     const line = ps.stdout.trim();
     if (ps.status !== 0 || !line) return { state: 'gone' };
     const [state = '', ...start] = line.split(/\s+/);
@@ -93,10 +89,7 @@ export function psProbe(): ProcessProbe {
 
 let machineProbe: ProcessProbe | undefined;
 /** The probe this machine offers: /proc where it exists, else `ps`. */
-function defaultProbe(): ProcessProbe {
-  machineProbe ??= existsSync('/proc/self/stat') ? procProbe() : psProbe();
-  return machineProbe;
-}
+const defaultProbe = (): ProcessProbe => (machineProbe ??= existsSync('/proc/self/stat') ? procProbe() : psProbe());
 
 /**
  * Whether a lock's holder is gone: its process ended (reaped or still a zombie), or its pid now

@@ -1,9 +1,9 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { HOST, portIfFree } from './emulator-ports';
 import type { SeededOrg } from './seed';
-import { closeServer } from './kernel/gateway-port';
+import { readBody } from './kernel/gateway-answers';
+import { closeServer, listenOnLoopback } from './kernel/gateway-port';
 
 /**
  * The local stack's own OpenID provider (oidc-provider), standing for an organization's Okta or Entra
@@ -43,17 +43,6 @@ ${error ? `<p role="alert" style="color: #b00">${error}</p>` : ''}
 <p><button type="submit">Sign in</button></p>
 </form></body></html>`;
 
-async function formOf(request: IncomingMessage): Promise<URLSearchParams> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > 16 * 1024) break;
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
-
 /**
  * Starts the provider on 127.0.0.1, on `preferredPort` when free (the port it had last time with this
  * data directory, read before the emulators rewrite `ports.json`: the registration's issuer then stays
@@ -61,12 +50,8 @@ async function formOf(request: IncomingMessage): Promise<URLSearchParams> {
  */
 export async function startDemoSso(preferredPort: number | undefined, redirectUri: string): Promise<DemoSso> {
   const { default: Provider } = await import('oidc-provider');
-  const server: Server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    void portIfFree(preferredPort).then((port) => server.listen(port, HOST, resolve));
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = createServer();
+  const port = await listenOnLoopback(server, await portIfFree(preferredPort));
   const issuer = `http://${HOST}:${port}`;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const { user } = DEMO_SSO;
@@ -106,23 +91,18 @@ export async function startDemoSso(preferredPort: number | undefined, redirectUr
     const interaction = /^\/interaction\/([^/?]+)/.exec(request.url ?? '');
     if (!interaction) return void callback(request, response);
     const uid = decodeURIComponent(interaction[1]!);
+    const showPage = (error?: string) => void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(uid, error));
     const answer = async () => {
-      if (request.method !== 'POST') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(uid));
-      const form = await formOf(request);
-      if (form.get('login')?.toLowerCase() !== user.email || form.get('password') !== user.password) {
-        return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(uid, 'Wrong e-mail or password.'));
-      }
+      if (request.method !== 'POST') return showPage();
+      const form = new URLSearchParams((await readBody(request, 16 * 1024))?.toString('utf8'));
+      if (form.get('login')?.toLowerCase() !== user.email || form.get('password') !== user.password) return showPage('Wrong e-mail or password.');
       await provider.interactionFinished(request, response, { login: { accountId: user.sub } }, { mergeWithLastSubmission: false });
     };
     answer().catch(() => {
       if (!response.headersSent) response.writeHead(400, { 'content-type': 'text/plain' }).end('The sign-in expired: start again from the application.');
     });
   });
-  return {
-    issuer,
-    port,
-    stop: () => closeServer(server),
-  };
+  return { issuer, port, stop: () => closeServer(server) };
 }
 
 interface DemoGrantContext {
@@ -197,13 +177,6 @@ export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issu
     const { linkUserToProvider } = await import('../../shared/app/identity-providers/user-link');
     await linkUserToProvider(org.uuid, demoUser.uuid, DEMO_SSO.alias, DEMO_SSO.user.sub);
   }
-  return {
-    issuer,
-    realm: org.name,
-    alias: DEMO_SSO.alias,
-    domain: DEMO_SSO.domain,
-    user: { email: DEMO_SSO.user.email, password: DEMO_SSO.user.password },
-    clientId: DEMO_SSO.clientId,
-    clientSecret: DEMO_SSO.clientSecret,
-  };
+  const { alias, domain, clientId, clientSecret, user } = DEMO_SSO;
+  return { issuer, realm: org.name, alias, domain, user: { email: user.email, password: user.password }, clientId, clientSecret };
 }

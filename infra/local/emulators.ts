@@ -16,6 +16,7 @@ import type { CryptoService } from 'cognito-local/lib/services/crypto';
 import { HOST, portIfFree, portsFile, previousPorts, type EmulatorName } from './emulator-ports';
 import { holdPort, type HeldPort } from './held-port';
 import { closeServer } from './kernel/gateway-port';
+import { Teardown } from './kernel/teardown';
 import { LOCAL_CREDENTIALS } from './provision';
 import { s3Front } from './s3-post-policy';
 import { keepMailboxIn } from './ses-mailbox';
@@ -100,11 +101,8 @@ function withTemporaryPasswords(router: (target: string) => TargetHandler, cogni
         const pool = await (cognito as PoolLookup).getUserPoolForClientId(ctx as never, request.ClientId);
         const user = await pool.getUserByUsername(ctx as never, USERNAME);
         if (user?.UserStatus === 'FORCE_CHANGE_PASSWORD' && user.Enabled !== false && user.Password === PASSWORD) {
-          return {
-            ChallengeName: 'NEW_PASSWORD_REQUIRED',
-            ChallengeParameters: { USER_ID_FOR_SRP: user.Username, requiredAttributes: '[]', userAttributes: '{}' },
-            Session: randomUUID(),
-          };
+          const ChallengeParameters = { USER_ID_FOR_SRP: user.Username, requiredAttributes: '[]', userAttributes: '{}' };
+          return { ChallengeName: 'NEW_PASSWORD_REQUIRED', ChallengeParameters, Session: randomUUID() };
         }
       }
       return handle(ctx, req);
@@ -121,12 +119,8 @@ async function startCognito(directory: string, port: number): Promise<Server> {
   delete config.UserPoolDefaults.UsernameAttributes;
   withoutAliasScans();
   const clock = new DateClock();
-  const dataStoreFactory = new JournaledDataStoreFactory(join(directory, 'db')) as never;
-  const cognito = await new CognitoServiceFactoryImpl(
-    join(directory, 'db'),
-    dataStoreFactory,
-    new UserPoolServiceFactoryImpl(clock, dataStoreFactory),
-  ).create(ctx, config.UserPoolDefaults);
+  const stores = new JournaledDataStoreFactory(join(directory, 'db')) as never;
+  const cognito = await new CognitoServiceFactoryImpl(join(directory, 'db'), stores, new UserPoolServiceFactoryImpl(clock, stores)).create(ctx, config.UserPoolDefaults);
   // No Lambda triggers are configured, so the Lambda service is never called. The CryptoService (for
   // a custom e-mail sender trigger) loads AWS SDK v2 and the Encryption SDK, 0.8 s of CPU: loaded on first use.
   let crypto: Promise<CryptoService> | undefined;
@@ -137,16 +131,10 @@ async function startCognito(directory: string, port: number): Promise<Server> {
     },
   };
   const triggers = new TriggersService(clock, cognito, new LambdaService(config.TriggerFunctions, {} as never), lazyCrypto as unknown as CryptoService);
-  const services = {
-    clock,
-    cognito,
-    config,
-    messages: new MessagesService(triggers, new MessageDeliveryService(new ConsoleMessageSender())),
-    otp,
-    tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig),
-    triggers,
-  };
-  const server = createServer(withCognitoQuotas(withTemporaryPasswords(Router(services as never) as never, cognito)) as never, silentLogger as never, { port, hostname: HOST }, services as never);
+  const messages = new MessagesService(triggers, new MessageDeliveryService(new ConsoleMessageSender()));
+  const services = { clock, cognito, config, messages, otp, tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig), triggers } as never;
+  const router = withCognitoQuotas(withTemporaryPasswords(Router(services) as never, cognito)) as never;
+  const server = createServer(router, silentLogger as never, { port, hostname: HOST }, services);
   return (await server.start()) as Server;
 }
 
@@ -266,12 +254,13 @@ async function startSes(directory: string): Promise<Server> {
  */
 export async function startEmulators(dataDir: string, bucketName: string, dynamoStarting: Promise<DynamoDBLocal>): Promise<Emulators> {
   const previous = previousPorts(dataDir);
-  const started: (() => Promise<void>)[] = [];
+  const teardown = new Teardown();
   try {
     const [s3Port, sesPort] = await Promise.all([holdPort(previous.s3), holdPort(previous.ses)]);
-    started.push(() => s3Port.close(), () => sesPort.close());
+    teardown.add('S3 port', () => s3Port.close());
+    teardown.add('SES port', () => sesPort.close());
     const cognito = await startCognito(join(dataDir, 'cognito'), await portIfFree(previous.cognito));
-    started.push(() => closeServer(cognito));
+    teardown.add('cognito-local', () => closeServer(cognito));
     // aws-ses-v2-local answers GetAccount from this variable only: a production account's default quota.
     process.env.AWS_SES_ACCOUNT ??= JSON.stringify(localSesAccount);
     const dynamo = await dynamoStarting;
@@ -279,13 +268,11 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
     writeFileSync(portsFile(dataDir), JSON.stringify(ports, null, 2));
     const url = (name: EmulatorName) => `http://${HOST}:${ports[name]}`;
     const s3Listeners: ((event: S3Event) => void)[] = [];
-    let stopped = false;
-    const startOnHeldPort = async (held: HeldPort, start: () => Promise<Server>) => {
+    // A server that starts after a stop is closed at once (the teardown's rule), its held port closed already.
+    const startOnHeldPort = async (name: string, held: HeldPort, start: () => Promise<Server>) => {
       try {
         const server = await start();
-        // A stop that came first has closed the held port already: this server closes at once.
-        if (stopped) return await closeServer(server);
-        started.push(() => closeServer(server));
+        teardown.add(name, () => closeServer(server));
         held.handTo(server);
       } catch (error) {
         held.fail();
@@ -300,20 +287,19 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
       onS3Event: (listener) => void s3Listeners.push(listener),
       startDeferred: () =>
         (deferred ??= Promise.allSettled([
-          startOnHeldPort(s3Port, () => startS3(join(dataDir, 's3'), bucketName, (event) => s3Listeners.forEach((listener) => listener(event)))),
-          startOnHeldPort(sesPort, () => startSes(join(dataDir, 'ses'))),
+          startOnHeldPort('S3 emulator', s3Port, () => startS3(join(dataDir, 's3'), bucketName, (event) => s3Listeners.forEach((listener) => listener(event)))),
+          startOnHeldPort('SES emulator', sesPort, () => startSes(join(dataDir, 'ses'))),
         ]).then((outcomes) => {
           // Both settled (neither left starting behind a stop): the first failure, if any, is the answer.
           for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
         })),
       stop: async () => {
         await deferred?.catch(() => undefined);
-        stopped = true;
-        await Promise.all(started.map((stop) => stop()));
+        await teardown.run();
       },
     };
   } catch (error) {
-    await Promise.all(started.map((stop) => stop().catch(() => undefined)));
+    await teardown.run();
     throw error;
   }
 }

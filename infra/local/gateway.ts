@@ -6,20 +6,19 @@ import { toEvent } from './gateway-event';
 import { defaultLog, errorType, FunctionTimeoutError, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 import { compileRoutes } from './route-match';
 
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /** A Lambda handler as the functions export it. */
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export interface GatewayOptions {
   /** API Gateway's integration timeout; 30 s unless a test shortens it. */
   integrationTimeoutMs?: number;
-  /** Each function's timeout; by default the CDK stack's (`infra/cloud/group-access.ts`, else 10 s). */
+  /** Each function's timeout; by default the CDK stack's (`functionTimeoutMs`). */
   functionTimeoutMs?: (group: ResourceGroup) => number;
-  /** Where the gateway writes what it did instead of the function (one JSON line each; stderr by default). */
+  /** Where the gateway writes what it did instead of the function (stderr by default). */
   log?: LocalLog;
-  /**
-   * Whether the stack behind the gateway is ready (what a first request needs is up, the demo data written). Until
-   * it is, every request is answered `startingAnswer`, so no client meets a half-started stack.
-   */
+  /** Whether the stack behind the gateway is ready: until it is, every request is answered `startingAnswer`. */
   ready?: () => boolean;
   /**
    * A function's init phase: its handler module loaded (into `handlers`) on its first request, before
@@ -63,7 +62,7 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
       try {
         await options.initialize(group);
       } catch (error) {
-        log({ level: 'ERROR', ...where, errorType: errorType(error), errorMessage: error instanceof Error ? error.message : String(error), message: "the function's module failed to load: 500" });
+        log({ level: 'ERROR', ...where, errorType: errorType(error), errorMessage: errorMessage(error), message: "the function's module failed to load: 500" });
         return answer(response, ANSWERS.internalError);
       }
     }
@@ -90,15 +89,10 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
     }
     if (!outcome.ok) {
       // As Lambda's runtime logs an "Invoke Error" in the function's log.
-      const timedOut = outcome.error instanceof FunctionTimeoutError;
-      log({
-        level: timedOut ? 'WARN' : 'ERROR',
-        ...where,
-        awsRequestId: outcome.awsRequestId,
-        errorType: errorType(outcome.error),
-        errorMessage: outcome.error instanceof Error ? outcome.error.message : String(outcome.error),
-        message: timedOut ? `the function ran past its ${timeoutMs} ms timeout: 500; the handler keeps running in this process` : 'function error: 500',
-      });
+      const { error, awsRequestId } = outcome;
+      const timedOut = error instanceof FunctionTimeoutError;
+      const message = timedOut ? `the function ran past its ${timeoutMs} ms timeout: 500; the handler keeps running in this process` : 'function error: 500';
+      log({ level: timedOut ? 'WARN' : 'ERROR', ...where, awsRequestId, errorType: errorType(error), errorMessage: errorMessage(error), message });
       return answer(response, ANSWERS.internalError);
     }
 

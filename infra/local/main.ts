@@ -30,15 +30,11 @@ function fail(message: string, code = 1): never {
 }
 
 function usageError(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
+  return fail(`${message}\n\n${USAGE}`, 2);
 }
 
 /** The command that starts this stack again on another port, for the port-in-use line. */
-function restartHint(dataDir: string): string {
-  const dirArgs = dataDir === DEFAULT_DATA_DIR ? '' : ` -- --data-dir ${dataDir}`;
-  return `PORT=<another port> npm start${dirArgs}`;
-}
+const restartHint = (dataDir: string) => `PORT=<another port> npm start${dataDir === DEFAULT_DATA_DIR ? '' : ` -- --data-dir ${dataDir}`}`;
 
 function banner(info: StackInfo, dataDir: string, ms: number): string {
   const org = info.orgs[0]!;
@@ -74,9 +70,7 @@ function readOptions(): { fresh: boolean; dataDir: string; port: number } {
     ['--fresh', 'npm_config_fresh'],
     ['--data-dir <dir>', 'npm_config_data_dir'],
   ] as const) {
-    if (process.env[variable] !== undefined) {
-      fail(`npm took ${option.split(' ')[0]} as its own option and would not pass it on: run npm start -- ${option}`, 2);
-    }
+    if (process.env[variable] !== undefined) fail(`npm took ${option.split(' ')[0]} as its own option and would not pass it on: run npm start -- ${option}`, 2);
   }
   let parsed;
   try {
@@ -123,10 +117,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     console.log(`\n${signal}: stopping the local stack…`);
-    stack
-      ?.stop()
-      .then(() => process.exit(0))
-      .catch(() => process.exit(1));
+    void stack?.stop().then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

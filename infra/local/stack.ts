@@ -25,18 +25,16 @@ export interface StackInfo {
   docsUrl: string;
   /** The account page of a realm: `{realm}` stands for the organization's name. */
   accountUrl: string;
-  /** JSON list of the e-mails sent (`{ emails }`), kept in the data directory across restarts. */
+  /** The e-mails sent, as JSON (`{ emails }`) and as a web page, kept across restarts. */
   mailboxUrl: string;
-  /** The same e-mails as a web page. */
   mailboxViewerUrl: string;
-  /** JSON list of the change events put on the local EventBridge bus (`{ events }`), kept in the data directory. */
+  /** The change events put on the local EventBridge bus (`{ events }`), kept across restarts. */
   eventsUrl: string;
-  /** The queue e-mails to users wait in for the `mail` function (the local SQS; `…/settled` tells when it has caught up). */
+  /** The local SQS queue of e-mails to users, for the `mail` function (`…/settled` tells when it has caught up). */
   mailQueueUrl: string;
-  /** The emulators' own endpoints, for pointing other tools (AWS CLI, NoSQL Workbench) at them. */
+  /** The emulators' own endpoints, for other tools (AWS CLI, NoSQL Workbench). */
   endpoints: Emulators['endpoints'];
   orgs: SeededOrg[];
-  /** The stack's own OpenID provider (infra/local/demo-sso.ts), registered for one demo organization's domain. */
   demoSso: DemoSsoInfo;
 }
 
@@ -58,9 +56,7 @@ export interface LocalStack {
 
 /** Empties the data directory but for its lock. */
 function emptyDataDir(dataDir: string): void {
-  for (const name of readdirSync(dataDir)) {
-    if (name !== LOCK_FILE) rmSync(join(dataDir, name), { recursive: true, force: true });
-  }
+  for (const name of readdirSync(dataDir)) if (name !== LOCK_FILE) rmSync(join(dataDir, name), { recursive: true, force: true });
 }
 
 /** The demo data, written through the services (not the handlers), once per data directory. */
@@ -74,16 +70,14 @@ async function seeded(dataDir: string): Promise<SeededOrg[]> {
 }
 
 /**
- * Starts the whole local stack in this process: the emulators, the table, queues, bucket, user pool and
- * console client, the signing key, the demo data, the gateway in front of the functions' handler modules
- * and the event sources that invoke them, each function with its own environment, limits and event
- * sources as the synthesized template declares them (docs/local-stack.md, "One description of the deployment").
+ * Starts the whole local stack in this process: the emulators, the table, queues, bucket, user pool,
+ * signing key and demo data, the gateway in front of the functions' handler modules and the event
+ * sources that invoke them, each function as the synthesized template declares it (docs/local-stack.md).
  *
  * The data directory is this stack's alone (`DataDirInUseError` when another live stack holds it), and
- * nothing in it is touched before both the directory and the port are held. The gateway listens from
- * the start and answers 503 (`answerStarting`) until the stack is ready; `stack.json` is written at
- * that moment. Each service, once started, hands its stop to one teardown list, which a stop, or a
- * start that fails part-way, runs in reverse.
+ * nothing in it is touched before both the directory and the port are held. The gateway answers 503
+ * until the stack is ready, when `stack.json` is written. Each service, once started, hands its stop to
+ * one teardown list, which a stop, or a start that fails part-way, runs in reverse.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const dataDir = resolve(options.dataDir);
@@ -110,9 +104,8 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   if (options.fresh) emptyDataDir(dataDir);
   // Present only while it describes a stack that answers.
   rmSync(join(dataDir, 'stack.json'), { force: true });
-  // The JVM takes longest to come up: it starts before this process loads cognito-local, the local IAM
-  // checker and the provisioning and seeding modules (seconds of CPU, on the other core); the template's
-  // extract is read (or synthesized, in a child process) meanwhile.
+  // The JVM takes longest to come up: it starts before this process loads the other modules (seconds of
+  // CPU, on the other core); the template is read (or synthesized, in a child process) meanwhile.
   const dynamoStarting = startDynamoDBLocalFor(dataDir);
   // Read before the emulators write their ports over the file.
   const demoSsoPort = previousPorts(dataDir).oidc;

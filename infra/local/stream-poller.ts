@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  ExpiredIteratorException,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type _Record as StreamRecord,
-  type Shard,
-} from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, DynamoDBStreamsClient, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import type { _Record as StreamRecord, Shard } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { matchesPattern } from '../../shared/app/change-events/change-stream';
@@ -61,10 +54,6 @@ export interface StreamPollerOptions {
   log?: LocalLog;
 }
 
-export interface StreamPoller {
-  stop(): Promise<void>;
-}
-
 const SHARDS_REFRESH_MS = 5_000;
 
 /** A stream record as Lambda hands it to the function (its dates in seconds, its stream named). */
@@ -81,15 +70,13 @@ function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
   };
 }
 
-export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
+export function startStreamPoller(options: StreamPollerOptions): { stop(): Promise<void> } {
   const client = { endpoint: options.endpoint, region: LOCAL_REGION, credentials: options.credentials };
   const dynamodb = new DynamoDBClient(client);
   const streams = new DynamoDBStreamsClient(client);
   const pollMs = options.pollMs ?? 200;
   const retryBaseMs = options.retryBaseMs ?? 200;
-  const checkpoints: Record<string, string> = existsSync(options.checkpointFile)
-    ? (JSON.parse(readFileSync(options.checkpointFile, 'utf8')) as Record<string, string>)
-    : {};
+  const checkpoints = (existsSync(options.checkpointFile) ? JSON.parse(readFileSync(options.checkpointFile, 'utf8')) : {}) as Record<string, string>;
   const finished = new Set<string>(Object.keys(checkpoints).filter((key) => key.startsWith('done:')).map((key) => key.slice(5)));
   const iterators = new Map<string, string>();
   // The shards change rarely (DynamoDB Local rolls one over every few hours): described again every few seconds.
@@ -166,15 +153,8 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     let iterator = iterators.get(shardId);
     if (!iterator) {
       const after = checkpoints[shardId];
-      const answer = await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shardId,
-          ShardIteratorType: after ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON',
-          ...(after ? { SequenceNumber: after } : {}),
-        }),
-      );
-      iterator = answer.ShardIterator!;
+      const from = { StreamArn: streamArn, ShardId: shardId, ShardIteratorType: after ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON', SequenceNumber: after } as const;
+      iterator = (await streams.send(new GetShardIteratorCommand(from))).ShardIterator!;
     }
     let page;
     try {
@@ -204,7 +184,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     const shards: Shard[] = [];
     let start: string | undefined;
     do {
-      const answer = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ...(start ? { ExclusiveStartShardId: start } : {}) }));
+      const answer = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: start }));
       shards.push(...(answer.StreamDescription?.Shards ?? []));
       start = answer.StreamDescription?.LastEvaluatedShardId;
     } while (start);
