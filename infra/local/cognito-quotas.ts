@@ -109,11 +109,7 @@ export function quotaRates(setting: string | undefined = process.env[QUOTAS_ENV]
   return rates;
 }
 
-/**
- * One token bucket per category, filled at the category's rate and holding one second of it (at least
- * one request): a steady rate up to the quota passes, and so does a burst of one second's worth after
- * a quiet moment. AWS publishes no burst size; a refused call takes no token.
- */
+/** One token bucket per category, holding one second of its rate (at least one call); a refused call takes no token. */
 export function quotaBuckets(rates: QuotaRates, now: () => number = () => performance.now()) {
   const buckets = new Map<QuotaCategory, { tokens: number; at: number }>();
   return {

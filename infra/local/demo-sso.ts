@@ -56,16 +56,8 @@ export async function startDemoSso(preferredPort: number | undefined, redirectUr
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const { user } = DEMO_SSO;
   const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: DEMO_SSO.clientId,
-        client_secret: DEMO_SSO.clientSecret,
-        redirect_uris: [redirectUri],
-        response_types: ['code'],
-        grant_types: ['authorization_code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
+    // The authorization code flow with client_secret_basic: the registration defaults.
+    clients: [{ client_id: DEMO_SSO.clientId, client_secret: DEMO_SSO.clientSecret, redirect_uris: [redirectUri] }],
     jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'demo-sso-rs256', use: 'sig', alg: 'RS256' }] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },

@@ -94,11 +94,9 @@ function javaIdentity(): string | undefined {
 const DUMP_STALE_MS = 10 * 60_000;
 
 /**
- * Class-data sharing: the first JVM of a release writes the classes it loaded into an archive beside
- * the launcher when it exits (`-XX:ArchiveClassesAtExit`, one JVM at a time); every later one maps
- * them (`-XX:SharedArchiveFile`) instead of loading and verifying 5,000 classes. A missing or unusable
- * archive only makes the start slower. The quick compiler alone (`TieredStopAtLevel=1`): the optimizing
- * one costs more CPU in a local stack's life than it returns; the serial collector suits a small heap.
+ * Class-data sharing (docs/local-stack.md): the first JVM of a release writes the classes it loaded
+ * into an archive when it exits, one JVM at a time; every later one maps them. The quick compiler
+ * alone: the optimizing one costs more CPU in a local stack's life than it returns.
  */
 function prepareJvm(): PreparedJvm {
   const { jar, libraries } = distribution();

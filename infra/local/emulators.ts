@@ -46,10 +46,7 @@ export interface Emulators {
   /** The SES emulator's web page listing the same e-mails. */
   mailboxViewerUrl: string;
   onS3Event(listener: (event: S3Event) => void): void;
-  /**
-   * Starts the S3 and SES emulators on the ports already announced, once the stack answers (no first
-   * request needs them; their modules cost half a second of CPU). A client calling either meanwhile waits.
-   */
+  /** Starts the S3 and SES emulators on the ports already announced, off the start-up path (docs/local-stack.md). */
   startDeferred(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -247,11 +244,7 @@ async function startSes(directory: string): Promise<Server> {
   return ses;
 }
 
-/**
- * Starts cognito-local, takes the port of DynamoDB Local (started by the caller, since it is slowest)
- * and holds the ports of the S3 and SES emulators, which `startDeferred` starts: each on its port of
- * last time when free. On failure every emulator this started is stopped.
- */
+/** Starts cognito-local and holds the ports of the S3 and SES emulators, each on its port of last time when free. */
 export async function startEmulators(dataDir: string, bucketName: string, dynamoStarting: Promise<DynamoDBLocal>): Promise<Emulators> {
   const previous = previousPorts(dataDir);
   const teardown = new Teardown();

@@ -57,19 +57,14 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
     const { group } = source;
     if (source.source.kind === 'table-stream') {
       return startStreamPoller({
+        ...source,
         endpoint: options.table.endpoint,
         tableName: options.table.name,
         credentials: options.credentials,
-        group,
         handler: handlerOf(group),
         ...settings(group),
         checkpointFile: join(options.dataDir, 'stream-checkpoints.json'),
-        batchSize: source.batchSize,
-        bisectOnError: source.bisectOnError,
-        retryAttempts: source.retryAttempts,
-        maxRecordAgeSeconds: source.maxRecordAgeSeconds,
-        filters: source.filters,
-        ...(source.onFailure ? { onFailure: sendTo(source.onFailure) } : {}),
+        onFailure: source.onFailure ? sendTo(source.onFailure) : undefined,
         pollMs: deploymentOverrides.streamPollMs.value,
         retryBaseMs: deploymentOverrides.streamRetryBaseMs.value,
       });

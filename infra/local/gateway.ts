@@ -20,19 +20,14 @@ export interface GatewayOptions {
   log?: LocalLog;
   /** Whether the stack behind the gateway is ready: until it is, every request is answered `startingAnswer`. */
   ready?: () => boolean;
-  /**
-   * A function's init phase: its handler module loaded (into `handlers`) on its first request, before
-   * that invocation's timer starts, as Lambda does not count a cold start's init in the function's
-   * timeout. A failed init answers 500, as API Gateway does when Lambda cannot start a function.
-   */
+  /** A function's init: its handler module loaded (into `handlers`) before the timers start, as Lambda does not count it. */
   initialize?: (group: ResourceGroup) => Promise<void>;
 }
 
 /**
- * The local stand-in for API Gateway (HTTP API, payload format 2.0): each request becomes a v2 event
- * for the same handler module the group's Lambda runs, under API Gateway's and Lambda's rules (see
- * `HTTP_API_LIMITS` and `ANSWERS`). An unmatched request goes to the `$default` route's group, as in
- * the cloud. Each invocation runs as its function (`runAsFunction`), so local IAM applies its role.
+ * The local stand-in for API Gateway (HTTP API, payload format 2.0) under its and Lambda's rules
+ * (docs/local-stack.md#api-gateway-rules-on-the-local-gateway); an unmatched request goes to the
+ * `$default` route's group, as in the cloud.
  */
 export function createGateway(routes: Route[], handlers: Record<ResourceGroup, LambdaHandler>, options: GatewayOptions = {}): Server {
   return withGatewayTimeouts(createServer(gatewayListener(routes, handlers, options)));

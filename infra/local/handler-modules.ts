@@ -29,10 +29,7 @@ export interface HandlerModules {
   load(group: ResourceGroup): Promise<LambdaHandler>;
   /** The group's handler for an event source: its module loaded on the first event. */
   handlerOf<E, R>(group: ResourceGroup): (event: E, context: Context) => Promise<R>;
-  /**
-   * Once `after` settles and a second more has passed, loads the modules nobody has called yet, one at
-   * a time, so that a module that fails to load is reported now and no developer's first call waits.
-   */
+  /** Once `after` settles and a second more has passed, loads the modules nobody has called yet, one at a time. */
   warm(after: Promise<unknown>): { stop(): Promise<void> };
 }
 

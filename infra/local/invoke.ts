@@ -122,10 +122,7 @@ export interface AsyncInvokerOptions<E> {
   handler: (event: E, context: Context) => Promise<unknown>;
   /** What Lambda does with an event whose every attempt failed, or which grew too old (its on-failure destination). */
   onFailure: (event: E, error: unknown, attempts: number) => void | Promise<void>;
-  /**
-   * The waits before each retry; their number is the number of retries (Lambda's 0 to 2). Lambda waits
-   * about 1 and 2 minutes; locally `LOCAL_ASYNC_RETRY_DELAYS_MS`, else 1 s and 2 s, so a failing job ends within seconds.
-   */
+  /** The waits before each retry, one per retry (`LOCAL_ASYNC_RETRY_DELAYS_MS` by default). */
   retryDelaysMs?: readonly number[];
   /** Defaults to the function's own timeout. */
   timeoutMs?: number;
@@ -136,10 +133,8 @@ export interface AsyncInvokerOptions<E> {
 }
 
 /**
- * An invoker with Lambda's asynchronous semantics: the caller need not wait (as S3 gets a 202); each
- * attempt gets its own copy of the event; a function error (thrown, or a timeout) is retried after each
- * delay; once the retries are spent, or the event is older than its maximum age, `onFailure` runs once.
- * The promise tells callers (tests) how it ended.
+ * An invoker with Lambda's asynchronous semantics (docs/local-stack.md#asynchronous-invocations); each
+ * attempt gets its own copy of the event. The promise tells callers that wait (tests) how it ended.
  */
 export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): (event: E) => Promise<{ ok: boolean; attempts: number }> {
   const delays = options.retryDelaysMs ?? retryDelaysFromEnv();

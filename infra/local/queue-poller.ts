@@ -6,11 +6,9 @@ import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_RECEIVE_MESSAGES, SQS_MAX_WAIT_SECONDS }
 import { LOCAL_REGION } from './kernel/local-account';
 
 /**
- * Lambda's SQS event source mapping, on the local stack: pollers long-poll the queue, hand each batch
- * to the function (as that function, with its timeout, so local IAM checks its calls) and delete what
- * it handled. With `ReportBatchItemFailures` a batch item failure leaves that message alone; a failed
- * or timed-out invocation deletes nothing. The messages left come back after the queue's visibility
- * timeout, and its redrive policy moves one received too often to its dead-letter queue, as in AWS.
+ * Lambda's SQS event source mapping on the local stack (docs/local-stack.md#the-local-sqs-queues):
+ * pollers long-poll the queue, hand each batch to the function as that function, and delete what it
+ * handled; what is left comes back after the queue's visibility timeout, as in AWS.
  */
 
 type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;

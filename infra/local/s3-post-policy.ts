@@ -4,10 +4,8 @@ import { createServer, request, type IncomingMessage, type RequestListener, type
 import type { AwsCredentialIdentity as Credentials } from '@smithy/types';
 
 /**
- * S3's browser-based upload (POST Object) as AWS checks it, in front of the S3 emulator, which stores a
- * POST upload without reading its policy: the policy's SigV4 signature, its expiration, every condition
- * (`eq`, `starts-with`, exact matches, `content-length-range`), and no form field the policy does not
- * name. A refusal is AWS's status and XML error; an accepted upload is passed on unchanged.
+ * S3's browser-based upload (POST Object) checked as AWS checks it, in front of the S3 emulator, which
+ * does not read its policy (docs/local-stack.md#the-local-s3 lists the answers).
  * https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
  */
 

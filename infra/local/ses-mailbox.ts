@@ -11,12 +11,8 @@ interface SesStore {
   getStoreReadonly(): { emails: Email[] };
 }
 
-interface Hooked {
-  /** Where the e-mails of the stack running in this process are kept. */
-  file?: string;
-}
-
-const hooked = new WeakMap<SesStore, Hooked>();
+/** Where each store module keeps the e-mails of the stack running in this process. */
+const hooked = new WeakMap<SesStore, { file?: string }>();
 
 /**
  * aws-ses-v2-local keeps the e-mails it receives in its module's memory; this keeps them in `file` as
@@ -30,7 +26,7 @@ export function keepMailboxIn(file: string): void {
   const store = createRequire(join(projectRoot, 'package.json'))('aws-ses-v2-local/dist/store.js') as SesStore;
   let target = hooked.get(store);
   if (!target) {
-    const current: Hooked = {};
+    const current: { file?: string } = {};
     const { saveEmail, clearStore } = store;
     store.saveEmail = (email) => {
       saveEmail(email);

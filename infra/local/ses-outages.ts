@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
 import type { DeserializeHandlerOutput, DeserializeMiddleware } from '@smithy/types';
 import type { ClientPlugin } from '../../shared/adapters/clients/client-options';
+import { answerJson } from './kernel/gateway-port';
 
 /**
  * A local-stack seam with no AWS counterpart, for tests of the mail queue's retries: the next `times`
@@ -55,12 +56,9 @@ export function routeSesOutages(server: Server): void {
     const address = url.searchParams.get('address');
     const times = Number(url.searchParams.get('times') ?? '1');
     if (request.method !== 'POST' || !address || !Number.isInteger(times) || times < 0) {
-      response.writeHead(400, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ message: 'POST /_local/outages?address=<e-mail>&times=<whole number, 0 disarms>' }));
-      return;
+      return answerJson(response, 400, { message: 'POST /_local/outages?address=<e-mail>&times=<whole number, 0 disarms>' });
     }
     armSesOutage(address, times);
-    response.writeHead(204);
-    response.end();
+    response.writeHead(204).end();
   });
 }

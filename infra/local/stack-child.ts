@@ -26,8 +26,7 @@ export interface StackChild {
 /** Whether a signal reached the group (0 only asks): false once every process of it is gone. */
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
   try {
-    process.kill(-child.pid!, signal);
-    return true;
+    return process.kill(-child.pid!, signal);
   } catch {
     return false;
   }

@@ -70,14 +70,9 @@ async function seeded(dataDir: string): Promise<SeededOrg[]> {
 }
 
 /**
- * Starts the whole local stack in this process: the emulators, the table, queues, bucket, user pool,
- * signing key and demo data, the gateway in front of the functions' handler modules and the event
- * sources that invoke them, each function as the synthesized template declares it (docs/local-stack.md).
- *
- * The data directory is this stack's alone (`DataDirInUseError` when another live stack holds it), and
- * nothing in it is touched before both the directory and the port are held. The gateway answers 503
- * until the stack is ready, when `stack.json` is written. Each service, once started, hands its stop to
- * one teardown list, which a stop, or a start that fails part-way, runs in reverse.
+ * Starts the whole local stack in this process (docs/local-stack.md). Nothing in the data directory is
+ * touched before both it and the port are held. Each service, once started, hands its stop to one
+ * teardown list, which a stop, or a start that fails part-way, runs in reverse.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const dataDir = resolve(options.dataDir);
@@ -112,41 +107,22 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   teardown.add('DynamoDB Local', () => dynamoStarting.then((dynamo) => dynamo.stop(), () => undefined));
   const template = loadTemplate();
   template.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
-  const [
-    { startEmulators },
-    { enableLocalIam },
-    { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool },
-    { startLocalEventBridge },
-    { startLocalKms, sealingKeyArns },
-    { startLocalQueues },
-    { useStackEnvironments },
-    { writeFunctionEnvironments },
-    { startEventSources },
-    { handlerModulesOf },
-    { sesOutagePlugin },
-    { addClientPlugin },
-    { gatewayListener },
-    { resolveRoutes },
-    { referenced },
-    { startDemoSso, ensureDemoSsoRegistration, DEMO_SSO },
-  ] = await Promise.all([
-    import('./emulators'),
-    import('./iam'),
-    import('./provision'),
-    import('./eventbridge-endpoint'),
-    import('./kms-endpoint'),
-    import('./deployment/local-queues'),
-    import('./env/stack-environments'),
-    import('./env/function-env-file'),
-    import('./event-sources'),
-    import('./handler-modules'),
-    import('./ses-outages'),
-    import('../../shared/adapters/clients/client-options'),
-    import('./gateway'),
-    import('../../shared/edge/api/routes'),
-    import('./template/cfn'),
-    import('./demo-sso'),
-  ]);
+  const { startEmulators } = await import('./emulators');
+  const { enableLocalIam } = await import('./iam');
+  const { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } = await import('./provision');
+  const { startLocalEventBridge } = await import('./eventbridge-endpoint');
+  const { startLocalKms, sealingKeyArns } = await import('./kms-endpoint');
+  const { startLocalQueues } = await import('./deployment/local-queues');
+  const { useStackEnvironments } = await import('./env/stack-environments');
+  const { writeFunctionEnvironments } = await import('./env/function-env-file');
+  const { startEventSources } = await import('./event-sources');
+  const { handlerModulesOf } = await import('./handler-modules');
+  const { sesOutagePlugin } = await import('./ses-outages');
+  const { addClientPlugin } = await import('../../shared/adapters/clients/client-options');
+  const { gatewayListener } = await import('./gateway');
+  const { resolveRoutes } = await import('../../shared/edge/api/routes');
+  const { referenced } = await import('./template/cfn');
+  const { startDemoSso, ensureDemoSsoRegistration, DEMO_SSO } = await import('./demo-sso');
 
   // Each function's AWS calls are checked against its role (infra/local/iam); the roles load while the emulators start.
   const localIam = enableLocalIam({ reportDir: dataDir, template });

@@ -4,20 +4,16 @@ import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { _Record as StreamRecord, Shard } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { ResourceGroup } from '../../shared/edge/api/routes';
+import type { EventSourceMapping } from './template/template-deployment';
 import { matchesPattern } from '../../shared/app/change-events/change-stream';
 import { defaultLog, destinationRecord, errorType, invokeOnce, lambdaLog, pollUntilStopped, type LocalLog } from './invoke';
 import { sleep } from '../../shared/kernel/retry';
 import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 
 /**
- * Lambda's event source mapping of the table's stream, on the local stack: reads DynamoDB Local's
- * stream shard by shard (a child after its parent), keeps the records one of the mapping's filters
- * keeps, and hands them in batches to the function as that function (so local IAM checks its calls).
- * As in AWS: a batch item failure retries from that record; an error splits the batch in halves (with
- * `bisectOnError`); a batch still failing after its retries, or records past the maximum age, go to
- * `onFailure` as Lambda's on-failure record, and the reading goes on. Where each shard was read to is
- * kept in `checkpointFile`, so a restart resumes there.
+ * Lambda's event source mapping of the table's stream, on the local stack, with its filters, batch item
+ * failures, bisection, retries, maximum record age and on-failure record as in AWS. Where each shard
+ * was read to is kept in `checkpointFile`, so a restart resumes there.
  */
 
 type Handler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
@@ -26,25 +22,16 @@ type Handler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoD
 export type StreamFailureRecord = ReturnType<typeof destinationRecord<{ DDBStreamBatchInfo: { shardId: string; startSequenceNumber?: string; endSequenceNumber?: string; batchSize: number; streamArn: string } }>>;
 type GiveUpCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
 
-export interface StreamPollerOptions {
+/** The mapping's settings, as the template declares them, and where it reads and delivers. */
+export interface StreamPollerOptions extends Pick<EventSourceMapping, 'group' | 'batchSize' | 'bisectOnError' | 'retryAttempts' | 'maxRecordAgeSeconds' | 'filters'> {
   endpoint: string;
   tableName: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
-  group: ResourceGroup;
   handler: Handler;
   /** The function's timeout and memory. */
   timeoutMs: number;
   memoryMb?: number;
   checkpointFile: string;
-  /** The mapping's settings (`EventSourceMapping` of the template). */
-  batchSize: number;
-  bisectOnError: boolean;
-  /** -1: until the records are too old. */
-  retryAttempts: number;
-  /** -1: no maximum. */
-  maxRecordAgeSeconds: number;
-  /** A record is kept if it matches one of these; none keeps every record. */
-  filters: Record<string, unknown>[];
   /** The on-failure destination; without one, the records are dropped, as Lambda drops them. */
   onFailure?: (record: StreamFailureRecord) => Promise<void>;
   /** Between two reads of an idle stream (Lambda polls a shard about 4 times a second). */
