@@ -19,11 +19,7 @@ import { join } from 'node:path';
 type Key = string | string[];
 type Tree = Record<string, unknown>;
 
-interface JournalLine {
-  op: 'set' | 'delete';
-  key: string[];
-  value?: unknown;
-}
+type JournalLine = { op: 'set' | 'delete'; key: string[]; value?: unknown };
 
 const path = (key: Key): string[] => (Array.isArray(key) ? key : [key]);
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import type { PutEventsRequestEntry as Entry } from '@aws-sdk/client-eventbridge';
 import { PUT_EVENTS_MAX_BYTES, PUT_EVENTS_MAX_ENTRIES, entrySize } from '../../shared/adapters/events/event-bus';
 import { answerJson, serveOnLoopback } from './kernel/gateway-port';
 import { AwsJsonError, awsJsonServer } from './aws-json-endpoint';
@@ -34,14 +35,6 @@ export interface ReceivedEvent {
   source: string;
   detailType: string;
   detail: Record<string, unknown>;
-}
-
-interface Entry {
-  EventBusName?: string;
-  Source?: string;
-  DetailType?: string;
-  Detail?: string;
-  Resources?: string[];
 }
 
 export interface LocalEventBridge {
