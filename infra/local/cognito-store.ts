@@ -2,18 +2,11 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeF
 import { join } from 'node:path';
 
 /**
- * cognito-local's data store (one per user pool, plus one for its clients and one for its config) at
- * constant cost per write: cognito-local's own (StormDB) rewrites the whole pool file on every write,
- * 49 ms per user at 50 users, 337 ms at 10,000. This one keeps the pool in memory and appends each
- * write to a journal (`<id>.journal`, one JSON line per `set` or `delete`). The journal is folded into
- * the snapshot (`<id>.json`, StormDB's JSON, so existing data loads) when the store is opened, when the
- * journal outgrows the snapshot, and when the process exits.
- *
- * Crash safety: a journal line is written whole with one synchronous write; a torn last line (a crash
- * mid-write) is dropped when the journal is read. The snapshot is written to a temporary file, synced
- * and renamed over the old one, so it is always whole; the journal is emptied only after that, and
- * replaying a journal onto a snapshot that already holds its writes gives the same state, since every
- * line sets or deletes one key to a value.
+ * cognito-local's data store at constant cost per write (its own, StormDB, rewrites the whole pool file
+ * on each: 337 ms per user at 10,000 users): the pool in memory, each write appended to a journal
+ * (`<id>.journal`), folded into the snapshot (`<id>.json`, StormDB's format) on open, once the journal
+ * outgrows it, and at exit. Crash-safe: a torn last journal line is dropped; the snapshot is synced and
+ * renamed into place before the journal is emptied, and replaying a journal line twice changes nothing.
  */
 
 type Key = string | string[];

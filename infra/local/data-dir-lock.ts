@@ -31,10 +31,7 @@ export interface DataDirLock {
   release(): void;
 }
 
-/**
- * A process as the process table shows it. A zombie has ended but is not yet reaped by its parent (a
- * killed stack stays one a while when its parent died with it), and `kill(pid, 0)` still succeeds on it.
- */
+/** A process as the process table shows it; `kill(pid, 0)` succeeds on a zombie (ended, not yet reaped). */
 export type ProcessState = { state: 'gone' } | { state: 'zombie' } | { state: 'running'; startTime?: string };
 
 export type ProcessProbe = (pid: number) => ProcessState;
@@ -50,10 +47,7 @@ function pidState(pid: number): ProcessState {
   }
 }
 
-/**
- * Linux: the state and the start time (field 22, clock ticks since boot) of `<procRoot>/<pid>/stat`.
- * The command name (field 2) may hold spaces and parentheses, so fields are counted after its last `)`.
- */
+/** Linux: the state and start time (field 22) of `<procRoot>/<pid>/stat`, counted after the command name's last `)`. */
 export function procProbe(procRoot = '/proc'): ProcessProbe {
   return (pid) => {
     let stat: string;
@@ -71,11 +65,7 @@ export function procProbe(procRoot = '/proc'): ProcessProbe {
   };
 }
 
-/**
- * Where there is no /proc (macOS): `ps`, whose state column starts with `Z` for a zombie and whose
- * `lstart` is the start time to the second; without `ps`, `kill(pid, 0)` alone, which cannot tell a
- * zombie or a reused pid from the holder.
- */
+/** Where there is no /proc (macOS): `ps` (state and `lstart`); without it, `kill(pid, 0)` alone. */
 export function psProbe(): ProcessProbe {
   return (pid) => {
     const ps = spawnSync('ps', ['-o', 'stat=', '-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
@@ -92,9 +82,8 @@ let machineProbe: ProcessProbe | undefined;
 const defaultProbe = (): ProcessProbe => (machineProbe ??= existsSync('/proc/self/stat') ? procProbe() : psProbe());
 
 /**
- * Whether a lock's holder is gone: its process ended (reaped or still a zombie), or its pid now
- * belongs to a process that started at another time. A holder whose start time cannot be compared
- * (a lock written without one, a machine that cannot tell) counts as live while its pid is taken.
+ * Whether a lock's holder is gone: its process ended (even if not reaped), or its pid belongs to a
+ * process started at another time. Without start times to compare, it is live while its pid is taken.
  */
 export function holderIsGone(holder: LockHolder, probe: ProcessProbe = defaultProbe()): boolean {
   const found = probe(holder.pid);
@@ -129,11 +118,9 @@ function writeWhole(file: string, holder: LockHolder, place: (temp: string) => v
 }
 
 /**
- * Makes this process the one stack of `dataDir`: a pid file with this process's start time, created
- * only if absent (a hard link, so it appears whole or not at all). A lock whose holder is gone
- * (`holderIsGone`: a stack that was killed, even before it is reaped) is taken over at once, so a
- * supervisor can restart a killed stack without waiting; a live one throws `DataDirInUseError`.
- * Released on `release()` and when the process exits.
+ * Makes this process the one stack of `dataDir`: a pid file created only if absent (a hard link, so it
+ * appears whole or not at all). A gone holder's lock is taken over at once, so a killed stack restarts
+ * without waiting; a live one throws `DataDirInUseError`. Released on `release()` and at exit.
  */
 export function lockDataDir(dataDir: string, probe: ProcessProbe = defaultProbe()): DataDirLock {
   const file = join(dataDir, LOCK_FILE);

@@ -7,10 +7,8 @@ import { closeServer, listenOnLoopback } from './kernel/gateway-port';
 
 /**
  * The local stack's own OpenID provider (oidc-provider), standing for an organization's Okta or Entra
- * ID: one demo user, one client registered for the API's sign-in broker (its redirect URI the demo
- * organization's `{realm issuer}/broker/demo-sso/endpoint`), ID tokens signed RS256 with a key made at
- * start. Its sign-in page is the stack's own minimal form (the user's e-mail and the demo password);
- * consent is implied for the one client. Local use only: everything it knows is printed in the banner.
+ * ID (docs/local-stack.md#the-demo-openid-provider): one demo user, one client (the API's sign-in
+ * broker), a minimal sign-in form. Local use only: everything it knows is printed in the banner.
  */
 
 export const DEMO_SSO = {
@@ -43,11 +41,7 @@ ${error ? `<p role="alert" style="color: #b00">${error}</p>` : ''}
 <p><button type="submit">Sign in</button></p>
 </form></body></html>`;
 
-/**
- * Starts the provider on 127.0.0.1, on `preferredPort` when free (the port it had last time with this
- * data directory, read before the emulators rewrite `ports.json`: the registration's issuer then stays
- * the same), else a free one, with `redirectUri` registered for its one client.
- */
+/** Starts the provider on `preferredPort` (its last one, so its issuer stays the same) when free, else a free one. */
 export async function startDemoSso(preferredPort: number | undefined, redirectUri: string): Promise<DemoSso> {
   const { default: Provider } = await import('oidc-provider');
   const server = createServer();
@@ -121,10 +115,8 @@ export interface DemoSsoInfo {
 }
 
 /**
- * Registers the local demo OpenID provider (infra/local/demo-sso.ts) for the domain `sso.example` of its
- * demo organization, straight through the repository, and that organization's user `ada@sso.example`,
- * linked to its account there, so a sign-in there has someone to match. Run at every start: the provider's issuer follows its port,
- * and data seeded before the provider existed gets it too.
+ * Registers the demo provider for its organization's domain, through the repository, and that
+ * organization's user linked to its account there. Run at every start: the issuer follows the port.
  */
 export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issuer: string): Promise<DemoSsoInfo> {
   const org = orgs.find((seeded) => seeded.name === DEMO_SSO.realm);

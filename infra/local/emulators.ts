@@ -151,10 +151,7 @@ interface FauxApp {
   close(): Promise<void>;
 }
 
-/**
- * fauxqs's modules by file: its store and file persistence are not exported, and the app must share
- * their module instances (`instanceof` checks). Hence its exact version in package.json.
- */
+/** fauxqs's modules by file (its store and persistence are not exported): hence its exact version in package.json. */
 const fauxqsModule = (file: string) => import(pathToFileURL(join(projectRoot, 'node_modules', 'fauxqs', 'dist', file)).href);
 
 type How = 'Put' | 'Post' | 'Copy';

@@ -13,9 +13,7 @@ import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 
 /**
  * What invokes the functions besides the gateway, as the synthesized template declares it: the event
- * source mappings (the table's stream, the queues), the bucket's notifications (asynchronous
- * invocations) and the schedules, each with its on-failure destination, a queue of the local SQS. The
- * overrides table (`deployment/overrides.ts`) says what runs otherwise on a laptop.
+ * source mappings, the bucket's notifications and the schedules, with their on-failure destinations.
  */
 
 export interface EventSourcesOptions {

@@ -8,19 +8,14 @@ import { AwsJsonError, awsJsonServer } from './aws-json-endpoint';
 import type { Teardown } from './kernel/teardown';
 
 /**
- * A local EventBridge that answers PutEvents as AWS does for what the `publisher` function sends: at
- * most 10 entries and 256 KB a call, `Source`, `DetailType` and a JSON-object `Detail` required, the
- * stack's bus only. What it accepts is kept (one JSON line per event in `file`) and listed at
- * `GET /events`, as the mailbox lists e-mails. `POST /faults` arms a failure for tests of the
- * `events` function's crash (see `BusFault`): a local-stack seam only, no AWS counterpart.
+ * A local EventBridge that answers PutEvents as AWS does, for the stack's bus only. What it accepts is
+ * kept (a JSON line per event in `file`) and listed at `GET /events`; `POST /faults` arms a `BusFault`.
  */
 
 /**
- * What the `publisher` function meets when it dies part-way through a batch: once `acceptEntries`
- * entries whose CloudEvent `source` is `source` were answered, each of the next `cutCalls` calls
- * carrying such an entry is kept and then cut without an answer (its connection closed), as when the
- * function times out or crashes after its PutEvents call went out: the bus has the events, the
- * function never learns it, its SDK tries again and at last the invocation fails.
+ * A local-stack seam for tests of the `publisher` function dying part-way through a batch: once
+ * `acceptEntries` entries of CloudEvent `source` were answered, the next `cutCalls` calls carrying such
+ * an entry are kept, then cut without an answer, as when the function crashes after its call went out.
  */
 export interface BusFault {
   source: string;

@@ -34,10 +34,8 @@ export interface HandlerModules {
 }
 
 /**
- * The functions' handler modules, each loaded as Lambda starts a function: on its group's first
- * request or event, after the stack answers, so none is on the start-up path. A module loads once for
- * every function that shares it, outside any invocation (`outsideAnyFunction`): what it reads as it
- * loads comes from the process's environment, what it reads while a function runs from that function's.
+ * The functions' handler modules, each loaded on its group's first request or event, as Lambda starts a
+ * function; once, outside any invocation, so what it reads as it loads comes from the process's environment.
  */
 export function handlerModulesOf(modules = handlerModules): HandlerModules {
   const handlers = {} as Record<ResourceGroup, LambdaHandler>;

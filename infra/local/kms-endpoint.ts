@@ -10,13 +10,10 @@ import type { Teardown } from './kernel/teardown';
 import { localArn } from './kernel/local-account';
 
 /**
- * A local KMS for the sealing keys (docs/local-stack.md): GenerateDataKey and Decrypt on symmetric
- * keys, answered as KMS answers them, so the product's one code path (shared/adapters/sealing/envelope.ts)
- * runs here as in AWS, each call checked by local IAM. The keys are the template's sealing keys, named
- * by the ARNs the functions' environments get (`localKeyArn`), their material 32 random bytes each kept
- * in the data directory. A ciphertext blob is this endpoint's own: the key's ARN, then AES-256-GCM of
- * the data key with the ARN and the encryption context as associated data, so a blob opens only under
- * its key and with its context, as in KMS.
+ * A local KMS for the template's sealing keys (GenerateDataKey and Decrypt), so the product's one code
+ * path (shared/adapters/sealing/envelope.ts) runs here as in AWS. A blob is the key's ARN, then the data
+ * key sealed with AES-256-GCM, the ARN and the encryption context as associated data: it opens only
+ * under its key and with its context, as in KMS.
  */
 
 const SEALING_VARIABLES: readonly string[] = [envNames.providerSecretsKey, envNames.mailPasswordsKey];

@@ -21,10 +21,7 @@ const clientConfig = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
 /** As the CDK table's: the `publisher` function reads each new item's image (infra/local/stream-poller.ts). */
 const StreamSpecification = { StreamEnabled: true, StreamViewType: 'NEW_IMAGE' } as const;
 
-/**
- * The same keys, index and stream as the CDK table (test/infra asserts that side). A restart finds the
- * table with one DescribeTable; only a new data directory creates it.
- */
+/** The same keys, index and stream as the CDK table (test/infra asserts that side); a restart finds it with one DescribeTable. */
 export async function ensureTable(endpoint: string): Promise<void> {
   const dynamodb = new DynamoDBClient({ ...clientConfig, endpoint });
   try {

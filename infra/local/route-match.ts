@@ -31,10 +31,8 @@ export function compileRoutes(routes: Route[]): CompiledRoute[] {
 }
 
 /**
- * HTTP API hands the function percent-decoded path values (live captures: `space%20value` arrives as
- * `space value`). What it does with a value that does not decode (`%`, `%zz`, a cut or invalid UTF-8
- * sequence such as `%E0%A4%A` or `%C0%AF`) is not documented; here it reaches the function as it was
- * sent, so the gateway never fails on it and the function answers for it.
+ * HTTP API hands the function percent-decoded path values; a value that does not decode (`%`, `%zz`,
+ * `%C0%AF`; undocumented) reaches the function as sent, so the gateway never fails on it.
  */
 export function decodePathValue(raw: string): string {
   try {

@@ -37,10 +37,7 @@ function parsePolicy(encoded: string): { expiration?: unknown; conditions?: unkn
   }
 }
 
-/**
- * Checks a POST upload's form fields (names lower-cased, those before the file) against its policy,
- * for `bucket`: the size bounds the policy sets, or why S3 refuses the upload.
- */
+/** Checks a POST upload's form fields (lower-cased, before the file) against its policy: its size bounds, or S3's refusal. */
 export function checkPostPolicy(fields: Map<string, string>, bucket: string, credentials: Credentials[], now = new Date()): PolicyBounds | S3Refusal {
   const encoded = fields.get('policy');
   // Without a policy the upload is anonymous, which a private bucket refuses.
@@ -133,9 +130,8 @@ function forward(incoming: IncomingMessage, response: ServerResponse, body: Buff
 const malformed: S3Refusal = { status: 400, code: 'MalformedPOSTRequest', message: 'The body of your POST request is not well-formed multipart/form-data.' };
 
 /**
- * Reads a POST upload to its end, then forwards it to the S3 emulator (at `s3Port`) or answers the
- * refusal. The policy is checked when the file part starts (S3 reads the fields before it), the file's
- * size as it streams: a refused upload is read on but no longer kept.
+ * Reads a POST upload to its end, then forwards it or answers the refusal: the policy checked when the
+ * file part starts, the file's size as it streams; a refused upload is read on but no longer kept.
  */
 function checkUpload(incoming: IncomingMessage, response: ServerResponse, bucket: string, s3Port: number, credentials: Credentials[]): void {
   const chunks: Buffer[] = [];

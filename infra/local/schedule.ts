@@ -6,11 +6,9 @@ import { defaultLog, errorType, invokeOnce, lambdaLog } from './invoke';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, localArn } from './kernel/local-account';
 
 /**
- * A schedule of the template (an EventBridge rule) on the local stack: it invokes its target as that
- * function, with the target's constant input (the webhook sweep's `{ "sweep": "webhooks" }`) or else
- * EventBridge's scheduled event, every `everyMs` rather than by its expression, each invocation with
- * `timeoutMs` (the overrides table says why). As in AWS, invocations overlap, so a sweep waiting for its
- * last attempts never leaves due deliveries unsent; one that ended early is not started again at once.
+ * A schedule of the template (an EventBridge rule): its target invoked with its constant input, or the
+ * scheduled event, every `everyMs` (the overrides table says why). As in AWS, invocations overlap, so
+ * a sweep waiting for its last attempts never leaves due deliveries unsent.
  */
 
 export interface ScheduleOptions {

@@ -6,11 +6,9 @@ import type { ClientPlugin } from '../../shared/adapters/clients/client-options'
 import { answerJson } from './kernel/gateway-port';
 
 /**
- * A local-stack seam with no AWS counterpart, for tests of the mail queue's retries: the next `times`
- * SES v2 `SendEmail` calls of this process to a recipient fail as when SES fails on its side (HTTP 500,
- * `InternalFailure`), answered between the SDK and the network the way local IAM answers a refusal,
- * so the SDK's retries and the product's handling are AWS's. Armed over HTTP on the SES emulator's
- * port: `POST /_local/outages?address=<e-mail>&times=<n>` (0 disarms).
+ * A local-stack seam for tests of the mail queue's retries (docs/local-stack.md#the-local-sqs-queues):
+ * the next `times` `SendEmail` calls to a recipient fail with SES's HTTP 500, answered between the SDK
+ * and the network, so the SDK's retries and the product's handling are AWS's.
  */
 const outages = new Map<string, number>();
 
