@@ -1,10 +1,8 @@
 import { CognitoError } from 'cognito-local/lib/errors';
 
 /**
- * Cognito's request-rate quotas for user pools, applied to cognito-local as Cognito applies them: one
- * rate (requests per second) per category of operations, shared by all the user pools of the account
- * (one local stack). Categories, operations and default rates as in the Cognito developer guide
- * (https://docs.aws.amazon.com/cognito/latest/developerguide/quotas.html#category_operations).
+ * Cognito's request-rate quotas for user pools, applied to cognito-local (docs/local-stack.md), as in
+ * https://docs.aws.amazon.com/cognito/latest/developerguide/quotas.html#category_operations.
  */
 export const quotaCategories = {
   UserAuthentication: { rps: 120, operations: ['InitiateAuth', 'AdminInitiateAuth', 'GetTokensFromRefreshToken'] },
@@ -80,10 +78,7 @@ const categoryByOperation = new Map<string, QuotaCategory>(
 
 const challengeResponses = new Set(['RespondToAuthChallenge', 'AdminRespondToAuthChallenge']);
 
-/**
- * The category a call counts against, or undefined for an operation no category lists. A challenge
- * answer counts against UserAccountRecovery when it sets a new password, else against its own quota.
- */
+/** The category a call counts against; a challenge answer setting a new password is UserAccountRecovery's. */
 export function categoryOf(operation: string, request?: { ChallengeName?: string }): QuotaCategory | undefined {
   if (challengeResponses.has(operation)) return request?.ChallengeName === 'NEW_PASSWORD_REQUIRED' ? 'UserAccountRecovery' : 'UserAuthenticationChallenge';
   return categoryByOperation.get(operation);
@@ -129,10 +124,7 @@ export function quotaBuckets(rates: QuotaRates, now: () => number = () => perfor
   };
 }
 
-/**
- * A local-only operation (`x-amz-target: AWSCognitoIdentityProviderService.LocalQuotaUsage`), under no
- * quota: the rates applied and the calls let through and refused so far, by category.
- */
+/** A local-only operation, under no quota: the rates applied and the calls let through and refused so far. */
 export const QUOTA_USAGE_TARGET = 'LocalQuotaUsage';
 
 export interface QuotaUsage {
@@ -143,10 +135,7 @@ export interface QuotaUsage {
 
 type Handler<C, R> = (ctx: C, request: R) => Promise<unknown>;
 
-/**
- * Wraps cognito-local's router so that a call over its category's quota is refused before it runs, as
- * Cognito refuses it: a `CognitoError`, which cognito-local answers as HTTP 400 `TooManyRequestsException`.
- */
+/** Wraps cognito-local's router so that a call over its quota is refused before it runs, with Cognito's error. */
 export function withCognitoQuotas<C, R>(router: (target: string) => Handler<C, R>, rates: QuotaRates = quotaRates()): (target: string) => Handler<C, R> {
   const buckets = quotaBuckets(rates);
   const admitted: QuotaUsage['admitted'] = {};

@@ -23,11 +23,7 @@ export const DEMO_SSO = {
   realm: 'globex',
 } as const;
 
-export interface DemoSso {
-  issuer: string;
-  port: number;
-  stop(): Promise<void>;
-}
+export interface DemoSso { issuer: string; port: number; stop(): Promise<void> }
 
 const page = (uid: string, error?: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Demo SSO: sign in</title></head>
@@ -98,27 +94,16 @@ interface DemoGrantContext {
     client: { clientId: string };
   };
 }
-interface DemoGrant {
-  addOIDCScope(scope: string): void;
-  save(): Promise<string>;
-}
+interface DemoGrant { addOIDCScope(scope: string): void; save(): Promise<string> }
 
-/** The demo OpenID provider as the seed registers it (`ensureDemoSsoRegistration`). */
-export interface DemoSsoInfo {
-  issuer: string;
-  realm: string;
-  alias: string;
-  domain: string;
-  user: { email: string; password: string };
-  clientId: string;
-  clientSecret: string;
-}
+/** The demo OpenID provider as the seed registers it. */
+export type DemoSsoInfo = Awaited<ReturnType<typeof ensureDemoSsoRegistration>>;
 
 /**
  * Registers the demo provider for its organization's domain, through the repository, and that
  * organization's user linked to its account there. Run at every start: the issuer follows the port.
  */
-export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issuer: string): Promise<DemoSsoInfo> {
+export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issuer: string) {
   const org = orgs.find((seeded) => seeded.name === DEMO_SSO.realm);
   if (!org) throw new Error(`The demo organization ${DEMO_SSO.realm} was not seeded`);
   const [{ findUserByEmail }, { registerUser }, { generatePassword }, repository, { sealClientSecret }] = await Promise.all([

@@ -28,18 +28,12 @@ function distribution(): { jar: string; libraries: string } {
 }
 
 /** The JVM's class path and options; `exited`, called once the JVM has exited, keeps the class-data archive it wrote. */
-interface PreparedJvm {
-  classPath: string;
-  options: string[];
-  exited(): void;
-}
+interface PreparedJvm { classPath: string; options: string[]; exited(): void }
 
 /**
- * The launcher, compiled once per launcher source and release into node_modules' cache (the data
- * directory is discarded by `--fresh` and test runs), inside a copy of DynamoDBLocal.jar whose manifest
- * names no class path: class-data sharing refuses a class path with a non-empty directory, and the
- * release names `.`. Built in a directory of this process's and renamed into place, so that stacks
- * starting at once never read a half-written jar.
+ * The launcher, compiled once into node_modules' cache, inside a copy of DynamoDBLocal.jar whose manifest
+ * names no class path (class-data sharing refuses the release's `.`). Built aside and renamed into
+ * place, so that stacks starting at once never read a half-written jar.
  */
 function launcherJar(jar: string): string {
   const hash = createHash('sha256').update(readFileSync(LAUNCHER)).update(jar).update(statSync(jar).size.toString()).digest('hex').slice(0, 16);
@@ -136,11 +130,7 @@ function prepareJvm(): PreparedJvm {
   };
 }
 
-export interface DynamoDBLocal {
-  endpoint: string;
-  port: number;
-  stop(): Promise<void>;
-}
+export interface DynamoDBLocal { endpoint: string; port: number; stop(): Promise<void> }
 
 /** The port was taken between the check and the JVM's bind. */
 class PortTakenError extends Error {}

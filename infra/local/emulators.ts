@@ -58,9 +58,8 @@ const silentLogger: Record<string, unknown> = { level: 'silent', child: () => si
 for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) silentLogger[level] = () => undefined;
 
 /**
- * cognito-local looks a missing username up again by scanning the pool for a matching `sub` or alias,
- * so each AdminCreateUser costs the pool's size. Our pools have no alias attributes and name users by
- * username only, so a miss is answered without the scan.
+ * cognito-local looks a missing username up again by scanning the pool (for a `sub` or alias), so each
+ * AdminCreateUser costs the pool's size; our pools have no aliases, so a miss is answered without it.
  */
 function withoutAliasScans(): void {
   const prototype = UserPoolServiceImpl.prototype as unknown as {
@@ -82,11 +81,7 @@ interface PoolLookup {
   getUserPoolForClientId(ctx: never, clientId: string): Promise<{ getUserByUsername(ctx: never, username: string): Promise<PoolUser | null> }>;
 }
 
-/**
- * Cognito answers a sign-in with a temporary password (FORCE_CHANGE_PASSWORD) with the
- * NEW_PASSWORD_REQUIRED challenge, where cognito-local's AdminInitiateAuth returns tokens: Cognito's
- * answer restored. A wrong password still gets cognito-local's own error.
- */
+/** Cognito's NEW_PASSWORD_REQUIRED challenge for a sign-in with a temporary password, where cognito-local returns tokens. */
 function withTemporaryPasswords(router: (target: string) => TargetHandler, cognito: unknown): (target: string) => TargetHandler {
   return (target) => {
     const handle = router(target);

@@ -17,11 +17,7 @@ import type { Teardown } from './kernel/teardown';
  * `acceptEntries` entries of CloudEvent `source` were answered, the next `cutCalls` calls carrying such
  * an entry are kept, then cut without an answer, as when the function crashes after its call went out.
  */
-export interface BusFault {
-  source: string;
-  acceptEntries: number;
-  cutCalls: number;
-}
+export interface BusFault { source: string; acceptEntries: number; cutCalls: number }
 
 export interface ReceivedEvent {
   id: string;

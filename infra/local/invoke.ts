@@ -62,9 +62,8 @@ export class FunctionTimeoutError extends Error {
 export type Attempt<R> = { ok: true; result: R; awsRequestId: string } | { ok: false; error: unknown; awsRequestId: string };
 
 /**
- * Runs one invocation of `group`'s handler as its function (so local IAM applies its role), with its
- * timeout: past it the invocation is a function error (`Sandbox.Timedout`), as in Lambda. Lambda would
- * stop the function there; here its promise keeps running, so `onLateSettle` reports when it ends.
+ * One invocation of `group`'s handler as its function (so local IAM applies its role), a function error
+ * past its timeout, as in Lambda; the promise keeps running here, so `onLateSettle` reports its end.
  */
 export function invokeOnce<E, R>(
   group: ResourceGroup,

@@ -63,11 +63,7 @@ function lambdaRecord(message: Message, eventSourceARN: string, awsRegion: strin
   };
 }
 
-/**
- * The messages of `batch` to delete after the invocation: all but the reported failures (all, when the
- * mapping does not read them). A response naming a message not in the batch (or an empty identifier)
- * fails the whole batch, as Lambda does.
- */
+/** The messages to delete: all but the reported failures; a failure naming no message of the batch fails it all, as in Lambda. */
 function handled(batch: Message[], response: SQSBatchResponse | void, reportsFailures: boolean): Message[] {
   if (!reportsFailures) return batch;
   const failures = response?.batchItemFailures ?? [];

@@ -2,11 +2,7 @@
 import type { Route } from '../../shared/edge/api/routes';
 
 /** A route with its path as a pattern, and the names of its path parameters in order. */
-export interface CompiledRoute {
-  route: Route;
-  pattern: RegExp;
-  names: string[];
-}
+export interface CompiledRoute { route: Route; pattern: RegExp; names: string[] }
 
 function compile(route: Route): CompiledRoute {
   const names: string[] = [];

@@ -1,29 +1,9 @@
 import { operatorScope } from '../../shared/domain/agents/bot-scope';
 import { createAgent } from '../../shared/app/agents/agent-write.service';
-import {
-  addBot,
-  addCollection,
-  addEnvironment,
-  addFunction,
-  addPersona,
-  addSupervisor,
-  createOrganization,
-} from '../../shared/app/operator/operator.service';
+import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor, createOrganization } from '../../shared/app/operator/operator.service';
 
-export interface SeededBot {
-  uuid: string;
-  name: string;
-  personas: { uuid: string; name: string }[];
-  functions: { uuid: string; name: string }[];
-  collections: { uuid: string; name: string }[];
-}
-
-export interface SeededOrg {
-  uuid: string;
-  name: string;
-  admin: { email: string; password: string };
-  environments: { uuid: string; name: string; bots: SeededBot[] }[];
-}
+/** An organization as seeded: its ADMIN's login, its environments, bots and each bot's parts, by uuid and name. */
+export type SeededOrg = Awaited<ReturnType<typeof seedDemo>>[number];
 
 const named = <T extends { uuid: string; name: string }>({ uuid, name }: T) => ({ uuid, name });
 
@@ -45,7 +25,7 @@ const botCollections = [
 ];
 
 /** One bot; every bot gets resources of the same names, so a bundle of one bot applies to any other (a promotion). */
-async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<SeededBot> {
+async function seedBot(orgUuid: string, envUuid: string, name: string) {
   const bot = await addBot(orgUuid, envUuid, name);
   // A bot's parts are independent writes: made at once, so `npm start -- --fresh` seeds in fewer round trips.
   const [personas, functions, collections] = await Promise.all([
@@ -91,7 +71,7 @@ async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<
 }
 
 /** Seeds the demo organizations, each with an ADMIN, two environments and two bots per environment. */
-export async function seedDemo(): Promise<SeededOrg[]> {
+export async function seedDemo() {
   // Organizations, environments and bots are independent: seeding them side by side halves start-up.
   return Promise.all(
     demoOrganizations.map(async (demo) => {

@@ -5,11 +5,7 @@ import type { Email } from 'aws-ses-v2-local/dist/store';
 import { projectRoot } from '../cloud/project-root';
 
 /** The parts of aws-ses-v2-local's store module (CommonJS) the mailbox file hooks into. */
-interface SesStore {
-  saveEmail(email: Email): void;
-  clearStore(): void;
-  getStoreReadonly(): { emails: Email[] };
-}
+interface SesStore { saveEmail(email: Email): void; clearStore(): void; getStoreReadonly(): { emails: Email[] } }
 
 /** Where each store module keeps the e-mails of the stack running in this process. */
 const hooked = new WeakMap<SesStore, { file?: string }>();
