@@ -61,8 +61,7 @@ export const quotaCategories = {
   UserPoolClientRead: { rps: 15, operations: ['DescribeUserPoolClient', 'ListUserPoolClients'] },
   UserPoolClientUpdate: { rps: 15, operations: ['CreateUserPoolClient', 'DeleteUserPoolClient', 'UpdateUserPoolClient'] },
   ClientAuthentication: { rps: 150, operations: ['GetClientToken'] },
-  // Answers to an authentication challenge other than NEW_PASSWORD_REQUIRED: their own quota, three
-  // times UserAuthentication's (the guide's "special request rate handling").
+  // Other challenge answers: their own quota, three times UserAuthentication's (the guide's "special handling").
   UserAuthenticationChallenge: { rps: 360, operations: [] },
 } as const satisfies Record<string, { rps: number; operations: readonly string[] }>;
 

@@ -56,9 +56,7 @@ export class JournaledDataStore {
     const parts = path(key);
     const node = nodeAt(this.root, parts);
     if (node === undefined) return defaultValue ?? null;
-    // A whole collection (every user of a pool) is what cognito-local scans and filters, never changes
-    // in place: handed over as it is, or each scan would copy the pool. One item is a copy, so a caller
-    // that changes what it read changes nothing until it sets it.
+    // A whole collection, which cognito-local only scans, as it is (a copy would cost the pool); one item a copy.
     return (parts.length === 1 ? node : structuredClone(node)) as T;
   }
 
@@ -68,9 +66,8 @@ export class JournaledDataStore {
 
   async set<T>(_ctx: unknown, key: Key, value: T): Promise<void> {
     const parts = path(key);
-    // cognito-local keeps every refresh token it issues on its user, one more per sign-in (the API's
-    // password grant signs in through it each time), and none is ever used here: keep the last few,
-    // so a user's record, and its journal line, do not grow with its sign-ins.
+    // cognito-local keeps every refresh token it issues on its user, one per sign-in, and none is used
+    // here: the last few kept, so a user's record does not grow with its sign-ins.
     if (parts[0] === 'Users' && parts.length === 2) value = withFewRefreshTokens(value);
     apply(this.root, { op: 'set', key: parts, value: structuredClone(value) });
     this.append({ op: 'set', key: parts, value });
@@ -103,8 +100,7 @@ export class JournaledDataStore {
     const text = `${JSON.stringify(line)}\n`;
     appendFileSync(this.journalFile, text);
     this.journalBytes += Buffer.byteLength(text);
-    // Folding costs the whole pool, so it happens once the journal is as big as the snapshot (and at
-    // least 1 MB): each write then pays a constant share of it.
+    // Folding costs the whole pool: once the journal is as big as the snapshot (1 MB at least), a constant share a write.
     if (this.journalBytes > Math.max(1 << 20, this.snapshotBytes)) setImmediate(() => this.compact());
   }
 }

@@ -139,8 +139,7 @@ export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issu
   const same = current && current.issuer === issuer && current.tokenEndpoint === record.tokenEndpoint && current.authorizationEndpoint === record.authorizationEndpoint;
   const refused = same ? undefined : current ? await repository.replaceProvider(record, current, []) : await repository.insertProvider(record, []);
   if (refused) throw new Error(`The demo OpenID provider could not be registered (${refused.reason})`);
-  // The demo user is an ADMIN whose password nobody knows: bound to its account at the provider
-  // beforehand, its first sign-in there has no password to confirm.
+  // An ADMIN whose password nobody knows: linked beforehand, its first sign-in there has no password to confirm.
   const demoUser = await findUserByEmail(org.uuid, DEMO_SSO.user.email);
   if (demoUser && demoUser.identityProvider?.subject === undefined) {
     const { linkUserToProvider } = await import('../../shared/app/identity-providers/user-link');

@@ -113,8 +113,7 @@ async function startCognito(directory: string, port: number): Promise<Server> {
   const clock = new DateClock();
   const stores = new JournaledDataStoreFactory(join(directory, 'db')) as never;
   const cognito = await new CognitoServiceFactoryImpl(join(directory, 'db'), stores, new UserPoolServiceFactoryImpl(clock, stores)).create(ctx, config.UserPoolDefaults);
-  // No Lambda triggers are configured, so the Lambda service is never called. The CryptoService (for
-  // a custom e-mail sender trigger) loads AWS SDK v2 and the Encryption SDK, 0.8 s of CPU: loaded on first use.
+  // No Lambda triggers are configured; the CryptoService costs 0.8 s of CPU to load: loaded on first use.
   let crypto: Promise<CryptoService> | undefined;
   const lazyCrypto = {
     encrypt: async (context: unknown, plaintext: string) => {
@@ -193,8 +192,7 @@ export async function startS3(directory: string, bucketName: string, onCreated: 
   persistence.loadS3(store);
   store.persistence = persistence;
   if (!store.hasBucket(bucketName)) store.createBucket(bucketName);
-  // Every write of an object goes through `putObject`; the action that called it then tells the store's
-  // spy what it was (a POST upload, a copy), in the same tick, which names the event as S3 does.
+  // Every write goes through `putObject`; the action that called it then tells the spy what it was (a POST, a copy).
   let created: { bucket: string; key: string; how: How } | undefined;
   let writing = false;
   const putObject = store.putObject.bind(store);

@@ -22,33 +22,26 @@ const handlerModules: Record<ResourceGroup, () => Promise<{ handler: unknown }>>
 /** How long after the stack answers the handler modules nobody has called yet start loading. */
 const WARM_AFTER_MS = 1_000;
 
-export interface HandlerModules {
-  /** The handlers loaded so far, by group: the gateway's table. */
-  handlers: Record<ResourceGroup, LambdaHandler>;
-  /** Loads a group's module once (a function's init); its handler. */
-  load(group: ResourceGroup): Promise<LambdaHandler>;
-  /** The group's handler for an event source: its module loaded on the first event. */
-  handlerOf<E, R>(group: ResourceGroup): (event: E, context: Context) => Promise<R>;
-  /** Once `after` settles and a second more has passed, loads the modules nobody has called yet, one at a time. */
-  warm(after: Promise<unknown>): { stop(): Promise<void> };
-}
-
 /**
  * The functions' handler modules, each loaded on its group's first request or event, as Lambda starts a
  * function; once, outside any invocation, so what it reads as it loads comes from the process's environment.
  */
-export function handlerModulesOf(modules = handlerModules): HandlerModules {
+export function handlerModulesOf(modules = handlerModules) {
+  // The handlers loaded so far, by group: the gateway's table.
   const handlers = {} as Record<ResourceGroup, LambdaHandler>;
   const loads = new Map<ResourceGroup, Promise<LambdaHandler>>();
+  // A function's init: its group's module loaded once.
   const load = (group: ResourceGroup): Promise<LambdaHandler> => {
     if (!loads.has(group)) loads.set(group, outsideAnyFunction(() => modules[group]()).then(({ handler }) => (handlers[group] = handler as LambdaHandler)));
     return loads.get(group)!;
   };
+  // The group's handler for an event source: its module loaded on the first event.
   const handlerOf =
     <E, R>(group: ResourceGroup) =>
     async (event: E, context: Context): Promise<R> =>
       ((await load(group)) as unknown as (e: E, c: Context) => Promise<R>)(event, context);
 
+  // Once `after` settles and a second more has passed, loads the modules nobody has called yet, one at a time.
   const warm = (after: Promise<unknown>) => {
     const stopping = new AbortController();
     const warming = (async () => {

@@ -64,8 +64,7 @@ function banner(info: StackInfo, dataDir: string, ms: number): string {
 }
 
 function readOptions(): { fresh: boolean; dataDir: string; port: number } {
-  // `npm start --fresh` (no `--`) hands --fresh to npm, which keeps it as its own setting and starts
-  // the script without it: say so rather than start on old data.
+  // `npm start --fresh` (no `--`) is npm's own setting, not passed on: say so rather than start on old data.
   for (const [option, variable] of [
     ['--fresh', 'npm_config_fresh'],
     ['--data-dir <dir>', 'npm_config_data_dir'],

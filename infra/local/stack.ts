@@ -99,8 +99,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   if (options.fresh) emptyDataDir(dataDir);
   // Present only while it describes a stack that answers.
   rmSync(join(dataDir, 'stack.json'), { force: true });
-  // The JVM takes longest to come up: it starts before this process loads the other modules (seconds of
-  // CPU, on the other core); the template is read (or synthesized, in a child process) meanwhile.
+  // The JVM, slowest to come up, starts before the other modules load; the template is read meanwhile.
   const dynamoStarting = startDynamoDBLocalFor(dataDir);
   // Read before the emulators write their ports over the file.
   const demoSsoPort = previousPorts(dataDir).oidc;
