@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileWhole } from './kernel/write-whole';
 
 /** The lock's file name inside the data directory; `--fresh` keeps it while it empties the rest. */
 export const LOCK_FILE = 'stack.lock';
@@ -106,17 +107,6 @@ export function liveHolder(dataDir: string, probe?: ProcessProbe): LockHolder | 
   return holder && !holderIsGone(holder, probe) ? holder : undefined;
 }
 
-/** Writes `holder` to `file` whole: readers never see a half-written lock. */
-function writeWhole(file: string, holder: LockHolder, place: (temp: string) => void): void {
-  const temp = `${file}.${process.pid}`;
-  writeFileSync(temp, JSON.stringify(holder));
-  try {
-    place(temp);
-  } finally {
-    rmSync(temp, { force: true });
-  }
-}
-
 /**
  * Makes this process the one stack of `dataDir`: a pid file created only if absent (a hard link, so it
  * appears whole or not at all). A gone holder's lock is taken over at once, so a killed stack restarts
@@ -127,11 +117,15 @@ export function lockDataDir(dataDir: string, probe: ProcessProbe = defaultProbe(
   const me = probe(process.pid);
   const mine: LockHolder = { pid: process.pid, ...(me.state === 'running' && me.startTime !== undefined && { startTime: me.startTime }) };
   for (let attempt = 0; ; attempt++) {
+    const temp = `${file}.${process.pid}`;
+    writeFileSync(temp, JSON.stringify(mine));
     try {
-      writeWhole(file, mine, (temp) => linkSync(temp, file));
+      linkSync(temp, file);
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw error;
+    } finally {
+      rmSync(temp, { force: true });
     }
     const holder = readHolder(file);
     if (holder && !holderIsGone(holder, probe)) throw new DataDirInUseError(dataDir, holder);
@@ -148,9 +142,8 @@ export function lockDataDir(dataDir: string, probe: ProcessProbe = defaultProbe(
   };
   process.on('exit', release);
   return {
-    describe: (apiUrl) => {
-      if (held) writeWhole(file, { ...mine, apiUrl }, (temp) => renameSync(temp, file));
-    },
+    // Written whole: a reader never sees a half-written lock.
+    describe: (apiUrl) => void (held && writeFileWhole(file, JSON.stringify({ ...mine, apiUrl }))),
     release,
   };
 }

@@ -114,7 +114,7 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
         rule: schedule.logicalId,
         group: schedule.group,
         handler: handlerOf(schedule.group),
-        ...(schedule.input !== undefined ? { input: schedule.input } : {}),
+        input: schedule.input,
         everyMs: deploymentOverrides.scheduleEveryMs.value,
         timeoutMs: deploymentOverrides.scheduleTimeoutMs.value,
         memoryMb: settings(schedule.group).memoryMb,

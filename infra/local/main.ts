@@ -65,20 +65,13 @@ function banner(info: StackInfo, dataDir: string, ms: number): string {
 
 function readOptions(): { fresh: boolean; dataDir: string; port: number } {
   // `npm start --fresh` (no `--`) is npm's own setting, not passed on: say so rather than start on old data.
-  for (const [option, variable] of [
-    ['--fresh', 'npm_config_fresh'],
-    ['--data-dir <dir>', 'npm_config_data_dir'],
-  ] as const) {
+  for (const [option, variable] of [['--fresh', 'npm_config_fresh'], ['--data-dir <dir>', 'npm_config_data_dir']] as const) {
     if (process.env[variable] !== undefined) fail(`npm took ${option.split(' ')[0]} as its own option and would not pass it on: run npm start -- ${option}`, 2);
   }
   let parsed;
   try {
-    parsed = parseArgs({
-      args: process.argv.slice(2),
-      strict: true,
-      allowPositionals: false,
-      options: { fresh: { type: 'boolean' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
+    // Strict, without positionals: parseArgs's defaults, over the script's own arguments.
+    parsed = parseArgs({ options: { fresh: { type: 'boolean' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (error) {
     usageError(error instanceof Error ? error.message : String(error));
   }

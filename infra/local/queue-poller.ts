@@ -112,17 +112,10 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   }
 
   const stopping = new AbortController();
+  const attributes = { MessageSystemAttributeNames: ['All' as const], MessageAttributeNames: ['All'] };
+  const request = { QueueUrl: queueUrl, MaxNumberOfMessages: batchSize, WaitTimeSeconds: SQS_MAX_WAIT_SECONDS, ...attributes };
   const receive = async () => {
-    const { Messages = [] } = await sqs.send(
-      new ReceiveMessageCommand({
-        QueueUrl: queueUrl,
-        MaxNumberOfMessages: batchSize,
-        WaitTimeSeconds: SQS_MAX_WAIT_SECONDS,
-        MessageSystemAttributeNames: ['All'],
-        MessageAttributeNames: ['All'],
-      }),
-      { abortSignal: stopping.signal },
-    );
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand(request), { abortSignal: stopping.signal });
     if (Messages.length > 0) await invoke(Messages);
     return true; // A long poll has waited already.
   };

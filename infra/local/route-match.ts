@@ -6,16 +6,12 @@ export interface CompiledRoute { route: Route; pattern: RegExp; names: string[] 
 
 function compile(route: Route): CompiledRoute {
   const names: string[] = [];
-  const source = route.fullPath
-    .split('/')
-    .map((segment) => {
-      const param = segment.match(/^\{([A-Za-z0-9_]+)\}$/);
-      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(param[1]!);
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), names };
+  const segments = route.fullPath.split('/').map((segment) => {
+    const param = /^\{([A-Za-z0-9_]+)\}$/.exec(segment);
+    if (param) names.push(param[1]!);
+    return param ? '([^/]+)' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  });
+  return { route, pattern: new RegExp(`^${segments.join('/')}$`), names };
 }
 
 /**

@@ -12,21 +12,14 @@ import { answerJson } from './kernel/gateway-port';
  */
 const outages = new Map<string, number>();
 
-export function armSesOutage(address: string, times: number): void {
-  if (times > 0) outages.set(address.toLowerCase(), times);
-  else outages.delete(address.toLowerCase());
-}
-
 /** Takes one armed failure for one of `recipients`, if any is armed. */
 function takeOutage(recipients: string[]): boolean {
-  for (const recipient of recipients.map((address) => address.toLowerCase())) {
-    const left = outages.get(recipient);
-    if (left === undefined) continue;
-    if (left <= 1) outages.delete(recipient);
-    else outages.set(recipient, left - 1);
-    return true;
-  }
-  return false;
+  const recipient = recipients.map((address) => address.toLowerCase()).find((address) => outages.has(address));
+  if (recipient === undefined) return false;
+  const left = outages.get(recipient)!;
+  if (left <= 1) outages.delete(recipient);
+  else outages.set(recipient, left - 1);
+  return true;
 }
 
 export function sesOutagePlugin(): ClientPlugin {
@@ -56,7 +49,8 @@ export function routeSesOutages(server: Server): void {
     if (request.method !== 'POST' || !address || !Number.isInteger(times) || times < 0) {
       return answerJson(response, 400, { message: 'POST /_local/outages?address=<e-mail>&times=<whole number, 0 disarms>' });
     }
-    armSesOutage(address, times);
+    if (times > 0) outages.set(address.toLowerCase(), times);
+    else outages.delete(address.toLowerCase());
     response.writeHead(204).end();
   });
 }
