@@ -6,10 +6,7 @@ import { answerJson } from './kernel/gateway-port';
 
 /** A refusal as the service answers it: HTTP 400 with `{ __type, message }`. */
 export class AwsJsonError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
+  constructor(readonly type: string, message: string) {
     super(message);
   }
 }

@@ -46,11 +46,7 @@ export class JournaledDataStore {
   private snapshotBytes = 0;
   private compacting = false;
 
-  constructor(
-    private readonly snapshotFile: string,
-    private readonly journalFile: string,
-    private root: Tree,
-  ) {}
+  constructor(private readonly snapshotFile: string, private readonly journalFile: string, private root: Tree) {}
 
   async get<T>(_ctx: unknown, key: Key, defaultValue?: T): Promise<T | null> {
     const parts = path(key);

@@ -17,10 +17,7 @@ export interface LockHolder {
 
 /** The data directory belongs to another stack that is still running. */
 export class DataDirInUseError extends Error {
-  constructor(
-    readonly dataDir: string,
-    readonly holder: LockHolder,
-  ) {
+  constructor(readonly dataDir: string, readonly holder: LockHolder) {
     super(`The data directory ${dataDir} is in use by the local stack ${holder.apiUrl ? `at ${holder.apiUrl} ` : ''}(pid ${holder.pid})`);
   }
 }

@@ -41,9 +41,8 @@ function mainExport<T>(module: unknown): T {
 
 export interface Emulators {
   endpoints: { dynamodb: string; s3: string; cognito: string; ses: string };
-  /** JSON list of the e-mails the SES emulator received. */
+  /** The e-mails the SES emulator received: a JSON list, and a web page. */
   mailboxUrl: string;
-  /** The SES emulator's web page listing the same e-mails. */
   mailboxViewerUrl: string;
   onS3Event(listener: (event: S3Event) => void): void;
   /** Starts the S3 and SES emulators on the ports already announced, off the start-up path (docs/local-stack.md). */

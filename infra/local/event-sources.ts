@@ -34,11 +34,8 @@ export interface EventSourcesOptions {
 export function notified(notification: BucketNotification, record: S3Event['Records'][number]): boolean {
   const type = `s3:${record.eventName}`;
   const key = decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
-  return (
-    notification.events.some((pattern) => (pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern)) &&
-    key.startsWith(notification.prefix ?? '') &&
-    key.endsWith(notification.suffix ?? '')
-  );
+  const named = notification.events.some((pattern) => (pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern));
+  return named && key.startsWith(notification.prefix ?? '') && key.endsWith(notification.suffix ?? '');
 }
 
 export function startEventSources(options: EventSourcesOptions): { stop(): Promise<void> } {
@@ -53,14 +50,14 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
 
   const mapping = (source: EventSourceMapping) => {
     const { group } = source;
+    const invoked = { credentials: options.credentials, ...settings(group) };
     if (source.source.kind === 'table-stream') {
       return startStreamPoller({
         ...source,
+        ...invoked,
+        handler: handlerOf(group),
         endpoint: options.table.endpoint,
         tableName: options.table.name,
-        credentials: options.credentials,
-        handler: handlerOf(group),
-        ...settings(group),
         checkpointFile: join(options.dataDir, 'stream-checkpoints.json'),
         onFailure: source.onFailure ? sendTo(source.onFailure) : undefined,
         pollMs: deploymentOverrides.streamPollMs.value,
@@ -70,10 +67,9 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
     return startQueuePoller({
       queueUrl: queues.urlOf(source.source.queue),
       endpoint: queues.endpoint,
-      credentials: options.credentials,
       functionName: group,
       handler: handlerOf(group),
-      ...settings(group),
+      ...invoked,
       batchSize: source.batchSize,
       // Without a maximum, Lambda starts with five pollers.
       concurrency: deploymentOverrides.maxConcurrency.value[group] ?? source.maxConcurrency ?? 5,

@@ -19,14 +19,7 @@ import type { Teardown } from './kernel/teardown';
  */
 export interface BusFault { source: string; acceptEntries: number; cutCalls: number }
 
-export interface ReceivedEvent {
-  id: string;
-  receivedAt: string;
-  bus: string;
-  source: string;
-  detailType: string;
-  detail: Record<string, unknown>;
-}
+export interface ReceivedEvent { id: string; receivedAt: string; bus: string; source: string; detailType: string; detail: Record<string, unknown> }
 
 export interface LocalEventBridge {
   server: Server;

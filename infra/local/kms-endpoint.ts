@@ -20,12 +20,8 @@ const SEALING_VARIABLES: readonly string[] = [envNames.providerSecretsKey, envNa
 
 /** The ARNs of the keys the functions' sealing variables name. */
 export function sealingKeyArns(deployment: TemplateDeployment): string[] {
-  const arns = deployment.functions.flatMap((fn) =>
-    Object.entries(fn.environment)
-      .filter(([name]) => SEALING_VARIABLES.includes(name))
-      .map(([, declared]) => localKeyArn(declared)),
-  );
-  return [...new Set(arns.filter((arn): arn is string => arn !== undefined))].sort();
+  const arns = deployment.functions.flatMap((fn) => SEALING_VARIABLES.map((name) => localKeyArn(fn.environment[name])));
+  return [...new Set(arns.filter((arn) => arn !== undefined))].sort();
 }
 
 /** The keys' material, made once per key and kept in `file` (readable by its owner only). */

@@ -70,25 +70,13 @@ export async function ensureUserPool(endpoint: string, dataDir: string): Promise
   try {
     if (existsSync(stateFile)) {
       const state = JSON.parse(readFileSync(stateFile, 'utf8')) as PoolState;
-      const found = await cognito
-        .send(new DescribeUserPoolClientCommand({ UserPoolId: state.userPoolId, ClientId: state.clientId }))
-        .then(() => true)
-        .catch(() => false);
-      if (found) return state;
+      const described = cognito.send(new DescribeUserPoolClientCommand({ UserPoolId: state.userPoolId, ClientId: state.clientId }));
+      if (await described.then(() => true, () => false)) return state;
     }
-    const { UserPool } = await cognito.send(
-      new CreateUserPoolCommand({
-        PoolName: 'management-api-local',
-        Policies: { PasswordPolicy: { MinimumLength: 6, RequireLowercase: true, RequireUppercase: true } },
-      }),
-    );
-    const { UserPoolClient } = await cognito.send(
-      new CreateUserPoolClientCommand({
-        UserPoolId: UserPool!.Id!,
-        ClientName: 'management-console',
-        ExplicitAuthFlows: ['ALLOW_ADMIN_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
-      }),
-    );
+    const PasswordPolicy = { MinimumLength: 6, RequireLowercase: true, RequireUppercase: true };
+    const { UserPool } = await cognito.send(new CreateUserPoolCommand({ PoolName: 'management-api-local', Policies: { PasswordPolicy } }));
+    const ExplicitAuthFlows = ['ALLOW_ADMIN_USER_PASSWORD_AUTH' as const, 'ALLOW_REFRESH_TOKEN_AUTH' as const];
+    const { UserPoolClient } = await cognito.send(new CreateUserPoolClientCommand({ UserPoolId: UserPool!.Id!, ClientName: 'management-console', ExplicitAuthFlows }));
     const state = { userPoolId: UserPool!.Id!, clientId: UserPoolClient!.ClientId! };
     writeFileSync(stateFile, JSON.stringify(state, null, 2));
     return state;

@@ -82,15 +82,9 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
 
   /** Describes `records` to the on-failure destination, and goes on. */
   async function giveUp(records: DynamoDBRecord[], where: { streamArn: string; shardId: string }, condition: GiveUpCondition, outcome: { awsRequestId: string; ok: boolean; attempts: number }) {
-    const failure = destinationRecord({ requestId: outcome.awsRequestId, functionArn, condition, attempts: outcome.attempts, failed: !outcome.ok }, {
-      DDBStreamBatchInfo: {
-        shardId: where.shardId,
-        startSequenceNumber: records[0]!.dynamodb!.SequenceNumber,
-        endSequenceNumber: records.at(-1)!.dynamodb!.SequenceNumber,
-        batchSize: records.length,
-        streamArn: where.streamArn,
-      },
-    });
+    const [startSequenceNumber, endSequenceNumber] = [records[0]!.dynamodb!.SequenceNumber, records.at(-1)!.dynamodb!.SequenceNumber];
+    const DDBStreamBatchInfo = { shardId: where.shardId, startSequenceNumber, endSequenceNumber, batchSize: records.length, streamArn: where.streamArn };
+    const failure = destinationRecord({ requestId: outcome.awsRequestId, functionArn, condition, attempts: outcome.attempts, failed: !outcome.ok }, { DDBStreamBatchInfo });
     const sent = options.onFailure ? await options.onFailure(failure).then(() => true, () => false) : false;
     const message = sent ? 'stream records given up: sent to the on-failure destination' : 'stream records given up and dropped (no on-failure destination took them)';
     say('ERROR', message, { condition, batchSize: records.length });
