@@ -1,73 +1,41 @@
 import { CognitoError } from 'cognito-local/lib/errors';
 
 /**
- * Cognito's request-rate quotas for user pools, applied to cognito-local as Cognito applies them: each
- * API operation belongs to a category, and every category has one rate (requests per second) shared by
- * all of its operations, across all user pools of the account and Region. One local stack is one
- * account. The categories, their operations and default rates are those of "Amazon Cognito user pools
- * API operation categories and request rate quotas" in the Cognito developer guide
- * (https://docs.aws.amazon.com/cognito/latest/developerguide/quotas.html#category_operations);
- * docs/local-stack.md lists them.
+ * Cognito's request-rate quotas for user pools, applied to cognito-local (docs/local-stack.md), as in
+ * https://docs.aws.amazon.com/cognito/latest/developerguide/quotas.html#category_operations.
  */
 export const quotaCategories = {
   UserAuthentication: { rps: 120, operations: ['InitiateAuth', 'AdminInitiateAuth', 'GetTokensFromRefreshToken'] },
   UserCreation: { rps: 50, operations: ['SignUp', 'ConfirmSignUp', 'AdminCreateUser', 'AdminConfirmSignUp'] },
   UserAccountRecovery: {
     rps: 30,
-    operations: ['ChangePassword', 'ConfirmForgotPassword', 'ForgotPassword', 'AdminResetUserPassword', 'AdminSetUserPassword'],
+    operations: [
+      'ChangePassword', 'ConfirmForgotPassword', 'ForgotPassword', 'AdminResetUserPassword', 'AdminSetUserPassword',
+    ],
   },
   UserRead: { rps: 120, operations: ['AdminGetUser', 'AdminGetUserAuthFactors', 'GetUser'] },
   UserUpdate: {
     rps: 25,
     operations: [
-      'AdminAddUserToGroup',
-      'AdminDeleteUserAttributes',
-      'AdminUpdateUserAttributes',
-      'AdminDeleteUser',
-      'AdminDisableUser',
-      'AdminEnableUser',
-      'AdminLinkProviderForUser',
-      'AdminDisableProviderForUser',
-      'VerifyUserAttribute',
-      'DeleteUser',
-      'DeleteUserAttributes',
-      'UpdateUserAttributes',
-      'AdminUserGlobalSignOut',
-      'GlobalSignOut',
-      'AdminRemoveUserFromGroup',
+      'AdminAddUserToGroup', 'AdminDeleteUserAttributes', 'AdminUpdateUserAttributes', 'AdminDeleteUser', 'AdminDisableUser',
+      'AdminEnableUser', 'AdminLinkProviderForUser', 'AdminDisableProviderForUser', 'VerifyUserAttribute', 'DeleteUser',
+      'DeleteUserAttributes', 'UpdateUserAttributes', 'AdminUserGlobalSignOut', 'GlobalSignOut', 'AdminRemoveUserFromGroup',
     ],
   },
   UserToken: { rps: 120, operations: ['RevokeToken'] },
   UserResourceRead: {
     rps: 50,
     operations: [
-      'AdminGetDevice',
-      'AdminListGroupsForUser',
-      'AdminListDevices',
-      'GetDevice',
-      'ListDevices',
-      'GetUserAttributeVerificationCode',
-      'ResendConfirmationCode',
-      'AdminListUserAuthEvents',
+      'AdminGetDevice', 'AdminListGroupsForUser', 'AdminListDevices', 'GetDevice', 'ListDevices', 'GetUserAttributeVerificationCode',
+      'ResendConfirmationCode', 'AdminListUserAuthEvents',
     ],
   },
   UserResourceUpdate: {
     rps: 25,
     operations: [
-      'AdminForgetDevice',
-      'AdminUpdateAuthEventFeedback',
-      'AdminSetUserMFAPreference',
-      'AdminDeleteSoftwareToken',
-      'AdminSetUserSettings',
-      'AdminUpdateDeviceStatus',
-      'UpdateDeviceStatus',
-      'UpdateAuthEventFeedback',
-      'ConfirmDevice',
-      'SetUserMFAPreference',
-      'SetUserSettings',
-      'VerifySoftwareToken',
-      'AssociateSoftwareToken',
-      'ForgetDevice',
+      'AdminForgetDevice', 'AdminUpdateAuthEventFeedback', 'AdminSetUserMFAPreference', 'AdminDeleteSoftwareToken', 'AdminSetUserSettings',
+      'AdminUpdateDeviceStatus', 'UpdateDeviceStatus', 'UpdateAuthEventFeedback', 'ConfirmDevice', 'SetUserMFAPreference',
+      'SetUserSettings', 'VerifySoftwareToken', 'AssociateSoftwareToken', 'ForgetDevice',
     ],
   },
   UserList: { rps: 30, operations: ['ListUsers', 'ListUsersInGroup'] },
@@ -76,55 +44,24 @@ export const quotaCategories = {
   UserPoolResourceRead: {
     rps: 20,
     operations: [
-      'DescribeIdentityProvider',
-      'DescribeResourceServer',
-      'DescribeUserImportJob',
-      'DescribeUserPoolDomain',
-      'GetCSVHeader',
-      'GetGroup',
-      'GetSigningCertificate',
-      'GetIdentityProviderByIdentifier',
-      'GetUserPoolMfaConfig',
-      'ListGroups',
-      'ListIdentityProviders',
-      'ListResourceServers',
-      'ListTagsForResource',
-      'ListUserImportJobs',
-      'DescribeRiskConfiguration',
-      'GetUICustomization',
+      'DescribeIdentityProvider', 'DescribeResourceServer', 'DescribeUserImportJob', 'DescribeUserPoolDomain', 'GetCSVHeader', 'GetGroup',
+      'GetSigningCertificate', 'GetIdentityProviderByIdentifier', 'GetUserPoolMfaConfig', 'ListGroups', 'ListIdentityProviders',
+      'ListResourceServers', 'ListTagsForResource', 'ListUserImportJobs', 'DescribeRiskConfiguration', 'GetUICustomization',
     ],
   },
   UserPoolResourceUpdate: {
     rps: 15,
     operations: [
-      'AddCustomAttributes',
-      'CreateGroup',
-      'CreateIdentityProvider',
-      'CreateResourceServer',
-      'CreateUserImportJob',
-      'CreateUserPoolDomain',
-      'DeleteGroup',
-      'DeleteIdentityProvider',
-      'DeleteResourceServer',
-      'DeleteUserPoolDomain',
-      'SetUserPoolMfaConfig',
-      'StartUserImportJob',
-      'StopUserImportJob',
-      'UpdateGroup',
-      'UpdateIdentityProvider',
-      'UpdateResourceServer',
-      'UpdateUserPoolDomain',
-      'SetRiskConfiguration',
-      'SetUICustomization',
-      'TagResource',
-      'UntagResource',
+      'AddCustomAttributes', 'CreateGroup', 'CreateIdentityProvider', 'CreateResourceServer', 'CreateUserImportJob', 'CreateUserPoolDomain',
+      'DeleteGroup', 'DeleteIdentityProvider', 'DeleteResourceServer', 'DeleteUserPoolDomain', 'SetUserPoolMfaConfig', 'StartUserImportJob',
+      'StopUserImportJob', 'UpdateGroup', 'UpdateIdentityProvider', 'UpdateResourceServer', 'UpdateUserPoolDomain', 'SetRiskConfiguration',
+      'SetUICustomization', 'TagResource', 'UntagResource',
     ],
   },
   UserPoolClientRead: { rps: 15, operations: ['DescribeUserPoolClient', 'ListUserPoolClients'] },
   UserPoolClientUpdate: { rps: 15, operations: ['CreateUserPoolClient', 'DeleteUserPoolClient', 'UpdateUserPoolClient'] },
   ClientAuthentication: { rps: 150, operations: ['GetClientToken'] },
-  // Answers to an authentication challenge other than NEW_PASSWORD_REQUIRED: their own quota, three
-  // times UserAuthentication's (the guide's "special request rate handling").
+  // Other challenge answers: their own quota, three times UserAuthentication's (the guide's "special handling").
   UserAuthenticationChallenge: { rps: 360, operations: [] },
 } as const satisfies Record<string, { rps: number; operations: readonly string[] }>;
 
@@ -140,10 +77,7 @@ const categoryByOperation = new Map<string, QuotaCategory>(
 
 const challengeResponses = new Set(['RespondToAuthChallenge', 'AdminRespondToAuthChallenge']);
 
-/**
- * The category a call counts against, or undefined for an operation no category lists. A challenge
- * answer counts against UserAccountRecovery when it sets a new password, else against its own quota.
- */
+/** The category a call counts against; a challenge answer setting a new password is UserAccountRecovery's. */
 export function categoryOf(operation: string, request?: { ChallengeName?: string }): QuotaCategory | undefined {
   if (challengeResponses.has(operation)) return request?.ChallengeName === 'NEW_PASSWORD_REQUIRED' ? 'UserAccountRecovery' : 'UserAuthenticationChallenge';
   return categoryByOperation.get(operation);
@@ -154,30 +88,22 @@ export function quotaRates(setting: string | undefined = process.env[QUOTAS_ENV]
   const rates = Object.fromEntries(Object.entries(quotaCategories).map(([category, { rps }]) => [category, rps])) as QuotaRates;
   if (!setting?.trim()) return rates;
   const usage = `${QUOTAS_ENV} must be a JSON object of request rates per second, keyed by category (${Object.keys(quotaCategories).join(', ')}) or "*" for every other one, for example {"UserCreation":2}`;
-  let overrides: unknown;
+  let overrides: Record<string, number>;
   try {
-    overrides = JSON.parse(setting);
+    overrides = JSON.parse(setting) as Record<string, number>;
   } catch {
     throw new Error(`${usage}; it is not JSON`);
   }
   if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new Error(usage);
-  const entries = Object.entries(overrides as Record<string, unknown>);
-  for (const [key, value] of entries) {
+  for (const [key, value] of Object.entries(overrides as Record<string, unknown>)) {
     if (key !== '*' && !(key in quotaCategories)) throw new Error(`${usage}; "${key}" is not a category`);
     if (typeof value !== 'number' || !(value > 0) || !Number.isFinite(value)) throw new Error(`${usage}; the rate of "${key}" is not a positive number`);
   }
-  const everyOther = (overrides as Record<string, number>)['*'];
-  for (const category of Object.keys(rates) as QuotaCategory[]) {
-    rates[category] = (overrides as Partial<Record<QuotaCategory, number>>)[category] ?? everyOther ?? rates[category];
-  }
+  for (const category of Object.keys(rates) as QuotaCategory[]) rates[category] = overrides[category] ?? overrides['*'] ?? rates[category];
   return rates;
 }
 
-/**
- * One token bucket per category, filled at the category's rate and holding one second of it (at least
- * one request): a steady rate up to the quota passes, and so does a burst of one second's worth after
- * a quiet moment. AWS publishes no burst size; a refused call takes no token.
- */
+/** One token bucket per category, holding one second of its rate (at least one call); a refused call takes no token. */
 export function quotaBuckets(rates: QuotaRates, now: () => number = () => performance.now()) {
   const buckets = new Map<QuotaCategory, { tokens: number; at: number }>();
   return {
@@ -197,11 +123,7 @@ export function quotaBuckets(rates: QuotaRates, now: () => number = () => perfor
   };
 }
 
-/**
- * A local-only operation (no Cognito API has it): its answer is `{ rates, admitted, throttled }`, the
- * rates applied and the calls let through and refused so far by category, for a test or a curious developer
- * (`x-amz-target: AWSCognitoIdentityProviderService.LocalQuotaUsage`). It counts against no quota.
- */
+/** A local-only operation, under no quota: the rates applied and the calls let through and refused so far. */
 export const QUOTA_USAGE_TARGET = 'LocalQuotaUsage';
 
 export interface QuotaUsage {
@@ -212,11 +134,7 @@ export interface QuotaUsage {
 
 type Handler<C, R> = (ctx: C, request: R) => Promise<unknown>;
 
-/**
- * Wraps cognito-local's router so that each call over its category's quota is refused as Cognito
- * refuses it: HTTP 400 with `{"__type":"TooManyRequestsException","message":"Too many requests"}`
- * (cognito-local's server answers a `CognitoError` so), before the operation runs.
- */
+/** Wraps cognito-local's router so that a call over its quota is refused before it runs, with Cognito's error. */
 export function withCognitoQuotas<C, R>(router: (target: string) => Handler<C, R>, rates: QuotaRates = quotaRates()): (target: string) => Handler<C, R> {
   const buckets = quotaBuckets(rates);
   const admitted: QuotaUsage['admitted'] = {};

@@ -1,31 +1,18 @@
-import { appendFileSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * cognito-local's data store (one per user pool, plus one for its clients and one for its config),
- * at constant cost per write. cognito-local's own store (StormDB) rewrites the whole pool file on every
- * write: 49 ms per user at 50 users, 337 ms at 10,000. This one keeps the pool in memory and appends
- * each write to a journal (`<id>.journal`, one JSON line per `set` or `delete`), so a write costs the
- * size of what changed. The journal is folded into the snapshot (`<id>.json`, the same JSON StormDB
- * wrote, so existing data loads) when the store is opened, when the journal outgrows the snapshot, and
- * when the process exits.
- *
- * Crash safety: a journal line is written whole with one synchronous write; a torn last line (a crash
- * mid-write) is dropped when the journal is read. The snapshot is written to a temporary file, synced
- * and renamed over the old one, so it is always whole; the journal is emptied only after that, and
- * replaying a journal onto a snapshot that already holds its writes gives the same state, since every
- * line sets or deletes one key to a value.
+ * cognito-local's data store at constant cost per write (its own, StormDB, rewrites the whole pool file
+ * on each: 337 ms per user at 10,000 users): the pool in memory, each write appended to a journal
+ * (`<id>.journal`), folded into the snapshot (`<id>.json`, StormDB's format) on open, once the journal
+ * outgrows it, and at exit. Crash-safe: a torn last journal line is dropped; the snapshot is synced and
+ * renamed into place before the journal is emptied, and replaying a journal line twice changes nothing.
  */
 
 type Key = string | string[];
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Tree = Record<string, unknown>;
 
-interface JournalLine {
-  op: 'set' | 'delete';
-  key: string[];
-  value?: unknown;
-}
+type JournalLine = { op: 'set' | 'delete'; key: string[]; value?: unknown };
 
 const path = (key: Key): string[] => (Array.isArray(key) ? key : [key]);
 
@@ -33,30 +20,39 @@ const path = (key: Key): string[] => (Array.isArray(key) ? key : [key]);
 const reviveDates = (key: string, value: unknown): unknown =>
   key.endsWith('Date') && (typeof value === 'string' || typeof value === 'number') ? new Date(value) : value;
 
-const serialise = (value: unknown): string => JSON.stringify(value);
+const isTree = (node: unknown): node is Tree => node !== null && typeof node === 'object';
+
+/** The node at `parts` (undefined where the path ends early). */
+function nodeAt(root: Tree, parts: string[]): unknown {
+  let node: unknown = root;
+  for (const part of parts) node = isTree(node) ? node[part] : undefined;
+  return node;
+}
+
+/** Applies one journal line to `root`, making the parents a `set` needs. */
+function apply(root: Tree, { op, key, value }: JournalLine): void {
+  if (op === 'delete') {
+    const parent = nodeAt(root, key.slice(0, -1));
+    if (isTree(parent)) delete parent[key.at(-1)!];
+    return;
+  }
+  let node = root;
+  for (const part of key.slice(0, -1)) node = (isTree(node[part]) ? node[part] : (node[part] = {})) as Tree;
+  node[key.at(-1)!] = value;
+}
 
 export class JournaledDataStore {
   private journalBytes = 0;
   private snapshotBytes = 0;
   private compacting = false;
 
-  constructor(
-    private readonly snapshotFile: string,
-    private readonly journalFile: string,
-    private root: Tree,
-  ) {}
+  constructor(private readonly snapshotFile: string, private readonly journalFile: string, private root: Tree) {}
 
   async get<T>(_ctx: unknown, key: Key, defaultValue?: T): Promise<T | null> {
     const parts = path(key);
-    let node: unknown = this.root;
-    for (const part of parts) {
-      if (node === null || typeof node !== 'object') return defaultValue ?? null;
-      node = (node as Tree)[part];
-    }
+    const node = nodeAt(this.root, parts);
     if (node === undefined) return defaultValue ?? null;
-    // A whole collection (every user of a pool) is what cognito-local scans and filters, never changes
-    // in place: handed over as it is, or each scan would copy the pool. One item is a copy, so a caller
-    // that changes what it read changes nothing until it sets it.
+    // A whole collection, which cognito-local only scans, as it is (a copy would cost the pool); one item a copy.
     return (parts.length === 1 ? node : structuredClone(node)) as T;
   }
 
@@ -66,28 +62,17 @@ export class JournaledDataStore {
 
   async set<T>(_ctx: unknown, key: Key, value: T): Promise<void> {
     const parts = path(key);
-    // cognito-local keeps every refresh token it issues on its user, one more per sign-in (the API's
-    // password grant signs in through it each time), and none is ever used here: keep the last few,
-    // so a user's record, and its journal line, do not grow with its sign-ins.
+    // cognito-local keeps every refresh token it issues on its user, one per sign-in, and none is used
+    // here: the last few kept, so a user's record does not grow with its sign-ins.
     if (parts[0] === 'Users' && parts.length === 2) value = withFewRefreshTokens(value);
-    let node = this.root;
-    for (const part of parts.slice(0, -1)) {
-      const next = node[part];
-      node = (next !== null && typeof next === 'object' ? next : (node[part] = {})) as Tree;
-    }
-    node[parts.at(-1)!] = structuredClone(value);
+    apply(this.root, { op: 'set', key: parts, value: structuredClone(value) });
     this.append({ op: 'set', key: parts, value });
   }
 
   async delete(_ctx: unknown, key: Key): Promise<void> {
-    const parts = path(key);
-    let node: unknown = this.root;
-    for (const part of parts.slice(0, -1)) {
-      if (node === null || typeof node !== 'object') return;
-      node = (node as Tree)[part];
-    }
-    if (node !== null && typeof node === 'object') delete (node as Tree)[parts.at(-1)!];
-    this.append({ op: 'delete', key: parts });
+    const line: JournalLine = { op: 'delete', key: path(key) };
+    apply(this.root, line);
+    this.append(line);
   }
 
   /** Writes the whole state as the snapshot, then empties the journal (see the class comment). */
@@ -96,14 +81,8 @@ export class JournaledDataStore {
     this.compacting = true;
     try {
       const temporary = `${this.snapshotFile}.${process.pid}.tmp`;
-      const text = serialise(this.root);
-      const fd = openSync(temporary, 'w');
-      try {
-        writeSync(fd, text);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
+      const text = JSON.stringify(this.root);
+      writeFileSync(temporary, text, { flush: true });
       renameSync(temporary, this.snapshotFile);
       writeFileSync(this.journalFile, '');
       this.journalBytes = 0;
@@ -114,11 +93,10 @@ export class JournaledDataStore {
   }
 
   private append(line: JournalLine): void {
-    const text = `${serialise(line)}\n`;
+    const text = `${JSON.stringify(line)}\n`;
     appendFileSync(this.journalFile, text);
     this.journalBytes += Buffer.byteLength(text);
-    // Folding costs the whole pool, so it happens once the journal is as big as the snapshot (and at
-    // least 1 MB): each write then pays a constant share of it.
+    // Folding costs the whole pool: once the journal is as big as the snapshot (1 MB at least), a constant share a write.
     if (this.journalBytes > Math.max(1 << 20, this.snapshotBytes)) setImmediate(() => this.compact());
   }
 }
@@ -133,30 +111,21 @@ function withFewRefreshTokens<T>(user: T): T {
 /** Reads a snapshot and replays its journal over it; a torn last journal line is dropped. */
 export function loadState(snapshotFile: string, journalFile: string, defaults: Tree): Tree {
   const root: Tree = existsSync(snapshotFile) ? (JSON.parse(readFileSync(snapshotFile, 'utf8'), reviveDates) as Tree) : {};
-  if (existsSync(journalFile)) {
-    for (const text of readFileSync(journalFile, 'utf8').split('\n')) {
-      if (!text) continue;
-      let line: JournalLine;
-      try {
-        line = JSON.parse(text, reviveDates) as JournalLine;
-      } catch {
-        break; // The write a crash cut short: it never completed, so it never happened.
-      }
-      let node = root;
-      for (const part of line.key.slice(0, -1)) {
-        const next = node[part];
-        node = (next !== null && typeof next === 'object' ? next : (node[part] = {})) as Tree;
-      }
-      if (line.op === 'set') node[line.key.at(-1)!] = line.value;
-      else delete node[line.key.at(-1)!];
+  const lines = existsSync(journalFile) ? readFileSync(journalFile, 'utf8').split('\n').filter(Boolean) : [];
+  for (const text of lines) {
+    let line: JournalLine;
+    try {
+      line = JSON.parse(text, reviveDates) as JournalLine;
+    } catch {
+      break; // The write a crash cut short: it never completed, so it never happened.
     }
+    apply(root, line);
   }
-  for (const [name, value] of Object.entries(defaults)) if (!(name in root)) root[name] = value as Json;
+  for (const [name, value] of Object.entries(defaults)) if (!(name in root)) root[name] = value;
   return root;
 }
 
 const open = new Set<JournaledDataStore>();
-let exitHooked = false;
 
 /** The factory cognito-local's services take (`create(ctx, id, defaults)`), over a directory of its own. */
 export class JournaledDataStoreFactory {
@@ -168,13 +137,8 @@ export class JournaledDataStoreFactory {
     const journalFile = join(this.directory, `${id}.journal`);
     const store = new JournaledDataStore(snapshotFile, journalFile, loadState(snapshotFile, journalFile, defaults as Tree));
     store.compact();
+    if (open.size === 0) process.once('exit', () => open.forEach((each) => each.compact()));
     open.add(store);
-    if (!exitHooked) {
-      exitHooked = true;
-      process.once('exit', () => {
-        for (const each of open) each.compact();
-      });
-    }
     return store;
   }
 }

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileWhole } from './kernel/write-whole';
 
 /** The lock's file name inside the data directory; `--fresh` keeps it while it empties the rest. */
 export const LOCK_FILE = 'stack.lock';
@@ -8,10 +9,7 @@ export const LOCK_FILE = 'stack.lock';
 /** What the lock file says about the stack that holds it. */
 export interface LockHolder {
   pid: number;
-  /**
-   * When the holder's process started, as the machine's process table tells it: a process with the
-   * holder's pid but another start time is a newer process that reused the pid.
-   */
+  /** When its process started, as the process table tells it: the same pid with another start time is a newer process. */
   startTime?: string;
   /** Known once the holder has bound its port. */
   apiUrl?: string;
@@ -19,10 +17,7 @@ export interface LockHolder {
 
 /** The data directory belongs to another stack that is still running. */
 export class DataDirInUseError extends Error {
-  constructor(
-    readonly dataDir: string,
-    readonly holder: LockHolder,
-  ) {
+  constructor(readonly dataDir: string, readonly holder: LockHolder) {
     super(`The data directory ${dataDir} is in use by the local stack ${holder.apiUrl ? `at ${holder.apiUrl} ` : ''}(pid ${holder.pid})`);
   }
 }
@@ -34,30 +29,23 @@ export interface DataDirLock {
   release(): void;
 }
 
-/**
- * A process as the process table shows it. A zombie has ended but is not yet reaped by its parent
- * (a killed stack stays one until then, which can take a while when its parent died with it), and
- * `kill(pid, 0)` still succeeds on it. `startTime` is absent where the table cannot tell it.
- */
+/** A process as the process table shows it; `kill(pid, 0)` succeeds on a zombie (ended, not yet reaped). */
 export type ProcessState = { state: 'gone' } | { state: 'zombie' } | { state: 'running'; startTime?: string };
 
 export type ProcessProbe = (pid: number) => ProcessState;
 
-/** Answers `kill(pid, 0)`: whether the pid is taken, by a live process or a zombie. */
-function pidTaken(pid: number): boolean {
+/** `kill(pid, 0)`, as a process state: running (or a zombie) while the pid is taken. */
+function pidState(pid: number): ProcessState {
   try {
     process.kill(pid, 0);
-    return true;
+    return { state: 'running' };
   } catch (error) {
     // EPERM: the process exists but belongs to another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    return { state: (error as NodeJS.ErrnoException).code === 'EPERM' ? 'running' : 'gone' };
   }
 }
 
-/**
- * Linux: the state and the start time (field 22, clock ticks since boot) of `<procRoot>/<pid>/stat`.
- * The command name (field 2) may hold spaces and parentheses, so fields are counted after its last `)`.
- */
+/** Linux: the state and start time (field 22) of `<procRoot>/<pid>/stat`, counted after the command name's last `)`. */
 export function procProbe(procRoot = '/proc'): ProcessProbe {
   return (pid) => {
     let stat: string;
@@ -65,7 +53,7 @@ export function procProbe(procRoot = '/proc'): ProcessProbe {
       stat = readFileSync(join(procRoot, String(pid), 'stat'), 'utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { state: 'gone' };
-      return pidTaken(pid) ? { state: 'running' } : { state: 'gone' }; // Hidden from this user (hidepid).
+      return pidState(pid); // Hidden from this user (hidepid).
     }
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const [state] = fields;
@@ -75,15 +63,11 @@ export function procProbe(procRoot = '/proc'): ProcessProbe {
   };
 }
 
-/**
- * Where there is no /proc (macOS): `ps`, whose state column starts with `Z` for a zombie and whose
- * `lstart` is the start time to the second; without `ps`, `kill(pid, 0)` alone, which cannot tell a
- * zombie or a reused pid from the holder.
- */
+/** Where there is no /proc (macOS): `ps` (state and `lstart`); without it, `kill(pid, 0)` alone. */
 export function psProbe(): ProcessProbe {
   return (pid) => {
     const ps = spawnSync('ps', ['-o', 'stat=', '-o', 'lstart=', '-p', String(pid)], { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } });
-    if (ps.error) return pidTaken(pid) ? { state: 'running' } : { state: 'gone' };
+    if (ps.error) return pidState(pid);
     const line = ps.stdout.trim();
     if (ps.status !== 0 || !line) return { state: 'gone' };
     const [state = '', ...start] = line.split(/\s+/);
@@ -93,15 +77,11 @@ export function psProbe(): ProcessProbe {
 
 let machineProbe: ProcessProbe | undefined;
 /** The probe this machine offers: /proc where it exists, else `ps`. */
-function defaultProbe(): ProcessProbe {
-  machineProbe ??= existsSync('/proc/self/stat') ? procProbe() : psProbe();
-  return machineProbe;
-}
+const defaultProbe = (): ProcessProbe => (machineProbe ??= existsSync('/proc/self/stat') ? procProbe() : psProbe());
 
 /**
- * Whether a lock's holder is gone: its process ended (reaped or still a zombie), or its pid now
- * belongs to a process that started at another time. A holder whose start time cannot be compared
- * (a lock written without one, a machine that cannot tell) counts as live while its pid is taken.
+ * Whether a lock's holder is gone: its process ended (even if not reaped), or its pid belongs to a
+ * process started at another time. Without start times to compare, it is live while its pid is taken.
  */
 export function holderIsGone(holder: LockHolder, probe: ProcessProbe = defaultProbe()): boolean {
   const found = probe(holder.pid);
@@ -124,34 +104,25 @@ export function liveHolder(dataDir: string, probe?: ProcessProbe): LockHolder | 
   return holder && !holderIsGone(holder, probe) ? holder : undefined;
 }
 
-/** Writes `holder` to `file` whole: readers never see a half-written lock. */
-function writeWhole(file: string, holder: LockHolder, place: (temp: string) => void): void {
-  const temp = `${file}.${process.pid}`;
-  writeFileSync(temp, JSON.stringify(holder));
-  try {
-    place(temp);
-  } finally {
-    rmSync(temp, { force: true });
-  }
-}
-
 /**
- * Makes this process the one stack of `dataDir`: a pid file with this process's start time, created
- * only if absent (a hard link, so it appears whole or not at all). A lock whose holder is gone
- * (`holderIsGone`: a stack that was killed, even before it is reaped) is taken over at once, so a
- * supervisor can restart a killed stack without waiting; a live one throws `DataDirInUseError`.
- * Released on `release()` and when the process exits.
+ * Makes this process the one stack of `dataDir`: a pid file created only if absent (a hard link, so it
+ * appears whole or not at all). A gone holder's lock is taken over at once, so a killed stack restarts
+ * without waiting; a live one throws `DataDirInUseError`. Released on `release()` and at exit.
  */
 export function lockDataDir(dataDir: string, probe: ProcessProbe = defaultProbe()): DataDirLock {
   const file = join(dataDir, LOCK_FILE);
   const me = probe(process.pid);
   const mine: LockHolder = { pid: process.pid, ...(me.state === 'running' && me.startTime !== undefined && { startTime: me.startTime }) };
   for (let attempt = 0; ; attempt++) {
+    const temp = `${file}.${process.pid}`;
+    writeFileSync(temp, JSON.stringify(mine));
     try {
-      writeWhole(file, mine, (temp) => linkSync(temp, file));
+      linkSync(temp, file);
       break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw error;
+    } finally {
+      rmSync(temp, { force: true });
     }
     const holder = readHolder(file);
     if (holder && !holderIsGone(holder, probe)) throw new DataDirInUseError(dataDir, holder);
@@ -168,9 +139,8 @@ export function lockDataDir(dataDir: string, probe: ProcessProbe = defaultProbe(
   };
   process.on('exit', release);
   return {
-    describe: (apiUrl) => {
-      if (held) writeWhole(file, { ...mine, apiUrl }, (temp) => renameSync(temp, file));
-    },
+    // Written whole: a reader never sees a half-written lock.
+    describe: (apiUrl) => void (held && writeFileWhole(file, JSON.stringify({ ...mine, apiUrl }))),
     release,
   };
 }

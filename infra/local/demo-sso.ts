@@ -1,16 +1,14 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { HOST, portIfFree } from './emulator-ports';
 import type { SeededOrg } from './seed';
-import { closeServer } from './kernel/gateway-port';
+import { readBody } from './kernel/gateway-answers';
+import { closeServer, listenOnLoopback } from './kernel/gateway-port';
 
 /**
  * The local stack's own OpenID provider (oidc-provider), standing for an organization's Okta or Entra
- * ID: one demo user, one client registered for the API's sign-in broker (its redirect URI the demo
- * organization's `{realm issuer}/broker/demo-sso/endpoint`), ID tokens signed RS256 with a key made at
- * start. Its sign-in page is the stack's own minimal form (the user's e-mail and the demo password);
- * consent is implied for the one client. Local use only: everything it knows is printed in the banner.
+ * ID (docs/local-stack.md#the-demo-openid-provider): one demo user, one client (the API's sign-in
+ * broker), a minimal sign-in form. Local use only: everything it knows is printed in the banner.
  */
 
 export const DEMO_SSO = {
@@ -25,11 +23,7 @@ export const DEMO_SSO = {
   realm: 'globex',
 } as const;
 
-export interface DemoSso {
-  issuer: string;
-  port: number;
-  stop(): Promise<void>;
-}
+export interface DemoSso { issuer: string; port: number; stop(): Promise<void> }
 
 const page = (uid: string, error?: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Demo SSO: sign in</title></head>
@@ -43,44 +37,17 @@ ${error ? `<p role="alert" style="color: #b00">${error}</p>` : ''}
 <p><button type="submit">Sign in</button></p>
 </form></body></html>`;
 
-async function formOf(request: IncomingMessage): Promise<URLSearchParams> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > 16 * 1024) break;
-    chunks.push(chunk as Buffer);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
-}
-
-/**
- * Starts the provider on 127.0.0.1, on `preferredPort` when free (the port it had last time with this
- * data directory, read before the emulators rewrite `ports.json`: the registration's issuer then stays
- * the same), else a free one, with `redirectUri` registered for its one client.
- */
+/** Starts the provider on `preferredPort` (its last one, so its issuer stays the same) when free, else a free one. */
 export async function startDemoSso(preferredPort: number | undefined, redirectUri: string): Promise<DemoSso> {
   const { default: Provider } = await import('oidc-provider');
-  const server: Server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    void portIfFree(preferredPort).then((port) => server.listen(port, HOST, resolve));
-  });
-  const { port } = server.address() as AddressInfo;
+  const server = createServer();
+  const port = await listenOnLoopback(server, await portIfFree(preferredPort));
   const issuer = `http://${HOST}:${port}`;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const { user } = DEMO_SSO;
   const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: DEMO_SSO.clientId,
-        client_secret: DEMO_SSO.clientSecret,
-        redirect_uris: [redirectUri],
-        response_types: ['code'],
-        grant_types: ['authorization_code'],
-        token_endpoint_auth_method: 'client_secret_basic',
-      },
-    ],
+    // The authorization code flow with client_secret_basic: the registration defaults.
+    clients: [{ client_id: DEMO_SSO.clientId, client_secret: DEMO_SSO.clientSecret, redirect_uris: [redirectUri] }],
     jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'demo-sso-rs256', use: 'sig', alg: 'RS256' }] },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
@@ -106,23 +73,18 @@ export async function startDemoSso(preferredPort: number | undefined, redirectUr
     const interaction = /^\/interaction\/([^/?]+)/.exec(request.url ?? '');
     if (!interaction) return void callback(request, response);
     const uid = decodeURIComponent(interaction[1]!);
+    const showPage = (error?: string) => void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(uid, error));
     const answer = async () => {
-      if (request.method !== 'POST') return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(uid));
-      const form = await formOf(request);
-      if (form.get('login')?.toLowerCase() !== user.email || form.get('password') !== user.password) {
-        return void response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page(uid, 'Wrong e-mail or password.'));
-      }
+      if (request.method !== 'POST') return showPage();
+      const form = new URLSearchParams((await readBody(request, 16 * 1024))?.toString('utf8'));
+      if (form.get('login')?.toLowerCase() !== user.email || form.get('password') !== user.password) return showPage('Wrong e-mail or password.');
       await provider.interactionFinished(request, response, { login: { accountId: user.sub } }, { mergeWithLastSubmission: false });
     };
     answer().catch(() => {
       if (!response.headersSent) response.writeHead(400, { 'content-type': 'text/plain' }).end('The sign-in expired: start again from the application.');
     });
   });
-  return {
-    issuer,
-    port,
-    stop: () => closeServer(server),
-  };
+  return { issuer, port, stop: () => closeServer(server) };
 }
 
 interface DemoGrantContext {
@@ -132,29 +94,16 @@ interface DemoGrantContext {
     client: { clientId: string };
   };
 }
-interface DemoGrant {
-  addOIDCScope(scope: string): void;
-  save(): Promise<string>;
-}
+interface DemoGrant { addOIDCScope(scope: string): void; save(): Promise<string> }
 
-/** The demo OpenID provider as the seed registers it (`ensureDemoSsoRegistration`). */
-export interface DemoSsoInfo {
-  issuer: string;
-  realm: string;
-  alias: string;
-  domain: string;
-  user: { email: string; password: string };
-  clientId: string;
-  clientSecret: string;
-}
+/** The demo OpenID provider as the seed registers it. */
+export type DemoSsoInfo = Awaited<ReturnType<typeof ensureDemoSsoRegistration>>;
 
 /**
- * Registers the local demo OpenID provider (infra/local/demo-sso.ts) for the domain `sso.example` of its
- * demo organization, straight through the repository, and that organization's user `ada@sso.example`,
- * linked to its account there, so a sign-in there has someone to match. Run at every start: the provider's issuer follows its port,
- * and data seeded before the provider existed gets it too.
+ * Registers the demo provider for its organization's domain, through the repository, and that
+ * organization's user linked to its account there. Run at every start: the issuer follows the port.
  */
-export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issuer: string): Promise<DemoSsoInfo> {
+export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issuer: string) {
   const org = orgs.find((seeded) => seeded.name === DEMO_SSO.realm);
   if (!org) throw new Error(`The demo organization ${DEMO_SSO.realm} was not seeded`);
   const [{ findUserByEmail }, { registerUser }, { generatePassword }, repository, { sealClientSecret }] = await Promise.all([
@@ -190,20 +139,12 @@ export async function ensureDemoSsoRegistration(orgs: readonly SeededOrg[], issu
   const same = current && current.issuer === issuer && current.tokenEndpoint === record.tokenEndpoint && current.authorizationEndpoint === record.authorizationEndpoint;
   const refused = same ? undefined : current ? await repository.replaceProvider(record, current, []) : await repository.insertProvider(record, []);
   if (refused) throw new Error(`The demo OpenID provider could not be registered (${refused.reason})`);
-  // The demo user is an ADMIN whose password nobody knows: bound to its account at the provider
-  // beforehand, its first sign-in there has no password to confirm.
+  // An ADMIN whose password nobody knows: linked beforehand, its first sign-in there has no password to confirm.
   const demoUser = await findUserByEmail(org.uuid, DEMO_SSO.user.email);
   if (demoUser && demoUser.identityProvider?.subject === undefined) {
     const { linkUserToProvider } = await import('../../shared/app/identity-providers/user-link');
     await linkUserToProvider(org.uuid, demoUser.uuid, DEMO_SSO.alias, DEMO_SSO.user.sub);
   }
-  return {
-    issuer,
-    realm: org.name,
-    alias: DEMO_SSO.alias,
-    domain: DEMO_SSO.domain,
-    user: { email: DEMO_SSO.user.email, password: DEMO_SSO.user.password },
-    clientId: DEMO_SSO.clientId,
-    clientSecret: DEMO_SSO.clientSecret,
-  };
+  const { alias, domain, clientId, clientSecret, user } = DEMO_SSO;
+  return { issuer, realm: org.name, alias, domain, user: { email: user.email, password: user.password }, clientId, clientSecret };
 }

@@ -27,21 +27,13 @@ function distribution(): { jar: string; libraries: string } {
   return { jar: join(root, 'DynamoDBLocal.jar'), libraries: join(root, 'DynamoDBLocal_lib') };
 }
 
-/** The launcher and DynamoDB Local's classes, prepared once (`prepareJvm`), and the JVM's options. */
-interface PreparedJvm {
-  classPath: string;
-  options: string[];
-  /** Called once the JVM has exited: keeps the class-data archive it wrote, if it wrote one. */
-  exited(): void;
-}
+/** The JVM's class path and options; `exited`, called once the JVM has exited, keeps the class-data archive it wrote. */
+interface PreparedJvm { classPath: string; options: string[]; exited(): void }
 
 /**
- * The launcher, compiled once per launcher source and DynamoDB Local release into node_modules' cache
- * (not the data directory, which `--fresh` and every test run discard), inside a copy of
- * DynamoDBLocal.jar whose manifest names no class path: the JVM's class-data sharing refuses a class
- * path with a non-empty directory, and the release's manifest names its own (`.`). Built in a
- * directory of this process's and renamed into place, so that stacks starting at once never read a
- * half-written jar.
+ * The launcher, compiled once into node_modules' cache, inside a copy of DynamoDBLocal.jar whose manifest
+ * names no class path (class-data sharing refuses the release's `.`). Built aside and renamed into
+ * place, so that stacks starting at once never read a half-written jar.
  */
 function launcherJar(jar: string): string {
   const hash = createHash('sha256').update(readFileSync(LAUNCHER)).update(jar).update(statSync(jar).size.toString()).digest('hex').slice(0, 16);
@@ -96,12 +88,9 @@ function javaIdentity(): string | undefined {
 const DUMP_STALE_MS = 10 * 60_000;
 
 /**
- * The JVM's class path and options. Class-data sharing: the first JVM of a release writes the classes
- * it loaded into an archive beside the launcher when it exits (`-XX:ArchiveClassesAtExit`, one JVM at
- * a time, a few seconds once); every later one maps them (`-XX:SharedArchiveFile`) instead of loading
- * and verifying about 5,000 classes from the jars. A missing or unusable archive only makes the start
- * slower. `-XX:TieredStopAtLevel=1`: the quick compiler alone, since the optimizing compiler's work
- * costs more CPU in a local stack's life than it returns; the serial collector suits its small heap.
+ * Class-data sharing (docs/local-stack.md): the first JVM of a release writes the classes it loaded
+ * into an archive when it exits, one JVM at a time; every later one maps them. The quick compiler
+ * alone: the optimizing one costs more CPU in a local stack's life than it returns.
  */
 function prepareJvm(): PreparedJvm {
   const { jar, libraries } = distribution();
@@ -110,15 +99,16 @@ function prepareJvm(): PreparedJvm {
   const classPath = [launcher, ...readdirSync(libraries).filter((name) => name.endsWith('.jar')).sort().map((name) => join(libraries, name))].join(':');
   const options = [`-Djava.library.path=${libraries}`, '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:-UsePerfData', '-Xlog:cds=off', '-Xlog:cds+dynamic=off'];
   const java = javaIdentity();
-  if (!java) return { classPath, options, exited: () => undefined }; // The spawn reports the missing Java.
+  const nothing = () => undefined;
+  if (!java) return { classPath, options, exited: nothing }; // The spawn reports the missing Java.
   const archive = join(dirname(launcher), `classes-${java}.jsa`);
-  if (existsSync(archive)) return { classPath, options: [...options, `-XX:SharedArchiveFile=${archive}`], exited: () => undefined };
+  if (existsSync(archive)) return { classPath, options: [...options, `-XX:SharedArchiveFile=${archive}`], exited: nothing };
   const dumping = `${archive}.dumping`;
   try {
     if (existsSync(dumping) && Date.now() - statSync(dumping).mtimeMs > DUMP_STALE_MS) rmSync(dumping, { force: true });
     writeFileSync(dumping, String(process.pid), { flag: 'wx' });
   } catch {
-    return { classPath, options, exited: () => undefined }; // Another JVM is writing the archive.
+    return { classPath, options, exited: nothing }; // Another JVM is writing the archive.
   }
   // A dump whose Node process died before keeping it is left behind: removed once stale.
   for (const name of readdirSync(dirname(archive))) {
@@ -140,19 +130,14 @@ function prepareJvm(): PreparedJvm {
   };
 }
 
-export interface DynamoDBLocal {
-  endpoint: string;
-  port: number;
-  stop(): Promise<void>;
-}
+export interface DynamoDBLocal { endpoint: string; port: number; stop(): Promise<void> }
 
 /** The port was taken between the check and the JVM's bind. */
 class PortTakenError extends Error {}
 
 /**
- * Starts AWS's DynamoDB Local (3.x) on Java with its data under `dbPath`, on loopback `port` (0: a free
- * one; when `port` cannot be bound, a free one too). `-sharedDb`: one database whatever credentials and
- * region a client signs with, so tools pointed at the endpoint see the stack's table.
+ * Starts DynamoDB Local (3.x) with its data under `dbPath`, on loopback `port` (0, or `port` taken: a
+ * free one). `-sharedDb`: one database whatever a client signs with, so other tools see the stack's table.
  */
 export async function startDynamoDBLocal(dbPath: string, port = 0): Promise<DynamoDBLocal> {
   try {
@@ -166,13 +151,9 @@ export async function startDynamoDBLocal(dbPath: string, port = 0): Promise<Dyna
 async function startOn(dbPath: string, requestedPort: number): Promise<DynamoDBLocal> {
   mkdirSync(dbPath, { recursive: true });
   const jvm = prepareJvm();
-  const options = ['-dbPath', dbPath, '-sharedDb', '-disableTelemetry'];
   // Port 2 only passes the CLI's check; the launcher rebinds to `loopback.port` on 127.0.0.1.
-  const child: ChildProcess = spawn(
-    'java',
-    [...jvm.options, `-Dloopback.port=${requestedPort}`, '-cp', jvm.classPath, 'LoopbackDynamoDBLocal', ...options, '-port', '2'],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
+  const options = ['-dbPath', dbPath, '-sharedDb', '-disableTelemetry', '-port', '2'];
+  const child: ChildProcess = spawn('java', [...jvm.options, `-Dloopback.port=${requestedPort}`, '-cp', jvm.classPath, 'LoopbackDynamoDBLocal', ...options]);
   // Registered first and never removed: the archive is kept whenever the JVM exits (or never ran).
   let settled = false;
   const exitedOnce = () => {
@@ -203,10 +184,7 @@ async function startOn(dbPath: string, requestedPort: number): Promise<DynamoDBL
       if (!listening) return;
       clearTimeout(timer);
       child.removeListener('exit', exited);
-      child.stdout!.removeAllListeners('data');
-      child.stdout!.resume();
-      child.stderr!.removeAllListeners('data');
-      child.stderr!.resume();
+      for (const stream of [child.stdout!, child.stderr!]) stream.removeAllListeners('data').resume();
       resolve(Number(listening[1]));
     });
   });

@@ -32,10 +32,7 @@ export function portIfFree(port: number | undefined): Promise<number> {
   });
 }
 
-/**
- * Starts DynamoDB Local's JVM for a data directory, on its previous port when free. This module loads
- * no emulator, so the stack starts the JVM (the slowest part to come up) before it loads anything else.
- */
+/** Starts DynamoDB Local's JVM on its previous port when free; this module loads no emulator, so the JVM starts first. */
 export function startDynamoDBLocalFor(dataDir: string): Promise<DynamoDBLocal> {
   const starting = portIfFree(previousPorts(dataDir).dynamodb).then((port) => startDynamoDBLocal(join(dataDir, 'dynamodb'), port));
   // Awaited by whoever takes it; a failure meanwhile (no Java) must not go unhandled.

@@ -16,6 +16,7 @@ import type { CryptoService } from 'cognito-local/lib/services/crypto';
 import { HOST, portIfFree, portsFile, previousPorts, type EmulatorName } from './emulator-ports';
 import { holdPort, type HeldPort } from './held-port';
 import { closeServer } from './kernel/gateway-port';
+import { Teardown } from './kernel/teardown';
 import { LOCAL_CREDENTIALS } from './provision';
 import { s3Front } from './s3-post-policy';
 import { keepMailboxIn } from './ses-mailbox';
@@ -31,11 +32,7 @@ import { loadConfig } from 'cognito-local/lib/server/config';
 import { Router } from 'cognito-local/lib/server/Router';
 import { createServer } from 'cognito-local/lib/server/server';
 
-/**
- * A CommonJS module's main export, however the loader wraps it: Node's ESM loader hands over
- * `module.exports` as `default` (aws-ses-v2-local's own `exports.default` one level further down),
- * esbuild's interop (jest) the export itself.
- */
+/** A CommonJS module's main export, however deep the loader (Node's ESM loader, esbuild's interop) wraps it in `default`. */
 function mainExport<T>(module: unknown): T {
   let value = module as { default?: unknown };
   while (typeof value !== 'function' && value.default) value = value.default as { default?: unknown };
@@ -44,36 +41,24 @@ function mainExport<T>(module: unknown): T {
 
 export interface Emulators {
   endpoints: { dynamodb: string; s3: string; cognito: string; ses: string };
-  /** JSON list of the e-mails the SES emulator received. */
+  /** The e-mails the SES emulator received: a JSON list, and a web page. */
   mailboxUrl: string;
-  /** The SES emulator's web page listing the same e-mails. */
   mailboxViewerUrl: string;
-  /** Subscribes to the bucket's object events, shaped as S3 sends them to Lambda. */
   onS3Event(listener: (event: S3Event) => void): void;
-  /**
-   * Starts the S3 and SES emulators on the ports already announced (no first request needs them, and
-   * their modules cost about half a second of start-up CPU): the stack calls it once it answers. A
-   * client that calls either before then waits for it.
-   */
+  /** Starts the S3 and SES emulators on the ports already announced, off the start-up path (docs/local-stack.md). */
   startDeferred(): Promise<void>;
   stop(): Promise<void>;
 }
 
-const MAX_BUFFER_BYTES = bufferConstants.MAX_LENGTH;
-
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
 
 /** A pino-shaped logger that drops everything: cognito-local logs each call otherwise. */
-const silentLogger: Record<string, unknown> = {};
+const silentLogger: Record<string, unknown> = { level: 'silent', child: () => silentLogger };
 for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) silentLogger[level] = () => undefined;
-silentLogger.child = () => silentLogger;
-silentLogger.level = 'silent';
 
 /**
- * cognito-local looks a missing username up again by scanning every user of the pool for a matching
- * `sub` (or e-mail alias), so each AdminCreateUser (whose username is new) costs the pool's size. Our
- * pools have no alias attributes and our code names users only by username (their uuid), so a miss is
- * a miss: answered without the scan, which keeps creating a user constant-cost.
+ * cognito-local looks a missing username up again by scanning the pool (for a `sub` or alias), so each
+ * AdminCreateUser costs the pool's size; our pools have no aliases, so a miss is answered without it.
  */
 function withoutAliasScans(): void {
   const prototype = UserPoolServiceImpl.prototype as unknown as {
@@ -90,22 +75,12 @@ function withoutAliasScans(): void {
 }
 
 type TargetHandler = (ctx: unknown, req: Record<string, never>) => Promise<unknown>;
+type PoolUser = { Username: string; Password?: string; UserStatus?: string; Enabled?: boolean };
 interface PoolLookup {
   getUserPoolForClientId(ctx: never, clientId: string): Promise<{ getUserByUsername(ctx: never, username: string): Promise<PoolUser | null> }>;
 }
-interface PoolUser {
-  Username: string;
-  Password?: string;
-  UserStatus?: string;
-  Enabled?: boolean;
-}
 
-/**
- * Cognito answers a sign-in with a temporary password (a user in FORCE_CHANGE_PASSWORD, set by
- * AdminSetUserPassword with `Permanent: false`) with the NEW_PASSWORD_REQUIRED challenge, never with
- * tokens; cognito-local's AdminInitiateAuth returns tokens. This restores Cognito's answer, so the
- * local stack refuses what AWS refuses. A wrong password still gets cognito-local's own error.
- */
+/** Cognito's NEW_PASSWORD_REQUIRED challenge for a sign-in with a temporary password, where cognito-local returns tokens. */
 function withTemporaryPasswords(router: (target: string) => TargetHandler, cognito: unknown): (target: string) => TargetHandler {
   return (target) => {
     const handle = router(target);
@@ -117,11 +92,8 @@ function withTemporaryPasswords(router: (target: string) => TargetHandler, cogni
         const pool = await (cognito as PoolLookup).getUserPoolForClientId(ctx as never, request.ClientId);
         const user = await pool.getUserByUsername(ctx as never, USERNAME);
         if (user?.UserStatus === 'FORCE_CHANGE_PASSWORD' && user.Enabled !== false && user.Password === PASSWORD) {
-          return {
-            ChallengeName: 'NEW_PASSWORD_REQUIRED',
-            ChallengeParameters: { USER_ID_FOR_SRP: user.Username, requiredAttributes: '[]', userAttributes: '{}' },
-            Session: randomUUID(),
-          };
+          const ChallengeParameters = { USER_ID_FOR_SRP: user.Username, requiredAttributes: '[]', userAttributes: '{}' };
+          return { ChallengeName: 'NEW_PASSWORD_REQUIRED', ChallengeParameters, Session: randomUUID() };
         }
       }
       return handle(ctx, req);
@@ -129,10 +101,7 @@ function withTemporaryPasswords(router: (target: string) => TargetHandler, cogni
   };
 }
 
-/**
- * cognito-local's own `createDefaultServer` keeps its data under `./.cognito`; this is the same wiring
- * with the data directory ours to choose.
- */
+/** cognito-local's own `createDefaultServer` (which keeps its data under `./.cognito`), on our data directory. */
 async function startCognito(directory: string, port: number): Promise<Server> {
   mkdirSync(join(directory, 'db'), { recursive: true });
   const ctx = { logger: silentLogger } as never;
@@ -141,15 +110,9 @@ async function startCognito(directory: string, port: number): Promise<Server> {
   delete config.UserPoolDefaults.UsernameAttributes;
   withoutAliasScans();
   const clock = new DateClock();
-  const dataStoreFactory = new JournaledDataStoreFactory(join(directory, 'db')) as never;
-  const cognito = await new CognitoServiceFactoryImpl(
-    join(directory, 'db'),
-    dataStoreFactory,
-    new UserPoolServiceFactoryImpl(clock, dataStoreFactory),
-  ).create(ctx, config.UserPoolDefaults);
-  // No Lambda triggers are configured, so the Lambda service is never called. cognito-local's
-  // CryptoService (for a custom e-mail sender trigger) loads the whole AWS SDK v2 and the AWS
-  // Encryption SDK, about 0.8 s of start-up CPU: loaded on its first use instead.
+  const stores = new JournaledDataStoreFactory(join(directory, 'db')) as never;
+  const cognito = await new CognitoServiceFactoryImpl(join(directory, 'db'), stores, new UserPoolServiceFactoryImpl(clock, stores)).create(ctx, config.UserPoolDefaults);
+  // No Lambda triggers are configured; the CryptoService costs 0.8 s of CPU to load: loaded on first use.
   let crypto: Promise<CryptoService> | undefined;
   const lazyCrypto = {
     encrypt: async (context: unknown, plaintext: string) => {
@@ -158,16 +121,10 @@ async function startCognito(directory: string, port: number): Promise<Server> {
     },
   };
   const triggers = new TriggersService(clock, cognito, new LambdaService(config.TriggerFunctions, {} as never), lazyCrypto as unknown as CryptoService);
-  const services = {
-    clock,
-    cognito,
-    config,
-    messages: new MessagesService(triggers, new MessageDeliveryService(new ConsoleMessageSender())),
-    otp,
-    tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig),
-    triggers,
-  };
-  const server = createServer(withCognitoQuotas(withTemporaryPasswords(Router(services as never) as never, cognito)) as never, silentLogger as never, { port, hostname: HOST }, services as never);
+  const messages = new MessagesService(triggers, new MessageDeliveryService(new ConsoleMessageSender()));
+  const services = { clock, cognito, config, messages, otp, tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig), triggers } as never;
+  const router = withCognitoQuotas(withTemporaryPasswords(Router(services) as never, cognito)) as never;
+  const server = createServer(router, silentLogger as never, { port, hostname: HOST }, services);
   return (await server.start()) as Server;
 }
 
@@ -187,15 +144,13 @@ interface FauxApp {
   close(): Promise<void>;
 }
 
-/**
- * fauxqs's modules by file, not through its package entry: its store and file persistence are not
- * exported, and the app must be of the same module instances (its error classes are checked by
- * `instanceof`). Pinned to one version in package.json for that reason.
- */
+/** fauxqs's modules by file (its store and persistence are not exported): hence its exact version in package.json. */
 const fauxqsModule = (file: string) => import(pathToFileURL(join(projectRoot, 'node_modules', 'fauxqs', 'dist', file)).href);
 
+type How = 'Put' | 'Post' | 'Copy';
+
 /** What S3 sends a notification target for a created object: one record. */
-function createdEvent(bucket: string, key: string, object: { contentLength: number; etag: string }, how: 'Put' | 'Post' | 'Copy'): S3Event {
+function createdEvent(bucket: string, key: string, object: { contentLength: number; etag: string }, how: How): S3Event {
   const requestId = randomUUID().replace(/-/g, '').slice(0, 16).toUpperCase();
   return {
     Records: [
@@ -221,10 +176,9 @@ function createdEvent(bucket: string, key: string, object: { contentLength: numb
 }
 
 /**
- * fauxqs's S3 with its objects kept as files under `directory` and the bucket made, listening on a
- * loopback port nobody is told of, behind a front server (`s3Front`, handed the held port's
- * connections) that checks POST uploads' policies as S3 does, which fauxqs does not:
- * docs/local-stack.md#the-local-s3. Each object created is announced to `onCreated` as S3's event.
+ * fauxqs's S3, its objects kept under `directory`, behind a front server (`s3Front`) that checks POST
+ * uploads' policies as S3 does (docs/local-stack.md#the-local-s3). Each object created is announced to
+ * `onCreated` as S3's event.
  */
 export async function startS3(directory: string, bucketName: string, onCreated: (event: S3Event) => void): Promise<Server> {
   const [{ buildApp }, { S3Store }, { FileS3Persistence }] = (await Promise.all([fauxqsModule('app.js'), fauxqsModule('s3/s3Store.js'), fauxqsModule('s3/fileS3Persistence.js')])) as [
@@ -237,24 +191,20 @@ export async function startS3(directory: string, bucketName: string, onCreated: 
   persistence.loadS3(store);
   store.persistence = persistence;
   if (!store.hasBucket(bucketName)) store.createBucket(bucketName);
-  // Every write of an object goes through `putObject`; the action that called it then tells the store's
-  // spy what it was (a POST upload, a copy), in the same tick, which names the event as S3 does.
-  type How = 'Put' | 'Post' | 'Copy';
+  // Every write goes through `putObject`; the action that called it then tells the spy what it was (a POST, a copy).
   let created: { bucket: string; key: string; how: How } | undefined;
   let writing = false;
   const putObject = store.putObject.bind(store);
   store.putObject = (bucket, key, ...rest) => {
     writing = true;
-    const object = (() => {
-      try {
-        return putObject(bucket, key, ...rest);
-      } finally {
-        writing = false;
-      }
-    })();
-    const write = (created = { bucket, key, how: 'Put' as How });
-    queueMicrotask(() => onCreated(createdEvent(bucket, key, object, write.how)));
-    return object;
+    try {
+      const object = putObject(bucket, key, ...rest);
+      const write = (created = { bucket, key, how: 'Put' });
+      queueMicrotask(() => onCreated(createdEvent(bucket, key, object, write.how)));
+      return object;
+    } finally {
+      writing = false;
+    }
   };
   store.spy = {
     addMessage: ({ service, bucket, key, status }) => {
@@ -264,10 +214,9 @@ export async function startS3(directory: string, bucketName: string, onCreated: 
     },
   };
   const app = buildApp({ logger: false, stores: { s3Store: store } });
-  // fauxqs reads S3 bodies of up to 11 MiB; S3 takes up to 5 GiB in one request, and a bulk upload
-  // may be 50 MiB. The same parser again, with the largest body a buffer holds.
+  // fauxqs reads bodies of up to 11 MiB; S3 takes 5 GiB, and a bulk upload may be 50 MiB.
   app.removeContentTypeParser('*');
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: Math.min(5 * 1024 ** 3, MAX_BUFFER_BYTES) }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: Math.min(5 * 1024 ** 3, bufferConstants.MAX_LENGTH) }, (_request, body, done) => done(null, body));
   await app.listen({ port: 0, host: HOST });
   const front = s3Front((request, response) => app.server.emit('request', request, response), portOf(app.server), [LOCAL_CREDENTIALS]);
   front.once('close', () => void app.close());
@@ -284,40 +233,28 @@ async function startSes(directory: string): Promise<Server> {
   return ses;
 }
 
-/**
- * Starts cognito-local and takes DynamoDB Local's port (a JVM the caller started first,
- * `startDynamoDBLocalFor`, since it takes longest, and stops), and holds the ports of the S3 emulator and
- * aws-ses-v2-local, which `startDeferred` starts later: each on the port it had last time with this data
- * directory when that port is free, else on a free one. The SES emulator's mailbox is kept in the data
- * directory. On failure every emulator this started is stopped.
- */
+/** Starts cognito-local and holds the ports of the S3 and SES emulators, each on its port of last time when free. */
 export async function startEmulators(dataDir: string, bucketName: string, dynamoStarting: Promise<DynamoDBLocal>): Promise<Emulators> {
   const previous = previousPorts(dataDir);
-  const started: (() => Promise<void>)[] = [];
+  const teardown = new Teardown();
   try {
     const [s3Port, sesPort] = await Promise.all([holdPort(previous.s3), holdPort(previous.ses)]);
-    started.push(() => s3Port.close(), () => sesPort.close());
-
+    teardown.add('S3 port', () => s3Port.close());
+    teardown.add('SES port', () => sesPort.close());
     const cognito = await startCognito(join(dataDir, 'cognito'), await portIfFree(previous.cognito));
-    started.push(() => closeServer(cognito));
-
-    // aws-ses-v2-local answers GetAccount from this variable only: a production account's default
-    // quota (14 messages a second, 50,000 a day), so the code reads a send rate as it does in AWS.
+    teardown.add('cognito-local', () => closeServer(cognito));
+    // aws-ses-v2-local answers GetAccount from this variable only: a production account's default quota.
     process.env.AWS_SES_ACCOUNT ??= JSON.stringify(localSesAccount);
-
     const dynamo = await dynamoStarting;
-
     const ports: Record<EmulatorName, number> = { dynamodb: dynamo.port, s3: s3Port.port, cognito: portOf(cognito), ses: sesPort.port };
     writeFileSync(portsFile(dataDir), JSON.stringify(ports, null, 2));
     const url = (name: EmulatorName) => `http://${HOST}:${ports[name]}`;
     const s3Listeners: ((event: S3Event) => void)[] = [];
-    let stopped = false;
-    const startOnHeldPort = async (held: HeldPort, start: () => Promise<Server>) => {
+    // A server that starts after a stop is closed at once (the teardown's rule), its held port closed already.
+    const startOnHeldPort = async (name: string, held: HeldPort, start: () => Promise<Server>) => {
       try {
         const server = await start();
-        // A stop that came first has closed the held port already: this server closes at once.
-        if (stopped) return await closeServer(server);
-        started.push(() => closeServer(server));
+        teardown.add(name, () => closeServer(server));
         held.handTo(server);
       } catch (error) {
         held.fail();
@@ -329,25 +266,22 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
       endpoints: { dynamodb: url('dynamodb'), s3: url('s3'), cognito: url('cognito'), ses: url('ses') },
       mailboxUrl: `${url('ses')}/store`,
       mailboxViewerUrl: `${url('ses')}/`,
-      onS3Event: (listener) => {
-        s3Listeners.push(listener);
-      },
+      onS3Event: (listener) => void s3Listeners.push(listener),
       startDeferred: () =>
         (deferred ??= Promise.allSettled([
-          startOnHeldPort(s3Port, () => startS3(join(dataDir, 's3'), bucketName, (event) => s3Listeners.forEach((listener) => listener(event)))),
-          startOnHeldPort(sesPort, () => startSes(join(dataDir, 'ses'))),
+          startOnHeldPort('S3 emulator', s3Port, () => startS3(join(dataDir, 's3'), bucketName, (event) => s3Listeners.forEach((listener) => listener(event)))),
+          startOnHeldPort('SES emulator', sesPort, () => startSes(join(dataDir, 'ses'))),
         ]).then((outcomes) => {
           // Both settled (neither left starting behind a stop): the first failure, if any, is the answer.
           for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
         })),
       stop: async () => {
         await deferred?.catch(() => undefined);
-        stopped = true;
-        await Promise.all(started.map((stop) => stop()));
+        await teardown.run();
       },
     };
   } catch (error) {
-    await Promise.all(started.map((stop) => stop().catch(() => undefined)));
+    await teardown.run();
     throw error;
   }
 }

@@ -5,17 +5,15 @@ import type { Context, S3Event } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { deploymentOverrides } from './deployment/overrides';
 import type { BucketNotification, EventSourceMapping, TemplateDeployment } from './template/template-deployment';
-import { createAsyncInvoker, defaultLog, destinationRecord, errorType, EventAgeExceededError } from './invoke';
+import { createAsyncInvoker, defaultLog, destinationRecord, errorType, EventAgeExceededError, lambdaLog } from './invoke';
 import { startQueuePoller } from './queue-poller';
 import { startSchedule } from './schedule';
 import { startStreamPoller } from './stream-poller';
 import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 
 /**
- * What invokes the functions besides the gateway, wired as the synthesized template declares it: the
- * event source mappings (the table's stream, the queues), the bucket's notifications with the target's
- * asynchronous invocation settings, and the schedules, each with its on-failure destination, a queue of
- * the local SQS. The overrides table (`deployment/overrides.ts`) says what runs otherwise on a laptop.
+ * What invokes the functions besides the gateway, as the synthesized template declares it: the event
+ * source mappings, the bucket's notifications and the schedules, with their on-failure destinations.
  */
 
 export interface EventSourcesOptions {
@@ -36,17 +34,13 @@ export interface EventSourcesOptions {
 export function notified(notification: BucketNotification, record: S3Event['Records'][number]): boolean {
   const type = `s3:${record.eventName}`;
   const key = decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
-  return (
-    notification.events.some((pattern) => (pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern)) &&
-    key.startsWith(notification.prefix ?? '') &&
-    key.endsWith(notification.suffix ?? '')
-  );
+  const named = notification.events.some((pattern) => (pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : type === pattern));
+  return named && key.startsWith(notification.prefix ?? '') && key.endsWith(notification.suffix ?? '');
 }
 
 export function startEventSources(options: EventSourcesOptions): { stop(): Promise<void> } {
   const { deployment, handlerOf, queues } = options;
-  const region = LOCAL_REGION;
-  const sqs = new SQSClient({ endpoint: queues.endpoint, region, credentials: options.credentials });
+  const sqs = new SQSClient({ endpoint: queues.endpoint, region: LOCAL_REGION, credentials: options.credentials });
   const settings = (group: ResourceGroup) => {
     const fn = deployment.functions.find((candidate) => candidate.group === group)!;
     return { timeoutMs: fn.timeoutSeconds * 1000, memoryMb: fn.memoryMb };
@@ -56,21 +50,16 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
 
   const mapping = (source: EventSourceMapping) => {
     const { group } = source;
+    const invoked = { credentials: options.credentials, ...settings(group) };
     if (source.source.kind === 'table-stream') {
       return startStreamPoller({
+        ...source,
+        ...invoked,
+        handler: handlerOf(group),
         endpoint: options.table.endpoint,
         tableName: options.table.name,
-        credentials: options.credentials,
-        group,
-        handler: handlerOf(group),
-        ...settings(group),
         checkpointFile: join(options.dataDir, 'stream-checkpoints.json'),
-        batchSize: source.batchSize,
-        bisectOnError: source.bisectOnError,
-        retryAttempts: source.retryAttempts,
-        maxRecordAgeSeconds: source.maxRecordAgeSeconds,
-        filters: source.filters,
-        ...(source.onFailure ? { onFailure: sendTo(source.onFailure) } : {}),
+        onFailure: source.onFailure ? sendTo(source.onFailure) : undefined,
         pollMs: deploymentOverrides.streamPollMs.value,
         retryBaseMs: deploymentOverrides.streamRetryBaseMs.value,
       });
@@ -78,10 +67,9 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
     return startQueuePoller({
       queueUrl: queues.urlOf(source.source.queue),
       endpoint: queues.endpoint,
-      credentials: options.credentials,
       functionName: group,
       handler: handlerOf(group),
-      ...settings(group),
+      ...invoked,
       batchSize: source.batchSize,
       // Without a maximum, Lambda starts with five pollers.
       concurrency: deploymentOverrides.maxConcurrency.value[group] ?? source.maxConcurrency ?? 5,
@@ -92,25 +80,21 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
   const notification = (target: BucketNotification) => {
     const { group } = target;
     const config = deployment.asyncInvokes.find((candidate) => candidate.group === group);
-    const retries = config?.retryAttempts ?? 2;
     const delays = deploymentOverrides.asyncRetryDelaysMs.value();
-    const fallback = delays.at(-1) ?? 1_000;
-    const { timeoutMs, memoryMb } = settings(group);
     const destination = config?.onFailure ? sendTo(config.onFailure) : undefined;
     const functionArn = localFunctionArn(group, '$LATEST');
     const invoke = createAsyncInvoker<S3Event>({
       group,
       handler: handlerOf(group),
-      retryDelaysMs: Array.from({ length: retries }, (_, index) => delays[index] ?? fallback),
-      timeoutMs,
-      memoryMb,
+      retryDelaysMs: Array.from({ length: config?.retryAttempts ?? 2 }, (_, index) => delays[index] ?? delays.at(-1) ?? 1_000),
+      ...settings(group),
       maxEventAgeMs: (config?.maxEventAgeSeconds ?? 21_600) * 1000,
       onFailure: async (event, error, attempts) => {
         const condition = error instanceof EventAgeExceededError ? 'EventAgeExceeded' : 'RetriesExhausted';
         // The original event as the request payload, the error's type (never its message, which may carry data).
         const record = destinationRecord({ requestId: randomUUID(), functionArn, condition, attempts, failed: true }, { requestPayload: event, responsePayload: { errorType: errorType(error) } });
         if (destination) return destination(record);
-        defaultLog({ level: 'ERROR', source: 'local-lambda', function: group, condition, message: 'asynchronous event given up and dropped: the function has no on-failure destination' });
+        lambdaLog(defaultLog, group)('ERROR', 'asynchronous event given up and dropped: the function has no on-failure destination', { condition });
       },
     });
     options.onS3Event((event) => {
@@ -126,7 +110,7 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
         rule: schedule.logicalId,
         group: schedule.group,
         handler: handlerOf(schedule.group),
-        ...(schedule.input !== undefined ? { input: schedule.input } : {}),
+        input: schedule.input,
         everyMs: deploymentOverrides.scheduleEveryMs.value,
         timeoutMs: deploymentOverrides.scheduleTimeoutMs.value,
         memoryMb: settings(schedule.group).memoryMb,

@@ -18,8 +18,7 @@ export function toEvent(request: IncomingMessage, body: Buffer, routes: Compiled
     if (name === 'cookie' || value === undefined) continue;
     headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
-  // As API Gateway, which tells the function how the client reached it (there always HTTPS, port 443;
-  // here HTTP on the gateway's port): the docs function names the API's address from these and Host.
+  // How the client reached the gateway, as API Gateway tells it: the docs function names the API's address from these.
   headers['x-forwarded-proto'] = 'http';
   headers['x-forwarded-port'] = String(request.socket.localPort ?? '');
   const query: Record<string, string> = {};

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/edge/api/routes';
@@ -6,34 +7,31 @@ import { toEvent } from './gateway-event';
 import { defaultLog, errorType, FunctionTimeoutError, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
 import { compileRoutes } from './route-match';
 
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** A 500, or the connection cut when the answer has begun. */
+const answerFailed = (response: ServerResponse) => (response.headersSent ? response.destroy() : answer(response, ANSWERS.internalError));
+
 /** A Lambda handler as the functions export it. */
 export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export interface GatewayOptions {
   /** API Gateway's integration timeout; 30 s unless a test shortens it. */
   integrationTimeoutMs?: number;
-  /** Each function's timeout; by default the CDK stack's (`infra/cloud/group-access.ts`, else 10 s). */
+  /** Each function's timeout; by default the CDK stack's (`functionTimeoutMs`). */
   functionTimeoutMs?: (group: ResourceGroup) => number;
-  /** Where the gateway writes what it did instead of the function (one JSON line each; stderr by default). */
+  /** Where the gateway writes what it did instead of the function (stderr by default). */
   log?: LocalLog;
-  /**
-   * Whether the stack behind the gateway is ready (what a first request needs is up, the demo data written). Until
-   * it is, every request is answered `startingAnswer`, so no client meets a half-started stack.
-   */
+  /** Whether the stack behind the gateway is ready: until it is, every request is answered `startingAnswer`. */
   ready?: () => boolean;
-  /**
-   * A function's init phase: its handler module loaded (into `handlers`) on its first request, before
-   * that invocation's timer starts, as Lambda does not count a cold start's init in the function's
-   * timeout. A failed init answers 500, as API Gateway does when Lambda cannot start a function.
-   */
+  /** A function's init: its handler module loaded (into `handlers`) before the timers start, as Lambda does not count it. */
   initialize?: (group: ResourceGroup) => Promise<void>;
 }
 
 /**
- * The local stand-in for API Gateway (HTTP API, payload format 2.0): each request becomes a v2 event
- * for the same handler module the group's Lambda runs, under API Gateway's and Lambda's rules (see
- * `HTTP_API_LIMITS` and `ANSWERS`). An unmatched request goes to the `$default` route's group, as in
- * the cloud. Each invocation runs as its function (`runAsFunction`), so local IAM applies its role.
+ * The local stand-in for API Gateway (HTTP API, payload format 2.0) under its and Lambda's rules
+ * (docs/local-stack.md#api-gateway-rules-on-the-local-gateway); an unmatched request goes to the
+ * `$default` route's group, as in the cloud.
  */
 export function createGateway(routes: Route[], handlers: Record<ResourceGroup, LambdaHandler>, options: GatewayOptions = {}): Server {
   return withGatewayTimeouts(createServer(gatewayListener(routes, handlers, options)));
@@ -52,73 +50,57 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
     const event = toEvent(request, body, compiled);
     const group = routes.find((route) => route.routeKey === event.routeKey)?.group ?? defaultRouteGroup;
     const where = { source: 'local-gateway', function: group, routeKey: event.routeKey, requestId: event.requestContext.requestId };
+    /** Logs what the gateway did instead of the function, and answers as API Gateway does. */
+    const refuse = (level: 'WARN' | 'ERROR', answered: (typeof ANSWERS)[keyof typeof ANSWERS], message: string, details: Record<string, unknown> = {}) => {
+      log({ level, ...where, ...details, message });
+      answer(response, answered);
+    };
 
     const payloadBytes = Buffer.byteLength(JSON.stringify(event));
     if (payloadBytes > HTTP_API_LIMITS.invokeRequestBytes) {
-      log({ level: 'WARN', ...where, payloadBytes, message: `the event is over Lambda's ${HTTP_API_LIMITS.invokeRequestBytes}-byte invocation payload: 413 without invoking` });
-      return answer(response, ANSWERS.tooLarge);
+      return refuse('WARN', ANSWERS.tooLarge, `the event is over Lambda's ${HTTP_API_LIMITS.invokeRequestBytes}-byte invocation payload: 413 without invoking`, { payloadBytes });
     }
-
     if (options.initialize) {
       try {
         await options.initialize(group);
       } catch (error) {
-        log({ level: 'ERROR', ...where, errorType: errorType(error), errorMessage: error instanceof Error ? error.message : String(error), message: "the function's module failed to load: 500" });
-        return answer(response, ANSWERS.internalError);
+        return refuse('ERROR', ANSWERS.internalError, "the function's module failed to load: 500", { errorType: errorType(error), errorMessage: errorMessage(error) });
       }
     }
     const timeoutMs = timeoutOf(group);
     const { attempt, running } = invokeOnce(group, handlers[group], event, { timeoutMs });
-    let integrationTimer: NodeJS.Timeout | undefined;
-    const integrationTimedOut = new Promise<'integration-timeout'>((resolve) => {
-      integrationTimer = setTimeout(() => resolve('integration-timeout'), integrationTimeoutMs);
-    });
-    const outcome = await Promise.race([attempt, integrationTimedOut]);
-    clearTimeout(integrationTimer);
+    const integration = new AbortController();
+    const outcome = await Promise.race([attempt, delay(integrationTimeoutMs, 'integration-timeout' as const, { signal: integration.signal })]);
+    integration.abort();
 
     if (outcome === 'integration-timeout' || (!outcome.ok && outcome.error instanceof FunctionTimeoutError)) {
       // Lambda would stop a timed-out function; here the handler keeps running in this process.
       const started = Date.now();
-      running.then(
-        () => log({ level: 'WARN', ...where, afterMs: Date.now() - started, message: 'the handler the gateway gave up on has now finished' }),
-        () => log({ level: 'WARN', ...where, afterMs: Date.now() - started, message: 'the handler the gateway gave up on has now failed' }),
-      );
+      const ended = (how: string) => () => log({ level: 'WARN', ...where, afterMs: Date.now() - started, message: `the handler the gateway gave up on has now ${how}` });
+      running.then(ended('finished'), ended('failed'));
     }
     if (outcome === 'integration-timeout') {
-      log({ level: 'WARN', ...where, message: `integration timeout after ${integrationTimeoutMs} ms: 503; the handler keeps running in this process` });
-      return answer(response, ANSWERS.unavailable);
+      return refuse('WARN', ANSWERS.unavailable, `integration timeout after ${integrationTimeoutMs} ms: 503; the handler keeps running in this process`);
     }
     if (!outcome.ok) {
       // As Lambda's runtime logs an "Invoke Error" in the function's log.
-      const timedOut = outcome.error instanceof FunctionTimeoutError;
-      log({
-        level: timedOut ? 'WARN' : 'ERROR',
-        ...where,
-        awsRequestId: outcome.awsRequestId,
-        errorType: errorType(outcome.error),
-        errorMessage: outcome.error instanceof Error ? outcome.error.message : String(outcome.error),
-        message: timedOut ? `the function ran past its ${timeoutMs} ms timeout: 500; the handler keeps running in this process` : 'function error: 500',
-      });
-      return answer(response, ANSWERS.internalError);
+      const { error, awsRequestId } = outcome;
+      const details = { awsRequestId, errorType: errorType(error), errorMessage: errorMessage(error) };
+      if (!(error instanceof FunctionTimeoutError)) return refuse('ERROR', ANSWERS.internalError, 'function error: 500', details);
+      return refuse('WARN', ANSWERS.internalError, `the function ran past its ${timeoutMs} ms timeout: 500; the handler keeps running in this process`, details);
     }
-
     const resultBytes = Buffer.byteLength(JSON.stringify(outcome.result ?? null));
     if (resultBytes > HTTP_API_LIMITS.invokeResponseBytes) {
-      log({ level: 'ERROR', ...where, resultBytes, message: `the result is over Lambda's ${HTTP_API_LIMITS.invokeResponseBytes}-byte response payload: 500` });
-      return answer(response, ANSWERS.internalError);
+      return refuse('ERROR', ANSWERS.internalError, `the result is over Lambda's ${HTTP_API_LIMITS.invokeResponseBytes}-byte response payload: 500`, { resultBytes });
     }
     const result = toResponse(outcome.result);
-    if (!result) {
-      log({ level: 'ERROR', ...where, message: 'the result is not a payload 2.0 response (statusCode): 500' });
-      return answer(response, ANSWERS.internalError);
-    }
+    if (!result) return refuse('ERROR', ANSWERS.internalError, 'the result is not a payload 2.0 response (statusCode): 500');
     try {
       write(response, result);
     } catch (error) {
       // Node refused a header or status of the result: API Gateway would not send it either.
       log({ level: 'ERROR', ...where, errorType: errorType(error), message: 'the result has a header API Gateway cannot send: 500' });
-      if (!response.headersSent) answer(response, ANSWERS.internalError);
-      else response.destroy();
+      answerFailed(response);
     }
   }
 
@@ -127,8 +109,7 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
     serve(request, response).catch((error: unknown) => {
       if (response.destroyed || request.destroyed) return; // the client went away
       log({ level: 'ERROR', source: 'local-gateway', errorType: errorType(error), message: 'the local gateway itself failed: 500' });
-      if (!response.headersSent) answer(response, ANSWERS.internalError);
-      else response.destroy();
+      answerFailed(response);
     });
   };
 }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Context } from 'aws-lambda';
 import { resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 import { outsideAnyFunction } from './kernel/function-context';
@@ -22,54 +23,33 @@ const handlerModules: Record<ResourceGroup, () => Promise<{ handler: unknown }>>
 /** How long after the stack answers the handler modules nobody has called yet start loading. */
 const WARM_AFTER_MS = 1_000;
 
-export interface HandlerModules {
-  /** The handlers loaded so far, by group: the gateway's table. */
-  handlers: Record<ResourceGroup, LambdaHandler>;
-  /** Loads a group's module once (a function's init); its handler. */
-  load(group: ResourceGroup): Promise<LambdaHandler>;
-  /** The group's handler for an event source: its module loaded on the first event. */
-  handlerOf<E, R>(group: ResourceGroup): (event: E, context: Context) => Promise<R>;
-  /**
-   * Once `after` settles and a second more has passed, loads the modules nobody has called yet, one at
-   * a time, so that a module that fails to load is reported now and no developer's first call waits.
-   */
-  warm(after: Promise<unknown>): { stop(): Promise<void> };
-}
-
 /**
- * The functions' handler modules, each loaded as Lambda starts a function: on its group's first
- * request or event, after the stack answers, so none is on the start-up path. A module loads once for
- * every function that shares it, outside any invocation (`outsideAnyFunction`): what it reads as it
- * loads comes from the process's environment, what it reads while a function runs from that function's.
+ * The functions' handler modules, each loaded on its group's first request or event, as Lambda starts a
+ * function; once, outside any invocation, so what it reads as it loads comes from the process's environment.
  */
-export function handlerModulesOf(modules = handlerModules): HandlerModules {
+export function handlerModulesOf(modules = handlerModules) {
+  // The handlers loaded so far, by group: the gateway's table.
   const handlers = {} as Record<ResourceGroup, LambdaHandler>;
   const loads = new Map<ResourceGroup, Promise<LambdaHandler>>();
+  // A function's init: its group's module loaded once.
   const load = (group: ResourceGroup): Promise<LambdaHandler> => {
-    let loading = loads.get(group);
-    if (!loading) {
-      loading = outsideAnyFunction(() => modules[group]()).then(({ handler }) => (handlers[group] = handler as LambdaHandler));
-      loads.set(group, loading);
-    }
-    return loading;
+    if (!loads.has(group)) loads.set(group, outsideAnyFunction(() => modules[group]()).then(({ handler }) => (handlers[group] = handler as LambdaHandler)));
+    return loads.get(group)!;
   };
+  // The group's handler for an event source: its module loaded on the first event.
   const handlerOf =
     <E, R>(group: ResourceGroup) =>
     async (event: E, context: Context): Promise<R> =>
       ((await load(group)) as unknown as (e: E, c: Context) => Promise<R>)(event, context);
 
+  // Once `after` settles and a second more has passed, loads the modules nobody has called yet, one at a time.
   const warm = (after: Promise<unknown>) => {
-    let stopping = false;
-    let wake = () => undefined as void;
+    const stopping = new AbortController();
     const warming = (async () => {
       await after;
-      if (stopping) return;
-      await new Promise<void>((resolveLater) => {
-        const timer = setTimeout(resolveLater, WARM_AFTER_MS);
-        wake = () => (clearTimeout(timer), resolveLater());
-      });
+      await delay(WARM_AFTER_MS, undefined, { signal: stopping.signal }).catch(() => undefined);
       for (const group of resourceGroups) {
-        if (stopping) return;
+        if (stopping.signal.aborted) return;
         await load(group).catch((error: unknown) => {
           const message = error instanceof Error ? error.message : String(error);
           console.error(JSON.stringify({ level: 'ERROR', source: 'local-stack', function: group, message: `the handler module failed to load: its requests answer 500 (${message})` }));
@@ -78,8 +58,7 @@ export function handlerModulesOf(modules = handlerModules): HandlerModules {
     })();
     return {
       stop: async () => {
-        stopping = true;
-        wake();
+        stopping.abort();
         await warming;
       },
     };

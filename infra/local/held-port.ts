@@ -1,13 +1,9 @@
 import type { Server } from 'node:http';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import { once } from 'node:events';
 import { HOST } from './emulator-ports';
 
-/**
- * A loopback port taken now for an HTTP server that starts later. Connections that arrive meanwhile
- * wait, paused, and are handed to the server once it is there; from then on each connection goes
- * straight to it (the socket itself is passed on: no proxy, no copy). The stack announces the port at
- * once and starts the server off its start-up path; a client that calls early only waits.
- */
+/** A loopback port taken now for an HTTP server that starts later: connections wait for it, then are handed over. */
 export interface HeldPort {
   port: number;
   /** From now on connections go to `server` (which may listen elsewhere or nowhere); the waiting ones first. */
@@ -17,14 +13,10 @@ export interface HeldPort {
   close(): Promise<void>;
 }
 
-function listenOn(server: NetServer, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, HOST, () => {
-      server.off('error', reject);
-      resolve((server.address() as { port: number }).port);
-    });
-  });
+async function listenOn(server: NetServer, port: number): Promise<number> {
+  server.listen(port, HOST);
+  await once(server, 'listening');
+  return (server.address() as { port: number }).port;
 }
 
 /** Holds `preferred` when it is free (a restart keeps its URLs), else a free port. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Context } from 'aws-lambda';
 import { groupAccess } from '../cloud/group-access';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
@@ -9,8 +10,8 @@ import { retryDelaysFromEnv } from './deployment/overrides';
 
 /**
  * Invoking a function of the local stack as Lambda does: one attempt with the function's timeout and
- * context (used by the gateway for synchronous invocations and by the event sources), and asynchronous
- * invocations with Lambda's retries and on-failure path (used for the bulk bucket's S3 events).
+ * context (for the gateway and the event sources), asynchronous invocations with Lambda's retries and
+ * on-failure path (for the bulk bucket's S3 events), and the loop an event source polls in.
  */
 
 /** One line of the local stack's own log (never personal data). */
@@ -19,10 +20,13 @@ export type LocalLog = (record: Record<string, unknown>) => void;
 /** One JSON line on stderr, like the functions' structured logs. */
 export const defaultLog: LocalLog = (record) => console.error(JSON.stringify({ timestamp: new Date().toISOString(), ...record }));
 
-/**
- * The function's timeout as the CDK stack sets it (`infra/cloud/group-access.ts`, 10 s by default), for
- * a gateway or poller run without the stack; the stack gives the template's own.
- */
+/** The log lines Lambda's service would write about `group`'s invocations. */
+export const lambdaLog =
+  (log: LocalLog, group: ResourceGroup) =>
+  (level: 'WARN' | 'ERROR', message: string, details: Record<string, unknown> = {}) =>
+    log({ level, source: 'local-lambda', function: group, ...details, message });
+
+/** The function's timeout as the CDK stack sets it (10 s by default), for a gateway or poller run without the stack. */
 export function functionTimeoutMs(group: ResourceGroup): number {
   return (groupAccess[group]?.timeoutSeconds ?? 10) * 1000;
 }
@@ -55,15 +59,11 @@ export class FunctionTimeoutError extends Error {
 }
 
 /** How one invocation ended, as Lambda's Invoke reports it. */
-export type Attempt<R> =
-  | { ok: true; result: R; awsRequestId: string }
-  | { ok: false; error: unknown; awsRequestId: string };
+export type Attempt<R> = { ok: true; result: R; awsRequestId: string } | { ok: false; error: unknown; awsRequestId: string };
 
 /**
- * Runs one invocation of `group`'s handler as its function (so local IAM applies that function's role),
- * with the function's timeout: past it the invocation is a function error (`Sandbox.Timedout`), as
- * in Lambda. Lambda would stop the function there; here its promise keeps running in this process,
- * so `onLateSettle` reports when it finally ends.
+ * One invocation of `group`'s handler as its function (so local IAM applies its role), a function error
+ * past its timeout, as in Lambda; the promise keeps running here, so `onLateSettle` reports its end.
  */
 export function invokeOnce<E, R>(
   group: ResourceGroup,
@@ -99,7 +99,7 @@ export function invokeOnce<E, R>(
   return { attempt, running };
 }
 
-/** The error an asynchronous event is given up with once it is older than its maximum age (Lambda's `EventAgeExceeded`). */
+/** The error an asynchronous event is given up with once older than its maximum age (Lambda's `EventAgeExceeded`). */
 export class EventAgeExceededError extends Error {
   override readonly name = 'EventAgeExceeded';
 }
@@ -116,45 +116,30 @@ export function destinationRecord<T extends object>(invocation: { requestId: str
   };
 }
 
-/** What Lambda does with an event whose every attempt failed, or which grew too old (its on-failure destination). */
-export type OnFailure<E> = (event: E, error: unknown, attempts: number) => void | Promise<void>;
-
 export interface AsyncInvokerOptions<E> {
   group: ResourceGroup;
   handler: (event: E, context: Context) => Promise<unknown>;
-  onFailure: OnFailure<E>;
-  /**
-   * The waits before each retry; their number is the number of retries (Lambda's 0 to 2, 2 by
-   * default). Lambda waits about 1 and 2 minutes; locally `LOCAL_ASYNC_RETRY_DELAYS_MS` (for example
-   * `60000,120000`) or 1 s and 2 s, so that a failing job ends visibly within seconds.
-   */
+  /** What Lambda does with an event whose every attempt failed, or which grew too old (its on-failure destination). */
+  onFailure: (event: E, error: unknown, attempts: number) => void | Promise<void>;
+  /** The waits before each retry, one per retry (`LOCAL_ASYNC_RETRY_DELAYS_MS` by default). */
   retryDelaysMs?: readonly number[];
-  /** Defaults to the function's own timeout (900 s for `bulk-worker`). */
+  /** Defaults to the function's own timeout. */
   timeoutMs?: number;
   memoryMb?: number;
-  /** An event this old is not tried again: it goes to the on-failure path (Lambda's default: 6 hours). */
+  /** An event this old is not tried again (Lambda's default: 6 hours). */
   maxEventAgeMs?: number;
   log?: LocalLog;
 }
 
-/** How an asynchronous invocation ended, for callers (tests) that wait for it. */
-export interface AsyncOutcome {
-  ok: boolean;
-  attempts: number;
-}
-
 /**
- * An invoker with Lambda's asynchronous semantics: the caller does not wait (it gets a promise it may
- * ignore, as S3 gets a 202); each attempt receives its own copy of the event, as Lambda deserialises
- * it anew; a function error (thrown, or a timeout) is retried after each delay; once the retries are
- * spent, or the event older than its maximum age (`EventAgeExceededError`), `onFailure(event, error,
- * attempts)` runs once. A success stops the retries.
+ * An invoker with Lambda's asynchronous semantics (docs/local-stack.md#asynchronous-invocations); each
+ * attempt gets its own copy of the event. The promise tells callers that wait (tests) how it ended.
  */
-export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): (event: E) => Promise<AsyncOutcome> {
+export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): (event: E) => Promise<{ ok: boolean; attempts: number }> {
   const delays = options.retryDelaysMs ?? retryDelaysFromEnv();
   const timeoutMs = options.timeoutMs ?? functionTimeoutMs(options.group);
   const maxEventAgeMs = options.maxEventAgeMs ?? 6 * 60 * 60 * 1000;
-  const log = options.log ?? defaultLog;
+  const say = lambdaLog(options.log ?? defaultLog, options.group);
   return async (event) => {
     const queuedAt = Date.now();
     let lastError: unknown;
@@ -166,32 +151,21 @@ export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): (event: 
         break;
       }
       attempts++;
-      const { attempt: outcome } = invokeOnce(options.group, options.handler, structuredClone(event), {
+      const result = await invokeOnce(options.group, options.handler, structuredClone(event), {
         timeoutMs,
-        ...(options.memoryMb ? { memoryMb: options.memoryMb } : {}),
-        onLateSettle: (how) =>
-          log({ level: 'WARN', source: 'local-lambda', function: options.group, message: `a timed-out asynchronous invocation ${how} after all (Lambda would have stopped it)` }),
-      });
-      const result = await outcome;
+        memoryMb: options.memoryMb,
+        onLateSettle: (how) => say('WARN', `a timed-out asynchronous invocation ${how} after all (Lambda would have stopped it)`),
+      }).attempt;
       if (result.ok) return { ok: true, attempts };
       lastError = result.error;
       const retrying = attempts <= delays.length;
-      log({
-        level: retrying ? 'WARN' : 'ERROR',
-        source: 'local-lambda',
-        function: options.group,
-        awsRequestId: result.awsRequestId,
-        attempt: attempts,
-        errorType: errorType(result.error),
-        message: retrying
-          ? `asynchronous invocation failed; retry in ${delays[attempts - 1]} ms`
-          : 'asynchronous invocation failed; retries spent, running the on-failure path',
-      });
+      const message = retrying ? `asynchronous invocation failed; retry in ${delays[attempts - 1]} ms` : 'asynchronous invocation failed; retries spent, running the on-failure path';
+      say(retrying ? 'WARN' : 'ERROR', message, { awsRequestId: result.awsRequestId, attempt: attempts, errorType: errorType(result.error) });
     }
     try {
       await options.onFailure(event, lastError, attempts);
     } catch (error) {
-      log({ level: 'ERROR', source: 'local-lambda', function: options.group, errorType: errorType(error), message: 'the on-failure path itself failed' });
+      say('ERROR', 'the on-failure path itself failed', { errorType: errorType(error) });
     }
     return { ok: false, attempts };
   };
@@ -200,4 +174,26 @@ export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): (event: 
 /** An error's type without its message, which may carry data from the request. */
 export function errorType(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
+}
+
+/**
+ * The loop an event source polls in until `signal` aborts: `step` answers whether it found work; when
+ * it did not, the loop waits `idleMs`, and after an error (logged by `onError`) `afterErrorMs`.
+ */
+export async function pollUntilStopped(
+  signal: AbortSignal,
+  step: () => Promise<boolean>,
+  waits: { idleMs: number; afterErrorMs: number },
+  onError: (error: unknown) => void,
+): Promise<void> {
+  const pause = (ms: number) => (ms > 0 ? delay(ms, undefined, { signal }).catch(() => undefined) : undefined);
+  while (!signal.aborted) {
+    try {
+      if (!(await step())) await pause(waits.idleMs);
+    } catch (error) {
+      if (signal.aborted) return;
+      onError(error);
+      await pause(waits.afterErrorMs);
+    }
+  }
 }

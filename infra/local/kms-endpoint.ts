@@ -1,57 +1,36 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import { envNames } from '../../shared/kernel/config';
-import { readBody } from './kernel/gateway-answers';
-import { answerJson, serveOnLoopback } from './kernel/gateway-port';
+import { AwsJsonError as KmsError, awsJsonServer } from './aws-json-endpoint';
+import { serveOnLoopback } from './kernel/gateway-port';
 import { localKeyArn } from './deployment/overrides';
 import type { TemplateDeployment } from './template/template-deployment';
 import type { Teardown } from './kernel/teardown';
 import { localArn } from './kernel/local-account';
 
 /**
- * A local KMS for the sealing keys (docs/local-stack.md): GenerateDataKey and Decrypt on symmetric
- * keys, answered as KMS answers them, so the product's one code path (shared/adapters/sealing/envelope.ts)
- * runs here as in AWS and each call passes local IAM, which checks it against the calling function's
- * role in the template. The keys are the template's sealing keys, named by the ARNs the functions'
- * environments get (`localKeyArn`); their material is 32 random bytes each, kept in the data directory
- * (`sealing-keys.json`, as the token signing key is), made on the first start. A ciphertext blob is
- * this endpoint's own: the key's ARN, then AES-256-GCM of the data key, the ARN and the encryption
- * context as associated data, so a blob opens only under its key and with its context, as in KMS.
+ * A local KMS for the template's sealing keys (GenerateDataKey and Decrypt), so the product's one code
+ * path (shared/adapters/sealing/envelope.ts) runs here as in AWS. A blob is the key's ARN, then the data
+ * key sealed with AES-256-GCM, the ARN and the encryption context as associated data: it opens only
+ * under its key and with its context, as in KMS.
  */
 
 const SEALING_VARIABLES: readonly string[] = [envNames.providerSecretsKey, envNames.mailPasswordsKey];
 
 /** The ARNs of the keys the functions' sealing variables name. */
 export function sealingKeyArns(deployment: TemplateDeployment): string[] {
-  const arns = deployment.functions.flatMap((fn) =>
-    Object.entries(fn.environment)
-      .filter(([name]) => SEALING_VARIABLES.includes(name))
-      .map(([, declared]) => localKeyArn(declared)),
-  );
-  return [...new Set(arns.filter((arn): arn is string => arn !== undefined))].sort();
+  const arns = deployment.functions.flatMap((fn) => SEALING_VARIABLES.map((name) => localKeyArn(fn.environment[name])));
+  return [...new Set(arns.filter((arn) => arn !== undefined))].sort();
 }
 
 /** The keys' material, made once per key and kept in `file` (readable by its owner only). */
 function keyMaterial(file: string, arns: readonly string[]): Map<string, Buffer> {
   const stored = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, string>) : {};
-  let added = false;
-  for (const arn of arns) {
-    if (stored[arn]) continue;
-    stored[arn] = randomBytes(32).toString('base64');
-    added = true;
-  }
-  if (added || !existsSync(file)) writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
+  const missing = arns.filter((arn) => !stored[arn]);
+  for (const arn of missing) stored[arn] = randomBytes(32).toString('base64');
+  if (missing.length > 0 || !existsSync(file)) writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
   return new Map(Object.entries(stored).map(([arn, material]) => [arn, Buffer.from(material, 'base64')]));
-}
-
-class KmsError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 /** The encryption context as associated data: its pairs sorted, so their order does not matter (as in KMS). */
@@ -104,29 +83,12 @@ export function createLocalKms(file: string, arns: readonly string[]): Server {
     return { KeyId: arn, Plaintext: plaintext.toString('base64'), EncryptionAlgorithm: 'SYMMETRIC_DEFAULT' };
   };
 
-  const operations: Record<string, (input: Record<string, unknown>) => unknown> = {
-    'TrentService.GenerateDataKey': generateDataKey,
-    'TrentService.Decrypt': decrypt,
-  };
-
-  const respond = (response: ServerResponse, status: number, body: unknown) => answerJson(response, status, body, 'application/x-amz-json-1.1');
-
-  const handle = async (request: IncomingMessage, response: ServerResponse) => {
-    const body = (await readBody(request, 64 * 1024)) ?? Buffer.alloc(0);
-    const operation = operations[String(request.headers['x-amz-target'] ?? '')];
-    if (request.method !== 'POST' || !operation) {
-      return respond(response, 400, { __type: 'UnknownOperationException', message: 'The local KMS answers GenerateDataKey and Decrypt only' });
-    }
-    try {
-      respond(response, 200, operation(JSON.parse(body.toString('utf8') || '{}') as Record<string, unknown>));
-    } catch (error) {
-      if (error instanceof KmsError) return respond(response, 400, { __type: error.type, message: error.message });
-      respond(response, 400, { __type: 'SerializationException', message: 'The request is not JSON' });
-    }
-  };
-
-  return createServer((request, response) => {
-    handle(request, response).catch(() => respond(response, 500, { __type: 'KMSInternalException', message: 'The local KMS failed' }));
+  return awsJsonServer({
+    operations: { 'TrentService.GenerateDataKey': generateDataKey, 'TrentService.Decrypt': decrypt },
+    maxBodyBytes: 64 * 1024,
+    unknownOperation: 'The local KMS answers GenerateDataKey and Decrypt only',
+    notJson: 'The request is not JSON',
+    internalError: ['KMSInternalException', 'The local KMS failed'],
   });
 }
 

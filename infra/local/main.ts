@@ -30,15 +30,11 @@ function fail(message: string, code = 1): never {
 }
 
 function usageError(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
+  return fail(`${message}\n\n${USAGE}`, 2);
 }
 
 /** The command that starts this stack again on another port, for the port-in-use line. */
-function restartHint(dataDir: string): string {
-  const dirArgs = dataDir === DEFAULT_DATA_DIR ? '' : ` -- --data-dir ${dataDir}`;
-  return `PORT=<another port> npm start${dirArgs}`;
-}
+const restartHint = (dataDir: string) => `PORT=<another port> npm start${dataDir === DEFAULT_DATA_DIR ? '' : ` -- --data-dir ${dataDir}`}`;
 
 function banner(info: StackInfo, dataDir: string, ms: number): string {
   const org = info.orgs[0]!;
@@ -68,24 +64,14 @@ function banner(info: StackInfo, dataDir: string, ms: number): string {
 }
 
 function readOptions(): { fresh: boolean; dataDir: string; port: number } {
-  // `npm start --fresh` (no `--`) hands --fresh to npm, which keeps it as its own setting and starts
-  // the script without it: say so rather than start on old data.
-  for (const [option, variable] of [
-    ['--fresh', 'npm_config_fresh'],
-    ['--data-dir <dir>', 'npm_config_data_dir'],
-  ] as const) {
-    if (process.env[variable] !== undefined) {
-      fail(`npm took ${option.split(' ')[0]} as its own option and would not pass it on: run npm start -- ${option}`, 2);
-    }
+  // `npm start --fresh` (no `--`) is npm's own setting, not passed on: say so rather than start on old data.
+  for (const [option, variable] of [['--fresh', 'npm_config_fresh'], ['--data-dir <dir>', 'npm_config_data_dir']] as const) {
+    if (process.env[variable] !== undefined) fail(`npm took ${option.split(' ')[0]} as its own option and would not pass it on: run npm start -- ${option}`, 2);
   }
   let parsed;
   try {
-    parsed = parseArgs({
-      args: process.argv.slice(2),
-      strict: true,
-      allowPositionals: false,
-      options: { fresh: { type: 'boolean' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
+    // Strict, without positionals: parseArgs's defaults, over the script's own arguments.
+    parsed = parseArgs({ options: { fresh: { type: 'boolean' }, 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
   } catch (error) {
     usageError(error instanceof Error ? error.message : String(error));
   }
@@ -123,10 +109,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     console.log(`\n${signal}: stopping the local stack…`);
-    stack
-      ?.stop()
-      .then(() => process.exit(0))
-      .catch(() => process.exit(1));
+    void stack?.stop().then(() => process.exit(0), () => process.exit(1));
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

@@ -1,18 +1,14 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
-import { defaultLog, errorType, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
+import { defaultLog, errorType, functionTimeoutMs, invokeOnce, lambdaLog, pollUntilStopped, type LocalLog } from './invoke';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_RECEIVE_MESSAGES, SQS_MAX_WAIT_SECONDS } from './sqs/sqs-model';
-import { sleep } from '../../shared/kernel/retry';
 import { LOCAL_REGION } from './kernel/local-account';
 
 /**
- * Lambda's SQS event source mapping, on the local stack: pollers long-poll the queue through the SQS
- * API, hand each batch to the function (as that function, with its timeout, so local IAM checks its
- * calls) as soon as a message is there, and delete what it handled. With `ReportBatchItemFailures` a
- * batch item failure leaves that message alone; an invocation that fails or times out deletes nothing.
- * Either way the messages left come back after the queue's visibility timeout, and the queue's redrive
- * policy moves a message received too often to its dead-letter queue, as in AWS.
+ * Lambda's SQS event source mapping on the local stack (docs/local-stack.md#the-local-sqs-queues):
+ * pollers long-poll the queue, hand each batch to the function as that function, and delete what it
+ * handled; what is left comes back after the queue's visibility timeout, as in AWS.
  */
 
 type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
@@ -41,12 +37,6 @@ export interface QueuePoller {
   stop(): Promise<void>;
 }
 
-/** `arn:aws:sqs:<region>:<account>:<name>` from `…/<account>/<name>`. */
-function arnOf(queueUrl: string, region: string): string {
-  const [account, name] = new URL(queueUrl).pathname.split('/').filter(Boolean);
-  return `arn:aws:sqs:${region}:${account}:${name}`;
-}
-
 /** A received message as Lambda hands it to the function. */
 function lambdaRecord(message: Message, eventSourceARN: string, awsRegion: string): SQSRecord {
   const messageAttributes: SQSRecord['messageAttributes'] = {};
@@ -73,11 +63,7 @@ function lambdaRecord(message: Message, eventSourceARN: string, awsRegion: strin
   };
 }
 
-/**
- * The messages of `batch` to delete after the invocation: all but the reported failures (all, when the
- * mapping does not read them). A response naming a message not in the batch (or an empty identifier)
- * fails the whole batch, as Lambda does.
- */
+/** The messages to delete: all but the reported failures; a failure naming no message of the batch fails it all, as in Lambda. */
 function handled(batch: Message[], response: SQSBatchResponse | void, reportsFailures: boolean): Message[] {
   if (!reportsFailures) return batch;
   const failures = response?.batchItemFailures ?? [];
@@ -88,95 +74,58 @@ function handled(batch: Message[], response: SQSBatchResponse | void, reportsFai
 }
 
 export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
-  const region = options.region ?? LOCAL_REGION;
-  const batchSize = options.batchSize ?? 10;
-  const concurrency = options.concurrency ?? 1;
+  const { queueUrl, functionName: fn, region = LOCAL_REGION, batchSize = 10, concurrency = 1 } = options;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > SQS_MAX_RECEIVE_MESSAGES) throw new Error(`The queue poller's batchSize must be an integer from 1 to ${SQS_MAX_RECEIVE_MESSAGES}.`);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("The queue poller's concurrency must be a positive integer.");
-  const sqs = new SQSClient({
-    endpoint: options.endpoint,
-    region,
-    credentials: options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  const log = options.log ?? defaultLog;
-  const fn = options.functionName;
+  const credentials = options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' };
+  const sqs = new SQSClient({ endpoint: options.endpoint, region, credentials });
+  const say = lambdaLog(options.log ?? defaultLog, fn);
   const timeoutMs = options.timeoutMs ?? functionTimeoutMs(fn);
-  const eventSourceARN = arnOf(options.queueUrl, region);
-  const abort = new AbortController();
-  let stopped = false;
+  // `arn:aws:sqs:<region>:<account>:<name>` from `…/<account>/<name>`.
+  const [account, name] = new URL(queueUrl).pathname.split('/').filter(Boolean);
+  const eventSourceARN = `arn:aws:sqs:${region}:${account}:${name}`;
 
   async function deleteAll(messages: Message[]): Promise<void> {
     for (let start = 0; start < messages.length; start += SQS_MAX_BATCH_ENTRIES) {
       const entries = messages.slice(start, start + SQS_MAX_BATCH_ENTRIES).map((message, index) => ({ Id: String(index), ReceiptHandle: message.ReceiptHandle! }));
-      const answer = await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: options.queueUrl, Entries: entries }));
-      if (answer.Failed?.length) log({ level: 'WARN', source: 'local-lambda', function: fn, failed: answer.Failed.length, message: 'deleting handled messages failed; they will be delivered again' });
+      const answer = await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+      if (answer.Failed?.length) say('WARN', 'deleting handled messages failed; they will be delivered again', { failed: answer.Failed.length });
     }
   }
 
   async function invoke(batch: Message[]): Promise<void> {
     const event: SQSEvent = { Records: batch.map((message) => lambdaRecord(message, eventSourceARN, region)) };
-    const { attempt } = invokeOnce(fn, options.handler, event, {
+    const result = await invokeOnce(fn, options.handler, event, {
       timeoutMs,
-      ...(options.memoryMb ? { memoryMb: options.memoryMb } : {}),
-      onLateSettle: (how) => log({ level: 'WARN', source: 'local-lambda', function: fn, message: `a timed-out queue invocation ${how} after all (Lambda would have stopped it)` }),
-    });
-    const result = await attempt;
+      memoryMb: options.memoryMb,
+      onLateSettle: (how) => say('WARN', `a timed-out queue invocation ${how} after all (Lambda would have stopped it)`),
+    }).attempt;
+    const about = { awsRequestId: result.awsRequestId, batchSize: batch.length };
     if (!result.ok) {
-      log({
-        level: 'WARN',
-        source: 'local-lambda',
-        function: fn,
-        awsRequestId: result.awsRequestId,
-        errorType: errorType(result.error),
-        batchSize: batch.length,
-        message: 'queue batch failed; its messages come back after their visibility timeout',
-      });
-      return;
+      return say('WARN', 'queue batch failed; its messages come back after their visibility timeout', { ...about, errorType: errorType(result.error) });
     }
     const done = handled(batch, result.result, options.reportBatchItemFailures ?? true);
     if (done.length < batch.length) {
-      log({
-        level: 'WARN',
-        source: 'local-lambda',
-        function: fn,
-        awsRequestId: result.awsRequestId,
-        failed: batch.length - done.length,
-        batchSize: batch.length,
-        message: 'queue batch items failed; they come back after their visibility timeout',
-      });
+      say('WARN', 'queue batch items failed; they come back after their visibility timeout', { ...about, failed: batch.length - done.length });
     }
     if (done.length > 0) await deleteAll(done);
   }
 
-  async function poll(): Promise<void> {
-    while (!stopped) {
-      try {
-        const { Messages = [] } = await sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: options.queueUrl,
-            MaxNumberOfMessages: batchSize,
-            WaitTimeSeconds: SQS_MAX_WAIT_SECONDS,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-          { abortSignal: abort.signal },
-        );
-        if (Messages.length > 0) await invoke(Messages);
-      } catch (error) {
-        if (stopped) return;
-        log({ level: 'ERROR', source: 'local-lambda', function: fn, errorType: errorType(error), message: 'polling the queue failed; trying again in 1 s' });
-        await sleep(1000);
-      }
-    }
-  }
-
-  const pollers = Array.from({ length: concurrency }, () => poll());
+  const stopping = new AbortController();
+  const attributes = { MessageSystemAttributeNames: ['All' as const], MessageAttributeNames: ['All'] };
+  const request = { QueueUrl: queueUrl, MaxNumberOfMessages: batchSize, WaitTimeSeconds: SQS_MAX_WAIT_SECONDS, ...attributes };
+  const receive = async () => {
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand(request), { abortSignal: stopping.signal });
+    if (Messages.length > 0) await invoke(Messages);
+    return true; // A long poll has waited already.
+  };
+  const onError = (error: unknown) => say('ERROR', 'polling the queue failed; trying again in 1 s', { errorType: errorType(error) });
+  const pollers = Array.from({ length: concurrency }, () => pollUntilStopped(stopping.signal, receive, { idleMs: 0, afterErrorMs: 1000 }, onError));
 
   return {
     stop: async () => {
-      stopped = true;
       // A long poll waiting for messages ends now; an invocation in progress runs to its end (at most the function's timeout).
-      abort.abort();
+      stopping.abort();
       await Promise.all(pollers);
       sqs.destroy();
     },

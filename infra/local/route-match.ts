@@ -2,24 +2,16 @@
 import type { Route } from '../../shared/edge/api/routes';
 
 /** A route with its path as a pattern, and the names of its path parameters in order. */
-export interface CompiledRoute {
-  route: Route;
-  pattern: RegExp;
-  names: string[];
-}
+export interface CompiledRoute { route: Route; pattern: RegExp; names: string[] }
 
 function compile(route: Route): CompiledRoute {
   const names: string[] = [];
-  const source = route.fullPath
-    .split('/')
-    .map((segment) => {
-      const param = segment.match(/^\{([A-Za-z0-9_]+)\}$/);
-      if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(param[1]!);
-      return '([^/]+)';
-    })
-    .join('/');
-  return { route, pattern: new RegExp(`^${source}$`), names };
+  const segments = route.fullPath.split('/').map((segment) => {
+    const param = /^\{([A-Za-z0-9_]+)\}$/.exec(segment);
+    if (param) names.push(param[1]!);
+    return param ? '([^/]+)' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  });
+  return { route, pattern: new RegExp(`^${segments.join('/')}$`), names };
 }
 
 /**
@@ -31,10 +23,8 @@ export function compileRoutes(routes: Route[]): CompiledRoute[] {
 }
 
 /**
- * HTTP API hands the function percent-decoded path values (live captures: `space%20value` arrives as
- * `space value`). What it does with a value that does not decode (`%`, `%zz`, a cut or invalid UTF-8
- * sequence such as `%E0%A4%A` or `%C0%AF`) is not documented; here it reaches the function as it was
- * sent, so the gateway never fails on it and the function answers for it.
+ * HTTP API hands the function percent-decoded path values; a value that does not decode (`%`, `%zz`,
+ * `%C0%AF`; undocumented) reaches the function as sent, so the gateway never fails on it.
  */
 export function decodePathValue(raw: string): string {
   try {

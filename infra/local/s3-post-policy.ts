@@ -1,34 +1,19 @@
 import Busboy from '@fastify/busboy';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AwsCredentialIdentity as Credentials } from '@smithy/types';
 
 /**
- * S3's browser-based upload (POST Object) as AWS checks it, in front of the S3 emulator, which stores a POST
- * upload without reading its policy: the policy's SigV4 signature, its expiration, every condition
- * (`eq`, `starts-with`, exact matches, `content-length-range`), and no form field the policy does not
- * name. A refusal is AWS's status and XML error, and nothing reaches the S3 emulator; an accepted upload is
- * passed to the S3 emulator unchanged. Every other request goes straight to the S3 emulator.
+ * S3's browser-based upload (POST Object) checked as AWS checks it, in front of the S3 emulator, which
+ * does not read its policy (docs/local-stack.md#the-local-s3 lists the answers).
  * https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
  */
 
-export interface Credentials {
-  accessKeyId: string;
-  secretAccessKey: string;
-}
-
 /** Why S3 refuses a POST upload: its status, error code, message and detail elements. */
-export interface S3Refusal {
-  status: number;
-  code: string;
-  message: string;
-  detail?: Record<string, string | number>;
-}
+export type S3Refusal = { status: number; code: string; message: string; detail?: Record<string, string | number> };
 
 /** What a valid policy allows of the file: its size range, in bytes. */
-export interface PolicyBounds {
-  minBytes: number;
-  maxBytes: number;
-}
+export type PolicyBounds = { minBytes: number; maxBytes: number };
 
 type Condition = Record<string, unknown> | unknown[];
 
@@ -52,10 +37,7 @@ function parsePolicy(encoded: string): { expiration?: unknown; conditions?: unkn
   }
 }
 
-/**
- * Checks a POST upload's form fields (names lower-cased, those before the file) against its policy,
- * for `bucket`: the size bounds the policy sets, or why S3 refuses the upload.
- */
+/** Checks a POST upload's form fields (lower-cased, before the file) against its policy: its size bounds, or S3's refusal. */
 export function checkPostPolicy(fields: Map<string, string>, bucket: string, credentials: Credentials[], now = new Date()): PolicyBounds | S3Refusal {
   const encoded = fields.get('policy');
   // Without a policy the upload is anonymous, which a private bucket refuses.
@@ -71,11 +53,9 @@ export function checkPostPolicy(fields: Map<string, string>, bucket: string, cre
   if (fields.get('x-amz-algorithm') !== 'AWS4-HMAC-SHA256' || given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return { status: 403, code: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match the signature you provided. Check your key and signing method.' };
   }
-
   const policy = parsePolicy(encoded);
   if (!policy || typeof policy.expiration !== 'string' || !Array.isArray(policy.conditions)) return invalidPolicy('Policy could not be parsed as a valid JSON object.');
   if (!(Date.parse(policy.expiration) > now.getTime())) return invalidPolicy('Policy expired.');
-
   const valueOf = (name: string) => (name === 'bucket' ? bucket : fields.get(name));
   const named = new Set<string>();
   const bounds: PolicyBounds = { minBytes: 0, maxBytes: Number.POSITIVE_INFINITY };
@@ -150,9 +130,8 @@ function forward(incoming: IncomingMessage, response: ServerResponse, body: Buff
 const malformed: S3Refusal = { status: 400, code: 'MalformedPOSTRequest', message: 'The body of your POST request is not well-formed multipart/form-data.' };
 
 /**
- * Reads a POST upload to its end, checks it as S3 would, then forwards it to the S3 emulator (at `s3Port`) or
- * answers the refusal. The policy is checked when the file part starts (S3 reads the fields before
- * it), the file's size as it streams: a refused upload is read on but no longer kept.
+ * Reads a POST upload to its end, then forwards it or answers the refusal: the policy checked when the
+ * file part starts, the file's size as it streams; a refused upload is read on but no longer kept.
  */
 function checkUpload(incoming: IncomingMessage, response: ServerResponse, bucket: string, s3Port: number, credentials: Credentials[]): void {
   const chunks: Buffer[] = [];
@@ -176,10 +155,7 @@ function checkUpload(incoming: IncomingMessage, response: ServerResponse, bucket
     else bounds = checked;
   };
   const answer = () => {
-    if (!refusal && bounds) {
-      const outside = sizeRefusal(fileBytes, bounds);
-      if (outside) refuse(outside);
-    }
+    refusal ??= bounds && sizeRefusal(fileBytes, bounds);
     if (refusal) return answerRefusal(response, refusal);
     forward(incoming, response, Buffer.concat(chunks), s3Port);
   };
@@ -217,10 +193,7 @@ function checkUpload(incoming: IncomingMessage, response: ServerResponse, bucket
   incoming.pipe(busboy);
 }
 
-/**
- * The local S3's front server: POST uploads checked as S3 checks them, then passed to the S3 emulator (which
- * listens on `s3Port`); every other request handled by the emulator's own listener, `s3`.
- */
+/** The local S3's front server: POST uploads checked, then passed to the S3 emulator at `s3Port`; every other request to its listener `s3`. */
 export function s3Front(s3: RequestListener, s3Port: number, credentials: Credentials[]): Server {
   return createServer((incoming, response) => {
     const bucket = bucketOfPostUpload(incoming);

@@ -1,29 +1,9 @@
 import { operatorScope } from '../../shared/domain/agents/bot-scope';
 import { createAgent } from '../../shared/app/agents/agent-write.service';
-import {
-  addBot,
-  addCollection,
-  addEnvironment,
-  addFunction,
-  addPersona,
-  addSupervisor,
-  createOrganization,
-} from '../../shared/app/operator/operator.service';
+import { addBot, addCollection, addEnvironment, addFunction, addPersona, addSupervisor, createOrganization } from '../../shared/app/operator/operator.service';
 
-export interface SeededBot {
-  uuid: string;
-  name: string;
-  personas: { uuid: string; name: string }[];
-  functions: { uuid: string; name: string }[];
-  collections: { uuid: string; name: string }[];
-}
-
-export interface SeededOrg {
-  uuid: string;
-  name: string;
-  admin: { email: string; password: string };
-  environments: { uuid: string; name: string; bots: SeededBot[] }[];
-}
+/** An organization as seeded: its ADMIN's login, its environments, bots and each bot's parts, by uuid and name. */
+export type SeededOrg = Awaited<ReturnType<typeof seedDemo>>[number];
 
 const named = <T extends { uuid: string; name: string }>({ uuid, name }: T) => ({ uuid, name });
 
@@ -33,30 +13,25 @@ export const demoOrganizations = [
   { name: 'globex', adminName: 'Gus Globex', adminEmail: 'admin@globex.example', adminPassword: 'Globex-Admin-1' },
 ];
 
+/** Each bot's personas, functions and collections: the same names in every bot. */
+const botPersonas = [
+  { name: 'Helpful guide', backstory: 'Has answered customer questions for years.', personality: 'Patient, clear, warm', communicationStyle: 'EMPATHETIC_AND_HELPFUL' },
+  { name: 'Straight shooter', backstory: 'A former support lead who values time.', personality: 'Direct, precise', communicationStyle: 'CONCISE_AND_PROFESSIONAL' },
+] as const;
+const botFunctions = ['lookupOrder', 'createTicket', 'checkStock'];
+const botCollections = [
+  { name: 'Product manuals', description: 'Manuals of every product', documentCount: 42 },
+  { name: 'Return policy', description: 'Returns and refunds', documentCount: 3 },
+];
+
 /** One bot; every bot gets resources of the same names, so a bundle of one bot applies to any other (a promotion). */
-async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<SeededBot> {
+async function seedBot(orgUuid: string, envUuid: string, name: string) {
   const bot = await addBot(orgUuid, envUuid, name);
   // A bot's parts are independent writes: made at once, so `npm start -- --fresh` seeds in fewer round trips.
   const [personas, functions, collections] = await Promise.all([
-    Promise.all([
-      addPersona(bot.uuid, {
-      name: 'Helpful guide',
-      backstory: 'Has answered customer questions for years.',
-      personality: 'Patient, clear, warm',
-      communicationStyle: 'EMPATHETIC_AND_HELPFUL',
-      }),
-      addPersona(bot.uuid, {
-      name: 'Straight shooter',
-      backstory: 'A former support lead who values time.',
-      personality: 'Direct, precise',
-      communicationStyle: 'CONCISE_AND_PROFESSIONAL',
-      }),
-    ]),
-    Promise.all([addFunction(bot.uuid, 'lookupOrder'), addFunction(bot.uuid, 'createTicket'), addFunction(bot.uuid, 'checkStock')]),
-    Promise.all([
-      addCollection(bot.uuid, { name: 'Product manuals', description: 'Manuals of every product', documentCount: 42 }),
-      addCollection(bot.uuid, { name: 'Return policy', description: 'Returns and refunds', documentCount: 3 }),
-    ]),
+    Promise.all(botPersonas.map((persona) => addPersona(bot.uuid, persona))),
+    Promise.all(botFunctions.map((functionName) => addFunction(bot.uuid, functionName))),
+    Promise.all(botCollections.map((collection) => addCollection(bot.uuid, collection))),
   ]);
   await addSupervisor(bot.uuid, {
     role: 'Supervisor',
@@ -96,7 +71,7 @@ async function seedBot(orgUuid: string, envUuid: string, name: string): Promise<
 }
 
 /** Seeds the demo organizations, each with an ADMIN, two environments and two bots per environment. */
-export async function seedDemo(): Promise<SeededOrg[]> {
+export async function seedDemo() {
   // Organizations, environments and bots are independent: seeding them side by side halves start-up.
   return Promise.all(
     demoOrganizations.map(async (demo) => {

@@ -5,32 +5,22 @@ import type { Email } from 'aws-ses-v2-local/dist/store';
 import { projectRoot } from '../cloud/project-root';
 
 /** The parts of aws-ses-v2-local's store module (CommonJS) the mailbox file hooks into. */
-interface SesStore {
-  saveEmail(email: Email): void;
-  clearStore(): void;
-  getStoreReadonly(): { emails: Email[] };
-}
+interface SesStore { saveEmail(email: Email): void; clearStore(): void; getStoreReadonly(): { emails: Email[] } }
 
-interface Hooked {
-  /** Where the e-mails of the stack running in this process are kept. */
-  file?: string;
-}
-
-const hooked = new WeakMap<SesStore, Hooked>();
+/** Where each store module keeps the e-mails of the stack running in this process. */
+const hooked = new WeakMap<SesStore, { file?: string }>();
 
 /**
- * aws-ses-v2-local keeps the e-mails it receives in its module's memory; this keeps them in `file` as
- * well (one JSON e-mail a line, appended as each arrives, emptied with the emulator's "Clear") and puts
- * the file's e-mails back into the emulator, so the mailbox outlives a restart as the users it wrote to
- * do. The emulator's routes call the store module's exports at each request, so wrapping those exports
- * reaches every send (SES v1 and v2, simple, raw, templated and bulk).
+ * Keeps aws-ses-v2-local's e-mails (held in its module's memory) in `file` too, a JSON line each, and
+ * puts them back at start, so the mailbox outlives a restart. Its routes call the store module's
+ * exports at each request, so wrapping those exports reaches every kind of send.
  */
 export function keepMailboxIn(file: string): void {
   // The very module instance the emulator required (same resolved file, same module cache).
   const store = createRequire(join(projectRoot, 'package.json'))('aws-ses-v2-local/dist/store.js') as SesStore;
   let target = hooked.get(store);
   if (!target) {
-    const current: Hooked = {};
+    const current: { file?: string } = {};
     const { saveEmail, clearStore } = store;
     store.saveEmail = (email) => {
       saveEmail(email);

@@ -3,31 +3,23 @@ import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
 import type { DeserializeHandlerOutput, DeserializeMiddleware } from '@smithy/types';
 import type { ClientPlugin } from '../../shared/adapters/clients/client-options';
+import { answerJson } from './kernel/gateway-port';
 
 /**
- * A local-stack seam with no AWS counterpart, for tests of the mail queue's retries: the next `times`
- * SES v2 `SendEmail` calls of this process to a recipient fail as when SES fails on its side (HTTP 500,
- * `InternalFailure`), answered between the SDK and the network the way local IAM answers a refusal,
- * so the SDK's retries and the product's handling are AWS's. Armed over HTTP on the SES emulator's
- * port: `POST /_local/outages?address=<e-mail>&times=<n>` (0 disarms).
+ * A local-stack seam for tests of the mail queue's retries (docs/local-stack.md#the-local-sqs-queues):
+ * the next `times` `SendEmail` calls to a recipient fail with SES's HTTP 500, answered between the SDK
+ * and the network, so the SDK's retries and the product's handling are AWS's.
  */
 const outages = new Map<string, number>();
 
-export function armSesOutage(address: string, times: number): void {
-  if (times > 0) outages.set(address.toLowerCase(), times);
-  else outages.delete(address.toLowerCase());
-}
-
 /** Takes one armed failure for one of `recipients`, if any is armed. */
 function takeOutage(recipients: string[]): boolean {
-  for (const recipient of recipients.map((address) => address.toLowerCase())) {
-    const left = outages.get(recipient);
-    if (left === undefined) continue;
-    if (left <= 1) outages.delete(recipient);
-    else outages.set(recipient, left - 1);
-    return true;
-  }
-  return false;
+  const recipient = recipients.map((address) => address.toLowerCase()).find((address) => outages.has(address));
+  if (recipient === undefined) return false;
+  const left = outages.get(recipient)!;
+  if (left <= 1) outages.delete(recipient);
+  else outages.set(recipient, left - 1);
+  return true;
 }
 
 export function sesOutagePlugin(): ClientPlugin {
@@ -55,12 +47,10 @@ export function routeSesOutages(server: Server): void {
     const address = url.searchParams.get('address');
     const times = Number(url.searchParams.get('times') ?? '1');
     if (request.method !== 'POST' || !address || !Number.isInteger(times) || times < 0) {
-      response.writeHead(400, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ message: 'POST /_local/outages?address=<e-mail>&times=<whole number, 0 disarms>' }));
-      return;
+      return answerJson(response, 400, { message: 'POST /_local/outages?address=<e-mail>&times=<whole number, 0 disarms>' });
     }
-    armSesOutage(address, times);
-    response.writeHead(204);
-    response.end();
+    if (times > 0) outages.set(address.toLowerCase(), times);
+    else outages.delete(address.toLowerCase());
+    response.writeHead(204).end();
   });
 }

@@ -1,7 +1,6 @@
 /**
- * The local stack in a child process with a process group of its own, as a terminal runs `npm start`:
- * one signal reaches all of it (the gateway's process and DynamoDB Local's JVM), and stopping it waits
- * until every process of the group is gone. For the tests' and the benchmarks' stacks.
+ * The local stack in a child process with a process group of its own, as a terminal runs `npm start`,
+ * so one signal reaches all of it, the JVM too. For the tests' and the benchmarks' stacks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,18 +15,14 @@ export interface StackChild {
   output(): string;
   /** Resolves with the exit code (or the signal's name) once the process has ended. */
   exited: Promise<number | string>;
-  /**
-   * Sends `signal` to the whole group and waits until every process of it is gone, SIGKILL after
-   * `graceMs`; resolves whether the group was gone before that.
-   */
+  /** Signals the whole group and waits until it is gone, SIGKILL after `graceMs`; whether it was gone before. */
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<boolean>;
 }
 
 /** Whether a signal reached the group (0 only asks): false once every process of it is gone. */
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals | 0): boolean {
   try {
-    process.kill(-child.pid!, signal);
-    return true;
+    return process.kill(-child.pid!, signal);
   } catch {
     return false;
   }

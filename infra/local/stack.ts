@@ -25,18 +25,16 @@ export interface StackInfo {
   docsUrl: string;
   /** The account page of a realm: `{realm}` stands for the organization's name. */
   accountUrl: string;
-  /** JSON list of the e-mails sent (`{ emails }`), kept in the data directory across restarts. */
+  /** The e-mails sent, as JSON (`{ emails }`) and as a web page, kept across restarts. */
   mailboxUrl: string;
-  /** The same e-mails as a web page. */
   mailboxViewerUrl: string;
-  /** JSON list of the change events put on the local EventBridge bus (`{ events }`), kept in the data directory. */
+  /** The change events put on the local EventBridge bus (`{ events }`), kept across restarts. */
   eventsUrl: string;
-  /** The queue e-mails to users wait in for the `mail` function (the local SQS; `…/settled` tells when it has caught up). */
+  /** The local SQS queue of e-mails to users, for the `mail` function (`…/settled` tells when it has caught up). */
   mailQueueUrl: string;
-  /** The emulators' own endpoints, for pointing other tools (AWS CLI, NoSQL Workbench) at them. */
+  /** The emulators' own endpoints, for other tools (AWS CLI, NoSQL Workbench). */
   endpoints: Emulators['endpoints'];
   orgs: SeededOrg[];
-  /** The stack's own OpenID provider (infra/local/demo-sso.ts), registered for one demo organization's domain. */
   demoSso: DemoSsoInfo;
 }
 
@@ -58,9 +56,7 @@ export interface LocalStack {
 
 /** Empties the data directory but for its lock. */
 function emptyDataDir(dataDir: string): void {
-  for (const name of readdirSync(dataDir)) {
-    if (name !== LOCK_FILE) rmSync(join(dataDir, name), { recursive: true, force: true });
-  }
+  for (const name of readdirSync(dataDir)) if (name !== LOCK_FILE) rmSync(join(dataDir, name), { recursive: true, force: true });
 }
 
 /** The demo data, written through the services (not the handlers), once per data directory. */
@@ -74,16 +70,9 @@ async function seeded(dataDir: string): Promise<SeededOrg[]> {
 }
 
 /**
- * Starts the whole local stack in this process: the emulators, the table, queues, bucket, user pool and
- * console client, the signing key, the demo data, the gateway in front of the functions' handler modules
- * and the event sources that invoke them, each function with its own environment, limits and event
- * sources as the synthesized template declares them (docs/local-stack.md, "One description of the deployment").
- *
- * The data directory is this stack's alone (`DataDirInUseError` when another live stack holds it), and
- * nothing in it is touched before both the directory and the port are held. The gateway listens from
- * the start and answers 503 (`answerStarting`) until the stack is ready; `stack.json` is written at
- * that moment. Each service, once started, hands its stop to one teardown list, which a stop, or a
- * start that fails part-way, runs in reverse.
+ * Starts the whole local stack in this process (docs/local-stack.md). Nothing in the data directory is
+ * touched before both it and the port are held. Each service, once started, hands its stop to one
+ * teardown list, which a stop, or a start that fails part-way, runs in reverse.
  */
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
   const dataDir = resolve(options.dataDir);
@@ -110,50 +99,29 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   if (options.fresh) emptyDataDir(dataDir);
   // Present only while it describes a stack that answers.
   rmSync(join(dataDir, 'stack.json'), { force: true });
-  // The JVM takes longest to come up: it starts before this process loads cognito-local, the local IAM
-  // checker and the provisioning and seeding modules (seconds of CPU, on the other core); the template's
-  // extract is read (or synthesized, in a child process) meanwhile.
+  // The JVM, slowest to come up, starts before the other modules load; the template is read meanwhile.
   const dynamoStarting = startDynamoDBLocalFor(dataDir);
   // Read before the emulators write their ports over the file.
   const demoSsoPort = previousPorts(dataDir).oidc;
   teardown.add('DynamoDB Local', () => dynamoStarting.then((dynamo) => dynamo.stop(), () => undefined));
   const template = loadTemplate();
   template.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
-  const [
-    { startEmulators },
-    { enableLocalIam },
-    { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool },
-    { startLocalEventBridge },
-    { startLocalKms, sealingKeyArns },
-    { startLocalQueues },
-    { useStackEnvironments },
-    { writeFunctionEnvironments },
-    { startEventSources },
-    { handlerModulesOf },
-    { sesOutagePlugin },
-    { addClientPlugin },
-    { gatewayListener },
-    { resolveRoutes },
-    { referenced },
-    { startDemoSso, ensureDemoSsoRegistration, DEMO_SSO },
-  ] = await Promise.all([
-    import('./emulators'),
-    import('./iam'),
-    import('./provision'),
-    import('./eventbridge-endpoint'),
-    import('./kms-endpoint'),
-    import('./deployment/local-queues'),
-    import('./env/stack-environments'),
-    import('./env/function-env-file'),
-    import('./event-sources'),
-    import('./handler-modules'),
-    import('./ses-outages'),
-    import('../../shared/adapters/clients/client-options'),
-    import('./gateway'),
-    import('../../shared/edge/api/routes'),
-    import('./template/cfn'),
-    import('./demo-sso'),
-  ]);
+  const { startEmulators } = await import('./emulators');
+  const { enableLocalIam } = await import('./iam');
+  const { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } = await import('./provision');
+  const { startLocalEventBridge } = await import('./eventbridge-endpoint');
+  const { startLocalKms, sealingKeyArns } = await import('./kms-endpoint');
+  const { startLocalQueues } = await import('./deployment/local-queues');
+  const { useStackEnvironments } = await import('./env/stack-environments');
+  const { writeFunctionEnvironments } = await import('./env/function-env-file');
+  const { startEventSources } = await import('./event-sources');
+  const { handlerModulesOf } = await import('./handler-modules');
+  const { sesOutagePlugin } = await import('./ses-outages');
+  const { addClientPlugin } = await import('../../shared/adapters/clients/client-options');
+  const { gatewayListener } = await import('./gateway');
+  const { resolveRoutes } = await import('../../shared/edge/api/routes');
+  const { referenced } = await import('./template/cfn');
+  const { startDemoSso, ensureDemoSsoRegistration, DEMO_SSO } = await import('./demo-sso');
 
   // Each function's AWS calls are checked against its role (infra/local/iam); the roles load while the emulators start.
   const localIam = enableLocalIam({ reportDir: dataDir, template });

@@ -1,31 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  DescribeStreamCommand,
-  DynamoDBStreamsClient,
-  ExpiredIteratorException,
-  GetRecordsCommand,
-  GetShardIteratorCommand,
-  type _Record as StreamRecord,
-  type Shard,
-} from '@aws-sdk/client-dynamodb-streams';
+import { DescribeStreamCommand, DynamoDBStreamsClient, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
+import type { _Record as StreamRecord, Shard } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import type { ResourceGroup } from '../../shared/edge/api/routes';
+import type { EventSourceMapping } from './template/template-deployment';
 import { matchesPattern } from '../../shared/app/change-events/change-stream';
-import { defaultLog, destinationRecord, errorType, invokeOnce, type LocalLog } from './invoke';
+import { defaultLog, destinationRecord, errorType, invokeOnce, lambdaLog, pollUntilStopped, type LocalLog } from './invoke';
 import { sleep } from '../../shared/kernel/retry';
 import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 
 /**
- * Lambda's event source mapping of the table's stream, on the local stack: reads DynamoDB Local's
- * stream through the DynamoDB Streams API, shard by shard in order (a child shard after its parent),
- * keeps the records one of the mapping's filters keeps, and hands them in batches to the function's
- * handler as that function (so local IAM checks its calls). As in AWS: a batch item failure retries
- * from that record; an error splits the batch in halves (with `bisectOnError`); a batch still failing
- * after its retries, or records older than the maximum age, are described to `onFailure` as Lambda's
- * on-failure record, and the reading goes on. Where each shard was read to is kept in
- * `checkpointFile`, so a restart resumes there.
+ * Lambda's event source mapping of the table's stream, on the local stack, with its filters, batch item
+ * failures, bisection, retries, maximum record age and on-failure record as in AWS. Where each shard
+ * was read to is kept in `checkpointFile`, so a restart resumes there.
  */
 
 type Handler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
@@ -34,25 +22,16 @@ type Handler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoD
 export type StreamFailureRecord = ReturnType<typeof destinationRecord<{ DDBStreamBatchInfo: { shardId: string; startSequenceNumber?: string; endSequenceNumber?: string; batchSize: number; streamArn: string } }>>;
 type GiveUpCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
 
-export interface StreamPollerOptions {
+/** The mapping's settings, as the template declares them, and where it reads and delivers. */
+export interface StreamPollerOptions extends Pick<EventSourceMapping, 'group' | 'batchSize' | 'bisectOnError' | 'retryAttempts' | 'maxRecordAgeSeconds' | 'filters'> {
   endpoint: string;
   tableName: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
-  group: ResourceGroup;
   handler: Handler;
   /** The function's timeout and memory. */
   timeoutMs: number;
   memoryMb?: number;
   checkpointFile: string;
-  /** The mapping's settings (`EventSourceMapping` of the template). */
-  batchSize: number;
-  bisectOnError: boolean;
-  /** -1: until the records are too old. */
-  retryAttempts: number;
-  /** -1: no maximum. */
-  maxRecordAgeSeconds: number;
-  /** A record is kept if it matches one of these; none keeps every record. */
-  filters: Record<string, unknown>[];
   /** The on-failure destination; without one, the records are dropped, as Lambda drops them. */
   onFailure?: (record: StreamFailureRecord) => Promise<void>;
   /** Between two reads of an idle stream (Lambda polls a shard about 4 times a second). */
@@ -60,10 +39,6 @@ export interface StreamPollerOptions {
   /** The waits before each retry of a failed batch grow from this (Lambda's are about a second and up). */
   retryBaseMs?: number;
   log?: LocalLog;
-}
-
-export interface StreamPoller {
-  stop(): Promise<void>;
 }
 
 const SHARDS_REFRESH_MS = 5_000;
@@ -82,21 +57,18 @@ function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
   };
 }
 
-export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
-  const region = LOCAL_REGION;
-  const dynamodb = new DynamoDBClient({ endpoint: options.endpoint, region, credentials: options.credentials });
-  const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region, credentials: options.credentials });
-  const log = options.log ?? defaultLog;
+export function startStreamPoller(options: StreamPollerOptions): { stop(): Promise<void> } {
+  const client = { endpoint: options.endpoint, region: LOCAL_REGION, credentials: options.credentials };
+  const dynamodb = new DynamoDBClient(client);
+  const streams = new DynamoDBStreamsClient(client);
   const pollMs = options.pollMs ?? 200;
   const retryBaseMs = options.retryBaseMs ?? 200;
-  const checkpoints: Record<string, string> = existsSync(options.checkpointFile)
-    ? (JSON.parse(readFileSync(options.checkpointFile, 'utf8')) as Record<string, string>)
-    : {};
+  const checkpoints = (existsSync(options.checkpointFile) ? JSON.parse(readFileSync(options.checkpointFile, 'utf8')) : {}) as Record<string, string>;
   const finished = new Set<string>(Object.keys(checkpoints).filter((key) => key.startsWith('done:')).map((key) => key.slice(5)));
   const iterators = new Map<string, string>();
-  let stopped = false;
-  let forgetShards = () => undefined as void;
-  const shardsChanged = () => forgetShards();
+  // The shards change rarely (DynamoDB Local rolls one over every few hours): described again every few seconds.
+  let shards: Shard[] = [];
+  let describedAt = 0;
 
   const saveCheckpoint = (shardId: string, sequenceNumber: string) => {
     checkpoints[shardId] = sequenceNumber;
@@ -104,22 +76,18 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
   };
 
   const { group } = options;
+  const say = lambdaLog(options.log ?? defaultLog, group);
   const functionArn = localFunctionArn(group);
   const keeps = (record: DynamoDBRecord) => options.filters.length === 0 || options.filters.some((filter) => matchesPattern(record, filter));
 
   /** Describes `records` to the on-failure destination, and goes on. */
   async function giveUp(records: DynamoDBRecord[], where: { streamArn: string; shardId: string }, condition: GiveUpCondition, outcome: { awsRequestId: string; ok: boolean; attempts: number }) {
-    const failure = destinationRecord({ requestId: outcome.awsRequestId, functionArn, condition, attempts: outcome.attempts, failed: !outcome.ok }, {
-      DDBStreamBatchInfo: {
-        shardId: where.shardId,
-        startSequenceNumber: records[0]!.dynamodb!.SequenceNumber,
-        endSequenceNumber: records.at(-1)!.dynamodb!.SequenceNumber,
-        batchSize: records.length,
-        streamArn: where.streamArn,
-      },
-    });
+    const [startSequenceNumber, endSequenceNumber] = [records[0]!.dynamodb!.SequenceNumber, records.at(-1)!.dynamodb!.SequenceNumber];
+    const DDBStreamBatchInfo = { shardId: where.shardId, startSequenceNumber, endSequenceNumber, batchSize: records.length, streamArn: where.streamArn };
+    const failure = destinationRecord({ requestId: outcome.awsRequestId, functionArn, condition, attempts: outcome.attempts, failed: !outcome.ok }, { DDBStreamBatchInfo });
     const sent = options.onFailure ? await options.onFailure(failure).then(() => true, () => false) : false;
-    log({ level: 'ERROR', source: 'local-lambda', function: group, condition, batchSize: records.length, message: sent ? 'stream records given up: sent to the on-failure destination' : 'stream records given up and dropped (no on-failure destination took them)' });
+    const message = sent ? 'stream records given up: sent to the on-failure destination' : 'stream records given up and dropped (no on-failure destination took them)';
+    say('ERROR', message, { condition, batchSize: records.length });
   }
 
   /** The records older than the mapping's maximum age, from the first. */
@@ -139,8 +107,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       records = records.slice(expired);
       if (records.length === 0) return;
     }
-    const { attempt: outcome } = invokeOnce(group, options.handler, { Records: structuredClone(records) }, { timeoutMs: options.timeoutMs, ...(options.memoryMb ? { memoryMb: options.memoryMb } : {}) });
-    const result = await outcome;
+    const result = await invokeOnce(group, options.handler, { Records: structuredClone(records) }, { timeoutMs: options.timeoutMs, memoryMb: options.memoryMb }).attempt;
     let pending = records;
     if (result.ok) {
       const failures = result.result?.batchItemFailures ?? [];
@@ -149,7 +116,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       const first = Math.min(...failures.map((failure) => records.findIndex((record) => record.dynamodb?.SequenceNumber === failure.itemIdentifier)));
       pending = first >= 0 ? records.slice(first) : records;
     } else if (options.bisectOnError && records.length > 1) {
-      log({ level: 'WARN', source: 'local-lambda', function: group, errorType: errorType(result.error), message: 'stream batch failed; splitting it in halves' });
+      say('WARN', 'stream batch failed; splitting it in halves', { errorType: errorType(result.error) });
       const half = Math.ceil(records.length / 2);
       await deliver(records.slice(0, half), where, attempt);
       await deliver(records.slice(half), where, attempt);
@@ -167,15 +134,8 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     let iterator = iterators.get(shardId);
     if (!iterator) {
       const after = checkpoints[shardId];
-      const answer = await streams.send(
-        new GetShardIteratorCommand({
-          StreamArn: streamArn,
-          ShardId: shardId,
-          ShardIteratorType: after ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON',
-          ...(after ? { SequenceNumber: after } : {}),
-        }),
-      );
-      iterator = answer.ShardIterator!;
+      const from = { StreamArn: streamArn, ShardId: shardId, ShardIteratorType: after ? 'AFTER_SEQUENCE_NUMBER' : 'TRIM_HORIZON', SequenceNumber: after } as const;
+      iterator = (await streams.send(new GetShardIteratorCommand(from))).ShardIterator!;
     }
     let page;
     try {
@@ -196,7 +156,7 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
       iterators.delete(shardId);
       finished.add(shardId);
       saveCheckpoint(`done:${shardId}`, '1');
-      shardsChanged();
+      describedAt = 0;
     }
     return records.length > 0;
   }
@@ -205,44 +165,39 @@ export function startStreamPoller(options: StreamPollerOptions): StreamPoller {
     const shards: Shard[] = [];
     let start: string | undefined;
     do {
-      const answer = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ...(start ? { ExclusiveStartShardId: start } : {}) }));
+      const answer = await streams.send(new DescribeStreamCommand({ StreamArn: streamArn, ExclusiveStartShardId: start }));
       shards.push(...(answer.StreamDescription?.Shards ?? []));
       start = answer.StreamDescription?.LastEvaluatedShardId;
     } while (start);
     return shards;
   }
 
+  const stopping = new AbortController();
   const running = (async () => {
     const { Table } = await dynamodb.send(new DescribeTableCommand({ TableName: options.tableName }));
     const streamArn = Table?.LatestStreamArn;
     if (!streamArn) throw new Error(`The table ${options.tableName} has no stream`);
-    let shards: Shard[] = [];
-    let describedAt = 0;
-    forgetShards = () => void (describedAt = 0);
-    while (!stopped) {
+    const readShards = async () => {
+      if (Date.now() - describedAt > SHARDS_REFRESH_MS) [shards, describedAt] = [await shardsOf(streamArn), Date.now()];
+      const known = new Set(shards.map((shard) => shard.ShardId));
       let busy = false;
-      try {
-        // The shards change rarely (DynamoDB Local rolls one over every few hours): described again every few seconds.
-        if (Date.now() - describedAt > SHARDS_REFRESH_MS) [shards, describedAt] = [await shardsOf(streamArn), Date.now()];
-        const known = new Set(shards.map((shard) => shard.ShardId));
-        for (const shard of shards) {
-          if (stopped) break;
-          const parent = shard.ParentShardId;
-          // A child shard is read once its parent is read to its end, so one partition's records stay in order.
-          if (finished.has(shard.ShardId!) || (parent && known.has(parent) && !finished.has(parent))) continue;
-          busy = (await readShard(streamArn, shard)) || busy;
-        }
-      } catch (error) {
-        log({ level: 'ERROR', source: 'local-lambda', function: group, errorType: errorType(error), message: 'reading the table stream failed; trying again' });
+      for (const shard of shards) {
+        if (stopping.signal.aborted) break;
+        const parent = shard.ParentShardId;
+        // A child shard is read once its parent is read to its end, so one partition's records stay in order.
+        if (finished.has(shard.ShardId!) || (parent && known.has(parent) && !finished.has(parent))) continue;
+        busy = (await readShard(streamArn, shard)) || busy;
       }
-      if (!busy) await sleep(pollMs);
-    }
+      return busy;
+    };
+    const onError = (error: unknown) => say('ERROR', 'reading the table stream failed; trying again', { errorType: errorType(error) });
+    await pollUntilStopped(stopping.signal, readShards, { idleMs: pollMs, afterErrorMs: pollMs }, onError);
   })();
-  running.catch((error: unknown) => log({ level: 'ERROR', source: 'local-lambda', function: group, errorType: errorType(error), message: 'the stream poller stopped' }));
+  running.catch((error: unknown) => say('ERROR', 'the stream poller stopped', { errorType: errorType(error) }));
 
   return {
     stop: async () => {
-      stopped = true;
+      stopping.abort();
       // A batch may be waiting to be retried: the poller ends at its next step, and does not hold the stack up.
       await Promise.race([running.catch(() => undefined), sleep(2_000)]);
       dynamodb.destroy();

@@ -1,4 +1,3 @@
-// Minimal typings for the emulators that ship none.
 // oidc-provider ships no typings: the little of it the demo provider uses (infra/local/demo-sso.ts).
 declare module 'oidc-provider' {
   import type { IncomingMessage, ServerResponse } from 'node:http';
