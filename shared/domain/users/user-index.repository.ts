@@ -107,14 +107,14 @@ export async function readListing(
   orgUuid: string,
   status: UserStatus,
   order: ListingOrder,
-  options: { forward: boolean; limit?: number; exclusiveStart?: string },
+  options: { forward: boolean; limit?: number; exclusiveStart?: string; consistent?: boolean },
 ): Promise<ListingEntry[]> {
   return queryPartition<ListingEntry>(keys.userListing(orgUuid, status, order), options);
 }
 
 /** The postings of one word prefix: every user with a word it begins, as listing entries (one Query). */
-export async function readPostings(orgUuid: string, prefix: string): Promise<ListingEntry[]> {
-  return queryPartition<ListingEntry>(keys.userPostings(orgUuid, prefix), { forward: true });
+export async function readPostings(orgUuid: string, prefix: string, options: { consistent?: boolean } = {}): Promise<ListingEntry[]> {
+  return queryPartition<ListingEntry>(keys.userPostings(orgUuid, prefix), { forward: true, ...options });
 }
 
 /** The name changes filed after `after`, in time order (one Query, strongly consistent). */

@@ -1,0 +1,58 @@
+/**
+ * Deep pages from memory (docs/decisions/deep-pages-from-a-versioned-memo.md): the ordered listings a
+ * container has read for a deep page, kept per organization and labelled with the count's `version`
+ * read strongly consistent before them. Every user write moves that version in its own transaction
+ * (`indexWrites`), so a listing is served again only while the organization has not been written
+ * since: then it is exactly what a fresh read would find.
+ */
+
+/** One listed user: its uuid and its sort key in the listing's order (a page token's position). */
+export interface Listed {
+  uuid: string;
+  key: string;
+}
+
+/** A listing as read: its first entries in order, and whether they are all of them. */
+export interface Remembered {
+  version: number;
+  entries: Listed[];
+  complete: boolean;
+}
+
+/**
+ * The most entries kept by a container, all listings together (about 150 bytes each: some 45 MB of
+ * the users function's 512 MB); the least recently used listing goes first.
+ */
+export const MEMO_MAX_ENTRIES = 300_000;
+
+const listings = new Map<string, Remembered>();
+let held = 0;
+
+/** The listing `id` as remembered at `version`, when it holds at least `needed` entries or all of them. */
+export function recall(id: string, version: number, needed: number): Remembered | undefined {
+  const found = listings.get(id);
+  if (!found || found.version !== version || (!found.complete && found.entries.length < needed)) return undefined;
+  // Re-inserted: a Map iterates in insertion order, so the first key is the least recently used.
+  listings.delete(id);
+  listings.set(id, found);
+  return found;
+}
+
+/** Keeps `listing` as `id`'s, in place of any earlier one, evicting the least recently used beyond `MEMO_MAX_ENTRIES`. */
+export function remember(id: string, listing: Remembered): void {
+  forget(id);
+  if (listing.entries.length > MEMO_MAX_ENTRIES) return;
+  listings.set(id, listing);
+  held += listing.entries.length;
+  for (const [oldest] of listings) {
+    if (held <= MEMO_MAX_ENTRIES) break;
+    forget(oldest);
+  }
+}
+
+function forget(id: string): void {
+  const found = listings.get(id);
+  if (!found) return;
+  held -= found.entries.length;
+  listings.delete(id);
+}
