@@ -26,7 +26,7 @@ beforeAll(async () => {
 }, 240_000);
 
 const page = async (query: string) => {
-  const response = await org.admin.api.get<UserPage>(org.url(query));
+  const response = await org.admin.api.get<UserPage & { nextPageToken?: string }>(org.url(query));
   expect(response.status).toBe(200);
   return response.body;
 };
