@@ -91,4 +91,23 @@ describe('a deep page follows every write at once', () => {
     expect(all.totalElements).toBe(active.totalElements + deleted.totalElements);
     expect(uuids(deleted)).toContain(gone.uuid);
   }, 120_000);
+
+  test('an e-mail or company change alone moves the user in the deep pages by e-mail and by company', async () => {
+    const byEmail = '&orderBy=email&direction=ASC';
+    const byCompany = '&orderBy=company&direction=DESC&searchTerms=deepword';
+    await page(`?linesPerPage=20&page=5${byEmail}`);
+    await page(`?linesPerPage=20&page=5${byCompany}`);
+    const moved = made.find((user) => user.name === 'Deep 003 Person')!;
+    const changed = await org.admin.api.put(org.url(`/${moved.uuid}`), { ...moved, email: `zz.deep.003.${org.realm}@deepword.example.test`, company: 'Aardvark Co' });
+    expect(changed.status).toBe(200);
+
+    const emailPage = await page(`?linesPerPage=20&page=5${byEmail}`);
+    expect(uuids(emailPage)).toEqual((await walk(byEmail)).slice(100, 120));
+    const companyPage = await page(`?linesPerPage=20&page=5${byCompany}`);
+    const companyWalk = await walk(byCompany);
+    expect(uuids(companyPage)).toEqual(companyWalk.slice(100, 120));
+    // DESC by company: Aardvark Co comes last of all.
+    expect(companyWalk.at(-1)).toBe(moved.uuid);
+    expect(uuids(await page(`?linesPerPage=20&page=6${byCompany}`)).at(-1)).toBe(moved.uuid);
+  }, 120_000);
 });

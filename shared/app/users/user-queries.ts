@@ -12,8 +12,8 @@ import {
   type ListingOrder,
   type Search,
 } from '../../domain/users/user-index';
-import { readActiveNames, readListing, readNameChanges, readPostings, readUserCount, type UserCount } from '../../domain/users/user-index.repository';
-import { recall, remember } from './listing-memo';
+import { readActiveNames, readListing, readListingChanges, readNameChanges, readPostings, readUserCount, type UserCount } from '../../domain/users/user-index.repository';
+import { recall, remember, resized, type Remembered } from './listing-memo';
 import type { UserRecord, UserStatus } from '../../domain/users/user.entities';
 import { getUsers } from '../../domain/users/user.repository';
 import { groupDigits } from '../../kernel/text/numbers';
@@ -103,12 +103,16 @@ export async function listUsers(scope: OrgScope, query: UserListQuery, after?: s
 
 const countOf = (count: UserCount, status: UserListQuery['status']) => statusesOf(status).reduce((sum, s) => sum + Math.max(0, count[s] ?? 0), 0);
 
+/** A deep listing read this long ago is read whole again (a change filed more than the clock margin late would be missed until then). */
+export const MEMO_RELOAD_MS = 10 * 60_000;
+
 /**
  * A deep page: the count read strongly consistent (its version moves with every user write), then
- * the listing this container remembers at that version, or, when it has none, the listing read
- * strongly consistent (the first entries up to `READ_AHEAD_PAGES` pages past this one, or a search's
- * every match) and remembered at that version; then the page's users. A listing read after the
- * version can only hold more writes than the version says, and is then never served again.
+ * the listing this container remembers: as it is at the same version, or caught up with the listing
+ * changes filed since its last read (one strongly consistent Query of each change partition: a few
+ * items); when it has none, or an older one than `MEMO_RELOAD_MS`, the listing read strongly
+ * consistent (the first entries up to `READ_AHEAD_PAGES` pages past this one, or a search's every
+ * match) and remembered; then the page's users.
  */
 async function deepPage(
   orgUuid: string,
@@ -122,19 +126,39 @@ async function deepPage(
   const statuses = statusesOf(query.status);
   const count = await readUserCount(orgUuid, { consistent: true });
   const version = count.version ?? 0;
+  const startedAt = Date.now();
+  const readFrom = new Date(startedAt - CLOCK_MARGIN_MS).toISOString();
   const id = [orgUuid, query.status, query.orderBy, query.direction, search.map((joined) => joined.join('.')).join(' ')].join('\u0000');
-  let listing = recall(id, version, needed);
+  let listing = recall(id, needed);
+  if (listing && listing.version !== version) {
+    const changes = startedAt - listing.loadedAt < MEMO_RELOAD_MS ? await readListingChanges(orgUuid, listing.readFrom) : undefined;
+    const belongs = (entry: ListingEntry) => statuses.includes(entry.status) && (search.length === 0 || matchesSearch(entry, search));
+    const sign = query.direction === 'ASC' ? 1 : -1;
+    if (changes?.every((change) => change.entry)) {
+      const before = listing.entries.length;
+      for (const change of changes) applyChange(listing, change.entry!, belongs(change.entry!) ? keyOf(change.entry!) : undefined, sign);
+      Object.assign(listing, { version, readFrom });
+      resized(id, listing.entries.length - before);
+      if (!listing.complete && listing.entries.length < needed) listing = undefined;
+    } else listing = undefined;
+  }
   if (!listing) {
     if (search.length > 0) {
       const found = (await searchEntries(orgUuid, search, statuses, { consistent: true })).sort(order);
-      listing = { version, entries: found.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })), complete: true };
+      listing = { version, entries: found.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })), complete: true, readFrom, loadedAt: startedAt };
     } else {
       const limit = needed + READ_AHEAD_PAGES * query.linesPerPage;
       const partitions = await Promise.all(
         statuses.map((status) => readListing(orgUuid, status, query.orderBy, { forward: query.direction === 'ASC', limit, consistent: true })),
       );
       const entries = partitions.flat().sort(order).slice(0, limit);
-      listing = { version, entries: entries.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })), complete: partitions.every((p) => p.length < limit) };
+      listing = {
+        version,
+        entries: entries.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })),
+        complete: partitions.every((p) => p.length < limit),
+        readFrom,
+        loadedAt: startedAt,
+      };
     }
     remember(id, listing);
   }
@@ -143,6 +167,27 @@ async function deepPage(
   const page = entries.slice(0, query.linesPerPage);
   const next = entries.length > query.linesPerPage ? page.at(-1)!.key : undefined;
   return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total, ...(next !== undefined ? { next } : {}) };
+}
+
+/**
+ * A user's entry as it is now, in a remembered listing: its place there, if any, left, and `key` (its
+ * sort key, when it belongs to the listing) taken in order. A listing read only up to a key takes no
+ * entry past that key (it holds every entry up to it, and no more). Applying a change twice changes nothing.
+ */
+function applyChange(listing: Remembered, entry: ListingEntry, key: string | undefined, sign: number): void {
+  const at = listing.entries.findIndex((listed) => listed.uuid === entry.uuid);
+  if (at >= 0) listing.entries.splice(at, 1);
+  if (key === undefined) return;
+  const last = listing.entries.at(-1);
+  const before = (a: string, b: string) => sign * (a < b ? -1 : a > b ? 1 : 0) < 0;
+  if (!listing.complete && (last === undefined || before(last.key, key))) return;
+  let [low, high] = [0, listing.entries.length];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (before(listing.entries[middle]!.key, key)) low = middle + 1;
+    else high = middle;
+  }
+  listing.entries.splice(low, 0, { uuid: entry.uuid, key });
 }
 
 /**
