@@ -1,3 +1,5 @@
+import type { AuditEventDto } from '../support/audit-helpers';
+import { userArea } from '../support/stack';
 import { createViaApi, freshOrganization, type TestOrg, type UserDto, type UserPage } from '../support/user-helpers';
 
 /**
@@ -109,5 +111,40 @@ describe('a deep page follows every write at once', () => {
     // DESC by company: Aardvark Co comes last of all.
     expect(companyWalk.at(-1)).toBe(moved.uuid);
     expect(uuids(await page(`?linesPerPage=20&page=6${byCompany}`)).at(-1)).toBe(moved.uuid);
+  }, 120_000);
+});
+
+describe('a deep page of audit events', () => {
+  type EventPage = { content: AuditEventDto[]; totalElements: number; nextPageToken?: string };
+  const events = async (query: string) => {
+    const response = await org.admin.api.get<EventPage>(userArea(org.orgUuid, `/audit-events?${query}`));
+    expect(response.status).toBe(200);
+    return response.body;
+  };
+  const ids = (body: EventPage) => body.content.map((event) => event.id);
+  async function walkEvents(query: string): Promise<string[]> {
+    const found: string[] = [];
+    let body = await events(`linesPerPage=20${query}`);
+    found.push(...ids(body));
+    while (body.nextPageToken) {
+      body = await events(`linesPerPage=20&pageToken=${encodeURIComponent(body.nextPageToken)}${query}`);
+      found.push(...ids(body));
+    }
+    return found;
+  }
+
+  test.each(['', '&resourceType=USER', `&from=2000-01-01T00:00:00Z`])('%s: pages 5 and 6 of 20 match the page-token walk, and an event filed since moves them at once', async (query) => {
+    const all = await walkEvents(query);
+    expect(all.length).toBeGreaterThan(120);
+    const before = await events(`linesPerPage=20&page=5${query}`);
+    expect(ids(before)).toEqual(all.slice(100, 120));
+    expect(before.totalElements).toBe(all.length);
+    expect(ids(await events(`linesPerPage=20&page=6${query}`))).toEqual(all.slice(120, 140));
+
+    await createViaApi(org, { name: 'Audit Newcomer', email: `audit.${Date.now()}.${org.realm}@deepword.example.test` });
+    const after = await events(`linesPerPage=20&page=5${query}`);
+    expect(after.totalElements).toBe(before.totalElements + 1);
+    expect(ids(after).slice(1)).toEqual(ids(before).slice(0, -1));
+    expect(ids(after)).toEqual((await walkEvents(query)).slice(100, 120));
   }, 120_000);
 });
