@@ -120,11 +120,11 @@ function rawReads(d: Data, r: Request): [string, (i: number) => Promise<unknown>
   if (r.key === 'get') return ['`GetItem` of the same user item', (i) => getItem(keys.userKey(org, d.targets[i]!))];
   if (r.key === 'idp') return ['`GetItem` of the caller', () => getItem(keys.userKey(org, d.callerUuid))];
   if (r.audit) {
-    const events = () => queryPartition<{ SK: string }>(keys.auditEventsOf(org), { forward: false, attributes: ['PK', 'SK', 'ttl'] });
+    const events = () => queryPartition<{ id: string; at: string }>(keys.auditEventsOf(org), { forward: false, attributes: ['id', 'at', 'ttl'] });
     return ['`Query` of the keys of every event of the organization → `BatchGetItem` of the page\'s events', async () => {
       const found = await events();
       const from = r.key === 'audit-first' ? 0 : DEEP_PAGE * 20;
-      return getItems(found.slice(from, from + 20).map(({ SK }) => ({ PK: keys.auditEventsOf(org), SK })));
+      return getItems(found.slice(from, from + 20).map(({ id, at }) => keys.auditEvent(org, at, id)));
     }];
   }
   const q = parse(r.path);
