@@ -37,7 +37,7 @@ describe('what a deep-page memo catches up with', () => {
     uuid: '11111111-1111-4111-8111-111111111111', orgUuid: 'org-1', name: 'Ana Lima', email: 'ana.lima@example.test', company: 'Acme',
     role: 'VIEWER', permissions: [], status: 'ACTIVE', createdAt: '2026-11-22T10:00:00.000Z', updatedAt: '2026-11-22T10:00:00.000Z', countedStatus: 'ACTIVE', ...fields,
   });
-  const changes = (writes: ReturnType<typeof indexWrites>) => writes.flatMap((w) => (w.Put && /CHANGES$/.test(String(w.Put.Item.PK)) ? [w.Put.Item] : []));
+  const changes = (writes: ReturnType<typeof indexWrites>) => writes.flatMap((w) => (w.Put?.Item && /CHANGES$/.test(String(w.Put.Item.PK)) ? [w.Put.Item] : []));
 
   test('an e-mail or company change alone files a listing change with the entry as it is now', () => {
     const filed = changes(indexWrites(user({ email: 'ana@other.test' }), user()));
