@@ -30,10 +30,13 @@ export async function listAuditEvents(
 /** From this offset on an audit page is deep (docs/decisions/deep-pages-from-a-versioned-memo.md). */
 export const AUDIT_DEEP_FROM = 100;
 /**
- * An event is filed under the time its change was made, and its transaction commits within this
- * much of it: a catch-up reads again the events of this last stretch (as quicksearch's name changes).
+ * An event is filed under the time its change was made (a user's under its `updatedAt`, taken before
+ * the identity provider's calls), and its transaction commits within this much of it: a catch-up reads
+ * again the events of this last stretch.
  */
-export const AUDIT_CLOCK_MARGIN_MS = 10_000;
+export const AUDIT_CLOCK_MARGIN_MS = 60_000;
+/** A listing read whole this long ago is read whole again: an event committed later than the margin would be missed until then. */
+export const AUDIT_RELOAD_MS = 10 * 60_000;
 /** The most event keys a container keeps, all listings together (about 200 bytes each); the least recently used listing goes first. */
 export const AUDIT_MEMO_MAX_KEYS = 200_000;
 
@@ -42,6 +45,8 @@ interface AuditListing {
   ids: Set<string>;
   /** When the last read of it began: events filed from `readAt − AUDIT_CLOCK_MARGIN_MS` on are read again. */
   readAt: number;
+  /** When it was read whole. */
+  loadedAt: number;
 }
 const auditListings = new Map<string, AuditListing>();
 const idOf = (key: AuditPosition) => `${key.PK}\u0000${key.SK}`;
@@ -49,7 +54,7 @@ const idOf = (key: AuditPosition) => `${key.PK}\u0000${key.SK}`;
 /**
  * A deep page of the organization's events: the keys this container read for the same filter, caught
  * up with those filed since its last read began (less the margin: one strongly consistent Query of a
- * few keys), or, on its first read, every key the filter selects (strongly consistent); expired ones
+ * few keys), or, on its first read and every `AUDIT_RELOAD_MS`, every key the filter selects (strongly consistent); expired ones
  * left out as a fresh read leaves them; then the page's events. Events are only added (and expire),
  * so the keys caught up are the keys a fresh read finds.
  */
@@ -58,7 +63,7 @@ async function deepAuditPage(orgUuid: string, filter: AuditFilter, offset: numbe
   const startedAt = Date.now();
   let listing = auditListings.get(id);
   auditListings.delete(id);
-  if (listing) {
+  if (listing && startedAt - listing.loadedAt < AUDIT_RELOAD_MS) {
     const since = new Date(listing.readAt - AUDIT_CLOCK_MARGIN_MS).toISOString();
     const added = (await readAuditKeys(orgUuid, filter, { since, consistent: true, now: startedAt })).filter((key) => !listing!.ids.has(idOf(key)));
     if (added.length > 0) {
@@ -69,7 +74,7 @@ async function deepAuditPage(orgUuid: string, filter: AuditFilter, offset: numbe
     listing.readAt = startedAt;
   } else {
     const keys = await readAuditKeys(orgUuid, filter, { consistent: true, now: startedAt });
-    listing = { keys, ids: new Set(keys.map(idOf)), readAt: startedAt };
+    listing = { keys, ids: new Set(keys.map(idOf)), readAt: startedAt, loadedAt: startedAt };
   }
   keep(id, listing);
   const now = Math.floor(Date.now() / 1000);
