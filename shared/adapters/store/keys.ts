@@ -96,6 +96,12 @@ export const keys = {
     PK: keys.userNameChanges(orgUuid),
     SK: `${changedAt}#${userUuid}`,
   }),
+  /** Each change of a user's e-mail, company or creation time that leaves its name and status, in time order, for deep-page caches (TTL). */
+  userListingChanges: (orgUuid: string): string => `${org(orgUuid)}#LISTINGCHANGES`,
+  userListingChange: (orgUuid: string, changedAt: string, userUuid: string): ItemKey => ({
+    PK: keys.userListingChanges(orgUuid),
+    SK: `${changedAt}#${userUuid}`,
+  }),
   /** The number of ACTIVE and DELETED users of an organization, and the version every user write moves. */
   userCount: (orgUuid: string): ItemKey => ({ PK: org(orgUuid), SK: 'USERCOUNT' }),
   /** The set of an organization's active ADMIN uuids: guards the last one. */

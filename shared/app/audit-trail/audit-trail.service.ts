@@ -1,6 +1,6 @@
 import type { OrgScope } from '../../domain/users/org-scope';
 import type { AuditEvent } from '../../domain/audit/audit-event';
-import { findAuditEvents, type AuditFilter, type AuditPosition } from '../../domain/audit/audit-trail.repository';
+import { findAuditEvents, readAuditEvents, readAuditKeys, type AuditFilter, type AuditKey, type AuditPosition } from '../../domain/audit/audit-trail.repository';
 
 export type { AuditPosition };
 
@@ -10,16 +10,86 @@ export type { AuditPosition };
  * `filter` selects in all, and where the next page starts. The handler authorizes the scope: ADMIN's only.
  *
  * Counting the total reads the keys of the whole time range; after a position only those that follow
- * it (the events before were counted by the pages before): never more than the first page reads.
+ * it (the events before were counted by the pages before): never more than the first page reads. A
+ * deep page of the organization's events (from `AUDIT_DEEP_FROM`, without `resourceUuid`) reads only
+ * the events filed since this container last read the same listing: see `deepAuditPage`.
  */
 export async function listAuditEvents(
   scope: OrgScope,
   query: AuditFilter & { page: number; linesPerPage: number; pageToken?: string },
   start?: { number: number; after: AuditPosition },
 ): Promise<{ events: AuditEvent[]; total: number; number: number; next?: AuditPosition }> {
-  const { page, linesPerPage, ...filter } = query;
+  const { page, linesPerPage, pageToken: _, ...filter } = query;
   const number = start?.number ?? page;
   const offset = start ? 0 : page * linesPerPage;
+  if (!start && offset >= AUDIT_DEEP_FROM && filter.resourceUuid === undefined) return { ...(await deepAuditPage(scope.orgUuid, filter, offset, linesPerPage)), number };
   const found = await findAuditEvents(scope.orgUuid, filter, offset, linesPerPage, start ? { after: start.after } : {});
   return { events: found.events, total: found.remaining + (start ? number * linesPerPage : 0), number, ...(found.next ? { next: found.next } : {}) };
+}
+
+/** From this offset on an audit page is deep (docs/decisions/deep-pages-from-a-versioned-memo.md). */
+export const AUDIT_DEEP_FROM = 100;
+/**
+ * An event is filed under the time its change was made (a user's under its `updatedAt`, taken before
+ * the identity provider's calls), and its transaction commits within this much of it: a catch-up reads
+ * again the events of this last stretch.
+ */
+export const AUDIT_CLOCK_MARGIN_MS = 60_000;
+/** A listing read whole this long ago is read whole again: an event committed later than the margin would be missed until then. */
+export const AUDIT_RELOAD_MS = 10 * 60_000;
+/** The most event keys a container keeps, all listings together (about 200 bytes each); the least recently used listing goes first. */
+export const AUDIT_MEMO_MAX_KEYS = 200_000;
+
+interface AuditListing {
+  keys: AuditKey[];
+  ids: Set<string>;
+  /** When the last read of it began: events filed from `readAt − AUDIT_CLOCK_MARGIN_MS` on are read again. */
+  readAt: number;
+  /** When it was read whole. */
+  loadedAt: number;
+}
+const auditListings = new Map<string, AuditListing>();
+const idOf = (key: AuditPosition) => `${key.PK}\u0000${key.SK}`;
+
+/**
+ * A deep page of the organization's events: the keys this container read for the same filter, caught
+ * up with those filed since its last read began (less the margin: one strongly consistent Query of a
+ * few keys), or, on its first read and every `AUDIT_RELOAD_MS`, every key the filter selects (strongly consistent); expired ones
+ * left out as a fresh read leaves them; then the page's events. Events are only added (and expire),
+ * so the keys caught up are the keys a fresh read finds.
+ */
+async function deepAuditPage(orgUuid: string, filter: AuditFilter, offset: number, limit: number) {
+  const id = JSON.stringify([orgUuid, filter.actor, filter.resourceType, filter.from, filter.to]);
+  const startedAt = Date.now();
+  let listing = auditListings.get(id);
+  auditListings.delete(id);
+  if (listing && startedAt - listing.loadedAt < AUDIT_RELOAD_MS) {
+    const since = new Date(listing.readAt - AUDIT_CLOCK_MARGIN_MS).toISOString();
+    const added = (await readAuditKeys(orgUuid, filter, { since, consistent: true, now: startedAt })).filter((key) => !listing!.ids.has(idOf(key)));
+    if (added.length > 0) {
+      listing.keys.push(...added);
+      listing.keys.sort((a, b) => (a.SK < b.SK ? 1 : a.SK > b.SK ? -1 : 0));
+      for (const key of added) listing.ids.add(idOf(key));
+    }
+    listing.readAt = startedAt;
+  } else {
+    const keys = await readAuditKeys(orgUuid, filter, { consistent: true, now: startedAt });
+    listing = { keys, ids: new Set(keys.map(idOf)), readAt: startedAt, loadedAt: startedAt };
+  }
+  keep(id, listing);
+  const now = Math.floor(Date.now() / 1000);
+  const shown = listing.keys.filter((key) => key.ttl > now);
+  const pageKeys = shown.slice(offset, offset + limit).map(({ ttl: _, ...key }) => key);
+  return { events: await readAuditEvents(pageKeys), total: shown.length, ...(shown.length > offset + limit ? { next: pageKeys.at(-1)! } : {}) };
+}
+
+function keep(id: string, listing: AuditListing): void {
+  auditListings.set(id, listing);
+  let held = 0;
+  for (const kept of auditListings.values()) held += kept.keys.length;
+  for (const [oldest, kept] of auditListings) {
+    if (held <= AUDIT_MEMO_MAX_KEYS) break;
+    held -= kept.keys.length;
+    auditListings.delete(oldest);
+  }
 }

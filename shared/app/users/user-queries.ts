@@ -12,7 +12,8 @@ import {
   type ListingOrder,
   type Search,
 } from '../../domain/users/user-index';
-import { readActiveNames, readListing, readNameChanges, readPostings, readUserCount } from '../../domain/users/user-index.repository';
+import { readActiveNames, readListing, readListingChanges, readNameChanges, readPostings, readUserCount, type UserCount } from '../../domain/users/user-index.repository';
+import { recall, remember, resized, type Remembered } from './listing-memo';
 import type { UserRecord, UserStatus } from '../../domain/users/user.entities';
 import { getUsers } from '../../domain/users/user.repository';
 import { groupDigits } from '../../kernel/text/numbers';
@@ -47,12 +48,24 @@ export interface UserListing {
 const statusesOf = (status: UserListQuery['status']): UserStatus[] => (status === 'ALL' ? ['ACTIVE', 'DELETED'] : [status]);
 
 /**
+ * From this offset on a page is deep: its listing is read strongly consistent and remembered
+ * (`listing-memo.ts`), so that the pages after it, and it again, cost what a first page costs while
+ * the organization is not written (docs/decisions/deep-pages-from-a-versioned-memo.md). Shallower
+ * pages read as they always did.
+ */
+export const DEEP_FROM = 100;
+/** A deep page's read goes this many pages past it, so that the next pages are in memory too. */
+export const READ_AHEAD_PAGES = 10;
+
+/**
  * The users of page `query.page` (0-based), or of the page after the sort key `after` (a page
  * token's position), and the number matching. Without search terms: one entry more than the page of
  * each status's listing partition in the order asked (one Query each, merged for `ALL`): the first
  * `(page + 1) × linesPerPage + 1`, or, after a position, the `linesPerPage + 1` past it (the Query
  * starts there: the same cost at any depth); beside the count (one GetItem), then the page's users
- * (one BatchGetItem). With search terms: see `searchEntries`.
+ * (one BatchGetItem). With search terms: see `searchEntries`. A deep page (from `DEEP_FROM`) reads
+ * the count first and, when this container remembers the listing at the count's version, only the
+ * page's users: see `deepPage`.
  */
 export async function listUsers(scope: OrgScope, query: UserListQuery, after?: string): Promise<UserListing> {
   const { orgUuid } = scope;
@@ -64,6 +77,7 @@ export async function listUsers(scope: OrgScope, query: UserListQuery, after?: s
     const [x, y] = [keyOf(a), keyOf(b)];
     return sign * (x < y ? -1 : x > y ? 1 : 0);
   };
+  if (after === undefined && offset >= DEEP_FROM) return deepPage(orgUuid, query, search, keyOf, order);
   const past = (entry: ListingEntry) => after === undefined || sign * (keyOf(entry) < after ? -1 : keyOf(entry) > after ? 1 : 0) > 0;
   let entries: ListingEntry[];
   let total: number;
@@ -80,11 +94,100 @@ export async function listUsers(scope: OrgScope, query: UserListQuery, after?: s
       ),
     ]);
     entries = partitions.flat().sort(order).slice(offset, limit);
-    total = statusesOf(query.status).reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0);
+    total = countOf(count, query.status);
   }
   const page = entries.slice(0, query.linesPerPage);
   const next = entries.length > query.linesPerPage ? keyOf(page.at(-1)!) : undefined;
   return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total, ...(next !== undefined ? { next } : {}) };
+}
+
+const countOf = (count: UserCount, status: UserListQuery['status']) => statusesOf(status).reduce((sum, s) => sum + Math.max(0, count[s] ?? 0), 0);
+
+/** A deep listing read this long ago is read whole again (a change filed more than the clock margin late would be missed until then). */
+export const MEMO_RELOAD_MS = 10 * 60_000;
+
+/**
+ * A deep page: the count read strongly consistent (its version moves with every user write), then
+ * the listing this container remembers: as it is at the same version, or caught up with the listing
+ * changes filed since its last read (one strongly consistent Query of each change partition: a few
+ * items); when it has none, or an older one than `MEMO_RELOAD_MS`, the listing read strongly
+ * consistent (the first entries up to `READ_AHEAD_PAGES` pages past this one, or a search's every
+ * match) and remembered; then the page's users.
+ */
+async function deepPage(
+  orgUuid: string,
+  query: UserListQuery,
+  search: Search,
+  keyOf: (entry: ListingEntry) => string,
+  order: (a: ListingEntry, b: ListingEntry) => number,
+): Promise<UserListing> {
+  const offset = query.page * query.linesPerPage;
+  const needed = offset + query.linesPerPage + 1;
+  const statuses = statusesOf(query.status);
+  const count = await readUserCount(orgUuid, { consistent: true });
+  const version = count.version ?? 0;
+  const startedAt = Date.now();
+  const readFrom = new Date(startedAt - CLOCK_MARGIN_MS).toISOString();
+  const id = [orgUuid, query.status, query.orderBy, query.direction, search.map((joined) => joined.join('.')).join(' ')].join('\u0000');
+  let listing = recall(id, needed);
+  if (listing && listing.version !== version) {
+    const changes = startedAt - listing.loadedAt < MEMO_RELOAD_MS ? await readListingChanges(orgUuid, listing.readFrom) : undefined;
+    const belongs = (entry: ListingEntry) => statuses.includes(entry.status) && (search.length === 0 || matchesSearch(entry, search));
+    const sign = query.direction === 'ASC' ? 1 : -1;
+    if (changes?.every((change) => change.entry)) {
+      const before = listing.entries.length;
+      for (const change of changes) applyChange(listing, change.entry!, belongs(change.entry!) ? keyOf(change.entry!) : undefined, sign);
+      Object.assign(listing, { version, readFrom });
+      resized(id, listing.entries.length - before);
+      if (!listing.complete && listing.entries.length < needed) listing = undefined;
+    } else listing = undefined;
+  }
+  if (!listing) {
+    if (search.length > 0) {
+      const found = (await searchEntries(orgUuid, search, statuses, { consistent: true })).sort(order);
+      listing = { version, entries: found.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })), complete: true, readFrom, loadedAt: startedAt };
+    } else {
+      const limit = needed + READ_AHEAD_PAGES * query.linesPerPage;
+      const partitions = await Promise.all(
+        statuses.map((status) => readListing(orgUuid, status, query.orderBy, { forward: query.direction === 'ASC', limit, consistent: true })),
+      );
+      const entries = partitions.flat().sort(order).slice(0, limit);
+      listing = {
+        version,
+        entries: entries.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })),
+        complete: partitions.every((p) => p.length < limit),
+        readFrom,
+        loadedAt: startedAt,
+      };
+    }
+    remember(id, listing);
+  }
+  const total = search.length > 0 ? listing.entries.length : countOf(count, query.status);
+  const entries = listing.entries.slice(offset, needed);
+  const page = entries.slice(0, query.linesPerPage);
+  const next = entries.length > query.linesPerPage ? page.at(-1)!.key : undefined;
+  return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total, ...(next !== undefined ? { next } : {}) };
+}
+
+/**
+ * A user's entry as it is now, in a remembered listing: its place there, if any, left, and `key` (its
+ * sort key, when it belongs to the listing) taken in order. A listing read only up to a key takes no
+ * entry past that key (it holds every entry up to it, and no more). Applying a change twice changes nothing.
+ */
+function applyChange(listing: Remembered, entry: ListingEntry, key: string | undefined, sign: number): void {
+  const at = listing.entries.findIndex((listed) => listed.uuid === entry.uuid);
+  if (at >= 0) listing.entries.splice(at, 1);
+  if (key === undefined) return;
+  const last = listing.entries.at(-1);
+  const before = (a: string, b: string) => sign * (a < b ? -1 : a > b ? 1 : 0) < 0;
+  if (!listing.complete && (last === undefined || before(last.key, key))) return;
+  let [low, high] = [0, listing.entries.length];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (before(listing.entries[middle]!.key, key)) low = middle + 1;
+    else high = middle;
+  }
+  listing.entries.splice(low, 0, { uuid: entry.uuid, key });
 }
 
 /**
@@ -102,17 +205,17 @@ export const SHORT_SEARCH_MAX_USERS = 20_000;
  * every word is shorter than that, no posting narrows the search and the listing partitions are read
  * whole, up to `SHORT_SEARCH_MAX_USERS` users.
  */
-async function searchEntries(orgUuid: string, search: Search, statuses: UserStatus[]): Promise<ListingEntry[]> {
+async function searchEntries(orgUuid: string, search: Search, statuses: UserStatus[], options: { consistent?: boolean } = {}): Promise<ListingEntry[]> {
   const longest = search.flat().sort((a, b) => Array.from(b).length - Array.from(a).length)[0]!;
   const candidates =
     Array.from(longest).length >= POSTING_PREFIX
-      ? await readPostings(orgUuid, prefixOf(longest))
-      : await shortSearchCandidates(orgUuid, statuses);
+      ? await readPostings(orgUuid, prefixOf(longest), options)
+      : await shortSearchCandidates(orgUuid, statuses, options);
   return candidates.filter((entry) => statuses.includes(entry.status) && matchesSearch(entry, search));
 }
 
-async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[]): Promise<ListingEntry[]> {
-  const count = await readUserCount(orgUuid);
+async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[], options: { consistent?: boolean }): Promise<ListingEntry[]> {
+  const count = await readUserCount(orgUuid, options);
   if (statuses.reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0) > SHORT_SEARCH_MAX_USERS) {
     throw new ValidationError({ details: [
       {
@@ -122,7 +225,7 @@ async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[]): P
       },
     ] });
   }
-  const entries = await Promise.all(statuses.map((status) => readListing(orgUuid, status, 'createdAt', { forward: true })));
+  const entries = await Promise.all(statuses.map((status) => readListing(orgUuid, status, 'createdAt', { forward: true, ...options })));
   return entries.flat();
 }
 

@@ -20,6 +20,9 @@ export type AuditPosition = ItemKey & { GSI1PK?: string; GSI1SK?: string };
 /** Above every event id (a UUID) that follows `<at>#`: the end of `to`'s millisecond. */
 const AFTER_ANY_ID = '~';
 
+/** An event's keys as an audit listing reads them, with its expiry (epoch seconds). */
+export type AuditKey = AuditPosition & { ttl: number };
+
 /**
  * The events of an organization that `filter` selects, newest first: the `limit` starting at `offset`,
  * and how many there are in all. One key-range Query, newest first, reads the keys of the events in
@@ -40,6 +43,28 @@ export async function findAuditEvents(
   limit: number,
   options: { after?: AuditPosition; now?: number } = {},
 ): Promise<{ events: AuditEvent[]; remaining: number; next?: AuditPosition }> {
+  const found = await readAuditKeys(orgUuid, filter, options);
+  const pageKeys = found.slice(offset, offset + limit).map(({ ttl: _, ...key }) => key);
+  const total = found.length;
+  return { events: await readAuditEvents(pageKeys), remaining: total, ...(total > offset + limit ? { next: pageKeys.at(-1)! } : {}) };
+}
+
+/** The events of `pageKeys`, in their order (one BatchGetItem); an event TTL removed since its key was read is left out. */
+export async function readAuditEvents(pageKeys: AuditPosition[]): Promise<AuditEvent[]> {
+  const found = await getItemsByKey<AuditEvent>(pageKeys);
+  return pageKeys.flatMap((key) => found.get(keyId(key)) ?? []);
+}
+
+/**
+ * The keys of every event `filter` selects, newest first (one Query, paged): after `after` when given,
+ * at or after the time `since` when given (besides `filter.from`), strongly consistent when asked
+ * (never through GSI1, which `resourceUuid` reads: an index is read eventually consistent).
+ */
+export async function readAuditKeys(
+  orgUuid: string,
+  filter: AuditFilter,
+  options: { after?: AuditPosition; now?: number; since?: string; consistent?: boolean } = {},
+): Promise<AuditKey[]> {
   const now = options.now ?? Date.now();
   const byResource = filter.resourceUuid !== undefined;
   const [pk, sk] = byResource ? ['GSI1PK', 'GSI1SK'] : ['PK', 'SK'];
@@ -48,17 +73,13 @@ export async function findAuditEvents(
     ':pk': byResource ? keys.auditEventsOfResource(orgUuid, filter.resourceUuid!) : keys.auditEventsOf(orgUuid),
     ':now': Math.floor(now / 1000),
   };
+  const from = options.since !== undefined && (filter.from === undefined || options.since > filter.from) ? options.since : filter.from;
   let range = '';
-  if (filter.from !== undefined || filter.to !== undefined) {
+  if (from !== undefined || filter.to !== undefined) {
     names['#sk'] = sk;
-    if (filter.from !== undefined) values[':from'] = filter.from;
+    if (from !== undefined) values[':from'] = from;
     if (filter.to !== undefined) values[':to'] = `${filter.to}#${AFTER_ANY_ID}`;
-    range =
-      filter.from !== undefined && filter.to !== undefined
-        ? ' AND #sk BETWEEN :from AND :to'
-        : filter.from !== undefined
-          ? ' AND #sk >= :from'
-          : ' AND #sk <= :to';
+    range = from !== undefined && filter.to !== undefined ? ' AND #sk BETWEEN :from AND :to' : from !== undefined ? ' AND #sk >= :from' : ' AND #sk <= :to';
   }
   const conditions = ['#ttl > :now'];
   if (filter.actor !== undefined) {
@@ -70,8 +91,7 @@ export async function findAuditEvents(
     values[':type'] = filter.resourceType;
   }
 
-  const pageKeys: AuditPosition[] = [];
-  let total = 0;
+  const found: AuditKey[] = [];
   let start: Record<string, unknown> | undefined = options.after ? { ...options.after } : undefined;
   do {
     const page = await documentClient().send(
@@ -80,22 +100,16 @@ export async function findAuditEvents(
         ...(byResource ? { IndexName: GSI1 } : {}),
         KeyConditionExpression: `#pk = :pk${range}`,
         FilterExpression: conditions.join(' AND '),
-        ProjectionExpression: byResource ? '#PK, #SK, #gpk, #gsk' : '#PK, #SK',
+        ProjectionExpression: byResource ? '#PK, #SK, #gpk, #gsk, #ttl' : '#PK, #SK, #ttl',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
+        ...(options.consistent && !byResource ? { ConsistentRead: true } : {}),
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of page.Items ?? []) {
-      if (total >= offset && total < offset + limit) pageKeys.push(item as AuditPosition);
-      total += 1;
-    }
+    found.push(...((page.Items ?? []) as AuditKey[]));
     start = page.LastEvaluatedKey;
   } while (start);
-
-  const found = await getItemsByKey<AuditEvent>(pageKeys);
-  // An event TTL removed between the two reads is left out of the page (the total counted it).
-  const events = pageKeys.flatMap((key) => found.get(keyId(key)) ?? []);
-  return { events, remaining: total, ...(total > offset + limit ? { next: pageKeys.at(-1)! } : {}) };
+  return found;
 }

@@ -60,26 +60,17 @@ export function indexWrites(user: UserRecord & { countedStatus?: UserStatus }, p
   }
   const names = Object.keys(count);
   const nameMoved = !previous?.countedStatus || previous.name !== user.name || previous.status !== user.status;
+  const [entry, before] = [entryOf(user), previous ? entryOf(previous) : undefined];
+  const listingMoved = !nameMoved && (before?.email !== entry.email || before?.company !== entry.company || before?.createdAt !== entry.createdAt);
   // Filed under the time of this write (not the record's `updatedAt`: the migration writes old records).
   const changedAt = new Date().toISOString();
-  const change: NameChange = { uuid: user.uuid, name: user.name, active: user.status === 'ACTIVE', changedAt };
+  const change: NameChange = { uuid: user.uuid, name: user.name, active: user.status === 'ACTIVE', changedAt, entry };
+  const ttl = Math.floor(Date.now() / 1000) + NAME_CHANGE_TTL_SECONDS;
   return [
     ...removed.map((item): TableWrite => ({ Delete: { Key: item.key } })),
     ...next.map((item): TableWrite => ({ Put: { Item: item.item! } })),
-    ...(nameMoved
-      ? [
-          {
-            Put: {
-              Item: {
-                ...keys.userNameChange(user.orgUuid, changedAt, user.uuid),
-                type: 'USERNAMECHANGE',
-                ...change,
-                ttl: Math.floor(Date.now() / 1000) + NAME_CHANGE_TTL_SECONDS,
-              },
-            },
-          } satisfies TableWrite,
-        ]
-      : []),
+    ...(nameMoved ? [{ Put: { Item: { ...keys.userNameChange(user.orgUuid, changedAt, user.uuid), type: 'USERNAMECHANGE', ...change, ttl } } } satisfies TableWrite] : []),
+    ...(listingMoved ? [{ Put: { Item: { ...keys.userListingChange(user.orgUuid, changedAt, user.uuid), type: 'USERLISTINGCHANGE', ...change, ttl } } } satisfies TableWrite] : []),
     {
       Update: {
         Key: keys.userCount(user.orgUuid),
@@ -107,19 +98,31 @@ export async function readListing(
   orgUuid: string,
   status: UserStatus,
   order: ListingOrder,
-  options: { forward: boolean; limit?: number; exclusiveStart?: string },
+  options: { forward: boolean; limit?: number; exclusiveStart?: string; consistent?: boolean },
 ): Promise<ListingEntry[]> {
   return queryPartition<ListingEntry>(keys.userListing(orgUuid, status, order), options);
 }
 
 /** The postings of one word prefix: every user with a word it begins, as listing entries (one Query). */
-export async function readPostings(orgUuid: string, prefix: string): Promise<ListingEntry[]> {
-  return queryPartition<ListingEntry>(keys.userPostings(orgUuid, prefix), { forward: true });
+export async function readPostings(orgUuid: string, prefix: string, options: { consistent?: boolean } = {}): Promise<ListingEntry[]> {
+  return queryPartition<ListingEntry>(keys.userPostings(orgUuid, prefix), { forward: true, ...options });
 }
 
 /** The name changes filed after `after`, in time order (one Query, strongly consistent). */
 export async function readNameChanges(orgUuid: string, after: string): Promise<NameChange[]> {
   return queryPartition<NameChange>(keys.userNameChanges(orgUuid), { forward: true, consistent: true, after });
+}
+
+/**
+ * Every change of a user's listing entry filed after `after`, in time order: the name changes and the
+ * other listing changes (e-mail, company), two Queries in parallel, strongly consistent.
+ */
+export async function readListingChanges(orgUuid: string, after: string): Promise<NameChange[]> {
+  const [names, others] = await Promise.all([
+    readNameChanges(orgUuid, after),
+    queryPartition<NameChange>(keys.userListingChanges(orgUuid), { forward: true, consistent: true, after }),
+  ]);
+  return [...names, ...others].sort((a, b) => (a.changedAt < b.changedAt ? -1 : a.changedAt > b.changedAt ? 1 : 0));
 }
 
 /**

@@ -37,12 +37,16 @@ export interface ListingEntry {
 /** How long a name change stays readable: a quicksearch cache older than this reads every name again. */
 export const NAME_CHANGE_TTL_SECONDS = 2 * 24 * 3600;
 
-/** One change a quicksearch cache applies: the user's name now, or that it is no longer active. */
+/**
+ * One change a quicksearch cache applies: the user's name now, or that it is no longer active; and
+ * what a deep-page cache applies: the user's listing entry now (absent on changes filed before it was kept).
+ */
 export interface NameChange {
   uuid: string;
   name: string;
   active: boolean;
   changedAt: string;
+  entry?: ListingEntry;
 }
 
 /**

@@ -1,0 +1,150 @@
+import type { AuditEventDto } from '../support/audit-helpers';
+import { userArea } from '../support/stack';
+import { createViaApi, freshOrganization, type TestOrg, type UserDto, type UserPage } from '../support/user-helpers';
+
+/**
+ * Deep offset pages (from the 100th user on, docs/decisions/deep-pages-from-a-versioned-memo.md) answer
+ * what the page tokens walk to, with the same totals, and follow every write at once: a deep listing
+ * a container remembers is never served after the organization changed.
+ */
+
+const PEOPLE = 124;
+let org: TestOrg;
+let made: UserDto[];
+
+beforeAll(async () => {
+  org = await freshOrganization({ adminName: 'Zz Admin' });
+  made = [];
+  for (let from = 0; from < PEOPLE; from += 8) {
+    made.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(8, PEOPLE - from) }, (_, i) => {
+          const n = String(from + i).padStart(3, '0');
+          return createViaApi(org, { name: `Deep ${n} Person`, email: `deep.${n}.${org.realm}@deepword.example.test`, company: n.endsWith('7') ? 'Sevens Ltd' : 'Plain Co' });
+        }),
+      )),
+    );
+  }
+}, 240_000);
+
+const page = async (query: string) => {
+  const response = await org.admin.api.get<UserPage & { nextPageToken?: string }>(org.url(query));
+  expect(response.status).toBe(200);
+  return response.body;
+};
+const uuids = (body: UserPage) => body.content.map((user) => user.uuid);
+
+/** Every user of a listing by page tokens (each page read after the last one's position, never by offset). */
+async function walk(query: string): Promise<string[]> {
+  const found: string[] = [];
+  let body = await page(`?linesPerPage=20${query}`);
+  found.push(...uuids(body));
+  while (body.nextPageToken) {
+    body = await page(`?linesPerPage=20&pageToken=${encodeURIComponent(body.nextPageToken)}${query}`);
+    found.push(...uuids(body));
+  }
+  return found;
+}
+
+describe('a deep page is the slice of the whole listing at its offset', () => {
+  test.each(['&orderBy=name&direction=ASC', '&orderBy=email&direction=DESC', '&orderBy=createdAt&direction=ASC', '&status=ALL&orderBy=company&direction=ASC', '&searchTerms=deepword&orderBy=name&direction=DESC'])(
+    '%s: pages 5 and 6 of 20, asked twice, match the page-token walk and the totals',
+    async (query) => {
+      const all = await walk(query);
+      expect(all.length).toBeGreaterThanOrEqual(PEOPLE);
+      for (let round = 0; round < 2; round++) {
+        for (const number of [5, 6]) {
+          const body = await page(`?linesPerPage=20&page=${number}${query}`);
+          expect(uuids(body)).toEqual(all.slice(number * 20, number * 20 + 20));
+          expect(body.totalElements).toBe(all.length);
+          expect(body.number).toBe(number);
+          expect(body.last).toBe(number * 20 + 20 >= all.length);
+        }
+      }
+    },
+  );
+});
+
+describe('a deep page follows every write at once', () => {
+  test('a user created, renamed and deleted moves the deep pages and their totals at the next request', async () => {
+    const query = '&orderBy=name&direction=ASC&searchTerms=deepword';
+    const before = await page(`?linesPerPage=20&page=5${query}`);
+    const first = await createViaApi(org, { name: 'Aaa Deep Person', email: `aaa.${org.realm}@deepword.example.test` });
+
+    const afterCreate = await page(`?linesPerPage=20&page=5${query}`);
+    expect(afterCreate.totalElements).toBe(before.totalElements + 1);
+    // One user sorts before all of them: every entry moves one place on.
+    expect(uuids(afterCreate).slice(1)).toEqual(uuids(before).slice(0, -1));
+    expect(uuids(afterCreate)).toEqual((await walk(query)).slice(100, 120));
+
+    const renamed = await org.admin.api.put(org.url(`/${first.uuid}`), { ...first, name: 'Zzz Deep Person', email: `zzz.${org.realm}@elsewhere.example.test` });
+    expect(renamed.status).toBe(200);
+    const afterRename = await page(`?linesPerPage=20&page=5${query}`);
+    expect(afterRename.totalElements).toBe(before.totalElements);
+    expect(uuids(afterRename)).toEqual(uuids(before));
+
+    const gone = made.find((user) => user.name === 'Deep 050 Person')!;
+    expect((await org.admin.api.delete(org.url(`/${gone.uuid}`))).status).toBe(204);
+    const active = await page('?linesPerPage=20&page=5&orderBy=name&direction=ASC');
+    const all = await page('?linesPerPage=20&page=5&orderBy=name&direction=ASC&status=ALL');
+    const deleted = await page('?linesPerPage=5&page=0&status=DELETED');
+    expect(uuids(active)).toEqual((await walk('&orderBy=name&direction=ASC')).slice(100, 120));
+    expect(uuids(all)).toEqual((await walk('&orderBy=name&direction=ASC&status=ALL')).slice(100, 120));
+    expect(all.totalElements).toBe(active.totalElements + deleted.totalElements);
+    expect(uuids(deleted)).toContain(gone.uuid);
+  }, 120_000);
+
+  test('an e-mail or company change alone moves the user in the deep pages by e-mail and by company', async () => {
+    const byEmail = '&orderBy=email&direction=ASC';
+    const byCompany = '&orderBy=company&direction=DESC&searchTerms=deepword';
+    await page(`?linesPerPage=20&page=5${byEmail}`);
+    await page(`?linesPerPage=20&page=5${byCompany}`);
+    const moved = made.find((user) => user.name === 'Deep 003 Person')!;
+    const changed = await org.admin.api.put(org.url(`/${moved.uuid}`), { ...moved, email: `zz.deep.003.${org.realm}@deepword.example.test`, company: 'Aardvark Co' });
+    expect(changed.status).toBe(200);
+
+    const emailPage = await page(`?linesPerPage=20&page=5${byEmail}`);
+    expect(uuids(emailPage)).toEqual((await walk(byEmail)).slice(100, 120));
+    const companyPage = await page(`?linesPerPage=20&page=5${byCompany}`);
+    const companyWalk = await walk(byCompany);
+    expect(uuids(companyPage)).toEqual(companyWalk.slice(100, 120));
+    // DESC by company: Aardvark Co comes last of all.
+    expect(companyWalk.at(-1)).toBe(moved.uuid);
+    expect(uuids(await page(`?linesPerPage=20&page=6${byCompany}`)).at(-1)).toBe(moved.uuid);
+  }, 120_000);
+});
+
+describe('a deep page of audit events', () => {
+  type EventPage = { content: AuditEventDto[]; totalElements: number; nextPageToken?: string };
+  const events = async (query: string) => {
+    const response = await org.admin.api.get<EventPage>(userArea(org.orgUuid, `/audit-events?${query}`));
+    expect(response.status).toBe(200);
+    return response.body;
+  };
+  const ids = (body: EventPage) => body.content.map((event) => event.id);
+  async function walkEvents(query: string): Promise<string[]> {
+    const found: string[] = [];
+    let body = await events(`linesPerPage=20${query}`);
+    found.push(...ids(body));
+    while (body.nextPageToken) {
+      body = await events(`linesPerPage=20&pageToken=${encodeURIComponent(body.nextPageToken)}${query}`);
+      found.push(...ids(body));
+    }
+    return found;
+  }
+
+  test.each(['', '&resourceType=USER', `&from=2000-01-01T00:00:00Z`])('%s: pages 5 and 6 of 20 match the page-token walk, and an event filed since moves them at once', async (query) => {
+    const all = await walkEvents(query);
+    expect(all.length).toBeGreaterThan(120);
+    const before = await events(`linesPerPage=20&page=5${query}`);
+    expect(ids(before)).toEqual(all.slice(100, 120));
+    expect(before.totalElements).toBe(all.length);
+    expect(ids(await events(`linesPerPage=20&page=6${query}`))).toEqual(all.slice(120, 140));
+
+    await createViaApi(org, { name: 'Audit Newcomer', email: `audit.${Date.now()}.${org.realm}@deepword.example.test` });
+    const after = await events(`linesPerPage=20&page=5${query}`);
+    expect(after.totalElements).toBe(before.totalElements + 1);
+    expect(ids(after).slice(1)).toEqual(ids(before).slice(0, -1));
+    expect(ids(after)).toEqual((await walkEvents(query)).slice(100, 120));
+  }, 120_000);
+});
