@@ -16,7 +16,6 @@ type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse |
 export interface QueuePollerOptions {
   queueUrl: string;
   endpoint: string;
-  region?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
   functionName: ResourceGroup;
   handler: Handler;
@@ -38,7 +37,7 @@ export interface QueuePoller {
 }
 
 /** A received message as Lambda hands it to the function. */
-function lambdaRecord(message: Message, eventSourceARN: string, awsRegion: string): SQSRecord {
+function lambdaRecord(message: Message, eventSourceARN: string): SQSRecord {
   const messageAttributes: SQSRecord['messageAttributes'] = {};
   for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
     messageAttributes[name] = {
@@ -59,7 +58,7 @@ function lambdaRecord(message: Message, eventSourceARN: string, awsRegion: strin
     ...(message.MD5OfMessageAttributes ? { md5OfMessageAttributes: message.MD5OfMessageAttributes } : {}),
     eventSource: 'aws:sqs',
     eventSourceARN,
-    awsRegion,
+    awsRegion: LOCAL_REGION,
   };
 }
 
@@ -74,16 +73,16 @@ function handled(batch: Message[], response: SQSBatchResponse | void, reportsFai
 }
 
 export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
-  const { queueUrl, functionName: fn, region = LOCAL_REGION, batchSize = 10, concurrency = 1 } = options;
+  const { queueUrl, functionName: fn, batchSize = 10, concurrency = 1 } = options;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > SQS_MAX_RECEIVE_MESSAGES) throw new Error(`The queue poller's batchSize must be an integer from 1 to ${SQS_MAX_RECEIVE_MESSAGES}.`);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("The queue poller's concurrency must be a positive integer.");
   const credentials = options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' };
-  const sqs = new SQSClient({ endpoint: options.endpoint, region, credentials });
+  const sqs = new SQSClient({ endpoint: options.endpoint, region: LOCAL_REGION, credentials });
   const say = lambdaLog(options.log ?? defaultLog, fn);
   const timeoutMs = options.timeoutMs ?? functionTimeoutMs(fn);
   // `arn:aws:sqs:<region>:<account>:<name>` from `…/<account>/<name>`.
   const [account, name] = new URL(queueUrl).pathname.split('/').filter(Boolean);
-  const eventSourceARN = `arn:aws:sqs:${region}:${account}:${name}`;
+  const eventSourceARN = `arn:aws:sqs:${LOCAL_REGION}:${account}:${name}`;
 
   async function deleteAll(messages: Message[]): Promise<void> {
     for (let start = 0; start < messages.length; start += SQS_MAX_BATCH_ENTRIES) {
@@ -94,7 +93,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   }
 
   async function invoke(batch: Message[]): Promise<void> {
-    const event: SQSEvent = { Records: batch.map((message) => lambdaRecord(message, eventSourceARN, region)) };
+    const event: SQSEvent = { Records: batch.map((message) => lambdaRecord(message, eventSourceARN)) };
     const result = await invokeOnce(fn, options.handler, event, {
       timeoutMs,
       memoryMb: options.memoryMb,
