@@ -31,10 +31,7 @@ export interface QueuePollerOptions {
   log?: LocalLog;
 }
 
-export interface QueuePoller {
-  /** Stops polling and resolves once the invocations in progress have ended and their messages are deleted. */
-  stop(): Promise<void>;
-}
+export type QueuePoller = ReturnType<typeof startQueuePoller>;
 
 /** A received message as Lambda hands it to the function. */
 function lambdaRecord(message: Message, eventSourceARN: string): SQSRecord {
@@ -72,7 +69,7 @@ function handled(batch: Message[], response: SQSBatchResponse | void, reportsFai
   return batch.filter((message) => !failed.has(message.MessageId!));
 }
 
-export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
+export function startQueuePoller(options: QueuePollerOptions) {
   const { queueUrl, functionName: fn, batchSize = 10, concurrency = 1 } = options;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > SQS_MAX_RECEIVE_MESSAGES) throw new Error(`The queue poller's batchSize must be an integer from 1 to ${SQS_MAX_RECEIVE_MESSAGES}.`);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("The queue poller's concurrency must be a positive integer.");
@@ -122,6 +119,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   const pollers = Array.from({ length: concurrency }, () => pollUntilStopped(stopping.signal, receive, { idleMs: 0, afterErrorMs: 1000 }, onError));
 
   return {
+    /** Stops polling and resolves once the invocations in progress have ended and their messages are deleted. */
     stop: async () => {
       // A long poll waiting for messages ends now; an invocation in progress runs to its end (at most the function's timeout).
       stopping.abort();
