@@ -126,19 +126,16 @@ export function quotaBuckets(rates: QuotaRates, now: () => number = () => perfor
 /** A local-only operation, under no quota: the rates applied and the calls let through and refused so far. */
 export const QUOTA_USAGE_TARGET = 'LocalQuotaUsage';
 
-export interface QuotaUsage {
-  rates: QuotaRates;
-  admitted: Partial<Record<QuotaCategory, number>>;
-  throttled: Partial<Record<QuotaCategory, number>>;
-}
+type Counts = Partial<Record<QuotaCategory, number>>;
+export interface QuotaUsage { rates: QuotaRates; admitted: Counts; throttled: Counts }
 
 type Handler<C, R> = (ctx: C, request: R) => Promise<unknown>;
 
 /** Wraps cognito-local's router so that a call over its quota is refused before it runs, with Cognito's error. */
 export function withCognitoQuotas<C, R>(router: (target: string) => Handler<C, R>, rates: QuotaRates = quotaRates()): (target: string) => Handler<C, R> {
   const buckets = quotaBuckets(rates);
-  const admitted: QuotaUsage['admitted'] = {};
-  const throttled: QuotaUsage['throttled'] = {};
+  const admitted: Counts = {};
+  const throttled: Counts = {};
   return (target) => {
     if (target === QUOTA_USAGE_TARGET) return async (): Promise<QuotaUsage> => ({ rates, admitted: { ...admitted }, throttled: { ...throttled } });
     const handle = router(target);

@@ -1,5 +1,6 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileWhole } from './kernel/write-whole';
 
 /**
  * cognito-local's data store at constant cost per write (its own, StormDB, rewrites the whole pool file
@@ -80,10 +81,8 @@ export class JournaledDataStore {
     if (this.compacting) return;
     this.compacting = true;
     try {
-      const temporary = `${this.snapshotFile}.${process.pid}.tmp`;
       const text = JSON.stringify(this.root);
-      writeFileSync(temporary, text, { flush: true });
-      renameSync(temporary, this.snapshotFile);
+      writeFileWhole(this.snapshotFile, text, { flush: true });
       writeFileSync(this.journalFile, '');
       this.journalBytes = 0;
       this.snapshotBytes = Buffer.byteLength(text);

@@ -22,13 +22,6 @@ export class DataDirInUseError extends Error {
   }
 }
 
-export interface DataDirLock {
-  /** Adds the stack's URL to the lock, for the message another start prints. */
-  describe(apiUrl: string): void;
-  /** Gives the directory up; safe to call more than once. */
-  release(): void;
-}
-
 /** A process as the process table shows it; `kill(pid, 0)` succeeds on a zombie (ended, not yet reaped). */
 export type ProcessState = { state: 'gone' } | { state: 'zombie' } | { state: 'running'; startTime?: string };
 
@@ -109,7 +102,7 @@ export function liveHolder(dataDir: string, probe?: ProcessProbe): LockHolder | 
  * appears whole or not at all). A gone holder's lock is taken over at once, so a killed stack restarts
  * without waiting; a live one throws `DataDirInUseError`. Released on `release()` and at exit.
  */
-export function lockDataDir(dataDir: string, probe: ProcessProbe = defaultProbe()): DataDirLock {
+export function lockDataDir(dataDir: string, probe: ProcessProbe = defaultProbe()) {
   const file = join(dataDir, LOCK_FILE);
   const me = probe(process.pid);
   const mine: LockHolder = { pid: process.pid, ...(me.state === 'running' && me.startTime !== undefined && { startTime: me.startTime }) };
@@ -130,6 +123,7 @@ export function lockDataDir(dataDir: string, probe: ProcessProbe = defaultProbe(
   }
 
   let held = true;
+  // Safe to call more than once.
   const release = () => {
     if (!held) return;
     held = false;
@@ -139,8 +133,8 @@ export function lockDataDir(dataDir: string, probe: ProcessProbe = defaultProbe(
   };
   process.on('exit', release);
   return {
-    // Written whole: a reader never sees a half-written lock.
-    describe: (apiUrl) => void (held && writeFileWhole(file, JSON.stringify({ ...mine, apiUrl }))),
+    /** Adds the stack's URL to the lock, for the message another start prints; written whole, so a reader never sees it half-written. */
+    describe: (apiUrl: string) => void (held && writeFileWhole(file, JSON.stringify({ ...mine, apiUrl }))),
     release,
   };
 }

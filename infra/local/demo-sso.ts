@@ -96,9 +96,6 @@ interface DemoGrantContext {
 }
 interface DemoGrant { addOIDCScope(scope: string): void; save(): Promise<string> }
 
-/** The demo OpenID provider as the seed registers it. */
-export type DemoSsoInfo = Awaited<ReturnType<typeof ensureDemoSsoRegistration>>;
-
 /**
  * Registers the demo provider for its organization's domain, through the repository, and that
  * organization's user linked to its account there. Run at every start: the issuer follows the port.

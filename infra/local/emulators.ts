@@ -39,17 +39,6 @@ function mainExport<T>(module: unknown): T {
   return value as T;
 }
 
-export interface Emulators {
-  endpoints: { dynamodb: string; s3: string; cognito: string; ses: string };
-  /** The e-mails the SES emulator received: a JSON list, and a web page. */
-  mailboxUrl: string;
-  mailboxViewerUrl: string;
-  onS3Event(listener: (event: S3Event) => void): void;
-  /** Starts the S3 and SES emulators on the ports already announced, off the start-up path (docs/local-stack.md). */
-  startDeferred(): Promise<void>;
-  stop(): Promise<void>;
-}
-
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
 
 /** A pino-shaped logger that drops everything: cognito-local logs each call otherwise. */
@@ -234,7 +223,7 @@ async function startSes(directory: string): Promise<Server> {
 }
 
 /** Starts cognito-local and holds the ports of the S3 and SES emulators, each on its port of last time when free. */
-export async function startEmulators(dataDir: string, bucketName: string, dynamoStarting: Promise<DynamoDBLocal>): Promise<Emulators> {
+export async function startEmulators(dataDir: string, bucketName: string, dynamoStarting: Promise<DynamoDBLocal>) {
   const previous = previousPorts(dataDir);
   const teardown = new Teardown();
   try {
@@ -264,10 +253,12 @@ export async function startEmulators(dataDir: string, bucketName: string, dynamo
     let deferred: Promise<void> | undefined;
     return {
       endpoints: { dynamodb: url('dynamodb'), s3: url('s3'), cognito: url('cognito'), ses: url('ses') },
+      /** The e-mails the SES emulator received: a JSON list, and a web page. */
       mailboxUrl: `${url('ses')}/store`,
       mailboxViewerUrl: `${url('ses')}/`,
-      onS3Event: (listener) => void s3Listeners.push(listener),
-      startDeferred: () =>
+      onS3Event: (listener: (event: S3Event) => void) => void s3Listeners.push(listener),
+      /** Starts the S3 and SES emulators on the ports already announced, off the start-up path (docs/local-stack.md). */
+      startDeferred: (): Promise<void> =>
         (deferred ??= Promise.allSettled([
           startOnHeldPort('S3 emulator', s3Port, () => startS3(join(dataDir, 's3'), bucketName, (event) => s3Listeners.forEach((listener) => listener(event)))),
           startOnHeldPort('SES emulator', sesPort, () => startSes(join(dataDir, 'ses'))),

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import type { PutEventsRequestEntry as Entry } from '@aws-sdk/client-eventbridge';
 import { PUT_EVENTS_MAX_BYTES, PUT_EVENTS_MAX_ENTRIES, entrySize } from '../../shared/adapters/events/event-bus';
 import { answerJson, serveOnLoopback } from './kernel/gateway-port';
@@ -21,11 +20,7 @@ export interface BusFault { source: string; acceptEntries: number; cutCalls: num
 
 export interface ReceivedEvent { id: string; receivedAt: string; bus: string; source: string; detailType: string; detail: Record<string, unknown> }
 
-export interface LocalEventBridge {
-  server: Server;
-  /** The events received so far, oldest first. */
-  received(): ReceivedEvent[];
-}
+export type LocalEventBridge = ReturnType<typeof createLocalEventBridge>;
 
 /** JSON, or undefined when it is not. */
 const parsed = (text: string | undefined): unknown => {
@@ -51,7 +46,7 @@ function entryError(entry: Entry, busName: string): { ErrorCode: string; ErrorMe
   return undefined;
 }
 
-export function createLocalEventBridge(busName: string, file: string): LocalEventBridge {
+export function createLocalEventBridge(busName: string, file: string) {
   const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
   const received = lines.map((line) => parsed(line) as ReceivedEvent | undefined).filter((event) => event !== undefined);
   const faults: BusFault[] = [];
@@ -113,6 +108,7 @@ export function createLocalEventBridge(busName: string, file: string): LocalEven
       return true;
     },
   });
+  // The events received so far, oldest first.
   return { server, received: () => received };
 }
 

@@ -4,14 +4,7 @@ import { once } from 'node:events';
 import { HOST } from './emulator-ports';
 
 /** A loopback port taken now for an HTTP server that starts later: connections wait for it, then are handed over. */
-export interface HeldPort {
-  port: number;
-  /** From now on connections go to `server` (which may listen elsewhere or nowhere); the waiting ones first. */
-  handTo(server: Server): void;
-  /** The server could not start: waiting and later connections are closed, so no client hangs. */
-  fail(): void;
-  close(): Promise<void>;
-}
+export type HeldPort = Awaited<ReturnType<typeof holdPort>>;
 
 async function listenOn(server: NetServer, port: number): Promise<number> {
   server.listen(port, HOST);
@@ -20,7 +13,7 @@ async function listenOn(server: NetServer, port: number): Promise<number> {
 }
 
 /** Holds `preferred` when it is free (a restart keeps its URLs), else a free port. */
-export async function holdPort(preferred: number | undefined): Promise<HeldPort> {
+export async function holdPort(preferred: number | undefined) {
   const waiting: Socket[] = [];
   // The holder accepted every connection, so its close waits for all of them: it ends them itself.
   const handed = new Set<Socket>();
@@ -38,16 +31,18 @@ export async function holdPort(preferred: number | undefined): Promise<HeldPort>
   holder.on('error', (error: NodeJS.ErrnoException) => console.error(JSON.stringify({ level: 'WARN', source: 'local-stack', message: `held port ${port}: ${error.code ?? error.name}` })));
   return {
     port,
-    handTo: (server) => {
+    /** From now on connections go to `server` (which may listen elsewhere or nowhere); the waiting ones first. */
+    handTo: (server: Server) => {
       target = server;
       for (const socket of waiting.splice(0)) pass(socket);
     },
+    /** The server could not start: waiting and later connections are closed, so no client hangs. */
     fail: () => {
       target = 'failed';
       for (const socket of waiting.splice(0)) socket.destroy();
     },
     close: () =>
-      new Promise((done) => {
+      new Promise<void>((done) => {
         for (const socket of [...waiting.splice(0), ...handed]) socket.destroy();
         holder.close(() => done());
       }),

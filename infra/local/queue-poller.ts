@@ -16,7 +16,6 @@ type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse |
 export interface QueuePollerOptions {
   queueUrl: string;
   endpoint: string;
-  region?: string;
   credentials?: { accessKeyId: string; secretAccessKey: string };
   functionName: ResourceGroup;
   handler: Handler;
@@ -32,13 +31,10 @@ export interface QueuePollerOptions {
   log?: LocalLog;
 }
 
-export interface QueuePoller {
-  /** Stops polling and resolves once the invocations in progress have ended and their messages are deleted. */
-  stop(): Promise<void>;
-}
+export type QueuePoller = ReturnType<typeof startQueuePoller>;
 
 /** A received message as Lambda hands it to the function. */
-function lambdaRecord(message: Message, eventSourceARN: string, awsRegion: string): SQSRecord {
+function lambdaRecord(message: Message, eventSourceARN: string): SQSRecord {
   const messageAttributes: SQSRecord['messageAttributes'] = {};
   for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
     messageAttributes[name] = {
@@ -59,7 +55,7 @@ function lambdaRecord(message: Message, eventSourceARN: string, awsRegion: strin
     ...(message.MD5OfMessageAttributes ? { md5OfMessageAttributes: message.MD5OfMessageAttributes } : {}),
     eventSource: 'aws:sqs',
     eventSourceARN,
-    awsRegion,
+    awsRegion: LOCAL_REGION,
   };
 }
 
@@ -73,17 +69,17 @@ function handled(batch: Message[], response: SQSBatchResponse | void, reportsFai
   return batch.filter((message) => !failed.has(message.MessageId!));
 }
 
-export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
-  const { queueUrl, functionName: fn, region = LOCAL_REGION, batchSize = 10, concurrency = 1 } = options;
+export function startQueuePoller(options: QueuePollerOptions) {
+  const { queueUrl, functionName: fn, batchSize = 10, concurrency = 1 } = options;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > SQS_MAX_RECEIVE_MESSAGES) throw new Error(`The queue poller's batchSize must be an integer from 1 to ${SQS_MAX_RECEIVE_MESSAGES}.`);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("The queue poller's concurrency must be a positive integer.");
   const credentials = options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' };
-  const sqs = new SQSClient({ endpoint: options.endpoint, region, credentials });
+  const sqs = new SQSClient({ endpoint: options.endpoint, region: LOCAL_REGION, credentials });
   const say = lambdaLog(options.log ?? defaultLog, fn);
   const timeoutMs = options.timeoutMs ?? functionTimeoutMs(fn);
   // `arn:aws:sqs:<region>:<account>:<name>` from `…/<account>/<name>`.
   const [account, name] = new URL(queueUrl).pathname.split('/').filter(Boolean);
-  const eventSourceARN = `arn:aws:sqs:${region}:${account}:${name}`;
+  const eventSourceARN = `arn:aws:sqs:${LOCAL_REGION}:${account}:${name}`;
 
   async function deleteAll(messages: Message[]): Promise<void> {
     for (let start = 0; start < messages.length; start += SQS_MAX_BATCH_ENTRIES) {
@@ -94,7 +90,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   }
 
   async function invoke(batch: Message[]): Promise<void> {
-    const event: SQSEvent = { Records: batch.map((message) => lambdaRecord(message, eventSourceARN, region)) };
+    const event: SQSEvent = { Records: batch.map((message) => lambdaRecord(message, eventSourceARN)) };
     const result = await invokeOnce(fn, options.handler, event, {
       timeoutMs,
       memoryMb: options.memoryMb,
@@ -123,6 +119,7 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
   const pollers = Array.from({ length: concurrency }, () => pollUntilStopped(stopping.signal, receive, { idleMs: 0, afterErrorMs: 1000 }, onError));
 
   return {
+    /** Stops polling and resolves once the invocations in progress have ended and their messages are deleted. */
     stop: async () => {
       // A long poll waiting for messages ends now; an invocation in progress runs to its end (at most the function's timeout).
       stopping.abort();

@@ -4,9 +4,7 @@ import type { Subpaths } from '../../shared/edge/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/kernel/config';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
 import { previousPorts, rememberPort, startDynamoDBLocalFor } from './emulator-ports';
-import type { Emulators } from './emulators';
 import { holdGatewayPort } from './kernel/gateway-port';
-import type { DemoSsoInfo } from './demo-sso';
 import type { SeededOrg } from './seed';
 import { Teardown } from './kernel/teardown';
 import { loadTemplate } from './synth/template-source';
@@ -15,28 +13,7 @@ import { LOCAL_REGION } from './kernel/local-account';
 export { PortInUseError } from './kernel/gateway-port';
 
 /** What `.local/stack.json` describes: written once the stack answers, removed while it starts. */
-export interface StackInfo {
-  apiUrl: string;
-  authUrl: string;
-  generativeSubpath: string;
-  userSubpath: string;
-  clientId: string;
-  /** The API reference (Swagger UI over `/openapi.json`). */
-  docsUrl: string;
-  /** The account page of a realm: `{realm}` stands for the organization's name. */
-  accountUrl: string;
-  /** The e-mails sent, as JSON (`{ emails }`) and as a web page, kept across restarts. */
-  mailboxUrl: string;
-  mailboxViewerUrl: string;
-  /** The change events put on the local EventBridge bus (`{ events }`), kept across restarts. */
-  eventsUrl: string;
-  /** The local SQS queue of e-mails to users, for the `mail` function (`…/settled` tells when it has caught up). */
-  mailQueueUrl: string;
-  /** The emulators' own endpoints, for other tools (AWS CLI, NoSQL Workbench). */
-  endpoints: Emulators['endpoints'];
-  orgs: SeededOrg[];
-  demoSso: DemoSsoInfo;
-}
+export type StackInfo = Awaited<ReturnType<typeof startServices>>;
 
 export interface LocalStackOptions {
   dataDir: string;
@@ -45,13 +22,6 @@ export interface LocalStackOptions {
   /** Discard the data directory's content and seed anew, once the port and the directory are this stack's. */
   fresh?: boolean;
   subpaths?: Partial<Subpaths>;
-}
-
-export interface LocalStack {
-  info: StackInfo;
-  /** The data directory, absolute. */
-  dataDir: string;
-  stop(): Promise<void>;
 }
 
 /** Empties the data directory but for its lock. */
@@ -74,13 +44,14 @@ async function seeded(dataDir: string): Promise<SeededOrg[]> {
  * touched before both it and the port are held. Each service, once started, hands its stop to one
  * teardown list, which a stop, or a start that fails part-way, runs in reverse.
  */
-export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+export async function startLocalStack(options: LocalStackOptions) {
   const dataDir = resolve(options.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const teardown = new Teardown();
   const lock = lockDataDir(dataDir);
   teardown.add('data directory lock', () => lock.release());
   try {
+    // `dataDir` absolute.
     return { info: await startServices(options, dataDir, lock.describe.bind(lock), teardown), dataDir, stop: () => teardown.run() };
   } catch (error) {
     await teardown.run();
@@ -88,7 +59,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   }
 }
 
-async function startServices(options: LocalStackOptions, dataDir: string, describeLock: (apiUrl: string) => void, teardown: Teardown): Promise<StackInfo> {
+async function startServices(options: LocalStackOptions, dataDir: string, describeLock: (apiUrl: string) => void, teardown: Teardown) {
   if (options.subpaths?.generative) process.env[envNames.generativeSubpath] = options.subpaths.generative;
   if (options.subpaths?.user) process.env[envNames.userSubpath] = options.subpaths.user;
   const subpaths = subpathsFromEnv();
@@ -187,18 +158,24 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   });
   teardown.add('event sources', () => eventSources.stop());
 
-  const info: StackInfo = {
+  const info = {
     apiUrl,
     authUrl: apiUrl,
     generativeSubpath: subpaths.generative,
     userSubpath: subpaths.user,
     clientId: pool.clientId,
+    /** The API reference (Swagger UI over `/openapi.json`). */
     docsUrl: `${apiUrl}/docs`,
+    /** The account page of a realm: `{realm}` stands for the organization's name. */
     accountUrl: `${apiUrl}/auth/realms/{realm}/account`,
+    /** The e-mails sent, as JSON (`{ emails }`) and as a web page, kept across restarts. */
     mailboxUrl: emulators.mailboxUrl,
     mailboxViewerUrl: emulators.mailboxViewerUrl,
+    /** The change events put on the local EventBridge bus (`{ events }`), kept across restarts. */
     eventsUrl: `${eventBus.url}/events`,
+    /** The local SQS queue of e-mails to users, for the `mail` function (`…/settled` tells when it has caught up). */
     mailQueueUrl: environments.tools[envNames.mailQueueUrl] ?? '',
+    /** The emulators' own endpoints, for other tools (AWS CLI, NoSQL Workbench). */
     endpoints: emulators.endpoints,
     orgs,
     demoSso,

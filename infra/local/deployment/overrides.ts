@@ -88,10 +88,7 @@ export const environmentOverrides: readonly VariableOverride[] = [
 ];
 
 /** A setting of the deployment (not a variable) the local stack runs otherwise, and why. */
-export interface DeploymentOverride<T> {
-  value: T;
-  reason: string;
-}
+export interface DeploymentOverride<T> { value: T; reason: string }
 
 /** The mail queue's visibility timeout from `LOCAL_MAIL_VISIBILITY_SECONDS`, if set. */
 export const VISIBILITY_ENV = 'LOCAL_MAIL_VISIBILITY_SECONDS';

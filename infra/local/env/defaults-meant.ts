@@ -1,15 +1,11 @@
-import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { envNames, type EnvName } from '../../../shared/kernel/config';
+import type { Excused } from '../kernel/allow-list';
 
 /**
  * Product variables a function reads although its template does not declare them, because in AWS the
  * code's default is meant, each with the reason; any other such read fails the integration run (`env-report.ts`).
  */
-export interface DefaultMeant {
-  variable: EnvName;
-  functions: readonly ResourceGroup[] | 'all';
-  reason: string;
-}
+export type DefaultMeant = Excused & { variable: EnvName };
 
 const TOKEN_LIFETIME = 'the stack declares token lifetimes only when the context sets them (tokenLifetimes); otherwise the code’s defaults are meant';
 const WEBHOOK_WINDOW = 'the 24 h docs/api/events.md promises; no deployment shortens it';

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { keptReport } from '../kernel/write-whole';
 import type { DefaultMeant } from './defaults-meant';
+import { excuses } from '../kernel/allow-list';
 
 /** What the functions read of the environment that their templates do not declare (unset in AWS): `<data dir>/env-report.json`. */
 
@@ -41,7 +42,7 @@ export function envReportProblems(report: EnvReport, excused: { localOnly: Reado
   return (Object.entries(report.functions) as [ResourceGroup, EnvReport['functions'][string]][]).flatMap(([group, reads]) =>
     (reads ?? [])
       .filter(({ variable }) => !excused.localOnly.has(variable))
-      .filter(({ variable }) => !excused.defaultsMeant.some((entry) => entry.variable === variable && (entry.functions === 'all' || entry.functions.includes(group))))
+      .filter(({ variable }) => !excused.defaultsMeant.some((entry) => entry.variable === variable && excuses(entry, group)))
       .map(
         ({ variable, reads: count }) =>
           `${group}: read ${variable} ${count} time(s), which its function does not have in the synthesized template (in AWS it is unset). ` +

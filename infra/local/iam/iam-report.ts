@@ -21,12 +21,7 @@ export interface ActionUse {
   message?: string;
 }
 
-export interface Grant {
-  action: string;
-  statement: string;
-  resources: string[];
-  exercised: boolean;
-}
+export interface Grant { action: string; statement: string; resources: string[]; exercised: boolean }
 
 export interface FunctionReport {
   role: string;

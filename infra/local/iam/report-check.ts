@@ -1,12 +1,11 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { actionMatches, unexercised, type FunctionReport, type IamReport } from './iam-report';
 import type { UnexercisedGrant } from './unexercised-grants';
+import { excuses } from '../kernel/allow-list';
 
 /** The allow-list entry that excuses `action` of `group` being granted and never exercised. */
 export function allowListed(allowList: readonly UnexercisedGrant[], group: ResourceGroup, action: string): UnexercisedGrant | undefined {
-  return allowList.find(
-    (entry) => (entry.functions === 'all' || entry.functions.includes(group)) && entry.action.toLowerCase() === action.toLowerCase(),
-  );
+  return allowList.find((entry) => excuses(entry, group) && entry.action.toLowerCase() === action.toLowerCase());
 }
 
 /**

@@ -7,10 +7,7 @@ import { emailAddressOf } from '../template/template-policies';
  */
 
 /** One authorization AWS makes for a call; a call is allowed only when all of its requests are. */
-export interface IamRequest {
-  action: string;
-  resource: string;
-}
+export interface IamRequest { action: string; resource: string }
 
 export interface SdkCall {
   /** The SDK's names, from the middleware context: `DynamoDBClient`, `PutItemCommand`. */
@@ -19,10 +16,7 @@ export interface SdkCall {
   input: Record<string, unknown>;
 }
 
-export interface ArnScope {
-  account: string;
-  region: string;
-}
+export interface ArnScope { account: string; region: string }
 
 export class UnmappedCallError extends Error {
   override readonly name = 'UnmappedCallError';

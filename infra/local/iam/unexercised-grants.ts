@@ -1,11 +1,8 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
+import type { Excused } from '../kernel/allow-list';
 
 /** Actions a role grants that no integration test exercises, each with the reason it stays (checked by `report-check.ts`). */
-export interface UnexercisedGrant {
-  action: string;
-  functions: readonly ResourceGroup[] | 'all';
-  reason: string;
-}
+export type UnexercisedGrant = Excused & { action: string };
 
 const TABLE_GRANT =
   'bindTable (infra/cloud/data-table.ts) grants every function the same item actions on the table, and this one ' +

@@ -82,7 +82,7 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string) {
     /** Stops the server, answering pending long polls with no messages. */
     close: async () => {
       closing = true;
-      for (const queue of queues.values()) queue.waiters.wake();
+      for (const queue of queues.values()) queue.wake();
       await new Promise<void>((resolve) => {
         server.close(() => {
           for (const queue of queues.values()) queue.closeJournal();

@@ -1,7 +1,6 @@
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileWhole } from '../kernel/write-whole';
-import { Waiters } from './long-poll';
 import { queueArn, SQS_DEFAULT_RETENTION_SECONDS, type LocalQueueSettings, type Message, type StoredMessage } from './sqs-model';
 
 /**
@@ -9,6 +8,9 @@ import { queueArn, SQS_DEFAULT_RETENTION_SECONDS, type LocalQueueSettings, type 
  * (`<name>.jsonl`), written before the answer. A start replays the journal (dropping a last line cut
  * short by a kill) and rewrites it with the messages still there, those in flight visible again.
  */
+
+/** Between two looks of a long poll for messages that became visible by time (a delay or a visibility timeout ending). */
+const LOOK_AGAIN_MS = 100;
 
 type JournalLine =
   | { op: 'send'; message: StoredMessage }
@@ -22,7 +24,8 @@ export class Queue {
   readonly messages = new Map<string, Message>();
   readonly arn: string;
   readonly createdAt = Math.floor(Date.now() / 1000);
-  readonly waiters = new Waiters();
+  /** The receives waiting on this queue. */
+  private readonly waiting = new Set<() => void>();
   /** How many messages left the queue so far, so that a watcher looks at its messages only when some left. */
   removals = 0;
   private readonly file: string;
@@ -71,7 +74,33 @@ export class Queue {
   add(message: StoredMessage): void {
     this.journal({ op: 'send', message });
     this.messages.set(message.id, { ...message, visibleAt: 0 });
-    this.waiters.wake();
+    this.wake();
+  }
+
+  /** Wakes the waiting receives: a message arrived, a visibility timeout was set to 0, or the endpoint closes. */
+  wake(): void {
+    for (const waiter of this.waiting) waiter();
+  }
+
+  /**
+   * Long polling: takes what `take` finds; while that is nothing, waits until `deadline` (epoch ms), woken
+   * at once by a send, unless the caller went away or the endpoint closes meanwhile.
+   */
+  async longPoll<T>(deadline: number, take: () => T[], stop: () => boolean): Promise<T[]> {
+    let taken = take();
+    while (taken.length === 0 && Date.now() < deadline && !stop()) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.waiting.delete(done);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(done, Math.min(LOOK_AGAIN_MS, deadline - Date.now()));
+        this.waiting.add(done);
+      });
+      if (!stop()) taken = take();
+    }
+    return taken;
   }
 
   remove(id: string): void {

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { LOCAL_ACCOUNT_ID } from '../kernel/local-account';
-import { longPoll } from './long-poll';
 import { checkedEntries, checkedMessage, integerIn, list, messageAttributesMd5, messageBytes } from './message-checks';
 import type { Queue } from './queue-state';
 import * as limits from './sqs-model';
@@ -86,7 +85,7 @@ export function sqsOperations(queues: ReadonlyMap<string, Queue>, closing: () =>
     // MessageSystemAttributeNames, or the older AttributeNames.
     const system = wanted(request, [request.MessageSystemAttributeNames, request.AttributeNames], MESSAGE_SYSTEM_ATTRIBUTES, OTHER_SYSTEM_ATTRIBUTES);
     const deadline = Date.now() + waitSeconds * 1000;
-    const taken = await longPoll(queue.waiters, deadline, () => take(queue, queues, max, visibility), () => closing() || cancelled());
+    const taken = await queue.longPoll(deadline, () => take(queue, queues, max, visibility), () => closing() || cancelled());
     const Messages = taken.map((message) => {
       const values = {
         SenderId: LOCAL_ACCOUNT_ID,

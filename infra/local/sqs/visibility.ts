@@ -77,5 +77,5 @@ export function changeVisibility(queue: Queue, handle: unknown, timeout: unknown
   if (!message) throw invalidParameter(`Value ${String(handle)} for parameter ReceiptHandle is invalid. Reason: Message does not exist or is not available for visibility timeout change.`);
   if (message.visibleAt <= now) throw serviceError('MessageNotInflight', 'The message referred to is not in flight.');
   message.visibleAt = now + seconds * 1000;
-  if (seconds === 0) queue.waiters.wake();
+  if (seconds === 0) queue.wake();
 }

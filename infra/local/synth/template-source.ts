@@ -16,10 +16,7 @@ const CACHE_DIR = join(projectRoot, 'node_modules', '.cache', 'local-template');
 const STALE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** What the local stack keeps of the synthesized template: the roles' policies (local IAM) and the deployment. */
-export interface TemplateExtract {
-  policies: TemplatePolicies;
-  deployment: TemplateDeployment;
-}
+export interface TemplateExtract { policies: TemplatePolicies; deployment: TemplateDeployment }
 
 export interface TemplateSource extends TemplateExtract {
   /** Whether the template had to be synthesized (nothing cached for these sources). */

@@ -1,15 +1,9 @@
 import { resourceGroups, type ResourceGroup } from '../../../shared/edge/api/routes';
 
 /** A CloudFormation template, as far as the local stack reads it. */
-export interface CfnTemplate {
-  Resources: Record<string, CfnResource>;
-}
+export interface CfnTemplate { Resources: Record<string, CfnResource> }
 
-export interface CfnResource {
-  Type: string;
-  Properties?: Record<string, unknown>;
-  Metadata?: Record<string, unknown>;
-}
+export interface CfnResource { Type: string; Properties?: Record<string, unknown>; Metadata?: Record<string, unknown> }
 
 export const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 export const asArray = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);

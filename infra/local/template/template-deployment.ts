@@ -7,12 +7,8 @@ import { asArray, constructPath, functionGroups, isObject, referenced, variables
  */
 
 export type TemplateDeployment = ReturnType<typeof templateDeployment>;
-export type FunctionDeployment = TemplateDeployment['functions'][number];
-export type QueueDeployment = TemplateDeployment['queues'][number];
 export type EventSourceMapping = TemplateDeployment['eventSources'][number];
-export type AsyncInvokeConfig = TemplateDeployment['asyncInvokes'][number];
 export type BucketNotification = TemplateDeployment['notifications'][number];
-export type ScheduleRule = TemplateDeployment['schedules'][number];
 
 /** CloudFormation's and Lambda's defaults for what the template leaves out. */
 const DEFAULTS = {
