@@ -175,7 +175,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^test/support/generated/' },
+    exclude: { path: '^clients/typescript/src/generated/' },
   },
 };
 

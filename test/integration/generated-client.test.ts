@@ -1,6 +1,6 @@
 import { stackApiClient, type ApiClient } from '../support/api-client';
 import { freshBot, type FreshBot } from '../support/bot-helpers';
-import type { components } from '../support/generated/api-types';
+import type { components } from '../../clients/typescript/src/generated/api-types';
 import { seededAdminToken } from '../support/http-client';
 import { unique } from '../support/stack';
 import { freshOrganization, uniqueEmail, type TestOrg } from '../support/user-helpers';

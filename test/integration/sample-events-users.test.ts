@@ -1,6 +1,6 @@
 import { expectStatus, stackApiClient } from '../support/api-client';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';
-import type { components } from '../support/generated/api-types';
+import type { components } from '../../clients/typescript/src/generated/api-types';
 import { linkUserToProvider } from '../../shared/app/identity-providers/user-link';
 import { bodyOf, deleteUser, expectNoSignIn, readUser, replayRouteEvents, subjectOf, type Replay } from '../support/sample-events';
 import { stack, unique, userArea } from '../support/stack';

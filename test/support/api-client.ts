@@ -1,13 +1,13 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { defaultSubpaths, type Subpaths } from '../../shared/edge/api/routes';
 import { assertContract } from './contract';
-import type { paths } from './generated/api-types';
+import type { paths } from '../../clients/typescript/src/generated/api-types';
 import type { ApiResponse } from './http-client';
 import { stack } from './stack';
 
 /**
  * A typed client of the API made by openapi-fetch from the types openapi-typescript generates from the
- * OpenAPI document (`generated/api-types.ts`): paths, parameters, bodies and answers are the document's.
+ * OpenAPI document (the typed client's `clients/typescript/src/generated/api-types.ts`): paths, parameters, bodies and answers are the document's.
  */
 
 export type ApiClient = Client<paths>;

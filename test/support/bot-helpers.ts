@@ -10,7 +10,7 @@ import { registerUser } from '../../shared/app/users/user-registration';
 import { answer, stackApiClient, type ApiClient } from './api-client';
 import { TEST_PASSWORD, passwordToken } from './auth-helpers';
 import { GUIDE_PERSONA, MANUALS_COLLECTION } from './bot-fixtures';
-import type { operations } from './generated/api-types';
+import type { operations } from '../../clients/typescript/src/generated/api-types';
 import { httpClient, seededAdminToken, type ApiResponse, type TokenSource } from './http-client';
 import { stack, unique } from './stack';
 

@@ -9,7 +9,7 @@ import type { Language } from '../../shared/adapters/mail/mail.templates';
 import { getEmailClaim } from '../../shared/domain/users/user.repository';
 import type { StandardErrorBody } from './error-body';
 import { answer, stackApiClient } from './api-client';
-import type { operations } from './generated/api-types';
+import type { operations } from '../../clients/typescript/src/generated/api-types';
 import { send, type ApiResponse } from './http-client';
 import { listAllUsers, mailsTo, type ReceivedMail, type TestOrg } from './user-helpers';
 

@@ -13,7 +13,7 @@ import { unfilledPlaceholders } from '../../scripts/sam-event';
 import { expectStatus, stackApiClient } from './api-client';
 import { TEST_PASSWORD, bearer } from './auth-helpers';
 import { agentsOf, seededBot, supervisorsOf } from './bot-helpers';
-import type { components } from './generated/api-types';
+import type { components } from '../../clients/typescript/src/generated/api-types';
 import { seededAdminToken, send } from './http-client';
 import { requestToken, stack, unique, userArea } from './stack';
 import { eventually, startReceiver, type Receiver } from './webhook-receiver';

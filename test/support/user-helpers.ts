@@ -14,7 +14,7 @@ import { registerUser } from '../../shared/app/users/user-registration';
 import { answer, stackApiClient, type ApiClient } from './api-client';
 import { TEST_PASSWORD, type TokenBody } from './auth-helpers';
 import { deactivateBot, deactivateEnvironment, type PageDto } from './bot-helpers';
-import type { operations } from './generated/api-types';
+import type { operations } from '../../clients/typescript/src/generated/api-types';
 import { httpClient, type TokenSource } from './http-client';
 import { requestToken, stack, unique, userArea } from './stack';
 

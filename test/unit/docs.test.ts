@@ -15,7 +15,7 @@ import * as ts from 'typescript';
 const root = join(__dirname, '../..');
 const skipped = new Set(['node_modules', 'cdk.out', 'coverage', 'dist', '.git', '.local', '.cognito']);
 const codeFolders = ['shared', 'functions', 'infra', 'scripts', 'bench', 'test'];
-const generated = 'test/support/generated';
+const generated = 'clients/typescript/src/generated';
 
 function filesUnder(folder: string, keep: (file: string) => boolean): string[] {
   const found: string[] = [];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expectCommittedAsGenerated } from '../support/generated-file';
 
 const root = join(__dirname, '../..');
-const typesFile = 'test/support/generated/api-types.ts';
+const typesFile = 'clients/typescript/src/generated/api-types.ts';
 const regenerate = 'npm run openapi -- --types';
 
 /**
