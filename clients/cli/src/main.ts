@@ -118,7 +118,7 @@ apiCommand(events, 'listen', 'Forward change events to a local address as signed
 
 apiCommand(program, 'api', 'Make any authenticated call and print the answer')
   .argument('<method>', 'GET, POST, PUT, PATCH or DELETE')
-  .argument('<path>', 'the path, e.g. /user-management/org/{org}/users ({org}: the organization)')
+  .argument('<path>', "the path, e.g. /user-management/org/{org}/users ({org}: the organization), or an address of the API itself (no other host: it would get your token)")
   .option('-d, --data <json>', 'the JSON body, or @FILE to send a file (@- for stdin)')
   .option('-H, --header <header>', 'an extra header, "Name: value" (repeatable)', collect)
   .addHelpText('after', '\nExamples:\n  apctl api GET "/user-management/org/{org}/users?linesPerPage=5"\n  apctl api POST /user-management/org/{org}/configurations --data \'{"key":"theme","value":"dark"}\'')
