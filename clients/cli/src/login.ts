@@ -42,7 +42,7 @@ export async function login(flags: LoginFlags): Promise<{ file: string; email?: 
     org: flags.org?.toLowerCase() ?? (await session.organizationId()),
     email,
     webhookSecret: previous?.webhookSecret ?? newWebhookSecret(),
-    listenCursors: previous?.realm === realm ? previous.listenCursors : undefined,
+    listenPositions: previous?.realm === realm ? previous.listenPositions : undefined,
   });
   return { file, email };
 }
