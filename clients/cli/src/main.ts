@@ -17,7 +17,7 @@ Exit codes: 0 done; 1 failed (the message says why and what to do); 2 \`bundle p
 const program = new Command('apctl')
   .description('The agent platform from the command line: sign in, promote bot bundles, import users, follow change events, call the API.')
   .version(version)
-  .addHelpText('after', `${exitCodes}\nEnvironment: APCTL_API_URL, APCTL_REALM and APCTL_OFFLINE_TOKEN replace the stored profile (CI); APCTL_ORG names an organization other than the signed-in user's; APCTL_PROFILE the profile; APCTL_WEBHOOK_SECRET signs `events listen` without a profile.`)
+  .addHelpText('after', `${exitCodes}\nEnvironment: APCTL_API_URL, APCTL_REALM and APCTL_OFFLINE_TOKEN replace the stored profile (CI); APCTL_ORG names an organization other than the signed-in user's; APCTL_PROFILE the profile; APCTL_WEBHOOK_SECRET signs the deliveries of events listen without a profile.`)
   .showHelpAfterError('(run with --help for usage)')
   .exitOverride();
 
