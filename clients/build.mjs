@@ -4,7 +4,7 @@
 // Each package's dist is one ES module: its own dependencies stay imports, so `npm pack` of either
 // installs with only what its package.json lists. The tool carries the client inside its bundle.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,12 +29,27 @@ async function bundle(dir, entry, outfile) {
   });
 }
 
+/**
+ * The sources import each other without extensions (bundler resolution); a Node ESM project reads the
+ * declarations with Node's own resolution (`nodenext`), which needs `./errors.js`: add it.
+ */
+function withExtensions(dir) {
+  for (const entry of readdirSync(dir, { recursive: true })) {
+    if (!entry.endsWith('.d.ts')) continue;
+    const file = join(dir, entry);
+    const text = readFileSync(file, 'utf8');
+    const fixed = text.replace(/(from\s+|import\()(['"])(\.{1,2}\/[^'"]+?)(?<!\.js)\2/g, '$1$2$3.js$2');
+    if (fixed !== text) writeFileSync(file, fixed);
+  }
+}
+
 const targets = {
   async client() {
     rmSync(join(here, 'typescript/dist'), { recursive: true, force: true });
     await bundle('typescript', 'src/index.ts', 'dist/index.js');
     // The declarations, so an integrator's editor and compiler see the typed paths.
     execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(here, 'typescript/tsconfig.build.json')], { stdio: 'inherit' });
+    withExtensions(join(here, 'typescript/dist'));
   },
   async cli() {
     rmSync(join(here, 'cli/dist'), { recursive: true, force: true });

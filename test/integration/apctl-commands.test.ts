@@ -4,6 +4,7 @@ import { apctl } from '../support/apctl';
 import { freshBot, type FreshBot } from '../support/bot-helpers';
 import { requestToken, stack, unique } from '../support/stack';
 import { tempDirs } from '../support/temp-dirs';
+import { startReceiver } from '../support/webhook-receiver';
 
 /** apctl's bundle, import and api commands as CI runs them (the CI variables), against the local stack. */
 
@@ -164,6 +165,24 @@ describe('apctl api', () => {
     expect(JSON.parse(saved.stdout)).toMatchObject({ value: 'dark' });
     expect(refused.code).toBe(1);
     expect(JSON.parse(refused.stdout)).toMatchObject({ errorCode: 'VALIDATION_FAILED' });
+  });
+
+  test("an absolute address of the API is called; one of another host is refused and never sent the token", async () => {
+    const elsewhere = await startReceiver(() => 200);
+    try {
+      const own = await run(['api', 'GET', `${stack().apiUrl}/user-management/org/{org}/users/identity-provider`]);
+      const other = await run(['api', 'GET', `${elsewhere.url}/user-management/org/{org}/users`]);
+      const schemeRelative = await run(['api', 'GET', `//127.0.0.1:${new URL(elsewhere.url).port}/x`]);
+
+      expect(own.code).toBe(0);
+      expect(JSON.parse(own.stdout)).toMatchObject({ email: org().admin.email });
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain(`apctl api calls only the API (${new URL(stack().apiUrl).origin})`);
+      expect(schemeRelative.code).toBe(1);
+      expect(elsewhere.received).toEqual([]);
+    } finally {
+      await elsewhere.close();
+    }
   });
 
   test('a path without a leading slash or an unknown method exits 1 with what to write', async () => {

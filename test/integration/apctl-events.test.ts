@@ -82,9 +82,9 @@ test('events listen forwards signed deliveries, retries a failing receiver, and 
   }
   expect(stopped.code).toBe(0);
   expect(stopped.stdout).toMatch(/--> user\.created \[\S+\]\s+<-- 204 \(\d+ ms\), 2 attempts/);
-  const profile = JSON.parse(readFileSync(join(home, 'apctl', 'default.json'), 'utf8')) as { webhookSecret: string; listenCursors: Record<string, string> };
+  const profile = JSON.parse(readFileSync(join(home, 'apctl', 'default.json'), 'utf8')) as { webhookSecret: string; listenPositions: Record<string, unknown> };
   expect(profile.webhookSecret).toBe(secret);
-  expect(Object.values(profile.listenCursors)).toHaveLength(1);
+  expect(Object.values(profile.listenPositions)).toHaveLength(1);
 
   // Changes made while it is stopped are forwarded by the next run, and nothing already delivered again.
   const whileStopped = await createUser('Missed Person');
@@ -96,6 +96,37 @@ test('events listen forwards signed deliveries, retries a failing receiver, and 
 
   expect(receiver.received.slice(before).some((entry) => entry.body.includes(first))).toBe(false);
   await receiver.close();
+});
+
+test('a listen stopped in the middle of a page resumes after the last event it delivered: nothing twice, nothing missed', async () => {
+  const home = await signedInProfile();
+  let stuck = true;
+  let second = '';
+  const receiver = await startReceiver((_index, body) => (stuck && body.includes(second) ? 'hang' : 204));
+  const listen = (target: string) => startApctl(['events', 'listen', '--forward-to', target, '--types', 'user.created'], { configHome: home });
+  // The first run only settles the position (the end of the feed now) and is stopped before anything happens.
+  const settle = listen(receiver.url);
+  await settle.waitForStderr(/Ready\./);
+  await stop(settle);
+  const first = await createUser('Paged First');
+  second = await createUser('Paged Second');
+
+  // Both changes are one page; the receiver takes the first and hangs on the second, and listen is stopped then.
+  const interrupted = listen(receiver.url);
+  await eventually(() => receiver.received.some((entry) => entry.body.includes(second)), 'the second delivery under way', 30_000);
+  const stopped = await stop(interrupted);
+  stuck = false;
+  const before = receiver.received.length;
+  const resumed = listen(receiver.url);
+  await eventually(() => receiver.received.slice(before).some((entry) => entry.body.includes(second)), 'the second delivered by the next run', 30_000);
+  await stop(resumed);
+  await receiver.close();
+
+  expect(stopped.code).toBe(0);
+  expect(stopped.stdout).toMatch(/user\.created \[\S+\]\s+<-- 204/);
+  expect(receiver.received.slice(0, before).filter((entry) => entry.body.includes(first))).toHaveLength(1);
+  expect(receiver.received.slice(before).filter((entry) => entry.body.includes(first))).toEqual([]);
+  expect(receiver.received.slice(before).filter((entry) => entry.body.includes(second))).toHaveLength(1);
 });
 
 test('a listen with no profile and no CI variables says how to sign in', async () => {

@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import { get } from 'node:http';
 import { join } from 'node:path';
 import { apctl, startApctl } from '../support/apctl';
 import { Browser, decide, formOf, signInOnVerificationPage } from '../support/device-flow';
@@ -86,6 +87,52 @@ describe('apctl login', () => {
     expect(me.stdout).toContain(admin.email);
     expect(me.stdout).toContain(`(${admin.orgUuid})`);
     expect(me.stdout).toContain('role: ADMIN');
+  });
+
+  test('a redirect carrying another state is refused and the sign-in goes on; the real one then completes it', async () => {
+    const home = configHome();
+    const admin = seededAdmin();
+    const login = startApctl(['login', '--api', stack().apiUrl, '--realm', admin.realm, '--no-browser'], { configHome: home });
+    const [, address] = await login.waitForStderr(/visit:\s+(\S+)/);
+    const request = new URL(address!);
+    const redirectUri = request.searchParams.get('redirect_uri')!;
+
+    // As another tab or a link sent to the user would: its own connection, closed after the answer.
+    const forged = await new Promise<number>((resolve, reject) =>
+      get(`${redirectUri}?code=forged&state=not-the-one-apctl-sent`, { agent: false }, (response) => {
+        response.resume();
+        resolve(response.statusCode!);
+      }).on('error', reject),
+    );
+    const browser = new Browser();
+    const page = await browser.get(request.toString());
+    const signIn = formOf(await page.text(), request.toString());
+    const back = await browser.post(signIn.action, { ...signIn.fields, username: admin.email, password: admin.password });
+    const landing = await fetch(back.headers.get('location')!);
+    const finished = await login.done;
+
+    expect(forged).toBe(400);
+    expect(landing.status).toBe(200);
+    expect(finished.code).toBe(0);
+    expect(statSync(join(home, 'apctl', 'default.json')).mode & 0o777).toBe(0o600);
+  });
+
+  test("an answer naming another issuer (RFC 9207's iss) is refused, and nothing is stored", async () => {
+    const home = configHome();
+    const admin = seededAdmin();
+    const login = startApctl(['login', '--api', stack().apiUrl, '--realm', admin.realm, '--no-browser'], { configHome: home });
+    const [, address] = await login.waitForStderr(/visit:\s+(\S+)/);
+    const request = new URL(address!);
+    const callback = new URL(request.searchParams.get('redirect_uri')!);
+    callback.search = new URLSearchParams({ code: 'from-elsewhere', state: request.searchParams.get('state')!, iss: 'https://idp.attacker.example/auth/realms/acme' }).toString();
+
+    const landing = await fetch(callback);
+    const finished = await login.done;
+
+    expect(landing.status).toBe(400);
+    expect(finished.code).toBe(1);
+    expect(finished.stderr).toContain('names the issuer https://idp.attacker.example/auth/realms/acme');
+    expect(() => statSync(join(home, 'apctl', 'default.json'))).toThrow();
   });
 
   test('an unknown realm is refused with what to check, and nothing is stored', async () => {

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { apiErrorOf } from '../../typescript/src/index';
 import { orgOf, updateProfile, type Connection } from './connection';
 import { EXIT, note, UsageError } from './output';
-import { newWebhookSecret } from './profile';
+import { newWebhookSecret, type ListenPosition } from './profile';
 
 /** A change event as the feed lists it: the CloudEvent EventBridge and webhooks receive. */
 export interface ChangeEvent {
@@ -106,7 +106,8 @@ const DELIVERY_TIMEOUT_MS = 10_000;
 /**
  * `events listen --forward-to URL`: follows the feed and POSTs each event to URL as a Standard Webhooks
  * delivery (`webhook-id`, `webhook-timestamp`, `webhook-signature`), signed with the profile's secret.
- * The position is kept in the profile after each page, so a restart resumes where it stopped.
+ * The position is kept in the profile after each delivery, so a restart resumes right after the last
+ * event delivered (or at the end of the feed as it was when the first run started).
  */
 export async function listen(connection: Connection, flags: ListenFlags): Promise<number> {
   let target: URL;
@@ -123,15 +124,27 @@ export async function listen(connection: Connection, flags: ListenFlags): Promis
   const signer = new Webhook(secret);
   const key = `${orgUUID} ${target.href} ${types.join(',')}`;
   const controller = interruption();
-  let after = flags.reset ? undefined : connection.profile?.listenCursors?.[key];
+  const keep = (position: ListenPosition) => updateProfile(connection, { listenPositions: { ...connection.profile?.listenPositions, [key]: position } });
+  let position = flags.reset ? undefined : connection.profile?.listenPositions?.[key];
   try {
-    if (!after) after = await endOfFeed(connection, orgUUID, types, controller.signal);
+    if (!position) {
+      position = { after: await endOfFeed(connection, orgUUID, types, controller.signal), delivered: 0 };
+      keep(position);
+    }
     note(`Ready. Forwarding change events to ${target.href}; the deliveries are signed with ${secret} (Ctrl-C to stop)`);
     for (;;) {
-      const page = await readFeed(connection, orgUUID, { after, types, wait: WAIT_SECONDS }, controller.signal);
-      for (const event of page.events) await deliver(signer, target, event, flags.json, controller.signal);
-      after = page.next;
-      updateProfile(connection, { listenCursors: { ...connection.profile?.listenCursors, [key]: after } });
+      const page = await readFeed(connection, orgUUID, { after: position.after, types, wait: WAIT_SECONDS }, controller.signal);
+      // The same cursor answers the same events first: those an earlier run delivered before it stopped are passed over.
+      for (const [index, event] of page.events.entries()) {
+        if (index < position.delivered) continue;
+        await deliver(signer, target, event, flags.json, controller.signal);
+        position = { after: position.after, delivered: index + 1 };
+        keep(position);
+      }
+      if (page.next !== position.after || position.delivered > 0) {
+        position = { after: page.next, delivered: 0 };
+        keep(position);
+      }
     }
   } catch (error) {
     if (stopped(controller, error)) return EXIT.ok;

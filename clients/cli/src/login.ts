@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { endpointOf, OFFLINE_SCOPE, RealmSession, type TokenResponse } from '../../typescript/src/index';
+import { endpointOf, issuerOf, OFFLINE_SCOPE, RealmSession, type TokenResponse } from '../../typescript/src/index';
 import { note, UsageError } from './output';
 import { newWebhookSecret, readProfile, writeProfile } from './profile';
 
@@ -42,7 +42,7 @@ export async function login(flags: LoginFlags): Promise<{ file: string; email?: 
     org: flags.org?.toLowerCase() ?? (await session.organizationId()),
     email,
     webhookSecret: previous?.webhookSecret ?? newWebhookSecret(),
-    listenCursors: previous?.realm === realm ? previous.listenCursors : undefined,
+    listenPositions: previous?.realm === realm ? previous.listenPositions : undefined,
   });
   return { file, email };
 }
@@ -70,12 +70,22 @@ async function viaBrowser(session: RealmSession, apiUrl: string, realm: string, 
     const server = createServer((request, response) => {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
       if (url.pathname !== '/callback') return void response.writeHead(404).end();
-      const finish = (status: number, text: string) => {
+      const answer = (status: number, text: string) => {
         response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
         response.end(`<!doctype html><meta charset="utf-8"><title>apctl</title><p>${text}</p>`);
+      };
+      const finish = (status: number, text: string) => {
+        answer(status, text);
         server.close();
       };
-      if (url.searchParams.get('state') !== state) return finish(400, 'This sign-in is not the one apctl started: run apctl login again.');
+      // An answer to another sign-in (a forged or stale link) is refused, and this one goes on waiting.
+      if (url.searchParams.get('state') !== state) return answer(400, 'This sign-in is not the one apctl started: finish the sign-in apctl opened, or run apctl login again.');
+      // RFC 9207: an answer naming another issuer comes from another server (a mix-up): refused.
+      const iss = url.searchParams.get('iss');
+      if (iss !== null && iss !== issuerOf(apiUrl, realm)) {
+        finish(400, 'The sign-in answer came from another server: see the terminal.');
+        return reject(new UsageError(`The sign-in answer names the issuer ${iss}, not ${issuerOf(apiUrl, realm)}: nothing is stored. Run apctl login again, and check --api and --realm`));
+      }
       const error = url.searchParams.get('error');
       if (error) {
         finish(400, 'The sign-in did not succeed: see the terminal.');

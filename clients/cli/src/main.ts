@@ -17,7 +17,7 @@ Exit codes: 0 done; 1 failed (the message says why and what to do); 2 \`bundle p
 const program = new Command('apctl')
   .description('The agent platform from the command line: sign in, promote bot bundles, import users, follow change events, call the API.')
   .version(version)
-  .addHelpText('after', `${exitCodes}\nEnvironment: APCTL_API_URL, APCTL_REALM and APCTL_OFFLINE_TOKEN replace the stored profile (CI); APCTL_ORG names an organization other than the signed-in user's; APCTL_PROFILE the profile.`)
+  .addHelpText('after', `${exitCodes}\nEnvironment: APCTL_API_URL, APCTL_REALM and APCTL_OFFLINE_TOKEN replace the stored profile (CI); APCTL_ORG names an organization other than the signed-in user's; APCTL_PROFILE the profile; APCTL_WEBHOOK_SECRET signs the deliveries of events listen without a profile.`)
   .showHelpAfterError('(run with --help for usage)')
   .exitOverride();
 
@@ -118,7 +118,7 @@ apiCommand(events, 'listen', 'Forward change events to a local address as signed
 
 apiCommand(program, 'api', 'Make any authenticated call and print the answer')
   .argument('<method>', 'GET, POST, PUT, PATCH or DELETE')
-  .argument('<path>', 'the path, e.g. /user-management/org/{org}/users ({org}: the organization)')
+  .argument('<path>', "the path, e.g. /user-management/org/{org}/users ({org}: the organization), or an address of the API itself (no other host: it would get your token)")
   .option('-d, --data <json>', 'the JSON body, or @FILE to send a file (@- for stdin)')
   .option('-H, --header <header>', 'an extra header, "Name: value" (repeatable)', collect)
   .addHelpText('after', '\nExamples:\n  apctl api GET "/user-management/org/{org}/users?linesPerPage=5"\n  apctl api POST /user-management/org/{org}/configurations --data \'{"key":"theme","value":"dark"}\'')

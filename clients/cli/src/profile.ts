@@ -15,8 +15,14 @@ export interface Profile {
   email?: string;
   /** `apctl events listen`'s signing secret: made once, the same on every run of this profile. */
   webhookSecret?: string;
-  /** Where `events listen` stopped, per forwarding address, to resume there. */
-  listenCursors?: Record<string, string>;
+  /** Where `events listen` stopped, per organization, forwarding address and types, to resume there. */
+  listenPositions?: Record<string, ListenPosition>;
+}
+
+/** A page of the feed (the cursor it was read after) and how many of its events were delivered. */
+export interface ListenPosition {
+  after: string;
+  delivered: number;
 }
 
 const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;

@@ -163,7 +163,23 @@ describe('tokens', () => {
     expect(seen[3]!.headers.authorization).toBe('Bearer access-2');
   });
 
-  test('the device grant polls through authorization_pending and slow_down until the tokens come', async () => {
+  test('the password grant signs in (with offline_access when asked) and its refresh token renews the access token', async () => {
+    const session = new RealmSession({ apiUrl: baseUrl, realm: 'acme', clientId: 'console' });
+    const api = createApiClient({ apiUrl: baseUrl, auth: session, retry: fast });
+    script = [tokenReply('access-short', 10), tokenReply('access-renewed', 300), { status: 200, body: {} }];
+
+    const tokens = await session.signInWithPassword('ana@acme.example', 'Ana-Password-1', { offline: true });
+    await api.GET(usersPath, { params: { path: { orgUUID: org } } });
+
+    const signIn = new URLSearchParams(seen[0]!.body);
+    const renewal = new URLSearchParams(seen[1]!.body);
+    expect(tokens.access_token).toBe('access-short');
+    expect(Object.fromEntries(signIn)).toEqual({ client_id: 'console', grant_type: 'password', username: 'ana@acme.example', password: 'Ana-Password-1', scope: 'openid organization offline_access' });
+    expect(Object.fromEntries(renewal)).toMatchObject({ grant_type: 'refresh_token', refresh_token: 'offline-1' });
+    expect(seen[2]!.headers.authorization).toBe('Bearer access-renewed');
+  });
+
+  test('the device grant asks for the offline scopes and polls through authorization_pending until the tokens come', async () => {
     const session = new RealmSession({ apiUrl: baseUrl, realm: 'acme', clientId: 'console' });
     script = [
       { status: 200, body: { device_code: 'dc', user_code: 'ABCD-EFGH', verification_uri: `${baseUrl}/device`, expires_in: 60, interval: 0 } },
@@ -177,7 +193,7 @@ describe('tokens', () => {
     expect(shown).toEqual(['ABCD-EFGH']);
     expect(tokens.access_token).toBe('access-device');
     expect(session.refreshToken).toBe('offline-1');
-    expect(new URLSearchParams(seen[0]!.body).get('scope')).toBe('openid offline_access');
+    expect(new URLSearchParams(seen[0]!.body).get('scope')).toBe('openid organization offline_access');
     expect(new URLSearchParams(seen[2]!.body).get('grant_type')).toBe('urn:ietf:params:oauth:grant-type:device_code');
   });
 });
