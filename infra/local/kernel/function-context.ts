@@ -9,9 +9,34 @@ import type { ResourceGroup } from '../../../shared/edge/api/routes';
  */
 const invocation = new AsyncLocalStorage<ResourceGroup>();
 
-/** Runs one invocation of `group`'s handler; AWS calls made from it are that function's. */
+/**
+ * Lambda's per-invocation store (`globalThis.awslambda.InvokeStore`) as its runtime provides it to a
+ * function that runs invocations at once (`AWS_LAMBDA_MAX_CONCURRENCY`, which the local stack sets for
+ * every function): Powertools keeps each invocation's logger context (the function's name, its request
+ * id), log keys and metrics there. Without it the process's one logger carried the context of the
+ * invocation that began last, so a long invocation's lines bore another function's name.
+ */
+const invokeStores = new AsyncLocalStorage<Record<symbol, unknown>>();
+const invokeStore = {
+  getContext: () => invokeStores.getStore(),
+  hasContext: () => invokeStores.getStore() !== undefined,
+  get: (key: symbol) => invokeStores.getStore()?.[key],
+  set(key: symbol, value: unknown) {
+    const store = invokeStores.getStore();
+    if (!store) throw new Error('No context available');
+    store[key] = value;
+  },
+  run: <T>(context: Record<symbol, unknown>, fn: () => T): T => invokeStores.run(context, fn),
+  getRequestId: () => '-',
+  getXRayTraceId: () => undefined,
+  getTenantId: () => undefined,
+};
+const lambdaGlobal = globalThis as { awslambda?: Record<string, unknown> };
+lambdaGlobal.awslambda = { ...lambdaGlobal.awslambda, InvokeStore: invokeStore };
+
+/** Runs one invocation of `group`'s handler, with a store of its own; AWS calls made from it are that function's. */
 export function runAsFunction<T>(group: ResourceGroup, invoke: () => T): T {
-  return invocation.run(group, invoke);
+  return invocation.run(group, () => invokeStores.run({}, invoke));
 }
 
 /** Runs `work` as no function (a handler module's loading, shared by every function that needs it), wherever it is called from. */
