@@ -1,15 +1,13 @@
-import { environmentOverrides } from '../../infra/local/deployment/overrides';
 import { functionEnvironment, useFunctionEnvironments } from '../../infra/local/env/process-env';
 import { invokeOnce } from '../../infra/local/invoke';
+import { concurrentInvocationsEnv } from '../../infra/local/kernel/function-context';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { eventFunction } from '../../shared/edge/http/event-function';
 import { logger } from '../../shared/kernel/logger';
 
 // Every function runs in the local stack's one process and logs through the one logger: each line
-// still names the function and the invocation that wrote it, however the invocations overlap.
-
-/** The variable the local stack gives every function (deployment/overrides.ts), with its value. */
-const concurrency = environmentOverrides.find((entry) => entry.variable === 'AWS_LAMBDA_MAX_CONCURRENCY');
+// still names the function and the invocation that wrote it, however the invocations overlap (each
+// function's environment as env/stack-environments.ts gives it).
 
 let restore: () => void;
 let lines: Record<string, unknown>[];
@@ -17,7 +15,7 @@ let write: jest.SpyInstance;
 
 beforeEach(() => {
   const environment = (group: ResourceGroup) =>
-    functionEnvironment(group, { POWERTOOLS_SERVICE_NAME: group, AWS_LAMBDA_MAX_CONCURRENCY: concurrency!.value({} as never)! }, new Set(['POWERTOOLS_SERVICE_NAME']), () => undefined);
+    functionEnvironment(group, { POWERTOOLS_SERVICE_NAME: group, ...concurrentInvocationsEnv }, new Set(['POWERTOOLS_SERVICE_NAME']), () => undefined);
   restore = useFunctionEnvironments(new Map([['bulk-worker', environment('bulk-worker')], ['publisher', environment('publisher')]]));
   logger.setLogLevel('INFO');
   lines = [];
@@ -33,7 +31,6 @@ afterEach(() => {
 });
 
 test("a long invocation's lines name its function and request id while another function's invocations begin and end meanwhile", async () => {
-  expect(concurrency?.kind).toBe('local-only');
   let release = () => undefined as void;
   const released = new Promise<void>((resolve) => (release = resolve));
   const worker = eventFunction('bulk-worker', {

@@ -89,7 +89,6 @@ export const environmentOverrides: readonly VariableOverride[] = [
   localOnly(envNames.sqsEndpoint, (l) => l.endpoints.sqs, 'the local SQS (in AWS unset: the SDK finds the service)'),
   localOnly(envNames.webhookAllowLoopbackHttp, () => 'true', 'the stack is on loopback itself: receivers at http://127.0.0.1:<port> are allowed (never in AWS)'),
   localOnly(envNames.webhookFirstRetryMs, () => '1000', 'webhook retries a laptop sees within seconds (AWS: 5 s, doubling)'),
-  localOnly('AWS_LAMBDA_MAX_CONCURRENCY', () => '64', "every function runs its invocations at once in the stack's one process: Powertools keeps each invocation's log context and metrics apart (kernel/function-context.ts gives each its store)"),
   localOnly(envNames.webhookPollMs, () => '100', 'a sweep looks for due webhook deliveries 10 times a second (AWS: 4), so they leave at once'),
 ];
 

@@ -4,6 +4,7 @@ import type { LocalResources } from '../deployment/overrides';
 import type { TemplateDeployment } from '../template/template-deployment';
 import { recordEnvReads } from './env-report';
 import { functionEnvironment, useFunctionEnvironments } from './process-env';
+import { concurrentInvocationsEnv } from '../kernel/function-context';
 
 export interface StackEnvironments {
   /** Each function's own environment. */
@@ -27,7 +28,7 @@ export function useStackEnvironments(deployment: TemplateDeployment, local: Loca
   const reads = recordEnvReads(reportDir);
   const declared = declaredVariables(deployment);
   const objects = new Map<ResourceGroup, NodeJS.ProcessEnv>(
-    [...functions].map(([group, env]) => [group, functionEnvironment(group, env, declared.get(group) ?? new Set(), reads.record)]),
+    [...functions].map(([group, env]) => [group, functionEnvironment(group, { ...env, ...concurrentInvocationsEnv }, declared.get(group) ?? new Set(), reads.record)]),
   );
   return { functions, tools, stop: useFunctionEnvironments(objects) };
 }
