@@ -127,7 +127,7 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
         recovery: options.recoveryRate ?? new TokenBucket({ ratePerSecond: COGNITO_ACCOUNT_RECOVERY_RATE }),
       };
       const welcomes = new WelcomeBatcher(job);
-      const identityProvider = oneAtATime(options.ports?.identityProvider ?? pacedIdentityProvider(pace.creation), options.concurrency ?? CREATION_LANES);
+      const identityProvider = atMost(options.ports?.identityProvider ?? pacedIdentityProvider(pace.creation), options.concurrency ?? CREATION_LANES);
       const settle = async (candidate: Candidate, outcome: RowOutcome) => {
         if ('error' in outcome) {
           errors.push(outcome.error);
@@ -198,7 +198,7 @@ const groupSizeFor = (pace: Pace) => Math.max(1, Math.min(GROUP_SIZE, Math.floor
 const GROUPS_AT_ONCE = 3;
 
 /** The identity provider with at most `limit` of its calls under way at once. */
-function oneAtATime(provider: IdentityProvider, limit: number): IdentityProvider {
+function atMost(provider: IdentityProvider, limit: number): IdentityProvider {
   let running = 0;
   const waiting: (() => void)[] = [];
   const limited =
