@@ -68,6 +68,7 @@ async function apiImport(d: Data, rows: number, async: boolean, progress: (messa
     }
   };
   const done = await poll((p) => p.job.status === 'done');
+  progress(`  ${rows} rows done after ${fmt.s(answer.status === 200 ? answer.ms : done.ms)} (aim for ${fmt.int(d.rows)} rows: ${fmt.s(AIM_OF_FLOOR * floor(d.rows, d.creationRate))}): ${fmt.int(done.job.counts.created)} users created, ${fmt.int(done.job.counts.failed)} rows failed`);
   const welcomed = await poll(({ job: { welcomes: w, counts } }) => w.pending === 0 && w.sent + w.failed === counts.created);
   const signIn = await signIns(d, org, rows, !async);
   return { rows, async, answer, polls, done, doneMs: answer.status === 200 ? answer.ms : done.ms, signIn, welcomed, mailbox: (await mailsOf(d, org)).length };
@@ -103,8 +104,10 @@ const progressRows = (i: Import, every: number) => [...new Set([...i.polls.filte
 function aims(d: Data, large: Import) {
   const [aim, running, signedIn] = [AIM_OF_FLOOR * floor(large.rows, d.creationRate), large.polls.filter((p) => p.job.status !== 'done'), large.signIn.failed.length === 0];
   const [firstCreated, created] = [running.find((p) => p.job.counts.created > 0), large.done.job.counts.created];
+  const { failed } = large.done.job.counts;
+  const everyone = created === large.rows && failed === 0;
   return bullets([
-    `Every user exists and signs in within ${AIM_OF_FLOOR}× the UserCreation floor (${fmt.int(large.rows)} rows ÷ ${d.creationRate}/s = ${fmt.s(floor(large.rows, d.creationRate))}; aim ${fmt.s(aim)}): ${large.doneMs <= aim && signedIn ? '**met**' : '**not met**'}: \`done\` ${fmt.s(large.doneMs)} after the POST (${fmt.ratio(large.doneMs / floor(large.rows, d.creationRate))} the floor); ${large.signIn.tried - large.signIn.failed.length} of ${large.signIn.tried} sampled users signed in${signedIn ? '' : ` (refused: ${large.signIn.failed.slice(0, 5).join(', ')})`}.`,
+    `Every user exists and signs in within ${AIM_OF_FLOOR}× the UserCreation floor (${fmt.int(large.rows)} rows ÷ ${d.creationRate}/s = ${fmt.s(floor(large.rows, d.creationRate))}; aim ${fmt.s(aim)}): ${large.doneMs <= aim && signedIn && everyone ? '**met**' : '**not met**'}: \`done\` ${fmt.s(large.doneMs)} after the POST (${fmt.ratio(large.doneMs / floor(large.rows, d.creationRate))} the floor), **${fmt.int(created)} of ${fmt.int(large.rows)} users created, ${fmt.int(failed)} rows failed** (every row is valid: a failed row is a miss); ${large.signIn.tried - large.signIn.failed.length} of ${large.signIn.tried} sampled users signed in${signedIn ? '' : ` (refused: ${large.signIn.failed.slice(0, 5).join(', ')})`}.`,
     `Live counts: before \`done\`, ${running.length} polls saw ${new Set(running.map((p) => p.job.counts.created)).size} different values of \`counts.created\`${firstCreated ? `, the first above 0 after ${fmt.s(firstCreated.ms)}` : ': **none above 0**'}.`,
     `Every welcome settled ${fmt.s(large.welcomed.ms)} after the POST, ${fmt.ratio(large.welcomed.ms / floor(created, d.sesRate))} the SES floor (${fmt.int(created)} created ÷ ${d.sesRate}/s = ${fmt.s(floor(created, d.sesRate))}): ${fmt.int(large.welcomed.job.welcomes.sent)} sent, ${fmt.int(large.welcomed.job.welcomes.failed)} failed, ${fmt.int(large.mailbox)} in the mailbox.`,
   ]);

@@ -21,9 +21,9 @@ async function resolved(lines: string[], taken: string[] = []) {
   const plan = new BulkCreatePlan();
   for await (const row of readCsv(`${HEADER}\n${lines.join('\n')}\n`, bulkCreateLayout, bulkCreateLimits)) plan.add(row);
   const asked: string[] = [];
-  const result = await plan.resolve(ORG, async (email) => {
-    asked.push(email);
-    return taken.some((t) => t.toLowerCase() === email.toLowerCase());
+  const result = await plan.resolve(ORG, async (emails) => {
+    asked.push(...emails);
+    return new Set(emails.filter((email) => taken.some((t) => t.toLowerCase() === email.toLowerCase())));
   });
   return { ...result, rows: plan.rows, asked };
 }

@@ -7,8 +7,10 @@ import {
   AdminSetUserPasswordCommand,
   AdminUpdateUserAttributesCommand,
   UsernameExistsException,
+  type CognitoIdentityProviderClient,
 } from '@aws-sdk/client-cognito-identity-provider';
-import { cognitoClient } from '../clients/cognito';
+import { cognitoClient, pacedCognitoClient } from '../clients/cognito';
+import type { Pace } from '../../kernel/retry';
 import { config } from '../../kernel/config';
 import { logger } from '../../kernel/logger';
 
@@ -58,110 +60,126 @@ const credentialFailures = new Set([
   'UserNotConfirmedException',
 ]);
 
-/** Amazon Cognito adapter (cognito-local on the local stack). */
-export const cognitoIdentityProvider: IdentityProvider = {
-  async createUser({ username, email, password, temporary }) {
-    const { userPoolId } = config();
-    let created = false;
-    try {
-      await cognitoClient().send(
-        new AdminCreateUserCommand({
-          UserPoolId: userPoolId,
+/** The adapter over a Cognito client. */
+function identityProviderOver(client: () => CognitoIdentityProviderClient): IdentityProvider {
+  const provider: IdentityProvider = {
+    async createUser({ username, email, password, temporary }) {
+      const { userPoolId } = config();
+      let created = false;
+      try {
+        await client().send(
+          new AdminCreateUserCommand({
+            UserPoolId: userPoolId,
+            Username: username,
+            MessageAction: 'SUPPRESS',
+            UserAttributes: [
+              { Name: 'email', Value: email },
+              { Name: 'email_verified', Value: 'true' },
+            ],
+            // A temporary password comes with the account: one call under Cognito's UserCreation quota
+            // (50/s) rather than a second one under UserAccountRecovery (30/s).
+            ...(temporary ? { TemporaryPassword: password } : {}),
+          }),
+        );
+        created = true;
+      } catch (error) {
+        // A retry after a crash finds the account made by the earlier attempt: adopt it.
+        if (!(error instanceof UsernameExistsException)) throw error;
+      }
+      // A permanent password, or an adopted account's, is set apart.
+      if (!created || !temporary) await provider.setPassword(username, password, { temporary });
+    },
+
+    async updateEmail(username, email) {
+      await client().send(
+        new AdminUpdateUserAttributesCommand({
+          UserPoolId: config().userPoolId,
           Username: username,
-          MessageAction: 'SUPPRESS',
           UserAttributes: [
             { Name: 'email', Value: email },
             { Name: 'email_verified', Value: 'true' },
           ],
-          // A temporary password comes with the account: one call under Cognito's UserCreation quota
-          // (50/s) rather than a second one under UserAccountRecovery (30/s).
-          ...(temporary ? { TemporaryPassword: password } : {}),
         }),
       );
-      created = true;
-    } catch (error) {
-      // A retry after a crash finds the account made by the earlier attempt: adopt it.
-      if (!(error instanceof UsernameExistsException)) throw error;
-    }
-    // A permanent password, or an adopted account's, is set apart.
-    if (!created || !temporary) await cognitoIdentityProvider.setPassword(username, password, { temporary });
-  },
+    },
 
-  async updateEmail(username, email) {
-    await cognitoClient().send(
-      new AdminUpdateUserAttributesCommand({
-        UserPoolId: config().userPoolId,
-        Username: username,
-        UserAttributes: [
-          { Name: 'email', Value: email },
-          { Name: 'email_verified', Value: 'true' },
-        ],
-      }),
-    );
-  },
-
-  async setPassword(username, password, options = {}) {
-    // A temporary password puts the Cognito user in FORCE_CHANGE_PASSWORD: signing in with it answers
-    // the NEW_PASSWORD_REQUIRED challenge instead of tokens, and it expires after the pool's
-    // temporary-password validity.
-    await cognitoClient().send(
-      new AdminSetUserPasswordCommand({
-        UserPoolId: config().userPoolId,
-        Username: username,
-        Password: password,
-        Permanent: !options.temporary,
-      }),
-    );
-  },
-
-  async disable(username) {
-    await cognitoClient().send(new AdminDisableUserCommand({ UserPoolId: config().userPoolId, Username: username }));
-  },
-
-  async enable(username) {
-    await cognitoClient().send(new AdminEnableUserCommand({ UserPoolId: config().userPoolId, Username: username }));
-  },
-
-  async passwordStanding(username) {
-    try {
-      const { UserStatus, Enabled } = await cognitoClient().send(new AdminGetUserCommand({ UserPoolId: config().userPoolId, Username: username }));
-      if (Enabled === false) return 'none';
-      // CONFIRMED: a password set permanent (chosen, or set by an ADMIN); FORCE_CHANGE_PASSWORD: a temporary one.
-      return UserStatus === 'CONFIRMED' ? 'permanent' : UserStatus === 'FORCE_CHANGE_PASSWORD' ? 'temporary' : 'none';
-    } catch (error) {
-      if (error instanceof Error && error.name === 'UserNotFoundException') return 'none';
-      throw error;
-    }
-  },
-
-  async verifyPassword(username, password) {
-    const { userPoolId, userPoolClientId } = config();
-    try {
-      const result = await cognitoClient().send(
-        new AdminInitiateAuthCommand({
-          UserPoolId: userPoolId,
-          ClientId: userPoolClientId,
-          AuthFlow: 'ADMIN_USER_PASSWORD_AUTH',
-          AuthParameters: { USERNAME: username, PASSWORD: password },
+    async setPassword(username, password, options = {}) {
+      // A temporary password puts the Cognito user in FORCE_CHANGE_PASSWORD: signing in with it answers
+      // the NEW_PASSWORD_REQUIRED challenge instead of tokens, and it expires after the pool's
+      // temporary-password validity.
+      await client().send(
+        new AdminSetUserPasswordCommand({
+          UserPoolId: config().userPoolId,
+          Username: username,
+          Password: password,
+          Permanent: !options.temporary,
         }),
       );
-      // Cognito checks the password before it asks for a new one: the challenge means it was right.
-      if (result.ChallengeName === 'NEW_PASSWORD_REQUIRED') return 'temporary';
-      if (result.ChallengeName) {
-        logger.warn('identity provider asked for a challenge; refusing the password grant', {
-          challenge: result.ChallengeName,
-        });
-        return 'invalid';
+    },
+
+    async disable(username) {
+      await client().send(new AdminDisableUserCommand({ UserPoolId: config().userPoolId, Username: username }));
+    },
+
+    async enable(username) {
+      await client().send(new AdminEnableUserCommand({ UserPoolId: config().userPoolId, Username: username }));
+    },
+
+    async passwordStanding(username) {
+      try {
+        const { UserStatus, Enabled } = await client().send(new AdminGetUserCommand({ UserPoolId: config().userPoolId, Username: username }));
+        if (Enabled === false) return 'none';
+        // CONFIRMED: a password set permanent (chosen, or set by an ADMIN); FORCE_CHANGE_PASSWORD: a temporary one.
+        return UserStatus === 'CONFIRMED' ? 'permanent' : UserStatus === 'FORCE_CHANGE_PASSWORD' ? 'temporary' : 'none';
+      } catch (error) {
+        if (error instanceof Error && error.name === 'UserNotFoundException') return 'none';
+        throw error;
       }
-      return result.AuthenticationResult ? 'valid' : 'invalid';
-    } catch (error) {
-      if (error instanceof Error && error.name === 'NotAuthorizedException') {
-        // Cognito tells these apart only by message (its API reference documents both).
-        if (/temporary password has expired/i.test(error.message)) return 'expired';
-        if (/password attempts exceeded/i.test(error.message)) return 'throttled';
+    },
+
+    async verifyPassword(username, password) {
+      const { userPoolId, userPoolClientId } = config();
+      try {
+        const result = await client().send(
+          new AdminInitiateAuthCommand({
+            UserPoolId: userPoolId,
+            ClientId: userPoolClientId,
+            AuthFlow: 'ADMIN_USER_PASSWORD_AUTH',
+            AuthParameters: { USERNAME: username, PASSWORD: password },
+          }),
+        );
+        // Cognito checks the password before it asks for a new one: the challenge means it was right.
+        if (result.ChallengeName === 'NEW_PASSWORD_REQUIRED') return 'temporary';
+        if (result.ChallengeName) {
+          logger.warn('identity provider asked for a challenge; refusing the password grant', {
+            challenge: result.ChallengeName,
+          });
+          return 'invalid';
+        }
+        return result.AuthenticationResult ? 'valid' : 'invalid';
+      } catch (error) {
+        if (error instanceof Error && error.name === 'NotAuthorizedException') {
+          // Cognito tells these apart only by message (its API reference documents both).
+          if (/temporary password has expired/i.test(error.message)) return 'expired';
+          if (/password attempts exceeded/i.test(error.message)) return 'throttled';
+        }
+        if (error instanceof Error && credentialFailures.has(error.name)) return 'invalid';
+        throw error;
       }
-      if (error instanceof Error && credentialFailures.has(error.name)) return 'invalid';
-      throw error;
-    }
-  },
-};
+    },
+  };
+  return provider;
+}
+
+/** Amazon Cognito adapter (cognito-local on the local stack). */
+export const cognitoIdentityProvider: IdentityProvider = identityProviderOver(cognitoClient);
+
+/**
+ * The adapter for a caller that paces its calls (the bulk worker): a call Cognito refuses for its rate
+ * is tried again once `pace` gives it a turn (`pacedCognitoClient`), so its retries count against the
+ * caller's pace instead of adding to it.
+ */
+export function pacedCognitoIdentityProvider(pace: Pace): IdentityProvider {
+  const client = pacedCognitoClient(pace);
+  return identityProviderOver(() => client);
+}

@@ -1,6 +1,6 @@
 import { queueUserMails, type UserMailRequest } from '../users/user-mail';
 import type { BulkJob } from '../../domain/bulk/bulk-job.entities';
-import { countWelcomeFailed, countWelcomeRequeued, countWelcomesQueued } from '../../domain/bulk/bulk-job-welcomes.repository';
+import { countWelcomeFailed, countWelcomeRequeued, welcomesQueuedWrite } from '../../domain/bulk/bulk-job-welcomes.repository';
 
 /** A welcome e-mail a created user still needs. */
 export interface Welcome {
@@ -62,9 +62,9 @@ export class WelcomeBatcher {
 
   private async queue(batch: Welcome[], count: boolean): Promise<void> {
     const { orgUuid, jobId, language } = this.job;
-    if (count) await countWelcomesQueued(orgUuid, jobId, batch.length);
     const requests: UserMailRequest[] = batch.map(({ userUuid, line, password }) => ({ kind: 'welcome', orgUuid, userUuid, language, password, job: { jobId, line } }));
-    const notQueued = await queueUserMails(requests);
+    // The batch is counted pending in the transaction that records its e-mails as queued.
+    const notQueued = await queueUserMails(requests, count ? { alongside: [welcomesQueuedWrite(orgUuid, jobId, batch.length)] } : {});
     await Promise.all(
       notQueued.map(({ request, reason }) =>
         countWelcomeFailed(orgUuid, jobId, { line: request.job!.line, userUuid: request.userUuid, reason }),

@@ -6,9 +6,9 @@ import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
 import { passwordPolicy } from '../../domain/users/password-policy.port';
 import { getMailState } from '../../domain/users/user-mail.repository';
-import { userPorts, type UserPorts } from '../users/identity-provider.port';
-import { findUserByEmail, getEmailClaim, getUser, stampCredentials } from '../../domain/users/user.repository';
-import { registerUser } from '../users/user-registration';
+import { pacedIdentityProvider, type IdentityProvider, type UserPorts } from '../users/identity-provider.port';
+import { getEmailClaim, getEmailClaims, getUser, getUsers, sameEmail, stampCredentials, type EmailClaim } from '../../domain/users/user.repository';
+import { registerUser, registerUsers, type NewUser } from '../users/user-registration';
 import { eachLimited, sleep, TokenBucket, type Pace } from '../../kernel/retry';
 import { BulkCreatePlan, bulkError, type BulkError, type Candidate } from './bulk-create.rules';
 import { readUpload, saveErrors, saveFailedRows } from '../../domain/bulk/bulk-file.repository';
@@ -84,7 +84,6 @@ export async function runBulkCreateJob(orgUuid: string, jobId: string, options: 
 
 async function runLeased(job: BulkJob, runId: string, lost: () => boolean, options: WorkerOptions): Promise<BulkJob | undefined> {
   const { orgUuid, jobId } = job;
-  const ports = options.ports ?? userPorts();
   const plan = new BulkCreatePlan();
   let header: string[] = [];
   try {
@@ -102,9 +101,14 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
     return getJob(orgUuid, jobId);
   }
 
-  const { candidates, errors, failedLines } = await plan.resolve(orgUuid, async (email) => {
-    const holder = await findUserByEmail(orgUuid, email);
-    return holder !== undefined && holder.uuid !== jobUserUuid(jobId, email);
+  // The e-mails' claims, read once: rule 1 (another user has the e-mail) and which users an earlier
+  // run of this job began (their claims are this job's).
+  let claims = new Map<string, EmailClaim>();
+  const { candidates, errors, failedLines } = await plan.resolve(orgUuid, async (emails) => {
+    claims = await getEmailClaims(orgUuid, emails);
+    const others = [...claims].filter(([email, claim]) => claim.userUuid !== jobUserUuid(jobId, email));
+    const holders = new Map((await getUsers(orgUuid, others.map(([, claim]) => claim.userUuid))).map((user) => [user.uuid, user]));
+    return new Set(others.filter(([email, claim]) => holders.has(claim.userUuid) && sameEmail(holders.get(claim.userUuid)!.email, email)).map(([email]) => email));
   });
   if (!(await startJob(orgUuid, jobId, runId, candidates.length + errors.length, plan.rows))) return getJob(orgUuid, jobId);
   if (!(await reopenWelcomes(orgUuid, jobId, runId))) return getJob(orgUuid, jobId);
@@ -123,9 +127,8 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
         recovery: options.recoveryRate ?? new TokenBucket({ ratePerSecond: COGNITO_ACCOUNT_RECOVERY_RATE }),
       };
       const welcomes = new WelcomeBatcher(job);
-      await eachLimited(candidates, options.concurrency ?? CREATION_LANES, async (candidate) => {
-        if (lost()) return;
-        const outcome = await createOne(job, candidate, ports, pace);
+      const identityProvider = atMost(options.ports?.identityProvider ?? pacedIdentityProvider(pace.creation), options.concurrency ?? CREATION_LANES);
+      const settle = async (candidate: Candidate, outcome: RowOutcome) => {
         if ('error' in outcome) {
           errors.push(outcome.error);
           candidate.lines.forEach((line) => failedLines.add(line));
@@ -134,6 +137,19 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
         }
         tally.created += 1;
         if (outcome.welcome) await welcomes.add(outcome.welcome, outcome.requeued ?? false);
+      };
+      // Users no run of this job has begun are registered in groups (their claims, then their records,
+      // several to a transaction); those an earlier run began are resumed one by one.
+      const [fresh, begun] = [candidates.filter((candidate) => !claims.has(candidate.email)), candidates.filter((candidate) => claims.has(candidate.email))];
+      await eachLimited(begun, options.concurrency ?? CREATION_LANES, async (candidate) => {
+        if (!lost()) await settle(candidate, await createOne(job, candidate, identityProvider, pace));
+      });
+      const size = groupSizeFor(pace.creation);
+      const groups = Array.from({ length: Math.ceil(fresh.length / size) }, (_, i) => fresh.slice(i * size, (i + 1) * size));
+      await eachLimited(groups, GROUPS_AT_ONCE, async (group) => {
+        if (lost()) return;
+        const outcomes = await createGroup(job, group, identityProvider, pace);
+        for (const [i, outcome] of outcomes.entries()) await settle(group[i]!, outcome);
       });
       await welcomes.flush();
     }
@@ -167,8 +183,45 @@ interface RowPace {
   recovery: Pace;
 }
 
-/** Users created at once: enough to keep Cognito's user-creation quota busy while each waits on its writes. */
+/** Identity-provider calls at once: enough to keep Cognito's user-creation quota busy while each waits on its answer. */
 const CREATION_LANES = 16;
+
+/**
+ * Users registered together, at most: their claims one transaction, their records a few (about five
+ * users a transaction, whose 100 items each user's twenty or so fill). A group is a second of the
+ * creation pace, so the job's counts still move every second at a slower one.
+ */
+const GROUP_SIZE = 50;
+const groupSizeFor = (pace: Pace) => Math.max(1, Math.min(GROUP_SIZE, Math.floor((pace as Partial<TokenBucket>).ratePerSecond ?? GROUP_SIZE)));
+
+/** Groups under way at once: one writing while the next ones wait on the identity provider. */
+const GROUPS_AT_ONCE = 3;
+
+/** The identity provider with at most `limit` of its calls under way at once. */
+function atMost(provider: IdentityProvider, limit: number): IdentityProvider {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const limited =
+    <A extends unknown[]>(call: (...args: A) => Promise<void>) =>
+    async (...args: A): Promise<void> => {
+      if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+      else running += 1;
+      try {
+        await call(...args);
+      } finally {
+        const next = waiting.shift();
+        if (next) next();
+        else running -= 1;
+      }
+    };
+  return {
+    createUser: limited((input) => provider.createUser(input)),
+    updateEmail: limited((username, email) => provider.updateEmail(username, email)),
+    setPassword: limited((username, password, options) => provider.setPassword(username, password, options)),
+    disable: limited((username) => provider.disable(username)),
+    enable: limited((username) => provider.enable(username)),
+  };
+}
 
 /** How often a running job's counts are written. */
 const REPORT_MS = 1_000;
@@ -209,7 +262,7 @@ type RowOutcome = { error: BulkError } | { welcome?: Welcome; requeued?: boolean
  * a resend of failed welcomes) queues only those never queued or refused, with a new password when
  * the file gave none, since the first one was never seen.
  */
-async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPorts, 'identityProvider'>, pace: RowPace): Promise<RowOutcome> {
+async function createOne(job: BulkJob, candidate: Candidate, identityProvider: IdentityProvider, pace: RowPace): Promise<RowOutcome> {
   const uuid = jobUserUuid(job.jobId, candidate.email);
   const claim = await getEmailClaim(job.orgUuid, candidate.email);
   if (claim?.state === 'DONE' && claim.userUuid === uuid) {
@@ -220,38 +273,51 @@ async function createOne(job: BulkJob, candidate: Candidate, ports: Pick<UserPor
     const password = candidate.password ?? passwordPolicy.generate();
     if (!candidate.password) {
       await pace.recovery.take();
-      await ports.identityProvider.setPassword(uuid, password, { temporary: true });
+      await identityProvider.setPassword(uuid, password, { temporary: true });
       // A password set ends whatever session was begun with the one before.
       await stampCredentials(job.orgUuid, uuid);
     }
     return { welcome: { userUuid: uuid, line: candidate.line, password: { value: password, temporary: !candidate.password } }, requeued: mail?.state === 'FAILED' };
   }
-  const password = candidate.password ?? passwordPolicy.generate();
-  try {
-    // Paced, not retried: Cognito's client retries a refusal for its rate itself (shared/kernel/retry.ts).
+  const [outcome] = await createGroup(job, [candidate], identityProvider, pace, { alone: true });
+  return outcome!;
+}
+
+/**
+ * Registers users this job has not begun (`registerUsers`: claims and records written a group at a
+ * time), each taking its turn under Cognito's quotas; each user's outcome, in the group's order.
+ */
+async function createGroup(job: BulkJob, group: Candidate[], identityProvider: IdentityProvider, pace: RowPace, options: { alone?: boolean } = {}): Promise<RowOutcome[]> {
+  const inputs = group.map((candidate) => ({
+    uuid: jobUserUuid(job.jobId, candidate.email),
+    orgUuid: job.orgUuid,
+    name: candidate.name,
+    email: candidate.email,
+    password: candidate.password ?? passwordPolicy.generate(),
+    temporaryPassword: !candidate.password,
+    role: candidate.role,
+    permissions: candidate.permissions,
+    ...(candidate.company ? { company: candidate.company } : {}),
+  }));
+  // Each row takes its turn under UserCreation's quota, and under UserAccountRecovery's when its password is set apart.
+  const beforeEach = async (input: NewUser) => {
     await pace.creation.take();
-    if (candidate.password) await pace.recovery.take();
-    await registerUser(
-      {
-        orgUuid: job.orgUuid,
-        name: candidate.name,
-        email: candidate.email,
-        password,
-        temporaryPassword: !candidate.password,
-        role: candidate.role,
-        permissions: candidate.permissions,
-        ...(candidate.company ? { company: candidate.company } : {}),
-      },
-      ports.identityProvider,
-      { uuid },
-    );
-  } catch (error) {
+    if (!input.temporaryPassword) await pace.recovery.take();
+  };
+  const alone = async (input: (typeof inputs)[number]) => {
+    await beforeEach(input);
+    return registerUser(input, identityProvider, { uuid: input.uuid }).then((user) => ({ user }), (error: unknown) => ({ error }));
+  };
+  const registrations = options.alone ? [await alone(inputs[0]!)] : await registerUsers(inputs, identityProvider, { beforeEach });
+  return registrations.map((registration, i): RowOutcome => {
+    const [candidate, input] = [group[i]!, inputs[i]!];
+    if ('user' in registration) return { welcome: { userUuid: input.uuid, line: candidate.line, password: { value: input.password, temporary: !candidate.password } } };
+    const { error } = registration;
     if (error instanceof ConflictError) return { error: bulkError(candidate.email, candidate.line, 'EMAIL_TAKEN') };
     const reason = (error as { name?: string }).name ?? 'Error';
     logger.error('bulk user not created', { orgUuid: job.orgUuid, jobId: job.jobId, line: candidate.line, reason });
     return { error: bulkError(candidate.email, candidate.line, 'IDENTITY_PROVIDER_FAILED') };
-  }
-  return { welcome: { userUuid: uuid, line: candidate.line, password: { value: password, temporary: !candidate.password } } };
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
-import { cognitoIdentityProvider } from '../../adapters/identity/identity-provider';
+import { cognitoIdentityProvider, pacedCognitoIdentityProvider } from '../../adapters/identity/identity-provider';
+import type { Pace } from '../../kernel/retry';
 
 /** Port: where users' credentials live, as the user operations use it. The username is always the user's uuid. */
 export interface IdentityProvider {
@@ -23,3 +24,10 @@ let defaultPorts: UserPorts | undefined;
 
 /** The identity provider of this process: Cognito (or its emulator), through its adapter. */
 export const userPorts = (): UserPorts => (defaultPorts ??= { identityProvider: cognitoIdentityProvider });
+
+/**
+ * The identity provider for a caller that paces its calls (the bulk worker): a call refused for
+ * Cognito's rate is tried again on the caller's next turn under `pace`, so it delays, never fails, a
+ * row.
+ */
+export const pacedIdentityProvider = (pace: Pace): IdentityProvider => pacedCognitoIdentityProvider(pace);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
 import type { Language } from '../../kernel/messages/languages';
-import { recordQueued, settleNotQueued } from '../../domain/users/user-mail.repository';
+import { recordAllQueued, recordQueued, settleNotQueued } from '../../domain/users/user-mail.repository';
 import { mailQueue, type MailRequest } from './mail-queue.port';
 
 /** Where and how the request's user e-mails are written: the `language` header and the sign-in address. */
@@ -32,10 +32,10 @@ export type UserMailRequest = Omit<MailRequest, 'id'>;
  * created or reactivated the user has done so. Answers the e-mails not queued, each with its reason
  * (their attempts recorded as failed where the table took it), logged and counted.
  */
-export async function queueUserMails(requests: UserMailRequest[]): Promise<{ request: UserMailRequest; reason: string }[]> {
+export async function queueUserMails(requests: UserMailRequest[], options: QueueOptions = {}): Promise<{ request: UserMailRequest; reason: string }[]> {
   if (requests.length === 0) return [];
   try {
-    return await queueOrList(requests);
+    return await queueOrList(requests, options);
   } catch (error) {
     const reason = mailQueue.reasonOf(error);
     for (const request of requests) {
@@ -46,10 +46,18 @@ export async function queueUserMails(requests: UserMailRequest[]): Promise<{ req
   }
 }
 
-async function queueOrList(requests: UserMailRequest[]): Promise<{ request: UserMailRequest; reason: string }[]> {
+/** How e-mails are queued: `alongside`, written with their records (a bulk job's count of them), all written once by one transaction. */
+export interface QueueOptions {
+  alongside?: Parameters<typeof recordAllQueued>[2];
+}
+
+async function queueOrList(requests: UserMailRequest[], options: QueueOptions): Promise<{ request: UserMailRequest; reason: string }[]> {
   const now = new Date();
   const queued = await Promise.all(requests.map((request) => mailQueue.messageOf({ ...request, id: randomUUID() }, now)));
-  await Promise.all(queued.map((mail) => recordQueued(mail, now)));
+  // One write for a batch of e-mails to different users; each its own write otherwise.
+  const users = new Set(queued.map((mail) => `${mail.orgUuid}/${mail.userUuid}/${mail.kind}`));
+  if (options.alongside || (queued.length > 1 && users.size === queued.length)) await recordAllQueued(queued, now, options.alongside ?? []);
+  else await Promise.all(queued.map((mail) => recordQueued(mail, now)));
   const notQueued = await mailQueue.enqueue(queued);
   const failures = queued.flatMap((mail, index) => (notQueued.has(mail.id) ? [{ mail, request: requests[index]!, reason: notQueued.get(mail.id)! }] : []));
   await Promise.all(failures.map(({ mail, reason }) => settleNotQueued(mail, reason, now)));

@@ -1,3 +1,4 @@
+import { ConflictError } from '../../kernel/errors';
 import { keys } from '../../adapters/store/keys';
 import { getItem, updateItem, type TableWrite } from '../../adapters/store/table';
 import type { BulkJob, WelcomeFailure } from './bulk-job.entities';
@@ -8,14 +9,24 @@ import type { BulkJob, WelcomeFailure } from './bulk-job.entities';
  * is done, until none is pending.
  */
 
-/** Counts welcome e-mails the worker is about to queue as pending (before they are queued, so that no outcome comes first). */
+/**
+ * The write counting welcome e-mails the worker is about to queue as pending, made with their records
+ * (before they are queued, so that no outcome comes first).
+ */
+export function welcomesQueuedWrite(orgUuid: string, jobId: string, queued: number): TableWrite {
+  return {
+    Update: {
+      Key: keys.bulkJob(orgUuid, jobId),
+      UpdateExpression: 'SET welcomes.pending = welcomes.pending + :queued, updatedAt = :now',
+      ConditionExpression: 'attribute_exists(welcomes)',
+      ExpressionAttributeValues: { ':queued': queued, ':now': new Date().toISOString() },
+    },
+  };
+}
+
+/** Counts welcome e-mails the worker is about to queue as pending (`welcomesQueuedWrite` alone). */
 export async function countWelcomesQueued(orgUuid: string, jobId: string, queued: number): Promise<void> {
-  await updateItem({
-    Key: keys.bulkJob(orgUuid, jobId),
-    UpdateExpression: 'SET welcomes.pending = welcomes.pending + :queued, updatedAt = :now',
-    ConditionExpression: 'attribute_exists(welcomes)',
-    ExpressionAttributeValues: { ':queued': queued, ':now': new Date().toISOString() },
-  });
+  if (!(await updateItem(welcomesQueuedWrite(orgUuid, jobId, queued).Update!))) throw new ConflictError({ code: 'CONFLICT', message: 'The job has no welcome counts' });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ConflictError } from '../../kernel/errors';
 import { keys } from '../../adapters/store/keys';
 import type { QueuedMail } from '../../adapters/mail/mail-queue';
 import { getItem, putItem, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
@@ -26,10 +27,27 @@ export async function getMailState(orgUuid: string, userUuid: string, kind: Mail
   return getItem<MailState>(keys.userMail(orgUuid, userUuid, kind), { consistent: true });
 }
 
+const queuedItem = (mail: QueuedMail, now: Date) => ({
+  ...keys.userMail(mail.orgUuid, mail.userUuid, mail.kind),
+  type: 'MAIL',
+  attempt: mail.id,
+  state: 'QUEUED',
+  queuedAt: mail.queuedAt,
+  ttl: Math.floor(now.getTime() / 1000) + MAIL_STATE_DAYS * 86_400,
+});
+
 /** Records `mail` as its user's current attempt of its kind, queued. */
 export async function recordQueued(mail: QueuedMail, now: Date): Promise<void> {
-  const ttl = Math.floor(now.getTime() / 1000) + MAIL_STATE_DAYS * 86_400;
-  await putItem({ ...keys.userMail(mail.orgUuid, mail.userUuid, mail.kind), type: 'MAIL', attempt: mail.id, state: 'QUEUED', queuedAt: mail.queuedAt, ttl });
+  await putItem(queuedItem(mail, now));
+}
+
+/**
+ * Records each of `mails` (each its own user's, at most 99) as queued, with `alongside` (a bulk job's
+ * count of them), in one transaction; throws when `alongside`'s condition fails, writing nothing.
+ */
+export async function recordAllQueued(mails: readonly QueuedMail[], now: Date, alongside: readonly TableWrite[]): Promise<void> {
+  const failed = await transactWrite([...mails.map((mail): TableWrite => ({ Put: { Item: queuedItem(mail, now) } })), ...alongside]);
+  if (failed.length > 0) throw new ConflictError({ code: 'CONFLICT', message: 'The e-mails were not recorded: what is written with them changed' });
 }
 
 /** What became of a queued e-mail. */

@@ -3,7 +3,8 @@ import { nothingPrefetched, type Prefetched } from '../org/prefetched.port';
 import { callerUser, type OrgScope } from './org-scope';
 import { offlineSessionDelete } from '../sessions/session.repository';
 import { keys } from '../../adapters/store/keys';
-import { deleteItem, getItem, getItems, putItem, queryIndex, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
+import { deleteItem, getItem, getItems, getItemsByKey, keyId, putItem, queryIndex, transactWrite, updateItem, type TableWrite } from '../../adapters/store/table';
+import { packTransactions } from '../../adapters/store/packed-writes';
 import { sleep } from '../../kernel/retry';
 import { indexWrites } from './user-index.repository';
 import type { UserRecord, UserStatus } from './user.entities';
@@ -23,6 +24,26 @@ export async function claimEmail(orgUuid: string, email: string, userUuid: strin
 
 export async function getEmailClaim(orgUuid: string, email: string): Promise<EmailClaim | undefined> {
   return getItem<EmailClaim>(keys.emailClaim(orgUuid, email));
+}
+
+/** The claims of these e-mails that exist, by e-mail as given (BatchGetItem, 100 a call). */
+export async function getEmailClaims(orgUuid: string, emails: readonly string[]): Promise<Map<string, EmailClaim>> {
+  const found = await getItemsByKey<EmailClaim>(emails.map((email) => keys.emailClaim(orgUuid, email)));
+  return new Map(emails.flatMap((email) => {
+    const claim = found.get(keyId(keys.emailClaim(orgUuid, email)));
+    return claim ? [[email, claim]] : [];
+  }));
+}
+
+/**
+ * Claims several e-mails at once, each as `claimEmail` does, in one transaction (at most 100): all or
+ * none; false when one of them is claimed already.
+ */
+export async function claimEmails(orgUuid: string, claims: readonly { email: string; userUuid: string }[], now: string): Promise<boolean> {
+  const writes = claims.map(({ email, userUuid }): TableWrite => ({
+    Put: { Item: { ...keys.emailClaim(orgUuid, email), type: 'EMAIL', userUuid, state: 'PENDING', claimedAt: now }, ConditionExpression: 'attribute_not_exists(PK)' },
+  }));
+  return (await transactWrite(writes)).length === 0;
 }
 
 /**
@@ -85,6 +106,25 @@ const addAdminWrite = (orgUuid: string, userUuid: string): TableWrite => ({
   Update: { Key: keys.orgAdmins(orgUuid), UpdateExpression: 'ADD admins :user', ExpressionAttributeValues: { ':user': new Set([userUuid]) } },
 });
 
+/** The writes of `writeUser`'s transaction. */
+function userWrites(
+  user: UserRecord,
+  condition: Omit<TableWrite['Put'] & object, 'Item'>,
+  previous: StoredUser | undefined,
+  claimedEmail: string | undefined,
+  alongside: readonly TableWrite[],
+): TableWrite[] {
+  const { countedStatus: _counted, ...record } = user as StoredUser;
+  const stored: StoredUser = { ...record, countedStatus: record.status };
+  const writes: TableWrite[] = [{ Put: { Item: userItem(stored), ...condition } }, ...indexWrites(stored, previous)];
+  if (user.role === 'ADMIN' && user.status === 'ACTIVE') writes.push(addAdminWrite(user.orgUuid, user.uuid));
+  if (claimedEmail) writes.push(completeClaimWrite(user.orgUuid, claimedEmail, user.uuid));
+  writes.push(...alongside);
+  return writes;
+}
+
+const NEW_USER = { ConditionExpression: 'attribute_not_exists(PK)' };
+
 /**
  * Writes a user and what derives from it in one transaction: the user item under `condition`, its
  * index items (listing entries, search postings, the count; see `user-index.ts`) moved on from what
@@ -101,13 +141,7 @@ async function writeUser(
   claimedEmail: string | undefined,
   alongside: readonly TableWrite[],
 ): Promise<boolean> {
-  const { countedStatus: _counted, ...record } = user as StoredUser;
-  const stored: StoredUser = { ...record, countedStatus: record.status };
-  const writes: TableWrite[] = [{ Put: { Item: userItem(stored), ...condition } }, ...indexWrites(stored, previous)];
-  if (user.role === 'ADMIN' && user.status === 'ACTIVE') writes.push(addAdminWrite(user.orgUuid, user.uuid));
-  if (claimedEmail) writes.push(completeClaimWrite(user.orgUuid, claimedEmail, user.uuid));
-  writes.push(...alongside);
-  const failed = await transactWrite(writes);
+  const failed = await transactWrite(userWrites(user, condition, previous, claimedEmail, alongside));
   if (failed.includes(0)) return false;
   if (failed.length > 0) throw new ConflictError({ code: 'EMAIL_TAKEN', message: 'The e-mail is being registered by another request' });
   return true;
@@ -118,7 +152,19 @@ async function writeUser(
  * claim; false when the user exists.
  */
 export async function putNewUser(user: UserRecord, alongside: readonly TableWrite[] = []): Promise<boolean> {
-  return writeUser(user, { ConditionExpression: 'attribute_not_exists(PK)' }, undefined, user.email, alongside);
+  return writeUser(user, NEW_USER, undefined, user.email, alongside);
+}
+
+/**
+ * Writes new users as `putNewUser` writes each, several in one transaction (`packTransactions`: at
+ * most 100 items, the organization's count written once with what they all add). All of a
+ * transaction's users are written, or none: its answer lists the users of the transactions not
+ * written (a user that exists, a claim taken over meanwhile), for the caller to write one by one.
+ */
+export async function putNewUsers(users: readonly { user: UserRecord; alongside: readonly TableWrite[] }[]): Promise<UserRecord[]> {
+  const transactions = packTransactions(users.map(({ user, alongside }) => ({ member: user, writes: userWrites(user, NEW_USER, undefined, user.email, alongside) })));
+  const notWritten = await Promise.all(transactions.map(async ({ members, writes }) => ((await transactWrite(writes)).length > 0 ? members : [])));
+  return notWritten.flat();
 }
 
 export async function getUser(orgUuid: string, userUuid: string, options?: { consistent?: boolean }): Promise<UserRecord | undefined> {
