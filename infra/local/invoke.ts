@@ -5,7 +5,7 @@ import { groupAccess } from '../cloud/group-access';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { runAsFunction } from './kernel/function-context';
 import { sleep } from '../../shared/kernel/retry';
-import { localFunctionArn } from './kernel/local-account';
+import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 import { retryDelaysFromEnv } from './deployment/overrides';
 
 /**
@@ -169,6 +169,25 @@ export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): (event: 
     }
     return { ok: false, attempts };
   };
+}
+
+/** What an event-source poller (the table stream's, a queue's) is given: where it reads, and the function it invokes. */
+export interface PollerOptions<E, R> {
+  endpoint: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  handler: (event: E, context: Context) => Promise<R | void>;
+  /** The function's timeout (by default the CDK stack's, `functionTimeoutMs`) and memory. */
+  timeoutMs?: number;
+  memoryMb?: number;
+  log?: LocalLog;
+}
+
+/** A poller's SDK client settings and its one invocation of a batch, with a late end of a timed-out one logged. */
+export function pollerParts<E, R>(group: ResourceGroup, source: 'queue' | 'stream', options: PollerOptions<E, R>, log: ReturnType<typeof lambdaLog>) {
+  const client = { endpoint: options.endpoint, region: LOCAL_REGION, credentials: options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' } };
+  const { handler, timeoutMs = functionTimeoutMs(group), memoryMb } = options;
+  const onLateSettle = (how: string) => log('WARN', `a timed-out ${source} invocation ${how} after all (Lambda would have stopped it)`);
+  return { client, invoke: (event: E) => invokeOnce(group, handler, event, { timeoutMs, memoryMb, onLateSettle }).attempt };
 }
 
 /** An error's type without its message, which may carry data from the request. */
