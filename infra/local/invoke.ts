@@ -76,18 +76,12 @@ export function invokeOnce<E, R>(
   // An async wrapper turns a handler that throws synchronously into a rejection, inside the function's context.
   const running = runAsFunction(group, async () => handler(event, context));
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<Attempt<R>>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, error: new FunctionTimeoutError(options.timeoutMs), awsRequestId }), options.timeoutMs);
-    timer.unref();
-  });
   let settled = false;
-  const attempt = Promise.race([
-    running.then(
-      (result): Attempt<R> => ({ ok: true, result, awsRequestId }),
-      (error: unknown): Attempt<R> => ({ ok: false, error, awsRequestId }),
-    ),
-    timedOut,
-  ]).then((outcome) => {
+  // The first of the handler's end and its timeout is the attempt's outcome.
+  const attempt = new Promise<Attempt<R>>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, error: new FunctionTimeoutError(options.timeoutMs), awsRequestId }), options.timeoutMs).unref();
+    running.then((result) => resolve({ ok: true, result, awsRequestId }), (error: unknown) => resolve({ ok: false, error, awsRequestId }));
+  }).then((outcome) => {
     settled = true;
     clearTimeout(timer);
     return outcome;
