@@ -21,7 +21,7 @@ import { LOCAL_CREDENTIALS } from './provision';
 import { s3Front } from './s3-post-policy';
 import { keepMailboxIn } from './ses-mailbox';
 import { routeSesOutages } from './ses-outages';
-import { CognitoServiceFactoryImpl } from 'cognito-local/lib/services/cognitoService';
+import { CognitoServiceFactoryImpl, type CognitoService } from 'cognito-local/lib/services/cognitoService';
 import { JournaledDataStoreFactory } from './cognito-store';
 import { ConsoleMessageSender } from 'cognito-local/lib/services/messageDelivery/consoleMessageSender';
 import { MessageDeliveryService } from 'cognito-local/lib/services/messageDelivery/messageDelivery';
@@ -63,23 +63,15 @@ function withoutAliasScans(): void {
   prototype.__noAliasScan = true;
 }
 
-type TargetHandler = (ctx: unknown, req: Record<string, never>) => Promise<unknown>;
-type PoolUser = { Username: string; Password?: string; UserStatus?: string; Enabled?: boolean };
-interface PoolLookup {
-  getUserPoolForClientId(ctx: never, clientId: string): Promise<{ getUserByUsername(ctx: never, username: string): Promise<PoolUser | null> }>;
-}
-
 /** Cognito's NEW_PASSWORD_REQUIRED challenge for a sign-in with a temporary password, where cognito-local returns tokens. */
-function withTemporaryPasswords(router: (target: string) => TargetHandler, cognito: unknown): (target: string) => TargetHandler {
+function withTemporaryPasswords(router: Router, cognito: CognitoService): Router {
   return (target) => {
     const handle = router(target);
     if (target !== 'AdminInitiateAuth') return handle;
-    return async (ctx, req) => {
-      const request = req as { ClientId?: string; AuthParameters?: Record<string, string> };
-      const { USERNAME, PASSWORD } = request.AuthParameters ?? {};
-      if (request.ClientId && USERNAME && PASSWORD) {
-        const pool = await (cognito as PoolLookup).getUserPoolForClientId(ctx as never, request.ClientId);
-        const user = await pool.getUserByUsername(ctx as never, USERNAME);
+    return async (ctx, req: { ClientId?: string; AuthParameters?: Record<string, string> }) => {
+      const { USERNAME, PASSWORD } = req.AuthParameters ?? {};
+      if (req.ClientId && USERNAME && PASSWORD) {
+        const user = await (await cognito.getUserPoolForClientId(ctx, req.ClientId)).getUserByUsername(ctx, USERNAME);
         if (user?.UserStatus === 'FORCE_CHANGE_PASSWORD' && user.Enabled !== false && user.Password === PASSWORD) {
           const ChallengeParameters = { USER_ID_FOR_SRP: user.Username, requiredAttributes: '[]', userAttributes: '{}' };
           return { ChallengeName: 'NEW_PASSWORD_REQUIRED', ChallengeParameters, Session: randomUUID() };
@@ -112,7 +104,7 @@ async function startCognito(directory: string, port: number): Promise<Server> {
   const triggers = new TriggersService(clock, cognito, new LambdaService(config.TriggerFunctions, {} as never), lazyCrypto as unknown as CryptoService);
   const messages = new MessagesService(triggers, new MessageDeliveryService(new ConsoleMessageSender()));
   const services = { clock, cognito, config, messages, otp, tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig), triggers } as never;
-  const router = withCognitoQuotas(withTemporaryPasswords(Router(services) as never, cognito)) as never;
+  const router = withCognitoQuotas(withTemporaryPasswords(Router(services), cognito));
   const server = createServer(router, silentLogger as never, { port, hostname: HOST }, services);
   return (await server.start()) as Server;
 }

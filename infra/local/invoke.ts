@@ -5,7 +5,7 @@ import { groupAccess } from '../cloud/group-access';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { runAsFunction } from './kernel/function-context';
 import { sleep } from '../../shared/kernel/retry';
-import { localFunctionArn } from './kernel/local-account';
+import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
 import { retryDelaysFromEnv } from './deployment/overrides';
 
 /**
@@ -76,18 +76,12 @@ export function invokeOnce<E, R>(
   // An async wrapper turns a handler that throws synchronously into a rejection, inside the function's context.
   const running = runAsFunction(group, async () => handler(event, context));
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<Attempt<R>>((resolve) => {
-    timer = setTimeout(() => resolve({ ok: false, error: new FunctionTimeoutError(options.timeoutMs), awsRequestId }), options.timeoutMs);
-    timer.unref();
-  });
   let settled = false;
-  const attempt = Promise.race([
-    running.then(
-      (result): Attempt<R> => ({ ok: true, result, awsRequestId }),
-      (error: unknown): Attempt<R> => ({ ok: false, error, awsRequestId }),
-    ),
-    timedOut,
-  ]).then((outcome) => {
+  // The first of the handler's end and its timeout is the attempt's outcome.
+  const attempt = new Promise<Attempt<R>>((resolve) => {
+    timer = setTimeout(() => resolve({ ok: false, error: new FunctionTimeoutError(options.timeoutMs), awsRequestId }), options.timeoutMs).unref();
+    running.then((result) => resolve({ ok: true, result, awsRequestId }), (error: unknown) => resolve({ ok: false, error, awsRequestId }));
+  }).then((outcome) => {
     settled = true;
     clearTimeout(timer);
     return outcome;
@@ -169,6 +163,25 @@ export function createAsyncInvoker<E>(options: AsyncInvokerOptions<E>): (event: 
     }
     return { ok: false, attempts };
   };
+}
+
+/** What an event-source poller (the table stream's, a queue's) is given: where it reads, and the function it invokes. */
+export interface PollerOptions<E, R> {
+  endpoint: string;
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  handler: (event: E, context: Context) => Promise<R | void>;
+  /** The function's timeout (by default the CDK stack's, `functionTimeoutMs`) and memory. */
+  timeoutMs?: number;
+  memoryMb?: number;
+  log?: LocalLog;
+}
+
+/** A poller's SDK client settings and its one invocation of a batch, with a late end of a timed-out one logged. */
+export function pollerParts<E, R>(group: ResourceGroup, source: 'queue' | 'stream', options: PollerOptions<E, R>, log: ReturnType<typeof lambdaLog>) {
+  const client = { endpoint: options.endpoint, region: LOCAL_REGION, credentials: options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' } };
+  const { handler, timeoutMs = functionTimeoutMs(group), memoryMb } = options;
+  const onLateSettle = (how: string) => log('WARN', `a timed-out ${source} invocation ${how} after all (Lambda would have stopped it)`);
+  return { client, invoke: (event: E) => invokeOnce(group, handler, event, { timeoutMs, memoryMb, onLateSettle }).attempt };
 }
 
 /** An error's type without its message, which may carry data from the request. */

@@ -1,7 +1,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Message } from '@aws-sdk/client-sqs';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
+import type { SQSBatchResponse, SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
-import { defaultLog, errorType, functionTimeoutMs, invokeOnce, lambdaLog, pollUntilStopped, type LocalLog } from './invoke';
+import { defaultLog, errorType, lambdaLog, pollerParts, pollUntilStopped, type PollerOptions } from './invoke';
 import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_RECEIVE_MESSAGES, SQS_MAX_WAIT_SECONDS } from './sqs/sqs-model';
 import { LOCAL_REGION } from './kernel/local-account';
 
@@ -11,24 +11,15 @@ import { LOCAL_REGION } from './kernel/local-account';
  * handled; what is left comes back after the queue's visibility timeout, as in AWS.
  */
 
-type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
-
-export interface QueuePollerOptions {
+export interface QueuePollerOptions extends PollerOptions<SQSEvent, SQSBatchResponse> {
   queueUrl: string;
-  endpoint: string;
-  credentials?: { accessKeyId: string; secretAccessKey: string };
   functionName: ResourceGroup;
-  handler: Handler;
   /** Messages per invocation, 1 to 10 (Lambda's default for SQS is 10; more needs a batching window, not modelled here). */
   batchSize?: number;
   /** Pollers running at once, each with at most one invocation in progress. */
   concurrency?: number;
-  /** Defaults to the function's own timeout (`functionTimeoutMs`). */
-  timeoutMs?: number;
-  memoryMb?: number;
   /** Whether the function's answer may name the messages it failed (the mapping's `ReportBatchItemFailures`); true by default. */
   reportBatchItemFailures?: boolean;
-  log?: LocalLog;
 }
 
 export type QueuePoller = ReturnType<typeof startQueuePoller>;
@@ -73,10 +64,9 @@ export function startQueuePoller(options: QueuePollerOptions) {
   const { queueUrl, functionName: fn, batchSize = 10, concurrency = 1 } = options;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > SQS_MAX_RECEIVE_MESSAGES) throw new Error(`The queue poller's batchSize must be an integer from 1 to ${SQS_MAX_RECEIVE_MESSAGES}.`);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("The queue poller's concurrency must be a positive integer.");
-  const credentials = options.credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' };
-  const sqs = new SQSClient({ endpoint: options.endpoint, region: LOCAL_REGION, credentials });
   const say = lambdaLog(options.log ?? defaultLog, fn);
-  const timeoutMs = options.timeoutMs ?? functionTimeoutMs(fn);
+  const { client, invoke: invokeWith } = pollerParts(fn, 'queue', options, say);
+  const sqs = new SQSClient(client);
   // `arn:aws:sqs:<region>:<account>:<name>` from `…/<account>/<name>`.
   const [account, name] = new URL(queueUrl).pathname.split('/').filter(Boolean);
   const eventSourceARN = `arn:aws:sqs:${LOCAL_REGION}:${account}:${name}`;
@@ -91,11 +81,7 @@ export function startQueuePoller(options: QueuePollerOptions) {
 
   async function invoke(batch: Message[]): Promise<void> {
     const event: SQSEvent = { Records: batch.map((message) => lambdaRecord(message, eventSourceARN)) };
-    const result = await invokeOnce(fn, options.handler, event, {
-      timeoutMs,
-      memoryMb: options.memoryMb,
-      onLateSettle: (how) => say('WARN', `a timed-out queue invocation ${how} after all (Lambda would have stopped it)`),
-    }).attempt;
+    const result = await invokeWith(event);
     const about = { awsRequestId: result.awsRequestId, batchSize: batch.length };
     if (!result.ok) {
       return say('WARN', 'queue batch failed; its messages come back after their visibility timeout', { ...about, errorType: errorType(result.error) });

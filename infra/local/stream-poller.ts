@@ -3,12 +3,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { _Record as StreamRecord, Shard } from '@aws-sdk/client-dynamodb-streams';
-import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
+import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { EventSourceMapping } from './template/template-deployment';
 import { matchesPattern } from '../../shared/app/change-events/change-stream';
-import { defaultLog, destinationRecord, errorType, invokeOnce, lambdaLog, pollUntilStopped, type LocalLog } from './invoke';
+import { defaultLog, destinationRecord, errorType, lambdaLog, pollerParts, pollUntilStopped, type PollerOptions } from './invoke';
 import { sleep } from '../../shared/kernel/retry';
-import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
+import { localFunctionArn } from './kernel/local-account';
 
 /**
  * Lambda's event source mapping of the table's stream, on the local stack, with its filters, batch item
@@ -16,21 +16,15 @@ import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
  * was read to is kept in `checkpointFile`, so a restart resumes there.
  */
 
-type Handler = (event: DynamoDBStreamEvent, context: Context) => Promise<DynamoDBBatchResponse | void>;
-
 /** What Lambda sends a stream mapping's on-failure destination: where the records it gave up are in the stream. */
 export type StreamFailureRecord = ReturnType<typeof destinationRecord<{ DDBStreamBatchInfo: { shardId: string; startSequenceNumber?: string; endSequenceNumber?: string; batchSize: number; streamArn: string } }>>;
 type GiveUpCondition = 'RetryAttemptsExhausted' | 'RecordAgeExceeded';
 
 /** The mapping's settings, as the template declares them, and where it reads and delivers. */
-export interface StreamPollerOptions extends Pick<EventSourceMapping, 'group' | 'batchSize' | 'bisectOnError' | 'retryAttempts' | 'maxRecordAgeSeconds' | 'filters'> {
-  endpoint: string;
+export interface StreamPollerOptions
+  extends Pick<EventSourceMapping, 'group' | 'batchSize' | 'bisectOnError' | 'retryAttempts' | 'maxRecordAgeSeconds' | 'filters'>,
+    PollerOptions<DynamoDBStreamEvent, DynamoDBBatchResponse> {
   tableName: string;
-  credentials: { accessKeyId: string; secretAccessKey: string };
-  handler: Handler;
-  /** The function's timeout and memory. */
-  timeoutMs: number;
-  memoryMb?: number;
   checkpointFile: string;
   /** The on-failure destination; without one, the records are dropped, as Lambda drops them. */
   onFailure?: (record: StreamFailureRecord) => Promise<void>;
@@ -38,7 +32,6 @@ export interface StreamPollerOptions extends Pick<EventSourceMapping, 'group' | 
   pollMs?: number;
   /** The waits before each retry of a failed batch grow from this (Lambda's are about a second and up). */
   retryBaseMs?: number;
-  log?: LocalLog;
 }
 
 const SHARDS_REFRESH_MS = 5_000;
@@ -58,7 +51,9 @@ function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
 }
 
 export function startStreamPoller(options: StreamPollerOptions): { stop(): Promise<void> } {
-  const client = { endpoint: options.endpoint, region: LOCAL_REGION, credentials: options.credentials };
+  const { group } = options;
+  const say = lambdaLog(options.log ?? defaultLog, group);
+  const { client, invoke } = pollerParts(group, 'stream', options, say);
   const dynamodb = new DynamoDBClient(client);
   const streams = new DynamoDBStreamsClient(client);
   const pollMs = options.pollMs ?? 200;
@@ -75,8 +70,6 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
     writeFileSync(options.checkpointFile, JSON.stringify(checkpoints));
   };
 
-  const { group } = options;
-  const say = lambdaLog(options.log ?? defaultLog, group);
   const functionArn = localFunctionArn(group);
   const keeps = (record: DynamoDBRecord) => options.filters.length === 0 || options.filters.some((filter) => matchesPattern(record, filter));
 
@@ -107,7 +100,7 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
       records = records.slice(expired);
       if (records.length === 0) return;
     }
-    const result = await invokeOnce(group, options.handler, { Records: structuredClone(records) }, { timeoutMs: options.timeoutMs, memoryMb: options.memoryMb }).attempt;
+    const result = await invoke({ Records: structuredClone(records) });
     let pending = records;
     if (result.ok) {
       const failures = result.result?.batchItemFailures ?? [];
