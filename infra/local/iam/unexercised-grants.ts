@@ -35,7 +35,7 @@ export const unexercisedGrants: readonly UnexercisedGrant[] = [
   { action: 'dynamodb:PutItem', functions: ['mail'], reason: TABLE_GRANT },
   { action: 'dynamodb:UpdateItem', functions: ['supervisors'], reason: TABLE_GRANT },
   { action: 'dynamodb:Query', functions: ['bulk-worker', 'mail'], reason: TABLE_GRANT },
-  { action: 'dynamodb:BatchGetItem', functions: ['bulk-worker', 'publisher', 'mail'], reason: TABLE_GRANT },
+  { action: 'dynamodb:BatchGetItem', functions: ['publisher', 'mail'], reason: TABLE_GRANT },
   {
     action: 'cognito-idp:AdminSetUserPassword',
     functions: ['scim'],
