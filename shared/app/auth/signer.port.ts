@@ -1,17 +1,8 @@
-import { fileSigner, kmsSigner } from '../../adapters/signing/token-signer';
+import { fileSigner, kmsSigner, type PublicJwk } from '../../adapters/signing/token-signer';
 import { config } from '../../kernel/config';
 
-/** The public half of the signing key, as served by the JWKS endpoint. */
-// A type alias, not an interface, so it is assignable to aws-jwt-verify's JSON-object Jwk.
-export type PublicJwk = {
-  kty: 'EC';
-  crv: 'P-256';
-  x: string;
-  y: string;
-  kid: string;
-  alg: 'ES256';
-  use: 'sig';
-};
+/** The public half of the signing key, as served by the JWKS endpoint (its shape is the adapter's). */
+export type { PublicJwk };
 
 /** Port: signs token bytes with ES256 (raw r||s signature) and publishes the public key; bound below to a KMS key or, locally, a key file. */
 export interface TokenSigner {
