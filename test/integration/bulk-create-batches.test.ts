@@ -2,7 +2,8 @@ import { jobUserUuid, runBulkCreateJob } from '../../shared/app/bulk/bulk-create
 import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/adapters/identity/identity-provider';
 import type { BulkJob } from '../../shared/domain/bulk/bulk-job.repository';
 import { readUserCount } from '../../shared/domain/users/user-index.repository';
-import { claimEmails, getEmailClaim, putNewUser } from '../../shared/domain/users/user.repository';
+import { putNewUser } from '../../shared/domain/users/user.repository';
+import { claimEmails, getEmailClaim } from '../../shared/domain/users/user-email-claims.repository';
 import { csvOf, rowFor, stageJob } from '../support/bulk-helpers';
 import { freshOrganization, identityOf, listAllUsers, mailsTo, signIn, uniqueEmail, type TestOrg } from '../support/user-helpers';
 

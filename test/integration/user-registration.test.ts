@@ -5,7 +5,8 @@ import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/ada
 import { keys } from '../../shared/adapters/store/keys';
 import { getItem, putItem } from '../../shared/adapters/store/table';
 import { entryOf as listingEntryOf, sortKeyOf } from '../../shared/domain/users/user-index';
-import { getEmailClaim, getUser, saveUser } from '../../shared/domain/users/user.repository';
+import { getUser, saveUser } from '../../shared/domain/users/user.repository';
+import { getEmailClaim } from '../../shared/domain/users/user-email-claims.repository';
 import { STALE_CLAIM_MS, registerUser, type NewUser } from '../../shared/app/users/user-registration';
 import type { UserRecord } from '../../shared/domain/users/user.entities';
 import { TEST_PASSWORD, passwordToken } from '../support/auth-helpers';

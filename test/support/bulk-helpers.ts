@@ -6,7 +6,7 @@ import { createJob, type BulkJob } from '../../shared/domain/bulk/bulk-job.repos
 import type { JobView } from '../../shared/app/bulk/bulk.service';
 import { messagesOf } from '../../shared/kernel/messages/messages-of';
 import type { Language } from '../../shared/adapters/mail/mail.templates';
-import { getEmailClaim } from '../../shared/domain/users/user.repository';
+import { getEmailClaim } from '../../shared/domain/users/user-email-claims.repository';
 import type { StandardErrorBody } from './error-body';
 import { answer, stackApiClient } from './api-client';
 import type { operations } from '../../clients/typescript/src/generated/api-types';

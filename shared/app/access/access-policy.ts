@@ -1,5 +1,5 @@
 import type { Caller } from '../auth/caller';
-import type { ItemKey, Prefetched } from '../../domain/org/prefetched.port';
+import type { ItemKey, Prefetched } from '../../domain/requests/prefetch.repository';
 import { authorizeBot, botPathReads, type BotAccess, type BotPath, type BotScope } from './bot-access';
 import type { TokenAccess } from './access-kinds';
 import { authorizeOrgAdmin, authorizeOrgMember, authorizeOwn, authorizeUserAccess, type OrgScope, type OwnScope } from './org-access';

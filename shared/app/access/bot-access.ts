@@ -1,6 +1,6 @@
 import type { Caller } from '../auth/caller';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors';
-import { nothingPrefetched, type Prefetched } from '../../domain/org/prefetched.port';
+import { nothingPrefetched, type Prefetched } from '../../domain/requests/prefetch.repository';
 import { botPathReads, readBotPath } from '../../domain/agents/bot-access.repository';
 import type { BotAccess, BotPath, BotScope } from '../../domain/agents/bot-scope';
 

@@ -1,7 +1,7 @@
 import { prefetchedResources, referenceReads, type AgentKind, type AgentRecord } from '../../domain/agents/agent.repository';
 import type { AgentView } from '../../domain/agents/agent.mapper';
 import type { BotScope } from '../../domain/agents/bot-scope';
-import type { ItemKey, Prefetched } from '../../domain/org/prefetched.port';
+import type { ItemKey, Prefetched } from '../../domain/requests/prefetch.repository';
 import { requireRecord, viewOf } from './agent-read.service';
 
 /**

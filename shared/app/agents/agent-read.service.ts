@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../kernel/errors';
 import { compareText, fold, quickMatches } from '../../kernel/text/matching';
-import { nothingPrefetched, type Prefetched } from '../../domain/org/prefetched.port';
+import { nothingPrefetched, type Prefetched } from '../../domain/requests/prefetch.repository';
 import { botPathReads } from '../../domain/agents/bot-access.repository';
 import type { BotPath, BotScope } from '../../domain/agents/bot-scope';
 import { toAgentResponse, toAgentSummary, type AgentResponse, type AgentSummary, type AgentView } from '../../domain/agents/agent.mapper';

@@ -4,7 +4,7 @@ import { count } from '../../kernel/metrics';
 import { changesBetween } from '../../domain/audit/audit-event';
 import { auditWrites } from '../../domain/audit/audit-event.repository';
 import type { Bot } from '../../domain/org/org.entities';
-import { nothingPrefetched, type Prefetched } from '../../domain/org/prefetched.port';
+import { nothingPrefetched, type Prefetched } from '../../domain/requests/prefetch.repository';
 import type { BotScope } from '../../domain/agents/bot-scope';
 import { toAgentResponse, type AgentResponse, type AgentView } from '../../domain/agents/agent.mapper';
 import {

@@ -1,7 +1,7 @@
 import { UnauthenticatedError } from '../../kernel/errors';
 import { sessionOutlived, type DomainStamp } from '../../domain/sessions/credential-stamp';
 import { domainStampKey, readDomainStamp } from '../../domain/sessions/credential-stamp.repository';
-import type { ItemKey, Prefetched } from '../../domain/org/prefetched.port';
+import type { ItemKey, Prefetched } from '../../domain/requests/prefetch.repository';
 import { callerKeys, readAhead } from '../../domain/requests/prefetch.repository';
 import type { UserRecord } from '../../domain/users/user.entities';
 import { getUser } from '../../domain/users/user.repository';

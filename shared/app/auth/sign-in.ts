@@ -5,7 +5,8 @@ import { identityProvider as defaultIdentityProvider, type IdentityProvider } fr
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { getEmailClaim, getUser, sameEmail } from '../../domain/users/user.repository';
+import { getUser, sameEmail } from '../../domain/users/user.repository';
+import { getEmailClaim } from '../../domain/users/user-email-claims.repository';
 import { admitAttempt, bruteForcePolicy, type Admitted } from '../../domain/sessions/brute-force';
 import { clearLoginFailures, confirmLock, decoyLockWrite, uncountAttempt, type FailureSubject } from '../../domain/sessions/login-failure.repository';
 import { realmIssuer } from './jwt';

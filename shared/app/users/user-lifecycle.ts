@@ -13,7 +13,8 @@ import { userPorts, type UserPorts } from './identity-provider.port';
 import { requireUser } from '../../domain/users/user.repository';
 import { claimEmailFor, registerUser } from './user-registration';
 import type { UserRecord } from '../../domain/users/user.entities';
-import { addAdmin, findUserByEmail, releaseClaim, removeAdmin, sameEmail, saveUser, stampCredentials } from '../../domain/users/user.repository';
+import { addAdmin, findUserByEmail, removeAdmin, sameEmail, saveUser, stampCredentials } from '../../domain/users/user.repository';
+import { releaseClaim } from '../../domain/users/user-email-claims.repository';
 import { count } from '../../kernel/metrics';
 
 /**

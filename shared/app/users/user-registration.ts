@@ -4,19 +4,8 @@ import { userPorts, type IdentityProvider } from './identity-provider.port';
 import { userAuditWrites } from '../../domain/users/user-audit.repository';
 import type { Permission, Role, UserRecord } from '../../domain/users/user.entities';
 import { keptWhenLeftOut } from '../../domain/users/user.fields';
-import {
-  claimEmail,
-  claimEmails,
-  completeClaim,
-  getEmailClaim,
-  getUser,
-  putNewUser,
-  putNewUsers,
-  reindexStoredUser,
-  releaseClaim,
-  sameEmail,
-  takeOverClaim,
-} from '../../domain/users/user.repository';
+import { getUser, putNewUser, putNewUsers, reindexStoredUser, sameEmail } from '../../domain/users/user.repository';
+import { claimEmail, claimEmails, completeClaim, getEmailClaim, releaseClaim, takeOverClaim } from '../../domain/users/user-email-claims.repository';
 
 /** EMAIL_TAKEN by a user that was deleted (logically): the user comes back through reactivation. */
 export const DELETED_USER_HAS_EMAIL =

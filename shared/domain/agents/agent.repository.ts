@@ -4,7 +4,7 @@ import type { AgentContent } from './agent.fields';
 import { keys } from '../../adapters/store/keys';
 import type { ItemKey } from '../../adapters/store/keys';
 import { ConflictError } from '../../kernel/errors';
-import { nothingPrefetched, type Prefetched } from '../org/prefetched.port';
+import { nothingPrefetched, type Prefetched } from '../requests/prefetch.repository';
 import { deleteItem, getItem, getItems, getItemsByKey, keyId, putItem, queryPartition, queryPrefix, transactWrite, type TableWrite } from '../../adapters/store/table';
 
 /** The one owner of supervisor and agent items (and of a bot's default-supervisor marker). */

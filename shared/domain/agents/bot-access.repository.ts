@@ -1,7 +1,7 @@
 import { keys } from '../../adapters/store/keys';
 import type { Bot, Environment } from '../org/org.entities';
 import { getBot, getEnvironment } from '../org/org.repository';
-import { nothingPrefetched, type ItemKey, type Prefetched } from '../org/prefetched.port';
+import { nothingPrefetched, type ItemKey, type Prefetched } from '../requests/prefetch.repository';
 import type { BotPath } from './bot-scope';
 
 /** What authorizing a bot's path reads (`readBotPath`): a route's prefetch, so they come in the caller's BatchGetItem. */

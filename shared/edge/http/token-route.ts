@@ -4,7 +4,7 @@ import type { Operation, TokenAccess } from '../api/operation';
 import { withAuditContext } from '../../domain/audit/audit-context';
 import { readCaller, verifyBearer, type Addressed, type Caller } from '../../app/auth/caller';
 import { ValidationError } from '../../kernel/errors';
-import type { ItemKey, Prefetched } from '../../domain/org/prefetched.port';
+import type { ItemKey, Prefetched } from '../../domain/requests/prefetch.repository';
 import { uniqueKeys } from '../../domain/requests/prefetch.repository';
 import { idempotencyKeyCheck, idempotently, keyedRequestOf } from './idempotency';
 import type { SchemasOf } from './operation-schemas';
