@@ -16,6 +16,7 @@ import { readUpload, saveErrors, saveFailedRows } from '../../domain/bulk/bulk-f
 import { acquireLease, causeOfJob, finishJob, getJob, renewLease, reopenWelcomes, reportTally, startJob } from '../../domain/bulk/bulk-job.repository';
 import { LEASE_MS, type BulkJob, type JobTally } from '../../domain/bulk/bulk-job.entities';
 import { WelcomeBatcher, type Welcome } from './bulk-create-welcomes';
+import { COGNITO_ACCOUNT_RECOVERY_RATE, CREATION_LANES, groupSizeFor, GROUPS_AT_ONCE, atMost, type RowPace } from './bulk-create-pace';
 import { csvCell, readCsv } from './csv-file';
 import { bulkCreateLayout, bulkCreateLimits } from './bulk.limits';
 
@@ -170,58 +171,6 @@ async function runLeased(job: BulkJob, runId: string, lost: () => boolean, optio
     count('BulkRowsFailed', errors.length);
   }
   return getJob(orgUuid, jobId);
-}
-
-/**
- * Cognito's default UserAccountRecovery quota, requests per second (docs/local-stack.md#cognitos-request-rate-quotas):
- * lower than UserCreation's, so a file that gives passwords is created at this rate.
- */
-const COGNITO_ACCOUNT_RECOVERY_RATE = 30;
-
-/** The quotas a row's Cognito calls count against, each a bucket the row takes its turn from. */
-interface RowPace {
-  creation: Pace;
-  recovery: Pace;
-}
-
-/** Identity-provider calls at once: enough to keep Cognito's user-creation quota busy while each waits on its answer. */
-const CREATION_LANES = 16;
-
-/**
- * Users registered together, at most: their claims one transaction, their records a few (about five
- * users a transaction, whose 100 items each user's twenty or so fill). A group is a second of the
- * creation pace, so the job's counts still move every second at a slower one.
- */
-const GROUP_SIZE = 50;
-const groupSizeFor = (pace: Pace) => Math.max(1, Math.min(GROUP_SIZE, Math.floor((pace as Partial<TokenBucket>).ratePerSecond ?? GROUP_SIZE)));
-
-/** Groups under way at once: one writing while the next ones wait on the identity provider. */
-const GROUPS_AT_ONCE = 3;
-
-/** The identity provider with at most `limit` of its calls under way at once. */
-function atMost(provider: IdentityProvider, limit: number): IdentityProvider {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  const limited =
-    <A extends unknown[]>(call: (...args: A) => Promise<void>) =>
-    async (...args: A): Promise<void> => {
-      if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-      else running += 1;
-      try {
-        await call(...args);
-      } finally {
-        const next = waiting.shift();
-        if (next) next();
-        else running -= 1;
-      }
-    };
-  return {
-    createUser: limited((input) => provider.createUser(input)),
-    updateEmail: limited((username, email) => provider.updateEmail(username, email)),
-    setPassword: limited((username, password, options) => provider.setPassword(username, password, options)),
-    disable: limited((username) => provider.disable(username)),
-    enable: limited((username) => provider.enable(username)),
-  };
 }
 
 /** How often a running job's counts are written. */

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
-import { agentFields, responseParts } from './agent.fields';
+import { agentFields } from './agent.fields';
+import { responseParts } from './agent-field-parts';
 import { lazy } from '../../kernel/lazy';
 import { shapeOf } from '../../kernel/schemas/declared-fields';
 import { schemaRegistry } from '../../kernel/schemas/registry';

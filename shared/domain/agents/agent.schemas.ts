@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import { lazy } from '../../kernel/lazy';
 import { shapeOf } from '../../kernel/schemas/declared-fields';
 import { fieldSchemas, queryInt } from '../../kernel/schemas/fields';
-import { agentFields, limits, optional, requestParts, text, type AgentFields } from './agent.fields';
+import { agentFields, type AgentFields } from './agent.fields';
+import { limits, optional, requestParts, text } from './agent-field-parts';
 
 /**
  * Request schemas of the agent-configuration area (docs/api/agents.md). Bodies are strict:
