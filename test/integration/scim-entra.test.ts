@@ -20,7 +20,14 @@ const ENT = ENTERPRISE_EXTENSION;
 let org: TestOrg;
 let token: string;
 let managerId: string;
-const scim = (method: string, path: string, body?: unknown): Promise<ScimAnswer> => scimRequest(org.orgUuid, token, method, path, body);
+/** A request as Entra ID sends it: a 429 (the organization's SCIM rate, which sequential requests can pass) is sent again after its Retry-After. */
+async function scim(method: string, path: string, body?: unknown): Promise<ScimAnswer> {
+  for (let attempt = 1; ; attempt += 1) {
+    const answer = await scimRequest(org.orgUuid, token, method, path, body);
+    if (answer.status !== 429 || attempt === 5) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(answer.headers.get('retry-after') ?? 1)));
+  }
+}
 const patch = (id: string, ...Operations: unknown[]) => scim('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations });
 
 /** A user as Entra ID's default mappings create it (userPrincipalName as userName, mail, givenName, surname, employeeId, department, manager). */
