@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QUOTAS_ENV, quotaRates } from '../infra/local/cognito-quotas';
+import { QUOTA_USAGE_TARGET, QUOTAS_ENV, quotaRates, type QuotaUsage } from '../infra/local/cognito-quotas';
 import { passwordGrant, runningLocalStack } from '../infra/stack-target';
 import { saveUpload } from '../shared/domain/bulk/bulk-file.repository';
 import { createJob, getJob } from '../shared/domain/bulk/bulk-job.repository';
@@ -32,6 +32,13 @@ const mailsOf = async (d: Data, org: Org) => ((await (await fetch(d.info.mailbox
 /** The generated password an English welcome gives. */
 const mailedPassword = (mail: Mail | undefined) => /^Temporary password: (.+)$/m.exec(mail?.body.text ?? '')?.[1]?.trim() ?? '';
 
+/** UserCreation's calls so far, as local Cognito counted them: admitted, and refused for its quota. */
+async function creationCalls(d: Data) {
+  const headers = { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AWSCognitoIdentityProviderService.${QUOTA_USAGE_TARGET}` };
+  const usage = (await (await fetch(d.info.endpoints.cognito, { method: 'POST', headers, body: '{}' })).json()) as QuotaUsage;
+  return { admitted: usage.admitted.UserCreation ?? 0, throttled: usage.throttled.UserCreation ?? 0 };
+}
+
 /** Password grants for up to `SIGN_INS` rows spread over the file, with their own passwords or those their welcomes gave (then "set up first" is accepted); those refused. */
 async function signIns(d: Data, org: Org, rows: number, given: boolean) {
   const [n, failed, mails] = [Math.min(SIGN_INS, rows), [] as string[], given ? [] : await mailsOf(d, org)];
@@ -51,7 +58,7 @@ async function apiImport(d: Data, rows: number, async: boolean, progress: (messa
   const [token, form, url] = [await accessToken(d.info, org), new FormData(), `${orgUrl(d.info, org.uuid)}/users/bulk-create`];
   // The large file's passwords are generated: one Cognito call a user (a given one also costs AdminSetUserPassword, under UserAccountRecovery's 30/s).
   form.append('file', new Blob([csv(org, rows, !async)], { type: 'text/csv' }), `users-${rows}.csv`);
-  const started = performance.now();
+  const [calls, started] = [await creationCalls(d), performance.now()];
   const response = await fetch(url, { method: 'POST', headers: { authorization: token.bearer, ...(async && { prefer: 'respond-async' }) }, body: form });
   const answer = { status: response.status, ms: performance.now() - started, text: await response.text() };
   check([200, 202].includes(answer.status) && response.headers.has('location'), `bulk-create answered ${answer.status}: ${answer.text.slice(0, 300)}; its body and the stack's errors below say why`);
@@ -68,10 +75,12 @@ async function apiImport(d: Data, rows: number, async: boolean, progress: (messa
     }
   };
   const done = await poll((p) => p.job.status === 'done');
-  progress(`  ${rows} rows done after ${fmt.s(answer.status === 200 ? answer.ms : done.ms)} (aim for ${fmt.int(d.rows)} rows: ${fmt.s(AIM_OF_FLOOR * floor(d.rows, d.creationRate))}): ${fmt.int(done.job.counts.created)} users created, ${fmt.int(done.job.counts.failed)} rows failed`);
+  const callsAtDone = await creationCalls(d);
+  const creation = { admitted: callsAtDone.admitted - calls.admitted, throttled: callsAtDone.throttled - calls.throttled };
+  progress(`  ${rows} rows done after ${fmt.s(answer.status === 200 ? answer.ms : done.ms)} (aim for ${fmt.int(d.rows)} rows: ${fmt.s(AIM_OF_FLOOR * floor(d.rows, d.creationRate))}): ${fmt.int(done.job.counts.created)} users created, ${fmt.int(done.job.counts.failed)} rows failed; UserCreation calls admitted ${fmt.int(creation.admitted)}, throttled ${fmt.int(creation.throttled)}`);
   const welcomed = await poll(({ job: { welcomes: w, counts } }) => w.pending === 0 && w.sent + w.failed === counts.created);
   const signIn = await signIns(d, org, rows, !async);
-  return { rows, async, answer, polls, done, doneMs: answer.status === 200 ? answer.ms : done.ms, signIn, welcomed, mailbox: (await mailsOf(d, org)).length };
+  return { rows, async, answer, polls, done, creation, doneMs: answer.status === 200 ? answer.ms : done.ms, signIn, welcomed, mailbox: (await mailsOf(d, org)).length };
 }
 type Import = Awaited<ReturnType<typeof apiImport>>;
 
@@ -107,7 +116,7 @@ function aims(d: Data, large: Import) {
   const { failed } = large.done.job.counts;
   const everyone = created === large.rows && failed === 0;
   return bullets([
-    `Every user exists and signs in within ${AIM_OF_FLOOR}× the UserCreation floor (${fmt.int(large.rows)} rows ÷ ${d.creationRate}/s = ${fmt.s(floor(large.rows, d.creationRate))}; aim ${fmt.s(aim)}): ${large.doneMs <= aim && signedIn && everyone ? '**met**' : '**not met**'}: \`done\` ${fmt.s(large.doneMs)} after the POST (${fmt.ratio(large.doneMs / floor(large.rows, d.creationRate))} the floor), **${fmt.int(created)} of ${fmt.int(large.rows)} users created, ${fmt.int(failed)} rows failed** (every row is valid: a failed row is a miss); ${large.signIn.tried - large.signIn.failed.length} of ${large.signIn.tried} sampled users signed in${signedIn ? '' : ` (refused: ${large.signIn.failed.slice(0, 5).join(', ')})`}.`,
+    `Every user exists and signs in within ${AIM_OF_FLOOR}× the UserCreation floor (${fmt.int(large.rows)} rows ÷ ${d.creationRate}/s = ${fmt.s(floor(large.rows, d.creationRate))}; aim ${fmt.s(aim)}): ${large.doneMs <= aim && signedIn && everyone ? '**met**' : '**not met**'}: \`done\` ${fmt.s(large.doneMs)} after the POST (${fmt.ratio(large.doneMs / floor(large.rows, d.creationRate))} the floor), **${fmt.int(created)} of ${fmt.int(large.rows)} users created, ${fmt.int(failed)} rows failed** (every row is valid: a failed row is a miss); Cognito admitted ${fmt.int(large.creation.admitted)} UserCreation calls and refused ${fmt.int(large.creation.throttled)} for its quota, each refused one paced and retried; ${large.signIn.tried - large.signIn.failed.length} of ${large.signIn.tried} sampled users signed in${signedIn ? '' : ` (refused: ${large.signIn.failed.slice(0, 5).join(', ')})`}.`,
     `Live counts: before \`done\`, ${running.length} polls saw ${new Set(running.map((p) => p.job.counts.created)).size} different values of \`counts.created\`${firstCreated ? `, the first above 0 after ${fmt.s(firstCreated.ms)}` : ': **none above 0**'}.`,
     `Every welcome settled ${fmt.s(large.welcomed.ms)} after the POST, ${fmt.ratio(large.welcomed.ms / floor(created, d.sesRate))} the SES floor (${fmt.int(created)} created ÷ ${d.sesRate}/s = ${fmt.s(floor(created, d.sesRate))}): ${fmt.int(large.welcomed.job.welcomes.sent)} sent, ${fmt.int(large.welcomed.job.welcomes.failed)} failed, ${fmt.int(large.mailbox)} in the mailbox.`,
   ]);
