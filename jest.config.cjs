@@ -1,5 +1,7 @@
 // Four projects, all run by `npm test`: unit (no AWS), integration (against the local stack, which
 // globalSetup starts on free loopback ports and globalTeardown stops), infra (CDK template) and clients.
+const { availableParallelism } = require('node:os');
+
 const shared = {
   rootDir: __dirname,
   testEnvironment: 'node',
@@ -15,9 +17,10 @@ const shared = {
 module.exports = {
   // Global only in jest 29: infra tests bundle the functions in beforeAll, integration tests spawn processes.
   testTimeout: 120000,
-  // Two workers on a two-core machine: integration files mostly wait on the stack (a separate process)
-  // and on timers, so a second file overlaps the first's waits.
-  maxWorkers: 2,
+  // Twice as many workers as cores (at most 4): integration files mostly wait on the stack (a separate
+  // process) and on timers, so further files overlap their waits. On two cores, eight of the longest
+  // integration files took 121 s with 2 workers and 61 s with 4, for the same CPU time (docs/benchmarks.md#the-test-suite).
+  maxWorkers: Math.min(4, 2 * availableParallelism()),
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {

@@ -18,15 +18,18 @@
  */
 import { build, type Metafile } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { isBuiltin } from 'node:module';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { projectRoot } from '../infra/cloud/project-root';
 import { functionBundling, lazyPackageFile, lazyPackageFlags, lazyPackages, lazyProjectFile, lazyProjectFiles, lazyProjectFlags, lazySubpathFiles } from '../infra/cloud/service-function';
 import { resourceGroups } from '../shared/edge/api/routes';
+import { forgetManifest, freshReports, writeManifest } from './bundle-manifest';
+import { jsOutput, packageOfInput } from './bundle-metafile';
+import type { BundleMode, BundleReport, InputSize, LazyFile, LazyProjectFile } from './bundle-report';
 
-export type BundleMode = 'sdk-external' | 'self-contained';
+export { externalPackagesOf, jsOutput, packageOfImport, packageOfInput, packagesIn } from './bundle-metafile';
+export type { BundleMode, BundleReport, InputSize, LazyFile, LazyProjectFile } from './bundle-report';
 
 export { projectRoot };
 
@@ -35,47 +38,6 @@ export const TARGET_BYTES = 250_000;
 
 const KIB = 1024;
 export const kib = (bytes: number) => (bytes / KIB).toFixed(1);
-
-export interface InputSize {
-  path: string;
-  bytes: number;
-}
-
-/** A lazy package's file: `node_modules/<package>/index.js` beside the bundle. */
-export interface LazyFile {
-  packageName: string;
-  file: string;
-  bytes: number;
-  /** esbuild's metafile of the file (written beside the function's directory: `<function>.<package>.meta.json`, `/` as `+`). */
-  metafile: Metafile;
-}
-
-export interface BundleReport {
-  group: string;
-  mode: BundleMode;
-  /** Absolute path of the built `index.js`. */
-  file: string;
-  bytes: number;
-  gzipBytes: number;
-  mapBytes: number;
-  limitBytes: number;
-  /** The five largest input files, by bytes they contribute to the minified output. */
-  topInputs: InputSize[];
-  /** The five largest packages (node_modules) or source folders, summed over their files. */
-  topPackages: InputSize[];
-  /** esbuild's metafile of `index.js`. */
-  metafile: Metafile;
-  lazy: LazyFile[];
-  /** The lazy project files beside it (`lazy/<name>.cjs`). */
-  lazyFiles: LazyProjectFile[];
-}
-
-/** A lazy project file: its entry in the sources, the built file and its size. */
-export interface LazyProjectFile {
-  entry: string;
-  file: string;
-  bytes: number;
-}
 
 export function bundleDir(mode: BundleMode): string {
   return join(projectRoot, 'dist', mode === 'sdk-external' ? 'bundles' : 'bundles-self-contained');
@@ -93,16 +55,6 @@ export function deployedMode(): BundleMode {
   return (functionBundling.externalModules as readonly string[]).includes('@aws-sdk/*') ? 'sdk-external' : 'self-contained';
 }
 
-/**
- * The npm package of a metafile input (`node_modules/<package>/…`; for a copy nested in another
- * package's `node_modules`, the nested package), undefined for the project's own files.
- */
-export const packageOfInput = (input: string): string | undefined => /.*node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1];
-
-/** The npm package a bare import names (`@scope/name/sub` → `@scope/name`), undefined for a path or a `node:` module. */
-export const packageOfImport = (specifier: string): string | undefined =>
-  /^[./]|^node:/.test(specifier) ? undefined : /^((?:@[^/]+\/)?[^/]+)/.exec(specifier)?.[1];
-
 const packageOrFolder = (input: string) => packageOfInput(input) ?? input.split('/').slice(0, 2).join('/');
 
 function largest(entries: Iterable<[string, number]>): InputSize[] {
@@ -110,25 +62,6 @@ function largest(entries: Iterable<[string, number]>): InputSize[] {
     .sort((a, b) => b[1] - a[1])
     .slice(0, 5)
     .map(([path, bytes]) => ({ path, bytes }));
-}
-
-/** The one output of a metafile that is JavaScript (not its map). */
-export function jsOutput(metafile: Metafile): Metafile['outputs'][string] {
-  const output = Object.entries(metafile.outputs).find(([path]) => path.endsWith('.js'))?.[1];
-  if (!output) throw new Error('The metafile describes no JavaScript output');
-  return output;
-}
-
-/** The npm packages whose code is in the output (at least one byte), sorted. */
-export function packagesIn(metafile: Metafile): string[] {
-  const inputs = Object.entries(jsOutput(metafile).inputs).filter(([, input]) => input.bytesInOutput > 0);
-  return [...new Set(inputs.flatMap(([path]) => packageOfInput(path) ?? []))].sort();
-}
-
-/** The npm packages the output `require`s at run time, bundled nowhere in it (the runtime's SDK, the lazy packages), sorted. */
-export function externalPackagesOf(metafile: Metafile): string[] {
-  const imports = jsOutput(metafile).imports.filter((entry) => entry.external && !isBuiltin(entry.path));
-  return [...new Set(imports.flatMap((entry) => packageOfImport(entry.path) ?? []))].sort();
 }
 
 /** Builds a lazy package into `<outDir>/node_modules/<package>/index.js` with the stack's command line. */
@@ -145,10 +78,11 @@ function buildLazyPackage(outDir: string, packageName: string): LazyFile {
 /** Builds a lazy project file into `<outDir>/lazy/<name>.cjs` with the stack's command line. */
 function buildLazyProjectFile(outDir: string, entry: string): LazyProjectFile {
   const file = lazyProjectFile(outDir, entry);
+  const metafilePath = `${outDir}.lazy+${basename(entry)}.meta.json`;
   const esbuild = join(projectRoot, 'node_modules', '.bin', 'esbuild');
-  const run = spawnSync(esbuild, lazyProjectFlags(entry, file, projectRoot), { cwd: projectRoot, encoding: 'utf8' });
+  const run = spawnSync(esbuild, [...lazyProjectFlags(entry, file, projectRoot), `--metafile=${metafilePath}`], { cwd: projectRoot, encoding: 'utf8' });
   if (run.status !== 0) throw new Error(`esbuild could not build ${entry}: ${run.stderr || run.error?.message}`);
-  return { entry, file, bytes: statSync(file).size };
+  return { entry, file, bytes: statSync(file).size, metafile: JSON.parse(readFileSync(metafilePath, 'utf8')) as Metafile };
 }
 
 /**
@@ -191,9 +125,12 @@ export interface BuildOptions {
 export async function buildBundles(options: BuildOptions = {}): Promise<BundleReport[]> {
   const mode = options.mode ?? 'sdk-external';
   const groups = options.groups ?? resourceGroups;
+  const dir = options.dir ?? bundleDir(mode);
+  mkdirSync(dir, { recursive: true });
+  forgetManifest(dir);
   const reports: BundleReport[] = [];
   for (const group of groups) {
-    const outDir = join(options.dir ?? bundleDir(mode), group);
+    const outDir = join(dir, group);
     rmSync(outDir, { recursive: true, force: true });
     mkdirSync(outDir, { recursive: true });
     const outfile = join(outDir, 'index.js');
@@ -222,7 +159,38 @@ export async function buildBundles(options: BuildOptions = {}): Promise<BundleRe
       lazyFiles: (lazyProjectFiles[group] ?? []).map((entry) => buildLazyProjectFile(outDir, entry)),
     });
   }
+  const metafiles = reports.flatMap((r) => [r.metafile, ...r.lazy.map((lazy) => lazy.metafile), ...r.lazyFiles.map((lazy) => lazy.metafile)]);
+  const inputs = [...metafiles.flatMap((metafile) => Object.keys(metafile.inputs)), ...BUILDER_FILES];
+  writeManifest(dir, projectRoot, { inputs, settings: bundleSettings(mode, groups), reports });
   return reports;
+}
+
+/** The bundler's own files: a change to how it builds makes its bundles stale too. */
+const BUILDER_FILES = ['scripts/build-bundles.ts', 'scripts/bundle-manifest.ts', 'infra/cloud/service-function.ts'];
+
+/** Everything a build's output depends on besides its input files: the mode, the functions and each esbuild command line. */
+function bundleSettings(mode: BundleMode, groups: readonly string[]) {
+  const lazy = groups.map((group) => ({
+    group,
+    packages: (lazyPackages[group] ?? []).map((name) => [lazyPackageFlags(name, '<out>', projectRoot), lazySubpathFiles('<out>', name)]),
+    files: (lazyProjectFiles[group] ?? []).map((entry) => lazyProjectFlags(entry, '<out>', projectRoot)),
+  }));
+  return { mode, groups, options: esbuildOptions(mode), lazy };
+}
+
+/**
+ * A copy, in a new directory under `parent`, of every function's bundles as `npm run build:bundles`
+ * last wrote them in this mode, with their reports, when they are still what the sources and settings
+ * make now (`bundles.json`); undefined when they are missing or stale, and the copy removed.
+ */
+export function copyOfFreshBundles(parent: string, mode: BundleMode = 'sdk-external'): { dir: string; reports: BundleReport[] } | undefined {
+  if (!existsSync(join(bundleDir(mode), 'bundles.json'))) return undefined;
+  const dir = mkdtempSync(join(parent, 'bundles-'));
+  cpSync(bundleDir(mode), dir, { recursive: true });
+  const reports = freshReports(dir, projectRoot, bundleSettings(mode, resourceGroups)) as BundleReport[] | undefined;
+  if (reports) return { dir, reports };
+  rmSync(dir, { recursive: true, force: true });
+  return undefined;
 }
 
 export const overTarget = (report: BundleReport) => report.bytes > report.limitBytes;

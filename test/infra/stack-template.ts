@@ -2,7 +2,7 @@ import type { CfnElement } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { groupAccess } from '../../infra/cloud/group-access';
 import { resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
-import { skipBundling, statementsOfRole, synthesize, type PolicyStatementJson, type Synthesized } from './synth';
+import { skipBundling, statementsOfRole, synthesize, synthesizeBundled, type PolicyStatementJson, type Synthesized } from './synth';
 
 /** `Fn::GetAtt` of a logical id's attribute (its ARN unless told). */
 export const getAtt = (id: string, attribute = 'Arn') => ({ 'Fn::GetAtt': [id, attribute] });
@@ -15,14 +15,18 @@ export const dataGroups = resourceGroups.filter((group) => !groupAccess[group]?.
 
 /**
  * The stack of one test file, synthesized once before its tests (without esbuild bundling unless the
- * file asks for it, as `cdk synth` bundles), and what the tests read of its template: logical ids of
+ * file asks for it, as `cdk synth` bundles: then the run's bundled assembly), and what the tests read of its template: logical ids of
  * its parts, each function's environment and the statements of its role.
  */
 export function synthesizedStack({ bundling = false } = {}) {
   let synthesized: Synthesized;
-  beforeAll(() => {
-    synthesized = synthesize(bundling ? {} : skipBundling);
-  });
+  // With bundling: the run's one bundled synthesis, which may first wait for another file's.
+  let remove = () => {};
+  beforeAll(async () => {
+    if (!bundling) synthesized = synthesize(skipBundling);
+    else ({ synthesized, remove } = await synthesizeBundled());
+  }, 300_000);
+  afterAll(() => remove());
 
   const template = () => synthesized.template;
   /** The logical id of the CloudFormation resource of a construct found by its path of ids under the stack. */

@@ -1,9 +1,11 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnElement } from 'aws-cdk-lib';
-import { readFileSync } from 'node:fs';
+import { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { readFileSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { buildApp } from '../../infra/cloud/build-app';
 import type { ManagementApiStack } from '../../infra/cloud/management-api-stack';
+import { bundledAssembly, cliContext } from '../support/bundled-assembly';
 
 /** Context that skips esbuild bundling, for tests that only look at wiring. */
 export const skipBundling = { 'aws:cdk:bundling-stacks': [] };
@@ -31,7 +33,25 @@ export interface Synthesized {
  */
 export function synthesize(context: Record<string, unknown> = {}): Synthesized {
   const { app, stack } = buildApp(context);
-  const assembly = app.synth();
+  return read(stack, app.synth());
+}
+
+/**
+ * The stack as `cdk synth` makes it, esbuild bundles included, read from the run's bundled assembly
+ * (`bundledAssembly`: synthesized once per run); the construct tree, for logical ids, built anew
+ * without bundling, which names every construct as the synthesized one does. `remove` removes an
+ * assembly the run does not share.
+ */
+export async function synthesizeBundled(): Promise<{ synthesized: Synthesized; remove: () => void }> {
+  const { dir, shared } = await bundledAssembly();
+  const { stack } = buildApp({ ...skipBundling, ...cliContext });
+  const remove = () => {
+    if (!shared) rmSync(dir, { recursive: true, force: true });
+  };
+  return { synthesized: read(stack, new CloudAssembly(dir)), remove };
+}
+
+function read(stack: ManagementApiStack, assembly: CloudAssembly): Synthesized {
   const report = JSON.parse(readFileSync(path.join(assembly.directory, 'validation-report.json'), 'utf8')) as {
     pluginReports: { violations: Violation[] }[];
   };

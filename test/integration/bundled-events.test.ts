@@ -1,13 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp } from '../../infra/cloud/build-app';
 import { envNames } from '../../shared/kernel/config';
 import { groupAccess } from '../../infra/cloud/group-access';
 import { catalogue } from '../../shared/edge/api/catalogue';
 import { resourceGroups, type ResourceGroup } from '../../shared/edge/api/routes';
 import { bundledFunctions, deployedEnvVars, readAssembly, writeLocalSam, type Assembly, type BundledFunction, type LocalSam } from '../../scripts/sam-env';
 import { eventIds, eventsDir, fillEvent, isTriggerEvent, localStack, unfilledPlaceholders } from '../../scripts/sam-event';
+import { bundledAssembly } from '../support/bundled-assembly';
 import { invokeBundle, samEnvironment, type EnvVarsFile, type Outcome } from '../support/sam-invoke';
 
 /**
@@ -152,6 +152,8 @@ const expectedStatus: Record<string, number | undefined> = {
 const groupOf = (id: string) => (isTriggerEvent(id) ? id.split('.')[0] : catalogue.find((route) => route.id === id)?.group);
 
 let outDir: string;
+/** The assembly this file synthesized itself, when the run shares none. */
+let ownAssembly: string | undefined;
 let assembly: Assembly;
 let functions: BundledFunction[];
 let local: LocalSam;
@@ -205,14 +207,10 @@ async function replayEvents(): Promise<void> {
 beforeAll(async () => {
   // Outside the project, as /var/task is: no package.json above the bundle makes it an ES module.
   outDir = mkdtempSync(join(tmpdir(), 'bundled-events-'));
-  process.env.CDK_OUTDIR = outDir;
-  try {
-    // As the CDK CLI synthesizes: with the asset metadata SAM (and this test) find each bundle by.
-    buildApp({ 'aws:cdk:enable-asset-metadata': true }).app.synth();
-  } finally {
-    delete process.env.CDK_OUTDIR;
-  }
-  assembly = readAssembly(outDir);
+  // As the CDK CLI synthesizes: with the asset metadata SAM (and this test) find each bundle by; the run's one bundled synthesis.
+  const synthesized = await bundledAssembly();
+  if (!synthesized.shared) ownAssembly = synthesized.dir;
+  assembly = readAssembly(synthesized.dir);
   functions = bundledFunctions(assembly);
   expect(functions).toHaveLength(resourceGroups.length);
   local = writeLocalSam(assembly, { dataDir: process.env.TEST_STACK_DIR!, outDir: join(outDir, 'sam'), host: '127.0.0.1' });
@@ -220,7 +218,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(() => {
-  if (outDir) rmSync(outDir, { recursive: true, force: true });
+  for (const dir of [outDir, ownAssembly]) if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 test('every event has an expected status, and every function a bundled asset', () => {

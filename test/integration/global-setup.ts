@@ -13,10 +13,12 @@ const READY_TIMEOUT_MS = 150_000;
  * Starts the real local stack the way `npm start` does (DynamoDB Local, fauxqs's S3,
  * cognito-local, aws-ses-v2-local and the gateway, each on a free loopback port) with fresh data in a temporary
  * directory, and waits for its `stack.json`. Jest's workers inherit the environment set here: the
- * stack's description, and the tools' environment (what the functions share, `function-env.json`) for
+ * stack's description, the run's shared directory (`TEST_RUN_DIR`), and the tools' environment (what the functions share, `function-env.json`) for
  * tests that call the product's modules directly.
  */
 export default async function globalSetup(): Promise<void> {
+  // What test files of this run share besides the stack (the bundled cloud assembly: test/support/bundled-assembly.ts).
+  process.env.TEST_RUN_DIR = mkdtempSync(join(tmpdir(), 'management-api-run-'));
   const dataDir = mkdtempSync(join(tmpdir(), 'management-api-test-'));
   const child = spawn(process.execPath, ['infra/local/start.mjs', '--fresh', '--data-dir', dataDir], {
     cwd: join(__dirname, '..', '..'),

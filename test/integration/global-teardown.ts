@@ -58,7 +58,7 @@ function environmentProblems(dataDir: string): string[] {
 
 /**
  * Stops the local stack (it shuts its servers down on SIGTERM, writing its reports) and removes its
- * data. Then fails the run if a function made a call its role refused, or, when the whole suite ran, if
+ * data and the run's shared directory. Then fails the run if a function made a call its role refused, or, when the whole suite ran, if
  * a role grants an action no test exercised and `infra/local/iam/unexercised-grants.ts` does not
  * excuse; and if a function read a product variable its template does not declare, which
  * `infra/local/env/defaults-meant.ts` does not excuse. The IAM report is kept under
@@ -73,6 +73,7 @@ export default async function globalTeardown(selection: RunSelection = {}): Prom
     await exited;
     clearTimeout(timer);
   }
+  if (process.env.TEST_RUN_DIR) rmSync(process.env.TEST_RUN_DIR, { recursive: true, force: true });
   const dataDir = process.env.TEST_STACK_DIR;
   if (!dataDir) return;
   if (existsSync(`${dataDir}.log`)) {
