@@ -1,8 +1,8 @@
 import type { IamReport } from '../../infra/local/iam/iam-report';
-import { iamReportProblems } from '../../infra/local/iam/report-check';
 import { iamRequestsFor, UnmappedCallError, type SdkCall } from '../../infra/local/iam/sdk-requests';
 import { resolvePolicies, templatePolicies, type CfnTemplate } from '../../infra/local/template/template-policies';
 import type { UnexercisedGrant } from '../../infra/local/iam/unexercised-grants';
+import { iamReportProblems } from '../support/local-report-checks';
 
 const scope = { account: '000000000000', region: 'us-east-1' };
 const table = 'arn:aws:dynamodb:us-east-1:000000000000:table/management-api';

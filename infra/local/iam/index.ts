@@ -6,10 +6,9 @@ import { keptReport } from '../kernel/write-whole';
 import { loadTemplate, type TemplateSource } from '../synth/template-source';
 import { resolvePolicies } from '../template/template-policies';
 import { IamRecorder, reportSummary, type IamReport } from './iam-report';
-import { allowListed } from './report-check';
 import { RoleChecker } from './role-checker';
 import { localIamPlugin } from './sdk-plugin';
-import { unexercisedGrants } from './unexercised-grants';
+import { allowListed, unexercisedGrants } from './unexercised-grants';
 
 /** Each AWS SDK call a function makes is checked against its role in the template (docs/local-stack.md#local-iam-enforcement). */
 

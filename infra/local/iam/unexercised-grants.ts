@@ -1,8 +1,17 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import type { Excused } from '../kernel/allow-list';
 
-/** Actions a role grants that no integration test exercises, each with the reason it stays (checked by `report-check.ts`). */
+/** An entry of a reviewed allow-list (unexercised grants, defaults meant): the functions it excuses, and why. */
+export interface Excused { functions: readonly ResourceGroup[] | 'all'; reason: string }
+
+export const excuses = (entry: Excused, group: ResourceGroup): boolean => entry.functions === 'all' || entry.functions.includes(group);
+
+/** Actions a role grants that no integration test exercises, each with the reason it stays (checked by test/support/local-report-checks.ts). */
 export type UnexercisedGrant = Excused & { action: string };
+
+/** The allow-list entry that excuses `action` of `group` being granted and never exercised. */
+export function allowListed(allowList: readonly UnexercisedGrant[], group: ResourceGroup, action: string): UnexercisedGrant | undefined {
+  return allowList.find((entry) => excuses(entry, group) && entry.action.toLowerCase() === action.toLowerCase());
+}
 
 const TABLE_GRANT =
   'bindTable (infra/cloud/data-table.ts) grants every function the same item actions on the table, and this one ' +
