@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseJson } from './kernel/parse-json';
 import { writeFileWhole } from './kernel/write-whole';
 
 /**
@@ -112,12 +113,8 @@ export function loadState(snapshotFile: string, journalFile: string, defaults: T
   const root: Tree = existsSync(snapshotFile) ? (JSON.parse(readFileSync(snapshotFile, 'utf8'), reviveDates) as Tree) : {};
   const lines = existsSync(journalFile) ? readFileSync(journalFile, 'utf8').split('\n').filter(Boolean) : [];
   for (const text of lines) {
-    let line: JournalLine;
-    try {
-      line = JSON.parse(text, reviveDates) as JournalLine;
-    } catch {
-      break; // The write a crash cut short: it never completed, so it never happened.
-    }
+    const line = parseJson(text, reviveDates) as JournalLine | undefined;
+    if (!line) break; // The write a crash cut short: it never completed, so it never happened.
     apply(root, line);
   }
   for (const [name, value] of Object.entries(defaults)) if (!(name in root)) root[name] = value;

@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { startDynamoDBLocal, type DynamoDBLocal } from './dynamodb-local';
+import { parseJson } from './kernel/parse-json';
 
 /** Where the emulators listen: loopback only. */
 export const HOST = '127.0.0.1';
@@ -15,11 +16,8 @@ export const portsFile = (dataDir: string) => join(dataDir, 'ports.json');
 
 /** The ports the emulators had last time with this data directory. */
 export function previousPorts(dataDir: string): Ports {
-  try {
-    return JSON.parse(readFileSync(portsFile(dataDir), 'utf8')) as Ports;
-  } catch {
-    return {};
-  }
+  const file = portsFile(dataDir);
+  return ((existsSync(file) && parseJson(readFileSync(file, 'utf8'))) || {}) as Ports;
 }
 
 /** `port` if nothing listens on it now, else 0 (a free one): a restart keeps its URLs when it can. */

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readBody } from '../kernel/gateway-answers';
 import { answerJson } from '../kernel/gateway-port';
+import { parseJson } from '../kernel/parse-json';
 import { validateSettings } from './message-checks';
 import { answerSeam, settled } from './queue-seams';
 import { Queue } from './queue-state';
@@ -48,11 +49,8 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string) {
     if (request.method !== 'POST' || !target.startsWith('AmazonSQS.') || !String(request.headers['content-type'] ?? '').startsWith('application/x-amz-json-1.0')) {
       return refuse(response, new SqsError('UnsupportedOperation', 'The local SQS answers the AWS JSON 1.0 protocol only: POST with x-amz-target AmazonSQS.<Operation> and content-type application/x-amz-json-1.0.'));
     }
-    let input: Request;
-    try {
-      input = JSON.parse(body || '{}') as Request;
-      if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error('not an object');
-    } catch {
+    const input = parseJson(body || '{}') as Request | undefined;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return json(response, 400, { __type: 'com.amazon.coral.service#SerializationException', message: 'The request body is not a JSON object.' });
     }
     let gone = false;

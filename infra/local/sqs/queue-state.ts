@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseJson } from '../kernel/parse-json';
 import { writeFileWhole } from '../kernel/write-whole';
 import { queueArn, SQS_DEFAULT_RETENTION_SECONDS, type LocalQueueSettings, type Message, type StoredMessage } from './sqs-model';
 
@@ -44,12 +45,8 @@ export class Queue {
   private load(): void {
     if (existsSync(this.file)) {
       for (const line of readFileSync(this.file, 'utf8').split('\n')) {
-        let entry: JournalLine;
-        try {
-          entry = JSON.parse(line) as JournalLine;
-        } catch {
-          continue;
-        }
+        const entry = parseJson(line) as JournalLine | undefined;
+        if (!entry) continue;
         if (entry.op === 'send') this.messages.set(entry.message.id, { ...entry.message, visibleAt: 0 });
         else if (entry.op === 'delete') this.messages.delete(entry.id);
         else if (entry.op === 'receive') {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod/mini';
+import { parseJson } from '../kernel/parse-json';
 import { integerIn } from './message-checks';
 import { stored, type Queue } from './queue-state';
 import { invalidParameter, missingParameter, serviceError, SQS_MAX_VISIBILITY_TIMEOUT_SECONDS, SqsError, type Message } from './sqs-model';
@@ -16,13 +17,7 @@ const Receipt = z.object({ q: z.string(), m: z.string(), r: z.string() });
 
 export const encodeReceipt = (queue: string, message: Message) => Buffer.from(JSON.stringify({ q: queue, m: message.id, r: message.receipt })).toString('base64url');
 
-function decodeReceipt(handle: string): z.infer<typeof Receipt> | undefined {
-  try {
-    return Receipt.safeParse(JSON.parse(Buffer.from(handle, 'base64url').toString('utf8'))).data;
-  } catch {
-    return undefined;
-  }
-}
+const decodeReceipt = (handle: string) => Receipt.safeParse(parseJson(Buffer.from(handle, 'base64url').toString('utf8'))).data;
 
 /**
  * Takes up to `max` visible messages of `queue`, each hidden for `visibilitySeconds`, moving those past
