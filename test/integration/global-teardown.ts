@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync 
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { environmentOverrides } from '../../infra/local/deployment/overrides';
-import { envReportFile, type EnvReport } from '../../infra/local/env/env-report';
+import { envReportFile, type EnvReport } from '../../infra/local/env/stack-environments';
 import type { IamReport } from '../../infra/local/iam/iam-report';
 import { unexercisedGrants } from '../../infra/local/iam/unexercised-grants';
 import { defaultsMeant, envReportProblems, iamReportProblems } from '../support/local-report-checks';

@@ -1,6 +1,6 @@
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { envNames, type EnvName } from '../../shared/kernel/config';
-import type { EnvReport } from '../../infra/local/env/env-report';
+import type { EnvReport } from '../../infra/local/env/stack-environments';
 import { actionMatches, unexercised, type FunctionReport, type IamReport } from '../../infra/local/iam/iam-report';
 import { allowListed, excuses, type Excused, type UnexercisedGrant } from '../../infra/local/iam/unexercised-grants';
 

@@ -6,7 +6,7 @@ import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { fullEventType } from '../../shared/domain/audit/cloud-event';
 import { config, ConfigError, readConfig } from '../../shared/kernel/config';
 import { environmentOverrides } from '../../infra/local/deployment/overrides';
-import { envReportFile, recordEnvReads, type EnvReads } from '../../infra/local/env/env-report';
+import { envReportFile, recordEnvReads, type EnvReads } from '../../infra/local/env/stack-environments';
 import { defaultsMeant, envReportProblems } from '../support/local-report-checks';
 import { functionEnvironment, useFunctionEnvironments } from '../../infra/local/env/process-env';
 import { runAsFunction } from '../../infra/local/kernel/function-context';
