@@ -1,4 +1,5 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../kernel/local-account';
 import { accessDeniedMessage, type CallDecision, type CheckerStats } from './role-checker';
 import type { IamRequest } from './sdk-requests';
 import type { ResolvedPolicies } from '../template/template-policies';
@@ -82,7 +83,7 @@ export class IamRecorder {
     }
   }
 
-  report(options: { policies: ResolvedPolicies; account: string; region: string; synthesized: boolean; loadMs: number; stats?: CheckerStats }) {
+  report(options: { policies: ResolvedPolicies; synthesized: boolean; loadMs: number; stats?: CheckerStats }) {
     const { policies, stats } = options;
     const functions: Partial<Record<ResourceGroup, FunctionReport>> = {};
     for (const [group, role] of policies.roles) {
@@ -105,8 +106,8 @@ export class IamRecorder {
     const round = (ms: number) => Math.round(ms * 1000) / 1000;
     return {
       generatedAt: new Date().toISOString(),
-      account: options.account,
-      region: options.region,
+      account: LOCAL_ACCOUNT_ID,
+      region: LOCAL_REGION,
       policies: { synthesized: options.synthesized, loadMs: round(options.loadMs), unresolved: policies.unresolved },
       stats: {
         checkedCalls: this.calls,

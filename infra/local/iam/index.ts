@@ -41,8 +41,7 @@ function startLocalIam(options: LocalIamOptions) {
   const checkerNow = (): RoleChecker | undefined => {
     if (!checker && source) {
       const env = resolution ?? process.env;
-      const scope = { account: LOCAL_ACCOUNT_ID, region: env.AWS_REGION ?? LOCAL_REGION };
-      checker = new RoleChecker(resolvePolicies(source.policies, { ...scope, env }), scope);
+      checker = new RoleChecker(resolvePolicies(source.policies, { account: LOCAL_ACCOUNT_ID, region: LOCAL_REGION, env }));
     }
     return checker;
   };
@@ -50,7 +49,7 @@ function startLocalIam(options: LocalIamOptions) {
   const report = (): IamReport | undefined => {
     const current = checkerNow();
     if (!current || !source) return undefined;
-    return recorder.report({ policies: current.policies, ...current.scope, synthesized: source.synthesized, loadMs: source.ms, stats: current.stats });
+    return recorder.report({ policies: current.policies, synthesized: source.synthesized, loadMs: source.ms, stats: current.stats });
   };
 
   const { reportDir } = options;

@@ -1,6 +1,7 @@
 import { runSimulation, type RunSimulationResults, type SimulationIdentityPolicy } from '@cloud-copilot/iam-simulate';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import { iamRequestsFor, type ArnScope, type IamRequest, type SdkCall } from './sdk-requests';
+import { LOCAL_ACCOUNT_ID } from '../kernel/local-account';
+import { iamRequestsFor, type IamRequest, type SdkCall } from './sdk-requests';
 import type { ResolvedPolicies } from '../template/template-policies';
 
 /** IAM's answer for one action on one resource, as the calling function's role. */
@@ -47,10 +48,7 @@ export class RoleChecker {
   private readonly verdicts = new Map<string, Promise<Verdict>>();
   private readonly identityPolicies = new Map<ResourceGroup, SimulationIdentityPolicy[]>();
 
-  constructor(
-    readonly policies: ResolvedPolicies,
-    readonly scope: ArnScope,
-  ) {
+  constructor(readonly policies: ResolvedPolicies) {
     // One policy per statement, named by the statement: the simulator then names the statement that allowed.
     for (const [group, role] of policies.roles) {
       this.identityPolicies.set(
@@ -71,7 +69,7 @@ export class RoleChecker {
     };
     try {
       if (!role) throw new Error(`The template has no function for the resource group ${group}`);
-      const requests = iamRequestsFor(call, this.scope);
+      const requests = iamRequestsFor(call);
       decision.verdicts = await Promise.all(requests.map((request) => this.verdict(group, request)));
       decision.denied = decision.verdicts.find((verdict) => !verdict.allowed);
     } catch (error) {
@@ -105,7 +103,7 @@ export class RoleChecker {
         request: {
           principal: this.policies.roles.get(group)!.principal,
           action: request.action,
-          resource: { resource: request.resource, accountId: this.scope.account },
+          resource: { resource: request.resource, accountId: LOCAL_ACCOUNT_ID },
           contextVariables: {},
         },
         identityPolicies: this.identityPolicies.get(group) ?? [],
