@@ -57,33 +57,17 @@ function dynamodb(operation: string, input: Input): Requests {
   return [...new Map(requests.map(({ action, resource }) => [`${action} ${resource}`, { action: `dynamodb:${action}`, resource: resource! }])).values()];
 }
 
-/** S3 operations on an object, by the action IAM checks (a function of the input when versions matter). */
-const S3_OBJECT_ACTIONS: Record<string, string | ((input: Input) => string)> = {
-  GetObject: (input) => (input.VersionId ? 'GetObjectVersion' : 'GetObject'),
-  HeadObject: (input) => (input.VersionId ? 'GetObjectVersion' : 'GetObject'),
-  DeleteObject: (input) => (input.VersionId ? 'DeleteObjectVersion' : 'DeleteObject'),
-  PutObject: 'PutObject',
-  CreateMultipartUpload: 'PutObject',
-  UploadPart: 'PutObject',
-  CompleteMultipartUpload: 'PutObject',
-  AbortMultipartUpload: 'AbortMultipartUpload',
-  ListParts: 'ListMultipartUploadParts',
-  GetObjectTagging: 'GetObjectTagging',
-  PutObjectTagging: 'PutObjectTagging',
-  DeleteObjectTagging: 'DeleteObjectTagging',
-  GetObjectAttributes: 'GetObjectAttributes',
+/** The S3 operations the functions make (and their multipart forms), by the action IAM checks; any other is unmapped. */
+const S3_OBJECT_ACTIONS: Record<string, string> = {
+  GetObject: 'GetObject', HeadObject: 'GetObject', DeleteObject: 'DeleteObject',
+  PutObject: 'PutObject', CreateMultipartUpload: 'PutObject', UploadPart: 'PutObject', CompleteMultipartUpload: 'PutObject',
 };
-const S3_BUCKET_ACTIONS: Record<string, string> = {
-  ListObjects: 'ListBucket',
-  ListObjectsV2: 'ListBucket',
-  HeadBucket: 'ListBucket',
-  ListObjectVersions: 'ListBucketVersions',
-  ListMultipartUploads: 'ListBucketMultipartUploads',
-};
+const S3_BUCKET_ACTIONS: Record<string, string> = { ListObjectsV2: 'ListBucket' };
 
 function s3(operation: string, input: Input): Requests {
   const bucket = text(input.Bucket);
-  if (!bucket) return undefined;
+  // A version is authorized as its own action (s3:GetObjectVersion…), which no function needs: unmapped.
+  if (!bucket || input.VersionId !== undefined) return undefined;
   const object = (key: unknown) => `arn:aws:s3:::${bucket}/${String(key)}`;
   const onObject = (action: string) => (text(input.Key) ? [{ action: `s3:${action}`, resource: object(input.Key) }] : undefined);
   if (operation === 'CopyObject' || operation === 'UploadPartCopy') {
@@ -98,7 +82,7 @@ function s3(operation: string, input: Input): Requests {
     return keys.length > 0 ? keys.map((key) => ({ action: 's3:DeleteObject', resource: object(key) })) : undefined;
   }
   const objectAction = S3_OBJECT_ACTIONS[operation];
-  if (objectAction) return onObject(typeof objectAction === 'string' ? objectAction : objectAction(input));
+  if (objectAction) return onObject(objectAction);
   const bucketAction = S3_BUCKET_ACTIONS[operation];
   return bucketAction ? [{ action: `s3:${bucketAction}`, resource: `arn:aws:s3:::${bucket}` }] : undefined;
 }
