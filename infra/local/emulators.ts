@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
+import type * as SesV2Local from 'aws-ses-v2-local';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../cloud/project-root';
@@ -200,7 +201,7 @@ export async function startS3(directory: string, bucketName: string, onCreated: 
 /** aws-ses-v2-local with its mailbox kept in `directory` and the local outage seam, on a port nobody is told of. */
 async function startSes(directory: string): Promise<Server> {
   // Required as ses-mailbox.ts requires its store: the one instance of the package, bundled or not.
-  const { default: sesServer } = createRequire(join(projectRoot, 'package.json'))('aws-ses-v2-local') as typeof import('aws-ses-v2-local');
+  const { default: sesServer } = createRequire(join(projectRoot, 'package.json'))('aws-ses-v2-local') as typeof SesV2Local;
   mkdirSync(directory, { recursive: true });
   keepMailboxIn(join(directory, 'mailbox.jsonl'));
   const ses = await sesServer({ host: HOST, port: 0 });

@@ -22,8 +22,6 @@ export interface QueuePollerOptions extends PollerOptions<SQSEvent, SQSBatchResp
   reportBatchItemFailures?: boolean;
 }
 
-export type QueuePoller = ReturnType<typeof startQueuePoller>;
-
 /** A received message as Lambda hands it to the function. */
 function lambdaRecord(message: Message, eventSourceARN: string): SQSRecord {
   const messageAttributes: SQSRecord['messageAttributes'] = {};
@@ -59,6 +57,8 @@ function handled(batch: Message[], response: SQSBatchResponse | void, reportsFai
   const failed = new Set(failures.map((failure) => failure.itemIdentifier));
   return batch.filter((message) => !failed.has(message.MessageId!));
 }
+
+export type QueuePoller = ReturnType<typeof startQueuePoller>;
 
 export function startQueuePoller(options: QueuePollerOptions) {
   const { queueUrl, functionName: fn, batchSize = 10, concurrency = 1 } = options;

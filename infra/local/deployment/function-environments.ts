@@ -41,11 +41,6 @@ export function functionEnvironments(
   );
 }
 
-/** The variables each function's template declares. */
-export function declaredVariables(deployment: TemplateDeployment): Map<ResourceGroup, ReadonlySet<string>> {
-  return new Map(deployment.functions.map((fn) => [fn.group, new Set(Object.keys(fn.environment))]));
-}
-
 /**
  * What a tool outside any function (the operator CLI, the tests' set-up, seeding) points the product's modules
  * with: every product variable and local-only variable that the functions having it agree on.

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import { declaredVariables, functionEnvironments, toolEnvironment, type FunctionEnvironments } from '../deployment/function-environments';
+import { functionEnvironments, toolEnvironment, type FunctionEnvironments } from '../deployment/function-environments';
 import type { LocalResources } from '../deployment/overrides';
 import type { TemplateDeployment } from '../template/template-deployment';
 import { functionEnvironment, useFunctionEnvironments } from './process-env';
@@ -16,9 +16,8 @@ export function useStackEnvironments(deployment: TemplateDeployment, local: Loca
   const tools = toolEnvironment(functions);
   Object.assign(process.env, tools);
   const reads = recordEnvReads(reportDir);
-  const declared = declaredVariables(deployment);
   const objects = new Map<ResourceGroup, NodeJS.ProcessEnv>(
-    [...functions].map(([group, env]) => [group, functionEnvironment(group, { ...env, ...concurrentInvocationsEnv }, declared.get(group) ?? new Set(), reads.record)]),
+    deployment.functions.map(({ group, environment }) => [group, functionEnvironment(group, { ...functions.get(group)!, ...concurrentInvocationsEnv }, new Set(Object.keys(environment)), reads.record)]),
   );
   // `tools`: what runs outside any function sees; `stop` puts `process.env` back as it was before.
   return { functions: functions as FunctionEnvironments, tools, stop: useFunctionEnvironments(objects) };

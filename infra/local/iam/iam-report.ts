@@ -3,6 +3,7 @@ import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../kernel/local-account';
 import { accessDeniedMessage, type CallDecision, type CheckerStats } from './role-checker';
 import type { IamRequest } from './sdk-requests';
 import type { ResolvedPolicies } from '../template/template-policies';
+import { asArray } from '../template/cfn';
 
 /** What local IAM saw, per function: each action its calls needed and each its role grants (`<data dir>/iam-report.json`, `.txt`). */
 
@@ -39,8 +40,6 @@ const RESOURCE_EXAMPLES = 10;
 
 /** An action's use while it is recorded: its calls and resources as sets. */
 type Use = Omit<ActionUse, 'sdkCalls' | 'resources'> & { sdkCalls: Set<string>; resources: Set<string> };
-
-const arrayOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
 
 /** IAM action patterns match without regard to case, `*` and `?` as wildcards. */
 export function actionMatches(pattern: string, action: string): boolean {
@@ -94,10 +93,10 @@ export class IamRecorder {
       const grants: Grant[] = role.statements.flatMap(({ id, statement }) =>
         statement.Effect !== 'Allow'
           ? []
-          : arrayOf(statement.Action).map((action) => ({
+          : asArray(statement.Action).map(String).map((action) => ({
               action,
               statement: id,
-              resources: arrayOf(statement.Resource),
+              resources: asArray(statement.Resource).map(String),
               exercised: calls.some((use) => use.outcome === 'allowed' && actionMatches(action, use.action)),
             })),
       );

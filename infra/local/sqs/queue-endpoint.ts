@@ -24,9 +24,6 @@ const MAX_TIMEOUT_MS = 600_000;
 
 export type LocalQueues = ReturnType<typeof createLocalQueues>;
 
-/** The whole request body as text (the endpoint checks its sizes itself, as the service does). */
-const bodyText = async (request: IncomingMessage) => (await readBody(request, Number.POSITIVE_INFINITY))!.toString('utf8');
-
 const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   answerJson(response, status, body, 'application/x-amz-json-1.0', { 'x-amzn-requestid': randomUUID(), ...headers });
 
@@ -77,7 +74,8 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string) {
   }
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const body = await bodyText(request);
+    // The whole body: the endpoint checks its sizes itself, as the service does.
+    const body = (await readBody(request, Number.POSITIVE_INFINITY))!.toString('utf8');
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (request.method === 'GET' && url.pathname.startsWith('/_local/')) return answerSeam(url, response);
     const target = String(request.headers['x-amz-target'] ?? '');

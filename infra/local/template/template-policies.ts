@@ -26,8 +26,6 @@ const nameProperty: Record<string, string> = {
   'AWS::SES::EmailIdentity': 'EmailIdentity',
   'AWS::SES::ConfigurationSet': 'Name',
   'AWS::Logs::LogGroup': 'LogGroupName',
-  'AWS::IAM::Role': 'RoleName',
-  'AWS::Lambda::Function': 'FunctionName',
   'AWS::Events::EventBus': 'Name',
 };
 
@@ -115,15 +113,13 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
     return regional('unresolved', what.replace(/[^A-Za-z0-9./_-]/g, '_'));
   };
   const roleArn = (name: string) => `arn:aws:iam::${account}:role/${name}`;
-  /** Each type's ARN, from the resource's name. */
+  /** Each type's ARN, from the resource's name: the types the roles' policies name (another is unresolved, and named in the report). */
   const arnOf: Record<string, (name: string) => string> = {
     'AWS::DynamoDB::Table': (name) => regional('dynamodb', `table/${name}`),
     'AWS::S3::Bucket': (name) => `arn:aws:s3:::${name}`,
     'AWS::Cognito::UserPool': (name) => regional('cognito-idp', `userpool/${name}`),
     'AWS::KMS::Key': (name) => regional('kms', `key/${name}`),
     'AWS::Logs::LogGroup': (name) => regional('logs', `log-group:${name}:*`),
-    'AWS::IAM::Role': roleArn,
-    'AWS::Lambda::Function': (name) => regional('lambda', `function:${name}`),
     'AWS::Events::EventBus': (name) => regional('events', `event-bus/${name}`),
     'AWS::SQS::Queue': (name) => regional('sqs', name),
   };
