@@ -61,18 +61,14 @@ function startLocalIam(options: LocalIamOptions) {
   };
   const kept = keptReport('the local IAM report', files);
 
-  addClientPlugin(
-    localIamPlugin({
-      decide: async (group, call) => {
-        await loading;
-        return checkerNow()!.decide(group, call);
-      },
-      record: (decision, kind) => {
-        recorder.record(decision, kind);
-        kept.changed();
-      },
-    }),
-  );
+  const decide = async (group: ResourceGroup, call: SdkCall) => {
+    await loading;
+    return checkerNow()!.decide(group, call);
+  };
+  addClientPlugin(localIamPlugin(decide, (decision, kind) => {
+    recorder.record(decision, kind);
+    kept.changed();
+  }));
 
   return {
     /** Settles when the roles' policies are loaded (from the cache, or synthesized); rejects if they cannot be. */
@@ -91,7 +87,7 @@ function startLocalIam(options: LocalIamOptions) {
  * call with AWS's own HTTP response, so the SDK raises the very error it raises in AWS. A presigned URL is
  * recorded with the verdict its later request gets in AWS, and made either way, as in AWS.
  */
-function localIamPlugin(hooks: { decide(group: ResourceGroup, call: SdkCall): Promise<CallDecision>; record(decision: CallDecision, kind: 'call' | 'presigned-url'): void }): ClientPlugin {
+function localIamPlugin(decideCall: (group: ResourceGroup, call: SdkCall) => Promise<CallDecision>, record: (decision: CallDecision, kind: 'call' | 'presigned-url') => void): ClientPlugin {
   /** Each call's decision, and whether it went past the serializer towards the service. */
   const states = new WeakMap<HandlerExecutionContext, { decision: CallDecision; sent: boolean }>();
 
@@ -99,9 +95,9 @@ function localIamPlugin(hooks: { decide(group: ResourceGroup, call: SdkCall): Pr
     const group = currentFunction();
     if (!group) return next(args);
     const call = { clientName: context.clientName ?? '', commandName: context.commandName ?? '', input: args.input as Record<string, unknown> };
-    const state = { decision: await hooks.decide(group, call), sent: false };
+    const state = { decision: await decideCall(group, call), sent: false };
     if (state.decision.error) {
-      hooks.record(state.decision, 'call');
+      record(state.decision, 'call');
       throw state.decision.error;
     }
     states.set(context, state);
@@ -111,7 +107,7 @@ function localIamPlugin(hooks: { decide(group: ResourceGroup, call: SdkCall): Pr
       return result;
     } finally {
       const presigned = !state.sent && typeof (result?.output as { presigned?: unknown } | undefined)?.presigned === 'object';
-      if (state.sent || presigned) hooks.record(state.decision, state.sent ? 'call' : 'presigned-url');
+      if (state.sent || presigned) record(state.decision, state.sent ? 'call' : 'presigned-url');
     }
   };
 

@@ -18,26 +18,19 @@ const TABLE_GRANT =
   'made no such call in the run; per-function table actions are least-privilege work left for later';
 
 /** One entry per action, the same functions and reason (the actions one grant or one event source mapping brings). */
-const eachOf = (actions: string[], functions: readonly ResourceGroup[], reason: string): UnexercisedGrant[] =>
+const eachOf = (actions: string[], functions: Excused['functions'], reason: string): UnexercisedGrant[] =>
   actions.map((action) => ({ action, functions, reason }));
 
-const LAMBDA_LOGS = "Lambda's runtime writes the function's logs with its role; the function's code never calls CloudWatch Logs";
 const LOCAL_SIGNING_KEY =
   'locally the signing key is a file (SIGNING_KEY=file:…), so no KMS call is made; test/unit/signer.test.ts covers the KMS signer';
 
 export const unexercisedGrants: readonly UnexercisedGrant[] = [
-  { action: 'logs:CreateLogStream', functions: 'all', reason: LAMBDA_LOGS },
-  { action: 'logs:PutLogEvents', functions: 'all', reason: LAMBDA_LOGS },
-  {
-    action: 'xray:PutTraceSegments',
-    functions: 'all',
-    reason: 'active tracing: Lambda sends the trace segments, not the function code; the local stack has no X-Ray',
-  },
-  {
-    action: 'xray:PutTelemetryRecords',
-    functions: 'all',
-    reason: 'active tracing: Lambda sends the telemetry, not the function code; the local stack has no X-Ray',
-  },
+  ...eachOf(['logs:CreateLogStream', 'logs:PutLogEvents'], 'all', "Lambda's runtime writes the function's logs with its role; the function's code never calls CloudWatch Logs"),
+  ...eachOf(
+    ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+    'all',
+    'active tracing: Lambda sends the trace segments and the telemetry, not the function code; the local stack has no X-Ray',
+  ),
   { action: 'kms:GetPublicKey', functions: 'all', reason: LOCAL_SIGNING_KEY },
   { action: 'kms:Sign', functions: ['auth'], reason: LOCAL_SIGNING_KEY },
   { action: 'dynamodb:DeleteItem', functions: ['supervisors', 'configurations', 'bulk-worker', 'mail'], reason: TABLE_GRANT },
