@@ -1,5 +1,5 @@
 import { envNames } from '../../../shared/kernel/config';
-import { resourceGroups, type ResourceGroup } from '../../../shared/edge/api/routes';
+import { resourceGroups } from '../../../shared/edge/api/routes';
 import { asArray, functionGroups, getAttOf, isObject, refTo, variablesOf, type CfnTemplate } from './cfn';
 
 export type { CfnTemplate } from './cfn';
@@ -100,9 +100,6 @@ export type ResolvedPolicies = ReturnType<typeof resolvePolicies>;
 /** The address in `Name <address>` or a bare address. */
 export const emailAddressOf = (from: string): string => /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 
-/** The function name Lambda would give the session of its role; the local gateway's context uses the same. */
-export const localFunctionName = (group: ResourceGroup): string => `local-${group}`;
-
 /** Resolves every role's statements to local ARNs. */
 export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount) {
   const unresolved = new Set<string>();
@@ -112,7 +109,6 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
     unresolved.add(what);
     return regional('unresolved', what.replace(/[^A-Za-z0-9./_-]/g, '_'));
   };
-  const roleArn = (name: string) => `arn:aws:iam::${account}:role/${name}`;
   /** Each type's ARN, from the resource's name: the types the roles' policies name (another is unresolved, and named in the report). */
   const arnOf: Record<string, (name: string) => string> = {
     'AWS::DynamoDB::Table': (name) => regional('dynamodb', `table/${name}`),
@@ -209,9 +205,9 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
       const role = {
         group,
         roleName,
-        roleArn: roleArn(roleName),
-        /** The principal a call is made as: the function's session of its role, as in Lambda. */
-        principal: `arn:aws:sts::${account}:assumed-role/${roleName}/${localFunctionName(group)}`,
+        roleArn: `arn:aws:iam::${account}:role/${roleName}`,
+        /** The principal a call is made as: the function's session of its role, named as Lambda names it (`local-<group>`, as the gateway's context). */
+        principal: `arn:aws:sts::${account}:assumed-role/${roleName}/local-${group}`,
         statements: statements.map(({ id, statement }): TemplateStatement => ({ id, statement: resolve(statement) as Record<string, unknown> })),
         externalManagedPolicies: externalManagedPolicies.map(resolveString),
       };
