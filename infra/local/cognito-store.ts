@@ -24,7 +24,6 @@ const reviveDates = (key: string, value: unknown): unknown =>
 
 const isTree = (node: unknown): node is Tree => node !== null && typeof node === 'object';
 
-/** The node at `parts` (undefined where the path ends early). */
 function nodeAt(root: Tree, parts: string[]): unknown {
   let node: unknown = root;
   for (const part of parts) node = isTree(node) ? node[part] : undefined;

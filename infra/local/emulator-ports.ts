@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import { startDynamoDBLocal, type DynamoDBLocal } from './dynamodb-local';
 import { parseJson } from './kernel/parse-json';
 
-/** Where the emulators listen: loopback only. */
 export const HOST = '127.0.0.1';
 
 export type EmulatorName = 'dynamodb' | 's3' | 'cognito' | 'ses';
@@ -16,7 +15,6 @@ export type Ports = Partial<Record<EmulatorName | 'oidc', number>>;
 /** The file that keeps the emulators' ports with the data, so that their URLs survive a restart. */
 export const portsFile = (dataDir: string) => join(dataDir, 'ports.json');
 
-/** The ports the emulators had last time with this data directory. */
 export function previousPorts(dataDir: string): Ports {
   const file = portsFile(dataDir);
   return ((existsSync(file) && parseJson(readFileSync(file, 'utf8'))) || {}) as Ports;

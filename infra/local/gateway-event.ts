@@ -7,7 +7,6 @@ import { LOCAL_ACCOUNT_ID } from './kernel/local-account';
 
 const TEXTUAL = /^(text\/|application\/(json|[^;]+\+json|x-www-form-urlencoded|xml))/i;
 
-/** Builds an API Gateway HTTP API (payload format 2.0) event from a Node request. */
 export function toEvent(request: IncomingMessage, body: Buffer, routes: CompiledRoute[]): APIGatewayProxyEventV2 {
   // Appended, not resolved: a path beginning `//` is a path to API Gateway, not a protocol-relative URL.
   const url = new URL(`http://localhost${request.url ?? '/'}`);

@@ -10,7 +10,6 @@ import { parseJson } from './kernel/parse-json';
  * https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
  */
 
-/** Why S3 refuses a POST upload: its status, error code, message and detail elements. */
 export type S3Refusal = { status: number; code: string; message: string; detail?: Record<string, string | number> };
 
 /** What a valid policy allows of the file: its size range, in bytes. */

@@ -3,7 +3,6 @@ import { envNames } from '../../../shared/kernel/config';
 import { environmentOverrides, type LocalResources, type VariableOverride } from './overrides';
 import type { TemplateDeployment } from '../template/template-deployment';
 
-/** Each function's own environment on the local stack, by resource group. */
 export type FunctionEnvironments = ReadonlyMap<ResourceGroup, Readonly<Record<string, string>>>;
 
 /** A variable whose template value is an intrinsic the overrides table does not replace. */

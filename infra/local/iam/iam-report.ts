@@ -33,12 +33,10 @@ export interface FunctionReport {
   externalManagedPolicies: string[];
 }
 
-/** The whole report, as `IamRecorder.report` makes it. */
 export type IamReport = ReturnType<IamRecorder['report']>;
 
 const RESOURCE_EXAMPLES = 10;
 
-/** An action's use while it is recorded: its calls and resources as sets. */
 type Use = Omit<ActionUse, 'sdkCalls' | 'resources'> & { sdkCalls: Set<string>; resources: Set<string> };
 
 /** IAM action patterns match without regard to case, `*` and `?` as wildcards. */

@@ -12,7 +12,6 @@ export interface Verdict extends IamRequest {
   explicitDeny?: boolean;
 }
 
-/** Everything decided about one SDK call. */
 export interface CallDecision {
   group: ResourceGroup;
   /** `DynamoDB TransactWriteItems`. */

@@ -90,7 +90,6 @@ function s3(operation: string, input: Input): Requests {
 /** The SQS operations local IAM maps; a batch is authorized as its single operation (`sqs:SendMessage`). */
 const SQS_OPERATIONS = ['SendMessage', 'SendMessageBatch', 'ReceiveMessage', 'DeleteMessage', 'DeleteMessageBatch', 'ChangeMessageVisibility', 'ChangeMessageVisibilityBatch', 'GetQueueAttributes'];
 
-/** Each client's mapping, by the SDK's client name. */
 const services: Record<string, (operation: string, input: Input) => Requests> = {
   DynamoDBClient: dynamodb,
   S3Client: s3,

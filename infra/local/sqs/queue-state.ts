@@ -25,7 +25,6 @@ export class Queue {
   readonly messages = new Map<string, Message>();
   readonly arn: string;
   readonly createdAt = Math.floor(Date.now() / 1000);
-  /** The receives waiting on this queue. */
   private readonly waiting = new Set<() => void>();
   /** How many messages left the queue so far, so that a watcher looks at its messages only when some left. */
   removals = 0;

@@ -100,7 +100,6 @@ export type ResolvedPolicies = ReturnType<typeof resolvePolicies>;
 /** The address in `Name <address>` or a bare address. */
 export const emailAddressOf = (from: string): string => /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 
-/** Resolves every role's statements to local ARNs. */
 export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount) {
   const unresolved = new Set<string>();
   const { account, region, env } = local;
