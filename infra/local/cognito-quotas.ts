@@ -8,12 +8,7 @@ import { parseJson } from './kernel/parse-json';
 export const quotaCategories = {
   UserAuthentication: { rps: 120, operations: ['InitiateAuth', 'AdminInitiateAuth', 'GetTokensFromRefreshToken'] },
   UserCreation: { rps: 50, operations: ['SignUp', 'ConfirmSignUp', 'AdminCreateUser', 'AdminConfirmSignUp'] },
-  UserAccountRecovery: {
-    rps: 30,
-    operations: [
-      'ChangePassword', 'ConfirmForgotPassword', 'ForgotPassword', 'AdminResetUserPassword', 'AdminSetUserPassword',
-    ],
-  },
+  UserAccountRecovery: { rps: 30, operations: ['ChangePassword', 'ConfirmForgotPassword', 'ForgotPassword', 'AdminResetUserPassword', 'AdminSetUserPassword'] },
   UserRead: { rps: 120, operations: ['AdminGetUser', 'AdminGetUserAuthFactors', 'GetUser'] },
   UserUpdate: {
     rps: 25,

@@ -101,10 +101,8 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
     });
   };
 
-  const running = [
-    ...deployment.eventSources.map(mapping),
-    ...deployment.schedules.map((schedule) => startSchedule(schedule, handlerOf(schedule.group), settings(schedule.group).memoryMb)),
-  ];
+  const schedules = deployment.schedules.map((schedule) => startSchedule(schedule, handlerOf(schedule.group), settings(schedule.group).memoryMb));
+  const running = [...deployment.eventSources.map(mapping), ...schedules];
   deployment.notifications.forEach(notification);
 
   return {

@@ -40,10 +40,7 @@ function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
     ...(record as unknown as DynamoDBRecord),
     eventSource: 'aws:dynamodb',
     eventSourceARN: streamArn,
-    dynamodb: {
-      ...(record.dynamodb as unknown as DynamoDBRecord['dynamodb']),
-      ...(created ? { ApproximateCreationDateTime: Math.floor(new Date(created).getTime() / 1000) } : {}),
-    },
+    dynamodb: { ...(record.dynamodb as unknown as DynamoDBRecord['dynamodb']), ...(created ? { ApproximateCreationDateTime: Math.floor(new Date(created).getTime() / 1000) } : {}) },
   };
 }
 

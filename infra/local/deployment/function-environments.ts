@@ -31,10 +31,7 @@ export function functionEnvironments(
   const localOnly = overrides.filter((override) => override.kind === 'local-only');
   return new Map(
     deployment.functions.map(({ group, environment }) => {
-      const values = [
-        ...Object.entries(environment).map(([name, declared]) => [name, valueOf(group, name, declared)]),
-        ...localOnly.map((entry) => [entry.variable, entry.value(local)]),
-      ];
+      const values = [...Object.entries(environment).map(([name, declared]) => [name, valueOf(group, name, declared)]), ...localOnly.map((entry) => [entry.variable, entry.value(local)])];
       return [group, Object.fromEntries(values.filter(([, value]) => value !== undefined))];
     }),
   );

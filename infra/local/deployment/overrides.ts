@@ -115,10 +115,7 @@ export const deploymentOverrides = {
   maxBatchingWindowSeconds: setting(0, "a queue's batch is handed over as soon as a message is there, so a failed bulk upload's job is marked failed at once"),
   streamPollMs: setting(100, "an idle table stream is read 10 times a second (Lambda's pollers: about 4), for a laptop's latency"),
   streamRetryBaseMs: setting(200, 'a failed stream batch is retried after 200 ms, doubling up to 6.4 s (Lambda: about a second and up)'),
-  asyncRetryDelaysMs: setting(
-    (): number[] => retryDelaysFromEnv(),
-    "an asynchronous invocation's retries wait 1 s and 2 s, or LOCAL_ASYNC_RETRY_DELAYS_MS (Lambda: about 1 and 2 minutes)",
-  ),
+  asyncRetryDelaysMs: setting(retryDelaysFromEnv, "an asynchronous invocation's retries wait 1 s and 2 s, or LOCAL_ASYNC_RETRY_DELAYS_MS (Lambda: about 1 and 2 minutes)"),
   scheduleEveryMs: setting(4_000, 'a schedule fires every 4 s (the template: each minute), so a sweep of due webhook deliveries is always running'),
   scheduleTimeoutMs: setting(20_000, 'a scheduled invocation has 20 s (the publisher function: 90 s), so a sweep looks for 5 s and the stack stops within seconds'),
 };

@@ -50,22 +50,15 @@ export class RoleChecker {
   constructor(readonly policies: ResolvedPolicies) {
     // One policy per statement, named by the statement: the simulator then names the statement that allowed.
     for (const [group, role] of policies.roles) {
-      this.identityPolicies.set(
-        group,
-        role.statements.map(({ id, statement }) => ({ name: id, policy: { Version: '2012-10-17', Statement: [statement] } })),
-      );
+      this.identityPolicies.set(group, role.statements.map(({ id, statement }) => ({ name: id, policy: { Version: '2012-10-17', Statement: [statement] } })));
     }
   }
 
   async decide(group: ResourceGroup, call: SdkCall): Promise<CallDecision> {
     const started = performance.now();
     const role = this.policies.roles.get(group);
-    const decision: CallDecision = {
-      group,
-      sdkCall: `${call.clientName.replace(/Client$/, '')} ${call.commandName.replace(/Command$/, '')}`,
-      principal: role?.principal ?? group,
-      verdicts: [],
-    };
+    const sdkCall = `${call.clientName.replace(/Client$/, '')} ${call.commandName.replace(/Command$/, '')}`;
+    const decision: CallDecision = { group, sdkCall, principal: role?.principal ?? group, verdicts: [] };
     try {
       if (!role) throw new Error(`The template has no function for the resource group ${group}`);
       const requests = iamRequestsFor(call);

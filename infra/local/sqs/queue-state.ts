@@ -32,10 +32,7 @@ export class Queue {
   private fd = -1;
   private expiredAt = 0;
 
-  constructor(
-    readonly settings: LocalQueueSettings,
-    dir: string,
-  ) {
+  constructor(readonly settings: LocalQueueSettings, dir: string) {
     this.arn = queueArn(settings.name);
     this.file = join(dir, `${settings.name}.jsonl`);
     this.load();

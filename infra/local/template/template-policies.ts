@@ -31,10 +31,8 @@ const nameProperty: Record<string, string> = {
 
 function statementsOf(document: unknown, prefix: string): TemplateStatement[] {
   const statements = isObject(document) ? asArray(document.Statement) : [];
-  return statements.filter(isObject).map((statement, index) => ({
-    id: `${prefix}#${index + 1}${typeof statement.Sid === 'string' && statement.Sid ? ` (${statement.Sid})` : ''}`,
-    statement,
-  }));
+  const sid = (statement: Record<string, unknown>) => (typeof statement.Sid === 'string' && statement.Sid ? ` (${statement.Sid})` : '');
+  return statements.filter(isObject).map((statement, index) => ({ id: `${prefix}#${index + 1}${sid(statement)}`, statement }));
 }
 
 /**
@@ -130,13 +128,7 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
     return resource.name ?? id;
   };
 
-  const pseudo: Record<string, string> = {
-    'AWS::Region': region,
-    'AWS::AccountId': account,
-    'AWS::Partition': 'aws',
-    'AWS::URLSuffix': 'amazonaws.com',
-    'AWS::StackName': policies.stackName,
-  };
+  const pseudo: Record<string, string> = { 'AWS::Region': region, 'AWS::AccountId': account, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com', 'AWS::StackName': policies.stackName };
 
   const ref = (id: string): string => pseudo[id] ?? nameOf(id);
 
