@@ -45,7 +45,6 @@ function apply(root: Tree, { op, key, value }: JournalLine): void {
 export class JournaledDataStore {
   private journalBytes = 0;
   private snapshotBytes = 0;
-  private compacting = false;
 
   constructor(private readonly snapshotFile: string, private readonly journalFile: string, private root: Tree) {}
 
@@ -78,17 +77,11 @@ export class JournaledDataStore {
 
   /** Writes the whole state as the snapshot, then empties the journal (see the class comment). */
   compact(): void {
-    if (this.compacting) return;
-    this.compacting = true;
-    try {
-      const text = JSON.stringify(this.root);
-      writeFileWhole(this.snapshotFile, text, { flush: true });
-      writeFileSync(this.journalFile, '');
-      this.journalBytes = 0;
-      this.snapshotBytes = Buffer.byteLength(text);
-    } finally {
-      this.compacting = false;
-    }
+    const text = JSON.stringify(this.root);
+    writeFileWhole(this.snapshotFile, text, { flush: true });
+    writeFileSync(this.journalFile, '');
+    this.journalBytes = 0;
+    this.snapshotBytes = Buffer.byteLength(text);
   }
 
   private append(line: JournalLine): void {

@@ -1,6 +1,6 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { envNames } from '../../../shared/kernel/config';
-import { environmentOverrides, type LocalResources, type VariableOverride } from './overrides';
+import { environmentOverrides, type LocalResources } from './overrides';
 import type { TemplateDeployment } from '../template/template-deployment';
 
 export type FunctionEnvironments = ReadonlyMap<ResourceGroup, Readonly<Record<string, string>>>;
@@ -14,13 +14,9 @@ const literal = (value: unknown): value is string | number | boolean => ['string
  * Each function's environment: its template's variables (literals as they are, the overrides table's
  * local values), then the table's local-only variables. An intrinsic the table does not replace stops the start.
  */
-export function functionEnvironments(
-  deployment: TemplateDeployment,
-  local: LocalResources,
-  overrides: readonly VariableOverride[] = environmentOverrides,
-): Map<ResourceGroup, Record<string, string>> {
+export function functionEnvironments(deployment: TemplateDeployment, local: LocalResources): Map<ResourceGroup, Record<string, string>> {
   const valueOf = (group: ResourceGroup, name: string, declared: unknown): string | undefined => {
-    const override = overrides.find((entry) => entry.kind === 'replace' && entry.variable === name);
+    const override = environmentOverrides.find((entry) => entry.kind === 'replace' && entry.variable === name);
     if (override) return override.value(local, declared);
     if (literal(declared)) return String(declared);
     throw new UnresolvedVariableError(
@@ -28,7 +24,7 @@ export function functionEnvironments(
         `add ${name} to the overrides table (infra/local/deployment/overrides.ts) with its local value and the reason.`,
     );
   };
-  const localOnly = overrides.filter((override) => override.kind === 'local-only');
+  const localOnly = environmentOverrides.filter((override) => override.kind === 'local-only');
   return new Map(
     deployment.functions.map(({ group, environment }) => {
       const values = [...Object.entries(environment).map(([name, declared]) => [name, valueOf(group, name, declared)]), ...localOnly.map((entry) => [entry.variable, entry.value(local)])];
@@ -41,8 +37,8 @@ export function functionEnvironments(
  * What a tool outside any function (the operator CLI, the tests' set-up, seeding) points the product's modules
  * with: every product variable and local-only variable that the functions having it agree on.
  */
-export function toolEnvironment(environments: FunctionEnvironments, overrides: readonly VariableOverride[] = environmentOverrides): Record<string, string> {
-  const wanted = new Set<string>([...Object.values(envNames), ...overrides.filter((entry) => entry.kind === 'local-only').map((entry) => entry.variable)]);
+export function toolEnvironment(environments: FunctionEnvironments): Record<string, string> {
+  const wanted = new Set<string>([...Object.values(envNames), ...environmentOverrides.filter((entry) => entry.kind === 'local-only').map((entry) => entry.variable)]);
   const values = new Map<string, Set<string>>();
   for (const env of environments.values()) {
     for (const [name, value] of Object.entries(env)) if (wanted.has(name)) values.set(name, (values.get(name) ?? new Set()).add(value));

@@ -28,7 +28,7 @@ const json = (response: ServerResponse, status: number, body: unknown, headers: 
   answerJson(response, status, body, 'application/x-amz-json-1.0', { 'x-amzn-requestid': randomUUID(), ...headers });
 
 const refuse = (response: ServerResponse, error: SqsError) =>
-  json(response, error.status, { __type: `com.amazonaws.sqs#${error.code}`, message: error.message }, { 'x-amzn-query-error': `${error.queryCode};Sender` });
+  json(response, 400, { __type: `com.amazonaws.sqs#${error.code}`, message: error.message }, { 'x-amzn-query-error': `${error.queryCode};Sender` });
 
 /** True once every message of `queue` now is gone from it; false at the timeout, or when the endpoint closes. */
 async function settled(queue: Queue, timeoutMs: number, closing: () => boolean): Promise<boolean> {
