@@ -27,7 +27,10 @@ export function functionEnvironments(deployment: TemplateDeployment, local: Loca
   const localOnly = environmentOverrides.filter((override) => override.kind === 'local-only');
   return new Map(
     deployment.functions.map(({ group, environment }) => {
-      const values = [...Object.entries(environment).map(([name, declared]) => [name, valueOf(group, name, declared)]), ...localOnly.map((entry) => [entry.variable, entry.value(local)])];
+      const values = [
+        ...Object.entries(environment).map(([name, declared]) => [name, valueOf(group, name, declared)]),
+        ...localOnly.map((entry) => [entry.variable, entry.value(local)]),
+      ];
       return [group, Object.fromEntries(values.filter(([, value]) => value !== undefined))];
     }),
   );

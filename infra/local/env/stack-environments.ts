@@ -36,7 +36,9 @@ export function recordEnvReads(reportDir?: string) {
   const report = () => ({
     generatedAt: new Date().toISOString(),
     /** Per function, each product variable it read that its template does not declare, and how often. */
-    functions: Object.fromEntries([...reads].map(([group, counts]) => [group, [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([variable, count]) => ({ variable, reads: count }))])),
+    functions: Object.fromEntries(
+      [...reads].map(([group, counts]) => [group, [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([variable, count]) => ({ variable, reads: count }))]),
+    ),
   });
   const kept = keptReport('env-report.json', () => (reportDir ? { [envReportFile(reportDir)]: JSON.stringify(report(), null, 2) } : undefined));
   kept.write();
