@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { readBody } from './kernel/gateway-answers';
 import { answerJson } from './kernel/gateway-port';
+import { parseJson } from './kernel/parse-json';
 
 /** The local stack's own endpoints of AWS's JSON protocol (its KMS and EventBridge): the request handling they share. */
 
@@ -36,12 +37,8 @@ export function awsJsonServer(endpoint: AwsJsonEndpoint): Server {
     if (endpoint.local?.(request, response, body)) return;
     const operation = endpoint.operations[String(request.headers['x-amz-target'] ?? '')];
     if (request.method !== 'POST' || !operation) return refuse(response, 'UnknownOperationException', endpoint.unknownOperation);
-    let input: Record<string, unknown>;
-    try {
-      input = JSON.parse(body || '{}') as Record<string, unknown>;
-    } catch {
-      return refuse(response, 'SerializationException', endpoint.notJson);
-    }
+    const input = parseJson(body || '{}') as Record<string, unknown> | undefined;
+    if (input === undefined) return refuse(response, 'SerializationException', endpoint.notJson);
     const cut = endpoint.cut?.(input) ?? false;
     let answer: [status: number, body: unknown];
     try {

@@ -1,4 +1,5 @@
 import { CognitoError } from 'cognito-local/lib/errors';
+import { parseJson } from './kernel/parse-json';
 
 /**
  * Cognito's request-rate quotas for user pools, applied to cognito-local (docs/local-stack.md), as in
@@ -7,12 +8,7 @@ import { CognitoError } from 'cognito-local/lib/errors';
 export const quotaCategories = {
   UserAuthentication: { rps: 120, operations: ['InitiateAuth', 'AdminInitiateAuth', 'GetTokensFromRefreshToken'] },
   UserCreation: { rps: 50, operations: ['SignUp', 'ConfirmSignUp', 'AdminCreateUser', 'AdminConfirmSignUp'] },
-  UserAccountRecovery: {
-    rps: 30,
-    operations: [
-      'ChangePassword', 'ConfirmForgotPassword', 'ForgotPassword', 'AdminResetUserPassword', 'AdminSetUserPassword',
-    ],
-  },
+  UserAccountRecovery: { rps: 30, operations: ['ChangePassword', 'ConfirmForgotPassword', 'ForgotPassword', 'AdminResetUserPassword', 'AdminSetUserPassword'] },
   UserRead: { rps: 120, operations: ['AdminGetUser', 'AdminGetUserAuthFactors', 'GetUser'] },
   UserUpdate: {
     rps: 25,
@@ -88,12 +84,8 @@ export function quotaRates(setting: string | undefined = process.env[QUOTAS_ENV]
   const rates = Object.fromEntries(Object.entries(quotaCategories).map(([category, { rps }]) => [category, rps])) as QuotaRates;
   if (!setting?.trim()) return rates;
   const usage = `${QUOTAS_ENV} must be a JSON object of request rates per second, keyed by category (${Object.keys(quotaCategories).join(', ')}) or "*" for every other one, for example {"UserCreation":2}`;
-  let overrides: Record<string, number>;
-  try {
-    overrides = JSON.parse(setting) as Record<string, number>;
-  } catch {
-    throw new Error(`${usage}; it is not JSON`);
-  }
+  const overrides = parseJson(setting) as Record<string, number> | undefined;
+  if (overrides === undefined) throw new Error(`${usage}; it is not JSON`);
   if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new Error(usage);
   for (const [key, value] of Object.entries(overrides as Record<string, unknown>)) {
     if (key !== '*' && !(key in quotaCategories)) throw new Error(`${usage}; "${key}" is not a category`);

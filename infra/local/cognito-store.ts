@@ -1,5 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseJson } from './kernel/parse-json';
 import { writeFileWhole } from './kernel/write-whole';
 
 /**
@@ -23,7 +24,6 @@ const reviveDates = (key: string, value: unknown): unknown =>
 
 const isTree = (node: unknown): node is Tree => node !== null && typeof node === 'object';
 
-/** The node at `parts` (undefined where the path ends early). */
 function nodeAt(root: Tree, parts: string[]): unknown {
   let node: unknown = root;
   for (const part of parts) node = isTree(node) ? node[part] : undefined;
@@ -45,7 +45,6 @@ function apply(root: Tree, { op, key, value }: JournalLine): void {
 export class JournaledDataStore {
   private journalBytes = 0;
   private snapshotBytes = 0;
-  private compacting = false;
 
   constructor(private readonly snapshotFile: string, private readonly journalFile: string, private root: Tree) {}
 
@@ -78,17 +77,11 @@ export class JournaledDataStore {
 
   /** Writes the whole state as the snapshot, then empties the journal (see the class comment). */
   compact(): void {
-    if (this.compacting) return;
-    this.compacting = true;
-    try {
-      const text = JSON.stringify(this.root);
-      writeFileWhole(this.snapshotFile, text, { flush: true });
-      writeFileSync(this.journalFile, '');
-      this.journalBytes = 0;
-      this.snapshotBytes = Buffer.byteLength(text);
-    } finally {
-      this.compacting = false;
-    }
+    const text = JSON.stringify(this.root);
+    writeFileWhole(this.snapshotFile, text, { flush: true });
+    writeFileSync(this.journalFile, '');
+    this.journalBytes = 0;
+    this.snapshotBytes = Buffer.byteLength(text);
   }
 
   private append(line: JournalLine): void {
@@ -112,12 +105,8 @@ export function loadState(snapshotFile: string, journalFile: string, defaults: T
   const root: Tree = existsSync(snapshotFile) ? (JSON.parse(readFileSync(snapshotFile, 'utf8'), reviveDates) as Tree) : {};
   const lines = existsSync(journalFile) ? readFileSync(journalFile, 'utf8').split('\n').filter(Boolean) : [];
   for (const text of lines) {
-    let line: JournalLine;
-    try {
-      line = JSON.parse(text, reviveDates) as JournalLine;
-    } catch {
-      break; // The write a crash cut short: it never completed, so it never happened.
-    }
+    const line = parseJson(text, reviveDates) as JournalLine | undefined;
+    if (!line) break; // The write a crash cut short: it never completed, so it never happened.
     apply(root, line);
   }
   for (const [name, value] of Object.entries(defaults)) if (!(name in root)) root[name] = value;

@@ -1,9 +1,11 @@
 import { constants as bufferConstants } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { S3Event } from 'aws-lambda';
+import type * as SesV2Local from 'aws-ses-v2-local';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../cloud/project-root';
@@ -13,8 +15,7 @@ import { withCognitoQuotas } from './cognito-quotas';
 import { DateClock, LambdaService, MessagesService, TriggersService } from 'cognito-local/lib/services';
 import type { DynamoDBLocal } from './dynamodb-local';
 import type { CryptoService } from 'cognito-local/lib/services/crypto';
-import { HOST, portIfFree, portsFile, previousPorts, type EmulatorName } from './emulator-ports';
-import { holdPort, type HeldPort } from './held-port';
+import { holdPort, HOST, portIfFree, portsFile, previousPorts, type EmulatorName, type HeldPort } from './emulator-ports';
 import { closeServer } from './kernel/gateway-port';
 import { Teardown } from './kernel/teardown';
 import { LOCAL_CREDENTIALS } from './provision';
@@ -31,13 +32,6 @@ import { UserPoolServiceFactoryImpl, UserPoolServiceImpl } from 'cognito-local/l
 import { loadConfig } from 'cognito-local/lib/server/config';
 import { Router } from 'cognito-local/lib/server/Router';
 import { createServer } from 'cognito-local/lib/server/server';
-
-/** A CommonJS module's main export, however deep the loader (Node's ESM loader, esbuild's interop) wraps it in `default`. */
-function mainExport<T>(module: unknown): T {
-  let value = module as { default?: unknown };
-  while (typeof value !== 'function' && value.default) value = value.default as { default?: unknown };
-  return value as T;
-}
 
 const portOf = (server: Server) => (server.address() as AddressInfo).port;
 
@@ -206,7 +200,8 @@ export async function startS3(directory: string, bucketName: string, onCreated: 
 
 /** aws-ses-v2-local with its mailbox kept in `directory` and the local outage seam, on a port nobody is told of. */
 async function startSes(directory: string): Promise<Server> {
-  const sesServer = mainExport<(config: { host: string; port: number }) => Promise<Server>>(await import('aws-ses-v2-local'));
+  // Required as ses-mailbox.ts requires its store: the one instance of the package, bundled or not.
+  const { default: sesServer } = createRequire(join(projectRoot, 'package.json'))('aws-ses-v2-local') as typeof SesV2Local;
   mkdirSync(directory, { recursive: true });
   keepMailboxIn(join(directory, 'mailbox.jsonl'));
   const ses = await sesServer({ host: HOST, port: 0 });

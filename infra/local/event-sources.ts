@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { Context, S3Event } from 'aws-lambda';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Context, S3Event, ScheduledEvent } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { deploymentOverrides } from './deployment/overrides';
 import type { BucketNotification, EventSourceMapping, TemplateDeployment } from './template/template-deployment';
-import { createAsyncInvoker, defaultLog, destinationRecord, errorType, EventAgeExceededError, lambdaLog } from './invoke';
+import { createAsyncInvoker, defaultLog, destinationRecord, errorType, EventAgeExceededError, invokeOnce, lambdaLog } from './invoke';
 import { startQueuePoller } from './queue-poller';
-import { startSchedule } from './schedule';
 import { startStreamPoller } from './stream-poller';
-import { LOCAL_REGION, localFunctionArn } from './kernel/local-account';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, localArn, localFunctionArn } from './kernel/local-account';
 
 /**
  * What invokes the functions besides the gateway, as the synthesized template declares it: the event
@@ -60,8 +60,6 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
         tableName: options.table.name,
         checkpointFile: join(options.dataDir, 'stream-checkpoints.json'),
         onFailure: source.onFailure ? sendTo(source.onFailure) : undefined,
-        pollMs: deploymentOverrides.streamPollMs.value,
-        retryBaseMs: deploymentOverrides.streamRetryBaseMs.value,
       });
     }
     return startQueuePoller({
@@ -103,20 +101,8 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
     });
   };
 
-  const running = [
-    ...deployment.eventSources.map(mapping),
-    ...deployment.schedules.map((schedule) =>
-      startSchedule({
-        rule: schedule.logicalId,
-        group: schedule.group,
-        handler: handlerOf(schedule.group),
-        input: schedule.input,
-        everyMs: deploymentOverrides.scheduleEveryMs.value,
-        timeoutMs: deploymentOverrides.scheduleTimeoutMs.value,
-        memoryMb: settings(schedule.group).memoryMb,
-      }),
-    ),
-  ];
+  const schedules = deployment.schedules.map((schedule) => startSchedule(schedule, handlerOf(schedule.group), settings(schedule.group).memoryMb));
+  const running = [...deployment.eventSources.map(mapping), ...schedules];
   deployment.notifications.forEach(notification);
 
   return {
@@ -126,6 +112,57 @@ export function startEventSources(options: EventSourcesOptions): { stop(): Promi
         if (outcome.status === 'rejected') defaultLog({ level: 'ERROR', source: 'local-stack', errorType: errorType(outcome.reason), message: 'an event source did not stop cleanly' });
       }
       sqs.destroy();
+    },
+  };
+}
+
+const scheduledEvent = (rule: string): ScheduledEvent => ({
+  version: '0',
+  id: randomUUID(),
+  'detail-type': 'Scheduled Event',
+  source: 'aws.events',
+  account: LOCAL_ACCOUNT_ID,
+  time: new Date().toISOString(),
+  region: LOCAL_REGION,
+  resources: [localArn('events', `rule/${rule}`)],
+  detail: {},
+});
+
+/** After an invocation that ended before its period, the next waits this long. */
+const AFTER_FAILURE_MS = 1_000;
+
+/**
+ * A schedule of the template (an EventBridge rule, named by its logical id in the scheduled event): its
+ * target invoked with its constant input, or the scheduled event, at the overrides table's period. As in
+ * AWS, invocations overlap, so a sweep waiting for its last attempts never leaves due deliveries unsent.
+ */
+function startSchedule(schedule: TemplateDeployment['schedules'][number], handler: (event: unknown, context: Context) => Promise<unknown>, memoryMb: number): { stop(): Promise<void> } {
+  const { logicalId: rule, group, input } = schedule;
+  const stopping = new AbortController();
+  // Waits `ms`, or less when the stack stops.
+  const pause = (ms: number) => delay(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
+  const say = lambdaLog(defaultLog, group);
+  const invocations = new Set<Promise<unknown>>();
+  const running = (async () => {
+    while (!stopping.signal.aborted) {
+      const event = input !== undefined ? structuredClone(input) : scheduledEvent(rule);
+      const { attempt } = invokeOnce(group, handler, event, { timeoutMs: deploymentOverrides.scheduleTimeoutMs.value, memoryMb });
+      const invocation = attempt.then((outcome) => {
+        if (outcome.ok) return true;
+        say('ERROR', 'a scheduled invocation failed; the next one starts in a second', { rule, errorType: errorType(outcome.error) });
+        return false;
+      });
+      invocations.add(invocation);
+      void invocation.finally(() => invocations.delete(invocation));
+      const ended = await Promise.race([invocation, pause(deploymentOverrides.scheduleEveryMs.value)]);
+      if (ended !== undefined) await pause(AFTER_FAILURE_MS);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopping.abort();
+      await running;
+      await Promise.all(invocations);
     },
   };
 }

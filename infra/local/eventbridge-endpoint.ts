@@ -5,6 +5,7 @@ import { PUT_EVENTS_MAX_BYTES, PUT_EVENTS_MAX_ENTRIES, entrySize } from '../../s
 import { answerJson, serveOnLoopback } from './kernel/gateway-port';
 import { AwsJsonError, awsJsonServer } from './aws-json-endpoint';
 import type { Teardown } from './kernel/teardown';
+import { parseJson } from './kernel/parse-json';
 
 /**
  * A local EventBridge that answers PutEvents as AWS does, for the stack's bus only. What it accepts is
@@ -22,22 +23,13 @@ export interface ReceivedEvent { id: string; receivedAt: string; bus: string; so
 
 export type LocalEventBridge = ReturnType<typeof createLocalEventBridge>;
 
-/** JSON, or undefined when it is not. */
-const parsed = (text: string | undefined): unknown => {
-  try {
-    return JSON.parse(text ?? '');
-  } catch {
-    return undefined;
-  }
-};
-
 /** The entry's error as EventBridge reports it, or undefined when it is accepted. */
 function entryError(entry: Entry, busName: string): { ErrorCode: string; ErrorMessage: string } | undefined {
   const invalid = (message: string) => ({ ErrorCode: 'InvalidArgument', ErrorMessage: message });
   if (!entry.Source) return invalid('Parameter Source is not valid. Reason: Source is a required argument.');
   if (!entry.DetailType) return invalid('Parameter DetailType is not valid. Reason: DetailType is a required argument.');
   if (!entry.Detail) return invalid('Parameter Detail is not valid. Reason: Detail is a required argument.');
-  const detail = parsed(entry.Detail);
+  const detail = parseJson(entry.Detail);
   if (typeof detail !== 'object' || detail === null || Array.isArray(detail)) return { ErrorCode: 'MalformedDetail', ErrorMessage: 'Detail is malformed.' };
   const bus = entry.EventBusName ?? 'default';
   const name = bus.startsWith('arn:') ? bus.slice(bus.lastIndexOf('/') + 1) : bus;
@@ -48,13 +40,13 @@ function entryError(entry: Entry, busName: string): { ErrorCode: string; ErrorMe
 
 export function createLocalEventBridge(busName: string, file: string) {
   const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
-  const received = lines.map((line) => parsed(line) as ReceivedEvent | undefined).filter((event) => event !== undefined);
+  const received = lines.map((line) => parseJson(line) as ReceivedEvent | undefined).filter((event) => event !== undefined);
   const faults: BusFault[] = [];
 
   /** Whether the call of `entries` is cut by an armed fault; counts the entries an armed fault lets through. */
   const cut = (entries: Entry[]): boolean => {
     for (const fault of faults) {
-      const carried = entries.filter((entry) => (parsed(entry.Detail) as { source?: unknown } | undefined)?.source === fault.source).length;
+      const carried = entries.filter((entry) => (parseJson(entry.Detail) as { source?: unknown } | undefined)?.source === fault.source).length;
       if (carried === 0 || fault.cutCalls === 0) continue;
       if (fault.acceptEntries >= carried) {
         fault.acceptEntries -= carried;

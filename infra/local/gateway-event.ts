@@ -7,7 +7,6 @@ import { LOCAL_ACCOUNT_ID } from './kernel/local-account';
 
 const TEXTUAL = /^(text\/|application\/(json|[^;]+\+json|x-www-form-urlencoded|xml))/i;
 
-/** Builds an API Gateway HTTP API (payload format 2.0) event from a Node request. */
 export function toEvent(request: IncomingMessage, body: Buffer, routes: CompiledRoute[]): APIGatewayProxyEventV2 {
   // Appended, not resolved: a path beginning `//` is a path to API Gateway, not a protocol-relative URL.
   const url = new URL(`http://localhost${request.url ?? '/'}`);
@@ -36,13 +35,7 @@ export function toEvent(request: IncomingMessage, body: Buffer, routes: Compiled
       apiId: 'local',
       domainName: headers.host ?? 'localhost',
       domainPrefix: 'local',
-      http: {
-        method,
-        path: url.pathname,
-        protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
-        userAgent: headers['user-agent'] ?? '',
-      },
+      http: { method, path: url.pathname, protocol: `HTTP/${request.httpVersion}`, sourceIp: request.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? '' },
       requestId: randomUUID(),
       routeKey: matched ? matched.route.routeKey : '$default',
       stage: '$default',

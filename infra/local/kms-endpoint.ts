@@ -18,7 +18,6 @@ import { localArn } from './kernel/local-account';
 
 const SEALING_VARIABLES: readonly string[] = [envNames.providerSecretsKey, envNames.mailPasswordsKey];
 
-/** The ARNs of the keys the functions' sealing variables name. */
 export function sealingKeyArns(deployment: TemplateDeployment): string[] {
   const arns = deployment.functions.flatMap((fn) => SEALING_VARIABLES.map((name) => localKeyArn(fn.environment[name])));
   return [...new Set(arns.filter((arn) => arn !== undefined))].sort();

@@ -2,7 +2,7 @@ import { DeleteMessageBatchCommand, ReceiveMessageCommand, SQSClient, type Messa
 import type { SQSBatchResponse, SQSEvent, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { defaultLog, errorType, lambdaLog, pollerParts, pollUntilStopped, type PollerOptions } from './invoke';
-import { SQS_MAX_BATCH_ENTRIES, SQS_MAX_RECEIVE_MESSAGES, SQS_MAX_WAIT_SECONDS } from './sqs/sqs-model';
+import { queueArn, SQS_MAX_BATCH_ENTRIES, SQS_MAX_RECEIVE_MESSAGES, SQS_MAX_WAIT_SECONDS } from './sqs/sqs-model';
 import { LOCAL_REGION } from './kernel/local-account';
 
 /**
@@ -21,8 +21,6 @@ export interface QueuePollerOptions extends PollerOptions<SQSEvent, SQSBatchResp
   /** Whether the function's answer may name the messages it failed (the mapping's `ReportBatchItemFailures`); true by default. */
   reportBatchItemFailures?: boolean;
 }
-
-export type QueuePoller = ReturnType<typeof startQueuePoller>;
 
 /** A received message as Lambda hands it to the function. */
 function lambdaRecord(message: Message, eventSourceARN: string): SQSRecord {
@@ -60,6 +58,8 @@ function handled(batch: Message[], response: SQSBatchResponse | void, reportsFai
   return batch.filter((message) => !failed.has(message.MessageId!));
 }
 
+export type QueuePoller = ReturnType<typeof startQueuePoller>;
+
 export function startQueuePoller(options: QueuePollerOptions) {
   const { queueUrl, functionName: fn, batchSize = 10, concurrency = 1 } = options;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > SQS_MAX_RECEIVE_MESSAGES) throw new Error(`The queue poller's batchSize must be an integer from 1 to ${SQS_MAX_RECEIVE_MESSAGES}.`);
@@ -67,9 +67,8 @@ export function startQueuePoller(options: QueuePollerOptions) {
   const say = lambdaLog(options.log ?? defaultLog, fn);
   const { client, invoke: invokeWith } = pollerParts(fn, 'queue', options, say);
   const sqs = new SQSClient(client);
-  // `arn:aws:sqs:<region>:<account>:<name>` from `…/<account>/<name>`.
-  const [account, name] = new URL(queueUrl).pathname.split('/').filter(Boolean);
-  const eventSourceARN = `arn:aws:sqs:${LOCAL_REGION}:${account}:${name}`;
+  // The queue's ARN from its URL, `…/<account>/<name>` (the local SQS's queues are all the local account's).
+  const eventSourceARN = queueArn(new URL(queueUrl).pathname.split('/').pop()!);
 
   async function deleteAll(messages: Message[]): Promise<void> {
     for (let start = 0; start < messages.length; start += SQS_MAX_BATCH_ENTRIES) {

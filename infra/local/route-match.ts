@@ -1,7 +1,6 @@
 /** Matching a request to a route as API Gateway does: method and path, the fewest path parameters first. */
 import type { Route } from '../../shared/edge/api/routes';
 
-/** A route with its path as a pattern, and the names of its path parameters in order. */
 export interface CompiledRoute { route: Route; pattern: RegExp; names: string[] }
 
 function compile(route: Route): CompiledRoute {

@@ -2,6 +2,7 @@ import Busboy from '@fastify/busboy';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, request, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AwsCredentialIdentity as Credentials } from '@smithy/types';
+import { parseJson } from './kernel/parse-json';
 
 /**
  * S3's browser-based upload (POST Object) checked as AWS checks it, in front of the S3 emulator, which
@@ -9,7 +10,6 @@ import type { AwsCredentialIdentity as Credentials } from '@smithy/types';
  * https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-HTTPPOSTConstructPolicy.html
  */
 
-/** Why S3 refuses a POST upload: its status, error code, message and detail elements. */
 export type S3Refusal = { status: number; code: string; message: string; detail?: Record<string, string | number> };
 
 /** What a valid policy allows of the file: its size range, in bytes. */
@@ -28,15 +28,6 @@ function signatureOf(secret: string, scope: string[], policy: string): Buffer {
   return createHmac('sha256', key).update(policy).digest();
 }
 
-function parsePolicy(encoded: string): { expiration?: unknown; conditions?: unknown } | undefined {
-  try {
-    const policy = JSON.parse(Buffer.from(encoded, 'base64').toString('utf8')) as unknown;
-    return policy && typeof policy === 'object' ? policy : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Checks a POST upload's form fields (lower-cased, before the file) against its policy: its size bounds, or S3's refusal. */
 export function checkPostPolicy(fields: Map<string, string>, bucket: string, credentials: Credentials[], now = new Date()): PolicyBounds | S3Refusal {
   const encoded = fields.get('policy');
@@ -53,7 +44,7 @@ export function checkPostPolicy(fields: Map<string, string>, bucket: string, cre
   if (fields.get('x-amz-algorithm') !== 'AWS4-HMAC-SHA256' || given.length !== expected.length || !timingSafeEqual(given, expected)) {
     return { status: 403, code: 'SignatureDoesNotMatch', message: 'The request signature we calculated does not match the signature you provided. Check your key and signing method.' };
   }
-  const policy = parsePolicy(encoded);
+  const policy = parseJson(Buffer.from(encoded, 'base64').toString('utf8')) as { expiration?: unknown; conditions?: unknown } | null | undefined;
   if (!policy || typeof policy.expiration !== 'string' || !Array.isArray(policy.conditions)) return invalidPolicy('Policy could not be parsed as a valid JSON object.');
   if (!(Date.parse(policy.expiration) > now.getTime())) return invalidPolicy('Policy expired.');
   const valueOf = (name: string) => (name === 'bucket' ? bucket : fields.get(name));

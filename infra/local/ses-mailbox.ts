@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Email } from 'aws-ses-v2-local/dist/store';
 import { projectRoot } from '../cloud/project-root';
+import { parseJson } from './kernel/parse-json';
 
 /** The parts of aws-ses-v2-local's store module (CommonJS) the mailbox file hooks into. */
 interface SesStore { saveEmail(email: Email): void; clearStore(): void; getStoreReadonly(): { emails: Email[] } }
@@ -47,11 +48,9 @@ export function readMailbox(file: string): { emails: Email[]; cut: boolean } {
   let cut = false;
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line) continue;
-    try {
-      emails.push(JSON.parse(line) as Email);
-    } catch {
-      cut = true;
-    }
+    const email = parseJson(line) as Email | undefined;
+    if (email === undefined) cut = true;
+    else emails.push(email);
   }
   return { emails, cut };
 }

@@ -9,6 +9,7 @@ import { matchesPattern } from '../../shared/app/change-events/change-stream';
 import { defaultLog, destinationRecord, errorType, lambdaLog, pollerParts, pollUntilStopped, type PollerOptions } from './invoke';
 import { sleep } from '../../shared/kernel/retry';
 import { localFunctionArn } from './kernel/local-account';
+import { deploymentOverrides } from './deployment/overrides';
 
 /**
  * Lambda's event source mapping of the table's stream, on the local stack, with its filters, batch item
@@ -28,10 +29,6 @@ export interface StreamPollerOptions
   checkpointFile: string;
   /** The on-failure destination; without one, the records are dropped, as Lambda drops them. */
   onFailure?: (record: StreamFailureRecord) => Promise<void>;
-  /** Between two reads of an idle stream (Lambda polls a shard about 4 times a second). */
-  pollMs?: number;
-  /** The waits before each retry of a failed batch grow from this (Lambda's are about a second and up). */
-  retryBaseMs?: number;
 }
 
 const SHARDS_REFRESH_MS = 5_000;
@@ -43,10 +40,7 @@ function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
     ...(record as unknown as DynamoDBRecord),
     eventSource: 'aws:dynamodb',
     eventSourceARN: streamArn,
-    dynamodb: {
-      ...(record.dynamodb as unknown as DynamoDBRecord['dynamodb']),
-      ...(created ? { ApproximateCreationDateTime: Math.floor(new Date(created).getTime() / 1000) } : {}),
-    },
+    dynamodb: { ...(record.dynamodb as unknown as DynamoDBRecord['dynamodb']), ...(created ? { ApproximateCreationDateTime: Math.floor(new Date(created).getTime() / 1000) } : {}) },
   };
 }
 
@@ -56,8 +50,9 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
   const { client, invoke } = pollerParts(group, 'stream', options, say);
   const dynamodb = new DynamoDBClient(client);
   const streams = new DynamoDBStreamsClient(client);
-  const pollMs = options.pollMs ?? 200;
-  const retryBaseMs = options.retryBaseMs ?? 200;
+  // How often an idle stream is read, and the first wait before a failed batch is retried: the overrides table's.
+  const pollMs = deploymentOverrides.streamPollMs.value;
+  const retryBaseMs = deploymentOverrides.streamRetryBaseMs.value;
   const checkpoints = (existsSync(options.checkpointFile) ? JSON.parse(readFileSync(options.checkpointFile, 'utf8')) : {}) as Record<string, string>;
   const finished = new Set<string>(Object.keys(checkpoints).filter((key) => key.startsWith('done:')).map((key) => key.slice(5)));
   const iterators = new Map<string, string>();

@@ -3,11 +3,10 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync 
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { environmentOverrides } from '../../infra/local/deployment/overrides';
-import { defaultsMeant } from '../../infra/local/env/defaults-meant';
-import { envReportFile, envReportProblems, type EnvReport } from '../../infra/local/env/env-report';
+import { envReportFile, type EnvReport } from '../../infra/local/env/stack-environments';
 import type { IamReport } from '../../infra/local/iam/iam-report';
-import { iamReportProblems } from '../../infra/local/iam/report-check';
 import { unexercisedGrants } from '../../infra/local/iam/unexercised-grants';
+import { defaultsMeant, envReportProblems, iamReportProblems } from '../support/local-report-checks';
 
 /** The fields of jest's global configuration that say whether only part of the suite ran. */
 interface RunSelection {
@@ -61,7 +60,7 @@ function environmentProblems(dataDir: string): string[] {
  * data and the run's shared directory. Then fails the run if a function made a call its role refused, or, when the whole suite ran, if
  * a role grants an action no test exercised and `infra/local/iam/unexercised-grants.ts` does not
  * excuse; and if a function read a product variable its template does not declare, which
- * `infra/local/env/defaults-meant.ts` does not excuse. The IAM report is kept under
+ * `defaultsMeant` (test/support/local-report-checks.ts) does not excuse. The IAM report is kept under
  * `coverage/local-iam/`, the stack's output and its env-report.json under `coverage/local-stack/`.
  */
 export default async function globalTeardown(selection: RunSelection = {}): Promise<void> {

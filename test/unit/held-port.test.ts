@@ -1,5 +1,5 @@
 import { createServer, request, type Server } from 'node:http';
-import { holdPort, type HeldPort } from '../../infra/local/held-port';
+import { holdPort, type HeldPort } from '../../infra/local/emulator-ports';
 
 // A port announced before its server exists: early clients wait, then everyone reaches the server itself.
 

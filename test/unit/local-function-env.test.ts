@@ -6,8 +6,8 @@ import type { ResourceGroup } from '../../shared/edge/api/routes';
 import { fullEventType } from '../../shared/domain/audit/cloud-event';
 import { config, ConfigError, readConfig } from '../../shared/kernel/config';
 import { environmentOverrides } from '../../infra/local/deployment/overrides';
-import { defaultsMeant } from '../../infra/local/env/defaults-meant';
-import { envReportFile, envReportProblems, recordEnvReads, type EnvReads } from '../../infra/local/env/env-report';
+import { envReportFile, recordEnvReads, type EnvReads } from '../../infra/local/env/stack-environments';
+import { defaultsMeant, envReportProblems } from '../support/local-report-checks';
 import { functionEnvironment, useFunctionEnvironments } from '../../infra/local/env/process-env';
 import { runAsFunction } from '../../infra/local/kernel/function-context';
 

@@ -1,8 +1,8 @@
 import type { IamReport } from '../../infra/local/iam/iam-report';
-import { iamReportProblems } from '../../infra/local/iam/report-check';
 import { iamRequestsFor, UnmappedCallError, type SdkCall } from '../../infra/local/iam/sdk-requests';
 import { resolvePolicies, templatePolicies, type CfnTemplate } from '../../infra/local/template/template-policies';
 import type { UnexercisedGrant } from '../../infra/local/iam/unexercised-grants';
+import { iamReportProblems } from '../support/local-report-checks';
 
 const scope = { account: '000000000000', region: 'us-east-1' };
 const table = 'arn:aws:dynamodb:us-east-1:000000000000:table/management-api';
@@ -10,17 +10,17 @@ const call = (clientName: string, commandName: string, input: Record<string, unk
 
 describe('the IAM requests AWS makes for an SDK call', () => {
   test('DynamoDB: item actions on the table, Query on the index it names, batches per table', () => {
-    expect(iamRequestsFor(call('DynamoDBClient', 'PutItemCommand', { TableName: 'management-api' }), scope)).toEqual([
+    expect(iamRequestsFor(call('DynamoDBClient', 'PutItemCommand', { TableName: 'management-api' }))).toEqual([
       { action: 'dynamodb:PutItem', resource: table },
     ]);
-    expect(iamRequestsFor(call('DynamoDBClient', 'QueryCommand', { TableName: 'management-api', IndexName: 'GSI1' }), scope)).toEqual([
+    expect(iamRequestsFor(call('DynamoDBClient', 'QueryCommand', { TableName: 'management-api', IndexName: 'GSI1' }))).toEqual([
       { action: 'dynamodb:Query', resource: `${table}/index/GSI1` },
     ]);
-    expect(iamRequestsFor(call('DynamoDBClient', 'BatchGetItemCommand', { RequestItems: { 'management-api': {}, other: {} } }), scope)).toEqual([
+    expect(iamRequestsFor(call('DynamoDBClient', 'BatchGetItemCommand', { RequestItems: { 'management-api': {}, other: {} } }))).toEqual([
       { action: 'dynamodb:BatchGetItem', resource: table },
       { action: 'dynamodb:BatchGetItem', resource: 'arn:aws:dynamodb:us-east-1:000000000000:table/other' },
     ]);
-    expect(iamRequestsFor(call('DynamoDBClient', 'BatchWriteItemCommand', { RequestItems: { 'management-api': [] } }), scope)).toEqual([
+    expect(iamRequestsFor(call('DynamoDBClient', 'BatchWriteItemCommand', { RequestItems: { 'management-api': [] } }))).toEqual([
       { action: 'dynamodb:BatchWriteItem', resource: table },
     ]);
   });
@@ -33,20 +33,20 @@ describe('the IAM requests AWS makes for an SDK call', () => {
       { Delete: { TableName: 'management-api' } },
       { ConditionCheck: { TableName: 'other' } },
     ];
-    expect(iamRequestsFor(call('DynamoDBClient', 'TransactWriteItemsCommand', { TransactItems }), scope)).toEqual([
+    expect(iamRequestsFor(call('DynamoDBClient', 'TransactWriteItemsCommand', { TransactItems }))).toEqual([
       { action: 'dynamodb:PutItem', resource: table },
       { action: 'dynamodb:UpdateItem', resource: table },
       { action: 'dynamodb:DeleteItem', resource: table },
       { action: 'dynamodb:ConditionCheckItem', resource: 'arn:aws:dynamodb:us-east-1:000000000000:table/other' },
     ]);
-    expect(iamRequestsFor(call('DynamoDBClient', 'TransactGetItemsCommand', { TransactItems: [{ Get: { TableName: 'management-api' } }] }), scope)).toEqual([
+    expect(iamRequestsFor(call('DynamoDBClient', 'TransactGetItemsCommand', { TransactItems: [{ Get: { TableName: 'management-api' } }] }))).toEqual([
       { action: 'dynamodb:GetItem', resource: table },
     ]);
   });
 
   test('S3: reads and writes of objects by the action IAM checks; listings on the bucket', () => {
     const object = { Bucket: 'bulk', Key: 'uploads/a b.csv' };
-    const requests = (commandName: string, input: Record<string, unknown> = object) => iamRequestsFor(call('S3Client', commandName, input), scope);
+    const requests = (commandName: string, input: Record<string, unknown> = object) => iamRequestsFor(call('S3Client', commandName, input));
     expect(requests('HeadObjectCommand')).toEqual([{ action: 's3:GetObject', resource: 'arn:aws:s3:::bulk/uploads/a b.csv' }]);
     for (const name of ['PutObjectCommand', 'CreateMultipartUploadCommand', 'UploadPartCommand', 'CompleteMultipartUploadCommand']) {
       expect(requests(name)).toEqual([{ action: 's3:PutObject', resource: 'arn:aws:s3:::bulk/uploads/a b.csv' }]);
@@ -60,24 +60,24 @@ describe('the IAM requests AWS makes for an SDK call', () => {
 
   test('SES v2: SendEmail on the sender identity and on the configuration set it names', () => {
     const input = { FromEmailAddress: 'Management API <no-reply@example.com>', ConfigurationSetName: 'mail' };
-    expect(iamRequestsFor(call('SESv2Client', 'SendEmailCommand', input), scope)).toEqual([
+    expect(iamRequestsFor(call('SESv2Client', 'SendEmailCommand', input))).toEqual([
       { action: 'ses:SendEmail', resource: 'arn:aws:ses:us-east-1:000000000000:identity/no-reply@example.com' },
       { action: 'ses:SendEmail', resource: 'arn:aws:ses:us-east-1:000000000000:configuration-set/mail' },
     ]);
   });
 
   test('Cognito on the user pool, KMS on the key', () => {
-    expect(iamRequestsFor(call('CognitoIdentityProviderClient', 'AdminDisableUserCommand', { UserPoolId: 'us-east-1_x', Username: 'u' }), scope)).toEqual([
+    expect(iamRequestsFor(call('CognitoIdentityProviderClient', 'AdminDisableUserCommand', { UserPoolId: 'us-east-1_x', Username: 'u' }))).toEqual([
       { action: 'cognito-idp:AdminDisableUser', resource: 'arn:aws:cognito-idp:us-east-1:000000000000:userpool/us-east-1_x' },
     ]);
-    expect(iamRequestsFor(call('KMSClient', 'SignCommand', { KeyId: 'k1' }), scope)).toEqual([
+    expect(iamRequestsFor(call('KMSClient', 'SignCommand', { KeyId: 'k1' }))).toEqual([
       { action: 'kms:Sign', resource: 'arn:aws:kms:us-east-1:000000000000:key/k1' },
     ]);
   });
 
   test('a call with no known mapping fails loudly instead of passing unchecked', () => {
-    expect(() => iamRequestsFor(call('DynamoDBClient', 'ExecuteStatementCommand', { Statement: 'SELECT 1' }), scope)).toThrow(UnmappedCallError);
-    expect(() => iamRequestsFor(call('SQSClient', 'SendMessageCommand', {}), scope)).toThrow(/add it to infra\/local\/iam\/sdk-requests.ts/);
+    expect(() => iamRequestsFor(call('DynamoDBClient', 'ExecuteStatementCommand', { Statement: 'SELECT 1' }))).toThrow(UnmappedCallError);
+    expect(() => iamRequestsFor(call('SQSClient', 'SendMessageCommand', {}))).toThrow(/add it to infra\/local\/iam\/sdk-requests.ts/);
   });
 });
 

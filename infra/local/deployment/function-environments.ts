@@ -1,9 +1,8 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
 import { envNames } from '../../../shared/kernel/config';
-import { environmentOverrides, type LocalResources, type VariableOverride } from './overrides';
+import { environmentOverrides, type LocalResources } from './overrides';
 import type { TemplateDeployment } from '../template/template-deployment';
 
-/** Each function's own environment on the local stack, by resource group. */
 export type FunctionEnvironments = ReadonlyMap<ResourceGroup, Readonly<Record<string, string>>>;
 
 /** A variable whose template value is an intrinsic the overrides table does not replace. */
@@ -15,13 +14,9 @@ const literal = (value: unknown): value is string | number | boolean => ['string
  * Each function's environment: its template's variables (literals as they are, the overrides table's
  * local values), then the table's local-only variables. An intrinsic the table does not replace stops the start.
  */
-export function functionEnvironments(
-  deployment: TemplateDeployment,
-  local: LocalResources,
-  overrides: readonly VariableOverride[] = environmentOverrides,
-): Map<ResourceGroup, Record<string, string>> {
+export function functionEnvironments(deployment: TemplateDeployment, local: LocalResources): Map<ResourceGroup, Record<string, string>> {
   const valueOf = (group: ResourceGroup, name: string, declared: unknown): string | undefined => {
-    const override = overrides.find((entry) => entry.kind === 'replace' && entry.variable === name);
+    const override = environmentOverrides.find((entry) => entry.kind === 'replace' && entry.variable === name);
     if (override) return override.value(local, declared);
     if (literal(declared)) return String(declared);
     throw new UnresolvedVariableError(
@@ -29,7 +24,7 @@ export function functionEnvironments(
         `add ${name} to the overrides table (infra/local/deployment/overrides.ts) with its local value and the reason.`,
     );
   };
-  const localOnly = overrides.filter((override) => override.kind === 'local-only');
+  const localOnly = environmentOverrides.filter((override) => override.kind === 'local-only');
   return new Map(
     deployment.functions.map(({ group, environment }) => {
       const values = [
@@ -41,17 +36,12 @@ export function functionEnvironments(
   );
 }
 
-/** The variables each function's template declares. */
-export function declaredVariables(deployment: TemplateDeployment): Map<ResourceGroup, ReadonlySet<string>> {
-  return new Map(deployment.functions.map((fn) => [fn.group, new Set(Object.keys(fn.environment))]));
-}
-
 /**
  * What a tool outside any function (the operator CLI, the tests' set-up, seeding) points the product's modules
  * with: every product variable and local-only variable that the functions having it agree on.
  */
-export function toolEnvironment(environments: FunctionEnvironments, overrides: readonly VariableOverride[] = environmentOverrides): Record<string, string> {
-  const wanted = new Set<string>([...Object.values(envNames), ...overrides.filter((entry) => entry.kind === 'local-only').map((entry) => entry.variable)]);
+export function toolEnvironment(environments: FunctionEnvironments): Record<string, string> {
+  const wanted = new Set<string>([...Object.values(envNames), ...environmentOverrides.filter((entry) => entry.kind === 'local-only').map((entry) => entry.variable)]);
   const values = new Map<string, Set<string>>();
   for (const env of environments.values()) {
     for (const [name, value] of Object.entries(env)) if (wanted.has(name)) values.set(name, (values.get(name) ?? new Set()).add(value));

@@ -7,13 +7,7 @@ import { deploymentOverrides } from './overrides';
 import type { TemplateDeployment } from '../template/template-deployment';
 
 /** `BulkPipeline/Failures` → `bulk-pipeline-failures`. */
-const kebab = (path: string) =>
-  path
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .replace(/[^A-Za-z0-9]+/g, '-')
-    .replace(/^-|-$/g, '')
-    .toLowerCase()
-    .slice(0, 80);
+const kebab = (path: string) => path.replace(/([a-z0-9])([A-Z])/g, '$1-$2').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 80);
 
 /** The local name of each queue of the template, by logical id: the overrides table's, else its construct path in kebab case. */
 export function localQueueNames(deployment: TemplateDeployment): Map<string, string> {

@@ -100,41 +100,22 @@ export function visibilityFromEnv(setting = process.env[VISIBILITY_ENV]): number
   return value;
 }
 
+const setting = <T>(value: T, reason: string): DeploymentOverride<T> => ({ value, reason });
+
 export const deploymentOverrides = {
-  queueNames: {
-    value: { 'MailQueue/Queue': 'mail', 'MailQueue/DeadLetters': 'mail-dead-letters' } as Readonly<Record<string, string>>,
-    reason: 'the names the docs and the tests use (CloudFormation names queues in AWS); any other queue is named by its construct path in kebab case',
-  },
-  queueVisibilitySeconds: {
-    value: (path: string): number | undefined => (path === 'MailQueue/Queue' ? visibilityFromEnv() : undefined),
-    reason: `${VISIBILITY_ENV} shortens the mail queue's visibility timeout (the tests take 3 s to see a retry)`,
-  },
-  maxConcurrency: {
-    value: { mail: 1 } as Partial<Record<ResourceGroup, number>>,
-    reason: "one consumer of the mail queue, as MAIL_CONSUMERS says (AWS: the mapping's minimum, two)",
-  },
-  maxBatchingWindowSeconds: {
-    value: 0,
-    reason: "a queue's batch is handed over as soon as a message is there, so a failed bulk upload's job is marked failed at once",
-  },
-  streamPollMs: {
-    value: 100,
-    reason: "an idle table stream is read 10 times a second (Lambda's pollers: about 4), for a laptop's latency",
-  },
-  streamRetryBaseMs: {
-    value: 200,
-    reason: 'a failed stream batch is retried after 200 ms, doubling up to 6.4 s (Lambda: about a second and up)',
-  },
-  asyncRetryDelaysMs: {
-    value: (): number[] => retryDelaysFromEnv(),
-    reason: "an asynchronous invocation's retries wait 1 s and 2 s, or LOCAL_ASYNC_RETRY_DELAYS_MS (Lambda: about 1 and 2 minutes)",
-  },
-  scheduleEveryMs: {
-    value: 4_000,
-    reason: 'a schedule fires every 4 s (the template: each minute), so a sweep of due webhook deliveries is always running',
-  },
-  scheduleTimeoutMs: {
-    value: 20_000,
-    reason: "a scheduled invocation has 20 s (the publisher function: 90 s), so a sweep looks for 5 s and the stack stops within seconds",
-  },
-} satisfies Record<string, DeploymentOverride<unknown>>;
+  queueNames: setting<Readonly<Record<string, string>>>(
+    { 'MailQueue/Queue': 'mail', 'MailQueue/DeadLetters': 'mail-dead-letters' },
+    'the names the docs and the tests use (CloudFormation names queues in AWS); any other queue is named by its construct path in kebab case',
+  ),
+  queueVisibilitySeconds: setting(
+    (path: string): number | undefined => (path === 'MailQueue/Queue' ? visibilityFromEnv() : undefined),
+    `${VISIBILITY_ENV} shortens the mail queue's visibility timeout (the tests take 3 s to see a retry)`,
+  ),
+  maxConcurrency: setting<Partial<Record<ResourceGroup, number>>>({ mail: 1 }, "one consumer of the mail queue, as MAIL_CONSUMERS says (AWS: the mapping's minimum, two)"),
+  maxBatchingWindowSeconds: setting(0, "a queue's batch is handed over as soon as a message is there, so a failed bulk upload's job is marked failed at once"),
+  streamPollMs: setting(100, "an idle table stream is read 10 times a second (Lambda's pollers: about 4), for a laptop's latency"),
+  streamRetryBaseMs: setting(200, 'a failed stream batch is retried after 200 ms, doubling up to 6.4 s (Lambda: about a second and up)'),
+  asyncRetryDelaysMs: setting(retryDelaysFromEnv, "an asynchronous invocation's retries wait 1 s and 2 s, or LOCAL_ASYNC_RETRY_DELAYS_MS (Lambda: about 1 and 2 minutes)"),
+  scheduleEveryMs: setting(4_000, 'a schedule fires every 4 s (the template: each minute), so a sweep of due webhook deliveries is always running'),
+  scheduleTimeoutMs: setting(20_000, 'a scheduled invocation has 20 s (the publisher function: 90 s), so a sweep looks for 5 s and the stack stops within seconds'),
+};

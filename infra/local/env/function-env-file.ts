@@ -14,7 +14,6 @@ export function writeFunctionEnvironments(dataDir: string, environments: Functio
   writeFileSync(functionEnvFile(dataDir), JSON.stringify(Object.fromEntries(environments), null, 2));
 }
 
-/** Each function's environment, as the stack on `dataDir` wrote it. */
 export function readFunctionEnvironments(dataDir: string): Map<ResourceGroup, Record<string, string>> {
   const written = JSON.parse(readFileSync(functionEnvFile(dataDir), 'utf8')) as Record<string, Record<string, string>>;
   return new Map(Object.entries(written) as [ResourceGroup, Record<string, string>][]);

@@ -11,11 +11,8 @@ import { currentFunction } from '../kernel/function-context';
 
 const productVariables: ReadonlySet<string> = new Set(Object.values(envNames));
 
-/** Called on a read of a product variable (`envNames`) the function's template does not declare. */
-export type UndeclaredRead = (group: ResourceGroup, variable: string) => void;
-
 /** A function's environment object: a read (`env.X`, `'X' in env`) of a product variable its template does not declare is reported. */
-export function functionEnvironment(group: ResourceGroup, values: Readonly<Record<string, string>>, declared: ReadonlySet<string>, onUndeclared: UndeclaredRead): NodeJS.ProcessEnv {
+export function functionEnvironment(group: ResourceGroup, values: Readonly<Record<string, string>>, declared: ReadonlySet<string>, onUndeclared: (group: ResourceGroup, variable: string) => void): NodeJS.ProcessEnv {
   const watch = (name: string | symbol) => {
     if (typeof name === 'string' && productVariables.has(name) && !declared.has(name)) onUndeclared(group, name);
   };

@@ -1,7 +1,9 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../kernel/local-account';
 import { accessDeniedMessage, type CallDecision, type CheckerStats } from './role-checker';
 import type { IamRequest } from './sdk-requests';
 import type { ResolvedPolicies } from '../template/template-policies';
+import { asArray } from '../template/cfn';
 
 /** What local IAM saw, per function: each action its calls needed and each its role grants (`<data dir>/iam-report.json`, `.txt`). */
 
@@ -31,15 +33,11 @@ export interface FunctionReport {
   externalManagedPolicies: string[];
 }
 
-/** The whole report, as `IamRecorder.report` makes it. */
 export type IamReport = ReturnType<IamRecorder['report']>;
 
 const RESOURCE_EXAMPLES = 10;
 
-/** An action's use while it is recorded: its calls and resources as sets. */
 type Use = Omit<ActionUse, 'sdkCalls' | 'resources'> & { sdkCalls: Set<string>; resources: Set<string> };
-
-const arrayOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : value === undefined ? [] : [String(value)]);
 
 /** IAM action patterns match without regard to case, `*` and `?` as wildcards. */
 export function actionMatches(pattern: string, action: string): boolean {
@@ -82,7 +80,7 @@ export class IamRecorder {
     }
   }
 
-  report(options: { policies: ResolvedPolicies; account: string; region: string; synthesized: boolean; loadMs: number; stats?: CheckerStats }) {
+  report(options: { policies: ResolvedPolicies; synthesized: boolean; loadMs: number; stats?: CheckerStats }) {
     const { policies, stats } = options;
     const functions: Partial<Record<ResourceGroup, FunctionReport>> = {};
     for (const [group, role] of policies.roles) {
@@ -93,10 +91,10 @@ export class IamRecorder {
       const grants: Grant[] = role.statements.flatMap(({ id, statement }) =>
         statement.Effect !== 'Allow'
           ? []
-          : arrayOf(statement.Action).map((action) => ({
+          : asArray(statement.Action).map(String).map((action) => ({
               action,
               statement: id,
-              resources: arrayOf(statement.Resource),
+              resources: asArray(statement.Resource).map(String),
               exercised: calls.some((use) => use.outcome === 'allowed' && actionMatches(action, use.action)),
             })),
       );
@@ -105,8 +103,8 @@ export class IamRecorder {
     const round = (ms: number) => Math.round(ms * 1000) / 1000;
     return {
       generatedAt: new Date().toISOString(),
-      account: options.account,
-      region: options.region,
+      account: LOCAL_ACCOUNT_ID,
+      region: LOCAL_REGION,
       policies: { synthesized: options.synthesized, loadMs: round(options.loadMs), unresolved: policies.unresolved },
       stats: {
         checkedCalls: this.calls,

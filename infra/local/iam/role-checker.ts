@@ -1,6 +1,7 @@
 import { runSimulation, type RunSimulationResults, type SimulationIdentityPolicy } from '@cloud-copilot/iam-simulate';
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import { iamRequestsFor, type ArnScope, type IamRequest, type SdkCall } from './sdk-requests';
+import { LOCAL_ACCOUNT_ID } from '../kernel/local-account';
+import { iamRequestsFor, type IamRequest, type SdkCall } from './sdk-requests';
 import type { ResolvedPolicies } from '../template/template-policies';
 
 /** IAM's answer for one action on one resource, as the calling function's role. */
@@ -11,7 +12,6 @@ export interface Verdict extends IamRequest {
   explicitDeny?: boolean;
 }
 
-/** Everything decided about one SDK call. */
 export interface CallDecision {
   group: ResourceGroup;
   /** `DynamoDB TransactWriteItems`. */
@@ -47,31 +47,21 @@ export class RoleChecker {
   private readonly verdicts = new Map<string, Promise<Verdict>>();
   private readonly identityPolicies = new Map<ResourceGroup, SimulationIdentityPolicy[]>();
 
-  constructor(
-    readonly policies: ResolvedPolicies,
-    readonly scope: ArnScope,
-  ) {
+  constructor(readonly policies: ResolvedPolicies) {
     // One policy per statement, named by the statement: the simulator then names the statement that allowed.
     for (const [group, role] of policies.roles) {
-      this.identityPolicies.set(
-        group,
-        role.statements.map(({ id, statement }) => ({ name: id, policy: { Version: '2012-10-17', Statement: [statement] } })),
-      );
+      this.identityPolicies.set(group, role.statements.map(({ id, statement }) => ({ name: id, policy: { Version: '2012-10-17', Statement: [statement] } })));
     }
   }
 
   async decide(group: ResourceGroup, call: SdkCall): Promise<CallDecision> {
     const started = performance.now();
     const role = this.policies.roles.get(group);
-    const decision: CallDecision = {
-      group,
-      sdkCall: `${call.clientName.replace(/Client$/, '')} ${call.commandName.replace(/Command$/, '')}`,
-      principal: role?.principal ?? group,
-      verdicts: [],
-    };
+    const sdkCall = `${call.clientName.replace(/Client$/, '')} ${call.commandName.replace(/Command$/, '')}`;
+    const decision: CallDecision = { group, sdkCall, principal: role?.principal ?? group, verdicts: [] };
     try {
       if (!role) throw new Error(`The template has no function for the resource group ${group}`);
-      const requests = iamRequestsFor(call, this.scope);
+      const requests = iamRequestsFor(call);
       decision.verdicts = await Promise.all(requests.map((request) => this.verdict(group, request)));
       decision.denied = decision.verdicts.find((verdict) => !verdict.allowed);
     } catch (error) {
@@ -105,7 +95,7 @@ export class RoleChecker {
         request: {
           principal: this.policies.roles.get(group)!.principal,
           action: request.action,
-          resource: { resource: request.resource, accountId: this.scope.account },
+          resource: { resource: request.resource, accountId: LOCAL_ACCOUNT_ID },
           contextVariables: {},
         },
         identityPolicies: this.identityPolicies.get(group) ?? [],

@@ -1,3 +1,4 @@
+import { localArn } from '../kernel/local-account';
 import { emailAddressOf } from '../template/template-policies';
 
 /**
@@ -16,8 +17,6 @@ export interface SdkCall {
   input: Record<string, unknown>;
 }
 
-export interface ArnScope { account: string; region: string }
-
 export class UnmappedCallError extends Error {
   override readonly name = 'UnmappedCallError';
 }
@@ -27,18 +26,17 @@ type Requests = IamRequest[] | undefined;
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 const records = (value: unknown): Input[] => (Array.isArray(value) ? value.filter((item): item is Input => typeof item === 'object' && item !== null) : []);
-/** `arn:aws:<service>:<region>:<account>:<resource>`, or `name` itself when it is an ARN already. */
-const arnIn = ({ account, region }: ArnScope, service: string, resource: string, name = '') =>
-  name.startsWith('arn:') ? name : `arn:aws:${service}:${region}:${account}:${resource}${name}`;
+/** The local ARN of `<resource><name>` of `service`, or `name` itself when it is an ARN already. */
+const arnIn = (service: string, resource: string, name = '') => (name.startsWith('arn:') ? name : localArn(service, `${resource}${name}`));
 
 const DYNAMODB_TRANSACTIONS: Record<string, Record<string, string>> = {
   TransactGetItems: { Get: 'GetItem' },
   TransactWriteItems: { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem' },
 };
 
-function dynamodb(operation: string, input: Input, scope: ArnScope): Requests {
+function dynamodb(operation: string, input: Input): Requests {
   // TableName may be a table's ARN (SDK calls accept either).
-  const table = (name: unknown) => (text(name) ? arnIn(scope, 'dynamodb', 'table/', text(name)) : undefined);
+  const table = (name: unknown) => (text(name) ? arnIn('dynamodb', 'table/', text(name)) : undefined);
   const transaction = DYNAMODB_TRANSACTIONS[operation];
   let requests: { action: string; resource: string | undefined }[];
   if (operation === 'BatchGetItem' || operation === 'BatchWriteItem') {
@@ -49,10 +47,8 @@ function dynamodb(operation: string, input: Input, scope: ArnScope): Requests {
         .filter(([kind]) => item[kind])
         .map(([kind, action]) => ({ action, resource: table((item[kind] as Input).TableName) })),
     );
-  } else if (['ExecuteStatement', 'BatchExecuteStatement', 'ExecuteTransaction'].includes(operation)) {
-    // PartiQL is authorized as PartiQLSelect, PartiQLInsert… by statement: not used, not mapped.
-    return undefined;
   } else {
+    // PartiQL names no TableName (IAM authorizes it as PartiQLSelect… by statement): not used, so left unmapped.
     const base = table(input.TableName);
     const index = (operation === 'Query' || operation === 'Scan') && text(input.IndexName);
     requests = [{ action: operation, resource: base && index ? `${base}/index/${index}` : base }];
@@ -61,33 +57,17 @@ function dynamodb(operation: string, input: Input, scope: ArnScope): Requests {
   return [...new Map(requests.map(({ action, resource }) => [`${action} ${resource}`, { action: `dynamodb:${action}`, resource: resource! }])).values()];
 }
 
-/** S3 operations on an object, by the action IAM checks (a function of the input when versions matter). */
-const S3_OBJECT_ACTIONS: Record<string, string | ((input: Input) => string)> = {
-  GetObject: (input) => (input.VersionId ? 'GetObjectVersion' : 'GetObject'),
-  HeadObject: (input) => (input.VersionId ? 'GetObjectVersion' : 'GetObject'),
-  DeleteObject: (input) => (input.VersionId ? 'DeleteObjectVersion' : 'DeleteObject'),
-  PutObject: 'PutObject',
-  CreateMultipartUpload: 'PutObject',
-  UploadPart: 'PutObject',
-  CompleteMultipartUpload: 'PutObject',
-  AbortMultipartUpload: 'AbortMultipartUpload',
-  ListParts: 'ListMultipartUploadParts',
-  GetObjectTagging: 'GetObjectTagging',
-  PutObjectTagging: 'PutObjectTagging',
-  DeleteObjectTagging: 'DeleteObjectTagging',
-  GetObjectAttributes: 'GetObjectAttributes',
+/** The S3 operations the functions make (and their multipart forms), by the action IAM checks; any other is unmapped. */
+const S3_OBJECT_ACTIONS: Record<string, string> = {
+  GetObject: 'GetObject', HeadObject: 'GetObject', DeleteObject: 'DeleteObject',
+  PutObject: 'PutObject', CreateMultipartUpload: 'PutObject', UploadPart: 'PutObject', CompleteMultipartUpload: 'PutObject',
 };
-const S3_BUCKET_ACTIONS: Record<string, string> = {
-  ListObjects: 'ListBucket',
-  ListObjectsV2: 'ListBucket',
-  HeadBucket: 'ListBucket',
-  ListObjectVersions: 'ListBucketVersions',
-  ListMultipartUploads: 'ListBucketMultipartUploads',
-};
+const S3_BUCKET_ACTIONS: Record<string, string> = { ListObjectsV2: 'ListBucket' };
 
 function s3(operation: string, input: Input): Requests {
   const bucket = text(input.Bucket);
-  if (!bucket) return undefined;
+  // A version is authorized as its own action (s3:GetObjectVersion…), which no function needs: unmapped.
+  if (!bucket || input.VersionId !== undefined) return undefined;
   const object = (key: unknown) => `arn:aws:s3:::${bucket}/${String(key)}`;
   const onObject = (action: string) => (text(input.Key) ? [{ action: `s3:${action}`, resource: object(input.Key) }] : undefined);
   if (operation === 'CopyObject' || operation === 'UploadPartCopy') {
@@ -102,7 +82,7 @@ function s3(operation: string, input: Input): Requests {
     return keys.length > 0 ? keys.map((key) => ({ action: 's3:DeleteObject', resource: object(key) })) : undefined;
   }
   const objectAction = S3_OBJECT_ACTIONS[operation];
-  if (objectAction) return onObject(typeof objectAction === 'string' ? objectAction : objectAction(input));
+  if (objectAction) return onObject(objectAction);
   const bucketAction = S3_BUCKET_ACTIONS[operation];
   return bucketAction ? [{ action: `s3:${bucketAction}`, resource: `arn:aws:s3:::${bucket}` }] : undefined;
 }
@@ -110,48 +90,47 @@ function s3(operation: string, input: Input): Requests {
 /** The SQS operations local IAM maps; a batch is authorized as its single operation (`sqs:SendMessage`). */
 const SQS_OPERATIONS = ['SendMessage', 'SendMessageBatch', 'ReceiveMessage', 'DeleteMessage', 'DeleteMessageBatch', 'ChangeMessageVisibility', 'ChangeMessageVisibilityBatch', 'GetQueueAttributes'];
 
-/** Each client's mapping, by the SDK's client name. */
-const services: Record<string, (operation: string, input: Input, scope: ArnScope) => Requests> = {
+const services: Record<string, (operation: string, input: Input) => Requests> = {
   DynamoDBClient: dynamodb,
   S3Client: s3,
-  SESv2Client: (operation, input, scope) => {
+  SESv2Client: (operation, input) => {
     // GetAccount (the send quota) takes no resource: IAM authorizes it on "*".
     if (operation === 'GetAccount') return [{ action: 'ses:GetAccount', resource: '*' }];
     const from = text(input.FromEmailAddress);
-    const identity = text(input.FromEmailAddressIdentityArn) ?? (from ? arnIn(scope, 'ses', `identity/${emailAddressOf(from)}`) : undefined);
+    const identity = text(input.FromEmailAddressIdentityArn) ?? (from ? arnIn('ses', `identity/${emailAddressOf(from)}`) : undefined);
     if (!identity || (operation !== 'SendEmail' && operation !== 'SendBulkEmail')) return undefined;
     const configurationSet = text(input.ConfigurationSetName);
     const action = `ses:${operation}`;
-    return [{ action, resource: identity }, ...(configurationSet ? [{ action, resource: arnIn(scope, 'ses', `configuration-set/${configurationSet}`) }] : [])];
+    return [{ action, resource: identity }, ...(configurationSet ? [{ action, resource: arnIn('ses', `configuration-set/${configurationSet}`) }] : [])];
   },
-  CognitoIdentityProviderClient: (operation, input, scope) => {
+  CognitoIdentityProviderClient: (operation, input) => {
     const pool = text(input.UserPoolId);
-    return pool ? [{ action: `cognito-idp:${operation}`, resource: arnIn(scope, 'cognito-idp', `userpool/${pool}`) }] : undefined;
+    return pool ? [{ action: `cognito-idp:${operation}`, resource: arnIn('cognito-idp', `userpool/${pool}`) }] : undefined;
   },
-  KMSClient: (operation, input, scope) => {
+  KMSClient: (operation, input) => {
     const key = text(input.KeyId);
     // An alias is authorized on the key it names, which only KMS knows.
     if (!key || key.startsWith('alias/') || key.includes(':alias/')) return undefined;
-    return [{ action: `kms:${operation}`, resource: arnIn(scope, 'kms', 'key/', key) }];
+    return [{ action: `kms:${operation}`, resource: arnIn('kms', 'key/', key) }];
   },
-  EventBridgeClient: (operation, input, scope) => {
+  EventBridgeClient: (operation, input) => {
     if (operation !== 'PutEvents') return undefined;
     // An entry without a bus goes to the account's default bus; PutEvents is authorized per bus.
     const buses = new Set(records(input.Entries).map((entry) => text(entry.EventBusName) ?? 'default'));
-    return [...buses].map((bus) => ({ action: 'events:PutEvents', resource: arnIn(scope, 'events', 'event-bus/', bus) }));
+    return [...buses].map((bus) => ({ action: 'events:PutEvents', resource: arnIn('events', 'event-bus/', bus) }));
   },
-  SQSClient: (operation, input, scope) => {
+  SQSClient: (operation, input) => {
     // QueueUrl is `<endpoint>/<account>/<name>`; SQS authorizes each call on the queue's ARN.
     const name = text(input.QueueUrl)?.split('/').pop();
     if (!name || !SQS_OPERATIONS.includes(operation)) return undefined;
-    return [{ action: `sqs:${operation.replace(/Batch$/, '')}`, resource: arnIn(scope, 'sqs', name) }];
+    return [{ action: `sqs:${operation.replace(/Batch$/, '')}`, resource: arnIn('sqs', name) }];
   },
 };
 
 /** The IAM requests AWS makes for one SDK call; throws UnmappedCallError for a call not mapped here. */
-export function iamRequestsFor(call: SdkCall, scope: ArnScope): IamRequest[] {
+export function iamRequestsFor(call: SdkCall): IamRequest[] {
   const operation = call.commandName.replace(/Command$/, '');
-  const requests = services[call.clientName]?.(operation, call.input, scope);
+  const requests = services[call.clientName]?.(operation, call.input);
   if (!requests || requests.length === 0) {
     throw new UnmappedCallError(
       `Local IAM does not know which IAM actions ${call.clientName.replace(/Client$/, '')} ${operation} needs with this input: ` +

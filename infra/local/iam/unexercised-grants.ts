@@ -1,34 +1,36 @@
 import type { ResourceGroup } from '../../../shared/edge/api/routes';
-import type { Excused } from '../kernel/allow-list';
 
-/** Actions a role grants that no integration test exercises, each with the reason it stays (checked by `report-check.ts`). */
+/** An entry of a reviewed allow-list (unexercised grants, defaults meant): the functions it excuses, and why. */
+export interface Excused { functions: readonly ResourceGroup[] | 'all'; reason: string }
+
+export const excuses = (entry: Excused, group: ResourceGroup): boolean => entry.functions === 'all' || entry.functions.includes(group);
+
+/** Actions a role grants that no integration test exercises, each with the reason it stays (checked by test/support/local-report-checks.ts). */
 export type UnexercisedGrant = Excused & { action: string };
+
+/** The allow-list entry that excuses `action` of `group` being granted and never exercised. */
+export function allowListed(allowList: readonly UnexercisedGrant[], group: ResourceGroup, action: string): UnexercisedGrant | undefined {
+  return allowList.find((entry) => excuses(entry, group) && entry.action.toLowerCase() === action.toLowerCase());
+}
 
 const TABLE_GRANT =
   'bindTable (infra/cloud/data-table.ts) grants every function the same item actions on the table, and this one ' +
   'made no such call in the run; per-function table actions are least-privilege work left for later';
 
 /** One entry per action, the same functions and reason (the actions one grant or one event source mapping brings). */
-const eachOf = (actions: string[], functions: readonly ResourceGroup[], reason: string): UnexercisedGrant[] =>
+const eachOf = (actions: string[], functions: Excused['functions'], reason: string): UnexercisedGrant[] =>
   actions.map((action) => ({ action, functions, reason }));
 
-const LAMBDA_LOGS = "Lambda's runtime writes the function's logs with its role; the function's code never calls CloudWatch Logs";
 const LOCAL_SIGNING_KEY =
   'locally the signing key is a file (SIGNING_KEY=file:…), so no KMS call is made; test/unit/signer.test.ts covers the KMS signer';
 
 export const unexercisedGrants: readonly UnexercisedGrant[] = [
-  { action: 'logs:CreateLogStream', functions: 'all', reason: LAMBDA_LOGS },
-  { action: 'logs:PutLogEvents', functions: 'all', reason: LAMBDA_LOGS },
-  {
-    action: 'xray:PutTraceSegments',
-    functions: 'all',
-    reason: 'active tracing: Lambda sends the trace segments, not the function code; the local stack has no X-Ray',
-  },
-  {
-    action: 'xray:PutTelemetryRecords',
-    functions: 'all',
-    reason: 'active tracing: Lambda sends the telemetry, not the function code; the local stack has no X-Ray',
-  },
+  ...eachOf(['logs:CreateLogStream', 'logs:PutLogEvents'], 'all', "Lambda's runtime writes the function's logs with its role; the function's code never calls CloudWatch Logs"),
+  ...eachOf(
+    ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'],
+    'all',
+    'active tracing: Lambda sends the trace segments and the telemetry, not the function code; the local stack has no X-Ray',
+  ),
   { action: 'kms:GetPublicKey', functions: 'all', reason: LOCAL_SIGNING_KEY },
   { action: 'kms:Sign', functions: ['auth'], reason: LOCAL_SIGNING_KEY },
   { action: 'dynamodb:DeleteItem', functions: ['supervisors', 'configurations', 'bulk-worker', 'mail'], reason: TABLE_GRANT },

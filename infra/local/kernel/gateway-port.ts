@@ -17,7 +17,6 @@ export function listenOnLoopback(server: Server, port: number): Promise<number> 
   });
 }
 
-/** Closes `server`, its open connections too. */
 export const closeServer = (server: Server) =>
   new Promise<void>((done) => {
     server.closeAllConnections();

@@ -32,7 +32,6 @@ export function keptReport(what: string, files: () => Record<string, string> | u
   };
   process.on('exit', write);
   return {
-    /** Writes the report now. */
     write,
     /** Writes it `delayMs` after the first change since the last write. */
     changed: () => {

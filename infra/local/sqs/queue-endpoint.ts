@@ -3,29 +3,50 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { readBody } from '../kernel/gateway-answers';
 import { answerJson } from '../kernel/gateway-port';
+import { parseJson } from '../kernel/parse-json';
 import { validateSettings } from './message-checks';
-import { answerSeam, settled } from './queue-seams';
 import { Queue } from './queue-state';
 import { sqsOperations } from './sqs-operations';
 import { LOCAL_ACCOUNT_ID } from '../kernel/local-account';
 import { SqsError, type LocalQueueSettings, type Request } from './sqs-model';
+import { sleep } from '../../../shared/kernel/retry';
 
 /**
  * A local Amazon SQS (standard queues) answering the AWS JSON 1.0 protocol as `@aws-sdk/client-sqs`
  * speaks it, its queues fixed when created, as CloudFormation creates them. docs/local-stack.md
  * describes it; docs/decisions/sqs-and-eventbridge-emulated-in-house.md says why it is this project's own.
+ * Its seam for tests in another process, with no AWS counterpart: `GET /_local/queues/<name>/settled?timeoutMs=N`
+ * answers `{ settled, counts }`.
  */
 
-export type LocalQueues = ReturnType<typeof createLocalQueues>;
+const LOOK_EVERY_MS = 25;
+const MAX_TIMEOUT_MS = 600_000;
 
-/** The whole request body as text (the endpoint checks its sizes itself, as the service does). */
-const bodyText = async (request: IncomingMessage) => (await readBody(request, Number.POSITIVE_INFINITY))!.toString('utf8');
+export type LocalQueues = ReturnType<typeof createLocalQueues>;
 
 const json = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   answerJson(response, status, body, 'application/x-amz-json-1.0', { 'x-amzn-requestid': randomUUID(), ...headers });
 
 const refuse = (response: ServerResponse, error: SqsError) =>
-  json(response, error.status, { __type: `com.amazonaws.sqs#${error.code}`, message: error.message }, { 'x-amzn-query-error': `${error.queryCode};Sender` });
+  json(response, 400, { __type: `com.amazonaws.sqs#${error.code}`, message: error.message }, { 'x-amzn-query-error': `${error.queryCode};Sender` });
+
+/** True once every message of `queue` now is gone from it; false at the timeout, or when the endpoint closes. */
+async function settled(queue: Queue, timeoutMs: number, closing: () => boolean): Promise<boolean> {
+  const pending = new Set(queue.messages.keys());
+  const deadline = Date.now() + timeoutMs;
+  let seen = -1;
+  for (;;) {
+    // Expiry by retention also settles a message.
+    queue.expire(Date.now());
+    if (queue.removals !== seen) {
+      seen = queue.removals;
+      for (const id of pending) if (!queue.messages.has(id)) pending.delete(id);
+    }
+    if (pending.size === 0) return true;
+    if (Date.now() >= deadline || closing()) return false;
+    await sleep(Math.min(LOOK_EVERY_MS, deadline - Date.now()));
+  }
+}
 
 export function createLocalQueues(settings: LocalQueueSettings[], dir: string) {
   validateSettings(settings);
@@ -40,19 +61,29 @@ export function createLocalQueues(settings: LocalQueueSettings[], dir: string) {
     return queue;
   };
 
+  /** Answers a `GET /_local/…` request: the settled seam of a queue, or 404 saying what there is. */
+  async function answerSeam(url: URL, response: ServerResponse): Promise<void> {
+    const match = /^\/_local\/queues\/([^/]+)\/settled$/.exec(url.pathname);
+    const queue = match ? queues.get(decodeURIComponent(match[1]!)) : undefined;
+    if (!match || !queue) {
+      return json(response, 404, { message: `Not a local queue seam: use GET /_local/queues/<name>/settled?timeoutMs=N with one of ${[...queues.keys()].join(', ')}.` });
+    }
+    const timeoutMs = Number(url.searchParams.get('timeoutMs') ?? 0);
+    if (!Number.isInteger(timeoutMs) || timeoutMs < 0 || timeoutMs > MAX_TIMEOUT_MS) return json(response, 400, { message: `timeoutMs must be an integer from 0 to ${MAX_TIMEOUT_MS}.` });
+    json(response, 200, { settled: await settled(queue, timeoutMs, () => closing), counts: queue.counts() });
+  }
+
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const body = await bodyText(request);
+    // The whole body: the endpoint checks its sizes itself, as the service does.
+    const body = (await readBody(request, Number.POSITIVE_INFINITY))!.toString('utf8');
     const url = new URL(request.url ?? '/', 'http://localhost');
-    if (request.method === 'GET' && url.pathname.startsWith('/_local/')) return answerSeam(url, response, queues, () => closing, json);
+    if (request.method === 'GET' && url.pathname.startsWith('/_local/')) return answerSeam(url, response);
     const target = String(request.headers['x-amz-target'] ?? '');
     if (request.method !== 'POST' || !target.startsWith('AmazonSQS.') || !String(request.headers['content-type'] ?? '').startsWith('application/x-amz-json-1.0')) {
       return refuse(response, new SqsError('UnsupportedOperation', 'The local SQS answers the AWS JSON 1.0 protocol only: POST with x-amz-target AmazonSQS.<Operation> and content-type application/x-amz-json-1.0.'));
     }
-    let input: Request;
-    try {
-      input = JSON.parse(body || '{}') as Request;
-      if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error('not an object');
-    } catch {
+    const input = parseJson(body || '{}') as Request | undefined;
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       return json(response, 400, { __type: 'com.amazon.coral.service#SerializationException', message: 'The request body is not a JSON object.' });
     }
     let gone = false;

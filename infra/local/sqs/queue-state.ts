@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseJson } from '../kernel/parse-json';
 import { writeFileWhole } from '../kernel/write-whole';
 import { queueArn, SQS_DEFAULT_RETENTION_SECONDS, type LocalQueueSettings, type Message, type StoredMessage } from './sqs-model';
 
@@ -24,7 +25,6 @@ export class Queue {
   readonly messages = new Map<string, Message>();
   readonly arn: string;
   readonly createdAt = Math.floor(Date.now() / 1000);
-  /** The receives waiting on this queue. */
   private readonly waiting = new Set<() => void>();
   /** How many messages left the queue so far, so that a watcher looks at its messages only when some left. */
   removals = 0;
@@ -32,10 +32,7 @@ export class Queue {
   private fd = -1;
   private expiredAt = 0;
 
-  constructor(
-    readonly settings: LocalQueueSettings,
-    dir: string,
-  ) {
+  constructor(readonly settings: LocalQueueSettings, dir: string) {
     this.arn = queueArn(settings.name);
     this.file = join(dir, `${settings.name}.jsonl`);
     this.load();
@@ -44,12 +41,8 @@ export class Queue {
   private load(): void {
     if (existsSync(this.file)) {
       for (const line of readFileSync(this.file, 'utf8').split('\n')) {
-        let entry: JournalLine;
-        try {
-          entry = JSON.parse(line) as JournalLine;
-        } catch {
-          continue;
-        }
+        const entry = parseJson(line) as JournalLine | undefined;
+        if (!entry) continue;
         if (entry.op === 'send') this.messages.set(entry.message.id, { ...entry.message, visibleAt: 0 });
         else if (entry.op === 'delete') this.messages.delete(entry.id);
         else if (entry.op === 'receive') {

@@ -58,14 +58,13 @@ export interface Message extends StoredMessage {
 /** A request's parameters, as the JSON protocol carries them. */
 export type Request = Record<string, unknown>;
 
-/** A refusal, as SQS answers it in the JSON protocol. */
+/** A refusal, as SQS answers it in the JSON protocol (HTTP 400). */
 export class SqsError extends Error {
   constructor(
     readonly code: string,
     message: string,
     /** What the `x-amzn-query-error` header names (the query protocol's code), when it differs from `code`. */
     readonly queryCode = code,
-    readonly status = 400,
   ) {
     super(message);
   }

@@ -50,10 +50,7 @@ export function templateSourceHash(): string {
 let loading: Promise<TemplateSource> | undefined;
 
 /** The template's extract: from the cache, or synthesized now (a few seconds) and cached; once per process. */
-export function loadTemplate(): Promise<TemplateSource> {
-  loading ??= load();
-  return loading;
-}
+export const loadTemplate = (): Promise<TemplateSource> => (loading ??= load());
 
 async function load(): Promise<TemplateSource> {
   const started = performance.now();

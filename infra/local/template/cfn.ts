@@ -16,7 +16,6 @@ export const getAttOf = (value: unknown): string | undefined => {
 /** The logical id a `Ref` or an `Fn::GetAtt` names. */
 export const referenced = (value: unknown): string | undefined => refTo(value) ?? getAttOf(value);
 
-/** A function's variables as the template writes them. */
 export function variablesOf(resource: CfnResource): Record<string, unknown> {
   const environment = resource.Properties?.Environment;
   return isObject(environment) && isObject(environment.Variables) ? environment.Variables : {};

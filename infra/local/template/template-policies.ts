@@ -1,5 +1,5 @@
 import { envNames } from '../../../shared/kernel/config';
-import { resourceGroups, type ResourceGroup } from '../../../shared/edge/api/routes';
+import { resourceGroups } from '../../../shared/edge/api/routes';
 import { asArray, functionGroups, getAttOf, isObject, refTo, variablesOf, type CfnTemplate } from './cfn';
 
 export type { CfnTemplate } from './cfn';
@@ -26,17 +26,13 @@ const nameProperty: Record<string, string> = {
   'AWS::SES::EmailIdentity': 'EmailIdentity',
   'AWS::SES::ConfigurationSet': 'Name',
   'AWS::Logs::LogGroup': 'LogGroupName',
-  'AWS::IAM::Role': 'RoleName',
-  'AWS::Lambda::Function': 'FunctionName',
   'AWS::Events::EventBus': 'Name',
 };
 
 function statementsOf(document: unknown, prefix: string): TemplateStatement[] {
   const statements = isObject(document) ? asArray(document.Statement) : [];
-  return statements.filter(isObject).map((statement, index) => ({
-    id: `${prefix}#${index + 1}${typeof statement.Sid === 'string' && statement.Sid ? ` (${statement.Sid})` : ''}`,
-    statement,
-  }));
+  const sid = (statement: Record<string, unknown>) => (typeof statement.Sid === 'string' && statement.Sid ? ` (${statement.Sid})` : '');
+  return statements.filter(isObject).map((statement, index) => ({ id: `${prefix}#${index + 1}${sid(statement)}`, statement }));
 }
 
 /**
@@ -102,10 +98,6 @@ export type ResolvedPolicies = ReturnType<typeof resolvePolicies>;
 /** The address in `Name <address>` or a bare address. */
 export const emailAddressOf = (from: string): string => /<([^>]+)>\s*$/.exec(from)?.[1] ?? from.trim();
 
-/** The function name Lambda would give the session of its role; the local gateway's context uses the same. */
-export const localFunctionName = (group: ResourceGroup): string => `local-${group}`;
-
-/** Resolves every role's statements to local ARNs. */
 export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount) {
   const unresolved = new Set<string>();
   const { account, region, env } = local;
@@ -114,16 +106,13 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
     unresolved.add(what);
     return regional('unresolved', what.replace(/[^A-Za-z0-9./_-]/g, '_'));
   };
-  const roleArn = (name: string) => `arn:aws:iam::${account}:role/${name}`;
-  /** Each type's ARN, from the resource's name. */
+  /** Each type's ARN, from the resource's name: the types the roles' policies name (another is unresolved, and named in the report). */
   const arnOf: Record<string, (name: string) => string> = {
     'AWS::DynamoDB::Table': (name) => regional('dynamodb', `table/${name}`),
     'AWS::S3::Bucket': (name) => `arn:aws:s3:::${name}`,
     'AWS::Cognito::UserPool': (name) => regional('cognito-idp', `userpool/${name}`),
     'AWS::KMS::Key': (name) => regional('kms', `key/${name}`),
     'AWS::Logs::LogGroup': (name) => regional('logs', `log-group:${name}:*`),
-    'AWS::IAM::Role': roleArn,
-    'AWS::Lambda::Function': (name) => regional('lambda', `function:${name}`),
     'AWS::Events::EventBus': (name) => regional('events', `event-bus/${name}`),
     'AWS::SQS::Queue': (name) => regional('sqs', name),
   };
@@ -139,13 +128,7 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
     return resource.name ?? id;
   };
 
-  const pseudo: Record<string, string> = {
-    'AWS::Region': region,
-    'AWS::AccountId': account,
-    'AWS::Partition': 'aws',
-    'AWS::URLSuffix': 'amazonaws.com',
-    'AWS::StackName': policies.stackName,
-  };
+  const pseudo: Record<string, string> = { 'AWS::Region': region, 'AWS::AccountId': account, 'AWS::Partition': 'aws', 'AWS::URLSuffix': 'amazonaws.com', 'AWS::StackName': policies.stackName };
 
   const ref = (id: string): string => pseudo[id] ?? nameOf(id);
 
@@ -213,9 +196,9 @@ export function resolvePolicies(policies: TemplatePolicies, local: LocalAccount)
       const role = {
         group,
         roleName,
-        roleArn: roleArn(roleName),
-        /** The principal a call is made as: the function's session of its role, as in Lambda. */
-        principal: `arn:aws:sts::${account}:assumed-role/${roleName}/${localFunctionName(group)}`,
+        roleArn: `arn:aws:iam::${account}:role/${roleName}`,
+        /** The principal a call is made as: the function's session of its role, named as Lambda names it (`local-<group>`, as the gateway's context). */
+        principal: `arn:aws:sts::${account}:assumed-role/${roleName}/local-${group}`,
         statements: statements.map(({ id, statement }): TemplateStatement => ({ id, statement: resolve(statement) as Record<string, unknown> })),
         externalManagedPolicies: externalManagedPolicies.map(resolveString),
       };
