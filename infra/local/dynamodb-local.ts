@@ -41,6 +41,7 @@ function launcherJar(jar: string): string {
   const launcher = join(dir, 'dynamodb-local.jar');
   if (existsSync(launcher)) return launcher;
   const building = `${dir}.${process.pid}`;
+  console.log("  … compiling DynamoDB Local's launcher (once after an install)");
   mkdirSync(building, { recursive: true });
   const run = (command: string, args: string[]) => {
     const result = spawnSync(command, args, { encoding: 'utf8', cwd: building });

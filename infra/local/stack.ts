@@ -22,6 +22,8 @@ export interface LocalStackOptions {
   /** Discard the data directory's content and seed anew, once the port and the directory are this stack's. */
   fresh?: boolean;
   subpaths?: Partial<Subpaths>;
+  /** Told what the start waits on now (`npm start` says it while a first start builds its caches). */
+  progress?: (step: string) => void;
 }
 
 /** Empties the data directory but for its lock. */
@@ -63,6 +65,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   if (options.subpaths?.generative) process.env[envNames.generativeSubpath] = options.subpaths.generative;
   if (options.subpaths?.user) process.env[envNames.userSubpath] = options.subpaths.user;
   const subpaths = subpathsFromEnv();
+  const step = options.progress ?? (() => undefined);
   let ready = false;
   const gatewayPort = await holdGatewayPort(options.port, teardown);
   const { apiUrl } = gatewayPort;
@@ -76,7 +79,9 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   const demoSsoPort = previousPorts(dataDir).oidc;
   teardown.add('DynamoDB Local', () => dynamoStarting.then((dynamo) => dynamo.stop(), () => undefined));
   const template = loadTemplate();
-  template.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
+  let templateRead = false;
+  template.then(() => (templateRead = true), () => undefined); // Awaited below; a failure before that point must not go unhandled.
+  step('loading the stack and the emulators, DynamoDB Local starting (its first start after an install also compiles its launcher)');
   const { startEmulators } = await import('./emulators');
   const { enableLocalIam } = await import('./iam');
   const { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } = await import('./provision');
@@ -110,7 +115,9 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
 
   const eventBus = await startLocalEventBridge(LOCAL_EVENT_BUS, join(dataDir, 'eventbridge.jsonl'), teardown);
 
+  if (!templateRead) step('synthesizing the CDK template (once after an install or a change to infra/cloud; cached in node_modules/.cache)');
   const { deployment } = await template;
+  step('provisioning the table, the user pool, the queues and the keys');
   const modules = handlerModulesOf();
   const timeoutMs = (group: string) => deployment.functions.find((fn) => fn.group === group)!.timeoutSeconds * 1000;
   gatewayPort.serveWith(
@@ -141,11 +148,15 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   );
   teardown.add('function environments', () => environments.stop());
   localIam.resolveWith(environments.tools);
+  step(existsSync(join(dataDir, 'seed.json')) ? 'reading the IAM roles' : 'seeding the demo organizations');
   // The demo data is written while the local IAM checker reads the roles.
   const [orgs] = await Promise.all([seeded(dataDir), localIam.ready]);
+  step('registering the demo OpenID provider');
   const demoSsoServer = await demoSsoStarting;
   rememberPort(dataDir, 'oidc', demoSsoServer.port);
   const demoSso = await ensureDemoSsoRegistration(orgs, demoSsoServer.issuer);
+  // The set-up's AWS calls (the seeding's expected conditional-check failures among them) are no function's.
+  (await import('../../shared/kernel/metrics')).discardAwsCalls();
 
   const eventSources = startEventSources({
     deployment,

@@ -81,6 +81,7 @@ const packagesPlugin = {
 async function bundle() {
   const file = join(cacheDir, `local-stack-${sourceDigest()}.cjs`);
   if (existsSync(file)) return file;
+  console.log('Preparing the local stack: bundling its code (after an install or an edit of its sources)…');
   const { build } = await import('esbuild');
   mkdirSync(cacheDir, { recursive: true });
   const building = `${file}.${process.pid}.tmp`;

@@ -1,0 +1,74 @@
+/**
+ * What `npm start` prints while it runs (docs/local-stack.md#what-the-terminal-shows): every JSON line
+ * the functions and the stack write passes through `terminalLine`, which keeps, reshapes or drops it by
+ * the log mode. Lines that are not JSON (the banner, a tool's own message) pass unchanged.
+ */
+
+export const LOG_MODES = ['requests', 'json', 'quiet'] as const;
+/** `requests` (default): a line per request, warnings and errors in full; `json`: every line as written; `quiet`: warnings and errors. */
+export type LogMode = (typeof LOG_MODES)[number];
+/** The variable that chooses the mode when `--log` is not given (test stacks, tools). */
+export const LOG_MODE_VARIABLE = 'LOCAL_LOG';
+
+export const isLogMode = (value: string): value is LogMode => (LOG_MODES as readonly string[]).includes(value);
+
+type LogRecord = Record<string, unknown>;
+const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
+
+/** The function that wrote the line (its resource group), else the part of the stack that did. */
+function labelOf(record: LogRecord): string {
+  const fn = text(record.function) ?? text(record.function_name)?.replace(/^local-/, '');
+  return (fn ?? text(record.source)?.replace(/^local-/, '') ?? 'stack').padEnd(14);
+}
+
+const timeOf = (record: LogRecord) => (text(record.timestamp) ?? new Date().toISOString()).slice(11, 19);
+
+/** The line as the terminal shows it in `mode`, or undefined when that mode leaves it out. */
+export function terminalLine(line: string, mode: LogMode): string | undefined {
+  if (mode === 'json' || !line.startsWith('{')) return line;
+  let record: LogRecord;
+  try {
+    record = JSON.parse(line) as LogRecord;
+  } catch {
+    return line;
+  }
+  if (typeof record !== 'object' || record === null) return line;
+  const level = text(record.level)?.toUpperCase();
+  const requestId = text(record.requestId) ?? text(record.awsRequestId);
+  if (level === 'WARN' || level === 'ERROR' || level === 'CRITICAL') {
+    // In full: the record as written, after what a reader looks for first.
+    return `${timeOf(record)} ${labelOf(record)} ${level} ${text(record.message) ?? ''}${requestId ? `  request ${requestId}` : ''}  ${line}`;
+  }
+  if (mode === 'requests' && record.message === 'request completed') {
+    const [method, path, status, ms] = [text(record.method), text(record.path), text(record.status), text(record.durationMs)];
+    return `${timeOf(record)} ${labelOf(record)} ${method} ${path} ${status} ${ms} ms  ${requestId ?? ''}`.trimEnd();
+  }
+  // Metrics (EMF), AWS call totals and the functions' other INFO and DEBUG lines: `--log json` shows them.
+  return undefined;
+}
+
+/** A write as Node's streams take it: the chunk, then an encoding and/or a callback. */
+type Write = (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
+
+/** Puts `terminalLine` between the process and its stdout and stderr, line by line; JSON mode leaves them alone. */
+export function applyLogMode(mode: LogMode, streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+  if (mode === 'json') return;
+  for (const stream of streams) {
+    const write = stream.write.bind(stream) as Write;
+    let partial = '';
+    stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const lines = (partial + (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))).split('\n');
+      // A line not yet ended: held if it may be a JSON line, else written as it is (a prompt, a progress dot).
+      const last = lines.pop()!;
+      partial = last.startsWith('{') ? last : '';
+      const kept = lines.flatMap((line) => terminalLine(line, mode) ?? []).map((line) => `${line}\n`);
+      const out = kept.join('') + (last.startsWith('{') ? '' : last);
+      const callback = rest.find((arg): arg is () => void => typeof arg === 'function');
+      if (out === '') {
+        if (callback) queueMicrotask(callback);
+        return true;
+      }
+      return write(out, ...rest);
+    }) as typeof stream.write;
+  }
+}
