@@ -26,31 +26,22 @@ export const DEMO_SSO = {
 export interface DemoSso { issuer: string; port: number; stop(): Promise<void> }
 
 type Stored = Record<string, unknown>;
-/**
- * oidc-provider's storage, in memory on purpose (its sessions and codes end with the stack): the
- * provider's own in-memory adapter warns at every start that it must be replaced.
- */
+/** oidc-provider's storage, in memory on purpose (its sessions end with the stack): its own in-memory adapter warns at each start. */
 function memoryAdapter() {
   const items = new Map<string, { payload: Stored; expires: number }>();
   const live = (key: string) => {
     const item = items.get(key);
     if (item && item.expires > Date.now()) return item.payload;
     items.delete(key);
-    return undefined;
   };
   return class {
     constructor(private readonly model: string) {}
-    upsert = async (id: string, payload: Stored, expiresIn?: number) => void items.set(`${this.model}:${id}`, { payload, expires: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+    upsert = async (id: string, payload: Stored, expiresIn?: number) => void items.set(`${this.model}:${id}`, { payload, expires: Date.now() + (expiresIn ?? Infinity) * 1000 });
     find = async (id: string) => live(`${this.model}:${id}`);
-    findByUid = async (uid: string) => this.findBy('uid', uid);
-    findByUserCode = async (code: string) => this.findBy('userCode', code);
+    findByUid = async (uid: string) => [...items.keys()].filter((key) => key.startsWith(`${this.model}:`)).map(live).find((payload) => payload?.uid === uid);
     consume = async (id: string) => void Object.assign(live(`${this.model}:${id}`) ?? {}, { consumed: Math.floor(Date.now() / 1000) });
     destroy = async (id: string) => void items.delete(`${this.model}:${id}`);
     revokeByGrantId = async (grantId: string) => items.forEach((item, key) => item.payload.grantId === grantId && items.delete(key));
-    private findBy(field: string, value: string) {
-      for (const key of items.keys()) if (key.startsWith(`${this.model}:`) && live(key)?.[field] === value) return live(key);
-      return undefined;
-    }
   };
 }
 

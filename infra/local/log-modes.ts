@@ -14,21 +14,16 @@ export const isLogMode = (value: string): value is LogMode => (LOG_MODES as read
 
 type LogRecord = Record<string, unknown>;
 const text = (value: unknown) => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
-
-/** The function that wrote the line (its resource group), else the part of the stack that did. */
-function labelOf(record: LogRecord): string {
-  const fn = text(record.function) ?? text(record.function_name)?.replace(/^local-/, '');
-  return (fn ?? text(record.source)?.replace(/^local-/, '') ?? 'stack').padEnd(14);
-}
-
-const timeOf = (record: LogRecord) => (text(record.timestamp) ?? new Date().toISOString()).slice(11, 19);
+/** The time, then the function that wrote the line (its resource group), else the part of the stack that did. */
+const headOf = (record: LogRecord) =>
+  `${(text(record.timestamp) ?? new Date().toISOString()).slice(11, 19)} ${(text(record.function) ?? text(record.function_name) ?? text(record.source) ?? 'stack').replace(/^local-/, '').padEnd(14)}`;
 
 /** The line as the terminal shows it in `mode`, or undefined when that mode leaves it out. */
 export function terminalLine(line: string, mode: LogMode): string | undefined {
   if (mode === 'json' || !line.startsWith('{')) return line;
-  let record: LogRecord;
+  let record: LogRecord | null;
   try {
-    record = JSON.parse(line) as LogRecord;
+    record = JSON.parse(line) as LogRecord | null;
   } catch {
     return line;
   }
@@ -37,11 +32,10 @@ export function terminalLine(line: string, mode: LogMode): string | undefined {
   const requestId = text(record.requestId) ?? text(record.awsRequestId);
   if (level === 'WARN' || level === 'ERROR' || level === 'CRITICAL') {
     // In full: the record as written, after what a reader looks for first.
-    return `${timeOf(record)} ${labelOf(record)} ${level} ${text(record.message) ?? ''}${requestId ? `  request ${requestId}` : ''}  ${line}`;
+    return `${headOf(record)} ${level} ${text(record.message) ?? ''}${requestId ? `  request ${requestId}` : ''}  ${line}`;
   }
   if (mode === 'requests' && record.message === 'request completed') {
-    const [method, path, status, ms] = [text(record.method), text(record.path), text(record.status), text(record.durationMs)];
-    return `${timeOf(record)} ${labelOf(record)} ${method} ${path} ${status} ${ms} ms  ${requestId ?? ''}`.trimEnd();
+    return `${headOf(record)} ${text(record.method)} ${text(record.path)} ${text(record.status)} ${text(record.durationMs)} ms  ${requestId ?? ''}`.trimEnd();
   }
   // Metrics (EMF), AWS call totals and the functions' other INFO and DEBUG lines: `--log json` shows them.
   return undefined;
@@ -63,12 +57,10 @@ export function applyLogMode(mode: LogMode, streams: NodeJS.WriteStream[] = [pro
       partial = last.startsWith('{') ? last : '';
       const kept = lines.flatMap((line) => terminalLine(line, mode) ?? []).map((line) => `${line}\n`);
       const out = kept.join('') + (last.startsWith('{') ? '' : last);
+      if (out !== '') return write(out, ...rest);
       const callback = rest.find((arg): arg is () => void => typeof arg === 'function');
-      if (out === '') {
-        if (callback) queueMicrotask(callback);
-        return true;
-      }
-      return write(out, ...rest);
+      if (callback) queueMicrotask(callback);
+      return true;
     }) as typeof stream.write;
   }
 }

@@ -99,9 +99,7 @@ function readOptions(): { fresh: boolean; dataDir: string; port: number; log: Lo
 
 /** `--banner`: the banner of the stack running on `dataDir`, from its stack.json; none is started. */
 async function printRunningBanner(dataDir: string): Promise<never> {
-  const { liveHolder } = await import('./data-dir-lock');
-  const { existsSync, readFileSync } = await import('node:fs');
-  const file = join(resolve(dataDir), 'stack.json');
+  const [{ liveHolder }, { existsSync, readFileSync }, file] = [await import('./data-dir-lock'), await import('node:fs'), join(resolve(dataDir), 'stack.json')];
   if (!liveHolder(resolve(dataDir))) fail(`No local stack runs on ${dataDir}: start one with npm start${dataDir === DEFAULT_DATA_DIR ? '' : ` -- --data-dir ${dataDir}`}`);
   if (!existsSync(file)) fail(`The local stack on ${dataDir} is still starting: its banner follows in its own terminal, or run this again in a moment`);
   console.log(banner(JSON.parse(readFileSync(file, 'utf8')) as StackInfo, resolve(dataDir)));

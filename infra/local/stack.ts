@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Subpaths } from '../../shared/edge/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/kernel/config';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
@@ -11,6 +12,9 @@ import { loadTemplate } from './synth/template-source';
 import { LOCAL_REGION } from './kernel/local-account';
 
 export { PortInUseError } from './kernel/gateway-port';
+
+/** The S3 and SES emulators start this long after the stack answers, so that a client's first requests are not queued behind them. */
+const DEFERRED_START_MS = 1_500;
 
 /** What `.local/stack.json` describes: written once the stack answers, removed while it starts. */
 export type StackInfo = Awaited<ReturnType<typeof startServices>>;
@@ -148,6 +152,8 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   );
   teardown.add('function environments', () => environments.stop());
   localIam.resolveWith(environments.tools);
+  // The token and users functions, which a client's first requests reach, load while the set-up below waits on DynamoDB Local.
+  for (const group of ['auth', 'users'] as const) modules.load(group).catch(() => undefined);
   step(existsSync(join(dataDir, 'seed.json')) ? 'reading the IAM roles' : 'seeding the demo organizations');
   // The demo data is written while the local IAM checker reads the roles.
   const [orgs] = await Promise.all([seeded(dataDir), localIam.ready]);
@@ -197,11 +203,16 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   // It describes a stack that answers: gone first, so that a reader never finds a stopping stack's URLs.
   teardown.add('stack.json', () => rmSync(join(dataDir, 'stack.json'), { force: true }));
   // Off the start-up path: the S3 and SES emulators (a client calling either meanwhile waits), then the handler modules.
-  const deferred = emulators.startDeferred().catch((error: unknown) => {
-    console.error(JSON.stringify({ level: 'ERROR', source: 'local-stack', message: 'the S3 or SES emulator failed to start; requests to it are refused', errorType: error instanceof Error ? error.name : typeof error }));
-  });
+  const stopping = new AbortController();
+  const deferred = delay(DEFERRED_START_MS, undefined, { signal: stopping.signal }).then(
+    () => emulators.startDeferred().catch((error: unknown) => {
+      console.error(JSON.stringify({ level: 'ERROR', source: 'local-stack', message: 'the S3 or SES emulator failed to start; requests to it are refused', errorType: error instanceof Error ? error.name : typeof error }));
+    }),
+    () => undefined, // The stack stopped before they started.
+  );
   const warming = modules.warm(deferred);
   teardown.add('handler modules warming', () => warming.stop());
+  teardown.add('deferred emulators', () => stopping.abort());
   teardown.add('gateway', () => gatewayPort.stopServing());
   return info;
 }
