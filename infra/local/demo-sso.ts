@@ -73,10 +73,8 @@ export async function startDemoSso(preferredPort: number | undefined, redirectUr
     ttl: TTL,
     // Only the stack's broker calls it, server to server: no browser origin needs CORS.
     clientBasedCORS: () => false,
-    renderError: (ctx: { type: string; body: string }, out: { error: string }) => {
-      ctx.type = 'text/plain';
-      ctx.body = `The demo OpenID provider refused the request (${out.error}): start again from the application.`;
-    },
+    renderError: (ctx: { type: string; body: string }, out: { error: string }) =>
+      void Object.assign(ctx, { type: 'text/plain', body: `The demo OpenID provider refused the request (${out.error}): start again from the application.` }),
     // The authorization code flow with client_secret_basic: the registration defaults.
     clients: [{ client_id: DEMO_SSO.clientId, client_secret: DEMO_SSO.clientSecret, redirect_uris: [redirectUri] }],
     jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'demo-sso-rs256', use: 'sig', alg: 'RS256' }] },

@@ -106,11 +106,12 @@ async function printRunningBanner(dataDir: string): Promise<never> {
   process.exit(0);
 }
 
-/** While the stack starts, what it waits on, every 2 s: a first start after an install builds its caches for a while. */
+/** While the stack starts, once 1.5 s have passed: each step as it begins, and the current one again after 1.5 s without a line. */
 function startingProgress(started: number) {
-  let step = 'starting';
-  const timer = setInterval(() => console.log(`  … ${step} (${((performance.now() - started) / 1000).toFixed(0)} s)`), 2_000);
-  return { step: (now: string) => void (step = now), done: () => clearInterval(timer) };
+  let [step, printed] = ['starting', started];
+  const print = () => console.log(`  … ${step} (${(((printed = performance.now()) - started) / 1000).toFixed(0)} s)`);
+  const timer = setInterval(() => performance.now() - printed >= 1_500 && print(), 250);
+  return { step: (now: string) => void ((step = now), performance.now() - started >= 1_500 && print()), done: () => clearInterval(timer) };
 }
 
 async function main(): Promise<void> {

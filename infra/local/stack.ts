@@ -85,7 +85,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   const template = loadTemplate();
   let templateRead = false;
   template.then(() => (templateRead = true), () => undefined); // Awaited below; a failure before that point must not go unhandled.
-  step('loading the stack and the emulators, DynamoDB Local starting (its first start after an install also compiles its launcher)');
+  step('starting DynamoDB Local and the emulators');
   const { startEmulators } = await import('./emulators');
   const { enableLocalIam } = await import('./iam');
   const { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } = await import('./provision');
@@ -117,6 +117,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   demoSsoStarting.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
   teardown.add('demo OpenID provider', () => demoSsoStarting.then((demo) => demo.stop(), () => undefined));
 
+  step('starting the event bus, the queues and the local KMS');
   const eventBus = await startLocalEventBridge(LOCAL_EVENT_BUS, join(dataDir, 'eventbridge.jsonl'), teardown);
 
   if (!templateRead) step('synthesizing the CDK template (once after an install or a change to infra/cloud; cached in node_modules/.cache)');
