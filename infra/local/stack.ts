@@ -85,7 +85,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   const template = loadTemplate();
   let templateRead = false;
   template.then(() => (templateRead = true), () => undefined); // Awaited below; a failure before that point must not go unhandled.
-  step('starting DynamoDB Local and the emulators');
+  step('starting DynamoDB Local and the emulators, reading the CDK template (synthesized after an install or a change to infra/cloud)');
   const { startEmulators } = await import('./emulators');
   const { enableLocalIam } = await import('./iam');
   const { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } = await import('./provision');
