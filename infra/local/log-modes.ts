@@ -18,16 +18,19 @@ const text = (value: unknown) => (typeof value === 'string' || typeof value === 
 const headOf = (record: LogRecord) =>
   `${(text(record.timestamp) ?? new Date().toISOString()).slice(11, 19)} ${(text(record.function) ?? text(record.function_name) ?? text(record.source) ?? 'stack').replace(/^local-/, '').padEnd(14)}`;
 
+const parsed = (line: string): LogRecord | undefined => {
+  try {
+    const value = JSON.parse(line) as unknown;
+    return typeof value === 'object' && value !== null ? (value as LogRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 /** The line as the terminal shows it in `mode`, or undefined when that mode leaves it out. */
 export function terminalLine(line: string, mode: LogMode): string | undefined {
-  if (mode === 'json' || !line.startsWith('{')) return line;
-  let record: LogRecord | null;
-  try {
-    record = JSON.parse(line) as LogRecord | null;
-  } catch {
-    return line;
-  }
-  if (typeof record !== 'object' || record === null) return line;
+  const record = mode === 'json' || !line.startsWith('{') ? undefined : parsed(line);
+  if (!record) return line;
   const level = text(record.level)?.toUpperCase();
   const requestId = text(record.requestId) ?? text(record.awsRequestId);
   if (level === 'WARN' || level === 'ERROR' || level === 'CRITICAL') {
@@ -41,22 +44,19 @@ export function terminalLine(line: string, mode: LogMode): string | undefined {
   return undefined;
 }
 
-/** A write as Node's streams take it: the chunk, then an encoding and/or a callback. */
-type Write = (chunk: string | Uint8Array, ...rest: unknown[]) => boolean;
-
 /** Puts `terminalLine` between the process and its stdout and stderr, line by line; JSON mode leaves them alone. */
 export function applyLogMode(mode: LogMode, streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
   if (mode === 'json') return;
   for (const stream of streams) {
-    const write = stream.write.bind(stream) as Write;
+    // A write as Node's streams take it: the chunk, then an encoding and/or a callback.
+    const write = stream.write.bind(stream) as (chunk: string, ...rest: unknown[]) => boolean;
     let partial = '';
     stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
       const lines = (partial + (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'))).split('\n');
       // A line not yet ended: held if it may be a JSON line, else written as it is (a prompt, a progress dot).
       const last = lines.pop()!;
       partial = last.startsWith('{') ? last : '';
-      const kept = lines.flatMap((line) => terminalLine(line, mode) ?? []).map((line) => `${line}\n`);
-      const out = kept.join('') + (last.startsWith('{') ? '' : last);
+      const out = lines.flatMap((line) => terminalLine(line, mode) ?? []).map((line) => `${line}\n`).join('') + (partial ? '' : last);
       if (out !== '') return write(out, ...rest);
       const callback = rest.find((arg): arg is () => void => typeof arg === 'function');
       if (callback) queueMicrotask(callback);
