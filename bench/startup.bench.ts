@@ -21,7 +21,7 @@ benchmark<undefined, Awaited<ReturnType<typeof timeStarts>>>({
   report: ({ measured: rows }) => ({
     'Spawn to serving': [
       `Starts of each kind alternating, one data directory. The first two run \`node infra/local/start.mjs\`, what \`npm start\` runs. "Serving": stack.json written, then a password grant of the first demo ADMIN and \`GET …/users/identity-provider\` answered 200 (polled every ${POLL_MS} ms). Aims: fresh within 4 s, restart within 3 s.`,
-      table(rows, [['start', (r) => r.label], ['runs', (r) => r.samples.length, 'right'], ...secondsColumns<(typeof rows)[number]>(), ['then grant + user listing, median', (r) => `${fmt.ms(percentile(r.thenMs, 50))} ms`, 'right']]),
+      table(rows, [['start', (r) => r.label], ['runs', (r) => r.samples.length, 'right'], ...secondsColumns<(typeof rows)[number]>(), ['aim (median)', (r) => `${r.fresh ? 4 : 3} s: ${percentile(r.samples, 50) <= (r.fresh ? 4000 : 3000) ? 'met' : 'not met'}`, 'right'], ['then grant + user listing, median', (r) => `${fmt.ms(percentile(r.thenMs, 50))} ms`, 'right']]),
     ],
   }),
 });

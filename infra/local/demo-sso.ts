@@ -25,6 +25,29 @@ export const DEMO_SSO = {
 
 export interface DemoSso { issuer: string; port: number; stop(): Promise<void> }
 
+type Stored = Record<string, unknown>;
+/** oidc-provider's storage, in memory on purpose (its sessions end with the stack): its own in-memory adapter warns at each start. */
+function memoryAdapter() {
+  const items = new Map<string, { payload: Stored; expires: number }>();
+  const live = (key: string) => {
+    const item = items.get(key);
+    if (item && item.expires > Date.now()) return item.payload;
+    items.delete(key);
+  };
+  return class {
+    constructor(private readonly model: string) {}
+    upsert = async (id: string, payload: Stored, expiresIn?: number) => void items.set(`${this.model}:${id}`, { payload, expires: Date.now() + (expiresIn ?? Infinity) * 1000 });
+    find = async (id: string) => live(`${this.model}:${id}`);
+    findByUid = async (uid: string) => [...items.keys()].filter((key) => key.startsWith(`${this.model}:`)).map(live).find((payload) => payload?.uid === uid);
+    consume = async (id: string) => void Object.assign(live(`${this.model}:${id}`) ?? {}, { consumed: Math.floor(Date.now() / 1000) });
+    destroy = async (id: string) => void items.delete(`${this.model}:${id}`);
+    revokeByGrantId = async (grantId: string) => items.forEach((item, key) => item.payload.grantId === grantId && items.delete(key));
+  };
+}
+
+/** Lifetimes set, not left to the defaults that warn when first used (seconds; a demo's sessions are short). */
+const TTL = { AccessToken: 3600, IdToken: 3600, RefreshToken: 86_400, Interaction: 3600, Session: 86_400, Grant: 86_400 };
+
 const page = (uid: string, error?: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Demo SSO: sign in</title></head>
 <body style="font-family: system-ui; max-width: 24rem; margin: 4rem auto">
@@ -46,6 +69,12 @@ export async function startDemoSso(preferredPort: number | undefined, redirectUr
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const { user } = DEMO_SSO;
   const provider = new Provider(issuer, {
+    adapter: memoryAdapter(),
+    ttl: TTL,
+    // Only the stack's broker calls it, server to server: no browser origin needs CORS.
+    clientBasedCORS: () => false,
+    renderError: (ctx: { type: string; body: string }, out: { error: string }) =>
+      void Object.assign(ctx, { type: 'text/plain', body: `The demo OpenID provider refused the request (${out.error}): start again from the application.` }),
     // The authorization code flow with client_secret_basic: the registration defaults.
     clients: [{ client_id: DEMO_SSO.clientId, client_secret: DEMO_SSO.clientSecret, redirect_uris: [redirectUri] }],
     jwks: { keys: [{ ...privateKey.export({ format: 'jwk' }), kid: 'demo-sso-rs256', use: 'sig', alg: 'RS256' }] },

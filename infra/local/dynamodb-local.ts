@@ -1,8 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { delimiter, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { projectRoot } from '../cloud/project-root';
 
 /** What to install when there is no Java: one line, printed by `npm start` and `npm test`. */
@@ -35,25 +36,27 @@ interface PreparedJvm { classPath: string; options: string[]; exited(): void }
  * names no class path (class-data sharing refuses the release's `.`). Built aside and renamed into
  * place, so that stacks starting at once never read a half-written jar.
  */
-function launcherJar(jar: string): string {
+const execFileAsync = promisify(execFile);
+
+async function launcherJar(jar: string): Promise<string> {
   const hash = createHash('sha256').update(readFileSync(LAUNCHER)).update(jar).update(statSync(jar).size.toString()).digest('hex').slice(0, 16);
   const dir = join(projectRoot, 'node_modules', '.cache', 'dynamodb-local-launcher', hash);
   const launcher = join(dir, 'dynamodb-local.jar');
   if (existsSync(launcher)) return launcher;
   const building = `${dir}.${process.pid}`;
+  console.log("  … compiling DynamoDB Local's launcher (once after an install)");
   mkdirSync(building, { recursive: true });
-  const run = (command: string, args: string[]) => {
-    const result = spawnSync(command, args, { encoding: 'utf8', cwd: building });
-    if ((result.error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') throw new JavaMissingError();
-    if (result.error || result.status !== 0) {
-      throw new Error(`Building the DynamoDB Local launcher failed (${command}): ${result.error?.message ?? result.stderr}`);
-    }
-  };
+  // Asynchronous, so that the start's progress lines go on meanwhile.
+  const run = (command: string, args: string[]) =>
+    execFileAsync(command, args, { encoding: 'utf8', cwd: building }).catch((error: NodeJS.ErrnoException & { stderr?: string }) => {
+      if (error.code === 'ENOENT') throw new JavaMissingError();
+      throw new Error(`Building the DynamoDB Local launcher failed (${command}): ${error.stderr || error.message}`);
+    });
   try {
-    run('javac', ['-nowarn', '-cp', jar, '-d', building, LAUNCHER]);
+    await run('javac', ['-nowarn', '-cp', jar, '-d', building, LAUNCHER]);
     copyFileSync(jar, join(building, 'dynamodb-local.jar'));
     writeFileSync(join(building, 'manifest.txt'), 'Class-Path: \n');
-    run('jar', ['--update', '--file', 'dynamodb-local.jar', '--manifest', 'manifest.txt', 'LoopbackDynamoDBLocal.class']);
+    await run('jar', ['--update', '--file', 'dynamodb-local.jar', '--manifest', 'manifest.txt', 'LoopbackDynamoDBLocal.class']);
   } catch (error) {
     rmSync(building, { recursive: true, force: true });
     throw error;
@@ -92,9 +95,9 @@ const DUMP_STALE_MS = 10 * 60_000;
  * into an archive when it exits, one JVM at a time; every later one maps them. The quick compiler
  * alone: the optimizing one costs more CPU in a local stack's life than it returns.
  */
-function prepareJvm(): PreparedJvm {
+async function prepareJvm(): Promise<PreparedJvm> {
   const { jar, libraries } = distribution();
-  const launcher = launcherJar(jar);
+  const launcher = await launcherJar(jar);
   // Listed, not `DynamoDBLocal_lib/*`: the archive is valid only for the same class path, in the same order.
   const classPath = [launcher, ...readdirSync(libraries).filter((name) => name.endsWith('.jar')).sort().map((name) => join(libraries, name))].join(':');
   const options = [`-Djava.library.path=${libraries}`, '-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC', '-XX:-UsePerfData', '-Xlog:cds=off', '-Xlog:cds+dynamic=off'];
@@ -150,7 +153,7 @@ export async function startDynamoDBLocal(dbPath: string, port = 0): Promise<Dyna
 
 async function startOn(dbPath: string, requestedPort: number): Promise<DynamoDBLocal> {
   mkdirSync(dbPath, { recursive: true });
-  const jvm = prepareJvm();
+  const jvm = await prepareJvm();
   // Port 2 only passes the CLI's check; the launcher rebinds to `loopback.port` on 127.0.0.1.
   const options = ['-dbPath', dbPath, '-sharedDb', '-disableTelemetry', '-port', '2'];
   const child: ChildProcess = spawn('java', [...jvm.options, `-Dloopback.port=${requestedPort}`, '-cp', jvm.classPath, 'LoopbackDynamoDBLocal', ...options]);

@@ -44,9 +44,7 @@ export function lambdaContext(group: ResourceGroup, timeoutMs: number, memoryMb 
     logGroupName: `/aws/lambda/local-${group}`,
     logStreamName: 'local',
     getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    ...{ done: () => undefined, fail: () => undefined, succeed: () => undefined },
   };
 }
 

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Subpaths } from '../../shared/edge/api/routes';
 import { envNames, subpathsFromEnv } from '../../shared/kernel/config';
 import { LOCK_FILE, lockDataDir } from './data-dir-lock';
@@ -12,6 +13,9 @@ import { LOCAL_REGION } from './kernel/local-account';
 
 export { PortInUseError } from './kernel/gateway-port';
 
+/** The S3 and SES emulators start this long after the stack answers, so that a client's first requests are not queued behind them. */
+const DEFERRED_START_MS = 1_500;
+
 /** What `.local/stack.json` describes: written once the stack answers, removed while it starts. */
 export type StackInfo = Awaited<ReturnType<typeof startServices>>;
 
@@ -22,6 +26,8 @@ export interface LocalStackOptions {
   /** Discard the data directory's content and seed anew, once the port and the directory are this stack's. */
   fresh?: boolean;
   subpaths?: Partial<Subpaths>;
+  /** Told what the start waits on now (`npm start` says it while a first start builds its caches). */
+  progress?: (step: string) => void;
 }
 
 /** Empties the data directory but for its lock. */
@@ -63,6 +69,7 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   if (options.subpaths?.generative) process.env[envNames.generativeSubpath] = options.subpaths.generative;
   if (options.subpaths?.user) process.env[envNames.userSubpath] = options.subpaths.user;
   const subpaths = subpathsFromEnv();
+  const step = options.progress ?? (() => undefined);
   let ready = false;
   const gatewayPort = await holdGatewayPort(options.port, teardown);
   const { apiUrl } = gatewayPort;
@@ -76,7 +83,9 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   const demoSsoPort = previousPorts(dataDir).oidc;
   teardown.add('DynamoDB Local', () => dynamoStarting.then((dynamo) => dynamo.stop(), () => undefined));
   const template = loadTemplate();
-  template.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
+  let templateRead = false;
+  template.then(() => (templateRead = true), () => undefined); // Awaited below; a failure before that point must not go unhandled.
+  step('starting DynamoDB Local and the emulators, reading the CDK template (synthesized after an install or a change to infra/cloud)');
   const { startEmulators } = await import('./emulators');
   const { enableLocalIam } = await import('./iam');
   const { LOCAL_BUCKET, LOCAL_CREDENTIALS, LOCAL_EVENT_BUS, LOCAL_TABLE, ensureSigningKey, ensureTable, ensureUserPool } = await import('./provision');
@@ -108,9 +117,12 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   demoSsoStarting.catch(() => undefined); // Awaited below; a failure before that point must not go unhandled.
   teardown.add('demo OpenID provider', () => demoSsoStarting.then((demo) => demo.stop(), () => undefined));
 
+  step('starting the event bus, the queues and the local KMS');
   const eventBus = await startLocalEventBridge(LOCAL_EVENT_BUS, join(dataDir, 'eventbridge.jsonl'), teardown);
 
+  if (!templateRead) step('synthesizing the CDK template (once after an install or a change to infra/cloud; cached in node_modules/.cache)');
   const { deployment } = await template;
+  step('provisioning the table, the user pool, the queues and the keys');
   const modules = handlerModulesOf();
   const timeoutMs = (group: string) => deployment.functions.find((fn) => fn.group === group)!.timeoutSeconds * 1000;
   gatewayPort.serveWith(
@@ -141,11 +153,17 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   );
   teardown.add('function environments', () => environments.stop());
   localIam.resolveWith(environments.tools);
+  // The token and users functions, which a client's first requests reach, load while the set-up below waits on DynamoDB Local.
+  for (const group of ['auth', 'users'] as const) modules.load(group).catch(() => undefined);
+  step(existsSync(join(dataDir, 'seed.json')) ? 'reading the IAM roles' : 'seeding the demo organizations');
   // The demo data is written while the local IAM checker reads the roles.
   const [orgs] = await Promise.all([seeded(dataDir), localIam.ready]);
+  step('registering the demo OpenID provider');
   const demoSsoServer = await demoSsoStarting;
   rememberPort(dataDir, 'oidc', demoSsoServer.port);
   const demoSso = await ensureDemoSsoRegistration(orgs, demoSsoServer.issuer);
+  // The set-up's AWS calls (the seeding's expected conditional-check failures among them) are no function's.
+  (await import('../../shared/kernel/metrics')).discardAwsCalls();
 
   const eventSources = startEventSources({
     deployment,
@@ -186,11 +204,16 @@ async function startServices(options: LocalStackOptions, dataDir: string, descri
   // It describes a stack that answers: gone first, so that a reader never finds a stopping stack's URLs.
   teardown.add('stack.json', () => rmSync(join(dataDir, 'stack.json'), { force: true }));
   // Off the start-up path: the S3 and SES emulators (a client calling either meanwhile waits), then the handler modules.
-  const deferred = emulators.startDeferred().catch((error: unknown) => {
-    console.error(JSON.stringify({ level: 'ERROR', source: 'local-stack', message: 'the S3 or SES emulator failed to start; requests to it are refused', errorType: error instanceof Error ? error.name : typeof error }));
-  });
+  const stopping = new AbortController();
+  const deferred = delay(DEFERRED_START_MS, undefined, { signal: stopping.signal }).then(
+    () => emulators.startDeferred().catch((error: unknown) => {
+      console.error(JSON.stringify({ level: 'ERROR', source: 'local-stack', message: 'the S3 or SES emulator failed to start; requests to it are refused', errorType: error instanceof Error ? error.name : typeof error }));
+    }),
+    () => undefined, // The stack stopped before they started.
+  );
   const warming = modules.warm(deferred);
   teardown.add('handler modules warming', () => warming.stop());
+  teardown.add('deferred emulators', () => stopping.abort());
   teardown.add('gateway', () => gatewayPort.stopServing());
   return info;
 }

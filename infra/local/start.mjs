@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -81,6 +82,9 @@ const packagesPlugin = {
 async function bundle() {
   const file = join(cacheDir, `local-stack-${sourceDigest()}.cjs`);
   if (existsSync(file)) return file;
+  console.log('Preparing the local stack: bundling its code (after an install or an edit of its sources)…');
+  const started = Date.now();
+  const ticking = setInterval(() => console.log(`  … bundling (${Math.round((Date.now() - started) / 1000)} s)`), 1_500);
   const { build } = await import('esbuild');
   mkdirSync(cacheDir, { recursive: true });
   const building = `${file}.${process.pid}.tmp`;
@@ -97,7 +101,7 @@ async function bundle() {
     sourcemap: 'inline',
     sourcesContent: false,
     logLevel: 'error',
-  });
+  }).finally(() => clearInterval(ticking));
   renameSync(building, file);
   // Bundles of older sources go after a day (another checkout's start may be running its own).
   for (const name of readdirSync(cacheDir)) {

@@ -109,6 +109,11 @@ function logAwsCalls(): void {
   awsCalls.clear();
 }
 
+/** Forgets the AWS calls made outside any invocation (the local stack's set-up), so that no invocation's totals carry them. */
+export function discardAwsCalls(): void {
+  awsCalls.clear();
+}
+
 /**
  * Writes the invocation's metrics and AWS call totals (the HTTP chain and the event functions' chain
  * call it once per invocation), the metrics with the request id as metadata. `service` is the
