@@ -1,3 +1,5 @@
+import { parseJson } from './kernel/parse-json';
+
 /**
  * What `npm start` prints while it runs (docs/local-stack.md#what-the-terminal-shows): every JSON line
  * the functions and the stack write passes through `terminalLine`, which keeps, reshapes or drops it by
@@ -19,12 +21,8 @@ const headOf = (record: LogRecord) =>
   `${(text(record.timestamp) ?? new Date().toISOString()).slice(11, 19)} ${(text(record.function) ?? text(record.function_name) ?? text(record.source) ?? 'stack').replace(/^local-/, '').padEnd(14)}`;
 
 const parsed = (line: string): LogRecord | undefined => {
-  try {
-    const value = JSON.parse(line) as unknown;
-    return typeof value === 'object' && value !== null ? (value as LogRecord) : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = parseJson(line);
+  return typeof value === 'object' && value !== null ? (value as LogRecord) : undefined;
 };
 
 /** The line as the terminal shows it in `mode`, or undefined when that mode leaves it out. */
