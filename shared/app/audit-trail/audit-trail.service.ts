@@ -9,10 +9,11 @@ export type { AuditPosition };
  * page starting at a page token's position (`start`, the token's page number and position), how many
  * `filter` selects in all, and where the next page starts. The handler authorizes the scope: ADMIN's only.
  *
- * Counting the total reads the keys of the whole time range; after a position only those that follow
- * it (the events before were counted by the pages before): never more than the first page reads. A
- * deep page of the organization's events (from `AUDIT_DEEP_FROM`, without `resourceUuid`) reads only
- * the events filed since this container last read the same listing: see `deepAuditPage`.
+ * A numbered page of the organization's events (without `resourceUuid`) is a slice of the listing this
+ * container keeps, caught up with the events filed since it last read the same listing: see
+ * `memoAuditPage`; its total is that listing's length, so no page reads every key again. A page token's
+ * page, or one resource's events, counts the total from the keys of the time range (after a position
+ * only those that follow it: the events before were counted by the pages before).
  */
 export async function listAuditEvents(
   scope: OrgScope,
@@ -22,13 +23,11 @@ export async function listAuditEvents(
   const { page, linesPerPage, pageToken: _, ...filter } = query;
   const number = start?.number ?? page;
   const offset = start ? 0 : page * linesPerPage;
-  if (!start && offset >= AUDIT_DEEP_FROM && filter.resourceUuid === undefined) return { ...(await deepAuditPage(scope.orgUuid, filter, offset, linesPerPage)), number };
+  if (!start && filter.resourceUuid === undefined) return { ...(await memoAuditPage(scope.orgUuid, filter, offset, linesPerPage)), number };
   const found = await findAuditEvents(scope.orgUuid, filter, offset, linesPerPage, start ? { after: start.after } : {});
   return { events: found.events, total: found.remaining + (start ? number * linesPerPage : 0), number, ...(found.next ? { next: found.next } : {}) };
 }
 
-/** From this offset on an audit page is deep (docs/decisions/deep-pages-from-a-versioned-memo.md). */
-export const AUDIT_DEEP_FROM = 100;
 /**
  * An event is filed under the time its change was made (a user's under its `updatedAt`, taken before
  * the identity provider's calls), and its transaction commits within this much of it: a catch-up reads
@@ -52,13 +51,13 @@ const auditListings = new Map<string, AuditListing>();
 const idOf = (key: AuditPosition) => `${key.PK}\u0000${key.SK}`;
 
 /**
- * A deep page of the organization's events: the keys this container read for the same filter, caught
+ * A numbered page of the organization's events (docs/decisions/deep-pages-from-a-versioned-memo.md): the keys this container read for the same filter, caught
  * up with those filed since its last read began (less the margin: one strongly consistent Query of a
  * few keys), or, on its first read and every `AUDIT_RELOAD_MS`, every key the filter selects (strongly consistent); expired ones
  * left out as a fresh read leaves them; then the page's events. Events are only added (and expire),
  * so the keys caught up are the keys a fresh read finds.
  */
-async function deepAuditPage(orgUuid: string, filter: AuditFilter, offset: number, limit: number) {
+async function memoAuditPage(orgUuid: string, filter: AuditFilter, offset: number, limit: number) {
   const id = JSON.stringify([orgUuid, filter.actor, filter.resourceType, filter.from, filter.to]);
   const startedAt = Date.now();
   let listing = auditListings.get(id);
