@@ -5,11 +5,13 @@ import { build, version as esbuild } from 'esbuild';
 import { passwordGrant } from '../infra/stack-target';
 import { buildBundles, deployedMode, esbuildOptions, formatBundleTable, jsOutput, modeDescription, packagesIn, type BundleReport } from '../scripts/build-bundles';
 import { keys } from '../shared/adapters/store/keys';
-import { getItem, getItems } from '../shared/adapters/store/table';
+import { getItem, getItems, getItemsByKey } from '../shared/adapters/store/table';
 import { listAgentSummaries, type AgentRecord } from '../shared/domain/agents/agent.repository';
+import { callerKeys, type ItemKey } from '../shared/domain/requests/prefetch.repository';
+import { domainStampKey } from '../shared/domain/sessions/credential-stamp.repository';
 import { benchmark, type Context } from './harness/benchmark';
-import { API_AND_RAW, check, comparisonTable, fmt, percentile, series, seriesTable, table, type Comparison } from './harness/series';
-import { accessToken, apiCall, apiGet, orgUrl, placeholderConfig, projectRoot, tempDir } from './harness/stack';
+import { API_AND_RAW, check, comparisonTable, fmt, percentile, series, seriesTable, table, type Comparison, type Figures } from './harness/series';
+import { accessToken, apiCall, apiGet, directHandler, orgUrl, placeholderConfig, projectRoot, statusOfGet, tempDir } from './harness/stack';
 
 const [MODE, LOAD_AIM, READ_AIM] = [deployedMode(), 1.2, 2];
 const LOAD_PROBE = 'const { performance } = require("node:perf_hooks"); const t = performance.now(); require(process.argv[1]); process.stdout.write(String(performance.now() - t));';
@@ -41,7 +43,9 @@ async function data({ stack: { info }, size }: Context) {
   const { personaUuid, functionUuids, collectionUuids } = (await getItem<AgentRecord>(keys.agent(bot.uuid, agent)))!;
   const needs = [keys.agent(bot.uuid, agent), keys.persona(bot.uuid, personaUuid), ...functionUuids.map((f) => keys.botFunction(bot.uuid, f)), ...collectionUuids.map((c) => keys.collection(bot.uuid, c))];
   const base = `${info.apiUrl}/${info.generativeSubpath}/org/${org.uuid}/env/${permissions[0]!.environmentUuid}/bot/${bot.uuid}`;
-  return { org, token, bundles, loads: await Promise.all(bundles.map(bareBundle)), grants: size(200, 20), reads: size(500, 50), single: size(300, 30), user: user.uuid, agent, needs, base, bot: bot.uuid };
+  const userUrl = `${orgUrl(info, org.uuid)}/users/${user.uuid}`;
+  const direct = await directHandler('users', new URL(userUrl).pathname);
+  return { org, token, bundles, loads: await Promise.all(bundles.map(bareBundle)), grants: size(200, 20), reads: size(500, 50), single: size(300, 30), user: user.uuid, userUrl, direct, agent, needs, base, bot: bot.uuid };
 }
 type Data = Awaited<ReturnType<typeof data>>;
 
@@ -50,17 +54,45 @@ function latency(d: Data, { stack: { info } }: Context) {
   const signIn = () => passwordGrant(info, d.org.name, d.org.admin.email, d.org.admin.password).then(async (r) => (await r.text(), r.status));
   const answers = (uuid: string) => (body: unknown) => check((JSON.parse(body as string) as { uuid: string }).uuid === uuid, `The API answered another item than ${uuid}: check the route`);
   const found = (item: unknown) => check(item, 'The raw GetItem found nothing: check the key against what the product wrote');
+  // The keys of the user read's one BatchGetItem (`shared/app/auth/caller.ts`): the token's session, the caller, the stamp of its e-mail's domain, and the user read.
+  const batchOf = memoByToken((bearer) => {
+    const claims = JSON.parse(Buffer.from(bearer.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sid: string; sub: string; email: string };
+    return [callerKeys.session(claims.sid), callerKeys.user(d.org.uuid, claims.sub), domainStampKey(d.org.uuid, claims.email), keys.userKey(d.org.uuid, d.user)].filter((key): key is ItemKey => key !== undefined);
+  });
+  // The grants below sign the same ADMIN in 200 times, past the 100 sessions a user keeps: the reads after them sign in afresh once.
+  let renewed = false;
+  const afterGrants = async () => {
+    if (!renewed) {
+      renewed = true;
+      await d.token.renew();
+    }
+    await d.token.refresh();
+  };
   return [
     { series: [series('token', 'POST …/protocol/openid-connect/token (password grant)', signIn, (status) => check(status === 200, `The token endpoint answered ${status}: see the stack's errors below`))], schedule: { warmUp: 5, block: d.grants, samples: d.grants } },
-    { series: [series('user', 'GET /{user_subpath}/org/{orgUUID}/users/identity-provider', () => apiGet(`${orgUrl(info, d.org.uuid)}/users/identity-provider`, d.token.bearer))], schedule: { warmUp: 5, block: d.reads, samples: d.reads, between: d.token.refresh } },
-    { schedule: { warmUp: 20, block: 10, samples: d.single, between: d.token.refresh }, series: [
-        series('api.user', 'API `GET …/users/{userId}`', () => apiGet(`${orgUrl(info, d.org.uuid)}/users/${d.user}`, d.token.bearer), answers(d.user)),
+    { series: [series('user', 'GET /{user_subpath}/org/{orgUUID}/users/identity-provider', () => apiGet(`${orgUrl(info, d.org.uuid)}/users/identity-provider`, d.token.bearer))], schedule: { warmUp: 5, block: d.reads, samples: d.reads, between: afterGrants } },
+    { schedule: { warmUp: 20, block: 10, samples: d.single, between: afterGrants }, series: [
+        series('api.user', 'API `GET …/users/{userId}`', () => apiGet(d.userUrl, d.token.bearer), answers(d.user)),
         series('raw.user', 'raw `GetItem` of the same user item', () => getItem(keys.userKey(d.org.uuid, d.user)), found),
         series('api.agent', 'API `GET …/agents/{uuid}`', () => apiGet(`${d.base}/agents/${d.agent}`, d.token.bearer), answers(d.agent)),
         series('raw.agent', 'raw `GetItem` of the same agent item', () => getItem(keys.agent(d.bot, d.agent)), found),
         series('raw.needs', `raw \`BatchGetItem\` of the agent and its ${d.needs.length - 1} references (what its answer shows)`, () => getItems(d.needs), (items) => check((items as unknown[]).length === d.needs.length, 'The raw BatchGetItem found fewer items than asked: check the keys')),
     ] },
+    // The user read taken apart, in a group of its own after the comparison, so that the function run in this process never shares a block with the aim's raw read.
+    { schedule: { warmUp: 20, block: 10, samples: d.single, between: afterGrants }, series: [
+        series('parts.api', 'API `GET …/users/{userId}` (again, beside its parts)', () => apiGet(d.userUrl, d.token.bearer), answers(d.user)),
+        series('parts.raw', 'raw `GetItem` of the same user item (again, beside its parts)', () => getItem(keys.userKey(d.org.uuid, d.user)), found),
+        series('parts.batch', "raw `BatchGetItem` of the user read's batch: the session, the caller, its domain's stamp and the user", () => getItemsByKey(batchOf(d.token.bearer)), (items) => check((items as Map<string, unknown>).size >= 3, 'The raw BatchGetItem found neither the session nor the caller: check the keys against what the product wrote')),
+        series('parts.direct', 'the users function called in the bench process (no HTTP, no gateway) for the same read', () => d.direct(d.token.bearer), (result) => check((result as { statusCode: number }).statusCode === 200 && JSON.parse((result as { body: string }).body).uuid === d.user, `The handler answered ${JSON.stringify(result).slice(0, 200)}`)),
+        series('parts.refused', 'API `GET …/users/{userId}` without a token (401)', () => statusOfGet(d.userUrl), (status) => check(status === 401, `The read without a token answered ${status}, not 401: check the route`)),
+    ] },
   ];
+}
+
+/** `make(bearer)`, made again only when the token changes. */
+function memoByToken<T>(make: (bearer: string) => T): (bearer: string) => T {
+  let last: { bearer: string; value: T } | undefined;
+  return (bearer) => (last?.bearer === bearer ? last.value : (last = { bearer, value: make(bearer) }).value);
 }
 
 /** Module loads, the stack stopped first so that nothing else runs beside them: function and bare bundle alternating, in rounds over every function. */
@@ -76,6 +108,19 @@ async function measure({ loads }: Data, { size, progress, stack }: Context) {
 
 const reads: Comparison[] = [{ label: '`GET …/users/{userId}` ÷ `GetItem` (the reads it needs)', api: 'api.user', raw: 'raw.user' }, { label: '`GET …/agents/{uuid}` ÷ `GetItem` of the agent', api: 'api.agent', raw: 'raw.agent' },
   { label: '`GET …/agents/{uuid}` ÷ `BatchGetItem` of the agent and its references (the reads it needs)', api: 'api.agent', raw: 'raw.needs' }];
+
+/** The user read's p50 as the raw `GetItem` and what each step adds on top: the batch's other keys, the function's chain, HTTP and the stack's process. */
+function readParts(f: Figures) {
+  const [read, raw, batch, direct] = [f.p50('parts.api'), f.p50('parts.raw'), f.p50('parts.batch'), f.p50('parts.direct')];
+  return [
+    { part: 'raw `GetItem` of the user (the reads it needs)', ms: raw },
+    { part: 'the batch\'s other three keys (raw batch − raw `GetItem`)', ms: batch - raw },
+    { part: 'the function\'s chain and use case (called in the bench process − raw batch)', ms: direct - batch },
+    { part: 'HTTP, the local gateway and the stack\'s process (through the stack − called in the bench process)', ms: read - direct },
+    { part: 'beside it: a read without a token through the stack (HTTP, the gateway, the chain up to its 401)', ms: f.p50('parts.refused') },
+    { part: 'the read through the stack', ms: read },
+  ];
+}
 
 benchmark<Data, number>({
   title: 'Walking skeleton: speed and size', stack: true, data, series: latency, measure,
@@ -101,6 +146,10 @@ benchmark<Data, number>({
       'Single reads: API against raw `GetItem`': [
         `${API_AND_RAW} The user read is of a VIEWER made for the bench, the agent read of the first demo bot's first agent; the same item every time. Aim: each read within ${READ_AIM}× the raw reads it needs, at p50.`,
         comparisonTable(f, reads, [[`${READ_AIM}× aim`, (c) => (c.raw === 'raw.agent' ? 'context' : f.p50(c.api) / f.p50(c.raw) <= READ_AIM ? 'met at p50' : '**not met** at p50')]]),
+      ],
+      "Where the user read's time goes": [
+        `The user read's p50 taken apart by series measured after the comparison above, interleaved with the read and its raw \`GetItem\` measured again: differences of medians, so an estimate. The batch is the authenticated call's one \`BatchGetItem\` (\`shared/app/auth/caller.ts\`): the token's session, the caller and its e-mail domain's stamp, read on every call so that an ended session or a deleted user loses access at once, beside the user. The function called in the bench process gets the event the local gateway makes and the stack's configuration, but neither HTTP nor the local stack's process (its gateway, the local IAM check of each AWS call, its pollers and emulators). The read without a token crosses HTTP and the gateway and the chain up to the token check.`,
+        table(readParts(f), [['part', (r) => r.part], ['p50 ms', (r) => fmt.ms(r.ms), 'right'], ['share of the read', (r) => fmt.share(r.ms, f.p50('parts.api')), 'right']]),
       ],
     };
   },

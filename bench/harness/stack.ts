@@ -1,4 +1,5 @@
 /** The local stack in a child process (`infra/local/start.mjs`, its own process group) and requests to it; all started here is removed on exit, failure and Ctrl-C. */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -6,6 +7,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGateway } from '../../infra/local/gateway';
+import { functionTimeoutMs, lambdaContext } from '../../infra/local/invoke';
 import type { StackInfo } from '../../infra/local/stack';
 import { spawnLocalStack, type Launcher } from '../../infra/local/stack-child';
 import { awaitLocalStack, NoStackError, passwordGrant } from '../../infra/stack-target';
@@ -96,11 +98,16 @@ export async function timeStarts(kinds: { label: string; fresh: boolean; runs: n
   return rows;
 }
 
-/** An ADMIN's access token, renewed by `refresh()` a minute before it expires (call it outside timings). */
+/**
+ * An ADMIN's access token, renewed by `refresh()` a minute before it expires, and by `renew()` at once
+ * (after other sign-ins of the same user, which may have ended its session: a user keeps at most 100);
+ * call both outside timings.
+ */
 export async function accessToken(info: StackInfo, org: { name: string; admin: { email: string; password: string } }) {
   let renewAt = 0;
   const token = {
     bearer: '',
+    renew: () => ((renewAt = 0), token.refresh()),
     refresh: async () => {
       if (Date.now() < renewAt) return;
       const response = await passwordGrant(info, org.name, org.admin.email, org.admin.password);
@@ -138,6 +145,17 @@ export function apiCall(method: string, url: string, authorization: string, body
   });
 }
 
+/** The status of a GET without credentials, its body read: what the gateway and the chain cost up to a refusal. */
+export function statusOfGet(url: string): Promise<number> {
+  return new Promise((resolveStatus, reject) => {
+    const req = request(url, { agent }, (response) => {
+      response.resume().on('end', () => resolveStatus(response.statusCode ?? 0)).on('error', reject);
+    });
+    req.on('error', reject).setTimeout(300_000, () => req.destroy(new Error(`GET ${url}: no answer within 300 s; the stack's errors below say why`)));
+    req.end();
+  });
+}
+
 type Handlers = Parameters<typeof createGateway>[1];
 
 /** The product's handler of `group` behind the local gateway in this process, with the stack's environment, so that `recordCalls` sees every AWS call it makes. */
@@ -148,4 +166,29 @@ export async function inProcessGateway(group: string): Promise<{ url: string; cl
   const close = () => new Promise<void>((done) => server.close(() => done()));
   cleanups.add(close);
   return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close };
+}
+
+/**
+ * The product's handler of `group` called in this process, without HTTP or the local gateway: with the
+ * event the local gateway makes of a GET of `path` (made once, through a gateway whose function only
+ * keeps it), a request id and authorization of its own at each call, and a Lambda context. What the
+ * function's chain and use case cost beside their DynamoDB calls, apart from the HTTP hop and the stack's
+ * process.
+ */
+export async function directHandler(group: ResourceGroup, path: string): Promise<(authorization: string) => Promise<{ statusCode: number; body?: string }>> {
+  const { handler } = (await import(`../../functions/${group}/handler`)) as { handler: Handlers[ResourceGroup] };
+  let made: Parameters<Handlers[ResourceGroup]>[0] | undefined;
+  const keep: Handlers[ResourceGroup] = async (event) => ((made = event), { statusCode: 204 });
+  const server = createGateway(resolveRoutes(subpathsFromEnv()), { [group]: keep } as Handlers, { log: () => undefined });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  await apiGet(`http://127.0.0.1:${(server.address() as { port: number }).port}${path}`, '').finally(() => server.close());
+  const event = made;
+  check(event, `The local gateway did not route GET ${path} to the ${group} function: check the path against the route table`);
+  return async (authorization) => {
+    const result = await handler(
+      { ...event, headers: { ...event.headers, authorization }, pathParameters: { ...event.pathParameters }, requestContext: { ...event.requestContext, requestId: randomUUID() } },
+      lambdaContext(group, functionTimeoutMs(group)),
+    );
+    return result as { statusCode: number; body?: string };
+  };
 }
