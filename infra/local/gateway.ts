@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/edge/api/routes';
@@ -69,9 +68,11 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
     }
     const timeoutMs = timeoutOf(group);
     const { attempt, running } = invokeOnce(group, handlers[group], event, { timeoutMs });
-    const integration = new AbortController();
-    const outcome = await Promise.race([attempt, delay(integrationTimeoutMs, 'integration-timeout' as const, { signal: integration.signal })]);
-    integration.abort();
+    // A timer cleared after the answer (an aborted timers/promises delay costs an AbortError with its stack on every request).
+    let timer: NodeJS.Timeout | undefined;
+    const integrationTimeout = new Promise<'integration-timeout'>((resolve) => (timer = setTimeout(resolve, integrationTimeoutMs, 'integration-timeout')));
+    const outcome = await Promise.race([attempt, integrationTimeout]);
+    clearTimeout(timer);
 
     if (outcome === 'integration-timeout' || (!outcome.ok && outcome.error instanceof FunctionTimeoutError)) {
       // Lambda would stop a timed-out function; here the handler keeps running in this process.
