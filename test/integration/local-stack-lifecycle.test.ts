@@ -7,8 +7,8 @@ import { awaitLocalStack } from '../../infra/stack-target';
 import { unique } from '../support/stack';
 import {
   freePort,
+  ownStacks,
   passwordGrant,
-  removeAll,
   runToEnd,
   spawnStack,
   stackEnv,
@@ -25,12 +25,7 @@ import {
  * several seconds, so there are few.
  */
 
-const dirs: string[] = [];
-const running: StackProcess[] = [];
-afterAll(async () => {
-  await Promise.all(running.map((stack) => stopStack(stack, 'SIGKILL')));
-  removeAll(dirs);
-});
+const { dirs, running } = ownStacks();
 
 const demo = demoOrganizations[0]!;
 

@@ -1,19 +1,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StackInfo } from '../../infra/local/stack';
 import { demoOrganizations } from '../../infra/local/seed';
-import { removeAll, runToEnd, spawnStack, stackEnv, stopStack, tempDir, whenReady, type StackProcess } from '../support/stack-process';
+import { ownStacks, runToEnd, spawnStack, stackEnv, stopStack, tempDir, whenReady, type StackProcess } from '../support/stack-process';
 
 /**
  * What `npm start` prints while it runs, in each log mode, as a user's terminal sees it: the stack is
  * this file's own child process (a fresh start, then a restart on the same data directory).
  */
 
-const dirs: string[] = [];
-const running: StackProcess[] = [];
-afterAll(async () => {
-  await Promise.all(running.map((stack) => stopStack(stack, 'SIGKILL')));
-  removeAll(dirs);
-});
+const { dirs, running } = ownStacks();
 
 const demo = demoOrganizations[0]!;
 const dataDir = tempDir('stack-terminal-', dirs);

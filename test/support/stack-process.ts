@@ -92,3 +92,13 @@ export async function stopStack(stack: StackProcess, signal: NodeJS.Signals = 'S
   await stack.stop(signal, 15_000);
   return stack.exited;
 }
+
+/** A test file's own stacks and data directories: each stack killed and each directory removed after its tests. */
+export function ownStacks(): { dirs: string[]; running: StackProcess[] } {
+  const own = { dirs: [] as string[], running: [] as StackProcess[] };
+  afterAll(async () => {
+    await Promise.all(own.running.map((stack) => stopStack(stack, 'SIGKILL')));
+    removeAll(own.dirs);
+  });
+  return own;
+}
