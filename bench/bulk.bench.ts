@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { QUOTA_USAGE_TARGET, QUOTAS_ENV, quotaRates, type QuotaUsage } from '../infra/local/cognito-quotas';
+import { QUOTAS_ENV, quotaRates, readQuotaUsage } from '../infra/local/cognito-quotas';
 import { passwordGrant, runningLocalStack } from '../infra/stack-target';
 import { saveUpload } from '../shared/domain/bulk/bulk-file.repository';
 import { createJob, getJob } from '../shared/domain/bulk/bulk-job.repository';
@@ -34,8 +34,7 @@ const mailedPassword = (mail: Mail | undefined) => /^Temporary password: (.+)$/m
 
 /** UserCreation's calls so far, as local Cognito counted them: admitted, and refused for its quota. */
 async function creationCalls(d: Data) {
-  const headers = { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AWSCognitoIdentityProviderService.${QUOTA_USAGE_TARGET}` };
-  const usage = (await (await fetch(d.info.endpoints.cognito, { method: 'POST', headers, body: '{}' })).json()) as QuotaUsage;
+  const usage = await readQuotaUsage(d.info.endpoints.cognito);
   return { admitted: usage.admitted.UserCreation ?? 0, throttled: usage.throttled.UserCreation ?? 0 };
 }
 

@@ -121,6 +121,12 @@ export const QUOTA_USAGE_TARGET = 'LocalQuotaUsage';
 type Counts = Partial<Record<QuotaCategory, number>>;
 export interface QuotaUsage { rates: QuotaRates; admitted: Counts; throttled: Counts }
 
+/** The quota usage of the local Cognito at `endpoint` (the local-only operation, as a client of Cognito's JSON protocol calls it). */
+export async function readQuotaUsage(endpoint: string): Promise<QuotaUsage> {
+  const headers = { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AWSCognitoIdentityProviderService.${QUOTA_USAGE_TARGET}` };
+  return (await (await fetch(endpoint, { method: 'POST', headers, body: '{}' })).json()) as QuotaUsage;
+}
+
 type Handler<C, R> = (ctx: C, request: R) => Promise<unknown>;
 
 /** Wraps cognito-local's router so that a call over its quota is refused before it runs, with Cognito's error. */

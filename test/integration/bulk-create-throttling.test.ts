@@ -1,12 +1,10 @@
-import { join } from 'node:path';
-import { QUOTA_USAGE_TARGET, type QuotaUsage } from '../../infra/local/cognito-quotas';
+import { readQuotaUsage } from '../../infra/local/cognito-quotas';
 import type { StackInfo } from '../../infra/local/stack';
-import { runningLocalStack, useStackEnvironment } from '../../infra/stack-target';
 import { jobUserUuid, runBulkCreateJob } from '../../shared/app/bulk/bulk-create.worker';
 import { readErrors } from '../../shared/domain/bulk/bulk-file.repository';
 import { TokenBucket } from '../../shared/kernel/retry';
 import { csvOf, rowFor, stageJob } from '../support/bulk-helpers';
-import { removeAll, spawnStack, stackEnv, stopStack, tempDir, whenReady, type StackProcess } from '../support/stack-process';
+import { ownStacks, targetOwnStack } from '../support/stack-process';
 import { freshOrganization, identityOf, listAllUsers, tokenOf, uniqueEmail, type TestOrg } from '../support/user-helpers';
 
 /**
@@ -17,34 +15,17 @@ import { freshOrganization, identityOf, listAllUsers, tokenOf, uniqueEmail, type
 
 const QUOTAS = { UserCreation: 2 };
 
-const dirs: string[] = [];
-let running: StackProcess;
+const own = ownStacks();
 let info: StackInfo;
 let org: TestOrg;
 
 /** The calls cognito-local refused for UserCreation's quota so far. */
-async function throttledCreations(): Promise<number> {
-  const response = await fetch(info.endpoints.cognito, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-amz-json-1.1', 'x-amz-target': `AWSCognitoIdentityProviderService.${QUOTA_USAGE_TARGET}` },
-    body: '{}',
-  });
-  return ((await response.json()) as QuotaUsage).throttled.UserCreation ?? 0;
-}
+const throttledCreations = async () => (await readQuotaUsage(info.endpoints.cognito)).throttled.UserCreation ?? 0;
 
 beforeAll(async () => {
-  const dataDir = tempDir('bulk-throttling-', dirs);
-  running = spawnStack(['--fresh', '--data-dir', dataDir], stackEnv({ PORT: '0', LOCAL_COGNITO_QUOTAS: JSON.stringify(QUOTAS) }));
-  info = await whenReady(running, dataDir);
   // The test helpers and this process's product modules (the worker's among them) target this stack.
-  process.env.TEST_STACK_JSON = join(dataDir, 'stack.json');
-  useStackEnvironment(runningLocalStack(dataDir));
+  info = await targetOwnStack('bulk-throttling-', { LOCAL_COGNITO_QUOTAS: JSON.stringify(QUOTAS) }, own);
   org = await freshOrganization();
-});
-
-afterAll(async () => {
-  if (running) await stopStack(running, 'SIGKILL');
-  removeAll(dirs);
 });
 
 test('a worker pacing faster than the quota has its refused calls tried again on its later turns: every valid row is created, none fails for throttling', async () => {

@@ -1,11 +1,9 @@
 import { AdminGetUserCommand, AdminUpdateUserAttributesCommand, CognitoIdentityProviderClient, ListUsersCommand } from '@aws-sdk/client-cognito-identity-provider';
-import { join } from 'node:path';
-import { QUOTA_USAGE_TARGET, type QuotaCategory, type QuotaUsage } from '../../infra/local/cognito-quotas';
+import { readQuotaUsage, type QuotaCategory } from '../../infra/local/cognito-quotas';
 import { LOCAL_CREDENTIALS } from '../../infra/local/provision';
 import type { StackInfo } from '../../infra/local/stack';
-import { runningLocalStack, useStackEnvironment } from '../../infra/stack-target';
 import { envNames } from '../../shared/kernel/config';
-import { removeAll, spawnStack, stackEnv, stopStack, tempDir, whenReady, type StackProcess } from '../support/stack-process';
+import { ownStacks, targetOwnStack } from '../support/stack-process';
 import { createBody, freshOrganization, readUser, tokenOf, type TestOrg, type UserDto } from '../support/user-helpers';
 
 /**
@@ -18,8 +16,7 @@ import { createBody, freshOrganization, readUser, tokenOf, type TestOrg, type Us
 // refusal through every retry, however slow the machine.
 const QUOTAS = { UserCreation: 2, UserUpdate: 0.05, UserList: 0.05 };
 
-const dirs: string[] = [];
-let running: StackProcess;
+const own = ownStacks();
 let info: StackInfo;
 let org: TestOrg;
 let cognito: CognitoIdentityProviderClient;
@@ -33,28 +30,19 @@ const cognitoCall = (target: string, body: unknown) =>
     body: JSON.stringify(body),
   });
 
-const usage = async () => (await (await cognitoCall(QUOTA_USAGE_TARGET, {})).json()) as QuotaUsage;
 /** The calls cognito-local refused so far in a category. */
-const throttled = async (category: QuotaCategory) => (await usage()).throttled[category] ?? 0;
+const throttled = async (category: QuotaCategory) => (await readQuotaUsage(info.endpoints.cognito)).throttled[category] ?? 0;
 
 beforeAll(async () => {
-  const dataDir = tempDir('cognito-quotas-', dirs);
-  running = spawnStack(['--fresh', '--data-dir', dataDir], stackEnv({ PORT: '0', LOCAL_COGNITO_QUOTAS: JSON.stringify(QUOTAS) }));
-  info = await whenReady(running, dataDir);
   // The test helpers and this process's product modules (the operator's, which make the organization) target this stack.
-  process.env.TEST_STACK_JSON = join(dataDir, 'stack.json');
-  useStackEnvironment(runningLocalStack(dataDir));
+  info = await targetOwnStack('cognito-quotas-', { LOCAL_COGNITO_QUOTAS: JSON.stringify(QUOTAS) }, own);
   userPoolId = process.env[envNames.userPoolId]!;
   // Cognito as a caller sees it, without the SDK's retries.
   cognito = new CognitoIdentityProviderClient({ endpoint: info.endpoints.cognito, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
   org = await freshOrganization();
 });
 
-afterAll(async () => {
-  cognito?.destroy();
-  if (running) await stopStack(running, 'SIGKILL');
-  removeAll(dirs);
-});
+afterAll(() => cognito?.destroy());
 
 test('a call over its category\'s quota gets what Cognito answers: 400 TooManyRequestsException, "Too many requests"', async () => {
   const answers = await Promise.all(
@@ -116,7 +104,7 @@ test('a change still refused after the back-off answers 503 SERVICE_BUSY with Re
 
 test('a user created with a generated password costs one UserCreation call and nothing under UserAccountRecovery; a given password costs one of each', async () => {
   const calls = async () => {
-    const { admitted, throttled: refused } = await usage();
+    const { admitted, throttled: refused } = await readQuotaUsage(info.endpoints.cognito);
     return (category: QuotaCategory) => (admitted[category] ?? 0) + (refused[category] ?? 0);
   };
   const before = await calls();

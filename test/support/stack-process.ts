@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { StackInfo } from '../../infra/local/stack';
 import { spawnLocalStack, type Launcher, type StackChild } from '../../infra/local/stack-child';
-import { awaitLocalStack } from '../../infra/stack-target';
+import { awaitLocalStack, runningLocalStack, useStackEnvironment } from '../../infra/stack-target';
 
 export { passwordGrant } from '../../infra/stack-target';
 
@@ -101,4 +101,18 @@ export function ownStacks(): { dirs: string[]; running: StackProcess[] } {
     removeAll(own.dirs);
   });
   return own;
+}
+
+/**
+ * A fresh stack of the file's own, started with `env` beside the usual: once it is ready, the test
+ * helpers and this process's product modules target it (its stack.json and its functions' environment).
+ */
+export async function targetOwnStack(prefix: string, env: NodeJS.ProcessEnv, own: { dirs: string[]; running: StackProcess[] }): Promise<StackInfo> {
+  const dataDir = tempDir(prefix, own.dirs);
+  const stack = spawnStack(['--fresh', '--data-dir', dataDir], stackEnv({ PORT: '0', ...env }));
+  own.running.push(stack);
+  const info = await whenReady(stack, dataDir);
+  process.env.TEST_STACK_JSON = join(dataDir, 'stack.json');
+  useStackEnvironment(runningLocalStack(dataDir));
+  return info;
 }
