@@ -3,9 +3,9 @@ import { cognitoIdentityProvider, type IdentityProvider } from '../../shared/ada
 import type { BulkJob } from '../../shared/domain/bulk/bulk-job.repository';
 import { readUserCount } from '../../shared/domain/users/user-index.repository';
 import { putNewUser } from '../../shared/domain/users/user.repository';
-import { claimEmails, getEmailClaim } from '../../shared/domain/users/user-email-claims.repository';
-import { csvOf, rowFor, stageJob } from '../support/bulk-helpers';
-import { freshOrganization, identityOf, listAllUsers, mailsTo, signIn, uniqueEmail, type TestOrg } from '../support/user-helpers';
+import { claimEmails } from '../../shared/domain/users/user-email-claims.repository';
+import { csvOf, expectCreatedOnce, rowFor, stageJob } from '../support/bulk-helpers';
+import { freshOrganization, mailsTo, signIn, uniqueEmail, type TestOrg } from '../support/user-helpers';
 
 /**
  * The bulk worker registers the users no run of its job has begun in groups: their e-mails claimed in
@@ -23,14 +23,7 @@ const PASSWORD = 'Batch-Passw0rd';
 
 /** Each e-mail is exactly one listed user, with the job's uuid, its claim done, its account, and one welcome; the organization's count moved by exactly their number. */
 async function expectEachOnce(job: BulkJob, emails: string[], countBefore: number): Promise<void> {
-  const wanted = new Set(emails.map((email) => email.toLowerCase()));
-  const users = (await listAllUsers(org.admin.api, org, '&status=ALL')).filter((user) => wanted.has(user.email.toLowerCase()));
-  expect(users.map((user) => user.email).sort()).toEqual([...emails].sort());
-  for (const user of users) {
-    const uuid = jobUserUuid(job.jobId, user.email);
-    expect(user.uuid).toBe(uuid);
-    expect(await getEmailClaim(org.orgUuid, user.email)).toMatchObject({ userUuid: uuid, state: 'DONE' });
-    expect(await identityOf(uuid)).toEqual({ email: user.email, enabled: true });
+  for (const user of await expectCreatedOnce(org, job, emails)) {
     expect(await mailsTo(user.email)).toHaveLength(1);
     expect((await signIn(org.realm, user.email, PASSWORD)).status).toBe(200);
   }

@@ -17,12 +17,11 @@ import { getMailState } from '../../shared/domain/users/user-mail.repository';
 import { TokenBucket } from '../../shared/kernel/retry';
 import { registerUser } from '../../shared/app/users/user-registration';
 import type { Permission, Role } from '../../shared/domain/users/user.entities';
-import { bulkJobUrl, codesOf, csvOf, getBulk, mailedPassword, rowFor, stageJob, uploadCsv, type BulkRow, type JobView } from '../support/bulk-helpers';
+import { bulkJobUrl, codesOf, csvOf, expectCreatedOnce, getBulk, listedWith, mailedPassword, rowFor, stageJob, uploadCsv, type BulkRow, type JobView } from '../support/bulk-helpers';
 import { stack } from '../support/stack';
 import {
   freshOrganization,
   identityOf,
-  listAllUsers,
   mailQueueSettled,
   mailsTo,
   signIn,
@@ -44,27 +43,9 @@ beforeAll(async () => {
   org = await freshOrganization();
 });
 
-/** The users of the organization with one of these e-mails, any status, as the listing shows them. */
-async function listed(emails: string[]) {
-  const wanted = new Set(emails.map((email) => email.toLowerCase()));
-  return (await listAllUsers(org.admin.api, org, '&status=ALL')).filter((user) => wanted.has(user.email.toLowerCase()));
-}
-
-/** Each e-mail is exactly one user, with the uuid the job gives it and its claim done. */
-async function expectCreatedOnce(job: BulkJob, emails: string[]): Promise<void> {
-  const users = await listed(emails);
-  expect(users.map((user) => user.email).sort()).toEqual([...emails].sort());
-  for (const user of users) {
-    const uuid = jobUserUuid(job.jobId, user.email);
-    expect(user.uuid).toBe(uuid);
-    expect(await getEmailClaim(org.orgUuid, user.email)).toMatchObject({ userUuid: uuid, state: 'DONE' });
-    expect(await identityOf(uuid)).toEqual({ email: user.email, enabled: true });
-  }
-}
-
 /** Nothing of these e-mails: no user record, no claim, not listed, no sign-in. */
 async function expectNothingFor(job: BulkJob, emails: string[], password: string): Promise<void> {
-  expect(await listed(emails)).toEqual([]);
+  expect(await listedWith(org, emails)).toEqual([]);
   for (const email of emails) {
     expect(await getEmailClaim(org.orgUuid, email)).toBeUndefined();
     expect(await getUser(org.orgUuid, jobUserUuid(job.jobId, email))).toBeUndefined();
@@ -95,7 +76,7 @@ test('a staged upload is left alone by the stack: its job stays queued until the
   await sleep(500);
 
   expect((await getJob(org.orgUuid, job.jobId))?.status).toBe('queued');
-  expect(await listed([email])).toEqual([]);
+  expect(await listedWith(org, [email])).toEqual([]);
 });
 
 test('the bulk-worker handler runs the job its S3 key names and ignores keys outside the upload layout', async () => {
@@ -106,7 +87,7 @@ test('the bulk-worker handler runs the job its S3 key names and ignores keys out
   await bulkWorkerHandler({ Records: [record(`results/${org.orgUuid}/${job.jobId}/errors.json`), record(uploadKey(org.orgUuid, job.jobId))] } as unknown as S3Event);
 
   expect(await getJob(org.orgUuid, job.jobId)).toMatchObject({ status: 'done', counts: { rows: 1, created: 1, failed: 0 } });
-  await expectCreatedOnce(job, [email]);
+  await expectCreatedOnce(org, job, [email]);
   expect(await mailsTo(email)).toHaveLength(1);
 });
 
@@ -131,7 +112,7 @@ describe('a job run twice, one run after the other', () => {
     expect(total(welcomesSecond)).toBe(total(welcomesFirst));
     expect(codesOf(errorsAfterFirst)).toEqual([{ email: bad, line: 3, errorCode: 'ROLE_INVALID' }]);
     expect(await readErrors(org.orgUuid, job.jobId)).toEqual(errorsAfterFirst);
-    await expectCreatedOnce(job, emails);
+    await expectCreatedOnce(org, job, emails);
     // One welcome each, from the first run: the second queued none.
     for (const email of emails) expect(await mailsTo(email)).toHaveLength(1);
     expect(await mailsTo(bad)).toEqual([]);
@@ -162,7 +143,7 @@ describe('a job run twice at once (S3 and Lambda deliver at least once)', () => 
 
   test('each user is created once, and both runs report the same counts and errors', async () => {
     for (const run of runs) expect(run).toMatchObject({ status: 'done', counts: { rows: 8, created: 6, failed: 2 } });
-    await expectCreatedOnce(job, [...withPassword, ...generated]);
+    await expectCreatedOnce(org, job, [...withPassword, ...generated]);
     const view = await jobView(job.jobId);
     expect(view).toMatchObject({ status: 'done', counts: { rows: 8, created: 6, failed: 2 }, progress: { percent: 100 } });
     expect(codesOf(view.errors!)).toEqual([
@@ -249,7 +230,7 @@ describe('a crash halfway', () => {
     expect(rerun).toMatchObject({ status: 'done', counts: { rows: 6, created: 5, failed: 1 }, progress: { processed: 6, total: 6 } });
     expect(rerun).not.toHaveProperty('lease');
     expect(codesOf(await readErrors(org.orgUuid, job.jobId))).toEqual([{ email: bad, line: 5, errorCode: 'ROLE_INVALID' }]);
-    await expectCreatedOnce(job, [welcomed!, record!, identity!, claim!, untouched!]);
+    await expectCreatedOnce(org, job, [welcomed!, record!, identity!, claim!, untouched!]);
     // The welcomed user was mailed by the stopped run; the others by the rerun, once each.
     expect(await mailsTo(welcomed!)).toEqual([]);
     for (const email of [identity!, claim!]) expect(await mailedTo(email)).toBe(PASSWORD);
@@ -275,7 +256,7 @@ describe('a crash halfway', () => {
     await expectTemporaryPassword(org.realm, generated, mailed);
     expect(await mailedTo(given)).toBe(PASSWORD);
     expect((await signIn(org.realm, given, PASSWORD)).status).toBe(200);
-    await expectCreatedOnce(job, [generated, given]);
+    await expectCreatedOnce(org, job, [generated, given]);
   });
 });
 
@@ -331,7 +312,7 @@ describe('the identity provider', () => {
     ]);
     // An error that is not throttling is not retried.
     expect([calls.get(failed1!), calls.get(failed2!)]).toEqual([1, 1]);
-    await expectCreatedOnce(job, [ok1!, ok2!]);
+    await expectCreatedOnce(org, job, [ok1!, ok2!]);
     for (const email of [ok1!, ok2!]) expect(await mailsTo(email)).toHaveLength(1);
     for (const email of [failed1!, failed2!]) expect(await mailsTo(email)).toEqual([]);
     await expectNothingFor(job, [failed1!, failed2!], PASSWORD);
@@ -343,7 +324,7 @@ describe('the identity provider', () => {
     const again = await uploadCsv(org, failedRows.text);
     expect(again.status).toBe(200);
     expect(codesOf(again.body)).toEqual([{ email: bad, line: 4, errorCode: 'PASSWORD_POLICY' }]);
-    expect((await listed([failed1!, failed2!])).map((user) => user.email).sort()).toEqual([failed1!, failed2!].sort());
+    expect((await listedWith(org, [failed1!, failed2!])).map((user) => user.email).sort()).toEqual([failed1!, failed2!].sort());
     expect((await tokenOf(org.realm, failed1!, PASSWORD)).access_token).toEqual(expect.any(String));
   });
 
@@ -360,7 +341,7 @@ describe('the identity provider', () => {
     expect(await readErrors(org.orgUuid, job.jobId)).toEqual([
       { email: throttled, line: 2, errorCode: 'IDENTITY_PROVIDER_FAILED', message: errorMessage('IDENTITY_PROVIDER_FAILED', 'row') },
     ]);
-    await expectCreatedOnce(job, [plain]);
+    await expectCreatedOnce(org, job, [plain]);
     await expectNothingFor(job, [throttled], PASSWORD);
   });
 

@@ -11,7 +11,8 @@ import type { StandardErrorBody } from './error-body';
 import { answer, stackApiClient } from './api-client';
 import type { operations } from '../../clients/typescript/src/generated/api-types';
 import { send, type ApiResponse } from './http-client';
-import { listAllUsers, mailsTo, type ReceivedMail, type TestOrg } from './user-helpers';
+import { jobUserUuid } from '../../shared/app/bulk/bulk-create.worker';
+import { identityOf, listAllUsers, mailsTo, type ReceivedMail, type TestOrg } from './user-helpers';
 
 /** Helpers for the bulk operations: CSV files, the multipart upload, the job resource, staged jobs. */
 
@@ -143,6 +144,25 @@ export async function expectNothingFor(org: TestOrg, emails: string[]): Promise<
     expect(await getEmailClaim(org.orgUuid, email)).toBeUndefined();
     expect(await mailsTo(email)).toEqual([]);
   }
+}
+
+/** The users of the organization with one of these e-mails, any status, as the listing shows them. */
+export async function listedWith(org: TestOrg, emails: string[]) {
+  const wanted = new Set(emails.map((email) => email.toLowerCase()));
+  return (await listAllUsers(org.admin.api, org, '&status=ALL')).filter((user) => wanted.has(user.email.toLowerCase()));
+}
+
+/** Each e-mail is exactly one user, with the uuid `job` gives it, its claim done and its enabled account; the users, as listed. */
+export async function expectCreatedOnce(org: TestOrg, job: BulkJob, emails: string[]) {
+  const users = await listedWith(org, emails);
+  expect(users.map((user) => user.email).sort()).toEqual([...emails].sort());
+  for (const user of users) {
+    const uuid = jobUserUuid(job.jobId, user.email);
+    expect(user.uuid).toBe(uuid);
+    expect(await getEmailClaim(org.orgUuid, user.email)).toMatchObject({ userUuid: uuid, state: 'DONE' });
+    expect(await identityOf(uuid)).toEqual({ email: user.email, enabled: true });
+  }
+  return users;
 }
 
 /** The temporary password a welcome e-mail in `language` gives, if any. */
