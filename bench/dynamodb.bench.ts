@@ -6,6 +6,10 @@ import * as store from '../shared/adapters/store/table';
 import { benchmark, type Context } from './harness/benchmark';
 import { percentile, table, timed } from './harness/series';
 import { onCleanUp, placeholderConfig, tempDir } from './harness/stack';
+import { putAll } from './harness/seed';
+import { keys } from '../shared/adapters/store/keys';
+import { readPostings } from '../shared/domain/users/user-index.repository';
+import { randomUUID } from 'node:crypto';
 
 const [ITEMS, HOT_ITEMS, WARM_UP] = [200, 8, 200];
 
@@ -53,23 +57,52 @@ async function throughput(operation: () => Promise<unknown>, width: number, coun
   return { rate: count / (elapsed / 1000), p50: percentile(samples, 50), p95: percentile(samples, 95) };
 }
 
+/**
+ * One long partition read whole: `items` postings of one word prefix (as a search every user matches
+ * reads them), by one Query and by uuid ranges, through the users index's repository; `RUNS` of each.
+ */
+async function longPartition(items: number, progress: Context['progress']) {
+  const org = randomUUID();
+  const at = new Date().toISOString();
+  progress(`putting ${items} postings into one partition`);
+  await putAll(Array.from({ length: items }, (_, i) => {
+    const uuid = randomUUID();
+    return { ...keys.userPosting(org, 'exa', uuid), type: 'USERTERM', uuid, name: `Person ${i} Benchmark`, email: `person.${i}@example.com`, company: 'Benchmark Company', createdAt: at, updatedAt: at, status: 'ACTIVE' };
+  }));
+  const runs = async (ranged: boolean) => {
+    const ms: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const [took, found] = await timed(() => readPostings(org, 'exa', { consistent: true, ranged }));
+      if (found.length !== items) throw new Error(`Read ${found.length} postings of ${items}: run the bench alone, on a fresh DynamoDB Local`);
+      ms.push(took);
+    }
+    return ms;
+  };
+  return { items, query: await runs(false), ranges: await runs(true) };
+}
+const RUNS = 3;
+
 async function measure(run: string, { size, progress }: Context) {
   const [count, rows] = [size(2000, 100), [] as { name: string; width: number; figures: Awaited<ReturnType<typeof throughput>> }[]];
   for (const [name, operation] of operations(run)) {
     progress(name);
     for (const width of [8, 16]) rows.push({ name, width, figures: await throughput(operation, width, count) });
   }
-  return { count, rows };
+  return { count, rows, long: await longPartition(size(100_000, 10_000), progress) };
 }
 
 benchmark({
   title: 'DynamoDB operations the product uses, through shared/adapters/store/table.ts',
   data,
   measure,
-  report: ({ measured: { count, rows } }) => ({
+  report: ({ measured: { count, rows, long } }) => ({
     "DynamoDB Local (the local stack's, started alone)": [
       `${count} operations per row after ${WARM_UP} unmeasured, from one client process; the store module's calls as the product makes them.`,
       table(rows, [['operation', (r) => r.name], ['in flight', (r) => r.width, 'right'], ['ops/s', (r) => r.figures.rate.toFixed(0), 'right'], ['p50 / p95 ms', (r) => `${r.figures.p50.toFixed(1)} / ${r.figures.p95.toFixed(1)}`, 'right']]),
+    ],
+    'One long partition read whole': [
+      `${long.items.toLocaleString('en')} postings of one word prefix in one partition (a search every user of an organization that size matches), read strongly consistent by \`readPostings\` (shared/domain/users/user-index.repository.ts), ${RUNS} times each way. DynamoDB Local seeks from the partition's start for every 1 MB page of one Query; each uuid range is its own short run of pages, 4 ranges at a time.`,
+      table([{ way: 'one Query', ms: long.query }, { way: '16 uuid ranges, 4 at a time', ms: long.ranges }], [['read', (r) => r.way], ['each run, s', (r) => r.ms.map((ms) => (ms / 1000).toFixed(2)).join(', '), 'right']]),
     ],
   }),
 });

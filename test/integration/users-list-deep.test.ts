@@ -35,16 +35,17 @@ const page = async (query: string) => {
 const uuids = (body: UserPage) => body.content.map((user) => user.uuid);
 
 /** Every user of a listing by page tokens (each page read after the last one's position, never by offset). */
-async function walk(query: string): Promise<string[]> {
-  const found: string[] = [];
+async function walkUsers(query: string): Promise<UserDto[]> {
+  const found: UserDto[] = [];
   let body = await page(`?linesPerPage=20${query}`);
-  found.push(...uuids(body));
+  found.push(...body.content);
   while (body.nextPageToken) {
     body = await page(`?linesPerPage=20&pageToken=${encodeURIComponent(body.nextPageToken)}${query}`);
-    found.push(...uuids(body));
+    found.push(...body.content);
   }
   return found;
 }
+const walk = async (query: string) => (await walkUsers(query)).map((user) => user.uuid);
 
 describe('a deep page is the slice of the whole listing at its offset', () => {
   test.each(['&orderBy=name&direction=ASC', '&orderBy=email&direction=DESC', '&orderBy=createdAt&direction=ASC', '&status=ALL&orderBy=company&direction=ASC', '&searchTerms=deepword&orderBy=name&direction=DESC'])(
@@ -111,6 +112,45 @@ describe('a deep page follows every write at once', () => {
     // DESC by company: Aardvark Co comes last of all.
     expect(companyWalk.at(-1)).toBe(moved.uuid);
     expect(uuids(await page(`?linesPerPage=20&page=6${byCompany}`)).at(-1)).toBe(moved.uuid);
+  }, 120_000);
+});
+
+describe("a search's every page, from the container's memory, follows every write at once", () => {
+  const search = '&searchTerms=deepword&orderBy=name&direction=ASC';
+  /** The plain listing (read from its partition past each page's position, never from memory) kept to the users whose e-mail holds the word. */
+  const plainOracle = async () => (await walkUsers('&orderBy=name&direction=ASC')).filter((user) => user.email.includes('deepword')).map((user) => user.uuid);
+
+  test('the page-token walk of a search is the plain listing in the same order, kept to its matches', async () => {
+    const searched = await walk(search);
+    expect(searched).toEqual(await plainOracle());
+    expect(searched.length).toBeGreaterThanOrEqual(PEOPLE - 1);
+  }, 120_000);
+
+  test('the first page and a page token of a search see a user created, moved out of it and deleted at the next request', async () => {
+    const before = await page(`?linesPerPage=20${search}`);
+    const token = encodeURIComponent(before.nextPageToken!);
+    const tokenPage = await page(`?linesPerPage=20&pageToken=${token}${search}`);
+    const early = await createViaApi(org, { name: 'Aab Deep Person', email: `aab.${org.realm}@deepword.example.test` });
+    const late = await createViaApi(org, { name: 'Zzy Deep Person', email: `zzy.${org.realm}@deepword.example.test` });
+
+    const afterCreate = await page(`?linesPerPage=20${search}`);
+    expect(afterCreate.totalElements).toBe(before.totalElements + 2);
+    expect(uuids(afterCreate)).toEqual([early.uuid, ...uuids(before).slice(0, -1)]);
+    // A page token is a position: the user sorted before it leaves the page after it as it was.
+    expect(uuids(await page(`?linesPerPage=20&pageToken=${token}${search}`))).toEqual(uuids(tokenPage));
+    expect((await walk(search)).at(-1)).toBe(late.uuid);
+
+    const moved = await org.admin.api.put(org.url(`/${early.uuid}`), { ...early, email: `aab.${org.realm}@elsewhere.example.test` });
+    expect(moved.status).toBe(200);
+    const gone = made.find((user) => user.name === 'Deep 010 Person')!;
+    expect((await org.admin.api.delete(org.url(`/${gone.uuid}`))).status).toBe(204);
+    const afterwards = await page(`?linesPerPage=20${search}`);
+    expect(afterwards.totalElements).toBe(before.totalElements);
+    expect(uuids(afterwards)).not.toContain(early.uuid);
+    expect(uuids(afterwards)).not.toContain(gone.uuid);
+    const all = await page(`?linesPerPage=20&status=ALL${search}`);
+    expect(uuids(all)).toContain(gone.uuid);
+    expect(await walk(search)).toEqual(await plainOracle());
   }, 120_000);
 });
 

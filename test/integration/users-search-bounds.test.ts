@@ -1,7 +1,7 @@
-import { updateItem } from '../../shared/adapters/store/table';
+import { putItem, updateItem } from '../../shared/adapters/store/table';
 import { fold } from '../../shared/kernel/text/matching';
 import { SHORT_SEARCH_MAX_USERS } from '../../shared/app/users/user-queries';
-import { NAME_RANGES, RANGED_READ_FROM } from '../../shared/domain/users/user-index.repository';
+import { NAME_RANGES, RANGED_READ_FROM, readPostings } from '../../shared/domain/users/user-index.repository';
 import { expectFieldErrors } from '../support/error-body';
 import { createViaApi, freshOrganization, type TestOrg } from '../support/user-helpers';
 import { keys } from '../../shared/adapters/store/keys';
@@ -62,5 +62,35 @@ describe('quicksearch from RANGED_READ_FROM active users on, its names read by n
     }
     const withA = await ranged.admin.api.get<string[]>(ranged.url('/quicksearch?name=a&limit=50'));
     expect(withA.body).toEqual(expect.arrayContaining(['#Hash Tag', '007 Agent', 'Al Able', 'Ωmega Alpha', 'ｻｸﾗ Kana', 'Ranged Admin']));
+  });
+});
+
+describe('a search from RANGED_READ_FROM users on, its postings read by uuid range', () => {
+  test('postings at, below, between and past every cut are each read once, as one Query reads them', async () => {
+    const ranged = await freshOrganization({ adminName: 'Postings Admin' });
+    // Sort keys at and around each cut, uppercase and non-hex first characters, and past the last cut.
+    const sortKeys = ['', ...'0123456789abcdef'].flatMap((first) => [first, `${first}0000000-0000-4000-8000-000000000000`, `${first}fffffff-ffff-4fff-bfff-ffffffffffff`]).filter(Boolean);
+    sortKeys.push('A1b2c3d4-0000-4000-8000-000000000000', 'ZZ', '~tilde', '-dash', 'ffffffff');
+    for (const uuid of sortKeys) {
+      const key = keys.userPosting(ranged.orgUuid, 'qzx', uuid);
+      await putItem({ ...key, type: 'USERTERM', uuid, name: `Posting ${uuid}`, email: `${uuid}@postings.example.test`, company: '', status: 'ACTIVE', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' });
+    }
+    const byQuery = await readPostings(ranged.orgUuid, 'qzx', { consistent: true });
+    const byRange = await readPostings(ranged.orgUuid, 'qzx', { consistent: true, ranged: true });
+    expect(byQuery.map((entry) => entry.uuid).sort()).toEqual([...new Set(sortKeys)].sort());
+    expect(byRange.map((entry) => entry.uuid).sort()).toEqual(byQuery.map((entry) => entry.uuid).sort());
+  });
+
+  test('through the API, a search finds each of its users once and pages them as the plain listing orders them', async () => {
+    const ranged = await freshOrganization({ adminName: 'Ranged Searcher' });
+    const made = [];
+    for (let i = 0; i < 24; i++) made.push(await createViaApi(ranged, { name: `Rangeword ${String(i).padStart(2, '0')}`, company: 'Range Co' }));
+    await updateItem({ Key: keys.userCount(ranged.orgUuid), UpdateExpression: 'ADD ACTIVE :n', ExpressionAttributeValues: { ':n': RANGED_READ_FROM } });
+
+    const first = await ranged.admin.api.get<{ content: { uuid: string }[]; totalElements: number; nextPageToken?: string }>(ranged.url('?searchTerms=rangeword&orderBy=name&direction=ASC&linesPerPage=20'));
+    expect(first.status).toBe(200);
+    expect(first.body.totalElements).toBe(24);
+    const next = await ranged.admin.api.get<{ content: { uuid: string }[] }>(ranged.url(`?searchTerms=rangeword&orderBy=name&direction=ASC&linesPerPage=20&pageToken=${encodeURIComponent(first.body.nextPageToken!)}`));
+    expect([...first.body.content, ...next.body.content].map((user) => user.uuid)).toEqual(made.map((user) => user.uuid));
   });
 });

@@ -12,8 +12,8 @@ import {
   type ListingOrder,
   type Search,
 } from '../../domain/users/user-index';
-import { readActiveNames, readListing, readListingChanges, readNameChanges, readPostings, readUserCount, type UserCount } from '../../domain/users/user-index.repository';
-import { recall, remember, resized, type Remembered } from './listing-memo';
+import { RANGED_READ_FROM, readActiveNames, readListing, readListingChanges, readNameChanges, readPostings, readUserCount, type UserCount } from '../../domain/users/user-index.repository';
+import { recall, remember, resized, type Listed, type Remembered } from './listing-memo';
 import type { UserRecord, UserStatus } from '../../domain/users/user.entities';
 import { getUsers } from '../../domain/users/user.repository';
 import { groupDigits } from '../../kernel/text/numbers';
@@ -59,13 +59,13 @@ export const READ_AHEAD_PAGES = 10;
 
 /**
  * The users of page `query.page` (0-based), or of the page after the sort key `after` (a page
- * token's position), and the number matching. Without search terms: one entry more than the page of
- * each status's listing partition in the order asked (one Query each, merged for `ALL`): the first
- * `(page + 1) × linesPerPage + 1`, or, after a position, the `linesPerPage + 1` past it (the Query
- * starts there: the same cost at any depth); beside the count (one GetItem), then the page's users
- * (one BatchGetItem). With search terms: see `searchEntries`. A deep page (from `DEEP_FROM`) reads
- * the count first and, when this container remembers the listing at the count's version, only the
- * page's users: see `deepPage`.
+ * token's position), and the number matching. Without search terms, before `DEEP_FROM`: one entry
+ * more than the page of each status's listing partition in the order asked (one Query each, merged
+ * for `ALL`): the first `(page + 1) × linesPerPage + 1`, or, after a position, the `linesPerPage + 1`
+ * past it (the Query starts there: the same cost at any depth); beside the count (one GetItem), then
+ * the page's users (one BatchGetItem). A deep page, and any page of a search (whose exact total needs
+ * every match), read the count first and, when this container remembers the listing at the count's
+ * version, only the page's users: see `rememberedPage`.
  */
 export async function listUsers(scope: OrgScope, query: UserListQuery, after?: string): Promise<UserListing> {
   const { orgUuid } = scope;
@@ -77,28 +77,18 @@ export async function listUsers(scope: OrgScope, query: UserListQuery, after?: s
     const [x, y] = [keyOf(a), keyOf(b)];
     return sign * (x < y ? -1 : x > y ? 1 : 0);
   };
-  if (after === undefined && offset >= DEEP_FROM) return deepPage(orgUuid, query, search, keyOf, order);
-  const past = (entry: ListingEntry) => after === undefined || sign * (keyOf(entry) < after ? -1 : keyOf(entry) > after ? 1 : 0) > 0;
-  let entries: ListingEntry[];
-  let total: number;
-  if (search.length > 0) {
-    const found = (await searchEntries(orgUuid, search, statusesOf(query.status))).sort(order);
-    entries = found.filter(past).slice(offset, offset + query.linesPerPage + 1);
-    total = found.length;
-  } else {
-    const limit = offset + query.linesPerPage + 1;
-    const [count, ...partitions] = await Promise.all([
-      readUserCount(orgUuid),
-      ...statusesOf(query.status).map((status) =>
-        readListing(orgUuid, status, query.orderBy, { forward: sign > 0, limit, exclusiveStart: after }),
-      ),
-    ]);
-    entries = partitions.flat().sort(order).slice(offset, limit);
-    total = countOf(count, query.status);
-  }
+  if (search.length > 0 || (after === undefined && offset >= DEEP_FROM)) return rememberedPage(orgUuid, query, search, keyOf, order, after);
+  const limit = offset + query.linesPerPage + 1;
+  const [count, ...partitions] = await Promise.all([
+    readUserCount(orgUuid),
+    ...statusesOf(query.status).map((status) =>
+      readListing(orgUuid, status, query.orderBy, { forward: sign > 0, limit, exclusiveStart: after }),
+    ),
+  ]);
+  const entries = partitions.flat().sort(order).slice(offset, limit);
   const page = entries.slice(0, query.linesPerPage);
   const next = entries.length > query.linesPerPage ? keyOf(page.at(-1)!) : undefined;
-  return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total, ...(next !== undefined ? { next } : {}) };
+  return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total: countOf(count, query.status), ...(next !== undefined ? { next } : {}) };
 }
 
 const countOf = (count: UserCount, status: UserListQuery['status']) => statusesOf(status).reduce((sum, s) => sum + Math.max(0, count[s] ?? 0), 0);
@@ -107,33 +97,34 @@ const countOf = (count: UserCount, status: UserListQuery['status']) => statusesO
 export const MEMO_RELOAD_MS = 10 * 60_000;
 
 /**
- * A deep page: the count read strongly consistent (its version moves with every user write), then
- * the listing this container remembers: as it is at the same version, or caught up with the listing
+ * A deep page, or a page of a search (from its start or past the sort key `after`): the count read
+ * strongly consistent (its version moves with every user write), then the listing this container remembers: as it is at the same version, or caught up with the listing
  * changes filed since its last read (one strongly consistent Query of each change partition: a few
  * items); when it has none, or an older one than `MEMO_RELOAD_MS`, the listing read strongly
  * consistent (the first entries up to `READ_AHEAD_PAGES` pages past this one, or a search's every
  * match) and remembered; then the page's users.
  */
-async function deepPage(
+async function rememberedPage(
   orgUuid: string,
   query: UserListQuery,
   search: Search,
   keyOf: (entry: ListingEntry) => string,
   order: (a: ListingEntry, b: ListingEntry) => number,
+  after: string | undefined,
 ): Promise<UserListing> {
-  const offset = query.page * query.linesPerPage;
+  const offset = after === undefined ? query.page * query.linesPerPage : 0;
   const needed = offset + query.linesPerPage + 1;
   const statuses = statusesOf(query.status);
   const count = await readUserCount(orgUuid, { consistent: true });
   const version = count.version ?? 0;
   const startedAt = Date.now();
   const readFrom = new Date(startedAt - CLOCK_MARGIN_MS).toISOString();
+  const sign = query.direction === 'ASC' ? 1 : -1;
   const id = [orgUuid, query.status, query.orderBy, query.direction, search.map((joined) => joined.join('.')).join(' ')].join('\u0000');
   let listing = recall(id, needed);
   if (listing && listing.version !== version) {
     const changes = startedAt - listing.loadedAt < MEMO_RELOAD_MS ? await readListingChanges(orgUuid, listing.readFrom) : undefined;
     const belongs = (entry: ListingEntry) => statuses.includes(entry.status) && (search.length === 0 || matchesSearch(entry, search));
-    const sign = query.direction === 'ASC' ? 1 : -1;
     if (changes?.every((change) => change.entry)) {
       const before = listing.entries.length;
       for (const change of changes) applyChange(listing, change.entry!, belongs(change.entry!) ? keyOf(change.entry!) : undefined, sign);
@@ -144,7 +135,7 @@ async function deepPage(
   }
   if (!listing) {
     if (search.length > 0) {
-      const found = (await searchEntries(orgUuid, search, statuses, { consistent: true })).sort(order);
+      const found = (await searchEntries(orgUuid, search, statuses, count, { consistent: true })).sort(order);
       listing = { version, entries: found.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })), complete: true, readFrom, loadedAt: startedAt };
     } else {
       const limit = needed + READ_AHEAD_PAGES * query.linesPerPage;
@@ -163,7 +154,8 @@ async function deepPage(
     remember(id, listing);
   }
   const total = search.length > 0 ? listing.entries.length : countOf(count, query.status);
-  const entries = listing.entries.slice(offset, needed);
+  const start = after === undefined ? offset : firstPast(listing.entries, after, sign);
+  const entries = listing.entries.slice(start, start + query.linesPerPage + 1);
   const page = entries.slice(0, query.linesPerPage);
   const next = entries.length > query.linesPerPage ? page.at(-1)!.key : undefined;
   return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total, ...(next !== undefined ? { next } : {}) };
@@ -181,13 +173,19 @@ function applyChange(listing: Remembered, entry: ListingEntry, key: string | und
   const last = listing.entries.at(-1);
   const before = (a: string, b: string) => sign * (a < b ? -1 : a > b ? 1 : 0) < 0;
   if (!listing.complete && (last === undefined || before(last.key, key))) return;
-  let [low, high] = [0, listing.entries.length];
+  listing.entries.splice(firstPast(listing.entries, key, sign, true), 0, { uuid: entry.uuid, key });
+}
+
+/** The index of the first entry past `key` in the listing's order (or at it, `orAt`): a binary search. */
+function firstPast(entries: Listed[], key: string, sign: number, orAt = false): number {
+  const before = (a: string) => sign * (a < key ? -1 : a > key ? 1 : 0) < (orAt ? 0 : 1);
+  let [low, high] = [0, entries.length];
   while (low < high) {
     const middle = (low + high) >> 1;
-    if (before(listing.entries[middle]!.key, key)) low = middle + 1;
+    if (before(entries[middle]!.key)) low = middle + 1;
     else high = middle;
   }
-  listing.entries.splice(low, 0, { uuid: entry.uuid, key });
+  return low;
 }
 
 /**
@@ -201,22 +199,15 @@ export const SHORT_SEARCH_MAX_USERS = 20_000;
 /**
  * The entries matching the search (`matchesSearch`). Reads the postings of the first three characters
  * of the search's longest word (a word joined to others by punctuation counts on its own: every
- * matching user has a word it begins), then checks each candidate's name, e-mail and company; when
- * every word is shorter than that, no posting narrows the search and the listing partitions are read
- * whole, up to `SHORT_SEARCH_MAX_USERS` users.
+ * matching user has a word it begins), in ranges in an organization of `RANGED_READ_FROM` users or
+ * more, then checks each candidate's name, e-mail and company; when every word is shorter than that,
+ * no posting narrows the search and the listing partitions are read whole, up to
+ * `SHORT_SEARCH_MAX_USERS` users. `count` is the organization's, read before.
  */
-async function searchEntries(orgUuid: string, search: Search, statuses: UserStatus[], options: { consistent?: boolean } = {}): Promise<ListingEntry[]> {
+async function searchEntries(orgUuid: string, search: Search, statuses: UserStatus[], count: UserCount, options: { consistent?: boolean }): Promise<ListingEntry[]> {
   const longest = search.flat().sort((a, b) => Array.from(b).length - Array.from(a).length)[0]!;
-  const candidates =
-    Array.from(longest).length >= POSTING_PREFIX
-      ? await readPostings(orgUuid, prefixOf(longest), options)
-      : await shortSearchCandidates(orgUuid, statuses, options);
-  return candidates.filter((entry) => statuses.includes(entry.status) && matchesSearch(entry, search));
-}
-
-async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[], options: { consistent?: boolean }): Promise<ListingEntry[]> {
-  const count = await readUserCount(orgUuid, options);
-  if (statuses.reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0) > SHORT_SEARCH_MAX_USERS) {
+  const users = countOf(count, 'ALL');
+  if (Array.from(longest).length < POSTING_PREFIX && statuses.reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0) > SHORT_SEARCH_MAX_USERS) {
     throw new ValidationError({ details: [
       {
         fieldName: 'searchTerms',
@@ -225,8 +216,11 @@ async function shortSearchCandidates(orgUuid: string, statuses: UserStatus[], op
       },
     ] });
   }
-  const entries = await Promise.all(statuses.map((status) => readListing(orgUuid, status, 'createdAt', { forward: true, ...options })));
-  return entries.flat();
+  const candidates =
+    Array.from(longest).length >= POSTING_PREFIX
+      ? await readPostings(orgUuid, prefixOf(longest), { ...options, ranged: users >= RANGED_READ_FROM })
+      : (await Promise.all(statuses.map((status) => readListing(orgUuid, status, 'createdAt', { forward: true, ...options })))).flat();
+  return candidates.filter((entry) => statuses.includes(entry.status) && matchesSearch(entry, search));
 }
 
 /** A name as the list keeps it: folded once, when read, not on every quicksearch (94,939 names folded took most of a request's time). */

@@ -103,9 +103,18 @@ export async function readListing(
   return queryPartition<ListingEntry>(keys.userListing(orgUuid, status, order), options);
 }
 
-/** The postings of one word prefix: every user with a word it begins, as listing entries (one Query). */
-export async function readPostings(orgUuid: string, prefix: string, options: { consistent?: boolean } = {}): Promise<ListingEntry[]> {
-  return queryPartition<ListingEntry>(keys.userPostings(orgUuid, prefix), { forward: true, ...options });
+/**
+ * The postings of one word prefix: every user with a word it begins, as listing entries. One Query,
+ * or, with `ranged` (an organization of `RANGED_READ_FROM` users or more), one per `UUID_RANGES` range
+ * (a posting's sort key is the user's uuid), as the name list is read.
+ */
+export async function readPostings(orgUuid: string, prefix: string, options: { consistent?: boolean; ranged?: boolean } = {}): Promise<ListingEntry[]> {
+  const { ranged, ...read } = options;
+  const pk = keys.userPostings(orgUuid, prefix);
+  if (!ranged) return queryPartition<ListingEntry>(pk, { forward: true, ...read });
+  const found = await readRanges(UUID_RANGES, (range) => queryPartition<ListingEntry>(pk, { forward: true, ...read, ...range }));
+  // A range's bounds are inclusive: a sort key equal to a cut (no uuid is one character) is read by two ranges.
+  return [...new Map(found.map((entry) => [entry.uuid, entry])).values()];
 }
 
 /** The name changes filed after `after`, in time order (one Query, strongly consistent). */
@@ -126,15 +135,15 @@ export async function readListingChanges(orgUuid: string, after: string): Promis
 }
 
 /**
- * From this many active users on, the name list is read in `NAME_RANGES`, `NAME_RANGE_READS` at a time,
- * instead of as one Query: each range is its own short run of pages. One long run costs DynamoDB
+ * From this many users on, the name list (and a search's postings) is read in ranges, `RANGE_READS` at a
+ * time, instead of as one Query: each range is its own short run of pages. One long run costs DynamoDB
  * Local a seek from the partition's start for every 1 MB page, so 94,939 names took 48 s as one Query
  * (past the function's 20 s) and 4.7 s in ranges (docs/benchmarks.md#users-at-scale); in DynamoDB the
  * ranges' pages are read 4 at a time instead of one after another. Below it, one Query reads the list
  * in a few pages.
  */
 export const RANGED_READ_FROM = 5_000;
-const NAME_RANGE_READS = 4;
+const RANGE_READS = 4;
 /**
  * Where the name listing is cut: its sort keys begin with the folded name (`sortKeyOf`), so these
  * single characters split it by the name's first letter (Latin letters one or two each, then scripts
@@ -147,19 +156,27 @@ export const NAME_RANGES = ['0', 'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j
 /** Every active user's uuid and name (strongly consistent): one Query, or, from `RANGED_READ_FROM` users on, one per name range. */
 export async function readActiveNames(orgUuid: string, active: number): Promise<{ uuid: string; name: string }[]> {
   const pk = keys.userListing(orgUuid, 'ACTIVE', 'name');
-  const read = (range: { before?: string; between?: [string, string]; after?: string }) =>
-    queryPartition<{ uuid: string; name: string }>(pk, { forward: true, attributes: ['uuid', 'name'], consistent: true, ...range });
-  if (active < RANGED_READ_FROM) return read({});
-  const ranges = [
-    { before: NAME_RANGES[0]! },
-    ...NAME_RANGES.slice(1).map((high, i) => ({ between: [NAME_RANGES[i]!, high] as [string, string] })),
-    { after: NAME_RANGES.at(-1)! },
+  const read = (range: Range) => queryPartition<{ uuid: string; name: string }>(pk, { forward: true, attributes: ['uuid', 'name'], consistent: true, ...range });
+  return active < RANGED_READ_FROM ? read({}) : readRanges(NAME_RANGES, read);
+}
+
+/** Where a posting partition is cut: its sort keys are uuids, whose first hex digit spreads them evenly over 16 ranges. */
+export const UUID_RANGES = Array.from('123456789abcdef');
+
+type Range = { before?: string; between?: [string, string]; after?: string };
+
+/** Every item of the ranges `cuts` make (below the first, between each two, from the last on), `RANGE_READS` ranges at a time. */
+async function readRanges<T>(cuts: string[], read: (range: Range) => Promise<T[]>): Promise<T[]> {
+  const ranges: Range[] = [
+    { before: cuts[0]! },
+    ...cuts.slice(1).map((high, i) => ({ between: [cuts[i]!, high] as [string, string] })),
+    { after: cuts.at(-1)! },
   ];
-  const found: { uuid: string; name: string }[] = [];
+  const found: T[] = [];
   const lane = async () => {
     for (let range = ranges.shift(); range; range = ranges.shift()) found.push(...(await read(range)));
   };
-  await Promise.all(Array.from({ length: NAME_RANGE_READS }, lane));
+  await Promise.all(Array.from({ length: RANGE_READS }, lane));
   return found;
 }
 
