@@ -1,4 +1,8 @@
 import type { AuditEventDto } from '../support/audit-helpers';
+import { randomUUID } from 'node:crypto';
+import { putItem } from '../../shared/adapters/store/table';
+import { auditItem } from '../../shared/domain/audit/audit-event.repository';
+import type { AuditEvent } from '../../shared/domain/audit/audit-event';
 import { userArea } from '../support/stack';
 import { createViaApi, freshOrganization, type TestOrg, type UserDto, type UserPage } from '../support/user-helpers';
 
@@ -187,4 +191,22 @@ describe('a deep page of audit events', () => {
     expect(ids(after).slice(1)).toEqual(ids(before).slice(0, -1));
     expect(ids(after)).toEqual((await walkEvents(query)).slice(100, 120));
   }, 120_000);
+
+  test('an event that expires leaves the numbered pages and their total at once, as a fresh read leaves it out', async () => {
+    const before = await events('linesPerPage=20');
+    const at = new Date().toISOString();
+    const ttl = Math.floor(Date.now() / 1000) + 2;
+    const event: AuditEvent = { id: randomUUID(), at, actor: { uuid: null, email: null }, action: 'USER_CREATED', resource: { type: 'USER', uuid: randomUUID() }, requestId: null, changes: [] };
+    await putItem({ ...auditItem(org.orgUuid, event), ttl });
+
+    const filed = await events('linesPerPage=20');
+    expect(filed.totalElements).toBe(before.totalElements + 1);
+    expect(ids(filed)[0]).toBe(event.id);
+
+    while (Math.floor(Date.now() / 1000) <= ttl) await new Promise((resolve) => setTimeout(resolve, 200));
+    const expired = await events('linesPerPage=20');
+    expect(expired.totalElements).toBe(before.totalElements);
+    expect(ids(expired)).not.toContain(event.id);
+    expect(ids(expired)).toEqual(ids(before));
+  }, 30_000);
 });

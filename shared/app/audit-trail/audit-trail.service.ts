@@ -46,6 +46,8 @@ interface AuditListing {
   readAt: number;
   /** When it was read whole. */
   loadedAt: number;
+  /** The earliest expiry (epoch seconds) of its keys: from then on, the expired keys are dropped. */
+  expires: number;
 }
 const auditListings = new Map<string, AuditListing>();
 const idOf = (key: AuditPosition) => `${key.PK}\u0000${key.SK}`;
@@ -65,21 +67,40 @@ async function memoAuditPage(orgUuid: string, filter: AuditFilter, offset: numbe
   if (listing && startedAt - listing.loadedAt < AUDIT_RELOAD_MS) {
     const since = new Date(listing.readAt - AUDIT_CLOCK_MARGIN_MS).toISOString();
     const added = (await readAuditKeys(orgUuid, filter, { since, consistent: true, now: startedAt })).filter((key) => !listing!.ids.has(idOf(key)));
-    if (added.length > 0) {
-      listing.keys.push(...added);
-      listing.keys.sort((a, b) => (a.SK < b.SK ? 1 : a.SK > b.SK ? -1 : 0));
-      for (const key of added) listing.ids.add(idOf(key));
+    // A few keys each taken in place (newest first), rather than the whole listing sorted again.
+    for (const key of added) {
+      listing.keys.splice(newerThan(listing.keys, key.SK), 0, key);
+      listing.ids.add(idOf(key));
+      listing.expires = Math.min(listing.expires, key.ttl);
     }
     listing.readAt = startedAt;
   } else {
     const keys = await readAuditKeys(orgUuid, filter, { consistent: true, now: startedAt });
-    listing = { keys, ids: new Set(keys.map(idOf)), readAt: startedAt, loadedAt: startedAt };
+    listing = { keys, ids: new Set(keys.map(idOf)), readAt: startedAt, loadedAt: startedAt, expires: earliest(keys) };
   }
   keep(id, listing);
   const now = Math.floor(Date.now() / 1000);
-  const shown = listing.keys.filter((key) => key.ttl > now);
-  const pageKeys = shown.slice(offset, offset + limit).map(({ ttl: _, ...key }) => key);
-  return { events: await readAuditEvents(pageKeys), total: shown.length, ...(shown.length > offset + limit ? { next: pageKeys.at(-1)! } : {}) };
+  if (listing.expires <= now) {
+    // Left out as a fresh read leaves them out.
+    for (const key of listing.keys) if (key.ttl <= now) listing.ids.delete(idOf(key));
+    listing.keys = listing.keys.filter((key) => key.ttl > now);
+    listing.expires = earliest(listing.keys);
+  }
+  const pageKeys = listing.keys.slice(offset, offset + limit).map(({ ttl: _, ...key }) => key);
+  return { events: await readAuditEvents(pageKeys), total: listing.keys.length, ...(listing.keys.length > offset + limit ? { next: pageKeys.at(-1)! } : {}) };
+}
+
+const earliest = (keys: AuditKey[]) => keys.reduce((least, key) => Math.min(least, key.ttl), Infinity);
+
+/** How many of `keys` (newest first, by sort key) are newer than the sort key `sk`: a binary search. */
+function newerThan(keys: AuditKey[], sk: string): number {
+  let [low, high] = [0, keys.length];
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (keys[middle]!.SK > sk) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 function keep(id: string, listing: AuditListing): void {
