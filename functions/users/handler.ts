@@ -11,7 +11,8 @@ import { noContent, ok } from '../../shared/edge/http/types';
 import { languageOf } from '../../shared/edge/http/language-header';
 import type { OrgScope } from '../../shared/app/access/org-access';
 import { activateUser, createUser, deleteUser, updateUser, type MailRequestContext } from '../../shared/app/users/user-lifecycle';
-import { listUsers, quicksearchUsers, readUser, userReadKey } from '../../shared/app/users/user-queries';
+import { listUsers, readUser, userReadKey } from '../../shared/app/users/user-queries';
+import { quicksearchUsers } from '../../shared/app/users/user-quicksearch';
 import { clearSignInLock, readSignInLock } from '../../shared/app/users/user-sign-in-lock';
 import {
   createIdentityProvider,

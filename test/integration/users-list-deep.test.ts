@@ -4,6 +4,7 @@ import { putItem } from '../../shared/adapters/store/table';
 import { auditItem } from '../../shared/domain/audit/audit-event.repository';
 import type { AuditEvent } from '../../shared/domain/audit/audit-event';
 import { userArea } from '../support/stack';
+import { csvOf, rowFor, uploadCsv } from '../support/bulk-helpers';
 import { createViaApi, freshOrganization, type TestOrg, type UserDto, type UserPage } from '../support/user-helpers';
 
 /**
@@ -116,6 +117,31 @@ describe('a deep page follows every write at once', () => {
     // DESC by company: Aardvark Co comes last of all.
     expect(companyWalk.at(-1)).toBe(moved.uuid);
     expect(uuids(await page(`?linesPerPage=20&page=6${byCompany}`)).at(-1)).toBe(moved.uuid);
+  }, 120_000);
+});
+
+describe('a deep page nearer the start is read from the start, one nearer the end from the end', () => {
+  test('in an organization of 300 users, pages 5 to 15 of 20, and the page past the last, match the page-token walk in both directions', async () => {
+    const large = await freshOrganization({ adminName: 'Large Admin' });
+    for (let from = 0; from < 299; from += 100) {
+      const rows = Array.from({ length: Math.min(100, 299 - from) }, (_, i) => rowFor(large, 'VIEWER', `large.${from + i}.${large.realm}@large.example.test`, { Name: `Large ${String(from + i).padStart(3, '0')}`, Password: 'Large-Passw0rd!' }));
+      expect((await uploadCsv(large, csvOf(rows))).status).toBe(200);
+    }
+    for (const direction of ['ASC', 'DESC']) {
+      const query = `&orderBy=name&direction=${direction}&status=ALL`;
+      const all: string[] = [];
+      let body = (await large.admin.api.get<UserPage & { nextPageToken?: string }>(large.url(`?linesPerPage=20${query}`))).body;
+      all.push(...uuids(body));
+      while (body.nextPageToken) {
+        body = (await large.admin.api.get<UserPage & { nextPageToken?: string }>(large.url(`?linesPerPage=20&pageToken=${encodeURIComponent(body.nextPageToken)}${query}`))).body;
+        all.push(...uuids(body));
+      }
+      expect(all).toHaveLength(300);
+      for (const number of [5, 7, 8, 14, 15]) {
+        const found = (await large.admin.api.get<UserPage>(large.url(`?linesPerPage=20&page=${number}${query}`))).body;
+        expect({ number, uuids: uuids(found), total: found.totalElements, last: found.last }).toEqual({ number, uuids: all.slice(number * 20, number * 20 + 20), total: 300, last: number === 14 || number === 15 });
+      }
+    }
   }, 120_000);
 });
 

@@ -1,9 +1,7 @@
 import type { OrgScope } from '../../domain/users/org-scope';
 import { ValidationError } from '../../kernel/errors';
-import { compareText, fold, quickMatchesFolded, quickTermOf } from '../../kernel/text/matching';
 import {
   matchesSearch,
-  NAME_CHANGE_TTL_SECONDS,
   POSTING_PREFIX,
   prefixOf,
   searchOf,
@@ -12,7 +10,7 @@ import {
   type ListingOrder,
   type Search,
 } from '../../domain/users/user-index';
-import { RANGED_READ_FROM, readActiveNames, readListing, readListingChanges, readNameChanges, readPostings, readUserCount, type UserCount } from '../../domain/users/user-index.repository';
+import { RANGED_READ_FROM, readListing, readListingChanges, readPostings, readUserCount, type UserCount } from '../../domain/users/user-index.repository';
 import { recall, remember, resized, type Listed, type Remembered } from './listing-memo';
 import type { UserRecord, UserStatus } from '../../domain/users/user.entities';
 import { getUsers } from '../../domain/users/user.repository';
@@ -21,7 +19,7 @@ import { groupDigits } from '../../kernel/text/numbers';
 /**
  * Reading users (docs/api/users.md) from the users index (`user-index.ts`, read through `user-index.repository.ts`): a page reads the first entries of
  * one listing partition per status, the count and then the page's users; a search reads the postings
- * of one word prefix; a quicksearch a list of names each container keeps. The handler authorizes the scope.
+ * of one word prefix (quicksearch: `user-quicksearch.ts`). The handler authorizes the scope.
  */
 
 export type UserOrder = ListingOrder;
@@ -77,7 +75,7 @@ export async function listUsers(scope: OrgScope, query: UserListQuery, after?: s
     const [x, y] = [keyOf(a), keyOf(b)];
     return sign * (x < y ? -1 : x > y ? 1 : 0);
   };
-  if (search.length > 0 || (after === undefined && offset >= DEEP_FROM)) return rememberedPage(orgUuid, query, search, keyOf, order, after);
+  if (search.length > 0 || (after === undefined && offset >= DEEP_FROM)) return rememberedPage(orgUuid, query, search, after);
   const limit = offset + query.linesPerPage + 1;
   const [count, ...partitions] = await Promise.all([
     readUserCount(orgUuid),
@@ -93,72 +91,87 @@ export async function listUsers(scope: OrgScope, query: UserListQuery, after?: s
 
 const countOf = (count: UserCount, status: UserListQuery['status']) => statusesOf(status).reduce((sum, s) => sum + Math.max(0, count[s] ?? 0), 0);
 
+/** Writers' clocks may differ by this much: a catch-up reads again the changes of this last stretch. */
+export const CLOCK_MARGIN_MS = 10_000;
+
 /** A deep listing read this long ago is read whole again (a change filed more than the clock margin late would be missed until then). */
 export const MEMO_RELOAD_MS = 10 * 60_000;
 
 /**
  * A deep page, or a page of a search (from its start or past the sort key `after`): the count read
- * strongly consistent (its version moves with every user write), then the listing this container remembers: as it is at the same version, or caught up with the listing
- * changes filed since its last read (one strongly consistent Query of each change partition: a few
- * items); when it has none, or an older one than `MEMO_RELOAD_MS`, the listing read strongly
- * consistent (the first entries up to `READ_AHEAD_PAGES` pages past this one, or a search's every
- * match) and remembered; then the page's users.
+ * strongly consistent (its version moves with every user write), then the listing this container
+ * remembers (`rememberedListing`), then the page's users. A page of the plain listing nearer its end
+ * than its start is read from the end: the same listing in the other direction, up to the page, so
+ * that the last pages cost what the first ones do (the count gives the position from the end).
  */
-async function rememberedPage(
-  orgUuid: string,
-  query: UserListQuery,
-  search: Search,
-  keyOf: (entry: ListingEntry) => string,
-  order: (a: ListingEntry, b: ListingEntry) => number,
-  after: string | undefined,
-): Promise<UserListing> {
-  const offset = after === undefined ? query.page * query.linesPerPage : 0;
-  const needed = offset + query.linesPerPage + 1;
-  const statuses = statusesOf(query.status);
+async function rememberedPage(orgUuid: string, query: UserListQuery, search: Search, after: string | undefined): Promise<UserListing> {
+  const lines = query.linesPerPage;
+  const offset = after === undefined ? query.page * lines : 0;
   const count = await readUserCount(orgUuid, { consistent: true });
+  const plainTotal = countOf(count, query.status);
+  const fromEnd = search.length === 0 && after === undefined && offset > plainTotal - offset;
+  const direction = fromEnd ? (query.direction === 'ASC' ? 'DESC' : 'ASC') : query.direction;
+  const tail = plainTotal - offset;
+  if (fromEnd && tail <= 0) return { users: [], total: plainTotal };
+  const listing = await rememberedListing(orgUuid, { ...query, direction }, search, count, fromEnd ? tail : offset + lines + 1);
+  const total = search.length > 0 ? listing.entries.length : plainTotal;
+  let page: Listed[];
+  let more: boolean;
+  if (fromEnd) {
+    page = listing.entries.slice(Math.max(0, tail - lines), Math.max(0, tail)).reverse();
+    more = offset + lines < total;
+  } else {
+    const start = after === undefined ? offset : firstPast(listing.entries, after, query.direction === 'ASC' ? 1 : -1);
+    const entries = listing.entries.slice(start, start + lines + 1);
+    [page, more] = [entries.slice(0, lines), entries.length > lines];
+  }
+  const next = more && page.length > 0 ? page.at(-1)!.key : undefined;
+  return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total, ...(next !== undefined ? { next } : {}) };
+}
+
+/**
+ * The listing of `query`'s status, order, direction and `search` this container remembers, holding at
+ * least `needed` entries (or all): as it is at the count's version, or caught up with the listing
+ * changes filed since its last read (one strongly consistent Query of each change partition: a few
+ * items); when it has none, or an older one than `MEMO_RELOAD_MS`, read strongly consistent (the first
+ * entries up to `READ_AHEAD_PAGES` pages past `needed`, or a search's every match) and remembered.
+ */
+async function rememberedListing(orgUuid: string, query: UserListQuery, search: Search, count: UserCount, needed: number): Promise<Remembered> {
+  const statuses = statusesOf(query.status);
   const version = count.version ?? 0;
   const startedAt = Date.now();
   const readFrom = new Date(startedAt - CLOCK_MARGIN_MS).toISOString();
   const sign = query.direction === 'ASC' ? 1 : -1;
+  const keyOf = (entry: ListingEntry) => sortKeyOf(query.orderBy, entry);
+  const order = (a: ListingEntry, b: ListingEntry) => sign * (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0);
   const id = [orgUuid, query.status, query.orderBy, query.direction, search.map((joined) => joined.join('.')).join(' ')].join('\u0000');
-  let listing = recall(id, needed);
-  if (listing && listing.version !== version) {
-    const changes = startedAt - listing.loadedAt < MEMO_RELOAD_MS ? await readListingChanges(orgUuid, listing.readFrom) : undefined;
+  const kept = recall(id, needed);
+  if (kept && kept.version === version) return kept;
+  if (kept && startedAt - kept.loadedAt < MEMO_RELOAD_MS) {
+    const changes = await readListingChanges(orgUuid, kept.readFrom);
     const belongs = (entry: ListingEntry) => statuses.includes(entry.status) && (search.length === 0 || matchesSearch(entry, search));
-    if (changes?.every((change) => change.entry)) {
-      const before = listing.entries.length;
-      for (const change of changes) applyChange(listing, change.entry!, belongs(change.entry!) ? keyOf(change.entry!) : undefined, sign);
-      Object.assign(listing, { version, readFrom });
-      resized(id, listing.entries.length - before);
-      if (!listing.complete && listing.entries.length < needed) listing = undefined;
-    } else listing = undefined;
-  }
-  if (!listing) {
-    if (search.length > 0) {
-      const found = (await searchEntries(orgUuid, search, statuses, count, { consistent: true })).sort(order);
-      listing = { version, entries: found.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })), complete: true, readFrom, loadedAt: startedAt };
-    } else {
-      const limit = needed + READ_AHEAD_PAGES * query.linesPerPage;
-      const partitions = await Promise.all(
-        statuses.map((status) => readListing(orgUuid, status, query.orderBy, { forward: query.direction === 'ASC', limit, consistent: true })),
-      );
-      const entries = partitions.flat().sort(order).slice(0, limit);
-      listing = {
-        version,
-        entries: entries.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })),
-        complete: partitions.every((p) => p.length < limit),
-        readFrom,
-        loadedAt: startedAt,
-      };
+    if (changes.every((change) => change.entry)) {
+      const before = kept.entries.length;
+      for (const change of changes) applyChange(kept, change.entry!, belongs(change.entry!) ? keyOf(change.entry!) : undefined, sign);
+      Object.assign(kept, { version, readFrom });
+      resized(id, kept.entries.length - before);
+      if (kept.complete || kept.entries.length >= needed) return kept;
     }
-    remember(id, listing);
   }
-  const total = search.length > 0 ? listing.entries.length : countOf(count, query.status);
-  const start = after === undefined ? offset : firstPast(listing.entries, after, sign);
-  const entries = listing.entries.slice(start, start + query.linesPerPage + 1);
-  const page = entries.slice(0, query.linesPerPage);
-  const next = entries.length > query.linesPerPage ? page.at(-1)!.key : undefined;
-  return { users: await getUsers(orgUuid, page.map((entry) => entry.uuid)), total, ...(next !== undefined ? { next } : {}) };
+  let listing: Remembered;
+  if (search.length > 0) {
+    const found = (await searchEntries(orgUuid, search, statuses, count, { consistent: true })).sort(order);
+    listing = { version, entries: found.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })), complete: true, readFrom, loadedAt: startedAt };
+  } else {
+    const limit = needed + READ_AHEAD_PAGES * query.linesPerPage;
+    const partitions = await Promise.all(
+      statuses.map((status) => readListing(orgUuid, status, query.orderBy, { forward: sign > 0, limit, consistent: true })),
+    );
+    const entries = partitions.flat().sort(order).slice(0, limit);
+    listing = { version, entries: entries.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })), complete: partitions.every((p) => p.length < limit), readFrom, loadedAt: startedAt };
+  }
+  remember(id, listing);
+  return listing;
 }
 
 /**
@@ -221,67 +234,6 @@ async function searchEntries(orgUuid: string, search: Search, statuses: UserStat
       ? await readPostings(orgUuid, prefixOf(longest), { ...options, ranged: users >= RANGED_READ_FROM })
       : (await Promise.all(statuses.map((status) => readListing(orgUuid, status, 'createdAt', { forward: true, ...options })))).flat();
   return candidates.filter((entry) => statuses.includes(entry.status) && matchesSearch(entry, search));
-}
-
-/** A name as the list keeps it: folded once, when read, not on every quicksearch (94,939 names folded took most of a request's time). */
-interface ActiveName {
-  name: string;
-  folded: string;
-}
-const activeName = (name: string): ActiveName => ({ name, folded: fold(name) });
-
-/**
- * The active users' names each container keeps per organization for quicksearch: by uuid, the count
- * version they are up to, and how far into the name changes they have read.
- */
-interface NameList {
-  version: number;
-  names: Map<string, ActiveName>;
-  /** Name changes filed at or after this time are read again on the next catch-up (see CLOCK_MARGIN_MS). */
-  readFrom: string;
-  loadedAt: number;
-}
-const nameLists = new Map<string, NameList>();
-/** Writers' clocks may differ by this much: a catch-up reads again the changes of this last stretch. */
-export const CLOCK_MARGIN_MS = 10_000;
-
-/**
- * Names of the organization's active users matching the quicksearch rule, alphabetical, at most
- * `limit`. Reads: the count (its version: every user write moves it); when the version moved since
- * this container's last look, the name changes filed since (one Query, a few items); when the
- * container has no list, or one older than the changes are kept, every active user's name.
- */
-export async function quicksearchUsers(scope: OrgScope, term: string, limit: number): Promise<string[]> {
-  const names = await activeNames(scope.orgUuid);
-  const found: string[] = [];
-  const wanted = quickTermOf(term);
-  for (const { name, folded } of names.values()) if (quickMatchesFolded(wanted, folded)) found.push(name);
-  return found.sort(compareText).slice(0, limit);
-}
-
-async function activeNames(orgUuid: string): Promise<Map<string, ActiveName>> {
-  // Strongly consistent throughout: an eventual read could pair a new version with names from before
-  // it, and the container would keep them until the next write.
-  const count = await readUserCount(orgUuid, { consistent: true });
-  const { version = 0 } = count;
-  const cached = nameLists.get(orgUuid);
-  if (cached?.version === version) return cached.names;
-  const startedAt = Date.now();
-  const readFrom = new Date(startedAt - CLOCK_MARGIN_MS).toISOString();
-  if (cached && startedAt - cached.loadedAt < (NAME_CHANGE_TTL_SECONDS * 1000) / 2) {
-    const changes = await readNameChanges(orgUuid, cached.readFrom);
-    // In time order: the last change of a user is its state now.
-    for (const change of changes) {
-      if (change.active) cached.names.set(change.uuid, activeName(change.name));
-      else cached.names.delete(change.uuid);
-    }
-    Object.assign(cached, { version, readFrom });
-    return cached.names;
-  }
-  const entries = await readActiveNames(orgUuid, count.ACTIVE ?? 0);
-  const list: NameList = { version, names: new Map(entries.map((entry) => [entry.uuid, activeName(entry.name)])), readFrom, loadedAt: startedAt };
-  nameLists.set(orgUuid, list);
-  return list.names;
 }
 
 // Reading one user is the repository's (identity-provider links read it too); the users function reaches it here.
