@@ -14,5 +14,5 @@ import { eventFunction } from '../../shared/edge/http/event-function';
  */
 export const handler = eventFunction('publisher', {
   stream: { collect: changeOf, flush: publishChanges },
-  schedule: (context: Context) => sweepDueDeliveries(context.getRemainingTimeInMillis()),
+  schedule: (context: Context) => sweepDueDeliveries(() => context.getRemainingTimeInMillis()),
 });

@@ -156,7 +156,10 @@ async function startOn(dbPath: string, requestedPort: number): Promise<DynamoDBL
   const jvm = await prepareJvm();
   // Port 2 only passes the CLI's check; the launcher rebinds to `loopback.port` on 127.0.0.1.
   const options = ['-dbPath', dbPath, '-sharedDb', '-disableTelemetry', '-port', '2'];
-  const child: ChildProcess = spawn('java', [...jvm.options, `-Dloopback.port=${requestedPort}`, '-cp', jvm.classPath, 'LoopbackDynamoDBLocal', ...options]);
+  // In a process group of its own, so that a terminal's Ctrl-C reaches only the Node process, whose stop
+  // ends the functions and their pollers first and DynamoDB Local after them; the launcher ends with the
+  // Node process however that ends (its standard input closes).
+  const child: ChildProcess = spawn('java', [...jvm.options, `-Dloopback.port=${requestedPort}`, '-cp', jvm.classPath, 'LoopbackDynamoDBLocal', ...options], { detached: true });
   // Registered first and never removed: the archive is kept whenever the JVM exits (or never ran).
   let settled = false;
   const exitedOnce = () => {

@@ -142,11 +142,14 @@ function startSchedule(schedule: TemplateDeployment['schedules'][number], handle
   // Waits `ms`, or less when the stack stops.
   const pause = (ms: number) => delay(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
   const say = lambdaLog(defaultLog, group);
+  // A stop ends the running invocations' time, as their timeout would: a sweep starts nothing more and waits on no receiver.
+  const stoppable = (event: unknown, context: Context) =>
+    handler(event, { ...context, getRemainingTimeInMillis: () => (stopping.signal.aborted ? 0 : context.getRemainingTimeInMillis()) });
   const invocations = new Set<Promise<unknown>>();
   const running = (async () => {
     while (!stopping.signal.aborted) {
       const event = input !== undefined ? structuredClone(input) : scheduledEvent(rule);
-      const { attempt } = invokeOnce(group, handler, event, { timeoutMs: deploymentOverrides.scheduleTimeoutMs.value, memoryMb });
+      const { attempt } = invokeOnce(group, stoppable, event, { timeoutMs: deploymentOverrides.scheduleTimeoutMs.value, memoryMb });
       const invocation = attempt.then((outcome) => {
         if (outcome.ok) return true;
         say('ERROR', 'a scheduled invocation failed; the next one starts in a second', { rule, errorType: errorType(outcome.error) });

@@ -1,6 +1,7 @@
 /**
  * The local stack in a child process with a process group of its own, as a terminal runs `npm start`,
- * so one signal reaches all of it, the JVM too. For the tests' and the benchmarks' stacks.
+ * so one signal reaches all of it, as a terminal's Ctrl-C does (DynamoDB Local's JVM, in a group of its
+ * own, is stopped by the stack, or ends with it). For the tests' and the benchmarks' stacks.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
 import { DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DescribeStreamCommand, DynamoDBStreamsClient, ExpiredIteratorException, GetRecordsCommand, GetShardIteratorCommand } from '@aws-sdk/client-dynamodb-streams';
 import type { _Record as StreamRecord, Shard } from '@aws-sdk/client-dynamodb-streams';
@@ -32,6 +33,9 @@ export interface StreamPollerOptions
 }
 
 const SHARDS_REFRESH_MS = 5_000;
+
+/** Ends a page's delivery once the poller stops: the rest is read again on the next start, from the checkpoint. */
+class Stopped extends Error {}
 
 /** A stream record as Lambda hands it to the function (its dates in seconds, its stream named). */
 function lambdaRecord(record: StreamRecord, streamArn: string): DynamoDBRecord {
@@ -88,6 +92,8 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
 
   /** Hands `records` to the function until they are done: handled, or given up to the on-failure destination. */
   async function deliver(batch: DynamoDBRecord[], where: { streamArn: string; shardId: string }, attempt = 0): Promise<void> {
+    // No batch, retry or half of a split batch starts once the stack stops: its services go next.
+    if (stopping.signal.aborted) throw new Stopped();
     let records = batch;
     const expired = tooOld(records);
     if (expired > 0) {
@@ -113,7 +119,7 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
     if (options.retryAttempts >= 0 && attempt >= options.retryAttempts) {
       return giveUp(pending, where, 'RetryAttemptsExhausted', { awsRequestId: result.awsRequestId, ok: result.ok, attempts: attempt + 1 });
     }
-    await sleep(retryBaseMs * 2 ** Math.min(attempt, 5));
+    await delay(retryBaseMs * 2 ** Math.min(attempt, 5), undefined, { signal: stopping.signal }).catch(() => undefined);
     await deliver(pending, where, attempt + 1);
   }
 
@@ -136,7 +142,15 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
     const records = page.Records ?? [];
     const kept = records.map((record) => lambdaRecord(record, streamArn)).filter(keeps);
     for (let start = 0; start < kept.length; start += options.batchSize) {
-      await deliver(kept.slice(start, start + options.batchSize), { streamArn, shardId });
+      try {
+        await deliver(kept.slice(start, start + options.batchSize), { streamArn, shardId });
+      } catch (error) {
+        if (!(error instanceof Stopped)) throw error;
+        // Read to just before this batch: it and the rest of the page are delivered after a restart (at least once, as Lambda's retries).
+        const next = records.findIndex((record) => record.dynamodb?.SequenceNumber === kept[start]!.dynamodb?.SequenceNumber);
+        if (next > 0) saveCheckpoint(shardId, records[next - 1]!.dynamodb!.SequenceNumber!);
+        return false;
+      }
     }
     if (records.length > 0) saveCheckpoint(shardId, records.at(-1)!.dynamodb!.SequenceNumber!);
     if (page.NextShardIterator) iterators.set(shardId, page.NextShardIterator);
@@ -186,7 +200,7 @@ export function startStreamPoller(options: StreamPollerOptions): { stop(): Promi
   return {
     stop: async () => {
       stopping.abort();
-      // A batch may be waiting to be retried: the poller ends at its next step, and does not hold the stack up.
+      // The batch in progress ends (no other starts); a function that runs long does not hold the stack up.
       await Promise.race([running.catch(() => undefined), sleep(2_000)]);
       dynamodb.destroy();
       streams.destroy();

@@ -1,11 +1,15 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { StackInfo } from '../../infra/local/stack';
 import { demoOrganizations } from '../../infra/local/seed';
 import { ownStacks, runToEnd, spawnStack, stackEnv, stopStack, tempDir, whenReady, type StackProcess } from '../support/stack-process';
+import { eventually, startReceiver } from '../support/webhook-receiver';
 
 /**
- * What `npm start` prints while it runs, in each log mode, as a user's terminal sees it: the stack is
- * this file's own child process (a fresh start, then a restart on the same data directory).
+ * What `npm start` prints while it runs, in each log mode, and when Ctrl-C stops it, as a user's
+ * terminal sees it: the stack is this file's own child process (a fresh start, then restarts on the
+ * same data directory).
  */
 
 const { dirs, running } = ownStacks();
@@ -95,6 +99,43 @@ describe('npm start: the terminal', () => {
     expect(JSON.parse(warning![1]!)).toMatchObject({ level: 'WARN', source: 'local-gateway', function: 'users', requestId: expect.any(String), payloadBytes: expect.any(Number) });
     expect(output).not.toContain('quiet-ok');
     expect(await stopStack(stack)).toBe(0);
+  });
+
+  test('Ctrl-C while a webhook sweep waits on a receiver: nothing logged while stopping, exit 0 within seconds', async () => {
+    const { stack, info } = await started([]);
+    // A receiver that holds every delivery unanswered: the sweep's attempt is in flight when the signal comes.
+    const receiver = await startReceiver(() => 'hang');
+    try {
+      const { access_token: token } = (await (await tokenRequest(info, 'sweep-token')).json()) as { access_token: string };
+      const webhooks = `${info.apiUrl}/${info.userSubpath}/org/${info.orgs[0]!.uuid}/webhooks`;
+      const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const created = await fetch(webhooks, { method: 'POST', headers, body: JSON.stringify({ url: receiver.url, eventTypes: ['*'], enabled: true, excludeActors: [] }) });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      expect((await fetch(`${webhooks}/${id}/test`, { method: 'POST', headers })).status).toBe(202);
+      await eventually(() => receiver.received.length > 0, 'the ping at the receiver', 15_000);
+
+      // As a terminal's Ctrl-C, to the whole process group. A sweep that waited on the receiver would hold the stop 10 s.
+      const goneInTime = await stack.stop('SIGINT', 8_000);
+      const stopping = stack.output().split('SIGINT: stopping the local stack').at(-1)!;
+      expect(stopping).not.toMatch(/ERROR|WARN/);
+      expect(goneInTime).toBe(true);
+      expect(await stack.exited).toBe(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('Ctrl-C while it starts: it stops once started, exit 0, with no error', async () => {
+    const stack = spawnStack(['--fresh', '--data-dir', dataDir], env());
+    running.push(stack);
+    // A start's progress lines begin after 1.5 s, DynamoDB Local's JVM up and the seeding not done (a faster machine may answer first).
+    const starting = () => /^ {2}… (?!bundling|compiling)/m.test(stack.output()) || existsSync(join(dataDir, 'stack.json'));
+    for (let waited = 0; !starting() && waited < 60_000; waited += 20) await sleep(20);
+
+    expect(await stopStack(stack, 'SIGINT')).toBe(0);
+    expect(stack.output()).toContain('SIGINT: stopping the local stack');
+    expect(stack.output()).not.toMatch(/ERROR|WARN|did not start/);
   });
 
   test('--log with an unknown mode exits 2 with the usage', async () => {

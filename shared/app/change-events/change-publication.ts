@@ -6,7 +6,6 @@ import { enqueueChanges, type ChangeForSubscribers } from '../../domain/webhooks
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
 import { sweepDeliveries } from '../webhooks/delivery-engine';
-import { DELIVERY_TIMEOUT_MS } from '../webhooks/webhook-http.port';
 import { changeOfRecord } from './change-stream';
 import { eventBus } from './event-bus.port';
 
@@ -16,9 +15,6 @@ import { eventBus } from './event-bus.port';
  * delivery for each webhook subscription that wants it; a schedule starts the sweep that sends the due
  * deliveries.
  */
-
-/** What a sweep leaves of the invocation: the last attempts' time limit and this, for the writes after them. */
-const SWEEP_MARGIN_MS = 5_000;
 
 /** The change event of a stream record, or nothing for a record that is no audit event. */
 export function changeOf(record: DynamoDBRecord): ChangeForSubscribers | undefined {
@@ -48,7 +44,7 @@ async function appendToFeeds(changes: readonly ChangeForSubscribers[]): Promise<
   await Promise.all([...byOrg].map(([orgUuid, events]) => appendToFeed(orgUuid, events)));
 }
 
-/** Sends the due webhook deliveries for as long as the invocation's `remainingMs` leaves room for an attempt and the writes after it. */
-export function sweepDueDeliveries(remainingMs: number): Promise<{ attempts: number }> {
-  return sweepDeliveries(Date.now() + remainingMs - DELIVERY_TIMEOUT_MS - SWEEP_MARGIN_MS);
+/** Sends the due webhook deliveries for as long as the invocation's time left (`remainingMs`, read as it goes) leaves room for an attempt and the writes after it. */
+export function sweepDueDeliveries(remainingMs: () => number): Promise<{ attempts: number }> {
+  return sweepDeliveries(remainingMs);
 }

@@ -41,6 +41,8 @@ const LEASE_MS = DELIVERY_TIMEOUT_MS + 20_000;
 const MAX_IN_FLIGHT = 256;
 const MAX_IN_FLIGHT_PER_ORG = 32;
 const MAX_IN_FLIGHT_PER_WEBHOOK = 8;
+/** What a sweep leaves of its invocation after the last attempt's time limit: room for the writes after it. */
+const SWEEP_MARGIN_MS = 5_000;
 /** Organizations looked at at once within a cycle. */
 const ORG_TURNS_AT_ONCE = 8;
 /** Deliveries of the earlier layout's shared due partition moved per cycle. */
@@ -54,6 +56,9 @@ export function retryDelayMs(attempts: number, firstRetryMs = config().webhooks.
   return Math.round(base * (0.9 + random() * 0.2));
 }
 
+/** A time that never comes: an attempt made outside a sweep waits for its receiver's answer. */
+const NEVER = new Promise<void>(() => undefined);
+
 const secondsSince = (iso: string, now: Date) => (now.getTime() - Date.parse(iso)) / 1000;
 
 interface InFlight {
@@ -63,25 +68,29 @@ interface InFlight {
 }
 
 /**
- * Sends due deliveries until `deadline` (epoch ms), then waits for the attempts it started. Runs on a
- * schedule (each minute in AWS, a timer locally); two sweeps at once never send one delivery twice
- * at once (each attempt holds its delivery). Each cycle reads the backlog registry and gives every
- * organization a turn (`SweepRotation`): up to its free attempt slots from its subscriptions' due
- * partitions. A subscription with nothing due is left out until the first retry's delay has passed,
- * or deliveries are counted in for it; then the sweep waits `pollMs` before the next cycle.
+ * Sends due deliveries while its invocation has time for an attempt and the writes after it
+ * (`remainingMs`: the time left, as the invocation's context tells it, read before each cycle), then
+ * waits for the attempts it started. Runs on a schedule (each minute in AWS, a timer locally); two
+ * sweeps at once never send one delivery twice at once (each attempt holds its delivery). Each cycle
+ * reads the backlog registry and gives every organization a turn (`SweepRotation`): up to its free
+ * attempt slots from its subscriptions' due partitions. A subscription with nothing due is left out
+ * until the first retry's delay has passed, or deliveries are counted in for it; then the sweep waits
+ * `pollMs` before the next cycle. Should the invocation's time run out meanwhile (the local stack ends
+ * it when it stops), the sweep starts nothing more and waits on no receiver (`attemptDelivery`).
  */
-export async function sweepDeliveries(deadline: number): Promise<{ attempts: number }> {
+export async function sweepDeliveries(remainingMs: () => number): Promise<{ attempts: number }> {
   const settings = config().webhooks;
   const inFlight = new Map<string, InFlight>();
   const rotation = new SweepRotation();
   const idleChecked = new Set<string>();
   let attempts = 0;
   let legacyLeft = true;
+  const timeUp = whenNoTimeLeft(remainingMs, settings.pollMs);
   const busy = (key: 'orgUuid' | 'webhookId', value: string) => [...inFlight.values()].filter((entry) => entry[key] === value).length;
 
   const start = (delivery: DeliveryRecord) => {
     attempts++;
-    const running = attemptDelivery(delivery)
+    const running = attemptDelivery(delivery, timeUp.reached)
       .then((nextDue) => {
         if (nextDue) rotation.wake(delivery, Date.parse(nextDue));
       })
@@ -118,14 +127,28 @@ export async function sweepDeliveries(deadline: number): Promise<{ attempts: num
     }
   };
 
-  while (Date.now() < deadline) {
-    if (legacyLeft) legacyLeft = await moveLegacyDeliveries();
-    const turns = rotation.cycle(await readBacklogs(), Date.now());
-    await inTurns(turns, ({ orgUuid, webhooks }) => takeTurn(orgUuid, webhooks));
-    await sleep(settings.pollMs);
+  try {
+    while (remainingMs() > DELIVERY_TIMEOUT_MS + SWEEP_MARGIN_MS) {
+      if (legacyLeft) legacyLeft = await moveLegacyDeliveries();
+      const turns = rotation.cycle(await readBacklogs(), Date.now());
+      await inTurns(turns, ({ orgUuid, webhooks }) => takeTurn(orgUuid, webhooks));
+      await sleep(settings.pollMs);
+    }
+    await Promise.allSettled([...inFlight.values()].map((entry) => entry.running));
+  } finally {
+    timeUp.stop();
   }
-  await Promise.allSettled([...inFlight.values()].map((entry) => entry.running));
   return { attempts };
+}
+
+/** Resolves `reached` once `remainingMs` tells no time is left, looking every `everyMs` until `stop`. */
+function whenNoTimeLeft(remainingMs: () => number, everyMs: number): { reached: Promise<void>; stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  const reached = new Promise<void>((resolve) => {
+    const look = () => (remainingMs() <= 0 ? resolve() : void (timer = setTimeout(look, everyMs)));
+    look();
+  });
+  return { reached, stop: () => clearTimeout(timer) };
 }
 
 /** Runs `take` for each turn, `ORG_TURNS_AT_ONCE` at a time, in the turns' order. */
@@ -148,9 +171,11 @@ async function moveLegacyDeliveries(): Promise<boolean> {
 /**
  * One attempt of a due delivery: only the first of its lane goes; it is taken, sent, logged, then
  * delivered, rescheduled or given up, and the subscription's health follows. Answers when it is due
- * again if it was rescheduled.
+ * again if it was rescheduled. When `timeUp` comes first while the receiver has not answered (the
+ * invocation has no time left), the attempt ends there, unrecorded: the delivery stays taken until its
+ * lease ends, then a sweep sends it again, as after an invocation Lambda stopped mid-attempt.
  */
-export async function attemptDelivery(due: DeliveryRecord): Promise<string | undefined> {
+export async function attemptDelivery(due: DeliveryRecord, timeUp: Promise<void> = NEVER): Promise<string | undefined> {
   const { orgUuid, webhookId } = due;
   const settings = config().webhooks;
   const head = await laneHead(orgUuid, webhookId, due.laneId);
@@ -171,9 +196,11 @@ export async function attemptDelivery(due: DeliveryRecord): Promise<string | und
     return undefined;
   }
   const sentAt = new Date();
-  const outcome = await webhookHttp.post(new URL(webhook.url), signedHeaders(delivery.eventId, delivery.body, webhook.secrets, sentAt), delivery.body, {
+  const sending = webhookHttp.post(new URL(webhook.url), signedHeaders(delivery.eventId, delivery.body, webhook.secrets, sentAt), delivery.body, {
     allowLoopbackHttp: settings.allowLoopbackHttp,
   });
+  const outcome = await Promise.race([sending, timeUp.then(() => undefined)]);
+  if (!outcome) return undefined;
   await recordAttempt(orgUuid, webhookId, {
     deliveryId: delivery.id,
     eventId: delivery.eventId,
