@@ -42,7 +42,7 @@ async function seedAuditEvents(org: Org, users: UserRecord[]) {
 const [QUICK_TERM, AIM_P95_MS, AIM_RCU, AIM_RATIO, SMALL_ORG, WRITES] = ['jose gar', 150, 10, 2, 1_000, 10] as const;
 /** Offset pages: page `DEEP_PAGE` of 20 in three orders, with and without a search matching every user, each within `AIM_DEEP`× a single read's p95. */
 const [DEEP_PAGE, DEEP_SEARCH, AIM_DEEP] = [100, 'example', 4] as const;
-const isDeep = (key: string) => key.includes(`&page=${DEEP_PAGE}`) || ['deep-cold', 'audit-deep', 'audit-cold'].includes(key);
+const isDeep = (key: string) => key.includes('&page=') || ['deep-cold', 'audit-deep', 'audit-cold'].includes(key);
 const QUICK = `/quicksearch?name=${encodeURIComponent(QUICK_TERM)}`;
 /** A request by its path under …/users; its series are `api.<key>` and `raw.<key>`. */
 type Request = { key: string; label: string; path: string; audit?: boolean };
@@ -50,6 +50,8 @@ const parse = (path: string) => userListQuerySchema.parse(Object.fromEntries(new
 // Page 1,000 of 20 at full size; on a smaller organization as deep as its active users allow.
 const deepOf = (active: number) => Math.min(1000, Math.floor(active / 20) - 1);
 const BY_NAME = 'orderBy=name&direction=ASC&linesPerPage=20';
+/** The last page of 20 of the active users (the seeded ones and the ADMIN). */
+const lastOf = (active: number) => Math.floor(active / 20);
 
 /** Every listing order and status, a deep page by number and by `pageToken` beside the first, a search, then quicksearch and the single reads. */
 function requestsOf(active: number, searchTerms: string, token: string): Request[] {
@@ -61,6 +63,7 @@ function requestsOf(active: number, searchTerms: string, token: string): Request
     ...['status=ALL', 'status=DELETED', ...orders.map((o) => `orderBy=${o}`)].map((qs) => listing(qs)),
     listing(BY_NAME, 'first page of 20 by name'),
     listing(`${BY_NAME}&page=${deep}`, `deep page: page ${fmt.int(deep)} of 20 by name`),
+    listing(`${BY_NAME}&page=${lastOf(active)}`, `the last page: page ${fmt.int(lastOf(active))} of 20 by name`),
     { key: 'cursor', label: `the same deep page by \`pageToken\``, path: `?${BY_NAME}&pageToken=${token}` },
     listing(`searchTerms=${encodeURIComponent(searchTerms)}`, `searchTerms=${searchTerms}`),
     ...['name', 'email', 'createdAt'].flatMap((o) => [
@@ -137,9 +140,12 @@ function rawReads(d: Data, r: Request): [string, (i: number) => Promise<unknown>
   // A search's matches are in the container's memory after its first read (timed once, apart): what it reads then.
   if (longest) return ['`GetItem` of the count (strongly consistent) → `BatchGetItem` of the page\'s users', async () => [await count(true), await page()]];
   const after = r.key === 'cursor' ? d.after : undefined;
-  const [statuses, limit] = [q.status === 'ALL' ? ['ACTIVE', 'DELETED'] : [q.status], (after ? 0 : q.page * q.linesPerPage) + q.linesPerPage + 1];
-  const entries = () => statuses.map((status) => queryPartition(keys.userListing(org, status, q.orderBy), { forward: q.direction === 'ASC', limit, exclusiveStart: after }));
-  const what = `\`Query\` of the ${after ? 'next' : 'first'} ${fmt.int(limit)} entries of ${statuses.length} listing partition(s)${after ? ' from the last key shown' : ''} ∥ \`GetItem\` of the count → \`BatchGetItem\` of the page's users`;
+  // A page nearer the end than the start is read from the end, as the product reads it.
+  const [offset, total] = [after ? 0 : q.page * q.linesPerPage, d.pages.get(r.key)!.total];
+  const fromEnd = !after && offset > total - offset;
+  const [statuses, limit] = [q.status === 'ALL' ? ['ACTIVE', 'DELETED'] : [q.status], fromEnd ? total - offset : offset + q.linesPerPage + 1];
+  const entries = () => statuses.map((status) => queryPartition(keys.userListing(org, status, q.orderBy), { forward: (q.direction === 'ASC') !== fromEnd, limit, exclusiveStart: after }));
+  const what = `\`Query\` of the ${after ? 'next' : fromEnd ? 'last' : 'first'} ${fmt.int(limit)} entries of ${statuses.length} listing partition(s)${after ? ' from the last key shown' : ''} ∥ \`GetItem\` of the count → \`BatchGetItem\` of the page's users`;
   return [what, async () => [await Promise.all([count(), ...entries()]), await page()]];
 }
 
