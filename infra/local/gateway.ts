@@ -4,6 +4,7 @@ import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/
 import { answer, ANSWERS, answerStarting, HTTP_API_LIMITS, readBody, toResponse, withGatewayTimeouts, write } from './kernel/gateway-answers';
 import { toEvent } from './gateway-event';
 import { defaultLog, errorType, FunctionTimeoutError, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
+import { jsonBytesOver } from './kernel/json-size';
 import { compileRoutes } from './route-match';
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -39,6 +40,9 @@ export function createGateway(routes: Route[], handlers: Record<ResourceGroup, L
 /** The gateway's request listener (`createGateway` is a server with it). */
 export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup, LambdaHandler>, options: GatewayOptions = {}): RequestListener {
   const compiled = compileRoutes(routes);
+  // The first route of each key, as a search of the table from its start would find it.
+  const groupOf = new Map<string, ResourceGroup>();
+  for (const route of [...routes].reverse()) groupOf.set(route.routeKey, route.group);
   const integrationTimeoutMs = options.integrationTimeoutMs ?? HTTP_API_LIMITS.integrationTimeoutMs;
   const timeoutOf = options.functionTimeoutMs ?? functionTimeoutMs;
   const log = options.log ?? defaultLog;
@@ -47,7 +51,7 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
     const body = await readBody(request, HTTP_API_LIMITS.requestBytes);
     if (body === undefined) return answer(response, ANSWERS.tooLarge);
     const event = toEvent(request, body, compiled);
-    const group = routes.find((route) => route.routeKey === event.routeKey)?.group ?? defaultRouteGroup;
+    const group = groupOf.get(event.routeKey) ?? defaultRouteGroup;
     const where = { source: 'local-gateway', function: group, routeKey: event.routeKey, requestId: event.requestContext.requestId };
     /** Logs what the gateway did instead of the function, and answers as API Gateway does. */
     const refuse = (level: 'WARN' | 'ERROR', answered: (typeof ANSWERS)[keyof typeof ANSWERS], message: string, details: Record<string, unknown> = {}) => {
@@ -55,8 +59,8 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
       answer(response, answered);
     };
 
-    const payloadBytes = Buffer.byteLength(JSON.stringify(event));
-    if (payloadBytes > HTTP_API_LIMITS.invokeRequestBytes) {
+    const payloadBytes = jsonBytesOver(event, HTTP_API_LIMITS.invokeRequestBytes);
+    if (payloadBytes !== undefined) {
       return refuse('WARN', ANSWERS.tooLarge, `the event is over Lambda's ${HTTP_API_LIMITS.invokeRequestBytes}-byte invocation payload: 413 without invoking`, { payloadBytes });
     }
     if (options.initialize) {
@@ -90,8 +94,8 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
       if (!(error instanceof FunctionTimeoutError)) return refuse('ERROR', ANSWERS.internalError, 'function error: 500', details);
       return refuse('WARN', ANSWERS.internalError, `the function ran past its ${timeoutMs} ms timeout: 500; the handler keeps running in this process`, details);
     }
-    const resultBytes = Buffer.byteLength(JSON.stringify(outcome.result ?? null));
-    if (resultBytes > HTTP_API_LIMITS.invokeResponseBytes) {
+    const resultBytes = jsonBytesOver(outcome.result ?? null, HTTP_API_LIMITS.invokeResponseBytes);
+    if (resultBytes !== undefined) {
       return refuse('ERROR', ANSWERS.internalError, `the result is over Lambda's ${HTTP_API_LIMITS.invokeResponseBytes}-byte response payload: 500`, { resultBytes });
     }
     const result = toResponse(outcome.result);
