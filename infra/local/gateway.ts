@@ -4,7 +4,6 @@ import { defaultRouteGroup, type ResourceGroup, type Route } from '../../shared/
 import { answer, ANSWERS, answerStarting, HTTP_API_LIMITS, readBody, toResponse, withGatewayTimeouts, write } from './kernel/gateway-answers';
 import { toEvent } from './gateway-event';
 import { defaultLog, errorType, FunctionTimeoutError, functionTimeoutMs, invokeOnce, type LocalLog } from './invoke';
-import { jsonBytesOver } from './kernel/json-size';
 import { compileRoutes } from './route-match';
 
 const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
@@ -59,8 +58,8 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
       answer(response, answered);
     };
 
-    const payloadBytes = jsonBytesOver(event, HTTP_API_LIMITS.invokeRequestBytes);
-    if (payloadBytes !== undefined) {
+    const payloadBytes = Buffer.byteLength(JSON.stringify(event));
+    if (payloadBytes > HTTP_API_LIMITS.invokeRequestBytes) {
       return refuse('WARN', ANSWERS.tooLarge, `the event is over Lambda's ${HTTP_API_LIMITS.invokeRequestBytes}-byte invocation payload: 413 without invoking`, { payloadBytes });
     }
     if (options.initialize) {
@@ -94,8 +93,8 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
       if (!(error instanceof FunctionTimeoutError)) return refuse('ERROR', ANSWERS.internalError, 'function error: 500', details);
       return refuse('WARN', ANSWERS.internalError, `the function ran past its ${timeoutMs} ms timeout: 500; the handler keeps running in this process`, details);
     }
-    const resultBytes = jsonBytesOver(outcome.result ?? null, HTTP_API_LIMITS.invokeResponseBytes);
-    if (resultBytes !== undefined) {
+    const resultBytes = Buffer.byteLength(JSON.stringify(outcome.result ?? null));
+    if (resultBytes > HTTP_API_LIMITS.invokeResponseBytes) {
       return refuse('ERROR', ANSWERS.internalError, `the result is over Lambda's ${HTTP_API_LIMITS.invokeResponseBytes}-byte response payload: 500`, { resultBytes });
     }
     const result = toResponse(outcome.result);
