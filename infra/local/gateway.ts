@@ -39,6 +39,9 @@ export function createGateway(routes: Route[], handlers: Record<ResourceGroup, L
 /** The gateway's request listener (`createGateway` is a server with it). */
 export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup, LambdaHandler>, options: GatewayOptions = {}): RequestListener {
   const compiled = compileRoutes(routes);
+  // The first route of each key, as a search of the table from its start would find it.
+  const groupOf = new Map<string, ResourceGroup>();
+  for (const route of [...routes].reverse()) groupOf.set(route.routeKey, route.group);
   const integrationTimeoutMs = options.integrationTimeoutMs ?? HTTP_API_LIMITS.integrationTimeoutMs;
   const timeoutOf = options.functionTimeoutMs ?? functionTimeoutMs;
   const log = options.log ?? defaultLog;
@@ -47,7 +50,7 @@ export function gatewayListener(routes: Route[], handlers: Record<ResourceGroup,
     const body = await readBody(request, HTTP_API_LIMITS.requestBytes);
     if (body === undefined) return answer(response, ANSWERS.tooLarge);
     const event = toEvent(request, body, compiled);
-    const group = routes.find((route) => route.routeKey === event.routeKey)?.group ?? defaultRouteGroup;
+    const group = groupOf.get(event.routeKey) ?? defaultRouteGroup;
     const where = { source: 'local-gateway', function: group, routeKey: event.routeKey, requestId: event.requestContext.requestId };
     /** Logs what the gateway did instead of the function, and answers as API Gateway does. */
     const refuse = (level: 'WARN' | 'ERROR', answered: (typeof ANSWERS)[keyof typeof ANSWERS], message: string, details: Record<string, unknown> = {}) => {
