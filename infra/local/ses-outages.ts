@@ -23,13 +23,12 @@ function takeOutage(recipients: string[]): boolean {
 }
 
 export function sesOutagePlugin(): ClientPlugin {
-  // Not async: every other call goes on without a promise of its own.
-  const fail: DeserializeMiddleware<object, object> = (next, context) => (args) => {
+  const fail: DeserializeMiddleware<object, object> = (next, context) => async (args) => {
     const input = (args as { input?: { Destination?: { ToAddresses?: string[] } } }).input;
     if (context.clientName !== 'SESv2Client' || context.commandName !== 'SendEmailCommand' || !takeOutage(input?.Destination?.ToAddresses ?? [])) return next(args);
     const headers = { 'content-type': 'application/json', 'x-amzn-errortype': 'InternalFailure', 'x-amzn-requestid': randomUUID() };
     const body = Readable.from([Buffer.from(JSON.stringify({ message: 'Local SES outage armed for this recipient' }))]);
-    return Promise.resolve({ response: { statusCode: 500, reason: 'Internal Server Error', headers, body } } as DeserializeHandlerOutput<object>);
+    return { response: { statusCode: 500, reason: 'Internal Server Error', headers, body } } as DeserializeHandlerOutput<object>;
   };
   return {
     applyToStack(stack) {

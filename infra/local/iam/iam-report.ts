@@ -50,20 +50,26 @@ export const unexercised = (fn: FunctionReport): Grant[] => [...new Map(fn.grant
 
 export class IamRecorder {
   private readonly uses = new Map<string, Use>();
-  /** A decision the checker gives again (its verdicts known): the uses and resources it counts towards. */
-  private readonly usesOf = new WeakMap<CallDecision, { use: Use; resource: string }[]>();
   private calls = 0;
   private denied = 0;
 
   record(decision: CallDecision, kind: 'call' | 'presigned-url'): void {
     this.calls++;
     if (decision.error || decision.denied) this.denied++;
-    let counted = this.usesOf.get(decision);
-    if (!counted) {
-      counted = this.usesFor(decision);
-      this.usesOf.set(decision, counted);
-    }
-    for (const { use, resource } of counted) {
+    const verdicts: (IamRequest & Pick<ActionUse, 'outcome' | 'allowedBy' | 'message'>)[] = decision.error
+      ? [{ action: `(not mapped) ${decision.sdkCall}`, resource: '', outcome: 'error', message: decision.error.message }]
+      : decision.verdicts.map(({ action, resource, ...verdict }) =>
+          verdict.allowed
+            ? { action, resource, outcome: 'allowed', ...(verdict.allowedBy && { allowedBy: verdict.allowedBy }) }
+            : { action, resource, outcome: 'denied', message: accessDeniedMessage(decision.principal, { action, resource, ...verdict }) },
+        );
+    for (const { resource, ...verdict } of verdicts) {
+      const key = [decision.group, verdict.action, verdict.outcome, verdict.allowedBy ?? ''].join('\n');
+      let use = this.uses.get(key);
+      if (!use) {
+        use = { ...verdict, count: 0, presignedUrls: 0, sdkCalls: new Set(), resources: new Set(), moreResources: 0 };
+        this.uses.set(key, use);
+      }
       use.count++;
       if (kind === 'presigned-url') use.presignedUrls++;
       use.sdkCalls.add(decision.sdkCall);
@@ -72,25 +78,6 @@ export class IamRecorder {
         else use.moreResources++;
       }
     }
-  }
-
-  private usesFor(decision: CallDecision): { use: Use; resource: string }[] {
-    const verdicts: (IamRequest & Pick<ActionUse, 'outcome' | 'allowedBy' | 'message'>)[] = decision.error
-      ? [{ action: `(not mapped) ${decision.sdkCall}`, resource: '', outcome: 'error', message: decision.error.message }]
-      : decision.verdicts.map(({ action, resource, ...verdict }) =>
-          verdict.allowed
-            ? { action, resource, outcome: 'allowed', ...(verdict.allowedBy && { allowedBy: verdict.allowedBy }) }
-            : { action, resource, outcome: 'denied', message: accessDeniedMessage(decision.principal, { action, resource, ...verdict }) },
-        );
-    return verdicts.map(({ resource, ...verdict }) => {
-      const key = [decision.group, verdict.action, verdict.outcome, verdict.allowedBy ?? ''].join('\n');
-      let use = this.uses.get(key);
-      if (!use) {
-        use = { ...verdict, count: 0, presignedUrls: 0, sdkCalls: new Set(), resources: new Set(), moreResources: 0 };
-        this.uses.set(key, use);
-      }
-      return { use, resource };
-    });
   }
 
   report(options: { policies: ResolvedPolicies; synthesized: boolean; loadMs: number; stats?: CheckerStats }) {

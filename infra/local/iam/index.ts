@@ -61,9 +61,10 @@ function startLocalIam(options: LocalIamOptions) {
   };
   const kept = keptReport('the local IAM report', files);
 
-  // At once when the call's verdicts are known (the policies loaded, the same authorizations checked before).
-  const decide = (group: ResourceGroup, call: SdkCall): CallDecision | Promise<CallDecision> =>
-    (source && checkerNow()?.decideKnown(group, call)) || loading.then(() => checkerNow()!.decide(group, call));
+  const decide = async (group: ResourceGroup, call: SdkCall) => {
+    await loading;
+    return checkerNow()!.decide(group, call);
+  };
   addClientPlugin(localIamPlugin(decide, (decision, kind) => {
     recorder.record(decision, kind);
     kept.changed();
@@ -86,7 +87,7 @@ function startLocalIam(options: LocalIamOptions) {
  * call with AWS's own HTTP response, so the SDK raises the very error it raises in AWS. A presigned URL is
  * recorded with the verdict its later request gets in AWS, and made either way, as in AWS.
  */
-function localIamPlugin(decideCall: (group: ResourceGroup, call: SdkCall) => CallDecision | Promise<CallDecision>, record: (decision: CallDecision, kind: 'call' | 'presigned-url') => void): ClientPlugin {
+function localIamPlugin(decideCall: (group: ResourceGroup, call: SdkCall) => Promise<CallDecision>, record: (decision: CallDecision, kind: 'call' | 'presigned-url') => void): ClientPlugin {
   /** Each call's decision, and whether it went past the serializer towards the service. */
   const states = new WeakMap<HandlerExecutionContext, { decision: CallDecision; sent: boolean }>();
 
@@ -94,8 +95,7 @@ function localIamPlugin(decideCall: (group: ResourceGroup, call: SdkCall) => Cal
     const group = currentFunction();
     if (!group) return next(args);
     const call = { clientName: context.clientName ?? '', commandName: context.commandName ?? '', input: args.input as Record<string, unknown> };
-    const decided = decideCall(group, call);
-    const state = { decision: decided instanceof Promise ? await decided : decided, sent: false };
+    const state = { decision: await decideCall(group, call), sent: false };
     if (state.decision.error) {
       record(state.decision, 'call');
       throw state.decision.error;
@@ -111,15 +111,14 @@ function localIamPlugin(decideCall: (group: ResourceGroup, call: SdkCall) => Cal
     }
   };
 
-  // Not async: an allowed call goes on to the network without a promise of its own.
-  const enforce: DeserializeMiddleware<object, object> = (next, context) => (args) => {
+  const enforce: DeserializeMiddleware<object, object> = (next, context) => async (args) => {
     const state = states.get(context);
     if (!state) return next(args);
     state.sent = true;
     const { denied, principal } = state.decision;
     if (!denied) return next(args);
     const request = args.request as { method?: string; headers?: Record<string, string> };
-    return Promise.resolve({ response: accessDeniedResponse(context.clientName ?? '', request, principal, denied) } as DeserializeHandlerOutput<object>);
+    return { response: accessDeniedResponse(context.clientName ?? '', request, principal, denied) } as DeserializeHandlerOutput<object>;
   };
 
   return {

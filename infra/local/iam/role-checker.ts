@@ -37,23 +37,14 @@ export function accessDeniedMessage(principal: string, verdict: Verdict, options
 
 const CACHE_LIMIT = 10_000;
 
-const verdictKey = (group: ResourceGroup, request: IamRequest) => `${group}\n${request.action}\n${request.resource}`;
-const sdkCallName = (call: SdkCall) => `${call.clientName.replace(/Client$/, '')} ${call.commandName.replace(/Command$/, '')}`;
-
 /**
  * Decides SDK calls against each function's role with iam-simulate. Policies never change while the
- * stack runs, so a verdict is cached per function, action and resource, and a call whose every verdict
- * is known is decided at once (`decideKnown`), by the same decision object as the calls before it
- * that needed the same authorizations (a new checker, as for changed policies, starts empty).
+ * stack runs, so a verdict is cached per function, action and resource.
  */
 export class RoleChecker {
   /** Calls decided and the time spent deciding them (loading excluded); evaluations by iam-simulate, and cache hits. */
   readonly stats = { calls: 0, totalMs: 0, maxMs: 0, simulations: 0, simulationMs: 0, cacheHits: 0 };
   private readonly verdicts = new Map<string, Promise<Verdict>>();
-  /** The verdicts evaluated so far, by `verdictKey`. */
-  private readonly settled = new Map<string, Verdict>();
-  /** Decisions made from settled verdicts, by function, SDK call and the authorizations it needed. */
-  private readonly decisions = new Map<string, CallDecision>();
   private readonly identityPolicies = new Map<ResourceGroup, SimulationIdentityPolicy[]>();
 
   constructor(readonly policies: ResolvedPolicies) {
@@ -63,39 +54,10 @@ export class RoleChecker {
     }
   }
 
-  /**
-   * The decision on `call` when every authorization it needs has been evaluated before, else undefined
-   * (then `decide`, which evaluates what is missing and names a call it cannot judge).
-   */
-  decideKnown(group: ResourceGroup, call: SdkCall): CallDecision | undefined {
-    const started = performance.now();
-    const role = this.policies.roles.get(group);
-    let requests: IamRequest[];
-    try {
-      requests = iamRequestsFor(call);
-    } catch {
-      return undefined;
-    }
-    const sdkCall = sdkCallName(call);
-    const keys = requests.map((request) => verdictKey(group, request));
-    const key = `${sdkCall}\n${keys.join('\n')}`;
-    let decision = this.decisions.get(key);
-    if (!decision) {
-      const verdicts = keys.map((verdict) => this.settled.get(verdict));
-      if (!role || !verdicts.every((verdict): verdict is Verdict => verdict !== undefined)) return undefined;
-      decision = { group, sdkCall, principal: role.principal, verdicts, denied: verdicts.find((verdict) => !verdict.allowed) };
-      if (this.decisions.size >= CACHE_LIMIT) this.decisions.clear();
-      this.decisions.set(key, decision);
-    }
-    this.stats.cacheHits += requests.length;
-    this.count(performance.now() - started);
-    return decision;
-  }
-
   async decide(group: ResourceGroup, call: SdkCall): Promise<CallDecision> {
     const started = performance.now();
     const role = this.policies.roles.get(group);
-    const sdkCall = sdkCallName(call);
+    const sdkCall = `${call.clientName.replace(/Client$/, '')} ${call.commandName.replace(/Command$/, '')}`;
     const decision: CallDecision = { group, sdkCall, principal: role?.principal ?? group, verdicts: [] };
     try {
       if (!role) throw new Error(`The template has no function for the resource group ${group}`);
@@ -105,35 +67,24 @@ export class RoleChecker {
     } catch (error) {
       decision.error = error instanceof Error ? error : new Error(String(error));
     }
-    this.count(performance.now() - started);
-    return decision;
-  }
-
-  private count(ms: number): void {
+    const ms = performance.now() - started;
     this.stats.calls++;
     this.stats.totalMs += ms;
     this.stats.maxMs = Math.max(this.stats.maxMs, ms);
+    return decision;
   }
 
   private verdict(group: ResourceGroup, request: IamRequest): Promise<Verdict> {
-    const key = verdictKey(group, request);
+    const key = `${group}\n${request.action}\n${request.resource}`;
     const cached = this.verdicts.get(key);
     if (cached) {
       this.stats.cacheHits++;
       return cached;
     }
-    if (this.verdicts.size >= CACHE_LIMIT) {
-      this.verdicts.clear();
-      this.settled.clear();
-    }
+    if (this.verdicts.size >= CACHE_LIMIT) this.verdicts.clear();
     const evaluated = this.simulate(group, request);
     this.verdicts.set(key, evaluated);
-    evaluated.then(
-      (verdict) => {
-        if (this.verdicts.get(key) === evaluated) this.settled.set(key, verdict);
-      },
-      () => this.verdicts.delete(key),
-    );
+    evaluated.catch(() => this.verdicts.delete(key));
     return evaluated;
   }
 
