@@ -2,7 +2,7 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../../adapters/clients/dynamodb';
 import { config } from '../../kernel/config';
 import { GSI1, keys, type ItemKey } from '../../adapters/store/keys';
-import { getItemsByKey, keyId } from '../../adapters/store/table';
+import { getItemsByKey, keyId, QUERY_PAGE_ITEMS } from '../../adapters/store/table';
 import type { AuditEvent, AuditResourceType } from './audit-event';
 
 /** What an audit listing selects: every condition given must hold. `from` and `to` are inclusive ISO instants (UTC, ms). */
@@ -104,6 +104,7 @@ export async function readAuditKeys(
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
+        Limit: QUERY_PAGE_ITEMS,
         ...(options.consistent && !byResource ? { ConsistentRead: true } : {}),
         ExclusiveStartKey: start,
       }),
