@@ -106,11 +106,11 @@ async function data({ size, progress, stack }: Context) {
   const firstAudit = `${base.replace(/\/users$/, '/audit-events')}?linesPerPage=20`;
   const [auditApiMs] = await timed(() => apiGet(firstAudit, token.bearer));
   const pages = new Map<string, { uuids: string[]; total: number }>();
-  const auditKeys: { id: string; at: string }[] = [];
+  const auditKeys = new Map<string, string>();
   for (const r of requests.filter((r) => r.audit)) {
     const { events: found, total } = await listAuditEvents(scope, auditEventsQuerySchema.parse(Object.fromEntries(new URLSearchParams(r.path.slice(1)))));
     pages.set(r.key, { uuids: found.map((event) => event.id), total });
-    auditKeys.push(...found.map(({ id, at }) => ({ id, at })));
+    for (const { id, at } of found) auditKeys.set(id, at);
   }
   for (const r of requests.filter((r) => !r.path.startsWith('/') && !r.audit)) {
     const { users, total } = await listUsers(scope, parse(r.path), r.key === 'cursor' ? before.next : undefined);
@@ -140,7 +140,7 @@ function rawReads(d: Data, r: Request): [string, (i: number) => Promise<unknown>
     // The events are in the container's memory after its first page (timed once, apart): what it reads then.
     const recent = () => queryPartition(keys.auditEventsOf(org), { forward: false, consistent: true, attributes: ['PK', 'SK', 'ttl'], after: new Date(Date.now() - AUDIT_CLOCK_MARGIN_MS).toISOString() });
     const shown = d.pages.get(r.key)!.uuids;
-    const pageKeys = d.auditKeys.filter((key) => shown.includes(key.id)).map(({ id, at }) => keys.auditEvent(org, at, id));
+    const pageKeys = shown.map((id) => keys.auditEvent(org, d.auditKeys.get(id)!, id));
     return ['`Query` of the keys of the last minute\'s events (strongly consistent) → `BatchGetItem` of the page\'s events', async () => [await recent(), await getItems(pageKeys)]];
   }
   const q = parse(r.path);
