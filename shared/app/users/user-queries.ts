@@ -143,7 +143,9 @@ async function rememberedListing(orgUuid: string, query: UserListQuery, search: 
   const readFrom = new Date(startedAt - CLOCK_MARGIN_MS).toISOString();
   const sign = query.direction === 'ASC' ? 1 : -1;
   const keyOf = (entry: ListingEntry) => sortKeyOf(query.orderBy, entry);
-  const order = (a: ListingEntry, b: ListingEntry) => sign * (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0);
+  // Each entry's sort key made once, then compared: a sort compares each entry some 17 times at 100,000.
+  const inOrder = (entries: ListingEntry[]) =>
+    entries.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })).sort((a, b) => sign * (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const id = [orgUuid, query.status, query.orderBy, query.direction, search.map((joined) => joined.join('.')).join(' ')].join('\u0000');
   const kept = recall(id, needed);
   if (kept && kept.version === version) return kept;
@@ -160,15 +162,13 @@ async function rememberedListing(orgUuid: string, query: UserListQuery, search: 
   }
   let listing: Remembered;
   if (search.length > 0) {
-    const found = (await searchEntries(orgUuid, search, statuses, count, { consistent: true })).sort(order);
-    listing = { version, entries: found.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })), complete: true, readFrom, loadedAt: startedAt };
+    listing = { version, entries: inOrder(await searchEntries(orgUuid, search, statuses, count, { consistent: true })), complete: true, readFrom, loadedAt: startedAt };
   } else {
     const limit = needed + READ_AHEAD_PAGES * query.linesPerPage;
     const partitions = await Promise.all(
       statuses.map((status) => readListing(orgUuid, status, query.orderBy, { forward: sign > 0, limit, consistent: true })),
     );
-    const entries = partitions.flat().sort(order).slice(0, limit);
-    listing = { version, entries: entries.map((entry) => ({ uuid: entry.uuid, key: keyOf(entry) })), complete: partitions.every((p) => p.length < limit), readFrom, loadedAt: startedAt };
+    listing = { version, entries: inOrder(partitions.flat()).slice(0, limit), complete: partitions.every((p) => p.length < limit), readFrom, loadedAt: startedAt };
   }
   remember(id, listing);
   return listing;
