@@ -1,5 +1,6 @@
 import type { Context } from 'aws-lambda';
-import { changeOf, publishChanges, sweepDueDeliveries } from '../../shared/app/change-events/change-publication';
+import { changeOf, publishChanges } from '../../shared/app/change-events/change-publication';
+import { sweepDeliveries } from '../../shared/app/webhooks/delivery-engine';
 import { eventFunction } from '../../shared/edge/http/event-function';
 
 /**
@@ -14,5 +15,5 @@ import { eventFunction } from '../../shared/edge/http/event-function';
  */
 export const handler = eventFunction('publisher', {
   stream: { collect: changeOf, flush: publishChanges },
-  schedule: (context: Context) => sweepDueDeliveries(() => context.getRemainingTimeInMillis()),
+  schedule: (context: Context) => sweepDeliveries(() => context.getRemainingTimeInMillis()),
 });

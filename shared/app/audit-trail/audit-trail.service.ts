@@ -1,5 +1,6 @@
 import type { OrgScope } from '../../domain/users/org-scope';
 import type { AuditEvent } from '../../domain/audit/audit-event';
+import { firstIndexNotBefore } from '../../kernel/sorted';
 import { findAuditEvents, readAuditEvents, readAuditKeys, type AuditFilter, type AuditKey, type AuditPosition } from '../../domain/audit/audit-trail.repository';
 
 export type { AuditPosition };
@@ -92,16 +93,8 @@ async function memoAuditPage(orgUuid: string, filter: AuditFilter, offset: numbe
 
 const earliest = (keys: AuditKey[]) => keys.reduce((least, key) => Math.min(least, key.ttl), Infinity);
 
-/** How many of `keys` (newest first, by sort key) are newer than the sort key `sk`: a binary search. */
-function newerThan(keys: AuditKey[], sk: string): number {
-  let [low, high] = [0, keys.length];
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (keys[middle]!.SK > sk) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+/** How many of `keys` (newest first, by sort key) are newer than the sort key `sk`. */
+const newerThan = (keys: AuditKey[], sk: string) => firstIndexNotBefore(keys.length, (index) => keys[index]!.SK > sk);
 
 function keep(id: string, listing: AuditListing): void {
   auditListings.set(id, listing);

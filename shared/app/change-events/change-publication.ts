@@ -5,15 +5,14 @@ import { eventTypeOfAction } from '../../domain/audit/event-types';
 import { enqueueChanges, type ChangeForSubscribers } from '../../domain/webhooks/delivery-schedule';
 import { logger } from '../../kernel/logger';
 import { count } from '../../kernel/metrics';
-import { sweepDeliveries } from '../webhooks/delivery-engine';
 import { changeOfRecord } from './change-stream';
 import { eventBus } from './event-bus.port';
 
 /**
  * What the publisher does (docs/api/events.md): each audit event the table's stream carries becomes
  * one CloudEvent, appended to its organization's change feed, put on the event bus, in order, then a
- * delivery for each webhook subscription that wants it; a schedule starts the sweep that sends the due
- * deliveries.
+ * delivery for each webhook subscription that wants it (the sweep that sends the due deliveries, on a
+ * schedule, is `webhooks/delivery-engine.ts`).
  */
 
 /** The change event of a stream record, or nothing for a record that is no audit event. */
@@ -42,9 +41,4 @@ async function appendToFeeds(changes: readonly ChangeForSubscribers[]): Promise<
   const byOrg = new Map<string, ChangeForSubscribers['event'][]>();
   for (const { orgUuid, event } of changes) byOrg.set(orgUuid, [...(byOrg.get(orgUuid) ?? []), event]);
   await Promise.all([...byOrg].map(([orgUuid, events]) => appendToFeed(orgUuid, events)));
-}
-
-/** Sends the due webhook deliveries for as long as the invocation's time left (`remainingMs`, read as it goes) leaves room for an attempt and the writes after it. */
-export function sweepDueDeliveries(remainingMs: () => number): Promise<{ attempts: number }> {
-  return sweepDeliveries(remainingMs);
 }

@@ -15,6 +15,7 @@ import { recall, remember, resized, type Listed, type Remembered } from './listi
 import type { UserRecord, UserStatus } from '../../domain/users/user.entities';
 import { getUsers } from '../../domain/users/user.repository';
 import { groupDigits } from '../../kernel/text/numbers';
+import { firstIndexNotBefore } from '../../kernel/sorted';
 
 /**
  * Reading users (docs/api/users.md) from the users index (`user-index.ts`, read through `user-index.repository.ts`): a page reads the first entries of
@@ -162,7 +163,7 @@ async function rememberedListing(orgUuid: string, query: UserListQuery, search: 
   }
   let listing: Remembered;
   if (search.length > 0) {
-    listing = { version, entries: inOrder(await searchEntries(orgUuid, search, statuses, count, { consistent: true })), complete: true, readFrom, loadedAt: startedAt };
+    listing = { version, entries: inOrder(await searchEntries(orgUuid, search, query.status, count, { consistent: true })), complete: true, readFrom, loadedAt: startedAt };
   } else {
     const limit = needed + READ_AHEAD_PAGES * query.linesPerPage;
     const partitions = await Promise.all(
@@ -191,14 +192,7 @@ function applyChange(listing: Remembered, entry: ListingEntry, key: string | und
 
 /** The index of the first entry past `key` in the listing's order (or at it, `orAt`): a binary search. */
 function firstPast(entries: Listed[], key: string, sign: number, orAt = false): number {
-  const before = (a: string) => sign * (a < key ? -1 : a > key ? 1 : 0) < (orAt ? 0 : 1);
-  let [low, high] = [0, entries.length];
-  while (low < high) {
-    const middle = (low + high) >> 1;
-    if (before(entries[middle]!.key)) low = middle + 1;
-    else high = middle;
-  }
-  return low;
+  return firstIndexNotBefore(entries.length, (index) => sign * (entries[index]!.key < key ? -1 : entries[index]!.key > key ? 1 : 0) < (orAt ? 0 : 1));
 }
 
 /**
@@ -217,10 +211,11 @@ export const SHORT_SEARCH_MAX_USERS = 20_000;
  * no posting narrows the search and the listing partitions are read whole, up to
  * `SHORT_SEARCH_MAX_USERS` users. `count` is the organization's, read before.
  */
-async function searchEntries(orgUuid: string, search: Search, statuses: UserStatus[], count: UserCount, options: { consistent?: boolean }): Promise<ListingEntry[]> {
+async function searchEntries(orgUuid: string, search: Search, status: UserListQuery['status'], count: UserCount, options: { consistent?: boolean }): Promise<ListingEntry[]> {
+  const statuses = statusesOf(status);
   const longest = search.flat().sort((a, b) => Array.from(b).length - Array.from(a).length)[0]!;
   const users = countOf(count, 'ALL');
-  if (Array.from(longest).length < POSTING_PREFIX && statuses.reduce((sum, status) => sum + Math.max(0, count[status] ?? 0), 0) > SHORT_SEARCH_MAX_USERS) {
+  if (Array.from(longest).length < POSTING_PREFIX && countOf(count, status) > SHORT_SEARCH_MAX_USERS) {
     throw new ValidationError({ details: [
       {
         fieldName: 'searchTerms',
