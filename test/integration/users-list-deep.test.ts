@@ -141,6 +141,11 @@ describe('a deep page nearer the start is read from the start, one nearer the en
         const found = (await large.admin.api.get<UserPage>(large.url(`?linesPerPage=20&page=${number}${query}`))).body;
         expect({ number, uuids: uuids(found), total: found.totalElements, last: found.last }).toEqual({ number, uuids: all.slice(number * 20, number * 20 + 20), total: 300, last: number === 14 || number === 15 });
       }
+      // The last page the query allows, far past the listing: empty, with the total, and no listing read for it.
+      const far = (await large.admin.api.get<UserPage>(large.url(`?linesPerPage=20&page=1000000${query}`))).body;
+      expect({ content: far.content, total: far.totalElements, last: far.last }).toEqual({ content: [], total: 300, last: true });
+      const farSearch = (await large.admin.api.get<UserPage>(large.url(`?linesPerPage=20&page=1000000${query}&searchTerms=large`))).body;
+      expect({ content: farSearch.content, total: farSearch.totalElements }).toEqual({ content: [], total: 300 });
     }
   }, 120_000);
 });
