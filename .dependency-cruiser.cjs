@@ -75,7 +75,7 @@ const tiers = [
       // and stack mapping, which import nothing of the project.
       ['shared/kernel/schemas', 'shared/kernel/config\\.ts', 'shared/kernel/metrics\\.ts', 'shared/kernel/text', 'shared/kernel/html', 'shared/kernel/messages'],
       ['shared/kernel/errors\\.ts', 'shared/kernel/logger\\.ts'],
-      ['shared/kernel/retry\\.ts', 'shared/kernel/url-limits\\.ts', 'shared/kernel/lazy\\.ts', 'shared/kernel/source-mapped-stack\\.ts'],
+      ['shared/kernel/retry\\.ts', 'shared/kernel/sorted\\.ts', 'shared/kernel/url-limits\\.ts', 'shared/kernel/lazy\\.ts', 'shared/kernel/source-mapped-stack\\.ts'],
     ],
   },
 ];
